@@ -1,0 +1,61 @@
+/* Allocation helpers and growable arrays for the whole project (core/util).
+ * Out-of-memory on a control allocation is not recoverable in a meaningful way, so it aborts with
+ * a message instead of threading ENOMEM through every caller (STYLE.md: one sn_xmalloc). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stepnet/util.h"
+
+static void oom(size_t size)
+{
+    fprintf(stderr, "stepnet: out of memory allocating %zu bytes\n", size);
+    abort();
+}
+
+void *sn_xmalloc(size_t size)
+{
+    void *p = malloc(size ? size : 1);
+    if (p == NULL)
+        oom(size);
+    return p;
+}
+
+void *sn_xcalloc(size_t nmemb, size_t size)
+{
+    if (size != 0 && nmemb > SIZE_MAX / size)
+        oom(SIZE_MAX);
+    void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+    if (p == NULL)
+        oom(nmemb * size);
+    return p;
+}
+
+void *sn_xrealloc(void *ptr, size_t size)
+{
+    void *p = realloc(ptr, size ? size : 1);
+    if (p == NULL)
+        oom(size);
+    return p;
+}
+
+char *sn_xstrdup(const char *s)
+{
+    size_t len = strlen(s) + 1;
+    char *p = sn_xmalloc(len);
+    memcpy(p, s, len);
+    return p;
+}
+
+void sn_grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return;
+    size_t ncap = *cap ? *cap : 8;
+    while (ncap < need)
+        ncap *= 2;
+    if (ncap > SIZE_MAX / elem)
+        oom(SIZE_MAX);
+    *arr = sn_xrealloc(*arr, ncap * elem);
+    *cap = ncap;
+}

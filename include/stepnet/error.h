@@ -1,0 +1,48 @@
+/* stepnet error codes: 0 on success, negative on error, libuv style.
+ *
+ * Our own codes live in the -5000 range so that libuv's negative errno values (small numbers) and
+ * UV_EOF / UV_EAI_* (-3000 .. -4095) can pass through the same int without a clash. */
+#ifndef STEPNET_ERROR_H
+#define STEPNET_ERROR_H
+
+#include <stddef.h>
+
+/* XX(name, value, message) */
+#define SN_ERRNO_MAP(XX)                                                                           \
+    XX(EINVAL, -5001, "invalid argument")                                                          \
+    XX(ESPEC, -5002, "bad topology spec")                                                          \
+    XX(ERANGE, -5003, "value out of range")                                                        \
+    XX(ENOTSUP, -5004, "unsupported combination")                                                  \
+    XX(EPORT, -5005, "port model violation")                                                       \
+    XX(EVERIFY, -5006, "verification failed")                                                      \
+    XX(ESLOTS, -5007, "slot limit reached")                                                        \
+    XX(EIO, -5008, "input/output error")                                                           \
+    XX(EALGO, -5009, "algorithm error")                                                            \
+    XX(ENOMEM, -5010, "out of memory")
+
+enum {
+#define SN_ERR_ENUM(name, value, msg) SN_##name = value,
+    SN_ERRNO_MAP(SN_ERR_ENUM)
+#undef SN_ERR_ENUM
+};
+
+/* A detailed error: the code and one line that names the bad value or the failing node, slot and
+ * link. Functions that can fail in ways a user must understand take an `sn_err_t *` (may be NULL
+ * when the caller only wants the code). */
+typedef struct sn_err_s {
+    int code;
+    char msg[320];
+} sn_err_t;
+
+/* Records `code` and a printf-style message in `err` (if not NULL) and returns `code`, so that
+ * callers can write `return sn_err_set(err, SN_EINVAL, "...", ...)`. A second call overwrites. */
+int sn_err_set(sn_err_t *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The message for a code ("port model violation"); for codes outside our table, "unknown error".
+ * Never NULL. */
+const char *sn_strerror(int code);
+
+/* The name of a code ("SN_EPORT"); "SN_UNKNOWN" outside our table. Never NULL. */
+const char *sn_err_name(int code);
+
+#endif

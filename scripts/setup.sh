@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what is missing on Debian 12 (apt-get update once, then install), then configures and
+# builds stepnet into build/. Idempotent: a second run installs nothing and rebuilds only changes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PKGS=(build-essential cmake ninja-build pkg-config libuv1-dev libprotobuf-c-dev
+      protobuf-c-compiler libsodium-dev libcmocka-dev clang-format iproute2 procps)
+missing=()
+for p in "${PKGS[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO=sudo
+    echo "setup: installing ${missing[*]}" >&2
+    $SUDO apt-get update
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build
