@@ -1,0 +1,609 @@
+/* The topology spec parser (core/topo): `family:params` factors joined by `*` into cartesian
+ * products, and `file:PATH` edge lists. Every error names the bad value and says what is accepted,
+ * because that line is what a user sees (exit status 2). Sizes are bounded before anything is
+ * allocated. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stepnet/topo.h"
+#include "stepnet/util.h"
+#include "topo_internal.h"
+
+#define FAMILIES                                                                                   \
+    "linear:N, ring:N, ering:N:RHO, circulant:N:J1,J2,..., complete:N, mesh:AxB[xC...], "          \
+    "torus:AxB[xC...], hypercube:D, foldedcube:D, ccc:D, butterfly:D, star:N, "                    \
+    "fattree:K:H[:const|exp|C1,C2,...], file:PATH, and products S1*S2*..."
+
+#define MAX_FILE_LINE 4096
+
+/* Parses a decimal number in [lo, hi] from s[0..len). */
+static int parse_num(const char *s, size_t len, uint64_t lo, uint64_t hi, const char *what,
+                     const char *factor, uint64_t *out, sn_err_t *err)
+{
+    uint64_t v = 0;
+    if (len == 0)
+        return sn_err_set(err, SN_ESPEC,
+                          "missing %s in '%s': expected an integer from %llu to %llu", what, factor,
+                          (unsigned long long) lo, (unsigned long long) hi);
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9' || v > (UINT64_MAX - 9) / 10)
+            return sn_err_set(
+                err, SN_ESPEC, "bad %s '%.*s' in '%s': expected an integer from %llu to %llu", what,
+                (int) len, s, factor, (unsigned long long) lo, (unsigned long long) hi);
+        v = v * 10 + (uint64_t) (s[i] - '0');
+    }
+    if (v < lo || v > hi)
+        return sn_err_set(err, v > hi ? SN_ERANGE : SN_ESPEC,
+                          "%s %llu in '%s' is out of range: expected %llu to %llu", what,
+                          (unsigned long long) v, factor, (unsigned long long) lo,
+                          (unsigned long long) hi);
+    *out = v;
+    return 0;
+}
+
+/* Splits s at separator sep into at most max fields; returns the count or -1 if more. */
+static int split(const char *s, char sep, const char **f, size_t *flen, int max)
+{
+    int n = 0;
+    const char *p = s;
+    for (;;) {
+        const char *q = strchr(p, sep);
+        if (n == max)
+            return -1;
+        f[n] = p;
+        flen[n] = q ? (size_t) (q - p) : strlen(p);
+        n++;
+        if (!q)
+            return n;
+        p = q + 1;
+    }
+}
+
+static int too_big(const char *factor, uint64_t nodes, sn_err_t *err)
+{
+    return sn_err_set(err, SN_ERANGE, "'%s' has %llu nodes; at most %u are supported", factor,
+                      (unsigned long long) nodes, SN_TOPO_MAX_NODES);
+}
+
+static int set_spec(sn_topo_t *t, const char *spec)
+{
+    free(t->spec);
+    t->spec = sn_xstrdup(spec);
+    return 0;
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+static int parse_file(const char *path, const char *factor, sn_topo_t **out, sn_err_t *err);
+
+/* Parses one factor (no '*'): s is NUL-terminated. */
+static int parse_factor(const char *s, sn_topo_t **out, sn_err_t *err)
+{
+    const char *colon = strchr(s, ':');
+    if (colon == NULL)
+        return sn_err_set(err, SN_ESPEC, "bad topology '%s': expected family:parameters, one of %s",
+                          s, FAMILIES);
+    size_t flen = (size_t) (colon - s);
+    const char *args = colon + 1;
+    char fam[32];
+    if (flen >= sizeof fam)
+        flen = sizeof fam - 1;
+    memcpy(fam, s, flen);
+    fam[flen] = '\0';
+    uint64_t v, w;
+    int rc;
+    char canon[256];
+
+    if (strcmp(fam, "file") == 0) {
+        if (*args == '\0')
+            return sn_err_set(err, SN_ESPEC, "'file:' needs a path, e.g. file:graph.txt");
+        return parse_file(args, s, out, err);
+    }
+    if (strcmp(fam, "linear") == 0 || strcmp(fam, "ring") == 0 || strcmp(fam, "complete") == 0) {
+        uint64_t hi = strcmp(fam, "complete") == 0 ? 16384 : SN_TOPO_MAX_NODES;
+        if ((rc = parse_num(args, strlen(args), 2, hi, "node count", s, &v, err)) < 0)
+            return rc;
+        snprintf(canon, sizeof canon, "%s:%llu", fam, (unsigned long long) v);
+        if (fam[0] == 'l')
+            rc = sn__topo_linear((uint32_t) v, out, err);
+        else if (fam[0] == 'r') {
+            uint32_t one = 1;
+            rc = sn__topo_circulant(SN_TOPO_RING, (uint32_t) v, &one, 1, out, err);
+        } else
+            rc = sn__topo_complete((uint32_t) v, out, err);
+        return rc < 0 ? rc : set_spec(*out, canon);
+    }
+    if (strcmp(fam, "ering") == 0) {
+        const char *f[3];
+        size_t fl[3];
+        if (split(args, ':', f, fl, 2) != 2)
+            return sn_err_set(err, SN_ESPEC, "bad extended ring '%s': expected ering:N:RHO", s);
+        if ((rc = parse_num(f[0], fl[0], 2, SN_TOPO_MAX_NODES, "node count", s, &v, err)) < 0)
+            return rc;
+        if ((rc = parse_num(f[1], fl[1], 1, v / 2, "RHO", s, &w, err)) < 0)
+            return rc;
+        if ((uint64_t) v * 2 * w > SN_TOPO_MAX_PORTS)
+            return sn_err_set(err, SN_ERANGE, "'%s' has too many links (at most %u ports)", s,
+                              SN_TOPO_MAX_PORTS);
+        uint32_t *jumps = sn_xmalloc(w * sizeof *jumps);
+        for (uint32_t i = 0; i < w; i++)
+            jumps[i] = i + 1;
+        rc = sn__topo_circulant(SN_TOPO_ERING, (uint32_t) v, jumps, (uint32_t) w, out, err);
+        free(jumps);
+        if (rc < 0)
+            return rc;
+        (*out)->b = (uint32_t) w;
+        snprintf(canon, sizeof canon, "ering:%llu:%llu", (unsigned long long) v,
+                 (unsigned long long) w);
+        return set_spec(*out, canon);
+    }
+    if (strcmp(fam, "circulant") == 0) {
+        const char *f[3];
+        size_t fl[3];
+        if (split(args, ':', f, fl, 2) != 2)
+            return sn_err_set(err, SN_ESPEC,
+                              "bad circulant '%s': expected circulant:N:J1,J2,... (jumps)", s);
+        if ((rc = parse_num(f[0], fl[0], 2, SN_TOPO_MAX_NODES, "node count", s, &v, err)) < 0)
+            return rc;
+        char jl[256];
+        if (fl[1] >= sizeof jl)
+            return sn_err_set(err, SN_ESPEC, "jump list in '%s' is too long", s);
+        memcpy(jl, f[1], fl[1]);
+        jl[fl[1]] = '\0';
+        const char *jf[64];
+        size_t jfl[64];
+        int nj = split(jl, ',', jf, jfl, 64);
+        if (nj < 0)
+            return sn_err_set(err, SN_ESPEC, "'%s' has more than 64 jumps", s);
+        uint32_t jumps[64];
+        uint64_t g = v;
+        size_t cl =
+            (size_t) snprintf(canon, sizeof canon, "circulant:%llu:", (unsigned long long) v);
+        for (int i = 0; i < nj; i++) {
+            uint64_t j;
+            if ((rc = parse_num(jf[i], jfl[i], 1, v - 1, "jump", s, &j, err)) < 0)
+                return rc;
+            for (int k = 0; k < i; k++)
+                if (jumps[k] == j || jumps[k] == v - j)
+                    return sn_err_set(err, SN_ESPEC,
+                                      "jump %llu in '%s' repeats jump %u (+-%u mod %llu): give "
+                                      "each jump once",
+                                      (unsigned long long) j, s, jumps[k], jumps[k],
+                                      (unsigned long long) v);
+            jumps[i] = (uint32_t) j;
+            g = gcd64(g, j);
+            cl += (size_t) snprintf(canon + cl, sizeof canon - cl, "%s%llu", i ? "," : "",
+                                    (unsigned long long) j);
+        }
+        if (g != 1)
+            return sn_err_set(err, SN_ESPEC,
+                              "'%s' is disconnected: N and the jumps share the factor %llu (the "
+                              "gcd of N and all jumps must be 1)",
+                              s, (unsigned long long) g);
+        if ((uint64_t) v * 2 * (uint64_t) nj > SN_TOPO_MAX_PORTS)
+            return sn_err_set(err, SN_ERANGE, "'%s' has too many links", s);
+        if ((rc = sn__topo_circulant(SN_TOPO_CIRCULANT, (uint32_t) v, jumps, (uint32_t) nj, out,
+                                     err)) < 0)
+            return rc;
+        return set_spec(*out, canon);
+    }
+    if (strcmp(fam, "mesh") == 0 || strcmp(fam, "torus") == 0) {
+        int torus = fam[0] == 't';
+        const char *f[SN_TOPO_MAX_FACTORS + 1];
+        size_t fl[SN_TOPO_MAX_FACTORS + 1];
+        int nd = split(args, 'x', f, fl, SN_TOPO_MAX_FACTORS);
+        if (nd < 0)
+            return sn_err_set(err, SN_ESPEC, "'%s' has more than %d dimensions", s,
+                              SN_TOPO_MAX_FACTORS);
+        uint64_t dims[SN_TOPO_MAX_FACTORS], nodes = 1;
+        for (int i = 0; i < nd; i++) {
+            if ((rc = parse_num(f[i], fl[i], 2, SN_TOPO_MAX_NODES, "dimension size", s, &dims[i],
+                                err)) < 0)
+                return rc;
+            nodes *= dims[i];
+            if (nodes > SN_TOPO_MAX_NODES)
+                return too_big(s, nodes, err);
+        }
+        if (nodes * 2 * (uint64_t) nd > SN_TOPO_MAX_PORTS)
+            return sn_err_set(err, SN_ERANGE, "'%s' has too many links", s);
+        sn_topo_t *fs[SN_TOPO_MAX_FACTORS];
+        size_t cl = (size_t) snprintf(canon, sizeof canon, "%s:", fam);
+        for (int i = 0; i < nd; i++) {
+            uint32_t one = 1;
+            rc = torus ? sn__topo_circulant(SN_TOPO_RING, (uint32_t) dims[i], &one, 1, &fs[i], err)
+                       : sn__topo_linear((uint32_t) dims[i], &fs[i], err);
+            if (rc < 0) {
+                while (i-- > 0)
+                    sn_topo_free(fs[i]);
+                return rc;
+            }
+            char sub[64];
+            snprintf(sub, sizeof sub, "%s:%llu", torus ? "ring" : "linear",
+                     (unsigned long long) dims[i]);
+            set_spec(fs[i], sub);
+            cl += (size_t) snprintf(canon + cl, sizeof canon - cl, "%s%llu", i ? "x" : "",
+                                    (unsigned long long) dims[i]);
+        }
+        if ((rc = sn__topo_product(torus ? SN_TOPO_TORUS : SN_TOPO_MESH, fs, (uint32_t) nd, out,
+                                   err)) < 0)
+            return rc;
+        return set_spec(*out, canon);
+    }
+    if (strcmp(fam, "hypercube") == 0 || strcmp(fam, "foldedcube") == 0) {
+        int folded = fam[0] == 'f';
+        if ((rc = parse_num(args, strlen(args), folded ? 2 : 1, 25, "dimension", s, &v, err)) < 0)
+            return rc;
+        if ((rc = sn__topo_hypercube(folded ? SN_TOPO_FOLDEDCUBE : SN_TOPO_HYPERCUBE, (uint32_t) v,
+                                     out, err)) < 0)
+            return rc;
+        snprintf(canon, sizeof canon, "%s:%llu", fam, (unsigned long long) v);
+        return set_spec(*out, canon);
+    }
+    if (strcmp(fam, "ccc") == 0 || strcmp(fam, "butterfly") == 0) {
+        if ((rc = parse_num(args, strlen(args), 2, 20, "dimension", s, &v, err)) < 0)
+            return rc;
+        if ((rc = sn__topo_ccc(fam[0] == 'c' ? SN_TOPO_CCC : SN_TOPO_BUTTERFLY, (uint32_t) v, out,
+                               err)) < 0)
+            return rc;
+        snprintf(canon, sizeof canon, "%s:%llu", fam, (unsigned long long) v);
+        return set_spec(*out, canon);
+    }
+    if (strcmp(fam, "star") == 0) {
+        if ((rc = parse_num(args, strlen(args), 2, 9, "symbol count", s, &v, err)) < 0)
+            return rc;
+        if ((rc = sn__topo_star((uint32_t) v, out, err)) < 0)
+            return rc;
+        snprintf(canon, sizeof canon, "star:%llu", (unsigned long long) v);
+        return set_spec(*out, canon);
+    }
+    if (strcmp(fam, "fattree") == 0) {
+        const char *f[4];
+        size_t fl[4];
+        int nf = split(args, ':', f, fl, 3);
+        if (nf < 2)
+            return sn_err_set(err, SN_ESPEC,
+                              "bad fat tree '%s': expected fattree:K:H[:const|exp|C1,C2,...]", s);
+        uint64_t k, h;
+        if ((rc = parse_num(f[0], fl[0], 2, 1024, "arity K", s, &k, err)) < 0)
+            return rc;
+        if ((rc = parse_num(f[1], fl[1], 1, 24, "height H", s, &h, err)) < 0)
+            return rc;
+        uint64_t nodes = 0;
+        for (uint32_t l = 0; l <= h; l++) {
+            nodes += sn__upow(k, (uint32_t) (h - l));
+            if (nodes > SN_TOPO_MAX_NODES)
+                return too_big(s, nodes, err);
+        }
+        uint32_t caps[26];
+        caps[0] = 0;
+        const char *mode = nf == 3 ? f[2] : "const";
+        size_t mlen = nf == 3 ? fl[2] : 5;
+        size_t cl =
+            (size_t) snprintf(canon, sizeof canon, "fattree:%llu:%llu:", (unsigned long long) k,
+                              (unsigned long long) h);
+        if (mlen == 5 && memcmp(mode, "const", 5) == 0) {
+            for (uint32_t l = 1; l <= h; l++)
+                caps[l] = 1;
+            snprintf(canon + cl, sizeof canon - cl, "const");
+        } else if (mlen == 3 && memcmp(mode, "exp", 3) == 0) {
+            for (uint32_t l = 1; l <= h; l++)
+                caps[l] = (uint32_t) sn__upow(k, l - 1);
+            snprintf(canon + cl, sizeof canon - cl, "exp");
+        } else {
+            char cl_buf[256];
+            if (mlen >= sizeof cl_buf)
+                return sn_err_set(err, SN_ESPEC, "capacity list in '%s' is too long", s);
+            memcpy(cl_buf, mode, mlen);
+            cl_buf[mlen] = '\0';
+            const char *cf[26];
+            size_t cfl[26];
+            int nc = split(cl_buf, ',', cf, cfl, 25);
+            if (nc != (int) h)
+                return sn_err_set(err, SN_ESPEC,
+                                  "'%s': the third field must be const, exp or exactly H=%llu "
+                                  "comma-separated link counts (one per level, leaves first)",
+                                  s, (unsigned long long) h);
+            for (int i = 0; i < nc; i++) {
+                uint64_t c;
+                if ((rc = parse_num(cf[i], cfl[i], 1, 65536, "link count", s, &c, err)) < 0)
+                    return rc;
+                caps[i + 1] = (uint32_t) c;
+                cl += (size_t) snprintf(canon + cl, sizeof canon - cl, "%s%llu", i ? "," : "",
+                                        (unsigned long long) c);
+            }
+        }
+        uint64_t ports = 0;
+        for (uint32_t l = 1; l <= h; l++)
+            ports += 2 * sn__upow(k, (uint32_t) (h - l + 1)) * caps[l];
+        if (ports > SN_TOPO_MAX_PORTS)
+            return sn_err_set(err, SN_ERANGE, "'%s' has %llu ports; at most %u are supported", s,
+                              (unsigned long long) ports, SN_TOPO_MAX_PORTS);
+        if ((rc = sn__topo_fattree((uint32_t) k, (uint32_t) h, caps, out, err)) < 0)
+            return rc;
+        return set_spec(*out, canon);
+    }
+    return sn_err_set(err, SN_ESPEC, "unknown topology family '%s' in '%s'; accepted: %s", fam, s,
+                      FAMILIES);
+}
+
+int sn_topo_parse(const char *spec, sn_topo_t **out, sn_err_t *err)
+{
+    *out = NULL;
+    if (spec == NULL || *spec == '\0')
+        return sn_err_set(err, SN_ESPEC, "empty topology spec; accepted: %s", FAMILIES);
+    /* `file:` consumes the rest of its factor up to the next '*', so paths cannot contain '*'. */
+    char *copy = sn_xstrdup(spec);
+    sn_topo_t *parts[SN_TOPO_MAX_FACTORS];
+    int np = 0, rc = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, "*", &save); tok; tok = strtok_r(NULL, "*", &save)) {
+        if (np == SN_TOPO_MAX_FACTORS) {
+            rc = sn_err_set(err, SN_ESPEC, "'%s' has more than %d product factors", spec,
+                            SN_TOPO_MAX_FACTORS);
+            goto fail;
+        }
+        if ((rc = parse_factor(tok, &parts[np], err)) < 0)
+            goto fail;
+        np++;
+    }
+    if (np == 0 || spec[0] == '*' || spec[strlen(spec) - 1] == '*' || strstr(spec, "**")) {
+        rc = sn_err_set(err, SN_ESPEC, "bad product '%s': expected S1*S2*... with no empty factor",
+                        spec);
+        goto fail;
+    }
+    if (np == 1) {
+        *out = parts[0];
+        free(copy);
+        return 0;
+    }
+    /* Flatten: the factors of mesh/torus/product factors become factors of the product. */
+    sn_topo_t *flat[SN_TOPO_MAX_FACTORS];
+    int nf = 0;
+    uint64_t nodes = 1, ports = 0;
+    for (int i = 0; i < np; i++) {
+        if (parts[i]->is_router) {
+            rc = sn_err_set(err, SN_ESPEC,
+                            "'%s' has routers and cannot be a product factor (only graphs whose "
+                            "nodes are all processors can)",
+                            parts[i]->spec);
+            goto fail;
+        }
+        nodes *= parts[i]->n;
+        if (nodes > SN_TOPO_MAX_NODES) {
+            rc = too_big(spec, nodes, err);
+            goto fail;
+        }
+        uint32_t cnt = parts[i]->nfactors ? parts[i]->nfactors : 1;
+        if (nf + (int) cnt > SN_TOPO_MAX_FACTORS) {
+            rc = sn_err_set(err, SN_ESPEC, "'%s' has more than %d dimensions in all", spec,
+                            SN_TOPO_MAX_FACTORS);
+            goto fail;
+        }
+        nf += (int) cnt;
+    }
+    for (int i = 0; i < np; i++)
+        ports += (nodes / parts[i]->n) * parts[i]->port_off[parts[i]->n];
+    if (ports > SN_TOPO_MAX_PORTS) {
+        rc = sn_err_set(err, SN_ERANGE, "'%s' has %llu ports; at most %u are supported", spec,
+                        (unsigned long long) ports, SN_TOPO_MAX_PORTS);
+        goto fail;
+    }
+    nf = 0;
+    size_t speclen = 0;
+    for (int i = 0; i < np; i++)
+        speclen += strlen(parts[i]->spec) + 1;
+    char *canon = sn_xmalloc(speclen + 1);
+    canon[0] = '\0';
+    for (int i = 0; i < np; i++) {
+        if (i)
+            strcat(canon, "*");
+        strcat(canon, parts[i]->spec);
+        if (parts[i]->nfactors) {
+            for (uint32_t j = 0; j < parts[i]->nfactors; j++)
+                flat[nf++] = parts[i]->factors[j];
+            parts[i]->nfactors = 0; /* the factors now belong to the product */
+            sn_topo_free(parts[i]);
+        } else {
+            flat[nf++] = parts[i];
+        }
+    }
+    free(copy);
+    rc = sn__topo_product(SN_TOPO_PRODUCT, flat, (uint32_t) nf, out, err);
+    if (rc == 0)
+        set_spec(*out, canon);
+    free(canon);
+    return rc;
+fail:
+    for (int i = 0; i < np; i++)
+        sn_topo_free(parts[i]);
+    free(copy);
+    return rc;
+}
+
+/* ---- file: edge lists ----------------------------------------------------------------------- */
+
+int sn_topo_from_edges(const char *name, uint32_t n, uint32_t ne, const uint32_t *eu,
+                       const uint32_t *ev, const uint8_t *router, sn_topo_t **out, sn_err_t *err)
+{
+    *out = NULL;
+    if (n < 2)
+        return sn_err_set(err, SN_ESPEC, "%s: a graph needs at least 2 nodes", name);
+    if (n > SN_TOPO_MAX_NODES)
+        return too_big(name, n, err);
+    if ((uint64_t) ne * 2 > SN_TOPO_MAX_PORTS)
+        return sn_err_set(err, SN_ERANGE, "%s: %u edges; at most %u are supported", name, ne,
+                          SN_TOPO_MAX_PORTS / 2);
+    uint32_t *deg = sn_xcalloc(n, sizeof *deg);
+    for (uint32_t i = 0; i < ne; i++) {
+        if (eu[i] >= n || ev[i] >= n) {
+            free(deg);
+            return sn_err_set(err, SN_ESPEC, "%s: edge %u-%u names a node outside 0..%u", name,
+                              eu[i], ev[i], n - 1);
+        }
+        if (eu[i] == ev[i]) {
+            free(deg);
+            return sn_err_set(err, SN_ESPEC, "%s: edge %u-%u is a self loop", name, eu[i], ev[i]);
+        }
+        deg[eu[i]]++;
+        deg[ev[i]]++;
+    }
+    sn_topo_t *t = sn__topo_alloc(SN_TOPO_FILE, n, 2 * (uint64_t) ne);
+    set_spec(t, name);
+    uint32_t off = 0;
+    for (uint32_t u = 0; u < n; u++) {
+        t->port_off[u] = off;
+        off += deg[u];
+        deg[u] = 0; /* reused as the fill cursor */
+    }
+    t->port_off[n] = off;
+    for (uint32_t i = 0; i < ne; i++) {
+        uint32_t a = eu[i], b = ev[i];
+        uint32_t pa = deg[a]++, pb = deg[b]++;
+        t->ports[t->port_off[a] + pa] = (sn_port_t){b, 0, pb};
+        t->ports[t->port_off[b] + pb] = (sn_port_t){a, 0, pa};
+    }
+    free(deg);
+    int rc;
+    if (router) {
+        t->is_router = sn_xmalloc(n);
+        memcpy(t->is_router, router, n);
+        sn__topo_ranks(t);
+        if (t->nproc == 0) {
+            rc = sn_err_set(err, SN_ESPEC,
+                            "%s: every node is a router; at least one processor is "
+                            "needed",
+                            name);
+            goto fail;
+        }
+    }
+    if ((rc = sn__topo_link(t, err)) < 0)
+        goto fail;
+    /* Connected? */
+    uint32_t *dist = sn_xmalloc((size_t) n * sizeof *dist);
+    sn_topo_bfs(t, 0, dist);
+    for (uint32_t u = 0; u < n; u++) {
+        if (dist[u] == UINT32_MAX) {
+            free(dist);
+            rc = sn_err_set(err, SN_ESPEC,
+                            "%s: the graph is not connected (node %u cannot be reached from node "
+                            "0%s)",
+                            name, u, sn_topo_degree(t, u) == 0 ? "; it appears in no edge" : "");
+            goto fail;
+        }
+    }
+    free(dist);
+    *out = t;
+    return 0;
+fail:
+    sn_topo_free(t);
+    return rc;
+}
+
+static int parse_file(const char *path, const char *factor, sn_topo_t **out, sn_err_t *err)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return sn_err_set(err, SN_EIO, "cannot read '%s' (from '%s'): %s", path, factor,
+                          strerror(errno));
+    uint32_t *eu = NULL, *ev = NULL, *routers = NULL;
+    size_t ecap = 0, ecap2 = 0, rcap = 0, ne = 0, nr = 0;
+    uint32_t maxid = 0;
+    int rc = 0, any = 0;
+    char line[MAX_FILE_LINE + 2];
+    unsigned lineno = 0;
+    const uint32_t idmax = SN_TOPO_MAX_NODES - 1;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        size_t len = strlen(line);
+        if (len > MAX_FILE_LINE) {
+            rc = sn_err_set(err, SN_ESPEC, "%s:%u: line longer than %d characters", path, lineno,
+                            MAX_FILE_LINE);
+            goto done;
+        }
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        char *save = NULL;
+        char *a = strtok_r(line, " \t\r\n", &save);
+        if (a == NULL)
+            continue;
+        char *b = strtok_r(NULL, " \t\r\n", &save);
+        char *extra = b ? strtok_r(NULL, " \t\r\n", &save) : NULL;
+        if (b == NULL || extra != NULL) {
+            rc = sn_err_set(err, SN_ESPEC,
+                            "%s:%u: expected 'U V' (an edge) or 'router N', got '%s%s%s'", path,
+                            lineno, a, b ? " " : "", b ? b : "");
+            goto done;
+        }
+        uint64_t x, y;
+        if (strcmp(a, "router") == 0) {
+            if ((rc = parse_num(b, strlen(b), 0, idmax, "router id", path, &x, err)) < 0)
+                goto done;
+            sn_grow((void **) &routers, &rcap, nr + 1, sizeof *routers);
+            routers[nr++] = (uint32_t) x;
+            continue;
+        }
+        if ((rc = parse_num(a, strlen(a), 0, idmax, "node id", path, &x, err)) < 0 ||
+            (rc = parse_num(b, strlen(b), 0, idmax, "node id", path, &y, err)) < 0) {
+            char m[sizeof err->msg];
+            snprintf(m, sizeof m, "%s", err ? err->msg : "");
+            sn_err_set(err, rc, "%s:%u: %s", path, lineno, m);
+            goto done;
+        }
+        if (ne * 2 >= SN_TOPO_MAX_PORTS) {
+            rc = sn_err_set(err, SN_ERANGE, "%s: more than %u edges", path, SN_TOPO_MAX_PORTS / 2);
+            goto done;
+        }
+        sn_grow((void **) &eu, &ecap, ne + 1, sizeof *eu);
+        sn_grow((void **) &ev, &ecap2, ne + 1, sizeof *ev);
+        eu[ne] = (uint32_t) x;
+        ev[ne] = (uint32_t) y;
+        ne++;
+        any = 1;
+        if (x > maxid)
+            maxid = (uint32_t) x;
+        if (y > maxid)
+            maxid = (uint32_t) y;
+    }
+    if (ferror(f)) {
+        rc = sn_err_set(err, SN_EIO, "error reading '%s'", path);
+        goto done;
+    }
+    if (!any) {
+        rc = sn_err_set(err, SN_ESPEC, "%s: no edges (expected one 'U V' edge per line)", path);
+        goto done;
+    }
+    uint8_t *isr = NULL;
+    if (nr) {
+        isr = sn_xcalloc((size_t) maxid + 1, 1);
+        for (size_t i = 0; i < nr; i++) {
+            if (routers[i] > maxid) {
+                free(isr);
+                rc = sn_err_set(err, SN_ESPEC, "%s: 'router %u' names a node that has no edge",
+                                path, routers[i]);
+                goto done;
+            }
+            isr[routers[i]] = 1;
+        }
+    }
+    char name[1100];
+    snprintf(name, sizeof name, "file:%s", path);
+    rc = sn_topo_from_edges(name, maxid + 1, (uint32_t) ne, eu, ev, isr, out, err);
+    free(isr);
+done:
+    fclose(f);
+    free(eu);
+    free(ev);
+    free(routers);
+    return rc;
+}
