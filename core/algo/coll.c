@@ -1,0 +1,256 @@
+/* Collective semantics (core/algo): names, who sends what to whom, what every node must receive
+ * (the definition of "verified"), run parameters, payload digests and the step output helpers that
+ * every algorithm uses. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stepnet/algo.h"
+#include "stepnet/util.h"
+
+static const struct {
+    const char *name;
+    sn_coll_t coll;
+} coll_names[] = {
+    {"bcast", SN_COLL_BCAST},     {"broadcast", SN_COLL_BCAST},
+    {"scatter", SN_COLL_SCATTER}, {"gather", SN_COLL_GATHER},
+    {"mnb", SN_COLL_MNB},         {"allgather", SN_COLL_MNB},
+    {"te", SN_COLL_TE},           {"alltoall", SN_COLL_TE},
+    {"pmnb", SN_COLL_PMNB},       {"pexchange", SN_COLL_PEXCHANGE},
+    {"pmna", SN_COLL_PMNA},       {"dynbcast", SN_COLL_DYNBCAST},
+};
+
+const char *sn_coll_name(sn_coll_t c)
+{
+    static const char *const names[SN_COLL_COUNT] = {
+        "bcast", "scatter", "gather", "mnb", "te", "pmnb", "pexchange", "pmna", "dynbcast"};
+    return (unsigned) c < SN_COLL_COUNT ? names[c] : "unknown";
+}
+
+int sn_coll_parse(const char *s, sn_coll_t *out, sn_err_t *err)
+{
+    for (size_t i = 0; i < sizeof coll_names / sizeof coll_names[0]; i++) {
+        if (strcmp(s, coll_names[i].name) == 0) {
+            *out = coll_names[i].coll;
+            return 0;
+        }
+    }
+    return sn_err_set(err, SN_EINVAL,
+                      "unknown collective '%s'; accepted: bcast (broadcast), scatter, gather, mnb "
+                      "(allgather), te (alltoall), pmnb, pexchange, pmna, dynbcast",
+                      s);
+}
+
+int sn_coll_is_broadcast(sn_coll_t c)
+{
+    return c == SN_COLL_BCAST || c == SN_COLL_MNB || c == SN_COLL_PMNB || c == SN_COLL_DYNBCAST;
+}
+
+void sn_params_default(sn_params_t *p, sn_coll_t coll)
+{
+    memset(p, 0, sizeof *p);
+    p->coll = coll;
+    p->pm.ports = SN_PORTS_MULTI;
+    p->pm.rx = SN_RX_ONE;
+    p->pm.duplex = SN_DUPLEX_FULL;
+    p->root = 0;
+    p->msgs = 1;
+    p->frags = 1;
+    p->size = 8;
+    p->seed = 1;
+}
+
+/* Position of x in the sorted source list, or -1. */
+static int64_t source_pos(const sn_params_t *p, uint32_t x)
+{
+    uint32_t lo = 0, hi = p->nsources;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (p->sources[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (lo < p->nsources && p->sources[lo] == x) ? (int64_t) lo : -1;
+}
+
+int sn_params_check(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+{
+    if ((unsigned) p->coll >= SN_COLL_COUNT)
+        return sn_err_set(err, SN_EINVAL, "unknown collective %d", (int) p->coll);
+    if (p->coll == SN_COLL_PMNA || p->coll == SN_COLL_DYNBCAST)
+        return sn_err_set(err, SN_ENOTSUP,
+                          "collective %s has no algorithm in this version; available: bcast, "
+                          "scatter, gather, mnb, te, pmnb, pexchange",
+                          sn_coll_name(p->coll));
+    if (p->root >= t->n || !sn_topo_is_proc(t, p->root))
+        return sn_err_set(err, SN_EINVAL, "root must be a processor of %s", t->spec);
+    if (p->msgs < 1 || p->msgs > 1u << 20)
+        return sn_err_set(err, SN_ERANGE, "--msgs %u out of range: expected 1 to %u", p->msgs,
+                          1u << 20);
+    if (p->frags < 1 || p->frags > 1u << 16)
+        return sn_err_set(err, SN_ERANGE, "fragments %u out of range: expected 1 to %u", p->frags,
+                          1u << 16);
+    if (p->size > 1u << 30)
+        return sn_err_set(err, SN_ERANGE, "--size %u out of range: expected 0 to %u", p->size,
+                          1u << 30);
+    if (p->pm.ports == SN_PORTS_MULTI && p->pm.rx == SN_RX_ANY)
+        return sn_err_set(err, SN_EINVAL,
+                          "--rx any only applies to --ports single (multiport never limits "
+                          "receptions)");
+    int partial = p->coll == SN_COLL_PMNB || p->coll == SN_COLL_PEXCHANGE;
+    if (partial && p->sources == NULL)
+        return sn_err_set(err, SN_EINVAL, "%s needs its sources: --sources LIST or --m M",
+                          sn_coll_name(p->coll));
+    if (!partial && p->sources != NULL)
+        return sn_err_set(err, SN_EINVAL,
+                          "--sources / --m apply to partial collectives (pmnb, pexchange), not %s",
+                          sn_coll_name(p->coll));
+    for (uint32_t i = 0; partial && i < p->nsources; i++) {
+        if (p->sources[i] >= t->n || !sn_topo_is_proc(t, p->sources[i]))
+            return sn_err_set(err, SN_EINVAL, "source %u is not a processor of %s", p->sources[i],
+                              t->spec);
+        if (i > 0 && p->sources[i] <= p->sources[i - 1])
+            return sn_err_set(err, SN_EINVAL, "sources must be distinct (%u repeats)",
+                              p->sources[i]);
+    }
+    uint64_t total = sn_coll_expected_total(t, p);
+    if (total > (1ull << 34))
+        return sn_err_set(err, SN_ERANGE,
+                          "%s on %s with --msgs %u means %llu deliveries; at most 2^34 are "
+                          "supported",
+                          sn_coll_name(p->coll), t->spec, p->msgs, (unsigned long long) total);
+    return 0;
+}
+
+sn_expect_t sn_coll_expect(const sn_topo_t *t, const sn_params_t *p, uint32_t u)
+{
+    sn_expect_t e = {0, (uint64_t) p->msgs * p->frags};
+    if (!sn_topo_is_proc(t, u))
+        return e;
+    switch (p->coll) {
+    case SN_COLL_BCAST:
+    case SN_COLL_SCATTER:
+        e.nsrc = (u != p->root);
+        break;
+    case SN_COLL_GATHER:
+        e.nsrc = (u == p->root) ? t->nproc - 1 : 0;
+        break;
+    case SN_COLL_MNB:
+    case SN_COLL_TE:
+        e.nsrc = t->nproc - 1;
+        break;
+    case SN_COLL_PMNB:
+    case SN_COLL_PEXCHANGE:
+        e.nsrc = p->nsources - (source_pos(p, u) >= 0);
+        break;
+    default:
+        break;
+    }
+    return e;
+}
+
+int64_t sn_coll_source_index(const sn_topo_t *t, const sn_params_t *p, uint32_t u, uint32_t src,
+                             uint32_t dst)
+{
+    if (u >= t->n || src >= t->n || src == u || !sn_topo_is_proc(t, u) || !sn_topo_is_proc(t, src))
+        return -1;
+    uint32_t want_dst = sn_coll_is_broadcast(p->coll) ? SN_NODE_ALL : u;
+    if (dst != want_dst)
+        return -1;
+    int64_t rs = sn_topo_rank(t, src), ru = sn_topo_rank(t, u);
+    switch (p->coll) {
+    case SN_COLL_BCAST:
+    case SN_COLL_SCATTER:
+        return src == p->root ? 0 : -1;
+    case SN_COLL_GATHER:
+        return u == p->root ? rs - (rs > ru) : -1;
+    case SN_COLL_MNB:
+    case SN_COLL_TE:
+        return rs - (rs > ru);
+    case SN_COLL_PMNB:
+    case SN_COLL_PEXCHANGE: {
+        int64_t ps = source_pos(p, src), pu = source_pos(p, u);
+        if (ps < 0)
+            return -1;
+        return ps - (pu >= 0 && pu < ps);
+    }
+    default:
+        return -1;
+    }
+}
+
+uint64_t sn_coll_expected_total(const sn_topo_t *t, const sn_params_t *p)
+{
+    uint64_t per = (uint64_t) p->msgs * p->frags, np = t->nproc;
+    switch (p->coll) {
+    case SN_COLL_BCAST:
+    case SN_COLL_SCATTER:
+    case SN_COLL_GATHER:
+        return (np - 1) * per;
+    case SN_COLL_MNB:
+    case SN_COLL_TE:
+        return np * (np - 1) * per;
+    case SN_COLL_PMNB:
+    case SN_COLL_PEXCHANGE:
+        return (uint64_t) p->nsources * (np - 1) * per;
+    default:
+        return 0;
+    }
+}
+
+/* ---- payloads ---------------------------------------------------------------------------- */
+
+/* The seed of a packet's byte stream: two mixing rounds over (seed, src, dst, seq, frag). It runs
+ * for every packet created and every delivery checked, so it is kept short. */
+static uint64_t payload_base(uint64_t seed, uint32_t src, uint32_t dst, uint32_t seq, uint32_t frag)
+{
+    uint64_t h = sn_mix64(seed * 0x9e3779b97f4a7c15ULL + (((uint64_t) src << 32) | dst));
+    return sn_mix64(h + ((((uint64_t) seq << 32) | frag) ^ 0x73746570ULL) * 0xc2b2ae3d27d4eb4fULL);
+}
+
+uint64_t sn_payload_digest(uint64_t seed, uint32_t src, uint32_t dst, uint32_t seq, uint32_t frag,
+                           uint32_t size)
+{
+    return payload_base(seed, src, dst, seq, frag) ^ (size * 0xff51afd7ed558ccdULL);
+}
+
+void sn_payload_fill(uint64_t seed, uint32_t src, uint32_t dst, uint32_t seq, uint32_t frag,
+                     uint8_t *buf, uint32_t size)
+{
+    uint64_t base = payload_base(seed, src, dst, seq, frag);
+    uint32_t i = 0;
+    for (uint64_t w = 0; i + 8 <= size; w++, i += 8) {
+        uint64_t x = sn_mix64(base + w);
+        memcpy(buf + i, &x, 8);
+    }
+    if (i < size) {
+        uint64_t x = sn_mix64(base + size / 8);
+        memcpy(buf + i, &x, size - i);
+    }
+}
+
+sn_packet_t sn_packet_data(const sn_params_t *p, uint32_t src, uint32_t dst, uint32_t seq,
+                           uint32_t frag)
+{
+    sn_packet_t k;
+    memset(&k, 0, sizeof k);
+    k.src = src;
+    k.dst = dst;
+    k.seq = seq;
+    k.frag = (uint16_t) frag;
+    k.kind = SN_PKT_DATA;
+    k.digest = sn_payload_digest(p->seed, src, dst, seq, frag, p->size);
+    return k;
+}
+
+/* ---- step output ------------------------------------------------------------------------- */
+
+void sn_step_grow_tx(sn_step_t *io)
+{
+    sn_grow((void **) &io->tx, &io->txcap, io->ntx + 1, sizeof *io->tx);
+}
+
+void sn_step_grow_dlv(sn_step_t *io)
+{
+    sn_grow((void **) &io->dlv, &io->dlvcap, io->ndlv + 1, sizeof *io->dlv);
+}

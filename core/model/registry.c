@@ -1,0 +1,137 @@
+/* The algorithm registry and auto-selection (core/model). Order matters only for ties: the more
+ * specific algorithms come first. */
+#include <stdio.h>
+#include <string.h>
+
+#include "algo/algo_internal.h"
+#include "stepnet/model.h"
+
+static const sn_algo_t *const registry[] = {
+    &sn__algo_bcast_bfs,       &sn__algo_bcast_tree,      &sn__algo_scatter_balanced,
+    &sn__algo_scatter_ff,      &sn__algo_gather_balanced, &sn__algo_gather_ff,
+    &sn__algo_mnb_route,       &sn__algo_te_route,        &sn__algo_pmnb_route,
+    &sn__algo_pexchange_route,
+};
+
+const sn_algo_t *const *sn_model_algos(size_t *count)
+{
+    *count = sizeof registry / sizeof registry[0];
+    return registry;
+}
+
+const sn_algo_t *sn_model_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++)
+        if (strcmp(registry[i]->name, name) == 0)
+            return registry[i];
+    return NULL;
+}
+
+static const char *pm_name(const sn_portmodel_t *pm)
+{
+    if (pm->ports == SN_PORTS_MULTI)
+        return pm->duplex == SN_DUPLEX_HALF ? "--ports multi --duplex half" : "--ports multi";
+    if (pm->rx == SN_RX_ANY)
+        return pm->duplex == SN_DUPLEX_HALF ? "--ports single --rx any --duplex half"
+                                            : "--ports single --rx any";
+    return pm->duplex == SN_DUPLEX_HALF ? "--ports single --duplex half" : "--ports single";
+}
+
+static void mask_names(unsigned mask, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s%s%s%s", (mask & SN_PM_MULTI) ? "multi " : "",
+             (mask & SN_PM_SINGLE) ? "single " : "",
+             (mask & SN_PM_SINGLE_ANY) ? "single/rx-any " : "",
+             (mask & SN_PM_HALF) ? "half-duplex" : "full-duplex only");
+}
+
+int sn_model_check(const sn_algo_t *a, const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+{
+    if (a->coll != p->coll)
+        return sn_err_set(err, SN_ENOTSUP, "algorithm %s is for %s, not %s", a->name,
+                          sn_coll_name(a->coll), sn_coll_name(p->coll));
+    unsigned need = p->pm.ports == SN_PORTS_MULTI ? SN_PM_MULTI
+                    : p->pm.rx == SN_RX_ONE       ? SN_PM_SINGLE
+                                                  : SN_PM_SINGLE_ANY;
+    if (p->pm.duplex == SN_DUPLEX_HALF)
+        need |= SN_PM_HALF;
+    if ((a->pm_mask & need) != need) {
+        char m[96];
+        mask_names(a->pm_mask, m, sizeof m);
+        return sn_err_set(err, SN_ENOTSUP, "algorithm %s does not support %s (it supports: %s)",
+                          a->name, pm_name(&p->pm), m);
+    }
+    if (a->applies)
+        return a->applies(t, p, err);
+    return 0;
+}
+
+int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
+                    const sn_algo_t **algo, void **plan, int64_t *predicted, sn_err_t *err)
+{
+    int rc;
+    if (name != NULL && strcmp(name, "auto") != 0) {
+        const sn_algo_t *a = sn_model_find(name);
+        if (a == NULL) {
+            char list[512] = "";
+            size_t len = 0;
+            for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++)
+                if (registry[i]->coll == p->coll)
+                    len += (size_t) snprintf(list + len, len < sizeof list ? sizeof list - len : 0,
+                                             "%s%s", len ? ", " : "", registry[i]->name);
+            return sn_err_set(err, SN_EINVAL, "unknown algorithm '%s'; for %s: auto, %s", name,
+                              sn_coll_name(p->coll), len ? list : "(none)");
+        }
+        if ((rc = sn_model_check(a, t, p, err)) < 0)
+            return rc;
+        void *pl = NULL;
+        if ((rc = a->plan_new(t, p, &pl, err)) < 0)
+            return rc;
+        *algo = a;
+        if (predicted)
+            *predicted = a->predicted(pl);
+        if (plan)
+            *plan = pl;
+        else
+            a->plan_free(pl);
+        return 0;
+    }
+    const sn_algo_t *best = NULL;
+    void *best_plan = NULL;
+    int64_t best_pred = -1;
+    char why[sizeof err->msg] = "";
+    for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++) {
+        const sn_algo_t *a = registry[i];
+        if (a->coll != p->coll)
+            continue;
+        sn_err_t e2 = {0};
+        void *pl = NULL;
+        if (sn_model_check(a, t, p, &e2) < 0 || a->plan_new(t, p, &pl, &e2) < 0) {
+            if (why[0] == '\0')
+                snprintf(why, sizeof why, "%s", e2.msg);
+            continue;
+        }
+        int64_t pr = a->predicted(pl);
+        int better = best == NULL || (pr >= 0 && (best_pred < 0 || pr < best_pred));
+        if (better) {
+            if (best)
+                best->plan_free(best_plan);
+            best = a;
+            best_plan = pl;
+            best_pred = pr;
+        } else {
+            a->plan_free(pl);
+        }
+    }
+    if (best == NULL)
+        return sn_err_set(err, SN_ENOTSUP, "no algorithm for %s on %s with %s%s%s",
+                          sn_coll_name(p->coll), t->spec, pm_name(&p->pm), why[0] ? ": " : "", why);
+    *algo = best;
+    if (predicted)
+        *predicted = best_pred;
+    if (plan)
+        *plan = best_plan;
+    else
+        best->plan_free(best_plan);
+    return 0;
+}

@@ -1,0 +1,504 @@
+/* The slot simulator (core/sim): every node's state machine in one process, in lockstep, with the
+ * port model enforced on every send and every delivery verified (DESIGN.md section 1).
+ *
+ * Event-driven: slot t steps only the nodes that received at the end of slot t-1 or asked to be
+ * woken at t; whole idle stretches are skipped. The sends of a slot are appended to a pool, then
+ * grouped by receiver with a counting sort, so that each receiver reads its arrivals from one
+ * contiguous run (the scattered reads of a linked list dominated large runs); a receiver sorts
+ * its few arrivals by port before its step, which is the order stepnet-node presents them in. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stepnet/sim.h"
+#include "stepnet/util.h"
+
+#define NIL UINT32_MAX
+
+typedef struct {
+    sn_msg_t msg;  /* the packet and the receiver's arrival port */
+    uint32_t node; /* the receiver */
+} arrival_t;
+
+typedef struct {
+    uint64_t slot;
+    uint32_t node;
+} wake_t;
+
+typedef struct {
+    const sn_topo_t *t;
+    const sn_params_t *p;
+    const sn_algo_t *a;
+    /* per node */
+    uint8_t *states;       /* n * state_size */
+    uint64_t *wake;        /* the wake slot asked for at the node's last step */
+    uint64_t *queued;      /* the slot the node was last put on an active list for */
+    uint32_t *rx_start;    /* first arrival of the node in `sorted` */
+    uint32_t *rx_count[2]; /* its arrivals, by slot parity (sends of slot t count for t+1) */
+    uint64_t *rx_slot;     /* slot of the node's last counted reception (rx one) */
+    uint32_t *rx_link;     /* the link of that reception */
+    uint64_t *bit_off;     /* offset of the node's delivery bitmap */
+    uint64_t *got;         /* deliveries per node */
+    uint64_t *bits;        /* delivery bitmaps */
+    uint64_t *edge_slot;   /* half duplex: slot of the edge's last use (+1; 0 = never) */
+    /* per slot: the sends of the slot being played, then the same grouped by receiver */
+    arrival_t *pool, *sorted;
+    size_t pool_n, pool_cap, sorted_cap;
+    uint32_t *active[2];
+    size_t active_n[2], active_cap[2];
+    wake_t *heap;
+    size_t heap_n, heap_cap;
+    /* scratch */
+    sn_msg_t *rx;
+    uint64_t *keys; /* sort keys for rx, rx_cap of them */
+    size_t rx_cap;
+    uint64_t *port_stamp; /* multiport: per port of the sending node, the step stamp of its use */
+    uint64_t *dense;      /* bitmap of n bits: orders dense active lists by node id */
+    uint32_t maxdeg;
+    uint64_t stamp;
+    sn_step_t io;
+} sim_t;
+
+/* Two rounds of mixing over the event's words: cheap (it runs for every transmission) and with
+ * full avalanche, so that summing events (order-free, as the per-node hashes of stepnet-node must
+ * be) still tells traces apart. */
+uint64_t sn_trace_event(uint64_t slot, uint32_t link, const sn_packet_t *pkt)
+{
+    uint64_t a = (slot << 32) ^ link;
+    uint64_t b = ((uint64_t) pkt->src << 32) | pkt->dst;
+    uint64_t c = ((uint64_t) pkt->seq << 24) ^ ((uint64_t) pkt->frag << 8) ^ pkt->kind;
+    return sn_mix64(sn_mix64(a ^ 0x9e3779b97f4a7c15ULL) + b * 0xc2b2ae3d27d4eb4fULL + c);
+}
+
+static const char *lbl(const sim_t *s, uint32_t u, char *buf)
+{
+    return sn_topo_label(s->t, u, buf, SN_TOPO_MAX_LABEL);
+}
+
+/* ---- wake heap ------------------------------------------------------------------------------ */
+
+static void heap_push(sim_t *s, uint64_t slot, uint32_t node)
+{
+    sn_grow((void **) &s->heap, &s->heap_cap, s->heap_n + 1, sizeof *s->heap);
+    size_t i = s->heap_n++;
+    while (i > 0) {
+        size_t par = (i - 1) / 2;
+        if (s->heap[par].slot <= slot)
+            break;
+        s->heap[i] = s->heap[par];
+        i = par;
+    }
+    s->heap[i] = (wake_t){slot, node};
+}
+
+static wake_t heap_pop(sim_t *s)
+{
+    wake_t top = s->heap[0], last = s->heap[--s->heap_n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= s->heap_n)
+            break;
+        if (c + 1 < s->heap_n && s->heap[c + 1].slot < s->heap[c].slot)
+            c++;
+        if (s->heap[c].slot >= last.slot)
+            break;
+        s->heap[i] = s->heap[c];
+        i = c;
+    }
+    if (s->heap_n > 0)
+        s->heap[i] = last;
+    return top;
+}
+
+/* Puts u on the active list of `slot` (parity slot & 1) once. */
+static inline void activate(sim_t *s, uint32_t u, uint64_t slot)
+{
+    if (s->queued[u] == slot)
+        return;
+    s->queued[u] = slot;
+    int par = (int) (slot & 1);
+    if (s->active_n[par] == s->active_cap[par])
+        sn_grow((void **) &s->active[par], &s->active_cap[par], s->active_n[par] + 1,
+                sizeof *s->active[par]);
+    s->active[par][s->active_n[par]++] = u;
+}
+
+/* ---- verification ------------------------------------------------------------------------ */
+
+static int deliver(sim_t *s, uint32_t u, uint64_t slot, const sn_packet_t *k, sn_err_t *err)
+{
+    const sn_params_t *p = s->p;
+    char b1[SN_TOPO_MAX_LABEL], b2[SN_TOPO_MAX_LABEL];
+    int64_t idx = -1;
+    if (k->kind == SN_PKT_DATA && k->seq < p->msgs && k->frag < p->frags)
+        idx = sn_coll_source_index(s->t, p, u, k->src, k->dst);
+    if (idx < 0)
+        return sn_err_set(err, SN_EVERIFY,
+                          "slot %llu: node %s delivered a packet it must not receive (src %u, "
+                          "dst %d, seq %u, frag %u, kind %u)",
+                          (unsigned long long) slot, lbl(s, u, b1), k->src,
+                          k->dst == SN_NODE_ALL ? -1 : (int) k->dst, k->seq, k->frag, k->kind);
+    if (k->digest != sn_payload_digest(p->seed, k->src, k->dst, k->seq, k->frag, p->size))
+        return sn_err_set(err, SN_EVERIFY,
+                          "slot %llu: node %s received a corrupt payload from %s (seq %u, frag "
+                          "%u): digest mismatch",
+                          (unsigned long long) slot, lbl(s, u, b1), lbl(s, k->src, b2), k->seq,
+                          k->frag);
+    uint64_t bit = s->bit_off[u] + (uint64_t) idx * p->msgs * p->frags +
+                   (uint64_t) k->seq * p->frags + k->frag;
+    uint64_t mask = 1ull << (bit & 63);
+    if (s->bits[bit >> 6] & mask)
+        return sn_err_set(err, SN_EVERIFY,
+                          "slot %llu: node %s received the packet from %s (seq %u, frag %u) twice",
+                          (unsigned long long) slot, lbl(s, u, b1), lbl(s, k->src, b2), k->seq,
+                          k->frag);
+    s->bits[bit >> 6] |= mask;
+    s->got[u]++;
+    return 0;
+}
+
+/* Names the first missing delivery (called when the run ends incomplete). */
+static void describe_missing(sim_t *s, sn_err_t *err, uint64_t missing, uint64_t expected)
+{
+    char b1[SN_TOPO_MAX_LABEL];
+    for (uint32_t u = 0; u < s->t->n; u++) {
+        sn_expect_t e = sn_coll_expect(s->t, s->p, u);
+        if (s->got[u] < e.nsrc * e.per_src) {
+            sn_err_set(err, SN_EVERIFY,
+                       "incomplete: %llu of %llu expected deliveries missing; node %s received "
+                       "%llu of %llu",
+                       (unsigned long long) missing, (unsigned long long) expected, lbl(s, u, b1),
+                       (unsigned long long) s->got[u], (unsigned long long) (e.nsrc * e.per_src));
+            return;
+        }
+    }
+}
+
+/* ---- sends -------------------------------------------------------------------------------- */
+
+static int check_and_send(sim_t *s, uint32_t u, uint64_t slot, sn_sim_result_t *res,
+                          uint64_t *data_sends, uint64_t *ctl_sends, sn_err_t *err)
+{
+    const sn_topo_t *t = s->t;
+    const sn_portmodel_t *pm = &s->p->pm;
+    sn_step_t *io = &s->io;
+    uint32_t deg = sn_topo_degree(t, u);
+    char b1[SN_TOPO_MAX_LABEL], b2[SN_TOPO_MAX_LABEL];
+    if (pm->ports == SN_PORTS_SINGLE && io->ntx > 1)
+        return sn_err_set(err, SN_EPORT,
+                          "slot %llu: node %s sent %zu packets (ports %u and %u); single-port "
+                          "allows one per slot",
+                          (unsigned long long) slot, lbl(s, u, b1), io->ntx, io->tx[0].port,
+                          io->tx[1].port);
+    s->stamp++;
+    for (size_t i = 0; i < io->ntx; i++) {
+        uint32_t port = io->tx[i].port;
+        if (port >= deg)
+            return sn_err_set(err, SN_EALGO, "slot %llu: node %s sent on port %u but has %u ports",
+                              (unsigned long long) slot, lbl(s, u, b1), port, deg);
+        if (s->port_stamp[port] == s->stamp)
+            return sn_err_set(err, SN_EPORT,
+                              "slot %llu: node %s sent two packets on port %u (link %u); a link "
+                              "carries one packet per slot",
+                              (unsigned long long) slot, lbl(s, u, b1), port,
+                              sn_topo_link_id(t, u, port));
+        s->port_stamp[port] = s->stamp;
+        const sn_port_t *pp = sn_topo_port(t, u, port);
+        uint32_t v = pp->peer, link = sn_topo_link_id(t, u, port);
+        if (pm->duplex == SN_DUPLEX_HALF) {
+            if (s->edge_slot[pp->edge] == slot + 1)
+                return sn_err_set(err, SN_EPORT,
+                                  "slot %llu: edge %s-%s (edge %u) carries packets both ways; "
+                                  "half duplex allows one packet per edge per slot",
+                                  (unsigned long long) slot, lbl(s, u, b1), lbl(s, v, b2),
+                                  pp->edge);
+            s->edge_slot[pp->edge] = slot + 1;
+        }
+        if (pm->ports == SN_PORTS_SINGLE && pm->rx == SN_RX_ONE) {
+            if (s->rx_slot[v] == slot + 1)
+                return sn_err_set(err, SN_EPORT,
+                                  "slot %llu: node %s receives two packets (links %u and %u); "
+                                  "single-port with --rx one allows one per slot",
+                                  (unsigned long long) slot, lbl(s, v, b1), s->rx_link[v], link);
+            s->rx_slot[v] = slot + 1;
+            s->rx_link[v] = link;
+        }
+        /* queue the arrival */
+        if (s->pool_n == s->pool_cap)
+            sn_grow((void **) &s->pool, &s->pool_cap, s->pool_n + 1, sizeof *s->pool);
+        arrival_t *ar = &s->pool[s->pool_n++];
+        ar->msg.pkt = io->tx[i].pkt;
+        ar->msg.port = pp->rport;
+        ar->node = v;
+        if (s->rx_count[(slot + 1) & 1][v]++ == 0)
+            activate(s, v, slot + 1);
+        res->trace_hash += sn_trace_event(slot, link, &io->tx[i].pkt);
+        if (io->tx[i].pkt.kind == SN_PKT_CONTROL)
+            (*ctl_sends)++;
+        else
+            (*data_sends)++;
+    }
+    return 0;
+}
+
+/* Groups the slot's sends by receiver (counting sort; rx_count was kept while sending): each
+ * receiver's arrivals become one contiguous run of `sorted`, in sending order. */
+static void group_arrivals(sim_t *s, uint64_t next)
+{
+    int par = (int) (next & 1);
+    const uint32_t *cnt = s->rx_count[par];
+    uint32_t off = 0;
+    for (size_t i = 0; i < s->active_n[par]; i++) {
+        uint32_t v = s->active[par][i];
+        s->rx_start[v] = off;
+        off += cnt[v];
+    }
+    if (s->sorted_cap < s->pool_n)
+        sn_grow((void **) &s->sorted, &s->sorted_cap, s->pool_n, sizeof *s->sorted);
+    for (size_t i = 0; i < s->pool_n; i++) {
+        uint32_t v = s->pool[i].node;
+        s->sorted[s->rx_start[v]++] = s->pool[i];
+    }
+    for (size_t i = 0; i < s->active_n[par]; i++) { /* rx_start now marks the end of each run */
+        uint32_t v = s->active[par][i];
+        s->rx_start[v] -= cnt[v];
+    }
+    s->pool_n = 0;
+}
+
+/* Puts a dense active list (more than n/32 nodes) in node-id order, so that the slot walks node
+ * states and their per-node blocks (allocated in node order) sequentially: for large runs this
+ * locality matters more than anything else. Results do not depend on the order. */
+static void order_active(sim_t *s, int par)
+{
+    size_t k = s->active_n[par];
+    uint32_t n = s->t->n;
+    if (k < 64 || k < n / 32)
+        return;
+    uint32_t *a = s->active[par];
+    for (size_t i = 0; i < k; i++)
+        s->dense[a[i] >> 6] |= 1ull << (a[i] & 63);
+    size_t j = 0;
+    for (uint32_t w = 0; w < (n + 63) / 64; w++) {
+        uint64_t bits = s->dense[w];
+        s->dense[w] = 0;
+        while (bits) {
+            a[j++] = w * 64 + (uint32_t) __builtin_ctzll(bits);
+            bits &= bits - 1;
+        }
+    }
+}
+
+/* u's arrivals of this slot into s->rx, sorted by port: an insertion sort of (port, index) keys
+ * (few arrivals per node; moving 8-byte keys instead of messages), then one copy each. */
+static size_t gather_rx(sim_t *s, uint32_t u, int par)
+{
+    size_t k = s->rx_count[par][u];
+    if (k == 0)
+        return 0;
+    s->rx_count[par][u] = 0;
+    if (k > s->rx_cap) {
+        sn_grow((void **) &s->rx, &s->rx_cap, k, sizeof *s->rx);
+        s->keys = sn_xrealloc(s->keys, s->rx_cap * sizeof *s->keys);
+    }
+    const arrival_t *a = &s->sorted[s->rx_start[u]];
+    if (k == 1) {
+        s->rx[0] = a[0].msg;
+        return 1;
+    }
+    uint64_t *key = s->keys;
+    for (size_t i = 0; i < k; i++) {
+        uint64_t x = ((uint64_t) a[i].msg.port << 32) | i;
+        size_t j = i;
+        while (j > 0 && key[j - 1] > x) {
+            key[j] = key[j - 1];
+            j--;
+        }
+        key[j] = x;
+    }
+    for (size_t i = 0; i < k; i++)
+        s->rx[i] = a[(uint32_t) key[i]].msg;
+    return k;
+}
+
+/* ---- the run ---------------------------------------------------------------------------- */
+
+static void sim_free(sim_t *s)
+{
+    if (s->states && s->a->node_fini)
+        for (uint32_t u = 0; u < s->t->n; u++)
+            s->a->node_fini(s->states + (size_t) u * s->a->state_size);
+    free(s->states);
+    free(s->wake);
+    free(s->queued);
+    free(s->rx_start);
+    free(s->rx_count[0]);
+    free(s->rx_count[1]);
+    free(s->rx_slot);
+    free(s->rx_link);
+    free(s->bit_off);
+    free(s->got);
+    free(s->bits);
+    free(s->edge_slot);
+    free(s->pool);
+    free(s->sorted);
+    free(s->active[0]);
+    free(s->active[1]);
+    free(s->heap);
+    free(s->rx);
+    free(s->keys);
+    free(s->port_stamp);
+    free(s->dense);
+    free(s->io.tx);
+    free(s->io.dlv);
+}
+
+int sn_sim_run(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a, const void *plan,
+               const sn_sim_opts_t *opts, sn_sim_result_t *res, sn_err_t *err)
+{
+    memset(res, 0, sizeof *res);
+    sim_t s;
+    memset(&s, 0, sizeof s);
+    s.t = t;
+    s.p = p;
+    s.a = a;
+    uint32_t n = t->n;
+    int rc = 0;
+    uint64_t max_slots = (opts && opts->max_slots) ? opts->max_slots : UINT64_MAX - 2;
+
+    s.wake = sn_xmalloc((size_t) n * sizeof *s.wake);
+    s.queued = sn_xcalloc(n, sizeof *s.queued);
+    s.rx_start = sn_xcalloc(n, sizeof *s.rx_start);
+    s.rx_count[0] = sn_xcalloc(n, sizeof *s.rx_count[0]);
+    s.rx_count[1] = sn_xcalloc(n, sizeof *s.rx_count[1]);
+    if (p->pm.ports == SN_PORTS_SINGLE && p->pm.rx == SN_RX_ONE) {
+        s.rx_slot = sn_xcalloc(n, sizeof *s.rx_slot);
+        s.rx_link = sn_xcalloc(n, sizeof *s.rx_link);
+    }
+    if (p->pm.duplex == SN_DUPLEX_HALF)
+        s.edge_slot = sn_xcalloc(t->nedges + 1, sizeof *s.edge_slot);
+    for (uint32_t u = 0; u < n; u++)
+        if (sn_topo_degree(t, u) > s.maxdeg)
+            s.maxdeg = sn_topo_degree(t, u);
+    s.port_stamp = sn_xcalloc(s.maxdeg + 1, sizeof *s.port_stamp);
+    s.dense = sn_xcalloc((size_t) n / 64 + 1, sizeof *s.dense);
+
+    /* delivery bitmaps */
+    s.bit_off = sn_xmalloc((size_t) n * sizeof *s.bit_off);
+    s.got = sn_xcalloc(n, sizeof *s.got);
+    uint64_t nbits = 0;
+    for (uint32_t u = 0; u < n; u++) {
+        sn_expect_t e = sn_coll_expect(t, p, u);
+        s.bit_off[u] = nbits;
+        nbits += e.nsrc * e.per_src;
+    }
+    res->expected_deliveries = nbits;
+    s.bits = sn_xcalloc(nbits / 64 + 1, sizeof *s.bits);
+
+    /* node states */
+    s.states = sn_xcalloc(n, a->state_size ? a->state_size : 1);
+    for (uint32_t u = 0; u < n; u++) {
+        if ((rc = a->node_init(plan, u, s.states + (size_t) u * a->state_size, err)) < 0) {
+            /* nodes after u were never initialised: finish only those before it */
+            for (uint32_t v = u + 1; v < n; v++)
+                memset(s.states + (size_t) v * a->state_size, 0, a->state_size);
+            goto done;
+        }
+        s.wake[u] = SN_WAKE_NEVER;
+        activate(&s, u, 1);
+    }
+
+    uint64_t slot = 1;
+    for (;;) {
+        int par = (int) (slot & 1), npar = par ^ 1;
+        uint64_t data_sends = 0, ctl_sends = 0;
+        order_active(&s, par);
+        for (size_t ai = 0; ai < s.active_n[par]; ai++) {
+            uint32_t u = s.active[par][ai];
+            sn_step_t *io = &s.io;
+            io->slot = slot;
+            io->nrx = gather_rx(&s, u, par);
+            io->rx = s.rx;
+            io->ntx = 0;
+            io->ndlv = 0;
+            io->wake = SN_WAKE_NEVER;
+            if ((++res->node_steps & 0xfffff) == 0 && opts && opts->progress)
+                opts->progress(opts->progress_ctx, slot, res->deliveries, res->expected_deliveries);
+            if ((rc = a->node_step(s.states + (size_t) u * a->state_size, io, err)) < 0) {
+                char b1[SN_TOPO_MAX_LABEL], m[sizeof err->msg];
+                snprintf(m, sizeof m, "%s", err ? err->msg : "");
+                sn_err_set(err, rc, "slot %llu: node %s: %s", (unsigned long long) slot,
+                           lbl(&s, u, b1), m);
+                goto done;
+            }
+            for (size_t i = 0; i < io->ndlv; i++)
+                if ((rc = deliver(&s, u, slot, &io->dlv[i], err)) < 0)
+                    goto done;
+            res->deliveries += io->ndlv;
+            if ((rc = check_and_send(&s, u, slot, res, &data_sends, &ctl_sends, err)) < 0)
+                goto done;
+            s.wake[u] = io->wake;
+            if (io->wake != SN_WAKE_NEVER) {
+                if (io->wake <= slot) {
+                    char b1[SN_TOPO_MAX_LABEL];
+                    rc = sn_err_set(err, SN_EALGO,
+                                    "slot %llu: node %s asked to be woken at slot %llu, which is "
+                                    "not in the future",
+                                    (unsigned long long) slot, lbl(&s, u, b1),
+                                    (unsigned long long) io->wake);
+                    goto done;
+                }
+                if (io->wake == slot + 1)
+                    activate(&s, u, slot + 1);
+                else
+                    heap_push(&s, io->wake, u);
+            }
+        }
+        s.active_n[par] = 0;
+        uint64_t sends = data_sends + ctl_sends;
+        if (sends > 0) {
+            res->steps = slot;
+            res->packets += data_sends;
+            res->control_packets += ctl_sends;
+            if (data_sends == 0)
+                res->control_slots++;
+            if (sends > res->max_slot_sends)
+                res->max_slot_sends = sends;
+        }
+        group_arrivals(&s, slot + 1);
+        /* next slot: arrivals and wakes at slot+1; if nothing, jump to the earliest wake */
+        uint64_t next = slot + 1;
+        if (s.active_n[npar] == 0) {
+            while (s.heap_n > 0 && s.wake[s.heap[0].node] != s.heap[0].slot)
+                heap_pop(&s); /* stale: the node was stepped since and asked otherwise */
+            if (s.heap_n == 0)
+                break; /* quiescent */
+            next = s.heap[0].slot;
+        }
+        while (s.heap_n > 0 && s.heap[0].slot <= next) {
+            wake_t w = heap_pop(&s);
+            if (s.wake[w.node] == w.slot && w.slot == next)
+                activate(&s, w.node, next);
+        }
+        if (next > max_slots) {
+            rc = sn_err_set(err, SN_ESLOTS,
+                            "no quiescence after %llu slots (the limit; set it with --max-slots): "
+                            "%llu of %llu deliveries done",
+                            (unsigned long long) max_slots, (unsigned long long) res->deliveries,
+                            (unsigned long long) res->expected_deliveries);
+            goto done;
+        }
+        slot = next;
+    }
+    if (res->deliveries == res->expected_deliveries) {
+        res->verified = 1;
+    } else {
+        describe_missing(&s, err, res->expected_deliveries - res->deliveries,
+                         res->expected_deliveries);
+        rc = 0; /* the run completed; it did not verify */
+    }
+done:
+    sim_free(&s);
+    return rc;
+}

@@ -1,0 +1,228 @@
+/* stepnet algorithm interface: collectives, packets, run parameters, the per-node state machine
+ * and the algorithm descriptor (core/algo). The same state machine runs in core/sim (all nodes in
+ * one process) and in stepnet-node (one node over TCP); DESIGN.md section 2.
+ *
+ * Slots (DESIGN.md section 1): slots are numbered 1, 2, ... A node is stepped at slot t with the
+ * packets that arrived at the end of slot t-1 and returns the sends of slot t. A packet sent in
+ * slot t is at the next node at the end of slot t. Delivery is free: a node delivers a packet
+ * addressed to it in the step that sees it arrive.
+ *
+ * When a node is stepped: every node at slot 1; afterwards at slot t if packets arrived for it at
+ * the end of slot t-1, or if its last step asked to be woken at t (io->wake). Both executors follow
+ * this rule exactly, so an algorithm never sees an idle call and may base decisions on the slot
+ * number alone (precomputed schedules) or on its queues (online disciplines). */
+#ifndef STEPNET_ALGO_H
+#define STEPNET_ALGO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stepnet/error.h"
+#include "stepnet/topo.h"
+
+/* ---- collectives ----------------------------------------------------------------------------- */
+
+typedef enum {
+    SN_COLL_BCAST,     /* single-node broadcast from the root */
+    SN_COLL_SCATTER,   /* root sends a distinct packet to every other processor */
+    SN_COLL_GATHER,    /* every other processor sends a distinct packet to the root */
+    SN_COLL_MNB,       /* multinode broadcast (allgather) */
+    SN_COLL_TE,        /* total exchange (alltoall) */
+    SN_COLL_PMNB,      /* partial multinode broadcast: the sources broadcast */
+    SN_COLL_PEXCHANGE, /* partial exchange: the sources send to every processor */
+    SN_COLL_PMNA,      /* partial multinode accumulation (combining) */
+    SN_COLL_DYNBCAST,  /* dynamic broadcasting, Poisson arrivals */
+    SN_COLL_COUNT
+} sn_coll_t;
+
+/* Canonical name ("te") of a collective. */
+const char *sn_coll_name(sn_coll_t c);
+
+/* Parses a collective name or MPI alias (broadcast, allgather, alltoall, ...). 0 or SN_EINVAL with
+ * `err` listing the accepted names. */
+int sn_coll_parse(const char *s, sn_coll_t *out, sn_err_t *err);
+
+/* 1 when every receiver gets the same packet from a source (broadcast family), 0 when each
+ * destination gets its own (personalised). */
+int sn_coll_is_broadcast(sn_coll_t c);
+
+/* ---- port models -------------------------------------------------------------------------- */
+
+typedef enum { SN_PORTS_MULTI = 0, SN_PORTS_SINGLE = 1 } sn_ports_t;
+typedef enum { SN_RX_ONE = 0, SN_RX_ANY = 1 } sn_rx_limit_t;
+typedef enum { SN_DUPLEX_FULL = 0, SN_DUPLEX_HALF = 1 } sn_duplex_t;
+
+typedef struct sn_portmodel_s {
+    sn_ports_t ports;
+    sn_rx_limit_t rx; /* only meaningful for single-port */
+    sn_duplex_t duplex;
+} sn_portmodel_t;
+
+/* ---- packets ---------------------------------------------------------------------------------
+ * A packet is the unit of transfer: one slot per link whatever its size. Its identity is
+ * (src, dst, seq, frag, kind); `tag` is free for the algorithm (weights, directions, rounds, tree
+ * numbers) and travels with it; `digest` carries the payload digest for data packets (the simulator
+ * carries the digest instead of the bytes; stepnet-node sends the bytes and checks them at every
+ * hop) and the value for control packets. */
+
+#define SN_NODE_ALL UINT32_MAX /* dst of a broadcast packet */
+
+typedef enum { SN_PKT_DATA = 0, SN_PKT_CONTROL = 1 } sn_pkt_kind_t;
+
+typedef struct sn_packet_s {
+    uint32_t src;    /* originating node id */
+    uint32_t dst;    /* destination node id, or SN_NODE_ALL */
+    uint32_t seq;    /* 0 .. msgs-1 within (src, dst) */
+    uint16_t frag;   /* 0 .. frags-1 */
+    uint8_t kind;    /* sn_pkt_kind_t */
+    uint8_t flags;   /* algorithm-private */
+    uint32_t tag;    /* algorithm-private */
+    uint32_t pad_;   /* zero */
+    uint64_t digest; /* data: payload digest; control: value */
+} sn_packet_t;
+
+/* ---- run parameters ------------------------------------------------------------------------ */
+
+typedef struct sn_params_s {
+    sn_coll_t coll;
+    sn_portmodel_t pm;
+    uint32_t root;           /* node id of the root (bcast, scatter, gather) */
+    uint32_t msgs;           /* packets per (source, destination), >= 1 */
+    uint32_t frags;          /* fragments per message, >= 1 (the split model of the mesh paper) */
+    uint32_t size;           /* payload bytes per packet */
+    uint64_t seed;           /* run seed: payloads and any random choice */
+    const uint32_t *sources; /* partial collectives: source node ids, sorted; NULL otherwise */
+    uint32_t nsources;
+} sn_params_t;
+
+/* Fills p with the defaults: multi, rx one, full duplex, root 0, msgs 1, frags 1, size 8, seed 1.
+ */
+void sn_params_default(sn_params_t *p, sn_coll_t coll);
+
+/* A data packet with its payload digest. */
+sn_packet_t sn_packet_data(const sn_params_t *p, uint32_t src, uint32_t dst, uint32_t seq,
+                           uint32_t frag);
+
+/* ---- payloads ------------------------------------------------------------------------------
+ * Every data packet carries `size` bytes derived from (seed, src, dst, seq, frag). */
+
+/* The 64-bit digest of the packet's payload (depends on the identity, the seed and the size). */
+uint64_t sn_payload_digest(uint64_t seed, uint32_t src, uint32_t dst, uint32_t seq, uint32_t frag,
+                           uint32_t size);
+
+/* Writes the payload bytes of that packet into buf[0 .. size-1]. */
+void sn_payload_fill(uint64_t seed, uint32_t src, uint32_t dst, uint32_t seq, uint32_t frag,
+                     uint8_t *buf, uint32_t size);
+
+/* ---- expected deliveries (what "verified" means) ------------------------------------------------
+ * For every collective and node: the set of sources it must receive from (each with msgs * frags
+ * packets, exactly once). */
+
+typedef struct sn_expect_s {
+    uint32_t nsrc;    /* how many sources node u expects packets from */
+    uint64_t per_src; /* packets per source: msgs * frags */
+} sn_expect_t;
+
+/* What node u expects in this collective. */
+sn_expect_t sn_coll_expect(const sn_topo_t *t, const sn_params_t *p, uint32_t u);
+
+/* Index of `src` among the sources u expects (0 .. nsrc-1), or -1 when u expects nothing from
+ * src. Also checks that dst is the destination this collective uses for (src, u). */
+int64_t sn_coll_source_index(const sn_topo_t *t, const sn_params_t *p, uint32_t u, uint32_t src,
+                             uint32_t dst);
+
+/* Total expected deliveries over all nodes. */
+uint64_t sn_coll_expected_total(const sn_topo_t *t, const sn_params_t *p);
+
+/* Validates the parameters against the topology (root is a processor, sources exist, sizes in
+ * range). 0 or SN_EINVAL/SN_ERANGE with a message naming the value. */
+int sn_params_check(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err);
+
+/* ---- one step of one node ------------------------------------------------------------------ */
+
+typedef struct sn_msg_s {
+    sn_packet_t pkt;
+    uint32_t port; /* port of this node: arrival port (rx) or departure port (tx) */
+} sn_msg_t;
+
+#define SN_WAKE_NEVER UINT64_MAX
+
+typedef struct sn_step_s {
+    /* in */
+    uint64_t slot;      /* the slot being played, >= 1 */
+    const sn_msg_t *rx; /* arrivals of slot-1, sorted by port */
+    size_t nrx;
+    /* out: use sn_step_send / sn_step_deliver; the executor owns the buffers */
+    sn_msg_t *tx;
+    size_t ntx, txcap;
+    sn_packet_t *dlv;
+    size_t ndlv, dlvcap;
+    uint64_t wake; /* out: slot to be stepped at without arrivals (> slot), or SN_WAKE_NEVER.
+                      The executor sets it to SN_WAKE_NEVER before each step. */
+} sn_step_t;
+
+/* Grow the output buffers (out of line: the rare path of the two functions below). */
+void sn_step_grow_tx(sn_step_t *io);
+void sn_step_grow_dlv(sn_step_t *io);
+
+/* Queues `pkt` for sending on `port` in this slot. */
+static inline void sn_step_send(sn_step_t *io, uint32_t port, const sn_packet_t *pkt)
+{
+    if (io->ntx == io->txcap)
+        sn_step_grow_tx(io);
+    io->tx[io->ntx].pkt = *pkt;
+    io->tx[io->ntx].port = port;
+    io->ntx++;
+}
+
+/* Hands `pkt` to the local processor (it was addressed here). */
+static inline void sn_step_deliver(sn_step_t *io, const sn_packet_t *pkt)
+{
+    if (io->ndlv == io->dlvcap)
+        sn_step_grow_dlv(io);
+    io->dlv[io->ndlv++] = *pkt;
+}
+
+/* ---- the algorithm descriptor ---------------------------------------------------------------- */
+
+#define SN_PM_MULTI      (1u << 0) /* supports --ports multi */
+#define SN_PM_SINGLE     (1u << 1) /* supports --ports single --rx one */
+#define SN_PM_SINGLE_ANY (1u << 2) /* supports --ports single --rx any */
+#define SN_PM_HALF       (1u << 3) /* supports --duplex half (with the models above) */
+#define SN_PM_ALL        (SN_PM_MULTI | SN_PM_SINGLE | SN_PM_SINGLE_ANY | SN_PM_HALF)
+
+typedef struct sn_algo_s sn_algo_t;
+
+struct sn_algo_s {
+    const char *name; /* unique, e.g. "te-route" */
+    sn_coll_t coll;
+    unsigned pm_mask;     /* SN_PM_* */
+    const char *topos;    /* which topologies, for `stepnet algos` ("any", "ring, torus") */
+    const char *summary;  /* one line: what it does */
+    const char *source;   /* seed, section and theorem */
+    const char *predicts; /* what predicted_steps is ("eccentricity of the root", "none") */
+
+    /* 0 if the algorithm applies to (t, p), else SN_ENOTSUP with the reason. Port-model support
+     * is checked by the registry from pm_mask; this checks the topology. NULL = any topology. */
+    int (*applies)(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err);
+
+    /* Shared read-only precomputation (trees, schedules, routing). `t` and `p` (and its sources)
+     * must outlive the plan. */
+    int (*plan_new)(const sn_topo_t *t, const sn_params_t *p, void **plan, sn_err_t *err);
+    void (*plan_free)(void *plan);
+
+    /* Exact step count this algorithm takes on the plan's inputs, or -1 when theory gives none. */
+    int64_t (*predicted)(const void *plan);
+
+    /* Per-node state: state_size bytes, zeroed by the executor, then node_init; node_fini releases
+     * what init or step allocated (never the block itself). */
+    size_t state_size;
+    int (*node_init)(const void *plan, uint32_t node, void *state, sn_err_t *err);
+    void (*node_fini)(void *state);
+
+    /* Plays one slot. Returns 0, or a negative code with `err` set (an internal inconsistency,
+     * e.g. a packet that should not be here), which fails the run. */
+    int (*node_step)(void *state, sn_step_t *io, sn_err_t *err);
+};
+
+#endif

@@ -1,0 +1,63 @@
+/* stepnet model: the algorithm registry, lower bounds and auto-selection (core/model).
+ *
+ * Lower bounds are valid for every algorithm under the given port model; each is reported with its
+ * name and source so that a reader can check it. predicted_steps comes from the algorithm
+ * (sn_algo_t.predicted). */
+#ifndef STEPNET_MODEL_H
+#define STEPNET_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stepnet/algo.h"
+#include "stepnet/error.h"
+#include "stepnet/topo.h"
+
+/* ---- registry ----------------------------------------------------------------------------- */
+
+/* All algorithms, in a fixed order (ties in auto-selection go to the earlier one). */
+const sn_algo_t *const *sn_model_algos(size_t *count);
+
+/* The algorithm called `name`, or NULL. */
+const sn_algo_t *sn_model_find(const char *name);
+
+/* 0 when `a` can run (t, p): right collective, port model in its mask, topology accepted; else
+ * SN_ENOTSUP with the reason in err. */
+int sn_model_check(const sn_algo_t *a, const sn_topo_t *t, const sn_params_t *p, sn_err_t *err);
+
+/* Picks the algorithm for (t, p): `name` if not NULL and not "auto" (checked with sn_model_check),
+ * else the applicable algorithm with the lowest predicted steps (algorithms that predict none come
+ * after those that do; ties by registry order). On success *algo is set and, if plan is not NULL,
+ * *plan holds the algorithm's plan (free with algo->plan_free) and *predicted its prediction.
+ * SN_ENOTSUP when nothing applies, naming what was tried. */
+int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
+                    const sn_algo_t **algo, void **plan, int64_t *predicted, sn_err_t *err);
+
+/* ---- lower bounds ------------------------------------------------------------------------ */
+
+#define SN_BOUND_MAX 8
+
+typedef struct sn_bound_s {
+    const char *name;   /* stable id, e.g. "cut", "status", "thm3.3" */
+    const char *source; /* where it comes from */
+    int64_t value;      /* in steps */
+    char detail[96];    /* e.g. the cut used */
+} sn_bound_t;
+
+typedef struct sn_bounds_s {
+    size_t count;
+    sn_bound_t b[SN_BOUND_MAX];
+    int64_t best; /* max of the values: the lower bound reported */
+} sn_bounds_t;
+
+/* Computes the lower bounds for (t, p). Exact graph properties are computed as needed (BFS from
+ * the root, structural diameters, cut sizes); cost O(n + m) per cut tried, plus the all-pairs
+ * status for topologies without structure. */
+int sn_model_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, sn_err_t *err);
+
+/* Theorem 3.3 of the thesis: the single-port broadcast lower bound from the distance degree
+ * sequence counts[0..ecc] (counts[0] = the root itself): max over d of
+ * T_d = min { T : sum_{l=d..T} C(T, l) >= R_d }, R_d = sum_{i>=d} counts[i]. */
+int64_t sn_model_thm33(const uint64_t *counts, uint32_t ecc);
+
+#endif
