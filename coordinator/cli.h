@@ -1,0 +1,59 @@
+/* The stepnet command line (coordinator): options shared by `model`, `sim` (and later `run`), the
+ * context every command builds from them, and the commands. Exit status (DESIGN.md section 3):
+ * 0 success, 1 the collective failed or did not verify, 2 bad input. */
+#ifndef STEPNET_CLI_H
+#define STEPNET_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "stepnet/algo.h"
+#include "stepnet/model.h"
+#include "stepnet/topo.h"
+
+#define EXIT_OK       0
+#define EXIT_FAILED   1
+#define EXIT_BADINPUT 2
+
+typedef struct cli_opts_s {
+    const char *cmd;
+    const char *topo;
+    const char *coll;
+    const char *algo;
+    const char *ports, *rx, *duplex;
+    const char *sources;
+    int64_t root, msgs, m, size, seed, max_slots; /* -1 = not given */
+    int json;
+    int progress; /* -1 = auto (when stderr is a terminal) */
+} cli_opts_t;
+
+/* What the options resolve to: the topology, the parameters and the selected algorithm. */
+typedef struct cli_ctx_s {
+    sn_topo_t *topo;
+    sn_params_t params;
+    uint32_t *sources;
+    const sn_algo_t *algo;
+    void *plan;
+    int64_t predicted;
+    sn_bounds_t bounds;
+} cli_ctx_t;
+
+/* Parses argv (after the command name). Unknown options and bad values print one line to stderr
+ * and return EXIT_BADINPUT; --help prints `usage` and returns -1 (caller exits 0). */
+int cli_parse(int argc, char **argv, cli_opts_t *o, const char *usage);
+
+/* Builds topology, parameters, bounds and the algorithm from the options. On error prints one line
+ * naming the bad value and returns EXIT_BADINPUT. */
+int cli_ctx_init(const cli_opts_t *o, cli_ctx_t *c);
+void cli_ctx_free(cli_ctx_t *c);
+
+/* The port model as words: "multi", "single"; rx "one"/"any"; duplex "full"/"half". */
+const char *cli_ports_name(const sn_params_t *p);
+const char *cli_rx_name(const sn_params_t *p);
+const char *cli_duplex_name(const sn_params_t *p);
+
+int cmd_model(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
+int cmd_algos(int argc, char **argv);
+
+#endif

@@ -1,0 +1,100 @@
+/* `stepnet model`: predicted steps, lower bounds and the algorithm auto would pick, without
+ * running anything (coordinator). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "report.h"
+
+static const char usage[] =
+    "usage: stepnet model --topo SPEC --coll C [options]\n"
+    "\n"
+    "Prints the predicted step count, the lower bounds and the chosen algorithm for a collective\n"
+    "on a topology, without running it. With --algo auto (the default) it also lists every\n"
+    "applicable algorithm with its prediction.\n"
+    "\n"
+    "  --topo SPEC        topology, e.g. ring:8, torus:4x4, hypercube:4, 'ering:7:2*ring:5'\n"
+    "  --coll C           bcast, scatter, gather, mnb, te, pmnb, pexchange (MPI aliases: "
+    "broadcast,\n"
+    "                     allgather, alltoall)\n"
+    "  --ports single|multi   port model (default multi)\n"
+    "  --rx one|any       single-port receptions per slot (default one)\n"
+    "  --duplex full|half links (default full)\n"
+    "  --algo NAME|auto   algorithm (default auto: the lowest predicted steps)\n"
+    "  --root R           root processor for bcast, scatter, gather (default 0)\n"
+    "  --msgs M           packets per source and destination (default 1)\n"
+    "  --sources LIST     sources of pmnb/pexchange as ranks: 0,3,5 or 0-7\n"
+    "  --m M              M sources drawn from --seed instead of --sources\n"
+    "  --size BYTES       payload bytes per packet (default 8)\n"
+    "  --seed S           run seed (default 1)\n"
+    "  --json             one JSON object on one line\n"
+    "\n"
+    "Exit status: 0 success, 2 bad input.\n";
+
+int cmd_model(int argc, char **argv)
+{
+    cli_opts_t o;
+    int rc = cli_parse(argc, argv, &o, usage);
+    if (rc)
+        return rc < 0 ? EXIT_OK : rc;
+    o.cmd = "model";
+    cli_ctx_t c;
+    if ((rc = cli_ctx_init(&o, &c))) {
+        cli_ctx_free(&c);
+        return rc;
+    }
+    const sn_topo_t *t = c.topo;
+    uint32_t diam = sn_topo_diameter(t, 1);
+    /* every applicable algorithm and its prediction */
+    size_t na;
+    const sn_algo_t *const *all = sn_model_algos(&na);
+    if (o.json) {
+        json_t j;
+        json_begin(&j, stdout);
+        report_json_head(&j, "model", &c);
+        json_uint(&j, "diameter", diam);
+        json_open(&j, "candidates", '[');
+        for (size_t i = 0; i < na; i++) {
+            void *pl = NULL;
+            if (sn_model_check(all[i], t, &c.params, NULL) < 0 ||
+                all[i]->plan_new(t, &c.params, &pl, NULL) < 0)
+                continue;
+            int64_t pr = all[i]->predicted(pl);
+            all[i]->plan_free(pl);
+            json_open(&j, NULL, '{');
+            json_str(&j, "algorithm", all[i]->name);
+            if (pr >= 0)
+                json_int(&j, "predicted_steps", pr);
+            else
+                json_null(&j, "predicted_steps");
+            json_close(&j, '}');
+        }
+        json_close(&j, ']');
+        json_end(&j);
+    } else {
+        report_text_head(stdout, "model", &c);
+        printf("  diameter        %u (between processors)\n", diam);
+        printf("  candidates\n");
+        for (size_t i = 0; i < na; i++) {
+            void *pl = NULL;
+            sn_err_t e = {0};
+            if (all[i]->coll != c.params.coll)
+                continue;
+            if (sn_model_check(all[i], t, &c.params, &e) < 0 ||
+                all[i]->plan_new(t, &c.params, &pl, &e) < 0) {
+                printf("    %-18s not applicable: %s\n", all[i]->name, e.msg);
+                continue;
+            }
+            int64_t pr = all[i]->predicted(pl);
+            all[i]->plan_free(pl);
+            if (pr >= 0)
+                printf("    %-18s %lld steps%s\n", all[i]->name, (long long) pr,
+                       all[i] == c.algo ? "  <- chosen" : "");
+            else
+                printf("    %-18s no prediction%s\n", all[i]->name,
+                       all[i] == c.algo ? "  <- chosen" : "");
+        }
+    }
+    cli_ctx_free(&c);
+    return EXIT_OK;
+}

@@ -1,0 +1,153 @@
+/* `stepnet sim`: runs a collective in process with core/sim and reports the measured steps next to
+ * the predicted count and the lower bounds (coordinator). */
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "report.h"
+#include "stepnet/sim.h"
+
+static const char usage[] =
+    "usage: stepnet sim --topo SPEC --coll C [options]\n"
+    "\n"
+    "Runs the collective in this process, every node's state machine in lockstep, with the port\n"
+    "model enforced and every delivered packet verified (right node, right payload, exactly\n"
+    "once). Reports the measured steps next to the predicted count and the lower bounds.\n"
+    "\n"
+    "  --topo SPEC        topology, e.g. ring:8, torus:4x4, hypercube:4, 'ering:7:2*ring:5'\n"
+    "  --coll C           bcast, scatter, gather, mnb, te, pmnb, pexchange (MPI aliases: "
+    "broadcast,\n"
+    "                     allgather, alltoall)\n"
+    "  --ports single|multi   port model (default multi)\n"
+    "  --rx one|any       single-port receptions per slot (default one)\n"
+    "  --duplex full|half links (default full)\n"
+    "  --algo NAME|auto   algorithm (default auto: the lowest predicted steps)\n"
+    "  --root R           root processor for bcast, scatter, gather (default 0)\n"
+    "  --msgs M           packets per source and destination (default 1)\n"
+    "  --sources LIST     sources of pmnb/pexchange as ranks: 0,3,5 or 0-7\n"
+    "  --m M              M sources drawn from --seed instead of --sources\n"
+    "  --size BYTES       payload bytes per packet (default 8)\n"
+    "  --seed S           run seed (default 1)\n"
+    "  --max-slots N      fail if the run has not finished after N slots (default: 4 x predicted\n"
+    "                     + 1024, or a bound on any sane schedule when there is no prediction)\n"
+    "  --progress, --no-progress   progress lines on stderr (default: when stderr is a terminal)\n"
+    "  --json             one JSON object on one line\n"
+    "\n"
+    "Exit status: 0 verified, 1 the run failed or did not verify, 2 bad input.\n";
+
+typedef struct {
+    struct timespec start, last;
+} progress_t;
+
+static double since(const struct timespec *a, const struct timespec *b)
+{
+    return (double) (b->tv_sec - a->tv_sec) + (double) (b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void on_progress(void *ctx, uint64_t slot, uint64_t done, uint64_t expected)
+{
+    progress_t *pr = ctx;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (since(&pr->last, &now) < 2.0)
+        return;
+    pr->last = now;
+    fprintf(stderr, "stepnet sim: slot %llu, %llu of %llu deliveries (%.0f%%), %.0f s\n",
+            (unsigned long long) slot, (unsigned long long) done, (unsigned long long) expected,
+            expected ? 100.0 * (double) done / (double) expected : 100.0, since(&pr->start, &now));
+}
+
+/* A slot limit that no sane schedule reaches: every window of 2*maxdeg slots moves at least one
+ * packet one hop, and there are at most expected * (diameter + 1) hops to make. */
+static uint64_t default_limit(const cli_ctx_t *c)
+{
+    if (c->predicted >= 0)
+        return 4 * (uint64_t) c->predicted + 1024;
+    const sn_topo_t *t = c->topo;
+    uint64_t maxdeg = 0;
+    for (uint32_t u = 0; u < t->n; u++)
+        if (sn_topo_degree(t, u) > maxdeg)
+            maxdeg = sn_topo_degree(t, u);
+    uint64_t hops = sn_coll_expected_total(t, &c->params) * (sn_topo_diameter(t, 1) + 1ull);
+    uint64_t cap = 1ull << 62;
+    if (hops > cap / (2 * maxdeg + 1))
+        return cap;
+    return 1024 + hops * (2 * maxdeg + 1);
+}
+
+int cmd_sim(int argc, char **argv)
+{
+    cli_opts_t o;
+    int rc = cli_parse(argc, argv, &o, usage);
+    if (rc)
+        return rc < 0 ? EXIT_OK : rc;
+    o.cmd = "sim";
+    cli_ctx_t c;
+    if ((rc = cli_ctx_init(&o, &c))) {
+        cli_ctx_free(&c);
+        return rc;
+    }
+    progress_t pr;
+    clock_gettime(CLOCK_MONOTONIC, &pr.start);
+    pr.last = pr.start;
+    sn_sim_opts_t so = {0};
+    so.max_slots = o.max_slots > 0 ? (uint64_t) o.max_slots : default_limit(&c);
+    if (o.progress == 1 || (o.progress == -1 && isatty(2))) {
+        so.progress = on_progress;
+        so.progress_ctx = &pr;
+    }
+    sn_sim_result_t res;
+    sn_err_t err = {0};
+    int src = sn_sim_run(c.topo, &c.params, c.algo, c.plan, &so, &res, &err);
+    struct timespec end;
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    double secs = since(&pr.start, &end);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    int ok = src == 0 && res.verified;
+    if (!ok)
+        fprintf(stderr, "stepnet sim: %s: %s\n", sn_err_name(src ? src : SN_EVERIFY), err.msg);
+    char hash[24];
+    snprintf(hash, sizeof hash, "%016llx", (unsigned long long) res.trace_hash);
+    if (o.json) {
+        json_t j;
+        json_begin(&j, stdout);
+        report_json_head(&j, "sim", &c);
+        json_uint(&j, "steps", res.steps);
+        json_uint(&j, "control_slots", res.control_slots);
+        json_uint(&j, "packets", res.packets);
+        json_uint(&j, "control_packets", res.control_packets);
+        json_uint(&j, "deliveries", res.deliveries);
+        json_uint(&j, "expected_deliveries", res.expected_deliveries);
+        json_bool(&j, "verified", ok);
+        json_str(&j, "trace_hash", hash);
+        json_uint(&j, "node_steps", res.node_steps);
+        json_double(&j, "wall_s", secs);
+        json_double(&j, "hops_per_s", secs > 0 ? (double) res.packets / secs : 0.0);
+        json_uint(&j, "peak_rss_kb", (uint64_t) ru.ru_maxrss);
+        if (!ok)
+            json_str(&j, "error", err.msg);
+        json_end(&j);
+    } else {
+        report_text_head(stdout, "sim", &c);
+        printf("  steps           %llu%s\n", (unsigned long long) res.steps,
+               c.predicted < 0                      ? ""
+               : (int64_t) res.steps == c.predicted ? "  (= predicted)"
+                                                    : "  (DIFFERS from predicted)");
+        if (res.control_slots || res.control_packets)
+            printf("  control         %llu slots, %llu packets\n",
+                   (unsigned long long) res.control_slots,
+                   (unsigned long long) res.control_packets);
+        printf("  deliveries      %llu of %llu, %s\n", (unsigned long long) res.deliveries,
+               (unsigned long long) res.expected_deliveries, ok ? "verified" : "NOT verified");
+        printf("  packets         %llu link crossings\n", (unsigned long long) res.packets);
+        printf("  trace_hash      %s\n", hash);
+        printf("  simulator       %.3f s, %.3g packet-hops/s, peak RSS %ld MiB\n", secs,
+               secs > 0 ? (double) res.packets / secs : 0.0, ru.ru_maxrss / 1024);
+    }
+    cli_ctx_free(&c);
+    return ok ? EXIT_OK : EXIT_FAILED;
+}

@@ -1,0 +1,42 @@
+/* stepnet: the command line entry point (coordinator). Dispatches to the commands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "usage: stepnet COMMAND [options]\n"
+    "\n"
+    "stepnet runs, verifies and times collective communication algorithms on emulated\n"
+    "interconnection networks.\n"
+    "\n"
+    "commands:\n"
+    "  model   predicted steps, lower bounds and the chosen algorithm (no run)\n"
+    "  sim     run in this process with the slot simulator, every delivery verified\n"
+    "  algos   list the algorithms, their collectives, port models and sources\n"
+    "\n"
+    "Run 'stepnet COMMAND --help' for the options of a command. Examples:\n"
+    "  stepnet sim --topo torus:4x4 --coll te --ports single\n"
+    "  stepnet model --topo hypercube:6 --coll bcast --ports single --json\n";
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        fputs(usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? EXIT_BADINPUT : EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("stepnet 0.1.0\n");
+        return EXIT_OK;
+    }
+    if (strcmp(argv[1], "model") == 0)
+        return cmd_model(argc - 2, argv + 2);
+    if (strcmp(argv[1], "sim") == 0)
+        return cmd_sim(argc - 2, argv + 2);
+    if (strcmp(argv[1], "algos") == 0)
+        return cmd_algos(argc - 2, argv + 2);
+    fprintf(stderr, "stepnet: unknown command '%s'; commands: model, sim, algos (see --help)\n",
+            argv[1]);
+    return EXIT_BADINPUT;
+}

@@ -1,0 +1,16 @@
+/* Shared pieces of the stepnet reports (coordinator): the fields every JSON object starts with,
+ * the bounds, and the human-readable header. */
+#ifndef STEPNET_CLI_REPORT_H
+#define STEPNET_CLI_REPORT_H
+
+#include "cli.h"
+#include "json.h"
+
+/* cmd, topology, nodes, processors, links, collective, ports, rx, duplex, root, msgs, size, seed,
+ * algorithm, predicted_steps, lower_bound, bounds */
+void report_json_head(json_t *j, const char *cmd, const cli_ctx_t *c);
+
+/* The header lines of the human-readable report. */
+void report_text_head(FILE *f, const char *cmd, const cli_ctx_t *c);
+
+#endif
