@@ -35,7 +35,11 @@ int cmd_algos(int argc, char **argv)
             return EXIT_OK;
         } else if (strcmp(argv[i], "--json") == 0) {
             json = 1;
-        } else if (strcmp(argv[i], "--coll") == 0 && i + 1 < argc) {
+        } else if (strcmp(argv[i], "--coll") == 0 && i + 1 == argc) {
+            fprintf(stderr, "stepnet: option --coll needs a value (bcast, scatter, gather, mnb, "
+                            "te, pmnb, pexchange)\n");
+            return EXIT_BADINPUT;
+        } else if (strcmp(argv[i], "--coll") == 0) {
             sn_err_t err = {0};
             if (sn_coll_parse(argv[++i], &coll, &err) < 0) {
                 fprintf(stderr, "stepnet: %s\n", err.msg);

@@ -33,11 +33,10 @@ static const char usage[] =
 
 int cmd_model(int argc, char **argv)
 {
-    cli_opts_t o;
+    cli_opts_t o = {.cmd = "model"};
     int rc = cli_parse(argc, argv, &o, usage);
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
-    o.cmd = "model";
     cli_ctx_t c;
     if ((rc = cli_ctx_init(&o, &c))) {
         cli_ctx_free(&c);

@@ -80,11 +80,10 @@ static uint64_t default_limit(const cli_ctx_t *c)
 
 int cmd_sim(int argc, char **argv)
 {
-    cli_opts_t o;
+    cli_opts_t o = {.cmd = "sim"};
     int rc = cli_parse(argc, argv, &o, usage);
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
-    o.cmd = "sim";
     cli_ctx_t c;
     if ((rc = cli_ctx_init(&o, &c))) {
         cli_ctx_free(&c);

@@ -32,11 +32,16 @@ static int parse_int(const char *name, const char *v, int64_t lo, int64_t hi, in
 
 int cli_parse(int argc, char **argv, cli_opts_t *o, const char *usage)
 {
+    const char *cmd = o->cmd;
     memset(o, 0, sizeof *o);
+    o->cmd = cmd;
     o->root = o->msgs = o->m = o->size = o->seed = o->max_slots = -1;
     o->progress = -1;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
+        if (strncmp(a, "--json=", 7) == 0 || strncmp(a, "--help=", 7) == 0 ||
+            strncmp(a, "--progress=", 11) == 0 || strncmp(a, "--no-progress=", 14) == 0)
+            return bad("option '%s' takes no value%s; see --help", a, "");
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(usage, stdout);
             return -1;
@@ -45,12 +50,10 @@ int cli_parse(int argc, char **argv, cli_opts_t *o, const char *usage)
             o->json = 1;
             continue;
         }
-        if (strcmp(a, "--progress") == 0) {
-            o->progress = 1;
-            continue;
-        }
-        if (strcmp(a, "--no-progress") == 0) {
-            o->progress = 0;
+        if (strcmp(a, "--progress") == 0 || strcmp(a, "--no-progress") == 0) {
+            if (o->cmd && strcmp(o->cmd, "model") == 0)
+                return bad("%s applies to sim, not model%s", a, "");
+            o->progress = strcmp(a, "--progress") == 0;
             continue;
         }
         if (strncmp(a, "--", 2) != 0)
@@ -99,6 +102,8 @@ int cli_parse(int argc, char **argv, cli_opts_t *o, const char *usage)
             rc = parse_int("--size", val, 0, 1 << 30, &o->size);
         else if (strcmp(name, "--seed") == 0)
             rc = parse_int("--seed", val, 0, INT64_MAX, &o->seed);
+        else if (strcmp(name, "--max-slots") == 0 && o->cmd && strcmp(o->cmd, "model") == 0)
+            return bad("--max-slots applies to sim, not %s%s", o->cmd, "");
         else if (strcmp(name, "--max-slots") == 0)
             rc = parse_int("--max-slots", val, 1, INT64_MAX, &o->max_slots);
         else
@@ -133,6 +138,11 @@ static int parse_sources(const char *s, const sn_topo_t *t, uint32_t **out, uint
         char *dash = strchr(tok, '-');
         int64_t lo, hi;
         char name[] = "--sources";
+        if (dash == tok || (dash && dash[1] == '\0')) {
+            rc = bad("bad value '%s' for --sources: expected ranks like 0,3,5 or ranges like 0-7%s",
+                     tok, "");
+            goto done;
+        }
         if (dash) {
             *dash = '\0';
             if ((rc = parse_int(name, tok, 0, (int64_t) t->nproc - 1, &lo)) ||

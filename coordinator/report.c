@@ -55,6 +55,12 @@ void report_text_head(FILE *f, const char *cmd, const cli_ctx_t *c)
             p->pm.ports == SN_PORTS_SINGLE ? (p->pm.rx == SN_RX_ANY ? " (rx any)" : " (rx one)")
                                            : "",
             cli_duplex_name(p));
+    if (p->sources) {
+        fprintf(f, "  sources         ");
+        for (uint32_t i = 0; i < p->nsources; i++)
+            fprintf(f, "%s%d", i ? "," : "", sn_topo_rank(t, p->sources[i]));
+        fprintf(f, " (%u processors)\n", p->nsources);
+    }
     fprintf(f, "  algorithm       %s: %s\n", c->algo->name, c->algo->summary);
     if (c->predicted >= 0)
         fprintf(f, "  predicted       %lld steps (%s)\n", (long long) c->predicted,

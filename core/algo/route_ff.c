@@ -450,7 +450,7 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
         .topos = "any",                                                                            \
         .summary = summ,                                                                           \
         .source = "generic baseline (DESIGN.md); bounds from thesis (seed 000) (4.1), (4.4)",      \
-        .predicts = "none (the run gives the count)",                                              \
+        .predicts = "no exact count in theory for this generic algorithm",                         \
         .plan_new = plan_new,                                                                      \
         .plan_free = plan_free,                                                                    \
         .predicted = predicted,                                                                    \

@@ -45,11 +45,26 @@ static void mask_names(unsigned mask, char *buf, size_t cap)
              (mask & SN_PM_HALF) ? "half-duplex" : "full-duplex only");
 }
 
+/* "a, b, c": the algorithms of collective c. */
+static void names_for(sn_coll_t c, char *list, size_t cap)
+{
+    size_t len = 0;
+    list[0] = '\0';
+    for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++)
+        if (registry[i]->coll == c && len < cap)
+            len += (size_t) snprintf(list + len, cap - len, "%s%s", len ? ", " : "",
+                                     registry[i]->name);
+}
+
 int sn_model_check(const sn_algo_t *a, const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
-    if (a->coll != p->coll)
-        return sn_err_set(err, SN_ENOTSUP, "algorithm %s is for %s, not %s", a->name,
-                          sn_coll_name(a->coll), sn_coll_name(p->coll));
+    if (a->coll != p->coll) {
+        char list[256];
+        names_for(p->coll, list, sizeof list);
+        return sn_err_set(err, SN_ENOTSUP, "algorithm %s is for %s, not %s; for %s: auto%s%s",
+                          a->name, sn_coll_name(a->coll), sn_coll_name(p->coll),
+                          sn_coll_name(p->coll), list[0] ? ", " : "", list);
+    }
     unsigned need = p->pm.ports == SN_PORTS_MULTI ? SN_PM_MULTI
                     : p->pm.rx == SN_RX_ONE       ? SN_PM_SINGLE
                                                   : SN_PM_SINGLE_ANY;
@@ -73,14 +88,10 @@ int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
     if (name != NULL && strcmp(name, "auto") != 0) {
         const sn_algo_t *a = sn_model_find(name);
         if (a == NULL) {
-            char list[512] = "";
-            size_t len = 0;
-            for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++)
-                if (registry[i]->coll == p->coll)
-                    len += (size_t) snprintf(list + len, len < sizeof list ? sizeof list - len : 0,
-                                             "%s%s", len ? ", " : "", registry[i]->name);
+            char list[256];
+            names_for(p->coll, list, sizeof list);
             return sn_err_set(err, SN_EINVAL, "unknown algorithm '%s'; for %s: auto, %s", name,
-                              sn_coll_name(p->coll), len ? list : "(none)");
+                              sn_coll_name(p->coll), list[0] ? list : "(none)");
         }
         if ((rc = sn_model_check(a, t, p, err)) < 0)
             return rc;

@@ -576,7 +576,10 @@ static int parse_file(const char *path, const char *factor, sn_topo_t **out, sn_
             maxid = (uint32_t) y;
     }
     if (ferror(f)) {
-        rc = sn_err_set(err, SN_EIO, "error reading '%s'", path);
+        rc = sn_err_set(err, SN_EIO,
+                        "cannot read '%s' (from '%s'): %s; expected a file of 'U V' "
+                        "edge lines",
+                        path, factor, strerror(errno));
         goto done;
     }
     if (!any) {

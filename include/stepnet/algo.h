@@ -114,6 +114,10 @@ uint64_t sn_payload_digest(uint64_t seed, uint32_t src, uint32_t dst, uint32_t s
 void sn_payload_fill(uint64_t seed, uint32_t src, uint32_t dst, uint32_t seq, uint32_t frag,
                      uint8_t *buf, uint32_t size);
 
+/* 0 if buf[0 .. size-1] is exactly that packet's payload, SN_EVERIFY otherwise. */
+int sn_payload_check(uint64_t seed, uint32_t src, uint32_t dst, uint32_t seq, uint32_t frag,
+                     const uint8_t *buf, uint32_t size);
+
 /* ---- expected deliveries (what "verified" means) ------------------------------------------------
  * For every collective and node: the set of sources it must receive from (each with msgs * frags
  * packets, exactly once). */
