@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Simulator scale benchmark: packet-hops per second and peak memory of `stepnet sim` on large
+# runs. Prints one row per case with the median wall time over the repetitions; with --csv FILE
+# also writes the rows as CSV. Figures, not a test: nothing here fails on a slow machine.
+#
+#   scripts/bench_sim.sh [--reps N] [--big] [--csv FILE]
+#     --reps N   repetitions of each small case (default 3; the large cases run once)
+#     --big      add the 10^6-node torus scatter cases (about a minute each)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+reps=3 big=0 csv=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --reps) reps="$2"; shift 2 ;;
+    --big) big=1; shift ;;
+    --csv) csv="$2"; shift 2 ;;
+    -h | --help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) echo "bench_sim: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    esac
+done
+[ -x build/stepnet ] || scripts/setup.sh >/dev/null
+
+jget() { # jget KEY JSON -> the raw value of KEY in a flat one-line JSON object
+    local v
+    v=$(printf '%s' "$2" | grep -o "\"$1\":[^,}]*" | head -n1 | cut -d: -f2-)
+    printf '%s' "${v//\"/}"
+}
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
+cases=(
+    "small|te|torus:32x32|multi"
+    "small|te|torus:32x32|single"
+    "small|te|hypercube:10|multi"
+    "small|te|hypercube:10|single"
+    "large|te|hypercube:12|multi"
+    "large|te|hypercube:12|single"
+    "large|bcast|torus:1000x1000|multi"
+    "large|bcast|torus:1000x1000|single"
+)
+[ "$big" = 1 ] && cases+=("large|scatter|torus:1000x1000|multi" "large|gather|torus:1000x1000|multi")
+
+printf '%-8s %-17s %-7s %-17s %9s %9s %9s %13s %9s %13s %9s\n' coll topology ports algorithm \
+    steps predicted lower packets wall_s hops_per_s rss_MiB
+[ -n "$csv" ] && echo "coll,topology,ports,algorithm,steps,predicted,lower_bound,packets,wall_s_median,hops_per_s,peak_rss_kib,reps" >"$csv"
+for c in "${cases[@]}"; do
+    IFS='|' read -r size coll topo ports <<<"$c"
+    n=$reps
+    [ "$size" = large ] && n=1
+    walls=() rss=0 out=""
+    for _ in $(seq "$n"); do
+        out=$(build/stepnet sim --topo "$topo" --coll "$coll" --ports "$ports" --json --no-progress)
+        [ "$(jget verified "$out")" = true ] || { echo "bench_sim: $coll on $topo did not verify" >&2; exit 1; }
+        walls+=("$(jget wall_s "$out")")
+        r=$(jget peak_rss_kb "$out")
+        [ "$r" -gt "$rss" ] && rss=$r
+    done
+    wall=$(printf '%s\n' "${walls[@]}" | median)
+    packets=$(jget packets "$out")
+    hps=$(awk -v p="$packets" -v w="$wall" 'BEGIN {printf "%.3g", (w > 0 ? p / w : 0)}')
+    printf '%-8s %-17s %-7s %-17s %9s %9s %9s %13s %9.2f %13s %9d\n' "$coll" "$topo" "$ports" \
+        "$(jget algorithm "$out")" "$(jget steps "$out")" "$(jget predicted_steps "$out")" \
+        "$(jget lower_bound "$out")" "$packets" "$wall" "$hps" $((rss / 1024))
+    [ -n "$csv" ] && echo "$coll,$topo,$ports,$(jget algorithm "$out"),$(jget steps "$out"),$(jget predicted_steps "$out"),$(jget lower_bound "$out"),$packets,$wall,$hps,$rss,$n" >>"$csv"
+done
+echo "(median wall time over $reps runs for the small cases, one run for the large ones; $(nproc) cores, $(uname -m))"
