@@ -55,5 +55,6 @@ const char *cli_duplex_name(const sn_params_t *p);
 int cmd_model(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_algos(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 #endif

@@ -13,9 +13,11 @@ static const char usage[] =
     "commands:\n"
     "  model   predicted steps, lower bounds and the chosen algorithm (no run)\n"
     "  sim     run in this process with the slot simulator, every delivery verified\n"
+    "  run     run over real TCP links between stepnet-node processes, timed and verified\n"
     "  algos   list the algorithms, their collectives, port models and sources\n"
     "\n"
     "Run 'stepnet COMMAND --help' for the options of a command. Examples:\n"
+    "  stepnet run --topo torus:4x4 --coll te --ports single\n"
     "  stepnet sim --topo torus:4x4 --coll te --ports single\n"
     "  stepnet model --topo hypercube:6 --coll bcast --ports single --json\n";
 
@@ -36,7 +38,10 @@ int main(int argc, char **argv)
         return cmd_sim(argc - 2, argv + 2);
     if (strcmp(argv[1], "algos") == 0)
         return cmd_algos(argc - 2, argv + 2);
-    fprintf(stderr, "stepnet: unknown command '%s'; commands: model, sim, algos (see --help)\n",
+    if (strcmp(argv[1], "run") == 0)
+        return cmd_run(argc - 2, argv + 2);
+    fprintf(stderr,
+            "stepnet: unknown command '%s'; commands: model, sim, run, algos (see --help)\n",
             argv[1]);
     return EXIT_BADINPUT;
 }

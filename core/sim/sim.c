@@ -37,9 +37,7 @@ typedef struct {
     uint32_t *rx_count[2]; /* its arrivals, by slot parity (sends of slot t count for t+1) */
     uint64_t *rx_slot;     /* slot of the node's last counted reception (rx one) */
     uint32_t *rx_link;     /* the link of that reception */
-    uint64_t *bit_off;     /* offset of the node's delivery bitmap */
-    uint64_t *got;         /* deliveries per node */
-    uint64_t *bits;        /* delivery bitmaps */
+    sn_verify_t *verify;   /* every node's deliveries */
     uint64_t *edge_slot;   /* half duplex: slot of the edge's last use (+1; 0 = never) */
     /* per slot: the sends of the slot being played, then the same grouped by receiver */
     arrival_t *pool, *sorted;
@@ -122,57 +120,6 @@ static inline void activate(sim_t *s, uint32_t u, uint64_t slot)
         sn_grow((void **) &s->active[par], &s->active_cap[par], s->active_n[par] + 1,
                 sizeof *s->active[par]);
     s->active[par][s->active_n[par]++] = u;
-}
-
-/* ---- verification ------------------------------------------------------------------------ */
-
-static int deliver(sim_t *s, uint32_t u, uint64_t slot, const sn_packet_t *k, sn_err_t *err)
-{
-    const sn_params_t *p = s->p;
-    char b1[SN_TOPO_MAX_LABEL], b2[SN_TOPO_MAX_LABEL];
-    int64_t idx = -1;
-    if (k->kind == SN_PKT_DATA && k->seq < p->msgs && k->frag < p->frags)
-        idx = sn_coll_source_index(s->t, p, u, k->src, k->dst);
-    if (idx < 0)
-        return sn_err_set(err, SN_EVERIFY,
-                          "slot %llu: node %s delivered a packet it must not receive (src %u, "
-                          "dst %d, seq %u, frag %u, kind %u)",
-                          (unsigned long long) slot, lbl(s, u, b1), k->src,
-                          k->dst == SN_NODE_ALL ? -1 : (int) k->dst, k->seq, k->frag, k->kind);
-    if (k->digest != sn_payload_digest(p->seed, k->src, k->dst, k->seq, k->frag, p->size))
-        return sn_err_set(err, SN_EVERIFY,
-                          "slot %llu: node %s received a corrupt payload from %s (seq %u, frag "
-                          "%u): digest mismatch",
-                          (unsigned long long) slot, lbl(s, u, b1), lbl(s, k->src, b2), k->seq,
-                          k->frag);
-    uint64_t bit = s->bit_off[u] + (uint64_t) idx * p->msgs * p->frags +
-                   (uint64_t) k->seq * p->frags + k->frag;
-    uint64_t mask = 1ull << (bit & 63);
-    if (s->bits[bit >> 6] & mask)
-        return sn_err_set(err, SN_EVERIFY,
-                          "slot %llu: node %s received the packet from %s (seq %u, frag %u) twice",
-                          (unsigned long long) slot, lbl(s, u, b1), lbl(s, k->src, b2), k->seq,
-                          k->frag);
-    s->bits[bit >> 6] |= mask;
-    s->got[u]++;
-    return 0;
-}
-
-/* Names the first missing delivery (called when the run ends incomplete). */
-static void describe_missing(sim_t *s, sn_err_t *err, uint64_t missing, uint64_t expected)
-{
-    char b1[SN_TOPO_MAX_LABEL];
-    for (uint32_t u = 0; u < s->t->n; u++) {
-        sn_expect_t e = sn_coll_expect(s->t, s->p, u);
-        if (s->got[u] < e.nsrc * e.per_src) {
-            sn_err_set(err, SN_EVERIFY,
-                       "incomplete: %llu of %llu expected deliveries missing; node %s received "
-                       "%llu of %llu",
-                       (unsigned long long) missing, (unsigned long long) expected, lbl(s, u, b1),
-                       (unsigned long long) s->got[u], (unsigned long long) (e.nsrc * e.per_src));
-            return;
-        }
-    }
 }
 
 /* ---- sends -------------------------------------------------------------------------------- */
@@ -337,9 +284,7 @@ static void sim_free(sim_t *s)
     free(s->rx_count[1]);
     free(s->rx_slot);
     free(s->rx_link);
-    free(s->bit_off);
-    free(s->got);
-    free(s->bits);
+    sn_verify_free(s->verify);
     free(s->edge_slot);
     free(s->pool);
     free(s->sorted);
@@ -384,17 +329,8 @@ int sn_sim_run(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a, con
     s.port_stamp = sn_xcalloc(s.maxdeg + 1, sizeof *s.port_stamp);
     s.dense = sn_xcalloc((size_t) n / 64 + 1, sizeof *s.dense);
 
-    /* delivery bitmaps */
-    s.bit_off = sn_xmalloc((size_t) n * sizeof *s.bit_off);
-    s.got = sn_xcalloc(n, sizeof *s.got);
-    uint64_t nbits = 0;
-    for (uint32_t u = 0; u < n; u++) {
-        sn_expect_t e = sn_coll_expect(t, p, u);
-        s.bit_off[u] = nbits;
-        nbits += e.nsrc * e.per_src;
-    }
-    res->expected_deliveries = nbits;
-    s.bits = sn_xcalloc(nbits / 64 + 1, sizeof *s.bits);
+    s.verify = sn_verify_new(t, p, 0, n);
+    res->expected_deliveries = sn_coll_expected_total(t, p);
 
     /* node states */
     s.states = sn_xcalloc(n, a->state_size ? a->state_size : 1);
@@ -433,7 +369,7 @@ int sn_sim_run(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a, con
                 goto done;
             }
             for (size_t i = 0; i < io->ndlv; i++)
-                if ((rc = deliver(&s, u, slot, &io->dlv[i], err)) < 0)
+                if ((rc = sn_verify_delivery(s.verify, u, slot, &io->dlv[i], err)) < 0)
                     goto done;
             res->deliveries += io->ndlv;
             if ((rc = check_and_send(&s, u, slot, res, &data_sends, &ctl_sends, err)) < 0)
@@ -491,13 +427,8 @@ int sn_sim_run(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a, con
         }
         slot = next;
     }
-    if (res->deliveries == res->expected_deliveries) {
-        res->verified = 1;
-    } else {
-        describe_missing(&s, err, res->expected_deliveries - res->deliveries,
-                         res->expected_deliveries);
-        rc = 0; /* the run completed; it did not verify */
-    }
+    /* the run completed; it verified if nothing is missing */
+    res->verified = sn_verify_complete(s.verify, err) == 0;
 done:
     sim_free(&s);
     return rc;

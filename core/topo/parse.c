@@ -84,10 +84,16 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
     return a;
 }
 
-static int parse_file(const char *path, const char *factor, sn_topo_t **out, sn_err_t *err);
+typedef struct {
+    const sn_topo_file_t *files; /* NULL: read from disk */
+    size_t nfiles;
+} source_t;
+
+static int parse_file(const source_t *src, const char *path, const char *factor, sn_topo_t **out,
+                      sn_err_t *err);
 
 /* Parses one factor (no '*'): s is NUL-terminated. */
-static int parse_factor(const char *s, sn_topo_t **out, sn_err_t *err)
+static int parse_factor(const source_t *src, const char *s, sn_topo_t **out, sn_err_t *err)
 {
     const char *colon = strchr(s, ':');
     if (colon == NULL)
@@ -107,7 +113,7 @@ static int parse_factor(const char *s, sn_topo_t **out, sn_err_t *err)
     if (strcmp(fam, "file") == 0) {
         if (*args == '\0')
             return sn_err_set(err, SN_ESPEC, "'file:' needs a path, e.g. file:graph.txt");
-        return parse_file(args, s, out, err);
+        return parse_file(src, args, s, out, err);
     }
     if (strcmp(fam, "linear") == 0 || strcmp(fam, "ring") == 0 || strcmp(fam, "complete") == 0) {
         uint64_t hi = strcmp(fam, "complete") == 0 ? 16384 : SN_TOPO_MAX_NODES;
@@ -336,7 +342,22 @@ static int parse_factor(const char *s, sn_topo_t **out, sn_err_t *err)
                       FAMILIES);
 }
 
+static int parse_spec(const source_t *src, const char *spec, sn_topo_t **out, sn_err_t *err);
+
 int sn_topo_parse(const char *spec, sn_topo_t **out, sn_err_t *err)
+{
+    source_t src = {NULL, 0};
+    return parse_spec(&src, spec, out, err);
+}
+
+int sn_topo_parse_with(const char *spec, const sn_topo_file_t *files, size_t nfiles,
+                       sn_topo_t **out, sn_err_t *err)
+{
+    source_t src = {files, nfiles};
+    return parse_spec(&src, spec, out, err);
+}
+
+static int parse_spec(const source_t *src, const char *spec, sn_topo_t **out, sn_err_t *err)
 {
     *out = NULL;
     if (spec == NULL || *spec == '\0')
@@ -352,7 +373,7 @@ int sn_topo_parse(const char *spec, sn_topo_t **out, sn_err_t *err)
                             SN_TOPO_MAX_FACTORS);
             goto fail;
         }
-        if ((rc = parse_factor(tok, &parts[np], err)) < 0)
+        if ((rc = parse_factor(src, tok, &parts[np], err)) < 0)
             goto fail;
         np++;
     }
@@ -509,12 +530,105 @@ fail:
     return rc;
 }
 
-static int parse_file(const char *path, const char *factor, sn_topo_t **out, sn_err_t *err)
+/* Reads a whole file (at most SN_TOPO_MAX_FILE bytes) into a NUL-terminated buffer. */
+static int slurp(const char *path, const char *factor, char **text, size_t *len, sn_err_t *err)
 {
     FILE *f = fopen(path, "r");
     if (f == NULL)
         return sn_err_set(err, SN_EIO, "cannot read '%s' (from '%s'): %s", path, factor,
                           strerror(errno));
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    for (;;) {
+        sn_grow((void **) &buf, &cap, n + 65536 + 1, 1);
+        size_t got = fread(buf + n, 1, 65536, f);
+        n += got;
+        if (n > SN_TOPO_MAX_FILE) {
+            rc = sn_err_set(err, SN_ERANGE, "'%s' is larger than %u bytes", path, SN_TOPO_MAX_FILE);
+            break;
+        }
+        if (got < 65536) {
+            if (ferror(f))
+                rc = sn_err_set(err, SN_EIO,
+                                "cannot read '%s' (from '%s'): %s; expected a file of 'U V' edge "
+                                "lines",
+                                path, factor, strerror(errno));
+            break;
+        }
+    }
+    fclose(f);
+    if (rc < 0) {
+        free(buf);
+        return rc;
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return 0;
+}
+
+static int parse_text(const char *path, const char *text, size_t len, sn_topo_t **out,
+                      sn_err_t *err);
+
+static int parse_file(const source_t *src, const char *path, const char *factor, sn_topo_t **out,
+                      sn_err_t *err)
+{
+    if (src->files != NULL) {
+        for (size_t i = 0; i < src->nfiles; i++)
+            if (strcmp(src->files[i].path, path) == 0)
+                return parse_text(path, src->files[i].text, src->files[i].len, out, err);
+        return sn_err_set(err, SN_EIO, "no contents were supplied for '%s'", factor);
+    }
+    char *text;
+    size_t len;
+    int rc = slurp(path, factor, &text, &len, err);
+    if (rc < 0)
+        return rc;
+    rc = parse_text(path, text, len, out, err);
+    free(text);
+    return rc;
+}
+
+int sn_topo_read_files(const char *spec, sn_topo_file_t **files, size_t *nfiles, sn_err_t *err)
+{
+    *files = NULL;
+    *nfiles = 0;
+    size_t cap = 0;
+    char *copy = sn_xstrdup(spec), *save = NULL;
+    int rc = 0;
+    for (char *tok = strtok_r(copy, "*", &save); tok; tok = strtok_r(NULL, "*", &save)) {
+        if (strncmp(tok, "file:", 5) != 0)
+            continue;
+        sn_grow((void **) files, &cap, *nfiles + 1, sizeof **files);
+        sn_topo_file_t *f = &(*files)[*nfiles];
+        if ((rc = slurp(tok + 5, tok, &f->text, &f->len, err)) < 0)
+            break;
+        f->path = sn_xstrdup(tok + 5);
+        (*nfiles)++;
+    }
+    free(copy);
+    if (rc < 0) {
+        sn_topo_files_free(*files, *nfiles);
+        *files = NULL;
+        *nfiles = 0;
+    }
+    return rc;
+}
+
+void sn_topo_files_free(sn_topo_file_t *files, size_t nfiles)
+{
+    for (size_t i = 0; i < nfiles; i++) {
+        free(files[i].path);
+        free(files[i].text);
+    }
+    free(files);
+}
+
+/* Parses the text of an edge-list file: 'U V' edges, 'router N' lines, '#' comments. */
+static int parse_text(const char *path, const char *text, size_t len, sn_topo_t **out,
+                      sn_err_t *err)
+{
     uint32_t *eu = NULL, *ev = NULL, *routers = NULL;
     size_t ecap = 0, ecap2 = 0, rcap = 0, ne = 0, nr = 0;
     uint32_t maxid = 0;
@@ -522,14 +636,19 @@ static int parse_file(const char *path, const char *factor, sn_topo_t **out, sn_
     char line[MAX_FILE_LINE + 2];
     unsigned lineno = 0;
     const uint32_t idmax = SN_TOPO_MAX_NODES - 1;
-    while (fgets(line, sizeof line, f)) {
+    size_t pos = 0;
+    while (pos < len) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t l = nl ? (size_t) (nl - (text + pos)) : len - pos;
         lineno++;
-        size_t len = strlen(line);
-        if (len > MAX_FILE_LINE) {
+        if (l > MAX_FILE_LINE) {
             rc = sn_err_set(err, SN_ESPEC, "%s:%u: line longer than %d characters", path, lineno,
                             MAX_FILE_LINE);
             goto done;
         }
+        memcpy(line, text + pos, l);
+        line[l] = '\0';
+        pos += l + 1;
         char *hash = strchr(line, '#');
         if (hash)
             *hash = '\0';
@@ -575,13 +694,6 @@ static int parse_file(const char *path, const char *factor, sn_topo_t **out, sn_
         if (y > maxid)
             maxid = (uint32_t) y;
     }
-    if (ferror(f)) {
-        rc = sn_err_set(err, SN_EIO,
-                        "cannot read '%s' (from '%s'): %s; expected a file of 'U V' "
-                        "edge lines",
-                        path, factor, strerror(errno));
-        goto done;
-    }
     if (!any) {
         rc = sn_err_set(err, SN_ESPEC, "%s: no edges (expected one 'U V' edge per line)", path);
         goto done;
@@ -604,7 +716,6 @@ static int parse_file(const char *path, const char *factor, sn_topo_t **out, sn_
     rc = sn_topo_from_edges(name, maxid + 1, (uint32_t) ne, eu, ev, isr, out, err);
     free(isr);
 done:
-    fclose(f);
     free(eu);
     free(ev);
     free(routers);

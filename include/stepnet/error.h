@@ -18,7 +18,11 @@
     XX(ESLOTS, -5007, "slot limit reached")                                                        \
     XX(EIO, -5008, "input/output error")                                                           \
     XX(EALGO, -5009, "algorithm error")                                                            \
-    XX(ENOMEM, -5010, "out of memory")
+    XX(ENOMEM, -5010, "out of memory")                                                             \
+    XX(EPROTO, -5011, "protocol error")                                                            \
+    XX(ETIMEOUT, -5012, "deadline expired")                                                        \
+    XX(ELINK, -5013, "link failed")                                                                \
+    XX(EPEER, -5014, "a peer failed")
 
 enum {
 #define SN_ERR_ENUM(name, value, msg) SN_##name = value,

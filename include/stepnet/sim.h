@@ -43,6 +43,38 @@ typedef struct sn_sim_result_s {
 int sn_sim_run(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a, const void *plan,
                const sn_sim_opts_t *opts, sn_sim_result_t *res, sn_err_t *err);
 
+/* ---- delivery verification, shared by both executors ------------------------------------------
+ * Tracks the deliveries of nodes [first, first + count): the simulator verifies every node, a
+ * stepnet-node only itself. */
+
+typedef struct sn_verify_s sn_verify_t;
+
+/* A verifier for nodes [first, first + count) of (t, p); t and p must outlive it. */
+sn_verify_t *sn_verify_new(const sn_topo_t *t, const sn_params_t *p, uint32_t first,
+                           uint32_t count);
+void sn_verify_free(sn_verify_t *v);
+
+/* Checks one delivery at `node` in `slot`: a data packet the collective sends to this node, with
+ * the right payload digest, not seen before. 0, or SN_EVERIFY with err naming node, slot and
+ * packet. */
+int sn_verify_delivery(sn_verify_t *v, uint32_t node, uint64_t slot, const sn_packet_t *k,
+                       sn_err_t *err);
+
+/* Deliveries verified at `node`, and the number it expects. */
+uint64_t sn_verify_got(const sn_verify_t *v, uint32_t node);
+uint64_t sn_verify_expected(const sn_verify_t *v, uint32_t node);
+
+/* Sum (mod 2^64) of the payload digests delivered at `node`. */
+uint64_t sn_verify_digest_sum(const sn_verify_t *v, uint32_t node);
+
+/* Totals over the tracked nodes. If some delivery is missing, err names the first node short of
+ * its deliveries and SN_EVERIFY is returned; 0 when complete. */
+int sn_verify_complete(const sn_verify_t *v, sn_err_t *err);
+
+/* The digest sum a node must end with (every packet it expects, once): what a coordinator checks
+ * each node's report against. O(expected deliveries of the node). */
+uint64_t sn_coll_digest_sum(const sn_topo_t *t, const sn_params_t *p, uint32_t node);
+
 /* The trace-hash contribution of one transmission (both executors sum these). */
 uint64_t sn_trace_event(uint64_t slot, uint32_t link, const sn_packet_t *pkt);
 

@@ -107,6 +107,26 @@ struct sn_topo_s {
  * be read). `file:PATH` reads the file; everything else is pure. */
 int sn_topo_parse(const char *spec, sn_topo_t **out, sn_err_t *err);
 
+/* The contents of a `file:` factor, supplied by the caller instead of read from disk (a coordinator
+ * ships them to nodes that do not have the file). */
+typedef struct sn_topo_file_s {
+    char *path; /* as written in the spec after "file:" */
+    char *text; /* the file's bytes, NUL-terminated */
+    size_t len;
+} sn_topo_file_t;
+
+#define SN_TOPO_MAX_FILE (64u << 20) /* bytes of one file: graph */
+
+/* Like sn_topo_parse, but `file:PATH` factors take their contents from files[] (matched by path);
+ * a path missing there is an error (SN_EIO). */
+int sn_topo_parse_with(const char *spec, const sn_topo_file_t *files, size_t nfiles,
+                       sn_topo_t **out, sn_err_t *err);
+
+/* Reads every `file:` factor of spec into *files (count in *nfiles; free with
+ * sn_topo_files_free). SN_EIO naming the file, or SN_ERANGE past SN_TOPO_MAX_FILE. */
+int sn_topo_read_files(const char *spec, sn_topo_file_t **files, size_t *nfiles, sn_err_t *err);
+void sn_topo_files_free(sn_topo_file_t *files, size_t nfiles);
+
 /* Builds a topology from an explicit edge list (the `file:` family without the file): `nnodes`
  * nodes, `nedges` edges (u[i], v[i]), `router[i]` nonzero for routers (router may be NULL).
  * `name` becomes the spec. Checks: ids in range, no self loops, every node on an edge, connected,

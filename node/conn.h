@@ -1,0 +1,77 @@
+/* Framed TCP connections over libuv (node/), used for the control channel (coordinator <-> node)
+ * and for every virtual link (node <-> node).
+ *
+ * Frame: u32 big-endian length of what follows, one type byte, the body. The reader checks the
+ * length against the maximum of its type before it allocates (Redis-style), reads large bodies
+ * straight into their buffer, and lends each complete frame to on_frame until it returns. Writes
+ * own their buffer until the write callback. Any error closes the connection once, reports it
+ * through on_error, and the owner frees the conn in on_closed (never inside its own callbacks). */
+#ifndef STEPNET_NODE_CONN_H
+#define STEPNET_NODE_CONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#define SN_FRAME_CONTROL 1
+#define SN_FRAME_DATA 2
+#define SN_FRAME_LINK 3
+#define SN_FRAME_PING 4
+#define SN_FRAME_PONG 5
+#define SN_FRAME_NTYPES 6
+
+#define SN_FRAME_HDR 5 /* length (4) + type (1) */
+
+typedef struct sn_conn_s sn_conn_t;
+
+typedef struct sn_conn_ops_s {
+    /* A complete frame; body is valid until the callback returns. The callee may call
+     * sn_conn_close on c. */
+    void (*on_frame)(sn_conn_t *c, int type, const uint8_t *body, size_t len);
+    /* The connection failed or the peer closed it; status is a libuv code (UV_EOF, UV_ECONNRESET)
+     * or an SN_E* code (SN_EPROTO), `what` says which. Called at most once, before on_closed. */
+    void (*on_error)(sn_conn_t *c, int status, const char *what);
+    /* The handle is closed: the owner may free the conn now. */
+    void (*on_closed)(sn_conn_t *c);
+} sn_conn_ops_t;
+
+struct sn_conn_s {
+    uv_tcp_t tcp;
+    const sn_conn_ops_t *ops;
+    void *owner;
+    uint32_t max_body[SN_FRAME_NTYPES]; /* 0 = type not accepted */
+    char name[96];                      /* for logs: "node 3 edge 5" */
+    /* reader */
+    uint8_t hdr[SN_FRAME_HDR];
+    uint32_t hdr_have;
+    uint8_t *body;
+    uint32_t body_cap, body_len, body_have;
+    int type; /* -1 while reading a header */
+    uint8_t *stage;
+    size_t stage_cap;
+    /* writer */
+    uint64_t queued; /* bytes handed to uv_write and not yet written */
+    uint8_t *spare;  /* one cached frame buffer, to avoid mmap churn for large frames */
+    size_t spare_cap;
+    int reading, closing, errored;
+};
+
+/* Initialises c on loop (uv_tcp_init) with its callbacks. The caller then connects it, or accepts
+ * into it, and calls sn_conn_start. */
+int sn_conn_init(uv_loop_t *loop, sn_conn_t *c, const sn_conn_ops_t *ops, void *owner);
+
+/* Sets TCP_NODELAY and starts reading. */
+int sn_conn_start(sn_conn_t *c);
+
+/* A frame buffer of `body_len` body bytes for type `type`: returns a pointer to the body to fill;
+ * then sn_conn_send(c, body) sends it (and frees it after the write). */
+uint8_t *sn_conn_frame(sn_conn_t *c, int type, size_t body_len);
+int sn_conn_send(sn_conn_t *c, uint8_t *body);
+
+/* Closes the connection (idempotent); on_closed follows. */
+void sn_conn_close(sn_conn_t *c);
+
+/* Reports an error (once) and closes: for protocol errors found by the consumer. */
+void sn_conn_fail(sn_conn_t *c, int status, const char *what);
+
+#endif

@@ -1,0 +1,23 @@
+/* stepnet-node (node/): one node of the emulated network. One libuv loop, one listening socket,
+ * one TCP connection per virtual link, the coordinator's control connection, and the core
+ * algorithm state machine run slot by slot behind the slot barrier (DESIGN.md section 2). */
+#ifndef STEPNET_NODE_NODE_H
+#define STEPNET_NODE_NODE_H
+
+#include <stdint.h>
+
+typedef struct sn_node_opts_s {
+    const char *coordinator; /* HOST:PORT of the coordinator's control listener */
+    const char *listen_host; /* where to listen for links (default 127.0.0.1 local, 0.0.0.0 join) */
+    const char *advertise;   /* data host to announce (default: the control socket's address) */
+    int32_t want_id;         /* local mode: the id the coordinator assigned on the command line */
+    int local;               /* spawned by a local coordinator: die with it */
+    uint32_t connect_ms;     /* deadline for reaching the coordinator */
+    int quiet;               /* log failures only, not routine events */
+} sn_node_opts_t;
+
+/* Runs the node until the coordinator stops it. Returns the process exit status: 0 after a clean
+ * stop, 1 after a failure (logged on stderr). */
+int sn_node_main(const sn_node_opts_t *o);
+
+#endif

@@ -1,0 +1,151 @@
+/* The stepnet wire protocol (node/): control messages, link hellos and data frames packed with
+ * protobuf-c into framed connections (conn.c). A data frame is a u32 header length, the
+ * DataHeader, then the payload bytes raw, so megabyte payloads are never copied through protobuf. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stepnet/util.h"
+#include "wire.h"
+
+void sn_wire_limits_control(sn_conn_t *c)
+{
+    memset(c->max_body, 0, sizeof c->max_body);
+    c->max_body[SN_FRAME_CONTROL] = SN_WIRE_MAX_CONTROL;
+}
+
+void sn_wire_limits_link(sn_conn_t *c, uint32_t size, int hello_only)
+{
+    memset(c->max_body, 0, sizeof c->max_body);
+    c->max_body[SN_FRAME_LINK] = SN_WIRE_MAX_LINKHELLO;
+    if (hello_only)
+        return;
+    c->max_body[SN_FRAME_DATA] = 4 + SN_WIRE_MAX_DATAHDR + size;
+    c->max_body[SN_FRAME_PING] = 8 + size;
+    c->max_body[SN_FRAME_PONG] = 8 + size;
+}
+
+int sn_wire_send_control(sn_conn_t *c, const Stepnet__Control *m)
+{
+    size_t len = stepnet__control__get_packed_size(m);
+    uint8_t *body = sn_conn_frame(c, SN_FRAME_CONTROL, len);
+    stepnet__control__pack(m, body);
+    return sn_conn_send(c, body);
+}
+
+Stepnet__Control *sn_wire_unpack_control(const uint8_t *body, size_t len)
+{
+    Stepnet__Control *m = stepnet__control__unpack(NULL, len, body);
+    if (m && m->msg_case == STEPNET__CONTROL__MSG__NOT_SET) {
+        stepnet__control__free_unpacked(m, NULL);
+        return NULL;
+    }
+    return m;
+}
+
+int sn_wire_send_linkhello(sn_conn_t *c, uint64_t token, uint32_t edge, uint32_t from)
+{
+    Stepnet__LinkHello h = STEPNET__LINK_HELLO__INIT;
+    h.version = SN_WIRE_VERSION;
+    h.token = token;
+    h.edge = edge;
+    h.from = from;
+    size_t len = stepnet__link_hello__get_packed_size(&h);
+    uint8_t *body = sn_conn_frame(c, SN_FRAME_LINK, len);
+    stepnet__link_hello__pack(&h, body);
+    return sn_conn_send(c, body);
+}
+
+int sn_wire_send_data(sn_conn_t *c, uint32_t cid, uint64_t slot, uint32_t radius, uint64_t cmax,
+                      const sn_packet_t *pkt, uint64_t seed, uint32_t size)
+{
+    Stepnet__DataHeader h = STEPNET__DATA_HEADER__INIT;
+    Stepnet__PacketHeader ph = STEPNET__PACKET_HEADER__INIT;
+    h.cid = cid;
+    h.slot = slot;
+    h.radius = radius;
+    h.cmax = cmax;
+    uint32_t plen = 0;
+    if (pkt) {
+        ph.src = pkt->src;
+        ph.dst = pkt->dst;
+        ph.seq = pkt->seq;
+        ph.frag = pkt->frag;
+        ph.kind = pkt->kind;
+        ph.has_flags = pkt->flags != 0;
+        ph.flags = pkt->flags;
+        ph.has_tag = pkt->tag != 0;
+        ph.tag = pkt->tag;
+        if (pkt->kind == SN_PKT_CONTROL) {
+            ph.has_value = 1;
+            ph.value = pkt->digest;
+        } else {
+            plen = size;
+        }
+        h.packet = &ph;
+    }
+    size_t hlen = stepnet__data_header__get_packed_size(&h);
+    uint8_t *body = sn_conn_frame(c, SN_FRAME_DATA, 4 + hlen + plen);
+    body[0] = (uint8_t) (hlen >> 24);
+    body[1] = (uint8_t) (hlen >> 16);
+    body[2] = (uint8_t) (hlen >> 8);
+    body[3] = (uint8_t) hlen;
+    stepnet__data_header__pack(&h, body + 4);
+    if (plen)
+        sn_payload_fill(seed, pkt->src, pkt->dst, pkt->seq, pkt->frag, body + 4 + hlen, plen);
+    return sn_conn_send(c, body);
+}
+
+int sn_wire_parse_data(const uint8_t *body, size_t len, uint32_t size, sn_wire_data_t *out,
+                       const char **what)
+{
+    memset(out, 0, sizeof *out);
+    if (len < 4) {
+        *what = "data frame shorter than its header length";
+        return SN_EPROTO;
+    }
+    uint32_t hlen = ((uint32_t) body[0] << 24) | ((uint32_t) body[1] << 16) |
+                    ((uint32_t) body[2] << 8) | body[3];
+    if (hlen > SN_WIRE_MAX_DATAHDR || hlen > len - 4) {
+        *what = "data frame header length out of range";
+        return SN_EPROTO;
+    }
+    Stepnet__DataHeader *h = stepnet__data_header__unpack(NULL, hlen, body + 4);
+    if (h == NULL) {
+        *what = "malformed data frame header";
+        return SN_EPROTO;
+    }
+    out->cid = h->cid;
+    out->slot = h->slot;
+    out->radius = h->radius;
+    out->cmax = h->cmax;
+    out->payload = body + 4 + hlen;
+    out->payload_len = (uint32_t) (len - 4 - hlen);
+    int rc = 0;
+    if (h->packet) {
+        const Stepnet__PacketHeader *ph = h->packet;
+        out->has_packet = 1;
+        out->pkt.src = ph->src;
+        out->pkt.dst = ph->dst;
+        out->pkt.seq = ph->seq;
+        out->pkt.frag = (uint16_t) ph->frag;
+        out->pkt.kind = (uint8_t) ph->kind;
+        out->pkt.flags = (uint8_t) ph->flags;
+        out->pkt.tag = ph->tag;
+        out->pkt.digest = ph->value;
+        if (ph->kind > SN_PKT_CONTROL || ph->frag > UINT16_MAX || ph->flags > UINT8_MAX) {
+            *what = "packet header field out of range";
+            rc = SN_EPROTO;
+        } else if (ph->kind == SN_PKT_DATA && out->payload_len != size) {
+            *what = "data packet payload length differs from the run's packet size";
+            rc = SN_EPROTO;
+        } else if (ph->kind == SN_PKT_CONTROL && out->payload_len != 0) {
+            *what = "control packet with payload bytes";
+            rc = SN_EPROTO;
+        }
+    } else if (out->payload_len != 0) {
+        *what = "payload bytes in a frame without a packet";
+        rc = SN_EPROTO;
+    }
+    stepnet__data_header__free_unpacked(h, NULL);
+    return rc;
+}

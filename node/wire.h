@@ -1,0 +1,55 @@
+/* The stepnet wire protocol on top of framed connections (node/): packing control messages,
+ * link hellos and data frames (proto/stepnet.proto), with the maximum size of every frame type
+ * for the run's packet size. Shared by stepnet-node and the coordinator. */
+#ifndef STEPNET_NODE_WIRE_H
+#define STEPNET_NODE_WIRE_H
+
+#include <stdint.h>
+
+#include "conn.h"
+#include "stepnet.pb-c.h"
+#include "stepnet/algo.h"
+
+#define SN_WIRE_VERSION 1
+#define SN_WIRE_MAX_CONTROL (80u << 20) /* an Assign can carry a 64 MiB file: graph */
+#define SN_WIRE_MAX_LINKHELLO 256
+#define SN_WIRE_MAX_DATAHDR 512 /* a DataHeader with one PacketHeader is far below this */
+
+/* Sets the frame limits of a control connection (coordinator <-> node). */
+void sn_wire_limits_control(sn_conn_t *c);
+
+/* Sets the frame limits of a link for packets of `size` payload bytes; before the link hello only
+ * the hello is accepted (hello_only). */
+void sn_wire_limits_link(sn_conn_t *c, uint32_t size, int hello_only);
+
+/* Packs and sends a control message. */
+int sn_wire_send_control(sn_conn_t *c, const Stepnet__Control *m);
+
+/* Unpacks a control message (free with stepnet__control__free_unpacked); NULL if malformed. */
+Stepnet__Control *sn_wire_unpack_control(const uint8_t *body, size_t len);
+
+int sn_wire_send_linkhello(sn_conn_t *c, uint64_t token, uint32_t edge, uint32_t from);
+
+/* A data frame for slot `slot` of collective `cid` with the termination fields and at most one
+ * packet; a data packet's payload (size bytes) is generated from (seed, packet identity). */
+int sn_wire_send_data(sn_conn_t *c, uint32_t cid, uint64_t slot, uint32_t radius, uint64_t cmax,
+                      const sn_packet_t *pkt, uint64_t seed, uint32_t size);
+
+typedef struct sn_wire_data_s {
+    uint32_t cid;
+    uint64_t slot;
+    uint32_t radius;
+    uint64_t cmax;
+    int has_packet;
+    sn_packet_t pkt;        /* digest filled in once the payload is checked */
+    const uint8_t *payload; /* into the frame body */
+    uint32_t payload_len;
+} sn_wire_data_t;
+
+/* Parses a data frame body. SN_EPROTO (with *what set) if malformed: a bad header, a payload of
+ * the wrong length for the run's size, a control packet with payload bytes. Does not check the
+ * payload bytes themselves (sn_payload_check does). */
+int sn_wire_parse_data(const uint8_t *body, size_t len, uint32_t size, sn_wire_data_t *out,
+                       const char **what);
+
+#endif
