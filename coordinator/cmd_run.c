@@ -39,7 +39,8 @@ static const char usage[] =
     "                     0.0.0.0:7000)\n"
     "  --out FILE         also write the JSON report to FILE\n"
     "  --node-bin PATH    the stepnet-node executable (default: next to stepnet)\n"
-    "  --probes N         ping-pong probes per link and size for calibration (default 20; 0 skips)\n"
+    "  --probes N         ping-pong probes per link and size for calibration (default 20; 0 "
+    "skips)\n"
     "  --connect-timeout-ms MS    nodes connecting to each other (default 10000)\n"
     "  --ready-timeout-ms MS      every node joined and ready (default 30000)\n"
     "  --slot-timeout-ms MS       one slot without progress (default 5000)\n"
@@ -256,7 +257,8 @@ static void on_deadline(uv_timer_t *t)
             continue;
         count++;
         if (len < sizeof missing - 16)
-            len += (size_t) snprintf(missing + len, sizeof missing - len, "%s%u", len ? "," : "", i);
+            len +=
+                (size_t) snprintf(missing + len, sizeof missing - len, "%s%u", len ? "," : "", i);
     }
     const char *what = r->phase == PH_JOIN        ? "ready deadline: nodes joined"
                        : r->phase == PH_READY     ? "ready deadline: nodes ready"
@@ -583,8 +585,7 @@ static void ctl_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
              m->abort->has_node ? m->abort->node : (uint32_t) cn->id, m->abort->reason);
         break;
     default:
-        fail(r, cn->id, 0, "unexpected control message %d from node %d", (int) m->msg_case,
-             cn->id);
+        fail(r, cn->id, 0, "unexpected control message %d from node %d", (int) m->msg_case, cn->id);
     }
 out:
     stepnet__control__free_unpacked(m, NULL);
@@ -651,8 +652,14 @@ static int spawn_nodes(run_t *r)
     for (uint32_t i = 0; i < r->n; i++) {
         cnode_t *cn = &r->nodes[i];
         snprintf(idbuf, sizeof idbuf, "%u", i);
-        char *args[] = {(char *) r->node_bin, "--coordinator", addr, "--id", idbuf, "--local",
-                        r->verbose ? NULL : "--quiet", NULL};
+        char *args[] = {(char *) r->node_bin,
+                        "--coordinator",
+                        addr,
+                        "--id",
+                        idbuf,
+                        "--local",
+                        r->verbose ? NULL : "--quiet",
+                        NULL};
         uv_stdio_container_t stdio[3];
         stdio[0].flags = UV_IGNORE;
         stdio[1].flags = UV_IGNORE; /* READY lines: the coordinator already knows */
@@ -762,9 +769,9 @@ static void report(run_t *r)
         return;
     }
     printf("  steps           %llu%s\n", (unsigned long long) r->steps,
-           c->predicted < 0                       ? ""
+           c->predicted < 0                     ? ""
            : (int64_t) r->steps == c->predicted ? "  (= predicted)"
-                                                  : "  (DIFFERS from predicted)");
+                                                : "  (DIFFERS from predicted)");
     printf("  deliveries      %llu of %llu, verified (%llu payload bytes checked at every hop)\n",
            (unsigned long long) r->deliveries,
            (unsigned long long) sn_coll_expected_total(r->t, &c->params),
@@ -783,8 +790,9 @@ static int parse_u32(const char *name, const char *v, uint32_t *out)
     char *end;
     long long x = strtoll(v, &end, 10);
     if (*end != '\0' || end == v || x < 1 || x > 86400000) {
-        fprintf(stderr, "stepnet: bad value '%s' for %s: expected milliseconds from 1 to 86400000\n",
-                v, name);
+        fprintf(stderr,
+                "stepnet: bad value '%s' for %s: expected milliseconds from 1 to 86400000\n", v,
+                name);
         return EXIT_BADINPUT;
     }
     *out = (uint32_t) x;
@@ -802,8 +810,7 @@ static const char *default_node_bin(char *buf, size_t cap)
         return "stepnet-node";
     buf[n] = '\0';
     char *slash = strrchr(buf, '/');
-    snprintf(slash ? slash + 1 : buf, cap - (size_t) (slash ? slash + 1 - buf : 0),
-             "stepnet-node");
+    snprintf(slash ? slash + 1 : buf, cap - (size_t) (slash ? slash + 1 - buf : 0), "stepnet-node");
     return buf;
 }
 
@@ -837,8 +844,9 @@ int cmd_run(int argc, char **argv)
         if (strcmp(a, "--reps") == 0 || strcmp(a, "--warmup") == 0 || strcmp(a, "--probes") == 0) {
             if (v == NULL || (x = strtoll(v, &end, 10), *end != '\0' || end == v) || x < 0 ||
                 x > 1000000 || (x == 0 && strcmp(a, "--reps") == 0)) {
-                fprintf(stderr, "stepnet: bad value '%s' for %s: expected an integer from %d to "
-                                "1000000\n",
+                fprintf(stderr,
+                        "stepnet: bad value '%s' for %s: expected an integer from %d to "
+                        "1000000\n",
                         v ? v : "", a, strcmp(a, "--reps") == 0);
                 rc = EXIT_BADINPUT;
                 goto out;
@@ -898,8 +906,9 @@ int cmd_run(int argc, char **argv)
         const char *kind = colon ? colon + 1 : "";
         if (!colon || (strncmp(kind, "kill@", 5) && strncmp(kind, "stop@", 5) &&
                        strncmp(kind, "garbage@", 8) && strncmp(kind, "oversize@", 9))) {
-            fprintf(stderr, "stepnet: bad value '%s' for --fault: expected ID:kill@SLOT, "
-                            "ID:stop@SLOT, ID:garbage@SLOT or ID:oversize@SLOT\n",
+            fprintf(stderr,
+                    "stepnet: bad value '%s' for --fault: expected ID:kill@SLOT, "
+                    "ID:stop@SLOT, ID:garbage@SLOT or ID:oversize@SLOT\n",
                     r->fault);
             rc = EXIT_BADINPUT;
             goto out;
@@ -932,8 +941,9 @@ int cmd_run(int argc, char **argv)
         goto done;
     }
     if (r->n > 4096 && !r->join) {
-        fprintf(stderr, "stepnet: %s has %u nodes; local runs start one process per node and "
-                        "allow at most 4096 (use stepnet sim for larger networks)\n",
+        fprintf(stderr,
+                "stepnet: %s has %u nodes; local runs start one process per node and "
+                "allow at most 4096 (use stepnet sim for larger networks)\n",
                 ctx.topo->spec, r->n);
         rc = EXIT_BADINPUT;
         goto done;

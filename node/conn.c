@@ -16,9 +16,9 @@
 typedef struct wreq_s {
     uv_write_t req;
     sn_conn_t *c;
-    size_t cap;      /* bytes available in data[] */
-    size_t len;      /* bytes of the frame (header + body) */
-    uint8_t data[];  /* header then body */
+    size_t cap;     /* bytes available in data[] */
+    size_t len;     /* bytes of the frame (header + body) */
+    uint8_t data[]; /* header then body */
 } wreq_t;
 
 static void on_close(uv_handle_t *h)

@@ -14,11 +14,11 @@
 #include <uv.h>
 
 #define SN_FRAME_CONTROL 1
-#define SN_FRAME_DATA 2
-#define SN_FRAME_LINK 3
-#define SN_FRAME_PING 4
-#define SN_FRAME_PONG 5
-#define SN_FRAME_NTYPES 6
+#define SN_FRAME_DATA    2
+#define SN_FRAME_LINK    3
+#define SN_FRAME_PING    4
+#define SN_FRAME_PONG    5
+#define SN_FRAME_NTYPES  6
 
 #define SN_FRAME_HDR 5 /* length (4) + type (1) */
 

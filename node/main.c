@@ -14,7 +14,8 @@ static const char usage[] =
     "prints 'READY id=N port=P' on stdout, and runs collectives until the coordinator stops it.\n"
     "\n"
     "  --join HOST:PORT   the coordinator (`stepnet run --nodes join --listen HOST:PORT`)\n"
-    "  --listen HOST      address to listen on for links (default 0.0.0.0; 127.0.0.1 with --local)\n"
+    "  --listen HOST      address to listen on for links (default 0.0.0.0; 127.0.0.1 with "
+    "--local)\n"
     "  --advertise HOST   address the neighbours should dial (default: this host's address\n"
     "                     towards the coordinator)\n"
     "  --connect-timeout-ms MS   deadline for reaching the coordinator (default 10000)\n"
@@ -58,8 +59,9 @@ int main(int argc, char **argv)
             char *end;
             long x = strtol(v, &end, 10);
             if (*end != '\0' || x < 0 || x > 1 << 30) {
-                fprintf(stderr, "stepnet-node: bad value '%s' for %s: expected a non-negative "
-                                "integer\n",
+                fprintf(stderr,
+                        "stepnet-node: bad value '%s' for %s: expected a non-negative "
+                        "integer\n",
                         v, a);
                 return 2;
             }

@@ -10,9 +10,9 @@
  * deliveries, asked for no wake and sent nothing. Every frame carries the sender's radius R (all
  * nodes within R-1 hops were done, R = 0 if the sender is not) and the latest done-start slot M it
  * knows. R(s) = done(s) ? 1 + min over links R_link(s-1) : 0 and M(s) = max(own done start,
- * M_link(s-1)). Once R reaches D+1 (D = diameter) every delivery in the network is complete and M is
- * the global last done start G; every node learns this by slot G + D, so all stop after slot
- * G + D + 1 without talking to the coordinator. */
+ * M_link(s-1)). Once R reaches D+1 (D = diameter) every delivery in the network is complete and M
+ * is the global last done start G; every node learns this by slot G + D, so all stop after slot G +
+ * D + 1 without talking to the coordinator. */
 #define _GNU_SOURCE /* gethostname, prctl */
 #include <signal.h>
 #include <stdarg.h>
@@ -42,10 +42,10 @@ typedef struct link_s link_t;
 typedef struct lconn_s {
     sn_conn_t c;
     node_t *nd;
-    link_t *link;    /* NULL until the hello binds it */
+    link_t *link;           /* NULL until the hello binds it */
     uv_timer_t hello_timer; /* inbound: the hello deadline */
-    int handles;     /* open handles (tcp, timer): freed when both are closed */
-    size_t index;    /* in node->conns */
+    int handles;            /* open handles (tcp, timer): freed when both are closed */
+    size_t index;           /* in node->conns */
     /* a hello received before the assignment, processed after it */
     int have_hello;
     Stepnet__LinkHello hello;
@@ -136,8 +136,8 @@ struct node_s {
     sn_step_t io;
     sn_msg_t *rx;
     size_t rxcap;
-    sn_packet_t *out;   /* [deg] packet to send per port this slot */
-    uint8_t *out_has;   /* [deg] */
+    sn_packet_t *out; /* [deg] packet to send per port this slot */
+    uint8_t *out_has; /* [deg] */
     uint64_t last_send, data_packets, control_packets, trace, bytes_checked;
     uint64_t *data_bits, *ctl_bits;
     size_t ndata_bits, nctl_bits;
@@ -261,7 +261,8 @@ static void node_abort(node_t *nd, int code, uint64_t slot, const char *fmt, ...
     uv_timer_start(&nd->exit_timer, on_exit_timer, 5000, 0);
 }
 
-/* ---- the slot executor ------------------------------------------------------------------------ */
+/* ---- the slot executor ------------------------------------------------------------------------
+ */
 
 static void set_bit(uint64_t **bits, size_t *nbits, uint64_t slot)
 {
@@ -549,8 +550,9 @@ static void start_collective(node_t *nd, uint32_t cid, uint64_t seed)
     }
     for (uint32_t q = 0; q < nd->deg; q++) {
         if (nd->links[q].down) {
-            node_abort(nd, SN_ELINK, 0, "collective %u cannot start: the link to node %u (edge "
-                                        "%u) is down",
+            node_abort(nd, SN_ELINK, 0,
+                       "collective %u cannot start: the link to node %u (edge "
+                       "%u) is down",
                        cid, nd->links[q].peer, nd->links[q].edge);
             return;
         }
@@ -604,8 +606,9 @@ static void on_data(link_t *l, const uint8_t *body, size_t len)
     const char *what = NULL;
     if (sn_wire_parse_data(body, len, p->size, &d, &what) < 0) {
         nlog(nd, "LINK-PROTO", "edge %u (node %u): %s", l->edge, l->peer, what);
-        node_abort(nd, SN_EPROTO, nd->t, "protocol error on the link to node %u (edge %u) at slot "
-                                         "%llu: %s",
+        node_abort(nd, SN_EPROTO, nd->t,
+                   "protocol error on the link to node %u (edge %u) at slot "
+                   "%llu: %s",
                    l->peer, l->edge, (unsigned long long) nd->t, what);
         return;
     }
@@ -635,8 +638,8 @@ static void on_data(link_t *l, const uint8_t *body, size_t len)
                        d.pkt.dst == SN_NODE_ALL ? -1 : (int) d.pkt.dst, d.pkt.seq);
             return;
         }
-        d.pkt.digest = sn_payload_digest(p->seed, d.pkt.src, d.pkt.dst, d.pkt.seq, d.pkt.frag,
-                                         p->size);
+        d.pkt.digest =
+            sn_payload_digest(p->seed, d.pkt.src, d.pkt.dst, d.pkt.seq, d.pkt.frag, p->size);
         nd->bytes_checked += d.payload_len;
     }
     f->have = 1;
@@ -872,8 +875,7 @@ static void link_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t le
         } else { /* keep it until we know the topology and the token */
             lc->hello = *h;
             lc->have_hello = 1;
-            sn_grow((void **) &nd->pending, &nd->cappending, nd->npending + 1,
-                    sizeof *nd->pending);
+            sn_grow((void **) &nd->pending, &nd->cappending, nd->npending + 1, sizeof *nd->pending);
             nd->pending[nd->npending++] = lc;
         }
         stepnet__link_hello__free_unpacked(h, NULL);
@@ -897,8 +899,8 @@ static void link_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t le
     default:
         nlog(nd, "LINK-PROTO", "edge %u (node %u): unexpected frame type %d", l->edge, l->peer,
              type);
-        node_abort(nd, SN_EPROTO, nd->t, "protocol error on the link to node %u (edge %u)",
-                   l->peer, l->edge);
+        node_abort(nd, SN_EPROTO, nd->t, "protocol error on the link to node %u (edge %u)", l->peer,
+                   l->edge);
     }
 }
 
@@ -986,8 +988,7 @@ static void on_link_connection(uv_stream_t *server, int status)
     sn_grow((void **) &nd->pending, &nd->cappending, nd->npending + 1, sizeof *nd->pending);
     nd->pending[nd->npending++] = lc;
     /* a connection that never says who it is is closed at the connect deadline */
-    uv_timer_start(&lc->hello_timer, on_hello_deadline, nd->connect_ms ? nd->connect_ms : 10000,
-                   0);
+    uv_timer_start(&lc->hello_timer, on_hello_deadline, nd->connect_ms ? nd->connect_ms : 10000, 0);
 }
 
 static void dial(link_t *l);
@@ -1011,8 +1012,7 @@ static void on_link_connect(uv_connect_t *req, int status)
             node_abort(nd, SN_ETIMEOUT, 0,
                        "connect deadline (%u ms): could not connect to node %u at %s:%d for edge "
                        "%u: %s",
-                       nd->connect_ms, l->peer, l->host, l->tcp_port, l->edge,
-                       uv_strerror(status));
+                       nd->connect_ms, l->peer, l->host, l->tcp_port, l->edge, uv_strerror(status));
             return;
         }
         l->backoff_ms = l->backoff_ms ? (l->backoff_ms * 2 > 200 ? 200 : l->backoff_ms * 2) : 5;
@@ -1052,7 +1052,8 @@ static void dial(link_t *l)
     }
 }
 
-/* ---- the assignment --------------------------------------------------------------------------- */
+/* ---- the assignment ---------------------------------------------------------------------------
+ */
 
 static int take_assignment(node_t *nd, const Stepnet__Assign *a, char *why, size_t whylen)
 {
@@ -1266,15 +1267,16 @@ static void on_ctl_connect(uv_connect_t *req, int status)
         return;
     if (status < 0) {
         if (uv_now(nd->loop) >= nd->ctl_deadline) {
-            nlog(nd, "CTL-CONNECT", "connect deadline (%u ms): cannot reach the coordinator at "
-                                    "%s:%d: %s",
+            nlog(nd, "CTL-CONNECT",
+                 "connect deadline (%u ms): cannot reach the coordinator at "
+                 "%s:%d: %s",
                  nd->opts.connect_ms, nd->coord_host, nd->coord_port, uv_strerror(status));
             node_exit(nd, 1);
             return;
         }
         /* a fresh connection for the next attempt; this one is closed and freed */
-        nd->ctl_backoff = nd->ctl_backoff ? (nd->ctl_backoff * 2 > 500 ? 500 : nd->ctl_backoff * 2)
-                                          : 10;
+        nd->ctl_backoff =
+            nd->ctl_backoff ? (nd->ctl_backoff * 2 > 500 ? 500 : nd->ctl_backoff * 2) : 10;
         lconn_t *lc = nd->ctl;
         nd->ctl = NULL;
         lconn_close(lc);
@@ -1322,8 +1324,7 @@ static void ctl_connect(node_t *nd)
     sn_wire_limits_control(&nd->ctl->c);
     snprintf(nd->ctl->c.name, sizeof nd->ctl->c.name, "coordinator");
     nd->ctl_req.data = nd;
-    int rc =
-        uv_tcp_connect(&nd->ctl_req, &nd->ctl->c.tcp, (struct sockaddr *) &sa, on_ctl_connect);
+    int rc = uv_tcp_connect(&nd->ctl_req, &nd->ctl->c.tcp, (struct sockaddr *) &sa, on_ctl_connect);
     if (rc < 0) {
         nlog(nd, "CTL-CONNECT", "connect to %s:%d: %s", nd->coord_host, nd->coord_port,
              uv_strerror(rc));

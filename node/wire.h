@@ -10,10 +10,10 @@
 #include "stepnet.pb-c.h"
 #include "stepnet/algo.h"
 
-#define SN_WIRE_VERSION 1
-#define SN_WIRE_MAX_CONTROL (80u << 20) /* an Assign can carry a 64 MiB file: graph */
+#define SN_WIRE_VERSION       1
+#define SN_WIRE_MAX_CONTROL   (80u << 20) /* an Assign can carry a 64 MiB file: graph */
 #define SN_WIRE_MAX_LINKHELLO 256
-#define SN_WIRE_MAX_DATAHDR 512 /* a DataHeader with one PacketHeader is far below this */
+#define SN_WIRE_MAX_DATAHDR   512 /* a DataHeader with one PacketHeader is far below this */
 
 /* Sets the frame limits of a control connection (coordinator <-> node). */
 void sn_wire_limits_control(sn_conn_t *c);

@@ -90,6 +90,10 @@ int sn_params_check(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
     if (p->frags < 1 || p->frags > 1u << 16)
         return sn_err_set(err, SN_ERANGE, "fragments %u out of range: expected 1 to %u", p->frags,
                           1u << 16);
+    if ((uint64_t) p->msgs * p->frags > 1u << 24)
+        return sn_err_set(err, SN_ERANGE,
+                          "--msgs %u with %u fragments is %llu packets per pair; at most %u",
+                          p->msgs, p->frags, (unsigned long long) p->msgs * p->frags, 1u << 24);
     if (p->size > 1u << 30)
         return sn_err_set(err, SN_ERANGE, "--size %u out of range: expected 0 to %u", p->size,
                           1u << 30);
@@ -110,8 +114,13 @@ int sn_params_check(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
             return sn_err_set(err, SN_EINVAL, "source %u is not a processor of %s", p->sources[i],
                               t->spec);
         if (i > 0 && p->sources[i] <= p->sources[i - 1])
-            return sn_err_set(err, SN_EINVAL, "sources must be distinct (%u repeats)",
-                              p->sources[i]);
+            return sn_err_set(
+                err, SN_EINVAL,
+                p->sources[i] == p->sources[i - 1]
+                    ? "sources must be distinct (%u repeats)"
+                    : "sources must be sorted in ascending order (%u follows a larger "
+                      "id)",
+                p->sources[i]);
     }
     uint64_t total = sn_coll_expected_total(t, p);
     if (total > (1ull << 34))

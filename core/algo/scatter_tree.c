@@ -118,31 +118,19 @@ static int plan_common(const sn_topo_t *t, const sn_params_t *p, int balanced, i
             pl->inj_off[pl->items[i].node + 1]++;
         for (uint32_t v = 0; v < t->n; v++)
             pl->inj_off[v + 1] += pl->inj_off[v];
+        /* A node's items all lie in one lane at one depth, so their injection slots fall as s
+         * rises: filling each node's range from its end leaves it ascending. */
         uint32_t *cur = sn_xmalloc(((size_t) t->n + 1) * sizeof *cur);
-        memcpy(cur, pl->inj_off, ((size_t) t->n + 1) * sizeof *cur);
+        memcpy(cur, pl->inj_off + 1, (size_t) t->n * sizeof *cur);
         for (uint32_t l = 0; l < pl->nlanes; l++) {
             for (uint32_t s = 1; s <= pl->lane_off[l + 1] - pl->lane_off[l]; s++) {
                 const item_t *it = &pl->items[pl->lane_off[l] + s - 1];
-                uint32_t at = cur[it->node]++;
+                uint32_t at = --cur[it->node];
                 pl->inj_slot[at] = (uint64_t) (pl->steps + 2 - s - it->depth);
                 pl->inj_k[at] = it->seq * p->frags + it->frag;
             }
         }
         free(cur);
-        /* each node's injections ascending (insertion sort: msgs*frags per node) */
-        for (uint32_t v = 0; v < t->n; v++) {
-            for (uint32_t i = pl->inj_off[v] + 1; i < pl->inj_off[v + 1]; i++) {
-                uint64_t sl = pl->inj_slot[i];
-                uint32_t kk = pl->inj_k[i], j = i;
-                while (j > pl->inj_off[v] && pl->inj_slot[j - 1] > sl) {
-                    pl->inj_slot[j] = pl->inj_slot[j - 1];
-                    pl->inj_k[j] = pl->inj_k[j - 1];
-                    j--;
-                }
-                pl->inj_slot[j] = sl;
-                pl->inj_k[j] = kk;
-            }
-        }
     }
     *out = pl;
     return 0;

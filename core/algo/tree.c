@@ -165,6 +165,7 @@ typedef struct {
     sn_tree_t *tr;
     uint32_t *head, *tail; /* per region: FIFO of candidates (indices into pool) */
     uint32_t *weight;      /* per region: processors claimed */
+    uint32_t *region;      /* per node: its region (UINT32_MAX for the root) */
     uint8_t *claimed;
     cand_t *pool;
     size_t npool, cappool;
@@ -175,6 +176,7 @@ typedef struct {
 static void claim(grow_t *g, uint32_t x, uint32_t y, uint32_t xport, uint32_t r)
 {
     g->claimed[x] = 1;
+    g->region[x] = r;
     g->tr->parent[x] = y;
     g->tr->up_port[x] = xport;
     g->weight[r] += sn_topo_is_proc(g->t, x);
@@ -194,6 +196,92 @@ static void claim(grow_t *g, uint32_t x, uint32_t y, uint32_t xport, uint32_t r)
     }
 }
 
+/* Local improvement after the growth. A leaf processor x of region A next to a node y of region B
+ * can hang under y (A shrinks by one, B grows by one, both stay trees). Greedy growth can strand
+ * a region behind its neighbours (odd tori): while a heaviest region H reaches, through a chain of
+ * such moves H -> B1 -> ... -> L, a region L at least two lighter, the chain is applied from its
+ * end (each region on the way gives one leaf and takes one), so H shrinks and L grows by one.
+ * Bounded: at most 64 regions are considered and 4096 chains applied. */
+typedef struct {
+    uint32_t x, y, q; /* leaf x (of region A) can move under y (of region B) via x's port q */
+    int ok;
+} witness_t;
+
+static void rebalance(grow_t *g, uint32_t root, uint32_t nreg)
+{
+    const sn_topo_t *t = g->t;
+    sn_tree_t *tr = g->tr;
+    uint32_t n = t->n;
+    if (nreg < 2 || nreg > 64)
+        return;
+    uint32_t *nchild = sn_xcalloc(n, sizeof *nchild);
+    witness_t *w = sn_xmalloc((size_t) nreg * nreg * sizeof *w);
+    uint32_t from[64], queue[64];
+    for (uint32_t u = 0; u < n; u++)
+        if (u != root && tr->parent[u] != UINT32_MAX)
+            nchild[tr->parent[u]]++;
+    for (uint32_t iter = 0; iter < 4096; iter++) {
+        /* the moves available now, one witness per ordered pair of regions */
+        for (size_t i = 0; i < (size_t) nreg * nreg; i++)
+            w[i].ok = 0;
+        for (uint32_t x = 0; x < n; x++) {
+            uint32_t rx = g->region[x];
+            if (rx == UINT32_MAX || nchild[x] != 0 || tr->parent[x] == root ||
+                !sn_topo_is_proc(t, x))
+                continue;
+            uint32_t deg = sn_topo_degree(t, x);
+            for (uint32_t q = 0; q < deg; q++) {
+                uint32_t y = sn_topo_port(t, x, q)->peer, ry = g->region[y];
+                if (ry == UINT32_MAX || ry == rx || w[rx * nreg + ry].ok)
+                    continue;
+                w[rx * nreg + ry] = (witness_t){x, y, q, 1};
+            }
+        }
+        uint32_t wmax = 0, h = 0;
+        for (uint32_t r = 0; r < nreg; r++)
+            if (g->weight[r] > wmax)
+                wmax = g->weight[r], h = r;
+        /* breadth-first over regions from h to the nearest region two lighter */
+        for (uint32_t r = 0; r < nreg; r++)
+            from[r] = UINT32_MAX;
+        uint32_t qh = 0, qt = 0, target = UINT32_MAX;
+        from[h] = h;
+        queue[qt++] = h;
+        while (qh < qt && target == UINT32_MAX) {
+            uint32_t a = queue[qh++];
+            for (uint32_t b = 0; b < nreg; b++) {
+                if (from[b] != UINT32_MAX || !w[a * nreg + b].ok)
+                    continue;
+                from[b] = a;
+                if (g->weight[b] + 2 <= wmax) {
+                    target = b;
+                    break;
+                }
+                queue[qt++] = b;
+            }
+        }
+        if (target == UINT32_MAX)
+            break;
+        /* apply the chain from its end; stop at a witness that an earlier move invalidated */
+        for (uint32_t b = target; b != h;) {
+            uint32_t a = from[b];
+            witness_t m = w[a * nreg + b];
+            if (g->region[m.x] != a || nchild[m.x] != 0 || g->region[m.y] != b)
+                break;
+            nchild[tr->parent[m.x]]--;
+            nchild[m.y]++;
+            tr->parent[m.x] = m.y;
+            tr->up_port[m.x] = m.q;
+            g->region[m.x] = b;
+            g->weight[a] -= sn_topo_is_proc(t, m.x);
+            g->weight[b] += sn_topo_is_proc(t, m.x);
+            b = a;
+        }
+    }
+    free(nchild);
+    free(w);
+}
+
 sn_tree_t *sn__tree_balanced(const sn_topo_t *t, uint32_t root)
 {
     grow_t g = {0};
@@ -204,6 +292,9 @@ sn_tree_t *sn__tree_balanced(const sn_topo_t *t, uint32_t root)
     g.tail = sn_xmalloc((deg + 1) * sizeof *g.tail);
     g.weight = sn_xcalloc(deg + 1, sizeof *g.weight);
     g.claimed = sn_xcalloc(t->n, 1);
+    g.region = sn_xmalloc((size_t) t->n * sizeof *g.region);
+    for (uint32_t u = 0; u < t->n; u++)
+        g.region[u] = UINT32_MAX;
     rkey_t *heap = NULL;
     size_t nheap = 0, capheap = 0;
     g.claimed[root] = 1;
@@ -232,9 +323,11 @@ sn_tree_t *sn__tree_balanced(const sn_topo_t *t, uint32_t root)
         claim(&g, c.x, c.y, c.xport, r);
         rheap_push(&heap, &nheap, &capheap, ((uint64_t) g.weight[r] << 32) | r);
     }
+    rebalance(&g, root, nreg);
     free(g.head);
     free(g.tail);
     free(g.weight);
+    free(g.region);
     free(g.claimed);
     free(g.pool);
     free(heap);

@@ -417,7 +417,9 @@ int sn_sim_run(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a, con
             if (s.wake[w.node] == w.slot && w.slot == next)
                 activate(&s, w.node, next);
         }
-        if (next > max_slots) {
+        /* the limit is on crossings: a run whose last crossing is at max_slots still needs the
+         * steps of slot max_slots + 1 for its final deliveries */
+        if ((sends > 0 && slot > max_slots) || next > max_slots + 1) {
             rc = sn_err_set(err, SN_ESLOTS,
                             "no quiescence after %llu slots (the limit; set it with --max-slots): "
                             "%llu of %llu deliveries done",

@@ -18,8 +18,7 @@ struct sn_verify_s {
     uint64_t *bits;
 };
 
-sn_verify_t *sn_verify_new(const sn_topo_t *t, const sn_params_t *p, uint32_t first,
-                           uint32_t count)
+sn_verify_t *sn_verify_new(const sn_topo_t *t, const sn_params_t *p, uint32_t first, uint32_t count)
 {
     sn_verify_t *v = sn_xcalloc(1, sizeof *v);
     v->t = t;

@@ -249,6 +249,10 @@ static int parse_factor(const source_t *src, const char *s, sn_topo_t **out, sn_
         int folded = fam[0] == 'f';
         if ((rc = parse_num(args, strlen(args), folded ? 2 : 1, 25, "dimension", s, &v, err)) < 0)
             return rc;
+        uint64_t ports = (v + folded) << v;
+        if (ports > SN_TOPO_MAX_PORTS)
+            return sn_err_set(err, SN_ERANGE, "'%s' has %llu ports; at most %u are supported", s,
+                              (unsigned long long) ports, SN_TOPO_MAX_PORTS);
         if ((rc = sn__topo_hypercube(folded ? SN_TOPO_FOLDEDCUBE : SN_TOPO_HYPERCUBE, (uint32_t) v,
                                      out, err)) < 0)
             return rc;
@@ -258,6 +262,10 @@ static int parse_factor(const source_t *src, const char *s, sn_topo_t **out, sn_
     if (strcmp(fam, "ccc") == 0 || strcmp(fam, "butterfly") == 0) {
         if ((rc = parse_num(args, strlen(args), 2, 20, "dimension", s, &v, err)) < 0)
             return rc;
+        uint64_t ports = (uint64_t) (fam[0] == 'c' ? 3 : 4) * (v << v);
+        if (ports > SN_TOPO_MAX_PORTS)
+            return sn_err_set(err, SN_ERANGE, "'%s' has %llu ports; at most %u are supported", s,
+                              (unsigned long long) ports, SN_TOPO_MAX_PORTS);
         if ((rc = sn__topo_ccc(fam[0] == 'c' ? SN_TOPO_CCC : SN_TOPO_BUTTERFLY, (uint32_t) v, out,
                                err)) < 0)
             return rc;
@@ -484,15 +492,58 @@ int sn_topo_from_edges(const char *name, uint32_t n, uint32_t ne, const uint32_t
     for (uint32_t u = 0; u < n; u++) {
         t->port_off[u] = off;
         off += deg[u];
-        deg[u] = 0; /* reused as the fill cursor */
     }
     t->port_off[n] = off;
+    /* Ports in file order, except that parallel edges are grouped behind the first edge to the
+     * same neighbour (ports to one peer must be contiguous): each node lists its edges in file
+     * order, then a stable pass groups them by the first appearance of the peer. */
+    uint32_t *elist = sn_xmalloc((2 * (size_t) ne + 1) * sizeof *elist); /* edge ids per node */
+    uint32_t *fill = sn_xcalloc((size_t) n + 1, sizeof *fill);
     for (uint32_t i = 0; i < ne; i++) {
-        uint32_t a = eu[i], b = ev[i];
-        uint32_t pa = deg[a]++, pb = deg[b]++;
-        t->ports[t->port_off[a] + pa] = (sn_port_t){b, 0, pb};
-        t->ports[t->port_off[b] + pb] = (sn_port_t){a, 0, pa};
+        elist[t->port_off[eu[i]] + fill[eu[i]]++] = i;
+        elist[t->port_off[ev[i]] + fill[ev[i]]++] = i;
     }
+    uint32_t *port_a = sn_xmalloc(((size_t) ne + 1) * sizeof *port_a);
+    uint32_t *port_b = sn_xmalloc(((size_t) ne + 1) * sizeof *port_b);
+    uint32_t *grouped = sn_xmalloc(((size_t) fill[0] + 1) * sizeof *grouped);
+    size_t gcap = fill[0] + 1;
+    uint8_t *taken = NULL;
+    size_t tcap = 0;
+    for (uint32_t u = 0; u < n; u++) {
+        uint32_t d = deg[u], *mine = &elist[t->port_off[u]], k = 0;
+        sn_grow((void **) &grouped, &gcap, d + 1, sizeof *grouped);
+        sn_grow((void **) &taken, &tcap, d + 1, 1);
+        memset(taken, 0, d);
+        for (uint32_t i = 0; i < d; i++) {
+            if (taken[i])
+                continue;
+            uint32_t peer = eu[mine[i]] == u ? ev[mine[i]] : eu[mine[i]];
+            for (uint32_t j = i; j < d; j++) {
+                uint32_t pj = eu[mine[j]] == u ? ev[mine[j]] : eu[mine[j]];
+                if (!taken[j] && pj == peer) {
+                    taken[j] = 1;
+                    grouped[k++] = mine[j];
+                }
+            }
+        }
+        for (uint32_t q = 0; q < d; q++) {
+            uint32_t e = grouped[q];
+            if (eu[e] == u) /* no self loops: u is exactly one end of e */
+                port_a[e] = q;
+            else
+                port_b[e] = q;
+        }
+    }
+    for (uint32_t i = 0; i < ne; i++) {
+        t->ports[t->port_off[eu[i]] + port_a[i]] = (sn_port_t){ev[i], 0, port_b[i]};
+        t->ports[t->port_off[ev[i]] + port_b[i]] = (sn_port_t){eu[i], 0, port_a[i]};
+    }
+    free(elist);
+    free(fill);
+    free(port_a);
+    free(port_b);
+    free(grouped);
+    free(taken);
     free(deg);
     int rc;
     if (router) {
@@ -652,6 +703,12 @@ static int parse_text(const char *path, const char *text, size_t len, sn_topo_t 
         char *hash = strchr(line, '#');
         if (hash)
             *hash = '\0';
+        char shown[MAX_FILE_LINE + 2]; /* the line as written, for error messages */
+        size_t sl = strlen(line);
+        while (sl > 0 && (line[sl - 1] == '\r' || line[sl - 1] == ' ' || line[sl - 1] == '\t'))
+            sl--;
+        memcpy(shown, line, sl);
+        shown[sl] = '\0';
         char *save = NULL;
         char *a = strtok_r(line, " \t\r\n", &save);
         if (a == NULL)
@@ -659,9 +716,9 @@ static int parse_text(const char *path, const char *text, size_t len, sn_topo_t 
         char *b = strtok_r(NULL, " \t\r\n", &save);
         char *extra = b ? strtok_r(NULL, " \t\r\n", &save) : NULL;
         if (b == NULL || extra != NULL) {
-            rc = sn_err_set(err, SN_ESPEC,
-                            "%s:%u: expected 'U V' (an edge) or 'router N', got '%s%s%s'", path,
-                            lineno, a, b ? " " : "", b ? b : "");
+            rc =
+                sn_err_set(err, SN_ESPEC, "%s:%u: expected 'U V' (an edge) or 'router N', got '%s'",
+                           path, lineno, shown + strspn(shown, " \t"));
             goto done;
         }
         uint64_t x, y;

@@ -20,10 +20,10 @@ void tu_assert_rc_(int rc, int want, const char *file, int line);
 
 /* One simulated run: the outcome of sn_sim_run plus the algorithm's prediction. */
 typedef struct tu_run_s {
-    int rc;              /* sn_sim_run's return */
+    int rc; /* sn_sim_run's return */
     sn_err_t err;
     sn_sim_result_t res;
-    int64_t predicted;   /* -1 = none */
+    int64_t predicted; /* -1 = none */
     const sn_algo_t *algo;
     sn_bounds_t bounds;
 } tu_run_t;

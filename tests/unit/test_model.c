@@ -1,0 +1,806 @@
+/* Unit tests of the model (core/model): the algorithm registry (find, list, check), auto-selection
+ * and its errors, the parameter checks, Theorem 3.3 against the digest's table, and the lower
+ * bounds of sn_model_bounds against the digests' tables for broadcast, scatter and total exchange
+ * (thesis-ch1-3 section 4, thesis-ch4-5 section 4.2). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+/* ---- helpers ------------------------------------------------------------------------------- */
+
+static void assert_has(const char *msg, const char *what)
+{
+    if (strstr(msg, what) == NULL)
+        fail_msg("'%s' does not contain '%s'", msg, what);
+}
+
+static void assert_lacks(const char *msg, const char *what)
+{
+    if (strstr(msg, what) != NULL)
+        fail_msg("'%s' should not contain '%s'", msg, what);
+}
+
+/* The value of the bound called `name`, or -1 when it is not reported. */
+static int64_t bound(const sn_topo_t *t, const sn_params_t *p, const char *name)
+{
+    sn_bounds_t b;
+    sn_err_t err = {0};
+    tu_assert_rc(sn_model_bounds(t, p, &b, &err), 0);
+    for (size_t i = 0; i < b.count; i++)
+        if (strcmp(b.b[i].name, name) == 0)
+            return b.b[i].value;
+    return -1;
+}
+
+static int64_t bound_spec(const char *spec, const sn_params_t *p, const char *name)
+{
+    sn_topo_t *t = tu_topo(spec);
+    int64_t v = bound(t, p, name);
+    sn_topo_free(t);
+    return v;
+}
+
+static void expect_bound(const char *spec, const sn_params_t *p, const char *name, int64_t want)
+{
+    int64_t got = bound_spec(spec, p, name);
+    if (got != want)
+        fail_msg("%s, %s: bound %s = %lld, expected %lld", spec, sn_coll_name(p->coll), name,
+                 (long long) got, (long long) want);
+}
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+/* ---- registry -------------------------------------------------------------------------------- */
+
+static void test_registry(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *name;
+        sn_coll_t coll;
+    } want[] = {
+        {"bcast-bfs", SN_COLL_BCAST},    {"bcast-tree", SN_COLL_BCAST},
+        {"scatter-ff", SN_COLL_SCATTER}, {"scatter-balanced", SN_COLL_SCATTER},
+        {"gather-ff", SN_COLL_GATHER},   {"gather-balanced", SN_COLL_GATHER},
+        {"mnb-route", SN_COLL_MNB},      {"te-route", SN_COLL_TE},
+        {"pmnb-route", SN_COLL_PMNB},    {"pexchange-route", SN_COLL_PEXCHANGE},
+    };
+    size_t n = 0;
+    const sn_algo_t *const *algos = sn_model_algos(&n);
+    assert_non_null(algos);
+    assert_int_equal(n, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const sn_algo_t *a = sn_model_find(want[i].name);
+        assert_non_null(a);
+        assert_string_equal(a->name, want[i].name);
+        assert_int_equal(a->coll, want[i].coll);
+        int listed = 0;
+        for (size_t j = 0; j < n; j++)
+            listed += algos[j] == a;
+        assert_int_equal(listed, 1);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const sn_algo_t *a = algos[i];
+        for (size_t j = 0; j < i; j++)
+            assert_string_not_equal(a->name, algos[j]->name);
+        assert_true((unsigned) a->coll < SN_COLL_COUNT);
+        assert_true(a->pm_mask != 0 && (a->pm_mask & ~SN_PM_ALL) == 0);
+        assert_true(a->pm_mask & (SN_PM_MULTI | SN_PM_SINGLE | SN_PM_SINGLE_ANY));
+        assert_non_null(a->topos);
+        assert_non_null(a->summary);
+        assert_non_null(a->source);
+        assert_non_null(a->predicts);
+        assert_non_null(a->plan_new);
+        assert_non_null(a->plan_free);
+        assert_non_null(a->predicted);
+        assert_non_null(a->node_init);
+        assert_non_null(a->node_step);
+        assert_true(a->state_size > 0);
+        assert_ptr_equal(sn_model_find(a->name), a);
+    }
+    assert_null(sn_model_find("nope"));
+    assert_null(sn_model_find(""));
+    assert_null(sn_model_find("bcast"));
+    assert_null(sn_model_find("BCAST-BFS"));
+    /* the multiport-only algorithms and the ones that support everything */
+    assert_int_equal(sn_model_find("bcast-bfs")->pm_mask, SN_PM_MULTI | SN_PM_HALF);
+    assert_int_equal(sn_model_find("scatter-balanced")->pm_mask, SN_PM_MULTI | SN_PM_HALF);
+    assert_int_equal(sn_model_find("gather-balanced")->pm_mask, SN_PM_MULTI | SN_PM_HALF);
+    assert_int_equal(sn_model_find("bcast-tree")->pm_mask, SN_PM_ALL);
+    assert_int_equal(sn_model_find("te-route")->pm_mask, SN_PM_ALL);
+}
+
+static void test_coll_names(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *s;
+        sn_coll_t c;
+    } names[] = {{"bcast", SN_COLL_BCAST},     {"broadcast", SN_COLL_BCAST},
+                 {"scatter", SN_COLL_SCATTER}, {"gather", SN_COLL_GATHER},
+                 {"mnb", SN_COLL_MNB},         {"allgather", SN_COLL_MNB},
+                 {"te", SN_COLL_TE},           {"alltoall", SN_COLL_TE},
+                 {"pmnb", SN_COLL_PMNB},       {"pexchange", SN_COLL_PEXCHANGE},
+                 {"pmna", SN_COLL_PMNA},       {"dynbcast", SN_COLL_DYNBCAST}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        sn_coll_t c = SN_COLL_COUNT;
+        sn_err_t err = {0};
+        tu_assert_rc(sn_coll_parse(names[i].s, &c, &err), 0);
+        assert_int_equal(c, names[i].c);
+    }
+    for (int c = 0; c < SN_COLL_COUNT; c++) {
+        sn_coll_t back = SN_COLL_COUNT;
+        tu_assert_rc(sn_coll_parse(sn_coll_name((sn_coll_t) c), &back, NULL), 0);
+        assert_int_equal(back, c);
+    }
+    sn_coll_t c;
+    sn_err_t err = {0};
+    tu_assert_rc(sn_coll_parse("alltoallv", &c, &err), SN_EINVAL);
+    assert_has(err.msg, "alltoallv");
+    assert_has(err.msg, "pexchange");
+    assert_true(sn_coll_is_broadcast(SN_COLL_BCAST) && sn_coll_is_broadcast(SN_COLL_MNB) &&
+                sn_coll_is_broadcast(SN_COLL_PMNB));
+    assert_false(sn_coll_is_broadcast(SN_COLL_TE) || sn_coll_is_broadcast(SN_COLL_SCATTER) ||
+                 sn_coll_is_broadcast(SN_COLL_GATHER) || sn_coll_is_broadcast(SN_COLL_PEXCHANGE));
+}
+
+/* ---- selection ------------------------------------------------------------------------------ */
+
+/* Auto picks the lowest prediction among the applicable algorithms. */
+static void test_select_auto(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *spec, *ports, *rx, *duplex;
+        sn_coll_t coll;
+        const char *algo;
+        int64_t pred;
+    } cases[] = {
+        {"torus:4x4", "multi", "one", "full", SN_COLL_SCATTER, "scatter-balanced", 4},
+        {"torus:4x4", "multi", "one", "half", SN_COLL_SCATTER, "scatter-balanced", 4},
+        {"torus:4x4", "single", "one", "full", SN_COLL_SCATTER, "scatter-ff", 15},
+        {"torus:4x4", "multi", "one", "full", SN_COLL_GATHER, "gather-balanced", 4},
+        {"torus:4x4", "single", "any", "full", SN_COLL_GATHER, "gather-ff", 15},
+        {"ring:8", "multi", "one", "full", SN_COLL_BCAST, "bcast-bfs", 4},
+        {"ring:8", "single", "one", "full", SN_COLL_BCAST, "bcast-tree", 4},
+        {"ring:8", "multi", "one", "full", SN_COLL_TE, "te-route", -1},
+        {"ring:8", "single", "one", "half", SN_COLL_MNB, "mnb-route", -1},
+        {"linear:5", "multi", "one", "full", SN_COLL_SCATTER, "scatter-balanced", 4},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sn_topo_t *t = tu_topo(cases[i].spec);
+        sn_params_t p = tu_params(cases[i].coll, cases[i].ports, cases[i].rx, cases[i].duplex);
+        const sn_algo_t *a = NULL;
+        void *plan = NULL;
+        int64_t pred = -2;
+        sn_err_t err = {0};
+        tu_assert_rc(sn_model_select(NULL, t, &p, &a, &plan, &pred, &err), 0);
+        assert_string_equal(a->name, cases[i].algo);
+        assert_int_equal(pred, cases[i].pred);
+        assert_int_equal(a->predicted(plan), pred);
+        a->plan_free(plan);
+        /* "auto" is the same as NULL; plan and predicted may be NULL */
+        const sn_algo_t *b = NULL;
+        tu_assert_rc(sn_model_select("auto", t, &p, &b, NULL, NULL, &err), 0);
+        assert_ptr_equal(a, b);
+        sn_topo_free(t);
+    }
+}
+
+/* For every collective and port model: auto's choice is the applicable algorithm with the lowest
+ * prediction (those without one after; ties by registry order). */
+static void test_select_auto_is_minimum(void **state)
+{
+    (void) state;
+    static const char *const specs[] = {"torus:3x5",  "hypercube:4", "fattree:2:3",
+                                        "mesh:2x3x4", "ering:14:2",  "linear:2"};
+    static const char *const pms[][3] = {{"multi", "one", "full"},  {"multi", "one", "half"},
+                                         {"single", "one", "full"}, {"single", "one", "half"},
+                                         {"single", "any", "full"}, {"single", "any", "half"}};
+    size_t n;
+    const sn_algo_t *const *algos = sn_model_algos(&n);
+    for (size_t si = 0; si < sizeof specs / sizeof specs[0]; si++) {
+        sn_topo_t *t = tu_topo(specs[si]);
+        uint32_t src[2] = {sn_topo_proc(t, 0), sn_topo_proc(t, t->nproc - 1)};
+        for (int c = 0; c < SN_COLL_PMNA; c++) {
+            for (size_t pi = 0; pi < 6; pi++) {
+                sn_params_t p = tu_params((sn_coll_t) c, pms[pi][0], pms[pi][1], pms[pi][2]);
+                p.root = sn_topo_proc(t, t->nproc / 2);
+                if (c == SN_COLL_PMNB || c == SN_COLL_PEXCHANGE) {
+                    p.sources = src;
+                    p.nsources = 2;
+                }
+                const sn_algo_t *best = NULL;
+                int64_t best_pred = -1;
+                for (size_t i = 0; i < n; i++) {
+                    sn_err_t err = {0};
+                    const sn_algo_t *a = NULL;
+                    int64_t pr = -1;
+                    if (sn_model_check(algos[i], t, &p, &err) < 0)
+                        continue;
+                    tu_assert_rc(sn_model_select(algos[i]->name, t, &p, &a, NULL, &pr, &err), 0);
+                    assert_ptr_equal(a, algos[i]);
+                    if (best == NULL || (pr >= 0 && (best_pred < 0 || pr < best_pred))) {
+                        best = a;
+                        best_pred = pr;
+                    }
+                }
+                assert_non_null(best);
+                const sn_algo_t *a = NULL;
+                int64_t pr = -2;
+                sn_err_t err = {0};
+                tu_assert_rc(sn_model_select(NULL, t, &p, &a, NULL, &pr, &err), 0);
+                if (a != best || pr != best_pred)
+                    fail_msg("%s %s %s/%s/%s: auto chose %s (%lld), expected %s (%lld)", t->spec,
+                             sn_coll_name(p.coll), pms[pi][0], pms[pi][1], pms[pi][2], a->name,
+                             (long long) pr, best->name, (long long) best_pred);
+            }
+        }
+        sn_topo_free(t);
+    }
+}
+
+/* An explicit algorithm under a port model it does not support, or for another collective. */
+static void test_select_unsupported(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("torus:4x4");
+    static const struct {
+        const char *algo;
+        sn_coll_t coll;
+        const char *ports, *rx, *duplex;
+    } cases[] = {
+        {"scatter-balanced", SN_COLL_SCATTER, "single", "one", "full"},
+        {"scatter-balanced", SN_COLL_SCATTER, "single", "any", "half"},
+        {"gather-balanced", SN_COLL_GATHER, "single", "one", "full"},
+        {"bcast-bfs", SN_COLL_BCAST, "single", "one", "full"},
+        {"bcast-bfs", SN_COLL_BCAST, "single", "any", "full"},
+        {"te-route", SN_COLL_BCAST, "multi", "one", "full"},
+        {"scatter-ff", SN_COLL_GATHER, "multi", "one", "full"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sn_params_t p = tu_params(cases[i].coll, cases[i].ports, cases[i].rx, cases[i].duplex);
+        const sn_algo_t *a = NULL;
+        void *plan = NULL;
+        sn_err_t err = {0};
+        tu_assert_rc(sn_model_select(cases[i].algo, t, &p, &a, &plan, NULL, &err), SN_ENOTSUP);
+        tu_assert_rc(err.code, SN_ENOTSUP);
+        assert_has(err.msg, cases[i].algo);
+        assert_null(plan);
+        tu_assert_rc(sn_model_check(sn_model_find(cases[i].algo), t, &p, &err), SN_ENOTSUP);
+    }
+    /* the port model is named */
+    sn_params_t p = tu_params(SN_COLL_SCATTER, "single", "one", "full");
+    sn_err_t err = {0};
+    const sn_algo_t *a = NULL;
+    sn_model_select("scatter-balanced", t, &p, &a, NULL, NULL, &err);
+    assert_has(err.msg, "single");
+    sn_topo_free(t);
+}
+
+/* An unknown name: SN_EINVAL listing the algorithms of that collective (and only those). */
+static void test_select_unknown(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("ring:6");
+    sn_params_t p = tu_params(SN_COLL_SCATTER, "multi", "one", "full");
+    const sn_algo_t *a = NULL;
+    sn_err_t err = {0};
+    tu_assert_rc(sn_model_select("scatter-magic", t, &p, &a, NULL, NULL, &err), SN_EINVAL);
+    assert_has(err.msg, "scatter-magic");
+    assert_has(err.msg, "scatter-ff");
+    assert_has(err.msg, "scatter-balanced");
+    assert_has(err.msg, "auto");
+    assert_lacks(err.msg, "gather-ff");
+    assert_lacks(err.msg, "te-route");
+    p = tu_params(SN_COLL_TE, "multi", "one", "full");
+    tu_assert_rc(sn_model_select("alltoall-bruck", t, &p, &a, NULL, NULL, &err), SN_EINVAL);
+    assert_has(err.msg, "te-route");
+    assert_lacks(err.msg, "scatter-ff");
+    /* a collective without algorithms lists none */
+    p = tu_params(SN_COLL_PMNA, "multi", "one", "full");
+    tu_assert_rc(sn_model_select("pmna-tree", t, &p, &a, NULL, NULL, &err), SN_EINVAL);
+    assert_has(err.msg, "none");
+    sn_topo_free(t);
+}
+
+/* pmna and dynbcast have no algorithm: the parameter check and auto-selection refuse them. */
+static void test_colls_without_algorithms(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("hypercube:3");
+    static const sn_coll_t colls[] = {SN_COLL_PMNA, SN_COLL_DYNBCAST};
+    for (size_t i = 0; i < 2; i++) {
+        sn_params_t p = tu_params(colls[i], "multi", "one", "full");
+        uint32_t src[2] = {1, 2};
+        p.sources = src;
+        p.nsources = 2;
+        sn_err_t err = {0};
+        tu_assert_rc(sn_params_check(t, &p, &err), SN_ENOTSUP);
+        assert_has(err.msg, sn_coll_name(colls[i]));
+        const sn_algo_t *a = NULL;
+        tu_assert_rc(sn_model_select(NULL, t, &p, &a, NULL, NULL, &err), SN_ENOTSUP);
+        assert_has(err.msg, sn_coll_name(colls[i]));
+    }
+    sn_topo_free(t);
+}
+
+/* ---- parameter checks ------------------------------------------------------------------------ */
+
+static void check_params(const sn_topo_t *t, const sn_params_t *p, int code, const char *what)
+{
+    sn_err_t err = {0};
+    int rc = sn_params_check(t, p, &err);
+    tu_assert_rc(rc, code);
+    if (code != 0) {
+        tu_assert_rc(err.code, code);
+        assert_has(err.msg, what);
+    }
+}
+
+static void test_params_check(void **state)
+{
+    (void) state;
+    sn_topo_t *ft = tu_topo("fattree:2:2");
+    sn_topo_t *t = tu_topo("ring:8");
+    sn_params_t p = tu_params(SN_COLL_BCAST, "multi", "one", "full");
+    check_params(t, &p, 0, NULL);
+    check_params(ft, &p, 0, NULL);
+    /* the root must be a processor of the topology */
+    p.root = ft->n - 1; /* the top router */
+    assert_false(sn_topo_is_proc(ft, p.root));
+    check_params(ft, &p, SN_EINVAL, "root");
+    p.root = 4; /* a level-1 router */
+    assert_false(sn_topo_is_proc(ft, p.root));
+    check_params(ft, &p, SN_EINVAL, "root");
+    p.root = 3;
+    check_params(ft, &p, 0, NULL);
+    p.root = 8;
+    check_params(t, &p, SN_EINVAL, "root");
+    p.root = 0;
+    /* --rx any only with single-port */
+    p.pm.rx = SN_RX_ANY;
+    check_params(t, &p, SN_EINVAL, "--rx any");
+    p.pm.ports = SN_PORTS_SINGLE;
+    check_params(t, &p, 0, NULL);
+    /* sizes */
+    p = tu_params(SN_COLL_TE, "multi", "one", "full");
+    p.msgs = 0;
+    check_params(t, &p, SN_ERANGE, "--msgs 0");
+    p.msgs = (1u << 20) + 1;
+    check_params(t, &p, SN_ERANGE, "--msgs");
+    p.msgs = 1u << 20;
+    check_params(t, &p, 0, NULL);
+    p.msgs = 1;
+    p.frags = 0;
+    check_params(t, &p, SN_ERANGE, "fragments 0");
+    p.frags = (1u << 16) + 1;
+    check_params(t, &p, SN_ERANGE, "fragments");
+    p.frags = 1;
+    p.size = (1u << 30) + 1;
+    check_params(t, &p, SN_ERANGE, "--size");
+    p.size = 0;
+    check_params(t, &p, 0, NULL);
+    /* too many deliveries in total */
+    sn_topo_t *big = tu_topo("hypercube:10");
+    p.msgs = 1u << 20;
+    check_params(big, &p, SN_ERANGE, "deliveries");
+    sn_topo_free(big);
+    p.msgs = 1;
+    /* sources only for the partial collectives */
+    uint32_t src[4] = {1, 3, 5, 7};
+    p.sources = src;
+    p.nsources = 4;
+    check_params(t, &p, SN_EINVAL, "te");
+    p.coll = SN_COLL_MNB;
+    check_params(t, &p, SN_EINVAL, "mnb");
+    p.coll = SN_COLL_BCAST;
+    check_params(t, &p, SN_EINVAL, "bcast");
+    p.coll = SN_COLL_PMNB;
+    check_params(t, &p, 0, NULL);
+    p.coll = SN_COLL_PEXCHANGE;
+    check_params(t, &p, 0, NULL);
+    /* and the partial collectives need them */
+    p.sources = NULL;
+    p.nsources = 0;
+    check_params(t, &p, SN_EINVAL, "pexchange");
+    p.coll = SN_COLL_PMNB;
+    check_params(t, &p, SN_EINVAL, "pmnb");
+    /* distinct, sorted, processors, in range */
+    uint32_t dup[3] = {1, 3, 3};
+    p.sources = dup;
+    p.nsources = 3;
+    check_params(t, &p, SN_EINVAL, "distinct");
+    uint32_t unsorted[3] = {5, 1, 3};
+    p.sources = unsorted;
+    check_params(t, &p, SN_EINVAL, "1");
+    uint32_t out[2] = {1, 8};
+    p.sources = out;
+    p.nsources = 2;
+    check_params(t, &p, SN_EINVAL, "8");
+    uint32_t rtr[2] = {1, 4};
+    p.sources = rtr;
+    check_params(ft, &p, SN_EINVAL, "source 4");
+    uint32_t leaves[2] = {0, 3};
+    p.sources = leaves;
+    check_params(ft, &p, 0, NULL);
+    /* an unknown collective */
+    p.coll = SN_COLL_COUNT;
+    check_params(t, &p, SN_EINVAL, "collective");
+    sn_topo_free(ft);
+    sn_topo_free(t);
+}
+
+/* ---- Theorem 3.3 ----------------------------------------------------------------------------- */
+
+/* The digest's table (thesis-ch1-3 section 4.2): minimum T for (d, R_d). Row d = 0 is the root's
+ * own count (R_0 = n); rows d >= 1 use counts[0] = 1, counts[d] = R and zeros between, which give
+ * the table value whenever T_0 = ceil(log2(R + 1)) does not exceed it. */
+static void test_thm33_table(void **state)
+{
+    (void) state;
+    static const uint64_t R[12] = {1, 2, 3, 4, 5, 8, 10, 16, 20, 32, 64, 100};
+    static const int64_t T[6][12] = {
+        {0, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 7}, {1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 7, 7},
+        {2, 3, 3, 3, 4, 4, 4, 5, 5, 6, 7, 7}, {3, 4, 4, 4, 4, 5, 5, 5, 6, 6, 7, 8},
+        {4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 8}, {5, 6, 6, 6, 6, 7, 7, 7, 7, 8, 8, 9},
+    };
+    int checked = 0;
+    for (uint32_t d = 0; d <= 5; d++) {
+        for (size_t j = 0; j < 12; j++) {
+            uint64_t counts[6] = {0};
+            if (d == 0) {
+                counts[0] = R[j];
+            } else {
+                counts[0] = 1;
+                counts[d] = R[j];
+                int64_t t0 = 0;
+                while ((1ull << t0) < R[j] + 1)
+                    t0++;
+                if (t0 > T[d][j])
+                    continue;
+            }
+            int64_t got = sn_model_thm33(counts, d);
+            if (got != T[d][j])
+                fail_msg("thm33(d=%u, R=%llu) = %lld, table %lld", d, (unsigned long long) R[j],
+                         (long long) got, (long long) T[d][j]);
+            checked++;
+        }
+    }
+    assert_true(checked >= 60);
+    /* the distance degree sequences of the digest: Q_3 [1,3,3,1] -> 3, 5x5 torus -> 5 */
+    uint64_t q3[4] = {1, 3, 3, 1}, t55[5] = {1, 4, 8, 8, 4};
+    assert_int_equal(sn_model_thm33(q3, 3), 3);
+    assert_int_equal(sn_model_thm33(t55, 4), 5);
+    /* K_4: e = 1, n_1 = 3 -> 2 (the L674 remark would say 3; digest erratum) */
+    uint64_t k4[2] = {1, 3};
+    assert_int_equal(sn_model_thm33(k4, 1), 2);
+    /* a single node needs nothing; huge counts saturate without overflow */
+    uint64_t one[1] = {1};
+    assert_int_equal(sn_model_thm33(one, 0), 0);
+    uint64_t huge[2] = {1, 1ull << 40};
+    assert_int_equal(sn_model_thm33(huge, 1), 41);
+}
+
+/* Single-port broadcast lower bound (Theorem 3.3) from the digest's tables: rings, tori,
+ * hypercubes and E_14^2, from node 0. Multiport runs report no such bound. */
+static void test_bcast_single_port_bounds(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *spec;
+        int64_t lb;
+    } cases[] = {
+        {"ring:4", 2},      {"ring:5", 3},      {"ring:6", 3},      {"ring:7", 4},
+        {"ring:8", 4},      {"ring:9", 5},      {"ring:10", 5},     {"torus:3x3", 4},
+        {"torus:3x4", 4},   {"torus:3x5", 4},   {"torus:4x4", 4},   {"torus:4x5", 5},
+        {"torus:5x5", 5},   {"torus:5x6", 6},   {"torus:6x6", 6},   {"torus:7x7", 7},
+        {"hypercube:1", 1}, {"hypercube:2", 2}, {"hypercube:3", 3}, {"hypercube:4", 4},
+        {"hypercube:5", 5}, {"hypercube:6", 6}, {"ering:14:2", 4},  {"complete:4", 2},
+        {"torus:3x6", 5},   {"torus:4x6", 5},   {"ering:8:2", 3},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int any = 0; any < 2; any++) {
+            sn_params_t p = tu_params(SN_COLL_BCAST, "single", any ? "any" : "one", "full");
+            expect_bound(cases[i].spec, &p, "thm3.3", cases[i].lb);
+            sn_params_t q = tu_params(SN_COLL_BCAST, "multi", "one", "full");
+            assert_int_equal(bound_spec(cases[i].spec, &q, "thm3.3"), -1);
+        }
+    }
+    /* the eccentricity bound: e(v) for one packet; pipelining adds M-1 (single-port) */
+    sn_params_t p = tu_params(SN_COLL_BCAST, "multi", "one", "full");
+    expect_bound("torus:5x6", &p, "eccentricity", 5);
+    expect_bound("hypercube:5", &p, "eccentricity", 5);
+    p.pm.ports = SN_PORTS_SINGLE;
+    p.msgs = 4;
+    expect_bound("ring:9", &p, "eccentricity", 4 + 4 - 1);
+}
+
+/* ---- scatter / gather ------------------------------------------------------------------------ */
+
+/* Single-port scatter (and gather with one reception) at the root: P-1 on router-free graphs,
+ * from every root (Theorem 3.6); multiport: ceil((P-1)/deg(root)) (eq. 3.3) and e(root). */
+static void test_scatter_bounds(void **state)
+{
+    (void) state;
+    static const char *const specs[] = {"ring:7",      "linear:6", "torus:3x4",
+                                        "hypercube:4", "star:4",   "mesh:2x3x4",
+                                        "complete:5",  "ccc:3",    "ering:14:2"};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        sn_topo_t *t = tu_topo(specs[i]);
+        int64_t P = t->nproc;
+        for (uint32_t root = 0; root < t->n; root++) {
+            for (uint32_t msgs = 1; msgs <= 3; msgs += 2) {
+                sn_params_t p = tu_params(SN_COLL_SCATTER, "single", "one", "full");
+                p.root = root;
+                p.msgs = msgs;
+                assert_int_equal(bound(t, &p, "root-port"), (P - 1) * msgs);
+                p.pm.rx = SN_RX_ANY;
+                assert_int_equal(bound(t, &p, "root-port"), (P - 1) * msgs);
+                p.coll = SN_COLL_GATHER;
+                assert_int_equal(bound(t, &p, "degree"),
+                                 ceil_div((P - 1) * msgs, sn_topo_degree(t, root)));
+                p.pm.rx = SN_RX_ONE;
+                assert_int_equal(bound(t, &p, "root-port"), (P - 1) * msgs);
+                p = tu_params(SN_COLL_SCATTER, "multi", "one", "full");
+                p.root = root;
+                p.msgs = msgs;
+                assert_int_equal(bound(t, &p, "degree"),
+                                 ceil_div((P - 1) * msgs, sn_topo_degree(t, root)));
+                assert_int_equal(bound(t, &p, "eccentricity"), sn_topo_ecc(t, root, 1));
+                assert_int_equal(bound(t, &p, "root-port"), -1);
+            }
+        }
+        sn_topo_free(t);
+    }
+    /* a fat tree: the root leaf has one link; 7 messages, the farthest 6 hops away */
+    sn_params_t p = tu_params(SN_COLL_SCATTER, "single", "one", "full");
+    expect_bound("fattree:2:3", &p, "root-port", 9); /* max_d R_d + d - 1: 4 + 5 */
+    p.pm.ports = SN_PORTS_MULTI;
+    expect_bound("fattree:2:3", &p, "degree", 7);
+    expect_bound("fattree:2:3", &p, "eccentricity", 6);
+}
+
+/* ---- total exchange -------------------------------------------------------------------------- */
+
+/* Multiport (4.1) cut bounds of the digest (thesis-ch4-5 section 4.2). */
+static void test_te_cut_bounds(void **state)
+{
+    (void) state;
+    sn_params_t p = tu_params(SN_COLL_TE, "multi", "one", "full");
+    char spec[32];
+    for (int64_t n = 2; n <= 12; n++) {
+        snprintf(spec, sizeof spec, "linear:%lld", (long long) n);
+        expect_bound(spec, &p, "cut", ceil_div(n * n - 1, 4));
+        if (n >= 3) {
+            snprintf(spec, sizeof spec, "ring:%lld", (long long) n);
+            expect_bound(spec, &p, "cut", ceil_div(n * n - 1, 8));
+        }
+    }
+    static const struct {
+        const char *spec;
+        int64_t cut;
+    } cases[] = {
+        {"torus:3x3", 3},    {"torus:4x4", 8},     {"torus:5x5", 15},     {"torus:6x6", 27},
+        {"torus:7x7", 42},   {"torus:8x8", 64},    {"mesh:3x3", 6},       {"mesh:4x4", 16},
+        {"mesh:5x5", 30},    {"mesh:8x8", 128},    {"mesh:2x2", 2},       {"hypercube:1", 1},
+        {"hypercube:2", 2},  {"hypercube:3", 4},   {"hypercube:4", 8},    {"hypercube:5", 16},
+        {"hypercube:6", 32}, {"mesh:3x3x3x3", 54}, {"torus:3x3x3x3", 27}, {"torus:4x4x4x4", 128},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_bound(cases[i].spec, &p, "cut", cases[i].cut);
+    /* the multiport distance bound: 27 on the 6x6 torus too */
+    expect_bound("torus:6x6", &p, "distance", 27);
+    /* with M packets per pair everything scales */
+    p.msgs = 3;
+    expect_bound("linear:7", &p, "cut", 3 * 12);
+    p.msgs = 1;
+    p.frags = 2;
+    expect_bound("ring:7", &p, "cut", 2 * 6);
+    /* no cut bound under single-port (4.1 does not apply, thesis L884) */
+    sn_params_t s = tu_params(SN_COLL_TE, "single", "one", "full");
+    assert_int_equal(bound_spec("torus:4x4", &s, "cut"), -1);
+}
+
+/* Single-port (4.4) status bounds: s(R_n) = ceil((n^2-1)/4), s(Q_d) = d 2^(d-1), and the other
+ * Cayley values and average statuses of the digest. */
+static void test_te_status_bounds(void **state)
+{
+    (void) state;
+    char spec[32];
+    for (int any = 0; any < 2; any++) {
+        sn_params_t p = tu_params(SN_COLL_TE, "single", any ? "any" : "one", "full");
+        for (int64_t n = 3; n <= 12; n++) {
+            snprintf(spec, sizeof spec, "ring:%lld", (long long) n);
+            expect_bound(spec, &p, "status", ceil_div(n * n - 1, 4));
+        }
+        for (int64_t d = 1; d <= 6; d++) {
+            snprintf(spec, sizeof spec, "hypercube:%lld", (long long) d);
+            expect_bound(spec, &p, "status", d << (d - 1));
+        }
+        static const struct {
+            const char *spec;
+            int64_t status;
+        } cases[] = {
+            {"complete:6", 5},
+            {"ering:14:2", 28},
+            {"ering:9:2", 12},
+            {"ering:10:3", 12},
+            {"ering:8:2", 10},
+            {"ering:10:2", 15},
+            {"ering:12:3", 16},
+            {"ering:16:4", 22},
+            {"circulant:13:1,5", 20},
+            {"ccc:3", 74},
+            {"butterfly:3", 55},
+            {"ccc:4", 296},
+            {"butterfly:4", 216},
+            {"star:4", 62},
+            {"foldedcube:2", 3},
+            {"foldedcube:3", 10},
+            {"foldedcube:4", 25},
+            {"foldedcube:5", 66},
+            {"complete:3*complete:4", 17},
+            {"ering:7:2*ring:5", 82},
+            {"torus:3x3", 12},
+            {"torus:4x4", 32},
+            {"torus:4x3", 20},
+            {"linear:4", 5},
+            {"linear:6", 12},
+            {"linear:9", 27},
+            {"mesh:3x3", 16},
+            {"mesh:4x4", 40},
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+            expect_bound(cases[i].spec, &p, "status", cases[i].status);
+    }
+    /* no status bound under multiport (it is the "distance" bound there) */
+    sn_params_t m = tu_params(SN_COLL_TE, "multi", "one", "full");
+    assert_int_equal(bound_spec("ring:7", &m, "status"), -1);
+    expect_bound("ring:7", &m, "distance", ceil_div(7 * 12, 14));
+}
+
+/* Bounds that every partial or full exchange and broadcast reports. */
+static void test_mnb_and_partial_bounds(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("torus:4x4");
+    sn_params_t p = tu_params(SN_COLL_MNB, "multi", "one", "full");
+    assert_int_equal(bound(t, &p, "diameter"), 4);
+    assert_int_equal(bound(t, &p, "receive"), ceil_div(15, 4));
+    assert_int_equal(bound(t, &p, "transmissions"), ceil_div(16 * 15, 64));
+    p.pm.ports = SN_PORTS_SINGLE;
+    assert_int_equal(bound(t, &p, "receive"), 15);
+    assert_int_equal(bound(t, &p, "transmissions"), 15);
+    /* pmnb with two sources: a non-source receives 2 packets; the farthest source distance */
+    uint32_t src[2] = {0, 5};
+    p = tu_params(SN_COLL_PMNB, "single", "one", "full");
+    p.sources = src;
+    p.nsources = 2;
+    assert_int_equal(bound(t, &p, "receive"), 2);
+    assert_int_equal(bound(t, &p, "diameter"), 4);
+    p.coll = SN_COLL_PEXCHANGE;
+    assert_int_equal(bound(t, &p, "send"), 15);
+    assert_int_equal(bound(t, &p, "status"), ceil_div(2 * 32, 16));
+    sn_topo_free(t);
+}
+
+/* Half duplex never lowers a bound: every bound reported under --duplex full is reported under
+ * --duplex half with at least the same value, for every collective and port model. */
+static void test_half_duplex_bounds_not_lower(void **state)
+{
+    (void) state;
+    static const char *const specs[] = {"linear:7",         "ring:8",      "torus:4x5",
+                                        "mesh:3x3",         "hypercube:4", "fattree:2:3:1,2,4",
+                                        "ering:7:2*ring:5", "complete:6",  "star:4"};
+    static const char *const pms[][2] = {{"multi", "one"}, {"single", "one"}, {"single", "any"}};
+    for (size_t si = 0; si < sizeof specs / sizeof specs[0]; si++) {
+        sn_topo_t *t = tu_topo(specs[si]);
+        uint32_t src[3] = {sn_topo_proc(t, 0), sn_topo_proc(t, 1), sn_topo_proc(t, 2)};
+        for (int c = 0; c < SN_COLL_PMNA; c++) {
+            for (size_t pi = 0; pi < 3; pi++) {
+                for (uint32_t msgs = 1; msgs <= 2; msgs++) {
+                    sn_params_t p = tu_params((sn_coll_t) c, pms[pi][0], pms[pi][1], "full");
+                    p.msgs = msgs;
+                    p.root = sn_topo_proc(t, t->nproc - 1);
+                    if (c == SN_COLL_PMNB || c == SN_COLL_PEXCHANGE) {
+                        p.sources = src;
+                        p.nsources = 3;
+                    }
+                    sn_bounds_t full, half;
+                    sn_err_t err = {0};
+                    tu_assert_rc(sn_model_bounds(t, &p, &full, &err), 0);
+                    p.pm.duplex = SN_DUPLEX_HALF;
+                    tu_assert_rc(sn_model_bounds(t, &p, &half, &err), 0);
+                    if (half.best < full.best)
+                        fail_msg("%s %s %s/%s: half-duplex bound %lld < full %lld", t->spec,
+                                 sn_coll_name(p.coll), pms[pi][0], pms[pi][1],
+                                 (long long) half.best, (long long) full.best);
+                    for (size_t i = 0; i < full.count; i++) {
+                        int found = 0;
+                        for (size_t j = 0; j < half.count; j++) {
+                            if (strcmp(full.b[i].name, half.b[j].name) != 0)
+                                continue;
+                            found = 1;
+                            if (half.b[j].value < full.b[i].value)
+                                fail_msg("%s %s: half-duplex %s %lld < full %lld", t->spec,
+                                         sn_coll_name(p.coll), full.b[i].name,
+                                         (long long) half.b[j].value, (long long) full.b[i].value);
+                        }
+                        if (!found)
+                            fail_msg("%s %s: bound %s missing under half duplex", t->spec,
+                                     sn_coll_name(p.coll), full.b[i].name);
+                    }
+                }
+            }
+        }
+        sn_topo_free(t);
+    }
+    /* half duplex doubles the linear array's cut bound: both directions share the one link */
+    sn_params_t p = tu_params(SN_COLL_TE, "multi", "one", "half");
+    expect_bound("linear:6", &p, "cut", 2 * 9);
+}
+
+/* Bounds are well formed: best is the maximum, every value is named and sourced, and a single
+ * processor needs nothing. */
+static void test_bounds_well_formed(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("fattree:3:2:exp");
+    for (int c = 0; c < SN_COLL_PMNA; c++) {
+        sn_params_t p = tu_params((sn_coll_t) c, "multi", "one", "full");
+        uint32_t src[2] = {0, 8};
+        if (c == SN_COLL_PMNB || c == SN_COLL_PEXCHANGE) {
+            p.sources = src;
+            p.nsources = 2;
+        }
+        sn_bounds_t b;
+        sn_err_t err = {0};
+        tu_assert_rc(sn_model_bounds(t, &p, &b, &err), 0);
+        assert_true(b.count >= 1 && b.count <= SN_BOUND_MAX);
+        int64_t best = 0;
+        for (size_t i = 0; i < b.count; i++) {
+            assert_non_null(b.b[i].name);
+            assert_non_null(b.b[i].source);
+            assert_true(b.b[i].value >= 0);
+            if (b.b[i].value > best)
+                best = b.b[i].value;
+        }
+        assert_int_equal(b.best, best);
+    }
+    sn_topo_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_coll_names),
+        cmocka_unit_test(test_select_auto),
+        cmocka_unit_test(test_select_auto_is_minimum),
+        cmocka_unit_test(test_select_unsupported),
+        cmocka_unit_test(test_select_unknown),
+        cmocka_unit_test(test_colls_without_algorithms),
+        cmocka_unit_test(test_params_check),
+        cmocka_unit_test(test_thm33_table),
+        cmocka_unit_test(test_bcast_single_port_bounds),
+        cmocka_unit_test(test_scatter_bounds),
+        cmocka_unit_test(test_te_cut_bounds),
+        cmocka_unit_test(test_te_status_bounds),
+        cmocka_unit_test(test_mnb_and_partial_bounds),
+        cmocka_unit_test(test_half_duplex_bounds_not_lower),
+        cmocka_unit_test(test_bounds_well_formed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

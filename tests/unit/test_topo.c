@@ -1,0 +1,2062 @@
+/* Unit tests of the topology library (core/topo): the spec parser (every family, every error), the
+ * port and edge structure, group operations and product coordinates, degree, diameter, status and
+ * distance degree sequences against the closed forms of the thesis digests (sections 2 and 4),
+ * edge colourings, labels and sn_topo_from_edges. Expected values come from the definitions and a
+ * plain BFS written here, never from the library. The routing oracle is tested in test_route.c. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+/* ---- helpers --------------------------------------------------------------------------------- */
+
+/* Records a failed expectation (prints the first 20) without stopping the test, so that one run
+ * shows every mismatch of a table. Functions using it take `int *bad`. */
+#define EXPECT(cond, ...)                                                                          \
+    do {                                                                                           \
+        if (!(cond) && (*bad)++ < 20)                                                              \
+            print_error(__VA_ARGS__);                                                              \
+    } while (0)
+
+/* Brute-force limits: all-pairs BFS only up to this many nodes. */
+#define BRUTE_MAX 1100u
+
+#define NELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Plain BFS over the port tables (independent of sn_topo_bfs). */
+static void bfs(const sn_topo_t *t, uint32_t src, uint32_t *dist)
+{
+    uint32_t *q = malloc((size_t) t->n * sizeof *q);
+    for (uint32_t i = 0; i < t->n; i++)
+        dist[i] = UINT32_MAX;
+    uint32_t head = 0, tail = 0;
+    dist[src] = 0;
+    q[tail++] = src;
+    while (head < tail) {
+        uint32_t u = q[head++];
+        for (uint32_t p = 0; p < sn_topo_degree(t, u); p++) {
+            uint32_t v = sn_topo_port(t, u, p)->peer;
+            if (dist[v] == UINT32_MAX) {
+                dist[v] = dist[u] + 1;
+                q[tail++] = v;
+            }
+        }
+    }
+    free(q);
+}
+
+/* All-pairs distances, row-major n x n (free it). */
+static uint32_t *all_pairs(const sn_topo_t *t)
+{
+    uint32_t *d = malloc((size_t) t->n * t->n * sizeof *d);
+    for (uint32_t u = 0; u < t->n; u++)
+        bfs(t, u, &d[(size_t) u * t->n]);
+    return d;
+}
+
+static uint32_t brute_ecc(const sn_topo_t *t, const uint32_t *d, uint32_t u, int procs_only)
+{
+    uint32_t e = 0;
+    for (uint32_t v = 0; v < t->n; v++)
+        if ((!procs_only || sn_topo_is_proc(t, v)) && d[(size_t) u * t->n + v] > e)
+            e = d[(size_t) u * t->n + v];
+    return e;
+}
+
+static uint64_t brute_status(const sn_topo_t *t, const uint32_t *d, uint32_t u, int procs_only)
+{
+    uint64_t s = 0;
+    for (uint32_t v = 0; v < t->n; v++)
+        if (!procs_only || sn_topo_is_proc(t, v))
+            s += d[(size_t) u * t->n + v];
+    return s;
+}
+
+static uint32_t brute_diameter(const sn_topo_t *t, const uint32_t *d, int procs_only)
+{
+    uint32_t best = 0;
+    for (uint32_t u = 0; u < t->n; u++) {
+        if (procs_only && !sn_topo_is_proc(t, u))
+            continue;
+        uint32_t e = brute_ecc(t, d, u, procs_only);
+        if (e > best)
+            best = e;
+    }
+    return best;
+}
+
+static uint64_t brute_total(const sn_topo_t *t, const uint32_t *d, int procs_only)
+{
+    uint64_t s = 0;
+    for (uint32_t u = 0; u < t->n; u++)
+        if (!procs_only || sn_topo_is_proc(t, u))
+            s += brute_status(t, d, u, procs_only);
+    return s;
+}
+
+static sn_topo_t *topof(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static sn_topo_t *topof(const char *fmt, ...)
+{
+    char spec[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(spec, sizeof spec, fmt, ap);
+    va_end(ap);
+    return tu_topo(spec);
+}
+
+/* A `file:` spec over a temporary file; drop it with tfile_drop. */
+typedef struct tfile_s {
+    char *path;
+    char spec[512];
+} tfile_t;
+
+static void tfile_make(tfile_t *f, const char *text)
+{
+    f->path = tu_tmpfile(text);
+    snprintf(f->spec, sizeof f->spec, "file:%s", f->path);
+}
+
+static void tfile_drop(tfile_t *f)
+{
+    unlink(f->path);
+    free(f->path);
+}
+
+/* Deterministic pseudo-random numbers for sampling (xorshift64*). */
+static uint32_t rnd(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return (uint32_t) ((*s * 0x2545f4914f6cdd1dull) >> 32);
+}
+
+static uint64_t binom(uint32_t n, uint32_t k)
+{
+    uint64_t r = 1;
+    for (uint32_t i = 1; i <= k; i++)
+        r = r * (n - k + i) / i;
+    return r;
+}
+
+/* Router level = distance to the nearest processor (multi-source BFS from the leaves). */
+static void router_levels(const sn_topo_t *t, uint32_t *lvl)
+{
+    uint32_t *q = malloc((size_t) t->n * sizeof *q), head = 0, tail = 0;
+    for (uint32_t u = 0; u < t->n; u++) {
+        lvl[u] = sn_topo_is_proc(t, u) ? 0 : UINT32_MAX;
+        if (lvl[u] == 0)
+            q[tail++] = u;
+    }
+    while (head < tail) {
+        uint32_t u = q[head++];
+        for (uint32_t p = 0; p < sn_topo_degree(t, u); p++) {
+            uint32_t v = sn_topo_port(t, u, p)->peer;
+            if (lvl[v] == UINT32_MAX) {
+                lvl[v] = lvl[u] + 1;
+                q[tail++] = v;
+            }
+        }
+    }
+    free(q);
+}
+
+/* Graphs given as files. F_ROUTERS: routers 4 and 5 joined by a double link, processors 0-3 around
+ * them. F_PLAIN: comments, blank lines, tabs, a triangle and a square with a parallel edge that
+ * follows its twin. F_LEAFROUTER: a router that leads to no processor. */
+static const char F_ROUTERS[] = "# two switches with a double link\n"
+                                "0 4\n"
+                                "1 4\n"
+                                "router 4\n"
+                                "4 5\n"
+                                "4 5   # the parallel link\n"
+                                "5 2\n"
+                                "5 3\n"
+                                "router 5\n";
+static const char F_PLAIN[] = "\n"
+                              "# triangle 0 1 2, square 2 3 4 5\n"
+                              "0 1\n"
+                              "1\t2\n"
+                              "  2 0  # closes the triangle\n"
+                              "\n"
+                              "2 3\n"
+                              "3 4\n"
+                              "3 4\n"
+                              "4 5\n"
+                              "5 2\n";
+static const char F_LEAFROUTER[] = "0 1\n1 2\n1 3\nrouter 1\nrouter 3\n";
+
+/* Specs that every structural test walks (moderate sizes, every family). */
+static const char *const all_specs[] = {
+    "linear:2",
+    "linear:3",
+    "linear:10",
+    "ring:2",
+    "ring:3",
+    "ring:8",
+    "ring:13",
+    "ering:2:1",
+    "ering:8:4",
+    "ering:9:4",
+    "ering:14:2",
+    "ering:17:3",
+    "circulant:8:3",
+    "circulant:12:1,6",
+    "circulant:13:1,5",
+    "circulant:16:3,2,8",
+    "complete:2",
+    "complete:5",
+    "complete:8",
+    "mesh:2x2",
+    "mesh:3x4",
+    "mesh:2x3x4",
+    "torus:2x2",
+    "torus:2x3",
+    "torus:3x4",
+    "torus:4x4",
+    "torus:3x3x3",
+    "hypercube:1",
+    "hypercube:2",
+    "hypercube:5",
+    "hypercube:8",
+    "foldedcube:2",
+    "foldedcube:3",
+    "foldedcube:6",
+    "ccc:2",
+    "ccc:3",
+    "ccc:4",
+    "ccc:5",
+    "butterfly:2",
+    "butterfly:3",
+    "butterfly:4",
+    "butterfly:5",
+    "star:2",
+    "star:3",
+    "star:4",
+    "star:5",
+    "fattree:2:1",
+    "fattree:2:3",
+    "fattree:2:3:exp",
+    "fattree:3:2:2,5",
+    "fattree:4:2:exp",
+    "fattree:2:4:3,1,2,2",
+    "torus:3x4*ring:5",
+    "complete:3*complete:4",
+    "ering:7:2*ring:5",
+    "hypercube:2*ccc:3",
+    "mesh:2x2*mesh:3x3",
+    "linear:3*torus:2x2*star:3",
+    "linear:4*foldedcube:3",
+};
+
+/* ---- parser: every family ------------------------------------------------------------------- */
+
+typedef struct fam_case_s {
+    const char *spec;
+    sn_topo_kind_t kind;
+    uint32_t n, nproc, nedges, nfactors;
+    const char *canon;
+} fam_case_t;
+
+static const fam_case_t fam_cases[] = {
+    {"linear:7", SN_TOPO_LINEAR, 7, 7, 6, 0, "linear:7"},
+    {"linear:2", SN_TOPO_LINEAR, 2, 2, 1, 0, "linear:2"},
+    {"ring:2", SN_TOPO_RING, 2, 2, 1, 0, "ring:2"},
+    {"ring:9", SN_TOPO_RING, 9, 9, 9, 0, "ring:9"},
+    {"ring:007", SN_TOPO_RING, 7, 7, 7, 0, "ring:7"},
+    {"ering:14:2", SN_TOPO_ERING, 14, 14, 28, 0, "ering:14:2"},
+    {"ering:8:4", SN_TOPO_ERING, 8, 8, 28, 0, "ering:8:4"},
+    {"ering:9:4", SN_TOPO_ERING, 9, 9, 36, 0, "ering:9:4"},
+    {"ering:2:1", SN_TOPO_ERING, 2, 2, 1, 0, "ering:2:1"},
+    {"circulant:13:1,5", SN_TOPO_CIRCULANT, 13, 13, 26, 0, "circulant:13:1,5"},
+    {"circulant:12:1,6", SN_TOPO_CIRCULANT, 12, 12, 18, 0, "circulant:12:1,6"},
+    {"circulant:8:3", SN_TOPO_CIRCULANT, 8, 8, 8, 0, "circulant:8:3"},
+    {"complete:2", SN_TOPO_COMPLETE, 2, 2, 1, 0, "complete:2"},
+    {"complete:5", SN_TOPO_COMPLETE, 5, 5, 10, 0, "complete:5"},
+    {"mesh:3x4", SN_TOPO_MESH, 12, 12, 17, 2, "mesh:3x4"},
+    {"mesh:2x3x4", SN_TOPO_MESH, 24, 24, 46, 3, "mesh:2x3x4"},
+    {"torus:3x4", SN_TOPO_TORUS, 12, 12, 24, 2, "torus:3x4"},
+    {"torus:2x3", SN_TOPO_TORUS, 6, 6, 9, 2, "torus:2x3"},
+    {"torus:3x3x3", SN_TOPO_TORUS, 27, 27, 81, 3, "torus:3x3x3"},
+    {"hypercube:1", SN_TOPO_HYPERCUBE, 2, 2, 1, 0, "hypercube:1"},
+    {"hypercube:5", SN_TOPO_HYPERCUBE, 32, 32, 80, 0, "hypercube:5"},
+    {"foldedcube:2", SN_TOPO_FOLDEDCUBE, 4, 4, 6, 0, "foldedcube:2"},
+    {"foldedcube:4", SN_TOPO_FOLDEDCUBE, 16, 16, 40, 0, "foldedcube:4"},
+    {"ccc:3", SN_TOPO_CCC, 24, 24, 36, 0, "ccc:3"},
+    {"ccc:4", SN_TOPO_CCC, 64, 64, 96, 0, "ccc:4"},
+    {"butterfly:3", SN_TOPO_BUTTERFLY, 24, 24, 48, 0, "butterfly:3"},
+    {"butterfly:4", SN_TOPO_BUTTERFLY, 64, 64, 128, 0, "butterfly:4"},
+    {"star:2", SN_TOPO_STAR, 2, 2, 1, 0, "star:2"},
+    {"star:4", SN_TOPO_STAR, 24, 24, 36, 0, "star:4"},
+    {"star:5", SN_TOPO_STAR, 120, 120, 240, 0, "star:5"},
+    {"fattree:2:3", SN_TOPO_FATTREE, 15, 8, 14, 0, "fattree:2:3:const"},
+    {"fattree:2:3:const", SN_TOPO_FATTREE, 15, 8, 14, 0, "fattree:2:3:const"},
+    {"fattree:2:3:exp", SN_TOPO_FATTREE, 15, 8, 8 + 4 * 2 + 2 * 4, 0, "fattree:2:3:exp"},
+    {"fattree:3:3:exp", SN_TOPO_FATTREE, 40, 27, 27 + 9 * 3 + 3 * 9, 0, "fattree:3:3:exp"},
+    {"fattree:3:2:2,5", SN_TOPO_FATTREE, 13, 9, 9 * 2 + 3 * 5, 0, "fattree:3:2:2,5"},
+    {"fattree:4:1", SN_TOPO_FATTREE, 5, 4, 4, 0, "fattree:4:1:const"},
+    {"torus:3x4*ring:5", SN_TOPO_PRODUCT, 60, 60, 20 * 3 + 15 * 4 + 12 * 5, 3, "torus:3x4*ring:5"},
+    {"complete:3*complete:4", SN_TOPO_PRODUCT, 12, 12, 4 * 3 + 3 * 6, 2, "complete:3*complete:4"},
+    {"ering:7:2*ring:5", SN_TOPO_PRODUCT, 35, 35, 5 * 14 + 7 * 5, 2, "ering:7:2*ring:5"},
+    {"hypercube:2*ccc:3", SN_TOPO_PRODUCT, 96, 96, 24 * 4 + 4 * 36, 2, "hypercube:2*ccc:3"},
+    {"mesh:2x2*mesh:3x3", SN_TOPO_PRODUCT, 36, 36, 18 * 2 + 12 * 2 * 2, 4, "mesh:2x2*mesh:3x3"},
+    {"linear:3*torus:2x2*star:3", SN_TOPO_PRODUCT, 72, 72, 24 * 2 + 36 * 2 + 12 * 6, 4,
+     "linear:3*torus:2x2*star:3"},
+};
+
+static void test_parse_families(void **state)
+{
+    (void) state;
+    int nbad = 0, *bad = &nbad;
+    for (size_t i = 0; i < NELEMS(fam_cases); i++) {
+        const fam_case_t *c = &fam_cases[i];
+        sn_topo_t *t = tu_topo(c->spec);
+        EXPECT(t->kind == c->kind, "%s: kind %d, expected %d\n", c->spec, t->kind, c->kind);
+        EXPECT(t->n == c->n, "%s: n %u, expected %u\n", c->spec, t->n, c->n);
+        EXPECT(t->nproc == c->nproc, "%s: nproc %u, expected %u\n", c->spec, t->nproc, c->nproc);
+        EXPECT(t->nedges == c->nedges, "%s: nedges %u, expected %u\n", c->spec, t->nedges,
+               c->nedges);
+        EXPECT(t->nfactors == c->nfactors, "%s: nfactors %u, expected %u\n", c->spec, t->nfactors,
+               c->nfactors);
+        EXPECT(strcmp(t->spec, c->canon) == 0, "%s: spec '%s', expected '%s'\n", c->spec, t->spec,
+               c->canon);
+        EXPECT((t->is_router != NULL) == (c->kind == SN_TOPO_FATTREE),
+               "%s: is_router should be set exactly for fat trees\n", c->spec);
+        sn_topo_free(t);
+    }
+
+    /* Family parameters and flattened factors. */
+    sn_topo_t *t = tu_topo("ering:14:2");
+    EXPECT(t->a == 14 && t->b == 2, "ering:14:2: a=%u b=%u\n", t->a, t->b);
+    sn_topo_free(t);
+    t = tu_topo("circulant:13:1,5");
+    EXPECT(t->a == 13 && t->njumps == 2 && t->jumps[0] == 1 && t->jumps[1] == 5,
+           "circulant:13:1,5: parameters\n");
+    sn_topo_free(t);
+    t = tu_topo("fattree:3:2:2,5");
+    EXPECT(t->a == 3 && t->b == 2 && t->caps[1] == 2 && t->caps[2] == 5, "fattree caps\n");
+    sn_topo_free(t);
+    t = tu_topo("fattree:2:3:exp");
+    EXPECT(t->caps[1] == 1 && t->caps[2] == 2 && t->caps[3] == 4, "fattree exp caps\n");
+    sn_topo_free(t);
+    t = tu_topo("torus:3x4*ring:5");
+    const char *want[] = {"ring:3", "ring:4", "ring:5"};
+    for (uint32_t i = 0; i < 3 && i < t->nfactors; i++)
+        EXPECT(strcmp(t->factors[i]->spec, want[i]) == 0, "factor %u is '%s', expected '%s'\n", i,
+               t->factors[i]->spec, want[i]);
+    sn_topo_free(t);
+    t = tu_topo("mesh:3x4*hypercube:2");
+    const char *want2[] = {"linear:3", "linear:4", "hypercube:2"};
+    for (uint32_t i = 0; i < 3 && i < t->nfactors; i++)
+        EXPECT(strcmp(t->factors[i]->spec, want2[i]) == 0, "factor %u is '%s', expected '%s'\n", i,
+               t->factors[i]->spec, want2[i]);
+    sn_topo_free(t);
+    assert_int_equal(nbad, 0);
+}
+
+/* file: graphs: comments, blank lines, tabs, router lines, parallel edges, ports in file order. */
+static void test_parse_file(void **state)
+{
+    (void) state;
+    tfile_t f;
+    tfile_make(&f, F_ROUTERS);
+    sn_topo_t *t = tu_topo(f.spec);
+    assert_int_equal(t->kind, SN_TOPO_FILE);
+    assert_string_equal(t->spec, f.spec);
+    assert_int_equal(t->n, 6);
+    assert_int_equal(t->nproc, 4);
+    assert_int_equal(t->nedges, 6);
+    assert_non_null(t->is_router);
+    for (uint32_t u = 0; u < 6; u++)
+        assert_int_equal(sn_topo_is_proc(t, u), u < 4);
+    for (uint32_t r = 0; r < 4; r++) {
+        assert_int_equal(sn_topo_proc(t, r), r);
+        assert_int_equal(sn_topo_rank(t, r), (int32_t) r);
+    }
+    assert_int_equal(sn_topo_rank(t, 4), -1);
+    assert_int_equal(sn_topo_rank(t, 5), -1);
+    /* Node 4: edges in file order 0, 1, 5, 5. */
+    assert_int_equal(sn_topo_degree(t, 4), 4);
+    assert_int_equal(sn_topo_port(t, 4, 0)->peer, 0);
+    assert_int_equal(sn_topo_port(t, 4, 1)->peer, 1);
+    assert_int_equal(sn_topo_port(t, 4, 2)->peer, 5);
+    assert_int_equal(sn_topo_port(t, 4, 3)->peer, 5);
+    assert_int_not_equal(sn_topo_port(t, 4, 2)->edge, sn_topo_port(t, 4, 3)->edge);
+    uint32_t first, count;
+    sn_topo_ports_to(t, 4, 5, &first, &count);
+    assert_int_equal(first, 2);
+    assert_int_equal(count, 2);
+    sn_topo_free(t);
+    tfile_drop(&f);
+
+    /* Routers that are not a prefix of the ids: ranks skip them. */
+    tfile_make(&f, F_LEAFROUTER);
+    t = tu_topo(f.spec);
+    assert_int_equal(t->n, 4);
+    assert_int_equal(t->nproc, 2);
+    assert_int_equal(sn_topo_proc(t, 0), 0);
+    assert_int_equal(sn_topo_proc(t, 1), 2);
+    assert_int_equal(sn_topo_rank(t, 2), 1);
+    assert_int_equal(sn_topo_rank(t, 3), -1);
+    sn_topo_free(t);
+    tfile_drop(&f);
+
+    tfile_make(&f, F_PLAIN);
+    t = tu_topo(f.spec);
+    assert_int_equal(t->n, 6);
+    assert_int_equal(t->nproc, 6);
+    assert_int_equal(t->nedges, 8);
+    assert_null(t->is_router);
+    /* Node 2: edges 1-2, 2-0, 2-3, 5-2 in that order. */
+    assert_int_equal(sn_topo_degree(t, 2), 4);
+    assert_int_equal(sn_topo_port(t, 2, 0)->peer, 1);
+    assert_int_equal(sn_topo_port(t, 2, 1)->peer, 0);
+    assert_int_equal(sn_topo_port(t, 2, 2)->peer, 3);
+    assert_int_equal(sn_topo_port(t, 2, 3)->peer, 5);
+    sn_topo_free(t);
+
+    /* A file graph is a valid product factor when it has no routers. */
+    char spec[600];
+    snprintf(spec, sizeof spec, "%s*ring:3", f.spec);
+    t = tu_topo(spec);
+    assert_int_equal(t->kind, SN_TOPO_PRODUCT);
+    assert_int_equal(t->n, 18);
+    assert_int_equal(t->nfactors, 2);
+    assert_int_equal(t->nedges, 3 * 8 + 6 * 3);
+    assert_string_equal(t->spec, spec);
+    sn_topo_free(t);
+    tfile_drop(&f);
+
+    /* CRLF line ends and a last line without a newline. */
+    tfile_make(&f, "0 1\r\n1 2\r\n# c\r\n2 3");
+    t = tu_topo(f.spec);
+    assert_int_equal(t->n, 4);
+    assert_int_equal(t->nedges, 3);
+    sn_topo_free(t);
+    tfile_drop(&f);
+}
+
+/* ---- parser: every error ----------------------------------------------------------------------
+ */
+
+typedef struct err_case_s {
+    const char *spec;
+    int code;
+    const char *needle;  /* the bad value, as the message must show it */
+    const char *needle2; /* a second required substring, or NULL */
+} err_case_t;
+
+static const err_case_t err_cases[] = {
+    {"", SN_ESPEC, "empty", NULL},
+    {"foo:3", SN_ESPEC, "'foo'", NULL},
+    {"ring", SN_ESPEC, "'ring'", NULL},
+    {"ring:", SN_ESPEC, "'ring:'", NULL},
+    {"ring:4:5", SN_ESPEC, "'4:5'", NULL},
+    {"ring:x", SN_ESPEC, "'x'", NULL},
+    {"ring:-3", SN_ESPEC, "'-3'", NULL},
+    {"ring:3.5", SN_ESPEC, "'3.5'", NULL},
+    {"ring:1", SN_ESPEC, " 1 ", "'ring:1'"},
+    {"linear:0", SN_ESPEC, " 0 ", "'linear:0'"},
+    {"complete:1", SN_ESPEC, " 1 ", "'complete:1'"},
+    {"complete:16385", SN_ERANGE, "16385", NULL},
+    {"ring:99999999999999999999999", SN_ESPEC, "99999999999999999999999", NULL},
+    {"ering:8", SN_ESPEC, "'ering:8'", NULL},
+    {"ering:8:2:1", SN_ESPEC, "'ering:8:2:1'", NULL},
+    {"ering:8:5", SN_ERANGE, " 5 ", "'ering:8:5'"},
+    {"ering:8:0", SN_ESPEC, " 0 ", "'ering:8:0'"},
+    {"ering:1:1", SN_ESPEC, " 1 ", "'ering:1:1'"},
+    {"ering:8:x", SN_ESPEC, "'x'", NULL},
+    {"circulant:8", SN_ESPEC, "'circulant:8'", NULL},
+    {"circulant:8:", SN_ESPEC, "'circulant:8:'", NULL},
+    {"circulant:8:1,", SN_ESPEC, "'circulant:8:1,'", NULL},
+    {"circulant:8:0", SN_ESPEC, " 0 ", NULL},
+    {"circulant:8:8", SN_ERANGE, " 8 ", NULL},
+    {"circulant:12:2,4", SN_ESPEC, "'circulant:12:2,4'", " 2 "},
+    {"circulant:8:3,5", SN_ESPEC, " 5 ", "'circulant:8:3,5'"},
+    {"circulant:8:3,3", SN_ESPEC, " 3 ", NULL},
+    {"mesh:3x", SN_ESPEC, "'mesh:3x'", NULL},
+    {"mesh:x3", SN_ESPEC, "'mesh:x3'", NULL},
+    {"mesh:3x1", SN_ESPEC, " 1 ", "'mesh:3x1'"},
+    {"torus:4xq", SN_ESPEC, "'q'", NULL},
+    {"mesh:10000x10000", SN_ERANGE, "100000000", NULL},
+    {"torus:2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2x2", SN_ESPEC, "16", NULL},
+    {"hypercube:0", SN_ESPEC, " 0 ", "'hypercube:0'"},
+    {"hypercube:26", SN_ERANGE, "26", NULL},
+    {"hypercube:", SN_ESPEC, "'hypercube:'", NULL},
+    {"hypercube:3:1", SN_ESPEC, "'3:1'", NULL},
+    {"foldedcube:1", SN_ESPEC, " 1 ", "'foldedcube:1'"},
+    {"ccc:1", SN_ESPEC, " 1 ", "'ccc:1'"},
+    {"ccc:21", SN_ERANGE, "21", NULL},
+    {"butterfly:1", SN_ESPEC, " 1 ", "'butterfly:1'"},
+    {"star:1", SN_ESPEC, " 1 ", "'star:1'"},
+    {"star:10", SN_ERANGE, "10", NULL},
+    {"fattree:1:2", SN_ESPEC, " 1 ", "'fattree:1:2'"},
+    {"fattree:2", SN_ESPEC, "'fattree:2'", NULL},
+    {"fattree:2:0", SN_ESPEC, " 0 ", "'fattree:2:0'"},
+    {"fattree:2:x", SN_ESPEC, "'x'", NULL},
+    {"fattree:2:3:1,2", SN_ESPEC, "'fattree:2:3:1,2'", NULL},
+    {"fattree:2:3:1,2,3,4", SN_ESPEC, "'fattree:2:3:1,2,3,4'", NULL},
+    {"fattree:2:3:1,0,1", SN_ESPEC, " 0 ", NULL},
+    {"fattree:2:3:foo", SN_ESPEC, "'fattree:2:3:foo'", NULL},
+    {"fattree:2:3:const:x", SN_ESPEC, "'fattree:2:3:const:x'", NULL},
+    {"fattree:2:25", SN_ERANGE, "25", NULL},
+    {"fattree:1024:3", SN_ERANGE, "'fattree:1024:3'", NULL},
+    {"*ring:4", SN_ESPEC, "'*ring:4'", NULL},
+    {"ring:4*", SN_ESPEC, "'ring:4*'", NULL},
+    {"ring:4**ring:4", SN_ESPEC, "'ring:4**ring:4'", NULL},
+    {"*", SN_ESPEC, "'*'", NULL},
+    {"ring:4*foo:2", SN_ESPEC, "'foo'", NULL},
+    {"ring:4*ring:1", SN_ESPEC, "'ring:1'", NULL},
+    {"ring:4*fattree:2:2", SN_ESPEC, "fattree:2:2", "router"},
+    {"fattree:2:2*ring:4", SN_ESPEC, "fattree:2:2", "router"},
+    {"ring:10000*ring:10000", SN_ERANGE, "100000000", NULL},
+    {"ring:2*ring:2*ring:2*ring:2*ring:2*ring:2*ring:2*ring:2*ring:2*ring:2*ring:2*ring:2*"
+     "ring:2*ring:2*ring:2*ring:2*ring:2",
+     SN_ESPEC, "16", NULL},
+    {"torus:2x2x2x2x2x2x2x2x2*mesh:2x2x2x2x2x2x2x2", SN_ESPEC, "16", NULL},
+    {"file:", SN_ESPEC, "file:", NULL},
+    {"linear:33554433", SN_ERANGE, "33554433", NULL},
+    {"ering:33554432:16777216", SN_ERANGE, "'ering:33554432:16777216'", NULL},
+    {"circulant:33554432:1,3,5,7,9", SN_ERANGE, "'circulant:33554432:1,3,5,7,9'", NULL},
+    {"fattree:1024:2:65536,65536", SN_ERANGE, "'fattree:1024:2:65536,65536'", NULL},
+    {"fattree:2:2:1,65537", SN_ERANGE, "65537", NULL},
+    {"circulant:200:1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,"
+     "30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,"
+     "61,62,63,64,65",
+     SN_ESPEC, "64", NULL},
+    {"file:/nonexistent/stepnet-no-such-file", SN_EIO, "/nonexistent/stepnet-no-such-file", NULL},
+};
+
+/* Parses spec expecting an error; returns 1 (and prints) when the code or message is wrong. */
+static int parse_error_ok(const char *spec, int code, const char *needle, const char *needle2)
+{
+    sn_topo_t *t = NULL;
+    sn_err_t err;
+    memset(&err, 0, sizeof err);
+    int rc = sn_topo_parse(spec, &t, &err);
+    if (rc == 0) {
+        print_error("'%s' parsed (spec '%s'), expected %s\n", spec, t->spec, sn_err_name(code));
+        sn_topo_free(t);
+        return 0;
+    }
+    int ok = rc == code && err.code == rc && strstr(err.msg, needle) != NULL &&
+             (needle2 == NULL || strstr(err.msg, needle2) != NULL);
+    if (!ok)
+        print_error("'%s': %s \"%s\", expected %s naming \"%s\"%s%s\n", spec, sn_err_name(rc),
+                    err.msg, sn_err_name(code), needle, needle2 ? " and " : "",
+                    needle2 ? needle2 : "");
+    return ok;
+}
+
+static void test_parse_errors(void **state)
+{
+    (void) state;
+    int bad = 0;
+    for (size_t i = 0; i < NELEMS(err_cases); i++)
+        bad += !parse_error_ok(err_cases[i].spec, err_cases[i].code, err_cases[i].needle,
+                               err_cases[i].needle2);
+    /* A NULL spec is the empty spec; a NULL err is allowed. */
+    sn_topo_t *t = NULL;
+    sn_err_t err;
+    tu_assert_rc(sn_topo_parse(NULL, &t, &err), SN_ESPEC);
+    tu_assert_rc(sn_topo_parse("ring:1", &t, NULL), SN_ESPEC);
+    tu_assert_rc(sn_topo_parse("file:/nonexistent/x", &t, NULL), SN_EIO);
+    assert_int_equal(bad, 0);
+}
+
+typedef struct file_err_s {
+    const char *text;
+    int code;
+    const char *needle;
+    const char *needle2;
+} file_err_t;
+
+static const file_err_t file_errs[] = {
+    {"0 1\n1\n", SN_ESPEC, ":2:", "'1'"},                 /* missing field */
+    {"0 x\n", SN_ESPEC, ":1:", "'x'"},                    /* non-numeric */
+    {"0 1\n1 -2\n", SN_ESPEC, ":2:", "'-2'"},             /* negative */
+    {"0 1\nrouter\n", SN_ESPEC, ":2:", "router"},         /* router without id */
+    {"0 1\nrouter x\n", SN_ESPEC, "'x'", NULL},           /* bad router id */
+    {"0 1\n1 1\n", SN_ESPEC, "1-1", "self loop"},         /* self loop */
+    {"0 1\n2 3\n", SN_ESPEC, "node 2", "not connected"},  /* two components */
+    {"0 1\n1 3\n", SN_ESPEC, "node 2", "no edge"},        /* id gap */
+    {"0 1\n1 2\nrouter 7\n", SN_ESPEC, "router 7", NULL}, /* router naming no node */
+    {"0 1\n1 2\nrouter 0\nrouter 1\nrouter 2\n", SN_ESPEC, "router", NULL}, /* no processor */
+    {"# nothing but comments\n\n", SN_ESPEC, "no edges", NULL},
+    {"", SN_ESPEC, "no edges", NULL},
+    {"0 33554432\n", SN_ERANGE, "33554432", NULL}, /* id beyond SN_TOPO_MAX_NODES - 1 */
+};
+
+static void test_parse_file_errors(void **state)
+{
+    (void) state;
+    int bad = 0;
+    for (size_t i = 0; i < NELEMS(file_errs); i++) {
+        tfile_t f;
+        tfile_make(&f, file_errs[i].text);
+        if (!parse_error_ok(f.spec, file_errs[i].code, file_errs[i].needle, file_errs[i].needle2)) {
+            print_error("  (file text \"%s\")\n", file_errs[i].text);
+            bad++;
+        }
+        tfile_drop(&f);
+    }
+    /* A line longer than the parser's limit. */
+    size_t llen = 5000;
+    char *text = malloc(llen + 16);
+    memcpy(text, "0 1\n", 4);
+    memset(text + 4, ' ', llen);
+    memcpy(text + 4 + llen, "1 2\n", 5);
+    tfile_t lf;
+    tfile_make(&lf, text);
+    free(text);
+    bad += !parse_error_ok(lf.spec, SN_ESPEC, ":2:", "longer");
+    tfile_drop(&lf);
+    /* Routers are not allowed in product factors, from files either. */
+    tfile_t f;
+    tfile_make(&f, F_ROUTERS);
+    char spec[600];
+    snprintf(spec, sizeof spec, "ring:3*%s", f.spec);
+    bad += !parse_error_ok(spec, SN_ESPEC, f.path, "router");
+    tfile_drop(&f);
+    assert_int_equal(bad, 0);
+}
+
+/* A file line with an extra field is refused with the whole line quoted. */
+static void test_file_extra_field_message(void **state)
+{
+    (void) state;
+    tfile_t f;
+    tfile_make(&f, "0 1\n1 2 3\n");
+    int ok = parse_error_ok(f.spec, SN_ESPEC, ":2:", "1 2 3");
+    tfile_drop(&f);
+    assert_true(ok);
+}
+
+/* Cubes past SN_TOPO_MAX_PORTS ports are refused with SN_ERANGE before allocating. */
+static void test_cube_port_limit(void **state)
+{
+    (void) state;
+    int ok = parse_error_ok("hypercube:24", SN_ERANGE, "hypercube:24", NULL);
+    ok &= parse_error_ok("hypercube:25", SN_ERANGE, "hypercube:25", NULL);
+    ok &= parse_error_ok("foldedcube:24", SN_ERANGE, "foldedcube:24", NULL);
+    assert_true(ok);
+}
+
+/* ---- structure ------------------------------------------------------------------------------- */
+
+static void check_structure(const sn_topo_t *t, int *bad)
+{
+    const char *s = t->spec;
+    EXPECT(t->port_off[0] == 0, "%s: port_off[0] = %u\n", s, t->port_off[0]);
+    uint64_t sumdeg = 0;
+    uint32_t *dist = malloc((size_t) t->n * sizeof *dist);
+    for (uint32_t u = 0; u < t->n; u++) {
+        EXPECT(t->port_off[u + 1] >= t->port_off[u], "%s: port_off decreases at %u\n", s, u);
+        uint32_t deg = sn_topo_degree(t, u);
+        sumdeg += deg;
+        EXPECT(deg > 0, "%s: node %u has no port\n", s, u);
+        for (uint32_t p = 0; p < deg; p++) {
+            const sn_port_t *pp = sn_topo_port(t, u, p);
+            if (pp->peer >= t->n || pp->peer == u) {
+                EXPECT(0, "%s: port %u of %u leads to %u\n", s, p, u, pp->peer);
+                continue;
+            }
+            if (pp->rport >= sn_topo_degree(t, pp->peer) || pp->edge >= t->nedges) {
+                EXPECT(0, "%s: port %u of %u: rport %u edge %u out of range\n", s, p, u, pp->rport,
+                       pp->edge);
+                continue;
+            }
+            const sn_port_t *q = sn_topo_port(t, pp->peer, pp->rport);
+            EXPECT(q->peer == u && q->rport == p && q->edge == pp->edge,
+                   "%s: port %u of %u -> (%u, %u) does not pair back\n", s, p, u, pp->peer,
+                   pp->rport);
+            const sn_edge_t *e = &t->edges[pp->edge];
+            uint32_t lo = u < pp->peer ? u : pp->peer, hi = u < pp->peer ? pp->peer : u;
+            EXPECT(e->a == lo && e->b == hi, "%s: edge %u is %u-%u, port %u of %u says %u-%u\n", s,
+                   pp->edge, e->a, e->b, p, u, lo, hi);
+            EXPECT((u == e->a ? e->pa : e->pb) == p, "%s: edge %u port at %u is not %u\n", s,
+                   pp->edge, u, p);
+            uint32_t l1 = sn_topo_link_id(t, u, p), l2 = sn_topo_link_id(t, pp->peer, pp->rport);
+            EXPECT(l1 / 2 == pp->edge && l2 / 2 == pp->edge && l1 != l2 &&
+                       l1 == 2 * pp->edge + (u == e->b),
+                   "%s: link ids %u and %u of edge %u\n", s, l1, l2, pp->edge);
+        }
+        /* Ports to the same peer are contiguous, and ports_to finds them all. */
+        for (uint32_t p = 0; p < deg; p++) {
+            uint32_t v = sn_topo_port(t, u, p)->peer, first = 0, count = 0, n = 0;
+            if (v >= t->n)
+                continue;
+            for (uint32_t q = 0; q < deg; q++)
+                n += sn_topo_port(t, u, q)->peer == v;
+            sn_topo_ports_to(t, u, v, &first, &count);
+            EXPECT(count == n && first <= p && p < first + count,
+                   "%s: ports of %u to %u: %u of them, ports_to gives first %u count %u (port "
+                   "%u)\n",
+                   s, u, v, n, first, count, p);
+        }
+        uint32_t first = 7, count = 7;
+        sn_topo_ports_to(t, u, u, &first, &count);
+        EXPECT(count == 0, "%s: ports_to(%u, itself) gives %u\n", s, u, count);
+        /* sn_topo_bfs agrees with the plain BFS on a few sources. */
+        if (u < 3) {
+            uint32_t *mine = malloc((size_t) t->n * sizeof *mine);
+            bfs(t, u, mine);
+            sn_topo_bfs(t, u, dist);
+            EXPECT(memcmp(mine, dist, (size_t) t->n * sizeof *dist) == 0,
+                   "%s: sn_topo_bfs from %u differs\n", s, u);
+            for (uint32_t v = 0; v < t->n; v++)
+                EXPECT(mine[v] != UINT32_MAX, "%s: %u unreachable from %u\n", s, v, u);
+            free(mine);
+        }
+    }
+    EXPECT(sumdeg == 2ull * t->nedges, "%s: degrees sum to %llu, nedges %u\n", s,
+           (unsigned long long) sumdeg, t->nedges);
+    for (uint32_t e = 0; e < t->nedges; e++) {
+        const sn_edge_t *ed = &t->edges[e];
+        EXPECT(ed->a < ed->b && ed->b < t->n, "%s: edge %u is %u-%u\n", s, e, ed->a, ed->b);
+        if (ed->a < ed->b && ed->b < t->n && ed->pa < sn_topo_degree(t, ed->a) &&
+            ed->pb < sn_topo_degree(t, ed->b))
+            EXPECT(sn_topo_port(t, ed->a, ed->pa)->edge == e &&
+                       sn_topo_port(t, ed->a, ed->pa)->peer == ed->b &&
+                       sn_topo_port(t, ed->b, ed->pb)->edge == e,
+                   "%s: edge %u ports do not match\n", s, e);
+        else
+            EXPECT(0, "%s: edge %u ports out of range\n", s, e);
+    }
+    /* Ranks. */
+    uint32_t np = 0;
+    for (uint32_t u = 0; u < t->n; u++) {
+        if (sn_topo_is_proc(t, u)) {
+            EXPECT(sn_topo_rank(t, u) == (int32_t) np && sn_topo_proc(t, np) == u,
+                   "%s: rank of %u\n", s, u);
+            np++;
+        } else {
+            EXPECT(sn_topo_rank(t, u) == -1, "%s: router %u has rank %d\n", s, u,
+                   sn_topo_rank(t, u));
+        }
+    }
+    EXPECT(np == t->nproc, "%s: %u processors, nproc %u\n", s, np, t->nproc);
+    free(dist);
+}
+
+static void test_structure(void **state)
+{
+    (void) state;
+    int nbad = 0;
+    for (size_t i = 0; i < NELEMS(all_specs); i++) {
+        sn_topo_t *t = tu_topo(all_specs[i]);
+        check_structure(t, &nbad);
+        sn_topo_free(t);
+    }
+    const char *files[] = {F_ROUTERS, F_PLAIN, F_LEAFROUTER};
+    for (size_t i = 0; i < NELEMS(files); i++) {
+        tfile_t f;
+        tfile_make(&f, files[i]);
+        sn_topo_t *t = tu_topo(f.spec);
+        check_structure(t, &nbad);
+        sn_topo_free(t);
+        tfile_drop(&f);
+    }
+    assert_int_equal(nbad, 0);
+}
+
+/* Parallel edges on non-consecutive lines of a file graph get contiguous ports. */
+static void test_file_parallel_contiguous(void **state)
+{
+    (void) state;
+    tfile_t f;
+    tfile_make(&f, "0 1\n1 2\n0 1\n2 0\n");
+    sn_topo_t *t = tu_topo(f.spec);
+    int nbad = 0;
+    check_structure(t, &nbad);
+    uint32_t first, count;
+    sn_topo_ports_to(t, 0, 1, &first, &count);
+    assert_int_equal(count, 2);
+    sn_topo_free(t);
+    tfile_drop(&f);
+    assert_int_equal(nbad, 0);
+}
+
+/* Cayley families: node ids are group elements with identity 0 and peer(g, p) = g * peer(0, p). */
+static void check_group(const sn_topo_t *t, int *bad)
+{
+    const char *s = t->spec;
+    uint32_t n = t->n;
+    for (uint32_t g = 0; g < n; g++) {
+        EXPECT(sn_topo_mul(t, 0, g) == g && sn_topo_mul(t, g, 0) == g,
+               "%s: 0 is no identity for %u\n", s, g);
+        uint32_t gi = sn_topo_inv(t, g);
+        EXPECT(gi < n && sn_topo_mul(t, g, gi) == 0 && sn_topo_mul(t, gi, g) == 0,
+               "%s: inverse of %u is %u\n", s, g, gi);
+        for (uint32_t p = 0; p < sn_topo_degree(t, g); p++) {
+            uint32_t want = sn_topo_mul(t, g, sn_topo_port(t, 0, p)->peer);
+            EXPECT(sn_topo_port(t, g, p)->peer == want, "%s: peer(%u, %u) = %u, g * gen = %u\n", s,
+                   g, p, sn_topo_port(t, g, p)->peer, want);
+        }
+    }
+    /* The generator set is closed under inverses, so the graph is undirected. */
+    uint64_t seed = 0x9e3779b97f4a7c15ull ^ n;
+    for (int i = 0; i < 2000; i++) {
+        uint32_t a = rnd(&seed) % n, b = rnd(&seed) % n, c = rnd(&seed) % n;
+        uint32_t l = sn_topo_mul(t, sn_topo_mul(t, a, b), c);
+        uint32_t r = sn_topo_mul(t, a, sn_topo_mul(t, b, c));
+        EXPECT(l == r && l < n, "%s: (%u*%u)*%u = %u but %u*(%u*%u) = %u\n", s, a, b, c, l, a, b, c,
+               r);
+    }
+    /* Left multiplication is a bijection (checked on small groups). */
+    if (n <= 128) {
+        uint8_t *hit = calloc(n, 1);
+        for (uint32_t g = 0; g < n; g += 1 + n / 8) {
+            memset(hit, 0, n);
+            for (uint32_t x = 0; x < n; x++) {
+                uint32_t y = sn_topo_mul(t, g, x);
+                if (y < n)
+                    hit[y] = 1;
+            }
+            for (uint32_t x = 0; x < n; x++)
+                EXPECT(hit[x], "%s: %u * x never gives %u\n", s, g, x);
+        }
+        free(hit);
+    }
+}
+
+static void test_cayley(void **state)
+{
+    (void) state;
+    static const char *const cay[] = {
+        "ring:2",
+        "ring:9",
+        "ering:8:4",
+        "ering:14:2",
+        "circulant:13:1,5",
+        "circulant:16:3,2,8",
+        "complete:2",
+        "complete:7",
+        "hypercube:1",
+        "hypercube:6",
+        "foldedcube:2",
+        "foldedcube:5",
+        "ccc:2",
+        "ccc:3",
+        "ccc:5",
+        "butterfly:2",
+        "butterfly:3",
+        "butterfly:5",
+        "star:2",
+        "star:4",
+        "star:5",
+        "torus:3x4",
+        "torus:2x3x5",
+        "ering:7:2*ring:5",
+        "complete:3*complete:4",
+        "hypercube:2*ccc:3",
+        "star:3*butterfly:3",
+    };
+    static const char *const noncay[] = {"linear:5", "mesh:3x4", "fattree:2:3", "linear:3*ring:4",
+                                         "ring:4*mesh:2x3"};
+    int nbad = 0, *bad = &nbad;
+    for (size_t i = 0; i < NELEMS(cay); i++) {
+        sn_topo_t *t = tu_topo(cay[i]);
+        EXPECT(t->cayley && t->vertex_transitive, "%s: cayley %d vt %d\n", cay[i], t->cayley,
+               t->vertex_transitive);
+        if (t->cayley)
+            check_group(t, bad);
+        sn_topo_free(t);
+    }
+    for (size_t i = 0; i < NELEMS(noncay); i++) {
+        sn_topo_t *t = tu_topo(noncay[i]);
+        EXPECT(!t->cayley && !t->vertex_transitive, "%s: cayley %d vt %d\n", noncay[i], t->cayley,
+               t->vertex_transitive);
+        sn_topo_free(t);
+    }
+    tfile_t f;
+    tfile_make(&f, F_PLAIN);
+    sn_topo_t *t = tu_topo(f.spec);
+    EXPECT(!t->cayley, "file graph is cayley\n");
+    sn_topo_free(t);
+    tfile_drop(&f);
+    assert_int_equal(nbad, 0);
+}
+
+/* Product coordinates: row-major, first factor most significant; ports factor by factor, each in
+ * its factor's numbering. */
+static void check_product(const sn_topo_t *t, int *bad)
+{
+    const char *s = t->spec;
+    for (uint32_t u = 0; u < t->n; u++) {
+        uint32_t rest = u, id = 0, mult = 1;
+        uint32_t coord[SN_TOPO_MAX_FACTORS];
+        for (uint32_t i = t->nfactors; i-- > 0;) {
+            coord[i] = rest % t->factors[i]->n;
+            rest /= t->factors[i]->n;
+        }
+        for (uint32_t i = t->nfactors; i-- > 0;) {
+            EXPECT(sn_topo_coord(t, u, i) == coord[i], "%s: coord %u of %u is %u, expected %u\n", s,
+                   i, u, sn_topo_coord(t, u, i), coord[i]);
+            EXPECT(sn_topo_with_coord(t, u, i, coord[i]) == u, "%s: with_coord identity\n", s);
+            for (uint32_t c = 0; c < t->factors[i]->n; c++) {
+                uint32_t w = sn_topo_with_coord(t, u, i, c);
+                EXPECT(w < t->n && sn_topo_coord(t, w, i) == c, "%s: with_coord(%u,%u,%u)\n", s, u,
+                       i, c);
+                for (uint32_t j = 0; j < t->nfactors; j++)
+                    if (j != i && w < t->n)
+                        EXPECT(sn_topo_coord(t, w, j) == coord[j], "%s: with_coord moves %u\n", s,
+                               j);
+            }
+            id += coord[i] * mult;
+            mult *= t->factors[i]->n;
+        }
+        EXPECT(id == u, "%s: mixed radix\n", s);
+        /* Port p of u: factor f's port p - base, with the peer's coordinate f replaced. */
+        uint32_t p = 0;
+        for (uint32_t f = 0; f < t->nfactors; f++) {
+            const sn_topo_t *fa = t->factors[f];
+            uint32_t fd = sn_topo_degree(fa, coord[f]);
+            for (uint32_t q = 0; q < fd; q++, p++) {
+                if (p >= sn_topo_degree(t, u)) {
+                    EXPECT(0, "%s: node %u has too few ports\n", s, u);
+                    break;
+                }
+                EXPECT(sn_topo_port_factor(t, u, p) == f,
+                       "%s: port %u of %u in factor %u, not %u\n", s, p, u,
+                       sn_topo_port_factor(t, u, p), f);
+                uint32_t want = sn_topo_with_coord(t, u, f, sn_topo_port(fa, coord[f], q)->peer);
+                EXPECT(sn_topo_port(t, u, p)->peer == want,
+                       "%s: port %u of %u leads to %u, not %u\n", s, p, u,
+                       sn_topo_port(t, u, p)->peer, want);
+            }
+        }
+        EXPECT(p == sn_topo_degree(t, u), "%s: degree of %u is %u, factors give %u\n", s, u,
+               sn_topo_degree(t, u), p);
+    }
+}
+
+static void test_product_coords(void **state)
+{
+    (void) state;
+    static const char *const prods[] = {"mesh:3x4",          "mesh:2x3x4",
+                                        "torus:3x4*ring:5",  "complete:3*complete:4",
+                                        "hypercube:2*ccc:3", "linear:3*torus:2x2*star:3",
+                                        "mesh:2x2*mesh:3x3", "ering:8:4*linear:2"};
+    int nbad = 0;
+    for (size_t i = 0; i < NELEMS(prods); i++) {
+        sn_topo_t *t = tu_topo(prods[i]);
+        check_product(t, &nbad);
+        sn_topo_free(t);
+    }
+    /* Non-products: the whole graph is factor 0. */
+    sn_topo_t *t = tu_topo("ring:5");
+    assert_int_equal(sn_topo_coord(t, 3, 0), 3);
+    assert_int_equal(sn_topo_with_coord(t, 3, 0, 1), 1);
+    assert_int_equal(sn_topo_port_factor(t, 3, 1), 0);
+    sn_topo_free(t);
+    assert_int_equal(nbad, 0);
+}
+
+/* The port numbering that topo.h documents, family by family. */
+static void test_port_numbering(void **state)
+{
+    (void) state;
+    int nbad = 0, *bad = &nbad;
+    /* linear: +1 then -1. */
+    sn_topo_t *t = tu_topo("linear:6");
+    for (uint32_t u = 0; u < 6; u++) {
+        uint32_t p = 0;
+        if (u + 1 < 6)
+            EXPECT(sn_topo_port(t, u, p++)->peer == u + 1, "linear: +1 port of %u\n", u);
+        if (u > 0)
+            EXPECT(sn_topo_port(t, u, p++)->peer == u - 1, "linear: -1 port of %u\n", u);
+    }
+    sn_topo_free(t);
+    /* ring, ering, circulant: +j, -j per jump, coincident ones merged. */
+    static const struct {
+        const char *spec;
+        uint32_t n, nj, jumps[4];
+    } circ[] = {{"ring:7", 7, 1, {1}},
+                {"ring:2", 2, 1, {1}},
+                {"ering:9:3", 9, 3, {1, 2, 3}},
+                {"ering:8:4", 8, 4, {1, 2, 3, 4}},
+                {"circulant:8:5", 8, 1, {5}},
+                {"circulant:12:6,1", 12, 2, {6, 1}},
+                {"circulant:16:3,2,8", 16, 3, {3, 2, 8}}};
+    for (size_t i = 0; i < NELEMS(circ); i++) {
+        t = tu_topo(circ[i].spec);
+        uint32_t n = circ[i].n;
+        for (uint32_t u = 0; u < n; u++) {
+            uint32_t p = 0;
+            for (uint32_t j = 0; j < circ[i].nj; j++) {
+                uint32_t jp = circ[i].jumps[j], fw = (u + jp) % n, bw = (u + n - jp) % n;
+                EXPECT(p < sn_topo_degree(t, u) && sn_topo_port(t, u, p)->peer == fw,
+                       "%s: port %u of %u should be +%u\n", t->spec, p, u, jp);
+                p++;
+                if (bw != fw) {
+                    EXPECT(p < sn_topo_degree(t, u) && sn_topo_port(t, u, p)->peer == bw,
+                           "%s: port %u of %u should be -%u\n", t->spec, p, u, jp);
+                    p++;
+                }
+            }
+            EXPECT(sn_topo_degree(t, u) == p, "%s: degree of %u\n", t->spec, u);
+        }
+        sn_topo_free(t);
+    }
+    /* complete: port p leads to u + p + 1 (mod N). */
+    t = tu_topo("complete:6");
+    for (uint32_t u = 0; u < 6; u++)
+        for (uint32_t p = 0; p < 5; p++)
+            EXPECT(sn_topo_port(t, u, p)->peer == (u + p + 1) % 6, "complete: port %u of %u\n", p,
+                   u);
+    sn_topo_free(t);
+    /* foldedcube: bits 0..d-1, then the complement. */
+    t = tu_topo("foldedcube:4");
+    for (uint32_t u = 0; u < 16; u++) {
+        for (uint32_t p = 0; p < 4; p++)
+            EXPECT(sn_topo_port(t, u, p)->peer == (u ^ (1u << p)), "foldedcube: port %u\n", p);
+        EXPECT(sn_topo_port(t, u, 4)->peer == (u ^ 15u), "foldedcube: complement port\n");
+    }
+    sn_topo_free(t);
+    /* fattree: routers list their children's links (child by child, c links each), then the
+     * parent's; leaves their c_1 links to the parent. Children are found by level. */
+    static const char *const fts[] = {"fattree:2:3:exp", "fattree:3:2:2,5", "fattree:2:4:3,1,2,2",
+                                      "fattree:4:2"};
+    for (size_t i = 0; i < NELEMS(fts); i++) {
+        t = tu_topo(fts[i]);
+        uint32_t *lvl = malloc(t->n * sizeof *lvl);
+        router_levels(t, lvl);
+        for (uint32_t u = 0; u < t->n; u++) {
+            uint32_t l = lvl[u], deg = sn_topo_degree(t, u), p = 0;
+            uint32_t cdown = l > 0 ? t->caps[l] : 0, cup = l < t->b ? t->caps[l + 1] : 0;
+            EXPECT(deg == t->a * cdown + cup, "%s: degree of %u\n", t->spec, u);
+            for (uint32_t j = 0; l > 0 && j < t->a && p < deg; j++) {
+                uint32_t child = sn_topo_port(t, u, p)->peer;
+                EXPECT(lvl[child] == l - 1, "%s: port %u of %u is not a child link\n", t->spec, p,
+                       u);
+                for (uint32_t m = 0; m < cdown && p < deg; m++, p++)
+                    EXPECT(sn_topo_port(t, u, p)->peer == child,
+                           "%s: links to child %u of %u not grouped\n", t->spec, j, u);
+            }
+            uint32_t parent = p < deg ? sn_topo_port(t, u, p)->peer : 0;
+            for (uint32_t m = 0; m < cup && p < deg; m++, p++)
+                EXPECT(sn_topo_port(t, u, p)->peer == parent && lvl[parent] == l + 1,
+                       "%s: parent links of %u\n", t->spec, u);
+        }
+        free(lvl);
+        sn_topo_free(t);
+    }
+    assert_int_equal(nbad, 0);
+}
+
+/* ---- degree and diameter ----------------------------------------------------------------------
+ */
+
+static void check_diameter(const sn_topo_t *t, uint32_t want, int *bad)
+{
+    uint32_t got = sn_topo_diameter(t, 0);
+    EXPECT(got == want, "%s: sn_topo_diameter %u, closed form %u\n", t->spec, got, want);
+    if (t->n <= BRUTE_MAX) {
+        uint32_t *d = all_pairs(t);
+        uint32_t b = brute_diameter(t, d, 0);
+        EXPECT(b == want, "%s: BFS diameter %u, closed form %u\n", t->spec, b, want);
+        for (uint32_t u = 0; u < t->n; u += 1 + t->n / 7)
+            EXPECT(sn_topo_ecc(t, u, 0) == brute_ecc(t, d, u, 0), "%s: ecc(%u)\n", t->spec, u);
+        free(d);
+    }
+}
+
+static void check_regular(const sn_topo_t *t, uint32_t deg, int *bad)
+{
+    for (uint32_t u = 0; u < t->n; u++)
+        EXPECT(sn_topo_degree(t, u) == deg, "%s: degree of %u is %u, expected %u\n", t->spec, u,
+               sn_topo_degree(t, u), deg);
+}
+
+static uint32_t ceil_div(uint32_t a, uint32_t b)
+{
+    return (a + b - 1) / b;
+}
+
+static void test_degree_diameter_simple(void **state)
+{
+    (void) state;
+    int nbad = 0, *bad = &nbad;
+    for (uint32_t n = 2; n <= 40; n++) {
+        sn_topo_t *t = topof("linear:%u", n);
+        for (uint32_t u = 0; u < n; u++)
+            EXPECT(sn_topo_degree(t, u) == ((u == 0 || u == n - 1) ? 1u : 2u),
+                   "linear:%u: degree of %u\n", n, u);
+        check_diameter(t, n - 1, bad);
+        sn_topo_free(t);
+
+        t = topof("ring:%u", n);
+        check_regular(t, n == 2 ? 1 : 2, bad);
+        check_diameter(t, n / 2, bad);
+        sn_topo_free(t);
+    }
+    for (uint32_t n = 2; n <= 30; n++) {
+        for (uint32_t rho = 1; rho <= n / 2; rho++) {
+            sn_topo_t *t = topof("ering:%u:%u", n, rho);
+            check_regular(t, 2 * rho == n ? 2 * rho - 1 : 2 * rho, bad);
+            check_diameter(t, ceil_div(n / 2, rho), bad);
+            sn_topo_free(t);
+        }
+    }
+    for (uint32_t n = 2; n <= 20; n++) {
+        sn_topo_t *t = topof("complete:%u", n);
+        check_regular(t, n - 1, bad);
+        check_diameter(t, 1, bad);
+        sn_topo_free(t);
+    }
+    /* Circulants: degree 2 per jump (1 for the jump N/2); diameter by BFS only. */
+    static const struct {
+        const char *spec;
+        uint32_t deg;
+    } circ[] = {{"circulant:13:1,5", 4},
+                {"circulant:12:1,6", 3},
+                {"circulant:8:3", 2},
+                {"circulant:16:3,2,8", 5},
+                {"circulant:29:1,12", 4}};
+    for (size_t i = 0; i < NELEMS(circ); i++) {
+        sn_topo_t *t = tu_topo(circ[i].spec);
+        check_regular(t, circ[i].deg, bad);
+        uint32_t *d = all_pairs(t);
+        check_diameter(t, brute_diameter(t, d, 0), bad);
+        free(d);
+        sn_topo_free(t);
+    }
+    assert_int_equal(nbad, 0);
+}
+
+/* Meshes and tori: degree and diameter add over dimensions (eqs. 2.1-2.2). */
+static void test_degree_diameter_grids(void **state)
+{
+    (void) state;
+    static const uint32_t dims[][4] = {{2, 2, 0, 0}, {2, 3, 0, 0}, {3, 3, 0, 0},   {3, 4, 0, 0},
+                                       {4, 4, 0, 0}, {5, 2, 0, 0}, {7, 7, 0, 0},   {6, 9, 0, 0},
+                                       {2, 9, 0, 0}, {2, 2, 2, 0}, {5, 2, 3, 0},   {3, 4, 5, 0},
+                                       {4, 4, 4, 0}, {2, 3, 2, 3}, {16, 16, 0, 0}, {31, 2, 0, 0}};
+    int nbad = 0, *bad = &nbad;
+    for (size_t i = 0; i < NELEMS(dims); i++) {
+        char ds[64] = "";
+        uint32_t nd = 0, dm = 0, dt = 0;
+        for (; nd < 4 && dims[i][nd]; nd++) {
+            snprintf(ds + strlen(ds), sizeof ds - strlen(ds), "%s%u", nd ? "x" : "", dims[i][nd]);
+            dm += dims[i][nd] - 1;
+            dt += dims[i][nd] / 2;
+        }
+        for (int torus = 0; torus < 2; torus++) {
+            sn_topo_t *t = topof("%s:%s", torus ? "torus" : "mesh", ds);
+            for (uint32_t u = 0; u < t->n; u++) {
+                uint32_t rest = u, deg = 0;
+                for (uint32_t j = nd; j-- > 0;) {
+                    uint32_t c = rest % dims[i][j], k = dims[i][j];
+                    rest /= k;
+                    if (torus)
+                        deg += k == 2 ? 1 : 2;
+                    else
+                        deg += (c == 0 || c == k - 1) ? 1 : 2;
+                }
+                EXPECT(sn_topo_degree(t, u) == deg, "%s: degree of %u is %u, expected %u\n",
+                       t->spec, u, sn_topo_degree(t, u), deg);
+            }
+            check_diameter(t, torus ? dt : dm, bad);
+            sn_topo_free(t);
+        }
+    }
+    assert_int_equal(nbad, 0);
+}
+
+static void test_degree_diameter_cayley(void **state)
+{
+    (void) state;
+    int nbad = 0, *bad = &nbad;
+    for (uint32_t d = 1; d <= 10; d++) {
+        sn_topo_t *t = topof("hypercube:%u", d);
+        assert_int_equal(t->n, 1u << d);
+        check_regular(t, d, bad);
+        check_diameter(t, d, bad);
+        sn_topo_free(t);
+    }
+    for (uint32_t d = 2; d <= 10; d++) {
+        sn_topo_t *t = topof("foldedcube:%u", d);
+        check_regular(t, d + 1, bad);
+        check_diameter(t, (d + 1) / 2, bad);
+        sn_topo_free(t);
+    }
+    static const uint32_t fact[] = {1, 1, 2, 6, 24, 120, 720, 5040};
+    for (uint32_t n = 2; n <= 7; n++) {
+        sn_topo_t *t = topof("star:%u", n);
+        assert_int_equal(t->n, fact[n]);
+        check_regular(t, n - 1, bad);
+        check_diameter(t, 3 * (n - 1) / 2, bad);
+        sn_topo_free(t);
+    }
+    for (uint32_t d = 3; d <= 8; d++) {
+        sn_topo_t *t = topof("ccc:%u", d);
+        assert_int_equal(t->n, d << d);
+        check_regular(t, 3, bad);
+        check_diameter(t, d == 3 ? 6 : 2 * d + d / 2 - 2, bad);
+        sn_topo_free(t);
+
+        t = topof("butterfly:%u", d);
+        assert_int_equal(t->n, d << d);
+        check_regular(t, 4, bad);
+        check_diameter(t, d + d / 2, bad);
+        sn_topo_free(t);
+    }
+    /* d = 2: the +1 and -1 cycle links coincide (an 8-cycle for CCC). */
+    sn_topo_t *t = tu_topo("ccc:2");
+    check_regular(t, 2, bad);
+    check_diameter(t, 4, bad);
+    sn_topo_free(t);
+    t = tu_topo("butterfly:2");
+    check_regular(t, 3, bad);
+    check_diameter(t, 3, bad);
+    sn_topo_free(t);
+    assert_int_equal(nbad, 0);
+}
+
+static void test_degree_diameter_fattree(void **state)
+{
+    (void) state;
+    static const struct {
+        uint32_t k, h;
+        const char *mode;
+        uint32_t caps[6]; /* caps[1..h] */
+    } cases[] = {
+        {2, 1, "const", {0, 1}},
+        {2, 2, "const", {0, 1, 1}},
+        {2, 5, "const", {0, 1, 1, 1, 1, 1}},
+        {3, 3, "const", {0, 1, 1, 1}},
+        {4, 2, "const", {0, 1, 1}},
+        {2, 4, "exp", {0, 1, 2, 4, 8}},
+        {3, 2, "exp", {0, 1, 3}},
+        {4, 3, "exp", {0, 1, 4, 16}},
+        {3, 2, "2,5", {0, 2, 5}},
+        {2, 4, "3,1,2,2", {0, 3, 1, 2, 2}},
+    };
+    int nbad = 0, *bad = &nbad;
+    for (size_t i = 0; i < NELEMS(cases); i++) {
+        uint32_t k = cases[i].k, h = cases[i].h;
+        sn_topo_t *t = topof("fattree:%u:%u:%s", k, h, cases[i].mode);
+        uint32_t n = 0, leaves = 1;
+        for (uint32_t l = 0; l < h; l++)
+            leaves *= k;
+        for (uint32_t l = 0, c = leaves; l <= h; l++, c /= k)
+            n += c;
+        EXPECT(t->n == n && t->nproc == leaves, "%s: n %u nproc %u\n", t->spec, t->n, t->nproc);
+        uint32_t *lvl = malloc((size_t) t->n * sizeof *lvl);
+        router_levels(t, lvl);
+        uint32_t count[8] = {0};
+        for (uint32_t u = 0; u < t->n; u++) {
+            uint32_t l = lvl[u];
+            if (l > h) {
+                EXPECT(0, "%s: node %u at level %u\n", t->spec, u, l);
+                continue;
+            }
+            count[l]++;
+            const uint32_t *c = cases[i].caps;
+            uint32_t want = (l == 0 ? 0 : k * c[l]) + (l < h ? c[l + 1] : 0);
+            EXPECT(sn_topo_degree(t, u) == want, "%s: degree of %u (level %u) is %u, not %u\n",
+                   t->spec, u, l, sn_topo_degree(t, u), want);
+        }
+        for (uint32_t l = 0, c = leaves; l <= h; l++, c /= k)
+            EXPECT(count[l] == c, "%s: %u nodes at level %u, expected %u\n", t->spec, count[l], l,
+                   c);
+        free(lvl);
+        check_diameter(t, 2 * h, bad);
+        EXPECT(sn_topo_diameter(t, 1) == 2 * h, "%s: processor diameter %u\n", t->spec,
+               sn_topo_diameter(t, 1));
+        sn_topo_free(t);
+    }
+    assert_int_equal(nbad, 0);
+}
+
+/* Products: degree and eccentricity add over factors (eqs. 2.1-2.2); file graphs by BFS. */
+static void test_degree_diameter_products(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *spec;
+        uint32_t diam;
+    } cases[] = {
+        {"torus:3x4*ring:5", 1 + 2 + 2},
+        {"complete:3*complete:4", 2},
+        {"ering:7:2*ring:5", 2 + 2},
+        {"hypercube:2*ccc:3", 2 + 6},
+        {"mesh:2x2*mesh:3x3", 1 + 1 + 2 + 2},
+        {"linear:3*torus:2x2*star:3", 2 + 1 + 1 + 3},
+        {"linear:4*foldedcube:3", 3 + 2},
+        {"star:4*linear:5", 4 + 4},
+        {"butterfly:3*complete:5*linear:2", 4 + 1 + 1},
+    };
+    int nbad = 0, *bad = &nbad;
+    for (size_t i = 0; i < NELEMS(cases); i++) {
+        sn_topo_t *t = tu_topo(cases[i].spec);
+        for (uint32_t u = 0; u < t->n; u++) {
+            uint32_t deg = 0;
+            for (uint32_t f = 0; f < t->nfactors; f++)
+                deg += sn_topo_degree(t->factors[f], sn_topo_coord(t, u, f));
+            EXPECT(sn_topo_degree(t, u) == deg, "%s: degree of %u\n", t->spec, u);
+        }
+        check_diameter(t, cases[i].diam, bad);
+        sn_topo_free(t);
+    }
+    const char *files[] = {F_ROUTERS, F_PLAIN, F_LEAFROUTER};
+    for (size_t i = 0; i < NELEMS(files); i++) {
+        tfile_t f;
+        tfile_make(&f, files[i]);
+        sn_topo_t *t = tu_topo(f.spec);
+        uint32_t *d = all_pairs(t);
+        EXPECT(sn_topo_diameter(t, 0) == brute_diameter(t, d, 0), "%s: diameter\n", f.spec);
+        EXPECT(sn_topo_diameter(t, 1) == brute_diameter(t, d, 1), "%s: processor diameter\n",
+               f.spec);
+        for (uint32_t u = 0; u < t->n; u++)
+            EXPECT(sn_topo_ecc(t, u, 1) == brute_ecc(t, d, u, 1), "%s: ecc(%u)\n", f.spec, u);
+        free(d);
+        sn_topo_free(t);
+        tfile_drop(&f);
+    }
+    assert_int_equal(nbad, 0);
+}
+
+/* ---- status ---------------------------------------------------------------------------------- */
+
+/* Vertex-transitive graph with closed-form status s: every node (sampled) has status s, the total
+ * distance is n * s, and BFS agrees. */
+static void check_status_vt(const sn_topo_t *t, uint64_t s, int *bad)
+{
+    uint64_t got = sn_topo_status(t, 0, 0);
+    EXPECT(got == s, "%s: status %llu, closed form %llu\n", t->spec, (unsigned long long) got,
+           (unsigned long long) s);
+    uint64_t tot = sn_topo_total_distance(t, 0);
+    EXPECT(tot == (uint64_t) t->n * s, "%s: total distance %llu, expected %llu\n", t->spec,
+           (unsigned long long) tot, (unsigned long long) t->n * s);
+    for (uint32_t u = 0; u < t->n; u += 1 + t->n / 5)
+        EXPECT(sn_topo_status(t, u, 0) == s, "%s: status of %u\n", t->spec, u);
+    if (t->n <= 300) {
+        uint32_t *d = all_pairs(t);
+        EXPECT(brute_total(t, d, 0) == (uint64_t) t->n * s, "%s: BFS total %llu\n", t->spec,
+               (unsigned long long) brute_total(t, d, 0));
+        free(d);
+    }
+}
+
+static void test_status_closed_forms(void **state)
+{
+    (void) state;
+    int nbad = 0, *bad = &nbad;
+    for (uint32_t n = 2; n <= 40; n++) {
+        sn_topo_t *t = topof("ring:%u", n);
+        check_status_vt(t, (n * n) / 4, bad); /* ceil((n^2 - 1) / 4), eq. 4.12 */
+        sn_topo_free(t);
+        t = topof("complete:%u", n);
+        check_status_vt(t, n - 1, bad); /* eq. 4.11 */
+        sn_topo_free(t);
+    }
+    for (uint32_t n = 2; n < 30; n++) {
+        for (uint32_t rho = 1; rho <= n / 2; rho++) {
+            uint32_t q = (n - 1) / (2 * rho), p = (n - 1) % (2 * rho);
+            sn_topo_t *t = topof("ering:%u:%u", n, rho);
+            check_status_vt(t, (uint64_t) (q + 1) * (rho * q + p), bad); /* eq. 4.13 */
+            sn_topo_free(t);
+        }
+    }
+    for (uint32_t d = 1; d <= 10; d++) {
+        sn_topo_t *t = topof("hypercube:%u", d);
+        check_status_vt(t, (uint64_t) d << (d - 1), bad);
+        sn_topo_free(t);
+    }
+    /* Linear arrays: sum over pairs |i - j| = (n - 1) n (n + 1) / 3. */
+    for (uint32_t n = 2; n <= 30; n++) {
+        sn_topo_t *t = topof("linear:%u", n);
+        uint64_t want = (uint64_t) (n - 1) * n * (n + 1) / 3;
+        EXPECT(sn_topo_total_distance(t, 0) == want, "%s: total %llu\n", t->spec,
+               (unsigned long long) sn_topo_total_distance(t, 0));
+        for (uint32_t u = 0; u < n; u++) /* sum_{v} |u - v| */
+            EXPECT(sn_topo_status(t, u, 0) ==
+                       (uint64_t) u * (u + 1) / 2 + (uint64_t) (n - 1 - u) * (n - u) / 2,
+                   "%s: status of %u\n", t->spec, u);
+        sn_topo_free(t);
+    }
+    assert_int_equal(nbad, 0);
+}
+
+/* The digest's tables (thesis-ch1-3 section 2.4, thesis-ch4-5 section 4.2). */
+static void test_status_digest_values(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *spec;
+        uint64_t s;
+    } vals[] = {
+        {"torus:3x3", 12},
+        {"torus:3x4", 20},
+        {"torus:4x4", 32},
+        {"torus:4x5", 44},
+        {"torus:5x5", 60},
+        {"torus:5x6", 81},
+        {"torus:6x6", 108},
+        {"ccc:3", 74},
+        {"butterfly:3", 55},
+        {"ccc:4", 296},
+        {"butterfly:4", 216},
+        {"ccc:5", 952},
+        {"butterfly:5", 690},
+        {"ccc:6", 2896},
+        {"butterfly:6", 2090},
+        {"star:3", 9},
+        {"star:4", 62},
+        {"star:5", 442},
+        {"star:6", 3444},
+        {"foldedcube:2", 3},
+        {"foldedcube:3", 10},
+        {"foldedcube:4", 25},
+        {"foldedcube:5", 66},
+        {"foldedcube:6", 154},
+        {"complete:3*complete:4", 17},
+        {"ering:7:2*ring:5", 82},
+        {"ering:14:2", 28},
+        {"ering:9:2", 12},
+        {"ering:10:3", 12},
+        {"ering:8:2", 10},
+        {"ering:10:2", 15},
+        {"ering:12:3", 16},
+        {"ering:16:4", 22},
+        {"circulant:13:1,5", 20},
+        {"hypercube:2", 4},
+        {"hypercube:3", 12},
+        {"hypercube:4", 32},
+        {"hypercube:5", 80},
+        {"ring:4", 4},
+        {"ring:10", 25},
+        {"torus:3x4x5", 172},
+    };
+    int nbad = 0, *bad = &nbad;
+    for (size_t i = 0; i < NELEMS(vals); i++) {
+        sn_topo_t *t = tu_topo(vals[i].spec);
+        check_status_vt(t, vals[i].s, bad);
+        sn_topo_free(t);
+    }
+    /* Meshes: AS = 16, 40, 25.67 (= 308 / 12), 80, 336 for 3x3, 4x4, 4x3, 5x5, 8x8. */
+    static const struct {
+        const char *spec;
+        uint64_t total;
+    } mesh[] = {{"mesh:3x3", 9 * 16},
+                {"mesh:4x4", 16 * 40},
+                {"mesh:4x3", 308},
+                {"mesh:5x5", 25 * 80},
+                {"mesh:8x8", 64 * 336}};
+    for (size_t i = 0; i < NELEMS(mesh); i++) {
+        sn_topo_t *t = tu_topo(mesh[i].spec);
+        EXPECT(sn_topo_total_distance(t, 0) == mesh[i].total,
+               "%s: total distance %llu, AS gives %llu\n", t->spec,
+               (unsigned long long) sn_topo_total_distance(t, 0),
+               (unsigned long long) mesh[i].total);
+        sn_topo_free(t);
+    }
+    assert_int_equal(nbad, 0);
+}
+
+/* Theorem 5.1: s(v) = n * sum_i s_i(v_i) / |V_i|, at every node, meshes included. */
+static void test_status_products(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *spec;
+        const char *factors[4];
+    } cases[] = {
+        {"mesh:3x4*ring:5", {"linear:3", "linear:4", "ring:5"}},
+        {"linear:5*ering:7:2", {"linear:5", "ering:7:2"}},
+        {"mesh:2x3x4", {"linear:2", "linear:3", "linear:4"}},
+        {"linear:4*complete:3*hypercube:2", {"linear:4", "complete:3", "hypercube:2"}},
+        {"ccc:3*linear:3", {"ccc:3", "linear:3"}},
+        {"mesh:5x6", {"linear:5", "linear:6"}},
+        {"torus:3x4x5", {"ring:3", "ring:4", "ring:5"}},
+        {"star:4*mesh:2x3", {"star:4", "linear:2", "linear:3"}},
+    };
+    int nbad = 0, *bad = &nbad;
+    for (size_t i = 0; i < NELEMS(cases); i++) {
+        sn_topo_t *t = tu_topo(cases[i].spec);
+        sn_topo_t *f[4];
+        uint64_t *fs[4];
+        uint32_t nf = 0;
+        for (; nf < 4 && cases[i].factors[nf]; nf++) {
+            f[nf] = tu_topo(cases[i].factors[nf]);
+            uint32_t *d = all_pairs(f[nf]);
+            fs[nf] = malloc(f[nf]->n * sizeof *fs[nf]);
+            for (uint32_t v = 0; v < f[nf]->n; v++)
+                fs[nf][v] = brute_status(f[nf], d, v, 0);
+            free(d);
+        }
+        uint32_t *d = all_pairs(t);
+        uint64_t total = 0, want_total = 0;
+        for (uint32_t u = 0; u < t->n; u++) {
+            uint32_t rest = u;
+            uint64_t want = 0;
+            for (uint32_t j = nf; j-- > 0;) {
+                uint32_t c = rest % f[j]->n;
+                rest /= f[j]->n;
+                want += (uint64_t) (t->n / f[j]->n) * fs[j][c];
+            }
+            uint64_t got = sn_topo_status(t, u, 0);
+            EXPECT(got == want, "%s: status of %u is %llu, Theorem 5.1 gives %llu\n", t->spec, u,
+                   (unsigned long long) got, (unsigned long long) want);
+            EXPECT(brute_status(t, d, u, 0) == want, "%s: BFS status of %u\n", t->spec, u);
+            total += brute_status(t, d, u, 0);
+            want_total += want;
+        }
+        EXPECT(sn_topo_total_distance(t, 0) == total && total == want_total,
+               "%s: total distance %llu, BFS %llu, Cor 5.2 %llu\n", t->spec,
+               (unsigned long long) sn_topo_total_distance(t, 0), (unsigned long long) total,
+               (unsigned long long) want_total);
+        free(d);
+        for (uint32_t j = 0; j < nf; j++) {
+            free(fs[j]);
+            sn_topo_free(f[j]);
+        }
+        sn_topo_free(t);
+    }
+    assert_int_equal(nbad, 0);
+}
+
+/* Routers: procs_only statuses, eccentricities and total distance against BFS. */
+static void check_procs_only(const sn_topo_t *t, int *bad)
+{
+    uint32_t *d = all_pairs(t);
+    for (int po = 0; po < 2; po++) {
+        EXPECT(sn_topo_total_distance(t, po) == brute_total(t, d, po),
+               "%s: total distance (procs_only %d) %llu, BFS %llu\n", t->spec, po,
+               (unsigned long long) sn_topo_total_distance(t, po),
+               (unsigned long long) brute_total(t, d, po));
+        EXPECT(sn_topo_diameter(t, po) == brute_diameter(t, d, po),
+               "%s: diameter (procs_only %d) %u, BFS %u\n", t->spec, po, sn_topo_diameter(t, po),
+               brute_diameter(t, d, po));
+        for (uint32_t u = 0; u < t->n; u++) {
+            EXPECT(sn_topo_status(t, u, po) == brute_status(t, d, u, po), "%s: status(%u, %d)\n",
+                   t->spec, u, po);
+            EXPECT(sn_topo_ecc(t, u, po) == brute_ecc(t, d, u, po), "%s: ecc(%u, %d)\n", t->spec, u,
+                   po);
+        }
+    }
+    free(d);
+}
+
+static void test_status_routers(void **state)
+{
+    (void) state;
+    static const char *const specs[] = {"fattree:2:1",     "fattree:2:3",     "fattree:3:2",
+                                        "fattree:2:4:exp", "fattree:4:3:exp", "fattree:3:2:2,5",
+                                        "fattree:2:5"};
+    int nbad = 0, *bad = &nbad;
+    for (size_t i = 0; i < NELEMS(specs); i++) {
+        sn_topo_t *t = tu_topo(specs[i]);
+        check_procs_only(t, bad);
+        /* From every leaf, k^l - k^(l-1) leaves at distance 2l. */
+        uint64_t per = 0, kl = 1;
+        for (uint32_t l = 1; l <= t->b; l++, kl *= t->a)
+            per += 2ull * l * (kl * t->a - kl);
+        EXPECT(sn_topo_total_distance(t, 1) == per * t->nproc, "%s: leaf total distance\n",
+               t->spec);
+        sn_topo_free(t);
+    }
+    const char *files[] = {F_ROUTERS, F_PLAIN, F_LEAFROUTER};
+    for (size_t i = 0; i < NELEMS(files); i++) {
+        tfile_t f;
+        tfile_make(&f, files[i]);
+        sn_topo_t *t = tu_topo(f.spec);
+        check_procs_only(t, bad);
+        sn_topo_free(t);
+        tfile_drop(&f);
+    }
+    assert_int_equal(nbad, 0);
+}
+
+/* ---- distance degree sequences ------------------------------------------------------------- */
+
+static void check_dds(const char *spec, uint32_t u, int po, const uint64_t *want, uint32_t ecc,
+                      int *bad)
+{
+    sn_topo_t *t = tu_topo(spec);
+    uint64_t counts[64];
+    for (uint32_t i = 0; i < 64; i++)
+        counts[i] = 12345;
+    uint32_t got = sn_topo_dds(t, u, po, counts, 64);
+    EXPECT(got == ecc, "%s: dds ecc %u, expected %u\n", spec, got, ecc);
+    for (uint32_t i = 0; i <= ecc && i < 64; i++)
+        EXPECT(counts[i] == want[i], "%s: dds[%u] = %llu, expected %llu\n", spec, i,
+               (unsigned long long) counts[i], (unsigned long long) want[i]);
+    /* cap smaller than ecc + 1: at most cap entries written. */
+    for (uint32_t i = 0; i < 64; i++)
+        counts[i] = 12345;
+    got = sn_topo_dds(t, u, po, counts, 2);
+    EXPECT(got == ecc && counts[0] == want[0] && counts[1] == want[1] && counts[2] == 12345,
+           "%s: dds with cap 2\n", spec);
+    sn_topo_free(t);
+}
+
+static void test_dds(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *spec;
+        uint64_t dds[8]; /* n_0 = 1, n_1, ... */
+        uint32_t ecc;
+    } tab[] = {
+        {"torus:3x3", {1, 4, 4}, 2},
+        {"torus:3x4", {1, 4, 5, 2}, 3},
+        {"torus:4x4", {1, 4, 6, 4, 1}, 4},
+        {"torus:4x5", {1, 4, 7, 6, 2}, 4},
+        {"torus:5x5", {1, 4, 8, 8, 4}, 4},
+        {"torus:5x6", {1, 4, 8, 9, 6, 2}, 5},
+        {"torus:6x6", {1, 4, 8, 10, 8, 4, 1}, 6},
+        {"ering:14:2", {1, 4, 4, 4, 1}, 4},
+        {"ring:4", {1, 2, 1}, 2},
+        {"ring:5", {1, 2, 2}, 2},
+        {"ring:9", {1, 2, 2, 2, 2}, 4},
+        {"ring:10", {1, 2, 2, 2, 2, 1}, 5},
+        {"linear:5", {1, 1, 1, 1, 1}, 4},
+    };
+    int nbad = 0, *bad = &nbad;
+    for (size_t i = 0; i < NELEMS(tab); i++)
+        check_dds(tab[i].spec, 0, 0, tab[i].dds, tab[i].ecc, bad);
+    /* E_n^rho: [2 rho] * (D - 1) + [n - 1 - 2 rho (D - 1)]. */
+    for (uint32_t n = 5; n <= 20; n++) {
+        for (uint32_t rho = 1; 2 * rho < n; rho++) {
+            uint32_t dd = ceil_div(n / 2, rho);
+            uint64_t want[32] = {1};
+            for (uint32_t i = 1; i < dd; i++)
+                want[i] = 2 * rho;
+            want[dd] = n - 1 - 2 * rho * (dd - 1);
+            char spec[32];
+            snprintf(spec, sizeof spec, "ering:%u:%u", n, rho);
+            check_dds(spec, 3, 0, want, dd, bad);
+        }
+    }
+    for (uint32_t d = 1; d <= 12; d++) {
+        uint64_t want[16];
+        for (uint32_t i = 0; i <= d; i++)
+            want[i] = binom(d, i);
+        char spec[32];
+        snprintf(spec, sizeof spec, "hypercube:%u", d);
+        check_dds(spec, 5 % (1u << d), 0, want, d, bad);
+    }
+    /* Fat tree, from a leaf, to leaves: k^l - k^(l-1) at distance 2l. */
+    uint64_t ft[8] = {1, 0, 1, 0, 2, 0, 4};
+    check_dds("fattree:2:3:exp", 0, 1, ft, 6, bad);
+    assert_int_equal(nbad, 0);
+}
+
+/* ---- edge colouring --------------------------------------------------------------------------
+ */
+
+static uint32_t check_colouring(const sn_topo_t *t, int *bad)
+{
+    uint32_t *col = malloc((t->nedges + 1) * sizeof *col);
+    uint32_t ncol = sn_topo_edge_colouring(t, col);
+    uint32_t maxdeg = 0;
+    uint8_t *used = calloc(ncol + 1, 1);
+    for (uint32_t e = 0; e < t->nedges; e++)
+        EXPECT(col[e] < ncol, "%s: edge %u has colour %u of %u\n", t->spec, e, col[e], ncol);
+    for (uint32_t u = 0; u < t->n; u++) {
+        uint32_t deg = sn_topo_degree(t, u);
+        if (deg > maxdeg)
+            maxdeg = deg;
+        memset(used, 0, ncol + 1);
+        for (uint32_t p = 0; p < deg; p++) {
+            uint32_t c = col[sn_topo_port(t, u, p)->edge];
+            if (c >= ncol)
+                continue;
+            EXPECT(!used[c], "%s: two edges at node %u have colour %u\n", t->spec, u, c);
+            used[c] = 1;
+        }
+    }
+    EXPECT(ncol >= maxdeg, "%s: %u colours for max degree %u\n", t->spec, ncol, maxdeg);
+    free(used);
+    free(col);
+    return ncol;
+}
+
+static void test_edge_colouring(void **state)
+{
+    (void) state;
+    int nbad = 0, *bad = &nbad;
+    for (size_t i = 0; i < NELEMS(all_specs); i++) {
+        sn_topo_t *t = tu_topo(all_specs[i]);
+        check_colouring(t, bad);
+        sn_topo_free(t);
+    }
+    const char *files[] = {F_ROUTERS, F_PLAIN, F_LEAFROUTER};
+    for (size_t i = 0; i < NELEMS(files); i++) {
+        tfile_t f;
+        tfile_make(&f, files[i]);
+        sn_topo_t *t = tu_topo(f.spec);
+        check_colouring(t, bad);
+        sn_topo_free(t);
+        tfile_drop(&f);
+    }
+    /* Optimal counts where the library promises them. */
+    for (uint32_t d = 1; d <= 9; d++) {
+        sn_topo_t *t = topof("hypercube:%u", d);
+        EXPECT(check_colouring(t, bad) == d, "%s: colours\n", t->spec);
+        sn_topo_free(t);
+    }
+    for (uint32_t n = 3; n <= 24; n++) {
+        sn_topo_t *t = topof("ring:%u", n);
+        EXPECT(check_colouring(t, bad) == (n % 2 ? 3u : 2u), "%s: colours\n", t->spec);
+        sn_topo_free(t);
+        t = topof("linear:%u", n);
+        EXPECT(check_colouring(t, bad) == 2, "%s: colours\n", t->spec);
+        sn_topo_free(t);
+        t = topof("complete:%u", n);
+        EXPECT(check_colouring(t, bad) == (n % 2 ? n : n - 1), "%s: colours\n", t->spec);
+        sn_topo_free(t);
+    }
+    static const char *const even_tori[] = {"torus:4x4", "torus:4x6", "torus:6x8", "torus:10x4"};
+    for (size_t i = 0; i < NELEMS(even_tori); i++) {
+        sn_topo_t *t = tu_topo(even_tori[i]);
+        EXPECT(check_colouring(t, bad) == 4, "%s: colours\n", t->spec);
+        sn_topo_free(t);
+    }
+    sn_topo_t *t = tu_topo("torus:4x6x8");
+    EXPECT(check_colouring(t, bad) == 6, "%s: colours\n", t->spec);
+    sn_topo_free(t);
+    t = tu_topo("fattree:2:3:exp"); /* parallel links: at least the max degree (8 at the root) */
+    EXPECT(check_colouring(t, bad) >= 8, "%s: colours\n", t->spec);
+    sn_topo_free(t);
+    assert_int_equal(nbad, 0);
+}
+
+/* ---- labels ---------------------------------------------------------------------------------- */
+
+static void expect_label(const sn_topo_t *t, uint32_t u, const char *want, int *bad)
+{
+    char buf[SN_TOPO_MAX_LABEL];
+    memset(buf, 'X', sizeof buf);
+    char *r = sn_topo_label(t, u, buf, sizeof buf);
+    EXPECT(r == buf && strcmp(buf, want) == 0, "%s: label of %u is '%s', expected '%s'\n", t->spec,
+           u, buf, want);
+}
+
+/* Parses a "(bits,l)" label; returns 0 on a malformed label. */
+static int parse_xl(const char *s, uint32_t d, uint32_t *x, uint32_t *l)
+{
+    if (s[0] != '(' || strlen(s) < d + 4 || s[d + 1] != ',')
+        return 0;
+    *x = 0;
+    for (uint32_t i = 0; i < d; i++) {
+        if (s[1 + i] != '0' && s[1 + i] != '1')
+            return 0;
+        *x = *x * 2 + (uint32_t) (s[1 + i] - '0');
+    }
+    char close = 0;
+    return sscanf(s + d + 2, "%u%c", l, &close) == 2 && close == ')' && *l < d;
+}
+
+/* CCC and wrapped butterfly: labels name (x, l), and adjacency follows the definitions of the
+ * digest (thesis-ch4-5 section 4.1). */
+static void check_ccc_labels(uint32_t d, int butterfly, int *bad)
+{
+    sn_topo_t *t = topof("%s:%u", butterfly ? "butterfly" : "ccc", d);
+    uint32_t *lx = malloc(t->n * sizeof *lx), *ll = malloc(t->n * sizeof *ll);
+    uint8_t *seen = calloc(t->n, 1);
+    char buf[SN_TOPO_MAX_LABEL];
+    for (uint32_t u = 0; u < t->n; u++) {
+        sn_topo_label(t, u, buf, sizeof buf);
+        if (!parse_xl(buf, d, &lx[u], &ll[u])) {
+            EXPECT(0, "%s: label '%s' of %u\n", t->spec, buf, u);
+            lx[u] = ll[u] = 0;
+            continue;
+        }
+        uint32_t key = lx[u] * d + ll[u];
+        EXPECT(!seen[key], "%s: label '%s' repeats\n", t->spec, buf);
+        seen[key] = 1;
+    }
+    expect_label(t, 0, d == 3 ? "(000,0)" : (d == 4 ? "(0000,0)" : "(00000,0)"), bad);
+    uint32_t mask = (1u << d) - 1;
+    for (uint32_t u = 0; u < t->n; u++) {
+        uint32_t x = lx[u], l = ll[u];
+        /* Expected neighbours as (x, l) keys. */
+        uint32_t want[4], nw = 0;
+        if (!butterfly) {
+            want[nw++] = x * d + (l + 1) % d;
+            want[nw++] = x * d + (l + d - 1) % d;
+            want[nw++] = (x ^ (1u << l)) * d + l;
+        } else {
+            uint32_t lm = (l + d - 1) % d;
+            want[nw++] = x * d + (l + 1) % d;
+            want[nw++] = ((x ^ (1u << l)) & mask) * d + (l + 1) % d;
+            want[nw++] = x * d + lm;
+            want[nw++] = (x ^ (1u << lm)) * d + lm;
+        }
+        EXPECT(sn_topo_degree(t, u) == nw, "%s: degree\n", t->spec);
+        for (uint32_t i = 0; i < nw; i++) {
+            int found = 0;
+            for (uint32_t p = 0; p < sn_topo_degree(t, u); p++) {
+                uint32_t v = sn_topo_port(t, u, p)->peer;
+                found |= lx[v] * d + ll[v] == want[i];
+            }
+            EXPECT(found, "%s: (%x,%u) is not adjacent to (%x,%u)\n", t->spec, x, l, want[i] / d,
+                   want[i] % d);
+        }
+    }
+    free(lx);
+    free(ll);
+    free(seen);
+    sn_topo_free(t);
+}
+
+static void test_labels(void **state)
+{
+    (void) state;
+    int nbad = 0, *bad = &nbad;
+    sn_topo_t *t = tu_topo("linear:5");
+    for (uint32_t u = 0; u < 5; u++) {
+        char want[8];
+        snprintf(want, sizeof want, "%u", u + 1);
+        expect_label(t, u, want, bad);
+    }
+    sn_topo_free(t);
+
+    t = tu_topo("ring:6");
+    expect_label(t, 0, "0", bad);
+    expect_label(t, 5, "5", bad);
+    sn_topo_free(t);
+
+    t = tu_topo("mesh:3x4");
+    for (uint32_t u = 0; u < 12; u++) {
+        char want[16];
+        snprintf(want, sizeof want, "(%u,%u)", u / 4 + 1, u % 4 + 1);
+        expect_label(t, u, want, bad);
+    }
+    sn_topo_free(t);
+
+    t = tu_topo("torus:3x4x2");
+    for (uint32_t u = 0; u < 24; u++) {
+        char want[16];
+        snprintf(want, sizeof want, "(%u,%u,%u)", u / 8, (u / 2) % 4, u % 2);
+        expect_label(t, u, want, bad);
+    }
+    sn_topo_free(t);
+
+    t = tu_topo("hypercube:4");
+    expect_label(t, 0, "0000", bad);
+    expect_label(t, 5, "0101", bad);
+    expect_label(t, 8, "1000", bad);
+    expect_label(t, 15, "1111", bad);
+    /* Port i flips bit i. */
+    for (uint32_t u = 0; u < 16; u++)
+        for (uint32_t p = 0; p < 4; p++)
+            EXPECT(sn_topo_port(t, u, p)->peer == (u ^ (1u << p)), "hypercube port %u of %u\n", p,
+                   u);
+    sn_topo_free(t);
+    t = tu_topo("hypercube:1");
+    expect_label(t, 0, "0", bad);
+    expect_label(t, 1, "1", bad);
+    sn_topo_free(t);
+    t = tu_topo("foldedcube:3");
+    expect_label(t, 6, "110", bad);
+    EXPECT(sn_topo_port(t, 6, 3)->peer == 1, "foldedcube: port d is the complement\n");
+    sn_topo_free(t);
+
+    check_ccc_labels(3, 0, bad);
+    check_ccc_labels(4, 0, bad);
+    check_ccc_labels(3, 1, bad);
+    check_ccc_labels(5, 1, bad);
+    t = tu_topo("ccc:3");
+    /* Ports: (0,+1), (0,-1), (e_0,0). */
+    expect_label(t, sn_topo_port(t, 0, 0)->peer, "(000,1)", bad);
+    expect_label(t, sn_topo_port(t, 0, 1)->peer, "(000,2)", bad);
+    expect_label(t, sn_topo_port(t, 0, 2)->peer, "(001,0)", bad);
+    sn_topo_free(t);
+    t = tu_topo("butterfly:3");
+    /* Ports: (0,+1), (0,-1), (e_0,+1), (e_{d-1},-1). */
+    expect_label(t, sn_topo_port(t, 0, 0)->peer, "(000,1)", bad);
+    expect_label(t, sn_topo_port(t, 0, 1)->peer, "(000,2)", bad);
+    expect_label(t, sn_topo_port(t, 0, 2)->peer, "(001,1)", bad);
+    expect_label(t, sn_topo_port(t, 0, 3)->peer, "(100,2)", bad);
+    sn_topo_free(t);
+
+    /* Star graph: permutations of 1..N; port i-2 swaps symbols at positions 1 and i. */
+    t = tu_topo("star:4");
+    expect_label(t, 0, "1234", bad);
+    char a[SN_TOPO_MAX_LABEL], b[SN_TOPO_MAX_LABEL];
+    for (uint32_t u = 0; u < t->n; u++) {
+        sn_topo_label(t, u, a, sizeof a);
+        for (uint32_t p = 0; p < 3; p++) {
+            sn_topo_label(t, sn_topo_port(t, u, p)->peer, b, sizeof b);
+            char tmp = a[0];
+            a[0] = a[p + 1];
+            a[p + 1] = tmp;
+            EXPECT(strcmp(a, b) == 0, "star:4: port %u of %s leads to %s\n", p, a, b);
+            a[p + 1] = a[0];
+            a[0] = tmp;
+        }
+    }
+    sn_topo_free(t);
+
+    /* Fat trees: leaves by rank, routers r<level>.<index>. */
+    t = tu_topo("fattree:2:3");
+    uint32_t *lvl = malloc(t->n * sizeof *lvl);
+    router_levels(t, lvl);
+    uint8_t seen[4][8] = {{0}};
+    for (uint32_t u = 0; u < t->n; u++) {
+        char buf[SN_TOPO_MAX_LABEL];
+        sn_topo_label(t, u, buf, sizeof buf);
+        if (sn_topo_is_proc(t, u)) {
+            char want[16];
+            snprintf(want, sizeof want, "%d", sn_topo_rank(t, u));
+            EXPECT(strcmp(buf, want) == 0, "fattree leaf %u label '%s'\n", u, buf);
+        } else {
+            unsigned l = 99, idx = 99;
+            char c = 0;
+            int ok = sscanf(buf, "r%u.%u%c", &l, &idx, &c) == 2 && l == lvl[u] && l >= 1 &&
+                     l <= 3 && idx < (8u >> l) && !seen[l][idx];
+            EXPECT(ok, "fattree router %u (level %u) label '%s'\n", u, lvl[u], buf);
+            if (ok)
+                seen[l][idx] = 1;
+        }
+    }
+    free(lvl);
+    sn_topo_free(t);
+
+    /* Products: tuples of the factor labels (nested for structured factors). */
+    t = tu_topo("hypercube:2*ccc:3");
+    expect_label(t, 0, "(00,(000,0))", bad);
+    expect_label(t, t->n - 1, "(11,(111,2))", bad);
+    sn_topo_free(t);
+    t = tu_topo("torus:3x4*ring:5");
+    expect_label(t, 0, "(0,0,0)", bad);
+    expect_label(t, 59, "(2,3,4)", bad);
+    sn_topo_free(t);
+    t = tu_topo("mesh:2x2*linear:3*hypercube:2");
+    expect_label(t, 0, "(1,1,1,00)", bad);
+    expect_label(t, t->n - 1, "(2,2,3,11)", bad);
+    sn_topo_free(t);
+
+    /* Every label fits, even for the largest products of long factor labels. */
+    t = tu_topo("ccc:5*ccc:3*butterfly:3");
+    char buf[SN_TOPO_MAX_LABEL];
+    sn_topo_label(t, t->n - 1, buf, sizeof buf);
+    EXPECT(strcmp(buf, "((11111,4),(111,2),(111,2))") == 0, "nested label '%s'\n", buf);
+    sn_topo_free(t);
+
+    /* Kind names. */
+    static const char *const names[] = {"linear",    "ring",  "ering",     "circulant",  "complete",
+                                        "mesh",      "torus", "hypercube", "foldedcube", "ccc",
+                                        "butterfly", "star",  "fattree",   "product",    "file"};
+    for (int k = SN_TOPO_LINEAR; k <= SN_TOPO_FILE; k++)
+        EXPECT(strcmp(sn_topo_kind_name((sn_topo_kind_t) k), names[k]) == 0, "kind name %d\n", k);
+    assert_int_equal(nbad, 0);
+}
+
+/* Labels truncated to a small buffer are NUL-terminated prefixes of the full label. */
+static void test_label_truncation(void **state)
+{
+    (void) state;
+    static const char *const specs[] = {"linear:12",   "torus:3x4*ring:5", "hypercube:6",
+                                        "ccc:4",       "butterfly:3",      "star:5",
+                                        "fattree:3:2", "mesh:2x2*ccc:3",   "complete:11"};
+    int nbad = 0, *bad = &nbad;
+    for (size_t i = 0; i < NELEMS(specs); i++) {
+        sn_topo_t *t = tu_topo(specs[i]);
+        for (uint32_t u = 0; u < t->n; u += 1 + t->n / 9) {
+            char full[SN_TOPO_MAX_LABEL];
+            sn_topo_label(t, u, full, sizeof full);
+            size_t len = strlen(full);
+            EXPECT(len > 0 && len < SN_TOPO_MAX_LABEL, "%s: label of %u\n", t->spec, u);
+            for (size_t cap = 1; cap <= len + 1; cap++) {
+                char *buf = malloc(cap); /* exact size, so ASan sees any overrun */
+                sn_topo_label(t, u, buf, cap);
+                EXPECT(memchr(buf, '\0', cap) != NULL && strncmp(buf, full, strlen(buf)) == 0 &&
+                           strlen(buf) == (cap - 1 < len ? cap - 1 : len),
+                       "%s: label of %u with cap %zu is '%.*s', full '%s'\n", t->spec, u, cap,
+                       (int) cap, buf, full);
+                free(buf);
+            }
+        }
+        sn_topo_free(t);
+    }
+    assert_int_equal(nbad, 0);
+}
+
+/* ---- sn_topo_from_edges ----------------------------------------------------------------------
+ */
+
+static void test_from_edges(void **state)
+{
+    (void) state;
+    sn_topo_t *t = NULL;
+    sn_err_t err;
+    /* A star around router 0 with a double link to 3. */
+    const uint32_t u1[] = {0, 0, 0, 3}, v1[] = {1, 2, 3, 0};
+    const uint8_t r1[] = {1, 0, 0, 0};
+    tu_assert_rc(sn_topo_from_edges("mine", 4, 4, u1, v1, r1, &t, &err), 0);
+    assert_string_equal(t->spec, "mine");
+    assert_int_equal(t->kind, SN_TOPO_FILE);
+    assert_int_equal(t->n, 4);
+    assert_int_equal(t->nproc, 3);
+    assert_int_equal(t->nedges, 4);
+    assert_int_equal(sn_topo_proc(t, 0), 1);
+    int nbad = 0;
+    check_structure(t, &nbad);
+    assert_int_equal(nbad, 0);
+    sn_topo_free(t);
+
+    const uint32_t u2[] = {0, 1}, v2[] = {1, 4};
+    tu_assert_rc(sn_topo_from_edges("g", 4, 2, u2, v2, NULL, &t, &err), SN_ESPEC);
+    assert_non_null(strstr(err.msg, "4"));
+    assert_non_null(strstr(err.msg, "g"));
+    const uint32_t u3[] = {0, 1}, v3[] = {1, 1};
+    tu_assert_rc(sn_topo_from_edges("g", 2, 2, u3, v3, NULL, &t, &err), SN_ESPEC);
+    assert_non_null(strstr(err.msg, "1-1"));
+    const uint32_t u4[] = {0, 2}, v4[] = {1, 3};
+    tu_assert_rc(sn_topo_from_edges("g", 4, 2, u4, v4, NULL, &t, &err), SN_ESPEC);
+    assert_non_null(strstr(err.msg, "connected"));
+    const uint32_t u5[] = {0}, v5[] = {1};
+    tu_assert_rc(sn_topo_from_edges("g", 3, 1, u5, v5, NULL, &t, &err), SN_ESPEC);
+    assert_non_null(strstr(err.msg, "node 2"));
+    const uint8_t r5[] = {1, 1};
+    tu_assert_rc(sn_topo_from_edges("g", 2, 1, u5, v5, r5, &t, &err), SN_ESPEC);
+    assert_non_null(strstr(err.msg, "router"));
+    tu_assert_rc(sn_topo_from_edges("g", 1, 0, u5, v5, NULL, &t, &err), SN_ESPEC);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_families),
+        cmocka_unit_test(test_parse_file),
+        cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_parse_file_errors),
+        cmocka_unit_test(test_file_extra_field_message),
+        cmocka_unit_test(test_cube_port_limit),
+        cmocka_unit_test(test_port_numbering),
+        cmocka_unit_test(test_structure),
+        cmocka_unit_test(test_file_parallel_contiguous),
+        cmocka_unit_test(test_cayley),
+        cmocka_unit_test(test_product_coords),
+        cmocka_unit_test(test_degree_diameter_simple),
+        cmocka_unit_test(test_degree_diameter_grids),
+        cmocka_unit_test(test_degree_diameter_cayley),
+        cmocka_unit_test(test_degree_diameter_fattree),
+        cmocka_unit_test(test_degree_diameter_products),
+        cmocka_unit_test(test_status_closed_forms),
+        cmocka_unit_test(test_status_digest_values),
+        cmocka_unit_test(test_status_products),
+        cmocka_unit_test(test_status_routers),
+        cmocka_unit_test(test_dds),
+        cmocka_unit_test(test_edge_colouring),
+        cmocka_unit_test(test_labels),
+        cmocka_unit_test(test_label_truncation),
+        cmocka_unit_test(test_from_edges),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
