@@ -47,6 +47,8 @@ static const char usage[] =
     "  --collective-timeout-ms MS one repetition (default 300000)\n"
     "  --fault ID:KIND@SLOT       testing: node ID kills itself (kill), stops (stop), sends a\n"
     "                             malformed (garbage) or oversized (oversize) frame at SLOT\n"
+    "  --idle-slots N     benchmark: each repetition is N slots of the bare barrier (empty frames\n"
+    "                     on every link) instead of the collective; reports us per slot\n"
     "  --verbose          node logs of routine events on stderr\n"
     "\n"
     "Exit status: 0 verified, 1 the collective failed or did not verify, 2 bad input.\n";
@@ -80,7 +82,7 @@ struct run_s {
     cli_ctx_t *ctx;
     const sn_topo_t *t;
     /* options */
-    int64_t reps, warmup, probes;
+    int64_t reps, warmup, probes, idle;
     int join, verbose, json;
     const char *listen, *out, *node_bin, *fault;
     uint32_t connect_ms, ready_ms, slot_ms, collective_ms;
@@ -300,6 +302,8 @@ static void start_rep(run_t *r)
     Stepnet__Start st = STEPNET__START__INIT;
     st.cid = r->cid;
     st.seed = r->ctx->params.seed;
+    st.has_idle_slots = r->idle > 0;
+    st.idle_slots = (uint64_t) r->idle;
     m.msg_case = STEPNET__CONTROL__MSG_START;
     m.start = &st;
     uv_timer_start(&r->deadline, on_deadline, r->collective_ms, 0);
@@ -310,6 +314,22 @@ static void start_rep(run_t *r)
 /* Every node reported: aggregates and checks the repetition. */
 static void end_rep(run_t *r)
 {
+    if (r->idle) { /* the idle barrier: the time to the last node's result */
+        for (uint32_t i = 0; i < r->n; i++) {
+            const Stepnet__Result *res = r->nodes[i].res;
+            if (res->error || res->stop_slot != (uint64_t) r->idle) {
+                fail(r, (int) i, 0, "node %u: idle barrier stopped at slot %llu of %lld: %s", i,
+                     (unsigned long long) res->stop_slot, (long long) r->idle,
+                     res->error ? res->error : "wrong stop slot");
+                return;
+            }
+        }
+        if (r->cid > (uint32_t) r->warmup)
+            r->wall_ns[r->nwall++] = uv_hrtime() - r->t0;
+        uv_timer_stop(&r->deadline);
+        start_rep(r);
+        return;
+    }
     uint64_t steps = 0, trace = 0, packets = 0, cpackets = 0, dl = 0, exp = 0, bytes = 0;
     size_t words = 0;
     for (uint32_t i = 0; i < r->n; i++)
@@ -727,6 +747,10 @@ static void write_json(const run_t *r, FILE *f, double median_us, double predict
     json_double(&j, "beta_us_per_byte", r->beta_us);
     json_double(&j, "predicted_us", predicted_us);
     json_uint(&j, "bytes_checked", r->bytes_checked);
+    if (r->idle) {
+        json_uint(&j, "idle_slots", (uint64_t) r->idle);
+        json_double(&j, "us_per_slot", median_us / (double) r->idle);
+    }
     json_str(&j, "security", "none");
     if (r->failed)
         json_str(&j, "error", r->error);
@@ -766,6 +790,13 @@ static void report(run_t *r)
            r->join ? "joined" : "local", r->t->nedges);
     if (r->failed) {
         printf("  FAILED          %s\n", r->error);
+        return;
+    }
+    if (r->idle) {
+        printf("  idle barrier    %lld slots: %.1f us median of %zu, %.2f us per slot\n",
+               (long long) r->idle, median_us, r->nwall, median_us / (double) r->idle);
+        printf("  links           alpha %.2f us, beta %.6f us/byte (median of %zu links)\n",
+               r->alpha_us, r->beta_us, r->ncalib);
         return;
     }
     printf("  steps           %llu%s\n", (unsigned long long) r->steps,
@@ -841,7 +872,19 @@ int cmd_run(int argc, char **argv)
             continue;
         }
         int known = 1;
-        if (strcmp(a, "--reps") == 0 || strcmp(a, "--warmup") == 0 || strcmp(a, "--probes") == 0) {
+        if (strcmp(a, "--idle-slots") == 0) {
+            if (v == NULL || (x = strtoll(v, &end, 10), *end != '\0' || end == v) || x < 1 ||
+                x > 100000000) {
+                fprintf(stderr,
+                        "stepnet: bad value '%s' for --idle-slots: expected 1 to "
+                        "100000000\n",
+                        v ? v : "");
+                rc = EXIT_BADINPUT;
+                goto out;
+            }
+            r->idle = x;
+        } else if (strcmp(a, "--reps") == 0 || strcmp(a, "--warmup") == 0 ||
+                   strcmp(a, "--probes") == 0) {
             if (v == NULL || (x = strtoll(v, &end, 10), *end != '\0' || end == v) || x < 0 ||
                 x > 1000000 || (x == 0 && strcmp(a, "--reps") == 0)) {
                 fprintf(stderr,

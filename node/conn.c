@@ -26,8 +26,9 @@ static void on_close(uv_handle_t *h)
     sn_conn_t *c = h->data;
     free(c->body);
     free(c->stage);
-    free(c->spare);
-    c->body = c->stage = c->spare = NULL;
+    while (c->nspare > 0)
+        free(c->spare[--c->nspare]);
+    c->body = c->stage = NULL;
     if (c->ops->on_closed)
         c->ops->on_closed(c);
 }
@@ -185,11 +186,18 @@ int sn_conn_start(sn_conn_t *c)
 uint8_t *sn_conn_frame(sn_conn_t *c, int type, size_t body_len)
 {
     size_t need = SN_FRAME_HDR + body_len;
-    wreq_t *w;
-    if (c->spare && c->spare_cap >= need) {
-        w = (wreq_t *) c->spare;
-        c->spare = NULL;
-    } else {
+    wreq_t *w = NULL;
+    for (int i = c->nspare - 1; i >= 0; i--) { /* the most recently released first: cache-warm */
+        wreq_t *s = (wreq_t *) c->spare[i];
+        if (s->cap >= need) {
+            w = s;
+            memmove(&c->spare[i], &c->spare[i + 1],
+                    (size_t) (c->nspare - 1 - i) * sizeof *c->spare);
+            c->nspare--;
+            break;
+        }
+    }
+    if (w == NULL) {
         w = sn_xmalloc(sizeof *w + need);
         w->cap = need;
     }
@@ -211,13 +219,11 @@ static wreq_t *wreq_of(uint8_t *body)
 
 static void release(sn_conn_t *c, wreq_t *w)
 {
-    /* keep one large buffer for the next frame (large frames are mmap'd otherwise) */
-    if (!c->closing && c->spare == NULL && w->cap >= STAGE_SIZE) {
-        c->spare = (uint8_t *) w;
-        c->spare_cap = w->cap;
-    } else {
+    /* keep large buffers for the next frames (they are mmap'd otherwise) */
+    if (!c->closing && c->nspare < 4 && w->cap >= STAGE_SIZE)
+        c->spare[c->nspare++] = (uint8_t *) w;
+    else
         free(w);
-    }
 }
 
 static void write_cb(uv_write_t *req, int status)

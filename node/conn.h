@@ -50,9 +50,10 @@ struct sn_conn_s {
     uint8_t *stage;
     size_t stage_cap;
     /* writer */
-    uint64_t queued; /* bytes handed to uv_write and not yet written */
-    uint8_t *spare;  /* one cached frame buffer, to avoid mmap churn for large frames */
-    size_t spare_cap;
+    uint64_t queued;   /* bytes handed to uv_write and not yet written */
+    uint8_t *spare[4]; /* cached frame buffers: a link has up to two frames in flight, and large
+                          buffers would otherwise be mmap'd and unmapped every slot */
+    int nspare;
     int reading, closing, errored;
 };
 

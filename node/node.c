@@ -129,6 +129,7 @@ struct node_s {
     uint64_t t;    /* the slot whose frames were sent last */
     uint64_t wake; /* the algorithm's wake slot */
     uint64_t stop_slot, done_start, complete_slot;
+    uint64_t idle; /* benchmark: a pure barrier of this many empty slots (0: the collective) */
     uint32_t radius;
     uint64_t cmax;
     int was_done, complete_sent;
@@ -401,6 +402,13 @@ static void play(node_t *nd, uint64_t s)
     }
     memset(nd->out_has, 0, nd->deg);
     size_t ntx = 0;
+    if (nd->idle) { /* the idle barrier: empty frames only */
+        nd->t = s;
+        for (uint32_t q = 0; q < nd->deg; q++)
+            sn_wire_send_data(&nd->links[q].lc->c, nd->cid, s, 0, 0, NULL, p->seed, p->size);
+        uv_timer_again(&nd->slot_timer);
+        return;
+    }
     if (s == 1 || nrx > 0 || nd->wake == s) {
         sn_err_t err = {0};
         io->slot = s;
@@ -518,7 +526,7 @@ static void advance(node_t *nd)
             finish(nd);
             return;
         }
-        if (nd->t >= nd->max_slots) {
+        if (!nd->idle && nd->t >= nd->max_slots) {
             node_abort(nd, SN_ESLOTS, nd->t, "no termination after %llu slots (the limit)",
                        (unsigned long long) nd->max_slots);
             return;
@@ -533,15 +541,16 @@ static void finish(node_t *nd)
     nd->running = 0;
     uv_timer_stop(&nd->slot_timer);
     sn_err_t err = {0};
-    if (sn_verify_complete(nd->verify, &err) < 0) {
+    if (!nd->idle && sn_verify_complete(nd->verify, &err) < 0) {
         node_abort(nd, SN_EVERIFY, nd->t, "stopped at slot %llu with deliveries missing: %s",
                    (unsigned long long) nd->t, err.msg);
         return;
     }
     send_result(nd, NULL, 0);
+    nd->bytes_checked = 0;
 }
 
-static void start_collective(node_t *nd, uint32_t cid, uint64_t seed)
+static void start_collective(node_t *nd, uint32_t cid, uint64_t seed, uint64_t idle)
 {
     sn_err_t err = {0};
     if (nd->running) {
@@ -578,7 +587,9 @@ static void start_collective(node_t *nd, uint32_t cid, uint64_t seed)
     nd->radius = 0;
     nd->cmax = 0;
     nd->was_done = nd->complete_sent = 0;
-    nd->last_send = nd->data_packets = nd->control_packets = nd->trace = nd->bytes_checked = 0;
+    nd->last_send = nd->data_packets = nd->control_packets = nd->trace = 0;
+    /* bytes_checked is reset after each result: frames of this collective may arrive (and be
+     * checked) before its START */
     if (nd->data_bits)
         memset(nd->data_bits, 0, nd->ndata_bits * sizeof *nd->data_bits);
     if (nd->ctl_bits)
@@ -589,6 +600,19 @@ static void start_collective(node_t *nd, uint32_t cid, uint64_t seed)
         for (int i = 0; i < 2; i++)
             if (l->rx[i].cid != cid)
                 l->rx[i].have = 0; /* frames of this collective may already be here */
+    }
+    nd->idle = idle;
+    if (idle) {
+        nd->stop_slot = idle;
+        Stepnet__Control m = STEPNET__CONTROL__INIT; /* nothing to deliver: complete at once */
+        Stepnet__Complete cm = STEPNET__COMPLETE__INIT;
+        cm.cid = cid;
+        cm.node = nd->id;
+        cm.slot = 0;
+        m.msg_case = STEPNET__CONTROL__MSG_COMPLETE;
+        m.complete = &cm;
+        send_ctl(nd, &m);
+        nd->complete_sent = 1;
     }
     nd->running = 1;
     uv_timer_start(&nd->slot_timer, on_slot_timer, nd->slot_ms, nd->slot_ms);
@@ -1193,12 +1217,15 @@ static void ctl_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len
         for (uint32_t q = 0; q < nd->deg; q++)
             if (nd->links[q].dialer)
                 dial(&nd->links[q]);
-        /* hellos that arrived before the assignment */
-        while (nd->npending > 0) {
-            lconn_t *lc = nd->pending[nd->npending - 1];
-            if (!lc->have_hello)
-                break;
-            nd->npending--;
+        /* hellos that arrived before the assignment (connections still waiting for theirs stay
+         * pending) */
+        for (size_t i = 0; i < nd->npending;) {
+            lconn_t *lc = nd->pending[i];
+            if (!lc->have_hello) {
+                i++;
+                continue;
+            }
+            nd->pending[i] = nd->pending[--nd->npending];
             accept_hello(nd, lc, &lc->hello);
         }
         check_ready(nd);
@@ -1209,7 +1236,8 @@ static void ctl_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len
         break;
     case STEPNET__CONTROL__MSG_START:
         if (nd->ready_sent && !nd->exit_code)
-            start_collective(nd, m->start->cid, m->start->seed);
+            start_collective(nd, m->start->cid, m->start->seed,
+                             m->start->has_idle_slots ? m->start->idle_slots : 0);
         break;
     case STEPNET__CONTROL__MSG_STOP:
         node_exit(nd, nd->exit_code);

@@ -226,14 +226,30 @@ uint64_t sn_payload_digest(uint64_t seed, uint32_t src, uint32_t dst, uint32_t s
 /* Word i of a payload is base + (i+1) * K (little endian; a short tail takes the low bytes of the
  * next word). Position-dependent, so a flipped bit, a shifted or repeated chunk and a payload of
  * another packet all differ, and cheap enough to generate and check at memory speed at every hop
- * (a hash per word would cap 1 MiB packets far below loopback bandwidth). */
+ * (a hash per word would cap 1 MiB packets far below loopback bandwidth). Four lanes at a time in
+ * GCC vector types; on x86-64 an AVX2 clone is chosen at run time where the CPU has it (about 22
+ * GB/s against 8 for the SSE2 baseline on the development machines). */
 #define PAYLOAD_K 0x9e3779b97f4a7c15ULL
 
-void sn_payload_fill(uint64_t seed, uint32_t src, uint32_t dst, uint32_t seq, uint32_t frag,
-                     uint8_t *buf, uint32_t size)
+typedef uint64_t payload_v4 __attribute__((vector_size(32)));
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define PAYLOAD_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define PAYLOAD_CLONES
+#endif
+
+PAYLOAD_CLONES static void payload_fill_words(uint8_t *buf, uint32_t size, uint64_t base)
 {
-    uint64_t base = payload_base(seed, src, dst, seq, frag), w = base;
+    payload_v4 v = {base + PAYLOAD_K, base + 2 * PAYLOAD_K, base + 3 * PAYLOAD_K,
+                    base + 4 * PAYLOAD_K};
+    const payload_v4 step = {4 * PAYLOAD_K, 4 * PAYLOAD_K, 4 * PAYLOAD_K, 4 * PAYLOAD_K};
     uint32_t i = 0;
+    for (; i + 32 <= size; i += 32) {
+        memcpy(buf + i, &v, 32);
+        v += step;
+    }
+    uint64_t w = base + (uint64_t) (i / 8) * PAYLOAD_K;
     for (; i + 8 <= size; i += 8) {
         w += PAYLOAD_K;
         memcpy(buf + i, &w, 8);
@@ -244,11 +260,21 @@ void sn_payload_fill(uint64_t seed, uint32_t src, uint32_t dst, uint32_t seq, ui
     }
 }
 
-int sn_payload_check(uint64_t seed, uint32_t src, uint32_t dst, uint32_t seq, uint32_t frag,
-                     const uint8_t *buf, uint32_t size)
+PAYLOAD_CLONES static uint64_t payload_check_words(const uint8_t *buf, uint32_t size, uint64_t base)
 {
-    uint64_t base = payload_base(seed, src, dst, seq, frag), w = base, diff = 0;
+    payload_v4 v = {base + PAYLOAD_K, base + 2 * PAYLOAD_K, base + 3 * PAYLOAD_K,
+                    base + 4 * PAYLOAD_K};
+    const payload_v4 step = {4 * PAYLOAD_K, 4 * PAYLOAD_K, 4 * PAYLOAD_K, 4 * PAYLOAD_K};
+    payload_v4 d = {0, 0, 0, 0};
     uint32_t i = 0;
+    for (; i + 32 <= size; i += 32) {
+        payload_v4 x;
+        memcpy(&x, buf + i, 32);
+        d |= x ^ v;
+        v += step;
+    }
+    uint64_t diff = d[0] | d[1] | d[2] | d[3];
+    uint64_t w = base + (uint64_t) (i / 8) * PAYLOAD_K;
     for (; i + 8 <= size; i += 8) {
         uint64_t x;
         w += PAYLOAD_K;
@@ -262,7 +288,21 @@ int sn_payload_check(uint64_t seed, uint32_t src, uint32_t dst, uint32_t seq, ui
         memcpy(&y, &w, size - i);
         diff |= x ^ y;
     }
-    return diff == 0 ? 0 : SN_EVERIFY;
+    return diff;
+}
+
+void sn_payload_fill(uint64_t seed, uint32_t src, uint32_t dst, uint32_t seq, uint32_t frag,
+                     uint8_t *buf, uint32_t size)
+{
+    payload_fill_words(buf, size, payload_base(seed, src, dst, seq, frag));
+}
+
+int sn_payload_check(uint64_t seed, uint32_t src, uint32_t dst, uint32_t seq, uint32_t frag,
+                     const uint8_t *buf, uint32_t size)
+{
+    return payload_check_words(buf, size, payload_base(seed, src, dst, seq, frag)) == 0
+               ? 0
+               : SN_EVERIFY;
 }
 
 sn_packet_t sn_packet_data(const sn_params_t *p, uint32_t src, uint32_t dst, uint32_t seq,

@@ -1,0 +1,297 @@
+/* stepnet-rawprobe: the physical limits that stepnet's runtime is measured against (bench/). Plain
+ * processes, plain blocking TCP sockets on 127.0.0.1, poll, no protocol, no verification:
+ *
+ *   latency   two processes ping-pong SIZE bytes; prints the median one-way latency
+ *   bandwidth one process streams SIZE-byte messages to another; prints MB/s
+ *   barrier   one process per node of --topo, one TCP connection per link; in every slot each
+ *             process writes one SIZE-byte frame on every link and reads one from every link
+ *             (the pattern of stepnet's slot barrier); prints microseconds per slot
+ *
+ * Output: one line "key=value ..." on stdout. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stepnet/topo.h"
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec / 1e3;
+}
+
+static void die(const char *what)
+{
+    fprintf(stderr, "stepnet-rawprobe: %s: %s\n", what, strerror(errno));
+    exit(1);
+}
+
+/* A connected pair of TCP sockets over loopback. */
+static void tcp_pair(int fd[2])
+{
+    int l = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (l < 0 || bind(l, (struct sockaddr *) &a, sizeof a) < 0 || listen(l, 1) < 0 ||
+        getsockname(l, (struct sockaddr *) &a, &len) < 0)
+        die("listen");
+    fd[0] = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd[0] < 0 || connect(fd[0], (struct sockaddr *) &a, sizeof a) < 0)
+        die("connect");
+    fd[1] = accept(l, NULL, NULL);
+    if (fd[1] < 0)
+        die("accept");
+    close(l);
+    int one = 1;
+    setsockopt(fd[0], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt(fd[1], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+static void write_all(int fd, const uint8_t *b, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, b, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            die("write");
+        }
+        b += w;
+        n -= (size_t) w;
+    }
+}
+
+static void read_all(int fd, uint8_t *b, size_t n)
+{
+    while (n > 0) {
+        ssize_t r = read(fd, b, n);
+        if (r <= 0) {
+            if (r < 0 && errno == EINTR)
+                continue;
+            die("read");
+        }
+        b += r;
+        n -= (size_t) r;
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : (x > y);
+}
+
+static int latency(size_t size, int iters)
+{
+    int fd[2];
+    tcp_pair(fd);
+    uint8_t *buf = calloc(1, size + 1);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        for (int i = 0; i < iters + 100; i++) {
+            read_all(fd[1], buf, size ? size : 1);
+            write_all(fd[1], buf, size ? size : 1);
+        }
+        _exit(0);
+    }
+    close(fd[1]);
+    double *rtt = calloc((size_t) iters, sizeof *rtt);
+    for (int i = 0; i < iters + 100; i++) {
+        double t0 = now_us();
+        write_all(fd[0], buf, size ? size : 1);
+        read_all(fd[0], buf, size ? size : 1);
+        if (i >= 100)
+            rtt[i - 100] = now_us() - t0;
+    }
+    waitpid(pid, NULL, 0);
+    qsort(rtt, (size_t) iters, sizeof *rtt, cmp_double);
+    printf("mode=latency size=%zu iters=%d one_way_us=%.2f rtt_us=%.2f\n", size, iters,
+           rtt[iters / 2] / 2, rtt[iters / 2]);
+    free(rtt);
+    free(buf);
+    return 0;
+}
+
+static int bandwidth(size_t size, size_t total)
+{
+    int fd[2];
+    tcp_pair(fd);
+    uint8_t *buf = malloc(size);
+    memset(buf, 0x5a, size);
+    size_t count = total / size ? total / size : 1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        for (size_t i = 0; i < count; i++)
+            read_all(fd[1], buf, size);
+        write_all(fd[1], buf, 1);
+        _exit(0);
+    }
+    close(fd[1]);
+    double t0 = now_us();
+    for (size_t i = 0; i < count; i++)
+        write_all(fd[0], buf, size);
+    read_all(fd[0], buf, 1);
+    double us = now_us() - t0;
+    waitpid(pid, NULL, 0);
+    printf("mode=bandwidth size=%zu bytes=%zu MBps=%.1f\n", size, count * size,
+           (double) (count * size) / us);
+    free(buf);
+    return 0;
+}
+
+/* One process per node; fds[p] is node u's socket for its port p. */
+static int barrier(const char *spec, size_t size, long slots)
+{
+    sn_topo_t *t = NULL;
+    sn_err_t err = {0};
+    if (sn_topo_parse(spec, &t, &err) < 0) {
+        fprintf(stderr, "stepnet-rawprobe: %s\n", err.msg);
+        return 2;
+    }
+    uint32_t n = t->n, nports = t->port_off[n];
+    int *fd = malloc(nports * sizeof *fd);
+    for (uint32_t e = 0; e < t->nedges; e++) {
+        int pair[2];
+        tcp_pair(pair);
+        fd[t->port_off[t->edges[e].a] + t->edges[e].pa] = pair[0];
+        fd[t->port_off[t->edges[e].b] + t->edges[e].pb] = pair[1];
+    }
+    int go[2], done[2];
+    if (pipe(go) < 0 || pipe(done) < 0)
+        die("pipe");
+    for (uint32_t u = 0; u < n; u++) {
+        if (fork() != 0)
+            continue;
+        uint32_t deg = sn_topo_degree(t, u);
+        int *mine = &fd[t->port_off[u]];
+        for (uint32_t i = 0; i < nports; i++)
+            if (i < t->port_off[u] || i >= t->port_off[u + 1])
+                close(fd[i]);
+        uint8_t *out = malloc(size), *in = malloc(size);
+        memset(out, (int) u, size);
+        for (uint32_t p = 0; p < deg; p++)
+            fcntl(mine[p], F_SETFL, fcntl(mine[p], F_GETFL) | O_NONBLOCK);
+        struct pollfd *pf = calloc(deg, sizeof *pf);
+        size_t *have = calloc(deg, sizeof *have), *sent = calloc(deg, sizeof *sent);
+        char c;
+        if (read(go[0], &c, 1) != 1)
+            die("start");
+        /* every slot: write one frame on every link and read one from every link, interleaved
+         * (non-blocking) so that large frames cannot deadlock two writers */
+        for (long s = 0; s < slots; s++) {
+            for (uint32_t p = 0; p < deg; p++)
+                have[p] = sent[p] = 0;
+            uint32_t left = 2 * deg;
+            while (left > 0) {
+                for (uint32_t p = 0; p < deg; p++) {
+                    pf[p].fd = mine[p];
+                    pf[p].events = (short) ((have[p] < size ? POLLIN : 0) |
+                                            (sent[p] < size ? POLLOUT : 0));
+                    if (pf[p].events == 0)
+                        pf[p].fd = -1;
+                }
+                if (poll(pf, deg, -1) < 0 && errno != EINTR)
+                    die("poll");
+                for (uint32_t p = 0; p < deg; p++) {
+                    if (pf[p].fd < 0)
+                        continue;
+                    if ((pf[p].revents & POLLOUT) && sent[p] < size) {
+                        ssize_t w = write(mine[p], out + sent[p], size - sent[p]);
+                        if (w < 0 && errno != EAGAIN)
+                            die("write");
+                        if (w > 0) {
+                            sent[p] += (size_t) w;
+                            left -= sent[p] == size;
+                        }
+                    }
+                    if ((pf[p].revents & (POLLIN | POLLHUP)) && have[p] < size) {
+                        ssize_t r = read(mine[p], in, size - have[p]);
+                        if (r == 0 || (r < 0 && errno != EAGAIN))
+                            die("read");
+                        if (r > 0) {
+                            have[p] += (size_t) r;
+                            left -= have[p] == size;
+                        }
+                    }
+                }
+            }
+        }
+        if (write(done[1], "x", 1) != 1)
+            die("done");
+        _exit(0);
+    }
+    for (uint32_t i = 0; i < nports; i++)
+        close(fd[i]);
+    usleep(100000);
+    double t0 = now_us();
+    for (uint32_t u = 0; u < n; u++)
+        if (write(go[1], "g", 1) != 1)
+            die("go");
+    char c;
+    for (uint32_t u = 0; u < n; u++)
+        if (read(done[0], &c, 1) != 1)
+            die("wait");
+    double us = now_us() - t0;
+    while (wait(NULL) > 0)
+        ;
+    printf("mode=barrier topo=%s nodes=%u links=%u size=%zu slots=%ld us_per_slot=%.2f "
+           "MBps=%.1f\n",
+           t->spec, n, t->nedges, size, slots, us / (double) slots,
+           (double) size * 2 * t->nedges * (double) slots / us);
+    sn_topo_free(t);
+    free(fd);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+    size_t size = 8;
+    long iters = 10000, slots = 2000;
+    size_t total = 1u << 30;
+    const char *topo = "ring:2";
+    for (int i = 2; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--size") == 0)
+            size = strtoull(argv[i + 1], NULL, 10);
+        else if (strcmp(argv[i], "--iters") == 0)
+            iters = strtol(argv[i + 1], NULL, 10);
+        else if (strcmp(argv[i], "--slots") == 0)
+            slots = strtol(argv[i + 1], NULL, 10);
+        else if (strcmp(argv[i], "--bytes") == 0)
+            total = strtoull(argv[i + 1], NULL, 10);
+        else if (strcmp(argv[i], "--topo") == 0)
+            topo = argv[i + 1];
+        else {
+            fprintf(stderr, "stepnet-rawprobe: unknown option '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    if (size == 0)
+        size = 1;
+    if (strcmp(mode, "latency") == 0)
+        return latency(size, (int) iters);
+    if (strcmp(mode, "bandwidth") == 0)
+        return bandwidth(size, total);
+    if (strcmp(mode, "barrier") == 0)
+        return barrier(topo, size, slots);
+    fprintf(stderr, "usage: stepnet-rawprobe latency|bandwidth|barrier [--size B] [--iters N] "
+                    "[--bytes N] [--topo SPEC] [--slots N]\n");
+    return 2;
+}
