@@ -49,6 +49,8 @@ static const char usage[] =
     "                             malformed (garbage) or oversized (oversize) frame at SLOT\n"
     "  --idle-slots N     benchmark: each repetition is N slots of the bare barrier (empty frames\n"
     "                     on every link) instead of the collective; reports us per slot\n"
+    "  --token HEX        testing: a fixed run token instead of a random one (every link hello must\n"
+    "                     carry the token)\n"
     "  --verbose          node logs of routine events on stderr\n"
     "\n"
     "Exit status: 0 verified, 1 the collective failed or did not verify, 2 bad input.\n";
@@ -84,7 +86,7 @@ struct run_s {
     /* options */
     int64_t reps, warmup, probes, idle;
     int join, verbose, json;
-    const char *listen, *out, *node_bin, *fault;
+    const char *listen, *out, *node_bin, *fault, *token_hex;
     uint32_t connect_ms, ready_ms, slot_ms, collective_ms;
     /* state */
     phase_t phase;
@@ -910,6 +912,8 @@ int cmd_run(int argc, char **argv)
             r->node_bin = v;
         } else if (strcmp(a, "--fault") == 0 && v) {
             r->fault = v;
+        } else if (strcmp(a, "--token") == 0 && v) {
+            r->token_hex = v;
         } else if (strcmp(a, "--connect-timeout-ms") == 0 && v) {
             rc = parse_u32(a, v, &r->connect_ms);
         } else if (strcmp(a, "--ready-timeout-ms") == 0 && v) {
@@ -1000,7 +1004,18 @@ int cmd_run(int argc, char **argv)
         r->digest_want[i] = sn_coll_digest_sum(r->t, &ctx.params, i);
     }
     /* a run token that every link hello must carry */
-    uv_random(NULL, NULL, &r->token, sizeof r->token, 0, NULL);
+    if (r->token_hex) {
+        char *tend;
+        r->token = strtoull(r->token_hex, &tend, 16);
+        if (*tend != '\0' || tend == r->token_hex) {
+            fprintf(stderr, "stepnet: bad value '%s' for --token: expected hexadecimal digits\n",
+                    r->token_hex);
+            rc = EXIT_BADINPUT;
+            goto done;
+        }
+    } else {
+        uv_random(NULL, NULL, &r->token, sizeof r->token, 0, NULL);
+    }
     r->loop = sn_xmalloc(sizeof *r->loop);
     uv_loop_init(r->loop);
     signal(SIGPIPE, SIG_IGN);

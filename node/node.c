@@ -1425,6 +1425,8 @@ int sn_node_main(const sn_node_opts_t *o)
     int salen = sizeof sa;
     uv_tcp_getsockname(&nd->listener, (struct sockaddr *) &sa, &salen);
     nd->data_port = ntohs(((struct sockaddr_in *) &sa)->sin_port);
+    printf("LISTEN port=%d\n", nd->data_port);
+    fflush(stdout);
     uv_timer_init(nd->loop, &nd->ctl_retry);
     nd->ctl_retry.data = nd;
     uv_timer_init(nd->loop, &nd->slot_timer);

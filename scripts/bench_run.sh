@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Runtime benchmark: stepnet run over loopback next to the physical limits measured by
+# stepnet-rawprobe in the same run (plain processes and sockets, no protocol, no verification):
+#   1. one-way loopback latency and single-stream TCP bandwidth;
+#   2. the idle slot barrier of stepnet (empty frames on every link) against the raw probe of the
+#      same pattern, on ring:2, ring:8, ring:64 and torus:8x8;
+#   3. te on complete:8 at 8 B, 64 KiB and 1 MiB per packet against the raw barrier moving frames
+#      of the same size on the same links.
+# Every figure is the median of the repetitions (--reps, default 5). Figures, not a test.
+#
+#   scripts/bench_run.sh [--reps N] [--csv FILE]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+reps=5 csv=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --reps) reps="$2"; shift 2 ;;
+    --csv) csv="$2"; shift 2 ;;
+    -h | --help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) echo "bench_run: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    esac
+done
+[ -x build/stepnet ] && [ -x build/stepnet-rawprobe ] || scripts/setup.sh >/dev/null
+
+jget() { # jget KEY JSON -> the raw value of KEY in a flat one-line JSON object
+    local v
+    v=$(printf '%s' "$2" | grep -o "\"$1\":[^,}]*" | head -n1 | cut -d: -f2-)
+    printf '%s' "${v//\"/}"
+}
+kv() { printf '%s' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; } # kv KEY "a=1 b=2"
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+rawmed() { # rawmed KEY ARGS...: median of KEY over $reps rawprobe runs
+    local key=$1; shift
+    for _ in $(seq "$reps"); do kv "$key" "$(build/stepnet-rawprobe "$@")"; echo; done | median
+}
+[ -n "$csv" ] && echo "case,topology,size,stepnet,raw,unit,ratio" >"$csv"
+row() { # row CASE TOPO SIZE STEPNET RAW UNIT
+    local ratio
+    ratio=$(awk -v a="$4" -v b="$5" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')
+    printf '%-22s %-12s %9s %12.2f %12.2f %-10s %6s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$ratio"
+    [ -n "$csv" ] && echo "$1,$2,$3,$4,$5,$6,$ratio" >>"$csv"
+    return 0
+}
+
+lat=$(rawmed one_way_us latency --size 8 --iters 20000)
+bw=$(rawmed MBps bandwidth --size 1048576 --bytes 2147483648)
+echo "raw loopback: one-way latency $lat us (8 B ping-pong, median of $reps), stream bandwidth $bw MB/s (1 MiB writes)"
+echo
+printf '%-22s %-12s %9s %12s %12s %-10s %6s\n' case topology size stepnet raw unit ratio
+for topo in ring:2 ring:8 ring:64 torus:8x8; do
+    slots=2000
+    case "$topo" in ring:64 | torus:8x8) slots=500 ;; esac
+    out=$(build/stepnet run --topo "$topo" --coll bcast --idle-slots "$slots" --reps "$reps" \
+        --warmup 1 --probes 5 --json 2>/dev/null)
+    us=$(jget us_per_slot "$out")
+    raw=$(rawmed us_per_slot barrier --topo "$topo" --size 8 --slots "$slots")
+    row "idle barrier" "$topo" 8 "$us" "$raw" us/slot
+done
+for size in 8 65536 1048576; do
+    msgs=20
+    out=$(build/stepnet run --topo complete:8 --coll te --size "$size" --msgs "$msgs" \
+        --reps "$reps" --warmup 1 --probes 5 --json 2>/dev/null)
+    [ "$(jget verified "$out")" = true ] || { echo "bench_run: te on complete:8 did not verify" >&2; exit 1; }
+    us=$(jget us_per_step "$out")
+    raw=$(rawmed us_per_slot barrier --topo complete:8 --size "$size" --slots "$msgs")
+    row "te per step" complete:8 "$size" "$us" "$raw" us/slot
+    # bandwidth: every step moves one packet over each of the 56 directed links
+    mb=$(awk -v s="$size" -v u="$us" 'BEGIN {printf "%.1f", 56 * s / u}')
+    rawmb=$(awk -v s="$size" -v u="$raw" 'BEGIN {printf "%.1f", 56 * s / u}')
+    row "te bandwidth" complete:8 "$size" "$mb" "$rawmb" MB/s
+done
+echo
+echo "ratio = stepnet / raw: above 1 is slower for times, below 1 is slower for bandwidths."
+echo "stepnet generates and checks every payload byte at every hop; the raw probe sends a static buffer."
+echo "($(nproc) cores, $(uname -m); local node processes share the cores, so slots of more than"
+echo " two nodes are CPU-bound: the raw barrier of the same pattern is the limit, not the latency)"
