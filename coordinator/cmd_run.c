@@ -49,7 +49,8 @@ static const char usage[] =
     "                             malformed (garbage) or oversized (oversize) frame at SLOT\n"
     "  --idle-slots N     benchmark: each repetition is N slots of the bare barrier (empty frames\n"
     "                     on every link) instead of the collective; reports us per slot\n"
-    "  --token HEX        testing: a fixed run token instead of a random one (every link hello must\n"
+    "  --token HEX        testing: a fixed run token instead of a random one (every link hello "
+    "must\n"
     "                     carry the token)\n"
     "  --verbose          node logs of routine events on stderr\n"
     "\n"
@@ -98,7 +99,7 @@ struct run_s {
     uint64_t token;
     sn_topo_file_t *files;
     size_t nfiles;
-    uv_timer_t deadline, grace;
+    uv_timer_t deadline, grace, blame_timer;
     uv_signal_t sigint, sigterm;
     /* calibration */
     double *alpha, *beta; /* per link, microseconds and microseconds per byte */
@@ -111,12 +112,33 @@ struct run_s {
     size_t nwall;
     uint64_t steps, trace, packets, cpackets, deliveries, expected, control_slots, bytes_checked;
     uint64_t *digest_want; /* per node */
-    /* failure */
+    /* failure: every report of the grace window, then the root cause */
     int failed, stopping, exit_code;
-    char error[600];
+    char error[900];
     int fail_node;
     uint64_t fail_slot;
+    struct report_s *reports;
+    size_t nreports, capreports;
 };
+
+/* A failure report (Abort.kind of proto/stepnet.proto, plus the coordinator's own observations). */
+enum {
+    REP_SELF = 1,     /* a node's own error */
+    REP_LINK = 2,     /* a node's link to `peer` failed */
+    REP_PROTO = 3,    /* `peer` sent a malformed frame */
+    REP_DEADLINE = 4, /* a node's slot deadline: `missing` were silent */
+    REP_CORRUPT = 5,  /* `peer` sent a corrupt payload */
+    REP_DEATH = 100,  /* the coordinator saw `node` die or lose its control connection */
+    REP_RUN = 101     /* the coordinator's own finding (deadlines, results) */
+};
+
+typedef struct report_s {
+    int kind, node, peer; /* -1 when not applicable */
+    uint64_t slot;
+    uint32_t *missing;
+    size_t nmissing;
+    char text[400];
+} report_t;
 
 /* ---- failure and shutdown ------------------------------------------------------------------ */
 
@@ -158,6 +180,7 @@ static void close_all(run_t *r)
     close_handle((uv_handle_t *) &r->listener);
     close_handle((uv_handle_t *) &r->deadline);
     close_handle((uv_handle_t *) &r->grace);
+    close_handle((uv_handle_t *) &r->blame_timer);
     close_handle((uv_handle_t *) &r->sigint);
     close_handle((uv_handle_t *) &r->sigterm);
     for (uint32_t i = 0; i < r->n; i++)
@@ -174,13 +197,19 @@ static void send_all(run_t *r, const Stepnet__Control *m)
 
 /* Ends the run: STOP (success) or ABORT (failure) to every node, then waits for local nodes to
  * exit, killing them after a grace period. */
+static void blame(run_t *r);
+
 static void finish_run(run_t *r, int failed)
 {
     if (r->stopping)
         return;
+    failed |= r->failed; /* a failure recorded while the run went on ends it as a failure */
+    if (failed && r->nreports > 0 && r->error[0] == '\0')
+        blame(r);
     r->stopping = 1;
     r->phase = PH_DONE;
     uv_timer_stop(&r->deadline);
+    uv_timer_stop(&r->blame_timer);
     Stepnet__Control m = STEPNET__CONTROL__INIT;
     Stepnet__Stop st = STEPNET__STOP__INIT;
     Stepnet__Abort ab = STEPNET__ABORT__INIT;
@@ -197,43 +226,137 @@ static void finish_run(run_t *r, int failed)
     close_all(r);
 }
 
+/* Does report `rp` point at node x (as the peer it blames or among the silent neighbours)? */
+static int names(const report_t *rp, int x)
+{
+    if (rp->peer == x)
+        return 1;
+    for (size_t i = 0; i < rp->nmissing; i++)
+        if ((int) rp->missing[i] == x)
+            return 1;
+    return 0;
+}
+
+/* The root cause among the reports of the grace window. Reports cascade through the links (a
+ * killed node's neighbours lose their links, abort and close theirs; stalled nodes fire their
+ * slot deadlines together), so the first report is often a consequence. In order: a node that
+ * died; a node's own error; the sender of a malformed or corrupt frame; the silent node that the
+ * deadline and link reports name most; else the first report. */
+static void blame(run_t *r)
+{
+    const report_t *rp = r->reports;
+    size_t n = r->nreports;
+    const report_t *cause = NULL;
+    int culprit = -1;
+    for (size_t i = 0; i < n && !cause; i++)
+        if (rp[i].kind == REP_DEATH)
+            cause = &rp[i], culprit = rp[i].node;
+    for (size_t i = 0; i < n && !cause; i++)
+        if (rp[i].kind == REP_SELF)
+            cause = &rp[i], culprit = rp[i].node;
+    for (size_t i = 0; i < n && !cause; i++)
+        if ((rp[i].kind == REP_PROTO || rp[i].kind == REP_CORRUPT) && rp[i].peer >= 0)
+            cause = &rp[i], culprit = rp[i].peer;
+    if (!cause) {
+        /* the most named node, preferring nodes that sent no report themselves (stopped) */
+        int best = -1, best_silent = 0;
+        uint32_t best_votes = 0;
+        for (uint32_t x = 0; x < r->n; x++) {
+            uint32_t votes = 0;
+            int reported = 0;
+            for (size_t i = 0; i < n; i++) {
+                votes += (rp[i].kind == REP_DEADLINE || rp[i].kind == REP_LINK) &&
+                         names(&rp[i], (int) x);
+                reported |= rp[i].node == (int) x;
+            }
+            if (votes == 0)
+                continue;
+            int silent = !reported;
+            if (best < 0 || silent > best_silent || (silent == best_silent && votes > best_votes))
+                best = (int) x, best_silent = silent, best_votes = votes;
+        }
+        if (best >= 0) {
+            culprit = best;
+            for (size_t i = 0; i < n && !cause; i++)
+                if ((rp[i].kind == REP_DEADLINE || rp[i].kind == REP_LINK) && names(&rp[i], best))
+                    cause = &rp[i];
+        }
+    }
+    if (!cause)
+        cause = &rp[0], culprit = rp[0].node;
+    /* the slot: the cause's, or the earliest slot of a report that names the culprit */
+    uint64_t slot = cause->slot;
+    const report_t *witness = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (&rp[i] == cause || culprit < 0 || !names(&rp[i], culprit))
+            continue;
+        if (!witness || (rp[i].slot && rp[i].slot < witness->slot))
+            witness = &rp[i];
+        if (slot == 0 || (rp[i].slot && rp[i].slot < slot))
+            slot = rp[i].slot;
+    }
+    r->fail_node = culprit;
+    r->fail_slot = slot;
+    size_t len = 0;
+    if (culprit >= 0 && cause->kind != REP_SELF && cause->kind != REP_DEATH)
+        len = (size_t) snprintf(r->error, sizeof r->error, "node %d failed%s: ", culprit,
+                                cause->kind == REP_PROTO || cause->kind == REP_CORRUPT
+                                    ? " (it sent a bad frame)"
+                                : cause->kind == REP_DEADLINE ? " (it stopped sending frames)"
+                                                              : "");
+    len += (size_t) snprintf(r->error + len, sizeof r->error - len, "%s", cause->text);
+    if (slot && !strstr(r->error, "slot"))
+        len += (size_t) snprintf(r->error + len, sizeof r->error - len, " at slot %llu",
+                                 (unsigned long long) slot);
+    if (witness && len < sizeof r->error)
+        snprintf(r->error + len, sizeof r->error - len, " [%s]", witness->text);
+}
+
 static void on_fail_grace(uv_timer_t *t)
 {
     run_t *r = t->data;
+    blame(r);
     finish_run(r, 1);
 }
 
-/* Records a failure. The first report names the node and slot; reports that follow within a
- * short window can refine it (a node's death is often reported first by its control connection,
- * the slot by its neighbours), then the run ends. */
-static void fail(run_t *r, int node, uint64_t slot, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+/* Records a failure report. The first starts a short grace window in which the reports that
+ * cascade from it arrive; then blame() picks the root cause and the run ends. */
+static void report_failure(run_t *r, int kind, int node, int peer, uint64_t slot,
+                           const uint32_t *missing, size_t nmissing, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
 
-static void fail(run_t *r, int node, uint64_t slot, const char *fmt, ...)
+static void report_failure(run_t *r, int kind, int node, int peer, uint64_t slot,
+                           const uint32_t *missing, size_t nmissing, const char *fmt, ...)
 {
     if (r->stopping)
         return;
+    sn_grow((void **) &r->reports, &r->capreports, r->nreports + 1, sizeof *r->reports);
+    report_t *rp = &r->reports[r->nreports++];
+    memset(rp, 0, sizeof *rp);
+    rp->kind = kind;
+    rp->node = node;
+    rp->peer = peer;
+    rp->slot = slot;
+    if (nmissing) {
+        rp->missing = sn_xmalloc(nmissing * sizeof *rp->missing);
+        memcpy(rp->missing, missing, nmissing * sizeof *missing);
+        rp->nmissing = nmissing;
+    }
     va_list ap;
     va_start(ap, fmt);
+    vsnprintf(rp->text, sizeof rp->text, fmt, ap);
+    va_end(ap);
     if (!r->failed) {
-        vsnprintf(r->error, sizeof r->error, fmt, ap);
         r->failed = 1;
         r->exit_code = EXIT_FAILED;
-        r->fail_node = node;
-        r->fail_slot = slot;
         uv_timer_stop(&r->deadline);
-        uv_timer_start(&r->deadline, on_fail_grace, 200, 0);
-    } else if (r->fail_slot == 0 && slot != 0) {
-        /* a later report that knows the slot: append it */
-        char more[300];
-        vsnprintf(more, sizeof more, fmt, ap);
-        size_t len = strlen(r->error);
-        snprintf(r->error + len, sizeof r->error - len, " [slot %llu: %s]",
-                 (unsigned long long) slot, more);
-        r->fail_slot = slot;
+        uv_timer_start(&r->blame_timer, on_fail_grace, 300, 0);
     }
-    va_end(ap);
 }
+
+/* The coordinator's own findings (deadlines, results, start-up). */
+#define fail(r, node, slot, ...)                                                                   \
+    report_failure((r), REP_RUN, (node), -1, (slot), NULL, 0, __VA_ARGS__)
 
 /* ---- calibration and repetitions ------------------------------------------------------------- */
 
@@ -269,8 +392,12 @@ static void on_deadline(uv_timer_t *t)
                        : r->phase == PH_CALIBRATE ? "ready deadline: links calibrated"
                                                   : "collective deadline";
     uint32_t ms = r->phase == PH_RUN ? r->collective_ms : r->ready_ms;
-    fail(r, -1, 0, "%s (%u ms) expired: %u of %u nodes missing (%s%s)", what, ms, count, r->n,
-         r->phase == PH_JOIN ? "slots " : "nodes ", missing);
+    if (r->phase == PH_JOIN && r->join) /* ids are given in join order: none yet for these */
+        fail(r, -1, 0, "%s (%u ms) expired: %u of %u nodes missing (%u have joined)", what, ms,
+             r->n - r->joined, r->n, r->joined);
+    else
+        fail(r, -1, 0, "%s (%u ms) expired: %u of %u nodes missing (nodes %s)", what, ms, count,
+             r->n, missing);
 }
 
 static void after_calibration(run_t *r)
@@ -286,6 +413,8 @@ static void after_calibration(run_t *r)
 
 static void start_rep(run_t *r)
 {
+    if (r->failed) /* waiting for the grace window to end */
+        return;
     if (r->cid >= (uint32_t) (r->warmup + r->reps)) {
         finish_run(r, 0);
         return;
@@ -454,6 +583,7 @@ static void send_assign(run_t *r, cnode_t *cn)
     a.size = p->size;
     a.n_sources = p->nsources;
     a.sources = (uint32_t *) p->sources;
+    a.seed = p->seed;
     a.max_slots = r->ctx->predicted >= 0 ? 4 * (uint64_t) r->ctx->predicted + 1024 : 0;
     a.connect_ms = r->connect_ms;
     a.slot_ms = r->slot_ms;
@@ -601,11 +731,14 @@ static void ctl_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
             }
         }
         break;
-    case STEPNET__CONTROL__MSG_ABORT:
-        fail(r, m->abort->has_node ? (int) m->abort->node : cn->id,
-             m->abort->has_slot ? m->abort->slot : 0, "node %u: %s",
-             m->abort->has_node ? m->abort->node : (uint32_t) cn->id, m->abort->reason);
+    case STEPNET__CONTROL__MSG_ABORT: {
+        const Stepnet__Abort *ab = m->abort;
+        int who = ab->has_node ? (int) ab->node : cn->id;
+        report_failure(r, ab->has_kind ? (int) ab->kind : REP_SELF, who,
+                       ab->has_peer ? (int) ab->peer : -1, ab->has_slot ? ab->slot : 0, ab->missing,
+                       ab->n_missing, "node %d: %s", who, ab->reason);
         break;
+    }
     default:
         fail(r, cn->id, 0, "unexpected control message %d from node %d", (int) m->msg_case, cn->id);
     }
@@ -620,8 +753,9 @@ static void ctl_error(sn_conn_t *c, int status, const char *what)
     if (r->stopping || pc->node == NULL)
         return;
     cnode_t *cn = pc->node;
-    fail(r, cn->id, 0, "node %d (pid %u) lost its control connection: %s (%s)", cn->id, cn->pid,
-         what, status < -5000 ? sn_strerror(status) : uv_err_name(status));
+    report_failure(r, REP_DEATH, cn->id, -1, 0, NULL, 0,
+                   "node %d (pid %u) lost its control connection: %s (%s)", cn->id, cn->pid, what,
+                   status < -5000 ? sn_strerror(status) : uv_err_name(status));
 }
 
 static void ctl_closed(sn_conn_t *c)
@@ -657,11 +791,13 @@ static void on_node_exit(uv_process_t *p, int64_t status, int term_signal)
     cn->term_signal = term_signal;
     if (!r->stopping && (status != 0 || term_signal != 0)) {
         if (term_signal)
-            fail(r, cn->id, 0, "node %d (pid %d) was killed by signal %d (%s)", cn->id, p->pid,
-                 term_signal, strsignal(term_signal));
+            report_failure(r, REP_DEATH, cn->id, -1, 0, NULL, 0,
+                           "node %d (pid %d) was killed by signal %d (%s)", cn->id, p->pid,
+                           term_signal, strsignal(term_signal));
         else
-            fail(r, cn->id, 0, "node %d (pid %d) exited with status %lld", cn->id, p->pid,
-                 (long long) status);
+            report_failure(r, REP_DEATH, cn->id, -1, 0, NULL, 0,
+                           "node %d (pid %d) exited with status %lld%s", cn->id, p->pid,
+                           (long long) status, cn->hello ? "" : " before joining the run");
     }
     if (r->stopping)
         close_all(r);
@@ -697,6 +833,8 @@ static int spawn_nodes(run_t *r)
         cn->proc.data = cn;
         int rc = uv_spawn(r->loop, &cn->proc, &po);
         if (rc < 0) {
+            /* libuv: the handle must be closed even though the spawn failed */
+            uv_close((uv_handle_t *) &cn->proc, NULL);
             fprintf(stderr, "stepnet run: cannot start %s: %s\n", r->node_bin, uv_strerror(rc));
             return rc;
         }
@@ -1023,6 +1161,8 @@ int cmd_run(int argc, char **argv)
     r->deadline.data = r;
     uv_timer_init(r->loop, &r->grace);
     r->grace.data = r;
+    uv_timer_init(r->loop, &r->blame_timer);
+    r->blame_timer.data = r;
     uv_signal_init(r->loop, &r->sigint);
     r->sigint.data = r;
     uv_signal_start(&r->sigint, on_signal, SIGINT);
@@ -1083,6 +1223,9 @@ done:
     for (uint32_t i = 0; r->nodes && i < r->n; i++)
         if (r->nodes[i].res)
             stepnet__result__free_unpacked(r->nodes[i].res, NULL);
+    for (size_t i = 0; i < r->nreports; i++)
+        free(r->reports[i].missing);
+    free(r->reports);
     free(r->nodes);
     free(r->wall_ns);
     free(r->digest_want);

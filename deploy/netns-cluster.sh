@@ -21,12 +21,14 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ $# -gt 0 ] || { echo "netns-cluster: give stepnet run options after --, e.g. -- --topo ring:4 --coll te" >&2; exit 2; }
-[ -x build/stepnet ] || scripts/setup.sh >/dev/null
+stepnet=${STEPNET:-build/stepnet}
+node=${STEPNET_NODE:-build/stepnet-node}
+[ -x "$stepnet" ] && [ -x "$node" ] || scripts/setup.sh >/dev/null
 # the node count of the topology, from the model
 topo=""
 for ((i = 1; i <= $#; i++)); do [ "${!i}" = --topo ] && { j=$((i + 1)); topo="${!j}"; }; done
 [ -n "$topo" ] || { echo "netns-cluster: --topo is required" >&2; exit 2; }
-n=$(build/stepnet model --topo "$topo" --coll bcast --json | grep -o '"nodes":[0-9]*' | cut -d: -f2)
+n=$("$stepnet" model --topo "$topo" --coll bcast --json | grep -o '"nodes":[0-9]*' | cut -d: -f2)
 [ "$n" -le 200 ] || { echo "netns-cluster: $n nodes; at most 200 namespaces" >&2; exit 2; }
 
 br="${prefix}br"
@@ -55,18 +57,18 @@ for ((i = 0; i < n; i++)); do
 done
 # the coordinator in join mode on the bridge; its port is read from its first line on stderr
 log=$(mktemp)
-build/stepnet run --nodes join --listen "$net.1:0" "$@" 2>"$log" &
+"$stepnet" run --nodes join --listen "$net.1:0" "$@" 2>"$log" &
 coord=$!
 pids+=("$coord")
 port=""
 for _ in $(seq 100); do
-    port=$(grep -o "join $net.1:[0-9]*" "$log" | head -n1 | cut -d: -f2)
+    port=$(grep -o "join $net.1:[0-9]*" "$log" | head -n1 | cut -d: -f2 || true)
     [ -n "$port" ] && break
     sleep 0.05
 done
 [ -n "$port" ] || { cat "$log" >&2; echo "netns-cluster: the coordinator did not start" >&2; exit 1; }
 for ((i = 0; i < n; i++)); do
-    ip netns exec "${prefix}n$i" build/stepnet-node --join "$net.1:$port" --quiet >/dev/null 2>>"$log" &
+    ip netns exec "${prefix}n$i" "$node" --join "$net.1:$port" --quiet >/dev/null 2>>"$log" &
     pids+=("$!")
 done
 rc=0

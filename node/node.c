@@ -220,12 +220,21 @@ static void send_ctl(node_t *nd, const Stepnet__Control *m)
         sn_wire_send_control(&nd->ctl->c, m);
 }
 
-/* A failure of the running collective (or of the set-up): tells the coordinator, closes the links
- * (so that neighbours stop waiting), and waits for the coordinator to end the run. */
-static void node_abort(node_t *nd, int code, uint64_t slot, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+/* What a failure report blames (Abort.kind in proto/stepnet.proto). */
+enum { BLAME_SELF = 1, BLAME_LINK = 2, BLAME_PROTO = 3, BLAME_DEADLINE = 4, BLAME_CORRUPT = 5 };
 
-static void node_abort(node_t *nd, int code, uint64_t slot, const char *fmt, ...)
+/* A failure of the running collective (or of the set-up): tells the coordinator what it saw
+ * (kind, the peer it blames, the silent neighbours of a deadline), closes the links (so that
+ * neighbours stop waiting), and waits for the coordinator to end the run. */
+static void node_report(node_t *nd, int code, uint64_t slot, int kind, int64_t peer,
+                        const uint32_t *missing, size_t nmissing, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+
+#define node_abort(nd, code, slot, ...)                                                            \
+    node_report((nd), (code), (slot), BLAME_SELF, -1, NULL, 0, __VA_ARGS__)
+
+static void node_report(node_t *nd, int code, uint64_t slot, int kind, int64_t peer,
+                        const uint32_t *missing, size_t nmissing, const char *fmt, ...)
 {
     if (nd->stopping || nd->exit_code)
         return;
@@ -246,10 +255,20 @@ static void node_abort(node_t *nd, int code, uint64_t slot, const char *fmt, ...
     ab.node = nd->id;
     ab.has_slot = slot != 0;
     ab.slot = slot;
+    ab.has_kind = 1;
+    ab.kind = (uint32_t) kind;
+    ab.has_peer = peer >= 0;
+    ab.peer = (uint32_t) (peer >= 0 ? peer : 0);
+    ab.n_missing = nmissing;
+    ab.missing = (uint32_t *) missing;
     m.msg_case = STEPNET__CONTROL__MSG_ABORT;
     m.abort = &ab;
     send_ctl(nd, &m);
-    for (uint32_t p = 0; p < nd->deg; p++)
+    /* Close the links so that neighbours fail now rather than at their slot deadline; but not
+     * after a deadline of our own: every stalled node fires its deadline at about the same
+     * time, and each must report the neighbours it waited for (the silent one among them is the
+     * root cause), not a link we closed. */
+    for (uint32_t p = 0; kind != BLAME_DEADLINE && p < nd->deg; p++)
         if (nd->links[p].lc)
             lconn_close(nd->links[p].lc);
     if (!nd->ctl_up) {
@@ -312,21 +331,20 @@ static void on_slot_timer(uv_timer_t *t)
     node_t *nd = t->data;
     char missing[256] = "";
     size_t len = 0;
-    uint32_t first_peer = UINT32_MAX;
+    uint32_t *ids = sn_xcalloc(nd->deg + 1, sizeof *ids), nids = 0;
     for (uint32_t p = 0; p < nd->deg; p++) {
         rxframe_t *f = &nd->links[p].rx[nd->t & 1];
         if (f->have && f->slot == nd->t && f->cid == nd->cid)
             continue;
-        if (first_peer == UINT32_MAX)
-            first_peer = nd->links[p].peer;
+        ids[nids++] = nd->links[p].peer;
         if (len < sizeof missing - 40)
             len += (size_t) snprintf(missing + len, sizeof missing - len, "%snode %u (edge %u)",
                                      len ? ", " : "", nd->links[p].peer, nd->links[p].edge);
     }
-    node_abort(nd, SN_ETIMEOUT, nd->t,
-               "slot deadline (%u ms) at slot %llu: no frame from %s; node %u stopped or is "
-               "unreachable",
-               nd->slot_ms, (unsigned long long) nd->t, missing, first_peer);
+    node_report(nd, SN_ETIMEOUT, nd->t, BLAME_DEADLINE, nids ? (int64_t) ids[0] : -1, ids, nids,
+                "slot deadline (%u ms) at slot %llu: no frame from %s", nd->slot_ms,
+                (unsigned long long) nd->t, missing);
+    free(ids);
 }
 
 static void inject_fault(node_t *nd, uint64_t slot)
@@ -569,7 +587,11 @@ static void start_collective(node_t *nd, uint32_t cid, uint64_t seed, uint64_t i
     if (nd->state_live && nd->algo->node_fini)
         nd->algo->node_fini(nd->state);
     memset(nd->state, 0, nd->algo->state_size ? nd->algo->state_size : 1);
-    nd->params.seed = seed;
+    if (seed != nd->params.seed) {
+        node_abort(nd, SN_EPROTO, 0, "START %u with seed %llu, but the run's seed is %llu", cid,
+                   (unsigned long long) seed, (unsigned long long) nd->params.seed);
+        return;
+    }
     int rc = nd->algo->node_init(nd->plan, nd->id, nd->state, &err);
     if (rc < 0) {
         nd->state_live = 0;
@@ -630,10 +652,9 @@ static void on_data(link_t *l, const uint8_t *body, size_t len)
     const char *what = NULL;
     if (sn_wire_parse_data(body, len, p->size, &d, &what) < 0) {
         nlog(nd, "LINK-PROTO", "edge %u (node %u): %s", l->edge, l->peer, what);
-        node_abort(nd, SN_EPROTO, nd->t,
-                   "protocol error on the link to node %u (edge %u) at slot "
-                   "%llu: %s",
-                   l->peer, l->edge, (unsigned long long) nd->t, what);
+        node_report(nd, SN_EPROTO, nd->t, BLAME_PROTO, l->peer, NULL, 0,
+                    "protocol error on the link to node %u (edge %u) at slot %llu: %s", l->peer,
+                    l->edge, (unsigned long long) nd->t, what);
         return;
     }
     /* the frame must belong to the running collective (or be the first frame of the next one,
@@ -645,21 +666,21 @@ static void on_data(link_t *l, const uint8_t *body, size_t len)
         ok = d.cid == nd->last_cid + 1 && d.slot == 1;
     rxframe_t *f = &l->rx[d.slot & 1];
     if (!ok || (f->have && f->cid == d.cid && f->slot == d.slot)) {
-        node_abort(nd, SN_EPROTO, nd->t,
-                   "protocol error on the link to node %u (edge %u): frame for collective %u slot "
-                   "%llu %s at collective %u slot %llu",
-                   l->peer, l->edge, d.cid, (unsigned long long) d.slot,
-                   ok ? "repeated" : "unexpected", nd->cid, (unsigned long long) nd->t);
+        node_report(nd, SN_EPROTO, nd->t, BLAME_PROTO, l->peer, NULL, 0,
+                    "protocol error on the link to node %u (edge %u): frame for collective %u "
+                    "slot %llu %s at collective %u slot %llu",
+                    l->peer, l->edge, d.cid, (unsigned long long) d.slot,
+                    ok ? "repeated" : "unexpected", nd->cid, (unsigned long long) nd->t);
         return;
     }
     if (d.has_packet && d.pkt.kind == SN_PKT_DATA) {
         if (sn_payload_check(p->seed, d.pkt.src, d.pkt.dst, d.pkt.seq, d.pkt.frag, d.payload,
                              d.payload_len) < 0) {
-            node_abort(nd, SN_EVERIFY, d.slot,
-                       "slot %llu: corrupt payload from node %u (edge %u): packet src %u dst %d "
-                       "seq %u differs from its expected bytes",
-                       (unsigned long long) d.slot, l->peer, l->edge, d.pkt.src,
-                       d.pkt.dst == SN_NODE_ALL ? -1 : (int) d.pkt.dst, d.pkt.seq);
+            node_report(nd, SN_EVERIFY, d.slot, BLAME_CORRUPT, l->peer, NULL, 0,
+                        "slot %llu: corrupt payload from node %u (edge %u): packet src %u dst %d "
+                        "seq %u differs from its expected bytes",
+                        (unsigned long long) d.slot, l->peer, l->edge, d.pkt.src,
+                        d.pkt.dst == SN_NODE_ALL ? -1 : (int) d.pkt.dst, d.pkt.seq);
             return;
         }
         d.pkt.digest =
@@ -923,8 +944,9 @@ static void link_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t le
     default:
         nlog(nd, "LINK-PROTO", "edge %u (node %u): unexpected frame type %d", l->edge, l->peer,
              type);
-        node_abort(nd, SN_EPROTO, nd->t, "protocol error on the link to node %u (edge %u)", l->peer,
-                   l->edge);
+        node_report(nd, SN_EPROTO, nd->t, BLAME_PROTO, l->peer, NULL, 0,
+                    "protocol error on the link to node %u (edge %u): frame type %d", l->peer,
+                    l->edge, type);
     }
 }
 
@@ -952,10 +974,11 @@ static void link_on_error(sn_conn_t *c, int status, const char *what)
     nlog(nd, status == SN_EPROTO ? "LINK-PROTO" : "LINK-DOWN", "edge %u (node %u): %s (%s)",
          l->edge, l->peer, what, status < -5000 ? sn_strerror(status) : uv_err_name(status));
     if (nd->exit_code == 0)
-        node_abort(nd, status == SN_EPROTO ? SN_EPROTO : SN_ELINK, nd->t,
-                   "link to node %u (edge %u) failed at slot %llu: %s (%s)", l->peer, l->edge,
-                   (unsigned long long) nd->t, what,
-                   status < -5000 ? sn_strerror(status) : uv_err_name(status));
+        node_report(nd, status == SN_EPROTO ? SN_EPROTO : SN_ELINK, nd->t,
+                    status == SN_EPROTO ? BLAME_PROTO : BLAME_LINK, l->peer, NULL, 0,
+                    "link to node %u (edge %u) failed at slot %llu: %s (%s)", l->peer, l->edge,
+                    (unsigned long long) nd->t, what,
+                    status < -5000 ? sn_strerror(status) : uv_err_name(status));
 }
 
 static void link_on_closed(sn_conn_t *c)
@@ -1033,10 +1056,11 @@ static void on_link_connect(uv_connect_t *req, int status)
         l->dialling = NULL;
         lconn_close(lc);
         if (uv_now(nd->loop) >= nd->ctl_deadline) {
-            node_abort(nd, SN_ETIMEOUT, 0,
-                       "connect deadline (%u ms): could not connect to node %u at %s:%d for edge "
-                       "%u: %s",
-                       nd->connect_ms, l->peer, l->host, l->tcp_port, l->edge, uv_strerror(status));
+            node_report(nd, SN_ETIMEOUT, 0, BLAME_LINK, l->peer, NULL, 0,
+                        "connect deadline (%u ms): could not connect to node %u at %s:%d for edge "
+                        "%u: %s",
+                        nd->connect_ms, l->peer, l->host, l->tcp_port, l->edge,
+                        uv_strerror(status));
             return;
         }
         l->backoff_ms = l->backoff_ms ? (l->backoff_ms * 2 > 200 ? 200 : l->backoff_ms * 2) : 5;
@@ -1121,6 +1145,7 @@ static int take_assignment(node_t *nd, const Stepnet__Assign *a, char *why, size
     p->root = a->root;
     p->msgs = a->msgs;
     p->size = a->size;
+    p->seed = a->seed;
     if (a->n_sources > 0) {
         nd->sources = sn_xmalloc(a->n_sources * sizeof *nd->sources);
         memcpy(nd->sources, a->sources, a->n_sources * sizeof *nd->sources);
