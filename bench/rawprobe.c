@@ -202,8 +202,8 @@ static int barrier(const char *spec, size_t size, long slots)
             while (left > 0) {
                 for (uint32_t p = 0; p < deg; p++) {
                     pf[p].fd = mine[p];
-                    pf[p].events = (short) ((have[p] < size ? POLLIN : 0) |
-                                            (sent[p] < size ? POLLOUT : 0));
+                    pf[p].events =
+                        (short) ((have[p] < size ? POLLIN : 0) | (sent[p] < size ? POLLOUT : 0));
                     if (pf[p].events == 0)
                         pf[p].fd = -1;
                 }
