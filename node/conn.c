@@ -219,8 +219,9 @@ static wreq_t *wreq_of(uint8_t *body)
 
 static void release(sn_conn_t *c, wreq_t *w)
 {
-    /* keep large buffers for the next frames (they are mmap'd otherwise) */
-    if (!c->closing && c->nspare < 4 && w->cap >= STAGE_SIZE)
+    /* keep buffers for the next frames: every slot sends one frame per link, and large
+     * buffers would be mmap'd and unmapped each time */
+    if (!c->closing && c->nspare < 4)
         c->spare[c->nspare++] = (uint8_t *) w;
     else
         free(w);

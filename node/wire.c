@@ -96,9 +96,39 @@ int sn_wire_send_data(sn_conn_t *c, uint32_t cid, uint64_t slot, uint32_t radius
     return sn_conn_send(c, body);
 }
 
+/* Data headers are unpacked into a small stack arena instead of malloc: one frame per link per
+ * slot would otherwise cost two allocations each. */
+typedef struct {
+    _Alignas(16) uint8_t buf[512];
+    size_t used;
+} arena_t;
+
+static void *arena_alloc(void *data, size_t size)
+{
+    arena_t *a = data;
+    size = (size + 15) & ~(size_t) 15;
+    if (a->used + size <= sizeof a->buf) {
+        void *p = a->buf + a->used;
+        a->used += size;
+        return p;
+    }
+    return malloc(size);
+}
+
+static void arena_free(void *data, void *p)
+{
+    arena_t *a = data;
+    if ((uint8_t *) p >= a->buf && (uint8_t *) p < a->buf + sizeof a->buf)
+        return;
+    free(p);
+}
+
 int sn_wire_parse_data(const uint8_t *body, size_t len, uint32_t size, sn_wire_data_t *out,
                        const char **what)
 {
+    arena_t arena;
+    arena.used = 0;
+    ProtobufCAllocator alloc = {arena_alloc, arena_free, &arena};
     memset(out, 0, sizeof *out);
     if (len < 4) {
         *what = "data frame shorter than its header length";
@@ -110,7 +140,7 @@ int sn_wire_parse_data(const uint8_t *body, size_t len, uint32_t size, sn_wire_d
         *what = "data frame header length out of range";
         return SN_EPROTO;
     }
-    Stepnet__DataHeader *h = stepnet__data_header__unpack(NULL, hlen, body + 4);
+    Stepnet__DataHeader *h = stepnet__data_header__unpack(&alloc, hlen, body + 4);
     if (h == NULL) {
         *what = "malformed data frame header";
         return SN_EPROTO;
@@ -147,6 +177,6 @@ int sn_wire_parse_data(const uint8_t *body, size_t len, uint32_t size, sn_wire_d
         *what = "payload bytes in a frame without a packet";
         rc = SN_EPROTO;
     }
-    stepnet__data_header__free_unpacked(h, NULL);
+    stepnet__data_header__free_unpacked(h, &alloc);
     return rc;
 }

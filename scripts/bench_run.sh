@@ -6,7 +6,9 @@
 #      same pattern, on ring:2, ring:8, ring:64 and torus:8x8;
 #   3. te on complete:8 at 8 B, 64 KiB and 1 MiB per packet against the raw barrier moving frames
 #      of the same size on the same links.
-# Every figure is the median of the repetitions (--reps, default 5). Figures, not a test.
+# stepnet and the raw probe alternate round by round (--reps rounds, default 5), so that both see
+# the same machine state (on a shared VM it drifts by a factor of two within minutes); every
+# figure is the median over the rounds. Figures, not a test.
 #
 #   scripts/bench_run.sh [--reps N] [--csv FILE]
 set -euo pipefail
@@ -44,25 +46,37 @@ row() { # row CASE TOPO SIZE STEPNET RAW UNIT
 
 lat=$(rawmed one_way_us latency --size 8 --iters 20000)
 bw=$(rawmed MBps bandwidth --size 1048576 --bytes 2147483648)
-echo "raw loopback: one-way latency $lat us (8 B ping-pong, median of $reps), stream bandwidth $bw MB/s (1 MiB writes)"
+echo "raw loopback: one-way latency $lat us (8 B ping-pong), stream bandwidth $bw MB/s (1 MiB writes), medians of $reps"
 echo
 printf '%-22s %-12s %9s %12s %12s %-10s %6s\n' case topology size stepnet raw unit ratio
+# interleave CMD_STEPNET and CMD_RAW for $reps rounds; prints "stepnet_median raw_median"
+pair() { # pair KEY_STEPNET KEY_RAW -- STEPNET-ARGS... -- RAW-ARGS...
+    local ks=$1 kr=$2; shift 2
+    [ "$1" = -- ] && shift
+    local sargs=() rargs=()
+    while [ "$1" != -- ]; do sargs+=("$1"); shift; done
+    shift
+    rargs=("$@")
+    local svals=() rvals=() out
+    for _ in $(seq "$reps"); do
+        out=$(build/stepnet run "${sargs[@]}" --reps 3 --warmup 1 --probes 5 --json 2>/dev/null)
+        [ "$(jget verified "$out")" = true ] || { echo "bench_run: stepnet run ${sargs[*]} failed" >&2; exit 1; }
+        svals+=("$(jget "$ks" "$out")")
+        rvals+=("$(kv "$kr" "$(build/stepnet-rawprobe "${rargs[@]}")")")
+    done
+    printf '%s %s\n' "$(printf '%s\n' "${svals[@]}" | median)" "$(printf '%s\n' "${rvals[@]}" | median)"
+}
 for topo in ring:2 ring:8 ring:64 torus:8x8; do
     slots=2000
     case "$topo" in ring:64 | torus:8x8) slots=500 ;; esac
-    out=$(build/stepnet run --topo "$topo" --coll bcast --idle-slots "$slots" --reps "$reps" \
-        --warmup 1 --probes 5 --json 2>/dev/null)
-    us=$(jget us_per_slot "$out")
-    raw=$(rawmed us_per_slot barrier --topo "$topo" --size 8 --slots "$slots")
+    read -r us raw < <(pair us_per_slot us_per_slot -- --topo "$topo" --coll bcast --idle-slots "$slots" \
+        -- barrier --topo "$topo" --size 8 --slots "$slots")
     row "idle barrier" "$topo" 8 "$us" "$raw" us/slot
 done
 for size in 8 65536 1048576; do
     msgs=20
-    out=$(build/stepnet run --topo complete:8 --coll te --size "$size" --msgs "$msgs" \
-        --reps "$reps" --warmup 1 --probes 5 --json 2>/dev/null)
-    [ "$(jget verified "$out")" = true ] || { echo "bench_run: te on complete:8 did not verify" >&2; exit 1; }
-    us=$(jget us_per_step "$out")
-    raw=$(rawmed us_per_slot barrier --topo complete:8 --size "$size" --slots "$msgs")
+    read -r us raw < <(pair us_per_step us_per_slot -- --topo complete:8 --coll te --size "$size" \
+        --msgs "$msgs" -- barrier --topo complete:8 --size "$size" --slots "$msgs")
     row "te per step" complete:8 "$size" "$us" "$raw" us/slot
     # bandwidth: every step moves one packet over each of the 56 directed links
     mb=$(awk -v s="$size" -v u="$us" 'BEGIN {printf "%.1f", 56 * s / u}')

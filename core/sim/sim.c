@@ -125,7 +125,8 @@ static inline void activate(sim_t *s, uint32_t u, uint64_t slot)
 /* ---- sends -------------------------------------------------------------------------------- */
 
 static int check_and_send(sim_t *s, uint32_t u, uint64_t slot, sn_sim_result_t *res,
-                          uint64_t *data_sends, uint64_t *ctl_sends, sn_err_t *err)
+                          uint64_t *data_sends, uint64_t *ctl_sends, const sn_sim_opts_t *opts,
+                          sn_err_t *err)
 {
     const sn_topo_t *t = s->t;
     const sn_portmodel_t *pm = &s->p->pm;
@@ -181,6 +182,8 @@ static int check_and_send(sim_t *s, uint32_t u, uint64_t slot, sn_sim_result_t *
         if (s->rx_count[(slot + 1) & 1][v]++ == 0)
             activate(s, v, slot + 1);
         res->trace_hash += sn_trace_event(slot, link, &io->tx[i].pkt);
+        if (opts && opts->on_send)
+            opts->on_send(opts->send_ctx, slot, u, port, &io->tx[i].pkt);
         if (io->tx[i].pkt.kind == SN_PKT_CONTROL)
             (*ctl_sends)++;
         else
@@ -372,7 +375,7 @@ int sn_sim_run(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a, con
                 if ((rc = sn_verify_delivery(s.verify, u, slot, &io->dlv[i], err)) < 0)
                     goto done;
             res->deliveries += io->ndlv;
-            if ((rc = check_and_send(&s, u, slot, res, &data_sends, &ctl_sends, err)) < 0)
+            if ((rc = check_and_send(&s, u, slot, res, &data_sends, &ctl_sends, opts, err)) < 0)
                 goto done;
             s.wake[u] = io->wake;
             if (io->wake != SN_WAKE_NEVER) {

@@ -20,6 +20,11 @@ typedef struct sn_sim_opts_s {
      * caller can report progress on long runs (the core keeps no clock). May be NULL. */
     void (*progress)(void *ctx, uint64_t slot, uint64_t deliveries, uint64_t expected);
     void *progress_ctx;
+    /* Called for every transmission that passed the port-model checks, in the order the
+     * simulator plays them: node sends pkt on its port in slot. Lets a caller record a schedule
+     * (composite algorithms take their factors' schedules this way). May be NULL. */
+    void (*on_send)(void *ctx, uint64_t slot, uint32_t node, uint32_t port, const sn_packet_t *pkt);
+    void *send_ctx;
 } sn_sim_opts_t;
 
 typedef struct sn_sim_result_s {
