@@ -38,6 +38,23 @@ typedef struct cli_ctx_s {
     sn_bounds_t bounds;
 } cli_ctx_t;
 
+/* The help lines of the options shared by model, sim and run. */
+#define CLI_SHARED_OPTIONS_HELP                                                                    \
+    "  --topo SPEC        topology, e.g. ring:8, torus:4x4, hypercube:4, 'ering:7:2*ring:5'\n"     \
+    "  --coll C           bcast, scatter, gather, mnb, te, pmnb, pexchange (MPI aliases:\n"        \
+    "                     broadcast, allgather, alltoall)\n"                                       \
+    "  --ports single|multi   port model (default multi)\n"                                        \
+    "  --rx one|any       single-port receptions per slot (default one)\n"                         \
+    "  --duplex full|half links (default full)\n"                                                  \
+    "  --algo NAME|auto   algorithm (default auto: the lowest predicted steps)\n"                  \
+    "  --root R           root processor for bcast, scatter, gather (default 0)\n"                 \
+    "  --msgs M           packets per source and destination (default 1)\n"                        \
+    "  --sources LIST     sources of pmnb/pexchange as ranks: 0,3,5 or 0-7\n"                      \
+    "  --m M              M sources drawn from --seed instead of --sources\n"                      \
+    "  --size BYTES       payload bytes per packet (default 8)\n"                                  \
+    "  --seed S           run seed (default 1)\n"                                                  \
+    "  --json             one JSON object on one line\n"
+
 /* Parses argv (after the command name). Unknown options and bad values print one line to stderr
  * and return EXIT_BADINPUT; --help prints `usage` and returns -1 (caller exits 0). */
 int cli_parse(int argc, char **argv, cli_opts_t *o, const char *usage);

@@ -71,3 +71,24 @@ char *tu_tmpfile(const char *text)
     close(fd);
     return path;
 }
+
+const char *const tu_contract_fields[] = {"cmd",
+                                          "topology",
+                                          "nodes",
+                                          "processors",
+                                          "links",
+                                          "collective",
+                                          "ports",
+                                          "rx",
+                                          "duplex",
+                                          "algorithm",
+                                          "steps",
+                                          "predicted_steps",
+                                          "lower_bound",
+                                          "control_slots",
+                                          "packets",
+                                          "deliveries",
+                                          "expected_deliveries",
+                                          "verified",
+                                          "trace_hash",
+                                          NULL};
