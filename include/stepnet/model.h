@@ -60,4 +60,27 @@ int sn_model_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, 
  * T_d = min { T : sum_{l=d..T} C(T, l) >= R_d }, R_d = sum_{i>=d} counts[i]. */
 int64_t sn_model_thm33(const uint64_t *counts, uint32_t ecc);
 
+/* ---- schedules as data ------------------------------------------------------------------- */
+
+typedef struct sn_sched_ev_s {
+    uint64_t slot;
+    uint32_t node, port; /* node sends pkt on its port in slot */
+    sn_packet_t pkt;
+} sn_sched_ev_t;
+
+typedef struct sn_sched_s {
+    sn_sched_ev_t *ev; /* every transmission, sorted by (slot, node, port) */
+    size_t n;
+    uint64_t steps;    /* the last slot with a transmission */
+    int64_t predicted; /* the algorithm's prediction, -1 if none */
+    const sn_algo_t *algo;
+} sn_sched_t;
+
+/* Runs `algo` (NULL or "auto": auto-selection) for (t, p) in the simulator and records every
+ * transmission. 0, or the selection's or the run's error (SN_EVERIFY if it did not verify). Free
+ * with sn_sched_free. Used by composite algorithms to take their factors' schedules. */
+int sn_sched_record(const sn_topo_t *t, const sn_params_t *p, const char *algo, sn_sched_t **out,
+                    sn_err_t *err);
+void sn_sched_free(sn_sched_t *s);
+
 #endif

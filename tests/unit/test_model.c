@@ -782,9 +782,53 @@ static void test_bounds_well_formed(void **state)
     sn_topo_free(t);
 }
 
+/* sn_sched_record returns exactly the run's transmissions: as many events as packets, sorted by
+ * (slot, node, port), steps equal to the run's, and the same trace hash when summed. */
+static void test_sched_record(void **state)
+{
+    (void) state;
+    static const char *const specs[] = {"ring:5", "torus:3x4", "hypercube:3"};
+    for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+        sn_topo_t *t = tu_topo(specs[k]);
+        for (int single = 0; single < 2; single++) {
+            sn_params_t p = tu_params(SN_COLL_TE, single ? "single" : "multi", "one", "full");
+            tu_run_t r = tu_sim(t, &p, NULL);
+            tu_assert_rc(r.rc, 0);
+            sn_sched_t *s = NULL;
+            sn_err_t err = {0};
+            tu_assert_rc(sn_sched_record(t, &p, NULL, &s, &err), 0);
+            assert_int_equal(s->n, r.res.packets);
+            assert_int_equal(s->steps, r.res.steps);
+            assert_ptr_equal(s->algo, r.algo);
+            uint64_t h = 0;
+            for (size_t i = 0; i < s->n; i++) {
+                const sn_sched_ev_t *e = &s->ev[i];
+                if (i > 0) {
+                    const sn_sched_ev_t *f = &s->ev[i - 1];
+                    assert_true(f->slot < e->slot || (f->slot == e->slot && f->node <= e->node));
+                }
+                assert_true(e->port < sn_topo_degree(t, e->node));
+                h += sn_trace_event(e->slot, sn_topo_link_id(t, e->node, e->port), &e->pkt);
+            }
+            assert_int_equal(h, r.res.trace_hash);
+            sn_sched_free(s);
+        }
+        sn_topo_free(t);
+    }
+    /* an algorithm that does not apply is an error, nothing is recorded */
+    sn_topo_t *t = tu_topo("ring:5");
+    sn_params_t p = tu_params(SN_COLL_TE, "single", "one", "full");
+    sn_sched_t *s = (sn_sched_t *) 1;
+    sn_err_t err = {0};
+    tu_assert_rc(sn_sched_record(t, &p, "bcast-bfs", &s, &err), SN_ENOTSUP);
+    assert_null(s);
+    sn_topo_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sched_record),
         cmocka_unit_test(test_registry),
         cmocka_unit_test(test_coll_names),
         cmocka_unit_test(test_select_auto),

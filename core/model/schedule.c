@@ -1,0 +1,73 @@
+/* Schedules as data (core/model): the transmissions of any algorithm, recorded by running it in
+ * the simulator. Composite algorithms (A2 and A3 of the thesis, chapter 5) build a product's
+ * total exchange from total exchanges of its factors: they take the factor's schedule this way,
+ * whatever algorithm auto-selection picks for the factor. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stepnet/model.h"
+#include "stepnet/sim.h"
+#include "stepnet/util.h"
+
+typedef struct {
+    sn_sched_t *s;
+    size_t cap;
+} rec_t;
+
+static void on_send(void *ctx, uint64_t slot, uint32_t node, uint32_t port, const sn_packet_t *pkt)
+{
+    rec_t *r = ctx;
+    sn_grow((void **) &r->s->ev, &r->cap, r->s->n + 1, sizeof *r->s->ev);
+    r->s->ev[r->s->n++] = (sn_sched_ev_t){slot, node, port, *pkt};
+}
+
+static int cmp_ev(const void *a, const void *b)
+{
+    const sn_sched_ev_t *x = a, *y = b;
+    if (x->slot != y->slot)
+        return x->slot < y->slot ? -1 : 1;
+    if (x->node != y->node)
+        return x->node < y->node ? -1 : 1;
+    return x->port < y->port ? -1 : (x->port > y->port);
+}
+
+int sn_sched_record(const sn_topo_t *t, const sn_params_t *p, const char *algo, sn_sched_t **out,
+                    sn_err_t *err)
+{
+    *out = NULL;
+    const sn_algo_t *a = NULL;
+    void *plan = NULL;
+    int64_t predicted = -1;
+    int rc = sn_model_select(algo, t, p, &a, &plan, &predicted, err);
+    if (rc < 0)
+        return rc;
+    sn_sched_t *s = sn_xcalloc(1, sizeof *s);
+    rec_t rec = {s, 0};
+    sn_sim_opts_t opts = {0};
+    opts.max_slots = predicted >= 0 ? 4 * (uint64_t) predicted + 1024 : 0;
+    opts.on_send = on_send;
+    opts.send_ctx = &rec;
+    sn_sim_result_t res;
+    rc = sn_sim_run(t, p, a, plan, &opts, &res, err);
+    a->plan_free(plan);
+    if (rc == 0 && !res.verified)
+        rc = SN_EVERIFY;
+    if (rc < 0) {
+        sn_sched_free(s);
+        return rc;
+    }
+    qsort(s->ev, s->n, sizeof *s->ev, cmp_ev);
+    s->steps = res.steps;
+    s->predicted = predicted;
+    s->algo = a;
+    *out = s;
+    return 0;
+}
+
+void sn_sched_free(sn_sched_t *s)
+{
+    if (s == NULL)
+        return;
+    free(s->ev);
+    free(s);
+}
