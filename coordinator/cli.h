@@ -73,5 +73,6 @@ int cmd_model(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_algos(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_table(int argc, char **argv);
 
 #endif

@@ -15,6 +15,7 @@ static const char usage[] =
     "  sim     run in this process with the slot simulator, every delivery verified\n"
     "  run     run over real TCP links between stepnet-node processes, timed and verified\n"
     "  algos   list the algorithms, their collectives, port models and sources\n"
+    "  table   the thesis reproduction table: formulas, predicted, simulated (and TCP) steps\n"
     "\n"
     "Run 'stepnet COMMAND --help' for the options of a command. Examples:\n"
     "  stepnet run --topo torus:4x4 --coll te --ports single\n"
@@ -40,8 +41,10 @@ int main(int argc, char **argv)
         return cmd_algos(argc - 2, argv + 2);
     if (strcmp(argv[1], "run") == 0)
         return cmd_run(argc - 2, argv + 2);
+    if (strcmp(argv[1], "table") == 0)
+        return cmd_table(argc - 2, argv + 2);
     fprintf(stderr,
-            "stepnet: unknown command '%s'; commands: model, sim, run, algos (see --help)\n",
+            "stepnet: unknown command '%s'; commands: model, sim, run, algos, table (see --help)\n",
             argv[1]);
     return EXIT_BADINPUT;
 }

@@ -1,0 +1,362 @@
+/* `stepnet table`: the reproduction table of the thesis (coordinator). For a set of topologies
+ * and sizes it prints the paper's formula and its value, the algorithm stepnet picks and its
+ * predicted steps, the steps the simulator measures, the lower bound, and optionally the steps
+ * measured over TCP by `stepnet run`; as Markdown or CSV. docs/reproduction.md is its output for
+ * the default set. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "stepnet/model.h"
+#include "stepnet/sim.h"
+#include "stepnet/util.h"
+
+static const char usage[] =
+    "usage: stepnet table [--set default|quick] [--csv] [--run] [--out FILE]\n"
+    "\n"
+    "The reproduction table of the thesis (Dimakopoulos 1996, seeds 000 and 001): for every case,\n"
+    "the paper's formula and its value, the algorithm stepnet picks, its predicted steps, the\n"
+    "steps the simulator measures, the best lower bound, and whether they agree. Markdown by\n"
+    "default.\n"
+    "\n"
+    "  --set default|quick   the cases (default: every theorem at a few sizes; quick: one each)\n"
+    "  --csv                 CSV instead of Markdown\n"
+    "  --run                 also run every case over TCP (stepnet run, local processes) and\n"
+    "                        report its steps\n"
+    "  --out FILE            write the table to FILE instead of stdout\n"
+    "\n"
+    "Exit status: 0 when every measured count equals the formula where the paper claims it,\n"
+    "1 otherwise, 2 bad input.\n";
+
+/* How the paper's count is computed from the case. */
+typedef enum {
+    F_ECC,          /* multiport broadcast = e(root) (thesis 3.1) */
+    F_LOG_D,        /* hypercube broadcast = d (3.2) */
+    F_N_1,          /* single-port scatter = n-1 (Theorem 3.6) */
+    F_SCATTER_DEG,  /* ceil((n-1)/deg) (Theorem 3.8) */
+    F_TORUS_SCAT,   /* ceil((nm-1)/4) (section 3.4.2) */
+    F_LINEAR_TE,    /* ceil((n^2-1)/4) (Theorem 4.3) */
+    F_RING_TE,      /* ceil((n^2-1)/8) (Theorems 4.5, 4.6) */
+    F_STATUS,       /* s_G (Theorem 4.11) */
+    F_A2_TORUS,     /* a ceil((b^2-1)/4) + b ceil((a^2-1)/4) (Theorem 5.3 with 4.11) */
+    F_A3_MESH,      /* n ceil((n^2-1)/4) (Theorem 5.6 with 4.3) */
+    F_A3_TORUS,     /* n ceil((n^2-1)/8) (Theorem 5.6 with 4.5/4.6) */
+    F_A3_COMPLETE,  /* m (Theorem 5.6, K_m x K_m) */
+} formula_t;
+
+typedef struct {
+    const char *section; /* where in the thesis */
+    const char *topo;
+    const char *coll;
+    const char *ports; /* "multi" or "single" */
+    formula_t f;
+    const char *formula; /* as printed in the table */
+    int quick;           /* in the quick set */
+} case_t;
+
+static const case_t cases[] = {
+    {"3.1 multiport broadcast", "ring:9", "bcast", "multi", F_ECC, "e(v) = floor(n/2)", 1},
+    {"3.1 multiport broadcast", "torus:5x7", "bcast", "multi", F_ECC, "e(v) = sum floor(n_i/2)", 0},
+    {"3.3 E_n^rho broadcast", "ering:14:2", "bcast", "multi", F_ECC, "D = ceil(floor(n/2)/rho)", 1},
+    {"3.3 E_n^rho broadcast", "ering:25:3", "bcast", "multi", F_ECC, "D = ceil(floor(n/2)/rho)", 0},
+    {"Thm 3.1 product tree", "mesh:3x4x2", "bcast", "multi", F_ECC, "e(v) = sum e_i(v_i)", 1},
+    {"Thm 3.1 product tree", "ering:7:2*ring:5", "bcast", "multi", F_ECC, "e(v) = sum e_i(v_i)", 0},
+    {"3.2 binomial tree", "hypercube:6", "bcast", "multi", F_LOG_D, "d", 1},
+    {"3.2 binomial tree", "hypercube:6", "bcast", "single", F_LOG_D, "d (= Thm 3.3 bound)", 1},
+    {"Thm 3.6 scatter", "torus:4x5", "scatter", "single", F_N_1, "n - 1", 1},
+    {"Thm 3.6 scatter", "hypercube:5", "scatter", "single", F_N_1, "n - 1", 0},
+    {"Thm 3.8 E_n^rho scatter", "ering:14:2", "scatter", "multi", F_SCATTER_DEG,
+     "ceil((n-1)/deg)", 1},
+    {"Thm 3.8 E_n^rho scatter", "ering:11:4", "scatter", "multi", F_SCATTER_DEG,
+     "ceil((n-1)/deg)", 0},
+    {"3.4.2 torus scatter", "torus:7x7", "scatter", "multi", F_TORUS_SCAT, "ceil((nm-1)/4)", 1},
+    {"3.4.2 torus scatter", "torus:6x5", "scatter", "multi", F_TORUS_SCAT, "ceil((nm-1)/4)", 0},
+    {"3.4.2 torus scatter", "torus:5x6", "scatter", "multi", F_TORUS_SCAT, "ceil((nm-1)/4)", 0},
+    {"3.4.2 torus scatter", "torus:6x6", "scatter", "multi", F_TORUS_SCAT, "ceil((nm-1)/4)", 0},
+    {"3.4.2 torus scatter", "torus:4x4", "scatter", "multi", F_TORUS_SCAT, "ceil((nm-1)/4)", 0},
+    {"Thm 4.3 linear array TE", "linear:6", "te", "multi", F_LINEAR_TE, "ceil((n^2-1)/4)", 1},
+    {"Thm 4.3 linear array TE", "linear:15", "te", "multi", F_LINEAR_TE, "ceil((n^2-1)/4)", 0},
+    {"Thm 4.5 odd ring TE", "ring:7", "te", "multi", F_RING_TE, "(n^2-1)/8", 1},
+    {"Thm 4.5 odd ring TE", "ring:15", "te", "multi", F_RING_TE, "(n^2-1)/8", 0},
+    {"Thm 4.6 even ring TE", "ring:8", "te", "multi", F_RING_TE, "ceil((n^2-1)/8)", 1},
+    {"Thm 4.6 even ring TE", "ring:10", "te", "multi", F_RING_TE, "ceil((n^2-1)/8)", 0},
+    {"Thm 4.11 Cayley TE", "ring:9", "te", "single", F_STATUS, "s_R = ceil((n^2-1)/4)", 1},
+    {"Thm 4.11 Cayley TE", "hypercube:5", "te", "single", F_STATUS, "s_Q = d 2^(d-1)", 1},
+    {"Thm 4.11 Cayley TE", "ering:14:2", "te", "single", F_STATUS, "(q+1)(rho q+p) (4.13)", 0},
+    {"Thm 4.11 Cayley TE", "complete:8", "te", "single", F_STATUS, "n - 1 (4.11)", 0},
+    {"Thm 4.11 Cayley TE", "ccc:3", "te", "single", F_STATUS, "s_G", 0},
+    {"Thm 4.11 Cayley TE", "butterfly:3", "te", "single", F_STATUS, "s_G", 0},
+    {"Thm 4.11 Cayley TE", "star:4", "te", "single", F_STATUS, "s_G", 0},
+    {"Thm 4.11 Cayley TE", "foldedcube:4", "te", "single", F_STATUS, "s_G", 0},
+    {"Thm 5.3 A2 on products", "torus:3x4", "te", "single", F_A2_TORUS,
+     "a ceil((b^2-1)/4) + b ceil((a^2-1)/4)", 1},
+    {"Thm 5.3 A2 on products", "torus:5x6", "te", "single", F_A2_TORUS,
+     "a ceil((b^2-1)/4) + b ceil((a^2-1)/4)", 0},
+    {"Thm 5.6 A3 on H x H", "mesh:3x3", "te", "multi", F_A3_MESH, "n ceil((n^2-1)/4)", 1},
+    {"Thm 5.6 A3 on H x H", "mesh:6x6", "te", "multi", F_A3_MESH, "n ceil((n^2-1)/4)", 0},
+    {"Thm 5.6 A3 on H x H", "torus:5x5", "te", "multi", F_A3_TORUS, "n ceil((n^2-1)/8)", 1},
+    {"Thm 5.6 A3 on H x H", "torus:8x8", "te", "multi", F_A3_TORUS, "n ceil((n^2-1)/8)", 0},
+    {"Thm 5.6 A3 on H x H", "torus:6x6", "te", "multi", F_A3_TORUS, "n ceil((n^2-1)/8)", 0},
+    {"Thm 5.6 A3 on H x H", "complete:5*complete:5", "te", "multi", F_A3_COMPLETE, "m", 0},
+};
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+/* The factor sizes of a product (or the node count), in order. */
+static uint32_t factor_n(const sn_topo_t *t, uint32_t i)
+{
+    return t->nfactors ? t->factors[i]->n : t->n;
+}
+
+static int64_t formula_value(const case_t *c, const sn_topo_t *t, const sn_params_t *p)
+{
+    uint64_t n = t->n;
+    switch (c->f) {
+    case F_ECC:
+        return sn_topo_ecc(t, p->root, 1);
+    case F_LOG_D:
+        return t->a;
+    case F_N_1:
+        return (int64_t) (t->nproc - 1);
+    case F_SCATTER_DEG:
+        return (int64_t) ceil_div(n - 1, sn_topo_degree(t, p->root));
+    case F_TORUS_SCAT:
+        return (int64_t) ceil_div(n - 1, 4);
+    case F_LINEAR_TE:
+        return (int64_t) ceil_div(n * n - 1, 4);
+    case F_RING_TE:
+        return (int64_t) ceil_div(n * n - 1, 8);
+    case F_STATUS:
+        return (int64_t) sn_topo_status(t, 0, 0);
+    case F_A2_TORUS: {
+        uint64_t a = factor_n(t, 0), b = factor_n(t, 1);
+        return (int64_t) (a * ceil_div(b * b - 1, 4) + b * ceil_div(a * a - 1, 4));
+    }
+    case F_A3_MESH: {
+        uint64_t m = factor_n(t, 0);
+        return (int64_t) (m * ceil_div(m * m - 1, 4));
+    }
+    case F_A3_TORUS: {
+        uint64_t m = factor_n(t, 0);
+        return (int64_t) (m * ceil_div(m * m - 1, 8));
+    }
+    case F_A3_COMPLETE:
+        return (int64_t) factor_n(t, 0);
+    }
+    return -1;
+}
+
+typedef struct {
+    const case_t *c;
+    char spec[96];
+    uint32_t n;
+    int64_t formula, predicted, lower, sim, run; /* -1: none */
+    const char *algo;
+    char note[400];
+    int agree;
+} row_t;
+
+/* The steps `stepnet run` measures for the case, or -1 (with the reason in note). */
+static int64_t run_case(const row_t *r, char *note, size_t cap)
+{
+    char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0) {
+        snprintf(note, cap, "cannot find the stepnet executable");
+        return -1;
+    }
+    self[len] = '\0';
+    int fd[2];
+    if (pipe(fd) < 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        close(fd[0]);
+        close(fd[1]);
+        execl(self, self, "run", "--topo", r->spec, "--coll", r->c->coll, "--ports", r->c->ports,
+              "--reps", "1", "--warmup", "0", "--probes", "1", "--json", (char *) NULL);
+        _exit(127);
+    }
+    close(fd[1]);
+    char out[65536];
+    size_t got = 0;
+    ssize_t k;
+    while (got < sizeof out - 1 && (k = read(fd[0], out + got, sizeof out - 1 - got)) > 0)
+        got += (size_t) k;
+    out[got] = '\0';
+    close(fd[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    const char *s = strstr(out, "\"steps\":");
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || s == NULL) {
+        snprintf(note, cap, "stepnet run failed");
+        return -1;
+    }
+    return strtoll(s + 8, NULL, 10);
+}
+
+static int build_row(row_t *r, const case_t *c, int with_run)
+{
+    memset(r, 0, sizeof *r);
+    r->c = c;
+    snprintf(r->spec, sizeof r->spec, "%s", c->topo);
+    r->formula = r->predicted = r->lower = r->sim = r->run = -1;
+    sn_err_t err = {0};
+    sn_topo_t *t = NULL;
+    if (sn_topo_parse(c->topo, &t, &err) < 0) {
+        fprintf(stderr, "stepnet table: %s\n", err.msg);
+        return EXIT_BADINPUT;
+    }
+    r->n = t->n;
+    sn_coll_t coll;
+    sn_coll_parse(c->coll, &coll, &err);
+    sn_params_t p;
+    sn_params_default(&p, coll);
+    p.pm.ports = strcmp(c->ports, "single") == 0 ? SN_PORTS_SINGLE : SN_PORTS_MULTI;
+    r->formula = formula_value(c, t, &p);
+    const sn_algo_t *a = NULL;
+    void *plan = NULL;
+    sn_bounds_t b;
+    if (sn_model_select(NULL, t, &p, &a, &plan, &r->predicted, &err) < 0 ||
+        sn_model_bounds(t, &p, &b, &err) < 0) {
+        snprintf(r->note, sizeof r->note, "%s", err.msg);
+        sn_topo_free(t);
+        return 0;
+    }
+    r->algo = a->name;
+    r->lower = b.best;
+    sn_sim_opts_t so = {0};
+    so.max_slots = r->predicted >= 0 ? 4 * (uint64_t) r->predicted + 1024 : 0;
+    sn_sim_result_t res;
+    if (sn_sim_run(t, &p, a, plan, &so, &res, &err) == 0 && res.verified)
+        r->sim = (int64_t) res.steps;
+    else
+        snprintf(r->note, sizeof r->note, "sim: %s", err.msg);
+    a->plan_free(plan);
+    if (with_run)
+        r->run = run_case(r, r->note + strlen(r->note), sizeof r->note - strlen(r->note));
+    r->agree = r->sim == r->formula && (r->predicted < 0 || r->predicted == r->sim) &&
+               (!with_run || r->run == r->sim);
+    if (r->sim >= 0 && r->sim != r->formula && r->note[0] == '\0') {
+        if (c->f == F_A3_TORUS && factor_n(t, 0) % 4 == 2)
+            snprintf(r->note, sizeof r->note,
+                     "n = 2 mod 4: the cut bound is n^3/8 = %llu; A3's optimality is unproven "
+                     "(digest 6.1)",
+                     (unsigned long long) (factor_n(t, 0) * factor_n(t, 0) * factor_n(t, 0) / 8));
+        else
+            snprintf(r->note, sizeof r->note, "differs from the formula (%s)", a->name);
+    }
+    sn_topo_free(t);
+    return 0;
+}
+
+static void num(FILE *f, int64_t v)
+{
+    if (v < 0)
+        fputs("-", f);
+    else
+        fprintf(f, "%lld", (long long) v);
+}
+
+int cmd_table(int argc, char **argv)
+{
+    int csv = 0, with_run = 0, quick = 0;
+    const char *out = NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage, stdout);
+            return EXIT_OK;
+        } else if (strcmp(a, "--csv") == 0) {
+            csv = 1;
+        } else if (strcmp(a, "--run") == 0) {
+            with_run = 1;
+        } else if (strcmp(a, "--set") == 0 && i + 1 < argc) {
+            const char *v = argv[++i];
+            if (strcmp(v, "quick") == 0)
+                quick = 1;
+            else if (strcmp(v, "default") != 0) {
+                fprintf(stderr, "stepnet: bad value '%s' for --set: expected default or quick\n",
+                        v);
+                return EXIT_BADINPUT;
+            }
+        } else if (strcmp(a, "--out") == 0 && i + 1 < argc) {
+            out = argv[++i];
+        } else {
+            fprintf(stderr, "stepnet: unexpected argument '%s' for table; see --help\n", a);
+            return EXIT_BADINPUT;
+        }
+    }
+    FILE *f = stdout;
+    if (out && (f = fopen(out, "w")) == NULL) {
+        fprintf(stderr, "stepnet: cannot write '%s'\n", out);
+        return EXIT_BADINPUT;
+    }
+    if (csv)
+        fprintf(f, "section,topology,nodes,collective,ports,formula,paper,algorithm,predicted,"
+                   "simulated,%slower_bound,agree,note\n",
+                with_run ? "tcp," : "");
+    else
+        fprintf(f, "| section | topology | n | coll | ports | formula | paper | algorithm | "
+                   "predicted | sim |%s lower bound | | note |\n|---|---|---|---|---|---|---|---|"
+                   "---|---|%s---|---|---|\n",
+                with_run ? " tcp |" : "", with_run ? "---|" : "");
+    int all = 1;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (quick && !cases[i].quick)
+            continue;
+        row_t r;
+        int rc = build_row(&r, &cases[i], with_run);
+        if (rc) {
+            if (out)
+                fclose(f);
+            return rc;
+        }
+        int expected_gap = r.c->f == F_A3_TORUS && strstr(r.note, "unproven") != NULL;
+        all &= r.agree || expected_gap;
+        const char *mark = r.agree ? "=" : expected_gap ? "gap" : "DIFFERS";
+        if (csv) {
+            fprintf(f, "%s,%s,%u,%s,%s,\"%s\",", r.c->section, r.spec, r.n, r.c->coll,
+                    r.c->ports, r.c->formula);
+            num(f, r.formula);
+            fprintf(f, ",%s,", r.algo ? r.algo : "-");
+            num(f, r.predicted);
+            fputc(',', f);
+            num(f, r.sim);
+            fputc(',', f);
+            if (with_run) {
+                num(f, r.run);
+                fputc(',', f);
+            }
+            num(f, r.lower);
+            fprintf(f, ",%s,\"%s\"\n", mark, r.note);
+        } else {
+            fprintf(f, "| %s | `%s` | %u | %s | %s | %s | ", r.c->section, r.spec, r.n, r.c->coll,
+                    r.c->ports, r.c->formula);
+            num(f, r.formula);
+            fprintf(f, " | %s | ", r.algo ? r.algo : "-");
+            num(f, r.predicted);
+            fputs(" | ", f);
+            num(f, r.sim);
+            fputs(" | ", f);
+            if (with_run) {
+                num(f, r.run);
+                fputs(" | ", f);
+            }
+            num(f, r.lower);
+            fprintf(f, " | %s | %s |\n", mark, r.note);
+        }
+        fflush(f);
+    }
+    if (out)
+        fclose(f);
+    return all ? EXIT_OK : EXIT_FAILED;
+}
