@@ -34,18 +34,18 @@ static const char usage[] =
 
 /* How the paper's count is computed from the case. */
 typedef enum {
-    F_ECC,          /* multiport broadcast = e(root) (thesis 3.1) */
-    F_LOG_D,        /* hypercube broadcast = d (3.2) */
-    F_N_1,          /* single-port scatter = n-1 (Theorem 3.6) */
-    F_SCATTER_DEG,  /* ceil((n-1)/deg) (Theorem 3.8) */
-    F_TORUS_SCAT,   /* ceil((nm-1)/4) (section 3.4.2) */
-    F_LINEAR_TE,    /* ceil((n^2-1)/4) (Theorem 4.3) */
-    F_RING_TE,      /* ceil((n^2-1)/8) (Theorems 4.5, 4.6) */
-    F_STATUS,       /* s_G (Theorem 4.11) */
-    F_A2_TORUS,     /* a ceil((b^2-1)/4) + b ceil((a^2-1)/4) (Theorem 5.3 with 4.11) */
-    F_A3_MESH,      /* n ceil((n^2-1)/4) (Theorem 5.6 with 4.3) */
-    F_A3_TORUS,     /* n ceil((n^2-1)/8) (Theorem 5.6 with 4.5/4.6) */
-    F_A3_COMPLETE,  /* m (Theorem 5.6, K_m x K_m) */
+    F_ECC,         /* multiport broadcast = e(root) (thesis 3.1) */
+    F_LOG_D,       /* hypercube broadcast = d (3.2) */
+    F_N_1,         /* single-port scatter = n-1 (Theorem 3.6) */
+    F_SCATTER_DEG, /* ceil((n-1)/deg) (Theorem 3.8) */
+    F_TORUS_SCAT,  /* ceil((nm-1)/4) (section 3.4.2) */
+    F_LINEAR_TE,   /* ceil((n^2-1)/4) (Theorem 4.3) */
+    F_RING_TE,     /* ceil((n^2-1)/8) (Theorems 4.5, 4.6) */
+    F_STATUS,      /* s_G (Theorem 4.11) */
+    F_A2_TORUS,    /* a ceil((b^2-1)/4) + b ceil((a^2-1)/4) (Theorem 5.3 with 4.11) */
+    F_A3_MESH,     /* n ceil((n^2-1)/4) (Theorem 5.6 with 4.3) */
+    F_A3_TORUS,    /* n ceil((n^2-1)/8) (Theorem 5.6 with 4.5/4.6) */
+    F_A3_COMPLETE, /* m (Theorem 5.6, K_m x K_m) */
 } formula_t;
 
 typedef struct {
@@ -56,6 +56,7 @@ typedef struct {
     formula_t f;
     const char *formula; /* as printed in the table */
     int quick;           /* in the quick set */
+    const char *algo;    /* the thesis's algorithm for this case (auto if not registered) */
 } case_t;
 
 static const case_t cases[] = {
@@ -69,10 +70,10 @@ static const case_t cases[] = {
     {"3.2 binomial tree", "hypercube:6", "bcast", "single", F_LOG_D, "d (= Thm 3.3 bound)", 1},
     {"Thm 3.6 scatter", "torus:4x5", "scatter", "single", F_N_1, "n - 1", 1},
     {"Thm 3.6 scatter", "hypercube:5", "scatter", "single", F_N_1, "n - 1", 0},
-    {"Thm 3.8 E_n^rho scatter", "ering:14:2", "scatter", "multi", F_SCATTER_DEG,
-     "ceil((n-1)/deg)", 1},
-    {"Thm 3.8 E_n^rho scatter", "ering:11:4", "scatter", "multi", F_SCATTER_DEG,
-     "ceil((n-1)/deg)", 0},
+    {"Thm 3.8 E_n^rho scatter", "ering:14:2", "scatter", "multi", F_SCATTER_DEG, "ceil((n-1)/deg)",
+     1},
+    {"Thm 3.8 E_n^rho scatter", "ering:11:4", "scatter", "multi", F_SCATTER_DEG, "ceil((n-1)/deg)",
+     0},
     {"3.4.2 torus scatter", "torus:7x7", "scatter", "multi", F_TORUS_SCAT, "ceil((nm-1)/4)", 1},
     {"3.4.2 torus scatter", "torus:6x5", "scatter", "multi", F_TORUS_SCAT, "ceil((nm-1)/4)", 0},
     {"3.4.2 torus scatter", "torus:5x6", "scatter", "multi", F_TORUS_SCAT, "ceil((nm-1)/4)", 0},
@@ -103,6 +104,40 @@ static const case_t cases[] = {
     {"Thm 5.6 A3 on H x H", "torus:6x6", "te", "multi", F_A3_TORUS, "n ceil((n^2-1)/8)", 0},
     {"Thm 5.6 A3 on H x H", "complete:5*complete:5", "te", "multi", F_A3_COMPLETE, "m", 0},
 };
+
+/* The algorithm that implements the case's theorem. */
+static const char *case_algo(const case_t *c)
+{
+    switch (c->f) {
+    case F_ECC:
+        if (strncmp(c->section, "3.3", 3) == 0)
+            return "bcast-ering";
+        if (strncmp(c->section, "Thm 3.1", 7) == 0)
+            return "bcast-product";
+        return "bcast-bfs";
+    case F_LOG_D:
+        return "bcast-binomial";
+    case F_N_1:
+        return "scatter-ff";
+    case F_SCATTER_DEG:
+        return "scatter-ering";
+    case F_TORUS_SCAT:
+        return "scatter-torus";
+    case F_LINEAR_TE:
+        return "te-linear";
+    case F_RING_TE:
+        return "te-ring";
+    case F_STATUS:
+        return "te-cayley";
+    case F_A2_TORUS:
+        return "te-a2";
+    case F_A3_MESH:
+    case F_A3_TORUS:
+    case F_A3_COMPLETE:
+        return "te-a3";
+    }
+    return NULL;
+}
 
 static uint64_t ceil_div(uint64_t a, uint64_t b)
 {
@@ -225,9 +260,15 @@ static int build_row(row_t *r, const case_t *c, int with_run)
     const sn_algo_t *a = NULL;
     void *plan = NULL;
     sn_bounds_t b;
-    if (sn_model_select(NULL, t, &p, &a, &plan, &r->predicted, &err) < 0 ||
+    const char *want = case_algo(c);
+    if (want && sn_model_find(want) == NULL) {
+        snprintf(r->note, sizeof r->note, "%s is not in this build; auto: ", want);
+        want = NULL;
+    }
+    size_t nl = strlen(r->note);
+    if (sn_model_select(want, t, &p, &a, &plan, &r->predicted, &err) < 0 ||
         sn_model_bounds(t, &p, &b, &err) < 0) {
-        snprintf(r->note, sizeof r->note, "%s", err.msg);
+        snprintf(r->note + nl, sizeof r->note - nl, "%s", err.msg);
         sn_topo_free(t);
         return 0;
     }
@@ -245,14 +286,15 @@ static int build_row(row_t *r, const case_t *c, int with_run)
         r->run = run_case(r, r->note + strlen(r->note), sizeof r->note - strlen(r->note));
     r->agree = r->sim == r->formula && (r->predicted < 0 || r->predicted == r->sim) &&
                (!with_run || r->run == r->sim);
-    if (r->sim >= 0 && r->sim != r->formula && r->note[0] == '\0') {
+    if (r->sim >= 0 && r->sim != r->formula) {
+        nl = strlen(r->note);
         if (c->f == F_A3_TORUS && factor_n(t, 0) % 4 == 2)
-            snprintf(r->note, sizeof r->note,
+            snprintf(r->note + nl, sizeof r->note - nl,
                      "n = 2 mod 4: the cut bound is n^3/8 = %llu; A3's optimality is unproven "
                      "(digest 6.1)",
                      (unsigned long long) (factor_n(t, 0) * factor_n(t, 0) * factor_n(t, 0) / 8));
         else
-            snprintf(r->note, sizeof r->note, "differs from the formula (%s)", a->name);
+            snprintf(r->note + nl, sizeof r->note - nl, "differs from the formula (%s)", a->name);
     }
     sn_topo_free(t);
     return 0;
@@ -301,13 +343,15 @@ int cmd_table(int argc, char **argv)
         return EXIT_BADINPUT;
     }
     if (csv)
-        fprintf(f, "section,topology,nodes,collective,ports,formula,paper,algorithm,predicted,"
-                   "simulated,%slower_bound,agree,note\n",
+        fprintf(f,
+                "section,topology,nodes,collective,ports,formula,paper,algorithm,predicted,"
+                "simulated,%slower_bound,agree,note\n",
                 with_run ? "tcp," : "");
     else
-        fprintf(f, "| section | topology | n | coll | ports | formula | paper | algorithm | "
-                   "predicted | sim |%s lower bound | | note |\n|---|---|---|---|---|---|---|---|"
-                   "---|---|%s---|---|---|\n",
+        fprintf(f,
+                "| section | topology | n | coll | ports | formula | paper | algorithm | "
+                "predicted | sim |%s lower bound | | note |\n|---|---|---|---|---|---|---|---|"
+                "---|---|%s---|---|---|\n",
                 with_run ? " tcp |" : "", with_run ? "---|" : "");
     int all = 1;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -324,8 +368,8 @@ int cmd_table(int argc, char **argv)
         all &= r.agree || expected_gap;
         const char *mark = r.agree ? "=" : expected_gap ? "gap" : "DIFFERS";
         if (csv) {
-            fprintf(f, "%s,%s,%u,%s,%s,\"%s\",", r.c->section, r.spec, r.n, r.c->coll,
-                    r.c->ports, r.c->formula);
+            fprintf(f, "%s,%s,%u,%s,%s,\"%s\",", r.c->section, r.spec, r.n, r.c->coll, r.c->ports,
+                    r.c->formula);
             num(f, r.formula);
             fprintf(f, ",%s,", r.algo ? r.algo : "-");
             num(f, r.predicted);
