@@ -577,10 +577,10 @@ static void start_collective(node_t *nd, uint32_t cid, uint64_t seed, uint64_t i
     }
     for (uint32_t q = 0; q < nd->deg; q++) {
         if (nd->links[q].down) {
-            node_abort(nd, SN_ELINK, 0,
-                       "collective %u cannot start: the link to node %u (edge "
-                       "%u) is down",
-                       cid, nd->links[q].peer, nd->links[q].edge);
+            node_report(nd, SN_ELINK, 0, BLAME_LINK, nd->links[q].peer, NULL, 0,
+                        "collective %u cannot start: the link to node %u (edge "
+                        "%u) is down",
+                        cid, nd->links[q].peer, nd->links[q].edge);
             return;
         }
     }
