@@ -275,6 +275,8 @@ static void test_exact_families(void **state)
         {{"--topo", "star:4", "--coll", "mnb"}},
         {{"--topo", "butterfly:3", "--coll", "scatter"}},
         {{"--topo", "ring:3*linear:3", "--coll", "te"}},
+        {{"--topo", "mesh:3x3", "--coll", "te", "--duplex", "half"}},                /* te-a3 */
+        {{"--topo", "complete:2*complete:2*complete:2*complete:2", "--coll", "te"}}, /* Cor 5.7 */
     };
     EXACT_ALL(cases);
 }
