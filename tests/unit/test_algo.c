@@ -261,8 +261,9 @@ static void check_expectations(const sn_topo_t *t, const sn_params_t *p)
                  (unsigned long long) sn_coll_expected_total(t, p));
 }
 
-/* Every collective, every algorithm under every supported port model (by name), and auto under
- * every port model, with the given sizes. Also: gather takes scatter's steps (time reversal). */
+/* Every collective, every algorithm that applies to t under every supported port model (by name),
+ * and auto under every port model, with the given sizes. Also: gather takes scatter's steps (time
+ * reversal). */
 static void sweep_one(const sn_topo_t *t, const sweep_params_t *sp, rng_t *rng)
 {
     size_t nalgos;
@@ -292,6 +293,8 @@ static void sweep_one(const sn_topo_t *t, const sweep_params_t *sp, rng_t *rng)
                 const sn_algo_t *a = algos[ai];
                 if (a->coll != p.coll || (a->pm_mask & PMS[pi].need) != PMS[pi].need)
                     continue;
+                if (a->applies && a->applies(t, &p, &err) < 0)
+                    continue; /* a family-specific algorithm (te-ring on a torus) */
                 tu_run_t r = run_checked(t, &p, a->name);
                 check_facts(t, &p, &r);
                 if (sp->determinism) {
