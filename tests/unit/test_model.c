@@ -70,17 +70,12 @@ static void test_registry(void **state)
         const char *name;
         sn_coll_t coll;
     } want[] = {
-        {"bcast-bfs", SN_COLL_BCAST},
-        {"bcast-tree", SN_COLL_BCAST},
-        {"scatter-ff", SN_COLL_SCATTER},
-        {"scatter-balanced", SN_COLL_SCATTER},
-        {"gather-ff", SN_COLL_GATHER},
-        {"gather-balanced", SN_COLL_GATHER},
-        {"mnb-route", SN_COLL_MNB},
-        {"te-linear", SN_COLL_TE},
-        {"te-route", SN_COLL_TE},
-        {"pmnb-route", SN_COLL_PMNB},
-        {"pexchange-route", SN_COLL_PEXCHANGE},
+        {"bcast-bfs", SN_COLL_BCAST},    {"bcast-tree", SN_COLL_BCAST},
+        {"scatter-ff", SN_COLL_SCATTER}, {"scatter-balanced", SN_COLL_SCATTER},
+        {"gather-ff", SN_COLL_GATHER},   {"gather-balanced", SN_COLL_GATHER},
+        {"mnb-route", SN_COLL_MNB},      {"te-linear", SN_COLL_TE},
+        {"te-ring", SN_COLL_TE},         {"te-route", SN_COLL_TE},
+        {"pmnb-route", SN_COLL_PMNB},    {"pexchange-route", SN_COLL_PEXCHANGE},
     };
     size_t n = 0;
     const sn_algo_t *const *algos = sn_model_algos(&n);
@@ -180,7 +175,7 @@ static void test_select_auto(void **state)
         {"torus:4x4", "single", "any", "full", SN_COLL_GATHER, "gather-ff", 15},
         {"ring:8", "multi", "one", "full", SN_COLL_BCAST, "bcast-bfs", 4},
         {"ring:8", "single", "one", "full", SN_COLL_BCAST, "bcast-tree", 4},
-        {"ring:8", "multi", "one", "full", SN_COLL_TE, "te-route", -1},
+        {"ring:8", "multi", "one", "full", SN_COLL_TE, "te-ring", 8},
         {"ring:8", "single", "one", "full", SN_COLL_TE, "te-route", -1},
         {"linear:6", "multi", "one", "full", SN_COLL_TE, "te-linear", 9},
         {"linear:6", "multi", "one", "half", SN_COLL_TE, "te-route", -1},
