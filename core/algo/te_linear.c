@@ -13,11 +13,12 @@
  *
  * --msgs M (with fragments: K = msgs * frags packets per pair): T = K * floor(n/2) * ceil(n/2),
  * still the cut bound. Proof (ours; the thesis has K = 1): by induction on j, link j -> j+1
- * (1-based) is busy in every slot 1 .. K j (n-j) and sends its packets in non-increasing
- * destination order. For any d > j, the K(j-1)(n-d+1) packets with destination >= d that cross link
- * j-1 -> j all arrive, one per slot, in its first K(j-1)(n-d+1) slots; node j also owns K(n-d+1) of
- * them, so while fewer than K j (n-d+1) have left node j, one with destination >= d is queued there
- * and furthest-first sends it. With d = j+1 the link never idles before its last packet. */
+ * (1-based) sends in non-increasing destination order and is busy in every slot 1 .. K j (n-j).
+ * Take d > j. By the hypothesis, the K(j-1)(n-d+1) packets with destination >= d that cross link
+ * j-1 -> j do so one per slot in its first K(j-1)(n-d+1) slots; node j owns K(n-d+1) more. So, by
+ * induction on the slot, while fewer than K j (n-d+1) have left node j, one with destination >= d
+ * is queued there and furthest-first sends it: these packets fill slots 1 .. K j (n-d+1) of link
+ * j -> j+1 (the order), and with d = j+1 the link never idles before its last packet. */
 #include <stdlib.h>
 
 #include "algo_internal.h"
@@ -31,10 +32,19 @@ typedef struct {
     uint32_t n, K; /* nodes, packets per (source, destination) */
 } plan_t;
 
-/* A binary heap of received packets of one direction, best on top. */
+/* A binary heap of received packets of one direction, best (smallest key) on top; the packets
+ * live in a pool and the heap moves (key, index) pairs. */
 typedef struct {
-    sn_packet_t *a;
+    uint64_t key;
+    uint32_t idx;
+} hent_t;
+
+typedef struct {
+    hent_t *h;
     size_t n, cap;
+    sn_packet_t *pool;
+    uint32_t *free; /* free pool slots */
+    size_t npool, poolcap, nfree, freecap;
 } heap_t;
 
 typedef struct {
@@ -49,69 +59,65 @@ typedef struct {
 } state_t;
 
 /* ---- priority ---------------------------------------------------------------------------------
- * Leftward is rightward seen in the mirror (node x <-> n-1-x), so one comparison serves both. */
+ * Leftward is rightward seen in the mirror (node x <-> n-1-x). The sending order is the order of
+ * key = ((n-1-rank(dst)) * n + rank(src)) * K + copy: furthest destination first, then the
+ * source that travelled furthest (L943), then the copy. key < n^2 K, which sn_params_check bounds
+ * far below 2^64 (at most 2^34 deliveries); plan_new checks it. */
 
 static uint32_t rank_of(const plan_t *pl, int dir, uint32_t x)
 {
     return dir == DIR_R ? x : pl->n - 1 - x;
 }
 
-/* 1 when (dst a, src a, copy ka) goes before (dst b, src b, copy kb) in direction dir. */
-static int before(const plan_t *pl, int dir, uint32_t da, uint32_t sa, uint64_t ka, uint32_t db,
-                  uint32_t sb, uint64_t kb)
+static uint64_t key_of(const plan_t *pl, int dir, uint32_t dst, uint32_t src, uint64_t copy)
 {
-    uint32_t rda = rank_of(pl, dir, da), rdb = rank_of(pl, dir, db);
-    if (rda != rdb)
-        return rda > rdb; /* furthest destination first */
-    uint32_t rsa = rank_of(pl, dir, sa), rsb = rank_of(pl, dir, sb);
-    if (rsa != rsb)
-        return rsa < rsb; /* travelled furthest first (L943) */
-    return ka < kb;
+    uint64_t n = pl->n;
+    return ((n - 1 - rank_of(pl, dir, dst)) * n + rank_of(pl, dir, src)) * pl->K + copy;
 }
 
-static uint64_t copy_of(const plan_t *pl, const sn_packet_t *k)
+static void heap_push(heap_t *q, uint64_t key, const sn_packet_t *k)
 {
-    return (uint64_t) k->seq * pl->p->frags + k->frag;
-}
-
-static int pkt_before(const plan_t *pl, int dir, const sn_packet_t *a, const sn_packet_t *b)
-{
-    return before(pl, dir, a->dst, a->src, copy_of(pl, a), b->dst, b->src, copy_of(pl, b));
-}
-
-static void heap_push(const plan_t *pl, int dir, heap_t *h, const sn_packet_t *k)
-{
-    if (h->n == h->cap)
-        sn_grow((void **) &h->a, &h->cap, h->n + 1, sizeof *h->a);
-    size_t i = h->n++;
-    while (i > 0) {
-        size_t up = (i - 1) / 2;
-        if (!pkt_before(pl, dir, k, &h->a[up]))
-            break;
-        h->a[i] = h->a[up];
-        i = up;
+    uint32_t idx;
+    if (q->nfree > 0) {
+        idx = q->free[--q->nfree];
+    } else {
+        if (q->npool == q->poolcap)
+            sn_grow((void **) &q->pool, &q->poolcap, q->npool + 1, sizeof *q->pool);
+        idx = (uint32_t) q->npool++;
     }
-    h->a[i] = *k;
+    q->pool[idx] = *k;
+    if (q->n == q->cap)
+        sn_grow((void **) &q->h, &q->cap, q->n + 1, sizeof *q->h);
+    size_t i = q->n++;
+    while (i > 0 && key < q->h[(i - 1) / 2].key) {
+        q->h[i] = q->h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    q->h[i] = (hent_t){key, idx};
 }
 
-static sn_packet_t heap_pop(const plan_t *pl, int dir, heap_t *h)
+static sn_packet_t heap_pop(heap_t *q)
 {
-    sn_packet_t top = h->a[0], last = h->a[--h->n];
+    uint32_t top = q->h[0].idx;
+    hent_t last = q->h[--q->n];
     size_t i = 0;
     for (;;) {
         size_t c = 2 * i + 1;
-        if (c >= h->n)
+        if (c >= q->n)
             break;
-        if (c + 1 < h->n && pkt_before(pl, dir, &h->a[c + 1], &h->a[c]))
+        if (c + 1 < q->n && q->h[c + 1].key < q->h[c].key)
             c++;
-        if (!pkt_before(pl, dir, &h->a[c], &last))
+        if (last.key <= q->h[c].key)
             break;
-        h->a[i] = h->a[c];
+        q->h[i] = q->h[c];
         i = c;
     }
-    if (h->n > 0)
-        h->a[i] = last;
-    return top;
+    if (q->n > 0)
+        q->h[i] = last;
+    if (q->nfree == q->freecap)
+        sn_grow((void **) &q->free, &q->freecap, q->nfree + 1, sizeof *q->free);
+    q->free[q->nfree++] = top;
+    return q->pool[top];
 }
 
 /* ---- descriptor ------------------------------------------------------------------------------ */
@@ -132,6 +138,10 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
     int rc = applies(t, p, err);
     if (rc < 0)
         return rc;
+    uint64_t n = t->n, K = (uint64_t) p->msgs * p->frags;
+    if (K == 0 || n * n > UINT64_MAX / K)
+        return sn_err_set(err, SN_ERANGE, "te-linear: %s with %llu packets per pair is too large",
+                          t->spec, (unsigned long long) K);
     plan_t *pl = sn_xcalloc(1, sizeof *pl);
     pl->t = t;
     pl->p = p;
@@ -183,8 +193,11 @@ static int node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
 static void node_fini(void *state)
 {
     state_t *s = state;
-    free(s->q[DIR_R].a);
-    free(s->q[DIR_L].a);
+    for (int dir = 0; dir < 2; dir++) {
+        free(s->q[dir].h);
+        free(s->q[dir].pool);
+        free(s->q[dir].free);
+    }
 }
 
 /* Sends the best packet of direction dir, if any. */
@@ -194,8 +207,7 @@ static void send_best(state_t *s, int dir, sn_step_t *io)
     heap_t *h = &s->q[dir];
     int own = s->own_left[dir] > 0;
     if (own && h->n > 0)
-        own = before(pl, dir, s->own_dst[dir], s->u, s->own_k[dir], h->a[0].dst, h->a[0].src,
-                     copy_of(pl, &h->a[0]));
+        own = key_of(pl, dir, s->own_dst[dir], s->u, s->own_k[dir]) < h->h[0].key;
     sn_packet_t k;
     if (own) {
         uint32_t c = s->own_k[dir], f = pl->p->frags;
@@ -206,7 +218,7 @@ static void send_best(state_t *s, int dir, sn_step_t *io)
             s->own_dst[dir] += dir == DIR_R ? -1u : 1u;
         }
     } else if (h->n > 0) {
-        k = heap_pop(pl, dir, h);
+        k = heap_pop(h);
     } else {
         return;
     }
@@ -230,7 +242,8 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
             return sn_err_set(err, SN_EALGO,
                               "te-linear: node %u got packet %u->%u on port %u in slot %llu", s->u,
                               k->src, k->dst, io->rx[i].port, (unsigned long long) io->slot);
-        heap_push(pl, dir, &s->q[dir], k);
+        heap_push(&s->q[dir],
+                  key_of(pl, dir, k->dst, k->src, (uint64_t) k->seq * pl->p->frags + k->frag), k);
         s->pending++;
     }
     send_best(s, DIR_R, io);
