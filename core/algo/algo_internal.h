@@ -46,6 +46,8 @@ extern const sn_algo_t sn__algo_gather_ff;
 extern const sn_algo_t sn__algo_gather_balanced;
 extern const sn_algo_t sn__algo_mnb_route;
 extern const sn_algo_t sn__algo_te_a3;
+extern const sn_algo_t sn__algo_te_linear; /* te_linear.c: thesis sec. 4.2 */
+extern const sn_algo_t sn__algo_te_ring;   /* te_ring.c: thesis sec. 4.3 */
 extern const sn_algo_t sn__algo_te_route;
 extern const sn_algo_t sn__algo_pmnb_route;
 extern const sn_algo_t sn__algo_pexchange_route;
