@@ -155,8 +155,15 @@ int sn__lanes_gather_step(void *state, sn_step_t *io, sn_err_t *err);
     .state_size = SN__LANES_STATE_SIZE, .node_init = sn__lanes_node_init, .node_step = step
 
 /* Descriptors, one per algorithm (registered in core/model/registry.c). */
+extern const sn_algo_t sn__algo_bcast_ering;
+extern const sn_algo_t sn__algo_bcast_product;
+extern const sn_algo_t sn__algo_bcast_binomial;
 extern const sn_algo_t sn__algo_bcast_bfs;
 extern const sn_algo_t sn__algo_bcast_tree;
+extern const sn_algo_t sn__algo_scatter_ering;
+extern const sn_algo_t sn__algo_scatter_torus;
+extern const sn_algo_t sn__algo_gather_ering;
+extern const sn_algo_t sn__algo_gather_torus;
 extern const sn_algo_t sn__algo_scatter_ff;
 extern const sn_algo_t sn__algo_scatter_balanced;
 extern const sn_algo_t sn__algo_gather_ff;

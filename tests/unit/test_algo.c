@@ -292,6 +292,8 @@ static void sweep_one(const sn_topo_t *t, const sweep_params_t *sp, rng_t *rng)
                 const sn_algo_t *a = algos[ai];
                 if (a->coll != p.coll || (a->pm_mask & PMS[pi].need) != PMS[pi].need)
                     continue;
+                if (a->applies && a->applies(t, &p, &err) < 0)
+                    continue; /* a family algorithm (ering, torus, ...) on another topology */
                 tu_run_t r = run_checked(t, &p, a->name);
                 check_facts(t, &p, &r);
                 if (sp->determinism) {
