@@ -1,5 +1,5 @@
-/* Internal interface of core/algo: spanning trees shared by the tree algorithms, and the
- * descriptors that core/model registers. */
+/* Internal interface of core/algo: spanning trees shared by the tree algorithms, the node engines
+ * that run a schedule over any such tree, and the descriptors that core/model registers. */
 #ifndef STEPNET_ALGO_INTERNAL_H
 #define STEPNET_ALGO_INTERNAL_H
 
@@ -37,9 +37,133 @@ void sn__tree_free(sn_tree_t *tr);
 /* The child of u whose subtree holds x (x a proper descendant of u), as an index into child[]. */
 uint32_t sn__tree_child_towards(const sn_tree_t *tr, uint32_t u, uint32_t x);
 
+/* ---- building trees (tree.c, tree_*.c) --------------------------------------------------------
+ * A builder allocates with sn__tree_alloc, sets parent[] and up_port[] of every node but the root
+ * (directly or with sn__tree_set_parent) and calls sn__tree_finish, which computes the rest. */
+
+/* A tree of t's nodes rooted at root with every parent unset (UINT32_MAX). */
+sn_tree_t *sn__tree_alloc(const sn_topo_t *t, uint32_t root);
+
+/* parent[u] = parent and up_port[u] = the first port of u towards it. -1 if they are not adjacent
+ * (nothing is changed then). */
+int sn__tree_set_parent(const sn_topo_t *t, sn_tree_t *tr, uint32_t u, uint32_t parent);
+
+/* Children (in each parent's port order), depths, pre-order intervals, processor counts and height
+ * from parent[] and up_port[]. 0, or SN_EALGO when they do not form a spanning tree rooted at
+ * tr->root (a node without parent, an up_port that does not lead to the parent, a cycle); the
+ * tree must then only be freed. */
+int sn__tree_finish(const sn_topo_t *t, sn_tree_t *tr);
+
+/* A tree builder: the tree of t rooted at root, or NULL when this family does not apply to t. */
+typedef sn_tree_t *(*sn_tree_builder_t)(const sn_topo_t *t, uint32_t root);
+
+/* Extended rings (tree_ering.c, thesis section 3.1, L555-L582; digest thesis-ch1-3 section 3.3):
+ * ring:N is E_N^1, ering:N:RHO is E_N^RHO and complete:N is E_N^floor(N/2). */
+typedef struct sn_ering_s {
+    sn_topo_kind_t kind; /* SN_TOPO_RING, SN_TOPO_ERING or SN_TOPO_COMPLETE */
+    uint32_t n, rho;     /* E_n^rho */
+    uint32_t D, w, k;    /* D = ceil(floor(n/2)/rho), w = floor((n-1)/rho) - D, k = n-(w+D)rho-1 */
+    uint32_t deg;        /* 2 rho, or 2 rho - 1 when rho = n/2 */
+} sn_ering_t;
+
+/* 0 and *e when t is a ring, an extended ring or a complete graph; SN_ENOTSUP (err may be NULL)
+ * naming what `who` needs otherwise. */
+int sn__ering_get(const sn_topo_t *t, sn_ering_t *e, const char *who, sn_err_t *err);
+
+/* The port of any node u towards u (+) s (ccw = 0) or u (-) s (ccw = 1), 1 <= s <= rho. The port
+ * numbering of these families is the same at every node (topo.h). */
+uint32_t sn__ering_port(const sn_ering_t *e, int ccw, uint32_t s);
+
+/* The tree that the weight protocol of section 3.1 builds: the root's clockwise neighbours 1..rho
+ * start paths of D nodes, its counter-clockwise neighbours 1..k paths of w+1 nodes and k+1..rho
+ * paths of w nodes (none when w = 0, the erratum of digest section 6 item 6); every path jumps rho
+ * at a time. Height D, largest root subtree D = ceil((n-1)/deg) (Theorem 3.8). NULL unless t is
+ * a ring, an extended ring or a complete graph. */
+sn_tree_t *sn__tree_ering(const sn_topo_t *t, uint32_t root);
+
+/* The binomial tree of Q_d (tree_binomial.c, thesis section 3.1, Fig. 3.1): the parent of x is x
+ * with the lowest bit of x XOR root cleared. NULL unless t is a hypercube. */
+sn_tree_t *sn__tree_binomial(const sn_topo_t *t, uint32_t root);
+
+/* The Theorem 3.1 tree of a cartesian product (tree_product.c, thesis section 3.1.1, L584-L616):
+ * the parent of u is u with coordinate i replaced by its parent in the tree of factor i, i the
+ * lowest factor where u differs from the root. Factor trees: sn__tree_ering for rings and
+ * extended rings, sn__tree_binomial for hypercubes, BFS otherwise; each has height e_i(v_i), so
+ * the tree has height e(root). NULL unless t has factors (mesh, torus, product). */
+sn_tree_t *sn__tree_product(const sn_topo_t *t, uint32_t root);
+
+/* The multiport scattering tree of the 2-D torus (tree_torus.c, thesis section 3.4.2,
+ * L785-L864; digest section 3.8 with the errata of section 6 item 9). NULL unless t is an n x m
+ * torus with n, m >= 3. How the tree of an n x m torus is made: */
+typedef enum {
+    SN_TORUS_THESIS,     /* the construction of section 3.4.2 as printed (corrected) */
+    SN_TORUS_TRANSPOSED, /* the same with the roles of n and m swapped: n even >= 6, m = 4 */
+    SN_TORUS_EXPLICIT,   /* the explicit tree of digest section 5 item 8: 4 x 4 */
+    SN_TORUS_BALANCED,   /* sn__tree_balanced: 3 x even and even x 3, outside the thesis range */
+} sn_torus_method_t;
+
+/* The method used for an n x m torus (n rows: the first factor), n, m >= 3. */
+sn_torus_method_t sn__torus_method(uint32_t n, uint32_t m);
+sn_tree_t *sn__tree_torus(const sn_topo_t *t, uint32_t root);
+
+/* 0 when t is a 2-D torus (torus:NxM, or the product of two rings) with both sides >= 3, and
+ * *n, *m its sides; SN_ENOTSUP naming what `who` needs otherwise. */
+int sn__torus_get(const sn_topo_t *t, uint32_t *n, uint32_t *m, const char *who, sn_err_t *err);
+
+/* ---- node engines over any tree --------------------------------------------------------------
+ * Each engine builds its plan from a tree made by `build` (which must apply: SN_EALGO otherwise)
+ * and provides the descriptor members below; SN__*_ALGO_FIELDS fill them in a descriptor. */
+
+/* Flooding (bcast_bfs.c): every node forwards each packet to all its children in the slot after
+ * it arrives; steps = height + msgs*frags - 1. */
+int sn__flood_plan_new(const sn_topo_t *t, const sn_params_t *p, sn_tree_builder_t build,
+                       void **plan, sn_err_t *err);
+void sn__flood_plan_free(void *plan);
+int64_t sn__flood_predicted(const void *plan);
+int sn__flood_node_init(const void *plan, uint32_t node, void *state, sn_err_t *err);
+int sn__flood_node_step(void *state, sn_step_t *io, sn_err_t *err);
+#define SN__FLOOD_STATE_SIZE (2 * sizeof(void *))
+#define SN__FLOOD_ALGO_FIELDS                                                                      \
+    .plan_free = sn__flood_plan_free, .predicted = sn__flood_predicted,                            \
+    .state_size = SN__FLOOD_STATE_SIZE, .node_init = sn__flood_node_init,                          \
+    .node_step = sn__flood_node_step
+
+/* The ordered single-port schedule (bcast_tree.c): children served one per slot, slowest subtree
+ * first (eq. 6.1); steps = the schedule's replayed count. */
+int sn__ordered_plan_new(const sn_topo_t *t, const sn_params_t *p, sn_tree_builder_t build,
+                         void **plan, sn_err_t *err);
+void sn__ordered_plan_free(void *plan);
+int64_t sn__ordered_predicted(const void *plan);
+int sn__ordered_node_init(const void *plan, uint32_t node, void *state, sn_err_t *err);
+void sn__ordered_node_fini(void *state);
+int sn__ordered_node_step(void *state, sn_step_t *io, sn_err_t *err);
+#define SN__ORDERED_STATE_SIZE (2 * sizeof(void *) + 4 * sizeof(uint32_t))
+
+/* Scattering over lanes (scatter_tree.c): one lane per root child, furthest first in each lane,
+ * all lanes at once (Theorem 3.7); gather = its time reversal. steps = the largest root subtree
+ * times msgs*frags. */
+int sn__lanes_plan_new(const sn_topo_t *t, const sn_params_t *p, sn_tree_builder_t build,
+                       int gather, void **plan, sn_err_t *err);
+void sn__lanes_plan_free(void *plan);
+int64_t sn__lanes_predicted(const void *plan);
+int sn__lanes_node_init(const void *plan, uint32_t node, void *state, sn_err_t *err);
+int sn__lanes_scatter_step(void *state, sn_step_t *io, sn_err_t *err);
+int sn__lanes_gather_step(void *state, sn_step_t *io, sn_err_t *err);
+#define SN__LANES_STATE_SIZE (sizeof(void *) + 2 * sizeof(uint32_t))
+#define SN__LANES_ALGO_FIELDS(step)                                                                \
+    .plan_free = sn__lanes_plan_free, .predicted = sn__lanes_predicted,                            \
+    .state_size = SN__LANES_STATE_SIZE, .node_init = sn__lanes_node_init, .node_step = step
+
 /* Descriptors, one per algorithm (registered in core/model/registry.c). */
+extern const sn_algo_t sn__algo_bcast_ering;
+extern const sn_algo_t sn__algo_bcast_product;
+extern const sn_algo_t sn__algo_bcast_binomial;
 extern const sn_algo_t sn__algo_bcast_bfs;
 extern const sn_algo_t sn__algo_bcast_tree;
+extern const sn_algo_t sn__algo_scatter_ering;
+extern const sn_algo_t sn__algo_scatter_torus;
+extern const sn_algo_t sn__algo_gather_ering;
+extern const sn_algo_t sn__algo_gather_torus;
 extern const sn_algo_t sn__algo_scatter_ff;
 extern const sn_algo_t sn__algo_scatter_balanced;
 extern const sn_algo_t sn__algo_gather_ff;

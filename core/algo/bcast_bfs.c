@@ -5,7 +5,10 @@
  * the farthest nodes cannot be reached sooner. With M = msgs * frags packets the root injects one
  * per slot and every node forwards each packet in the slot after it arrives (a pipeline), so steps
  * = height + M - 1, where height is the depth of the farthest processor (= e(v) over processors).
- * Branches that hold no processor (router-only) are not flooded. */
+ * Branches that hold no processor (router-only) are not flooded.
+ *
+ * The engine (sn__flood_*) floods over the tree of any builder; bcast-product and bcast-binomial
+ * use it with their own trees. */
 #include <stdlib.h>
 
 #include "algo_internal.h"
@@ -23,26 +26,36 @@ typedef struct {
     uint32_t u;
 } state_t;
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+_Static_assert(sizeof(state_t) <= SN__FLOOD_STATE_SIZE, "SN__FLOOD_STATE_SIZE is too small");
+
+int sn__flood_plan_new(const sn_topo_t *t, const sn_params_t *p, sn_tree_builder_t build,
+                       void **out, sn_err_t *err)
 {
-    (void) err;
+    sn_tree_t *tree = build(t, p->root);
+    if (tree == NULL)
+        return sn_err_set(err, SN_EALGO, "no broadcast tree for %s", t->spec);
     plan_t *pl = sn_xcalloc(1, sizeof *pl);
     pl->t = t;
     pl->p = p;
-    pl->tree = sn__tree_bfs(t, p->root);
+    pl->tree = tree;
     pl->npk = p->msgs * p->frags;
     *out = pl;
     return 0;
 }
 
-static void plan_free(void *plan)
+static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+{
+    return sn__flood_plan_new(t, p, sn__tree_bfs, out, err);
+}
+
+void sn__flood_plan_free(void *plan)
 {
     plan_t *pl = plan;
     sn__tree_free(pl->tree);
     free(pl);
 }
 
-static int64_t predicted(const void *plan)
+int64_t sn__flood_predicted(const void *plan)
 {
     const plan_t *pl = plan;
     if (pl->t->nproc < 2)
@@ -50,7 +63,7 @@ static int64_t predicted(const void *plan)
     return (int64_t) pl->tree->height + pl->npk - 1;
 }
 
-static int node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
+int sn__flood_node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
 {
     (void) err;
     state_t *s = state;
@@ -68,7 +81,7 @@ static void flood(const state_t *s, sn_step_t *io, const sn_packet_t *pkt)
             sn_step_send(io, tr->child_port[k], pkt);
 }
 
-static int node_step(void *state, sn_step_t *io, sn_err_t *err)
+int sn__flood_node_step(void *state, sn_step_t *io, sn_err_t *err)
 {
     (void) err;
     state_t *s = state;
@@ -102,9 +115,5 @@ const sn_algo_t sn__algo_bcast_bfs = {
     .source = "thesis (seed 000) section 3.1, L546-L551: multiport broadcast = e(v)",
     .predicts = "height of the BFS tree (eccentricity of the root) + packets - 1",
     .plan_new = plan_new,
-    .plan_free = plan_free,
-    .predicted = predicted,
-    .state_size = sizeof(state_t),
-    .node_init = node_init,
-    .node_step = node_step,
+    SN__FLOOD_ALGO_FIELDS,
 };

@@ -10,7 +10,10 @@
  * packet j+1, each send at the first slot after the previous send and after packet j arrived.
  * Every node receives from its parent only and sends one packet per slot, so the schedule obeys
  * single-port with one reception (and any other model). predicted_steps is this schedule's exact
- * count, computed by replaying the rule over the tree; for M = 1 it equals b(root). */
+ * count, computed by replaying the rule over the tree; for M = 1 it equals b(root).
+ *
+ * The engine (sn__ordered_*) runs over the tree of any builder; bcast-binomial uses it with the
+ * binomial tree of the hypercube. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +38,8 @@ typedef struct {
     sn_packet_t *held; /* the packets as received (forwarded unchanged) */
 } state_t;
 
+_Static_assert(sizeof(state_t) <= SN__ORDERED_STATE_SIZE, "SN__ORDERED_STATE_SIZE is too small");
+
 /* Orders (b, child index) pairs by b descending, then by child (port) order. */
 static int cmp_children(const void *x, const void *y)
 {
@@ -44,13 +49,16 @@ static int cmp_children(const void *x, const void *y)
     return a[1] < c[1] ? -1 : (a[1] > c[1]);
 }
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+int sn__ordered_plan_new(const sn_topo_t *t, const sn_params_t *p, sn_tree_builder_t build,
+                         void **out, sn_err_t *err)
 {
-    (void) err;
+    sn_tree_t *tree = build(t, p->root);
+    if (tree == NULL)
+        return sn_err_set(err, SN_EALGO, "no broadcast tree for %s", t->spec);
     plan_t *pl = sn_xcalloc(1, sizeof *pl);
     pl->t = t;
     pl->p = p;
-    pl->tree = sn__tree_bfs(t, p->root);
+    pl->tree = tree;
     pl->npk = p->msgs * p->frags;
     const sn_tree_t *tr = pl->tree;
     uint32_t n = t->n;
@@ -113,7 +121,12 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
     return 0;
 }
 
-static void plan_free(void *plan)
+static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+{
+    return sn__ordered_plan_new(t, p, sn__tree_bfs, out, err);
+}
+
+void sn__ordered_plan_free(void *plan)
 {
     plan_t *pl = plan;
     sn__tree_free(pl->tree);
@@ -122,12 +135,12 @@ static void plan_free(void *plan)
     free(pl);
 }
 
-static int64_t predicted(const void *plan)
+int64_t sn__ordered_predicted(const void *plan)
 {
     return ((const plan_t *) plan)->steps;
 }
 
-static int node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
+int sn__ordered_node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
 {
     (void) err;
     state_t *s = state;
@@ -146,12 +159,12 @@ static int node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
     return 0;
 }
 
-static void node_fini(void *state)
+void sn__ordered_node_fini(void *state)
 {
     free(((state_t *) state)->held);
 }
 
-static int node_step(void *state, sn_step_t *io, sn_err_t *err)
+int sn__ordered_node_step(void *state, sn_step_t *io, sn_err_t *err)
 {
     state_t *s = state;
     const plan_t *pl = s->pl;
@@ -191,10 +204,10 @@ const sn_algo_t sn__algo_bcast_tree = {
               "thesis-ch1-3 section 3.5; lower bound Theorem 3.3",
     .predicts = "the schedule's exact count (b(root) of eq. 6.1 for one packet)",
     .plan_new = plan_new,
-    .plan_free = plan_free,
-    .predicted = predicted,
-    .state_size = sizeof(state_t),
-    .node_init = node_init,
-    .node_fini = node_fini,
-    .node_step = node_step,
+    .plan_free = sn__ordered_plan_free,
+    .predicted = sn__ordered_predicted,
+    .state_size = SN__ORDERED_STATE_SIZE,
+    .node_init = sn__ordered_node_init,
+    .node_fini = sn__ordered_node_fini,
+    .node_step = sn__ordered_node_step,
 };

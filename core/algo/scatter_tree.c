@@ -15,7 +15,10 @@
  *    transmission is reversed, so node d injects its message for the root in slot
  *    T + 2 - s - depth(d) and every node forwards towards the root in the slot after arrival.
  * With msgs and frags every destination has msgs*frags items, ordered (depth desc, node, seq,
- * frag); ties by smallest label (digest thesis-ch1-3, section 6, item 8). */
+ * frag); ties by smallest label (digest thesis-ch1-3, section 6, item 8).
+ *
+ * The lane engine (sn__lanes_*: one lane per root child) runs over the tree of any builder;
+ * scatter-ering, scatter-torus and their gathers use it with the trees of section 3.4. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +53,8 @@ typedef struct {
     uint32_t next; /* scatter root: next slot index; gather: next own injection */
 } state_t;
 
+_Static_assert(sizeof(state_t) <= SN__LANES_STATE_SIZE, "SN__LANES_STATE_SIZE is too small");
+
 static int cmp_item(const void *x, const void *y)
 {
     const item_t *a = x, *b = y;
@@ -62,14 +67,16 @@ static int cmp_item(const void *x, const void *y)
     return a->frag < b->frag ? -1 : (a->frag > b->frag);
 }
 
-static int plan_common(const sn_topo_t *t, const sn_params_t *p, int balanced, int gather,
-                       void **out)
+/* The plan over `tree` (owned by the plan from here): one lane per root child when `balanced`
+ * (lanes), else a single lane for all destinations (Theorem 3.6). */
+static plan_t *plan_common(const sn_topo_t *t, const sn_params_t *p, sn_tree_t *tree, int balanced,
+                           int gather)
 {
     plan_t *pl = sn_xcalloc(1, sizeof *pl);
     pl->t = t;
     pl->p = p;
     pl->gather = gather;
-    pl->tree = balanced ? sn__tree_balanced(t, p->root) : sn__tree_bfs(t, p->root);
+    pl->tree = tree;
     const sn_tree_t *tr = pl->tree;
     uint32_t root = p->root, per = p->msgs * p->frags;
     uint32_t nchild = tr->child_off[root + 1] - tr->child_off[root];
@@ -132,32 +139,41 @@ static int plan_common(const sn_topo_t *t, const sn_params_t *p, int balanced, i
         }
         free(cur);
     }
-    *out = pl;
+    return pl;
+}
+
+int sn__lanes_plan_new(const sn_topo_t *t, const sn_params_t *p, sn_tree_builder_t build,
+                       int gather, void **out, sn_err_t *err)
+{
+    sn_tree_t *tree = build(t, p->root);
+    if (tree == NULL)
+        return sn_err_set(err, SN_EALGO, "no scattering tree for %s", t->spec);
+    *out = plan_common(t, p, tree, 1, gather);
     return 0;
 }
 
 static int plan_scatter_ff(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {
     (void) err;
-    return plan_common(t, p, 0, 0, out);
+    *out = plan_common(t, p, sn__tree_bfs(t, p->root), 0, 0);
+    return 0;
 }
 static int plan_scatter_bal(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {
-    (void) err;
-    return plan_common(t, p, 1, 0, out);
+    return sn__lanes_plan_new(t, p, sn__tree_balanced, 0, out, err);
 }
 static int plan_gather_ff(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {
     (void) err;
-    return plan_common(t, p, 0, 1, out);
+    *out = plan_common(t, p, sn__tree_bfs(t, p->root), 0, 1);
+    return 0;
 }
 static int plan_gather_bal(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {
-    (void) err;
-    return plan_common(t, p, 1, 1, out);
+    return sn__lanes_plan_new(t, p, sn__tree_balanced, 1, out, err);
 }
 
-static void plan_free(void *plan)
+void sn__lanes_plan_free(void *plan)
 {
     plan_t *pl = plan;
     sn__tree_free(pl->tree);
@@ -170,12 +186,12 @@ static void plan_free(void *plan)
     free(pl);
 }
 
-static int64_t predicted(const void *plan)
+int64_t sn__lanes_predicted(const void *plan)
 {
     return ((const plan_t *) plan)->steps;
 }
 
-static int node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
+int sn__lanes_node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
 {
     (void) err;
     state_t *s = state;
@@ -191,7 +207,7 @@ static uint32_t down_port(const sn_tree_t *tr, uint32_t u, uint32_t x)
     return tr->child_port[sn__tree_child_towards(tr, u, x)];
 }
 
-static int scatter_step(void *state, sn_step_t *io, sn_err_t *err)
+int sn__lanes_scatter_step(void *state, sn_step_t *io, sn_err_t *err)
 {
     state_t *s = state;
     const plan_t *pl = s->pl;
@@ -226,7 +242,7 @@ static int scatter_step(void *state, sn_step_t *io, sn_err_t *err)
     return 0;
 }
 
-static int gather_step(void *state, sn_step_t *io, sn_err_t *err)
+int sn__lanes_gather_step(void *state, sn_step_t *io, sn_err_t *err)
 {
     (void) err;
     state_t *s = state;
@@ -260,27 +276,28 @@ static int gather_step(void *state, sn_step_t *io, sn_err_t *err)
         .source = src,                                                                             \
         .predicts = pred,                                                                          \
         .plan_new = plan,                                                                          \
-        .plan_free = plan_free,                                                                    \
-        .predicted = predicted,                                                                    \
-        .state_size = sizeof(state_t),                                                             \
-        .node_init = node_init,                                                                    \
+        .plan_free = sn__lanes_plan_free,                                                          \
+        .predicted = sn__lanes_predicted,                                                          \
+        .state_size = SN__LANES_STATE_SIZE,                                                        \
+        .node_init = sn__lanes_node_init,                                                          \
         .node_step = step,                                                                         \
     }
 
 TREE_ALGO(sn__algo_scatter_ff, "scatter-ff", SN_COLL_SCATTER, SN_PM_ALL, plan_scatter_ff,
-          scatter_step, "furthest-first over a BFS tree, one message per slot from the root",
+          sn__lanes_scatter_step,
+          "furthest-first over a BFS tree, one message per slot from the root",
           "thesis (seed 000) Theorem 3.6, L728-L746",
           "max over messages of slot + depth - 1 "
           "(n-1 when every node is a processor)");
 TREE_ALGO(sn__algo_scatter_balanced, "scatter-balanced", SN_COLL_SCATTER, SN_PM_MULTI | SN_PM_HALF,
-          plan_scatter_bal, scatter_step,
+          plan_scatter_bal, sn__lanes_scatter_step,
           "furthest-first per root subtree of a balanced spanning tree, all subtrees at once",
           "thesis (seed 000) Theorem 3.7, L748-L762",
           "the largest root subtree (its schedule's "
           "exact count)");
-TREE_ALGO(sn__algo_gather_ff, "gather-ff", SN_COLL_GATHER, SN_PM_ALL, plan_gather_ff, gather_step,
-          "scatter-ff reversed in time: nodes inject at computed slots",
+TREE_ALGO(sn__algo_gather_ff, "gather-ff", SN_COLL_GATHER, SN_PM_ALL, plan_gather_ff,
+          sn__lanes_gather_step, "scatter-ff reversed in time: nodes inject at computed slots",
           "thesis (seed 000) L341, L542 with Theorem 3.6", "the same count as scatter-ff");
 TREE_ALGO(sn__algo_gather_balanced, "gather-balanced", SN_COLL_GATHER, SN_PM_MULTI | SN_PM_HALF,
-          plan_gather_bal, gather_step, "scatter-balanced reversed in time",
+          plan_gather_bal, sn__lanes_gather_step, "scatter-balanced reversed in time",
           "thesis (seed 000) L341, L542 with Theorem 3.7", "the same count as scatter-balanced");

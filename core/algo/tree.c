@@ -7,7 +7,7 @@
 #include "algo_internal.h"
 #include "stepnet/util.h"
 
-static sn_tree_t *tree_alloc(const sn_topo_t *t, uint32_t root)
+sn_tree_t *sn__tree_alloc(const sn_topo_t *t, uint32_t root)
 {
     sn_tree_t *tr = sn_xcalloc(1, sizeof *tr);
     tr->n = t->n;
@@ -19,10 +19,26 @@ static sn_tree_t *tree_alloc(const sn_topo_t *t, uint32_t root)
     return tr;
 }
 
+int sn__tree_set_parent(const sn_topo_t *t, sn_tree_t *tr, uint32_t u, uint32_t parent)
+{
+    uint32_t first = 0, count = 0;
+    sn_topo_ports_to(t, u, parent, &first, &count);
+    if (count == 0)
+        return -1;
+    tr->parent[u] = parent;
+    tr->up_port[u] = first;
+    return 0;
+}
+
 /* From parent/up_port: children lists, depths, pre-order intervals and processor counts. */
-static void tree_finish(const sn_topo_t *t, sn_tree_t *tr)
+int sn__tree_finish(const sn_topo_t *t, sn_tree_t *tr)
 {
     uint32_t n = t->n;
+    for (uint32_t u = 0; u < n; u++)
+        if (u != tr->root &&
+            (tr->parent[u] >= n || tr->parent[u] == u || tr->up_port[u] >= sn_topo_degree(t, u) ||
+             sn_topo_port(t, u, tr->up_port[u])->peer != tr->parent[u]))
+            return SN_EALGO; /* no parent, or up_port does not lead to it */
     tr->child_off = sn_xcalloc((size_t) n + 1, sizeof *tr->child_off);
     tr->child = sn_xmalloc((size_t) (n ? n : 1) * sizeof *tr->child);
     tr->child_port = sn_xmalloc((size_t) (n ? n : 1) * sizeof *tr->child_port);
@@ -66,6 +82,11 @@ static void tree_finish(const sn_topo_t *t, sn_tree_t *tr)
             stack[sp++] = c;
         }
     }
+    if (idx != n) { /* a cycle: some nodes are not below the root */
+        free(order);
+        free(stack);
+        return SN_EALGO;
+    }
     tr->child_pin = sn_xmalloc((size_t) (n ? n : 1) * sizeof *tr->child_pin);
     for (uint32_t k = 0; k + 1 < n; k++)
         tr->child_pin[k] = tr->pin[tr->child[k]];
@@ -89,11 +110,12 @@ static void tree_finish(const sn_topo_t *t, sn_tree_t *tr)
         tr->pout[u] = tr->pin[u] + size[u];
     free(order);
     free(stack);
+    return 0;
 }
 
 sn_tree_t *sn__tree_bfs(const sn_topo_t *t, uint32_t root)
 {
-    sn_tree_t *tr = tree_alloc(t, root);
+    sn_tree_t *tr = sn__tree_alloc(t, root);
     uint32_t *queue = sn_xmalloc((size_t) t->n * sizeof *queue);
     uint8_t *seen = sn_xcalloc(t->n, 1);
     uint32_t head = 0, tail = 0;
@@ -114,7 +136,7 @@ sn_tree_t *sn__tree_bfs(const sn_topo_t *t, uint32_t root)
     }
     free(queue);
     free(seen);
-    tree_finish(t, tr);
+    (void) sn__tree_finish(t, tr); /* a BFS tree always is one */
     return tr;
 }
 
@@ -286,7 +308,7 @@ sn_tree_t *sn__tree_balanced(const sn_topo_t *t, uint32_t root)
 {
     grow_t g = {0};
     g.t = t;
-    g.tr = tree_alloc(t, root);
+    g.tr = sn__tree_alloc(t, root);
     uint32_t deg = sn_topo_degree(t, root);
     g.head = sn_xmalloc((deg + 1) * sizeof *g.head);
     g.tail = sn_xmalloc((deg + 1) * sizeof *g.tail);
@@ -331,7 +353,7 @@ sn_tree_t *sn__tree_balanced(const sn_topo_t *t, uint32_t root)
     free(g.claimed);
     free(g.pool);
     free(heap);
-    tree_finish(t, g.tr);
+    (void) sn__tree_finish(t, g.tr); /* grown from the root: always a tree */
     return g.tr;
 }
 

@@ -347,6 +347,15 @@ static void test_exact_collectives(void **state)
         {{"--topo", "hypercube:3", "--coll", "pexchange", "--sources", "0-2,6"}},
         {{"--topo", "torus:3x3", "--coll", "alltoall"}},
         {{"--topo", "torus:3x3", "--coll", "allgather"}},
+        /* the thesis's trees (tests/unit/test_thesis_trees.c) */
+        {{"--topo", "ering:8:2", "--coll", "bcast", "--root", "3", "--algo", "bcast-ering"}},
+        {{"--topo", "mesh:3x2x2", "--coll", "bcast", "--root", "5", "--algo", "bcast-product"}},
+        {{"--topo", "hypercube:3", "--coll", "bcast", "--root", "6", "--algo", "bcast-binomial",
+          "--ports", "single"}},
+        {{"--topo", "ring:7", "--coll", "scatter", "--root", "2", "--algo", "scatter-ering"}},
+        {{"--topo", "ering:9:2", "--coll", "gather", "--algo", "gather-ering"}},
+        {{"--topo", "torus:4x4", "--coll", "scatter", "--root", "9", "--algo", "scatter-torus"}},
+        {{"--topo", "torus:3x5", "--coll", "gather", "--root", "4", "--algo", "gather-torus"}},
     };
     EXACT_ALL(cases);
 }

@@ -295,7 +295,7 @@ static void sweep_one(const sn_topo_t *t, const sweep_params_t *sp, rng_t *rng)
                 const sn_algo_t *a = algos[ai];
                 if (a->coll != p.coll || (a->pm_mask & PMS[pi].need) != PMS[pi].need)
                     continue;
-                if (sn_model_check(a, t, &p, NULL) < 0) /* topology-specific (te-a3) */
+                if (sn_model_check(a, t, &p, NULL) < 0) /* a family algorithm on another topology */
                     continue;
                 tu_run_t r = run_checked(t, &p, a->name);
                 check_facts(t, &p, &r);

@@ -83,6 +83,13 @@ static void test_registry(void **state)
         {"te-route", SN_COLL_TE},
         {"pmnb-route", SN_COLL_PMNB},
         {"pexchange-route", SN_COLL_PEXCHANGE},
+        {"bcast-ering", SN_COLL_BCAST},
+        {"bcast-product", SN_COLL_BCAST},
+        {"bcast-binomial", SN_COLL_BCAST},
+        {"scatter-ering", SN_COLL_SCATTER},
+        {"scatter-torus", SN_COLL_SCATTER},
+        {"gather-ering", SN_COLL_GATHER},
+        {"gather-torus", SN_COLL_GATHER},
     };
     size_t n = 0;
     const sn_algo_t *const *algos = sn_model_algos(&n);
@@ -166,7 +173,8 @@ static void test_coll_names(void **state)
 
 /* ---- selection ------------------------------------------------------------------------------ */
 
-/* Auto picks the lowest prediction among the applicable algorithms. */
+/* Auto picks the lowest prediction among the applicable algorithms; on a tie the thesis's family
+ * algorithms, registered first, win (bcast-ering on rings, scatter-torus on 2-D tori). */
 static void test_select_auto(void **state)
 {
     (void) state;
@@ -176,12 +184,12 @@ static void test_select_auto(void **state)
         const char *algo;
         int64_t pred;
     } cases[] = {
-        {"torus:4x4", "multi", "one", "full", SN_COLL_SCATTER, "scatter-balanced", 4},
-        {"torus:4x4", "multi", "one", "half", SN_COLL_SCATTER, "scatter-balanced", 4},
+        {"torus:4x4", "multi", "one", "full", SN_COLL_SCATTER, "scatter-torus", 4},
+        {"torus:4x4", "multi", "one", "half", SN_COLL_SCATTER, "scatter-torus", 4},
         {"torus:4x4", "single", "one", "full", SN_COLL_SCATTER, "scatter-ff", 15},
-        {"torus:4x4", "multi", "one", "full", SN_COLL_GATHER, "gather-balanced", 4},
+        {"torus:4x4", "multi", "one", "full", SN_COLL_GATHER, "gather-torus", 4},
         {"torus:4x4", "single", "any", "full", SN_COLL_GATHER, "gather-ff", 15},
-        {"ring:8", "multi", "one", "full", SN_COLL_BCAST, "bcast-bfs", 4},
+        {"ring:8", "multi", "one", "full", SN_COLL_BCAST, "bcast-ering", 4},
         {"ring:8", "single", "one", "full", SN_COLL_BCAST, "bcast-tree", 4},
         {"ring:8", "multi", "one", "full", SN_COLL_TE, "te-ring", 8},
         {"ring:8", "single", "one", "full", SN_COLL_TE, "te-route", -1},

@@ -1,0 +1,61 @@
+/* scatter-torus, gather-torus: multiport scattering and gathering on the 2-D torus (core/algo).
+ *
+ * Source: Dimakopoulos, thesis (seed 000), section 3.4.2, L785-L864 (the tree) and Theorem 3.7,
+ * L748-L762 (its time); digest thesis-ch1-3 sections 3.7, 3.8, 4.7 and 6.9. The root's four
+ * neighbours own four regions of the torus (tree_torus.c); the root runs furthest-first into each
+ * region at once (the lane engine of scatter_tree.c), so the time is the largest region,
+ * ceil((nm-1)/4) = the bound (3.3), for every n, m >= 3: the thesis construction where it works,
+ * transposed for n even >= 6 x 4, the explicit tree for 4 x 4 and the generic balanced tree for
+ * 3 x even and even x 3 (tree_torus.c says which). Gather is the time reversal. With
+ * M = msgs * frags packets per node: the largest region times M. */
+#include "algo_internal.h"
+
+static int applies_scatter(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+{
+    (void) p;
+    uint32_t n, m;
+    return sn__torus_get(t, &n, &m, "scatter-torus", err);
+}
+
+static int applies_gather(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+{
+    (void) p;
+    uint32_t n, m;
+    return sn__torus_get(t, &n, &m, "gather-torus", err);
+}
+
+static int plan_scatter(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+{
+    return sn__lanes_plan_new(t, p, sn__tree_torus, 0, out, err);
+}
+
+static int plan_gather(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+{
+    return sn__lanes_plan_new(t, p, sn__tree_torus, 1, out, err);
+}
+
+const sn_algo_t sn__algo_scatter_torus = {
+    .name = "scatter-torus",
+    .coll = SN_COLL_SCATTER,
+    .pm_mask = SN_PM_MULTI | SN_PM_HALF,
+    .topos = "2-D torus, sides >= 3",
+    .summary = "four balanced regions of the torus, furthest first into each at once",
+    .source = "thesis (seed 000) section 3.4.2, L785-L864, with Theorem 3.7; digest errata 6.9",
+    .predicts = "the largest region * packets = ceil((nm-1)/4) * packets",
+    .applies = applies_scatter,
+    .plan_new = plan_scatter,
+    SN__LANES_ALGO_FIELDS(sn__lanes_scatter_step),
+};
+
+const sn_algo_t sn__algo_gather_torus = {
+    .name = "gather-torus",
+    .coll = SN_COLL_GATHER,
+    .pm_mask = SN_PM_MULTI | SN_PM_HALF,
+    .topos = "2-D torus, sides >= 3",
+    .summary = "scatter-torus reversed in time",
+    .source = "thesis (seed 000) L341, L542 with section 3.4.2, L785-L864",
+    .predicts = "the same count as scatter-torus",
+    .applies = applies_gather,
+    .plan_new = plan_gather,
+    SN__LANES_ALGO_FIELDS(sn__lanes_gather_step),
+};
