@@ -45,6 +45,7 @@ extern const sn_algo_t sn__algo_scatter_balanced;
 extern const sn_algo_t sn__algo_gather_ff;
 extern const sn_algo_t sn__algo_gather_balanced;
 extern const sn_algo_t sn__algo_mnb_route;
+extern const sn_algo_t sn__algo_te_cayley;
 extern const sn_algo_t sn__algo_te_route;
 extern const sn_algo_t sn__algo_pmnb_route;
 extern const sn_algo_t sn__algo_pexchange_route;

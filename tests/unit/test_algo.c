@@ -175,7 +175,8 @@ static void check_facts(const sn_topo_t *t, const sn_params_t *p, const tu_run_t
             fail_msg("%s: packets %llu, spanning trees need %llu", ctx,
                      (unsigned long long) packets, (unsigned long long) (S * (t->n - 1) * M));
     }
-    if (strcmp(a, "te-route") == 0 || strcmp(a, "pexchange-route") == 0) {
+    if (strcmp(a, "te-route") == 0 || strcmp(a, "pexchange-route") == 0 ||
+        strcmp(a, "te-cayley") == 0) {
         /* shortest paths: every packet crosses exactly dist(src, dst) links */
         uint64_t total = 0;
         if (p->sources == NULL)
@@ -292,6 +293,13 @@ static void sweep_one(const sn_topo_t *t, const sweep_params_t *sp, rng_t *rng)
                 const sn_algo_t *a = algos[ai];
                 if (a->coll != p.coll || (a->pm_mask & PMS[pi].need) != PMS[pi].need)
                     continue;
+                sn_err_t why = {0};
+                if (a->applies && a->applies(t, &p, &why) < 0) {
+                    /* topology-specific algorithms refuse the rest with a reason */
+                    tu_assert_rc(why.code, SN_ENOTSUP);
+                    assert_non_null(strstr(why.msg, a->name));
+                    continue;
+                }
                 tu_run_t r = run_checked(t, &p, a->name);
                 check_facts(t, &p, &r);
                 if (sp->determinism) {
