@@ -200,8 +200,7 @@ static sn_packet_t translated(const plan_t *pl, uint32_t g, const tstep_t *m)
 static int same_packet(const sn_packet_t *a, const sn_packet_t *b)
 {
     return a->src == b->src && a->dst == b->dst && a->seq == b->seq && a->frag == b->frag &&
-           a->kind == b->kind && a->flags == b->flags && a->tag == b->tag &&
-           a->digest == b->digest;
+           a->kind == b->kind && a->flags == b->flags && a->tag == b->tag && a->digest == b->digest;
 }
 
 static int node_step(void *state, sn_step_t *io, sn_err_t *err)

@@ -9,8 +9,8 @@
 static const sn_algo_t *const registry[] = {
     &sn__algo_bcast_bfs,  &sn__algo_bcast_tree,      &sn__algo_scatter_balanced,
     &sn__algo_scatter_ff, &sn__algo_gather_balanced, &sn__algo_gather_ff,
-    &sn__algo_mnb_route,  &sn__algo_te_cayley,       &sn__algo_te_route,
-    &sn__algo_pmnb_route, &sn__algo_pexchange_route,
+    &sn__algo_mnb_route,  &sn__algo_te_cayley,       &sn__algo_te_a2,
+    &sn__algo_te_route,   &sn__algo_pmnb_route,      &sn__algo_pexchange_route,
 };
 
 const sn_algo_t *const *sn_model_algos(size_t *count)

@@ -70,17 +70,12 @@ static void test_registry(void **state)
         const char *name;
         sn_coll_t coll;
     } want[] = {
-        {"bcast-bfs", SN_COLL_BCAST},
-        {"bcast-tree", SN_COLL_BCAST},
-        {"scatter-ff", SN_COLL_SCATTER},
-        {"scatter-balanced", SN_COLL_SCATTER},
-        {"gather-ff", SN_COLL_GATHER},
-        {"gather-balanced", SN_COLL_GATHER},
-        {"mnb-route", SN_COLL_MNB},
-        {"te-cayley", SN_COLL_TE},
-        {"te-route", SN_COLL_TE},
-        {"pmnb-route", SN_COLL_PMNB},
-        {"pexchange-route", SN_COLL_PEXCHANGE},
+        {"bcast-bfs", SN_COLL_BCAST},    {"bcast-tree", SN_COLL_BCAST},
+        {"scatter-ff", SN_COLL_SCATTER}, {"scatter-balanced", SN_COLL_SCATTER},
+        {"gather-ff", SN_COLL_GATHER},   {"gather-balanced", SN_COLL_GATHER},
+        {"mnb-route", SN_COLL_MNB},      {"te-cayley", SN_COLL_TE},
+        {"te-a2", SN_COLL_TE},           {"te-route", SN_COLL_TE},
+        {"pmnb-route", SN_COLL_PMNB},    {"pexchange-route", SN_COLL_PEXCHANGE},
     };
     size_t n = 0;
     const sn_algo_t *const *algos = sn_model_algos(&n);
@@ -127,6 +122,7 @@ static void test_registry(void **state)
     assert_int_equal(sn_model_find("te-route")->pm_mask, SN_PM_ALL);
     /* single-port only: legal under multiport, but far from what te-route does there */
     assert_int_equal(sn_model_find("te-cayley")->pm_mask, SN_PM_SINGLE | SN_PM_SINGLE_ANY);
+    assert_int_equal(sn_model_find("te-a2")->pm_mask, SN_PM_SINGLE | SN_PM_SINGLE_ANY);
 }
 
 static void test_coll_names(void **state)
