@@ -336,10 +336,9 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
         uint32_t ap = s->base[fi] + e->rport;
         sn_packet_t want = sn_packet_data(p, src, dst, e->seq, e->frag);
         const sn_packet_t *got = io->nrx ? &io->rx[0].pkt : NULL;
-        if (io->nrx != 1 || io->rx[0].port != ap || got->src != want.src ||
-            got->dst != want.dst || got->seq != want.seq || got->frag != want.frag ||
-            got->kind != want.kind || got->flags != want.flags || got->tag != want.tag ||
-            got->digest != want.digest)
+        if (io->nrx != 1 || io->rx[0].port != ap || got->src != want.src || got->dst != want.dst ||
+            got->seq != want.seq || got->frag != want.frag || got->kind != want.kind ||
+            got->flags != want.flags || got->tag != want.tag || got->digest != want.digest)
             return sn_err_set(err, SN_EALGO,
                               "te-a2: %zu arrivals (first %u->%u on port %u), the schedule "
                               "expects packet %u->%u seq %u frag %u on port %u",

@@ -58,6 +58,7 @@ typedef struct {
 typedef struct {
     const plan_t *pl;
     uint32_t g;
+    uint32_t gd[SN_TOPO_MAX_FACTORS]; /* products: g's coordinates */
 } state_t;
 
 static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
@@ -185,16 +186,53 @@ static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err
     state_t *s = state;
     s->pl = plan;
     s->g = node;
+    for (uint32_t f = 0; f < s->pl->t->nfactors; f++)
+        s->gd[f] = sn_topo_coord(s->pl->t, node, f);
     return 0;
 }
 
-/* The packet g * m for trace entry m (k = seq * frags + frag). */
-static sn_packet_t translated(const plan_t *pl, uint32_t g, const tstep_t *m)
+/* a * b in a group F that is not a product, without a division for the abelian families (the hot
+ * path: four of these per node and step). */
+static inline uint32_t op(const sn_topo_t *F, uint32_t a, uint32_t b)
 {
-    const sn_topo_t *t = pl->t;
+    switch (F->kind) {
+    case SN_TOPO_RING:
+    case SN_TOPO_ERING:
+    case SN_TOPO_CIRCULANT:
+    case SN_TOPO_COMPLETE: {
+        uint32_t sum = a + b; /* Z_n with n <= SN_TOPO_MAX_NODES: no overflow */
+        return sum >= F->n ? sum - F->n : sum;
+    }
+    case SN_TOPO_HYPERCUBE:
+    case SN_TOPO_FOLDEDCUBE:
+        return a ^ b;
+    default:
+        return sn_topo_mul(F, a, b);
+    }
+}
+
+/* g * x where gd holds g's coordinates on a product (sn_topo_mul, with g's coordinates cached and
+ * x's taken factor by factor from the least significant). */
+static uint32_t mul_left(const sn_topo_t *t, uint32_t g, const uint32_t *gd, uint32_t x)
+{
+    if (t->nfactors == 0)
+        return op(t, g, x);
+    uint32_t r = 0;
+    for (uint32_t f = t->nfactors; f-- > 0;) {
+        const sn_topo_t *F = t->factors[f];
+        uint32_t xf = x % F->n;
+        x /= F->n;
+        r += op(F, gd[f], xf) * t->stride[f];
+    }
+    return r;
+}
+
+/* The packet g * m for trace entry m (k = seq * frags + frag). */
+static sn_packet_t translated(const plan_t *pl, uint32_t g, const uint32_t *gd, const tstep_t *m)
+{
     uint32_t f = pl->p->frags;
-    return sn_packet_data(pl->p, sn_topo_mul(t, g, m->x), sn_topo_mul(t, g, m->y), m->k / f,
-                          m->k % f);
+    return sn_packet_data(pl->p, mul_left(pl->t, g, gd, m->x), mul_left(pl->t, g, gd, m->y),
+                          m->k / f, m->k % f);
 }
 
 static int same_packet(const sn_packet_t *a, const sn_packet_t *b)
@@ -217,8 +255,15 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
                               "te-cayley: %zu arrivals (first on port %u), the trace expects one "
                               "on port %u",
                               io->nrx, io->nrx ? io->rx[0].port : 0, ap);
-        uint32_t h = sn_topo_port(pl->t, s->g, ap)->peer;
-        sn_packet_t want = translated(pl, h, m);
+        /* the sender h = g gamma^-1 differs from g in one coordinate at most */
+        const sn_topo_t *G = pl->t;
+        uint32_t h = sn_topo_port(G, s->g, ap)->peer, hd[SN_TOPO_MAX_FACTORS];
+        if (G->nfactors > 0) {
+            uint32_t f0 = sn_topo_port_factor(G, s->g, ap);
+            memcpy(hd, s->gd, G->nfactors * sizeof *hd);
+            hd[f0] = sn_topo_coord(G, h, f0);
+        }
+        sn_packet_t want = translated(pl, h, hd, m);
         if (!same_packet(&io->rx[0].pkt, &want))
             return sn_err_set(err, SN_EALGO,
                               "te-cayley: received packet %u->%u seq %u frag %u, the trace "
@@ -232,7 +277,7 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
     }
     if (t <= pl->T) {
         const tstep_t *m = &pl->trace[t - 1];
-        sn_packet_t pkt = translated(pl, s->g, m);
+        sn_packet_t pkt = translated(pl, s->g, s->gd, m);
         sn_step_send(io, m->port, &pkt);
     }
     if (t < pl->T)

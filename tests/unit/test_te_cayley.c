@@ -260,8 +260,9 @@ static void test_cayley_circulants(void **state)
             assert_int_equal(cayley_case(spec, 1, 1, "one"), (q + 1) * (rho * q + pp));
         }
     }
-    static const char *const specs[] = {"circulant:13:1,5", "circulant:12:2,3", "circulant:8:1,3",
-                                        "circulant:16:1,3,5", "circulant:17:2,7", "circulant:9:3,4"};
+    static const char *const specs[] = {"circulant:13:1,5", "circulant:12:2,3",
+                                        "circulant:8:1,3",  "circulant:16:1,3,5",
+                                        "circulant:17:2,7", "circulant:9:3,4"};
     for (size_t i = 0; i < NELEMS(specs); i++)
         cayley_case(specs[i], 1, 1, "one");
 }
@@ -302,18 +303,35 @@ static void test_cayley_digest_values(void **state)
         const char *spec;
         uint64_t sG;
     } cases[] = {
-        {"ccc:3", 74},       {"ccc:4", 296},      {"ccc:5", 952},
-        {"butterfly:3", 55}, {"butterfly:4", 216}, {"butterfly:5", 690},
-        {"star:3", 9},       {"star:4", 62},      {"star:5", 442},
-        {"ering:14:2", 28},  {"ering:9:2", 12},   {"ering:10:3", 12},
-        {"ering:8:2", 10},   {"ering:10:2", 15},  {"ering:12:3", 16},
-        {"ering:16:4", 22},  {"circulant:13:1,5", 20},
+        {"ccc:3", 74},
+        {"ccc:4", 296},
+        {"ccc:5", 952},
+        {"butterfly:3", 55},
+        {"butterfly:4", 216},
+        {"butterfly:5", 690},
+        {"star:3", 9},
+        {"star:4", 62},
+        {"star:5", 442},
+        {"ering:14:2", 28},
+        {"ering:9:2", 12},
+        {"ering:10:3", 12},
+        {"ering:8:2", 10},
+        {"ering:10:2", 15},
+        {"ering:12:3", 16},
+        {"ering:16:4", 22},
+        {"circulant:13:1,5", 20},
         /* generalised hypercube and hypercycle */
-        {"complete:3*complete:4", 17}, {"ering:7:2*ring:5", 82},
+        {"complete:3*complete:4", 17},
+        {"ering:7:2*ring:5", 82},
         /* products through the torus spec (Theorem 5.1: s = n sum s_i / n_i) */
-        {"torus:4x4", 32},   {"torus:3x5", 28},   {"torus:3x4x5", 172},
-        {"torus:6x6", 108},  {"torus:8x8", 256},  {"hypercube:2*ring:5", 44},
-        {"complete:2*complete:2*complete:2", 12}, {"star:3*complete:2", 24},
+        {"torus:4x4", 32},
+        {"torus:3x5", 28},
+        {"torus:3x4x5", 172},
+        {"torus:6x6", 108},
+        {"torus:8x8", 256},
+        {"hypercube:2*ring:5", 44},
+        {"complete:2*complete:2*complete:2", 12},
+        {"star:3*complete:2", 24},
     };
     for (size_t i = 0; i < NELEMS(cases); i++)
         if (cayley_case(cases[i].spec, 1, 1, "one") != cases[i].sG)
@@ -325,8 +343,8 @@ static void test_cayley_digest_values(void **state)
 static void test_cayley_packets_per_pair(void **state)
 {
     (void) state;
-    static const char *const specs[] = {"ring:7", "hypercube:3", "star:4", "torus:3x4",
-                                        "ccc:3",  "complete:5"};
+    static const char *const specs[] = {"ring:7",    "hypercube:3", "star:4",
+                                        "torus:3x4", "ccc:3",       "complete:5"};
     for (size_t i = 0; i < NELEMS(specs); i++) {
         cayley_case(specs[i], 2, 1, "one");
         cayley_case(specs[i], 1, 3, "one");
@@ -453,13 +471,19 @@ static void test_a2_products(void **state)
 {
     (void) state;
     static const char *const specs[] = {
-        "torus:3x4x5",           "torus:3x3x3",
-        "torus:4x4x4",           "torus:2x3x4",
-        "torus:3x3x3x3",         "complete:2*complete:2*complete:2",
+        "torus:3x4x5",
+        "torus:3x3x3",
+        "torus:4x4x4",
+        "torus:2x3x4",
+        "torus:3x3x3x3",
+        "complete:2*complete:2*complete:2",
         "complete:2*complete:2*complete:2*complete:2*complete:2",
-        "complete:3*complete:4", "complete:4*complete:3*complete:2",
-        "ering:7:2*ring:5",      "hypercube:2*ring:5",
-        "star:3*ring:4",         "ccc:3*complete:2",
+        "complete:3*complete:4",
+        "complete:4*complete:3*complete:2",
+        "ering:7:2*ring:5",
+        "hypercube:2*ring:5",
+        "star:3*ring:4",
+        "ccc:3*complete:2",
     };
     for (size_t i = 0; i < NELEMS(specs); i++)
         a2_case(specs[i], 1, 1);
@@ -473,8 +497,8 @@ static void test_a2_products(void **state)
 static void test_a2_meshes(void **state)
 {
     (void) state;
-    static const char *const specs[] = {"mesh:2x2",   "mesh:3x3",   "mesh:4x3",
-                                        "mesh:4x4",   "mesh:5x5",   "mesh:2x3x4",
+    static const char *const specs[] = {"mesh:2x2",   "mesh:3x3",        "mesh:4x3",
+                                        "mesh:4x4",   "mesh:5x5",        "mesh:2x3x4",
                                         "mesh:3x3x3", "ring:3*linear:4", "linear:3*complete:3"};
     for (size_t i = 0; i < NELEMS(specs); i++)
         a2_case(specs[i], 1, 1);
@@ -502,10 +526,10 @@ static void check_table51(const trun_t *x, const sn_topo_t *t, const io_t *r4_se
     for (uint32_t r = 0; r < 3; r++)
         for (uint32_t s = 0; s < 4; s++) {
             /* phase 1, round r: B-label (x -> y) carries m_{(0,x)}(r,y) */
-            want_send[4 * r + s + 1] = (io_t){node(0, r4_send[s].src), node(r, r4_send[s].dst),
-                                              node(0, r4_send[s].peer)};
-            want_recv[4 * r + s + 1] = (io_t){node(0, r4_recv[s].src), node(r, r4_recv[s].dst),
-                                              node(0, r4_recv[s].peer)};
+            want_send[4 * r + s + 1] =
+                (io_t){node(0, r4_send[s].src), node(r, r4_send[s].dst), node(0, r4_send[s].peer)};
+            want_recv[4 * r + s + 1] =
+                (io_t){node(0, r4_recv[s].src), node(r, r4_recv[s].dst), node(0, r4_recv[s].peer)};
         }
     for (uint32_t k = 0; k < 4; k++) {
         /* phase 2, round k, R_3 trace [m0(2) -> -1, m0(1) -> +1]: A-label (x -> y) carries
@@ -677,8 +701,8 @@ static void test_refusals(void **state)
         tu_assert_rc(sn_model_select(cases[i].algo, t, &p, &a, &plan, NULL, &err), SN_ENOTSUP);
         assert_null(plan);
         if (strstr(err.msg, cases[i].algo) == NULL || strstr(err.msg, cases[i].needle) == NULL)
-            fail_msg("%s on %s: message '%s' should name %s and %s", cases[i].algo,
-                     cases[i].spec, err.msg, cases[i].algo, cases[i].needle);
+            fail_msg("%s on %s: message '%s' should name %s and %s", cases[i].algo, cases[i].spec,
+                     err.msg, cases[i].algo, cases[i].needle);
         sn_topo_free(t);
     }
     /* a file: graph is not Cayley even when it is a ring */
