@@ -41,8 +41,10 @@
 
 #define NIL UINT32_MAX
 
-/* The largest factor schedule kept: transmissions, and factor nodes x steps (the step tables). */
-#define MAX_CELLS (1u << 23)
+/* The largest factor schedule kept: transmissions, and factor nodes x steps (the step tables);
+ * ring:128 or hypercube:9 fit. Auto-selection builds every candidate's plan, even for `model`, and
+ * products with larger factors could hardly be simulated (te-cayley predicts Cayley ones). */
+#define MAX_CELLS (1u << 21)
 
 /* One transmission of a factor's total exchange. */
 typedef struct {

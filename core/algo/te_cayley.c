@@ -36,9 +36,10 @@
 #include "algo_internal.h"
 #include "stepnet/util.h"
 
-/* The longest trace the plan builds (entries of 16 bytes): torus:256x256 (s_G = 2^23) fits;
- * anything longer could not be simulated in reasonable time anyway (n * s_G node steps). */
-#define MAX_TRACE (1u << 23)
+/* The longest trace the plan builds (16 bytes an entry, 64 MiB): hypercube:17 (s_G = 1.1 M) and
+ * torus:128x128 (s_G = 2^20) fit; longer ones could not be simulated in reasonable time anyway
+ * (n * s_G node steps), and auto-selection builds every candidate's plan, even for `model`. */
+#define MAX_TRACE (1u << 22)
 
 /* One step of the identity: it sends message (x -> y), packet k of that pair (k = seq * frags +
  * frag), on `port`; x and y are group elements relative to the sending node. */
@@ -123,22 +124,22 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
     for (uint32_t z = 0; z < n; z++)
         s += dist[z];
     uint64_t T = (uint64_t) M * s;
-    if (T > MAX_TRACE) {
-        free(W);
-        free(dist);
-        return sn_err_set(err, SN_ERANGE,
-                          "te-cayley on %s: the identity's trace would have %llu steps (M * s_G), "
-                          "more than the %u this implementation keeps",
-                          t->spec, (unsigned long long) T, MAX_TRACE);
-    }
     plan_t *pl = sn_xcalloc(1, sizeof *pl);
     pl->t = t;
     pl->p = p;
     pl->invport = sn_xmalloc(((size_t) deg + 1) * sizeof *pl->invport);
     for (uint32_t q = 0; q < deg; q++)
         pl->invport[q] = sn_topo_port(t, 0, q)->rport;
-    pl->trace = sn_xmalloc((T ? T : 1) * sizeof *pl->trace);
     pl->predicted = (int64_t) M * (int64_t) sn_topo_status(t, 0, 0);
+    pl->T = T;
+    if (T > MAX_TRACE) { /* the prediction stands; node_init refuses to run it */
+        free(W);
+        free(dist);
+        *out = pl;
+        return 0;
+    }
+    pl->T = 0;
+    pl->trace = sn_xmalloc((T ? T : 1) * sizeof *pl->trace);
     /* The queue in pop order: every entry ever queued is pushed once and popped once, and each
      * step pops one, so T entries hold the whole history (no wrap-around). */
     tstep_t *q = sn_xmalloc((T ? T : 1) * sizeof *q);
@@ -182,10 +183,14 @@ static int64_t predicted(const void *plan)
 
 static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
 {
-    (void) err;
     state_t *s = state;
     s->pl = plan;
     s->g = node;
+    if (s->pl->trace == NULL)
+        return sn_err_set(err, SN_ERANGE,
+                          "te-cayley on %s: the identity's trace has %llu steps (M * s_G), more "
+                          "than the %u this implementation keeps: too large to run",
+                          s->pl->t->spec, (unsigned long long) s->pl->T, MAX_TRACE);
     for (uint32_t f = 0; f < s->pl->t->nfactors; f++)
         s->gd[f] = sn_topo_coord(s->pl->t, node, f);
     return 0;

@@ -719,6 +719,32 @@ static void test_refusals(void **state)
     free(path);
 }
 
+/* Sizes past the plans' limits: te-cayley still predicts s_G (auto-selection and `model` show it)
+ * but refuses to run; te-a2 refuses a factor whose schedule is too large to keep. */
+static void test_too_large(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("torus:256x256"); /* s_G = 2^23 */
+    sn_params_t p = tu_params(SN_COLL_TE, "single", "one", "full");
+    const sn_algo_t *a = NULL;
+    void *plan = NULL;
+    int64_t pred = -1;
+    sn_err_t err = {0};
+    tu_assert_rc(sn_model_select(NULL, t, &p, &a, &plan, &pred, &err), 0);
+    assert_string_equal(a->name, "te-cayley");
+    assert_int_equal(pred, 1 << 23);
+    void *st = calloc(1, a->state_size);
+    tu_assert_rc(a->node_init(plan, 0, st, &err), SN_ERANGE);
+    assert_non_null(strstr(err.msg, "too large to run"));
+    free(st);
+    a->plan_free(plan);
+    sn_topo_free(t);
+    t = tu_topo("ring:256*ring:3");
+    tu_assert_rc(sn_model_select("te-a2", t, &p, &a, &plan, &pred, &err), SN_ERANGE);
+    assert_non_null(strstr(err.msg, "ring:256"));
+    sn_topo_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -735,6 +761,7 @@ int main(void)
         cmocka_unit_test(test_a2_table51_digest_listing),
         cmocka_unit_test(test_selection),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_too_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
