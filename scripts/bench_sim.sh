@@ -27,13 +27,18 @@ jget() { # jget KEY JSON -> the raw value of KEY in a flat one-line JSON object
 }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
+# size|collective|topology|ports[|algorithm] (auto-selection without one)
 cases=(
     "small|te|torus:32x32|multi"
     "small|te|torus:32x32|single"
+    "small|te|torus:32x32|single|te-a2"
+    "small|te|torus:32x32|single|te-route"
     "small|te|hypercube:10|multi"
     "small|te|hypercube:10|single"
+    "small|te|hypercube:10|single|te-route"
     "large|te|hypercube:12|multi"
     "large|te|hypercube:12|single"
+    "large|te|hypercube:12|single|te-route"
     "large|bcast|torus:1000x1000|multi"
     "large|bcast|torus:1000x1000|single"
 )
@@ -43,12 +48,13 @@ printf '%-8s %-17s %-7s %-17s %9s %9s %9s %13s %9s %13s %9s\n' coll topology por
     steps predicted lower packets wall_s hops_per_s rss_MiB
 [ -n "$csv" ] && echo "coll,topology,ports,algorithm,steps,predicted,lower_bound,packets,wall_s_median,hops_per_s,peak_rss_kib,reps" >"$csv"
 for c in "${cases[@]}"; do
-    IFS='|' read -r size coll topo ports <<<"$c"
+    IFS='|' read -r size coll topo ports algo <<<"$c"
     n=$reps
     [ "$size" = large ] && n=1
     walls=() rss=0 out=""
     for _ in $(seq "$n"); do
-        out=$(build/stepnet sim --topo "$topo" --coll "$coll" --ports "$ports" --json --no-progress)
+        out=$(build/stepnet sim --topo "$topo" --coll "$coll" --ports "$ports" --algo "${algo:-auto}" \
+            --json --no-progress)
         [ "$(jget verified "$out")" = true ] || { echo "bench_sim: $coll on $topo did not verify" >&2; exit 1; }
         walls+=("$(jget wall_s "$out")")
         r=$(jget peak_rss_kb "$out")

@@ -172,8 +172,18 @@ extern const sn_algo_t sn__algo_mnb_route;
 extern const sn_algo_t sn__algo_te_a3;
 extern const sn_algo_t sn__algo_te_linear; /* te_linear.c: thesis sec. 4.2 */
 extern const sn_algo_t sn__algo_te_ring;   /* te_ring.c: thesis sec. 4.3 */
+extern const sn_algo_t sn__algo_te_cayley;
+extern const sn_algo_t sn__algo_te_a2;
 extern const sn_algo_t sn__algo_te_route;
 extern const sn_algo_t sn__algo_pmnb_route;
 extern const sn_algo_t sn__algo_pexchange_route;
+
+/* te-a2's plan built from given factor schedules: given[i] (a single-port total exchange on factor
+ * i with one reception per node per step, e.g. from sn_sched_record) or NULL to record one by
+ * auto-selection as the registered algorithm does. Lets a test compose A2 from a schedule it built
+ * itself. The schedules are copied; free the plan with sn__algo_te_a2.plan_free. */
+struct sn_sched_s;
+int sn__te_a2_plan_with(const sn_topo_t *t, const sn_params_t *p,
+                        const struct sn_sched_s *const *given, void **plan, sn_err_t *err);
 
 #endif

@@ -16,7 +16,8 @@ static const sn_algo_t *const registry[] = {
     &sn__algo_gather_torus,   &sn__algo_gather_balanced,
     &sn__algo_gather_ff,      &sn__algo_mnb_route,
     &sn__algo_te_linear,      &sn__algo_te_ring,
-    &sn__algo_te_a3,          &sn__algo_te_route,
+    &sn__algo_te_a3,          &sn__algo_te_cayley,
+    &sn__algo_te_a2,          &sn__algo_te_route,
     &sn__algo_pmnb_route,     &sn__algo_pexchange_route,
 };
 

@@ -176,7 +176,7 @@ static void check_facts(const sn_topo_t *t, const sn_params_t *p, const tu_run_t
                      (unsigned long long) packets, (unsigned long long) (S * (t->n - 1) * M));
     }
     if (strcmp(a, "te-route") == 0 || strcmp(a, "pexchange-route") == 0 ||
-        strcmp(a, "te-a3") == 0) {
+        strcmp(a, "te-a3") == 0 || strcmp(a, "te-cayley") == 0) {
         /* shortest paths: every packet crosses exactly dist(src, dst) links (te-a3: because its
          * factor schedules do, and a product's distance is the sum over the dimensions) */
         uint64_t total = 0;

@@ -80,6 +80,8 @@ static void test_registry(void **state)
         {"te-linear", SN_COLL_TE},
         {"te-ring", SN_COLL_TE},
         {"te-a3", SN_COLL_TE},
+        {"te-cayley", SN_COLL_TE},
+        {"te-a2", SN_COLL_TE},
         {"te-route", SN_COLL_TE},
         {"pmnb-route", SN_COLL_PMNB},
         {"pexchange-route", SN_COLL_PEXCHANGE},
@@ -135,6 +137,9 @@ static void test_registry(void **state)
     assert_int_equal(sn_model_find("bcast-tree")->pm_mask, SN_PM_ALL);
     assert_int_equal(sn_model_find("te-route")->pm_mask, SN_PM_ALL);
     assert_int_equal(sn_model_find("te-a3")->pm_mask, SN_PM_MULTI | SN_PM_HALF);
+    /* single-port only: legal under multiport, but far from what te-route does there */
+    assert_int_equal(sn_model_find("te-cayley")->pm_mask, SN_PM_SINGLE | SN_PM_SINGLE_ANY);
+    assert_int_equal(sn_model_find("te-a2")->pm_mask, SN_PM_SINGLE | SN_PM_SINGLE_ANY);
 }
 
 static void test_coll_names(void **state)
@@ -192,7 +197,7 @@ static void test_select_auto(void **state)
         {"ring:8", "multi", "one", "full", SN_COLL_BCAST, "bcast-ering", 4},
         {"ring:8", "single", "one", "full", SN_COLL_BCAST, "bcast-tree", 4},
         {"ring:8", "multi", "one", "full", SN_COLL_TE, "te-ring", 8},
-        {"ring:8", "single", "one", "full", SN_COLL_TE, "te-route", -1},
+        {"ring:8", "single", "one", "full", SN_COLL_TE, "te-cayley", 16},
         {"linear:6", "multi", "one", "full", SN_COLL_TE, "te-linear", 9},
         {"linear:6", "multi", "one", "half", SN_COLL_TE, "te-route", -1},
         {"ring:8", "single", "one", "half", SN_COLL_MNB, "mnb-route", -1},
