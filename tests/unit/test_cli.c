@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -580,14 +581,102 @@ static void test_run_failure_exit1(void **state)
     tu_exec_free(&r);
 }
 
+/* `stepnet table`: the reproduction table of the thesis. Every row of the default set agrees (the
+ * formula's value, the prediction and the simulated steps are equal), in Markdown and CSV alike;
+ * --run adds the TCP column for a selection; bad input and an empty selection exit 2. */
+static size_t count_lines(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+static void test_table(void **state)
+{
+    (void) state;
+    tu_proc_t r = RUN("table");
+    tu_expect_status(&r, 0);
+    assert_true(strncmp(r.out, "| section | topology |", 22) == 0);
+    size_t rows = count_lines(r.out) - 2;
+    assert_true(rows >= 45);
+    /* each theorem's own algorithm was found and every row agrees */
+    static const char *const algos[] = {
+        "bcast-ering",   "bcast-product", "bcast-binomial", "scatter-ff",   "scatter-ering",
+        "scatter-torus", "gather-ff",     "gather-ering",   "gather-torus", "te-linear",
+        "te-ring",       "te-cayley",     "te-a2",          "te-a3"};
+    for (size_t k = 0; k < sizeof algos / sizeof *algos; k++) {
+        char cell[64];
+        snprintf(cell, sizeof cell, "| %s |", algos[k]);
+        if (strstr(r.out, cell) == NULL)
+            fail_msg("no row uses %s:\n%s", algos[k], r.out);
+    }
+    size_t agree = 0;
+    for (const char *q = r.out; (q = strstr(q, " | = | ")) != NULL; q++)
+        agree++;
+    assert_int_equal(agree, rows);
+    assert_null(strstr(r.out, "DIFFERS"));
+    assert_null(strstr(r.out, "not in this build"));
+    /* the A3 torus with n = 2 mod 4 names its gap to the cut bound */
+    assert_non_null(strstr(r.out, "| `torus:6x6` | 36 | te | multi | n ceil((n^2-1)/8) | 30 | "
+                                  "te-a3 | 30 | 30 | 27 | = | n = 2 mod 4"));
+    tu_exec_free(&r);
+
+    /* CSV, quick set */
+    r = RUN("table", "--set", "quick", "--csv");
+    tu_expect_status(&r, 0);
+    const char *hdr = "section,topology,nodes,collective,ports,formula,paper,algorithm,predicted,"
+                      "simulated,lower_bound,agree,note\n";
+    assert_true(strncmp(r.out, hdr, strlen(hdr)) == 0);
+    rows = count_lines(r.out) - 1;
+    assert_true(rows >= 15);
+    agree = 0;
+    for (const char *q = r.out; (q = strstr(q, ",=,")) != NULL; q++)
+        agree++;
+    assert_int_equal(agree, rows);
+    tu_exec_free(&r);
+
+    /* over TCP, a selection: the tcp column equals the simulator's (and so does trace_hash) */
+    r = RUN("table", "--match", "ring TE", "--run");
+    tu_expect_status(&r, 0);
+    assert_non_null(strstr(r.out, "| sim | tcp | lower bound |"));
+    assert_non_null(strstr(r.out, "| `ring:15` | 15 | te | multi | (n^2-1)/8 | 28 | te-ring | 28 | "
+                                  "28 | 28 | 28 | = |"));
+    assert_int_equal(count_lines(r.out) - 2, 4);
+    tu_exec_free(&r);
+
+    /* --out writes the file, not stdout */
+    char path[] = "/tmp/stepnet-table-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    r = RUN("table", "--match", "Thm 4.3", "--out", path);
+    tu_expect_status(&r, 0);
+    assert_int_equal(r.nout, 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char buf[4096];
+    size_t got = fread(buf, 1, sizeof buf - 1, f);
+    buf[got] = '\0';
+    fclose(f);
+    unlink(path);
+    assert_non_null(strstr(buf, "| `linear:15` |"));
+    tu_exec_free(&r);
+
+    r = RUN("table", "--set", "all");
+    expect_bad(&r, "all", NULL);
+    tu_exec_free(&r);
+    r = RUN("table", "--match", "no such theorem");
+    expect_bad(&r, "no such theorem", NULL);
+    tu_exec_free(&r);
+}
+
 static void test_help(void **state)
 {
     (void) state;
-    static const char *const cmds[][3] = {{"--help", NULL},
-                                          {"-h", NULL},
-                                          {"sim", "--help"},
-                                          {"model", "--help"},
-                                          {"algos", "--help"}};
+    static const char *const cmds[][3] = {{"--help", NULL},    {"-h", NULL},
+                                          {"sim", "--help"},   {"model", "--help"},
+                                          {"algos", "--help"}, {"table", "--help"}};
     for (size_t k = 0; k < sizeof cmds / sizeof *cmds; k++) {
         tu_proc_t r = run_(cmds[k]);
         tu_expect_status(&r, 0);
@@ -628,6 +717,7 @@ int main(void)
         cmocka_unit_test(test_bad_input_exit2),
         cmocka_unit_test(test_bad_sources_negative),
         cmocka_unit_test(test_run_failure_exit1),
+        cmocka_unit_test(test_table),
         cmocka_unit_test(test_help),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
