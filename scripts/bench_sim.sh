@@ -30,6 +30,7 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a
 # size|collective|topology|ports[|algorithm] (auto-selection without one)
 cases=(
     "small|te|torus:32x32|multi"
+    "small|te|torus:32x32|multi|te-route"
     "small|te|torus:32x32|single"
     "small|te|torus:32x32|single|te-a2"
     "small|te|torus:32x32|single|te-route"

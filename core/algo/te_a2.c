@@ -369,7 +369,7 @@ const sn_algo_t sn__algo_te_a2 = {
     .topos = "cartesian products of any factors (torus, mesh, S1*S2*...)",
     .summary = "algorithm A2: rounds of the factors' single-port total exchanges, one "
                "dimension at a time (Fig. 5.3)",
-    .source = "thesis (seed 000_41e1ef40064f024b) sec. 5.3 Fig. 5.3 and Table 5.1 (L1525-1612), "
+    .source = "thesis (seed 000) sec. 5.3 Fig. 5.3 and Table 5.1 (L1525-1612), "
               "Theorem 5.3, Corollary 5.4, Theorem 5.5 (L1620-1652)",
     .predicts = "n1 T_B + n2 T_A from the factors' predictions (Theorem 5.3, Corollary 5.4; = s_G "
                 "on products of Cayley graphs, Theorem 5.5); none if a factor has none",

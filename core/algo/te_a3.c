@@ -515,7 +515,7 @@ const sn_algo_t sn__algo_te_a3 = {
     .topos = "H x H and H^d (d = 2^k) with identical factors: mesh:nxn, torus:nxn, "
              "'complete:m*complete:m', ...",
     .summary = "Algorithm A3: total exchanges of the factor in both dimensions at once, n rounds",
-    .source = "thesis (seed 000_41e1ef40064f024b) sec. 5.4, Fig. 5.5, (5.3), Thm 5.6, Cor. 5.7, "
+    .source = "thesis (seed 000) sec. 5.4, Fig. 5.5, (5.3), Thm 5.6, Cor. 5.7, "
               "Thm 5.8, L1654-1808; digest thesis-ch4-5 3.7, 6.2",
     .predicts = "|H| * T_H (Thm 5.6), |H|^(d-1) * T_H on H^d (Cor. 5.7); T_H = the factor "
                 "algorithm's prediction, else its recorded steps",

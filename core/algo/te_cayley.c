@@ -297,7 +297,7 @@ const sn_algo_t sn__algo_te_cayley = {
     .topos = "Cayley graphs: ring, ering, circulant, complete, torus, hypercube, foldedcube, ccc, "
              "butterfly, star and their products",
     .summary = "node-invariant FIFO queues, one shortest-path generator per step (Fig. 4.5)",
-    .source = "thesis (seed 000_41e1ef40064f024b) sec. 4.4.4 Fig. 4.5 (L1371-1416), Theorem 4.11 "
+    .source = "thesis (seed 000) sec. 4.4.4 Fig. 4.5 (L1371-1416), Theorem 4.11 "
               "(L1361), Lemmas 4.8-4.9 (L1269-1299); hypercubes Fig. 4.6 (L1420-1438)",
     .predicts = "s_G, the status of a node (Theorem 4.11), times packets per pair",
     .applies = applies,
