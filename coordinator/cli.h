@@ -74,5 +74,6 @@ int cmd_sim(int argc, char **argv);
 int cmd_algos(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_table(int argc, char **argv);
+int cmd_keygen(int argc, char **argv);
 
 #endif

@@ -5,6 +5,8 @@
  * and measured repetitions, checks every node's result (deliveries, payload digest sums, trace),
  * and reports steps and times next to the prediction. There is no per-slot round trip: nodes
  * detect termination in-band and report once per collective. */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 #include "report.h"
 #include "stepnet/sim.h"
 #include "stepnet/util.h"
+#include "secure.h"
 #include "wire.h"
 
 static const char usage[] =
@@ -35,6 +38,12 @@ static const char usage[] =
     "  --listen ADDR      coordinator address (default 127.0.0.1:0; join mode needs it, e.g.\n"
     "                     0.0.0.0:7000)\n"
     "  --out FILE         also write the JSON report to FILE\n"
+    "  --key FILE         the cluster key (stepnet keygen): required in join mode; local runs "
+    "make\n"
+    "                     a fresh key per run unless this is given\n"
+    "  --security MODE    sodium (default: every connection authenticated and encrypted) or none\n"
+    "                     (plaintext, for raw measurements; join mode also needs --insecure-ok)\n"
+    "  --insecure-ok      accept --security none in join mode\n"
     "  --node-bin PATH    the stepnet-node executable (default: next to stepnet)\n"
     "  --probes N         ping-pong probes per link and size for calibration (default 20; 0 "
     "skips)\n"
@@ -84,7 +93,10 @@ struct run_s {
     /* options */
     int64_t reps, warmup, probes, idle;
     int join, verbose, json;
-    const char *listen, *out, *node_bin, *fault, *token_hex;
+    const char *listen, *out, *node_bin, *fault, *token_hex, *key_file;
+    int insecure_ok;
+    sn_conn_sec_cfg_t sec;
+    sn_key_t *key; /* sodium_malloc'd; the cluster key */
     uint32_t connect_ms, ready_ms, slot_ms, collective_ms;
     /* state */
     phase_t phase;
@@ -747,8 +759,13 @@ static void ctl_error(sn_conn_t *c, int status, const char *what)
 {
     pconn_t *pc = c->owner;
     run_t *r = pc->run;
-    if (r->stopping || pc->node == NULL)
+    if (r->stopping)
         return;
+    if (pc->node == NULL) { /* not a node of this run (yet): refused, the run goes on */
+        if (status == SN_EPROTO || status == SN_ETIMEOUT || !c->established)
+            fprintf(stderr, "stepnet run: refused a control connection: %s\n", what);
+        return;
+    }
     cnode_t *cn = pc->node;
     report_failure(r, REP_DEATH, cn->id, -1, 0, NULL, 0,
                    "node %d (pid %u) lost its control connection: %s (%s)", cn->id, cn->pid, what,
@@ -772,8 +789,8 @@ static void on_control_connection(uv_stream_t *server, int status)
     pc->run = r;
     sn_conn_init(r->loop, &pc->c, &ctl_ops, pc);
     sn_wire_limits_control(&pc->c);
-    if (uv_accept(server, (uv_stream_t *) &pc->c.tcp) < 0 || sn_conn_start(&pc->c) < 0 ||
-        r->stopping)
+    if (uv_accept(server, (uv_stream_t *) &pc->c.tcp) < 0 ||
+        sn_conn_start(&pc->c, &r->sec, 0) < 0 || r->stopping)
         sn_conn_close(&pc->c);
 }
 
@@ -807,28 +824,61 @@ static int spawn_nodes(run_t *r)
     for (uint32_t i = 0; i < r->n; i++) {
         cnode_t *cn = &r->nodes[i];
         snprintf(idbuf, sizeof idbuf, "%u", i);
-        char *args[] = {(char *) r->node_bin,
-                        "--coordinator",
-                        addr,
-                        "--id",
-                        idbuf,
-                        "--local",
-                        r->verbose ? NULL : "--quiet",
-                        NULL};
-        uv_stdio_container_t stdio[3];
+        /* the key travels through a pipe that only this child inherits (as descriptor 3): never
+         * on a command line or in the environment, where other users could read it */
+        int kp[2] = {-1, -1};
+        char *args[12];
+        int na = 0;
+        args[na++] = (char *) r->node_bin;
+        args[na++] = "--coordinator";
+        args[na++] = addr;
+        args[na++] = "--id";
+        args[na++] = idbuf;
+        args[na++] = "--local";
+        if (r->sec.mode == SN_SEC_SODIUM) {
+            char text[2 * SN_KEY_BYTES + 1];
+            /* single-threaded: nothing can fork between pipe() and fcntl() */
+            if (pipe(kp) != 0 || fcntl(kp[0], F_SETFD, FD_CLOEXEC) != 0 ||
+                fcntl(kp[1], F_SETFD, FD_CLOEXEC) != 0) {
+                fprintf(stderr, "stepnet run: cannot create the key pipe: %s\n", strerror(errno));
+                return SN_EIO;
+            }
+            sn_key_format(r->key, text);
+            ssize_t w = write(kp[1], text, sizeof text); /* 65 bytes: fits any pipe buffer */
+            sodium_memzero(text, sizeof text);
+            close(kp[1]);
+            if (w != (ssize_t) sizeof text) {
+                close(kp[0]);
+                fprintf(stderr, "stepnet run: cannot write the key pipe\n");
+                return SN_EIO;
+            }
+            args[na++] = "--key-fd";
+            args[na++] = "3";
+        } else {
+            args[na++] = "--security";
+            args[na++] = "none";
+        }
+        if (!r->verbose)
+            args[na++] = "--quiet";
+        args[na] = NULL;
+        uv_stdio_container_t stdio[4];
         stdio[0].flags = UV_IGNORE;
         stdio[1].flags = UV_IGNORE; /* READY lines: the coordinator already knows */
         stdio[2].flags = UV_INHERIT_FD;
         stdio[2].data.fd = 2;
+        stdio[3].flags = UV_INHERIT_FD;
+        stdio[3].data.fd = kp[0];
         uv_process_options_t po;
         memset(&po, 0, sizeof po);
         po.file = r->node_bin;
         po.args = args;
         po.exit_cb = on_node_exit;
         po.stdio = stdio;
-        po.stdio_count = 3;
+        po.stdio_count = kp[0] >= 0 ? 4 : 3;
         cn->proc.data = cn;
         int rc = uv_spawn(r->loop, &cn->proc, &po);
+        if (kp[0] >= 0)
+            close(kp[0]);
         if (rc < 0) {
             /* libuv: the handle must be closed even though the spawn failed */
             uv_close((uv_handle_t *) &cn->proc, NULL);
@@ -888,7 +938,7 @@ static void write_json(const run_t *r, FILE *f, double median_us, double predict
         json_uint(&j, "idle_slots", (uint64_t) r->idle);
         json_double(&j, "us_per_slot", median_us / (double) r->idle);
     }
-    json_str(&j, "security", "none");
+    json_str(&j, "security", r->sec.mode == SN_SEC_SODIUM ? "sodium" : "none");
     if (r->failed)
         json_str(&j, "error", r->error);
     json_end(&j);
@@ -923,8 +973,10 @@ static void report(run_t *r)
     if (r->json)
         return;
     report_text_head(stdout, "run", c);
-    printf("  nodes           %u %s processes, %u TCP links, security none\n", r->n,
-           r->join ? "joined" : "local", r->t->nedges);
+    printf("  nodes           %u %s processes, %u TCP links, security %s\n", r->n,
+           r->join ? "joined" : "local", r->t->nedges,
+           r->sec.mode == SN_SEC_SODIUM ? "sodium (X25519 + XChaCha20-Poly1305)"
+                                        : "none (plaintext)");
     if (r->failed) {
         printf("  FAILED          %s\n", r->error);
         return;
@@ -997,7 +1049,7 @@ int cmd_run(int argc, char **argv)
     r->collective_ms = 300000;
     char binbuf[4096];
     r->node_bin = default_node_bin(binbuf, sizeof binbuf);
-    const char *nodes_mode = "local";
+    const char *nodes_mode = "local", *security = "sodium";
     char **rest = sn_xcalloc((size_t) argc + 1, sizeof *rest);
     int nrest = 0, rc = 0;
     for (int i = 0; i < argc; i++) {
@@ -1006,6 +1058,10 @@ int cmd_run(int argc, char **argv)
         char *end;
         if (strcmp(a, "--verbose") == 0) {
             r->verbose = 1;
+            continue;
+        }
+        if (strcmp(a, "--insecure-ok") == 0) {
+            r->insecure_ok = 1;
             continue;
         }
         int known = 1;
@@ -1049,6 +1105,10 @@ int cmd_run(int argc, char **argv)
             r->fault = v;
         } else if (strcmp(a, "--token") == 0 && v) {
             r->token_hex = v;
+        } else if (strcmp(a, "--key") == 0 && v) {
+            r->key_file = v;
+        } else if (strcmp(a, "--security") == 0 && v) {
+            security = v;
         } else if (strcmp(a, "--connect-timeout-ms") == 0 && v) {
             rc = parse_u32(a, v, &r->connect_ms);
         } else if (strcmp(a, "--ready-timeout-ms") == 0 && v) {
@@ -1082,6 +1142,54 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "stepnet: --nodes join needs --listen HOST:PORT (where the nodes join)\n");
         rc = EXIT_BADINPUT;
         goto out;
+    }
+    if (strcmp(security, "none") == 0) {
+        r->sec.mode = SN_SEC_NONE;
+    } else if (strcmp(security, "sodium") == 0) {
+        r->sec.mode = SN_SEC_SODIUM;
+    } else {
+        fprintf(stderr, "stepnet: bad value '%s' for --security: expected sodium or none\n",
+                security);
+        rc = EXIT_BADINPUT;
+        goto out;
+    }
+    r->sec.deadline_ms = r->connect_ms ? r->connect_ms : 10000;
+    if (r->sec.mode == SN_SEC_NONE && r->join && !r->insecure_ok) {
+        fprintf(stderr, "stepnet: --security none sends plaintext, unauthenticated frames over the "
+                        "network; add --insecure-ok to accept that in join mode\n");
+        rc = EXIT_BADINPUT;
+        goto out;
+    }
+    if (r->sec.mode == SN_SEC_NONE && r->key_file) {
+        fprintf(stderr, "stepnet: --security none takes no --key\n");
+        rc = EXIT_BADINPUT;
+        goto out;
+    }
+    if (r->sec.mode == SN_SEC_SODIUM && r->join && r->key_file == NULL) {
+        fprintf(stderr, "stepnet: --nodes join needs --key FILE, the cluster key every node also "
+                        "gets (create it with stepnet keygen FILE), or --security none "
+                        "--insecure-ok\n");
+        rc = EXIT_BADINPUT;
+        goto out;
+    }
+    if (r->sec.mode == SN_SEC_SODIUM) {
+        char kerr[512];
+        sn_sec_init();
+        r->key = sodium_malloc(sizeof *r->key);
+        if (r->key_file) {
+            if (sn_key_load(r->key_file, r->key, kerr, sizeof kerr) != 0) {
+                fprintf(stderr, "stepnet: %s\n", kerr);
+                rc = EXIT_BADINPUT;
+                goto out;
+            }
+        } else {
+            sn_key_random(r->key);
+        }
+        sodium_mprotect_readonly(r->key);
+        r->sec.key = r->key;
+    } else {
+        fprintf(stderr, "stepnet run: security none: links and the control channel are plaintext "
+                        "and unauthenticated\n");
     }
     if (r->fault) {
         const char *colon = strchr(r->fault, ':');
@@ -1231,6 +1339,8 @@ done:
     sn_topo_files_free(r->files, r->nfiles);
     cli_ctx_free(&ctx);
 out:
+    if (r->key)
+        sodium_free(r->key);
     free(rest);
     return rc;
 }

@@ -16,6 +16,7 @@ static const char usage[] =
     "  run     run over real TCP links between stepnet-node processes, timed and verified\n"
     "  algos   list the algorithms, their collectives, port models and sources\n"
     "  table   the thesis reproduction table: formulas, predicted, simulated (and TCP) steps\n"
+    "  keygen  create a cluster key file for join-mode runs (authenticated, encrypted links)\n"
     "\n"
     "Run 'stepnet COMMAND --help' for the options of a command. Examples:\n"
     "  stepnet run --topo torus:4x4 --coll te --ports single\n"
@@ -43,8 +44,11 @@ int main(int argc, char **argv)
         return cmd_run(argc - 2, argv + 2);
     if (strcmp(argv[1], "table") == 0)
         return cmd_table(argc - 2, argv + 2);
+    if (strcmp(argv[1], "keygen") == 0)
+        return cmd_keygen(argc - 2, argv + 2);
     fprintf(stderr,
-            "stepnet: unknown command '%s'; commands: model, sim, run, algos, table (see --help)\n",
+            "stepnet: unknown command '%s'; commands: model, sim, run, algos, table, keygen (see "
+            "--help)\n",
             argv[1]);
     return EXIT_BADINPUT;
 }

@@ -37,6 +37,8 @@ cleanup() {
     for p in "${pids[@]:-}"; do [ -n "$p" ] && kill -9 "$p" 2>/dev/null || true; done
     for ((i = 0; i < n; i++)); do ip netns del "${prefix}n$i" 2>/dev/null || true; done
     ip link del "$br" 2>/dev/null || true
+    [ -n "${keydir:-}" ] && rm -rf "$keydir"
+    return 0
 }
 trap cleanup EXIT INT TERM
 ip link add "$br" type bridge
@@ -55,9 +57,13 @@ for ((i = 0; i < n; i++)); do
         exit 2
     fi
 done
+# a fresh cluster key for this cluster (every connection is authenticated and encrypted with it)
+keydir=$(mktemp -d)
+key="$keydir/cluster.key"
+"$stepnet" keygen "$key" 2>/dev/null
 # the coordinator in join mode on the bridge; its port is read from its first line on stderr
 log=$(mktemp)
-"$stepnet" run --nodes join --listen "$net.1:0" "$@" 2>"$log" &
+"$stepnet" run --nodes join --listen "$net.1:0" --key "$key" "$@" 2>"$log" &
 coord=$!
 pids+=("$coord")
 port=""
@@ -68,11 +74,12 @@ for _ in $(seq 100); do
 done
 [ -n "$port" ] || { cat "$log" >&2; echo "netns-cluster: the coordinator did not start" >&2; exit 1; }
 for ((i = 0; i < n; i++)); do
-    ip netns exec "${prefix}n$i" "$node" --join "$net.1:$port" --quiet >/dev/null 2>>"$log" &
+    ip netns exec "${prefix}n$i" "$node" --join "$net.1:$port" --key "$key" --quiet >/dev/null 2>>"$log" &
     pids+=("$!")
 done
 rc=0
 wait "$coord" || rc=$?
 grep -v '^stepnet run: node [0-9]* joined' "$log" >&2 || true
 rm -f "$log"
+rm -rf "$keydir"
 exit "$rc"

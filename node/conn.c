@@ -1,6 +1,7 @@
-/* Framed TCP connections over libuv (node/): see conn.h for the frame format and the ownership
- * rules. Large bodies are read directly into their buffer (no staging copy); small frames are
- * parsed out of a 64 KiB staging buffer, many per read. */
+/* Framed TCP connections over libuv (node/): see conn.h for the frame format, the handshake and
+ * the ownership rules. Large bodies are read directly into their buffer (no staging copy); small
+ * frames are parsed out of a 64 KiB staging buffer, many per read. Sealed frames are encrypted and
+ * decrypted in place: the writer leaves room for the stream's tag byte and MAC around the body. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,22 +14,63 @@
 #define STAGE_SIZE 65536
 #define DIRECT_MIN 16384 /* read a body directly into place when this much of it is missing */
 
+/* A frame being written. data[] layout, with the body always at BODY_OFF so that the caller's
+ * pointer does not depend on the mode:
+ *   sealed:    [len 4][stream tag 1][type 1][body][MAC 16]   written from data + 0
+ *   plaintext:    [.][len 4][type 1][body]                   written from data + 1
+ * Handshake messages are raw bytes from data + 0. */
+#define BODY_OFF  6
+#define MAC_BYTES (SN_SEC_ABYTES - 1)
+
 typedef struct wreq_s {
     uv_write_t req;
     sn_conn_t *c;
-    size_t cap;     /* bytes available in data[] */
-    size_t len;     /* bytes of the frame (header + body) */
-    uint8_t data[]; /* header then body */
+    struct wreq_s *next; /* in the pending list */
+    size_t cap;          /* bytes available in data[] */
+    size_t off, len;     /* what goes on the wire: data[off, off + len) */
+    size_t body_len;
+    int type;
+    uint8_t data[];
 } wreq_t;
+
+static void free_pending(sn_conn_t *c)
+{
+    wreq_t *w = c->pending;
+    while (w) {
+        wreq_t *next = w->next;
+        free(w);
+        w = next;
+    }
+    c->pending = c->pending_tail = NULL;
+}
+
+static void wipe_secrets(sn_conn_t *c)
+{
+    if (c->hs) {
+        sn_hs_wipe(c->hs);
+        sodium_memzero(c->hs, sizeof *c->hs);
+        free(c->hs);
+        c->hs = NULL;
+    }
+    if (c->sec) {
+        sodium_memzero(c->sec, sizeof *c->sec);
+        free(c->sec);
+        c->sec = NULL;
+    }
+}
 
 static void on_close(uv_handle_t *h)
 {
     sn_conn_t *c = h->data;
+    if (--c->open_handles > 0)
+        return;
     free(c->body);
     free(c->stage);
     while (c->nspare > 0)
         free(c->spare[--c->nspare]);
     c->body = c->stage = NULL;
+    free_pending(c);
+    wipe_secrets(c);
     if (c->ops->on_closed)
         c->ops->on_closed(c);
 }
@@ -40,6 +82,7 @@ void sn_conn_close(sn_conn_t *c)
     c->closing = 1;
     if (c->reading)
         uv_read_stop((uv_stream_t *) &c->tcp);
+    uv_close((uv_handle_t *) &c->timer, on_close);
     uv_close((uv_handle_t *) &c->tcp, on_close);
 }
 
@@ -60,132 +103,18 @@ int sn_conn_init(uv_loop_t *loop, sn_conn_t *c, const sn_conn_ops_t *ops, void *
     c->owner = owner;
     c->type = -1;
     c->tcp.data = c;
+    c->timer.data = c;
+    c->open_handles = 2;
     snprintf(c->name, sizeof c->name, "connection");
+    snprintf(c->peer, sizeof c->peer, "an unknown address");
+    uv_timer_init(loop, &c->timer);
     return uv_tcp_init(loop, &c->tcp);
-}
-
-/* ---- reading ------------------------------------------------------------------------------- */
-
-static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
-{
-    (void) suggested;
-    sn_conn_t *c = h->data;
-    if (c->type >= 0 && c->body_len - c->body_have >= DIRECT_MIN) {
-        buf->base = (char *) c->body + c->body_have;
-        buf->len = c->body_len - c->body_have;
-        return;
-    }
-    if (c->stage == NULL) {
-        c->stage = sn_xmalloc(STAGE_SIZE);
-        c->stage_cap = STAGE_SIZE;
-    }
-    buf->base = (char *) c->stage;
-    buf->len = c->stage_cap;
-}
-
-/* Hands the complete frame to the consumer and resets for the next header. */
-static void deliver(sn_conn_t *c)
-{
-    int type = c->type;
-    uint32_t len = c->body_len;
-    c->type = -1;
-    c->hdr_have = 0;
-    c->body_have = 0;
-    c->body_len = 0;
-    c->ops->on_frame(c, type, c->body, len);
-}
-
-/* A header is complete: checks type and length before anything is allocated. */
-static int begin_body(sn_conn_t *c)
-{
-    uint32_t len = ((uint32_t) c->hdr[0] << 24) | ((uint32_t) c->hdr[1] << 16) |
-                   ((uint32_t) c->hdr[2] << 8) | c->hdr[3];
-    int type = c->hdr[4];
-    char what[160];
-    if (type <= 0 || type >= SN_FRAME_NTYPES || c->max_body[type] == 0) {
-        snprintf(what, sizeof what, "frame of unknown or unexpected type %d", type);
-        sn_conn_fail(c, SN_EPROTO, what);
-        return -1;
-    }
-    if (len < 1 || len - 1 > c->max_body[type]) {
-        snprintf(what, sizeof what, "frame of type %d with %u body bytes exceeds the maximum %u",
-                 type, len ? len - 1 : 0, c->max_body[type]);
-        sn_conn_fail(c, SN_EPROTO, what);
-        return -1;
-    }
-    c->type = type;
-    c->body_len = len - 1;
-    c->body_have = 0;
-    if (c->body_cap < c->body_len) {
-        free(c->body);
-        c->body = sn_xmalloc(c->body_len);
-        c->body_cap = c->body_len;
-    }
-    return 0;
-}
-
-static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
-{
-    sn_conn_t *c = s->data;
-    if (nread < 0) {
-        sn_conn_fail(c, (int) nread, nread == UV_EOF ? "closed by the peer" : "read failed");
-        return;
-    }
-    if (nread == 0 || c->closing)
-        return;
-    if ((uint8_t *) buf->base != c->stage) { /* read straight into the body */
-        c->body_have += (uint32_t) nread;
-        if (c->body_have == c->body_len)
-            deliver(c);
-        return;
-    }
-    const uint8_t *p = c->stage;
-    size_t n = (size_t) nread;
-    while (n > 0 && !c->closing) {
-        if (c->type < 0) {
-            size_t take = SN_FRAME_HDR - c->hdr_have;
-            if (take > n)
-                take = n;
-            memcpy(c->hdr + c->hdr_have, p, take);
-            c->hdr_have += (uint32_t) take;
-            p += take;
-            n -= take;
-            if (c->hdr_have < SN_FRAME_HDR)
-                break;
-            if (begin_body(c) < 0)
-                return;
-            if (c->body_len == 0) {
-                deliver(c);
-                continue;
-            }
-        }
-        size_t take = c->body_len - c->body_have;
-        if (take > n)
-            take = n;
-        memcpy(c->body + c->body_have, p, take);
-        c->body_have += (uint32_t) take;
-        p += take;
-        n -= take;
-        if (c->body_have == c->body_len)
-            deliver(c);
-    }
-}
-
-int sn_conn_start(sn_conn_t *c)
-{
-    int rc = uv_tcp_nodelay(&c->tcp, 1);
-    if (rc == 0)
-        rc = uv_read_start((uv_stream_t *) &c->tcp, alloc_cb, read_cb);
-    if (rc == 0)
-        c->reading = 1;
-    return rc;
 }
 
 /* ---- writing ------------------------------------------------------------------------------- */
 
-uint8_t *sn_conn_frame(sn_conn_t *c, int type, size_t body_len)
+static wreq_t *wreq_new(sn_conn_t *c, size_t need)
 {
-    size_t need = SN_FRAME_HDR + body_len;
     wreq_t *w = NULL;
     for (int i = c->nspare - 1; i >= 0; i--) { /* the most recently released first: cache-warm */
         wreq_t *s = (wreq_t *) c->spare[i];
@@ -202,19 +131,8 @@ uint8_t *sn_conn_frame(sn_conn_t *c, int type, size_t body_len)
         w->cap = need;
     }
     w->c = c;
-    w->len = need;
-    uint32_t len = (uint32_t) body_len + 1;
-    w->data[0] = (uint8_t) (len >> 24);
-    w->data[1] = (uint8_t) (len >> 16);
-    w->data[2] = (uint8_t) (len >> 8);
-    w->data[3] = (uint8_t) len;
-    w->data[4] = (uint8_t) type;
-    return w->data + SN_FRAME_HDR;
-}
-
-static wreq_t *wreq_of(uint8_t *body)
-{
-    return (wreq_t *) (body - SN_FRAME_HDR - offsetof(wreq_t, data));
+    w->next = NULL;
+    return w;
 }
 
 static void release(sn_conn_t *c, wreq_t *w)
@@ -237,6 +155,71 @@ static void write_cb(uv_write_t *req, int status)
         sn_conn_fail(c, status, "write failed");
 }
 
+static int write_wreq(sn_conn_t *c, wreq_t *w)
+{
+    uv_buf_t b = uv_buf_init((char *) w->data + w->off, (unsigned) w->len);
+    int rc = uv_write(&w->req, (uv_stream_t *) &c->tcp, &b, 1, write_cb);
+    if (rc < 0) {
+        c->queued -= w->len;
+        free(w);
+        sn_conn_fail(c, rc, "write failed");
+    }
+    return rc;
+}
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t) (v >> 24);
+    p[1] = (uint8_t) (v >> 16);
+    p[2] = (uint8_t) (v >> 8);
+    p[3] = (uint8_t) v;
+}
+
+/* Raw handshake bytes, outside any frame. */
+static void write_raw(sn_conn_t *c, const uint8_t *p, size_t n)
+{
+    wreq_t *w = wreq_new(c, n);
+    memcpy(w->data, p, n);
+    w->off = 0;
+    w->len = n;
+    c->queued += n;
+    write_wreq(c, w);
+}
+
+uint8_t *sn_conn_frame(sn_conn_t *c, int type, size_t body_len)
+{
+    wreq_t *w = wreq_new(c, BODY_OFF + body_len + MAC_BYTES);
+    w->type = type;
+    w->body_len = body_len;
+    if (c->sec_mode == SN_SEC_SODIUM) {
+        w->off = 0;
+        w->len = 4 + SN_SEC_ABYTES + 1 + body_len;
+    } else {
+        w->off = 1;
+        w->len = SN_FRAME_HDR + body_len;
+    }
+    return w->data + BODY_OFF;
+}
+
+static wreq_t *wreq_of(uint8_t *body)
+{
+    return (wreq_t *) (body - BODY_OFF - offsetof(wreq_t, data));
+}
+
+/* Fills in the header and, in mode sodium, seals the type byte and the body in place. */
+static int transmit(sn_conn_t *c, wreq_t *w)
+{
+    if (c->sec_mode == SN_SEC_SODIUM) {
+        put_u32(w->data, (uint32_t) (w->len - 4));
+        w->data[5] = (uint8_t) w->type;
+        sn_sec_seal(c->sec, w->data + 4, w->data + 5, 1 + w->body_len, w->data);
+    } else {
+        put_u32(w->data + 1, (uint32_t) (w->body_len + 1));
+        w->data[5] = (uint8_t) w->type;
+    }
+    return write_wreq(c, w);
+}
+
 int sn_conn_send(sn_conn_t *c, uint8_t *body)
 {
     wreq_t *w = wreq_of(body);
@@ -244,13 +227,294 @@ int sn_conn_send(sn_conn_t *c, uint8_t *body)
         free(w);
         return UV_ECANCELED;
     }
-    uv_buf_t b = uv_buf_init((char *) w->data, (unsigned) w->len);
     c->queued += w->len;
-    int rc = uv_write(&w->req, (uv_stream_t *) &c->tcp, &b, 1, write_cb);
-    if (rc < 0) {
-        c->queued -= w->len;
-        free(w);
-        sn_conn_fail(c, rc, "write failed");
+    if (!c->established) { /* leaves, in order, once the handshake is done */
+        if (c->pending_tail)
+            ((wreq_t *) c->pending_tail)->next = w;
+        else
+            c->pending = w;
+        c->pending_tail = w;
+        return 0;
+    }
+    return transmit(c, w);
+}
+
+/* ---- reading ------------------------------------------------------------------------------- */
+
+static uint32_t hdr_bytes(const sn_conn_t *c)
+{
+    return c->sec_mode == SN_SEC_SODIUM ? 4 : SN_FRAME_HDR;
+}
+
+static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    (void) suggested;
+    sn_conn_t *c = h->data;
+    if (c->type >= 0 && c->body_len - c->body_have >= DIRECT_MIN) {
+        buf->base = (char *) c->body + c->body_have;
+        buf->len = c->body_len - c->body_have;
+        return;
+    }
+    if (c->stage == NULL) {
+        c->stage = sn_xmalloc(STAGE_SIZE);
+        c->stage_cap = STAGE_SIZE;
+    }
+    buf->base = (char *) c->stage;
+    buf->len = c->stage_cap;
+}
+
+static int check_type(sn_conn_t *c, int type, uint32_t len)
+{
+    char what[160];
+    if (type <= 0 || type >= SN_FRAME_NTYPES || c->max_body[type] == 0) {
+        snprintf(what, sizeof what, "frame of unknown or unexpected type %d", type);
+        sn_conn_fail(c, SN_EPROTO, what);
+        return -1;
+    }
+    if (len > c->max_body[type]) {
+        snprintf(what, sizeof what, "frame of type %d with %u body bytes exceeds the maximum %u",
+                 type, len, c->max_body[type]);
+        sn_conn_fail(c, SN_EPROTO, what);
+        return -1;
+    }
+    return 0;
+}
+
+/* Hands the complete frame to the consumer and resets for the next header. */
+static void deliver(sn_conn_t *c)
+{
+    int type = c->type;
+    uint32_t len = c->body_len;
+    uint8_t ad[4];
+    memcpy(ad, c->hdr, 4);
+    c->type = -1;
+    c->hdr_have = 0;
+    c->body_have = 0;
+    c->body_len = 0;
+    c->rx_frames++;
+    if (c->sec_mode != SN_SEC_SODIUM) {
+        c->ops->on_frame(c, type, c->body, len);
+        return;
+    }
+    if (sn_sec_open(c->sec, c->body + 1, c->body, len, ad) != 0) {
+        char what[256];
+        snprintf(what, sizeof what,
+                 "authentication failed on frame %llu from %s: the frame was altered, replayed, "
+                 "reordered or follows a lost one",
+                 (unsigned long long) c->rx_frames, c->peer);
+        sn_conn_fail(c, SN_EPROTO, what);
+        return;
+    }
+    type = c->body[1];
+    len -= SN_SEC_ABYTES + 1;
+    if (check_type(c, type, len) < 0)
+        return;
+    c->ops->on_frame(c, type, c->body + 2, len);
+}
+
+/* A header is complete: checks type (plaintext) and length before anything is allocated. */
+static int begin_body(sn_conn_t *c)
+{
+    uint32_t len = ((uint32_t) c->hdr[0] << 24) | ((uint32_t) c->hdr[1] << 16) |
+                   ((uint32_t) c->hdr[2] << 8) | c->hdr[3];
+    if (c->sec_mode == SN_SEC_SODIUM) {
+        uint32_t max = 0;
+        for (int t = 1; t < SN_FRAME_NTYPES; t++)
+            if (c->max_body[t] > max)
+                max = c->max_body[t];
+        if (len < SN_SEC_ABYTES + 1 || len - SN_SEC_ABYTES - 1 > max) {
+            char what[160];
+            snprintf(what, sizeof what,
+                     "sealed frame of %u bytes from %s is outside the accepted range (18..%u)", len,
+                     c->peer, max + SN_SEC_ABYTES + 1);
+            sn_conn_fail(c, SN_EPROTO, what);
+            return -1;
+        }
+        c->type = 0; /* sealed: the type is inside */
+        c->body_len = len;
+    } else {
+        int type = c->hdr[4];
+        if (len < 1) {
+            sn_conn_fail(c, SN_EPROTO, "frame with a zero length");
+            return -1;
+        }
+        if (check_type(c, type, len - 1) < 0)
+            return -1;
+        c->type = type;
+        c->body_len = len - 1;
+    }
+    c->body_have = 0;
+    if (c->body_cap < c->body_len) {
+        free(c->body);
+        c->body = sn_xmalloc(c->body_len);
+        c->body_cap = c->body_len;
+    }
+    return 0;
+}
+
+static void established(sn_conn_t *c)
+{
+    if (c->sec_mode == SN_SEC_SODIUM) {
+        c->sec = sn_xmalloc(sizeof *c->sec);
+        *c->sec = c->hs->sec;
+    }
+    sn_hs_wipe(c->hs);
+    sodium_memzero(c->hs, sizeof *c->hs);
+    free(c->hs);
+    c->hs = NULL;
+    c->established = 1;
+    uv_timer_stop(&c->timer);
+    wreq_t *w = c->pending;
+    c->pending = c->pending_tail = NULL;
+    while (w) {
+        wreq_t *next = w->next;
+        if (c->closing) {
+            free(w);
+        } else {
+            w->next = NULL;
+            transmit(c, w);
+        }
+        w = next;
+    }
+}
+
+/* Feeds handshake bytes; returns how many of n it used, or -1 after a failure. */
+static ssize_t handshake_input(sn_conn_t *c, const uint8_t *p, size_t n)
+{
+    size_t used = 0;
+    while (used < n && !c->established && !c->closing) {
+        size_t take = c->hs->want - c->hs_have;
+        if (take > n - used)
+            take = n - used;
+        memcpy(c->hsbuf + c->hs_have, p + used, take);
+        c->hs_have += take;
+        used += take;
+        if (c->hs_have < c->hs->want)
+            break;
+        uint8_t out[SN_SEC_MAX_REPLY];
+        size_t outlen = 0;
+        const char *why = NULL;
+        int rc = sn_hs_step(c->hs, c->hsbuf, out, &outlen, &why);
+        c->hs_have = 0;
+        if (outlen)
+            write_raw(c, out, outlen);
+        sodium_memzero(out, sizeof out);
+        if (rc < 0) {
+            char what[320];
+            snprintf(what, sizeof what, "handshake with %s failed: %s", c->peer, why);
+            sn_conn_fail(c, SN_EPROTO, what);
+            return -1;
+        }
+        if (c->hs->done)
+            established(c);
+    }
+    return (ssize_t) used;
+}
+
+static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    sn_conn_t *c = s->data;
+    if (nread < 0) {
+        char what[200];
+        if (!c->established)
+            snprintf(what, sizeof what,
+                     "%s closed the connection during the handshake (does it hold the same cluster "
+                     "key and --security mode?)",
+                     c->peer);
+        else
+            snprintf(what, sizeof what, "%s",
+                     nread == UV_EOF ? "closed by the peer" : "read failed");
+        sn_conn_fail(c, (int) nread, what);
+        return;
+    }
+    if (nread == 0 || c->closing)
+        return;
+    if ((uint8_t *) buf->base != c->stage) { /* read straight into the body */
+        c->body_have += (uint32_t) nread;
+        if (c->body_have == c->body_len)
+            deliver(c);
+        return;
+    }
+    const uint8_t *p = c->stage;
+    size_t n = (size_t) nread;
+    if (!c->established) {
+        ssize_t used = handshake_input(c, p, n);
+        if (used < 0)
+            return;
+        p += used;
+        n -= (size_t) used;
+    }
+    const uint32_t hdr_need = hdr_bytes(c);
+    while (n > 0 && !c->closing) {
+        if (c->type < 0) {
+            size_t take = hdr_need - c->hdr_have;
+            if (take > n)
+                take = n;
+            memcpy(c->hdr + c->hdr_have, p, take);
+            c->hdr_have += (uint32_t) take;
+            p += take;
+            n -= take;
+            if (c->hdr_have < hdr_need)
+                break;
+            if (begin_body(c) < 0)
+                return;
+            if (c->body_len == 0) {
+                deliver(c);
+                continue;
+            }
+        }
+        size_t take = c->body_len - c->body_have;
+        if (take > n)
+            take = n;
+        memcpy(c->body + c->body_have, p, take);
+        c->body_have += (uint32_t) take;
+        p += take;
+        n -= take;
+        if (c->body_have == c->body_len)
+            deliver(c);
+    }
+}
+
+static void on_deadline(uv_timer_t *t)
+{
+    sn_conn_t *c = t->data;
+    char what[200];
+    snprintf(what, sizeof what, "handshake with %s did not finish within %u ms", c->peer,
+             c->deadline_ms);
+    sn_conn_fail(c, SN_ETIMEOUT, what);
+}
+
+int sn_conn_start(sn_conn_t *c, const sn_conn_sec_cfg_t *sec, int initiator)
+{
+    struct sockaddr_storage sa;
+    int salen = sizeof sa;
+    if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *) &sa, &salen) == 0) {
+        char ip[INET6_ADDRSTRLEN] = "?";
+        int port = 0;
+        if (sa.ss_family == AF_INET) {
+            uv_ip4_name((struct sockaddr_in *) &sa, ip, sizeof ip);
+            port = ntohs(((struct sockaddr_in *) &sa)->sin_port);
+        } else if (sa.ss_family == AF_INET6) {
+            uv_ip6_name((struct sockaddr_in6 *) &sa, ip, sizeof ip);
+            port = ntohs(((struct sockaddr_in6 *) &sa)->sin6_port);
+        }
+        snprintf(c->peer, sizeof c->peer, "%s:%d", ip, port);
+    }
+    c->sec_mode = sec->mode;
+    c->initiator = initiator;
+    c->hs = sn_xmalloc(sizeof *c->hs);
+    uint8_t m1[SN_SEC_M1_BYTES];
+    size_t m1len = 0;
+    sn_hs_start(c->hs, sec->mode, sec->key, initiator, NULL, m1, &m1len);
+    c->deadline_ms = sec->deadline_ms ? sec->deadline_ms : 10000;
+    uv_timer_start(&c->timer, on_deadline, c->deadline_ms, 0);
+    int rc = uv_tcp_nodelay(&c->tcp, 1);
+    if (rc == 0)
+        rc = uv_read_start((uv_stream_t *) &c->tcp, alloc_cb, read_cb);
+    if (rc == 0) {
+        c->reading = 1;
+        if (m1len)
+            write_raw(c, m1, m1len);
     }
     return rc;
 }

@@ -1,7 +1,11 @@
 /* Framed TCP connections over libuv (node/), used for the control channel (coordinator <-> node)
  * and for every virtual link (node <-> node).
  *
- * Frame: u32 big-endian length of what follows, one type byte, the body. The reader checks the
+ * Every connection first runs the handshake of secure.h (docs/security.md) under a deadline, and
+ * accepts no frame before it completes; frames sent earlier wait in order. With --security none a
+ * frame is: u32 big-endian length of what follows, one type byte, the body. By default it is: u32
+ * big-endian length of what follows, then one crypto_secretstream message sealing the type byte
+ * and the body (17 bytes more), with the length header as associated data. The reader checks the
  * length against the maximum of its type before it allocates (Redis-style), reads large bodies
  * straight into their buffer, and lends each complete frame to on_frame until it returns. Writes
  * own their buffer until the write callback. Any error closes the connection once, reports it
@@ -13,6 +17,8 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "secure.h"
+
 #define SN_FRAME_CONTROL 1
 #define SN_FRAME_DATA    2
 #define SN_FRAME_LINK    3
@@ -21,6 +27,14 @@
 #define SN_FRAME_NTYPES  6
 
 #define SN_FRAME_HDR 5 /* length (4) + type (1) */
+
+/* How a connection protects itself: the mode (SN_SEC_SODIUM or SN_SEC_NONE), the cluster key
+ * (borrowed; must outlive the connection) and the handshake deadline. */
+typedef struct sn_conn_sec_cfg_s {
+    int mode;
+    const sn_key_t *key;
+    uint32_t deadline_ms; /* 0: 10000 */
+} sn_conn_sec_cfg_t;
 
 typedef struct sn_conn_s sn_conn_t;
 
@@ -49,6 +63,18 @@ struct sn_conn_s {
     int type; /* -1 while reading a header */
     uint8_t *stage;
     size_t stage_cap;
+    /* security */
+    int sec_mode, initiator, established;
+    sn_hs_t *hs;   /* during the handshake */
+    sn_sec_t *sec; /* mode sodium, once established */
+    uint8_t hsbuf[SN_SEC_MAX_REPLY];
+    size_t hs_have;
+    void *pending, *pending_tail; /* frames sent before the handshake finished, in order */
+    uint64_t rx_frames;
+    char peer[64];    /* "127.0.0.1:40123", for errors */
+    uv_timer_t timer; /* the handshake deadline */
+    uint32_t deadline_ms;
+    int open_handles;
     /* writer */
     uint64_t queued;   /* bytes handed to uv_write and not yet written */
     uint8_t *spare[4]; /* cached frame buffers: a link has up to two frames in flight, and large
@@ -57,12 +83,13 @@ struct sn_conn_s {
     int reading, closing, errored;
 };
 
-/* Initialises c on loop (uv_tcp_init) with its callbacks. The caller then connects it, or accepts
- * into it, and calls sn_conn_start. */
+/* Initialises c on loop (uv_tcp_init and the deadline timer) with its callbacks. The caller then
+ * connects it, or accepts into it, and calls sn_conn_start; or sn_conn_close to give it up. */
 int sn_conn_init(uv_loop_t *loop, sn_conn_t *c, const sn_conn_ops_t *ops, void *owner);
 
-/* Sets TCP_NODELAY and starts reading. */
-int sn_conn_start(sn_conn_t *c);
+/* Sets TCP_NODELAY, starts the handshake (initiator: the side that dialled) under its deadline and
+ * starts reading. Frames may be sent at once: they leave when the handshake completes. */
+int sn_conn_start(sn_conn_t *c, const sn_conn_sec_cfg_t *sec, int initiator);
 
 /* A frame buffer of `body_len` body bytes for type `type`: returns a pointer to the body to fill;
  * then sn_conn_send(c, body) sends it (and frees it after the write). */

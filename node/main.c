@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "node.h"
+#include "secure.h"
 
 static const char usage[] =
     "usage: stepnet-node --join HOST:PORT [options]\n"
@@ -19,7 +20,14 @@ static const char usage[] =
     "--local)\n"
     "  --advertise HOST   address the neighbours should dial (default: this host's address\n"
     "                     towards the coordinator)\n"
-    "  --connect-timeout-ms MS   deadline for reaching the coordinator (default 10000)\n"
+    "  --key FILE         the cluster key (from `stepnet keygen`; mode 0600): every connection\n"
+    "                     is authenticated and encrypted with it\n"
+    "  --key-fd N         read the key from descriptor N (`stepnet run` hands local nodes a pipe)\n"
+    "  --security MODE    sodium (default) or none: plaintext, unauthenticated links for raw\n"
+    "                     measurements; with --join it also needs --insecure-ok\n"
+    "  --insecure-ok      accept --security none in join mode\n"
+    "  --connect-timeout-ms MS   deadline for reaching the coordinator, and for every handshake\n"
+    "                     (default 10000)\n"
     "  --quiet            log failures only\n"
     "  --id N, --local    used by `stepnet run` when it spawns nodes itself\n"
     "\n"
@@ -32,6 +40,9 @@ int main(int argc, char **argv)
     memset(&o, 0, sizeof o);
     o.want_id = -1;
     o.connect_ms = 10000;
+    o.security = SN_SEC_SODIUM;
+    const char *key_file = NULL, *security = "sodium";
+    int key_fd = -1, insecure_ok = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -43,6 +54,9 @@ int main(int argc, char **argv)
             continue;
         } else if (strcmp(a, "--quiet") == 0) {
             o.quiet = 1;
+            continue;
+        } else if (strcmp(a, "--insecure-ok") == 0) {
+            insecure_ok = 1;
             continue;
         }
         if (v == NULL) {
@@ -56,6 +70,21 @@ int main(int argc, char **argv)
             o.listen_host = v;
         } else if (strcmp(a, "--advertise") == 0) {
             o.advertise = v;
+        } else if (strcmp(a, "--key") == 0) {
+            key_file = v;
+        } else if (strcmp(a, "--security") == 0) {
+            security = v;
+        } else if (strcmp(a, "--key-fd") == 0) {
+            char *end;
+            long x = strtol(v, &end, 10);
+            if (*end != '\0' || x < 3 || x > 1 << 20) {
+                fprintf(stderr,
+                        "stepnet-node: bad value '%s' for --key-fd: expected a descriptor "
+                        ">= 3\n",
+                        v);
+                return 2;
+            }
+            key_fd = (int) x;
         } else if (strcmp(a, "--id") == 0 || strcmp(a, "--connect-timeout-ms") == 0) {
             char *end;
             long x = strtol(v, &end, 10);
@@ -79,5 +108,44 @@ int main(int argc, char **argv)
         fprintf(stderr, "stepnet-node: --join HOST:PORT is required; see --help\n");
         return 2;
     }
-    return sn_node_main(&o);
+    if (strcmp(security, "none") == 0) {
+        o.security = SN_SEC_NONE;
+    } else if (strcmp(security, "sodium") != 0) {
+        fprintf(stderr, "stepnet-node: bad value '%s' for --security: expected sodium or none\n",
+                security);
+        return 2;
+    }
+    if (o.security == SN_SEC_NONE) {
+        if (!o.local && !insecure_ok) {
+            fprintf(stderr, "stepnet-node: --security none sends plaintext, unauthenticated frames "
+                            "over the network; add --insecure-ok to accept that in join mode\n");
+            return 2;
+        }
+        if (key_file || key_fd >= 0) {
+            fprintf(stderr, "stepnet-node: --security none takes no key\n");
+            return 2;
+        }
+        return sn_node_main(&o);
+    }
+    if ((key_file == NULL) == (key_fd < 0)) {
+        fprintf(stderr, "stepnet-node: give the cluster key with exactly one of --key FILE (from "
+                        "stepnet keygen) or --key-fd N, or run with --security none "
+                        "--insecure-ok\n");
+        return 2;
+    }
+    sn_sec_init();
+    sn_key_t *key = sodium_malloc(sizeof *key);
+    char err[512];
+    int rc = key_file ? sn_key_load(key_file, key, err, sizeof err)
+                      : sn_key_read_fd(key_fd, key, err, sizeof err);
+    if (rc != 0) {
+        fprintf(stderr, "stepnet-node: %s\n", err);
+        sodium_free(key);
+        return 2;
+    }
+    sodium_mprotect_readonly(key);
+    o.key = key;
+    rc = sn_node_main(&o);
+    sodium_free(key);
+    return rc;
 }

@@ -87,7 +87,8 @@ struct link_s {
 struct node_s {
     uv_loop_t *loop;
     sn_node_opts_t opts;
-    lconn_t **conns; /* every connection (control, links, inbound), for shutdown */
+    sn_conn_sec_cfg_t sec; /* every connection's security */
+    lconn_t **conns;       /* every connection (control, links, inbound), for shutdown */
     size_t nconns, capconns;
     lconn_t *ctl;
     int ctl_up;
@@ -956,9 +957,10 @@ static void link_on_error(sn_conn_t *c, int status, const char *what)
     node_t *nd = lc->nd;
     if (nd->stopping)
         return;
-    if (lc->link == NULL) {
-        nlog(nd, status == SN_EPROTO ? "LINK-PROTO" : "LINK-CLOSED",
-             "inbound connection before its hello: %s (%s)", what,
+    if (lc->link == NULL) {              /* a stranger, or a neighbour that failed the handshake */
+        uv_timer_stop(&lc->hello_timer); /* one refusal, one log line */
+        nlog(nd, status == SN_EPROTO || status == SN_ETIMEOUT ? "LINK-REFUSED" : "LINK-CLOSED",
+             "inbound connection from %s before its hello: %s (%s)", c->peer, what,
              status < -5000 ? sn_strerror(status) : uv_strerror(status));
         return;
     }
@@ -1028,7 +1030,8 @@ static void on_link_connection(uv_stream_t *server, int status)
     }
     lconn_t *lc = new_lconn(nd, &link_ops);
     sn_wire_limits_link(&lc->c, 0, 1);
-    if (uv_accept(server, (uv_stream_t *) &lc->c.tcp) < 0 || sn_conn_start(&lc->c) < 0) {
+    if (uv_accept(server, (uv_stream_t *) &lc->c.tcp) < 0 ||
+        sn_conn_start(&lc->c, &nd->sec, 0) < 0) {
         lconn_close(lc);
         return;
     }
@@ -1068,7 +1071,7 @@ static void on_link_connect(uv_connect_t *req, int status)
         return;
     }
     l->dialling = NULL;
-    if (sn_conn_start(&lc->c) < 0) {
+    if (sn_conn_start(&lc->c, &nd->sec, 1) < 0) {
         lconn_close(lc);
         node_abort(nd, SN_ELINK, 0, "cannot start the link to node %u", l->peer);
         return;
@@ -1169,6 +1172,8 @@ static int take_assignment(node_t *nd, const Stepnet__Assign *a, char *why, size
     nd->state = sn_xcalloc(1, nd->algo->state_size ? nd->algo->state_size : 1);
     nd->diameter = sn_topo_diameter(t, 0);
     nd->connect_ms = a->connect_ms;
+    if (nd->connect_ms) /* the run's deadline for link handshakes too */
+        nd->sec.deadline_ms = nd->connect_ms;
     nd->slot_ms = a->slot_ms;
     nd->collective_ms = a->collective_ms;
     nd->max_slots = a->max_slots ? a->max_slots : UINT64_MAX;
@@ -1337,7 +1342,7 @@ static void on_ctl_connect(uv_connect_t *req, int status)
         return;
     }
     nd->ctl_up = 1;
-    sn_conn_start(&nd->ctl->c);
+    sn_conn_start(&nd->ctl->c, &nd->sec, 1);
     /* the data host: given, or the address this host has towards the coordinator */
     if (nd->opts.advertise) {
         snprintf(nd->data_host, sizeof nd->data_host, "%s", nd->opts.advertise);
@@ -1423,6 +1428,13 @@ int sn_node_main(const sn_node_opts_t *o)
             return 1;
     }
     int rc = 1;
+    nd->sec.mode = o->security;
+    nd->sec.key = o->key;
+    nd->sec.deadline_ms = o->connect_ms ? o->connect_ms : 10000;
+    if (o->security == SN_SEC_NONE && !o->local)
+        nlog(nd, "NODE-INSECURE",
+             "security none: links and the control channel are plaintext "
+             "and unauthenticated");
     if (split_hostport(o->coordinator, nd->coord_host, sizeof nd->coord_host, &nd->coord_port) <
         0) {
         nlog(nd, "NODE-ARGS", "bad coordinator address '%s': expected HOST:PORT", o->coordinator);

@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "secure.h"
+
 typedef struct sn_node_opts_s {
     const char *coordinator; /* HOST:PORT of the coordinator's control listener */
     const char *listen_host; /* where to listen for links (default 127.0.0.1 local, 0.0.0.0 join) */
@@ -14,6 +16,8 @@ typedef struct sn_node_opts_s {
     int local;               /* spawned by a local coordinator: die with it */
     uint32_t connect_ms;     /* deadline for reaching the coordinator */
     int quiet;               /* log failures only, not routine events */
+    int security;            /* SN_SEC_SODIUM (default) or SN_SEC_NONE */
+    const sn_key_t *key;     /* the cluster key (SN_SEC_SODIUM) */
 } sn_node_opts_t;
 
 /* Runs the node until the coordinator stops it. Returns the process exit status: 0 after a clean

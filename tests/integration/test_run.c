@@ -837,6 +837,9 @@ static void test_deadline_collective(void **state)
 
 typedef struct join_s {
     char tag[128];
+    int insecure;    /* --security none --insecure-ok on every side */
+    char keydir[64]; /* the cluster key, from `stepnet keygen` */
+    char key[128];
     tu_bg_t *coord;
     int port; /* the coordinator's */
     uint32_t want;
@@ -845,14 +848,27 @@ typedef struct join_s {
     int listen_port[MAXNODES], id[MAXNODES], ready_port[MAXNODES];
 } join_t;
 
-/* Starts `stepnet run --nodes join --listen 127.0.0.1:0 ARGS` and reads its port from the
+/* Starts `stepnet run --nodes join --listen 127.0.0.1:0 ARGS` with a fresh cluster key from
+ * `stepnet keygen` (or, insecure, with --security none --insecure-ok) and reads its port from the
  * "waiting for N nodes: stepnet-node --join HOST:PORT" line. */
-static void join_start(join_t *j, const char *const *args)
+static void join_start_mode(join_t *j, const char *const *args, int insecure)
 {
     memset(j, 0, sizeof *j);
+    j->insecure = insecure;
     new_tag(j->tag, sizeof j->tag);
     av_t a = {0};
     AV_ADD(&a, "run", "--nodes", "join", "--listen", "127.0.0.1:0");
+    if (insecure) {
+        AV_ADD(&a, "--security", "none", "--insecure-ok");
+    } else {
+        snprintf(j->keydir, sizeof j->keydir, "/tmp/stepnet-test-keyXXXXXX");
+        assert_non_null(mkdtemp(j->keydir));
+        snprintf(j->key, sizeof j->key, "%s/cluster.key", j->keydir);
+        tu_proc_t k = STEPNET(30, "keygen", j->key);
+        tu_expect_status(&k, 0);
+        tu_exec_free(&k);
+        AV_ADD(&a, "--key", j->key);
+    }
     av_addv(&a, args);
     tu_exec_opts_t o = {.name = "stepnet", .env = j->tag};
     j->coord = tu_bg_start(tu_env_bin("STEPNET"), a.v, &o);
@@ -868,6 +884,11 @@ static void join_start(join_t *j, const char *const *args)
     assert_true(j->port > 0 && j->port < 65536);
 }
 
+static void join_start(join_t *j, const char *const *args)
+{
+    join_start_mode(j, args, 0);
+}
+
 /* Starts n more `stepnet-node --join 127.0.0.1:PORT --listen 127.0.0.1` and reads each one's
  * "LISTEN port=P". */
 static void join_nodes(join_t *j, size_t n)
@@ -878,9 +899,10 @@ static void join_nodes(join_t *j, size_t n)
     for (size_t k = 0; k < n; k++) {
         assert_true(j->n < MAXNODES);
         size_t i = j->n++;
-        j->node[i] =
-            tu_bg_start(tu_env_bin("STEPNET_NODE"),
-                        (const char *const[]){"--join", addr, "--listen", "127.0.0.1", NULL}, &o);
+        const char *const sec[] = {"--join", addr, "--listen", "127.0.0.1", "--key", j->key, NULL};
+        const char *const insec[] = {"--join",     addr,   "--listen",      "127.0.0.1",
+                                     "--security", "none", "--insecure-ok", NULL};
+        j->node[i] = tu_bg_start(tu_env_bin("STEPNET_NODE"), j->insecure ? insec : sec, &o);
         char line[256];
         if (!tu_bg_line(j->node[i], 1, "LISTEN", line, sizeof line, 20 * SLOW) ||
             sscanf(line, "LISTEN port=%d", &j->listen_port[i]) != 1)
@@ -950,6 +972,11 @@ static char *join_finish(join_t *j, int status, int node_status)
     expect_no_survivors(j->coord->cmd, j->tag);
     tu_bg_free(j->coord);
     j->coord = NULL;
+    if (j->keydir[0]) {
+        unlink(j->key);
+        rmdir(j->keydir);
+        j->keydir[0] = '\0';
+    }
     for (size_t i = 0; i < j->n; i++) {
         tu_bg_free(j->node[i]);
         j->node[i] = NULL;
@@ -1070,9 +1097,37 @@ static int dial_port(int port)
     return fd;
 }
 
-/* Sends a LINK frame: u32 big-endian length of (type + body), type 3, LinkHello. */
+/* The transport preamble of a --security none peer (docs/security.md). */
+static const uint8_t plain_preamble[8] = {'s', 't', 'p', 'n', 'e', 't', 1, 0};
+
+/* Reads exactly n bytes within the deadline; 0 on success. */
+static int read_exact(int fd, uint8_t *p, size_t n, double deadline_s)
+{
+    double end = tu_now() + deadline_s;
+    size_t have = 0;
+    while (have < n) {
+        double left = end - tu_now();
+        if (left <= 0)
+            return -1;
+        struct pollfd pf = {fd, POLLIN, 0};
+        if (poll(&pf, 1, (int) (left * 1000) + 1) <= 0)
+            continue;
+        ssize_t r = recv(fd, p + have, n - have, 0);
+        if (r <= 0)
+            return -1;
+        have += (size_t) r;
+    }
+    return 0;
+}
+
+/* Sends the plaintext preamble and a LINK frame (u32 big-endian length of (type + body), type 3,
+ * LinkHello) to a --security none node, and checks the node's preamble in answer. */
 static void send_hello(int fd, uint64_t token, uint32_t edge, uint32_t from)
 {
+    assert_int_equal(send(fd, plain_preamble, 8, MSG_NOSIGNAL), 8);
+    uint8_t answer[8];
+    if (read_exact(fd, answer, 8, 5 * SLOW) != 0 || memcmp(answer, plain_preamble, 8) != 0)
+        fail_msg("the node did not answer the plaintext preamble");
     Stepnet__LinkHello h = STEPNET__LINK_HELLO__INIT;
     h.version = 1;
     h.token = token;
@@ -1163,10 +1218,14 @@ static void test_refused_connections(void **state)
     const uint64_t token = 0x1234abcdu;
     join_t *j = calloc(1, sizeof *j);
     assert_non_null(j);
-    join_start(j,
-               (const char *const[]){"--topo", spec, "--coll", "mnb", "--idle-slots", "200000",
-                                     "--reps", "1", "--warmup", "0", "--probes", "3", "--token",
-                                     "1234abcd", "--connect-timeout-ms", "1000", "--json", NULL});
+    /* plaintext, so that this test can speak the link protocol itself; the secure transport
+     * refuses all of these earlier (test_join_secure_refusals) */
+    join_start_mode(j,
+                    (const char *const[]){"--topo", spec, "--coll", "mnb", "--idle-slots", "200000",
+                                          "--reps", "1", "--warmup", "0", "--probes", "3",
+                                          "--token", "1234abcd", "--connect-timeout-ms", "1000",
+                                          "--json", NULL},
+                    1);
     join_nodes(j, t->n);
     join_ready(j);
     /* one socket per link (the parallel edge is two), the listener and the control connection */
@@ -1202,10 +1261,11 @@ static void test_refused_connections(void **state)
     }
     /* the silent one waits for the connect deadline (1000 ms) */
     if (took[3] < 0.5)
-        fail_msg("a connection without a hello was closed after %.2f s, before the 1 s deadline",
+        fail_msg("a connection without a handshake was closed after %.2f s, before the 1 s "
+                 "deadline",
                  took[3]);
     static const char *const logs[] = {"run token differs", "already up", "no such edge",
-                                       "sent no link hello"};
+                                       "did not finish within 1000 ms"};
     for (int k = 0; k < 4; k++)
         if (!wait_stderr(j->node[b], logs[k], 5 * SLOW))
             fail_msg("node %u did not log LINK-REFUSED ... %s:\n%s", e->b, logs[k],
@@ -1228,6 +1288,241 @@ static void test_refused_connections(void **state)
     sn_topo_free(t);
     unlink(path);
     free(path);
+}
+
+/* ---- security (docs/security.md) ------------------------------------------------------------ */
+
+/* Runs stepnet-node with args to its exit. */
+static tu_proc_t node_exec(double deadline_s, const char *const *args)
+{
+    char tag[128];
+    new_tag(tag, sizeof tag);
+    tu_exec_opts_t o = {.name = "stepnet-node", .deadline_s = deadline_s * SLOW, .env = tag};
+    tu_proc_t p = tu_exec(tu_env_bin("STEPNET_NODE"), args, &o);
+    if (sanitizer_report(p.err))
+        fail_msg("%s: sanitizer report on stderr:\n%s", p.cmd, p.err);
+    expect_no_survivors(p.cmd, tag);
+    return p;
+}
+
+static void expect_err(const tu_proc_t *p, int status, const char *needle)
+{
+    tu_expect_status(p, status);
+    if (strstr(p->err, needle) == NULL)
+        fail_msg("%s: stderr lacks '%s':\n%s", p->cmd, needle, p->err);
+}
+
+/* What the command lines refuse: join mode without a key or with plaintext unless asked for, bad
+ * modes, keys readable by others, a key generated over an existing file. */
+static void test_security_options(void **state)
+{
+    (void) state;
+    tu_proc_t p = STEPNET(30, "run", "--nodes", "join", "--listen", "127.0.0.1:0", "--topo",
+                          "ring:3", "--coll", "mnb");
+    expect_err(&p, 2, "--key FILE");
+    tu_exec_free(&p);
+    p = STEPNET(30, "run", "--nodes", "join", "--listen", "127.0.0.1:0", "--topo", "ring:3",
+                "--coll", "mnb", "--security", "none");
+    expect_err(&p, 2, "--insecure-ok");
+    tu_exec_free(&p);
+    p = STEPNET(30, "run", "--topo", "ring:3", "--coll", "mnb", "--security", "tls");
+    expect_err(&p, 2, "expected sodium or none");
+    tu_exec_free(&p);
+    p = STEPNET(30, "keygen");
+    expect_err(&p, 2, "exactly one argument");
+    tu_exec_free(&p);
+    char dir[] = "/tmp/stepnet-test-keysXXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char key[128];
+    snprintf(key, sizeof key, "%s/k", dir);
+    p = STEPNET(30, "keygen", key);
+    tu_expect_status(&p, 0);
+    tu_exec_free(&p);
+    p = STEPNET(30, "keygen", key);
+    expect_err(&p, 1, "never overwrites");
+    tu_exec_free(&p);
+    chmod(key, 0644);
+    p = STEPNET(30, "run", "--topo", "ring:3", "--coll", "mnb", "--key", key);
+    expect_err(&p, 2, "chmod 600");
+    tu_exec_free(&p);
+    p = node_exec(30, (const char *const[]){"--join", "127.0.0.1:9", "--key", key, NULL});
+    expect_err(&p, 2, "chmod 600");
+    tu_exec_free(&p);
+    chmod(key, 0600);
+    p = node_exec(30, (const char *const[]){"--join", "127.0.0.1:9", NULL});
+    expect_err(&p, 2, "--key FILE");
+    tu_exec_free(&p);
+    p = node_exec(30, (const char *const[]){"--join", "127.0.0.1:9", "--security", "none", NULL});
+    expect_err(&p, 2, "--insecure-ok");
+    tu_exec_free(&p);
+    /* a local run with a given key file works */
+    p = STEPNET(60, "run", "--topo", "ring:3", "--coll", "mnb", "--key", key, "--json");
+    tu_expect_status(&p, 0);
+    assert_string_equal(jstr(tu_json_line(&p), "security"), "sodium");
+    tu_exec_free(&p);
+    unlink(key);
+    rmdir(dir);
+}
+
+/* The report says which transport ran; --security none says so on stderr at start. */
+static void test_security_reported(void **state)
+{
+    (void) state;
+    tu_proc_t p = STEPNET(60, "run", "--topo", "torus:3x3", "--coll", "te", "--json");
+    tu_expect_status(&p, 0);
+    assert_string_equal(jstr(tu_json_line(&p), "security"), "sodium");
+    tu_exec_free(&p);
+    p = STEPNET(60, "run", "--topo", "torus:3x3", "--coll", "te", "--security", "none", "--json");
+    tu_expect_status(&p, 0);
+    assert_string_equal(jstr(tu_json_line(&p), "security"), "none");
+    if (strstr(p.err, "security none: links and the control channel are plaintext") == NULL)
+        fail_msg("no security-none notice on stderr:\n%s", p.err);
+    tu_exec_free(&p);
+    p = STEPNET(60, "run", "--topo", "torus:3x3", "--coll", "te");
+    tu_expect_status(&p, 0);
+    if (strstr(p.out, "security sodium") == NULL)
+        fail_msg("the text report does not name the transport:\n%s", p.out);
+    tu_exec_free(&p);
+}
+
+/* A 64-hex-digit word, as a key in the file format would be. */
+static int has_key_like(const char *s, size_t n)
+{
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        int hex = (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f');
+        run = hex ? run + 1 : 0;
+        if (run >= 64)
+            return 1;
+    }
+    return 0;
+}
+
+/* The key of a local run reaches the nodes through a pipe: not on any command line and not in
+ * any environment. */
+static void test_local_key_not_exposed(void **state)
+{
+    (void) state;
+    char tag[128];
+    new_tag(tag, sizeof tag);
+    tu_exec_opts_t o = {.name = "stepnet", .env = tag};
+    tu_bg_t *b = tu_bg_start(
+        tu_env_bin("STEPNET"),
+        (const char *const[]){"run", "--topo", "ring:4", "--coll", "mnb", "--idle-slots", "300000",
+                              "--reps", "1", "--warmup", "0", "--probes", "0", "--json", NULL},
+        &o);
+    pid_t pids[16];
+    size_t n = 0;
+    double end = tu_now() + 20 * SLOW;
+    while ((n = tu_env_procs(tag, 0, pids, 16)) < 5 && tu_now() < end)
+        sleep_s(0.02);
+    if (n < 5)
+        fail_msg("the run has %zu processes, want the coordinator and 4 nodes", n);
+    size_t nodes = 0;
+    for (size_t i = 0; i < n; i++) {
+        static const char *const files[] = {"cmdline", "environ"};
+        for (int f = 0; f < 2; f++) {
+            char path[64], buf[8192];
+            snprintf(path, sizeof path, "/proc/%ld/%s", (long) pids[i], files[f]);
+            FILE *fp = fopen(path, "r");
+            if (fp == NULL)
+                continue;
+            size_t len = fread(buf, 1, sizeof buf, fp);
+            fclose(fp);
+            if (has_key_like(buf, len))
+                fail_msg("process %ld shows a key in its %s", (long) pids[i], files[f]);
+            for (size_t at = 0; f == 0 && at < len; at += strlen(buf + at) + 1) /* NUL-separated */
+                if (len < sizeof buf && strcmp(buf + at, "--key-fd") == 0)
+                    nodes++;
+        }
+    }
+    assert_int_equal(nodes, 4);
+    tu_bg_signal(b, SIGTERM);
+    bg_wait_or_fail(b, 30 * SLOW);
+    expect_no_survivors(b->cmd, tag);
+    tu_bg_free(b);
+}
+
+/* While a secure join run goes on, intruders are refused and say why, with the peer's address:
+ * a node holding another key (it exits 1; the coordinator logs the refusal), a plaintext peer on
+ * a link port (it learns the node requires encryption), a stranger speaking HTTP, and a
+ * connection that never starts its handshake (closed at the deadline). The run still verifies. */
+static void test_join_secure_refusals(void **state)
+{
+    (void) state;
+    join_t *j = calloc(1, sizeof *j);
+    assert_non_null(j);
+    join_start(j, (const char *const[]){"--topo", "ring:3", "--coll", "mnb", "--idle-slots",
+                                        "300000", "--reps", "1", "--warmup", "0", "--probes", "3",
+                                        "--connect-timeout-ms", "1000", "--json", NULL});
+    join_nodes(j, 3);
+    join_ready(j);
+    /* a node with another key */
+    char other[160];
+    snprintf(other, sizeof other, "%s/other.key", j->keydir);
+    tu_proc_t k = STEPNET(30, "keygen", other);
+    tu_expect_status(&k, 0);
+    tu_exec_free(&k);
+    char addr[64];
+    snprintf(addr, sizeof addr, "127.0.0.1:%d", j->port);
+    tu_proc_t p = node_exec(
+        20, (const char *const[]){"--join", addr, "--listen", "127.0.0.1", "--key", other, NULL});
+    expect_err(&p, 1, "authentication failed");
+    if (strstr(p.err, addr) == NULL)
+        fail_msg("the refused node does not name the coordinator %s:\n%s", addr, p.err);
+    tu_exec_free(&p);
+    unlink(other);
+    if (!wait_stderr(j->coord, "refused a control connection", 5 * SLOW))
+        fail_msg("the coordinator did not log the refused node:\n%s", j->coord->buf[1]);
+    /* a plaintext peer, a stranger, a silent connection on node 0's link port */
+    int port = j->listen_port[0];
+    int fd_silent = dial_port(port), fd_coord = dial_port(j->port);
+    int fd_plain = dial_port(port), fd_http = dial_port(port);
+    assert_int_equal(send(fd_plain, plain_preamble, 8, MSG_NOSIGNAL), 8);
+    uint8_t answer[8];
+    if (read_exact(fd_plain, answer, 8, 5 * SLOW) != 0 || memcmp(answer, "stpnet\x01\x01", 8))
+        fail_msg("the node did not answer a plaintext peer with its own (secure) preamble");
+    const char http[] = "GET / HTTP/1.0\r\n\r\n";
+    assert_int_equal(send(fd_http, http, sizeof http - 1, MSG_NOSIGNAL), (ssize_t) sizeof http - 1);
+    /* each closing time from the dial */
+    double t0 = tu_now(), w;
+    double t_plain = wait_closed(fd_plain, 5 * SLOW);
+    double t_http = wait_closed(fd_http, 5 * SLOW);
+    w = tu_now();
+    double t_silent = wait_closed(fd_silent, 6 * SLOW);
+    t_silent = t_silent < 0 ? -1 : w + t_silent - t0;
+    w = tu_now();
+    double t_coord = wait_closed(fd_coord, 6 * SLOW);
+    t_coord = t_coord < 0 ? -1 : w + t_coord - t0;
+    if (t_plain < 0 || t_http < 0 || t_silent < 0 || t_coord < 0)
+        fail_msg("a refused connection stayed open: plain %.2f, http %.2f, silent %.2f, "
+                 "coordinator %.2f s",
+                 t_plain, t_http, t_silent, t_coord);
+    if (t_silent < 0.5 || t_coord < 0.5)
+        fail_msg("silent connections were closed before the 1 s handshake deadline");
+    close(fd_plain);
+    close(fd_http);
+    close(fd_silent);
+    close(fd_coord);
+    size_t b = 0;
+    static const char *const logs[] = {"runs with --security none", "not a stepnet process",
+                                       "did not finish within 1000 ms"};
+    for (int i = 0; i < 3; i++)
+        if (!wait_stderr(j->node[b], logs[i], 5 * SLOW))
+            fail_msg("node 0 did not log LINK-REFUSED ... %s:\n%s", logs[i], j->node[b]->buf[1]);
+    if (!wait_stderr(j->coord, "did not finish within 1000 ms", 5 * SLOW))
+        fail_msg("the coordinator did not log the silent connection:\n%s", j->coord->buf[1]);
+    if (!tu_bg_running(j->coord))
+        fail_msg("the run ended before the intruders were tried; raise --idle-slots");
+    print_message("  refused: plaintext %.3f s, http %.3f s, silent link %.3f s, silent control "
+                  "%.3f s\n",
+                  t_plain, t_http, t_silent, t_coord);
+    char *report = join_finish(j, 0, 0);
+    assert_non_null(report);
+    assert_true(tu_json_bool(report, "verified"));
+    assert_string_equal(jstr(report, "security"), "sodium");
+    free(report);
+    free(j);
 }
 
 /* ---- main ------------------------------------------------------------------------------------ */
@@ -1276,6 +1571,10 @@ int main(void)
         cmocka_unit_test_teardown(test_deadline_ready, teardown),
         cmocka_unit_test_teardown(test_deadline_collective, teardown),
         cmocka_unit_test_teardown(test_join_mode, teardown),
+        cmocka_unit_test_teardown(test_security_options, teardown),
+        cmocka_unit_test_teardown(test_security_reported, teardown),
+        cmocka_unit_test_teardown(test_local_key_not_exposed, teardown),
+        cmocka_unit_test_teardown(test_join_secure_refusals, teardown),
         cmocka_unit_test_teardown(test_join_needs_listen, teardown),
         cmocka_unit_test_teardown(test_join_missing_node, teardown),
         cmocka_unit_test_teardown(test_refused_connections, teardown),

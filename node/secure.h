@@ -1,0 +1,106 @@
+/* Transport security (node/): cluster key files, the per-connection handshake and frame
+ * protection with libsodium. Pure: no sockets, no libuv; conn.c drives it. The protocol, its byte
+ * layouts and test vectors are in docs/security.md.
+ *
+ * Every connection starts with an 8-byte preamble from each side ("stpnet", version 1, mode).
+ * Mode sodium then runs: ephemeral X25519 (crypto_kx) bound to the cluster key by a keyed BLAKE2b
+ * over the whole transcript, a key-confirmation tag from each role, and one
+ * crypto_secretstream_xchacha20poly1305 stream per direction for every later frame. */
+#ifndef STEPNET_NODE_SECURE_H
+#define STEPNET_NODE_SECURE_H
+
+#include <sodium.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SN_KEY_BYTES 32
+
+#define SN_SEC_NONE   0 /* --security none: plaintext frames after the preamble */
+#define SN_SEC_SODIUM 1 /* the default */
+
+#define SN_SEC_PREAMBLE  8
+#define SN_SEC_M1_BYTES  (SN_SEC_PREAMBLE + 32)           /* P_I | e_I */
+#define SN_SEC_M2_BYTES  (SN_SEC_PREAMBLE + 32 + 24 + 32) /* P_R | e_R | hdr_R | tag_R */
+#define SN_SEC_M3_BYTES  (24 + 32)                        /* hdr_I | tag_I */
+#define SN_SEC_ABYTES    crypto_secretstream_xchacha20poly1305_ABYTES /* 17 per frame */
+#define SN_SEC_MAX_REPLY SN_SEC_M2_BYTES
+
+typedef struct sn_key_s {
+    uint8_t k[SN_KEY_BYTES];
+} sn_key_t;
+
+/* Calls sodium_init once; aborts the process if libsodium cannot initialise (no entropy). */
+void sn_sec_init(void);
+
+/* A fresh random key. */
+void sn_key_random(sn_key_t *key);
+
+/* Key files hold the 32 bytes as 64 lowercase hex digits and a newline. sn_key_generate creates
+ * `path` with mode 0600 and refuses to overwrite an existing file. sn_key_load refuses a file that
+ * is not a regular file, that group or others may read or write, or that does not hold exactly one
+ * key. Both return 0 or SN_EIO / SN_EINVAL with a one-line message in err. */
+int sn_key_generate(const char *path, char *err, size_t errlen);
+int sn_key_load(const char *path, sn_key_t *key, char *err, size_t errlen);
+
+/* Reads a key in the file format from a file descriptor (the pipe `stepnet run` hands to the nodes
+ * it spawns) until end of file, then closes it. */
+int sn_key_read_fd(int fd, sn_key_t *key, char *err, size_t errlen);
+
+/* Formats a key in the file format (65 bytes with the newline, no terminator). */
+void sn_key_format(const sn_key_t *key, char out[2 * SN_KEY_BYTES + 1]);
+
+/* The two directions of an established connection. */
+typedef struct sn_sec_s {
+    crypto_secretstream_xchacha20poly1305_state tx, rx;
+} sn_sec_t;
+
+/* Test hooks: fixed ephemeral secret key and stream header instead of random ones (test vectors
+ * in docs/security.md). NULL in normal use. */
+typedef struct sn_hs_fixed_s {
+    uint8_t e_sk[32];
+    uint8_t hdr[24];
+} sn_hs_fixed_t;
+
+/* The handshake of one connection, one role. */
+typedef struct sn_hs_s {
+    int mode, initiator;
+    sn_key_t key;
+    uint8_t e_pk[32], e_sk[32];
+    uint8_t peer_pk[32];
+    uint8_t hdr_tx[24];
+    uint8_t k_tx[32], k_rx[32], k_mac[32];
+    uint8_t tr[SN_SEC_M1_BYTES + SN_SEC_M2_BYTES + 24]; /* transcript */
+    size_t trlen;
+    size_t want; /* bytes the next sn_hs_step needs */
+    int stage, done;
+    sn_sec_t sec;
+} sn_hs_t;
+
+/* Starts a handshake. key may be NULL only for SN_SEC_NONE. The initiator (the dialler) gets its
+ * first message in out (8 or 40 bytes, *outlen); the responder gets nothing. */
+void sn_hs_start(sn_hs_t *hs, int mode, const sn_key_t *key, int initiator,
+                 const sn_hs_fixed_t *fixed, uint8_t out[SN_SEC_M1_BYTES], size_t *outlen);
+
+/* Consumes exactly hs->want bytes from the peer. Writes what to send back in out (*outlen bytes,
+ * possibly 0; on a mode mismatch the responder still answers with its preamble so the peer can
+ * say what is wrong). Returns 0 with hs->done set once the connection is established (then take
+ * hs->sec), 0 with more wanted, or a negative SN_E* code with a one-line reason in *why. */
+int sn_hs_step(sn_hs_t *hs, const uint8_t *in, uint8_t out[SN_SEC_MAX_REPLY], size_t *outlen,
+               const char **why);
+
+/* Wipes the handshake secrets (the established streams are kept in hs->sec until copied). */
+void sn_hs_wipe(sn_hs_t *hs);
+
+/* Seals one frame: c receives mlen + SN_SEC_ABYTES bytes; m may be c + 1 (in place). ad is the
+ * frame's 4-byte length header, bound to the frame. */
+void sn_sec_seal(sn_sec_t *s, uint8_t *c, const uint8_t *m, size_t mlen, const uint8_t ad[4]);
+
+/* Opens one frame: m receives clen - SN_SEC_ABYTES bytes; m may be c + 1. SN_EPROTO if the frame
+ * was altered, replayed, reordered, dropped before, or is not a plain message. */
+int sn_sec_open(sn_sec_t *s, uint8_t *m, const uint8_t *c, size_t clen, const uint8_t ad[4]);
+
+/* The derivation steps, exposed for the test vectors. */
+void sn_hs_derive(const sn_key_t *key, const uint8_t s[64], const uint8_t th[32],
+                  uint8_t k_i2r[32], uint8_t k_r2i[32], uint8_t k_mac[32]);
+
+#endif

@@ -1,0 +1,510 @@
+/* Tests of node/conn.c over real loopback sockets in one libuv loop: a client and a server
+ * connection with a tampering proxy between them. Checks that a secure connection delivers
+ * frames of every size in order, and that a flipped bit (in the handshake or in any frame), a
+ * replayed, dropped or reordered frame, a wrong key, a plaintext peer on either side and a peer
+ * that never finishes the handshake all end the connection with an error that names the peer,
+ * with no frame accepted past the fault and every handle freed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+#include "conn.h"
+#include "secure.h"
+#include "stepnet/error.h"
+
+enum { NFRAMES = 6 };
+
+typedef enum { MUT_NONE, MUT_FLIP_HS, MUT_FLIP_FRAME, MUT_REPLAY, MUT_DROP, MUT_SWAP } mut_t;
+
+typedef struct end_s {
+    sn_conn_t c;
+    int frames, bad_content, closed;
+    int status;
+    char err[400];
+} end_t;
+
+typedef struct proxy_s {
+    uv_tcp_t listener, down, up;
+    uv_connect_t creq;
+    int port, have_down, up_closed, down_closed;
+    /* client -> server parser */
+    size_t hs_left, hs_off;
+    uint8_t *buf;
+    size_t len, cap;
+    int frame_no;
+    mut_t mut;
+    int at;      /* frame number, or handshake byte */
+    size_t byte; /* byte of the frame to flip */
+    uint8_t *held;
+    size_t held_len;
+} proxy_t;
+
+typedef struct world_s {
+    uv_loop_t loop;
+    uv_tcp_t listener;
+    int port;
+    end_t server, client;
+    int have_server;
+    proxy_t px;
+    sn_conn_sec_cfg_t cs, cc;
+    size_t body;
+    uv_timer_t deadline;
+    int timed_out;
+    uv_tcp_t raw; /* a raw client that never completes the handshake */
+    uv_connect_t raw_req;
+    int raw_used;
+} world_t;
+
+static world_t *W;
+
+/* ---- the two ends ---------------------------------------------------------------------------- */
+
+static void on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
+{
+    end_t *e = c->owner;
+    if (type != SN_FRAME_DATA || len != W->body)
+        e->bad_content++;
+    for (size_t i = 0; i < len; i++)
+        if (body[i] != (uint8_t) (e->frames * 7 + (int) i)) {
+            e->bad_content++;
+            break;
+        }
+    e->frames++;
+}
+
+static void on_error(sn_conn_t *c, int status, const char *what)
+{
+    end_t *e = c->owner;
+    e->status = status;
+    snprintf(e->err, sizeof e->err, "%s", what);
+}
+
+static void on_closed(sn_conn_t *c)
+{
+    ((end_t *) c->owner)->closed = 1;
+}
+
+static const sn_conn_ops_t ops = {on_frame, on_error, on_closed};
+
+static void limits(sn_conn_t *c)
+{
+    memset(c->max_body, 0, sizeof c->max_body);
+    c->max_body[SN_FRAME_DATA] = 1 << 20;
+}
+
+static void on_server_conn(uv_stream_t *s, int status)
+{
+    assert_int_equal(status, 0);
+    assert_false(W->have_server);
+    W->have_server = 1;
+    sn_conn_init(&W->loop, &W->server.c, &ops, &W->server);
+    limits(&W->server.c);
+    assert_int_equal(uv_accept(s, (uv_stream_t *) &W->server.c.tcp), 0);
+    assert_int_equal(sn_conn_start(&W->server.c, &W->cs, 0), 0);
+}
+
+static void on_client_connect(uv_connect_t *req, int status)
+{
+    (void) req;
+    assert_int_equal(status, 0);
+    assert_int_equal(sn_conn_start(&W->client.c, &W->cc, 1), 0);
+    /* sent at once: they leave when the handshake completes */
+    for (int f = 0; f < NFRAMES; f++) {
+        uint8_t *b = sn_conn_frame(&W->client.c, SN_FRAME_DATA, W->body);
+        for (size_t i = 0; i < W->body; i++)
+            b[i] = (uint8_t) (f * 7 + (int) i);
+        sn_conn_send(&W->client.c, b);
+    }
+}
+
+/* ---- the proxy --------------------------------------------------------------------------------- */
+
+typedef struct pw_s {
+    uv_write_t req;
+    uint8_t data[];
+} pw_t;
+
+static void pw_done(uv_write_t *req, int status)
+{
+    (void) status;
+    free(req);
+}
+
+static void px_write(uv_tcp_t *to, const uint8_t *p, size_t n)
+{
+    if (n == 0 || uv_is_closing((uv_handle_t *) to))
+        return;
+    pw_t *w = malloc(sizeof *w + n);
+    memcpy(w->data, p, n);
+    uv_buf_t b = uv_buf_init((char *) w->data, (unsigned) n);
+    if (uv_write(&w->req, (uv_stream_t *) to, &b, 1, pw_done) != 0)
+        free(w);
+}
+
+static void px_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    (void) h;
+    buf->base = malloc(suggested);
+    buf->len = suggested;
+}
+
+static void px_close(uv_tcp_t *t)
+{
+    if (!uv_is_closing((uv_handle_t *) t))
+        uv_close((uv_handle_t *) t, NULL);
+}
+
+/* One complete client -> server frame: forwarded, altered, replayed, dropped or swapped. */
+static void px_frame(proxy_t *px, uint8_t *f, size_t n)
+{
+    int k = px->frame_no++;
+    if (px->mut == MUT_FLIP_FRAME && k == px->at)
+        f[px->byte % n] ^= 0x10;
+    if (px->mut == MUT_DROP && k == px->at)
+        return;
+    if (px->mut == MUT_SWAP && k == px->at) {
+        px->held = malloc(n);
+        memcpy(px->held, f, n);
+        px->held_len = n;
+        return;
+    }
+    px_write(&px->up, f, n);
+    if (px->mut == MUT_REPLAY && k == px->at)
+        px_write(&px->up, f, n);
+    if (px->held) {
+        px_write(&px->up, px->held, px->held_len);
+        free(px->held);
+        px->held = NULL;
+    }
+}
+
+static void px_down_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    proxy_t *px = s->data;
+    if (nread < 0) {
+        px_close(&px->down);
+        px_close(&px->up);
+    }
+    if (nread > 0) {
+        const uint8_t *p = (const uint8_t *) buf->base;
+        size_t n = (size_t) nread;
+        while (n > 0 && px->hs_left > 0) { /* handshake bytes pass through, one may be flipped */
+            size_t take = n < px->hs_left ? n : px->hs_left;
+            uint8_t tmp[256];
+            memcpy(tmp, p, take);
+            if (px->mut == MUT_FLIP_HS && (size_t) px->at >= px->hs_off &&
+                (size_t) px->at < px->hs_off + take)
+                tmp[(size_t) px->at - px->hs_off] ^= 0x01;
+            px_write(&px->up, tmp, take);
+            px->hs_off += take;
+            px->hs_left -= take;
+            p += take;
+            n -= take;
+        }
+        if (px->len + n > px->cap) {
+            px->cap = (px->len + n) * 2;
+            px->buf = realloc(px->buf, px->cap);
+        }
+        memcpy(px->buf + px->len, p, n);
+        px->len += n;
+        size_t off = 0;
+        while (px->len - off >= 4) {
+            const uint8_t *h = px->buf + off;
+            size_t flen = 4 + (((size_t) h[0] << 24) | ((size_t) h[1] << 16) |
+                               ((size_t) h[2] << 8) | h[3]);
+            if (px->len - off < flen)
+                break;
+            px_frame(px, px->buf + off, flen);
+            off += flen;
+        }
+        memmove(px->buf, px->buf + off, px->len - off);
+        px->len -= off;
+    }
+    free(buf->base);
+}
+
+static void px_up_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    proxy_t *px = s->data;
+    if (nread < 0) {
+        px_close(&px->down);
+        px_close(&px->up);
+    } else if (nread > 0) {
+        px_write(&px->down, (const uint8_t *) buf->base, (size_t) nread);
+    }
+    free(buf->base);
+}
+
+static void px_up_connected(uv_connect_t *req, int status)
+{
+    proxy_t *px = req->data;
+    assert_int_equal(status, 0);
+    uv_read_start((uv_stream_t *) &px->up, px_alloc, px_up_read);
+    uv_read_start((uv_stream_t *) &px->down, px_alloc, px_down_read);
+}
+
+static void on_proxy_conn(uv_stream_t *s, int status)
+{
+    proxy_t *px = s->data;
+    assert_int_equal(status, 0);
+    assert_false(px->have_down);
+    px->have_down = 1;
+    uv_tcp_init(&W->loop, &px->down);
+    uv_tcp_init(&W->loop, &px->up);
+    px->down.data = px->up.data = px;
+    assert_int_equal(uv_accept(s, (uv_stream_t *) &px->down), 0);
+    struct sockaddr_in sa;
+    uv_ip4_addr("127.0.0.1", W->port, &sa);
+    px->creq.data = px;
+    assert_int_equal(uv_tcp_connect(&px->creq, &px->up, (struct sockaddr *) &sa, px_up_connected),
+                     0);
+}
+
+/* ---- a world --------------------------------------------------------------------------------- */
+
+static int listen_on(uv_tcp_t *t, uv_connection_cb cb, void *data)
+{
+    struct sockaddr_in sa;
+    uv_ip4_addr("127.0.0.1", 0, &sa);
+    uv_tcp_init(&W->loop, t);
+    t->data = data;
+    assert_int_equal(uv_tcp_bind(t, (struct sockaddr *) &sa, 0), 0);
+    assert_int_equal(uv_listen((uv_stream_t *) t, 8, cb), 0);
+    struct sockaddr_storage ss;
+    int len = sizeof ss;
+    uv_tcp_getsockname(t, (struct sockaddr *) &ss, &len);
+    return ntohs(((struct sockaddr_in *) &ss)->sin_port);
+}
+
+static void on_deadline(uv_timer_t *t)
+{
+    (void) t;
+    W->timed_out = 1;
+    uv_stop(&W->loop);
+}
+
+static int finished(void)
+{
+    end_t *s = &W->server;
+    return (s->frames == NFRAMES && W->client.status == 0 && s->status == 0) ||
+           (W->have_server && s->closed && (W->raw_used || W->client.closed));
+}
+
+static void close_walk(uv_handle_t *h, void *arg)
+{
+    (void) arg;
+    if (!uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+typedef struct outcome_s {
+    int server_frames, bad_content;
+    int server_status, client_status;
+    char server_err[400], client_err[400];
+} outcome_t;
+
+/* Runs one connection: client (cfg cc) -> proxy (mutation) -> server (cfg cs). */
+static outcome_t run(const sn_conn_sec_cfg_t *cc, const sn_conn_sec_cfg_t *cs, size_t body,
+                     mut_t mut, int at, size_t byte, int raw_client)
+{
+    world_t *w = calloc(1, sizeof *w);
+    W = w;
+    uv_loop_init(&w->loop);
+    w->cc = *cc;
+    w->cs = *cs;
+    w->body = body;
+    w->port = listen_on(&w->listener, on_server_conn, w);
+    w->px.mut = mut;
+    w->px.at = at;
+    w->px.byte = byte;
+    w->px.hs_left = cc->mode == SN_SEC_SODIUM ? SN_SEC_M1_BYTES + SN_SEC_M3_BYTES : SN_SEC_PREAMBLE;
+    w->px.port = listen_on(&w->px.listener, on_proxy_conn, &w->px);
+    uv_timer_init(&w->loop, &w->deadline);
+    uv_timer_start(&w->deadline, on_deadline, 10000, 0);
+    struct sockaddr_in sa;
+    if (raw_client) { /* connects straight to the server and says nothing */
+        w->raw_used = 1;
+        uv_tcp_init(&w->loop, &w->raw);
+        uv_ip4_addr("127.0.0.1", w->port, &sa);
+        uv_tcp_connect(&w->raw_req, &w->raw, (struct sockaddr *) &sa, NULL);
+    } else {
+        sn_conn_init(&w->loop, &w->client.c, &ops, &w->client);
+        limits(&w->client.c);
+        uv_ip4_addr("127.0.0.1", w->px.port, &sa);
+        static uv_connect_t creq;
+        assert_int_equal(
+            uv_tcp_connect(&creq, &w->client.c.tcp, (struct sockaddr *) &sa, on_client_connect),
+            0);
+    }
+    while (!finished() && !w->timed_out)
+        uv_run(&w->loop, UV_RUN_ONCE);
+    outcome_t o;
+    memset(&o, 0, sizeof o);
+    o.server_frames = w->server.frames;
+    o.bad_content = w->server.bad_content;
+    o.server_status = w->server.status;
+    o.client_status = w->client.status;
+    snprintf(o.server_err, sizeof o.server_err, "%s", w->server.err);
+    snprintf(o.client_err, sizeof o.client_err, "%s", w->client.err);
+    int timed_out = w->timed_out;
+    if (w->have_server)
+        sn_conn_close(&w->server.c);
+    if (!raw_client)
+        sn_conn_close(&w->client.c);
+    uv_run(&w->loop, UV_RUN_NOWAIT);
+    uv_walk(&w->loop, close_walk, NULL);
+    uv_run(&w->loop, UV_RUN_DEFAULT);
+    assert_int_equal(uv_loop_close(&w->loop), 0);
+    if (w->have_server)
+        assert_true(w->server.closed); /* every resource of the connection freed */
+    free(w->px.buf);
+    free(w->px.held);
+    free(w);
+    W = NULL;
+    if (timed_out)
+        fail_msg("no outcome within 10 s (server %d frames, errors '%s' / '%s')", o.server_frames,
+                 o.server_err, o.client_err);
+    return o;
+}
+
+static sn_key_t key_a, key_b;
+
+static sn_conn_sec_cfg_t secure(const sn_key_t *k)
+{
+    return (sn_conn_sec_cfg_t){SN_SEC_SODIUM, k, 2000};
+}
+
+static sn_conn_sec_cfg_t plain(void)
+{
+    return (sn_conn_sec_cfg_t){SN_SEC_NONE, NULL, 2000};
+}
+
+/* ---- tests ------------------------------------------------------------------------------------- */
+
+static void test_delivers_in_order(void **state)
+{
+    (void) state;
+    sn_conn_sec_cfg_t a = secure(&key_a), p = plain();
+    const size_t sizes[] = {0, 1, 100, 70000, 300000}; /* 70000+: read straight into the body */
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        outcome_t o = run(&a, &a, sizes[i], MUT_NONE, 0, 0, 0);
+        assert_int_equal(o.server_frames, NFRAMES);
+        assert_int_equal(o.bad_content, 0);
+        o = run(&p, &p, sizes[i], MUT_NONE, 0, 0, 0);
+        assert_int_equal(o.server_frames, NFRAMES);
+        assert_int_equal(o.bad_content, 0);
+    }
+}
+
+static void expect_auth_failure(const outcome_t *o, int frames, const char *what)
+{
+    if (o->server_frames != frames || o->server_status != SN_EPROTO ||
+        strstr(o->server_err, "authentication failed") == NULL ||
+        strstr(o->server_err, "127.0.0.1:") == NULL)
+        fail_msg("%s: server took %d frames (want %d), status %d, error '%s'", what,
+                 o->server_frames, frames, o->server_status, o->server_err);
+    assert_int_equal(o->bad_content, 0);
+}
+
+static void test_altered_frames(void **state)
+{
+    (void) state;
+    sn_conn_sec_cfg_t a = secure(&key_a);
+    /* a flipped bit in the length header, the stream tag, the type, the body or the MAC */
+    const size_t bytes[] = {3, 4, 5, 6, 20, 40, 55};
+    for (size_t i = 0; i < sizeof bytes / sizeof *bytes; i++) {
+        outcome_t o = run(&a, &a, 40, MUT_FLIP_FRAME, 2, bytes[i], 0);
+        expect_auth_failure(&o, 2, "flipped bit");
+        assert_non_null(strstr(o.server_err, "frame 3"));
+    }
+    outcome_t o = run(&a, &a, 40, MUT_REPLAY, 2, 0, 0);
+    expect_auth_failure(&o, 3, "replayed frame");
+    o = run(&a, &a, 40, MUT_DROP, 2, 0, 0);
+    expect_auth_failure(&o, 2, "dropped frame");
+    o = run(&a, &a, 40, MUT_SWAP, 2, 0, 0);
+    expect_auth_failure(&o, 2, "reordered frames");
+    /* a big frame, read straight into its buffer */
+    o = run(&a, &a, 300000, MUT_FLIP_FRAME, 1, 150000, 0);
+    expect_auth_failure(&o, 1, "flipped bit in a 300 kB frame");
+}
+
+static void test_altered_handshake(void **state)
+{
+    (void) state;
+    sn_conn_sec_cfg_t a = secure(&key_a);
+    /* in the initiator's key (M1): the responder's confirmation fails at the initiator */
+    outcome_t o = run(&a, &a, 16, MUT_FLIP_HS, 20, 0, 0);
+    assert_int_equal(o.server_frames, 0);
+    assert_int_equal(o.client_status, SN_EPROTO);
+    assert_non_null(strstr(o.client_err, "authentication failed"));
+    assert_non_null(strstr(o.server_err, "during the handshake"));
+    assert_non_null(strstr(o.server_err, "127.0.0.1:"));
+    /* in the initiator's confirmation (M3): the responder refuses it and accepts no frame */
+    o = run(&a, &a, 16, MUT_FLIP_HS, SN_SEC_M1_BYTES + 30, 0, 0);
+    assert_int_equal(o.server_frames, 0);
+    assert_int_equal(o.server_status, SN_EPROTO);
+    assert_non_null(strstr(o.server_err, "authentication failed"));
+    assert_non_null(strstr(o.server_err, "127.0.0.1:"));
+}
+
+static void test_wrong_key(void **state)
+{
+    (void) state;
+    sn_conn_sec_cfg_t a = secure(&key_a), b = secure(&key_b);
+    outcome_t o = run(&a, &b, 16, MUT_NONE, 0, 0, 0);
+    assert_int_equal(o.server_frames, 0);
+    assert_int_equal(o.client_status, SN_EPROTO);
+    assert_non_null(strstr(o.client_err, "cluster key"));
+    assert_non_null(strstr(o.client_err, "127.0.0.1:"));
+    assert_non_null(strstr(o.server_err, "127.0.0.1:"));
+}
+
+static void test_plaintext_peers(void **state)
+{
+    (void) state;
+    sn_conn_sec_cfg_t a = secure(&key_a), p = plain();
+    outcome_t o = run(&p, &a, 16, MUT_NONE, 0, 0, 0); /* plaintext client, secure server */
+    assert_int_equal(o.server_frames, 0);
+    assert_int_equal(o.server_status, SN_EPROTO);
+    assert_non_null(strstr(o.server_err, "--security none"));
+    assert_non_null(strstr(o.client_err, "requires authenticated encryption"));
+    o = run(&a, &p, 16, MUT_NONE, 0, 0, 0); /* secure client, plaintext server */
+    assert_int_equal(o.server_frames, 0);
+    assert_int_equal(o.server_status, SN_EPROTO);
+    assert_non_null(strstr(o.server_err, "requires authenticated encryption"));
+    assert_non_null(strstr(o.client_err, "--security none"));
+}
+
+static void test_handshake_deadline(void **state)
+{
+    (void) state;
+    sn_conn_sec_cfg_t a = secure(&key_a);
+    a.deadline_ms = 200;
+    uint64_t t0 = uv_hrtime();
+    outcome_t o = run(&a, &a, 16, MUT_NONE, 0, 0, 1);
+    double secs = (double) (uv_hrtime() - t0) / 1e9;
+    assert_int_equal(o.server_status, SN_ETIMEOUT);
+    assert_non_null(strstr(o.server_err, "did not finish within 200 ms"));
+    assert_non_null(strstr(o.server_err, "127.0.0.1:"));
+    assert_true(secs >= 0.19);
+}
+
+int main(void)
+{
+    sn_sec_init();
+    sn_key_random(&key_a);
+    sn_key_random(&key_b);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_delivers_in_order), cmocka_unit_test(test_altered_frames),
+        cmocka_unit_test(test_altered_handshake), cmocka_unit_test(test_wrong_key),
+        cmocka_unit_test(test_plaintext_peers),   cmocka_unit_test(test_handshake_deadline),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

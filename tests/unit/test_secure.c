@@ -1,0 +1,416 @@
+/* Unit tests of node/secure.c: the test vectors of docs/security.md (computed independently by
+ * scripts/security_vectors.py), every single-bit alteration of every handshake message, mode
+ * mismatches, frame sealing against alteration, replay, loss and reordering, and key files. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "secure.h"
+#include "stepnet/error.h"
+#include "testutil.h"
+
+/* docs/security.md, "Test vectors" (scripts/security_vectors.py prints the same lines). */
+static const char *const V_K = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+static const char *const V_EI_SK =
+    "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f";
+static const char *const V_ER_SK =
+    "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f";
+static const char *const V_HDR_R = "808182838485868788898a8b8c8d8e8f9091929394959697";
+static const char *const V_HDR_I = "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7";
+static const char *const V_S =
+    "658ab5697c8d05d86c4c2c7cf86f4fe59b039cb1a1c0d626ab54245a90d62f6a4053daef6960b133a632efc172a5"
+    "b4b07c77481f0be540edffc57fe2369c5c0e";
+static const char *const V_TH = "bb9a2471faffc2640e75edf65cd9d4d4925287426180e27e99f73a1baa1b7898";
+static const char *const V_KI2R =
+    "2eb0281eb0f67dceb49735ed3839244e5be6718d6c9ff661df9303f152315d92";
+static const char *const V_KR2I =
+    "ea611ce5e20d0d6a9b88e93224d9db1927f0a1aed427769b8c4829cd27624fe3";
+static const char *const V_KMAC =
+    "8886fb651eb339388762faf5f890b0edbc9eb78268e8e348289ca43d134bfa45";
+static const char *const V_M1 = "7374706e6574010179a631eede1bf9c98f12032cdeadd0e7a079398fc786b88cc8"
+                                "46ec89af85a51a";
+static const char *const V_M2 =
+    "7374706e65740101675dd574ed7789310b3d2e7681f3790b466c773b1521fecf36577958371ea52f8081828384"
+    "85868788898a8b8c8d8e8f909192939495969797658dee740baf27d0708cdc9015f11af9f848c4b8c2f341bd26"
+    "59ed11bc6251";
+static const char *const V_M3 = "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7eb053b6d0adfa804e6"
+                                "f939ae649babda40d5f556aa2bfaf3354b160051e828b6";
+/* The first frame from the initiator after the handshake: type 3 and body "hello" sealed with
+ * its length header 00 00 00 17 as associated data (scripts/security_vectors.py computes it too
+ * from the secretstream definition). */
+static const char *const V_FRAME1 =
+    "0000001786a32a152a6b134ca3a126e87baf309ebf608ee3e76246";
+
+static size_t unhex(const char *hex, uint8_t *out, size_t cap)
+{
+    size_t n = 0;
+    assert_int_equal(sodium_hex2bin(out, cap, hex, strlen(hex), NULL, &n, NULL), 0);
+    return n;
+}
+
+static void assert_hex(const uint8_t *got, size_t n, const char *want)
+{
+    char hex[1024];
+    assert_true(2 * n + 1 <= sizeof hex);
+    sodium_bin2hex(hex, sizeof hex, got, n);
+    assert_string_equal(hex, want);
+}
+
+static void vector_inputs(sn_key_t *k, sn_hs_fixed_t *fi, sn_hs_fixed_t *fr)
+{
+    unhex(V_K, k->k, sizeof k->k);
+    unhex(V_EI_SK, fi->e_sk, 32);
+    unhex(V_HDR_I, fi->hdr, 24);
+    unhex(V_ER_SK, fr->e_sk, 32);
+    unhex(V_HDR_R, fr->hdr, 24);
+}
+
+/* Runs a whole handshake in memory; messages may be altered by `tamper` (message number 1..3,
+ * the bytes, their length). Returns 1 if both sides completed. */
+typedef void (*tamper_fn)(int msg, uint8_t *p, size_t n, void *arg);
+
+typedef struct pair_s {
+    sn_hs_t i, r;
+    int rc_i, rc_r;
+    const char *why_i, *why_r;
+    uint8_t m1[SN_SEC_M1_BYTES], m2[SN_SEC_MAX_REPLY], m3[SN_SEC_MAX_REPLY];
+    size_t n1, n2, n3;
+} pair_t;
+
+static int handshake(pair_t *p, int mode_i, const sn_key_t *ki, int mode_r, const sn_key_t *kr,
+                     const sn_hs_fixed_t *fi, const sn_hs_fixed_t *fr, tamper_fn tamper,
+                     void *arg)
+{
+    memset(p, 0, sizeof *p);
+    sn_hs_start(&p->i, mode_i, ki, 1, fi, p->m1, &p->n1);
+    uint8_t none[SN_SEC_M1_BYTES];
+    size_t n0 = 0;
+    sn_hs_start(&p->r, mode_r, kr, 0, fr, none, &n0);
+    assert_int_equal(n0, 0);
+    if (tamper)
+        tamper(1, p->m1, p->n1, arg);
+    /* the responder reads what it wants, in its own chunks */
+    size_t off = 0;
+    uint8_t out[SN_SEC_MAX_REPLY];
+    size_t outlen;
+    while (!p->r.done && p->rc_r == 0 && off + p->r.want <= p->n1) {
+        size_t w = p->r.want;
+        p->rc_r = sn_hs_step(&p->r, p->m1 + off, out, &outlen, &p->why_r);
+        off += w;
+        memcpy(p->m2 + p->n2, out, outlen);
+        p->n2 += outlen;
+    }
+    if (p->n2 == 0)
+        return 0;
+    if (tamper)
+        tamper(2, p->m2, p->n2, arg);
+    off = 0;
+    while (!p->i.done && p->rc_i == 0 && off + p->i.want <= p->n2) {
+        size_t w = p->i.want;
+        p->rc_i = sn_hs_step(&p->i, p->m2 + off, out, &outlen, &p->why_i);
+        off += w;
+        memcpy(p->m3 + p->n3, out, outlen);
+        p->n3 += outlen;
+    }
+    if (p->rc_i != 0 || p->rc_r != 0)
+        return 0;
+    if (p->n3) {
+        if (tamper)
+            tamper(3, p->m3, p->n3, arg);
+        if (p->n3 < p->r.want)
+            return 0;
+        p->rc_r = sn_hs_step(&p->r, p->m3, out, &outlen, &p->why_r);
+        assert_int_equal(outlen, 0);
+    }
+    return p->i.done && p->r.done && p->rc_i == 0 && p->rc_r == 0;
+}
+
+static void test_vectors(void **state)
+{
+    (void) state;
+    sn_key_t k;
+    sn_hs_fixed_t fi, fr;
+    vector_inputs(&k, &fi, &fr);
+    pair_t p;
+    assert_true(handshake(&p, SN_SEC_SODIUM, &k, SN_SEC_SODIUM, &k, &fi, &fr, NULL, NULL));
+    assert_hex(p.m1, p.n1, V_M1);
+    assert_hex(p.m2, p.n2, V_M2);
+    assert_hex(p.m3, p.n3, V_M3);
+    /* the derivation on its own */
+    uint8_t s[64], th[32], a[32], b[32], c[32];
+    unhex(V_S, s, sizeof s);
+    unhex(V_TH, th, sizeof th);
+    sn_hs_derive(&k, s, th, a, b, c);
+    assert_hex(a, 32, V_KI2R);
+    assert_hex(b, 32, V_KR2I);
+    assert_hex(c, 32, V_KMAC);
+    /* the first sealed frame, and the responder opens it */
+    uint8_t buf[64];
+    const uint8_t m[] = {3, 'h', 'e', 'l', 'l', 'o'};
+    uint32_t clen = (uint32_t) sizeof m + SN_SEC_ABYTES;
+    buf[0] = 0, buf[1] = 0, buf[2] = 0, buf[3] = (uint8_t) clen;
+    sn_sec_seal(&p.i.sec, buf + 4, m, sizeof m, buf);
+    assert_hex(buf, 4 + clen, V_FRAME1);
+    uint8_t back[sizeof m];
+    assert_int_equal(sn_sec_open(&p.r.sec, back, buf + 4, clen, buf), 0);
+    assert_memory_equal(back, m, sizeof m);
+    sn_hs_wipe(&p.i);
+    sn_hs_wipe(&p.r);
+}
+
+/* Random keys both ways: the streams work in both directions, in place, for many frames. */
+static void test_streams_both_ways(void **state)
+{
+    (void) state;
+    sn_key_t k;
+    sn_key_random(&k);
+    pair_t p;
+    assert_true(handshake(&p, SN_SEC_SODIUM, &k, SN_SEC_SODIUM, &k, NULL, NULL, NULL, NULL));
+    uint8_t *buf = malloc(4 + 70000 + SN_SEC_ABYTES);
+    for (int f = 0; f < 50; f++) {
+        size_t mlen = (size_t) (f * 1399) % 70000 + 1;
+        sn_sec_t *tx = (f & 1) ? &p.r.sec : &p.i.sec, *rx = (f & 1) ? &p.i.sec : &p.r.sec;
+        uint8_t ad[4] = {0, 0, (uint8_t) (mlen >> 8), (uint8_t) mlen};
+        for (size_t i = 0; i < mlen; i++)
+            buf[4 + 1 + i] = (uint8_t) (i * 31 + (size_t) f);
+        sn_sec_seal(tx, buf + 4, buf + 5, mlen, ad); /* in place */
+        assert_int_equal(sn_sec_open(rx, buf + 5, buf + 4, mlen + SN_SEC_ABYTES, ad), 0);
+        for (size_t i = 0; i < mlen; i++)
+            if (buf[5 + i] != (uint8_t) (i * 31 + (size_t) f))
+                fail_msg("frame %d byte %zu differs after the round trip", f, i);
+    }
+    free(buf);
+}
+
+typedef struct flip_s {
+    int msg;
+    size_t bit;
+} flip_t;
+
+static void flip_bit(int msg, uint8_t *p, size_t n, void *arg)
+{
+    flip_t *f = arg;
+    if (msg == f->msg && f->bit / 8 < n)
+        p[f->bit / 8] ^= (uint8_t) (1u << (f->bit % 8));
+}
+
+/* One flipped bit anywhere in M1, M2 or M3 and the handshake does not complete on both sides;
+ * the side that notices says why. */
+static void test_every_bit_of_the_handshake(void **state)
+{
+    (void) state;
+    sn_key_t k;
+    sn_key_random(&k);
+    const size_t len[] = {0, SN_SEC_M1_BYTES, SN_SEC_M2_BYTES, SN_SEC_M3_BYTES};
+    size_t tried = 0;
+    for (int msg = 1; msg <= 3; msg++) {
+        for (size_t bit = 0; bit < 8 * len[msg]; bit++) {
+            flip_t f = {msg, bit};
+            pair_t p;
+            if (handshake(&p, SN_SEC_SODIUM, &k, SN_SEC_SODIUM, &k, NULL, NULL, flip_bit, &f))
+                fail_msg("the handshake completed with bit %zu of M%d flipped", bit, msg);
+            const char *why = p.rc_i ? p.why_i : p.why_r;
+            if ((p.rc_i || p.rc_r) && why == NULL)
+                fail_msg("a failure without a reason (bit %zu of M%d)", bit, msg);
+            /* a flip in the key confirmation itself is always caught by the responder */
+            if (msg == 3)
+                assert_int_equal(p.rc_r, SN_EPROTO);
+            tried++;
+        }
+    }
+    print_message("  %zu single-bit alterations of the handshake, all refused\n", tried);
+}
+
+/* A peer with another cluster key: the initiator refuses the responder's confirmation. */
+static void test_wrong_key(void **state)
+{
+    (void) state;
+    sn_key_t a, b;
+    sn_key_random(&a);
+    sn_key_random(&b);
+    pair_t p;
+    assert_false(handshake(&p, SN_SEC_SODIUM, &a, SN_SEC_SODIUM, &b, NULL, NULL, NULL, NULL));
+    assert_int_equal(p.rc_i, SN_EPROTO);
+    assert_non_null(strstr(p.why_i, "cluster key"));
+    assert_int_equal(p.n3, 0); /* it never confirms */
+    assert_false(p.r.done);
+}
+
+/* Plaintext against secure, both ways, and strangers. */
+static void test_mode_mismatch(void **state)
+{
+    (void) state;
+    sn_key_t k;
+    sn_key_random(&k);
+    pair_t p;
+    assert_false(handshake(&p, SN_SEC_NONE, NULL, SN_SEC_SODIUM, &k, NULL, NULL, NULL, NULL));
+    assert_int_equal(p.rc_r, SN_EPROTO);
+    assert_non_null(strstr(p.why_r, "--security none"));
+    assert_int_equal(p.n2, SN_SEC_PREAMBLE); /* it still says what it is */
+    assert_int_equal(p.rc_i, SN_EPROTO);
+    assert_non_null(strstr(p.why_i, "requires authenticated encryption"));
+
+    assert_false(handshake(&p, SN_SEC_SODIUM, &k, SN_SEC_NONE, NULL, NULL, NULL, NULL, NULL));
+    assert_int_equal(p.rc_r, SN_EPROTO);
+    assert_non_null(strstr(p.why_r, "requires authenticated encryption"));
+    assert_int_equal(p.rc_i, SN_EPROTO);
+    assert_non_null(strstr(p.why_i, "--security none"));
+
+    assert_true(handshake(&p, SN_SEC_NONE, NULL, SN_SEC_NONE, NULL, NULL, NULL, NULL, NULL));
+    assert_int_equal(p.n1, SN_SEC_PREAMBLE);
+    assert_int_equal(p.n2, SN_SEC_PREAMBLE);
+
+    /* a plaintext stepnet frame, or an HTTP request, is not a preamble: no answer */
+    sn_hs_t r;
+    uint8_t out[SN_SEC_MAX_REPLY];
+    size_t n;
+    const char *why = NULL;
+    sn_hs_start(&r, SN_SEC_SODIUM, &k, 0, NULL, out, &n);
+    assert_int_equal(sn_hs_step(&r, (const uint8_t *) "GET / HT", out, &n, &why), SN_EPROTO);
+    assert_int_equal(n, 0);
+    assert_non_null(strstr(why, "not a stepnet process"));
+    sn_hs_start(&r, SN_SEC_SODIUM, &k, 0, NULL, out, &n);
+    assert_int_equal(sn_hs_step(&r, (const uint8_t *) "stpnet\x02\x01", out, &n, &why), SN_EPROTO);
+    assert_non_null(strstr(why, "version"));
+    sn_hs_wipe(&r);
+}
+
+/* After the handshake: a flipped bit anywhere in a frame (length header included), a replay, a
+ * lost frame and two frames swapped are all refused. */
+static void test_frames_refused(void **state)
+{
+    (void) state;
+    sn_key_t k;
+    sn_key_random(&k);
+    enum { N = 4, M = 24 };
+    uint8_t frame[N][4 + M + SN_SEC_ABYTES];
+    const uint32_t clen = M + SN_SEC_ABYTES;
+    pair_t base;
+    assert_true(handshake(&base, SN_SEC_SODIUM, &k, SN_SEC_SODIUM, &k, NULL, NULL, NULL, NULL));
+    sn_sec_t tx = base.i.sec, rx0 = base.r.sec;
+    for (int f = 0; f < N; f++) {
+        uint8_t m[M];
+        memset(m, 'a' + f, sizeof m);
+        frame[f][0] = frame[f][1] = frame[f][2] = 0;
+        frame[f][3] = (uint8_t) clen;
+        sn_sec_seal(&tx, frame[f] + 4, m, M, frame[f]);
+    }
+    uint8_t out[M];
+    /* in order: all open */
+    sn_sec_t rx = rx0;
+    for (int f = 0; f < N; f++)
+        assert_int_equal(sn_sec_open(&rx, out, frame[f] + 4, clen, frame[f]), 0);
+    /* every bit of frame 1, header included */
+    for (size_t bit = 0; bit < 8 * (4 + clen); bit++) {
+        uint8_t copy[sizeof frame[1]];
+        memcpy(copy, frame[1], sizeof copy);
+        copy[bit / 8] ^= (uint8_t) (1u << (bit % 8));
+        rx = rx0;
+        assert_int_equal(sn_sec_open(&rx, out, frame[0] + 4, clen, frame[0]), 0);
+        if (sn_sec_open(&rx, out, copy + 4, clen, copy) == 0)
+            fail_msg("frame 1 with bit %zu flipped was accepted", bit);
+    }
+    /* replay: frame 0 twice */
+    rx = rx0;
+    assert_int_equal(sn_sec_open(&rx, out, frame[0] + 4, clen, frame[0]), 0);
+    assert_int_equal(sn_sec_open(&rx, out, frame[0] + 4, clen, frame[0]), SN_EPROTO);
+    /* a lost frame: 0 then 2 */
+    rx = rx0;
+    assert_int_equal(sn_sec_open(&rx, out, frame[0] + 4, clen, frame[0]), 0);
+    assert_int_equal(sn_sec_open(&rx, out, frame[2] + 4, clen, frame[2]), SN_EPROTO);
+    /* reordered: 1 before 0 */
+    rx = rx0;
+    assert_int_equal(sn_sec_open(&rx, out, frame[1] + 4, clen, frame[1]), SN_EPROTO);
+    /* a frame of the other direction reflected back */
+    rx = base.i.sec;
+    assert_int_equal(sn_sec_open(&rx, out, frame[0] + 4, clen, frame[0]), SN_EPROTO);
+    /* too short to hold a MAC */
+    rx = rx0;
+    assert_int_equal(sn_sec_open(&rx, out, frame[0] + 4, SN_SEC_ABYTES - 1, frame[0]), SN_EPROTO);
+}
+
+/* ---- key files ----------------------------------------------------------------------------- */
+
+static void test_key_files(void **state)
+{
+    (void) state;
+    char dir[] = "/tmp/stepnet-keys-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/cluster.key", dir);
+    assert_int_equal(sn_key_generate(path, err, sizeof err), 0);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    assert_int_equal(st.st_size, 65);
+    sn_key_t a, b;
+    assert_int_equal(sn_key_load(path, &a, err, sizeof err), 0);
+    /* never overwritten */
+    assert_int_equal(sn_key_generate(path, err, sizeof err), SN_EIO);
+    assert_non_null(strstr(err, "never overwrites"));
+    assert_int_equal(sn_key_load(path, &b, err, sizeof err), 0);
+    assert_memory_equal(a.k, b.k, SN_KEY_BYTES);
+    /* readable by others: refused, and the message says how to fix it */
+    assert_int_equal(chmod(path, 0644), 0);
+    assert_int_equal(sn_key_load(path, &b, err, sizeof err), SN_EINVAL);
+    assert_non_null(strstr(err, "chmod 600"));
+    assert_non_null(strstr(err, "0644"));
+    assert_int_equal(chmod(path, 0640), 0);
+    assert_int_equal(sn_key_load(path, &b, err, sizeof err), SN_EINVAL);
+    assert_int_equal(chmod(path, 0400), 0);
+    assert_int_equal(sn_key_load(path, &b, err, sizeof err), 0);
+    /* malformed contents */
+    static const char *const bad[] = {"", "00", "zz0102030405060708090a0b0c0d0e0f101112131415161718"
+                                                "191a1b1c1d1e1f\n",
+                                      "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d"
+                                      "1e1f00\n"};
+    char bpath[256];
+    snprintf(bpath, sizeof bpath, "%s/bad.key", dir);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        FILE *f = fopen(bpath, "w");
+        fputs(bad[i], f);
+        fclose(f);
+        chmod(bpath, 0600);
+        assert_int_equal(sn_key_load(bpath, &b, err, sizeof err), SN_EINVAL);
+        assert_non_null(strstr(err, "64 hex digits"));
+        unlink(bpath);
+    }
+    /* missing file; a directory */
+    assert_int_equal(sn_key_load(bpath, &b, err, sizeof err), SN_EIO);
+    chmod(dir, 0700);
+    assert_int_equal(sn_key_load(dir, &b, err, sizeof err), SN_EINVAL);
+    /* the pipe form used by stepnet run */
+    int fd[2];
+    assert_int_equal(pipe(fd), 0);
+    char text[2 * SN_KEY_BYTES + 1];
+    sn_key_format(&a, text);
+    assert_int_equal(write(fd[1], text, sizeof text), (ssize_t) sizeof text);
+    close(fd[1]);
+    assert_int_equal(sn_key_read_fd(fd[0], &b, err, sizeof err), 0);
+    assert_memory_equal(a.k, b.k, SN_KEY_BYTES);
+    assert_int_equal(pipe(fd), 0);
+    close(fd[1]);
+    assert_int_equal(sn_key_read_fd(fd[0], &b, err, sizeof err), SN_EINVAL);
+    unlink(path);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    sn_sec_init();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_vectors),          cmocka_unit_test(test_streams_both_ways),
+        cmocka_unit_test(test_every_bit_of_the_handshake), cmocka_unit_test(test_wrong_key),
+        cmocka_unit_test(test_mode_mismatch),    cmocka_unit_test(test_frames_refused),
+        cmocka_unit_test(test_key_files),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
