@@ -194,8 +194,8 @@ static void tag_of(const uint8_t key[32], const char *label, const uint8_t *tr, 
     sodium_memzero(&st, sizeof st);
 }
 
-void sn_hs_derive(const sn_key_t *key, const uint8_t s[64], const uint8_t th[32],
-                  uint8_t k_i2r[32], uint8_t k_r2i[32], uint8_t k_mac[32])
+void sn_hs_derive(const sn_key_t *key, const uint8_t s[64], const uint8_t th[32], uint8_t k_i2r[32],
+                  uint8_t k_r2i[32], uint8_t k_mac[32])
 {
     uint8_t master[32];
     crypto_generichash_state st;
@@ -263,9 +263,10 @@ static int check_preamble(const sn_hs_t *hs, const uint8_t *in, const char **why
     }
     if (in[7] != hs->mode) {
         if (hs->mode == SN_SEC_SODIUM)
-            *why = in[7] == SN_SEC_NONE ? "the peer runs with --security none (plaintext), this side "
-                                          "requires authenticated encryption"
-                                        : "the peer asks for an unknown security mode";
+            *why = in[7] == SN_SEC_NONE
+                       ? "the peer runs with --security none (plaintext), this side "
+                         "requires authenticated encryption"
+                       : "the peer asks for an unknown security mode";
         else
             *why = "the peer requires authenticated encryption, this side runs with --security "
                    "none";

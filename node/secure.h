@@ -100,7 +100,7 @@ void sn_sec_seal(sn_sec_t *s, uint8_t *c, const uint8_t *m, size_t mlen, const u
 int sn_sec_open(sn_sec_t *s, uint8_t *m, const uint8_t *c, size_t clen, const uint8_t ad[4]);
 
 /* The derivation steps, exposed for the test vectors. */
-void sn_hs_derive(const sn_key_t *key, const uint8_t s[64], const uint8_t th[32],
-                  uint8_t k_i2r[32], uint8_t k_r2i[32], uint8_t k_mac[32]);
+void sn_hs_derive(const sn_key_t *key, const uint8_t s[64], const uint8_t th[32], uint8_t k_i2r[32],
+                  uint8_t k_r2i[32], uint8_t k_mac[32]);
 
 #endif

@@ -8,17 +8,20 @@
 #      of the same size on the same links.
 # stepnet and the raw probe alternate round by round (--reps rounds, default 5), so that both see
 # the same machine state (on a shared VM it drifts by a factor of two within minutes); every
-# figure is the median over the rounds. Figures, not a test.
+# figure is the median over the rounds. The runtime runs with --security none by default, so that
+# the protocol is compared with the raw probe alone (scripts/bench_security.sh measures what
+# security adds); --security sodium measures the default transport instead. Figures, not a test.
 #
-#   scripts/bench_run.sh [--reps N] [--csv FILE]
+#   scripts/bench_run.sh [--reps N] [--csv FILE] [--security none|sodium]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-reps=5 csv=""
+reps=5 csv="" security=none
 while [ $# -gt 0 ]; do
     case "$1" in
     --reps) reps="$2"; shift 2 ;;
     --csv) csv="$2"; shift 2 ;;
-    -h | --help) sed -n '2,12p' "$0"; exit 0 ;;
+    --security) security="$2"; shift 2 ;;
+    -h | --help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "bench_run: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -29,11 +32,11 @@ jget() { # jget KEY JSON -> the raw value of KEY in a flat one-line JSON object
     v=$(printf '%s' "$2" | grep -o "\"$1\":[^,}]*" | head -n1 | cut -d: -f2-)
     printf '%s' "${v//\"/}"
 }
-kv() { printf '%s' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; } # kv KEY "a=1 b=2"
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+kv() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; } # kv KEY "a=1 b=2"
+median() { grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 rawmed() { # rawmed KEY ARGS...: median of KEY over $reps rawprobe runs
     local key=$1; shift
-    for _ in $(seq "$reps"); do kv "$key" "$(build/stepnet-rawprobe "$@")"; echo; done | median
+    for _ in $(seq "$reps"); do kv "$key" "$(build/stepnet-rawprobe "$@")"; done | median
 }
 [ -n "$csv" ] && echo "case,topology,size,stepnet,raw,unit,ratio" >"$csv"
 row() { # row CASE TOPO SIZE STEPNET RAW UNIT
@@ -59,7 +62,7 @@ pair() { # pair KEY_STEPNET KEY_RAW -- STEPNET-ARGS... -- RAW-ARGS...
     rargs=("$@")
     local svals=() rvals=() out
     for _ in $(seq "$reps"); do
-        out=$(build/stepnet run "${sargs[@]}" --reps 3 --warmup 1 --probes 5 --json 2>/dev/null)
+        out=$(build/stepnet run "${sargs[@]}" --security "$security" --reps 3 --warmup 1 --probes 5 --json 2>/dev/null)
         [ "$(jget verified "$out")" = true ] || { echo "bench_run: stepnet run ${sargs[*]} failed" >&2; exit 1; }
         svals+=("$(jget "$ks" "$out")")
         rvals+=("$(kv "$kr" "$(build/stepnet-rawprobe "${rargs[@]}")")")

@@ -674,9 +674,9 @@ static void test_table(void **state)
 static void test_help(void **state)
 {
     (void) state;
-    static const char *const cmds[][3] = {{"--help", NULL},    {"-h", NULL},
-                                          {"sim", "--help"},   {"model", "--help"},
-                                          {"algos", "--help"}, {"table", "--help"}};
+    static const char *const cmds[][3] = {
+        {"--help", NULL},    {"-h", NULL},        {"sim", "--help"},   {"model", "--help"},
+        {"algos", "--help"}, {"table", "--help"}, {"keygen", "--help"}};
     for (size_t k = 0; k < sizeof cmds / sizeof *cmds; k++) {
         tu_proc_t r = run_(cmds[k]);
         tu_expect_status(&r, 0);

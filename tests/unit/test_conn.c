@@ -124,7 +124,8 @@ static void on_client_connect(uv_connect_t *req, int status)
     }
 }
 
-/* ---- the proxy --------------------------------------------------------------------------------- */
+/* ---- the proxy ---------------------------------------------------------------------------------
+ */
 
 typedef struct pw_s {
     uv_write_t req;
@@ -217,8 +218,8 @@ static void px_down_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         size_t off = 0;
         while (px->len - off >= 4) {
             const uint8_t *h = px->buf + off;
-            size_t flen = 4 + (((size_t) h[0] << 24) | ((size_t) h[1] << 16) |
-                               ((size_t) h[2] << 8) | h[3]);
+            size_t flen =
+                4 + (((size_t) h[0] << 24) | ((size_t) h[1] << 16) | ((size_t) h[2] << 8) | h[3]);
             if (px->len - off < flen)
                 break;
             px_frame(px, px->buf + off, flen);
@@ -340,8 +341,7 @@ static outcome_t run(const sn_conn_sec_cfg_t *cc, const sn_conn_sec_cfg_t *cs, s
         uv_ip4_addr("127.0.0.1", w->px.port, &sa);
         static uv_connect_t creq;
         assert_int_equal(
-            uv_tcp_connect(&creq, &w->client.c.tcp, (struct sockaddr *) &sa, on_client_connect),
-            0);
+            uv_tcp_connect(&creq, &w->client.c.tcp, (struct sockaddr *) &sa, on_client_connect), 0);
     }
     while (!finished() && !w->timed_out)
         uv_run(&w->loop, UV_RUN_ONCE);
@@ -386,7 +386,8 @@ static sn_conn_sec_cfg_t plain(void)
     return (sn_conn_sec_cfg_t){SN_SEC_NONE, NULL, 2000};
 }
 
-/* ---- tests ------------------------------------------------------------------------------------- */
+/* ---- tests -------------------------------------------------------------------------------------
+ */
 
 static void test_delivers_in_order(void **state)
 {

@@ -46,8 +46,7 @@ static const char *const V_M3 = "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b
 /* The first frame from the initiator after the handshake: type 3 and body "hello" sealed with
  * its length header 00 00 00 17 as associated data (scripts/security_vectors.py computes it too
  * from the secretstream definition). */
-static const char *const V_FRAME1 =
-    "0000001786a32a152a6b134ca3a126e87baf309ebf608ee3e76246";
+static const char *const V_FRAME1 = "0000001786a32a152a6b134ca3a126e87baf309ebf608ee3e76246";
 
 static size_t unhex(const char *hex, uint8_t *out, size_t cap)
 {
@@ -86,8 +85,7 @@ typedef struct pair_s {
 } pair_t;
 
 static int handshake(pair_t *p, int mode_i, const sn_key_t *ki, int mode_r, const sn_key_t *kr,
-                     const sn_hs_fixed_t *fi, const sn_hs_fixed_t *fr, tamper_fn tamper,
-                     void *arg)
+                     const sn_hs_fixed_t *fi, const sn_hs_fixed_t *fr, tamper_fn tamper, void *arg)
 {
     memset(p, 0, sizeof *p);
     sn_hs_start(&p->i, mode_i, ki, 1, fi, p->m1, &p->n1);
@@ -368,8 +366,9 @@ static void test_key_files(void **state)
     assert_int_equal(chmod(path, 0400), 0);
     assert_int_equal(sn_key_load(path, &b, err, sizeof err), 0);
     /* malformed contents */
-    static const char *const bad[] = {"", "00", "zz0102030405060708090a0b0c0d0e0f101112131415161718"
-                                                "191a1b1c1d1e1f\n",
+    static const char *const bad[] = {"", "00",
+                                      "zz0102030405060708090a0b0c0d0e0f101112131415161718"
+                                      "191a1b1c1d1e1f\n",
                                       "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d"
                                       "1e1f00\n"};
     char bpath[256];
@@ -407,9 +406,12 @@ int main(void)
 {
     sn_sec_init();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_vectors),          cmocka_unit_test(test_streams_both_ways),
-        cmocka_unit_test(test_every_bit_of_the_handshake), cmocka_unit_test(test_wrong_key),
-        cmocka_unit_test(test_mode_mismatch),    cmocka_unit_test(test_frames_refused),
+        cmocka_unit_test(test_vectors),
+        cmocka_unit_test(test_streams_both_ways),
+        cmocka_unit_test(test_every_bit_of_the_handshake),
+        cmocka_unit_test(test_wrong_key),
+        cmocka_unit_test(test_mode_mismatch),
+        cmocka_unit_test(test_frames_refused),
         cmocka_unit_test(test_key_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# What transport security costs (docs/security.md), measured in one run:
+#   1. CPU per frame of sealing and opening alone (stepnet-rawprobe seal: the exact calls of
+#      node/secure.c, in place), at 8 B, 1 KiB, 64 KiB and 1 MiB;
+#   2. wall time of te on complete:8 and mnb on ring:8 at the same packet sizes, with the default
+#      security and with --security none, alternating round by round (--reps rounds, default 5),
+#      each figure the median over the rounds of stepnet's own median over its repetitions;
+#   3. added CPU per frame end to end: the bare slot barrier (--idle-slots) on ring:2, CPU time of
+#      the coordinator and both nodes (getrusage of the children) with and without security,
+#      divided by the frames sent (two per slot, one each way).
+# Figures, not a test; the machine is shared, so only the side-by-side ratios mean much.
+#
+#   scripts/bench_security.sh [--reps N] [--csv FILE]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+reps=5 csv=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --reps) reps="$2"; shift 2 ;;
+    --csv) csv="$2"; shift 2 ;;
+    -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+    *) echo "bench_security: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    esac
+done
+[ -x build/stepnet ] && [ -x build/stepnet-rawprobe ] || scripts/setup.sh >/dev/null
+
+jget() { # jget KEY JSON -> the raw value of KEY in a flat one-line JSON object
+    local v
+    v=$(printf '%s' "$2" | grep -o "\"$1\":[^,}]*" | head -n1 | cut -d: -f2-)
+    printf '%s' "${v//\"/}"
+}
+kv() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+median() { grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+sizes=(8 1024 65536 1048576)
+[ -n "$csv" ] && echo "part,case,size,secure,none,unit,ratio" >"$csv"
+
+echo "1. sealing and opening one frame (CPU, median of $reps; stepnet-rawprobe seal)"
+printf '%9s %10s %10s %10s %12s\n' size seal_us open_us total_us ns_per_byte
+for s in "${sizes[@]}"; do
+    iters=$((s >= 65536 ? 400 : 200000))
+    out=$(for _ in $(seq "$reps"); do build/stepnet-rawprobe seal --size "$s" --iters "$iters"; done)
+    med() { printf '%s\n' "$out" | while read -r l; do kv "$1" "$l"; done | median; }
+    printf '%9s %10.3f %10.3f %10.3f %12.3f\n' "$s" "$(med seal_us)" "$(med open_us)" \
+        "$(med total_us)" "$(med ns_per_byte)"
+    [ -n "$csv" ] && echo "seal,frame,$s,$(med total_us),,us,"  >>"$csv"
+done
+echo
+
+echo "2. wall time, default security vs --security none (median of $reps alternating rounds)"
+printf '%-5s %-12s %9s %14s %14s %7s %9s\n' coll topology size sodium_us none_us ratio overhead
+for c in "te complete:8" "mnb ring:8"; do
+    coll=${c%% *} topo=${c#* }
+    for s in "${sizes[@]}"; do
+        r=3
+        [ "$s" -ge 1048576 ] && r=3
+        sv=() nv=()
+        for _ in $(seq "$reps"); do
+            for mode in sodium none; do
+                j=$(build/stepnet run --topo "$topo" --coll "$coll" --size "$s" --security "$mode" \
+                    --probes 3 --reps "$r" --warmup 1 --json 2>/dev/null)
+                [ "$(jget verified "$j")" = true ] || { echo "bench_security: $coll $topo $s $mode did not verify" >&2; exit 1; }
+                if [ "$mode" = sodium ]; then sv+=("$(jget wall_us_median "$j")"); else nv+=("$(jget wall_us_median "$j")"); fi
+            done
+        done
+        a=$(printf '%s\n' "${sv[@]}" | median) b=$(printf '%s\n' "${nv[@]}" | median)
+        ratio=$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2f", a / b}')
+        over=$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%+.0f%%", (a / b - 1) * 100}')
+        printf '%-5s %-12s %9s %14.1f %14.1f %7s %9s\n' "$coll" "$topo" "$s" "$a" "$b" "$ratio" "$over"
+        [ -n "$csv" ] && echo "wall,$coll $topo,$s,$a,$b,us,$ratio" >>"$csv"
+    done
+done
+echo
+
+echo "3. added CPU per frame end to end: the idle slot barrier on ring:2 (8 B frames)"
+slots=100000
+cpu() { # cpu MODE -> "user system" CPU seconds of one run and its children
+    local t
+    t=$( (build/stepnet run --topo ring:2 --coll mnb --idle-slots "$slots" --reps 1 --warmup 0 \
+        --probes 0 --security "$1" >/dev/null 2>&1; times) | tail -n1)
+    printf '%s\n' "$t" | awk '{gsub("s", "", $1); gsub("s", "", $2); split($1, u, "m"); split($2, s, "m"); print u[1] * 60 + u[2], s[1] * 60 + s[2]}'
+}
+us=() ss=() un=() sn=()
+for _ in $(seq "$reps"); do
+    read -r u s < <(cpu sodium); us+=("$u"); ss+=("$s")
+    read -r u s < <(cpu none); un+=("$u"); sn+=("$s")
+done
+au=$(printf '%s\n' "${us[@]}" | median) as=$(printf '%s\n' "${ss[@]}" | median)
+bu=$(printf '%s\n' "${un[@]}" | median) bs=$(printf '%s\n' "${sn[@]}" | median)
+frames=$((slots * 2))
+per=$(awk -v a="$au" -v b="$bu" -v f="$frames" 'BEGIN {printf "%.2f", (a - b) * 1e6 / f}')
+printf '%d slots, %d frames: user CPU %.3f s with security, %.3f s without (system %.3f s and %.3f s)\n' \
+    "$slots" "$frames" "$au" "$bu" "$as" "$bs"
+printf 'added user CPU per frame (sealed once, opened once): %s us\n' "$per"
+[ -n "$csv" ] && echo "cpu,idle ring:2,8,$au,$bu,s,$per" >>"$csv"
+echo
+echo "($(nproc) cores, $(uname -m); libsodium $(dpkg-query -W -f='${Version}' libsodium23 2>/dev/null || echo '?'))"
