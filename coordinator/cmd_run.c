@@ -52,7 +52,8 @@ static const char usage[] =
     "  --slot-timeout-ms MS       one slot without progress (default 5000)\n"
     "  --collective-timeout-ms MS one repetition (default 300000)\n"
     "  --fault ID:KIND@SLOT       testing: node ID kills itself (kill), stops (stop), sends a\n"
-    "                             malformed (garbage) or oversized (oversize) frame at SLOT\n"
+    "                             malformed (garbage) or oversized (oversize) frame at SLOT, or\n"
+    "                             flips one bit of its next frame on the wire (flip)\n"
     "  --idle-slots N     benchmark: each repetition is N slots of the bare barrier (empty frames\n"
     "                     on every link) instead of the collective; reports us per slot\n"
     "  --token HEX        testing: a fixed run token instead of a random one (every link hello "
@@ -1195,10 +1196,11 @@ int cmd_run(int argc, char **argv)
         const char *colon = strchr(r->fault, ':');
         const char *kind = colon ? colon + 1 : "";
         if (!colon || (strncmp(kind, "kill@", 5) && strncmp(kind, "stop@", 5) &&
-                       strncmp(kind, "garbage@", 8) && strncmp(kind, "oversize@", 9))) {
+                       strncmp(kind, "garbage@", 8) && strncmp(kind, "oversize@", 9) &&
+                       strncmp(kind, "flip@", 5))) {
             fprintf(stderr,
                     "stepnet: bad value '%s' for --fault: expected ID:kill@SLOT, "
-                    "ID:stop@SLOT, ID:garbage@SLOT or ID:oversize@SLOT\n",
+                    "ID:stop@SLOT, ID:garbage@SLOT, ID:oversize@SLOT or ID:flip@SLOT\n",
                     r->fault);
             rc = EXIT_BADINPUT;
             goto out;

@@ -217,6 +217,16 @@ static int transmit(sn_conn_t *c, wreq_t *w)
         put_u32(w->data + 1, (uint32_t) (w->body_len + 1));
         w->data[5] = (uint8_t) w->type;
     }
+    if (c->fault_next) { /* testing: what a broken or hostile network would do to this frame */
+        uint8_t *wire = w->data + w->off;
+        if (c->fault_next == SN_CONN_FAULT_OVERSIZE) {
+            wire[0] = 0x7f;
+            wire[1] = 0xff;
+        } else {
+            wire[4 + (w->len - 4) / 2] ^= 0x04;
+        }
+        c->fault_next = 0;
+    }
     return write_wreq(c, w);
 }
 

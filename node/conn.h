@@ -28,6 +28,9 @@
 
 #define SN_FRAME_HDR 5 /* length (4) + type (1) */
 
+#define SN_CONN_FAULT_OVERSIZE 1 /* the length header announces 2 GiB */
+#define SN_CONN_FAULT_FLIP     2 /* one bit in the middle of the frame, after sealing */
+
 /* How a connection protects itself: the mode (SN_SEC_SODIUM or SN_SEC_NONE), the cluster key
  * (borrowed; must outlive the connection) and the handshake deadline. */
 typedef struct sn_conn_sec_cfg_s {
@@ -71,6 +74,7 @@ struct sn_conn_s {
     size_t hs_have;
     void *pending, *pending_tail; /* frames sent before the handshake finished, in order */
     uint64_t rx_frames;
+    int fault_next;   /* testing (--fault): SN_CONN_FAULT_* applied to the next frame on the wire */
     char peer[64];    /* "127.0.0.1:40123", for errors */
     uv_timer_t timer; /* the handshake deadline */
     uint32_t deadline_ms;

@@ -364,10 +364,12 @@ static void inject_fault(node_t *nd, uint64_t slot)
         sn_conn_send(&nd->links[0].lc->c, b);
     } else if (strncmp(nd->fault, "oversize", 8) == 0 && nd->deg > 0) {
         /* a header announcing a body far larger than any data frame may be */
+        nd->links[0].lc->c.fault_next = SN_CONN_FAULT_OVERSIZE;
         uint8_t *b = sn_conn_frame(&nd->links[0].lc->c, SN_FRAME_DATA, 0);
-        b[-5] = 0x7f;
-        b[-4] = 0xff;
         sn_conn_send(&nd->links[0].lc->c, b);
+    } else if (strncmp(nd->fault, "flip", 4) == 0 && nd->deg > 0) {
+        /* one bit of the next frame on link 0 flipped on the wire, after sealing */
+        nd->links[0].lc->c.fault_next = SN_CONN_FAULT_FLIP;
     }
 }
 

@@ -760,6 +760,20 @@ static void test_fault_oversize(void **state)
     skip_if_misnamed(&m);
 }
 
+/* One bit flipped on the wire after sealing: the receiver refuses the frame (authentication
+ * failed, naming the link), and the run fails naming the sender and the slot. */
+static void test_fault_flip(void **state)
+{
+    (void) state;
+    misnamed_t m = {0};
+    for (int k = 0; k < 2; k++) {
+        fault_case("linear:8", "multi", 2, "flip", 4, "authentication failed", "authentication",
+                   &m);
+        fault_case("torus:4x4", "single", 2, "flip", 4, "authentication failed", "edge", &m);
+    }
+    skip_if_misnamed(&m);
+}
+
 /* --node-bin that does not exist: the run fails at once naming the binary. */
 static void test_deadline_node_bin_missing(void **state)
 {
@@ -1567,6 +1581,7 @@ int main(void)
         cmocka_unit_test_teardown(test_fault_stop, teardown),
         cmocka_unit_test_teardown(test_fault_garbage, teardown),
         cmocka_unit_test_teardown(test_fault_oversize, teardown),
+        cmocka_unit_test_teardown(test_fault_flip, teardown),
         cmocka_unit_test_teardown(test_deadline_node_bin_missing, teardown),
         cmocka_unit_test_teardown(test_deadline_ready, teardown),
         cmocka_unit_test_teardown(test_deadline_collective, teardown),
