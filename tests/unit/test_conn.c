@@ -209,6 +209,10 @@ static void px_down_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
             p += take;
             n -= take;
         }
+        if (n == 0) {
+            free(buf->base);
+            return;
+        }
         if (px->len + n > px->cap) {
             px->cap = (px->len + n) * 2;
             px->buf = realloc(px->buf, px->cap);
@@ -225,7 +229,8 @@ static void px_down_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
             px_frame(px, px->buf + off, flen);
             off += flen;
         }
-        memmove(px->buf, px->buf + off, px->len - off);
+        if (off > 0 && off < px->len)
+            memmove(px->buf, px->buf + off, px->len - off);
         px->len -= off;
     }
     free(buf->base);
