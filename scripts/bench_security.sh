@@ -8,17 +8,21 @@
 #   3. added CPU per frame end to end: the bare slot barrier (--idle-slots) on ring:2, CPU time of
 #      the coordinator and both nodes (getrusage of the children) with and without security,
 #      divided by the frames sent (two per slot, one each way).
+#   4. with --lan RATE (root): te on complete:8 at 64 KiB and 1 MiB in a cluster of network
+#      namespaces whose interfaces are limited to RATE (deploy/netns-cluster.sh --rate), i.e. a
+#      LAN of that speed instead of loopback, with and without security.
 # Figures, not a test; the machine is shared, so only the side-by-side ratios mean much.
 #
-#   scripts/bench_security.sh [--reps N] [--csv FILE]
+#   scripts/bench_security.sh [--reps N] [--csv FILE] [--lan 1gbit]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-reps=5 csv=""
+reps=5 csv="" lan=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --reps) reps="$2"; shift 2 ;;
     --csv) csv="$2"; shift 2 ;;
-    -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+    --lan) lan="$2"; shift 2 ;;
+    -h | --help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "bench_security: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -93,4 +97,25 @@ printf '%d slots, %d frames: user CPU %.3f s with security, %.3f s without (syst
 printf 'added user CPU per frame (sealed once, opened once): %s us\n' "$per"
 [ -n "$csv" ] && echo "cpu,idle ring:2,8,$au,$bu,s,$per" >>"$csv"
 echo
+if [ -n "$lan" ]; then
+    echo "4. te on complete:8 over a $lan LAN of network namespaces (median of $reps alternating rounds)"
+    printf '%-5s %-12s %9s %14s %14s %7s %9s\n' coll topology size sodium_us none_us ratio overhead
+    for s in 65536 1048576; do
+        sv=() nv=()
+        for _ in $(seq "$reps"); do
+            for mode in sodium none; do
+                j=$(deploy/netns-cluster.sh --rate "$lan" -- --topo complete:8 --coll te --size "$s" \
+                    --security "$mode" --probes 3 --reps 3 --warmup 1 --json 2>/dev/null)
+                [ "$(jget verified "$j")" = true ] || { echo "bench_security: LAN run $s $mode did not verify" >&2; exit 1; }
+                if [ "$mode" = sodium ]; then sv+=("$(jget wall_us_median "$j")"); else nv+=("$(jget wall_us_median "$j")"); fi
+            done
+        done
+        a=$(printf '%s\n' "${sv[@]}" | median) b=$(printf '%s\n' "${nv[@]}" | median)
+        ratio=$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2f", a / b}')
+        over=$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%+.0f%%", (a / b - 1) * 100}')
+        printf '%-5s %-12s %9s %14.1f %14.1f %7s %9s\n' te complete:8 "$s" "$a" "$b" "$ratio" "$over"
+        [ -n "$csv" ] && echo "lan $lan,te complete:8,$s,$a,$b,us,$ratio" >>"$csv"
+    done
+    echo
+fi
 echo "($(nproc) cores, $(uname -m); libsodium $(dpkg-query -W -f='${Version}' libsodium23 2>/dev/null || echo '?'))"
