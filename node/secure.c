@@ -89,6 +89,24 @@ static ssize_t read_all(int fd, char *buf, size_t cap)
     return (ssize_t) have;
 }
 
+/* Reads a key in the file format from fd until end of file, closes fd; `what` names the source
+ * in errors ("key file PATH", "descriptor 3"). */
+static int read_key(int fd, const char *what, sn_key_t *key, char *err, size_t errlen)
+{
+    char buf[256];
+    ssize_t n = read_all(fd, buf, sizeof buf);
+    int e = errno;
+    close(fd);
+    int rc = 0;
+    if (n < 0)
+        rc = fail(err, errlen, SN_EIO, "cannot read %s: %s", what, strerror(e));
+    else if (parse_key(buf, (size_t) n, key) != 0)
+        rc = fail(err, errlen, SN_EINVAL,
+                  "%s does not hold a stepnet key (64 hex digits, from stepnet keygen)", what);
+    sodium_memzero(buf, sizeof buf);
+    return rc;
+}
+
 int sn_key_generate(const char *path, char *err, size_t errlen)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -134,35 +152,16 @@ int sn_key_load(const char *path, sn_key_t *key, char *err, size_t errlen)
                     "(and consider the key leaked: make a new one with stepnet keygen)",
                     path, (unsigned) (st.st_mode & 07777), path);
     }
-    char buf[256];
-    ssize_t n = read_all(fd, buf, sizeof buf);
-    int e = errno;
-    close(fd);
-    int rc = 0;
-    if (n < 0)
-        rc = fail(err, errlen, SN_EIO, "cannot read key file %s: %s", path, strerror(e));
-    else if (parse_key(buf, (size_t) n, key) != 0)
-        rc = fail(err, errlen, SN_EINVAL,
-                  "key file %s does not hold a stepnet key (64 hex digits, from stepnet keygen)",
-                  path);
-    sodium_memzero(buf, sizeof buf);
-    return rc;
+    char what[300];
+    snprintf(what, sizeof what, "key file %s", path);
+    return read_key(fd, what, key, err, errlen);
 }
 
 int sn_key_read_fd(int fd, sn_key_t *key, char *err, size_t errlen)
 {
-    char buf[256];
-    ssize_t n = read_all(fd, buf, sizeof buf);
-    int e = errno;
-    close(fd);
-    int rc = 0;
-    if (n < 0)
-        rc = fail(err, errlen, SN_EIO, "cannot read the key from descriptor %d: %s", fd,
-                  strerror(e));
-    else if (parse_key(buf, (size_t) n, key) != 0)
-        rc = fail(err, errlen, SN_EINVAL, "descriptor %d does not carry a stepnet key", fd);
-    sodium_memzero(buf, sizeof buf);
-    return rc;
+    char what[64];
+    snprintf(what, sizeof what, "descriptor %d", fd);
+    return read_key(fd, what, key, err, errlen);
 }
 
 /* ---- handshake ----------------------------------------------------------------------------- */

@@ -27,13 +27,7 @@ while [ $# -gt 0 ]; do
 done
 [ -x build/stepnet ] && [ -x build/stepnet-rawprobe ] || scripts/setup.sh >/dev/null
 
-jget() { # jget KEY JSON -> the raw value of KEY in a flat one-line JSON object
-    local v
-    v=$(printf '%s' "$2" | grep -o "\"$1\":[^,}]*" | head -n1 | cut -d: -f2-)
-    printf '%s' "${v//\"/}"
-}
-kv() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; } # kv KEY "a=1 b=2"
-median() { grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+. scripts/bench_lib.sh
 rawmed() { # rawmed KEY ARGS...: median of KEY over $reps rawprobe runs
     local key=$1; shift
     for _ in $(seq "$reps"); do kv "$key" "$(build/stepnet-rawprobe "$@")"; done | median

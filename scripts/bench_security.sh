@@ -28,13 +28,7 @@ while [ $# -gt 0 ]; do
 done
 [ -x build/stepnet ] && [ -x build/stepnet-rawprobe ] || scripts/setup.sh >/dev/null
 
-jget() { # jget KEY JSON -> the raw value of KEY in a flat one-line JSON object
-    local v
-    v=$(printf '%s' "$2" | grep -o "\"$1\":[^,}]*" | head -n1 | cut -d: -f2-)
-    printf '%s' "${v//\"/}"
-}
-kv() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-median() { grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+. scripts/bench_lib.sh
 sizes=(8 1024 65536 1048576)
 [ -n "$csv" ] && echo "part,case,size,secure,none,unit,ratio" >"$csv"
 
@@ -55,21 +49,10 @@ printf '%-5s %-12s %9s %14s %14s %7s %9s\n' coll topology size sodium_us none_us
 for c in "te complete:8" "mnb ring:8"; do
     coll=${c%% *} topo=${c#* }
     for s in "${sizes[@]}"; do
-        r=3
-        [ "$s" -ge 1048576 ] && r=3
-        sv=() nv=()
-        for _ in $(seq "$reps"); do
-            for mode in sodium none; do
-                j=$(build/stepnet run --topo "$topo" --coll "$coll" --size "$s" --security "$mode" \
-                    --probes 3 --reps "$r" --warmup 1 --json 2>/dev/null)
-                [ "$(jget verified "$j")" = true ] || { echo "bench_security: $coll $topo $s $mode did not verify" >&2; exit 1; }
-                if [ "$mode" = sodium ]; then sv+=("$(jget wall_us_median "$j")"); else nv+=("$(jget wall_us_median "$j")"); fi
-            done
-        done
-        a=$(printf '%s\n' "${sv[@]}" | median) b=$(printf '%s\n' "${nv[@]}" | median)
-        ratio=$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2f", a / b}')
-        over=$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%+.0f%%", (a / b - 1) * 100}')
-        printf '%-5s %-12s %9s %14.1f %14.1f %7s %9s\n' "$coll" "$topo" "$s" "$a" "$b" "$ratio" "$over"
+        compare_modes "$reps" "$coll $topo $s" build/stepnet run --topo "$topo" --coll "$coll" \
+            --size "$s" --probes 3 --reps 3 --warmup 1 --json
+        a=$CMP_A b=$CMP_B ratio=$CMP_RATIO
+        printf '%-5s %-12s %9s %14.1f %14.1f %7s %9s\n' "$coll" "$topo" "$s" "$a" "$b" "$ratio" "$CMP_OVER"
         [ -n "$csv" ] && echo "wall,$coll $topo,$s,$a,$b,us,$ratio" >>"$csv"
     done
 done
@@ -101,19 +84,10 @@ if [ -n "$lan" ]; then
     echo "4. te on complete:8 over a $lan LAN of network namespaces (median of $reps alternating rounds)"
     printf '%-5s %-12s %9s %14s %14s %7s %9s\n' coll topology size sodium_us none_us ratio overhead
     for s in 65536 1048576; do
-        sv=() nv=()
-        for _ in $(seq "$reps"); do
-            for mode in sodium none; do
-                j=$(deploy/netns-cluster.sh --rate "$lan" -- --topo complete:8 --coll te --size "$s" \
-                    --security "$mode" --probes 3 --reps 3 --warmup 1 --json 2>/dev/null)
-                [ "$(jget verified "$j")" = true ] || { echo "bench_security: LAN run $s $mode did not verify" >&2; exit 1; }
-                if [ "$mode" = sodium ]; then sv+=("$(jget wall_us_median "$j")"); else nv+=("$(jget wall_us_median "$j")"); fi
-            done
-        done
-        a=$(printf '%s\n' "${sv[@]}" | median) b=$(printf '%s\n' "${nv[@]}" | median)
-        ratio=$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2f", a / b}')
-        over=$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%+.0f%%", (a / b - 1) * 100}')
-        printf '%-5s %-12s %9s %14.1f %14.1f %7s %9s\n' te complete:8 "$s" "$a" "$b" "$ratio" "$over"
+        compare_modes "$reps" "LAN te $s" deploy/netns-cluster.sh --rate "$lan" -- --topo complete:8 \
+            --coll te --size "$s" --probes 3 --reps 3 --warmup 1 --json
+        a=$CMP_A b=$CMP_B ratio=$CMP_RATIO
+        printf '%-5s %-12s %9s %14.1f %14.1f %7s %9s\n' te complete:8 "$s" "$a" "$b" "$ratio" "$CMP_OVER"
         [ -n "$csv" ] && echo "lan $lan,te complete:8,$s,$a,$b,us,$ratio" >>"$csv"
     done
     echo
