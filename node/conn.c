@@ -191,14 +191,20 @@ uint8_t *sn_conn_frame(sn_conn_t *c, int type, size_t body_len)
     wreq_t *w = wreq_new(c, BODY_OFF + body_len + MAC_BYTES);
     w->type = type;
     w->body_len = body_len;
+    return w->data + BODY_OFF;
+}
+
+/* Where the frame starts and how long it is on the wire, in the connection's mode (known once
+ * sn_conn_start has run, which is before any frame is sent). */
+static void layout(const sn_conn_t *c, wreq_t *w)
+{
     if (c->sec_mode == SN_SEC_SODIUM) {
         w->off = 0;
-        w->len = 4 + SN_SEC_ABYTES + 1 + body_len;
+        w->len = 4 + SN_SEC_ABYTES + 1 + w->body_len;
     } else {
         w->off = 1;
-        w->len = SN_FRAME_HDR + body_len;
+        w->len = SN_FRAME_HDR + w->body_len;
     }
-    return w->data + BODY_OFF;
 }
 
 static wreq_t *wreq_of(uint8_t *body)
@@ -237,6 +243,7 @@ int sn_conn_send(sn_conn_t *c, uint8_t *body)
         free(w);
         return UV_ECANCELED;
     }
+    layout(c, w);
     c->queued += w->len;
     if (!c->established) { /* leaves, in order, once the handshake is done */
         if (c->pending_tail)
