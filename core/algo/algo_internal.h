@@ -160,6 +160,7 @@ extern const sn_algo_t sn__algo_bcast_product;
 extern const sn_algo_t sn__algo_bcast_binomial;
 extern const sn_algo_t sn__algo_bcast_bfs;
 extern const sn_algo_t sn__algo_bcast_tree;
+extern const sn_algo_t sn__algo_bcast_greedy;
 extern const sn_algo_t sn__algo_scatter_ering;
 extern const sn_algo_t sn__algo_scatter_torus;
 extern const sn_algo_t sn__algo_gather_ering;

@@ -334,6 +334,8 @@ static void test_exact_collectives(void **state)
     static const case_t cases[] = {
         {{"--topo", "torus:3x3", "--coll", "bcast", "--root", "4", "--algo", "bcast-bfs"}},
         {{"--topo", "torus:3x3", "--coll", "bcast", "--algo", "bcast-tree", "--ports", "single"}},
+        {{"--topo", "ering:14:2", "--coll", "bcast", "--root", "3", "--algo", "bcast-greedy",
+          "--ports", "single", "--msgs", "2"}},
         {{"--topo", "hypercube:3", "--coll", "scatter", "--root", "5", "--algo",
           "scatter-balanced"}},
         {{"--topo", "hypercube:3", "--coll", "scatter", "--algo", "scatter-ff"}},

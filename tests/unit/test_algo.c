@@ -672,6 +672,93 @@ static void test_bcast_tree_hypercube(void **state)
     }
 }
 
+/* bcast-greedy: on complete graphs the calling rounds double the informed set, ceil(log2 N) steps,
+ * the Theorem 3.3 bound (bcast-tree takes N - 1 there); on every family and root of a sweep it is
+ * verified, meets its prediction and the bounds (run_checked), pipelines several packets, and
+ * auto never does worse than bcast-tree. Where it reaches the bound the result is optimal. */
+static void test_bcast_greedy(void **state)
+{
+    (void) state;
+    for (uint32_t n = 2; n <= 64; n++) {
+        char spec[32];
+        snprintf(spec, sizeof spec, "complete:%u", n);
+        sn_topo_t *t = tu_topo(spec);
+        for (size_t pi = 2; pi < NPMS; pi++) { /* the single-port models */
+            sn_params_t p = params_for(SN_COLL_BCAST, &PMS[pi]);
+            p.root = n / 2;
+            tu_run_t r = run_checked(t, &p, "bcast-greedy");
+            int64_t lg = 0;
+            while ((1ll << lg) < (int64_t) n)
+                lg++;
+            assert_int_equal(r.res.steps, lg);
+            assert_int_equal(r.bounds.best, lg);
+        }
+        sn_topo_free(t);
+    }
+    /* where it beats bcast-tree: at the bound, or (E_14^2) at the optimum 5 that the digest found
+     * by exhaustive search, one above the bound */
+    static const struct {
+        const char *spec;
+        int64_t steps, bound, tree;
+    } meets[] = {{"ering:14:2", 5, 4, 6},
+                 {"star:5", 8, 8, 10},
+                 {"foldedcube:4", 4, 4, 5},
+                 {"ering:7:2*ring:5", 6, 6, 7}};
+    for (size_t i = 0; i < sizeof meets / sizeof *meets; i++) {
+        sn_topo_t *t = tu_topo(meets[i].spec);
+        sn_params_t p = tu_params(SN_COLL_BCAST, "single", "one", "full");
+        tu_run_t g = run_checked(t, &p, "bcast-greedy");
+        tu_run_t b = run_checked(t, &p, "bcast-tree");
+        assert_int_equal(g.res.steps, meets[i].steps);
+        assert_int_equal(g.bounds.best, meets[i].bound);
+        assert_int_equal(b.res.steps, meets[i].tree);
+        tu_run_t a = run_checked(t, &p, NULL);
+        assert_string_equal(a.algo->name, "bcast-greedy");
+        sn_topo_free(t);
+    }
+    /* auto against the digest's brute-force optima (ch1-3 section 5, item 10) */
+    static const struct {
+        const char *spec;
+        int64_t exact;
+    } exact[] = {{"ring:4", 2},     {"ring:7", 4},     {"ring:10", 5},   {"hypercube:3", 3},
+                 {"torus:3x3", 4},  {"torus:3x4", 4},  {"torus:4x4", 4}, {"ering:8:2", 3},
+                 {"ering:10:2", 4}, {"ering:12:3", 4}, {"linear:7", 6},  {"complete:4", 2},
+                 {"ering:14:2", 5}};
+    for (size_t i = 0; i < sizeof exact / sizeof *exact; i++) {
+        sn_topo_t *t = tu_topo(exact[i].spec);
+        sn_params_t p = tu_params(SN_COLL_BCAST, "single", "one", "full");
+        tu_run_t a = run_checked(t, &p, NULL);
+        if ((int64_t) a.res.steps != exact[i].exact)
+            fail_msg("%s: auto (%s) takes %llu, the optimum is %lld", exact[i].spec, a.algo->name,
+                     (unsigned long long) a.res.steps, (long long) exact[i].exact);
+        sn_topo_free(t);
+    }
+    /* a sweep: every family, several roots, 1 and 3 packets of 2 fragments, every single-port
+     * model; auto is never above bcast-tree */
+    static const char *const specs[] = {
+        "ring:11",     "linear:9",         "torus:5x5",   "mesh:4x6",
+        "torus:3x3x3", "hypercube:5",      "ccc:3",       "butterfly:3",
+        "star:4",      "circulant:16:1,4", "fattree:2:3", "ering:9:3*complete:4"};
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+        sn_topo_t *t = tu_topo(specs[i]);
+        for (uint32_t rank = 0; rank < t->nproc; rank += 5) {
+            for (size_t pi = 2; pi < NPMS; pi++) {
+                for (uint32_t msgs = 1; msgs <= 3; msgs += 2) {
+                    sn_params_t p = params_for(SN_COLL_BCAST, &PMS[pi]);
+                    p.root = sn_topo_proc(t, rank);
+                    p.msgs = msgs;
+                    p.frags = msgs > 1 ? 2 : 1;
+                    tu_run_t g = run_checked(t, &p, "bcast-greedy");
+                    tu_run_t b = run_checked(t, &p, "bcast-tree");
+                    tu_run_t a = run_checked(t, &p, NULL);
+                    assert_true(a.res.steps <= b.res.steps && a.res.steps <= g.res.steps);
+                }
+            }
+        }
+        sn_topo_free(t);
+    }
+}
+
 /* Theorem 3.7: multiport scatter over the balanced tree takes the largest root subtree (also the
  * prediction), and it reaches the optimum of the digest's tables 4.5 and 4.6: ceil((n-1)/deg) on
  * tori (except odd x odd, see test_bug_balanced_odd_tori), D on E_n^rho (Theorem 3.8), the
@@ -902,6 +989,7 @@ int main(void)
         cmocka_unit_test(test_bcast_fig33_mesh),
         cmocka_unit_test(test_bcast_tree_rings),
         cmocka_unit_test(test_bcast_tree_hypercube),
+        cmocka_unit_test(test_bcast_greedy),
         cmocka_unit_test(test_thm37_balanced_scatter),
         cmocka_unit_test(test_balanced_odd_tori),
         cmocka_unit_test(test_nonadjacent_parallel_edges),

@@ -72,6 +72,7 @@ static void test_registry(void **state)
     } want[] = {
         {"bcast-bfs", SN_COLL_BCAST},
         {"bcast-tree", SN_COLL_BCAST},
+        {"bcast-greedy", SN_COLL_BCAST},
         {"scatter-ff", SN_COLL_SCATTER},
         {"scatter-balanced", SN_COLL_SCATTER},
         {"gather-ff", SN_COLL_GATHER},

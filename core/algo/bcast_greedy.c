@@ -1,0 +1,149 @@
+/* bcast-greedy: single-port broadcast over a tree grown by greedy calling rounds (core/algo).
+ *
+ * The thesis proves the single-port lower bound (seed 000, section 3.2, Theorem 3.3) but gives an
+ * optimal single-port broadcast only for hypercubes (binomial tree, L724); bcast-tree serves the
+ * BFS tree in the order of eq. (6.1) (L1855-L1862), which on dense graphs is far from the bound
+ * (on complete:N it takes N - 1 steps where ceil(log2 N) suffice) and can be a step above it on
+ * tori and extended rings. Finding the optimal broadcast time is NP-hard in general, so this is a
+ * heuristic, used by `auto` only where its exact count is lower:
+ *
+ *   round by round, every informed node with uninformed neighbours calls one of them (no node is
+ *   called twice), the nodes with the fewest uninformed neighbours choosing first, each choosing
+ *   the neighbour with the most uninformed neighbours of its own (then the farther from the root,
+ *   then the smaller id). Who called whom is a spanning tree.
+ *
+ * The tree is then served by the ordered schedule of bcast-tree (eq. 6.1: children slowest subtree
+ * first), which is optimal for the tree and so never slower than the rounds that grew it; the
+ * prediction is that schedule's exact count (the engine replays it), and M = msgs * frags packets
+ * follow each other through it. On complete graphs the rounds double the informed set: ceil(log2
+ * N), the bound of Theorem 3.3. Cost: O(E) plus O(deg) per caller per round. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo_internal.h"
+#include "stepnet/util.h"
+
+typedef struct {
+    uint32_t node, options; /* a caller and its uninformed neighbours at the start of the round */
+} caller_t;
+
+static int cmp_callers(const void *x, const void *y)
+{
+    const caller_t *a = x, *b = y;
+    if (a->options != b->options)
+        return a->options < b->options ? -1 : 1;
+    return a->node < b->node ? -1 : (a->node > b->node);
+}
+
+static sn_tree_t *tree_greedy(const sn_topo_t *t, uint32_t root)
+{
+    uint32_t n = t->n;
+    sn_tree_t *tr = sn__tree_alloc(t, root);
+    uint8_t *informed = sn_xcalloc(n, 1);
+    uint32_t *unc = sn_xmalloc((size_t) n * sizeof *unc);    /* uninformed neighbours (ports) */
+    uint32_t *claimed = sn_xcalloc(n, sizeof *claimed);      /* round in which u was called */
+    uint32_t *dist = sn_xmalloc((size_t) n * sizeof *dist);  /* BFS distance from the root */
+    uint32_t *queue = sn_xmalloc((size_t) n * sizeof *queue);
+    caller_t *callers = sn_xmalloc((size_t) n * sizeof *callers);
+    uint32_t *frontier = sn_xmalloc((size_t) n * sizeof *frontier), nf = 0;
+    uint32_t *fresh = sn_xmalloc((size_t) n * sizeof *fresh);
+    for (uint32_t u = 0; u < n; u++) {
+        unc[u] = sn_topo_degree(t, u);
+        dist[u] = UINT32_MAX;
+    }
+    uint32_t qh = 0, qt = 0;
+    dist[root] = 0;
+    queue[qt++] = root;
+    while (qh < qt) {
+        uint32_t u = queue[qh++];
+        for (uint32_t p = 0; p < sn_topo_degree(t, u); p++) {
+            uint32_t v = sn_topo_port(t, u, p)->peer;
+            if (dist[v] == UINT32_MAX) {
+                dist[v] = dist[u] + 1;
+                queue[qt++] = v;
+            }
+        }
+    }
+    /* informs u: its neighbours lose an uninformed neighbour (once per parallel edge) */
+#define INFORM(u)                                                                                  \
+    do {                                                                                           \
+        informed[u] = 1;                                                                           \
+        for (uint32_t p_ = 0; p_ < sn_topo_degree(t, u); p_++)                                     \
+            unc[sn_topo_port(t, u, p_)->peer]--;                                                   \
+    } while (0)
+    INFORM(root);
+    frontier[nf++] = root;
+    uint32_t ninformed = 1;
+    for (uint32_t round = 1; ninformed < qt && nf > 0; round++) {
+        uint32_t nc = 0, nfresh = 0;
+        for (uint32_t i = 0; i < nf; i++)
+            if (unc[frontier[i]] > 0)
+                callers[nc++] = (caller_t){frontier[i], unc[frontier[i]]};
+        qsort(callers, nc, sizeof *callers, cmp_callers);
+        for (uint32_t i = 0; i < nc; i++) {
+            uint32_t u = callers[i].node, best = UINT32_MAX;
+            for (uint32_t p = 0; p < sn_topo_degree(t, u); p++) {
+                uint32_t v = sn_topo_port(t, u, p)->peer;
+                if (informed[v] || claimed[v] == round)
+                    continue;
+                if (best == UINT32_MAX || unc[v] > unc[best] ||
+                    (unc[v] == unc[best] &&
+                     (dist[v] > dist[best] || (dist[v] == dist[best] && v < best))))
+                    best = v;
+            }
+            if (best == UINT32_MAX)
+                continue;
+            claimed[best] = round;
+            sn__tree_set_parent(t, tr, best, u);
+            fresh[nfresh++] = best;
+        }
+        /* the callers that still have uninformed neighbours stay; the called join */
+        uint32_t keep = 0;
+        for (uint32_t i = 0; i < nc; i++)
+            frontier[keep++] = callers[i].node;
+        nf = keep;
+        for (uint32_t i = 0; i < nfresh; i++) {
+            INFORM(fresh[i]);
+            frontier[nf++] = fresh[i];
+        }
+        ninformed += nfresh;
+    }
+#undef INFORM
+    free(informed);
+    free(unc);
+    free(claimed);
+    free(dist);
+    free(queue);
+    free(callers);
+    free(frontier);
+    free(fresh);
+    if (ninformed < n || sn__tree_finish(t, tr) < 0) { /* not connected */
+        sn__tree_free(tr);
+        return NULL;
+    }
+    return tr;
+}
+
+static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+{
+    return sn__ordered_plan_new(t, p, tree_greedy, out, err);
+}
+
+const sn_algo_t sn__algo_bcast_greedy = {
+    .name = "bcast-greedy",
+    .coll = SN_COLL_BCAST,
+    .pm_mask = SN_PM_SINGLE | SN_PM_SINGLE_ANY | SN_PM_HALF,
+    .topos = "any",
+    .summary = "tree of greedy calling rounds (each informed node calls its neighbour with the "
+               "most uninformed neighbours), served slowest subtree first",
+    .source = "heuristic for the single-port bound of thesis (seed 000) Theorem 3.3; schedule of "
+              "eq. (6.1), L1855-L1862",
+    .predicts = "the schedule's exact count (at most the number of calling rounds for one packet)",
+    .plan_new = plan_new,
+    .plan_free = sn__ordered_plan_free,
+    .predicted = sn__ordered_predicted,
+    .state_size = SN__ORDERED_STATE_SIZE,
+    .node_init = sn__ordered_node_init,
+    .node_fini = sn__ordered_node_fini,
+    .node_step = sn__ordered_node_step,
+};
