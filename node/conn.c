@@ -267,6 +267,13 @@ static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     (void) suggested;
     sn_conn_t *c = h->data;
+    if (!c->established && c->hs) {
+        /* before authentication, exactly the bytes the handshake wants, into its own small
+         * buffer: a peer without the key gets no staging buffer and no frame parsed */
+        buf->base = (char *) c->hsbuf + c->hs_have;
+        buf->len = c->hs->want - c->hs_have;
+        return;
+    }
     if (c->type >= 0 && c->body_len - c->body_have >= DIRECT_MIN) {
         buf->base = (char *) c->body + c->body_have;
         buf->len = c->body_len - c->body_have;
@@ -395,37 +402,26 @@ static void established(sn_conn_t *c)
     }
 }
 
-/* Feeds handshake bytes; returns how many of n it used, or -1 after a failure. */
-static ssize_t handshake_input(sn_conn_t *c, const uint8_t *p, size_t n)
+/* hsbuf holds the hs->want bytes of the next handshake step: takes it, answers, and fails the
+ * connection or completes it. */
+static void handshake_step(sn_conn_t *c)
 {
-    size_t used = 0;
-    while (used < n && !c->established && !c->closing) {
-        size_t take = c->hs->want - c->hs_have;
-        if (take > n - used)
-            take = n - used;
-        memcpy(c->hsbuf + c->hs_have, p + used, take);
-        c->hs_have += take;
-        used += take;
-        if (c->hs_have < c->hs->want)
-            break;
-        uint8_t out[SN_SEC_MAX_REPLY];
-        size_t outlen = 0;
-        const char *why = NULL;
-        int rc = sn_hs_step(c->hs, c->hsbuf, out, &outlen, &why);
-        c->hs_have = 0;
-        if (outlen)
-            write_raw(c, out, outlen);
-        sodium_memzero(out, sizeof out);
-        if (rc < 0) {
-            char what[320];
-            snprintf(what, sizeof what, "handshake with %s failed: %s", c->peer, why);
-            sn_conn_fail(c, SN_EPROTO, what);
-            return -1;
-        }
-        if (c->hs->done)
-            established(c);
+    uint8_t out[SN_SEC_MAX_REPLY];
+    size_t outlen = 0;
+    const char *why = NULL;
+    int rc = sn_hs_step(c->hs, c->hsbuf, out, &outlen, &why);
+    c->hs_have = 0;
+    if (outlen)
+        write_raw(c, out, outlen);
+    sodium_memzero(out, sizeof out);
+    if (rc < 0) {
+        char what[320];
+        snprintf(what, sizeof what, "handshake with %s failed: %s", c->peer, why);
+        sn_conn_fail(c, SN_EPROTO, what);
+        return;
     }
-    return (ssize_t) used;
+    if (c->hs->done)
+        established(c);
 }
 
 static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
@@ -446,6 +442,12 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     }
     if (nread == 0 || c->closing)
         return;
+    if ((uint8_t *) buf->base >= c->hsbuf && (uint8_t *) buf->base < c->hsbuf + sizeof c->hsbuf) {
+        c->hs_have += (size_t) nread; /* alloc_cb asked for no more than the step wants */
+        if (c->hs_have == c->hs->want)
+            handshake_step(c);
+        return;
+    }
     if ((uint8_t *) buf->base != c->stage) { /* read straight into the body */
         c->body_have += (uint32_t) nread;
         if (c->body_have == c->body_len)
@@ -454,13 +456,6 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     }
     const uint8_t *p = c->stage;
     size_t n = (size_t) nread;
-    if (!c->established) {
-        ssize_t used = handshake_input(c, p, n);
-        if (used < 0)
-            return;
-        p += used;
-        n -= (size_t) used;
-    }
     const uint32_t hdr_need = hdr_bytes(c);
     while (n > 0 && !c->closing) {
         if (c->type < 0) {

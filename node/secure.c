@@ -93,14 +93,14 @@ static ssize_t read_all(int fd, char *buf, size_t cap)
  * in errors ("key file PATH", "descriptor 3"). */
 static int read_key(int fd, const char *what, sn_key_t *key, char *err, size_t errlen)
 {
-    char buf[256];
+    char buf[257]; /* one more than a key file may hold: a longer one is refused, not cut */
     ssize_t n = read_all(fd, buf, sizeof buf);
     int e = errno;
     close(fd);
     int rc = 0;
     if (n < 0)
         rc = fail(err, errlen, SN_EIO, "cannot read %s: %s", what, strerror(e));
-    else if (parse_key(buf, (size_t) n, key) != 0)
+    else if ((size_t) n == sizeof buf || parse_key(buf, (size_t) n, key) != 0)
         rc = fail(err, errlen, SN_EINVAL,
                   "%s does not hold a stepnet key (64 hex digits, from stepnet keygen)", what);
     sodium_memzero(buf, sizeof buf);
@@ -132,7 +132,8 @@ int sn_key_generate(const char *path, char *err, size_t errlen)
 
 int sn_key_load(const char *path, sn_key_t *key, char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* O_NONBLOCK: a FIFO must be refused below, not block the open (regular files ignore it) */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0)
         return fail(err, errlen, SN_EIO, "cannot open key file %s: %s", path, strerror(errno));
     struct stat st;
@@ -225,7 +226,7 @@ void sn_hs_start(sn_hs_t *hs, int mode, const sn_key_t *key, int initiator,
     hs->mode = mode;
     hs->initiator = initiator;
     if (key)
-        hs->key = *key;
+        hs->key = key; /* borrowed: the cluster key stays in its owner's sodium_malloc memory */
     hs->want = SN_SEC_PREAMBLE;
     *outlen = 0;
     if (mode == SN_SEC_SODIUM) {
@@ -316,7 +317,7 @@ int sn_hs_step(sn_hs_t *hs, const uint8_t *in, uint8_t out[SN_SEC_MAX_REPLY], si
         memcpy(s, rx, 32); /* s = BLAKE2b-512(q | e_I | e_R) */
         memcpy(s + 32, tx, 32);
         crypto_generichash(th, 32, hs->tr, SN_SEC_M1_BYTES + SN_SEC_PREAMBLE + 32, NULL, 0);
-        sn_hs_derive(&hs->key, s, th, hs->k_tx, hs->k_rx, hs->k_mac);
+        sn_hs_derive(hs->key, s, th, hs->k_tx, hs->k_rx, hs->k_mac);
         tag_of(hs->k_mac, label_resp, hs->tr, hs->trlen, NULL, 0, tag);
         if (crypto_verify_32(tag, in + 56) != 0) {
             *why = auth_failed;
@@ -346,7 +347,7 @@ int sn_hs_step(sn_hs_t *hs, const uint8_t *in, uint8_t out[SN_SEC_MAX_REPLY], si
         memcpy(out + SN_SEC_PREAMBLE, hs->e_pk, 32);
         tr_add(hs, out, SN_SEC_PREAMBLE + 32);
         crypto_generichash(th, 32, hs->tr, hs->trlen, NULL, 0);
-        sn_hs_derive(&hs->key, s, th, hs->k_rx, hs->k_tx, hs->k_mac);
+        sn_hs_derive(hs->key, s, th, hs->k_rx, hs->k_tx, hs->k_mac);
         memcpy(out + SN_SEC_PREAMBLE + 32, hs->hdr_tx, 24);
         tr_add(hs, hs->hdr_tx, 24);
         tag_of(hs->k_mac, label_resp, hs->tr, hs->trlen, NULL, 0, out + SN_SEC_PREAMBLE + 56);
@@ -380,7 +381,7 @@ out:
 
 void sn_hs_wipe(sn_hs_t *hs)
 {
-    sodium_memzero(&hs->key, sizeof hs->key);
+    hs->key = NULL;
     sodium_memzero(hs->e_sk, sizeof hs->e_sk);
     sodium_memzero(hs->k_tx, sizeof hs->k_tx);
     sodium_memzero(hs->k_rx, sizeof hs->k_rx);

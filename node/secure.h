@@ -64,7 +64,7 @@ typedef struct sn_hs_fixed_s {
 /* The handshake of one connection, one role. */
 typedef struct sn_hs_s {
     int mode, initiator;
-    sn_key_t key;
+    const sn_key_t *key; /* borrowed for the handshake */
     uint8_t e_pk[32], e_sk[32];
     uint8_t peer_pk[32];
     uint8_t hdr_tx[24];
@@ -76,7 +76,8 @@ typedef struct sn_hs_s {
     sn_sec_t sec;
 } sn_hs_t;
 
-/* Starts a handshake. key may be NULL only for SN_SEC_NONE. The initiator (the dialler) gets its
+/* Starts a handshake. key (borrowed until the handshake is done) may be NULL only for
+ * SN_SEC_NONE. The initiator (the dialler) gets its
  * first message in out (8 or 40 bytes, *outlen); the responder gets nothing. */
 void sn_hs_start(sn_hs_t *hs, int mode, const sn_key_t *key, int initiator,
                  const sn_hs_fixed_t *fixed, uint8_t out[SN_SEC_M1_BYTES], size_t *outlen);

@@ -40,9 +40,9 @@ static sn_tree_t *tree_greedy(const sn_topo_t *t, uint32_t root)
     uint32_t n = t->n;
     sn_tree_t *tr = sn__tree_alloc(t, root);
     uint8_t *informed = sn_xcalloc(n, 1);
-    uint32_t *unc = sn_xmalloc((size_t) n * sizeof *unc);    /* uninformed neighbours (ports) */
-    uint32_t *claimed = sn_xcalloc(n, sizeof *claimed);      /* round in which u was called */
-    uint32_t *dist = sn_xmalloc((size_t) n * sizeof *dist);  /* BFS distance from the root */
+    uint32_t *unc = sn_xmalloc((size_t) n * sizeof *unc);   /* uninformed neighbours (ports) */
+    uint32_t *claimed = sn_xcalloc(n, sizeof *claimed);     /* round in which u was called */
+    uint32_t *dist = sn_xmalloc((size_t) n * sizeof *dist); /* BFS distance from the root */
     uint32_t *queue = sn_xmalloc((size_t) n * sizeof *queue);
     caller_t *callers = sn_xmalloc((size_t) n * sizeof *callers);
     uint32_t *frontier = sn_xmalloc((size_t) n * sizeof *frontier), nf = 0;

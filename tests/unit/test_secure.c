@@ -382,6 +382,27 @@ static void test_key_files(void **state)
         assert_non_null(strstr(err, "64 hex digits"));
         unlink(bpath);
     }
+    /* a key followed by more than a key file may hold: refused, not cut after 256 bytes */
+    {
+        char text[2 * SN_KEY_BYTES + 1];
+        sn_key_format(&a, text);
+        FILE *f = fopen(bpath, "w");
+        fwrite(text, 1, sizeof text, f);
+        for (int i = 0; i < 200; i++)
+            fputc(' ', f);
+        fwrite(text, 1, sizeof text, f);
+        fclose(f);
+        chmod(bpath, 0600);
+        assert_int_equal(sn_key_load(bpath, &b, err, sizeof err), SN_EINVAL);
+        unlink(bpath);
+    }
+    /* a FIFO is refused at once (opening it must not wait for a writer) */
+    assert_int_equal(mkfifo(bpath, 0600), 0);
+    double t0 = tu_now();
+    assert_int_equal(sn_key_load(bpath, &b, err, sizeof err), SN_EINVAL);
+    assert_true(tu_now() - t0 < 1.0);
+    assert_non_null(strstr(err, "not a regular file"));
+    unlink(bpath);
     /* missing file; a directory */
     assert_int_equal(sn_key_load(bpath, &b, err, sizeof err), SN_EIO);
     chmod(dir, 0700);
