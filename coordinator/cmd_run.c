@@ -81,10 +81,11 @@ typedef struct cnode_s {
     Stepnet__Result *res; /* of the current repetition */
 } cnode_t;
 
-typedef struct pconn_s { /* a control connection before its hello */
+typedef struct pconn_s { /* a control connection (before its hello: node == NULL) */
     sn_conn_t c;
     run_t *run;
     cnode_t *node;
+    struct pconn_s *prev, *next; /* every open one, so that the end of the run closes them all */
 } pconn_t;
 
 struct run_s {
@@ -105,6 +106,7 @@ struct run_s {
     char lhost[64];
     int lport;
     cnode_t *nodes;
+    struct pconn_s *pconns;
     uint32_t n, joined, nready, ncal, ncomplete, nresult;
     uint64_t token;
     sn_topo_file_t *files;
@@ -184,9 +186,10 @@ static void close_all(run_t *r)
 {
     if (!all_exited(r))
         return;
-    for (uint32_t i = 0; i < r->n; i++)
-        if (r->nodes[i].conn)
-            sn_conn_close(r->nodes[i].conn);
+    /* the nodes' control connections and any stranger's that is still open (one that never
+     * finished its handshake or never said hello must not keep the run alive) */
+    for (pconn_t *pc = r->pconns; pc; pc = pc->next)
+        sn_conn_close(&pc->c);
     close_handle((uv_handle_t *) &r->listener);
     close_handle((uv_handle_t *) &r->deadline);
     close_handle((uv_handle_t *) &r->grace);
@@ -622,8 +625,9 @@ static const sn_conn_ops_t ctl_ops = {ctl_frame, ctl_error, ctl_closed};
 static void on_hello(run_t *r, pconn_t *pc, const Stepnet__Hello *h)
 {
     if (h->version != SN_WIRE_VERSION) {
-        fprintf(stderr, "stepnet run: refused a node speaking protocol version %u (this is %u)\n",
-                h->version, SN_WIRE_VERSION);
+        fprintf(stderr,
+                "stepnet run: refused a node at %s speaking protocol version %u (this is %u)\n",
+                pc->c.peer, h->version, SN_WIRE_VERSION);
         sn_conn_close(&pc->c);
         return;
     }
@@ -631,14 +635,14 @@ static void on_hello(run_t *r, pconn_t *pc, const Stepnet__Hello *h)
     if (!r->join) {
         id = h->has_want_id ? h->want_id : -1;
         if (id < 0 || (uint32_t) id >= r->n || r->nodes[id].hello) {
-            fprintf(stderr, "stepnet run: refused a node claiming id %d\n", id);
+            fprintf(stderr, "stepnet run: refused a node at %s claiming id %d\n", pc->c.peer, id);
             sn_conn_close(&pc->c);
             return;
         }
     } else {
         if (r->joined >= r->n) {
-            fprintf(stderr, "stepnet run: refused node from %s: all %u nodes have joined\n",
-                    h->data_host, r->n);
+            fprintf(stderr, "stepnet run: refused a node at %s: all %u nodes have joined\n",
+                    pc->c.peer, r->n);
             sn_conn_close(&pc->c);
             return;
         }
@@ -764,7 +768,8 @@ static void ctl_error(sn_conn_t *c, int status, const char *what)
         return;
     if (pc->node == NULL) { /* not a node of this run (yet): refused, the run goes on */
         if (status == SN_EPROTO || status == SN_ETIMEOUT || !c->established)
-            fprintf(stderr, "stepnet run: refused a control connection: %s\n", what);
+            fprintf(stderr, "stepnet run: refused a control connection from %s: %s\n", c->peer,
+                    what);
         return;
     }
     cnode_t *cn = pc->node;
@@ -778,6 +783,12 @@ static void ctl_closed(sn_conn_t *c)
     pconn_t *pc = c->owner;
     if (pc->node && pc->node->conn == c)
         pc->node->conn = NULL;
+    if (pc->prev)
+        pc->prev->next = pc->next;
+    else
+        pc->run->pconns = pc->next;
+    if (pc->next)
+        pc->next->prev = pc->prev;
     free(pc);
 }
 
@@ -788,6 +799,10 @@ static void on_control_connection(uv_stream_t *server, int status)
         return;
     pconn_t *pc = sn_xcalloc(1, sizeof *pc);
     pc->run = r;
+    pc->next = r->pconns;
+    if (r->pconns)
+        r->pconns->prev = pc;
+    r->pconns = pc;
     sn_conn_init(r->loop, &pc->c, &ctl_ops, pc);
     sn_wire_limits_control(&pc->c);
     if (uv_accept(server, (uv_stream_t *) &pc->c.tcp) < 0 ||

@@ -912,7 +912,8 @@ static void link_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t le
         Stepnet__LinkHello *h =
             type == SN_FRAME_LINK ? stepnet__link_hello__unpack(NULL, len, body) : NULL;
         if (h == NULL) {
-            nlog(nd, "LINK-PROTO", "inbound connection: first frame is not a valid link hello");
+            nlog(nd, "LINK-PROTO",
+                 "inbound connection from %s: first frame is not a valid link hello", c->peer);
             remove_pending(nd, lc);
             lconn_close(lc);
             return;
@@ -1017,7 +1018,8 @@ static lconn_t *new_lconn(node_t *nd, const sn_conn_ops_t *ops)
 static void on_hello_deadline(uv_timer_t *t)
 {
     lconn_t *lc = t->data;
-    nlog(lc->nd, "LINK-REFUSED", "inbound connection sent no link hello within %u ms; closed",
+    nlog(lc->nd, "LINK-REFUSED",
+         "inbound connection from %s sent no link hello within %u ms; closed", lc->c.peer,
          lc->nd->connect_ms);
     remove_pending(lc->nd, lc);
     lconn_close(lc);

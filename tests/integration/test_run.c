@@ -1261,6 +1261,13 @@ static void test_refused_connections(void **state)
     int port = j->listen_port[b];
     int fd_token = dial_port(port), fd_dup = dial_port(port), fd_edge = dial_port(port),
         fd_none = dial_port(port);
+    /* a stranger that completes the (plaintext) preamble with the coordinator and then says
+     * nothing: it must not keep the coordinator alive after the run */
+    int fd_stray = dial_port(j->port);
+    assert_int_equal(send(fd_stray, plain_preamble, 8, MSG_NOSIGNAL), 8);
+    uint8_t stray_answer[8];
+    if (read_exact(fd_stray, stray_answer, 8, 5 * SLOW) != 0)
+        fail_msg("the coordinator did not answer the plaintext preamble");
     send_hello(fd_token, 0xbadbadu, 0, e->a);
     send_hello(fd_dup, token, 0, e->a);
     send_hello(fd_edge, token, t->nedges + 7, e->a);
@@ -1295,7 +1302,8 @@ static void test_refused_connections(void **state)
     assert_int_equal(refused, 4);
     print_message("  refused: token %.3f s, duplicate %.3f s, edge %.3f s, silent %.3f s\n",
                   took[0], took[1], took[2], took[3]);
-    char *report = join_finish(j, 0, 0);
+    char *report = join_finish(j, 0, 0); /* with the stranger still connected */
+    close(fd_stray);
     assert_non_null(report);
     assert_true(tu_json_bool(report, "verified"));
     assert_int_equal(tu_json_int(report, "idle_slots"), 200000);
