@@ -10,13 +10,18 @@
  *   round by round, every informed node with uninformed neighbours calls one of them (no node is
  *   called twice), the nodes with the fewest uninformed neighbours choosing first, each choosing
  *   the neighbour with the most uninformed neighbours of its own (then the farther from the root,
- *   then the smaller id). Who called whom is a spanning tree.
+ *   then by id in the first attempt, by a hash of (attempt, id) in the others). Who called whom
+ *   is a spanning tree.
  *
- * The tree is then served by the ordered schedule of bcast-tree (eq. 6.1: children slowest subtree
- * first), which is optimal for the tree and so never slower than the rounds that grew it; the
- * prediction is that schedule's exact count (the engine replays it), and M = msgs * frags packets
- * follow each other through it. On complete graphs the rounds double the informed set: ceil(log2
- * N), the bound of Theorem 3.3. Cost: O(E) plus O(deg) per caller per round. */
+ * Up to 64 attempts (fewer on large graphs: a budget of about 8 million port visits) keep the tree
+ * whose ordered schedule is fastest, and stop early at max(e(root), ceil(log2 n)), which no
+ * schedule beats. The tree is served by the ordered schedule of bcast-tree (eq. 6.1: children
+ * slowest subtree first), optimal for the tree and so never slower than the rounds that grew it;
+ * the prediction is that schedule's exact count (the engine replays it), and M = msgs * frags
+ * packets follow each other through it. Deterministic: every node of a TCP run builds the same
+ * tree. On complete graphs the rounds double the informed set: ceil(log2 N), the bound of Theorem
+ * 3.3; with the restarts it also meets the bound on tori (5x5, 7x7, 3x3x3), CCC, butterflies and
+ * circulants, where the BFS tree is a step above (tests/unit/test_algo.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,7 +40,22 @@ static int cmp_callers(const void *x, const void *y)
     return a->node < b->node ? -1 : (a->node > b->node);
 }
 
-static sn_tree_t *tree_greedy(const sn_topo_t *t, uint32_t root)
+/* Tie-breaking of the callee choice: which uninformed neighbour v a caller prefers. Variant 0
+ * breaks the last ties by id, the others by a hash of (variant, id): deterministic restarts. */
+#define NVARIANTS 64
+
+static int better(int variant, uint32_t v, uint32_t best, const uint32_t *unc, const uint32_t *dist)
+{
+    if (unc[v] != unc[best])
+        return unc[v] > unc[best];
+    if (dist[v] != dist[best])
+        return dist[v] > dist[best];
+    if (variant == 0)
+        return v < best;
+    return sn_mix64(((uint64_t) variant << 32) ^ v) < sn_mix64(((uint64_t) variant << 32) ^ best);
+}
+
+static sn_tree_t *grow(const sn_topo_t *t, uint32_t root, int variant)
 {
     uint32_t n = t->n;
     sn_tree_t *tr = sn__tree_alloc(t, root);
@@ -86,9 +106,7 @@ static sn_tree_t *tree_greedy(const sn_topo_t *t, uint32_t root)
                 uint32_t v = sn_topo_port(t, u, p)->peer;
                 if (informed[v] || claimed[v] == round)
                     continue;
-                if (best == UINT32_MAX || unc[v] > unc[best] ||
-                    (unc[v] == unc[best] &&
-                     (dist[v] > dist[best] || (dist[v] == dist[best] && v < best))))
+                if (best == UINT32_MAX || better(variant, v, best, unc, dist))
                     best = v;
             }
             if (best == UINT32_MAX)
@@ -122,6 +140,73 @@ static sn_tree_t *tree_greedy(const sn_topo_t *t, uint32_t root)
         return NULL;
     }
     return tr;
+}
+
+/* The single-packet time of the ordered schedule on tr: b(u) = max_i (b(c_i) + i) over the
+ * children sorted by b descending (eq. 6.1). */
+static uint64_t tree_time(const sn_tree_t *tr, uint32_t n)
+{
+    uint64_t *b = sn_xcalloc(n, sizeof *b), *kids = sn_xmalloc((size_t) (n ? n : 1) * sizeof *kids);
+    uint32_t *byin = sn_xmalloc((size_t) (n ? n : 1) * sizeof *byin);
+    for (uint32_t u = 0; u < n; u++)
+        byin[tr->pin[u]] = u;
+    for (uint32_t k = n; k-- > 0;) { /* children before parents: reverse pre-order */
+        uint32_t u = byin[k], m = 0;
+        for (uint32_t c = tr->child_off[u]; c < tr->child_off[u + 1]; c++)
+            if (tr->nproc[tr->child[c]] > 0)
+                kids[m++] = b[tr->child[c]];
+        for (uint32_t i = 1; i < m; i++) /* descending insertion sort: degrees are small */
+            for (uint32_t j = i; j > 0 && kids[j] > kids[j - 1]; j--) {
+                uint64_t x = kids[j];
+                kids[j] = kids[j - 1];
+                kids[j - 1] = x;
+            }
+        for (uint32_t i = 0; i < m; i++)
+            if (kids[i] + i + 1 > b[u])
+                b[u] = kids[i] + i + 1;
+    }
+    uint64_t r = b[tr->root];
+    free(b);
+    free(kids);
+    free(byin);
+    return r;
+}
+
+/* The grown tree of the variant whose ordered schedule is fastest (the first on ties). Restarts
+ * are bounded by a work budget (one on a million-node torus, 64 on small graphs) and stop early
+ * at the trivial bound max(e(root), ceil(log2 n)), which no schedule beats. */
+static sn_tree_t *tree_greedy(const sn_topo_t *t, uint32_t root)
+{
+    uint64_t work = (uint64_t) t->n + 2ull * t->nedges + 1;
+    uint64_t restarts = 8000000ull / work;
+    restarts = restarts < 1 ? 1 : restarts > NVARIANTS ? NVARIANTS : restarts;
+    uint64_t floor = 0;
+    while ((1ull << floor) < t->nproc)
+        floor++;
+    sn_tree_t *bfs = sn__tree_bfs(t, root); /* its height is e(root) over the processors */
+    if (bfs && bfs->height > floor)
+        floor = bfs->height;
+    if (bfs)
+        sn__tree_free(bfs);
+    sn_tree_t *best = NULL;
+    uint64_t best_time = UINT64_MAX;
+    for (int v = 0; v < (int) restarts; v++) {
+        sn_tree_t *tr = grow(t, root, v);
+        if (tr == NULL)
+            return best;
+        uint64_t time = tree_time(tr, t->n);
+        if (time < best_time) {
+            if (best)
+                sn__tree_free(best);
+            best = tr;
+            best_time = time;
+        } else {
+            sn__tree_free(tr);
+        }
+        if (best_time <= floor)
+            break;
+    }
+    return best;
 }
 
 static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
