@@ -921,6 +921,25 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : (x > y);
 }
 
+/* The calibration line. Probes of 0 and `size` bytes give alpha + size * beta, the one-way time
+ * of a hop at the run's size, exactly; but below a few KiB the difference between the two probes
+ * is noise, so beta alone is not shown there (the JSON report still carries the fitted value). */
+static void print_links(const run_t *r)
+{
+    uint32_t size = r->ctx->params.size;
+    if (r->ncalib == 0) {
+        printf("  links           not calibrated (--probes 0)\n");
+        return;
+    }
+    if (size >= 4096)
+        printf("  links           alpha %.2f us, beta %.6f us/byte (median of %zu links)\n",
+               r->alpha_us, r->beta_us, r->ncalib);
+    else
+        printf("  links           %.2f us per hop at %u bytes (median of %zu links; beta is not "
+               "resolved by %u-byte probes)\n",
+               r->alpha_us + size * r->beta_us, size, r->ncalib, size);
+}
+
 static void write_json(const run_t *r, FILE *f, double median_us, double predicted_us)
 {
     const cli_ctx_t *c = r->ctx;
@@ -1000,8 +1019,7 @@ static void report(run_t *r)
     if (r->idle) {
         printf("  idle barrier    %lld slots: %.1f us median of %zu, %.2f us per slot\n",
                (long long) r->idle, median_us, r->nwall, median_us / (double) r->idle);
-        printf("  links           alpha %.2f us, beta %.6f us/byte (median of %zu links)\n",
-               r->alpha_us, r->beta_us, r->ncalib);
+        print_links(r);
         return;
     }
     printf("  steps           %llu%s\n", (unsigned long long) r->steps,
@@ -1013,8 +1031,7 @@ static void report(run_t *r)
            (unsigned long long) sn_coll_expected_total(r->t, &c->params),
            (unsigned long long) r->bytes_checked);
     printf("  trace_hash      %016llx\n", (unsigned long long) r->trace);
-    printf("  links           alpha %.2f us, beta %.6f us/byte (median of %zu links)\n",
-           r->alpha_us, r->beta_us, r->ncalib);
+    print_links(r);
     printf("  wall time       %.1f us median of %zu (%.2f us per step); predicted %.1f us\n",
            median_us, r->nwall, r->steps ? median_us / (double) r->steps : 0.0, predicted_us);
 }
