@@ -1504,6 +1504,8 @@ static void test_join_secure_refusals(void **state)
         fail_msg("the coordinator did not log the refused node:\n%s", j->coord->buf[1]);
     /* a plaintext peer, a stranger, a silent connection on node 0's link port */
     int port = j->listen_port[0];
+    /* node 0's sockets before the intruders: its links, its listener, its control connection */
+    const int sockets_before = count_sockets(j->node[0]->pid);
     int fd_silent = dial_port(port), fd_coord = dial_port(j->port);
     int fd_plain = dial_port(port), fd_http = dial_port(port);
     assert_int_equal(send(fd_plain, plain_preamble, 8, MSG_NOSIGNAL), 8);
@@ -1540,6 +1542,13 @@ static void test_join_secure_refusals(void **state)
             fail_msg("node 0 did not log LINK-REFUSED ... %s:\n%s", logs[i], j->node[b]->buf[1]);
     if (!wait_stderr(j->coord, "did not finish within 1000 ms", 5 * SLOW))
         fail_msg("the coordinator did not log the silent connection:\n%s", j->coord->buf[1]);
+    /* every refused connection freed: node 0 holds the same sockets as before */
+    double until = tu_now() + 5 * SLOW;
+    while (count_sockets(j->node[0]->pid) != sockets_before && tu_now() < until)
+        sleep_s(0.02);
+    if (count_sockets(j->node[0]->pid) != sockets_before)
+        fail_msg("node 0 holds %d sockets after the refusals, %d before",
+                 count_sockets(j->node[0]->pid), sockets_before);
     if (!tu_bg_running(j->coord))
         fail_msg("the run ended before the intruders were tried; raise --idle-slots");
     print_message("  refused: plaintext %.3f s, http %.3f s, silent link %.3f s, silent control "
