@@ -442,8 +442,8 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     }
     if (nread == 0 || c->closing)
         return;
-    if ((uint8_t *) buf->base >= c->hsbuf && (uint8_t *) buf->base < c->hsbuf + sizeof c->hsbuf) {
-        c->hs_have += (size_t) nread; /* alloc_cb asked for no more than the step wants */
+    if (!c->established && c->hs) { /* alloc_cb gave hsbuf, no more than the step wants */
+        c->hs_have += (size_t) nread;
         if (c->hs_have == c->hs->want)
             handshake_step(c);
         return;
