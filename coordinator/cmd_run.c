@@ -652,6 +652,7 @@ static void on_hello(run_t *r, pconn_t *pc, const Stepnet__Hello *h)
     cn->hello = 1;
     cn->conn = &pc->c;
     pc->node = cn;
+    sn_conn_expect_done(&pc->c);
     snprintf(cn->host, sizeof cn->host, "%s", h->data_host);
     cn->data_port = h->data_port;
     cn->pid = h->pid;
@@ -805,6 +806,9 @@ static void on_control_connection(uv_stream_t *server, int status)
     r->pconns = pc;
     sn_conn_init(r->loop, &pc->c, &ctl_ops, pc);
     sn_wire_limits_control(&pc->c);
+    /* a peer that authenticates (or, with --security none, just connects) and then says nothing
+     * is closed at the connect deadline instead of holding a connection for the whole run */
+    sn_conn_expect(&pc->c, r->connect_ms ? r->connect_ms : 10000, "hello");
     if (uv_accept(server, (uv_stream_t *) &pc->c.tcp) < 0 ||
         sn_conn_start(&pc->c, &r->sec, 0) < 0 || r->stopping)
         sn_conn_close(&pc->c);

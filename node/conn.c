@@ -376,6 +376,30 @@ static int begin_body(sn_conn_t *c)
     return 0;
 }
 
+static void on_expect(uv_timer_t *t)
+{
+    sn_conn_t *c = t->data;
+    char what[200];
+    snprintf(what, sizeof what, "%s sent no %s within %u ms", c->peer, c->expect_what,
+             c->expect_ms);
+    sn_conn_fail(c, SN_ETIMEOUT, what);
+}
+
+void sn_conn_expect(sn_conn_t *c, uint32_t ms, const char *what)
+{
+    c->expect_ms = ms;
+    c->expect_what = what;
+    if (c->established && !c->closing)
+        uv_timer_start(&c->timer, on_expect, ms, 0);
+}
+
+void sn_conn_expect_done(sn_conn_t *c)
+{
+    c->expect_ms = 0;
+    if (c->established && !c->closing)
+        uv_timer_stop(&c->timer);
+}
+
 static void established(sn_conn_t *c)
 {
     if (c->sec_mode == SN_SEC_SODIUM) {
@@ -388,6 +412,8 @@ static void established(sn_conn_t *c)
     c->hs = NULL;
     c->established = 1;
     uv_timer_stop(&c->timer);
+    if (c->expect_ms)
+        uv_timer_start(&c->timer, on_expect, c->expect_ms, 0);
     wreq_t *w = c->pending;
     c->pending = c->pending_tail = NULL;
     while (w) {

@@ -76,8 +76,10 @@ struct sn_conn_s {
     uint64_t rx_frames;
     int fault_next;   /* testing (--fault): SN_CONN_FAULT_* applied to the next frame on the wire */
     char peer[64];    /* "127.0.0.1:40123", for errors */
-    uv_timer_t timer; /* the handshake deadline */
+    uv_timer_t timer; /* the handshake deadline, then the one of sn_conn_expect */
     uint32_t deadline_ms;
+    uint32_t expect_ms;
+    const char *expect_what;
     int open_handles;
     /* writer */
     uint64_t queued;   /* bytes handed to uv_write and not yet written */
@@ -99,6 +101,12 @@ int sn_conn_start(sn_conn_t *c, const sn_conn_sec_cfg_t *sec, int initiator);
  * then sn_conn_send(c, body) sends it (and frees it after the write). */
 uint8_t *sn_conn_frame(sn_conn_t *c, int type, size_t body_len);
 int sn_conn_send(sn_conn_t *c, uint8_t *body);
+
+/* Once the handshake is done, the peer must do something (`what`, a static string such as "hello")
+ * within ms, or the connection fails with SN_ETIMEOUT: "ADDR sent no hello within N ms". Call
+ * before or after sn_conn_start; sn_conn_expect_done cancels it when the peer has done it. */
+void sn_conn_expect(sn_conn_t *c, uint32_t ms, const char *what);
+void sn_conn_expect_done(sn_conn_t *c);
 
 /* Closes the connection (idempotent); on_closed follows. */
 void sn_conn_close(sn_conn_t *c);

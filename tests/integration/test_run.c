@@ -1302,8 +1302,15 @@ static void test_refused_connections(void **state)
     assert_int_equal(refused, 4);
     print_message("  refused: token %.3f s, duplicate %.3f s, edge %.3f s, silent %.3f s\n",
                   took[0], took[1], took[2], took[3]);
-    char *report = join_finish(j, 0, 0); /* with the stranger still connected */
+    /* ... and it is closed at the connect deadline (1 s), well before the end of the run */
+    double t_stray = wait_closed(fd_stray, 6 * SLOW);
     close(fd_stray);
+    if (t_stray < 0)
+        fail_msg("the coordinator kept a connection that never said hello");
+    if (!wait_stderr(j->coord, "sent no hello within 1000 ms", 5 * SLOW))
+        fail_msg("the coordinator did not log the silent control connection:\n%s",
+                 j->coord->buf[1]);
+    char *report = join_finish(j, 0, 0);
     assert_non_null(report);
     assert_true(tu_json_bool(report, "verified"));
     assert_int_equal(tu_json_int(report, "idle_slots"), 200000);
