@@ -49,6 +49,7 @@ typedef enum {
     F_A3_MESH,     /* n ceil((n^2-1)/4) (Theorem 5.6 with 4.3) */
     F_A3_TORUS,    /* n ceil((n^2-1)/8) (Theorem 5.6 with 4.5/4.6) */
     F_A3_COMPLETE, /* m (Theorem 5.6, K_m x K_m) */
+    F_THM33,       /* the single-port broadcast bound of Theorem 3.3, met by a schedule */
 } formula_t;
 
 typedef struct {
@@ -71,6 +72,12 @@ static const case_t cases[] = {
     {"Thm 3.1 product tree", "ering:7:2*ring:5", "bcast", "multi", F_ECC, "e(v) = sum e_i(v_i)", 0},
     {"3.2 binomial tree", "hypercube:6", "bcast", "multi", F_LOG_D, "d", 1},
     {"3.2 binomial tree", "hypercube:6", "bcast", "single", F_LOG_D, "d (= Thm 3.3 bound)", 1},
+    {"Thm 3.3 bound, single-port", "complete:16", "bcast", "single", F_THM33,
+     "Thm 3.3 bound (ceil(log2 n) here)", 1},
+    {"Thm 3.3 bound, single-port", "complete:4", "bcast", "single", F_THM33,
+     "Thm 3.3 bound (L674 remark says >= 3: erratum)", 0},
+    {"Thm 3.3 bound, single-port", "torus:5x5", "bcast", "single", F_THM33, "Thm 3.3 bound", 0},
+    {"Thm 3.3 bound, single-port", "ccc:3", "bcast", "single", F_THM33, "Thm 3.3 bound", 0},
     {"Thm 3.6 scatter", "torus:4x5", "scatter", "single", F_N_1, "n - 1", 1},
     {"Thm 3.6 scatter", "hypercube:5", "scatter", "single", F_N_1, "n - 1", 0},
     {"Thm 3.8 E_n^rho scatter", "ering:14:2", "scatter", "multi", F_SCATTER_DEG, "ceil((n-1)/deg)",
@@ -152,6 +159,8 @@ static const char *case_algo(const case_t *c)
     case F_A3_TORUS:
     case F_A3_COMPLETE:
         return "te-a3";
+    case F_THM33:
+        return "bcast-greedy"; /* not the thesis's: it gives the bound, stepnet the schedule */
     }
     return NULL;
 }
@@ -206,6 +215,15 @@ static int64_t formula_value(const case_t *c, const sn_topo_t *t, const sn_param
         return (int64_t) (a3_rounds(t) * ceil_div(factor_n(t, 0) * factor_n(t, 0) - 1, 8));
     case F_A3_COMPLETE:
         return (int64_t) a3_rounds(t); /* T_H = 1 on K_m */
+    case F_THM33: {
+        sn_bounds_t b;
+        if (sn_model_bounds(t, p, &b, NULL) < 0)
+            return -1;
+        for (size_t i = 0; i < b.count; i++)
+            if (strcmp(b.b[i].name, "thm3.3") == 0)
+                return b.b[i].value;
+        return -1;
+    }
     }
     return -1;
 }
