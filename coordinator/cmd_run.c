@@ -554,6 +554,8 @@ out:
 
 static void send_assign(run_t *r, cnode_t *cn)
 {
+    if (cn->conn == NULL) /* its connection is gone: the failure is already reported */
+        return;
     const sn_topo_t *t = r->t;
     const sn_params_t *p = &r->ctx->params;
     uint32_t id = (uint32_t) cn->id, deg = sn_topo_degree(t, id);
@@ -673,6 +675,8 @@ static void ctl_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
 {
     pconn_t *pc = c->owner;
     run_t *r = pc->run;
+    if (r->stopping) /* the run is over (or interrupted): a late hello must not start anything */
+        return;
     Stepnet__Control *m = type == SN_FRAME_CONTROL ? sn_wire_unpack_control(body, len) : NULL;
     if (m == NULL) {
         fail(r, pc->node ? pc->node->id : -1, 0, "malformed control frame from %s", c->name);

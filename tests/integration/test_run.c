@@ -1429,6 +1429,33 @@ static int has_key_like(const char *s, size_t n)
     return 0;
 }
 
+/* How many processes of the run tagged `tag` are stepnet-node processes past their exec (their
+ * command line holds --key-fd); fails the test if any command line or environment shows a
+ * key-like word. */
+static size_t execd_nodes(const char *tag)
+{
+    pid_t pids[80];
+    size_t n = tu_env_procs(tag, 0, pids, 80), nodes = 0;
+    for (size_t i = 0; i < n && i < 80; i++) {
+        static const char *const files[] = {"cmdline", "environ"};
+        for (int f = 0; f < 2; f++) {
+            char path[64], buf[8192];
+            snprintf(path, sizeof path, "/proc/%ld/%s", (long) pids[i], files[f]);
+            FILE *fp = fopen(path, "r");
+            if (fp == NULL)
+                continue;
+            size_t len = fread(buf, 1, sizeof buf, fp);
+            fclose(fp);
+            if (has_key_like(buf, len))
+                fail_msg("process %ld shows a key in its %s", (long) pids[i], files[f]);
+            for (size_t at = 0; f == 0 && at < len; at += strlen(buf + at) + 1) /* NULs */
+                if (len < sizeof buf && strcmp(buf + at, "--key-fd") == 0)
+                    nodes++;
+        }
+    }
+    return nodes;
+}
+
 /* The key of a local run reaches the nodes through a pipe: not on any command line and not in
  * any environment. */
 static void test_local_key_not_exposed(void **state)
@@ -1443,39 +1470,44 @@ static void test_local_key_not_exposed(void **state)
                               "--reps", "1", "--warmup", "0", "--probes", "0", "--json", NULL},
         &o);
     /* until the 4 nodes have exec'd (a child shows its parent's command line before) */
-    pid_t pids[16];
-    size_t n = 0, nodes = 0;
+    size_t nodes = 0;
     double end = tu_now() + 20 * SLOW;
-    while (nodes < 4 && tu_now() < end) {
-        n = tu_env_procs(tag, 0, pids, 16);
-        nodes = 0;
-        for (size_t i = 0; i < n; i++) {
-            static const char *const files[] = {"cmdline", "environ"};
-            for (int f = 0; f < 2; f++) {
-                char path[64], buf[8192];
-                snprintf(path, sizeof path, "/proc/%ld/%s", (long) pids[i], files[f]);
-                FILE *fp = fopen(path, "r");
-                if (fp == NULL)
-                    continue;
-                size_t len = fread(buf, 1, sizeof buf, fp);
-                fclose(fp);
-                if (has_key_like(buf, len))
-                    fail_msg("process %ld shows a key in its %s", (long) pids[i], files[f]);
-                for (size_t at = 0; f == 0 && at < len; at += strlen(buf + at) + 1) /* NULs */
-                    if (len < sizeof buf && strcmp(buf + at, "--key-fd") == 0)
-                        nodes++;
-            }
-        }
-        if (nodes < 4)
-            sleep_s(0.02);
-    }
+    while ((nodes = execd_nodes(tag)) < 4 && tu_now() < end)
+        sleep_s(0.02);
     if (nodes < 4)
-        fail_msg("%zu of 4 node processes seen with --key-fd (%zu processes in the run)", nodes, n);
+        fail_msg("%zu of 4 node processes seen with --key-fd", nodes);
     assert_int_equal(nodes, 4);
     tu_bg_signal(b, SIGTERM);
     bg_wait_or_fail(b, 30 * SLOW);
     expect_no_survivors(b->cmd, tag);
     tu_bg_free(b);
+}
+
+/* SIGTERM while the nodes are still starting (some have said hello, some not): the coordinator
+ * stops cleanly (exit 1, no sanitizer report, no process left), and a hello that arrives after
+ * the interruption starts nothing. */
+static void test_interrupt_while_joining(void **state)
+{
+    (void) state;
+    for (int k = 0; k < 6; k++) {
+        char tag[128];
+        new_tag(tag, sizeof tag);
+        tu_exec_opts_t o = {.name = "stepnet", .env = tag};
+        tu_bg_t *b = tu_bg_start(tu_env_bin("STEPNET"),
+                                 (const char *const[]){"run", "--topo", "ring:24", "--coll", "mnb",
+                                                       "--idle-slots", "100000", "--json", NULL},
+                                 &o);
+        /* the moment the last node has exec'd: the earliest have said hello, the last have not */
+        double end = tu_now() + 20 * SLOW;
+        while (execd_nodes(tag) < 24 - (size_t) (k % 3) && tu_now() < end)
+            sleep_s(0.001);
+        tu_bg_signal(b, SIGTERM);
+        bg_wait_or_fail(b, 30 * SLOW);
+        if (b->status != 1)
+            fail_msg("%s: exit status %d after SIGTERM, want 1\n%s", b->cmd, b->status, b->buf[1]);
+        expect_no_survivors(b->cmd, tag);
+        tu_bg_free(b);
+    }
 }
 
 /* While a secure join run goes on, intruders are refused and say why, with the peer's address:
@@ -1619,6 +1651,7 @@ int main(void)
         cmocka_unit_test_teardown(test_security_options, teardown),
         cmocka_unit_test_teardown(test_security_reported, teardown),
         cmocka_unit_test_teardown(test_local_key_not_exposed, teardown),
+        cmocka_unit_test_teardown(test_interrupt_while_joining, teardown),
         cmocka_unit_test_teardown(test_join_secure_refusals, teardown),
         cmocka_unit_test_teardown(test_join_needs_listen, teardown),
         cmocka_unit_test_teardown(test_join_missing_node, teardown),
