@@ -130,6 +130,11 @@ int sn__flood_node_step(void *state, sn_step_t *io, sn_err_t *err);
 
 /* The ordered single-port schedule (bcast_tree.c): children served one per slot, slowest subtree
  * first (eq. 6.1); steps = the schedule's replayed count. */
+/* Eq. (6.1) on tr: b(leaf) = 0, b(u) = max_i (b(c_i) + i) over u's served children (those with
+ * processors below) sorted by b descending. Fills each node's serving order (order_off[n+1] and
+ * order, indices into tr->child[]) unless both are NULL; returns b(root), the one-packet time. */
+uint64_t sn__ordered_schedule(const sn_tree_t *tr, uint32_t n, uint32_t *order_off,
+                              uint32_t *order);
 int sn__ordered_plan_new(const sn_topo_t *t, const sn_params_t *p, sn_tree_builder_t build,
                          void **plan, sn_err_t *err);
 void sn__ordered_plan_free(void *plan);

@@ -55,36 +55,22 @@ static int better(int variant, uint32_t v, uint32_t best, const uint32_t *unc, c
     return sn_mix64(((uint64_t) variant << 32) ^ v) < sn_mix64(((uint64_t) variant << 32) ^ best);
 }
 
-static sn_tree_t *grow(const sn_topo_t *t, uint32_t root, int variant)
+/* One attempt; dist[] holds the BFS distances from the root, reach how many nodes it reaches. */
+static sn_tree_t *grow(const sn_topo_t *t, uint32_t root, int variant, const uint32_t *dist,
+                       uint32_t reach)
 {
     uint32_t n = t->n;
     sn_tree_t *tr = sn__tree_alloc(t, root);
     uint8_t *informed = sn_xcalloc(n, 1);
-    uint32_t *unc = sn_xmalloc((size_t) n * sizeof *unc);   /* uninformed neighbours (ports) */
-    uint32_t *claimed = sn_xcalloc(n, sizeof *claimed);     /* round in which u was called */
-    uint32_t *dist = sn_xmalloc((size_t) n * sizeof *dist); /* BFS distance from the root */
-    uint32_t *queue = sn_xmalloc((size_t) n * sizeof *queue);
+    uint32_t *unc = sn_xmalloc((size_t) n * sizeof *unc); /* uninformed neighbours (ports) */
+    uint32_t *claimed = sn_xcalloc(n, sizeof *claimed);   /* round in which u was called */
     caller_t *callers = sn_xmalloc((size_t) n * sizeof *callers);
     uint32_t *frontier = sn_xmalloc((size_t) n * sizeof *frontier), nf = 0;
     uint32_t *fresh = sn_xmalloc((size_t) n * sizeof *fresh);
-    for (uint32_t u = 0; u < n; u++) {
+    for (uint32_t u = 0; u < n; u++)
         unc[u] = sn_topo_degree(t, u);
-        dist[u] = UINT32_MAX;
-    }
-    uint32_t qh = 0, qt = 0;
-    dist[root] = 0;
-    queue[qt++] = root;
-    while (qh < qt) {
-        uint32_t u = queue[qh++];
-        for (uint32_t p = 0; p < sn_topo_degree(t, u); p++) {
-            uint32_t v = sn_topo_port(t, u, p)->peer;
-            if (dist[v] == UINT32_MAX) {
-                dist[v] = dist[u] + 1;
-                queue[qt++] = v;
-            }
-        }
-    }
-    /* informs u: its neighbours lose an uninformed neighbour (once per parallel edge) */
+
+        /* informs u: its neighbours lose an uninformed neighbour (once per parallel edge) */
 #define INFORM(u)                                                                                  \
     do {                                                                                           \
         informed[u] = 1;                                                                           \
@@ -94,7 +80,7 @@ static sn_tree_t *grow(const sn_topo_t *t, uint32_t root, int variant)
     INFORM(root);
     frontier[nf++] = root;
     uint32_t ninformed = 1;
-    for (uint32_t round = 1; ninformed < qt && nf > 0; round++) {
+    for (uint32_t round = 1; ninformed < reach && nf > 0; round++) {
         uint32_t nc = 0, nfresh = 0;
         for (uint32_t i = 0; i < nf; i++)
             if (unc[frontier[i]] > 0)
@@ -130,8 +116,6 @@ static sn_tree_t *grow(const sn_topo_t *t, uint32_t root, int variant)
     free(informed);
     free(unc);
     free(claimed);
-    free(dist);
-    free(queue);
     free(callers);
     free(frontier);
     free(fresh);
@@ -142,36 +126,6 @@ static sn_tree_t *grow(const sn_topo_t *t, uint32_t root, int variant)
     return tr;
 }
 
-/* The single-packet time of the ordered schedule on tr: b(u) = max_i (b(c_i) + i) over the
- * children sorted by b descending (eq. 6.1). */
-static uint64_t tree_time(const sn_tree_t *tr, uint32_t n)
-{
-    uint64_t *b = sn_xcalloc(n, sizeof *b), *kids = sn_xmalloc((size_t) (n ? n : 1) * sizeof *kids);
-    uint32_t *byin = sn_xmalloc((size_t) (n ? n : 1) * sizeof *byin);
-    for (uint32_t u = 0; u < n; u++)
-        byin[tr->pin[u]] = u;
-    for (uint32_t k = n; k-- > 0;) { /* children before parents: reverse pre-order */
-        uint32_t u = byin[k], m = 0;
-        for (uint32_t c = tr->child_off[u]; c < tr->child_off[u + 1]; c++)
-            if (tr->nproc[tr->child[c]] > 0)
-                kids[m++] = b[tr->child[c]];
-        for (uint32_t i = 1; i < m; i++) /* descending insertion sort: degrees are small */
-            for (uint32_t j = i; j > 0 && kids[j] > kids[j - 1]; j--) {
-                uint64_t x = kids[j];
-                kids[j] = kids[j - 1];
-                kids[j - 1] = x;
-            }
-        for (uint32_t i = 0; i < m; i++)
-            if (kids[i] + i + 1 > b[u])
-                b[u] = kids[i] + i + 1;
-    }
-    uint64_t r = b[tr->root];
-    free(b);
-    free(kids);
-    free(byin);
-    return r;
-}
-
 /* The grown tree of the variant whose ordered schedule is fastest (the first on ties). Restarts
  * are bounded by a work budget (one on a million-node torus, 64 on small graphs) and stop early
  * at the trivial bound max(e(root), ceil(log2 n)), which no schedule beats. */
@@ -180,21 +134,26 @@ static sn_tree_t *tree_greedy(const sn_topo_t *t, uint32_t root)
     uint64_t work = (uint64_t) t->n + 2ull * t->nedges + 1;
     uint64_t restarts = 8000000ull / work;
     restarts = restarts < 1 ? 1 : restarts > NVARIANTS ? NVARIANTS : restarts;
+    /* the distances, e(root) over the processors and the reach: one BFS for every attempt */
+    uint32_t *dist = sn_xmalloc((size_t) (t->n ? t->n : 1) * sizeof *dist), reach = 0;
+    sn_topo_bfs(t, root, dist);
     uint64_t floor = 0;
     while ((1ull << floor) < t->nproc)
         floor++;
-    sn_tree_t *bfs = sn__tree_bfs(t, root); /* its height is e(root) over the processors */
-    if (bfs && bfs->height > floor)
-        floor = bfs->height;
-    if (bfs)
-        sn__tree_free(bfs);
+    for (uint32_t u = 0; u < t->n; u++) {
+        if (dist[u] == UINT32_MAX)
+            continue;
+        reach++;
+        if (sn_topo_is_proc(t, u) && dist[u] > floor)
+            floor = dist[u];
+    }
     sn_tree_t *best = NULL;
     uint64_t best_time = UINT64_MAX;
     for (int v = 0; v < (int) restarts; v++) {
-        sn_tree_t *tr = grow(t, root, v);
+        sn_tree_t *tr = grow(t, root, v, dist, reach);
         if (tr == NULL)
-            return best;
-        uint64_t time = tree_time(tr, t->n);
+            break;
+        uint64_t time = sn__ordered_schedule(tr, t->n, NULL, NULL);
         if (time < best_time) {
             if (best)
                 sn__tree_free(best);
@@ -206,6 +165,7 @@ static sn_tree_t *tree_greedy(const sn_topo_t *t, uint32_t root)
         if (best_time <= floor)
             break;
     }
+    free(dist);
     return best;
 }
 

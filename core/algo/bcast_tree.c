@@ -49,6 +49,49 @@ static int cmp_children(const void *x, const void *y)
     return a[1] < c[1] ? -1 : (a[1] > c[1]);
 }
 
+uint64_t sn__ordered_schedule(const sn_tree_t *tr, uint32_t n, uint32_t *order_off, uint32_t *order)
+{
+    uint64_t *b = sn_xcalloc(n ? n : 1, sizeof *b);
+    uint32_t *byin = sn_xmalloc((size_t) (n ? n : 1) * sizeof *byin);
+    for (uint32_t u = 0; u < n; u++)
+        byin[tr->pin[u]] = u;
+    /* served children (those with processors below), ordered by b descending, bottom-up */
+    uint64_t *pairs = sn_xmalloc(2 * ((size_t) n + 1) * sizeof *pairs);
+    if (order_off) {
+        order_off[0] = 0;
+        for (uint32_t u = 0; u < n; u++) {
+            uint32_t cnt = 0;
+            for (uint32_t k = tr->child_off[u]; k < tr->child_off[u + 1]; k++)
+                cnt += tr->nproc[tr->child[k]] > 0;
+            order_off[u + 1] = order_off[u] + cnt;
+        }
+    }
+    for (uint32_t k = n; k-- > 0;) {
+        uint32_t u = byin[k], m = 0;
+        for (uint32_t c = tr->child_off[u]; c < tr->child_off[u + 1]; c++) {
+            if (tr->nproc[tr->child[c]] == 0)
+                continue;
+            pairs[2 * m] = b[tr->child[c]];
+            pairs[2 * m + 1] = c;
+            m++;
+        }
+        qsort(pairs, m, 2 * sizeof *pairs, cmp_children);
+        uint64_t best = 0;
+        for (uint32_t i = 0; i < m; i++) {
+            if (order)
+                order[order_off[u] + i] = (uint32_t) pairs[2 * i + 1];
+            if (pairs[2 * i] + i + 1 > best)
+                best = pairs[2 * i] + i + 1;
+        }
+        b[u] = best;
+    }
+    uint64_t root_time = n ? b[tr->root] : 0;
+    free(pairs);
+    free(byin);
+    free(b);
+    return root_time;
+}
+
 int sn__ordered_plan_new(const sn_topo_t *t, const sn_params_t *p, sn_tree_builder_t build,
                          void **out, sn_err_t *err)
 {
@@ -64,38 +107,10 @@ int sn__ordered_plan_new(const sn_topo_t *t, const sn_params_t *p, sn_tree_build
     uint32_t n = t->n;
     pl->order_off = sn_xcalloc((size_t) n + 1, sizeof *pl->order_off);
     pl->order = sn_xmalloc((size_t) (n ? n : 1) * sizeof *pl->order);
-    uint64_t *b = sn_xcalloc(n, sizeof *b);
-    uint32_t *byin = sn_xmalloc((size_t) n * sizeof *byin);
+    sn__ordered_schedule(tr, n, pl->order_off, pl->order);
+    uint32_t *byin = sn_xmalloc((size_t) (n ? n : 1) * sizeof *byin);
     for (uint32_t u = 0; u < n; u++)
         byin[tr->pin[u]] = u;
-    /* served children (those with processors below), ordered by b descending, bottom-up */
-    uint64_t *pairs = sn_xmalloc(2 * ((size_t) n + 1) * sizeof *pairs);
-    uint32_t *cnt = sn_xcalloc((size_t) n + 1, sizeof *cnt);
-    for (uint32_t u = 0; u < n; u++)
-        for (uint32_t k = tr->child_off[u]; k < tr->child_off[u + 1]; k++)
-            cnt[u] += tr->nproc[tr->child[k]] > 0;
-    for (uint32_t u = 0; u < n; u++)
-        pl->order_off[u + 1] = pl->order_off[u] + cnt[u];
-    for (uint32_t k = n; k-- > 0;) {
-        uint32_t u = byin[k], m = 0;
-        for (uint32_t c = tr->child_off[u]; c < tr->child_off[u + 1]; c++) {
-            if (tr->nproc[tr->child[c]] == 0)
-                continue;
-            pairs[2 * m] = b[tr->child[c]];
-            pairs[2 * m + 1] = c;
-            m++;
-        }
-        qsort(pairs, m, 2 * sizeof *pairs, cmp_children);
-        uint64_t best = 0;
-        for (uint32_t i = 0; i < m; i++) {
-            pl->order[pl->order_off[u] + i] = (uint32_t) pairs[2 * i + 1];
-            if (pairs[2 * i] + i + 1 > best)
-                best = pairs[2 * i] + i + 1;
-        }
-        b[u] = best;
-    }
-    free(pairs);
-    free(cnt);
     /* Replay the rule in pre-order: arrival slots of every packet at every node. */
     uint64_t *arr = sn_xcalloc((size_t) n * pl->npk, sizeof *arr);
     int64_t last = 0;
@@ -116,7 +131,6 @@ int sn__ordered_plan_new(const sn_topo_t *t, const sn_params_t *p, sn_tree_build
     pl->steps = last;
     free(arr);
     free(byin);
-    free(b);
     *out = pl;
     return 0;
 }
