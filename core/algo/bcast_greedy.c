@@ -55,6 +55,14 @@ static int better(int variant, uint32_t v, uint32_t best, const uint32_t *unc, c
     return sn_mix64(((uint64_t) variant << 32) ^ v) < sn_mix64(((uint64_t) variant << 32) ^ best);
 }
 
+/* Marks u informed: its neighbours lose an uninformed neighbour (once per parallel edge). */
+static void inform(const sn_topo_t *t, uint32_t u, uint8_t *informed, uint32_t *unc)
+{
+    informed[u] = 1;
+    for (uint32_t p = 0; p < sn_topo_degree(t, u); p++)
+        unc[sn_topo_port(t, u, p)->peer]--;
+}
+
 /* One attempt; dist[] holds the BFS distances from the root, reach how many nodes it reaches. */
 static sn_tree_t *grow(const sn_topo_t *t, uint32_t root, int variant, const uint32_t *dist,
                        uint32_t reach)
@@ -69,15 +77,7 @@ static sn_tree_t *grow(const sn_topo_t *t, uint32_t root, int variant, const uin
     uint32_t *fresh = sn_xmalloc((size_t) n * sizeof *fresh);
     for (uint32_t u = 0; u < n; u++)
         unc[u] = sn_topo_degree(t, u);
-
-        /* informs u: its neighbours lose an uninformed neighbour (once per parallel edge) */
-#define INFORM(u)                                                                                  \
-    do {                                                                                           \
-        informed[u] = 1;                                                                           \
-        for (uint32_t p_ = 0; p_ < sn_topo_degree(t, u); p_++)                                     \
-            unc[sn_topo_port(t, u, p_)->peer]--;                                                   \
-    } while (0)
-    INFORM(root);
+    inform(t, root, informed, unc);
     frontier[nf++] = root;
     uint32_t ninformed = 1;
     for (uint32_t round = 1; ninformed < reach && nf > 0; round++) {
@@ -107,12 +107,11 @@ static sn_tree_t *grow(const sn_topo_t *t, uint32_t root, int variant, const uin
             frontier[keep++] = callers[i].node;
         nf = keep;
         for (uint32_t i = 0; i < nfresh; i++) {
-            INFORM(fresh[i]);
+            inform(t, fresh[i], informed, unc);
             frontier[nf++] = fresh[i];
         }
         ninformed += nfresh;
     }
-#undef INFORM
     free(informed);
     free(unc);
     free(claimed);
