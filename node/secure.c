@@ -250,8 +250,8 @@ void sn_hs_start(sn_hs_t *hs, int mode, const sn_key_t *key, int initiator,
     }
 }
 
-/* Checks the peer's preamble. */
-static int check_preamble(const sn_hs_t *hs, const uint8_t *in, const char **why)
+/* A preamble that is not stepnet's, or of another transport version: a stranger, not answered. */
+static int check_stranger(const uint8_t *in, const char **why)
 {
     if (memcmp(in, magic, sizeof magic) != 0) {
         *why = "the peer is not a stepnet process (bad preamble)";
@@ -261,18 +261,21 @@ static int check_preamble(const sn_hs_t *hs, const uint8_t *in, const char **why
         *why = "the peer speaks another version of the stepnet transport";
         return SN_EPROTO;
     }
-    if (in[7] != hs->mode) {
-        if (hs->mode == SN_SEC_SODIUM)
-            *why = in[7] == SN_SEC_NONE
-                       ? "the peer runs with --security none (plaintext), this side "
-                         "requires authenticated encryption"
-                       : "the peer asks for an unknown security mode";
-        else
-            *why = "the peer requires authenticated encryption, this side runs with --security "
-                   "none";
-        return SN_EPROTO;
-    }
     return 0;
+}
+
+/* A stepnet peer in another security mode. */
+static int check_mode(const sn_hs_t *hs, const uint8_t *in, const char **why)
+{
+    if (in[7] == hs->mode)
+        return 0;
+    if (hs->mode == SN_SEC_SODIUM)
+        *why = in[7] == SN_SEC_NONE ? "the peer runs with --security none (plaintext), this side "
+                                      "requires authenticated encryption"
+                                    : "the peer asks for an unknown security mode";
+    else
+        *why = "the peer requires authenticated encryption, this side runs with --security none";
+    return SN_EPROTO;
 }
 
 static const char *auth_failed =
@@ -288,19 +291,20 @@ int sn_hs_step(sn_hs_t *hs, const uint8_t *in, uint8_t out[SN_SEC_MAX_REPLY], si
     if (hs->done)
         return 0;
     if (hs->stage == 0) { /* the peer's preamble (and, for the responder, the first message) */
-        if (memcmp(in, magic, sizeof magic) != 0 || in[6] != PROTO_VERSION)
-            return check_preamble(hs, in, why); /* no answer to a stranger */
-        if (!hs->initiator) {
+        if ((rc = check_stranger(in, why)) != 0)
+            return rc; /* no answer to a stranger */
+        /* the responder answers a plaintext peer, or one in the wrong mode, with its preamble at
+         * once (so that both ends can say what is wrong); in mode sodium it answers with M2 */
+        if (!hs->initiator && (hs->mode == SN_SEC_NONE || in[7] != hs->mode)) {
             preamble(hs->mode, out);
             *outlen = SN_SEC_PREAMBLE;
         }
-        if ((rc = check_preamble(hs, in, why)) != 0)
+        if ((rc = check_mode(hs, in, why)) != 0)
             return rc;
         if (hs->mode == SN_SEC_NONE) {
             hs->done = 1;
             return 0;
         }
-        *outlen = 0; /* the responder answers once it has the initiator's key */
         tr_add(hs, in, SN_SEC_PREAMBLE);
         hs->stage = 1;
         hs->want = hs->initiator ? SN_SEC_M2_BYTES - SN_SEC_PREAMBLE : 32;
