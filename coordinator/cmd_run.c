@@ -1215,18 +1215,12 @@ int cmd_run(int argc, char **argv)
     }
     if (r->sec.mode == SN_SEC_SODIUM) {
         char kerr[512];
-        sn_sec_init();
-        r->key = sodium_malloc(sizeof *r->key);
-        if (r->key_file) {
-            if (sn_key_load(r->key_file, r->key, kerr, sizeof kerr) != 0) {
-                fprintf(stderr, "stepnet: %s\n", kerr);
-                rc = EXIT_BADINPUT;
-                goto out;
-            }
-        } else {
-            sn_key_random(r->key);
+        r->key = sn_key_new(r->key_file, -1, kerr, sizeof kerr); /* fresh if no file */
+        if (r->key == NULL) {
+            fprintf(stderr, "stepnet: %s\n", kerr);
+            rc = EXIT_BADINPUT;
+            goto out;
         }
-        sodium_mprotect_readonly(r->key);
         r->sec.key = r->key;
     } else {
         fprintf(stderr, "stepnet run: security none: links and the control channel are plaintext "
@@ -1381,8 +1375,7 @@ done:
     sn_topo_files_free(r->files, r->nfiles);
     cli_ctx_free(&ctx);
 out:
-    if (r->key)
-        sodium_free(r->key);
+    sn_key_free(r->key);
     free(rest);
     return rc;
 }

@@ -133,19 +133,14 @@ int main(int argc, char **argv)
                         "--insecure-ok\n");
         return 2;
     }
-    sn_sec_init();
-    sn_key_t *key = sodium_malloc(sizeof *key);
     char err[512];
-    int rc = key_file ? sn_key_load(key_file, key, err, sizeof err)
-                      : sn_key_read_fd(key_fd, key, err, sizeof err);
-    if (rc != 0) {
+    sn_key_t *key = sn_key_new(key_file, key_fd, err, sizeof err);
+    if (key == NULL) {
         fprintf(stderr, "stepnet-node: %s\n", err);
-        sodium_free(key);
         return 2;
     }
-    sodium_mprotect_readonly(key);
     o.key = key;
-    rc = sn_node_main(&o);
-    sodium_free(key);
+    int rc = sn_node_main(&o);
+    sn_key_free(key);
     return rc;
 }

@@ -165,6 +165,35 @@ int sn_key_read_fd(int fd, sn_key_t *key, char *err, size_t errlen)
     return read_key(fd, what, key, err, errlen);
 }
 
+sn_key_t *sn_key_new(const char *path, int fd, char *err, size_t errlen)
+{
+    sn_sec_init();
+    sn_key_t *key = sodium_malloc(sizeof *key);
+    if (key == NULL) {
+        fail(err, errlen, SN_ENOMEM, "cannot allocate guarded memory for the key");
+        return NULL;
+    }
+    int rc = 0;
+    if (path)
+        rc = sn_key_load(path, key, err, errlen);
+    else if (fd >= 0)
+        rc = sn_key_read_fd(fd, key, err, errlen);
+    else
+        sn_key_random(key);
+    if (rc != 0) {
+        sodium_free(key);
+        return NULL;
+    }
+    sodium_mprotect_readonly(key);
+    return key;
+}
+
+void sn_key_free(sn_key_t *key)
+{
+    if (key)
+        sodium_free(key); /* wipes it */
+}
+
 /* ---- handshake ----------------------------------------------------------------------------- */
 
 static void preamble(int mode, uint8_t out[SN_SEC_PREAMBLE])

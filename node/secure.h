@@ -46,6 +46,12 @@ int sn_key_load(const char *path, sn_key_t *key, char *err, size_t errlen);
  * it spawns) until end of file, then closes it. */
 int sn_key_read_fd(int fd, sn_key_t *key, char *err, size_t errlen);
 
+/* The cluster key of a process, in guarded memory (sodium_malloc, read-only once set): from the
+ * key file `path`, else from descriptor `fd` (>= 0), else fresh random bytes. Calls sn_sec_init.
+ * NULL with a one-line message in err on failure. Free with sn_key_free. */
+sn_key_t *sn_key_new(const char *path, int fd, char *err, size_t errlen);
+void sn_key_free(sn_key_t *key);
+
 /* Formats a key in the file format (65 bytes with the newline, no terminator). */
 void sn_key_format(const sn_key_t *key, char out[2 * SN_KEY_BYTES + 1]);
 
