@@ -42,10 +42,8 @@ typedef struct link_s link_t;
 typedef struct lconn_s {
     sn_conn_t c;
     node_t *nd;
-    link_t *link;           /* NULL until the hello binds it */
-    uv_timer_t hello_timer; /* inbound: the hello deadline */
-    int handles;            /* open handles (tcp, timer): freed when both are closed */
-    size_t index;           /* in node->conns */
+    link_t *link; /* NULL until the hello binds it */
+    size_t index; /* in node->conns */
     /* a hello received before the assignment, processed after it */
     int have_hello;
     Stepnet__LinkHello hello;
@@ -828,10 +826,9 @@ static void bind_link(link_t *l, lconn_t *lc)
     check_ready(l->nd);
 }
 
-static void lconn_handle_closed(lconn_t *lc)
+/* The connection's handles are closed: forget and free it. */
+static void lconn_free(lconn_t *lc)
 {
-    if (--lc->handles > 0)
-        return;
     node_t *nd = lc->nd;
     if (lc->index != SIZE_MAX && lc->index < nd->nconns && nd->conns[lc->index] == lc) {
         nd->conns[lc->index] = nd->conns[--nd->nconns];
@@ -840,35 +837,15 @@ static void lconn_handle_closed(lconn_t *lc)
     free(lc);
 }
 
-static void on_timer_closed(uv_handle_t *h)
-{
-    lconn_handle_closed(h->data);
-}
-
-static void stop_hello_timer(lconn_t *lc)
-{
-    uv_timer_stop(&lc->hello_timer);
-}
-
-/* Closes both handles of a connection; it is freed when both close callbacks have run. */
+/* Closes a connection; it is freed in its on_closed callback. */
 static void lconn_close(lconn_t *lc)
 {
-    if (!uv_is_closing((uv_handle_t *) &lc->hello_timer))
-        uv_close((uv_handle_t *) &lc->hello_timer, on_timer_closed);
     sn_conn_close(&lc->c);
 }
 
 /* Validates a link hello on an inbound connection and binds it to its link, or refuses it. */
 static void accept_hello(node_t *nd, lconn_t *lc, const Stepnet__LinkHello *h)
 {
-    char peer[64] = "?";
-    struct sockaddr_storage sa;
-    int salen = sizeof sa;
-    if (uv_tcp_getpeername(&lc->c.tcp, (struct sockaddr *) &sa, &salen) == 0) {
-        char ip[48] = "";
-        uv_ip_name((struct sockaddr *) &sa, ip, sizeof ip);
-        snprintf(peer, sizeof peer, "%s", ip);
-    }
     const char *why = NULL;
     link_t *l = NULL;
     if (h->version != SN_WIRE_VERSION)
@@ -884,9 +861,8 @@ static void accept_hello(node_t *nd, lconn_t *lc, const Stepnet__LinkHello *h)
         if (l->lc)
             why = "a second connection for a link that is already up";
     }
-    stop_hello_timer(lc);
     if (why) {
-        nlog(nd, "LINK-REFUSED", "connection from %s claiming edge %u from node %u: %s", peer,
+        nlog(nd, "LINK-REFUSED", "connection from %s claiming edge %u from node %u: %s", lc->c.peer,
              h->edge, h->from, why);
         lconn_close(lc);
         return;
@@ -918,6 +894,7 @@ static void link_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t le
             lconn_close(lc);
             return;
         }
+        sn_conn_expect_done(c); /* it said who it is: judged now, or after the assignment */
         remove_pending(nd, lc);
         if (nd->assigned) {
             accept_hello(nd, lc, h);
@@ -960,8 +937,7 @@ static void link_on_error(sn_conn_t *c, int status, const char *what)
     node_t *nd = lc->nd;
     if (nd->stopping)
         return;
-    if (lc->link == NULL) {              /* a stranger, or a neighbour that failed the handshake */
-        uv_timer_stop(&lc->hello_timer); /* one refusal, one log line */
+    if (lc->link == NULL) { /* a stranger, a failed handshake, or no hello in time */
         nlog(nd, status == SN_EPROTO || status == SN_ETIMEOUT ? "LINK-REFUSED" : "LINK-CLOSED",
              "inbound connection from %s before its hello: %s (%s)", c->peer, what,
              status < -5000 ? sn_strerror(status) : uv_strerror(status));
@@ -996,9 +972,7 @@ static void link_on_closed(sn_conn_t *c)
     for (uint32_t q = 0; q < nd->deg; q++)
         if (nd->links[q].dialling == lc)
             nd->links[q].dialling = NULL;
-    if (!uv_is_closing((uv_handle_t *) &lc->hello_timer))
-        uv_close((uv_handle_t *) &lc->hello_timer, on_timer_closed);
-    lconn_handle_closed(lc);
+    lconn_free(lc);
 }
 
 static lconn_t *new_lconn(node_t *nd, const sn_conn_ops_t *ops)
@@ -1006,23 +980,10 @@ static lconn_t *new_lconn(node_t *nd, const sn_conn_ops_t *ops)
     lconn_t *lc = sn_xcalloc(1, sizeof *lc);
     lc->nd = nd;
     sn_conn_init(nd->loop, &lc->c, ops, lc);
-    uv_timer_init(nd->loop, &lc->hello_timer);
-    lc->hello_timer.data = lc;
-    lc->handles = 2;
     sn_grow((void **) &nd->conns, &nd->capconns, nd->nconns + 1, sizeof *nd->conns);
     lc->index = nd->nconns;
     nd->conns[nd->nconns++] = lc;
     return lc;
-}
-
-static void on_hello_deadline(uv_timer_t *t)
-{
-    lconn_t *lc = t->data;
-    nlog(lc->nd, "LINK-REFUSED",
-         "inbound connection from %s sent no link hello within %u ms; closed", lc->c.peer,
-         lc->nd->connect_ms);
-    remove_pending(lc->nd, lc);
-    lconn_close(lc);
 }
 
 static void on_link_connection(uv_stream_t *server, int status)
@@ -1034,6 +995,8 @@ static void on_link_connection(uv_stream_t *server, int status)
     }
     lconn_t *lc = new_lconn(nd, &link_ops);
     sn_wire_limits_link(&lc->c, 0, 1);
+    /* a connection that never says who it is is closed at the connect deadline */
+    sn_conn_expect(&lc->c, nd->connect_ms ? nd->connect_ms : 10000, "link hello");
     if (uv_accept(server, (uv_stream_t *) &lc->c.tcp) < 0 ||
         sn_conn_start(&lc->c, &nd->sec, 0) < 0) {
         lconn_close(lc);
@@ -1041,8 +1004,6 @@ static void on_link_connection(uv_stream_t *server, int status)
     }
     sn_grow((void **) &nd->pending, &nd->cappending, nd->npending + 1, sizeof *nd->pending);
     nd->pending[nd->npending++] = lc;
-    /* a connection that never says who it is is closed at the connect deadline */
-    uv_timer_start(&lc->hello_timer, on_hello_deadline, nd->connect_ms ? nd->connect_ms : 10000, 0);
 }
 
 static void dial(link_t *l);
@@ -1308,9 +1269,7 @@ static void ctl_on_closed(sn_conn_t *c)
         if (!nd->stopping)
             node_exit(nd, 1);
     }
-    if (!uv_is_closing((uv_handle_t *) &lc->hello_timer))
-        uv_close((uv_handle_t *) &lc->hello_timer, on_timer_closed);
-    lconn_handle_closed(lc);
+    lconn_free(lc);
 }
 
 static const sn_conn_ops_t ctl_ops = {ctl_on_frame, ctl_on_error, ctl_on_closed};
