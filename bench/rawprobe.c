@@ -7,7 +7,7 @@
  *             process writes one SIZE-byte frame on every link and reads one from every link
  *             (the pattern of stepnet's slot barrier); prints microseconds per slot
  *   seal      one process seals and opens SIZE-byte frames exactly as stepnet's secure transport
- *             does (node/secure.c, in place, length header as associated data); prints the CPU
+ *             does (net/secure.c, in place, length header as associated data); prints the CPU
  *             cost of each per frame: what security adds to the sender and to the receiver
  *
  * Output: one line "key=value ..." on stdout. */

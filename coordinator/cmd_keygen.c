@@ -1,4 +1,4 @@
-/* stepnet keygen FILE (coordinator): creates a cluster key file for join-mode runs (node/secure.h,
+/* stepnet keygen FILE (coordinator): creates a cluster key file for join-mode runs (net/secure.h,
  * docs/security.md). */
 #include <stdio.h>
 #include <string.h>

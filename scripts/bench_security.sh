@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What transport security costs (docs/security.md), measured in one run:
 #   1. CPU per frame of sealing and opening alone (stepnet-rawprobe seal: the exact calls of
-#      node/secure.c, in place), at 8 B, 1 KiB, 64 KiB and 1 MiB;
+#      net/secure.c, in place), at 8 B, 1 KiB, 64 KiB and 1 MiB;
 #   2. wall time of te on complete:8 and mnb on ring:8 at the same packet sizes, with the default
 #      security and with --security none, alternating round by round (--reps rounds, default 5),
 #      each figure the median over the rounds of stepnet's own median over its repetitions;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Recomputes the handshake test vectors of docs/security.md without libsodium.
 
-An independent check of node/secure.c: X25519 from the `cryptography` package, BLAKE2b from
+An independent check of net/secure.c: X25519 from the `cryptography` package, BLAKE2b from
 hashlib (crypto_generichash is BLAKE2b; crypto_kdf_derive_from_key is BLAKE2b keyed with the
 master key, salt = subkey id as 8 little-endian bytes + 8 zero bytes, personal = the 8-byte
 context + 8 zero bytes; crypto_kx's session keys are BLAKE2b-512(q | client_pk | server_pk)).

@@ -1,4 +1,4 @@
-/* Tests of node/conn.c over real loopback sockets in one libuv loop: a client and a server
+/* Tests of net/conn.c over real loopback sockets in one libuv loop: a client and a server
  * connection with a tampering proxy between them. Checks that a secure connection delivers
  * frames of every size in order, and that a flipped bit (in the handshake or in any frame), a
  * replayed, dropped or reordered frame, a wrong key, a plaintext peer on either side and a peer

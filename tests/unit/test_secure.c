@@ -1,4 +1,4 @@
-/* Unit tests of node/secure.c: the test vectors of docs/security.md (computed independently by
+/* Unit tests of net/secure.c: the test vectors of docs/security.md (computed independently by
  * scripts/security_vectors.py), every single-bit alteration of every handshake message, mode
  * mismatches, frame sealing against alteration, replay, loss and reordering, and key files. */
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* The stepnet wire protocol (node/): control messages, link hellos and data frames packed with
+/* The stepnet wire protocol (net/): control messages, link hellos and data frames packed with
  * protobuf-c into framed connections (conn.c). A data frame is a u32 header length, the
  * DataHeader, then the payload bytes raw, so megabyte payloads are never copied through protobuf.
  */

@@ -1,8 +1,8 @@
-/* The stepnet wire protocol on top of framed connections (node/): packing control messages,
+/* The stepnet wire protocol on top of framed connections (net/): packing control messages,
  * link hellos and data frames (proto/stepnet.proto), with the maximum size of every frame type
  * for the run's packet size. Shared by stepnet-node and the coordinator. */
-#ifndef STEPNET_NODE_WIRE_H
-#define STEPNET_NODE_WIRE_H
+#ifndef STEPNET_NET_WIRE_H
+#define STEPNET_NET_WIRE_H
 
 #include <stdint.h>
 

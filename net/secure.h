@@ -1,4 +1,4 @@
-/* Transport security (node/): cluster key files, the per-connection handshake and frame
+/* Transport security (net/): cluster key files, the per-connection handshake and frame
  * protection with libsodium. Pure: no sockets, no libuv; conn.c drives it. The protocol, its byte
  * layouts and test vectors are in docs/security.md.
  *
@@ -6,8 +6,8 @@
  * Mode sodium then runs: ephemeral X25519 (crypto_kx) bound to the cluster key by a keyed BLAKE2b
  * over the whole transcript, a key-confirmation tag from each role, and one
  * crypto_secretstream_xchacha20poly1305 stream per direction for every later frame. */
-#ifndef STEPNET_NODE_SECURE_H
-#define STEPNET_NODE_SECURE_H
+#ifndef STEPNET_NET_SECURE_H
+#define STEPNET_NET_SECURE_H
 
 #include <sodium.h>
 #include <stddef.h>

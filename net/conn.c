@@ -1,4 +1,4 @@
-/* Framed TCP connections over libuv (node/): see conn.h for the frame format, the handshake and
+/* Framed TCP connections over libuv (net/): see conn.h for the frame format, the handshake and
  * the ownership rules. Large bodies are read directly into their buffer (no staging copy); small
  * frames are parsed out of a 64 KiB staging buffer, many per read. Sealed frames are encrypted and
  * decrypted in place: the writer leaves room for the stream's tag byte and MAC around the body. */

@@ -1,4 +1,4 @@
-/* Framed TCP connections over libuv (node/), used for the control channel (coordinator <-> node)
+/* Framed TCP connections over libuv (net/), used for the control channel (coordinator <-> node)
  * and for every virtual link (node <-> node).
  *
  * Every connection first runs the handshake of secure.h (docs/security.md) under a deadline, and
@@ -10,8 +10,8 @@
  * straight into their buffer, and lends each complete frame to on_frame until it returns. Writes
  * own their buffer until the write callback. Any error closes the connection once, reports it
  * through on_error, and the owner frees the conn in on_closed (never inside its own callbacks). */
-#ifndef STEPNET_NODE_CONN_H
-#define STEPNET_NODE_CONN_H
+#ifndef STEPNET_NET_CONN_H
+#define STEPNET_NET_CONN_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* Transport security (node/): key files, the connection handshake and frame sealing with
+/* Transport security (net/): key files, the connection handshake and frame sealing with
  * libsodium 1.0.18. See secure.h for the API and docs/security.md for the protocol; every
  * derivation here is written down there with test vectors. */
 #include <errno.h>
