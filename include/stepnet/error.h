@@ -24,6 +24,17 @@
     XX(ELINK, -5013, "link failed")                                                                \
     XX(EPEER, -5014, "a peer failed")
 
+/* Every stepnet code lies in (SN_ERR_BASE - SN_ERR_SPAN, SN_ERR_BASE]; any other negative code is a
+ * libuv (negated errno, UV_EOF, UV_EAI_*) code passed through unchanged. */
+#define SN_ERR_BASE (-5001)
+#define SN_ERR_SPAN 1000
+
+/* 1 when `code` is one of stepnet's own codes (sn_strerror knows it), 0 for libuv's and for 0. */
+static inline int sn_err_is_own(int code)
+{
+    return code <= SN_ERR_BASE && code > SN_ERR_BASE - SN_ERR_SPAN;
+}
+
 enum {
 #define SN_ERR_ENUM(name, value, msg) SN_##name = value,
     SN_ERRNO_MAP(SN_ERR_ENUM)

@@ -83,4 +83,29 @@ uint64_t sn_coll_digest_sum(const sn_topo_t *t, const sn_params_t *p, uint32_t n
 /* The trace-hash contribution of one transmission (both executors sum these). */
 uint64_t sn_trace_event(uint64_t slot, uint32_t link, const sn_packet_t *pkt);
 
+/* ---- the slot step of one node, shared by both executors --------------------------------------
+ * The simulator and stepnet-node call these two functions and report the error they write
+ * unchanged, so that a schedule that breaks the port model fails with the same text in both. */
+
+/* Plays node `node`'s step of slot io->slot: io->slot, io->rx and io->nrx are set by the caller
+ * (arrivals of slot - 1, sorted by port); this clears the outputs, calls a->node_step on `state`,
+ * verifies every delivery with `verify`, and checks the sends and the wake-up: every port exists,
+ * one packet per port, one send per slot in the single-port model, a wake-up in the future or
+ * SN_WAKE_NEVER. `mark` is scratch of sn_topo_degree(t, node) bytes, all zero on entry and on
+ * return. Returns 0 (io holds the sends, deliveries and wake-up), or the algorithm's own code,
+ * SN_EVERIFY, SN_EPORT (the port model broken) or SN_EALGO (a port that does not exist, a
+ * wake-up not in the future), with err naming the slot, the node, the ports and links. */
+int sn_exec_step(const sn_algo_t *a, void *state, const sn_topo_t *t, const sn_portmodel_t *pm,
+                 uint32_t node, sn_step_t *io, sn_verify_t *verify, uint8_t *mark, sn_err_t *err);
+
+/* Checks the packets that reached `node` over links in `slot` (rx, nrx: sorted by the node's
+ * port) against the receiving side of the port model: with single-port and one reception per
+ * slot at most one arrives; with half duplex none arrives on an edge the node itself sent on in
+ * the same slot (echo[i] != 0 when the node sent on rx[i].port in `slot`; echo may be NULL in
+ * full duplex). Returns 0 or SN_EPORT with err naming the slot, the node and the links or the
+ * edge. */
+int sn_exec_check_arrivals(const sn_topo_t *t, const sn_portmodel_t *pm, uint32_t node,
+                           uint64_t slot, const sn_msg_t *rx, size_t nrx, const uint8_t *echo,
+                           sn_err_t *err);
+
 #endif
