@@ -599,7 +599,7 @@ static void send_assign(run_t *r, cnode_t *cn)
     a.n_sources = p->nsources;
     a.sources = (uint32_t *) p->sources;
     a.seed = p->seed;
-    a.max_slots = r->ctx->predicted >= 0 ? 4 * (uint64_t) r->ctx->predicted + 1024 : 0;
+    a.max_slots = sn_model_slot_limit(r->ctx->topo, &r->ctx->params, r->ctx->predicted);
     a.connect_ms = r->connect_ms;
     a.slot_ms = r->slot_ms;
     a.collective_ms = r->collective_ms;

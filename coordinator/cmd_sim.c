@@ -41,24 +41,6 @@ static void on_progress(void *ctx, uint64_t slot, uint64_t done, uint64_t expect
             expected ? 100.0 * (double) done / (double) expected : 100.0, since(&pr->start, &now));
 }
 
-/* A slot limit that no sane schedule reaches: every window of 2*maxdeg slots moves at least one
- * packet one hop, and there are at most expected * (diameter + 1) hops to make. */
-static uint64_t default_limit(const cli_ctx_t *c)
-{
-    if (c->predicted >= 0)
-        return 4 * (uint64_t) c->predicted + 1024;
-    const sn_topo_t *t = c->topo;
-    uint64_t maxdeg = 0;
-    for (uint32_t u = 0; u < t->n; u++)
-        if (sn_topo_degree(t, u) > maxdeg)
-            maxdeg = sn_topo_degree(t, u);
-    uint64_t hops = sn_coll_expected_total(t, &c->params) * (sn_topo_diameter(t, 1) + 1ull);
-    uint64_t cap = 1ull << 62;
-    if (hops > cap / (2 * maxdeg + 1))
-        return cap;
-    return 1024 + hops * (2 * maxdeg + 1);
-}
-
 int cmd_sim(int argc, char **argv)
 {
     cli_opts_t o = {.cmd = "sim"};
@@ -74,7 +56,8 @@ int cmd_sim(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &pr.start);
     pr.last = pr.start;
     sn_sim_opts_t so = {0};
-    so.max_slots = o.max_slots > 0 ? (uint64_t) o.max_slots : default_limit(&c);
+    so.max_slots = o.max_slots > 0 ? (uint64_t) o.max_slots
+                                   : sn_model_slot_limit(c.topo, &c.params, c.predicted);
     if (o.progress == 1 || (o.progress == -1 && isatty(2))) {
         so.progress = on_progress;
         so.progress_ctx = &pr;

@@ -331,7 +331,7 @@ static int build_row(row_t *r, const case_t *c, int with_run)
     r->algo = a->name;
     r->lower = b.best;
     sn_sim_opts_t so = {0};
-    so.max_slots = r->predicted >= 0 ? 4 * (uint64_t) r->predicted + 1024 : 0;
+    so.max_slots = sn_model_slot_limit(t, &p, r->predicted);
     sn_sim_result_t res;
     if (sn_sim_run(t, &p, a, plan, &so, &res, &err) == 0 && res.verified) {
         r->sim = (int64_t) res.steps;

@@ -44,7 +44,7 @@ int sn_sched_record(const sn_topo_t *t, const sn_params_t *p, const char *algo, 
     sn_sched_t *s = sn_xcalloc(1, sizeof *s);
     rec_t rec = {s, 0};
     sn_sim_opts_t opts = {0};
-    opts.max_slots = predicted >= 0 ? 4 * (uint64_t) predicted + 1024 : 0;
+    opts.max_slots = sn_model_slot_limit(t, p, predicted);
     opts.on_send = on_send;
     opts.send_ctx = &rec;
     sn_sim_result_t res;
@@ -70,4 +70,19 @@ void sn_sched_free(sn_sched_t *s)
         return;
     free(s->ev);
     free(s);
+}
+
+uint64_t sn_model_slot_limit(const sn_topo_t *t, const sn_params_t *p, int64_t predicted)
+{
+    const uint64_t cap = 1ull << 62;
+    if (predicted >= 0)
+        return (uint64_t) predicted > (cap - 1024) / 4 ? cap : 4 * (uint64_t) predicted + 1024;
+    uint64_t maxdeg = 0;
+    for (uint32_t u = 0; u < t->n; u++)
+        if (sn_topo_degree(t, u) > maxdeg)
+            maxdeg = sn_topo_degree(t, u);
+    uint64_t hops = sn_coll_expected_total(t, p) * (sn_topo_diameter(t, 1) + 1ull);
+    if (hops > (cap - 1024) / (2 * maxdeg + 1))
+        return cap;
+    return 1024 + hops * (2 * maxdeg + 1);
 }

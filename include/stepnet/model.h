@@ -60,6 +60,15 @@ int sn_model_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, 
  * T_d = min { T : sum_{l=d..T} C(T, l) >= R_d }, R_d = sum_{i>=d} counts[i]. */
 int64_t sn_model_thm33(const uint64_t *counts, uint32_t ecc);
 
+/* ---- the slot limit ------------------------------------------------------------------------ */
+
+/* The slot past which an executor gives up on a run of (t, p) whose algorithm predicts
+ * `predicted` steps (-1: no prediction): 4 * predicted + 1024 with a prediction, so that only a
+ * broken schedule reaches it; otherwise a bound no sane schedule reaches (every window of
+ * 2 * maxdeg + 1 slots moves some packet one hop, and there are at most expected deliveries x
+ * (diameter + 1) hops to make), capped at 2^62. The one definition used by sim, run and table. */
+uint64_t sn_model_slot_limit(const sn_topo_t *t, const sn_params_t *p, int64_t predicted);
+
 /* ---- schedules as data ------------------------------------------------------------------- */
 
 typedef struct sn_sched_ev_s {
