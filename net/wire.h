@@ -52,4 +52,33 @@ typedef struct sn_wire_data_s {
 int sn_wire_parse_data(const uint8_t *body, size_t len, uint32_t size, sn_wire_data_t *out,
                        const char **what);
 
+/* ---- injected faults (testing: `stepnet run --fault ID:KIND@SLOT`) ---------------------------
+ * The one list of fault kinds: the coordinator validates --fault with it and the node parses its
+ * assignment's fault string with it. XX(enum suffix, name, what the node does at SLOT). */
+#define SN_FAULT_MAP(XX)                                                                           \
+    XX(KILL, "kill", "kills itself (SIGKILL)")                                                     \
+    XX(STOP, "stop", "stops itself (SIGSTOP)")                                                     \
+    XX(GARBAGE, "garbage", "sends a malformed frame on its first link")                            \
+    XX(OVERSIZE, "oversize", "sends a frame header announcing an oversized body")                  \
+    XX(FLIP, "flip", "flips one bit of its next frame on the wire, after sealing")
+
+typedef enum {
+    SN_FAULT_NONE = 0,
+#define SN_FAULT_ENUM(e, name, what) SN_FAULT_##e,
+    SN_FAULT_MAP(SN_FAULT_ENUM)
+#undef SN_FAULT_ENUM
+} sn_fault_kind_t;
+
+typedef struct sn_fault_s {
+    sn_fault_kind_t kind;
+    uint64_t slot; /* >= 1 */
+} sn_fault_t;
+
+/* Parses "KIND@SLOT" (KIND one of SN_FAULT_MAP's names, SLOT a decimal >= 1). 0, or SN_EINVAL
+ * with err naming the value and the accepted forms. */
+int sn_wire_fault_parse(const char *spec, sn_fault_t *out, sn_err_t *err);
+
+/* The name of a fault kind ("kill"); "none" for SN_FAULT_NONE. */
+const char *sn_wire_fault_name(sn_fault_kind_t kind);
+
 #endif
