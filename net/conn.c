@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "addr.h"
 #include "conn.h"
 #include "stepnet/error.h"
 #include "stepnet/util.h"
@@ -526,18 +527,8 @@ int sn_conn_start(sn_conn_t *c, const sn_conn_sec_cfg_t *sec, int initiator)
 {
     struct sockaddr_storage sa;
     int salen = sizeof sa;
-    if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *) &sa, &salen) == 0) {
-        char ip[INET6_ADDRSTRLEN] = "?";
-        int port = 0;
-        if (sa.ss_family == AF_INET) {
-            uv_ip4_name((struct sockaddr_in *) &sa, ip, sizeof ip);
-            port = ntohs(((struct sockaddr_in *) &sa)->sin_port);
-        } else if (sa.ss_family == AF_INET6) {
-            uv_ip6_name((struct sockaddr_in6 *) &sa, ip, sizeof ip);
-            port = ntohs(((struct sockaddr_in6 *) &sa)->sin6_port);
-        }
-        snprintf(c->peer, sizeof c->peer, "%s:%d", ip, port);
-    }
+    if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *) &sa, &salen) == 0)
+        sn_addr_format((struct sockaddr *) &sa, c->peer, sizeof c->peer);
     c->sec_mode = sec->mode;
     c->initiator = initiator;
     c->hs = sn_xmalloc(sizeof *c->hs);

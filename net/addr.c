@@ -1,0 +1,102 @@
+/* Network addresses (net/): one HOST:PORT parser for the node's and the coordinator's options,
+ * host name resolution at start-up, and the printed form used in every log and error message. */
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "addr.h"
+
+int sn_addr_parse(const char *text, int default_port, sn_addr_t *out, sn_err_t *err)
+{
+    const char *host = text, *hend, *rest;
+    if (text[0] == '[') {
+        host = text + 1;
+        hend = strchr(host, ']');
+        if (hend == NULL)
+            goto bad;
+        rest = hend + 1;
+        if (*rest != '\0' && *rest != ':')
+            goto bad;
+    } else {
+        hend = strrchr(text, ':');
+        if (hend != NULL && strchr(text, ':') != hend)
+            goto bad; /* an IPv6 literal needs brackets */
+        if (hend == NULL)
+            hend = text + strlen(text);
+        rest = hend;
+    }
+    size_t hlen = (size_t) (hend - host);
+    if (hlen == 0 || hlen >= sizeof out->host)
+        goto bad;
+    long port = default_port;
+    if (*rest == ':') {
+        const char *p = rest + 1;
+        if (*p == '\0' || strlen(p) > 5)
+            goto bad;
+        port = 0;
+        for (; *p; p++) {
+            if (*p < '0' || *p > '9')
+                goto bad;
+            port = port * 10 + (*p - '0');
+        }
+    }
+    if (port < 0 || port > 65535)
+        goto bad;
+    memcpy(out->host, host, hlen);
+    out->host[hlen] = '\0';
+    out->port = (uint16_t) port;
+    return 0;
+bad:
+    return sn_err_set(err, SN_EINVAL,
+                      "bad address '%s': expected HOST:PORT with an IPv4 address, [IPv6] address "
+                      "or host name and a port from 0 to 65535",
+                      text);
+}
+
+int sn_addr_resolve(uv_loop_t *loop, const sn_addr_t *a, struct sockaddr_storage *out,
+                    sn_err_t *err)
+{
+    memset(out, 0, sizeof *out);
+    if (uv_ip4_addr(a->host, a->port, (struct sockaddr_in *) out) == 0 ||
+        uv_ip6_addr(a->host, a->port, (struct sockaddr_in6 *) out) == 0)
+        return 0;
+    struct addrinfo hints = {0};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    uv_getaddrinfo_t req;
+    int rc = uv_getaddrinfo(loop, &req, NULL, a->host, NULL, &hints);
+    if (rc < 0)
+        return sn_err_set(err, rc, "cannot resolve host '%s': %s", a->host, uv_strerror(rc));
+    const struct addrinfo *pick = NULL;
+    for (const struct addrinfo *ai = req.addrinfo; ai; ai = ai->ai_next)
+        if ((ai->ai_family == AF_INET && (pick == NULL || pick->ai_family != AF_INET)) ||
+            (ai->ai_family == AF_INET6 && pick == NULL))
+            pick = ai;
+    if (pick == NULL) {
+        uv_freeaddrinfo(req.addrinfo);
+        return sn_err_set(err, UV_EAI_NONAME, "host '%s' has no IPv4 or IPv6 address", a->host);
+    }
+    memcpy(out, pick->ai_addr, pick->ai_addrlen);
+    if (pick->ai_family == AF_INET)
+        ((struct sockaddr_in *) out)->sin_port = htons(a->port);
+    else
+        ((struct sockaddr_in6 *) out)->sin6_port = htons(a->port);
+    uv_freeaddrinfo(req.addrinfo);
+    return 0;
+}
+
+void sn_addr_format(const struct sockaddr *sa, char *buf, size_t cap)
+{
+    char ip[INET6_ADDRSTRLEN] = "?";
+    if (sa->sa_family == AF_INET) {
+        const struct sockaddr_in *s4 = (const struct sockaddr_in *) sa;
+        uv_ip4_name(s4, ip, sizeof ip);
+        snprintf(buf, cap, "%s:%u", ip, (unsigned) ntohs(s4->sin_port));
+    } else if (sa->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *) sa;
+        uv_ip6_name(s6, ip, sizeof ip);
+        snprintf(buf, cap, "[%s]:%u", ip, (unsigned) ntohs(s6->sin6_port));
+    } else {
+        snprintf(buf, cap, "?");
+    }
+}

@@ -1,0 +1,36 @@
+/* Network addresses (net/): the one parser of HOST:PORT for both programs, resolution of host
+ * names, and the printed form of a socket address. */
+#ifndef STEPNET_NET_ADDR_H
+#define STEPNET_NET_ADDR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <uv.h>
+
+#include "stepnet/error.h"
+
+#define SN_ADDR_MAX_HOST 254                     /* a DNS name is at most 253 characters */
+#define SN_ADDR_MAX_TEXT (SN_ADDR_MAX_HOST + 10) /* "[host]:65535" */
+
+typedef struct sn_addr_s {
+    char host[SN_ADDR_MAX_HOST]; /* an IPv4 or IPv6 literal (without brackets) or a host name */
+    uint16_t port;
+} sn_addr_t;
+
+/* Parses "HOST:PORT": an IPv4 literal ("10.0.0.1:7000"), a bracketed IPv6 literal ("[::1]:0") or
+ * a host name ("node3.lan:7000"); PORT is decimal, 0 to 65535 (0: any free port, for listening).
+ * A missing port is allowed only with `default_port` >= 0. 0, or SN_EINVAL with err naming the
+ * value and the accepted forms. Resolves nothing. */
+int sn_addr_parse(const char *text, int default_port, sn_addr_t *out, sn_err_t *err);
+
+/* Resolves `a` to a socket address: literals at once, host names with uv_getaddrinfo on `loop`
+ * (synchronously: start-up only, never on the slot path), preferring IPv4. 0, or the libuv code
+ * with err naming the host. */
+int sn_addr_resolve(uv_loop_t *loop, const sn_addr_t *a, struct sockaddr_storage *out,
+                    sn_err_t *err);
+
+/* Writes "1.2.3.4:5" or "[::1]:5" for an AF_INET or AF_INET6 address, "?" otherwise. */
+void sn_addr_format(const struct sockaddr *sa, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,93 @@
+/* Unit tests of net/addr.c: the one HOST:PORT parser, resolution of literals and of localhost,
+ * and the printed form of socket addresses. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <netinet/in.h>
+#include <string.h>
+
+#include "addr.h"
+#include "testutil.h"
+
+static void test_parse_accepts(void **state)
+{
+    (void) state;
+    sn_addr_t a;
+    tu_assert_rc(sn_addr_parse("127.0.0.1:7000", -1, &a, NULL), 0);
+    assert_string_equal(a.host, "127.0.0.1");
+    assert_int_equal(a.port, 7000);
+    tu_assert_rc(sn_addr_parse("[::1]:0", -1, &a, NULL), 0);
+    assert_string_equal(a.host, "::1");
+    assert_int_equal(a.port, 0);
+    tu_assert_rc(sn_addr_parse("[fe80::1%lo]:65535", -1, &a, NULL), 0);
+    assert_string_equal(a.host, "fe80::1%lo");
+    assert_int_equal(a.port, 65535);
+    tu_assert_rc(sn_addr_parse("node3.lan:22", -1, &a, NULL), 0);
+    assert_string_equal(a.host, "node3.lan");
+    tu_assert_rc(sn_addr_parse("localhost", 9, &a, NULL), 0);
+    assert_int_equal(a.port, 9);
+    tu_assert_rc(sn_addr_parse("[::1]", 5, &a, NULL), 0);
+    assert_int_equal(a.port, 5);
+}
+
+static void test_parse_refuses(void **state)
+{
+    (void) state;
+    const char *bad[] = {"",          ":80",         "host:",       "host:65536", "host:-1",
+                         "host:+1",   "host:1x",     "host:000001", "::1:80",     "[::1:80",
+                         "[::1]x:80", "[]:80",       "localhost",   "1.2.3.4: 5"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sn_addr_t a;
+        sn_err_t err = {0};
+        tu_assert_rc(sn_addr_parse(bad[i], -1, &a, &err), SN_EINVAL);
+        assert_non_null(strstr(err.msg, bad[i]));
+        assert_non_null(strstr(err.msg, "HOST:PORT"));
+    }
+    char longhost[300];
+    memset(longhost, 'a', sizeof longhost);
+    strcpy(longhost + 280, ":1");
+    sn_addr_t a;
+    tu_assert_rc(sn_addr_parse(longhost, -1, &a, NULL), SN_EINVAL);
+}
+
+static void test_resolve_and_format(void **state)
+{
+    (void) state;
+    uv_loop_t loop;
+    assert_int_equal(uv_loop_init(&loop), 0);
+    sn_addr_t a;
+    struct sockaddr_storage ss;
+    char buf[SN_ADDR_MAX_TEXT];
+    tu_assert_rc(sn_addr_parse("127.0.0.1:4242", -1, &a, NULL), 0);
+    tu_assert_rc(sn_addr_resolve(&loop, &a, &ss, NULL), 0);
+    sn_addr_format((struct sockaddr *) &ss, buf, sizeof buf);
+    assert_string_equal(buf, "127.0.0.1:4242");
+    tu_assert_rc(sn_addr_parse("[::1]:80", -1, &a, NULL), 0);
+    tu_assert_rc(sn_addr_resolve(&loop, &a, &ss, NULL), 0);
+    sn_addr_format((struct sockaddr *) &ss, buf, sizeof buf);
+    assert_string_equal(buf, "[::1]:80");
+    /* localhost comes from /etc/hosts: no network needed */
+    tu_assert_rc(sn_addr_parse("localhost:81", -1, &a, NULL), 0);
+    tu_assert_rc(sn_addr_resolve(&loop, &a, &ss, NULL), 0);
+    sn_addr_format((struct sockaddr *) &ss, buf, sizeof buf);
+    assert_true(strcmp(buf, "127.0.0.1:81") == 0 || strcmp(buf, "[::1]:81") == 0);
+    /* a name under the reserved .invalid domain never resolves */
+    sn_err_t err = {0};
+    tu_assert_rc(sn_addr_parse("no-such-host.invalid:1", -1, &a, NULL), 0);
+    assert_true(sn_addr_resolve(&loop, &a, &ss, &err) < 0);
+    assert_non_null(strstr(err.msg, "no-such-host.invalid"));
+    assert_int_equal(uv_loop_close(&loop), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_accepts),
+        cmocka_unit_test(test_parse_refuses),
+        cmocka_unit_test(test_resolve_and_format),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
