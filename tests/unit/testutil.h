@@ -165,7 +165,8 @@ const char *tu_json_str(const char *obj, const char *key, char *buf, size_t cap)
 size_t tu_json_ints(const char *obj, const char *key, int64_t *v, size_t cap);
 size_t tu_json_nums(const char *obj, const char *key, double *v, size_t cap);
 
-/* The fields every sim/run JSON object must have (DESIGN.md section 3), NULL-terminated. */
+/* The fields every sim/run JSON object must have (the command-line contract: README.md, JSON
+ * output), NULL-terminated. */
 extern const char *const tu_contract_fields[];
 
 #endif
