@@ -60,8 +60,8 @@ double coord_result_median_us(const coord_result_t *res)
     memcpy(w, res->wall_ns, res->nwall * sizeof *w);
     qsort(w, res->nwall, sizeof *w, cmp_u64);
     size_t h = res->nwall / 2;
-    double median = res->nwall % 2 ? (double) w[h] / NS_PER_US
-                                   : (double) (w[h - 1] + w[h]) / (2 * NS_PER_US);
+    double median =
+        res->nwall % 2 ? (double) w[h] / NS_PER_US : (double) (w[h - 1] + w[h]) / (2 * NS_PER_US);
     free(w);
     return median;
 }

@@ -16,9 +16,9 @@ typedef enum {
     COORD_KIND_RUN = 101    /* the coordinator's own finding (deadlines, results, start-up) */
 } coord_kind_t;
 
-#define COORD_BLAME_TEXT  400 /* one report's text */
-#define COORD_ERROR_TEXT  900 /* the verdict's message */
-#define COORD_NODE_NONE   (-1)
+#define COORD_BLAME_TEXT 400 /* one report's text */
+#define COORD_ERROR_TEXT 900 /* the verdict's message */
+#define COORD_NODE_NONE  (-1)
 
 /* One failure report: `kind` (an AbortKind or a coord_kind_t), the reporting `node`, the `peer` it
  * blames (COORD_NODE_NONE when none), the slot (0: unknown), the silent neighbours of a deadline

@@ -43,8 +43,9 @@ void sn__coord_on_deadline(uv_timer_t *t)
                        "%s (%u ms) expired: %u of %u nodes missing (%u have joined)", what, ms,
                        r->n - r->joined, r->n, r->joined);
     else
-        sn__coord_fail(r, COORD_NODE_NONE, 0, "%s (%u ms) expired: %u of %u nodes missing (nodes %s)",
-                       what, ms, count, r->n, missing);
+        sn__coord_fail(r, COORD_NODE_NONE, 0,
+                       "%s (%u ms) expired: %u of %u nodes missing (nodes %s)", what, ms, count,
+                       r->n, missing);
 }
 
 static void start_rep(coord_t *r)
@@ -78,7 +79,8 @@ static void start_rep(coord_t *r)
     sn__coord_send_all(r, &m);
 }
 
-/* ---- assignments ------------------------------------------------------------------------------ */
+/* ---- assignments ------------------------------------------------------------------------------
+ */
 
 /* The assignment of node `id`: the run's parameters, its peers (once each, parallel links
  * included) and its fault. The one place that maps the run to a protobuf Assign: `peers` and `pp`
@@ -323,9 +325,8 @@ static void ctl_error(sn_conn_t *c, int status, const char *what)
     }
     coord_node_t *cn = pc->node;
     sn__coord_report(r, COORD_KIND_DEATH, cn->id, COORD_NODE_NONE, 0, NULL, 0,
-                     "node %d (pid %u) lost its control connection: %s (%s)", cn->id, cn->pid,
-                     what, sn_err_is_own(status) ? sn_net_strerror(status)
-                                                 : sn_net_err_name(status));
+                     "node %d (pid %u) lost its control connection: %s (%s)", cn->id, cn->pid, what,
+                     sn_err_is_own(status) ? sn_net_strerror(status) : sn_net_err_name(status));
 }
 
 static void ctl_closed(sn_conn_t *c)

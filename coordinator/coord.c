@@ -197,8 +197,8 @@ static int prepare(coord_t *r, sn_err_t *err)
         r->token = o->token;
     else
         uv_random(NULL, NULL, &r->token, sizeof r->token, 0, NULL);
-    r->node_bin = o->node_bin ? o->node_bin : sn__coord_node_bin(r->node_bin_buf,
-                                                                 sizeof r->node_bin_buf);
+    r->node_bin =
+        o->node_bin ? o->node_bin : sn__coord_node_bin(r->node_bin_buf, sizeof r->node_bin_buf);
     r->nodes = sn_xcalloc(r->n, sizeof *r->nodes);
     r->res->wall_ns = sn_xcalloc((size_t) o->reps + 1, sizeof *r->res->wall_ns);
     r->digest_want = sn_xcalloc(r->n, sizeof *r->digest_want);
@@ -226,8 +226,7 @@ static int start_listener(coord_t *r, sn_err_t *err)
     r->listener.data = r;
     rc = uv_tcp_bind(&r->listener, (struct sockaddr *) &sa, 0);
     if (rc == 0)
-        rc = uv_listen((uv_stream_t *) &r->listener, COORD_LISTEN_BACKLOG,
-                       sn__coord_on_connection);
+        rc = uv_listen((uv_stream_t *) &r->listener, COORD_LISTEN_BACKLOG, sn__coord_on_connection);
     if (rc < 0)
         return sn_err_set(err, rc, "cannot listen on %s: %s", listen, sn_net_strerror(rc));
     int salen = sizeof sa;
@@ -293,10 +292,12 @@ int coord_run(const coord_opts_t *opts, coord_result_t *result, sn_err_t *err)
     if (opts->join) {
         fprintf(stderr, "stepnet run: waiting for %u nodes: stepnet-node --join %s\n", r->n,
                 r->listen_addr);
-    } else if (sn__coord_spawn(r) < 0) {
-        sn__coord_fail(r, COORD_NODE_NONE, 0, "could not start the node processes (%s)",
-                       r->node_bin);
-        sn__coord_finish(r, 1);
+    } else {
+        sn_err_t e = {0};
+        if (sn__coord_spawn(r, &e) < 0) {
+            sn__coord_fail(r, COORD_NODE_NONE, 0, "could not start the node processes: %s", e.msg);
+            sn__coord_finish(r, 1);
+        }
     }
     if (!r->stopping)
         uv_timer_start(&r->deadline, sn__coord_on_deadline, opts->ready_ms, 0);

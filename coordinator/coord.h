@@ -26,11 +26,11 @@ typedef struct coord_opts_s {
     const cli_ctx_t *ctx;  /* topology, parameters, algorithm: borrowed for the call */
     const char *topo_text; /* the --topo text (its file: factors are sent to the nodes) */
     uint32_t reps, warmup, probes;
-    uint64_t idle_slots; /* 0: the collective; else each repetition is that many bare slots */
-    int join;            /* 0: spawn one local node per topology node; 1: wait for --join nodes */
-    int security;        /* SN_SEC_SODIUM or SN_SEC_NONE (net/secure.h) */
-    int verbose;         /* nodes log routine events */
-    const char *listen;  /* HOST:PORT of the control listener; NULL: COORD_DEFAULT_LISTEN */
+    uint64_t idle_slots;  /* 0: the collective; else each repetition is that many bare slots */
+    int join;             /* 0: spawn one local node per topology node; 1: wait for --join nodes */
+    int security;         /* SN_SEC_SODIUM or SN_SEC_NONE (net/secure.h) */
+    int verbose;          /* nodes log routine events */
+    const char *listen;   /* HOST:PORT of the control listener; NULL: COORD_DEFAULT_LISTEN */
     const char *key_file; /* the cluster key; NULL: a fresh key (local runs only) */
     const char *node_bin; /* the stepnet-node executable; NULL: $STEPNET_NODE or next to us */
     int fault_node;       /* testing: this node injects `fault` (KIND@SLOT); -1: none */

@@ -1,6 +1,7 @@
 /* The state of one coord_run (coordinator), shared by its parts: coord.c (life cycle, failures,
  * shutdown), spawn.c (local node processes), control.c (the control state machine) and
- * aggregate.c (checking and combining the nodes' results). Not for the commands: they use coord.h. */
+ * aggregate.c (checking and combining the nodes' results). Not for the commands: they use coord.h.
+ */
 #ifndef STEPNET_COORD_INTERNAL_H
 #define STEPNET_COORD_INTERNAL_H
 
@@ -105,8 +106,9 @@ void sn__coord_close_all(coord_t *r);
 void sn__coord_send_all(coord_t *r, const Stepnet__Control *m);
 
 /* spawn.c: starts one stepnet-node per topology node, each dialling r->listen_addr, the key on
- * a pipe. 0 or a negative code (logged). */
-int sn__coord_spawn(coord_t *r);
+ * a pipe. 0, or a negative code with err naming the executable or the pipe; the nodes started
+ * before the failure keep running until the run ends them. */
+int sn__coord_spawn(coord_t *r, sn_err_t *err);
 /* spawn.c: the stepnet-node to start: $STEPNET_NODE, else the one next to this executable. */
 const char *sn__coord_node_bin(char *buf, size_t cap);
 

@@ -50,20 +50,18 @@ static void on_node_exit(uv_process_t *p, int64_t status, int term_signal)
 /* A pipe holding the key in the file format, its write end closed: the read end in *out. The key
  * travels through a pipe that only the child inherits: never on a command line or in the
  * environment, where other users could read it. */
-static int key_pipe(const coord_t *r, int *out)
+static int key_pipe(const coord_t *r, int *out, sn_err_t *err)
 {
     int kp[2];
     char text[2 * SN_KEY_BYTES + 1];
     /* single-threaded: nothing can fork between pipe() and fcntl() */
-    if (pipe(kp) != 0) {
-        fprintf(stderr, "stepnet run: cannot create the key pipe: %s\n", strerror(errno));
-        return SN_EIO;
-    }
+    if (pipe(kp) != 0)
+        return sn_err_set(err, SN_EIO, "cannot create the key pipe: %s", strerror(errno));
     if (fcntl(kp[0], F_SETFD, FD_CLOEXEC) != 0 || fcntl(kp[1], F_SETFD, FD_CLOEXEC) != 0) {
-        fprintf(stderr, "stepnet run: cannot create the key pipe: %s\n", strerror(errno));
+        int e = errno;
         close(kp[0]);
         close(kp[1]);
-        return SN_EIO;
+        return sn_err_set(err, SN_EIO, "cannot create the key pipe: %s", strerror(e));
     }
     sn_key_format(r->key, text);
     ssize_t w = write(kp[1], text, sizeof text); /* 65 bytes: fits any pipe buffer */
@@ -71,14 +69,13 @@ static int key_pipe(const coord_t *r, int *out)
     close(kp[1]);
     if (w != (ssize_t) sizeof text) {
         close(kp[0]);
-        fprintf(stderr, "stepnet run: cannot write the key pipe\n");
-        return SN_EIO;
+        return sn_err_set(err, SN_EIO, "cannot write the key pipe");
     }
     *out = kp[0];
     return 0;
 }
 
-int sn__coord_spawn(coord_t *r)
+int sn__coord_spawn(coord_t *r, sn_err_t *err)
 {
     char idbuf[16];
     for (uint32_t i = 0; i < r->n; i++) {
@@ -94,7 +91,7 @@ int sn__coord_spawn(coord_t *r)
         args[na++] = idbuf;
         args[na++] = "--local";
         if (r->sec.mode == SN_SEC_SODIUM) {
-            int rc = key_pipe(r, &kfd);
+            int rc = key_pipe(r, &kfd, err);
             if (rc < 0)
                 return rc;
             args[na++] = "--key-fd";
@@ -127,9 +124,7 @@ int sn__coord_spawn(coord_t *r)
         if (rc < 0) {
             /* libuv: the handle must be closed even though the spawn failed */
             uv_close((uv_handle_t *) &cn->proc, NULL);
-            fprintf(stderr, "stepnet run: cannot start %s: %s\n", r->node_bin,
-                    sn_net_strerror(rc));
-            return rc;
+            return sn_err_set(err, rc, "cannot start %s: %s", r->node_bin, sn_net_strerror(rc));
         }
         cn->spawned = 1;
     }

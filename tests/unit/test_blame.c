@@ -102,7 +102,8 @@ static void test_deadline_chain(void **state)
 }
 
 /* Node 3 sends a corrupt payload to node 2 at slot 4; node 2 aborts and closes its links, so node
- * 3 and node 1 report link failures, one of them first. The sender of the bad frame is the cause. */
+ * 3 and node 1 report link failures, one of them first. The sender of the bad frame is the cause.
+ */
 static void test_corrupt_frame(void **state)
 {
     (void) state;
