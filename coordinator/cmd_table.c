@@ -74,7 +74,7 @@ static const case_t cases[] = {
     {"Thm 3.3 bound, single-port", "complete:16", "bcast", "single", F_THM33,
      "Thm 3.3 bound (ceil(log2 n) here)", 1},
     {"Thm 3.3 bound, single-port", "complete:4", "bcast", "single", F_THM33,
-     "Thm 3.3 bound (L674 remark says >= 3: erratum)", 0},
+     "Thm 3.3 bound (the remark after it says >= 3: erratum)", 0},
     {"Thm 3.3 bound, single-port", "torus:5x5", "bcast", "single", F_THM33, "Thm 3.3 bound", 0},
     {"Thm 3.3 bound, single-port", "ccc:3", "bcast", "single", F_THM33, "Thm 3.3 bound", 0},
     {"Thm 3.6 scatter", "torus:4x5", "scatter", "single", F_N_1, "n - 1", 1},
