@@ -1,6 +1,6 @@
-/* The stepnet command line (coordinator): options shared by `model`, `sim` (and later `run`), the
- * context every command builds from them, and the commands. Exit status (DESIGN.md section 3):
- * 0 success, 1 the collective failed or did not verify, 2 bad input. */
+/* The stepnet command line (coordinator): options shared by `model`, `sim`, `run` and `table`, the
+ * context every command builds from them, and the commands. Exit status of every command: 0
+ * success, 1 the collective failed or did not verify, 2 bad input. */
 #ifndef STEPNET_CLI_H
 #define STEPNET_CLI_H
 
@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "stepnet/algo.h"
+#include "stepnet/error.h"
 #include "stepnet/model.h"
 #include "stepnet/topo.h"
 
@@ -55,12 +56,41 @@ typedef struct cli_ctx_s {
     "  --seed S           run seed (default 1)\n"                                                  \
     "  --json             one JSON object on one line\n"
 
-/* Parses argv (after the command name). Unknown options and bad values print one line to stderr
+/* cli_opts_parse's return after --help (usage printed on stdout; the command exits 0). */
+#define CLI_HELP 1
+
+/* An option one command adds to the shared ones; lists end with a zeroed entry. Exactly one of
+ * `flag` (no value: set to 1), `num` (an integer from lo to hi; `unit` names it in the error,
+ * NULL: "an integer") or `str` (the value as given) is set. Every option takes `--name value` and
+ * `--name=value`; a flag refuses `--name=value`. */
+typedef struct cli_opt_s {
+    const char *name; /* "--reps" */
+    int *flag;
+    int64_t *num;
+    int64_t lo, hi;
+    const char *unit;
+    const char **str;
+} cli_opt_t;
+
+/* Every option unset (the numbers -1, --progress auto), for command `cmd`. */
+void cli_opts_init(cli_opts_t *o, const char *cmd);
+
+/* Parses argv (after the command name) into `o`, and the command's own options `extra` (may be
+ * NULL). 0; CLI_HELP after --help or -h (prints `usage` on stdout); SN_EINVAL with err naming the
+ * bad value or unknown option and what is accepted. */
+int cli_opts_parse(int argc, char **argv, cli_opts_t *o, const cli_opt_t *extra, const char *usage,
+                   sn_err_t *err);
+
+/* Builds topology, parameters, bounds and the algorithm from the options. 0, or a negative code
+ * with err naming the bad value. Free `c` with cli_ctx_free either way. */
+int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err);
+
+/* The command-boundary wrappers of the two above: print err on stderr ("stepnet: ...").
+ * Parses argv (after the command name). Unknown options and bad values print one line to stderr
  * and return EXIT_BADINPUT; --help prints `usage` and returns -1 (caller exits 0). */
 int cli_parse(int argc, char **argv, cli_opts_t *o, const char *usage);
 
-/* Builds topology, parameters, bounds and the algorithm from the options. On error prints one line
- * naming the bad value and returns EXIT_BADINPUT. */
+/* cli_ctx_build, printing the error and returning EXIT_BADINPUT. */
 int cli_ctx_init(const cli_opts_t *o, cli_ctx_t *c);
 void cli_ctx_free(cli_ctx_t *c);
 

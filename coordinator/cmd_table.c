@@ -7,10 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "cli.h"
+#include "coord.h"
 #include "stepnet/model.h"
 #include "stepnet/sim.h"
 #include "stepnet/util.h"
@@ -18,7 +17,7 @@
 static const char usage[] =
     "usage: stepnet table [--set default|quick] [--match TEXT] [--csv] [--run] [--out FILE]\n"
     "\n"
-    "The reproduction table of the thesis (Dimakopoulos 1996, seeds 000 and 001): for every case,\n"
+    "The reproduction table of the thesis (V. V. Dimakopoulos, 1996): for every case,\n"
     "the paper's formula and its value, the algorithm stepnet picks, its predicted steps, the\n"
     "steps the simulator measures, the best lower bound, and whether they agree. Markdown by\n"
     "default.\n"
@@ -75,7 +74,7 @@ static const case_t cases[] = {
     {"Thm 3.3 bound, single-port", "complete:16", "bcast", "single", F_THM33,
      "Thm 3.3 bound (ceil(log2 n) here)", 1},
     {"Thm 3.3 bound, single-port", "complete:4", "bcast", "single", F_THM33,
-     "Thm 3.3 bound (L674 remark says >= 3: erratum)", 0},
+     "Thm 3.3 bound (the remark after it says >= 3: erratum)", 0},
     {"Thm 3.3 bound, single-port", "torus:5x5", "bcast", "single", F_THM33, "Thm 3.3 bound", 0},
     {"Thm 3.3 bound, single-port", "ccc:3", "bcast", "single", F_THM33, "Thm 3.3 bound", 0},
     {"Thm 3.6 scatter", "torus:4x5", "scatter", "single", F_N_1, "n - 1", 1},
@@ -239,53 +238,51 @@ typedef struct {
     int agree;
 } row_t;
 
-/* The steps `stepnet run` measures for the case, with the same algorithm as the simulator, or -1
- * (with the reason in note). A run whose trace_hash differs from the simulator's is a failure
+/* The steps a TCP run (coord_run, as `stepnet run --reps 1 --warmup 0 --probes 1` makes it)
+ * measures for the case, with the same algorithm as the simulator, or -1 (with the reason in
+ * note). A run whose trace_hash differs from the simulator's is a failure
  * too: the same state machine must make the same sends over TCP. */
 static int64_t run_case(const row_t *r, char *note, size_t cap)
 {
-    char self[4096];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len <= 0) {
-        snprintf(note, cap, "cannot find the stepnet executable");
-        return -1;
-    }
-    self[len] = '\0';
-    int fd[2];
-    if (pipe(fd) < 0)
-        return -1;
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fd[1], 1);
-        close(fd[0]);
-        close(fd[1]);
-        execl(self, self, "run", "--topo", r->spec, "--coll", r->c->coll, "--ports", r->c->ports,
-              "--algo", r->algo, "--reps", "1", "--warmup", "0", "--probes", "1", "--json",
-              (char *) NULL);
-        _exit(127);
-    }
-    close(fd[1]);
-    char out[65536];
-    size_t got = 0;
-    ssize_t k;
-    while (got < sizeof out - 1 && (k = read(fd[0], out + got, sizeof out - 1 - got)) > 0)
-        got += (size_t) k;
-    out[got] = '\0';
-    close(fd[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    const char *s = strstr(out, "\"steps\":");
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || s == NULL) {
+    cli_opts_t o;
+    cli_opts_init(&o, "run");
+    o.topo = r->spec;
+    o.coll = r->c->coll;
+    o.ports = r->c->ports;
+    o.algo = r->algo;
+    coord_opts_t co;
+    coord_opts_default(&co);
+    co.reps = 1;
+    co.warmup = 0;
+    co.probes = 1;
+    co.topo_text = r->spec;
+    cli_ctx_t ctx;
+    coord_result_t res;
+    sn_err_t err = {0};
+    int64_t steps = -1;
+    if (cli_ctx_build(&o, &ctx, &err) < 0) {
+        fprintf(stderr, "stepnet: %s\n", err.msg);
         snprintf(note, cap, "stepnet run failed");
-        return -1;
+        goto out;
     }
-    char want[40];
-    snprintf(want, sizeof want, "\"trace_hash\":\"%016llx\"", (unsigned long long) r->sim_hash);
-    if (strstr(out, want) == NULL) {
+    co.ctx = &ctx;
+    if (coord_run(&co, &res, &err) < 0) {
+        fprintf(stderr, "stepnet: %s\n", err.msg);
+        snprintf(note, cap, "stepnet run failed");
+        goto out;
+    }
+    if (res.failed) {
+        fprintf(stderr, "stepnet run: %s\n", res.error);
+        snprintf(note, cap, "stepnet run failed");
+    } else if (res.trace_hash != r->sim_hash) {
         snprintf(note, cap, "the TCP run's trace_hash differs from the simulator's");
-        return -1;
+    } else {
+        steps = (int64_t) res.steps;
     }
-    return strtoll(s + 8, NULL, 10);
+    coord_result_free(&res);
+out:
+    cli_ctx_free(&ctx);
+    return steps;
 }
 
 static int build_row(row_t *r, const case_t *c, int with_run)

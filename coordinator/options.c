@@ -1,5 +1,6 @@
-/* Option parsing and context construction shared by the stepnet commands (coordinator). Every bad
- * value gets one line on stderr that names it and says what is accepted (exit status 2). */
+/* Option parsing and context construction shared by the stepnet commands (coordinator). The
+ * parsers return 0 or SN_EINVAL with an sn_err_t naming the bad value and what is accepted;
+ * cli_parse and cli_ctx_init are the command-boundary wrappers that print it (exit status 2). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,43 +9,67 @@
 #include "cli.h"
 #include "stepnet/util.h"
 
-static int bad(const char *fmt, const char *a, const char *b)
-{
-    fprintf(stderr, "stepnet: ");
-    fprintf(stderr, fmt, a, b);
-    fputc('\n', stderr);
-    return EXIT_BADINPUT;
-}
+#define bad(err, ...) sn_err_set((err), SN_EINVAL, __VA_ARGS__)
 
-static int parse_int(const char *name, const char *v, int64_t lo, int64_t hi, int64_t *out)
+static int parse_num(const char *name, const char *v, int64_t lo, int64_t hi, const char *unit,
+                     int64_t *out, sn_err_t *err)
 {
     char *end;
     errno = 0;
     long long x = strtoll(v, &end, 10);
-    if (errno || end == v || *end != '\0' || x < lo || x > hi) {
-        fprintf(stderr, "stepnet: bad value '%s' for %s: expected an integer from %lld to %lld\n",
-                v, name, (long long) lo, (long long) hi);
-        return EXIT_BADINPUT;
-    }
+    if (errno || end == v || *end != '\0' || x < lo || x > hi)
+        return bad(err, "bad value '%s' for %s: expected %s from %lld to %lld", v, name,
+                   unit ? unit : "an integer", (long long) lo, (long long) hi);
     *out = x;
     return 0;
 }
 
-int cli_parse(int argc, char **argv, cli_opts_t *o, const char *usage)
+static int parse_int(const char *name, const char *v, int64_t lo, int64_t hi, int64_t *out,
+                     sn_err_t *err)
 {
-    const char *cmd = o->cmd;
+    return parse_num(name, v, lo, hi, NULL, out, err);
+}
+
+static const cli_opt_t *find_extra(const cli_opt_t *extra, const char *name)
+{
+    for (; extra && extra->name; extra++)
+        if (strcmp(extra->name, name) == 0)
+            return extra;
+    return NULL;
+}
+
+void cli_opts_init(cli_opts_t *o, const char *cmd)
+{
     memset(o, 0, sizeof *o);
     o->cmd = cmd;
     o->root = o->msgs = o->m = o->size = o->seed = o->max_slots = -1;
     o->progress = -1;
+}
+
+int cli_opts_parse(int argc, char **argv, cli_opts_t *o, const cli_opt_t *extra, const char *usage,
+                   sn_err_t *err)
+{
+    cli_opts_init(o, o->cmd);
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (strncmp(a, "--json=", 7) == 0 || strncmp(a, "--help=", 7) == 0 ||
-            strncmp(a, "--progress=", 11) == 0 || strncmp(a, "--no-progress=", 14) == 0)
-            return bad("option '%s' takes no value%s; see --help", a, "");
+        /* a flag given a value */
+        const char *eqf = strchr(a, '=');
+        if (eqf && strncmp(a, "--", 2) == 0) {
+            char fname[32];
+            size_t flen = (size_t) (eqf - a);
+            if (flen < sizeof fname) {
+                memcpy(fname, a, flen);
+                fname[flen] = '\0';
+                const cli_opt_t *x = find_extra(extra, fname);
+                if (strcmp(fname, "--json") == 0 || strcmp(fname, "--help") == 0 ||
+                    strcmp(fname, "--progress") == 0 || strcmp(fname, "--no-progress") == 0 ||
+                    (x && x->flag))
+                    return bad(err, "option '%s' takes no value; see --help", a);
+            }
+        }
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(usage, stdout);
-            return -1;
+            return CLI_HELP;
         }
         if (strcmp(a, "--json") == 0) {
             o->json = 1;
@@ -52,33 +77,42 @@ int cli_parse(int argc, char **argv, cli_opts_t *o, const char *usage)
         }
         if (strcmp(a, "--progress") == 0 || strcmp(a, "--no-progress") == 0) {
             if (o->cmd && strcmp(o->cmd, "model") == 0)
-                return bad("%s applies to sim, not model%s", a, "");
+                return bad(err, "%s applies to sim, not model", a);
             o->progress = strcmp(a, "--progress") == 0;
             continue;
         }
+        const cli_opt_t *fx = find_extra(extra, a);
+        if (fx && fx->flag) {
+            *fx->flag = 1;
+            continue;
+        }
         if (strncmp(a, "--", 2) != 0)
-            return bad("unexpected argument '%s'%s; see --help", a, "");
+            return bad(err, "unexpected argument '%s'; see --help", a);
         /* --name value or --name=value */
         char name[32];
         const char *val;
-        const char *eq = strchr(a, '=');
-        if (eq) {
-            size_t len = (size_t) (eq - a);
+        if (eqf) {
+            size_t len = (size_t) (eqf - a);
             if (len >= sizeof name)
-                return bad("unknown option '%s'%s; see --help", a, "");
+                return bad(err, "unknown option '%s'; see --help", a);
             memcpy(name, a, len);
             name[len] = '\0';
-            val = eq + 1;
+            val = eqf + 1;
         } else {
             if (strlen(a) >= sizeof name)
-                return bad("unknown option '%s'%s; see --help", a, "");
+                return bad(err, "unknown option '%s'; see --help", a);
             strcpy(name, a);
             if (i + 1 >= argc)
-                return bad("option %s needs a value%s", a, "");
+                return bad(err, "option %s needs a value", a);
             val = argv[++i];
         }
         int rc = 0;
-        if (strcmp(name, "--topo") == 0)
+        const cli_opt_t *x = find_extra(extra, name);
+        if (x && x->num)
+            rc = parse_num(name, val, x->lo, x->hi, x->unit, x->num, err);
+        else if (x && x->str)
+            *x->str = val;
+        else if (strcmp(name, "--topo") == 0)
             o->topo = val;
         else if (strcmp(name, "--coll") == 0)
             o->coll = val;
@@ -93,23 +127,36 @@ int cli_parse(int argc, char **argv, cli_opts_t *o, const char *usage)
         else if (strcmp(name, "--sources") == 0)
             o->sources = val;
         else if (strcmp(name, "--root") == 0)
-            rc = parse_int("--root", val, 0, INT32_MAX, &o->root);
+            rc = parse_int("--root", val, 0, INT32_MAX, &o->root, err);
         else if (strcmp(name, "--msgs") == 0)
-            rc = parse_int("--msgs", val, 1, 1 << 20, &o->msgs);
+            rc = parse_int("--msgs", val, 1, 1 << 20, &o->msgs, err);
         else if (strcmp(name, "--m") == 0)
-            rc = parse_int("--m", val, 1, INT32_MAX, &o->m);
+            rc = parse_int("--m", val, 1, INT32_MAX, &o->m, err);
         else if (strcmp(name, "--size") == 0)
-            rc = parse_int("--size", val, 0, 1 << 30, &o->size);
+            rc = parse_int("--size", val, 0, 1 << 30, &o->size, err);
         else if (strcmp(name, "--seed") == 0)
-            rc = parse_int("--seed", val, 0, INT64_MAX, &o->seed);
+            rc = parse_int("--seed", val, 0, INT64_MAX, &o->seed, err);
         else if (strcmp(name, "--max-slots") == 0 && o->cmd && strcmp(o->cmd, "model") == 0)
-            return bad("--max-slots applies to sim, not %s%s", o->cmd, "");
+            return bad(err, "--max-slots applies to sim, not %s", o->cmd);
         else if (strcmp(name, "--max-slots") == 0)
-            rc = parse_int("--max-slots", val, 1, INT64_MAX, &o->max_slots);
+            rc = parse_int("--max-slots", val, 1, INT64_MAX, &o->max_slots, err);
         else
-            return bad("unknown option '%s'%s; see --help", name, "");
+            return bad(err, "unknown option '%s'; see --help", name);
         if (rc)
             return rc;
+    }
+    return 0;
+}
+
+int cli_parse(int argc, char **argv, cli_opts_t *o, const char *usage)
+{
+    sn_err_t err = {0};
+    int rc = cli_opts_parse(argc, argv, o, NULL, usage, &err);
+    if (rc == CLI_HELP)
+        return -1;
+    if (rc < 0) {
+        fprintf(stderr, "stepnet: %s\n", err.msg);
+        return EXIT_BADINPUT;
     }
     return 0;
 }
@@ -128,7 +175,8 @@ const char *cli_duplex_name(const sn_params_t *p)
 }
 
 /* --sources: ranks as "0,3,5" or ranges "0-7,12". */
-static int parse_sources(const char *s, const sn_topo_t *t, uint32_t **out, uint32_t *count)
+static int parse_sources(const char *s, const sn_topo_t *t, uint32_t **out, uint32_t *count,
+                         sn_err_t *err)
 {
     uint32_t *v = NULL;
     size_t n = 0, cap = 0;
@@ -139,17 +187,18 @@ static int parse_sources(const char *s, const sn_topo_t *t, uint32_t **out, uint
         int64_t lo, hi;
         char name[] = "--sources";
         if (dash == tok || (dash && dash[1] == '\0')) {
-            rc = bad("bad value '%s' for --sources: expected ranks like 0,3,5 or ranges like 0-7%s",
-                     tok, "");
+            rc = bad(err,
+                     "bad value '%s' for --sources: expected ranks like 0,3,5 or ranges like 0-7",
+                     tok);
             goto done;
         }
         if (dash) {
             *dash = '\0';
-            if ((rc = parse_int(name, tok, 0, (int64_t) t->nproc - 1, &lo)) ||
-                (rc = parse_int(name, dash + 1, lo, (int64_t) t->nproc - 1, &hi)))
+            if ((rc = parse_int(name, tok, 0, (int64_t) t->nproc - 1, &lo, err)) ||
+                (rc = parse_int(name, dash + 1, lo, (int64_t) t->nproc - 1, &hi, err)))
                 goto done;
         } else {
-            if ((rc = parse_int(name, tok, 0, (int64_t) t->nproc - 1, &lo)))
+            if ((rc = parse_int(name, tok, 0, (int64_t) t->nproc - 1, &lo, err)))
                 goto done;
             hi = lo;
         }
@@ -159,7 +208,7 @@ static int parse_sources(const char *s, const sn_topo_t *t, uint32_t **out, uint
         }
     }
     if (n == 0) {
-        rc = bad("--sources '%s' names no processor%s", s, "");
+        rc = bad(err, "--sources '%s' names no processor", s);
         goto done;
     }
 done:
@@ -179,20 +228,20 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : (x > y);
 }
 
-int cli_ctx_init(const cli_opts_t *o, cli_ctx_t *c)
+int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
 {
     memset(c, 0, sizeof *c);
     if (o->topo == NULL)
-        return bad("%s needs --topo SPEC (e.g. --topo torus:4x4)%s", o->cmd, "");
+        return bad(err, "%s needs --topo SPEC (e.g. --topo torus:4x4)", o->cmd);
     if (o->coll == NULL)
-        return bad("%s needs --coll C (bcast, scatter, gather, mnb, te, pmnb, pexchange)%s", o->cmd,
-                   "");
-    sn_err_t err = {0};
+        return bad(err, "%s needs --coll C (bcast, scatter, gather, mnb, te, pmnb, pexchange)",
+                   o->cmd);
     sn_coll_t coll;
-    if (sn_coll_parse(o->coll, &coll, &err) < 0)
-        return bad("%s%s", err.msg, "");
-    if (sn_topo_parse(o->topo, &c->topo, &err) < 0)
-        return bad("%s%s", err.msg, "");
+    int rc;
+    if ((rc = sn_coll_parse(o->coll, &coll, err)) < 0)
+        return rc;
+    if ((rc = sn_topo_parse(o->topo, &c->topo, err)) < 0)
+        return rc;
     sn_params_t *p = &c->params;
     sn_params_default(p, coll);
     if (o->ports) {
@@ -201,7 +250,7 @@ int cli_ctx_init(const cli_opts_t *o, cli_ctx_t *c)
         else if (strcmp(o->ports, "single") == 0)
             p->pm.ports = SN_PORTS_SINGLE;
         else
-            return bad("bad value '%s' for --ports: expected multi or single%s", o->ports, "");
+            return bad(err, "bad value '%s' for --ports: expected multi or single", o->ports);
     }
     if (o->rx) {
         if (strcmp(o->rx, "one") == 0)
@@ -209,7 +258,7 @@ int cli_ctx_init(const cli_opts_t *o, cli_ctx_t *c)
         else if (strcmp(o->rx, "any") == 0)
             p->pm.rx = SN_RX_ANY;
         else
-            return bad("bad value '%s' for --rx: expected one or any%s", o->rx, "");
+            return bad(err, "bad value '%s' for --rx: expected one or any", o->rx);
     }
     if (o->duplex) {
         if (strcmp(o->duplex, "full") == 0)
@@ -217,13 +266,12 @@ int cli_ctx_init(const cli_opts_t *o, cli_ctx_t *c)
         else if (strcmp(o->duplex, "half") == 0)
             p->pm.duplex = SN_DUPLEX_HALF;
         else
-            return bad("bad value '%s' for --duplex: expected full or half%s", o->duplex, "");
+            return bad(err, "bad value '%s' for --duplex: expected full or half", o->duplex);
     }
     if (o->root >= 0) {
         if (o->root >= (int64_t) c->topo->nproc) {
-            fprintf(stderr, "stepnet: --root %lld is out of range: %s has processors 0 to %u\n",
-                    (long long) o->root, c->topo->spec, c->topo->nproc - 1);
-            return EXIT_BADINPUT;
+            return bad(err, "--root %lld is out of range: %s has processors 0 to %u",
+                       (long long) o->root, c->topo->spec, c->topo->nproc - 1);
         }
         p->root = sn_topo_proc(c->topo, (uint32_t) o->root);
     } else {
@@ -236,16 +284,14 @@ int cli_ctx_init(const cli_opts_t *o, cli_ctx_t *c)
     if (o->seed >= 0)
         p->seed = (uint64_t) o->seed;
     if (o->sources && o->m > 0)
-        return bad("give either --sources or --m, not both%s%s", "", "");
-    int rc;
+        return bad(err, "give either --sources or --m, not both");
     if (o->sources) {
-        if ((rc = parse_sources(o->sources, c->topo, &c->sources, &p->nsources)))
+        if ((rc = parse_sources(o->sources, c->topo, &c->sources, &p->nsources, err)))
             return rc;
     } else if (o->m > 0) {
         if (o->m > (int64_t) c->topo->nproc) {
-            fprintf(stderr, "stepnet: --m %lld is more than the %u processors of %s\n",
-                    (long long) o->m, c->topo->nproc, c->topo->spec);
-            return EXIT_BADINPUT;
+            return bad(err, "--m %lld is more than the %u processors of %s", (long long) o->m,
+                       c->topo->nproc, c->topo->spec);
         }
         /* M distinct processors drawn from the seed (Fisher-Yates over the ranks) */
         uint32_t np = c->topo->nproc;
@@ -270,18 +316,27 @@ int cli_ctx_init(const cli_opts_t *o, cli_ctx_t *c)
         qsort(c->sources, p->nsources, sizeof *c->sources, cmp_u32);
         for (uint32_t i = 1; i < p->nsources; i++)
             if (c->sources[i] == c->sources[i - 1]) {
-                fprintf(stderr, "stepnet: --sources names processor %d twice\n",
-                        sn_topo_rank(c->topo, c->sources[i]));
-                return EXIT_BADINPUT;
+                return bad(err, "--sources names processor %d twice",
+                           sn_topo_rank(c->topo, c->sources[i]));
             }
         p->sources = c->sources;
     }
-    if (sn_params_check(c->topo, p, &err) < 0)
-        return bad("%s%s", err.msg, "");
-    if (sn_model_select(o->algo, c->topo, p, &c->algo, &c->plan, &c->predicted, &err) < 0)
-        return bad("%s%s", err.msg, "");
-    if (sn_model_bounds(c->topo, p, &c->bounds, &err) < 0)
-        return bad("%s%s", err.msg, "");
+    if ((rc = sn_params_check(c->topo, p, err)) < 0)
+        return rc;
+    if ((rc = sn_model_select(o->algo, c->topo, p, &c->algo, &c->plan, &c->predicted, err)) < 0)
+        return rc;
+    if ((rc = sn_model_bounds(c->topo, p, &c->bounds, err)) < 0)
+        return rc;
+    return 0;
+}
+
+int cli_ctx_init(const cli_opts_t *o, cli_ctx_t *c)
+{
+    sn_err_t err = {0};
+    if (cli_ctx_build(o, c, &err) < 0) {
+        fprintf(stderr, "stepnet: %s\n", err.msg);
+        return EXIT_BADINPUT;
+    }
     return 0;
 }
 

@@ -1,6 +1,6 @@
-/* Tests of the stepnet command line contract (README.md, Commands): runs the real binary named by
- * $STEPNET (tu_exec: stdout and stderr captured apart, 60 s deadline per run) and checks the
- * one-line JSON objects of sim, model and algos, --help, determinism, aliases, partial
+/* Tests of the stepnet command line contract (exit status 0/1/2, JSON on stdout): runs the real
+ * binary named by $STEPNET (tu_exec: stdout and stderr captured apart, 60 s deadline per run) and
+ * checks the one-line JSON objects of sim, model and algos, --help, determinism, aliases, partial
  * collectives, and the exit statuses 0/1/2 with one stderr line naming the bad value. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -671,6 +671,41 @@ static void test_table(void **state)
     tu_exec_free(&r);
 }
 
+/* `stepnet run` parses its own options with the same machinery as the other commands: every
+ * option takes --name=value, and a bad value exits 2 naming it and what is accepted. */
+static void test_run_name_value(void **state)
+{
+    (void) state;
+    tu_proc_t r;
+    RUN_JSON(r, "run", "--topo=ring:4", "--coll=bcast", "--reps=2", "--warmup=0", "--probes=1",
+             "--slot-timeout-ms=5000", "--json");
+    assert_int_equal(tu_json_int(r.out, "reps"), 2);
+    assert_int_equal(tu_json_int(r.out, "warmup"), 0);
+    double wall[4];
+    assert_int_equal(tu_json_nums(r.out, "wall_us", wall, 4), 2);
+    assert_true(tu_json_bool(r.out, "verified"));
+    tu_exec_free(&r);
+
+    r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--reps=x");
+    expect_bad(&r, "'x'", "--reps");
+    tu_exec_free(&r);
+    r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--reps", "0");
+    expect_bad(&r, "'0'", "from 1");
+    tu_exec_free(&r);
+    r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--slot-timeout-ms=0");
+    expect_bad(&r, "--slot-timeout-ms", "milliseconds");
+    tu_exec_free(&r);
+    r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--verbose=1");
+    expect_bad(&r, "--verbose", "no value");
+    tu_exec_free(&r);
+    r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--fault=1:boom@3");
+    expect_bad(&r, "1:boom@3", "kill");
+    tu_exec_free(&r);
+    r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--listen=nowhere");
+    expect_bad(&r, "nowhere", "HOST:PORT");
+    tu_exec_free(&r);
+}
+
 static void test_help(void **state)
 {
     (void) state;
@@ -719,6 +754,7 @@ int main(void)
         cmocka_unit_test(test_run_failure_exit1),
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_help),
+        cmocka_unit_test(test_run_name_value),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

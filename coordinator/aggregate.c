@@ -1,0 +1,173 @@
+/* Aggregation (coordinator): the link calibration (per-link ping-pong timings to medians of alpha
+ * and beta) and each repetition's check and combination of the nodes' results: deliveries,
+ * payload digest sums, steps and trace hash equal across repetitions, and the wall times. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coord_internal.h"
+#include "stepnet/sim.h"
+#include "stepnet/util.h"
+
+#define NS_PER_US       1000.0
+#define CALIB_FIRST_CAP 64
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : (x > y);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+    return x < y ? -1 : (x > y);
+}
+
+void sn__coord_add_calibration(coord_t *r, const Stepnet__Calibrated *cal)
+{
+    /* per link: alpha = rtt(0 bytes) / 2, beta = (rtt(size) - rtt(0)) / (2 size) */
+    for (size_t i = 0; i < cal->n_links; i++) {
+        const Stepnet__LinkTiming *lt = cal->links[i];
+        if (r->ncalib == r->capcalib) {
+            r->capcalib = r->capcalib ? 2 * r->capcalib : CALIB_FIRST_CAP;
+            r->alpha = sn_xrealloc(r->alpha, r->capcalib * sizeof *r->alpha);
+            r->beta = sn_xrealloc(r->beta, r->capcalib * sizeof *r->beta);
+        }
+        r->alpha[r->ncalib] = (double) lt->rtt0_ns / (2 * NS_PER_US);
+        r->beta[r->ncalib] = lt->bytes && lt->rtt_ns > lt->rtt0_ns
+                                 ? (double) (lt->rtt_ns - lt->rtt0_ns) / (2 * NS_PER_US) / lt->bytes
+                                 : 0.0;
+        r->ncalib++;
+    }
+}
+
+void sn__coord_calibration_done(coord_t *r)
+{
+    r->res->ncalibrated = r->ncalib;
+    if (r->ncalib == 0)
+        return;
+    qsort(r->alpha, r->ncalib, sizeof *r->alpha, cmp_double);
+    qsort(r->beta, r->ncalib, sizeof *r->beta, cmp_double);
+    r->res->alpha_us = r->alpha[r->ncalib / 2];
+    r->res->beta_us = r->beta[r->ncalib / 2];
+}
+
+double coord_result_median_us(const coord_result_t *res)
+{
+    if (res->nwall == 0)
+        return 0;
+    uint64_t *w = sn_xmalloc(res->nwall * sizeof *w);
+    memcpy(w, res->wall_ns, res->nwall * sizeof *w);
+    qsort(w, res->nwall, sizeof *w, cmp_u64);
+    size_t h = res->nwall / 2;
+    double median =
+        res->nwall % 2 ? (double) w[h] / NS_PER_US : (double) (w[h - 1] + w[h]) / (2 * NS_PER_US);
+    free(w);
+    return median;
+}
+
+/* The idle barrier: every node stopped at the last idle slot; the time is to the last result. */
+static int aggregate_idle(coord_t *r)
+{
+    for (uint32_t i = 0; i < r->n; i++) {
+        const Stepnet__Result *res = r->nodes[i].res;
+        if (res->error || res->stop_slot != r->o->idle_slots) {
+            sn__coord_fail(r, (int) i, 0, "node %u: idle barrier stopped at slot %llu of %llu: %s",
+                           i, (unsigned long long) res->stop_slot,
+                           (unsigned long long) r->o->idle_slots,
+                           res->error ? res->error : "wrong stop slot");
+            return -1;
+        }
+    }
+    if (r->cid > r->o->warmup)
+        r->res->wall_ns[r->res->nwall++] = uv_hrtime() - r->t0;
+    return 0;
+}
+
+/* One node's result checked against what the collective must give it. 0 or -1 (reported). */
+static int check_node(coord_t *r, uint32_t i, const Stepnet__Result *res)
+{
+    if (res->error) {
+        sn__coord_fail(r, (int) i, res->has_error_slot ? res->error_slot : 0, "node %u: %s", i,
+                       res->error);
+        return -1;
+    }
+    sn_expect_t e = sn_coll_expect(r->t, &r->ctx->params, i);
+    uint64_t want_exp = e.nsrc * e.per_src;
+    if (res->expected != want_exp || res->deliveries != res->expected) {
+        sn__coord_fail(r, (int) i, 0, "node %u delivered %llu of %llu packets (expected %llu)", i,
+                       (unsigned long long) res->deliveries, (unsigned long long) res->expected,
+                       (unsigned long long) want_exp);
+        return -1;
+    }
+    if (res->digest_sum != r->digest_want[i]) {
+        sn__coord_fail(r, (int) i, 0,
+                       "node %u: the digests of the delivered payloads do not add up to the "
+                       "expected sum (%016llx, expected %016llx)",
+                       i, (unsigned long long) res->digest_sum,
+                       (unsigned long long) r->digest_want[i]);
+        return -1;
+    }
+    return 0;
+}
+
+int sn__coord_aggregate_rep(coord_t *r)
+{
+    if (r->o->idle_slots)
+        return aggregate_idle(r);
+    coord_result_t *out = r->res;
+    uint64_t steps = 0, trace = 0, packets = 0, cpackets = 0, dl = 0, bytes = 0;
+    size_t words = 0;
+    for (uint32_t i = 0; i < r->n; i++) {
+        const Stepnet__Result *res = r->nodes[i].res;
+        if (res->n_data_slots > words)
+            words = res->n_data_slots;
+        if (res->n_control_slots > words)
+            words = res->n_control_slots;
+    }
+    /* slots in which some node sent control packets and no node sent data */
+    uint64_t *dbits = sn_xcalloc(words + 1, sizeof *dbits);
+    uint64_t *cbits = sn_xcalloc(words + 1, sizeof *cbits);
+    int rc = -1;
+    for (uint32_t i = 0; i < r->n; i++) {
+        const Stepnet__Result *res = r->nodes[i].res;
+        if (check_node(r, i, res) < 0)
+            goto out;
+        if (res->last_send_slot > steps)
+            steps = res->last_send_slot;
+        trace += res->trace_hash;
+        packets += res->data_packets;
+        cpackets += res->control_packets;
+        dl += res->deliveries;
+        bytes += res->bytes_checked;
+        for (size_t w = 0; w < res->n_data_slots; w++)
+            dbits[w] |= res->data_slots[w];
+        for (size_t w = 0; w < res->n_control_slots; w++)
+            cbits[w] |= res->control_slots[w];
+    }
+    uint64_t cslots = 0;
+    for (size_t w = 0; w < words; w++)
+        cslots += (uint64_t) __builtin_popcountll(cbits[w] & ~dbits[w]);
+    if (r->cid > 1 && (steps != out->steps || trace != out->trace_hash)) {
+        sn__coord_fail(r, COORD_NODE_NONE, 0,
+                       "repetition %u differs from the first: %llu steps (trace %016llx) against "
+                       "%llu (trace %016llx)",
+                       r->cid, (unsigned long long) steps, (unsigned long long) trace,
+                       (unsigned long long) out->steps, (unsigned long long) out->trace_hash);
+        goto out;
+    }
+    out->steps = steps;
+    out->trace_hash = trace;
+    out->packets = packets;
+    out->control_packets = cpackets;
+    out->deliveries = dl;
+    out->control_slots = cslots;
+    out->bytes_checked = bytes;
+    if (r->cid > r->o->warmup)
+        out->wall_ns[out->nwall++] = r->tlast - r->t0;
+    rc = 0;
+out:
+    free(dbits);
+    free(cbits);
+    return rc;
+}

@@ -1,0 +1,110 @@
+/* Blame (coordinator): the root cause among the failure reports of a run's grace window. Pure
+ * and deterministic: the same reports give the same verdict. See blame.h for the rules. */
+#include <stdio.h>
+#include <string.h>
+
+#include "blame.h"
+
+/* Does report `rp` point at node x (as the peer it blames or among the silent neighbours)? */
+static int names(const coord_report_t *rp, int x)
+{
+    if (rp->peer == x)
+        return 1;
+    for (size_t i = 0; i < rp->nmissing; i++)
+        if ((int) rp->missing[i] == x)
+            return 1;
+    return 0;
+}
+
+/* A report that accuses a silent or disconnected neighbour. */
+static int accuses(const coord_report_t *rp)
+{
+    return rp->kind == STEPNET__ABORT_KIND__ABORT_DEADLINE ||
+           rp->kind == STEPNET__ABORT_KIND__ABORT_LINK;
+}
+
+/* A report that accuses the sender of a bad frame. */
+static int bad_frame(const coord_report_t *rp)
+{
+    return rp->kind == STEPNET__ABORT_KIND__ABORT_PROTO ||
+           rp->kind == STEPNET__ABORT_KIND__ABORT_CORRUPT;
+}
+
+/* The node that the deadline and link reports name most, preferring nodes that sent no report
+ * themselves (a stopped node is silent); COORD_NODE_NONE when no report names anyone. */
+static int most_named(const coord_report_t *rp, size_t n, uint32_t nnodes)
+{
+    int best = COORD_NODE_NONE, best_silent = 0;
+    uint32_t best_votes = 0;
+    for (uint32_t x = 0; x < nnodes; x++) {
+        uint32_t votes = 0;
+        int reported = 0;
+        for (size_t i = 0; i < n; i++) {
+            votes += accuses(&rp[i]) && names(&rp[i], (int) x);
+            reported |= rp[i].node == (int) x;
+        }
+        if (votes == 0)
+            continue;
+        int silent = !reported;
+        if (best < 0 || silent > best_silent || (silent == best_silent && votes > best_votes))
+            best = (int) x, best_silent = silent, best_votes = votes;
+    }
+    return best;
+}
+
+void sn__coord_blame(const coord_report_t *rp, size_t n, uint32_t nnodes, coord_verdict_t *out)
+{
+    memset(out, 0, sizeof *out);
+    out->culprit = COORD_NODE_NONE;
+    if (n == 0)
+        return;
+    const coord_report_t *cause = NULL;
+    int culprit = COORD_NODE_NONE;
+    for (size_t i = 0; i < n && !cause; i++)
+        if (rp[i].kind == COORD_KIND_DEATH)
+            cause = &rp[i], culprit = rp[i].node;
+    for (size_t i = 0; i < n && !cause; i++)
+        if (rp[i].kind == STEPNET__ABORT_KIND__ABORT_SELF)
+            cause = &rp[i], culprit = rp[i].node;
+    for (size_t i = 0; i < n && !cause; i++)
+        if (bad_frame(&rp[i]) && rp[i].peer >= 0)
+            cause = &rp[i], culprit = rp[i].peer;
+    if (!cause) {
+        int best = most_named(rp, n, nnodes);
+        if (best >= 0) {
+            culprit = best;
+            for (size_t i = 0; i < n && !cause; i++)
+                if (accuses(&rp[i]) && names(&rp[i], best))
+                    cause = &rp[i];
+        }
+    }
+    if (!cause)
+        cause = &rp[0], culprit = rp[0].node;
+    /* the slot: the cause's, or the earliest slot of a report that names the culprit */
+    uint64_t slot = cause->slot;
+    const coord_report_t *witness = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (&rp[i] == cause || culprit < 0 || !names(&rp[i], culprit))
+            continue;
+        if (!witness || (rp[i].slot && rp[i].slot < witness->slot))
+            witness = &rp[i];
+        if (slot == 0 || (rp[i].slot && rp[i].slot < slot))
+            slot = rp[i].slot;
+    }
+    out->culprit = culprit;
+    out->slot = slot;
+    char *e = out->error;
+    size_t cap = sizeof out->error, len = 0;
+    if (culprit >= 0 && cause->kind != STEPNET__ABORT_KIND__ABORT_SELF &&
+        cause->kind != COORD_KIND_DEATH)
+        len = (size_t) snprintf(e, cap, "node %d failed%s: ", culprit,
+                                bad_frame(cause) ? " (it sent a bad frame)"
+                                : cause->kind == STEPNET__ABORT_KIND__ABORT_DEADLINE
+                                    ? " (it stopped sending frames)"
+                                    : "");
+    len += (size_t) snprintf(e + len, cap - len, "%s", cause->text);
+    if (slot && !strstr(e, "slot") && len < cap)
+        len += (size_t) snprintf(e + len, cap - len, " at slot %llu", (unsigned long long) slot);
+    if (witness && len < cap)
+        snprintf(e + len, cap - len, " [%s]", witness->text);
+}

@@ -1,0 +1,50 @@
+/* Blame (coordinator): finding the root cause among the failure reports of one run. Pure: no
+ * libuv, no clocks, no output; unit-tested in tests/unit/test_blame.c. */
+#ifndef STEPNET_COORD_BLAME_H
+#define STEPNET_COORD_BLAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stepnet.pb-c.h"
+
+/* The kinds of a failure report. A node's own Abort carries one of the protocol's AbortKind values
+ * (STEPNET__ABORT_KIND__*: self, link, proto, deadline, corrupt); the coordinator's own
+ * observations are numbered apart from them, so that the two sets can never meet. */
+typedef enum {
+    COORD_KIND_DEATH = 100, /* the coordinator saw `node` die or lose its control connection */
+    COORD_KIND_RUN = 101    /* the coordinator's own finding (deadlines, results, start-up) */
+} coord_kind_t;
+
+#define COORD_BLAME_TEXT 400 /* one report's text */
+#define COORD_ERROR_TEXT 900 /* the verdict's message */
+#define COORD_NODE_NONE  (-1)
+
+/* One failure report: `kind` (an AbortKind or a coord_kind_t), the reporting `node`, the `peer` it
+ * blames (COORD_NODE_NONE when none), the slot (0: unknown), the silent neighbours of a deadline
+ * report, and its text. */
+typedef struct coord_report_s {
+    int kind, node, peer;
+    uint64_t slot;
+    const uint32_t *missing;
+    size_t nmissing;
+    char text[COORD_BLAME_TEXT];
+} coord_report_t;
+
+/* The root cause: the culprit node (COORD_NODE_NONE when none can be named), the slot (0:
+ * unknown), and one message saying which node failed, how, and one witness report. */
+typedef struct coord_verdict_s {
+    int culprit;
+    uint64_t slot;
+    char error[COORD_ERROR_TEXT];
+} coord_verdict_t;
+
+/* Picks the root cause among `n` >= 1 reports of a run with `nnodes` nodes. Reports cascade
+ * through the links (a killed node's neighbours lose their links, abort and close theirs; stalled
+ * nodes fire their slot deadlines together), so the first report is often a consequence. In
+ * order: a node that died; a node's own error; the sender of a malformed or corrupt frame; the
+ * silent node that the deadline and link reports name most (preferring one that sent no report
+ * itself); else the first report. Reads the reports only; writes `out`. */
+void sn__coord_blame(const coord_report_t *rp, size_t n, uint32_t nnodes, coord_verdict_t *out);
+
+#endif

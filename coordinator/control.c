@@ -1,0 +1,367 @@
+/* The control state machine (coordinator): hellos, assignments, READY, calibration, START of each
+ * repetition, COMPLETE and RESULT, node aborts, and the deadline of every phase. There is no
+ * per-slot round trip: nodes detect termination in-band and report once per collective. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coord_internal.h"
+#include "errors.h"
+#include "stepnet/util.h"
+
+/* Deadline messages list at most this many characters of missing node ids. */
+#define MISSING_TEXT 300
+
+static void start_rep(coord_t *r);
+
+void sn__coord_on_deadline(uv_timer_t *t)
+{
+    coord_t *r = t->data;
+    char missing[MISSING_TEXT] = "";
+    size_t len = 0;
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < r->n; i++) {
+        coord_node_t *cn = &r->nodes[i];
+        int have = r->phase == COORD_PH_JOIN        ? cn->hello
+                   : r->phase == COORD_PH_READY     ? cn->ready
+                   : r->phase == COORD_PH_CALIBRATE ? cn->calibrated
+                                                    : cn->result;
+        if (have)
+            continue;
+        count++;
+        if (len < sizeof missing - 16)
+            len +=
+                (size_t) snprintf(missing + len, sizeof missing - len, "%s%u", len ? "," : "", i);
+    }
+    const char *what = r->phase == COORD_PH_JOIN        ? "ready deadline: nodes joined"
+                       : r->phase == COORD_PH_READY     ? "ready deadline: nodes ready"
+                       : r->phase == COORD_PH_CALIBRATE ? "ready deadline: links calibrated"
+                                                        : "collective deadline";
+    uint32_t ms = r->phase == COORD_PH_RUN ? r->o->collective_ms : r->o->ready_ms;
+    if (r->phase == COORD_PH_JOIN && r->o->join) /* ids are given in join order: none yet here */
+        sn__coord_fail(r, COORD_NODE_NONE, 0,
+                       "%s (%u ms) expired: %u of %u nodes missing (%u have joined)", what, ms,
+                       r->n - r->joined, r->n, r->joined);
+    else
+        sn__coord_fail(r, COORD_NODE_NONE, 0,
+                       "%s (%u ms) expired: %u of %u nodes missing (nodes %s)", what, ms, count,
+                       r->n, missing);
+}
+
+static void start_rep(coord_t *r)
+{
+    if (r->res->failed) /* waiting for the blame window to end */
+        return;
+    if (r->cid >= r->o->warmup + r->o->reps) {
+        sn__coord_finish(r, 0);
+        return;
+    }
+    r->cid++;
+    r->phase = COORD_PH_RUN;
+    r->ncomplete = r->nresult = 0;
+    for (uint32_t i = 0; i < r->n; i++) {
+        coord_node_t *cn = &r->nodes[i];
+        cn->complete = cn->result = 0;
+        if (cn->res)
+            stepnet__result__free_unpacked(cn->res, NULL);
+        cn->res = NULL;
+    }
+    Stepnet__Control m = STEPNET__CONTROL__INIT;
+    Stepnet__Start st = STEPNET__START__INIT;
+    st.cid = r->cid;
+    st.seed = r->ctx->params.seed;
+    st.has_idle_slots = r->o->idle_slots > 0;
+    st.idle_slots = r->o->idle_slots;
+    m.msg_case = STEPNET__CONTROL__MSG_START;
+    m.start = &st;
+    uv_timer_start(&r->deadline, sn__coord_on_deadline, r->o->collective_ms, 0);
+    r->t0 = uv_hrtime();
+    sn__coord_send_all(r, &m);
+}
+
+/* ---- assignments ------------------------------------------------------------------------------
+ */
+
+/* The assignment of node `id`: the run's parameters, its peers (once each, parallel links
+ * included) and its fault. The one place that maps the run to a protobuf Assign: `peers` and `pp`
+ * have room for the node's degree; `fault` holds the fault text. */
+static void fill_assign(const coord_t *r, uint32_t id, Stepnet__Assign *a, Stepnet__Peer *peers,
+                        Stepnet__Peer **pp)
+{
+    const sn_topo_t *t = r->t;
+    const sn_params_t *p = &r->ctx->params;
+    uint32_t deg = sn_topo_degree(t, id);
+    size_t np = 0;
+    for (uint32_t q = 0; q < deg; q++) {
+        uint32_t v = sn_topo_port(t, id, q)->peer;
+        int dup = 0;
+        for (size_t k = 0; k < np; k++)
+            dup |= peers[k].node == v;
+        if (dup)
+            continue;
+        stepnet__peer__init(&peers[np]);
+        peers[np].node = v;
+        peers[np].host = r->nodes[v].host;
+        peers[np].port = r->nodes[v].data_port;
+        pp[np] = &peers[np];
+        np++;
+    }
+    stepnet__assign__init(a);
+    a->node = id;
+    a->nodes = t->n;
+    a->topology = (char *) t->spec;
+    if (r->nfiles == 1) {
+        a->has_topology_file = 1;
+        a->topology_file.data = (uint8_t *) r->files[0].text;
+        a->topology_file.len = r->files[0].len;
+    }
+    a->n_peers = np;
+    a->peers = pp;
+    a->token = r->token;
+    a->collective = (char *) sn_coll_name(p->coll);
+    a->algorithm = (char *) r->ctx->algo->name;
+    a->ports = p->pm.ports == SN_PORTS_SINGLE;
+    a->rx = p->pm.rx == SN_RX_ANY;
+    a->duplex = p->pm.duplex == SN_DUPLEX_HALF;
+    a->root = p->root;
+    a->msgs = p->msgs;
+    a->size = p->size;
+    a->n_sources = p->nsources;
+    a->sources = (uint32_t *) p->sources;
+    a->seed = p->seed;
+    a->max_slots = sn_model_slot_limit(t, p, r->ctx->predicted);
+    a->connect_ms = r->o->connect_ms;
+    a->slot_ms = r->o->slot_ms;
+    a->collective_ms = r->o->collective_ms;
+    if (r->o->fault && r->o->fault_node == (int) id)
+        a->fault = (char *) r->o->fault;
+}
+
+static void send_assign(coord_t *r, coord_node_t *cn)
+{
+    if (cn->conn == NULL) /* its connection is gone: the failure is already reported */
+        return;
+    uint32_t deg = sn_topo_degree(r->t, (uint32_t) cn->id);
+    Stepnet__Peer *peers = sn_xcalloc(deg + 1, sizeof *peers);
+    Stepnet__Peer **pp = sn_xcalloc(deg + 1, sizeof *pp);
+    Stepnet__Assign a;
+    fill_assign(r, (uint32_t) cn->id, &a, peers, pp);
+    Stepnet__Control m = STEPNET__CONTROL__INIT;
+    m.msg_case = STEPNET__CONTROL__MSG_ASSIGN;
+    m.assign = &a;
+    sn_wire_send_control(cn->conn, &m);
+    free(peers);
+    free(pp);
+}
+
+/* ---- control messages ------------------------------------------------------------------------ */
+
+static void on_hello(coord_t *r, coord_pconn_t *pc, const Stepnet__Hello *h)
+{
+    if (h->version != SN_WIRE_VERSION) {
+        fprintf(stderr,
+                "stepnet run: refused a node at %s speaking protocol version %u (this is %u)\n",
+                pc->c.peer, h->version, SN_WIRE_VERSION);
+        sn_conn_close(&pc->c);
+        return;
+    }
+    int id;
+    if (!r->o->join) {
+        id = h->has_want_id ? (int) h->want_id : -1;
+        if (id < 0 || (uint32_t) id >= r->n || r->nodes[id].hello) {
+            fprintf(stderr, "stepnet run: refused a node at %s claiming id %d\n", pc->c.peer, id);
+            sn_conn_close(&pc->c);
+            return;
+        }
+    } else {
+        if (r->joined >= r->n) {
+            fprintf(stderr, "stepnet run: refused a node at %s: all %u nodes have joined\n",
+                    pc->c.peer, r->n);
+            sn_conn_close(&pc->c);
+            return;
+        }
+        id = (int) r->joined;
+    }
+    coord_node_t *cn = &r->nodes[id];
+    cn->hello = 1;
+    cn->conn = &pc->c;
+    pc->node = cn;
+    sn_conn_expect_done(&pc->c);
+    snprintf(cn->host, sizeof cn->host, "%s", h->data_host);
+    cn->data_port = h->data_port;
+    cn->pid = h->pid;
+    snprintf(pc->c.name, sizeof pc->c.name, "node %d", id);
+    r->joined++;
+    if (r->o->join)
+        fprintf(stderr, "stepnet run: node %d joined from %s:%u (pid %u on %s), %u of %u\n", id,
+                h->data_host, h->data_port, h->pid, h->hostname ? h->hostname : "?", r->joined,
+                r->n);
+    if (r->joined == r->n) {
+        r->phase = COORD_PH_READY;
+        for (uint32_t i = 0; i < r->n; i++)
+            send_assign(r, &r->nodes[i]);
+    }
+}
+
+static void on_ready(coord_t *r, coord_node_t *cn)
+{
+    if (cn->ready)
+        return;
+    cn->ready = 1;
+    if (++r->nready < r->n)
+        return;
+    r->phase = COORD_PH_CALIBRATE;
+    Stepnet__Control cm = STEPNET__CONTROL__INIT;
+    Stepnet__Calibrate cal = STEPNET__CALIBRATE__INIT;
+    cal.bytes = r->ctx->params.size;
+    cal.probes = r->o->probes;
+    cm.msg_case = STEPNET__CONTROL__MSG_CALIBRATE;
+    cm.calibrate = &cal;
+    sn__coord_send_all(r, &cm);
+}
+
+static void on_calibrated(coord_t *r, coord_node_t *cn, const Stepnet__Calibrated *cal)
+{
+    if (cn->calibrated)
+        return;
+    cn->calibrated = 1;
+    sn__coord_add_calibration(r, cal);
+    if (++r->ncal == r->n) {
+        sn__coord_calibration_done(r);
+        start_rep(r);
+    }
+}
+
+/* Takes the result (m->result is NULL afterwards): kept until the next repetition. */
+static void on_result(coord_t *r, coord_node_t *cn, Stepnet__Control *m)
+{
+    if (r->phase != COORD_PH_RUN || m->result->cid != r->cid || cn->result)
+        return;
+    cn->result = 1;
+    cn->res = m->result;
+    m->result = NULL;
+    m->msg_case = STEPNET__CONTROL__MSG__NOT_SET;
+    if (++r->nresult < r->n)
+        return;
+    if (r->ncomplete < r->n) {
+        sn__coord_fail(r, COORD_NODE_NONE, 0,
+                       "every node stopped but only %u of %u reported completion", r->ncomplete,
+                       r->n);
+        return;
+    }
+    if (sn__coord_aggregate_rep(r) == 0) {
+        uv_timer_stop(&r->deadline);
+        start_rep(r);
+    }
+}
+
+static void ctl_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
+{
+    coord_pconn_t *pc = c->owner;
+    coord_t *r = pc->run;
+    if (r->stopping) /* the run is over (or interrupted): a late hello must not start anything */
+        return;
+    Stepnet__Control *m = type == SN_FRAME_CONTROL ? sn_wire_unpack_control(body, len) : NULL;
+    if (m == NULL) {
+        sn__coord_fail(r, pc->node ? pc->node->id : COORD_NODE_NONE, 0,
+                       "malformed control frame from %s", c->name);
+        return;
+    }
+    coord_node_t *cn = pc->node;
+    if (cn == NULL && m->msg_case != STEPNET__CONTROL__MSG_HELLO) {
+        sn__coord_fail(r, COORD_NODE_NONE, 0, "control message %d before the hello",
+                       (int) m->msg_case);
+        goto out;
+    }
+    switch (m->msg_case) {
+    case STEPNET__CONTROL__MSG_HELLO:
+        if (cn == NULL)
+            on_hello(r, pc, m->hello);
+        break;
+    case STEPNET__CONTROL__MSG_READY:
+        on_ready(r, cn);
+        break;
+    case STEPNET__CONTROL__MSG_CALIBRATED:
+        on_calibrated(r, cn, m->calibrated);
+        break;
+    case STEPNET__CONTROL__MSG_COMPLETE:
+        if (r->phase == COORD_PH_RUN && m->complete->cid == r->cid && !cn->complete) {
+            cn->complete = 1;
+            if (++r->ncomplete == r->n)
+                r->tlast = uv_hrtime();
+        }
+        break;
+    case STEPNET__CONTROL__MSG_RESULT:
+        on_result(r, cn, m);
+        break;
+    case STEPNET__CONTROL__MSG_ABORT: {
+        const Stepnet__Abort *ab = m->abort;
+        int who = ab->has_node ? (int) ab->node : cn->id;
+        sn__coord_report(r, ab->has_kind ? (int) ab->kind : STEPNET__ABORT_KIND__ABORT_SELF, who,
+                         ab->has_peer ? (int) ab->peer : COORD_NODE_NONE,
+                         ab->has_slot ? ab->slot : 0, ab->missing, ab->n_missing, "node %d: %s",
+                         who, ab->reason);
+        break;
+    }
+    default:
+        sn__coord_fail(r, cn->id, 0, "unexpected control message %d from node %d",
+                       (int) m->msg_case, cn->id);
+    }
+out:
+    stepnet__control__free_unpacked(m, NULL);
+}
+
+static void ctl_error(sn_conn_t *c, int status, const char *what)
+{
+    coord_pconn_t *pc = c->owner;
+    coord_t *r = pc->run;
+    if (r->stopping)
+        return;
+    if (pc->node == NULL) { /* not a node of this run (yet): refused, the run goes on */
+        if (status == SN_EPROTO || status == SN_ETIMEOUT || !c->established)
+            fprintf(stderr, "stepnet run: refused a control connection from %s: %s\n", c->peer,
+                    what);
+        return;
+    }
+    coord_node_t *cn = pc->node;
+    sn__coord_report(r, COORD_KIND_DEATH, cn->id, COORD_NODE_NONE, 0, NULL, 0,
+                     "node %d (pid %u) lost its control connection: %s (%s)", cn->id, cn->pid, what,
+                     sn_err_is_own(status) ? sn_net_strerror(status) : sn_net_err_name(status));
+}
+
+static void ctl_closed(sn_conn_t *c)
+{
+    coord_pconn_t *pc = c->owner;
+    if (pc->node && pc->node->conn == c)
+        pc->node->conn = NULL;
+    if (pc->prev)
+        pc->prev->next = pc->next;
+    else
+        pc->run->pconns = pc->next;
+    if (pc->next)
+        pc->next->prev = pc->prev;
+    free(pc);
+}
+
+static const sn_conn_ops_t ctl_ops = {ctl_frame, ctl_error, ctl_closed};
+
+void sn__coord_on_connection(uv_stream_t *server, int status)
+{
+    coord_t *r = server->data;
+    if (status < 0)
+        return;
+    coord_pconn_t *pc = sn_xcalloc(1, sizeof *pc);
+    pc->run = r;
+    pc->next = r->pconns;
+    if (r->pconns)
+        r->pconns->prev = pc;
+    r->pconns = pc;
+    sn_conn_init(r->loop, &pc->c, &ctl_ops, pc);
+    sn_wire_limits_control(&pc->c);
+    /* a peer that authenticates (or, with --security none, just connects) and then says nothing
+     * is closed at the connect deadline instead of holding a connection for the whole run */
+    sn_conn_expect(&pc->c, r->o->connect_ms ? r->o->connect_ms : COORD_DEFAULT_CONNECT_MS, "hello");
+    if (uv_accept(server, (uv_stream_t *) &pc->c.tcp) < 0 ||
+        sn_conn_start(&pc->c, &r->sec, 0) < 0 || r->stopping)
+        sn_conn_close(&pc->c);
+}

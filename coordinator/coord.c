@@ -1,0 +1,321 @@
+/* coord_run (coordinator): the life cycle of one TCP run. Sets up the key, the token and the
+ * control listener, starts or awaits the nodes (spawn.c), lets the control state machine
+ * (control.c) drive the phases, collects failure reports for blame (blame.c), and shuts down: STOP
+ * or ABORT to every node, a grace period, every handle closed before the loop is. */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coord_internal.h"
+#include "errors.h"
+#include "stepnet/sim.h"
+#include "stepnet/util.h"
+
+void coord_opts_default(coord_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->reps = COORD_DEFAULT_REPS;
+    o->warmup = COORD_DEFAULT_WARMUP;
+    o->probes = COORD_DEFAULT_PROBES;
+    o->security = SN_SEC_SODIUM;
+    o->fault_node = COORD_NODE_NONE;
+    o->connect_ms = COORD_DEFAULT_CONNECT_MS;
+    o->ready_ms = COORD_DEFAULT_READY_MS;
+    o->slot_ms = COORD_DEFAULT_SLOT_MS;
+    o->collective_ms = COORD_DEFAULT_COLLECTIVE_MS;
+}
+
+void coord_result_free(coord_result_t *result)
+{
+    free(result->wall_ns);
+    memset(result, 0, sizeof *result);
+}
+
+/* ---- failure and shutdown ------------------------------------------------------------------ */
+
+static int all_exited(const coord_t *r)
+{
+    for (uint32_t i = 0; i < r->n; i++)
+        if (r->nodes[i].spawned && !r->nodes[i].exited)
+            return 0;
+    return 1;
+}
+
+static void close_handle(uv_handle_t *h)
+{
+    if (h->loop && !uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+void sn__coord_close_all(coord_t *r)
+{
+    if (!all_exited(r))
+        return;
+    /* the nodes' control connections and any stranger's that is still open (one that never
+     * finished its handshake or never said hello must not keep the run alive) */
+    for (coord_pconn_t *pc = r->pconns; pc; pc = pc->next)
+        sn_conn_close(&pc->c);
+    close_handle((uv_handle_t *) &r->listener);
+    close_handle((uv_handle_t *) &r->deadline);
+    close_handle((uv_handle_t *) &r->grace);
+    close_handle((uv_handle_t *) &r->blame_timer);
+    close_handle((uv_handle_t *) &r->sigint);
+    close_handle((uv_handle_t *) &r->sigterm);
+    for (uint32_t i = 0; i < r->n; i++)
+        if (r->nodes[i].spawned)
+            close_handle((uv_handle_t *) &r->nodes[i].proc);
+}
+
+static void on_grace(uv_timer_t *t)
+{
+    coord_t *r = t->data;
+    for (uint32_t i = 0; i < r->n; i++) {
+        coord_node_t *cn = &r->nodes[i];
+        if (cn->spawned && !cn->exited)
+            uv_process_kill(&cn->proc, SIGKILL);
+    }
+    sn__coord_close_all(r);
+}
+
+void sn__coord_send_all(coord_t *r, const Stepnet__Control *m)
+{
+    for (uint32_t i = 0; i < r->n; i++)
+        if (r->nodes[i].conn)
+            sn_wire_send_control(r->nodes[i].conn, m);
+}
+
+/* The verdict of blame over the reports so far, into the result. */
+static void blame(coord_t *r)
+{
+    coord_verdict_t v;
+    sn__coord_blame(r->reports, r->nreports, r->n, &v);
+    r->res->fail_node = v.culprit;
+    r->res->fail_slot = v.slot;
+    snprintf(r->res->error, sizeof r->res->error, "%s", v.error);
+}
+
+void sn__coord_finish(coord_t *r, int failed)
+{
+    if (r->stopping)
+        return;
+    failed |= r->res->failed; /* a failure recorded while the run went on ends it as a failure */
+    if (failed && r->nreports > 0 && r->res->error[0] == '\0')
+        blame(r);
+    r->stopping = 1;
+    r->phase = COORD_PH_DONE;
+    uv_timer_stop(&r->deadline);
+    uv_timer_stop(&r->blame_timer);
+    Stepnet__Control m = STEPNET__CONTROL__INIT;
+    Stepnet__Stop st = STEPNET__STOP__INIT;
+    Stepnet__Abort ab = STEPNET__ABORT__INIT;
+    if (failed) {
+        ab.reason = r->res->error;
+        m.msg_case = STEPNET__CONTROL__MSG_ABORT;
+        m.abort = &ab;
+    } else {
+        m.msg_case = STEPNET__CONTROL__MSG_STOP;
+        m.stop = &st;
+    }
+    sn__coord_send_all(r, &m);
+    uv_timer_start(&r->grace, on_grace, failed ? COORD_GRACE_FAILED_MS : COORD_GRACE_STOP_MS, 0);
+    sn__coord_close_all(r);
+}
+
+static void on_blame_window(uv_timer_t *t)
+{
+    coord_t *r = t->data;
+    blame(r);
+    sn__coord_finish(r, 1);
+}
+
+void sn__coord_report(coord_t *r, int kind, int node, int peer, uint64_t slot,
+                      const uint32_t *missing, size_t nmissing, const char *fmt, ...)
+{
+    if (r->stopping)
+        return;
+    sn_grow((void **) &r->reports, &r->capreports, r->nreports + 1, sizeof *r->reports);
+    coord_report_t *rp = &r->reports[r->nreports++];
+    memset(rp, 0, sizeof *rp);
+    rp->kind = kind;
+    rp->node = node;
+    rp->peer = peer;
+    rp->slot = slot;
+    if (nmissing) {
+        uint32_t *copy = sn_xmalloc(nmissing * sizeof *copy);
+        memcpy(copy, missing, nmissing * sizeof *missing);
+        rp->missing = copy;
+        rp->nmissing = nmissing;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rp->text, sizeof rp->text, fmt, ap);
+    va_end(ap);
+    if (!r->res->failed) {
+        r->res->failed = 1;
+        uv_timer_stop(&r->deadline);
+        uv_timer_start(&r->blame_timer, on_blame_window, COORD_BLAME_WINDOW_MS, 0);
+    }
+}
+
+static void on_signal(uv_signal_t *s, int signum)
+{
+    coord_t *r = s->data;
+    sn__coord_fail(r, COORD_NODE_NONE, 0, "interrupted by signal %d", signum);
+    sn__coord_finish(r, 1);
+}
+
+/* ---- set-up ---------------------------------------------------------------------------------- */
+
+/* Everything that needs no event loop: topology files, the key, the token, the tables. */
+static int prepare(coord_t *r, sn_err_t *err)
+{
+    const coord_opts_t *o = r->o;
+    if (sn_topo_read_files(o->topo_text ? o->topo_text : r->t->spec, &r->files, &r->nfiles, err) <
+        0)
+        return err ? (err->code = SN_EINVAL) : SN_EINVAL; /* the --topo text: bad input */
+    if (r->nfiles > 1)
+        return sn_err_set(err, SN_EINVAL, "run supports one file: factor per topology (got %zu)",
+                          r->nfiles);
+    if (r->n > COORD_MAX_LOCAL_NODES && !o->join)
+        return sn_err_set(err, SN_EINVAL,
+                          "%s has %u nodes; local runs start one process per node and allow at "
+                          "most %u (use stepnet sim for larger networks)",
+                          r->t->spec, r->n, COORD_MAX_LOCAL_NODES);
+    r->sec.mode = o->security;
+    r->sec.deadline_ms = o->connect_ms ? o->connect_ms : COORD_DEFAULT_CONNECT_MS;
+    if (o->security == SN_SEC_SODIUM) {
+        char kerr[sizeof err->msg];
+        r->key = sn_key_new(o->key_file, -1, kerr, sizeof kerr); /* fresh if no file */
+        if (r->key == NULL)
+            return sn_err_set(err, SN_EINVAL, "%s", kerr);
+        r->sec.key = r->key;
+    }
+    /* a run token that every link hello must carry */
+    if (o->has_token)
+        r->token = o->token;
+    else
+        uv_random(NULL, NULL, &r->token, sizeof r->token, 0, NULL);
+    r->node_bin =
+        o->node_bin ? o->node_bin : sn__coord_node_bin(r->node_bin_buf, sizeof r->node_bin_buf);
+    r->nodes = sn_xcalloc(r->n, sizeof *r->nodes);
+    r->res->wall_ns = sn_xcalloc((size_t) o->reps + 1, sizeof *r->res->wall_ns);
+    r->digest_want = sn_xcalloc(r->n, sizeof *r->digest_want);
+    for (uint32_t i = 0; i < r->n; i++) {
+        r->nodes[i].run = r;
+        r->nodes[i].id = (int) i;
+        r->digest_want[i] = sn_coll_digest_sum(r->t, &r->ctx->params, i);
+    }
+    return 0;
+}
+
+/* The control listener on --listen; its bound address in r->listen_addr. */
+static int start_listener(coord_t *r, sn_err_t *err)
+{
+    const char *listen = r->o->listen ? r->o->listen : COORD_DEFAULT_LISTEN;
+    sn_addr_t addr;
+    struct sockaddr_storage sa;
+    sn_err_t e = {0};
+    int rc;
+    if ((rc = sn_addr_parse(listen, -1, &addr, &e)) < 0)
+        return sn_err_set(err, rc, "--listen: %s", e.msg);
+    if ((rc = sn_addr_resolve(r->loop, &addr, &sa, &e)) < 0)
+        return sn_err_set(err, SN_EINVAL, "--listen: %s", e.msg);
+    uv_tcp_init(r->loop, &r->listener);
+    r->listener.data = r;
+    rc = uv_tcp_bind(&r->listener, (struct sockaddr *) &sa, 0);
+    if (rc == 0)
+        rc = uv_listen((uv_stream_t *) &r->listener, COORD_LISTEN_BACKLOG, sn__coord_on_connection);
+    if (rc < 0)
+        return sn_err_set(err, rc, "cannot listen on %s: %s", listen, sn_net_strerror(rc));
+    int salen = sizeof sa;
+    uv_tcp_getsockname(&r->listener, (struct sockaddr *) &sa, &salen);
+    sn_addr_format((struct sockaddr *) &sa, r->listen_addr, sizeof r->listen_addr);
+    return 0;
+}
+
+static void init_handles(coord_t *r)
+{
+    signal(SIGPIPE, SIG_IGN);
+    uv_timer_init(r->loop, &r->deadline);
+    r->deadline.data = r;
+    uv_timer_init(r->loop, &r->grace);
+    r->grace.data = r;
+    uv_timer_init(r->loop, &r->blame_timer);
+    r->blame_timer.data = r;
+    uv_signal_init(r->loop, &r->sigint);
+    r->sigint.data = r;
+    uv_signal_start(&r->sigint, on_signal, SIGINT);
+    uv_signal_init(r->loop, &r->sigterm);
+    r->sigterm.data = r;
+    uv_signal_start(&r->sigterm, on_signal, SIGTERM);
+}
+
+static void release(coord_t *r)
+{
+    for (uint32_t i = 0; r->nodes && i < r->n; i++)
+        if (r->nodes[i].res)
+            stepnet__result__free_unpacked(r->nodes[i].res, NULL);
+    for (size_t i = 0; i < r->nreports; i++)
+        free((void *) r->reports[i].missing);
+    free(r->reports);
+    free(r->nodes);
+    free(r->digest_want);
+    free(r->alpha);
+    free(r->beta);
+    sn_topo_files_free(r->files, r->nfiles);
+    sn_key_free(r->key);
+}
+
+int coord_run(const coord_opts_t *opts, coord_result_t *result, sn_err_t *err)
+{
+    coord_t run;
+    coord_t *r = &run;
+    memset(r, 0, sizeof *r);
+    memset(result, 0, sizeof *result);
+    result->fail_node = COORD_NODE_NONE;
+    r->o = opts;
+    r->res = result;
+    r->ctx = opts->ctx;
+    r->t = opts->ctx->topo;
+    r->n = r->t->n;
+    int rc = prepare(r, err);
+    if (rc < 0)
+        goto done;
+    uv_loop_t loop;
+    r->loop = &loop;
+    uv_loop_init(r->loop);
+    init_handles(r);
+    if ((rc = start_listener(r, err)) < 0)
+        goto loop_done;
+    if (opts->join) {
+        fprintf(stderr, "stepnet run: waiting for %u nodes: stepnet-node --join %s\n", r->n,
+                r->listen_addr);
+    } else {
+        sn_err_t e = {0};
+        if (sn__coord_spawn(r, &e) < 0) {
+            sn__coord_fail(r, COORD_NODE_NONE, 0, "could not start the node processes: %s", e.msg);
+            sn__coord_finish(r, 1);
+        }
+    }
+    if (!r->stopping)
+        uv_timer_start(&r->deadline, sn__coord_on_deadline, opts->ready_ms, 0);
+    uv_run(r->loop, UV_RUN_DEFAULT);
+loop_done:
+    sn__coord_close_all(r);
+    close_handle((uv_handle_t *) &r->listener);
+    close_handle((uv_handle_t *) &r->deadline);
+    close_handle((uv_handle_t *) &r->grace);
+    close_handle((uv_handle_t *) &r->blame_timer);
+    close_handle((uv_handle_t *) &r->sigint);
+    close_handle((uv_handle_t *) &r->sigterm);
+    uv_run(r->loop, UV_RUN_DEFAULT);
+    if (uv_loop_close(r->loop) != 0)
+        fprintf(stderr, "stepnet run: event loop still busy at exit\n");
+done:
+    release(r);
+    if (rc < 0)
+        coord_result_free(result);
+    return rc;
+}

@@ -1,0 +1,127 @@
+/* The state of one coord_run (coordinator), shared by its parts: coord.c (life cycle, failures,
+ * shutdown), spawn.c (local node processes), control.c (the control state machine) and
+ * aggregate.c (checking and combining the nodes' results). Not for the commands: they use coord.h.
+ */
+#ifndef STEPNET_COORD_INTERNAL_H
+#define STEPNET_COORD_INTERNAL_H
+
+#include <uv.h>
+
+#include "addr.h"
+#include "conn.h"
+#include "coord.h"
+#include "secure.h"
+#include "wire.h"
+
+/* After the run ends, how long nodes get to exit before they are killed: a failed run's nodes
+ * have already aborted, a successful run's nodes finish their STOP and close links cleanly. */
+#define COORD_GRACE_FAILED_MS 300
+#define COORD_GRACE_STOP_MS   5000
+/* After the first failure report, how long the cascade of reports it causes may arrive before
+ * blame picks the root cause. */
+#define COORD_BLAME_WINDOW_MS 300
+#define COORD_LISTEN_BACKLOG  4096
+
+typedef enum {
+    COORD_PH_JOIN,      /* waiting for every node's hello */
+    COORD_PH_READY,     /* assignments sent, waiting for every READY */
+    COORD_PH_CALIBRATE, /* links measured by ping-pong */
+    COORD_PH_RUN,       /* repetitions */
+    COORD_PH_DONE
+} coord_phase_t;
+
+typedef struct coord_s coord_t;
+
+typedef struct coord_node_s {
+    coord_t *run;
+    sn_conn_t *conn; /* control connection (NULL until hello, or after it closed) */
+    int id;
+    int hello, ready, calibrated, complete, result;
+    char host[SN_ADDR_MAX_HOST];
+    uint32_t data_port, pid;
+    uv_process_t proc;
+    int spawned, exited;
+    Stepnet__Result *res; /* of the current repetition */
+} coord_node_t;
+
+typedef struct coord_pconn_s { /* a control connection (before its hello: node == NULL) */
+    sn_conn_t c;
+    coord_t *run;
+    coord_node_t *node;
+    struct coord_pconn_s *prev, *next; /* every open one, so that the end can close them all */
+} coord_pconn_t;
+
+struct coord_s {
+    uv_loop_t *loop;
+    const coord_opts_t *o;
+    coord_result_t *res;
+    const cli_ctx_t *ctx;
+    const sn_topo_t *t;
+    uint32_t n;
+    sn_conn_sec_cfg_t sec;
+    sn_key_t *key; /* sodium_malloc'd; the cluster key */
+    const char *node_bin;
+    char node_bin_buf[4096];
+    uint64_t token;
+    sn_topo_file_t *files;
+    size_t nfiles;
+    /* state */
+    coord_phase_t phase;
+    uv_tcp_t listener;
+    char listen_addr[SN_ADDR_MAX_TEXT]; /* the bound address, as nodes must dial it */
+    coord_node_t *nodes;
+    coord_pconn_t *pconns;
+    uint32_t joined, nready, ncal, ncomplete, nresult;
+    uv_timer_t deadline, grace, blame_timer;
+    uv_signal_t sigint, sigterm;
+    /* calibration: per link, microseconds and microseconds per byte */
+    double *alpha, *beta;
+    size_t ncalib, capcalib;
+    /* repetitions */
+    uint32_t cid;
+    uint64_t t0, tlast;
+    uint64_t *digest_want; /* per node */
+    /* failure: every report of the blame window, then the root cause */
+    int stopping;
+    coord_report_t *reports;
+    size_t nreports, capreports;
+};
+
+/* coord.c: records a failure report (kind: an AbortKind or a coord_kind_t). The first starts the
+ * blame window; then sn__coord_blame picks the root cause and the run ends. */
+void sn__coord_report(coord_t *r, int kind, int node, int peer, uint64_t slot,
+                      const uint32_t *missing, size_t nmissing, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+
+/* The coordinator's own findings (deadlines, results, start-up). */
+#define sn__coord_fail(r, node, slot, ...)                                                         \
+    sn__coord_report((r), COORD_KIND_RUN, (node), COORD_NODE_NONE, (slot), NULL, 0, __VA_ARGS__)
+
+/* coord.c: ends the run: STOP (success) or ABORT (failure) to every node, then waits for local
+ * nodes to exit, killing them after a grace period. */
+void sn__coord_finish(coord_t *r, int failed);
+/* coord.c: closes every handle once the local nodes are gone. */
+void sn__coord_close_all(coord_t *r);
+/* coord.c: sends `m` to every node with a control connection. */
+void sn__coord_send_all(coord_t *r, const Stepnet__Control *m);
+
+/* spawn.c: starts one stepnet-node per topology node, each dialling r->listen_addr, the key on
+ * a pipe. 0, or a negative code with err naming the executable or the pipe; the nodes started
+ * before the failure keep running until the run ends them. */
+int sn__coord_spawn(coord_t *r, sn_err_t *err);
+/* spawn.c: the stepnet-node to start: $STEPNET_NODE, else the one next to this executable. */
+const char *sn__coord_node_bin(char *buf, size_t cap);
+
+/* control.c: the listener's connection callback, and the phase deadline. */
+void sn__coord_on_connection(uv_stream_t *server, int status);
+void sn__coord_on_deadline(uv_timer_t *t);
+
+/* aggregate.c: the link timings of one node's CALIBRATED message. */
+void sn__coord_add_calibration(coord_t *r, const Stepnet__Calibrated *cal);
+/* aggregate.c: the medians of alpha and beta over every calibrated link, into r->res. */
+void sn__coord_calibration_done(coord_t *r);
+/* aggregate.c: checks every node's result of the repetition that just ended and adds it to
+ * r->res. 0, or -1 after reporting the failure. */
+int sn__coord_aggregate_rep(coord_t *r);
+
+#endif

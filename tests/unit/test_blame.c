@@ -1,0 +1,191 @@
+/* Unit tests of coordinator/blame.c: the root cause among the failure reports of one run, for the
+ * cascades a real run produces (a killed node, a chain of slot deadlines behind a stopped node, a
+ * corrupt frame, one link failure seen from both ends). blame.c is pure, so it is compiled into
+ * this test directly, the way h2o's unit tests include the file they test. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../../coordinator/blame.c"
+
+#define SELF     STEPNET__ABORT_KIND__ABORT_SELF
+#define LINK     STEPNET__ABORT_KIND__ABORT_LINK
+#define PROTO    STEPNET__ABORT_KIND__ABORT_PROTO
+#define DEADLINE STEPNET__ABORT_KIND__ABORT_DEADLINE
+#define CORRUPT  STEPNET__ABORT_KIND__ABORT_CORRUPT
+#define NONE     COORD_NODE_NONE
+
+static coord_report_t rep(int kind, int node, int peer, uint64_t slot, const uint32_t *missing,
+                          size_t nmissing, const char *text)
+{
+    coord_report_t r;
+    memset(&r, 0, sizeof r);
+    r.kind = kind;
+    r.node = node;
+    r.peer = peer;
+    r.slot = slot;
+    r.missing = missing;
+    r.nmissing = nmissing;
+    snprintf(r.text, sizeof r.text, "%s", text);
+    return r;
+}
+
+static void expect_contains(const char *s, const char *needle)
+{
+    if (strstr(s, needle) == NULL)
+        fail_msg("verdict '%s' lacks '%s'", s, needle);
+}
+
+/* The coordinator's own kinds never collide with the protocol's AbortKind values. */
+static void test_kinds_apart(void **state)
+{
+    (void) state;
+    const int node_kinds[] = {SELF, LINK, PROTO, DEADLINE, CORRUPT};
+    for (size_t i = 0; i < sizeof node_kinds / sizeof *node_kinds; i++) {
+        assert_true(node_kinds[i] != COORD_KIND_DEATH);
+        assert_true(node_kinds[i] != COORD_KIND_RUN);
+    }
+}
+
+/* Node 1 of ring:4 is killed at slot 3: its neighbours' link reports arrive before the
+ * coordinator sees the process die; the death is the cause, the link reports its witness. */
+static void test_kill_cascade(void **state)
+{
+    (void) state;
+    coord_report_t r[4];
+    r[0] = rep(LINK, 2, 1, 3, NULL, 0, "node 2: link to node 1 (edge 2) failed at slot 3");
+    r[1] = rep(LINK, 0, 1, 3, NULL, 0, "node 0: link to node 1 (edge 0) failed at slot 3");
+    r[2] = rep(LINK, 3, 2, 4, NULL, 0, "node 3: link to node 2 (edge 3) failed at slot 4");
+    r[3] = rep(COORD_KIND_DEATH, 1, NONE, 0, NULL, 0,
+               "node 1 (pid 42) was killed by signal 9 (Killed)");
+    coord_verdict_t v;
+    sn__coord_blame(r, 4, 4, &v);
+    assert_int_equal(v.culprit, 1);
+    assert_int_equal(v.slot, 3);
+    assert_true(strncmp(v.error, "node 1 (pid 42) was killed by signal 9", 38) == 0);
+    expect_contains(v.error, "at slot 3");
+    expect_contains(v.error, "[node 2: link to node 1 (edge 2) failed at slot 3]");
+    /* the order of arrival does not matter */
+    coord_report_t s[4] = {r[3], r[2], r[1], r[0]};
+    coord_verdict_t w;
+    sn__coord_blame(s, 4, 4, &w);
+    assert_int_equal(w.culprit, 1);
+    assert_int_equal(w.slot, 3);
+}
+
+/* Node 2 of ring:6 stops (SIGSTOP) at slot 5: its neighbours' slot deadlines name it; then their
+ * neighbours' deadlines name them, and the next ones name those. The silent node is the cause
+ * even when a node that reported is named as often. */
+static void test_deadline_chain(void **state)
+{
+    (void) state;
+    static const uint32_t m2[] = {2}, m1[] = {1}, m3[] = {3}, m04[] = {0, 4};
+    coord_report_t r[6];
+    r[0] = rep(DEADLINE, 0, NONE, 6, m1, 1, "node 0: slot 6 deadline: node 1 silent");
+    r[1] = rep(DEADLINE, 1, NONE, 5, m2, 1, "node 1: slot 5 deadline: node 2 silent");
+    r[2] = rep(DEADLINE, 4, NONE, 6, m3, 1, "node 4: slot 6 deadline: node 3 silent");
+    r[3] = rep(DEADLINE, 3, NONE, 5, m2, 1, "node 3: slot 5 deadline: node 2 silent");
+    r[4] = rep(DEADLINE, 5, NONE, 7, m04, 2, "node 5: slot 7 deadline: nodes 0,4 silent");
+    r[5] = rep(LINK, 5, 3, 7, NULL, 0, "node 5: link to node 3 failed at slot 7");
+    coord_verdict_t v;
+    sn__coord_blame(r, 6, 6, &v);
+    assert_int_equal(v.culprit, 2);
+    assert_int_equal(v.slot, 5);
+    assert_true(strncmp(v.error, "node 2 failed (it stopped sending frames): ", 43) == 0);
+    expect_contains(v.error, "node 1: slot 5 deadline: node 2 silent");
+    expect_contains(v.error, "[node 3: slot 5 deadline: node 2 silent]");
+}
+
+/* Node 3 sends a corrupt payload to node 2 at slot 4; node 2 aborts and closes its links, so node
+ * 3 and node 1 report link failures, one of them first. The sender of the bad frame is the cause.
+ */
+static void test_corrupt_frame(void **state)
+{
+    (void) state;
+    coord_report_t r[3];
+    r[0] = rep(LINK, 3, 2, 4, NULL, 0, "node 3: link to node 2 failed at slot 4");
+    r[1] = rep(LINK, 1, 2, 4, NULL, 0, "node 1: link to node 2 failed at slot 4");
+    r[2] = rep(CORRUPT, 2, 3, 4, NULL, 0, "node 2: corrupt payload from node 3 at slot 4");
+    coord_verdict_t v;
+    sn__coord_blame(r, 3, 4, &v);
+    assert_int_equal(v.culprit, 3);
+    assert_int_equal(v.slot, 4);
+    assert_string_equal(v.error,
+                        "node 3 failed (it sent a bad frame): node 2: corrupt payload from node 3 "
+                        "at slot 4");
+    /* a malformed frame is blamed the same way */
+    r[2].kind = PROTO;
+    sn__coord_blame(r, 3, 4, &v);
+    assert_int_equal(v.culprit, 3);
+    expect_contains(v.error, "(it sent a bad frame)");
+}
+
+/* One link fails and both of its ends report it. Neither end is silent and each is named once: the
+ * verdict names one end of that link and its slot, and does not depend on the order of arrival. */
+static void test_link_both_ends(void **state)
+{
+    (void) state;
+    coord_report_t r[2];
+    r[0] = rep(LINK, 0, 1, 7, NULL, 0, "node 0: link to node 1 failed at slot 7: reset");
+    r[1] = rep(LINK, 1, 0, 7, NULL, 0, "node 1: link to node 0 failed at slot 7: reset");
+    coord_verdict_t a, b;
+    sn__coord_blame(r, 2, 4, &a);
+    assert_true(a.culprit == 0 || a.culprit == 1);
+    assert_int_equal(a.slot, 7);
+    expect_contains(a.error, "link to node");
+    coord_report_t s[2] = {r[1], r[0]};
+    sn__coord_blame(s, 2, 4, &b);
+    assert_int_equal(b.culprit, a.culprit);
+    assert_string_equal(b.error, a.error);
+}
+
+/* A node's own error outranks the link reports it causes; a death outranks a node's own error. */
+static void test_precedence(void **state)
+{
+    (void) state;
+    coord_report_t r[3];
+    r[0] = rep(LINK, 1, 2, 9, NULL, 0, "node 1: link to node 2 failed at slot 9");
+    r[1] = rep(SELF, 2, NONE, 9, NULL, 0, "node 2: port model violation at slot 9");
+    r[2] = rep(COORD_KIND_DEATH, 3, NONE, 0, NULL, 0, "node 3 (pid 7) exited with status 1");
+    coord_verdict_t v;
+    sn__coord_blame(r, 2, 4, &v);
+    assert_int_equal(v.culprit, 2);
+    assert_string_equal(v.error, "node 2: port model violation at slot 9 [node 1: link to node 2 "
+                                 "failed at slot 9]");
+    sn__coord_blame(r, 3, 4, &v);
+    assert_int_equal(v.culprit, 3);
+    expect_contains(v.error, "node 3 (pid 7) exited with status 1");
+}
+
+/* The coordinator's own finding alone (a collective deadline): no culprit, its text unchanged. */
+static void test_own_finding(void **state)
+{
+    (void) state;
+    coord_report_t r =
+        rep(COORD_KIND_RUN, NONE, NONE, 0, NULL, 0,
+            "collective deadline (1 ms) expired: 4 of 4 nodes missing (nodes 0,1,2,3)");
+    coord_verdict_t v;
+    sn__coord_blame(&r, 1, 4, &v);
+    assert_int_equal(v.culprit, NONE);
+    assert_int_equal(v.slot, 0);
+    assert_string_equal(v.error, r.text);
+    sn__coord_blame(NULL, 0, 4, &v);
+    assert_int_equal(v.culprit, NONE);
+    assert_string_equal(v.error, "");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kinds_apart),    cmocka_unit_test(test_kill_cascade),
+        cmocka_unit_test(test_deadline_chain), cmocka_unit_test(test_corrupt_frame),
+        cmocka_unit_test(test_link_both_ends), cmocka_unit_test(test_precedence),
+        cmocka_unit_test(test_own_finding),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
