@@ -1,5 +1,12 @@
 /* Internal interface of core/algo: spanning trees shared by the tree algorithms, the node engines
- * that run a schedule over any such tree, and the descriptors that core/model registers. */
+ * that run a schedule over any such tree, and the descriptors that core/model registers.
+ *
+ * The layering rule: core/algo depends on core/topo, core/util and the public headers
+ * stepnet/algo.h, topo.h, error.h and util.h only. No file in core/algo includes stepnet/model.h,
+ * stepnet/sim.h or anything from core/model or core/sim, and none calls into them: core/model
+ * registers, selects and plans algorithms and may call down into core/algo, never the reverse.
+ * An algorithm that needs another run's schedule (A2, A3) asks for it as a plan input
+ * (sn_algo_t.plan_inputs) and the model records it. */
 #ifndef STEPNET_ALGO_INTERNAL_H
 #define STEPNET_ALGO_INTERNAL_H
 
@@ -184,12 +191,12 @@ extern const sn_algo_t sn__algo_te_route;
 extern const sn_algo_t sn__algo_pmnb_route;
 extern const sn_algo_t sn__algo_pexchange_route;
 
-/* te-a2's plan built from given factor schedules: given[i] (a single-port total exchange on factor
- * i with one reception per node per step, e.g. from sn_sched_record) or NULL to record one by
- * auto-selection as the registered algorithm does. Lets a test compose A2 from a schedule it built
- * itself. The schedules are copied; free the plan with sn__algo_te_a2.plan_free. */
-struct sn_sched_s;
-int sn__te_a2_plan_with(const sn_topo_t *t, const sn_params_t *p,
-                        const struct sn_sched_s *const *given, void **plan, sn_err_t *err);
+/* te-a2's plan built from given factor schedules: given[i], one per factor of t, a single-port
+ * total exchange on factor i with one reception per node per step (e.g. from sn_sched_record);
+ * equal pointers share one copy. What te-a2's plan_from calls; lets a test compose A2 from a
+ * schedule it built itself. The schedules are copied; free the plan with
+ * sn__algo_te_a2.plan_free. SN_EINVAL when a schedule is not such a total exchange. */
+int sn__te_a2_plan_with(const sn_topo_t *t, const sn_params_t *p, const sn_sched_t *const *given,
+                        void **plan, sn_err_t *err);
 
 #endif

@@ -101,7 +101,7 @@ int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
         if ((rc = sn_model_check(a, t, p, err)) < 0)
             return rc;
         void *pl = NULL;
-        if ((rc = a->plan_new(t, p, &pl, err)) < 0)
+        if ((rc = sn_model_plan_new(a, t, p, &pl, err)) < 0)
             return rc;
         *algo = a;
         if (predicted)
@@ -122,7 +122,7 @@ int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
             continue;
         sn_err_t e2 = {0};
         void *pl = NULL;
-        if (sn_model_check(a, t, p, &e2) < 0 || a->plan_new(t, p, &pl, &e2) < 0) {
+        if (sn_model_check(a, t, p, &e2) < 0 || sn_model_plan_new(a, t, p, &pl, &e2) < 0) {
             if (why[0] == '\0')
                 snprintf(why, sizeof why, "%s", e2.msg);
             continue;

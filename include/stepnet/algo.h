@@ -197,6 +197,40 @@ static inline void sn_step_deliver(sn_step_t *io, const sn_packet_t *pkt)
 
 typedef struct sn_algo_s sn_algo_t;
 
+/* ---- schedules as data ----------------------------------------------------------------------
+ * Every transmission of one run, in slot order. core/model records them (sn_sched_record in
+ * stepnet/model.h); composite algorithms take their factors' schedules as plan inputs. */
+
+typedef struct sn_sched_ev_s {
+    uint64_t slot;
+    uint32_t node, port; /* node sends pkt on its port in slot */
+    sn_packet_t pkt;
+} sn_sched_ev_t;
+
+typedef struct sn_sched_s {
+    sn_sched_ev_t *ev; /* every transmission, sorted by (slot, node, port) */
+    size_t n;
+    uint64_t steps;    /* the last slot with a transmission */
+    int64_t predicted; /* the algorithm's prediction, -1 if none */
+    const sn_algo_t *algo;
+} sn_sched_t;
+
+/* The most schedules one plan is built from (one per factor of a product). */
+#define SN_ALGO_MAX_INPUTS SN_TOPO_MAX_FACTORS
+
+/* One schedule a composite algorithm's plan is built from: plan_inputs fills the request, the
+ * model records the schedule (sched) before it calls plan_from. */
+typedef struct sn_plan_input_s {
+    const sn_topo_t *topo;   /* where to run: a factor of t, or `owned` */
+    sn_params_t params;      /* the collective, port model and sizes of that run */
+    const char *algo;        /* the algorithm to record, NULL for auto-selection */
+    const char *what;        /* for error messages: "single-port total exchange" */
+    sn_topo_t *owned;        /* a topology built for this input, or NULL; plan_from may keep it (it
+                                then sets owned to NULL), otherwise the model frees it */
+    const sn_sched_t *sched; /* the recorded schedule, lent to plan_from (copy what it keeps);
+                                equal requests may share one */
+} sn_plan_input_t;
+
 struct sn_algo_s {
     const char *name; /* unique, e.g. "te-route" */
     sn_coll_t coll;
@@ -211,9 +245,21 @@ struct sn_algo_s {
     int (*applies)(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err);
 
     /* Shared read-only precomputation (trees, schedules, routing). `t` and `p` (and its sources)
-     * must outlive the plan. */
+     * must outlive the plan. Build plans with sn_model_plan_new (stepnet/model.h), which calls
+     * either plan_new or, for composite algorithms, plan_inputs and plan_from. */
     int (*plan_new)(const sn_topo_t *t, const sn_params_t *p, void **plan, sn_err_t *err);
     void (*plan_free)(void *plan);
+
+    /* Composite algorithms only (plan_new NULL): a plan built from schedules of other runs (A2 and
+     * A3 from their factors' total exchanges), which the model records, so that no algorithm calls
+     * into the model. plan_inputs fills in[0 .. *n-1] (n <= SN_ALGO_MAX_INPUTS; sched NULL) or
+     * fails with the reason (SN_ENOTSUP, SN_ERANGE); on failure it leaves no owned topology
+     * behind. plan_from builds the plan from the recorded schedules in[i].sched, which it checks
+     * (SN_EINVAL or SN_EALGO for a schedule that is not what it needs). */
+    int (*plan_inputs)(const sn_topo_t *t, const sn_params_t *p, sn_plan_input_t *in, size_t *n,
+                       sn_err_t *err);
+    int (*plan_from)(const sn_topo_t *t, const sn_params_t *p, sn_plan_input_t *in, size_t n,
+                     void **plan, sn_err_t *err);
 
     /* Exact step count this algorithm takes on the plan's inputs, or -1 when theory gives none. */
     int64_t (*predicted)(const void *plan);

@@ -119,7 +119,9 @@ static void test_registry(void **state)
         assert_non_null(a->summary);
         assert_non_null(a->source);
         assert_non_null(a->predicts);
-        assert_non_null(a->plan_new);
+        /* a plan from (t, p) alone, or from recorded schedules (composites): exactly one way */
+        assert_true((a->plan_new != NULL) != (a->plan_inputs != NULL && a->plan_from != NULL));
+        assert_true((a->plan_inputs == NULL) == (a->plan_from == NULL));
         assert_non_null(a->plan_free);
         assert_non_null(a->predicted);
         assert_non_null(a->node_init);
