@@ -20,7 +20,15 @@
 
 #include "stepnet/model.h"
 #include "stepnet/util.h"
-#include "topo/topo_internal.h"
+
+/* k^e, saturating (fat-tree level sizes). */
+static uint64_t upow(uint64_t k, uint32_t e)
+{
+    uint64_t r = 1;
+    while (e-- > 0)
+        r = (k != 0 && r > UINT64_MAX / k) ? UINT64_MAX : r * k;
+    return r;
+}
 
 static void add(sn_bounds_t *b, const char *name, const char *source, int64_t value,
                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
@@ -188,8 +196,8 @@ static void search_cuts(cuts_t *c)
         for (uint32_t l = 0; l < h; l++) {
             for (uint32_t u = 0; u < t->n; u++) {
                 uint32_t m, idx;
-                sn__fattree_pos(t, u, &m, &idx);
-                in[u] = m <= l && idx < sn__upow(k, l - m);
+                sn_topo_fattree_pos(t, u, &m, &idx);
+                in[u] = m <= l && idx < upow(k, l - m);
             }
             char what[64];
             snprintf(what, sizeof what, "subtree of a level-%u node", l);

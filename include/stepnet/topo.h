@@ -182,6 +182,13 @@ void sn_topo_ports_to(const sn_topo_t *t, uint32_t u, uint32_t peer, uint32_t *f
  */
 char *sn_topo_label(const sn_topo_t *t, uint32_t u, char *buf, size_t cap);
 
+/* Fat trees (t->kind == SN_TOPO_FATTREE, k = t->a, h = t->b): the level of node u (0 for the
+ * k^h processors, h for the root router) and its index within that level (0 .. k^(h-level) - 1).
+ * Node i of level l + 1 has the children k i .. k i + k - 1 of level l, so the subtree of node 0
+ * of level l holds the level-m nodes with index < k^(l-m). u must be a node of t; for other kinds
+ * both are set to 0. O(h); pure. */
+void sn_topo_fattree_pos(const sn_topo_t *t, uint32_t u, uint32_t *level, uint32_t *index);
+
 /* Human-readable family name ("torus", "product", ...). */
 const char *sn_topo_kind_name(sn_topo_kind_t kind);
 
