@@ -276,10 +276,11 @@ int cli_ctx_init(const cli_opts_t *o, cli_ctx_t *c)
             }
         p->sources = c->sources;
     }
+    char text[CLI_ERR_TEXT_MAX];
     if (sn_params_check(c->topo, p, &err) < 0)
-        return bad("%s%s", err.msg, "");
+        return bad("%s%s", cli_err_text(&err, text, sizeof text), "");
     if (sn_model_select(o->algo, c->topo, p, &c->algo, &c->plan, &c->predicted, &err) < 0)
-        return bad("%s%s", err.msg, "");
+        return bad("%s%s", cli_err_text(&err, text, sizeof text), "");
     if (sn_model_bounds(c->topo, p, &c->bounds, &err) < 0)
         return bad("%s%s", err.msg, "");
     return 0;

@@ -423,11 +423,12 @@ int sn_sim_run(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a, con
         /* the limit is on crossings: a run whose last crossing is at max_slots still needs the
          * steps of slot max_slots + 1 for its final deliveries */
         if ((sends > 0 && slot > max_slots) || next > max_slots + 1) {
-            rc = sn_err_set(err, SN_ESLOTS,
-                            "no quiescence after %llu slots (the limit; set it with --max-slots): "
-                            "%llu of %llu deliveries done",
-                            (unsigned long long) max_slots, (unsigned long long) res->deliveries,
-                            (unsigned long long) res->expected_deliveries);
+            rc = sn_err_set_param(err, SN_ESLOTS, SN_PARAM_SLOT_LIMIT,
+                                  "no quiescence after %llu slots (the slot limit): "
+                                  "%llu of %llu deliveries done",
+                                  (unsigned long long) max_slots,
+                                  (unsigned long long) res->deliveries,
+                                  (unsigned long long) res->expected_deliveries);
             goto done;
         }
         slot = next;
