@@ -1,5 +1,5 @@
 /* The slot simulator (core/sim): every node's state machine in one process, in lockstep, with the
- * port model enforced on every send and every delivery verified (DESIGN.md section 1).
+ * port model enforced on every send and every delivery verified (the slot model of docs/model.md).
  *
  * Event-driven: slot t steps only the nodes that received at the end of slot t-1 or asked to be
  * woken at t; whole idle stretches are skipped. The sends of a slot are appended to a pool, then

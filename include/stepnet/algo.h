@@ -1,8 +1,8 @@
 /* stepnet algorithm interface: collectives, packets, run parameters, the per-node state machine
  * and the algorithm descriptor (core/algo). The same state machine runs in core/sim (all nodes in
- * one process) and in stepnet-node (one node over TCP); DESIGN.md section 2.
+ * one process) and in stepnet-node (one node over TCP); docs/architecture.md.
  *
- * Slots (DESIGN.md section 1): slots are numbered 1, 2, ... A node is stepped at slot t with the
+ * Slots (docs/model.md): slots are numbered 1, 2, ... A node is stepped at slot t with the
  * packets that arrived at the end of slot t-1 and returns the sends of slot t. A packet sent in
  * slot t is at the next node at the end of slot t. Delivery is free: a node delivers a packet
  * addressed to it in the step that sees it arrive.
@@ -86,11 +86,12 @@ typedef struct sn_packet_s {
 typedef struct sn_params_s {
     sn_coll_t coll;
     sn_portmodel_t pm;
-    uint32_t root;           /* node id of the root (bcast, scatter, gather) */
-    uint32_t msgs;           /* packets per (source, destination), >= 1 */
-    uint32_t frags;          /* fragments per message, >= 1 (the split model of the mesh paper) */
-    uint32_t size;           /* payload bytes per packet */
-    uint64_t seed;           /* run seed: payloads and any random choice */
+    uint32_t root;  /* node id of the root (bcast, scatter, gather) */
+    uint32_t msgs;  /* packets per (source, destination), >= 1 */
+    uint32_t frags; /* fragments per message, >= 1 (the split model of Varvarigos and Bertsekas,
+                       d-dimensional meshes, section 1) */
+    uint32_t size;  /* payload bytes per packet */
+    uint64_t seed;  /* run seed: payloads and any random choice */
     const uint32_t *sources; /* partial collectives: source node ids, sorted; NULL otherwise */
     uint32_t nsources;
 } sn_params_t;

@@ -2,7 +2,7 @@
  * group structure of the Cayley families, distances and the graph properties the papers use
  * (eccentricity, diameter, status, average status), and a proper edge colouring.
  *
- * Model (DESIGN.md section 1): an undirected connected multigraph. Nodes are processors (sources
+ * Model (docs/model.md): an undirected connected multigraph. Nodes are processors (sources
  * and destinations of collectives) or routers (fat-tree switches: forward only). Each edge is two
  * directed links. Parallel edges are separate edges with separate ports.
  *
@@ -101,10 +101,10 @@ struct sn_topo_s {
     int vertex_transitive; /* 1 when every node looks the same (Cayley graphs) */
 };
 
-/* Parses `spec` (DESIGN.md section 3) and builds the topology. Returns 0 and sets *out (free with
- * sn_topo_free), or a negative code with `err` naming the bad value and what is accepted:
- * SN_ESPEC (syntax, unknown family, bad parameter), SN_ERANGE (too large), SN_EIO (file: cannot
- * be read). `file:PATH` reads the file; everything else is pure. */
+/* Parses `spec` (the families and their parameters: `stepnet --help`) and builds the topology.
+ * Returns 0 and sets *out (free with sn_topo_free), or a negative code with `err` naming the bad
+ * value and what is accepted: SN_ESPEC (syntax, unknown family, bad parameter), SN_ERANGE (too
+ * large), SN_EIO (file: cannot be read). `file:PATH` reads the file; everything else is pure. */
 int sn_topo_parse(const char *spec, sn_topo_t **out, sn_err_t *err);
 
 /* The contents of a `file:` factor, supplied by the caller instead of read from disk (a coordinator

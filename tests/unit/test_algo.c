@@ -145,7 +145,7 @@ static void check_facts(const sn_topo_t *t, const sn_params_t *p, const tu_run_t
     int router_free = t->is_router == NULL;
     uint64_t steps = r->res.steps, packets = r->res.packets;
     if (strcmp(a, "bcast-bfs") == 0) {
-        /* multiport broadcast = e(root) (thesis L546), pipelined: + M - 1 */
+        /* multiport broadcast = e(root) (Dimakopoulos, thesis, section 3.1), pipelined: + M - 1 */
         uint64_t want = P < 2 ? 0 : sn_topo_ecc(t, p->root, 1) + M - 1;
         if (steps != want)
             fail_msg("%s: steps %llu, e(root) + M - 1 = %llu", ctx, (unsigned long long) steps,

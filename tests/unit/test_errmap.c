@@ -16,10 +16,14 @@ static void test_every_param_has_its_flag(void **state)
         sn_param_t param;
         const char *flag; /* must appear in the mapped text; NULL: no flag */
     } want[] = {
-        {SN_PARAM_NONE, NULL},          {SN_PARAM_ROOT, "--root"},
-        {SN_PARAM_MSGS, "--msgs"},      {SN_PARAM_FRAGS, NULL},
-        {SN_PARAM_SIZE, "--size"},      {SN_PARAM_PORT_MODEL, "--ports"},
-        {SN_PARAM_RX, "--rx one|any"},  {SN_PARAM_SOURCES, "--sources LIST or --m M"},
+        {SN_PARAM_NONE, NULL},
+        {SN_PARAM_ROOT, "--root"},
+        {SN_PARAM_MSGS, "--msgs"},
+        {SN_PARAM_FRAGS, NULL},
+        {SN_PARAM_SIZE, "--size"},
+        {SN_PARAM_PORT_MODEL, "--ports"},
+        {SN_PARAM_RX, "--rx one|any"},
+        {SN_PARAM_SOURCES, "--sources LIST or --m M"},
         {SN_PARAM_SLOT_LIMIT, "--max-slots"},
     };
     assert_int_equal(sizeof want / sizeof want[0], SN_PARAM_COUNT);

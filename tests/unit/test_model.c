@@ -688,7 +688,7 @@ static void test_te_cut_bounds(void **state)
     p.msgs = 1;
     p.frags = 2;
     expect_bound("ring:7", &p, "cut", 2 * 6);
-    /* no cut bound under single-port (4.1 does not apply, thesis L884) */
+    /* no cut bound under single-port (4.1 does not apply, Dimakopoulos, thesis, section 4.1) */
     sn_params_t s = tu_params(SN_COLL_TE, "single", "one", "full");
     assert_int_equal(bound_spec("torus:4x4", &s, "cut"), -1);
 }
