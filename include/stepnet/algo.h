@@ -190,10 +190,10 @@ static inline void sn_step_deliver(sn_step_t *io, const sn_packet_t *pkt)
 
 /* ---- the algorithm descriptor ---------------------------------------------------------------- */
 
-#define SN_PM_MULTI      (1u << 0) /* supports --ports multi */
-#define SN_PM_SINGLE     (1u << 1) /* supports --ports single --rx one */
-#define SN_PM_SINGLE_ANY (1u << 2) /* supports --ports single --rx any */
-#define SN_PM_HALF       (1u << 3) /* supports --duplex half (with the models above) */
+#define SN_PM_MULTI      (1u << 0) /* supports multiport */
+#define SN_PM_SINGLE     (1u << 1) /* supports single-port, one reception per slot */
+#define SN_PM_SINGLE_ANY (1u << 2) /* supports single-port, any receptions per slot */
+#define SN_PM_HALF       (1u << 3) /* supports half duplex (with the models above) */
 #define SN_PM_ALL        (SN_PM_MULTI | SN_PM_SINGLE | SN_PM_SINGLE_ANY | SN_PM_HALF)
 
 typedef struct sn_algo_s sn_algo_t;

@@ -563,7 +563,7 @@ static void test_thm33_table(void **state)
     uint64_t q3[4] = {1, 3, 3, 1}, t55[5] = {1, 4, 8, 8, 4};
     assert_int_equal(sn_model_thm33(q3, 3), 3);
     assert_int_equal(sn_model_thm33(t55, 4), 5);
-    /* K_4: e = 1, n_1 = 3 -> 2 (the L674 remark would say 3; digest erratum) */
+    /* K_4: e = 1, n_1 = 3 -> 2 (the remark after Theorem 3.3 would say 3: an erratum) */
     uint64_t k4[2] = {1, 3};
     assert_int_equal(sn_model_thm33(k4, 1), 2);
     /* a single node needs nothing; huge counts saturate without overflow */

@@ -1,4 +1,4 @@
-/* Unit tests of te-a3 (core/algo/te_a3.c), Algorithm A3 of the thesis (seed 000, section 5.4,
+/* Unit tests of te-a3 (core/algo/te_a3.c), Algorithm A3 of Dimakopoulos's thesis (section 5.4,
  * Fig. 5.5, Theorems 5.6 and 5.8, Corollary 5.7), run in the slot simulator: meshes and tori
  * m x m, K_m x K_m, the H^4 cases of Cor. 5.7, half duplex, several packets per pair, the worked
  * example of Fig. 5.4 / Table 5.2 (digest thesis-ch4-5 section 5.6), the bindings (5.3) and the
@@ -351,7 +351,7 @@ static void test_file_factor(void **state)
 
 /* ---- the worked example and the bindings ---------------------------------------------------- */
 
-/* Thesis operators on 1-based indices (L1680-1682). */
+/* The thesis's operators on 1-based indices (section 5.4, with (5.3)). */
 static uint32_t oplus(uint32_t x, uint32_t y, uint32_t n)
 {
     return (x + y - 1) % n + 1;
@@ -488,8 +488,8 @@ static void test_mesh4_teb_rounds(void **state)
 /* For every node (i, j) and round r, in the thesis's 1-based notation:
  *   TEB sends (5.3)   m_(i,j)(i (+)_n ((r-1) (+)_(n-1) l), j (+)_n l), l = 1..n-1  (r < n),
  *                     m_(i,j)(i, k), k != j                                         (r = n);
- *   TEB receipts      m_(i, j (-)_n l)(i (+)_n ((r-1) (+)_(n-1) l), j)   (the corrected (5.4),
- *                     digest 6.2; as printed, L1720 names the wrong source)        (r < n);
+ *   TEB receipts      m_(i, j (-)_n l)(i (+)_n ((r-1) (+)_(n-1) l), j)   (the corrected (5.4);
+ *                     as printed, section 5.4 names the wrong source)        (r < n);
  *   TEA sends         m_(i,j)(y, j) (r = 1), the TEB receipts of round r-1 (r >= 2). */
 static void check_bindings(const char *spec)
 {

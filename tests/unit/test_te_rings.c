@@ -1,5 +1,5 @@
 /* Unit tests of te-linear and te-ring (core/algo/te_linear.c, te_ring.c), the optimal multiport
- * total exchanges of thesis sections 4.2-4.3 (seed 000), run in the slot simulator with every
+ * total exchanges of Dimakopoulos's thesis, sections 4.2-4.3, run in the slot simulator with every
  * transmission recorded through sn_sim_opts_t.on_send: every size 2..40 against Theorems 4.3,
  * 4.5 and 4.6 and the cut bound (4.1), --msgs and fragments, and the worked examples of the digest
  * (spec/thesis-ch4-5-total-exchange.md section 5) slot by slot: Fig. 4.2 (with the closed form of

@@ -157,7 +157,7 @@ static int popcount32(uint32_t x)
     return c;
 }
 
-/* ---- extended rings (section 3.1, L555-L582; Theorem 3.8) ------------------------------------ */
+/* ---- extended rings (section 3.1; Theorem 3.8) ------------------------------------ */
 
 /* The E_n^rho parameters and the tree's shape (digest section 3.3): root children rho + k, plus
  * rho - k when w > 0; every root subtree a path; rho of height D-1, k of height w, rho-k of height
