@@ -2,9 +2,10 @@
  * that run a schedule over any such tree, and the descriptors that core/model registers.
  *
  * The layering rule: core/algo depends on core/topo, core/util and the public headers
- * stepnet/algo.h, topo.h, error.h and util.h only. No file in core/algo includes stepnet/model.h,
- * stepnet/sim.h or anything from core/model or core/sim, and none calls into them: core/model
- * registers, selects and plans algorithms and may call down into core/algo, never the reverse.
+ * stepnet/algo.h, topo.h, route.h, error.h and util.h only. No file in core/algo includes
+ * stepnet/model.h, stepnet/sim.h or anything from core/model or core/sim, and none calls into them:
+ * core/model registers, selects and plans algorithms and may call down into core/algo, never the
+ * reverse.
  * An algorithm that needs another run's schedule (A2, A3) asks for it as a plan input
  * (sn_algo_t.plan_inputs) and the model records it. */
 #ifndef STEPNET_ALGO_INTERNAL_H
