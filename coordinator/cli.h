@@ -99,6 +99,18 @@ const char *cli_ports_name(const sn_params_t *p);
 const char *cli_rx_name(const sn_params_t *p);
 const char *cli_duplex_name(const sn_params_t *p);
 
+/* The flags that set a run parameter, with their accepted values ("--msgs M"), or NULL when no
+ * flag sets it (errmap.c: the one table from core parameters to flags). */
+const char *cli_param_flag(sn_param_t param);
+
+/* err's message for a user of this CLI: the core's message, followed by " (option FLAGS)" when it
+ * is about a parameter a flag sets. Writes at most cap bytes to buf and returns buf. */
+#define CLI_ERR_TEXT_MAX 512
+const char *cli_err_text(const sn_err_t *err, char *buf, size_t cap);
+
+/* Prints "WHO: " and cli_err_text's line on stderr: how every command reports a bad input. */
+void cli_err_print(const char *who, const sn_err_t *err);
+
 int cmd_model(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_algos(int argc, char **argv);

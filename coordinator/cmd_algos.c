@@ -42,7 +42,7 @@ int cmd_algos(int argc, char **argv)
         } else if (strcmp(argv[i], "--coll") == 0) {
             sn_err_t err = {0};
             if (sn_coll_parse(argv[++i], &coll, &err) < 0) {
-                fprintf(stderr, "stepnet: %s\n", err.msg);
+                cli_err_print("stepnet", &err);
                 return EXIT_BADINPUT;
             }
             have = 1;

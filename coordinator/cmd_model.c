@@ -40,7 +40,7 @@ int cmd_model(int argc, char **argv)
         for (size_t i = 0; i < na; i++) {
             void *pl = NULL;
             if (sn_model_check(all[i], t, &c.params, NULL) < 0 ||
-                all[i]->plan_new(t, &c.params, &pl, NULL) < 0)
+                sn_model_plan_new(all[i], t, &c.params, &pl, NULL) < 0)
                 continue;
             int64_t pr = all[i]->predicted(pl);
             all[i]->plan_free(pl);
@@ -64,7 +64,7 @@ int cmd_model(int argc, char **argv)
             if (all[i]->coll != c.params.coll)
                 continue;
             if (sn_model_check(all[i], t, &c.params, &e) < 0 ||
-                all[i]->plan_new(t, &c.params, &pl, &e) < 0) {
+                sn_model_plan_new(all[i], t, &c.params, &pl, &e) < 0) {
                 printf("    %-18s not applicable: %s\n", all[i]->name, e.msg);
                 continue;
             }

@@ -56,12 +56,12 @@ int cmd_run(int argc, char **argv)
     if (rc == CLI_HELP)
         return EXIT_OK;
     if (rc < 0) {
-        fprintf(stderr, "stepnet: %s\n", err.msg);
+        cli_err_print("stepnet", &err);
         return EXIT_BADINPUT;
     }
     cli_ctx_t ctx;
     if (cli_ctx_build(&cli, &ctx, &err) < 0) {
-        fprintf(stderr, "stepnet: %s\n", err.msg);
+        cli_err_print("stepnet", &err);
         cli_ctx_free(&ctx);
         return EXIT_BADINPUT;
     }
@@ -72,7 +72,7 @@ int cmd_run(int argc, char **argv)
     coord_result_t res;
     rc = coord_run(&o, &res, &err);
     if (rc < 0) {
-        fprintf(stderr, "stepnet: %s\n", err.msg);
+        cli_err_print("stepnet", &err);
         cli_ctx_free(&ctx);
         return rc == SN_EINVAL ? EXIT_BADINPUT : EXIT_FAILED;
     }

@@ -71,8 +71,10 @@ int cmd_sim(int argc, char **argv)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     int ok = src == 0 && res.verified;
+    char etext[CLI_ERR_TEXT_MAX];
+    cli_err_text(&err, etext, sizeof etext); /* names the flag, e.g. of the slot limit */
     if (!ok)
-        fprintf(stderr, "stepnet sim: %s: %s\n", sn_err_name(src ? src : SN_EVERIFY), err.msg);
+        fprintf(stderr, "stepnet sim: %s: %s\n", sn_err_name(src ? src : SN_EVERIFY), etext);
     char hash[24];
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long) res.trace_hash);
     if (o.json) {
@@ -92,7 +94,7 @@ int cmd_sim(int argc, char **argv)
         json_double(&j, "hops_per_s", secs > 0 ? (double) res.packets / secs : 0.0);
         json_uint(&j, "peak_rss_kb", (uint64_t) ru.ru_maxrss);
         if (!ok)
-            json_str(&j, "error", err.msg);
+            json_str(&j, "error", etext);
         json_end(&j);
     } else {
         report_text_head(stdout, "sim", &c);

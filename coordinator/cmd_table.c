@@ -261,13 +261,13 @@ static int64_t run_case(const row_t *r, char *note, size_t cap)
     sn_err_t err = {0};
     int64_t steps = -1;
     if (cli_ctx_build(&o, &ctx, &err) < 0) {
-        fprintf(stderr, "stepnet: %s\n", err.msg);
+        cli_err_print("stepnet", &err);
         snprintf(note, cap, "stepnet run failed");
         goto out;
     }
     co.ctx = &ctx;
     if (coord_run(&co, &res, &err) < 0) {
-        fprintf(stderr, "stepnet: %s\n", err.msg);
+        cli_err_print("stepnet", &err);
         snprintf(note, cap, "stepnet run failed");
         goto out;
     }
@@ -294,7 +294,7 @@ static int build_row(row_t *r, const case_t *c, int with_run)
     sn_err_t err = {0};
     sn_topo_t *t = NULL;
     if (sn_topo_parse(c->topo, &t, &err) < 0) {
-        fprintf(stderr, "stepnet table: %s\n", err.msg);
+        cli_err_print("stepnet table", &err);
         return EXIT_BADINPUT;
     }
     r->n = t->n;

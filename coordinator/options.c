@@ -155,7 +155,7 @@ int cli_parse(int argc, char **argv, cli_opts_t *o, const char *usage)
     if (rc == CLI_HELP)
         return -1;
     if (rc < 0) {
-        fprintf(stderr, "stepnet: %s\n", err.msg);
+        cli_err_print("stepnet", &err);
         return EXIT_BADINPUT;
     }
     return 0;
@@ -334,7 +334,7 @@ int cli_ctx_init(const cli_opts_t *o, cli_ctx_t *c)
 {
     sn_err_t err = {0};
     if (cli_ctx_build(o, c, &err) < 0) {
-        fprintf(stderr, "stepnet: %s\n", err.msg);
+        cli_err_print("stepnet", &err);
         return EXIT_BADINPUT;
     }
     return 0;

@@ -1130,7 +1130,7 @@ static int take_assignment(node_t *nd, const Stepnet__Assign *a, char *why, size
         return SN_EINVAL;
     }
     if ((rc = sn_model_check(nd->algo, t, p, &err)) < 0 ||
-        (rc = nd->algo->plan_new(t, p, &nd->plan, &err)) < 0) {
+        (rc = sn_model_plan_new(nd->algo, t, p, &nd->plan, &err)) < 0) {
         snprintf(why, whylen, "%s", err.msg);
         return rc;
     }

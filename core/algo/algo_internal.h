@@ -1,5 +1,13 @@
 /* Internal interface of core/algo: spanning trees shared by the tree algorithms, the node engines
- * that run a schedule over any such tree, and the descriptors that core/model registers. */
+ * that run a schedule over any such tree, and the descriptors that core/model registers.
+ *
+ * The layering rule: core/algo depends on core/topo, core/util and the public headers
+ * stepnet/algo.h, topo.h, route.h, error.h and util.h only. No file in core/algo includes
+ * stepnet/model.h, stepnet/sim.h or anything from core/model or core/sim, and none calls into them:
+ * core/model registers, selects and plans algorithms and may call down into core/algo, never the
+ * reverse.
+ * An algorithm that needs another run's schedule (A2, A3) asks for it as a plan input
+ * (sn_algo_t.plan_inputs) and the model records it. */
 #ifndef STEPNET_ALGO_INTERNAL_H
 #define STEPNET_ALGO_INTERNAL_H
 
@@ -57,7 +65,7 @@ int sn__tree_finish(const sn_topo_t *t, sn_tree_t *tr);
 /* A tree builder: the tree of t rooted at root, or NULL when this family does not apply to t. */
 typedef sn_tree_t *(*sn_tree_builder_t)(const sn_topo_t *t, uint32_t root);
 
-/* Extended rings (tree_ering.c, thesis section 3.1, L555-L582; digest thesis-ch1-3 section 3.3):
+/* Extended rings (tree_ering.c, Dimakopoulos, thesis, section 3.1):
  * ring:N is E_N^1, ering:N:RHO is E_N^RHO and complete:N is E_N^floor(N/2). */
 typedef struct sn_ering_s {
     sn_topo_kind_t kind; /* SN_TOPO_RING, SN_TOPO_ERING or SN_TOPO_COMPLETE */
@@ -76,29 +84,29 @@ uint32_t sn__ering_port(const sn_ering_t *e, int ccw, uint32_t s);
 
 /* The tree that the weight protocol of section 3.1 builds: the root's clockwise neighbours 1..rho
  * start paths of D nodes, its counter-clockwise neighbours 1..k paths of w+1 nodes and k+1..rho
- * paths of w nodes (none when w = 0, the erratum of digest section 6 item 6); every path jumps rho
- * at a time. Height D, largest root subtree D = ceil((n-1)/deg) (Theorem 3.8). NULL unless t is
- * a ring, an extended ring or a complete graph. */
+ * paths of w nodes (none when w = 0: the printed rule would send weight-0 packets); every path
+ * jumps rho at a time. Height D, largest root subtree D = ceil((n-1)/deg) (Theorem 3.8). NULL
+ * unless t is a ring, an extended ring or a complete graph. */
 sn_tree_t *sn__tree_ering(const sn_topo_t *t, uint32_t root);
 
 /* The binomial tree of Q_d (tree_binomial.c, thesis section 3.1, Fig. 3.1): the parent of x is x
  * with the lowest bit of x XOR root cleared. NULL unless t is a hypercube. */
 sn_tree_t *sn__tree_binomial(const sn_topo_t *t, uint32_t root);
 
-/* The Theorem 3.1 tree of a cartesian product (tree_product.c, thesis section 3.1.1, L584-L616):
- * the parent of u is u with coordinate i replaced by its parent in the tree of factor i, i the
- * lowest factor where u differs from the root. Factor trees: sn__tree_ering for rings and
- * extended rings, sn__tree_binomial for hypercubes, BFS otherwise; each has height e_i(v_i), so
- * the tree has height e(root). NULL unless t has factors (mesh, torus, product). */
+/* The Theorem 3.1 tree of a cartesian product (tree_product.c, Dimakopoulos, thesis,
+ * section 3.1.1): the parent of u is u with coordinate i replaced by its parent in the tree of
+ * factor i, i the lowest factor where u differs from the root. Factor trees: sn__tree_ering for
+ * rings and extended rings, sn__tree_binomial for hypercubes, BFS otherwise; each has height
+ * e_i(v_i), so the tree has height e(root). NULL unless t has factors (mesh, torus, product). */
 sn_tree_t *sn__tree_product(const sn_topo_t *t, uint32_t root);
 
-/* The multiport scattering tree of the 2-D torus (tree_torus.c, thesis section 3.4.2,
- * L785-L864; digest section 3.8 with the errata of section 6 item 9). NULL unless t is an n x m
+/* The multiport scattering tree of the 2-D torus (tree_torus.c, Dimakopoulos, thesis, section
+ * 3.4.2, with the errata listed there). NULL unless t is an n x m
  * torus with n, m >= 3. How the tree of an n x m torus is made: */
 typedef enum {
     SN_TORUS_THESIS,     /* the construction of section 3.4.2 as printed (corrected) */
     SN_TORUS_TRANSPOSED, /* the same with the roles of n and m swapped: n even >= 6, m = 4 */
-    SN_TORUS_EXPLICIT,   /* the explicit tree of digest section 5 item 8: 4 x 4 */
+    SN_TORUS_EXPLICIT,   /* an explicit tree found by hand: 4 x 4 */
     SN_TORUS_BALANCED,   /* sn__tree_balanced: 3 x even and even x 3, outside the thesis range */
 } sn_torus_method_t;
 
@@ -107,7 +115,8 @@ sn_torus_method_t sn__torus_method(uint32_t n, uint32_t m);
 sn_tree_t *sn__tree_torus(const sn_topo_t *t, uint32_t root);
 
 /* 0 when t is a 2-D torus (torus:NxM, or the product of two rings) with both sides >= 3, and
- * *n, *m its sides; SN_ENOTSUP naming what `who` needs otherwise. */
+ * *n, *m its sides; SN_ENOTSUP naming what `who` needs otherwise (*n and *m are always written:
+ * 0 when t is not a product of two rings). */
 int sn__torus_get(const sn_topo_t *t, uint32_t *n, uint32_t *m, const char *who, sn_err_t *err);
 
 /* ---- node engines over any tree --------------------------------------------------------------
@@ -184,12 +193,12 @@ extern const sn_algo_t sn__algo_te_route;
 extern const sn_algo_t sn__algo_pmnb_route;
 extern const sn_algo_t sn__algo_pexchange_route;
 
-/* te-a2's plan built from given factor schedules: given[i] (a single-port total exchange on factor
- * i with one reception per node per step, e.g. from sn_sched_record) or NULL to record one by
- * auto-selection as the registered algorithm does. Lets a test compose A2 from a schedule it built
- * itself. The schedules are copied; free the plan with sn__algo_te_a2.plan_free. */
-struct sn_sched_s;
-int sn__te_a2_plan_with(const sn_topo_t *t, const sn_params_t *p,
-                        const struct sn_sched_s *const *given, void **plan, sn_err_t *err);
+/* te-a2's plan built from given factor schedules: given[i], one per factor of t, a single-port
+ * total exchange on factor i with one reception per node per step (e.g. from sn_sched_record);
+ * equal pointers share one copy. What te-a2's plan_from calls; lets a test compose A2 from a
+ * schedule it built itself. The schedules are copied; free the plan with
+ * sn__algo_te_a2.plan_free. SN_EINVAL when a schedule is not such a total exchange. */
+int sn__te_a2_plan_with(const sn_topo_t *t, const sn_params_t *p, const sn_sched_t *const *given,
+                        void **plan, sn_err_t *err);
 
 #endif

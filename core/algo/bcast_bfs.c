@@ -1,6 +1,6 @@
 /* bcast-bfs: multiport broadcast by flooding over a BFS tree (core/algo).
  *
- * Source: Dimakopoulos, thesis (seed 000), section 3.1, L546-L551: "at step depth(u)+1, send to all
+ * Source: Dimakopoulos, thesis, section 3.1: "at step depth(u)+1, send to all
  * tree children of u"; the completion time is the eccentricity e(v) of the root, optimal because
  * the farthest nodes cannot be reached sooner. With M = msgs * frags packets the root injects one
  * per slot and every node forwards each packet in the slot after it arrives (a pipeline), so steps
@@ -112,7 +112,7 @@ const sn_algo_t sn__algo_bcast_bfs = {
     .pm_mask = SN_PM_MULTI | SN_PM_HALF,
     .topos = "any",
     .summary = "flooding over a BFS tree; every node forwards to all its children at once",
-    .source = "thesis (seed 000) section 3.1, L546-L551: multiport broadcast = e(v)",
+    .source = "Dimakopoulos, thesis, section 3.1: multiport broadcast = e(v)",
     .predicts = "height of the BFS tree (eccentricity of the root) + packets - 1",
     .plan_new = plan_new,
     SN__FLOOD_ALGO_FIELDS,

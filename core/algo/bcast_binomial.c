@@ -1,8 +1,8 @@
 /* bcast-binomial: broadcast over the binomial tree of the hypercube Q_d, both port models
  * (core/algo).
  *
- * Source: Dimakopoulos, thesis (seed 000), section 3.1, L553 and Fig. 3.1 (the tree), L724 (it
- * meets the single-port bound); digest thesis-ch1-3 section 3.2.
+ * Source: Dimakopoulos, thesis, section 3.1 and Fig. 3.1 (the tree), section 3.2.2 (it meets the
+ * single-port bound).
  *  - multiport: flooding (the engine of bcast_bfs.c): node x receives in slot popcount(x XOR root)
  *    and forwards to all its children in the next; d slots, e(v), optimal. M = msgs * frags
  *    packets pipeline: d + M - 1.
@@ -98,7 +98,7 @@ const sn_algo_t sn__algo_bcast_binomial = {
     .pm_mask = SN_PM_ALL,
     .topos = "hypercube",
     .summary = "binomial tree: flooding (multiport), highest dimension first (single-port)",
-    .source = "thesis (seed 000) section 3.1, L553, Fig. 3.1; L724 (single-port optimal)",
+    .source = "Dimakopoulos, thesis, section 3.1, Fig. 3.1; section 3.2.2 (single-port optimal)",
     .predicts = "d + packets - 1 (multiport); the schedule's count, d for one packet (single-port)",
     .applies = applies,
     .plan_new = plan_new,

@@ -1,11 +1,11 @@
 /* bcast-ering: multiport broadcast on the extended ring E_n^rho by the weight protocol (core/algo).
  *
- * Source: Dimakopoulos, thesis (seed 000), section 3.1, L555-L582 (the algorithm of [17]); digest
- * thesis-ch1-3 section 3.3. Implemented literally, with only local information at every node: the
+ * Source: Dimakopoulos, thesis, section 3.1 (the algorithm of its reference [17]).
+ * Implemented literally, with only local information at every node: the
  * packet's tag carries the weight and the direction. The source sends weight D clockwise to
  * i+1 .. i+rho, weight w+1 counter-clockwise to i-1 .. i-k and weight w to i-(k+1) .. i-rho; a node
  * receiving weight W delivers, decrements W and, if W > 0, forwards in the next slot to j+rho
- * (clockwise) or j-rho (counter-clockwise). Errata (digest section 6 item 6): weight-0 sends are
+ * (clockwise) or j-rho (counter-clockwise). Errata of the printed rule: weight-0 sends are
  * skipped (the printed rule would send them, and their receivers would decrement to -1); the
  * direction is carried explicitly because "received from the counterclockwise neighbour" is
  * ambiguous when rho = n/2. The node at position p of its path receives in slot p, so one packet
@@ -122,8 +122,8 @@ const sn_algo_t sn__algo_bcast_ering = {
     .pm_mask = SN_PM_MULTI | SN_PM_HALF,
     .topos = "ring, ering, complete",
     .summary = "the weight protocol of E_n^rho: paths jumping rho, built on the fly from the tag",
-    .source = "thesis (seed 000) section 3.1, L555-L582 (from [17]); digest thesis-ch1-3 3.3 and "
-              "6.6 (weight-0 sends skipped)",
+    .source = "Dimakopoulos, thesis, section 3.1 (from its reference [17]); weight-0 sends "
+              "skipped (an erratum of the printed rule)",
     .predicts = "D + packets - 1, D = ceil(floor(n/2)/rho) the diameter",
     .applies = applies,
     .plan_new = plan_new,

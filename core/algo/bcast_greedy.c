@@ -1,11 +1,11 @@
 /* bcast-greedy: single-port broadcast over a tree grown by greedy calling rounds (core/algo).
  *
- * The thesis proves the single-port lower bound (seed 000, section 3.2, Theorem 3.3) but gives an
- * optimal single-port broadcast only for hypercubes (binomial tree, L724); bcast-tree serves the
- * BFS tree in the order of eq. (6.1) (L1855-L1862), which on dense graphs is far from the bound
- * (on complete:N it takes N - 1 steps where ceil(log2 N) suffice) and can be a step above it on
- * tori and extended rings. Finding the optimal broadcast time is NP-hard in general, so this is a
- * heuristic, used by `auto` only where its exact count is lower:
+ * The thesis proves the single-port lower bound (Dimakopoulos, thesis, section 3.2, Theorem 3.3)
+ * but gives an optimal single-port broadcast only for hypercubes (binomial tree, section 3.2.2);
+ * bcast-tree serves the BFS tree in the order of eq. (6.1) (section 6.2.1), which on dense graphs
+ * is far from the bound (on complete:N it takes N - 1 steps where ceil(log2 N) suffice) and can be
+ * a step above it on tori and extended rings. Finding the optimal broadcast time is NP-hard in
+ * general, so this is a heuristic, used by `auto` only where its exact count is lower:
  *
  *   round by round, every informed node with uninformed neighbours calls one of them (no node is
  *   called twice), the nodes with the fewest uninformed neighbours choosing first, each choosing
@@ -180,8 +180,9 @@ const sn_algo_t sn__algo_bcast_greedy = {
     .topos = "any",
     .summary = "tree of greedy calling rounds (each informed node calls its neighbour with the "
                "most uninformed neighbours), served slowest subtree first",
-    .source = "heuristic for the single-port bound of thesis (seed 000) Theorem 3.3; schedule of "
-              "eq. (6.1), L1855-L1862",
+    .source =
+        "heuristic for the single-port bound of Dimakopoulos, thesis, Theorem 3.3; schedule of "
+        "eq. (6.1), section 6.2.1",
     .predicts = "the schedule's exact count (at most the number of calling rounds for one packet)",
     .plan_new = plan_new,
     .plan_free = sn__ordered_plan_free,

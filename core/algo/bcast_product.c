@@ -1,7 +1,7 @@
 /* bcast-product: multiport broadcast over the Theorem 3.1 tree of a cartesian product (core/algo).
  *
- * Source: Dimakopoulos, thesis (seed 000), section 3.1.1, Theorem 3.1 (L584-L616) and Fig. 3.3;
- * digest thesis-ch1-3 section 3.4. The tree (tree_product.c) generalises the binomial tree: a node
+ * Source: Dimakopoulos, thesis, section 3.1.1, Theorem 3.1 and Fig. 3.3.
+ * The tree (tree_product.c) generalises the binomial tree: a node
  * that received over dimension i forwards in all lower dimensions and in dimension i. It has height
  * e(v) = sum_i e_i(v_i) (eq. 2.2), so flooding over it (the engine of bcast_bfs.c: every node
  * forwards to its children in the slot after reception) takes e(v) slots, optimal, and with
@@ -31,7 +31,7 @@ const sn_algo_t sn__algo_bcast_product = {
     .topos = "mesh, torus, products",
     .summary =
         "flooding over the Theorem 3.1 tree: forward in the lower dimensions and in one's own",
-    .source = "thesis (seed 000) section 3.1.1, Theorem 3.1, L584-L616, Fig. 3.3",
+    .source = "Dimakopoulos, thesis, section 3.1.1, Theorem 3.1, Fig. 3.3",
     .predicts = "e(root) = sum of the factor eccentricities, + packets - 1",
     .applies = applies,
     .plan_new = plan_new,

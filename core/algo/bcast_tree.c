@@ -1,10 +1,10 @@
 /* bcast-tree: single-port broadcast by an ordered tree schedule (core/algo).
  *
- * The thesis gives no general single-port broadcast algorithm, only lower bounds (seed 000,
- * section 3.2, Theorem 3.3); the digest thesis-ch1-3 section 3.5 suggests the tree schedule of
- * eq. (6.1) (L1855-L1862): every node serves its children one per slot, in decreasing order of
- * their subtree's broadcast time b, where b(leaf) = 0 and b(u) = max_i (b(c_i) + i) with
- * b(c_1) >= b(c_2) >= ... This order is optimal for the given tree. We use the BFS tree.
+ * The thesis gives no general single-port broadcast algorithm, only lower bounds (Dimakopoulos,
+ * thesis, section 3.2, Theorem 3.3); we use on any graph the tree schedule that section 6.2.1
+ * gives for fat trees, eq. (6.1): every node serves its children one per slot, in decreasing order
+ * of their subtree's broadcast time b, where b(leaf) = 0 and b(u) = max_i (b(c_i) + i) with b(c_1)
+ * >= b(c_2) >= ... This order is optimal for the given tree. We use the BFS tree.
  *
  * With M = msgs * frags packets a node sends packet j to its children c_1 .. c_k in order, then
  * packet j+1, each send at the first slot after the previous send and after packet j arrived.
@@ -214,8 +214,8 @@ const sn_algo_t sn__algo_bcast_tree = {
     .pm_mask = SN_PM_ALL,
     .topos = "any",
     .summary = "BFS tree; each node serves its children one per slot, slowest subtree first",
-    .source = "thesis (seed 000) eq. (6.1), L1855-L1862, suggested for any graph by the digest "
-              "thesis-ch1-3 section 3.5; lower bound Theorem 3.3",
+    .source = "Dimakopoulos, thesis, section 6.2.1, eq. (6.1), used on any graph; lower bound "
+              "Theorem 3.3",
     .predicts = "the schedule's exact count (b(root) of eq. 6.1 for one packet)",
     .plan_new = plan_new,
     .plan_free = sn__ordered_plan_free,

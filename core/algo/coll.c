@@ -83,39 +83,44 @@ int sn_params_check(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
                           "scatter, gather, mnb, te, pmnb, pexchange",
                           sn_coll_name(p->coll));
     if (p->root >= t->n || !sn_topo_is_proc(t, p->root))
-        return sn_err_set(err, SN_EINVAL, "root must be a processor of %s", t->spec);
+        return sn_err_set_param(err, SN_EINVAL, SN_PARAM_ROOT, "root must be a processor of %s",
+                                t->spec);
     if (p->msgs < 1 || p->msgs > 1u << 20)
-        return sn_err_set(err, SN_ERANGE, "--msgs %u out of range: expected 1 to %u", p->msgs,
-                          1u << 20);
+        return sn_err_set_param(err, SN_ERANGE, SN_PARAM_MSGS,
+                                "messages per pair %u out of range: expected 1 to %u", p->msgs,
+                                1u << 20);
     if (p->frags < 1 || p->frags > 1u << 16)
-        return sn_err_set(err, SN_ERANGE, "fragments %u out of range: expected 1 to %u", p->frags,
-                          1u << 16);
+        return sn_err_set_param(err, SN_ERANGE, SN_PARAM_FRAGS,
+                                "fragments %u out of range: expected 1 to %u", p->frags, 1u << 16);
     if ((uint64_t) p->msgs * p->frags > 1u << 24)
-        return sn_err_set(err, SN_ERANGE,
-                          "--msgs %u with %u fragments is %llu packets per pair; at most %u",
-                          p->msgs, p->frags, (unsigned long long) p->msgs * p->frags, 1u << 24);
+        return sn_err_set_param(
+            err, SN_ERANGE, SN_PARAM_MSGS,
+            "%u messages per pair with %u fragments is %llu packets per pair; at most %u", p->msgs,
+            p->frags, (unsigned long long) p->msgs * p->frags, 1u << 24);
     if (p->size > 1u << 30)
-        return sn_err_set(err, SN_ERANGE, "--size %u out of range: expected 0 to %u", p->size,
-                          1u << 30);
+        return sn_err_set_param(err, SN_ERANGE, SN_PARAM_SIZE,
+                                "packet size %u bytes out of range: expected 0 to %u", p->size,
+                                1u << 30);
     if (p->pm.ports == SN_PORTS_MULTI && p->pm.rx == SN_RX_ANY)
-        return sn_err_set(err, SN_EINVAL,
-                          "--rx any only applies to --ports single (multiport never limits "
-                          "receptions)");
+        return sn_err_set_param(err, SN_EINVAL, SN_PARAM_RX,
+                                "the reception limit 'any' only applies to single-port (multiport "
+                                "never limits receptions); the limits are 'one' and 'any'");
     int partial = p->coll == SN_COLL_PMNB || p->coll == SN_COLL_PEXCHANGE;
     if (partial && p->sources == NULL)
-        return sn_err_set(err, SN_EINVAL, "%s needs its sources: --sources LIST or --m M",
-                          sn_coll_name(p->coll));
+        return sn_err_set_param(err, SN_EINVAL, SN_PARAM_SOURCES,
+                                "%s needs its sources: a list of processors or a number of them",
+                                sn_coll_name(p->coll));
     if (!partial && p->sources != NULL)
-        return sn_err_set(err, SN_EINVAL,
-                          "--sources / --m apply to partial collectives (pmnb, pexchange), not %s",
-                          sn_coll_name(p->coll));
+        return sn_err_set_param(err, SN_EINVAL, SN_PARAM_SOURCES,
+                                "sources apply to partial collectives (pmnb, pexchange), not %s",
+                                sn_coll_name(p->coll));
     for (uint32_t i = 0; partial && i < p->nsources; i++) {
         if (p->sources[i] >= t->n || !sn_topo_is_proc(t, p->sources[i]))
-            return sn_err_set(err, SN_EINVAL, "source %u is not a processor of %s", p->sources[i],
-                              t->spec);
+            return sn_err_set_param(err, SN_EINVAL, SN_PARAM_SOURCES,
+                                    "source %u is not a processor of %s", p->sources[i], t->spec);
         if (i > 0 && p->sources[i] <= p->sources[i - 1])
-            return sn_err_set(
-                err, SN_EINVAL,
+            return sn_err_set_param(
+                err, SN_EINVAL, SN_PARAM_SOURCES,
                 p->sources[i] == p->sources[i - 1]
                     ? "sources must be distinct (%u repeats)"
                     : "sources must be sorted in ascending order (%u follows a larger "
@@ -124,10 +129,11 @@ int sn_params_check(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
     }
     uint64_t total = sn_coll_expected_total(t, p);
     if (total > (1ull << 34))
-        return sn_err_set(err, SN_ERANGE,
-                          "%s on %s with --msgs %u means %llu deliveries; at most 2^34 are "
-                          "supported",
-                          sn_coll_name(p->coll), t->spec, p->msgs, (unsigned long long) total);
+        return sn_err_set_param(err, SN_ERANGE, SN_PARAM_MSGS,
+                                "%s on %s with %u messages per pair means %llu deliveries; at "
+                                "most 2^34 are supported",
+                                sn_coll_name(p->coll), t->spec, p->msgs,
+                                (unsigned long long) total);
     return 0;
 }
 

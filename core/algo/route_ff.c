@@ -1,6 +1,6 @@
 /* mnb-route, te-route, pmnb-route, pexchange-route: multinode broadcast and total exchange (and
  * their partial forms) on any graph by shortest-path routing with a furthest-first queue per
- * output port (core/algo). The generic baseline of DESIGN.md: it runs on every topology and port
+ * output port (core/algo). The generic baseline: it runs on every topology and port
  * model; theory gives no exact count for it, so predicted_steps is none and the run is the figure.
  *
  * Routing: te packets follow the route oracle's canonical shortest paths (core/topo/route.c); a
@@ -449,7 +449,7 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
         .pm_mask = SN_PM_ALL,                                                                      \
         .topos = "any",                                                                            \
         .summary = summ,                                                                           \
-        .source = "generic baseline (DESIGN.md); bounds from thesis (seed 000) (4.1), (4.4)",      \
+        .source = "generic baseline; bounds from Dimakopoulos, thesis, section 4.1, (4.1), (4.4)", \
         .predicts = "no exact count in theory for this generic algorithm",                         \
         .plan_new = plan_new,                                                                      \
         .plan_free = plan_free,                                                                    \

@@ -1,8 +1,8 @@
 /* scatter-ering, gather-ering: multiport scattering and gathering on the extended ring E_n^rho
  * (core/algo).
  *
- * Source: Dimakopoulos, thesis (seed 000), Theorem 3.8, L777-L783, over the tree of section 3.1
- * (L555-L582); digest thesis-ch1-3 sections 3.3 and 4.6. Every root subtree of the E_n^rho tree
+ * Source: Dimakopoulos, thesis, Theorem 3.8, over the tree of section 3.1.
+ * Every root subtree of the E_n^rho tree
  * (tree_ering.c) is a path p_1 .. p_N, N <= D; the root sends on link (root, p_1) the message for
  * p_N in slot 1, for p_(N-1) in slot 2, ..., for p_1 in slot N (furthest first, the lane engine of
  * scatter_tree.c), and every p_j forwards in the next slot; every node of the path receives in slot
@@ -41,7 +41,7 @@ const sn_algo_t sn__algo_scatter_ering = {
     .pm_mask = SN_PM_MULTI | SN_PM_HALF,
     .topos = "ring, ering, complete",
     .summary = "furthest first down each path of the E_n^rho tree, all paths at once",
-    .source = "thesis (seed 000) Theorem 3.8, L777-L783, tree of section 3.1, L555-L582",
+    .source = "Dimakopoulos, thesis, Theorem 3.8, tree of section 3.1",
     .predicts = "D * packets, D = ceil((n-1)/deg) (Theorem 3.8)",
     .applies = applies_scatter,
     .plan_new = plan_scatter,
@@ -54,7 +54,7 @@ const sn_algo_t sn__algo_gather_ering = {
     .pm_mask = SN_PM_MULTI | SN_PM_HALF,
     .topos = "ring, ering, complete",
     .summary = "scatter-ering reversed in time",
-    .source = "thesis (seed 000) L341, L542 with Theorem 3.8, L777-L783",
+    .source = "Dimakopoulos, thesis, chapter 3 (gather = scatter reversed) with Theorem 3.8",
     .predicts = "the same count as scatter-ering",
     .applies = applies_gather,
     .plan_new = plan_gather,

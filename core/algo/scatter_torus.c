@@ -1,7 +1,7 @@
 /* scatter-torus, gather-torus: multiport scattering and gathering on the 2-D torus (core/algo).
  *
- * Source: Dimakopoulos, thesis (seed 000), section 3.4.2, L785-L864 (the tree) and Theorem 3.7,
- * L748-L762 (its time); digest thesis-ch1-3 sections 3.7, 3.8, 4.7 and 6.9. The root's four
+ * Source: Dimakopoulos, thesis, section 3.4.2 (the tree) and Theorem 3.7
+ * (its time), with the errata of the printed construction noted in tree_torus.c. The root's four
  * neighbours own four regions of the torus (tree_torus.c); the root runs furthest-first into each
  * region at once (the lane engine of scatter_tree.c), so the time is the largest region,
  * ceil((nm-1)/4) = the bound (3.3), for every n, m >= 3: the thesis construction where it works,
@@ -40,7 +40,8 @@ const sn_algo_t sn__algo_scatter_torus = {
     .pm_mask = SN_PM_MULTI | SN_PM_HALF,
     .topos = "2-D torus, sides >= 3",
     .summary = "four balanced regions of the torus, furthest first into each at once",
-    .source = "thesis (seed 000) section 3.4.2, L785-L864, with Theorem 3.7; digest errata 6.9",
+    .source =
+        "Dimakopoulos, thesis, section 3.4.2, with Theorem 3.7 (printed construction corrected)",
     .predicts = "the largest region * packets = ceil((nm-1)/4) * packets",
     .applies = applies_scatter,
     .plan_new = plan_scatter,
@@ -53,7 +54,7 @@ const sn_algo_t sn__algo_gather_torus = {
     .pm_mask = SN_PM_MULTI | SN_PM_HALF,
     .topos = "2-D torus, sides >= 3",
     .summary = "scatter-torus reversed in time",
-    .source = "thesis (seed 000) L341, L542 with section 3.4.2, L785-L864",
+    .source = "Dimakopoulos, thesis, chapter 3 (gather = scatter reversed) with section 3.4.2",
     .predicts = "the same count as scatter-torus",
     .applies = applies_gather,
     .plan_new = plan_gather,

@@ -1,21 +1,22 @@
 /* scatter-ff, scatter-balanced, gather-ff, gather-balanced: scattering over a spanning tree and
  * gathering as its time reversal (core/algo).
  *
- * Source: Dimakopoulos, thesis (seed 000).
- *  - Theorem 3.6 (L728-L746): single-port scattering takes n-1 steps on any connected graph; the
+ * Source: Dimakopoulos, thesis.
+ *  - Theorem 3.6: single-port scattering takes n-1 steps on any connected graph; the
  *    root sends the messages deepest first over any spanning tree (we use a BFS tree) and every
  *    other node forwards each message in the slot after it arrives. A message sent in slot s to
  *    depth d arrives in slot s+d-1; messages in flight are at distinct depths, so no node sends or
  *    receives twice in a slot. predicted = max_s (s + depth(d_s) - 1), which is n-1 when every
  *    node is a processor.
- *  - Theorem 3.7 (L748-L762): multiport, the root runs that schedule on every root subtree at
+ *  - Theorem 3.7: multiport, the root runs that schedule on every root subtree at
  *    once, so the time is the largest root subtree; a balanced tree (section 3.4) makes the root
  *    subtrees about (n-1)/deg(root). Lower bound (3.3): ceil((n-1)/deg(root)), and e(v).
- *  - Gather is scatter with every path reversed (L341, L542): slot t becomes T+1-t and every
+ *  - Gather is scatter with every path reversed (section 1.2 and the introduction of
+ *    chapter 3): slot t becomes T+1-t and every
  *    transmission is reversed, so node d injects its message for the root in slot
  *    T + 2 - s - depth(d) and every node forwards towards the root in the slot after arrival.
  * With msgs and frags every destination has msgs*frags items, ordered (depth desc, node, seq,
- * frag); ties by smallest label (digest thesis-ch1-3, section 6, item 8).
+ * frag); ties by smallest label (the theorem leaves ties open).
  *
  * The lane engine (sn__lanes_*: one lane per root child) runs over the tree of any builder;
  * scatter-ering, scatter-torus and their gathers use it with the trees of section 3.4. */
@@ -286,18 +287,20 @@ int sn__lanes_gather_step(void *state, sn_step_t *io, sn_err_t *err)
 TREE_ALGO(sn__algo_scatter_ff, "scatter-ff", SN_COLL_SCATTER, SN_PM_ALL, plan_scatter_ff,
           sn__lanes_scatter_step,
           "furthest-first over a BFS tree, one message per slot from the root",
-          "thesis (seed 000) Theorem 3.6, L728-L746",
+          "Dimakopoulos, thesis, Theorem 3.6",
           "max over messages of slot + depth - 1 "
           "(n-1 when every node is a processor)");
 TREE_ALGO(sn__algo_scatter_balanced, "scatter-balanced", SN_COLL_SCATTER, SN_PM_MULTI | SN_PM_HALF,
           plan_scatter_bal, sn__lanes_scatter_step,
           "furthest-first per root subtree of a balanced spanning tree, all subtrees at once",
-          "thesis (seed 000) Theorem 3.7, L748-L762",
+          "Dimakopoulos, thesis, Theorem 3.7",
           "the largest root subtree (its schedule's "
           "exact count)");
 TREE_ALGO(sn__algo_gather_ff, "gather-ff", SN_COLL_GATHER, SN_PM_ALL, plan_gather_ff,
           sn__lanes_gather_step, "scatter-ff reversed in time: nodes inject at computed slots",
-          "thesis (seed 000) L341, L542 with Theorem 3.6", "the same count as scatter-ff");
+          "Dimakopoulos, thesis, chapter 3 (gather = scatter reversed) with Theorem 3.6",
+          "the same count as scatter-ff");
 TREE_ALGO(sn__algo_gather_balanced, "gather-balanced", SN_COLL_GATHER, SN_PM_MULTI | SN_PM_HALF,
           plan_gather_bal, sn__lanes_gather_step, "scatter-balanced reversed in time",
-          "thesis (seed 000) L341, L542 with Theorem 3.7", "the same count as scatter-balanced");
+          "Dimakopoulos, thesis, chapter 3 (gather = scatter reversed) with Theorem 3.7",
+          "the same count as scatter-balanced");

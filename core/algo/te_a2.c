@@ -1,8 +1,8 @@
 /* te-a2: single-port total exchange on any cartesian product G_1 x .. x G_k (k >= 2) by algorithm
- * A2 (core/algo). Source: seed 000 (Dimakopoulos thesis) section 5.3, Fig. 5.3 (L1582-1612) with
- * Table 5.1 (L1580); time Theorem 5.3 and Corollary 5.4 (L1620-1642); optimal by Theorem 5.5
- * (L1644-1652) when every factor's total exchange meets the status bound (4.4). Digest
- * thesis-ch4-5-total-exchange.md section 3.6 ("per-slot form"); test vectors in its section 5.5.
+ * A2 (core/algo). Source: Dimakopoulos, thesis, section 5.3, Fig. 5.3 with Table 5.1; time
+ * Theorem 5.3 and Corollary 5.4; optimal by Theorem 5.5 when every factor's total exchange meets
+ * the status bound (4.4). Here A2 is played in a per-slot form: every node computes its action in
+ * each step from the factor schedules (below).
  *
  * G = A x B with A = G_1 x .. x G_{k-1} (n1 nodes v_i) and B = G_k (n2 nodes u_j); node (v_i, u_j)
  * has id i * n2 + j (row-major, include/stepnet/topo.h), and B's ports follow A's at every node.
@@ -12,31 +12,30 @@
  *    (v_x -> v_y) carries m_{(v_x,u_k)}(v_y,u_j): own messages for k = j, else those received in
  *    phase-1 round y.
  * Every round starts with fresh queues and lasts exactly T_B (T_A) steps. For k > 2, TE(A) is A2
- * again on the first k-1 factors (line 1610); that schedule is not recorded but computed: the
- * action of a node in a step is found by descending the recursion, O(k) per step.
+ * again on the first k-1 factors (Fig. 5.3, the recursion for k > 2); that schedule is not recorded
+ * but computed: the action of a node in a step is found by descending the recursion, O(k) per step.
  *
- * The factors' total exchanges are schedules as data: sn_sched_record runs auto-selection once per
- * distinct factor with --ports single --rx one and the run's msgs and frags (te-cayley on Cayley
- * factors, te-route otherwise) and keeps every transmission (label, port). So the whole schedule is
- * fixed before the run, and nodes do not store the packets they hold between rounds and phases: as
- * in te-cayley, a node checks every arrival against the schedule (identity, payload digest, arrival
- * port) and fails the run on any difference, and later sends the packet rebuilt from the same
- * identity, which fixes its payload.
+ * The factors' total exchanges are schedules as data, the plan's inputs: the model records each
+ * distinct factor's with --ports single --rx one and the run's msgs and frags (auto-selection:
+ * te-cayley on Cayley factors, te-route otherwise) and hands it to plan_from, which keeps every
+ * transmission (label, port). So the whole schedule is fixed before the run, and nodes do not
+ * store the packets they hold between rounds and phases: as in te-cayley, a node checks every
+ * arrival against the schedule (identity, payload digest, arrival port) and fails the run on any
+ * difference, and later sends the packet rebuilt from the same identity, which fixes its payload.
  *
  * Port models: in every step a node takes part in one factor total exchange, which sends and
- * receives at most one packet per node (line 1618), so --ports single with --rx one or any. Not
- * multiport or half duplex, for the reasons given in te_cayley.c.
+ * receives at most one packet per node (the proof of Theorem 5.3), so --ports single with --rx one
+ * or any. Not multiport or half duplex, for the reasons given in te_cayley.c.
  *
  * predicted: Corollary 5.4 over the factors' predictions, T = n sum_i T_i / |V_i| (built as
  * n1 T_B + n2 T_A level by level); this is AS(G) = s_G when every factor is Cayley (Theorem 5.5).
  * None when some factor's algorithm predicts none (meshes: the thesis gives no single-port
- * algorithm for linear arrays, digest 6.1 item 2); the run then still takes exactly n1 T_B + n2 T_A
+ * algorithm for linear arrays); the run then still takes exactly n1 T_B + n2 T_A
  * with the recorded factor step counts, but those are measurements, not a proven count. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "algo_internal.h"
-#include "stepnet/model.h"
 #include "stepnet/util.h"
 
 #define NIL UINT32_MAX
@@ -160,34 +159,40 @@ static int fsched_build(const sn_topo_t *f, const sn_params_t *p, const sn_sched
     return 0;
 }
 
-/* Records factor f's single-port total exchange (auto-selection) and indexes it. */
-static int fsched_record(const sn_topo_t *f, const sn_params_t *p, fsched_t **out, sn_err_t *err)
+/* The plan's inputs: each factor's single-port total exchange (auto-selection) with the run's
+ * msgs and frags, recorded by the model; equal factors get equal requests, which share one
+ * schedule. */
+static int plan_inputs(const sn_topo_t *t, const sn_params_t *p, sn_plan_input_t *in, size_t *n,
+                       sn_err_t *err)
 {
-    /* te-cayley and te-route move every packet along a shortest path: this many transmissions */
-    uint64_t hops = (uint64_t) p->msgs * p->frags * sn_topo_total_distance(f, 0);
-    if (hops > MAX_CELLS)
-        return sn_err_set(err, SN_ERANGE,
-                          "te-a2: the total exchange of factor %s moves %llu packet-hops, more "
-                          "than the %u transmissions this implementation keeps",
-                          f->spec, (unsigned long long) hops, MAX_CELLS);
-    sn_params_t pf;
-    sn_params_default(&pf, SN_COLL_TE);
-    pf.pm.ports = SN_PORTS_SINGLE;
-    pf.pm.rx = SN_RX_ONE;
-    pf.pm.duplex = SN_DUPLEX_FULL;
-    pf.msgs = p->msgs;
-    pf.frags = p->frags;
-    pf.size = p->size;
-    pf.seed = p->seed;
-    sn_sched_t *s = NULL;
-    sn_err_t e2 = {0};
-    int rc = sn_sched_record(f, &pf, NULL, &s, &e2);
+    int rc = applies(t, p, err);
     if (rc < 0)
-        return sn_err_set(err, rc, "te-a2: no single-port total exchange for factor %s: %s",
-                          f->spec, e2.msg);
-    rc = fsched_build(f, p, s, out, err);
-    sn_sched_free(s);
-    return rc;
+        return rc;
+    for (uint32_t i = 0; i < t->nfactors; i++) {
+        const sn_topo_t *f = t->factors[i];
+        /* te-cayley and te-route move every packet along a shortest path: this many transmissions
+         * (checked before the model records anything, which would cost as much) */
+        uint64_t hops = (uint64_t) p->msgs * p->frags * sn_topo_total_distance(f, 0);
+        if (hops > MAX_CELLS)
+            return sn_err_set(err, SN_ERANGE,
+                              "te-a2: the total exchange of factor %s moves %llu packet-hops, "
+                              "more than the %u transmissions this implementation keeps",
+                              f->spec, (unsigned long long) hops, MAX_CELLS);
+        sn_plan_input_t *x = &in[i];
+        x->topo = f;
+        sn_params_default(&x->params, SN_COLL_TE);
+        x->params.pm.ports = SN_PORTS_SINGLE;
+        x->params.pm.rx = SN_RX_ONE;
+        x->params.pm.duplex = SN_DUPLEX_FULL;
+        x->params.msgs = p->msgs;
+        x->params.frags = p->frags;
+        x->params.size = p->size;
+        x->params.seed = p->seed;
+        x->algo = NULL;
+        x->what = "single-port total exchange";
+    }
+    *n = t->nfactors;
+    return 0;
 }
 
 /* ---- plan ------------------------------------------------------------------------------------ */
@@ -202,9 +207,10 @@ static void plan_free(void *plan)
     free(pl);
 }
 
-int sn__te_a2_plan_with(const sn_topo_t *t, const sn_params_t *p,
-                        const struct sn_sched_s *const *given, void **out, sn_err_t *err)
+int sn__te_a2_plan_with(const sn_topo_t *t, const sn_params_t *p, const sn_sched_t *const *given,
+                        void **out, sn_err_t *err)
 {
+    *out = NULL;
     int rc = applies(t, p, err);
     if (rc < 0)
         return rc;
@@ -213,18 +219,13 @@ int sn__te_a2_plan_with(const sn_topo_t *t, const sn_params_t *p,
     pl->p = p;
     pl->k = t->nfactors;
     for (uint32_t i = 0; i < pl->k && rc == 0; i++) {
-        const sn_topo_t *f = t->factors[i];
-        if (given == NULL || given[i] == NULL) {
-            for (uint32_t j = 0; j < i && pl->fs[i] == NULL; j++)
-                if ((given == NULL || given[j] == NULL) &&
-                    strcmp(t->factors[j]->spec, f->spec) == 0)
-                    pl->fs[i] = pl->fs[j];
-            if (pl->fs[i] != NULL)
-                continue;
-        }
+        for (uint32_t j = 0; j < i && pl->fs[i] == NULL; j++)
+            if (given[j] == given[i])
+                pl->fs[i] = pl->fs[j]; /* equal factors share one schedule */
+        if (pl->fs[i] != NULL)
+            continue;
         fsched_t *fs = NULL;
-        rc = (given && given[i]) ? fsched_build(f, p, given[i], &fs, err)
-                                 : fsched_record(f, p, &fs, err);
+        rc = fsched_build(t->factors[i], p, given[i], &fs, err);
         if (rc == 0) {
             pl->owned[pl->nowned++] = fs;
             pl->fs[i] = fs;
@@ -251,9 +252,16 @@ int sn__te_a2_plan_with(const sn_topo_t *t, const sn_params_t *p,
     return 0;
 }
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int plan_from(const sn_topo_t *t, const sn_params_t *p, sn_plan_input_t *in, size_t n,
+                     void **out, sn_err_t *err)
 {
-    return sn__te_a2_plan_with(t, p, NULL, out, err);
+    const sn_sched_t *given[SN_ALGO_MAX_INPUTS];
+    if (n != t->nfactors)
+        return sn_err_set(err, SN_EINVAL, "te-a2: %zu factor schedules for the %u factors of %s", n,
+                          t->nfactors, t->spec);
+    for (size_t i = 0; i < n; i++)
+        given[i] = in[i].sched;
+    return sn__te_a2_plan_with(t, p, given, out, err);
 }
 
 static int64_t predicted(const void *plan)
@@ -369,12 +377,13 @@ const sn_algo_t sn__algo_te_a2 = {
     .topos = "cartesian products of any factors (torus, mesh, S1*S2*...)",
     .summary = "algorithm A2: rounds of the factors' single-port total exchanges, one "
                "dimension at a time (Fig. 5.3)",
-    .source = "thesis (seed 000) sec. 5.3 Fig. 5.3 and Table 5.1 (L1525-1612), "
-              "Theorem 5.3, Corollary 5.4, Theorem 5.5 (L1620-1652)",
+    .source = "Dimakopoulos, thesis, section 5.3, Fig. 5.3, Table 5.1, Theorem 5.3, "
+              "Corollary 5.4, Theorem 5.5",
     .predicts = "n1 T_B + n2 T_A from the factors' predictions (Theorem 5.3, Corollary 5.4; = s_G "
                 "on products of Cayley graphs, Theorem 5.5); none if a factor has none",
     .applies = applies,
-    .plan_new = plan_new,
+    .plan_inputs = plan_inputs,
+    .plan_from = plan_from,
     .plan_free = plan_free,
     .predicted = predicted,
     .state_size = sizeof(state_t),

@@ -1,27 +1,25 @@
 /* te-a3: multiport total exchange on a homogeneous product G = H x H, and recursively on H^d for
- * d = 2^k, by Algorithm A3 of the thesis (core/algo). Source: seed 000_41e1ef40064f024b
- * (Dimakopoulos, PhD thesis 1996), section 5.4, Fig. 5.5, eq. (5.3), Theorem 5.6, Corollary 5.7,
- * Theorem 5.8 (lines 1654-1808); digest thesis-ch4-5-total-exchange.md sections 3.7 and 6.2.
+ * d = 2^k, by Algorithm A3 of the thesis (core/algo). Source: Dimakopoulos, thesis, section 5.4,
+ * Fig. 5.5, eq. (5.3), Theorem 5.6, Corollary 5.7, Theorem 5.8.
  *
  * Structure. G's node (a, b) has coordinate a in dimension 0 (the copies A_b = (*, b) of H) and b
  * in dimension 1 (the copies B_a = (a, *)). TEA runs in every A_b and TEB in every B_a, at the
  * same time on disjoint links, each as n = |H| rounds of TE(H); round r takes the slots
- * (r-1) T_H + 1 .. r T_H. TE(H) is the factor's multiport total-exchange schedule, recorded once
- * with sn_sched_record on H with this run's port model, msgs and frags (auto-selection for H, so
- * whatever algorithm is best for the factor is used). In step s of round r every node plays step
- * s of TE(H) twice, as H-node a in its A copy and as H-node b in its B copy; a schedule entry
- * "H-node f sends label (x -> y, packet k) on H-port q" is bound to a product packet:
- *   TEB round r < n, own label of (a, x): m_(a,x)((a + ((r-1) (+)_(n-1) l)) mod n, y), l = y - x,
- *       which is (5.3) with 0-based labels ((+)_(n-1) is the thesis's 1-based operator, L1680);
- *   TEB round n: m_(a,x)(a, y), the final deliveries inside B_a;
- *   TEA round 1: m_(x,b)(y, b), the node's own;
- *   TEA round r >= 2, own label of (x, b): the packet for (y, b) received in TEB round r-1, which
- *       is m_(x, b - l)(y, b) with l = ((d - r + 1) mod (n-1)) + 1, d = y - x (the digest's
- *       closed form; lines 1684, 1698 and (5.4) print the source wrongly, digest 6.2). The node
- *       keeps what TEB delivered to it by destination and checks it against the closed form.
- * Entries that forward a label (f is not its source) send the packet received for it unchanged.
- * With --msgs M and fragments F the factor is recorded with the same M and F, and the label's
- * (seq, frag) is the product packet's.
+ * (r-1) T_H + 1 .. r T_H. TE(H) is the factor's multiport total-exchange schedule, the plan's one
+ * input: the model records it once on H with this run's port model, msgs and frags (auto-selection
+ * for H, so whatever algorithm is best for the factor is used). In step s of round r every node
+ * plays step s of TE(H) twice, as H-node a in its A copy and as H-node b in its B copy; a schedule
+ * entry "H-node f sends label (x -> y, packet k) on H-port q" is bound to a product packet: TEB
+ * round r < n, own label of (a, x): m_(a,x)((a + ((r-1) (+)_(n-1) l)) mod n, y), l = y - x, which
+ * is (5.3) with 0-based labels ((+)_(n-1) is the thesis's 1-based operator of section 5.4); TEB
+ * round n: m_(a,x)(a, y), the final deliveries inside B_a; TEA round 1: m_(x,b)(y, b), the node's
+ * own; TEA round r >= 2, own label of (x, b): the packet for (y, b) received in TEB round r-1,
+ * which is m_(x, b - l)(y, b) with l = ((d - r + 1) mod (n-1)) + 1, d = y - x (a closed form
+ * derived here; the text of section 5.4 around (5.4) prints the source wrongly). The node keeps
+ * what TEB delivered to it by destination and checks it against the closed form. Entries that
+ * forward a label (f is not its source) send the packet received for it unchanged. With --msgs M
+ * and fragments F the factor is recorded with the same M and F, and the label's (seq, frag) is the
+ * product packet's.
  *
  * H^d, d = 2^k >= 4 (Cor. 5.7): G = H' x H' with H' = H^(d/2), and TE(H') is te-a3's own schedule
  * on H', recorded the same way (so the recursion bottoms out at H x H).
@@ -32,7 +30,7 @@
  * H and the parameters), every round lasts exactly its T_H' slots, and the last round of TEB has a
  * transmission in its last slot, so the run ends at slot n T_H' by construction (Thm 5.6 holds
  * for any TE(H) of length T_H). Optimality (Thm 5.8): when T_H equals H's (4.1) cut fraction, T
- * meets (4.1) on G; for rings with n = 2 mod 4 it does not (digest 6.1.1).
+ * meets (4.1) on G; for rings with n = 2 mod 4 it does not.
  *
  * Port models: multiport, full or half duplex. Every edge of G lies in exactly one copy of H and is
  * used there as the factor schedule uses it, so with the factor recorded under half duplex no edge
@@ -43,7 +41,6 @@
 #include <string.h>
 
 #include "algo_internal.h"
-#include "stepnet/model.h"
 #include "stepnet/util.h"
 
 #define EMPTY UINT32_MAX /* dst of an unused hold or stock entry (te packets never use it) */
@@ -270,50 +267,65 @@ static int index_schedule(plan_t *pl, const sn_sched_t *sc, sn_err_t *err)
     return rc;
 }
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+/* The plan's one input: TE(H) under this run's port model and sizes, auto-selected for H = G's
+ * factor, or te-a3's own schedule on H' = H^(d/2) (Cor. 5.7), a topology built here that the
+ * plan keeps. */
+static int plan_inputs(const sn_topo_t *t, const sn_params_t *p, sn_plan_input_t *in, size_t *n,
+                       sn_err_t *err)
+{
+    int rc = applies(t, p, err);
+    if (rc < 0)
+        return rc;
+    uint32_t half = t->nfactors / 2;
+    in[0].topo = t->factors[0];
+    in[0].algo = NULL;
+    if (half > 1) {
+        if ((rc = build_half(t, half, &in[0].owned, err)) < 0)
+            return rc;
+        in[0].topo = in[0].owned;
+        in[0].algo = "te-a3";
+    }
+    in[0].params = *p; /* the factor's total exchange under the same port model and sizes */
+    in[0].params.coll = SN_COLL_TE;
+    in[0].params.root = 0;
+    in[0].params.sources = NULL;
+    in[0].params.nsources = 0;
+    in[0].what = "total exchange of the factor";
+    *n = 1;
+    return 0;
+}
+
+static int plan_from(const sn_topo_t *t, const sn_params_t *p, sn_plan_input_t *in, size_t nin,
+                     void **out, sn_err_t *err)
 {
     *out = NULL;
     int rc = applies(t, p, err);
     if (rc < 0)
         return rc;
+    if (nin != 1 || in[0].sched == NULL)
+        return sn_err_set(err, SN_EINVAL, "te-a3: needs exactly one factor schedule, got %zu", nin);
+    const sn_sched_t *sc = in[0].sched;
     plan_t *pl = sn_xcalloc(1, sizeof *pl);
     pl->t = t;
     pl->p = p;
     pl->half = t->nfactors / 2;
     pl->mf = p->msgs * p->frags;
-    const char *halgo = NULL; /* auto for H itself */
-    if (pl->half == 1) {
-        pl->h = t->factors[0];
-    } else {
-        if ((rc = build_half(t, pl->half, &pl->h_owned, err)) < 0)
-            goto fail;
-        pl->h = pl->h_owned;
-        halgo = "te-a3"; /* Cor. 5.7: H' = H^(d/2) with its own A3 schedule */
-    }
+    pl->h = in[0].topo;
+    pl->h_owned = in[0].owned; /* H' is the plan's from now on */
+    in[0].owned = NULL;
     pl->n = pl->h->n;
     if ((uint64_t) pl->n * pl->n != t->n) {
         rc = sn_err_set(err, SN_EALGO, "te-a3: %s is not %s squared", t->spec, pl->h->spec);
         goto fail;
     }
-    sn_params_t hp = *p; /* the factor's total exchange under the same port model and sizes */
-    hp.coll = SN_COLL_TE;
-    hp.root = 0;
-    hp.sources = NULL;
-    hp.nsources = 0;
-    sn_sched_t *sc = NULL;
-    if ((rc = sn_sched_record(pl->h, &hp, halgo, &sc, err)) < 0)
-        goto fail;
     if (sc->steps == 0 || sc->steps > UINT32_MAX / 2 || sc->n > INT32_MAX) {
         rc = sn_err_set(err, SN_ERANGE, "te-a3: factor schedule of %s has %llu steps", pl->h->spec,
                         (unsigned long long) sc->steps);
-        sn_sched_free(sc);
         goto fail;
     }
     pl->T = (uint32_t) sc->steps;
     pl->pred = (int64_t) pl->n * (sc->predicted >= 0 ? sc->predicted : (int64_t) sc->steps);
-    rc = index_schedule(pl, sc, err);
-    sn_sched_free(sc);
-    if (rc < 0)
+    if ((rc = index_schedule(pl, sc, err)) < 0)
         goto fail;
     *out = pl;
     return 0;
@@ -515,12 +527,13 @@ const sn_algo_t sn__algo_te_a3 = {
     .topos = "H x H and H^d (d = 2^k) with identical factors: mesh:nxn, torus:nxn, "
              "'complete:m*complete:m', ...",
     .summary = "Algorithm A3: total exchanges of the factor in both dimensions at once, n rounds",
-    .source = "thesis (seed 000) sec. 5.4, Fig. 5.5, (5.3), Thm 5.6, Cor. 5.7, "
-              "Thm 5.8, L1654-1808; digest thesis-ch4-5 3.7, 6.2",
+    .source = "Dimakopoulos, thesis, section 5.4, Fig. 5.5, eq. (5.3), Theorem 5.6, "
+              "Corollary 5.7, Theorem 5.8",
     .predicts = "|H| * T_H (Thm 5.6), |H|^(d-1) * T_H on H^d (Cor. 5.7); T_H = the factor "
                 "algorithm's prediction, else its recorded steps",
     .applies = applies,
-    .plan_new = plan_new,
+    .plan_inputs = plan_inputs,
+    .plan_from = plan_from,
     .plan_free = plan_free,
     .predicted = predicted,
     .state_size = sizeof(state_t),

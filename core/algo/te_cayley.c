@@ -1,20 +1,20 @@
 /* te-cayley: optimal single-port total exchange on every Cayley graph, the node-invariant FIFO
- * algorithm of Fig. 4.5 (core/algo). Source: seed 000 (Dimakopoulos thesis), section 4.4.4,
- * Fig. 4.5 (L1371-1416), optimal by Theorem 4.11 (L1361-1363): T = s_G, the status of any node,
- * which is the single-port lower bound (4.5); the hypercube instance is Fig. 4.6 (L1420-1438).
- * Digest thesis-ch4-5-total-exchange.md section 3.4; traces in its section 5.4.
+ * algorithm of Fig. 4.5 (core/algo). Source: Dimakopoulos, thesis, section 4.4.4,
+ * Fig. 4.5, optimal by Theorem 4.11: T = s_G, the status of any node,
+ * which is the single-port lower bound (4.5); the hypercube instance is Fig. 4.6 (section 4.4.5).
  *
  * Node g holds the FIFO queue m_g(g z_1) .. m_g(g z_{n-1}), z_j = j (node-id order), head the
  * last. Every step it pops the head m and sends it to g * W[g^-1 dst(m)], where W[z] is the
  * generator that starts a shortest path from the identity 0 to z, the same relative table at every
  * node; an arrival is delivered or joins the tail. W: on hypercubes e-cube, the most significant
- * differing bit (L1438); elsewhere the first port of a breadth-first search from the identity that
- * scans ports in order, which on rings is +1 for z <= n/2 and -1 otherwise (the rule of L1375).
+ * differing bit; elsewhere the first port of a breadth-first search from the identity that
+ * scans ports in order, which on rings is +1 for z <= n/2 and -1 otherwise (the rule for rings in
+ * section 4.4.4).
  *
  * Sharing (Lemma 4.9, eqs. 4.20-4.23): Q_g(t) = g * Q_e(t) as ordered lists, so in step t every
  * node g sends g * m_t on the same port (generator) gamma_t, where (m_t, gamma_t) is what the
  * identity e sends, and receives (g gamma_t^-1) * m_t from g gamma_t^-1. The plan simulates e's
- * queue alone once (the trace: digest 3.4, "per-slot schedule computable locally") and every node
+ * queue alone once (the trace: a per-slot schedule every node computes locally) and every node
  * plays it translated by its own id. The queues themselves are never stored (O(n^2) packets, 16.7 M
  * on hypercube:12); a node checks every arrival against the trace (identity, payload digest,
  * arrival port) and fails the run on any difference, so the packet it later forwards, rebuilt from
@@ -297,8 +297,8 @@ const sn_algo_t sn__algo_te_cayley = {
     .topos = "Cayley graphs: ring, ering, circulant, complete, torus, hypercube, foldedcube, ccc, "
              "butterfly, star and their products",
     .summary = "node-invariant FIFO queues, one shortest-path generator per step (Fig. 4.5)",
-    .source = "thesis (seed 000) sec. 4.4.4 Fig. 4.5 (L1371-1416), Theorem 4.11 "
-              "(L1361), Lemmas 4.8-4.9 (L1269-1299); hypercubes Fig. 4.6 (L1420-1438)",
+    .source = "Dimakopoulos, thesis, sec. 4.4.4 Fig. 4.5, Theorem 4.11, "
+              "Lemmas 4.8-4.9; hypercubes Fig. 4.6",
     .predicts = "s_G, the status of a node (Theorem 4.11), times packets per pair",
     .applies = applies,
     .plan_new = plan_new,

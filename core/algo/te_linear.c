@@ -1,12 +1,12 @@
-/* te-linear: optimal multiport total exchange on the linear array L_n (core/algo). Source: thesis
- * (seed 000_41e1ef40064f024b) section 4.2, lines 917-1033: the furthest-first algorithm, Lemma 4.1
- * (eq. 4.9), Lemma 4.2 (phase ends T_j = jn - j^2) and Theorem 4.3 (T = ceil((n^2-1)/4), equal to
- * the cut bound (4.1) of the middle link); the same algorithm is section 3 of the paper (seed
- * 001_d5b71cb5fff24442, Theorem 1). Digest: spec/thesis-ch4-5-total-exchange.md section 3.1.
+/* te-linear: optimal multiport total exchange on the linear array L_n (core/algo). Source:
+ * Dimakopoulos, thesis, section 4.2: the furthest-first algorithm, Lemma 4.1 (eq. 4.9), Lemma 4.2
+ * (phase ends T_j = jn - j^2) and Theorem 4.3 (T = ceil((n^2-1)/4), equal to the cut bound (4.1) of
+ * the middle link); the same algorithm is section 3, Theorem 1 of Dimakopoulos and Dimopoulos,
+ * "Optimal Total Exchange in Linear Arrays and Rings".
  *
- * Rightward and leftward packets use disjoint directed links (L925), so every node keeps two
+ * Rightward and leftward packets use disjoint directed links, so every node keeps two
  * independent queues. Rightward: the packet with the largest destination goes first; ties (same
- * destination) go to the smallest source, the packet that has travelled furthest (L941-943);
+ * destination) go to the smallest source, the packet that has travelled furthest;
  * copies of one (source, destination) pair go in sequence order. Leftward is the mirror image:
  * smallest destination first, ties to the largest source. A node's own packets are generated
  * lazily in that order and merged with the received ones (a binary heap per direction).
@@ -61,7 +61,7 @@ typedef struct {
 /* ---- priority ---------------------------------------------------------------------------------
  * Leftward is rightward seen in the mirror (node x <-> n-1-x). The sending order is the order of
  * key = ((n-1-rank(dst)) * n + rank(src)) * K + copy: furthest destination first, then the
- * source that travelled furthest (L943), then the copy. key < n^2 K, which sn_params_check bounds
+ * source that travelled furthest, then the copy. key < n^2 K, which sn_params_check bounds
  * far below 2^64 (at most 2^34 deliveries); plan_new checks it. */
 
 static uint32_t rank_of(const plan_t *pl, int dir, uint32_t x)
@@ -259,8 +259,9 @@ const sn_algo_t sn__algo_te_linear = {
     .pm_mask = SN_PM_MULTI,
     .topos = "linear",
     .summary = "furthest-first per direction, ties to the smallest source (optimal)",
-    .source = "thesis (seed 000) sec. 4.2, Lemmas 4.1-4.2, Theorem 4.3, L917-1033 (tie rule "
-              "L941-943); paper (seed 001) sec. 3, Theorem 1",
+    .source =
+        "Dimakopoulos, thesis, sec. 4.2, Lemmas 4.1-4.2, Theorem 4.3 (tie rule "
+        "of sec. 4.2); Dimakopoulos and Dimopoulos, linear arrays and rings, sec. 3, Theorem 1",
     .predicts = "Theorem 4.3: ceil((n^2-1)/4) = floor(n/2)ceil(n/2), times msgs*frags",
     .applies = applies,
     .plan_new = plan_new,

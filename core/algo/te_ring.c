@@ -1,18 +1,18 @@
 /* te-ring: optimal multiport total exchange on the ring R_n by message shifting (core/algo).
- * Source: thesis (seed 000_41e1ef40064f024b) section 4.3, lines 1035-1185, and the paper (seed
- * 001_d5b71cb5fff24442) section 4, Theorems 2-3. Digest: spec/thesis-ch4-5-total-exchange.md
- * sections 3.2-3.3. Every message takes the shorter way round, fixed at its source (L1051); the two
- * directions use disjoint links, so each node keeps one FIFO queue per direction: it sends the head
- * and a passing packet joins the tail (the message-shift algorithm of [60], L1130).
+ * Source: Dimakopoulos, thesis, section 4.3, and Dimakopoulos and Dimopoulos, "Optimal Total
+ * Exchange in Linear Arrays and Rings", section 4, Theorems 2-3. Every message takes the shorter
+ * way round, fixed at its source; the two directions use disjoint links, so each node keeps one
+ * FIFO queue per direction: it sends the head and a passing packet joins the tail (the
+ * message-shift algorithm of [60]).
  *
- *  odd n (section 4.3.1, Lemma 4.4, Theorem 4.5, L1072-1137): node i queues m_i(i+1) .. m_i(i+h),
+ *  odd n (section 4.3.1, Lemma 4.4, Theorem 4.5): node i queues m_i(i+1) .. m_i(i+h),
  *    h = (n-1)/2, in each direction, head = the farthest (Fig. 4.4(a)). FIFO is node-invariant, so
  *    every queue is node 0's shifted (Lemma 4.4), every link is busy until all queues empty and
  *    T = (n^2-1)/8.
- *  even n (section 4.3.2, Theorem 4.6, L1139-1185): the antipodal message m_i(i+n/2) goes clockwise
- *    from even nodes and counterclockwise from odd ones ("the situation is reversed", L1147), so
+ *  even n (section 4.3.2, Theorem 4.6): the antipodal message m_i(i+n/2) goes clockwise
+ *    from even nodes and counterclockwise from odd ones ("the situation is reversed"), so
  *    even nodes queue n/2 messages clockwise and n/2-1 counterclockwise, odd nodes the reverse,
- *    furthest first at the head (this initial order matters, digest 3.3), then plain FIFO.
+ *    furthest first at the head (this initial order matters), then plain FIFO.
  *    T = T_opt = ceil((n^2-1)/8): n^2/8 when 4 | n, (n^2+4)/8 when n = 2 mod 4.
  *  n = 2: ring:2 is K2 (one edge, one port per node); the even rule sends node 0's message
  *    "clockwise" and node 1's "counterclockwise", both over that edge: T = 1 = (n^2+4)/8.
@@ -219,8 +219,9 @@ const sn_algo_t sn__algo_te_ring = {
     .topos = "ring",
     .summary = "message shift: one FIFO per direction, farthest first; antipodal message by "
                "parity for even n (optimal)",
-    .source = "thesis (seed 000) sec. 4.3.1 Lemma 4.4, Theorem 4.5 (odd n, L1072-1137), sec. "
-              "4.3.2 Theorem 4.6 (even n, L1139-1185); paper (seed 001) sec. 4, Theorems 2-3",
+    .source = "Dimakopoulos, thesis, sec. 4.3.1 Lemma 4.4, Theorem 4.5 (odd n), sec. "
+              "4.3.2 Theorem 4.6 (even n); Dimakopoulos and Dimopoulos, linear arrays and rings, "
+              "sec. 4, Theorems 2-3",
     .predicts = "Theorems 4.5-4.6: ceil((n^2-1)/8), times msgs*frags",
     .applies = applies,
     .plan_new = plan_new,

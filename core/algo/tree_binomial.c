@@ -1,10 +1,10 @@
 /* The binomial broadcast tree of the hypercube Q_d (core/algo).
  *
- * Source: Dimakopoulos, thesis (seed 000), section 3.1, L553 and Fig. 3.1; digest thesis-ch1-3
- * section 3.2. From root s, node x with y = x XOR s != 0 has the parent x with the lowest set bit
- * of y cleared, so a node that received over dimension j forwards on every dimension below j and
- * the root on all d. Node x is at depth popcount(y). It is the Theorem 3.1 tree of d copies of K_2
- * with coordinate j = bit j (digest section 6 item 7; checked in tests/unit/test_thesis_trees.c).
+ * Source: Dimakopoulos, thesis, section 3.1 and Fig. 3.1. From root s, node x with y = x XOR s != 0
+ * has the parent x with the lowest set bit of y cleared, so a node that received over dimension j
+ * forwards on every dimension below j and the root on all d. Node x is at depth popcount(y). It is
+ * the Theorem 3.1 tree of d copies of K_2 with coordinate j = bit j (checked in
+ * tests/unit/test_thesis_trees.c).
  */
 #include "algo_internal.h"
 

@@ -1,10 +1,10 @@
 /* The broadcast and scattering tree of the extended ring E_n^rho (core/algo).
  *
- * Source: Dimakopoulos, thesis (seed 000), section 3.1, L555-L582 (from [17]) and Theorem 3.8,
- * L777-L783; digest thesis-ch1-3 section 3.3. The tree is the one the weight protocol builds: the
+ * Source: Dimakopoulos, thesis, section 3.1 (from [17]) and Theorem 3.8
+ * (section 3.4.1). The tree is the one the weight protocol builds: the
  * root sends weight D clockwise to i+1 .. i+rho, weight w+1 counter-clockwise to i-1 .. i-k and
  * weight w to i-(k+1) .. i-rho; a node that receives weight W forwards W-1 (if not 0) rho further
- * in the same direction. Weight-0 sends are skipped (digest section 6 item 6: the printed rule
+ * in the same direction. Weight-0 sends are skipped (an erratum: the printed rule
  * would send them and decrement to -1), so when w = 0 the root has fewer than 2 rho children. The
  * direction travels with the weight, which resolves rho = n/2 where the +rho and -rho neighbours
  * coincide. Every root subtree is a path of at most D nodes, D = ceil((n-1)/deg) (Theorem 3.8). */

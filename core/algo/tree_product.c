@@ -1,14 +1,14 @@
 /* The Theorem 3.1 broadcast tree of a cartesian product G_1 x ... x G_k (core/algo).
  *
- * Source: Dimakopoulos, thesis (seed 000), section 3.1.1, L584-L616, Theorem 3.1 and Fig. 3.3;
- * digest thesis-ch1-3 section 3.4. The recursive construction (|V_k| copies of the tree of the
+ * Source: Dimakopoulos, thesis, section 3.1.1, Theorem 3.1 and Fig. 3.3.
+ * The recursive construction (|V_k| copies of the tree of the
  * first k-1 dimensions, joined by the factor tree of dimension k at (v_1, ..., v_{k-1}, *)) has the
- * closed form proved at L614-L616: the parent of u != v is u with coordinate i replaced by the
+ * closed form proved with Theorem 3.1: the parent of u != v is u with coordinate i replaced by the
  * parent of u_i in the tree of factor i, where i is the lowest index with u_i != v_i. A node that
  * received over dimension i forwards in every dimension below i and in dimension i itself.
  * Heights add up: with factor trees of height e_i(v_i) the tree has height e(v) = sum e_i(v_i)
  * (eq. 2.2), which is optimal for multiport broadcast. Factor trees: the E_n^rho tree of section
- * 3.1 for rings and extended rings (digest section 3.3), the binomial tree for hypercubes, a BFS
+ * 3.1 for rings and extended rings (section 3.1), the binomial tree for hypercubes, a BFS
  * tree for every other factor. Factor i is stepnet's i-th factor (the first one most significant
  * in the node id), so mesh:3x4x2 is L_3 x L_4 x L_2 as in Fig. 3.3. */
 #include <stdlib.h>

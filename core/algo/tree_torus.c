@@ -1,7 +1,7 @@
 /* The multiport scattering tree of the 2-D n x m torus (core/algo).
  *
- * Source: Dimakopoulos, thesis (seed 000), section 3.4.2, L785-L864 (Fig. 3.7 and the four parity
- * cases); digest thesis-ch1-3 section 3.8, with the errata of its section 6 item 9. The root's
+ * Source: Dimakopoulos, thesis, section 3.4.2 (Fig. 3.7 and the four parity
+ * cases), with the errata (a) to (g) of the printed construction named below. The root's
  * four neighbours own four regions of about (nm-1)/4 nodes each, so scattering over the tree takes
  * max |region| = ceil((nm-1)/4) steps, the lower bound (3.3) (Theorem 3.7).
  *
@@ -11,7 +11,7 @@
  * node ((r - y) mod n, (c - x) mod m) for the root (r, c) (erratum a: row first).
  *
  * Regions. A = {x >= 1, y >= 1} owned by [0,1], B = {x >= 1, y <= -1} by [1,0], C = {x, y <= -1}
- * by [0,-1], D = {x <= -1, y >= 1} by [-1,0]. The axes are shared out (L821-L852); the rule of the
+ * by [0,-1], D = {x <= -1, y >= 1} by [-1,0]. The axes are shared out; the rule of the
  * four cases factors into the parities (checked against the printed cases and region sizes):
  *   x axes (depend on n): n odd: x+ odd -> B, even -> A; x- odd -> D, even -> C.
  *                         n even: x+ all -> B; x- [-1,0] -> D (its owner), the rest -> C;
@@ -21,7 +21,7 @@
  *                         then [1, Yp] moves from A to D (cases 3 and 4).
  * Parities are of |coordinate| (erratum e); owners stay in their regions (erratum d).
  *
- * Trees inside a region (L819, L825), in the frame that turns the region into A (B: (x,y) ->
+ * Trees inside a region (section 3.4.2), in the frame that turns the region into A (B: (x,y) ->
  * (-y,x), C: (x,y) -> (-x,-y), D: (x,y) -> (y,-x)): the owner [0,1] starts a spine along y = 1 to
  * the right, a vertical segment rises from every spine point; an axis point [0,y] hangs under the
  * leftmost region point of its row, [1,y], and an axis point [x,0] under [x,1]. The moved points
@@ -32,7 +32,7 @@
  *   n even >= 6, m = 4 : [-1,1] would move to C but only touches A and D. We transpose: the same
  *                        construction with the roles of n and m swapped (the torus is symmetric),
  *                        which works there;
- *   4 x 4              : both orientations fail; the explicit tree of digest section 5 item 8;
+ *   4 x 4              : both orientations fail; an explicit balanced tree found by hand;
  *   3 x even, even x 3 : outside the thesis range (n, m >= 4) and both orientations fail (Yp = 1,
  *                        or Xm = 1 with n even); the generic balanced tree (sn__tree_balanced),
  *                        which reaches ceil((nm-1)/4) on every such size we tried (m <= 400).
@@ -184,6 +184,9 @@ int sn__torus_get(const sn_topo_t *t, uint32_t *n, uint32_t *m, const char *who,
 {
     int two_rings = t->nfactors == 2 && t->factors[0]->kind == SN_TOPO_RING &&
                     t->factors[1]->kind == SN_TOPO_RING;
+    /* always written: callers test the result only against 0, and sn_err_set's code is opaque
+     * to the compiler (GCC 12 at -O3 warns maybe-uninitialized otherwise) */
+    *n = *m = 0;
     if (!two_rings)
         return sn_err_set(err, SN_ENOTSUP,
                           "%s needs a 2-D torus (torus:NxM or ring:N*ring:M), not %s", who,
@@ -196,8 +199,8 @@ int sn__torus_get(const sn_topo_t *t, uint32_t *n, uint32_t *m, const char *who,
     return 0;
 }
 
-/* The explicit balanced tree of the 4 x 4 torus (digest section 5 item 8), as (row, col) offsets
- * from the root: child, parent. Root subtrees of 3, 4, 4 and 4 nodes. */
+/* The explicit balanced tree of the 4 x 4 torus (found by hand; the construction fails there), as
+ * (row, col) offsets from the root: child, parent. Root subtrees of 3, 4, 4 and 4 nodes. */
 static const uint8_t TREE_4X4[15][4] = {
     {0, 1, 0, 0}, {1, 1, 0, 1}, {2, 1, 1, 1}, {0, 3, 0, 0}, {0, 2, 0, 3},
     {3, 3, 0, 3}, {2, 3, 3, 3}, {1, 0, 0, 0}, {1, 3, 1, 0}, {1, 2, 1, 3},

@@ -2,17 +2,17 @@
  * algorithm under the given port model, and carries its source. M below is msgs * frags, the
  * packets per (source, destination); P the processors, S the sources.
  *
- *  bcast   eccentricity e(root) (thesis L624) plus pipelining: the last of M packets leaves the
- * root after ceil(M/sends per slot) slots and still has e-1 hops to go; single-port: Theorem 3.3
- * (L666, with the digest's correction of the remark at L674). scatter single-port: the root sends
- * one message per slot and the one to distance d needs d-1 more slots; the best order (deepest
- * first) gives max_d (M*R_d + d - 1), n-1 when every node is a processor (Theorem 3.6). Multiport:
- * ceil((P-1)M/deg(root)) (eq. 3.3), e(root). gather  the same with the roles of sending and
- * receiving exchanged (L341). mnb     diameter; receptions: a processor receives (|S|-1)M packets,
- * at most deg (multiport, rx any) or 1 (rx one) per slot; single-port: at most n transmissions per
- * slot. te      the cut bound (4.1) over cuts found cheaply; the distance bound (4.4) single-port
- * (and its multiport analogue over 2|E| links, digest thesis-ch4-5 section 2); sends and receptions
- * per node. */
+ *  bcast   eccentricity e(root) (Dimakopoulos, thesis, section 3.2) plus pipelining: the last of M
+ * packets leaves the root after ceil(M/sends per slot) slots and still has e-1 hops to go;
+ * single-port: Theorem 3.3 (section 3.2.1; the remark that follows it, on d = e(v), is corrected
+ * here). scatter single-port: the root sends one message per slot and the one to distance d needs
+ * d-1 more slots; the best order (deepest first) gives max_d (M*R_d + d - 1), n-1 when every node
+ * is a processor (Theorem 3.6). Multiport: ceil((P-1)M/deg(root)) (eq. 3.3), e(root). gather  the
+ * same with the roles of sending and receiving exchanged. mnb     diameter; receptions: a processor
+ * receives (|S|-1)M packets, at most deg (multiport, rx any) or 1 (rx one) per slot; single-port:
+ * at most n transmissions per slot. te      the cut bound (4.1) over cuts found cheaply; the
+ * distance bound (4.4) single-port (and its multiport analogue over 2|E| links, derived the same
+ * way); sends and receptions per node. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +20,15 @@
 
 #include "stepnet/model.h"
 #include "stepnet/util.h"
-#include "topo/topo_internal.h"
+
+/* k^e, saturating (fat-tree level sizes). */
+static uint64_t upow(uint64_t k, uint32_t e)
+{
+    uint64_t r = 1;
+    while (e-- > 0)
+        r = (k != 0 && r > UINT64_MAX / k) ? UINT64_MAX : r * k;
+    return r;
+}
 
 static void add(sn_bounds_t *b, const char *name, const char *source, int64_t value,
                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
@@ -188,8 +196,8 @@ static void search_cuts(cuts_t *c)
         for (uint32_t l = 0; l < h; l++) {
             for (uint32_t u = 0; u < t->n; u++) {
                 uint32_t m, idx;
-                sn__fattree_pos(t, u, &m, &idx);
-                in[u] = m <= l && idx < sn__upow(k, l - m);
+                sn_topo_fattree_pos(t, u, &m, &idx);
+                in[u] = m <= l && idx < upow(k, l - m);
             }
             char what[64];
             snprintf(what, sizeof what, "subtree of a level-%u node", l);
@@ -219,14 +227,15 @@ int sn_model_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, 
     case SN_COLL_BCAST: {
         uint32_t ecc = sn_topo_ecc(t, root, 1);
         uint64_t per = single ? 1 : sn_topo_degree(t, root);
-        add(out, "eccentricity", "thesis L624: B(v) >= e(v); pipelining M packets",
+        add(out, "eccentricity",
+            "Dimakopoulos, thesis, section 3.2: B(v) >= e(v); pipelining M packets",
             (int64_t) (sn_ceil_div(M, per) + ecc - 1), "e(root) = %u, %llu packets", ecc,
             (unsigned long long) M);
         if (single) {
             uint64_t *counts = sn_xcalloc((size_t) ecc + 1, sizeof *counts);
             sn_topo_dds(t, root, 1, counts, ecc + 1);
-            add(out, "thm3.3", "thesis Theorem 3.3 (L666)", sn_model_thm33(counts, ecc),
-                "distance degree sequence of the root");
+            add(out, "thm3.3", "Dimakopoulos, thesis, section 3.2.1, Theorem 3.3",
+                sn_model_thm33(counts, ecc), "distance degree sequence of the root");
             free(counts);
         }
         break;
@@ -248,14 +257,17 @@ int sn_model_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, 
                     best = v;
             }
             free(counts);
-            add(out, "root-port", "thesis Theorem 3.6 (L734): one message per slot at the root",
-                best, "%llu messages, deepest first", (unsigned long long) ((P - 1) * M));
+            add(out, "root-port",
+                "Dimakopoulos, thesis, Theorem 3.6: one message per slot at the root", best,
+                "%llu messages, deepest first", (unsigned long long) ((P - 1) * M));
         } else {
             uint32_t deg = sn_topo_degree(t, root);
-            add(out, "degree", "thesis eq. (3.3), L752", (int64_t) sn_ceil_div((P - 1) * M, deg),
-                "%llu messages over %u links", (unsigned long long) ((P - 1) * M), deg);
+            add(out, "degree", "Dimakopoulos, thesis, eq. (3.3)",
+                (int64_t) sn_ceil_div((P - 1) * M, deg), "%llu messages over %u links",
+                (unsigned long long) ((P - 1) * M), deg);
         }
-        add(out, "eccentricity", "thesis L624 (the farthest processor)", ecc, "e(root) = %u", ecc);
+        add(out, "eccentricity", "Dimakopoulos, thesis, section 3.2 (the farthest processor)", ecc,
+            "e(root) = %u", ecc);
         break;
     }
     case SN_COLL_MNB:
@@ -283,7 +295,7 @@ int sn_model_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, 
                     far = e;
             }
         }
-        add(out, "diameter", "thesis L373: the farthest pair", far,
+        add(out, "diameter", "Dimakopoulos, thesis, section 2.1: the farthest pair", far,
             "farthest source-processor distance %u", far);
         /* receptions (and, personalised, sends) per processor */
         int64_t recv = 0, send = 0;
@@ -304,12 +316,12 @@ int sn_model_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, 
             }
         }
         add(out, "receive",
-            rx_one ? "one reception per slot (thesis L534)"
+            rx_one ? "one reception per slot (Dimakopoulos, thesis, section 2.4)"
                    : "one packet per incoming link per slot",
             recv, "%llu packets into a processor", (unsigned long long) ((S - 1) * M));
         if (!bcast)
             add(out, "send",
-                single ? "one send per slot (thesis L534)"
+                single ? "one send per slot (Dimakopoulos, thesis, section 2.4)"
                        : "one packet per outgoing link per slot",
                 send, "%llu packets out of a source", (unsigned long long) ((P - 1) * M));
         uint64_t links = half ? t->nedges : 2ull * t->nedges;
@@ -331,19 +343,21 @@ int sn_model_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, 
             total *= M;
             if (single)
                 add(out, "status",
-                    "thesis (4.4), L894: each send shortens the total distance "
+                    "Dimakopoulos, thesis, section 4.1, (4.4): each send shortens the total "
+                    "distance "
                     "by at most 1",
                     (int64_t) sn_ceil_div(total, t->n), "total distance %llu over %u nodes",
                     (unsigned long long) total, t->n);
             else
-                add(out, "distance", "(4.4) over links: digest thesis-ch4-5 section 2",
+                add(out, "distance", "(4.4) over links, derived the same way",
                     (int64_t) sn_ceil_div(total, links), "total distance %llu over %llu links",
                     (unsigned long long) total, (unsigned long long) links);
             if (!single) {
                 cuts_t c = {t, p, is_src, M, 0, ""};
                 search_cuts(&c);
                 if (c.best > 0)
-                    add(out, "cut", "thesis (4.1), L874", c.best, "%s", c.detail);
+                    add(out, "cut", "Dimakopoulos, thesis, section 4.1, (4.1)", c.best, "%s",
+                        c.detail);
             }
         }
         free(is_src);

@@ -32,22 +32,24 @@ const sn_algo_t *sn_model_find(const char *name)
     return NULL;
 }
 
+/* The port model in words (messages name concepts; the CLI maps SN_PARAM_PORT_MODEL to flags). */
 static const char *pm_name(const sn_portmodel_t *pm)
 {
     if (pm->ports == SN_PORTS_MULTI)
-        return pm->duplex == SN_DUPLEX_HALF ? "--ports multi --duplex half" : "--ports multi";
+        return pm->duplex == SN_DUPLEX_HALF ? "multiport, half duplex" : "multiport";
     if (pm->rx == SN_RX_ANY)
-        return pm->duplex == SN_DUPLEX_HALF ? "--ports single --rx any --duplex half"
-                                            : "--ports single --rx any";
-    return pm->duplex == SN_DUPLEX_HALF ? "--ports single --duplex half" : "--ports single";
+        return pm->duplex == SN_DUPLEX_HALF
+                   ? "single-port with any number of receptions, half duplex"
+                   : "single-port with any number of receptions";
+    return pm->duplex == SN_DUPLEX_HALF ? "single-port, half duplex" : "single-port";
 }
 
 static void mask_names(unsigned mask, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%s%s%s%s", (mask & SN_PM_MULTI) ? "multi " : "",
-             (mask & SN_PM_SINGLE) ? "single " : "",
-             (mask & SN_PM_SINGLE_ANY) ? "single/rx-any " : "",
-             (mask & SN_PM_HALF) ? "half-duplex" : "full-duplex only");
+    snprintf(buf, cap, "%s%s%s%s", (mask & SN_PM_MULTI) ? "multiport; " : "",
+             (mask & SN_PM_SINGLE) ? "single-port; " : "",
+             (mask & SN_PM_SINGLE_ANY) ? "single-port with any number of receptions; " : "",
+             (mask & SN_PM_HALF) ? "half duplex" : "full duplex only");
 }
 
 /* "a, b, c": the algorithms of collective c. */
@@ -78,8 +80,9 @@ int sn_model_check(const sn_algo_t *a, const sn_topo_t *t, const sn_params_t *p,
     if ((a->pm_mask & need) != need) {
         char m[96];
         mask_names(a->pm_mask, m, sizeof m);
-        return sn_err_set(err, SN_ENOTSUP, "algorithm %s does not support %s (it supports: %s)",
-                          a->name, pm_name(&p->pm), m);
+        return sn_err_set_param(err, SN_ENOTSUP, SN_PARAM_PORT_MODEL,
+                                "algorithm %s does not support %s (it supports: %s)", a->name,
+                                pm_name(&p->pm), m);
     }
     if (a->applies)
         return a->applies(t, p, err);
@@ -101,7 +104,7 @@ int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
         if ((rc = sn_model_check(a, t, p, err)) < 0)
             return rc;
         void *pl = NULL;
-        if ((rc = a->plan_new(t, p, &pl, err)) < 0)
+        if ((rc = sn_model_plan_new(a, t, p, &pl, err)) < 0)
             return rc;
         *algo = a;
         if (predicted)
@@ -122,7 +125,7 @@ int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
             continue;
         sn_err_t e2 = {0};
         void *pl = NULL;
-        if (sn_model_check(a, t, p, &e2) < 0 || a->plan_new(t, p, &pl, &e2) < 0) {
+        if (sn_model_check(a, t, p, &e2) < 0 || sn_model_plan_new(a, t, p, &pl, &e2) < 0) {
             if (why[0] == '\0')
                 snprintf(why, sizeof why, "%s", e2.msg);
             continue;

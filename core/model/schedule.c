@@ -1,7 +1,8 @@
 /* Schedules as data (core/model): the transmissions of any algorithm, recorded by running it in
- * the simulator. Composite algorithms (A2 and A3 of the thesis, chapter 5) build a product's
- * total exchange from total exchanges of its factors: they take the factor's schedule this way,
- * whatever algorithm auto-selection picks for the factor. */
+ * the simulator, and the construction of plans. Composite algorithms (A2 and A3 of Dimakopoulos's
+ * thesis, chapter 5) build a product's total exchange from total exchanges of its factors: the
+ * model records those here, whatever algorithm auto-selection picks for the factor, and hands them
+ * to the algorithm as plan inputs, so that core/algo never calls back into core/model. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,56 @@ int sn_sched_record(const sn_topo_t *t, const sn_params_t *p, const char *algo, 
     s->algo = a;
     *out = s;
     return 0;
+}
+
+/* Two plan inputs that record the same run (their schedules may be shared). */
+static int same_input(const sn_plan_input_t *a, const sn_plan_input_t *b)
+{
+    const sn_params_t *x = &a->params, *y = &b->params;
+    int same_algo = (a->algo == NULL && b->algo == NULL) ||
+                    (a->algo != NULL && b->algo != NULL && strcmp(a->algo, b->algo) == 0);
+    return a->owned == NULL && b->owned == NULL && same_algo &&
+           (a->topo == b->topo || strcmp(a->topo->spec, b->topo->spec) == 0) &&
+           x->coll == y->coll && x->pm.ports == y->pm.ports && x->pm.rx == y->pm.rx &&
+           x->pm.duplex == y->pm.duplex && x->root == y->root && x->msgs == y->msgs &&
+           x->frags == y->frags && x->size == y->size && x->seed == y->seed &&
+           x->sources == y->sources && x->nsources == y->nsources;
+}
+
+int sn_model_plan_new(const sn_algo_t *a, const sn_topo_t *t, const sn_params_t *p, void **plan,
+                      sn_err_t *err)
+{
+    *plan = NULL;
+    if (a->plan_new != NULL)
+        return a->plan_new(t, p, plan, err);
+    sn_plan_input_t in[SN_ALGO_MAX_INPUTS];
+    sn_sched_t *rec[SN_ALGO_MAX_INPUTS] = {NULL}; /* the schedules recorded here (not shared) */
+    size_t n = 0;
+    memset(in, 0, sizeof in);
+    int rc = a->plan_inputs(t, p, in, &n, err);
+    if (rc < 0)
+        return rc;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        for (size_t j = 0; j < i && in[i].sched == NULL; j++)
+            if (same_input(&in[i], &in[j]))
+                in[i].sched = in[j].sched;
+        if (in[i].sched != NULL)
+            continue;
+        sn_err_t e2 = {0};
+        rc = sn_sched_record(in[i].topo, &in[i].params, in[i].algo, &rec[i], &e2);
+        if (rc < 0)
+            sn_err_set(err, rc, "%s: no %s on %s: %s", a->name,
+                       in[i].what ? in[i].what : sn_coll_name(in[i].params.coll), in[i].topo->spec,
+                       e2.msg);
+        in[i].sched = rec[i];
+    }
+    if (rc == 0)
+        rc = a->plan_from(t, p, in, n, plan, err);
+    for (size_t i = 0; i < n; i++) {
+        sn_sched_free(rec[i]);
+        sn_topo_free(in[i].owned);
+    }
+    return rc;
 }
 
 void sn_sched_free(sn_sched_t *s)

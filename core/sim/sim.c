@@ -1,5 +1,5 @@
 /* The slot simulator (core/sim): every node's state machine in one process, in lockstep, with the
- * port model enforced on every send and every delivery verified (DESIGN.md section 1).
+ * port model enforced on every send and every delivery verified (the slot model of docs/model.md).
  *
  * Event-driven: slot t steps only the nodes that received at the end of slot t-1 or asked to be
  * woken at t; whole idle stretches are skipped. The sends of a slot are appended to a pool, then
@@ -423,11 +423,12 @@ int sn_sim_run(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a, con
         /* the limit is on crossings: a run whose last crossing is at max_slots still needs the
          * steps of slot max_slots + 1 for its final deliveries */
         if ((sends > 0 && slot > max_slots) || next > max_slots + 1) {
-            rc = sn_err_set(err, SN_ESLOTS,
-                            "no quiescence after %llu slots (the limit; set it with --max-slots): "
-                            "%llu of %llu deliveries done",
-                            (unsigned long long) max_slots, (unsigned long long) res->deliveries,
-                            (unsigned long long) res->expected_deliveries);
+            rc = sn_err_set_param(err, SN_ESLOTS, SN_PARAM_SLOT_LIMIT,
+                                  "no quiescence after %llu slots (the slot limit): "
+                                  "%llu of %llu deliveries done",
+                                  (unsigned long long) max_slots,
+                                  (unsigned long long) res->deliveries,
+                                  (unsigned long long) res->expected_deliveries);
             goto done;
         }
         slot = next;

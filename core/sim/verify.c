@@ -1,5 +1,5 @@
 /* Delivery verification (core/sim), shared by the simulator and stepnet-node: what "verified"
- * means (DESIGN.md section 1): every delivery is a data packet the collective sends to that node,
+ * means (docs/model.md): every delivery is a data packet the collective sends to that node,
  * its payload digest matches, and no packet arrives twice. One bit per expected packet. */
 #include <stdlib.h>
 #include <string.h>

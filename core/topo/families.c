@@ -5,7 +5,7 @@
  *
  * The Cayley families share one builder: node ids are group elements, port p of g leads to
  * g * gens[p], and arrives on the port of gens[p]^-1. Definitions of CCC, wrapped butterfly and
- * star graphs follow the digest thesis-ch4-5-total-exchange.md section 4.1. */
+ * star graphs follow Dimakopoulos, thesis, section 4.4.1 (Cayley graphs). */
 #include <stdlib.h>
 #include <string.h>
 

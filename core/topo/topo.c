@@ -208,6 +208,15 @@ void sn__fattree_pos(const sn_topo_t *t, uint32_t node, uint32_t *level, uint32_
     *index = 0;
 }
 
+void sn_topo_fattree_pos(const sn_topo_t *t, uint32_t u, uint32_t *level, uint32_t *index)
+{
+    if (t->kind != SN_TOPO_FATTREE) {
+        *level = *index = 0;
+        return;
+    }
+    sn__fattree_pos(t, u, level, index);
+}
+
 /* ---- labels ---------------------------------------------------------------------------------- */
 
 static size_t put_bin(char *buf, size_t cap, uint32_t x, uint32_t bits)

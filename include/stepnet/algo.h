@@ -1,8 +1,8 @@
 /* stepnet algorithm interface: collectives, packets, run parameters, the per-node state machine
  * and the algorithm descriptor (core/algo). The same state machine runs in core/sim (all nodes in
- * one process) and in stepnet-node (one node over TCP); DESIGN.md section 2.
+ * one process) and in stepnet-node (one node over TCP); docs/architecture.md.
  *
- * Slots (DESIGN.md section 1): slots are numbered 1, 2, ... A node is stepped at slot t with the
+ * Slots (docs/model.md): slots are numbered 1, 2, ... A node is stepped at slot t with the
  * packets that arrived at the end of slot t-1 and returns the sends of slot t. A packet sent in
  * slot t is at the next node at the end of slot t. Delivery is free: a node delivers a packet
  * addressed to it in the step that sees it arrive.
@@ -86,11 +86,12 @@ typedef struct sn_packet_s {
 typedef struct sn_params_s {
     sn_coll_t coll;
     sn_portmodel_t pm;
-    uint32_t root;           /* node id of the root (bcast, scatter, gather) */
-    uint32_t msgs;           /* packets per (source, destination), >= 1 */
-    uint32_t frags;          /* fragments per message, >= 1 (the split model of the mesh paper) */
-    uint32_t size;           /* payload bytes per packet */
-    uint64_t seed;           /* run seed: payloads and any random choice */
+    uint32_t root;  /* node id of the root (bcast, scatter, gather) */
+    uint32_t msgs;  /* packets per (source, destination), >= 1 */
+    uint32_t frags; /* fragments per message, >= 1 (the split model of Varvarigos and Bertsekas,
+                       d-dimensional meshes, section 1) */
+    uint32_t size;  /* payload bytes per packet */
+    uint64_t seed;  /* run seed: payloads and any random choice */
     const uint32_t *sources; /* partial collectives: source node ids, sorted; NULL otherwise */
     uint32_t nsources;
 } sn_params_t;
@@ -189,13 +190,47 @@ static inline void sn_step_deliver(sn_step_t *io, const sn_packet_t *pkt)
 
 /* ---- the algorithm descriptor ---------------------------------------------------------------- */
 
-#define SN_PM_MULTI      (1u << 0) /* supports --ports multi */
-#define SN_PM_SINGLE     (1u << 1) /* supports --ports single --rx one */
-#define SN_PM_SINGLE_ANY (1u << 2) /* supports --ports single --rx any */
-#define SN_PM_HALF       (1u << 3) /* supports --duplex half (with the models above) */
+#define SN_PM_MULTI      (1u << 0) /* supports multiport */
+#define SN_PM_SINGLE     (1u << 1) /* supports single-port, one reception per slot */
+#define SN_PM_SINGLE_ANY (1u << 2) /* supports single-port, any receptions per slot */
+#define SN_PM_HALF       (1u << 3) /* supports half duplex (with the models above) */
 #define SN_PM_ALL        (SN_PM_MULTI | SN_PM_SINGLE | SN_PM_SINGLE_ANY | SN_PM_HALF)
 
 typedef struct sn_algo_s sn_algo_t;
+
+/* ---- schedules as data ----------------------------------------------------------------------
+ * Every transmission of one run, in slot order. core/model records them (sn_sched_record in
+ * stepnet/model.h); composite algorithms take their factors' schedules as plan inputs. */
+
+typedef struct sn_sched_ev_s {
+    uint64_t slot;
+    uint32_t node, port; /* node sends pkt on its port in slot */
+    sn_packet_t pkt;
+} sn_sched_ev_t;
+
+typedef struct sn_sched_s {
+    sn_sched_ev_t *ev; /* every transmission, sorted by (slot, node, port) */
+    size_t n;
+    uint64_t steps;    /* the last slot with a transmission */
+    int64_t predicted; /* the algorithm's prediction, -1 if none */
+    const sn_algo_t *algo;
+} sn_sched_t;
+
+/* The most schedules one plan is built from (one per factor of a product). */
+#define SN_ALGO_MAX_INPUTS SN_TOPO_MAX_FACTORS
+
+/* One schedule a composite algorithm's plan is built from: plan_inputs fills the request, the
+ * model records the schedule (sched) before it calls plan_from. */
+typedef struct sn_plan_input_s {
+    const sn_topo_t *topo;   /* where to run: a factor of t, or `owned` */
+    sn_params_t params;      /* the collective, port model and sizes of that run */
+    const char *algo;        /* the algorithm to record, NULL for auto-selection */
+    const char *what;        /* for error messages: "single-port total exchange" */
+    sn_topo_t *owned;        /* a topology built for this input, or NULL; plan_from may keep it (it
+                                then sets owned to NULL), otherwise the model frees it */
+    const sn_sched_t *sched; /* the recorded schedule, lent to plan_from (copy what it keeps);
+                                equal requests may share one */
+} sn_plan_input_t;
 
 struct sn_algo_s {
     const char *name; /* unique, e.g. "te-route" */
@@ -211,9 +246,21 @@ struct sn_algo_s {
     int (*applies)(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err);
 
     /* Shared read-only precomputation (trees, schedules, routing). `t` and `p` (and its sources)
-     * must outlive the plan. */
+     * must outlive the plan. Build plans with sn_model_plan_new (stepnet/model.h), which calls
+     * either plan_new or, for composite algorithms, plan_inputs and plan_from. */
     int (*plan_new)(const sn_topo_t *t, const sn_params_t *p, void **plan, sn_err_t *err);
     void (*plan_free)(void *plan);
+
+    /* Composite algorithms only (plan_new NULL): a plan built from schedules of other runs (A2 and
+     * A3 from their factors' total exchanges), which the model records, so that no algorithm calls
+     * into the model. plan_inputs fills in[0 .. *n-1] (n <= SN_ALGO_MAX_INPUTS; sched NULL) or
+     * fails with the reason (SN_ENOTSUP, SN_ERANGE); on failure it leaves no owned topology
+     * behind. plan_from builds the plan from the recorded schedules in[i].sched, which it checks
+     * (SN_EINVAL or SN_EALGO for a schedule that is not what it needs). */
+    int (*plan_inputs)(const sn_topo_t *t, const sn_params_t *p, sn_plan_input_t *in, size_t *n,
+                       sn_err_t *err);
+    int (*plan_from)(const sn_topo_t *t, const sn_params_t *p, sn_plan_input_t *in, size_t n,
+                     void **plan, sn_err_t *err);
 
     /* Exact step count this algorithm takes on the plan's inputs, or -1 when theory gives none. */
     int64_t (*predicted)(const void *plan);

@@ -41,17 +41,48 @@ enum {
 #undef SN_ERR_ENUM
 };
 
-/* A detailed error: the code and one line that names the bad value or the failing node, slot and
- * link. Functions that can fail in ways a user must understand take an `sn_err_t *` (may be NULL
- * when the caller only wants the code). */
+/* The run parameters an error can be about. Core messages name the concept (the second column),
+ * never a command-line flag: a front end maps the parameter to its own spelling (the stepnet CLI
+ * to its flags, in one table in coordinator/errmap.c). XX(name, concept) */
+#define SN_PARAM_MAP(XX)                                                                           \
+    XX(NONE, "")                                                                                   \
+    XX(ROOT, "root")                                                                               \
+    XX(MSGS, "messages per pair")                                                                  \
+    XX(FRAGS, "fragments per message")                                                             \
+    XX(SIZE, "packet size")                                                                        \
+    XX(PORT_MODEL, "port model")                                                                   \
+    XX(RX, "reception limit")                                                                      \
+    XX(SOURCES, "sources")                                                                         \
+    XX(SLOT_LIMIT, "slot limit")
+
+typedef enum {
+#define SN_PARAM_ENUM(name, concept) SN_PARAM_##name,
+    SN_PARAM_MAP(SN_PARAM_ENUM)
+#undef SN_PARAM_ENUM
+        SN_PARAM_COUNT
+} sn_param_t;
+
+/* The concept name of a parameter ("messages per pair"); "" for SN_PARAM_NONE and unknown values.
+ * Never NULL. */
+const char *sn_param_name(sn_param_t param);
+
+/* A detailed error: the code, the run parameter it is about (SN_PARAM_NONE if none) and one line
+ * that names the bad value or the failing node, slot and link. Functions that can fail in ways a
+ * user must understand take an `sn_err_t *` (may be NULL when the caller only wants the code). */
 typedef struct sn_err_s {
     int code;
+    sn_param_t param;
     char msg[320];
 } sn_err_t;
 
 /* Records `code` and a printf-style message in `err` (if not NULL) and returns `code`, so that
- * callers can write `return sn_err_set(err, SN_EINVAL, "...", ...)`. A second call overwrites. */
+ * callers can write `return sn_err_set(err, SN_EINVAL, "...", ...)`. A second call overwrites
+ * (param becomes SN_PARAM_NONE). */
 int sn_err_set(sn_err_t *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The same for an error about one run parameter: records `param` too. */
+int sn_err_set_param(sn_err_t *err, int code, sn_param_t param, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* The message for a code ("port model violation"); for codes outside our table, "unknown error".
  * Never NULL. */

@@ -33,6 +33,13 @@ int sn_model_check(const sn_algo_t *a, const sn_topo_t *t, const sn_params_t *p,
 int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
                     const sn_algo_t **algo, void **plan, int64_t *predicted, sn_err_t *err);
 
+/* Builds the plan of `a` for (t, p) (free with a->plan_free): a->plan_new, or for composite
+ * algorithms the schedules a->plan_inputs asks for, each recorded with sn_sched_record, handed to
+ * a->plan_from. 0, or the builder's error; a schedule that cannot be recorded fails with its
+ * reason, naming the algorithm, what it needed and where. Does not call sn_model_check. */
+int sn_model_plan_new(const sn_algo_t *a, const sn_topo_t *t, const sn_params_t *p, void **plan,
+                      sn_err_t *err);
+
 /* ---- lower bounds ------------------------------------------------------------------------ */
 
 #define SN_BOUND_MAX 8
@@ -71,23 +78,10 @@ uint64_t sn_model_slot_limit(const sn_topo_t *t, const sn_params_t *p, int64_t p
 
 /* ---- schedules as data ------------------------------------------------------------------- */
 
-typedef struct sn_sched_ev_s {
-    uint64_t slot;
-    uint32_t node, port; /* node sends pkt on its port in slot */
-    sn_packet_t pkt;
-} sn_sched_ev_t;
-
-typedef struct sn_sched_s {
-    sn_sched_ev_t *ev; /* every transmission, sorted by (slot, node, port) */
-    size_t n;
-    uint64_t steps;    /* the last slot with a transmission */
-    int64_t predicted; /* the algorithm's prediction, -1 if none */
-    const sn_algo_t *algo;
-} sn_sched_t;
-
 /* Runs `algo` (NULL or "auto": auto-selection) for (t, p) in the simulator and records every
- * transmission. 0, or the selection's or the run's error (SN_EVERIFY if it did not verify). Free
- * with sn_sched_free. Used by composite algorithms to take their factors' schedules. */
+ * transmission (sn_sched_t, stepnet/algo.h). 0, or the selection's or the run's error (SN_EVERIFY
+ * if it did not verify). Free with sn_sched_free. sn_model_plan_new records with it the factor
+ * schedules that composite algorithms take as plan inputs. */
 int sn_sched_record(const sn_topo_t *t, const sn_params_t *p, const char *algo, sn_sched_t **out,
                     sn_err_t *err);
 void sn_sched_free(sn_sched_t *s);

@@ -1,5 +1,5 @@
 /* stepnet slot simulator (core/sim): runs every node's state machine in one process, in lockstep,
- * with the semantics of DESIGN.md section 1, and checks everything an executor must check:
+ * with the semantics of docs/model.md, and checks everything an executor must check:
  * the port model on every send, every delivery against the collective's expectations (right node,
  * right payload digest, exactly once), and completeness at the end.
  *

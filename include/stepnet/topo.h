@@ -2,7 +2,7 @@
  * group structure of the Cayley families, distances and the graph properties the papers use
  * (eccentricity, diameter, status, average status), and a proper edge colouring.
  *
- * Model (DESIGN.md section 1): an undirected connected multigraph. Nodes are processors (sources
+ * Model (docs/model.md): an undirected connected multigraph. Nodes are processors (sources
  * and destinations of collectives) or routers (fat-tree switches: forward only). Each edge is two
  * directed links. Parallel edges are separate edges with separate ports.
  *
@@ -101,10 +101,10 @@ struct sn_topo_s {
     int vertex_transitive; /* 1 when every node looks the same (Cayley graphs) */
 };
 
-/* Parses `spec` (DESIGN.md section 3) and builds the topology. Returns 0 and sets *out (free with
- * sn_topo_free), or a negative code with `err` naming the bad value and what is accepted:
- * SN_ESPEC (syntax, unknown family, bad parameter), SN_ERANGE (too large), SN_EIO (file: cannot
- * be read). `file:PATH` reads the file; everything else is pure. */
+/* Parses `spec` (the families and their parameters: `stepnet --help`) and builds the topology.
+ * Returns 0 and sets *out (free with sn_topo_free), or a negative code with `err` naming the bad
+ * value and what is accepted: SN_ESPEC (syntax, unknown family, bad parameter), SN_ERANGE (too
+ * large), SN_EIO (file: cannot be read). `file:PATH` reads the file; everything else is pure. */
 int sn_topo_parse(const char *spec, sn_topo_t **out, sn_err_t *err);
 
 /* The contents of a `file:` factor, supplied by the caller instead of read from disk (a coordinator
@@ -181,6 +181,13 @@ void sn_topo_ports_to(const sn_topo_t *t, uint32_t u, uint32_t peer, uint32_t *f
  * families 0-based; hypercubes in binary; products as tuples; fat-tree routers as r<level>.<index>.
  */
 char *sn_topo_label(const sn_topo_t *t, uint32_t u, char *buf, size_t cap);
+
+/* Fat trees (t->kind == SN_TOPO_FATTREE, k = t->a, h = t->b): the level of node u (0 for the
+ * k^h processors, h for the root router) and its index within that level (0 .. k^(h-level) - 1).
+ * Node i of level l + 1 has the children k i .. k i + k - 1 of level l, so the subtree of node 0
+ * of level l holds the level-m nodes with index < k^(l-m). u must be a node of t; for other kinds
+ * both are set to 0. O(h); pure. */
+void sn_topo_fattree_pos(const sn_topo_t *t, uint32_t u, uint32_t *level, uint32_t *index);
 
 /* Human-readable family name ("torus", "product", ...). */
 const char *sn_topo_kind_name(sn_topo_kind_t kind);

@@ -489,6 +489,11 @@ static const bad_case_t bad_cases[] = {
     {{"sim", "--topo", "ring:8", "--coll", "pmnb", "--sources", "0,0"}, "--sources", "twice"},
     {{"sim", "--topo", "ring:8", "--coll", "pmnb", "--m", "9"}, "--m", "9"},
     {{"sim", "--topo", "ring:8", "--coll", "bcast", "--msgs", "0"}, "--msgs", "'0'"},
+    /* core refusals name the concept and the CLI adds the flag (coordinator/errmap.c) */
+    {{"sim", "--topo", "ring:8", "--coll", "te", "--algo", "te-ring", "--ports", "single"},
+     "single-port",
+     "--ports single|multi"},
+    {{"sim", "--topo", "ring:8", "--coll", "pmnb"}, "needs its sources", "--sources LIST or --m M"},
     {{"sim", "--topo", "ring:8", "--coll", "bcast", "--bogus", "1"}, "--bogus", NULL},
     {{"sim", "--topo", "ring:8", "--coll", "bcast", "extra"}, "extra", NULL},
     {{"sim", "--coll", "bcast"}, "--topo", NULL},

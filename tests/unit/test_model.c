@@ -119,7 +119,9 @@ static void test_registry(void **state)
         assert_non_null(a->summary);
         assert_non_null(a->source);
         assert_non_null(a->predicts);
-        assert_non_null(a->plan_new);
+        /* a plan from (t, p) alone, or from recorded schedules (composites): exactly one way */
+        assert_true((a->plan_new != NULL) != (a->plan_inputs != NULL && a->plan_from != NULL));
+        assert_true((a->plan_inputs == NULL) == (a->plan_from == NULL));
         assert_non_null(a->plan_free);
         assert_non_null(a->predicted);
         assert_non_null(a->node_init);
@@ -372,7 +374,59 @@ static void check_params(const sn_topo_t *t, const sn_params_t *p, int code, con
     if (code != 0) {
         tu_assert_rc(err.code, code);
         assert_has(err.msg, what);
+        /* core messages name concepts; the CLI adds its flags (coordinator/errmap.c) */
+        if (strstr(err.msg, "--") != NULL)
+            fail_msg("core message names a flag: %s", err.msg);
     }
+}
+
+/* Each refusal of sn_params_check says which run parameter it is about (what the CLI maps to its
+ * flags), and the concept names are stable. */
+static void test_params_error_param(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("ring:8");
+    static const uint32_t src[] = {1, 3};
+    struct {
+        sn_params_t p;
+        sn_param_t want;
+    } cases[12];
+    size_t n = 0;
+    sn_params_t base = tu_params(SN_COLL_TE, "multi", "one", "full");
+    cases[n].p = base, cases[n].p.root = 8, cases[n++].want = SN_PARAM_ROOT;
+    cases[n].p = base, cases[n].p.msgs = 0, cases[n++].want = SN_PARAM_MSGS;
+    cases[n].p = base, cases[n].p.frags = 0, cases[n++].want = SN_PARAM_FRAGS;
+    cases[n].p = base, cases[n].p.size = (1u << 30) + 1, cases[n++].want = SN_PARAM_SIZE;
+    cases[n].p = base, cases[n].p.pm.rx = SN_RX_ANY, cases[n++].want = SN_PARAM_RX;
+    cases[n].p = base, cases[n].p.sources = src, cases[n].p.nsources = 2,
+    cases[n++].want = SN_PARAM_SOURCES;
+    cases[n].p = tu_params(SN_COLL_PMNB, "multi", "one", "full"),
+    cases[n++].want = SN_PARAM_SOURCES;
+    for (size_t i = 0; i < n; i++) {
+        sn_err_t err = {0};
+        assert_true(sn_params_check(t, &cases[i].p, &err) < 0);
+        if (err.param != cases[i].want)
+            fail_msg("case %zu: '%s' is about parameter %d, expected %d", i, err.msg, err.param,
+                     cases[i].want);
+        assert_null(strstr(err.msg, "--"));
+    }
+    assert_string_equal(sn_param_name(SN_PARAM_MSGS), "messages per pair");
+    assert_string_equal(sn_param_name(SN_PARAM_SLOT_LIMIT), "slot limit");
+    assert_string_equal(sn_param_name(SN_PARAM_NONE), "");
+    assert_string_equal(sn_param_name(SN_PARAM_COUNT), "");
+    /* a plain sn_err_set clears the parameter of an earlier error */
+    sn_err_t err = {0};
+    sn_err_set_param(&err, SN_ERANGE, SN_PARAM_SIZE, "x");
+    assert_int_equal(err.param, SN_PARAM_SIZE);
+    sn_err_set(&err, SN_EINVAL, "y");
+    assert_int_equal(err.param, SN_PARAM_NONE);
+    /* an explicit algorithm under a port model it does not support: about the port model */
+    sn_params_t p = tu_params(SN_COLL_TE, "single", "one", "full");
+    tu_assert_rc(sn_model_check(sn_model_find("te-ring"), t, &p, &err), SN_ENOTSUP);
+    assert_int_equal(err.param, SN_PARAM_PORT_MODEL);
+    assert_has(err.msg, "single-port");
+    assert_null(strstr(err.msg, "--"));
+    sn_topo_free(t);
 }
 
 static void test_params_check(void **state)
@@ -395,17 +449,17 @@ static void test_params_check(void **state)
     p.root = 8;
     check_params(t, &p, SN_EINVAL, "root");
     p.root = 0;
-    /* --rx any only with single-port */
+    /* the reception limit any only with single-port */
     p.pm.rx = SN_RX_ANY;
-    check_params(t, &p, SN_EINVAL, "--rx any");
+    check_params(t, &p, SN_EINVAL, "reception limit 'any'");
     p.pm.ports = SN_PORTS_SINGLE;
     check_params(t, &p, 0, NULL);
     /* sizes */
     p = tu_params(SN_COLL_TE, "multi", "one", "full");
     p.msgs = 0;
-    check_params(t, &p, SN_ERANGE, "--msgs 0");
+    check_params(t, &p, SN_ERANGE, "messages per pair 0");
     p.msgs = (1u << 20) + 1;
-    check_params(t, &p, SN_ERANGE, "--msgs");
+    check_params(t, &p, SN_ERANGE, "messages per pair");
     p.msgs = 1u << 20;
     check_params(t, &p, 0, NULL);
     p.msgs = 1;
@@ -415,7 +469,7 @@ static void test_params_check(void **state)
     check_params(t, &p, SN_ERANGE, "fragments");
     p.frags = 1;
     p.size = (1u << 30) + 1;
-    check_params(t, &p, SN_ERANGE, "--size");
+    check_params(t, &p, SN_ERANGE, "packet size");
     p.size = 0;
     check_params(t, &p, 0, NULL);
     /* too many deliveries in total */
@@ -863,6 +917,7 @@ int main(void)
         cmocka_unit_test(test_select_unknown),
         cmocka_unit_test(test_colls_without_algorithms),
         cmocka_unit_test(test_params_check),
+        cmocka_unit_test(test_params_error_param),
         cmocka_unit_test(test_thm33_table),
         cmocka_unit_test(test_bcast_single_port_bounds),
         cmocka_unit_test(test_scatter_bounds),

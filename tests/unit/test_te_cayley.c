@@ -621,9 +621,16 @@ static void test_a2_table51_digest_listing(void **state)
     sn_topo_t *t = tu_topo("torus:3x4");
     sn_params_t p = tu_params(SN_COLL_TE, "single", "one", "full");
     sn_sched_t *r4 = ring_schedule(t->factors[1], r4_trace, NELEMS(r4_trace));
-    const sn_sched_t *given[2] = {NULL, r4};
-    void *plan = NULL;
+    sn_sched_t *r3 = NULL; /* R_3 recorded as te-a2's plan_inputs ask: single-port, auto */
+    sn_plan_input_t in[SN_ALGO_MAX_INPUTS] = {0};
+    size_t nin = 0;
     sn_err_t err = {0};
+    tu_assert_rc(sn__algo_te_a2.plan_inputs(t, &p, in, &nin, &err), 0);
+    assert_int_equal(nin, 2);
+    assert_ptr_equal(in[0].topo, t->factors[0]);
+    tu_assert_rc(sn_sched_record(in[0].topo, &in[0].params, in[0].algo, &r3, &err), 0);
+    const sn_sched_t *given[2] = {r3, r4};
+    void *plan = NULL;
     tu_assert_rc(sn__te_a2_plan_with(t, &p, given, &plan, &err), 0);
     trun_t x = run_plan(t, &p, &sn__algo_te_a2, plan);
     check_run(t, &p, &x);
@@ -635,6 +642,7 @@ static void test_a2_table51_digest_listing(void **state)
     r4->ev[1].node = 0; /* node 0 now sends twice in slot 1 */
     tu_assert_rc(sn__te_a2_plan_with(t, &p, given, &plan, &err), SN_EINVAL);
     assert_non_null(strstr(err.msg, "single-port"));
+    sn_sched_free(r3);
     sn_sched_free(r4);
     sn_topo_free(t);
 }

@@ -247,9 +247,9 @@ static void test_refusals(void **state)
         {"te-ring", "linear:6", "multi", "full", "ring:N"},
         {"te-ring", "ering:8:2", "multi", "full", "ring:N"},
         {"te-ring", "circulant:7:2", "multi", "full", "ring:N"},
-        {"te-ring", "ring:6", "single", "full", "--ports single"},
-        {"te-linear", "linear:6", "single", "full", "--ports single"},
-        {"te-ring", "ring:6", "multi", "half", "--duplex half"},
+        {"te-ring", "ring:6", "single", "full", "single-port"},
+        {"te-linear", "linear:6", "single", "full", "single-port"},
+        {"te-ring", "ring:6", "multi", "half", "half duplex"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sn_topo_t *t = tu_topo(cases[i].spec);

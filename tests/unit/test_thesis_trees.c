@@ -773,7 +773,7 @@ static void test_registry_order_and_auto(void **state)
         assert_true(pos[0] < pos[1] && pos[0] < pos[2] && pos[1] < n && pos[2] < n);
         const sn_algo_t *a = algos[pos[0]];
         assert_non_null(a->applies);
-        assert_non_null(strstr(a->source, "thesis"));
+        assert_non_null(strstr(a->source, "Dimakopoulos, thesis"));
     }
     static const struct {
         const char *spec, *ports;

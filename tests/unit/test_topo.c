@@ -2029,6 +2029,39 @@ static void test_from_edges(void **state)
     tu_assert_rc(sn_topo_from_edges("g", 1, 0, u5, v5, NULL, &t, &err), SN_ESPEC);
 }
 
+/* sn_topo_fattree_pos: levels and indices as the family lays them out, and the parent of node i
+ * of level l is node i / k of level l + 1 (what the cut bounds of core/model rely on). */
+static void test_fattree_pos(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("fattree:3:2");
+    uint32_t k = 3, h = 2, count[3] = {0, 0, 0};
+    for (uint32_t u = 0; u < t->n; u++) {
+        uint32_t l, i;
+        sn_topo_fattree_pos(t, u, &l, &i);
+        assert_true(l <= h);
+        assert_int_equal(i, count[l]); /* ids run level by level, index by index */
+        count[l]++;
+        assert_int_equal(sn_topo_is_proc(t, u), l == 0);
+        for (uint32_t p = 0; p < sn_topo_degree(t, u); p++) {
+            uint32_t lp, ip;
+            sn_topo_fattree_pos(t, sn_topo_port(t, u, p)->peer, &lp, &ip);
+            if (lp == l + 1)
+                assert_int_equal(ip, i / k);
+        }
+    }
+    assert_int_equal(count[0], 9);
+    assert_int_equal(count[1], 3);
+    assert_int_equal(count[2], 1);
+    sn_topo_free(t);
+    sn_topo_t *r = tu_topo("ring:5");
+    uint32_t l = 7, i = 7;
+    sn_topo_fattree_pos(r, 3, &l, &i);
+    assert_int_equal(l, 0);
+    assert_int_equal(i, 0);
+    sn_topo_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2057,6 +2090,7 @@ int main(void)
         cmocka_unit_test(test_labels),
         cmocka_unit_test(test_label_truncation),
         cmocka_unit_test(test_from_edges),
+        cmocka_unit_test(test_fattree_pos),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
