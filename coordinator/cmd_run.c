@@ -906,7 +906,10 @@ static int spawn_nodes(run_t *r)
         if (rc < 0) {
             /* libuv: the handle must be closed even though the spawn failed */
             uv_close((uv_handle_t *) &cn->proc, NULL);
-            fprintf(stderr, "stepnet run: cannot start %s: %s\n", r->node_bin, uv_strerror(rc));
+            fprintf(stderr,
+                    "stepnet run: cannot start %s: %s (name the stepnet-node program with "
+                    "--node-bin PATH)\n",
+                    r->node_bin, uv_strerror(rc));
             return rc;
         }
         cn->spawned = 1;

@@ -49,8 +49,9 @@ char *tu_tmpfile(const char *text);
 /* Seconds on the monotonic clock. */
 double tu_now(void);
 
-/* The executable named by the environment variable `var` (e.g. "STEPNET"): skips the test when
- * it is unset or empty, fails it when the file is not executable. */
+/* The executable named by the environment variable `var` (e.g. "STEPNET", set by ctest): fails
+ * the test, naming the variable, when it is unset or empty (a test that cannot run must not pass
+ * as skipped), and when the file is not executable. */
 const char *tu_env_bin(const char *var);
 
 #define TU_EXEC_DEADLINE_S 60.0
@@ -165,7 +166,8 @@ const char *tu_json_str(const char *obj, const char *key, char *buf, size_t cap)
 size_t tu_json_ints(const char *obj, const char *key, int64_t *v, size_t cap);
 size_t tu_json_nums(const char *obj, const char *key, double *v, size_t cap);
 
-/* The fields every sim/run JSON object must have (DESIGN.md section 3), NULL-terminated. */
+/* The fields every sim/run JSON object must have (the JSON report described in README.md),
+ * NULL-terminated. */
 extern const char *const tu_contract_fields[];
 
 #endif
