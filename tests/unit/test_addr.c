@@ -36,9 +36,9 @@ static void test_parse_accepts(void **state)
 static void test_parse_refuses(void **state)
 {
     (void) state;
-    const char *bad[] = {"",          ":80",         "host:",       "host:65536", "host:-1",
-                         "host:+1",   "host:1x",     "host:000001", "::1:80",     "[::1:80",
-                         "[::1]x:80", "[]:80",       "localhost",   "1.2.3.4: 5"};
+    const char *bad[] = {"",          ":80",     "host:",       "host:65536", "host:-1",
+                         "host:+1",   "host:1x", "host:000001", "::1:80",     "[::1:80",
+                         "[::1]x:80", "[]:80",   "localhost",   "1.2.3.4: 5"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sn_addr_t a;
         sn_err_t err = {0};
