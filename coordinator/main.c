@@ -3,14 +3,15 @@
 #include <string.h>
 
 #include "cli.h"
+#include "stepnet_version.h"
 
 static const char usage[] =
-    "usage: stepnet COMMAND [options]\n"
+    "Usage: stepnet COMMAND [options]\n"
     "\n"
     "stepnet runs, verifies and times collective communication algorithms on emulated\n"
     "interconnection networks.\n"
     "\n"
-    "commands:\n"
+    "Commands:\n"
     "  model   predicted steps, lower bounds and the chosen algorithm (no run)\n"
     "  sim     run in this process with the slot simulator, every delivery verified\n"
     "  run     run over real TCP links between stepnet-node processes, timed and verified\n"
@@ -18,7 +19,17 @@ static const char usage[] =
     "  table   the thesis reproduction table: formulas, predicted, simulated (and TCP) steps\n"
     "  keygen  create a cluster key file for join-mode runs (authenticated, encrypted links)\n"
     "\n"
-    "Run 'stepnet COMMAND --help' for the options of a command. Examples:\n"
+    "Run 'stepnet COMMAND --help' for the options of a command.\n"
+    "\n"
+    "Options:\n"
+    "  -h, --help     print this help and exit\n"
+    "  --version      print the version and exit\n"
+    "\n"
+    "Exit status:\n"
+    "  0 success (a run or simulation verified), 1 the collective failed or did not verify,\n"
+    "  2 bad input (options, topology, algorithm).\n"
+    "\n"
+    "Examples:\n"
     "  stepnet run --topo torus:4x4 --coll te --ports single\n"
     "  stepnet sim --topo torus:4x4 --coll te --ports single\n"
     "  stepnet model --topo hypercube:6 --coll bcast --ports single --json\n";
@@ -31,7 +42,7 @@ int main(int argc, char **argv)
         return argc < 2 ? EXIT_BADINPUT : EXIT_OK;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        printf("stepnet 0.1.0\n");
+        printf("stepnet " SN_VERSION "\n");
         return EXIT_OK;
     }
     if (strcmp(argv[1], "model") == 0)

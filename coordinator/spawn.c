@@ -124,7 +124,10 @@ int sn__coord_spawn(coord_t *r, sn_err_t *err)
         if (rc < 0) {
             /* libuv: the handle must be closed even though the spawn failed */
             uv_close((uv_handle_t *) &cn->proc, NULL);
-            return sn_err_set(err, rc, "cannot start %s: %s", r->node_bin, sn_net_strerror(rc));
+            return sn_err_set(err, rc,
+                              "cannot start %s: %s (name the stepnet-node program with "
+                              "--node-bin PATH)",
+                              r->node_bin, sn_net_strerror(rc));
         }
         cn->spawned = 1;
     }

@@ -6,15 +6,17 @@
 
 #include "node.h"
 #include "secure.h"
+#include "stepnet_version.h"
 
 static const char usage[] =
-    "usage: stepnet-node --join HOST:PORT [options]\n"
+    "Usage: stepnet-node --join HOST:PORT [options]\n"
     "\n"
     "One node of a stepnet network. It connects to the coordinator (stepnet run), receives its\n"
     "node id, its links and the run parameters, connects one TCP link per edge of the topology,\n"
     "prints 'LISTEN port=P' when it listens and 'READY id=N port=P' once its links are up, and\n"
-    "runs collectives until the coordinator stops it.\n"
+    "runs collectives until the coordinator stops it. Logs go to stderr, one line per event.\n"
     "\n"
+    "Options:\n"
     "  --join HOST:PORT   the coordinator (`stepnet run --nodes join --listen HOST:PORT`)\n"
     "  --listen HOST      address to listen on for links (default 0.0.0.0; 127.0.0.1 with "
     "--local)\n"
@@ -30,9 +32,11 @@ static const char usage[] =
     "                     (default 10000)\n"
     "  --quiet            log failures only\n"
     "  --id N, --local    used by `stepnet run` when it spawns nodes itself\n"
+    "  -h, --help         print this help and exit\n"
+    "  --version          print the version and exit\n"
     "\n"
-    "Logs go to stderr, one line per event. Exit status: 0 after the coordinator stops the run,\n"
-    "1 after a failure, 2 bad arguments.\n";
+    "Exit status:\n"
+    "  0 after the coordinator stops the run, 1 after a failure, 2 bad arguments.\n";
 
 int main(int argc, char **argv)
 {
@@ -48,6 +52,9 @@ int main(int argc, char **argv)
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(usage, stdout);
+            return 0;
+        } else if (strcmp(a, "--version") == 0) {
+            printf("stepnet-node " SN_VERSION "\n");
             return 0;
         } else if (strcmp(a, "--local") == 0) {
             o.local = 1;

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Installs what is missing on Debian 12 (apt-get update once, then install), then configures and
 # builds stepnet into build/. Idempotent: a second run installs nothing and rebuilds only changes.
+# Arguments are passed to cmake's configure step (scripts/test.sh adds -DSTEPNET_WERROR=ON; a
+# user's build leaves warnings as warnings).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# clang: the second compiler scripts/test.sh builds with; help2man: the man pages (at build time)
 PKGS=(build-essential cmake ninja-build pkg-config libuv1-dev libprotobuf-c-dev
-      protobuf-c-compiler libsodium-dev libcmocka-dev clang-format iproute2 procps)
+      protobuf-c-compiler libsodium-dev libcmocka-dev clang clang-format help2man man-db iproute2
+      procps)
 missing=()
 for p in "${PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -18,5 +22,5 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
 cmake --build build

@@ -4,7 +4,7 @@
 # Exits 77 (CTest: skipped) where namespaces cannot be created (not root, no CAP_NET_ADMIN).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-stepnet=${STEPNET:-build/stepnet}
+stepnet=${STEPNET:?set STEPNET to the stepnet program, or run this test through ctest}
 probe="snprobe$$"
 if ! ip netns add "$probe" 2>/dev/null; then
     echo "netns_cluster: cannot create network namespaces here: skipped"

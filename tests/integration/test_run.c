@@ -1220,10 +1220,39 @@ static int wait_stderr(tu_bg_t *b, const char *needle, double deadline_s)
     return 1;
 }
 
-/* While a long run is going, connections to a node's link port that present a wrong token, a
- * link that is already up, an edge that does not exist, or nothing at all are closed by the node
- * (LINK-REFUSED), and the run still verifies. The graph has a parallel edge: every node holds
- * one socket per link, plus its listener and its control connection. */
+/* Explicit synchronisation for the tests that act while a join run goes on: the run is started
+ * with HOLD_ARGS, so node HOLD_ID stops itself (SIGSTOP, --fault) at slot HOLD_SLOT of the first
+ * collective (faults are not injected in an idle barrier); its neighbours wait for its frames (the
+ * slot deadline is 10 minutes), so the run cannot end before join_release. join_hold waits for
+ * that node's NODE-FAULT line and returns its index in j. */
+#define HOLD_ID   "2"
+#define HOLD_SLOT "1"
+#define HOLD_ARGS "--fault", HOLD_ID ":stop@" HOLD_SLOT, "--slot-timeout-ms", "600000"
+
+static size_t join_hold(join_t *j)
+{
+    size_t h = 0;
+    while (h < j->n && j->id[h] != atoi(HOLD_ID))
+        h++;
+    assert_true(h < j->n);
+    if (!wait_stderr(j->node[h], "injecting stop@" HOLD_SLOT, 30 * SLOW))
+        fail_msg("node " HOLD_ID " did not stop itself at slot " HOLD_SLOT ":\n%s",
+                 j->node[h]->buf[1]);
+    return h;
+}
+
+/* Lets the held run go on (SIGCONT to the node join_hold returned). */
+static void join_release(join_t *j, size_t h)
+{
+    if (!tu_bg_running(j->coord))
+        fail_msg("the run ended while it was held:\n%s", j->coord->buf[1]);
+    assert_int_equal(tu_bg_signal(j->node[h], SIGCONT), 0);
+}
+
+/* While a run is held (join_hold), connections to a node's link port that present a wrong token,
+ * a link that is already up, an edge that does not exist, or nothing at all are closed by the
+ * node (LINK-REFUSED), and the run, released, still verifies. The graph has a parallel edge: every
+ * node holds one socket per link, plus its listener and its control connection. */
 static void test_refused_connections(void **state)
 {
     (void) state;
@@ -1238,10 +1267,10 @@ static void test_refused_connections(void **state)
     /* plaintext, so that this test can speak the link protocol itself; the secure transport
      * refuses all of these earlier (test_join_secure_refusals) */
     join_start_mode(j,
-                    (const char *const[]){"--topo", spec, "--coll", "mnb", "--idle-slots", "200000",
-                                          "--reps", "1", "--warmup", "0", "--probes", "3",
-                                          "--token", "1234abcd", "--connect-timeout-ms", "1000",
-                                          "--json", NULL},
+                    (const char *const[]){"--topo", spec, "--coll", "mnb", "--reps", "1",
+                                          "--warmup", "0", "--probes", "3", "--token", "1234abcd",
+                                          "--connect-timeout-ms", "1000", HOLD_ARGS, "--json",
+                                          NULL},
                     1);
     join_nodes(j, t->n);
     join_ready(j);
@@ -1253,8 +1282,10 @@ static void test_refused_connections(void **state)
             fail_msg("node %d holds %d sockets, want %d (its %u links, listener, control)",
                      j->id[i], got, want, sn_topo_degree(t, (uint32_t) j->id[i]));
     }
-    /* the target: the accepting end of edge 0 (its dialler is the smaller id) */
+    /* the target: the accepting end of edge 0 (its dialler is the smaller id), not the held node */
     const sn_edge_t *e = &t->edges[0];
+    assert_int_not_equal(e->b, atoi(HOLD_ID));
+    const size_t held = join_hold(j);
     size_t b = 0;
     while (b < j->n && j->id[b] != (int) e->b)
         b++;
@@ -1294,8 +1325,6 @@ static void test_refused_connections(void **state)
         if (!wait_stderr(j->node[b], logs[k], 5 * SLOW))
             fail_msg("node %u did not log LINK-REFUSED ... %s:\n%s", e->b, logs[k],
                      j->node[b]->buf[1]);
-    if (!tu_bg_running(j->coord))
-        fail_msg("the run ended before the refused connections were tried; raise --idle-slots");
     size_t refused = 0;
     for (const char *s = strstr(j->node[b]->buf[1], "LINK-REFUSED"); s;
          s = strstr(s + 1, "LINK-REFUSED"))
@@ -1311,10 +1340,10 @@ static void test_refused_connections(void **state)
     if (!wait_stderr(j->coord, "sent no hello within 1000 ms", 5 * SLOW))
         fail_msg("the coordinator did not log the silent control connection:\n%s",
                  j->coord->buf[1]);
+    join_release(j, held);
     char *report = join_finish(j, 0, 0);
     assert_non_null(report);
     assert_true(tu_json_bool(report, "verified"));
-    assert_int_equal(tu_json_int(report, "idle_slots"), 200000);
     free(report);
     free(j);
     sn_topo_free(t);
@@ -1457,6 +1486,11 @@ static size_t execd_nodes(const char *tag)
     return nodes;
 }
 
+/* Local runs that must still be going when the test acts on them are held: node 0 stops itself
+ * (SIGSTOP, --fault) at slot 1 and the slot deadline is 10 minutes, so the run cannot end before
+ * the test interrupts it (the coordinator then kills the stopped node). */
+#define LOCAL_HOLD_ARGS "--fault", "0:stop@1", "--slot-timeout-ms", "600000"
+
 /* The key of a local run reaches the nodes through a pipe: not on any command line and not in
  * any environment. */
 static void test_local_key_not_exposed(void **state)
@@ -1465,12 +1499,15 @@ static void test_local_key_not_exposed(void **state)
     char tag[128];
     new_tag(tag, sizeof tag);
     tu_exec_opts_t o = {.name = "stepnet", .env = tag};
-    tu_bg_t *b = tu_bg_start(
-        tu_env_bin("STEPNET"),
-        (const char *const[]){"run", "--topo", "ring:4", "--coll", "mnb", "--idle-slots", "300000",
-                              "--reps", "1", "--warmup", "0", "--probes", "0", "--json", NULL},
-        &o);
-    /* until the 4 nodes have exec'd (a child shows its parent's command line before) */
+    tu_bg_t *b = tu_bg_start(tu_env_bin("STEPNET"),
+                             (const char *const[]){"run", "--topo", "ring:4", "--coll", "mnb",
+                                                   "--reps", "1", "--warmup", "0", "--probes", "0",
+                                                   LOCAL_HOLD_ARGS, "--json", NULL},
+                             &o);
+    /* held at slot 1: every node has exec'd (a child shows its parent's command line before),
+     * and none can exit before the SIGTERM below */
+    if (!wait_stderr(b, "injecting stop@1", 30 * SLOW))
+        fail_msg("%s: node 0 did not stop itself at slot 1:\n%s", b->cmd, b->buf[1]);
     size_t nodes = 0;
     double end = tu_now() + 20 * SLOW;
     while ((nodes = execd_nodes(tag)) < 4 && tu_now() < end)
@@ -1480,13 +1517,16 @@ static void test_local_key_not_exposed(void **state)
     assert_int_equal(nodes, 4);
     tu_bg_signal(b, SIGTERM);
     bg_wait_or_fail(b, 30 * SLOW);
+    if (b->status != 1)
+        fail_msg("%s: exit status %d after SIGTERM, want 1\n%s", b->cmd, b->status, b->buf[1]);
     expect_no_survivors(b->cmd, tag);
     tu_bg_free(b);
 }
 
 /* SIGTERM while the nodes are still starting (some have said hello, some not): the coordinator
  * stops cleanly (exit 1, no sanitizer report, no process left), and a hello that arrives after
- * the interruption starts nothing. */
+ * the interruption starts nothing. The run is held (LOCAL_HOLD_ARGS), so it is still going when
+ * the signal arrives, however fast the nodes start. */
 static void test_interrupt_while_joining(void **state)
 {
     (void) state;
@@ -1496,7 +1536,7 @@ static void test_interrupt_while_joining(void **state)
         tu_exec_opts_t o = {.name = "stepnet", .env = tag};
         tu_bg_t *b = tu_bg_start(tu_env_bin("STEPNET"),
                                  (const char *const[]){"run", "--topo", "ring:24", "--coll", "mnb",
-                                                       "--idle-slots", "100000", "--json", NULL},
+                                                       LOCAL_HOLD_ARGS, "--json", NULL},
                                  &o);
         /* the moment the last node has exec'd: the earliest have said hello, the last have not */
         double end = tu_now() + 20 * SLOW;
@@ -1511,20 +1551,24 @@ static void test_interrupt_while_joining(void **state)
     }
 }
 
-/* While a secure join run goes on, intruders are refused and say why, with the peer's address:
- * a node holding another key (it exits 1; the coordinator logs the refusal), a plaintext peer on
- * a link port (it learns the node requires encryption), a stranger speaking HTTP, and a
- * connection that never starts its handshake (closed at the deadline). The run still verifies. */
+/* While a secure join run is held (join_hold), intruders are refused and say why, with the
+ * peer's address: a node holding another key (it exits 1; the coordinator logs the refusal), a
+ * plaintext peer on a link port (it learns the node requires encryption), a stranger speaking
+ * HTTP, and a connection that never starts its handshake (closed at the deadline). The run,
+ * released, still verifies. */
 static void test_join_secure_refusals(void **state)
 {
     (void) state;
     join_t *j = calloc(1, sizeof *j);
     assert_non_null(j);
-    join_start(j, (const char *const[]){"--topo", "ring:3", "--coll", "mnb", "--idle-slots",
-                                        "300000", "--reps", "1", "--warmup", "0", "--probes", "3",
-                                        "--connect-timeout-ms", "1000", "--json", NULL});
+    join_start(j, (const char *const[]){"--topo", "ring:3", "--coll", "mnb", "--reps", "1",
+                                        "--warmup", "0", "--probes", "3", "--connect-timeout-ms",
+                                        "1000", HOLD_ARGS, "--json", NULL});
     join_nodes(j, 3);
     join_ready(j);
+    const size_t held = join_hold(j);
+    /* the target of the intruders on a link port: a node that is not held */
+    const size_t b = held == 0 ? 1 : 0;
     /* a node with another key */
     char other[160];
     snprintf(other, sizeof other, "%s/other.key", j->keydir);
@@ -1542,10 +1586,10 @@ static void test_join_secure_refusals(void **state)
     unlink(other);
     if (!wait_stderr(j->coord, "refused a control connection", 5 * SLOW))
         fail_msg("the coordinator did not log the refused node:\n%s", j->coord->buf[1]);
-    /* a plaintext peer, a stranger, a silent connection on node 0's link port */
-    int port = j->listen_port[0];
-    /* node 0's sockets before the intruders: its links, its listener, its control connection */
-    const int sockets_before = count_sockets(j->node[0]->pid);
+    /* a plaintext peer, a stranger, a silent connection on node b's link port */
+    int port = j->listen_port[b];
+    /* node b's sockets before the intruders: its links, its listener, its control connection */
+    const int sockets_before = count_sockets(j->node[b]->pid);
     int fd_silent = dial_port(port), fd_coord = dial_port(j->port);
     int fd_plain = dial_port(port), fd_http = dial_port(port);
     assert_int_equal(send(fd_plain, plain_preamble, 8, MSG_NOSIGNAL), 8);
@@ -1574,26 +1618,25 @@ static void test_join_secure_refusals(void **state)
     close(fd_http);
     close(fd_silent);
     close(fd_coord);
-    size_t b = 0;
     static const char *const logs[] = {"runs with --security none", "not a stepnet process",
                                        "did not finish within 1000 ms"};
     for (int i = 0; i < 3; i++)
         if (!wait_stderr(j->node[b], logs[i], 5 * SLOW))
-            fail_msg("node 0 did not log LINK-REFUSED ... %s:\n%s", logs[i], j->node[b]->buf[1]);
+            fail_msg("node %zu did not log LINK-REFUSED ... %s:\n%s", b, logs[i],
+                     j->node[b]->buf[1]);
     if (!wait_stderr(j->coord, "did not finish within 1000 ms", 5 * SLOW))
         fail_msg("the coordinator did not log the silent connection:\n%s", j->coord->buf[1]);
-    /* every refused connection freed: node 0 holds the same sockets as before */
+    /* every refused connection freed: node b holds the same sockets as before */
     double until = tu_now() + 5 * SLOW;
-    while (count_sockets(j->node[0]->pid) != sockets_before && tu_now() < until)
+    while (count_sockets(j->node[b]->pid) != sockets_before && tu_now() < until)
         sleep_s(0.02);
-    if (count_sockets(j->node[0]->pid) != sockets_before)
-        fail_msg("node 0 holds %d sockets after the refusals, %d before",
-                 count_sockets(j->node[0]->pid), sockets_before);
-    if (!tu_bg_running(j->coord))
-        fail_msg("the run ended before the intruders were tried; raise --idle-slots");
+    if (count_sockets(j->node[b]->pid) != sockets_before)
+        fail_msg("node %zu holds %d sockets after the refusals, %d before", b,
+                 count_sockets(j->node[b]->pid), sockets_before);
     print_message("  refused: plaintext %.3f s, http %.3f s, silent link %.3f s, silent control "
                   "%.3f s\n",
                   t_plain, t_http, t_silent, t_coord);
+    join_release(j, held);
     char *report = join_finish(j, 0, 0);
     assert_non_null(report);
     assert_true(tu_json_bool(report, "verified"));

@@ -1,7 +1,8 @@
-/* Tests of the stepnet command line contract (exit status 0/1/2, JSON on stdout): runs the real
- * binary named by $STEPNET (tu_exec: stdout and stderr captured apart, 60 s deadline per run) and
- * checks the one-line JSON objects of sim, model and algos, --help, determinism, aliases, partial
- * collectives, and the exit statuses 0/1/2 with one stderr line naming the bad value. */
+/* Tests of the stepnet command line contract (the JSON reports and exit statuses that README.md
+ * describes): runs the real binary named by $STEPNET (tu_exec: stdout and stderr captured apart,
+ * 60 s deadline per run) and checks the one-line JSON objects of sim, model and algos, --help,
+ * --version, determinism, aliases, partial collectives, and the exit statuses 0/1/2 with one
+ * stderr line naming the bad value. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "stepnet_version.h"
 #include "testutil.h"
 
 #ifndef RUN_DEADLINE_S
@@ -709,6 +711,10 @@ static void test_run_name_value(void **state)
     r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--listen=nowhere");
     expect_bad(&r, "nowhere", "HOST:PORT");
     tu_exec_free(&r);
+/* A help text: "Usage:" (the top level, for help2man) or "usage:" (the commands). */
+static int has_usage(const char *s)
+{
+    return strstr(s, "usage:") != NULL || strstr(s, "Usage:") != NULL;
 }
 
 static void test_help(void **state)
@@ -720,7 +726,7 @@ static void test_help(void **state)
     for (size_t k = 0; k < sizeof cmds / sizeof *cmds; k++) {
         tu_proc_t r = run_(cmds[k]);
         tu_expect_status(&r, 0);
-        if (strstr(r.out, "usage") == NULL)
+        if (!has_usage(r.out))
             fail_msg("%s: no usage on stdout: %s", r.cmd, r.out);
         if (cmds[k][1] != NULL && strstr(r.out, cmds[k][0]) == NULL)
             fail_msg("%s: usage does not name the command: %s", r.cmd, r.out);
@@ -730,15 +736,37 @@ static void test_help(void **state)
     /* --help wins over other options */
     tu_proc_t r = RUN("sim", "--topo", "ring:8", "--help");
     tu_expect_status(&r, 0);
-    assert_non_null(strstr(r.out, "usage"));
+    assert_true(has_usage(r.out));
     tu_exec_free(&r);
     /* no arguments: usage on stderr, exit 2 */
     const char *none[] = {NULL};
     r = run_(none);
     tu_expect_status(&r, 2);
     assert_int_equal(r.nout, 0);
-    assert_non_null(strstr(r.err, "usage"));
+    assert_true(has_usage(r.err));
     tu_exec_free(&r);
+}
+
+/* Both programs print the one version of CMake's project(VERSION), and their help, on stdout. */
+static void test_version(void **state)
+{
+    (void) state;
+    static const char *const vars[] = {"STEPNET", "STEPNET_NODE"};
+    static const char *const want[] = {"stepnet " SN_VERSION "\n", "stepnet-node " SN_VERSION "\n"};
+    for (int k = 0; k < 2; k++) {
+        tu_exec_opts_t o = {.name = vars[k], .deadline_s = RUN_DEADLINE_S};
+        tu_proc_t r = tu_exec(tu_env_bin(vars[k]), (const char *const[]){"--version", NULL}, &o);
+        tu_expect_status(&r, 0);
+        assert_string_equal(r.out, want[k]);
+        assert_int_equal(r.nerr, 0);
+        tu_exec_free(&r);
+        r = tu_exec(tu_env_bin(vars[k]), (const char *const[]){"--help", NULL}, &o);
+        tu_expect_status(&r, 0);
+        if (strstr(r.out, "Usage:") == NULL || strstr(r.out, "Exit status:") == NULL)
+            fail_msg("%s: help without 'Usage:' or 'Exit status:' (help2man reads them):\n%s",
+                     r.cmd, r.out);
+        tu_exec_free(&r);
+    }
 }
 
 int main(void)
@@ -760,6 +788,7 @@ int main(void)
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_run_name_value),
+        cmocka_unit_test(test_version),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,4 @@
-/* Helpers shared by the cmocka unit tests (tests/unit). */
+/* Test helpers (tests/support) shared by the cmocka tests: topologies and simulator runs. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -49,8 +49,9 @@ char *tu_tmpfile(const char *text);
 /* Seconds on the monotonic clock. */
 double tu_now(void);
 
-/* The executable named by the environment variable `var` (e.g. "STEPNET"): skips the test when
- * it is unset or empty, fails it when the file is not executable. */
+/* The executable named by the environment variable `var` (e.g. "STEPNET", set by ctest): fails
+ * the test, naming the variable, when it is unset or empty (a test that cannot run must not pass
+ * as skipped), and when the file is not executable. */
 const char *tu_env_bin(const char *var);
 
 #define TU_EXEC_DEADLINE_S 60.0

@@ -1,7 +1,7 @@
-/* Test helpers shared by tests/unit and tests/integration: running real processes (fork/execve,
- * stdout and stderr captured apart, a deadline on every wait, processes in the background read
- * line by line), finding processes by an environment variable, and a small JSON reader for the
- * one-line reports of the stepnet command line. */
+/* Test helpers (tests/support) shared by tests/unit and tests/integration: running real processes
+ * (fork/execve, stdout and stderr captured apart, a deadline on every wait, processes in the
+ * background read line by line), finding processes by an environment variable, and a small JSON
+ * reader for the one-line reports of the stepnet command line. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -38,8 +38,9 @@ const char *tu_env_bin(const char *var)
 {
     const char *p = getenv(var);
     if (p == NULL || *p == '\0') {
-        print_message("%s is not set; skipping\n", var);
-        skip();
+        fail_msg("%s is not set: run this test through ctest (ctest --test-dir BUILD -R NAME), "
+                 "which sets it, or set %s to the program's path",
+                 var, var);
     }
     if (access(p, X_OK) != 0)
         fail_msg("%s=%s is not executable: %s", var, p, strerror(errno));
