@@ -711,6 +711,8 @@ static void test_run_name_value(void **state)
     r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--listen=nowhere");
     expect_bad(&r, "nowhere", "HOST:PORT");
     tu_exec_free(&r);
+}
+
 /* A help text: "Usage:" (the top level, for help2man) or "usage:" (the commands). */
 static int has_usage(const char *s)
 {

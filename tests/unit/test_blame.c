@@ -1,7 +1,6 @@
 /* Unit tests of coordinator/blame.c: the root cause among the failure reports of one run, for the
  * cascades a real run produces (a killed node, a chain of slot deadlines behind a stopped node, a
- * corrupt frame, one link failure seen from both ends). blame.c is pure, so it is compiled into
- * this test directly, the way h2o's unit tests include the file they test. */
+ * corrupt frame, one link failure seen from both ends). blame.c is pure: no loop, no sockets. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../coordinator/blame.c"
+#include "blame.h"
 
 #define SELF     STEPNET__ABORT_KIND__ABORT_SELF
 #define LINK     STEPNET__ABORT_KIND__ABORT_LINK

@@ -7,7 +7,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "../../coordinator/errmap.c"
+#include "cli.h"
 
 static void test_every_param_has_its_flag(void **state)
 {
