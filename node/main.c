@@ -125,14 +125,10 @@ int main(int argc, char **argv)
     /* the addresses' forms are checked here (exit 2); host names are resolved at start-up */
     sn_addr_t addr;
     sn_err_t err = {0};
-    if (sn_addr_parse(o.coordinator, -1, &addr, &err) < 0) {
-        fprintf(stderr, "stepnet-node: --join: %s\n", err.msg);
-        return 2;
-    }
-    if (addr.port == 0) {
+    if (sn_addr_parse(o.coordinator, -1, &addr, &err) < 0 || addr.port == 0) {
         fprintf(stderr,
-                "stepnet-node: bad value '%s' for --join: expected HOST:PORT with a port "
-                "from 1 to 65535\n",
+                "stepnet-node: bad value '%s' for --join: expected HOST:PORT (an IPv4 address, "
+                "an [IPv6] address or a host name, and a port from 1 to 65535)\n",
                 o.coordinator);
         return 2;
     }
