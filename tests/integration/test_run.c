@@ -1646,6 +1646,7 @@ static void test_join_host_names(void **state)
     assert_non_null(report);
     assert_true(tu_json_bool(report, "verified"));
     free(report);
+    free(j);
 }
 
 /* Bad numbers and addresses on stepnet-node's command line: exit 2, naming the value and what is
