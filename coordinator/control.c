@@ -118,17 +118,8 @@ static void fill_assign(const coord_t *r, uint32_t id, Stepnet__Assign *a, Stepn
     a->n_peers = np;
     a->peers = pp;
     a->token = r->token;
-    a->collective = (char *) sn_coll_name(p->coll);
+    sn_wire_params_to_assign(p, a);
     a->algorithm = (char *) r->ctx->algo->name;
-    a->ports = p->pm.ports == SN_PORTS_SINGLE;
-    a->rx = p->pm.rx == SN_RX_ANY;
-    a->duplex = p->pm.duplex == SN_DUPLEX_HALF;
-    a->root = p->root;
-    a->msgs = p->msgs;
-    a->size = p->size;
-    a->n_sources = p->nsources;
-    a->sources = (uint32_t *) p->sources;
-    a->seed = p->seed;
     a->max_slots = sn_model_slot_limit(t, p, r->ctx->predicted);
     a->connect_ms = r->o->connect_ms;
     a->slot_ms = r->o->slot_ms;

@@ -183,6 +183,51 @@ int sn_wire_parse_data(const uint8_t *body, size_t len, uint32_t size, sn_wire_d
     return rc;
 }
 
+/* ---- the run parameters in an assignment ---------------------------------------------------- */
+
+void sn_wire_params_to_assign(const sn_params_t *p, Stepnet__Assign *a)
+{
+    a->collective = (char *) sn_coll_name(p->coll);
+    a->ports = p->pm.ports == SN_PORTS_SINGLE;
+    a->rx = p->pm.rx == SN_RX_ANY;
+    a->duplex = p->pm.duplex == SN_DUPLEX_HALF;
+    a->root = p->root;
+    a->msgs = p->msgs;
+    a->has_frags = p->frags != 1;
+    a->frags = p->frags;
+    a->size = p->size;
+    a->n_sources = p->sources ? p->nsources : 0;
+    a->sources = (uint32_t *) p->sources;
+    a->seed = p->seed;
+}
+
+int sn_wire_assign_to_params(const Stepnet__Assign *a, sn_params_t *p, uint32_t **sources,
+                             sn_err_t *err)
+{
+    sn_coll_t coll;
+    *sources = NULL;
+    int rc = sn_coll_parse(a->collective, &coll, err);
+    if (rc < 0)
+        return rc;
+    sn_params_default(p, coll);
+    p->pm.ports = a->ports ? SN_PORTS_SINGLE : SN_PORTS_MULTI;
+    p->pm.rx = a->rx ? SN_RX_ANY : SN_RX_ONE;
+    p->pm.duplex = a->duplex ? SN_DUPLEX_HALF : SN_DUPLEX_FULL;
+    p->root = a->root;
+    p->msgs = a->msgs;
+    if (a->has_frags)
+        p->frags = a->frags;
+    p->size = a->size;
+    p->seed = a->seed;
+    if (a->n_sources > 0) {
+        *sources = sn_xmalloc(a->n_sources * sizeof **sources);
+        memcpy(*sources, a->sources, a->n_sources * sizeof **sources);
+        p->sources = *sources;
+        p->nsources = (uint32_t) a->n_sources;
+    }
+    return 0;
+}
+
 /* ---- injected faults ------------------------------------------------------------------------ */
 
 static const char *const fault_names[] = {"none",

@@ -52,6 +52,23 @@ typedef struct sn_wire_data_s {
 int sn_wire_parse_data(const uint8_t *body, size_t len, uint32_t size, sn_wire_data_t *out,
                        const char **what);
 
+/* ---- the run parameters in an assignment ------------------------------------------------------
+ * The only place that converts between sn_params_t and protobuf: the coordinator fills an Assign
+ * with sn_wire_params_to_assign, the node reads it back with sn_wire_assign_to_params. */
+
+/* Fills the run-parameter fields of `a` (collective, port model, root, msgs, frags, size,
+ * sources, seed) from p. `a` borrows p's sources and the collective's static name: p must outlive
+ * the packing of `a`. The other fields (node, topology, peers, algorithm, deadlines) are the
+ * caller's. */
+void sn_wire_params_to_assign(const sn_params_t *p, Stepnet__Assign *a);
+
+/* Reads the run parameters of `a` into p (defaults first, then every field the Assign carries).
+ * The sources are copied into *sources (NULL when there are none; the caller frees it) and
+ * p->sources points there. Checks only what needs no topology (the collective's name); the
+ * caller checks p against its topology with sn_params_check. 0, or SN_EINVAL with err set. */
+int sn_wire_assign_to_params(const Stepnet__Assign *a, sn_params_t *p, uint32_t **sources,
+                             sn_err_t *err);
+
 /* ---- injected faults (testing: `stepnet run --fault ID:KIND@SLOT`) ---------------------------
  * The one list of fault kinds: the coordinator validates --fault with it and the node parses its
  * assignment's fault string with it. XX(enum suffix, name, what the node does at SLOT). */

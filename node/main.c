@@ -1,5 +1,6 @@
 /* stepnet-node: the command line of one network node (node/). Started by `stepnet run` on the
  * local machine, or by hand on any machine with --join HOST:PORT. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +18,13 @@ static const char usage[] =
     "runs collectives until the coordinator stops it. Logs go to stderr, one line per event.\n"
     "\n"
     "Options:\n"
-    "  --join HOST:PORT   the coordinator (`stepnet run --nodes join --listen HOST:PORT`)\n"
+    "  --join HOST:PORT   the coordinator (`stepnet run --nodes join --listen HOST:PORT`); HOST\n"
+    "                     is a host name, an IPv4 address or an [IPv6] address\n"
     "  --listen HOST      address to listen on for links (default 0.0.0.0; 127.0.0.1 with "
     "--local)\n"
     "  --advertise HOST   address the neighbours should dial (default: this host's address\n"
-    "                     towards the coordinator)\n"
+    "                     towards the coordinator); --listen and --advertise take a host name,\n"
+    "                     an IPv4 or an IPv6 address\n"
     "  --key FILE         the cluster key (from `stepnet keygen`; mode 0600): every connection\n"
     "                     is authenticated and encrypted with it\n"
     "  --key-fd N         read the key from descriptor N (`stepnet run` hands local nodes a pipe)\n"
@@ -37,6 +40,20 @@ static const char usage[] =
     "\n"
     "Exit status:\n"
     "  0 after the coordinator stops the run, 1 after a failure, 2 bad arguments.\n";
+
+/* A decimal integer from lo to hi, all of `v` (no sign, spaces or trailing text). */
+static int parse_long(const char *v, long lo, long hi, long *out)
+{
+    if (*v < '0' || *v > '9')
+        return -1;
+    errno = 0;
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (errno != 0 || *end != '\0' || x < lo || x > hi)
+        return -1;
+    *out = x;
+    return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -82,24 +99,22 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--security") == 0) {
             security = v;
         } else if (strcmp(a, "--key-fd") == 0) {
-            char *end;
-            long x = strtol(v, &end, 10);
-            if (*end != '\0' || x < 3 || x > 1 << 20) {
+            long x;
+            if (parse_long(v, 3, 1 << 20, &x) < 0) {
                 fprintf(stderr,
                         "stepnet-node: bad value '%s' for --key-fd: expected a descriptor "
-                        ">= 3\n",
-                        v);
+                        "number from 3 to %d\n",
+                        v, 1 << 20);
                 return 2;
             }
             key_fd = (int) x;
         } else if (strcmp(a, "--id") == 0 || strcmp(a, "--connect-timeout-ms") == 0) {
-            char *end;
-            long x = strtol(v, &end, 10);
-            if (*end != '\0' || x < 0 || x > 1 << 30) {
+            long x;
+            if (parse_long(v, 0, 1 << 30, &x) < 0) {
                 fprintf(stderr,
-                        "stepnet-node: bad value '%s' for %s: expected a non-negative "
-                        "integer\n",
-                        v, a);
+                        "stepnet-node: bad value '%s' for %s: expected an integer from 0 to "
+                        "%d\n",
+                        v, a, 1 << 30);
                 return 2;
             }
             if (a[2] == 'i')
@@ -113,6 +128,24 @@ int main(int argc, char **argv)
     }
     if (o.coordinator == NULL) {
         fprintf(stderr, "stepnet-node: --join HOST:PORT is required; see --help\n");
+        return 2;
+    }
+    /* the addresses' forms are checked here (exit 2); host names are resolved at start-up */
+    sn_addr_t addr;
+    sn_err_t err = {0};
+    if (sn_addr_parse(o.coordinator, -1, &addr, &err) < 0 || addr.port == 0) {
+        fprintf(stderr,
+                "stepnet-node: bad value '%s' for --join: expected HOST:PORT (an IPv4 address, "
+                "an [IPv6] address or a host name, and a port from 1 to 65535)\n",
+                o.coordinator);
+        return 2;
+    }
+    if (o.listen_host && sn_node_parse_host(o.listen_host, &addr, &err) < 0) {
+        fprintf(stderr, "stepnet-node: --listen: %s\n", err.msg);
+        return 2;
+    }
+    if (o.advertise && sn_node_parse_host(o.advertise, &addr, &err) < 0) {
+        fprintf(stderr, "stepnet-node: --advertise: %s\n", err.msg);
         return 2;
     }
     if (strcmp(security, "none") == 0) {
@@ -140,10 +173,10 @@ int main(int argc, char **argv)
                         "--insecure-ok\n");
         return 2;
     }
-    char err[512];
-    sn_key_t *key = sn_key_new(key_file, key_fd, err, sizeof err);
+    char kerr[512];
+    sn_key_t *key = sn_key_new(key_file, key_fd, kerr, sizeof kerr);
     if (key == NULL) {
-        fprintf(stderr, "stepnet-node: %s\n", err);
+        fprintf(stderr, "stepnet-node: %s\n", kerr);
         return 2;
     }
     o.key = key;

@@ -1,11 +1,12 @@
 /* stepnet-node (node/): one node of the emulated network. One libuv loop, one listening socket,
  * one TCP connection per virtual link, the coordinator's control connection, and the core
- * algorithm state machine run slot by slot behind the slot barrier (DESIGN.md section 2). */
+ * algorithm state machine run slot by slot behind the slot barrier (docs/runtime.md). */
 #ifndef STEPNET_NODE_NODE_H
 #define STEPNET_NODE_NODE_H
 
 #include <stdint.h>
 
+#include "addr.h"
 #include "secure.h"
 
 typedef struct sn_node_opts_s {
@@ -23,5 +24,10 @@ typedef struct sn_node_opts_s {
 /* Runs the node until the coordinator stops it. Returns the process exit status: 0 after a clean
  * stop, 1 after a failure (logged on stderr). */
 int sn_node_main(const sn_node_opts_t *o);
+
+/* Parses a host for --listen or --advertise: a host name, an IPv4 address, an IPv6 address with
+ * or without brackets, optionally followed by :PORT (port 0 when absent). 0, or SN_EINVAL with
+ * err naming the value and the accepted forms. Resolves nothing. */
+int sn_node_parse_host(const char *text, sn_addr_t *out, sn_err_t *err);
 
 #endif

@@ -192,6 +192,9 @@ extern const sn_algo_t sn__algo_te_a2;
 extern const sn_algo_t sn__algo_te_route;
 extern const sn_algo_t sn__algo_pmnb_route;
 extern const sn_algo_t sn__algo_pexchange_route;
+/* faulty.c: deliberately illegal algorithms for tests, registered as hidden */
+extern const sn_algo_t sn__algo_test_double_send;
+extern const sn_algo_t sn__algo_test_past_wake;
 
 /* te-a2's plan built from given factor schedules: given[i], one per factor of t, a single-port
  * total exchange on factor i with one reception per node per step (e.g. from sn_sched_record);

@@ -18,6 +18,14 @@ static const sn_algo_t *const registry[] = {
     &sn__algo_pmnb_route,      &sn__algo_pexchange_route,
 };
 
+/* Hidden algorithms: found by their exact name only (sn_model_find, so --algo NAME), never chosen
+ * by auto, listed by sn_model_algos or named in messages: the deliberately illegal test fixtures
+ * of core/algo/faulty.c, which check that both executors report a broken rule alike. */
+static const sn_algo_t *const hidden[] = {
+    &sn__algo_test_double_send,
+    &sn__algo_test_past_wake,
+};
+
 const sn_algo_t *const *sn_model_algos(size_t *count)
 {
     *count = sizeof registry / sizeof registry[0];
@@ -29,6 +37,9 @@ const sn_algo_t *sn_model_find(const char *name)
     for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++)
         if (strcmp(registry[i]->name, name) == 0)
             return registry[i];
+    for (size_t i = 0; i < sizeof hidden / sizeof hidden[0]; i++)
+        if (strcmp(hidden[i]->name, name) == 0)
+            return hidden[i];
     return NULL;
 }
 

@@ -35,10 +35,8 @@ typedef struct {
     uint64_t *queued;      /* the slot the node was last put on an active list for */
     uint32_t *rx_start;    /* first arrival of the node in `sorted` */
     uint32_t *rx_count[2]; /* its arrivals, by slot parity (sends of slot t count for t+1) */
-    uint64_t *rx_slot;     /* slot of the node's last counted reception (rx one) */
-    uint32_t *rx_link;     /* the link of that reception */
     sn_verify_t *verify;   /* every node's deliveries */
-    uint64_t *edge_slot;   /* half duplex: slot of the edge's last use (+1; 0 = never) */
+    uint64_t *link_slot;   /* half duplex: per directed link, the last slot it carried a packet */
     /* per slot: the sends of the slot being played, then the same grouped by receiver */
     arrival_t *pool, *sorted;
     size_t pool_n, pool_cap, sorted_cap;
@@ -50,10 +48,10 @@ typedef struct {
     sn_msg_t *rx;
     uint64_t *keys; /* sort keys for rx, rx_cap of them */
     size_t rx_cap;
-    uint64_t *port_stamp; /* multiport: per port of the sending node, the step stamp of its use */
-    uint64_t *dense;      /* bitmap of n bits: orders dense active lists by node id */
+    uint8_t *echo;   /* [rx_cap] half duplex: the receiver sent on the arrival's port too */
+    uint8_t *mark;   /* [maxdeg] scratch of sn_exec_step */
+    uint64_t *dense; /* bitmap of n bits: orders dense active lists by node id */
     uint32_t maxdeg;
-    uint64_t stamp;
     sn_step_t io;
 } sim_t;
 
@@ -66,11 +64,6 @@ uint64_t sn_trace_event(uint64_t slot, uint32_t link, const sn_packet_t *pkt)
     uint64_t b = ((uint64_t) pkt->src << 32) | pkt->dst;
     uint64_t c = ((uint64_t) pkt->seq << 24) ^ ((uint64_t) pkt->frag << 8) ^ pkt->kind;
     return sn_mix64(sn_mix64(a ^ 0x9e3779b97f4a7c15ULL) + b * 0xc2b2ae3d27d4eb4fULL + c);
-}
-
-static const char *lbl(const sim_t *s, uint32_t u, char *buf)
-{
-    return sn_topo_label(s->t, u, buf, SN_TOPO_MAX_LABEL);
 }
 
 /* ---- wake heap ------------------------------------------------------------------------------ */
@@ -124,54 +117,18 @@ static inline void activate(sim_t *s, uint32_t u, uint64_t slot)
 
 /* ---- sends -------------------------------------------------------------------------------- */
 
-static int check_and_send(sim_t *s, uint32_t u, uint64_t slot, sn_sim_result_t *res,
-                          uint64_t *data_sends, uint64_t *ctl_sends, const sn_sim_opts_t *opts,
-                          sn_err_t *err)
+/* Queues the sends of u's step (checked by sn_exec_step) as arrivals of slot + 1. */
+static void send_all(sim_t *s, uint32_t u, uint64_t slot, sn_sim_result_t *res,
+                     uint64_t *data_sends, uint64_t *ctl_sends, const sn_sim_opts_t *opts)
 {
     const sn_topo_t *t = s->t;
-    const sn_portmodel_t *pm = &s->p->pm;
     sn_step_t *io = &s->io;
-    uint32_t deg = sn_topo_degree(t, u);
-    char b1[SN_TOPO_MAX_LABEL], b2[SN_TOPO_MAX_LABEL];
-    if (pm->ports == SN_PORTS_SINGLE && io->ntx > 1)
-        return sn_err_set(err, SN_EPORT,
-                          "slot %llu: node %s sent %zu packets (ports %u and %u); single-port "
-                          "allows one per slot",
-                          (unsigned long long) slot, lbl(s, u, b1), io->ntx, io->tx[0].port,
-                          io->tx[1].port);
-    s->stamp++;
     for (size_t i = 0; i < io->ntx; i++) {
         uint32_t port = io->tx[i].port;
-        if (port >= deg)
-            return sn_err_set(err, SN_EALGO, "slot %llu: node %s sent on port %u but has %u ports",
-                              (unsigned long long) slot, lbl(s, u, b1), port, deg);
-        if (s->port_stamp[port] == s->stamp)
-            return sn_err_set(err, SN_EPORT,
-                              "slot %llu: node %s sent two packets on port %u (link %u); a link "
-                              "carries one packet per slot",
-                              (unsigned long long) slot, lbl(s, u, b1), port,
-                              sn_topo_link_id(t, u, port));
-        s->port_stamp[port] = s->stamp;
         const sn_port_t *pp = sn_topo_port(t, u, port);
         uint32_t v = pp->peer, link = sn_topo_link_id(t, u, port);
-        if (pm->duplex == SN_DUPLEX_HALF) {
-            if (s->edge_slot[pp->edge] == slot + 1)
-                return sn_err_set(err, SN_EPORT,
-                                  "slot %llu: edge %s-%s (edge %u) carries packets both ways; "
-                                  "half duplex allows one packet per edge per slot",
-                                  (unsigned long long) slot, lbl(s, u, b1), lbl(s, v, b2),
-                                  pp->edge);
-            s->edge_slot[pp->edge] = slot + 1;
-        }
-        if (pm->ports == SN_PORTS_SINGLE && pm->rx == SN_RX_ONE) {
-            if (s->rx_slot[v] == slot + 1)
-                return sn_err_set(err, SN_EPORT,
-                                  "slot %llu: node %s receives two packets (links %u and %u); "
-                                  "single-port with --rx one allows one per slot",
-                                  (unsigned long long) slot, lbl(s, v, b1), s->rx_link[v], link);
-            s->rx_slot[v] = slot + 1;
-            s->rx_link[v] = link;
-        }
+        if (s->link_slot)
+            s->link_slot[link] = slot;
         /* queue the arrival */
         if (s->pool_n == s->pool_cap)
             sn_grow((void **) &s->pool, &s->pool_cap, s->pool_n + 1, sizeof *s->pool);
@@ -189,7 +146,6 @@ static int check_and_send(sim_t *s, uint32_t u, uint64_t slot, sn_sim_result_t *
         else
             (*data_sends)++;
     }
-    return 0;
 }
 
 /* Groups the slot's sends by receiver (counting sort; rx_count was kept while sending): each
@@ -251,6 +207,8 @@ static size_t gather_rx(sim_t *s, uint32_t u, int par)
     if (k > s->rx_cap) {
         sn_grow((void **) &s->rx, &s->rx_cap, k, sizeof *s->rx);
         s->keys = sn_xrealloc(s->keys, s->rx_cap * sizeof *s->keys);
+        if (s->link_slot)
+            s->echo = sn_xrealloc(s->echo, s->rx_cap * sizeof *s->echo);
     }
     const arrival_t *a = &s->sorted[s->rx_start[u]];
     if (k == 1) {
@@ -285,10 +243,8 @@ static void sim_free(sim_t *s)
     free(s->rx_start);
     free(s->rx_count[0]);
     free(s->rx_count[1]);
-    free(s->rx_slot);
-    free(s->rx_link);
     sn_verify_free(s->verify);
-    free(s->edge_slot);
+    free(s->link_slot);
     free(s->pool);
     free(s->sorted);
     free(s->active[0]);
@@ -296,7 +252,8 @@ static void sim_free(sim_t *s)
     free(s->heap);
     free(s->rx);
     free(s->keys);
-    free(s->port_stamp);
+    free(s->echo);
+    free(s->mark);
     free(s->dense);
     free(s->io.tx);
     free(s->io.dlv);
@@ -320,16 +277,12 @@ int sn_sim_run(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a, con
     s.rx_start = sn_xcalloc(n, sizeof *s.rx_start);
     s.rx_count[0] = sn_xcalloc(n, sizeof *s.rx_count[0]);
     s.rx_count[1] = sn_xcalloc(n, sizeof *s.rx_count[1]);
-    if (p->pm.ports == SN_PORTS_SINGLE && p->pm.rx == SN_RX_ONE) {
-        s.rx_slot = sn_xcalloc(n, sizeof *s.rx_slot);
-        s.rx_link = sn_xcalloc(n, sizeof *s.rx_link);
-    }
     if (p->pm.duplex == SN_DUPLEX_HALF)
-        s.edge_slot = sn_xcalloc(t->nedges + 1, sizeof *s.edge_slot);
+        s.link_slot = sn_xcalloc(2 * (size_t) t->nedges + 1, sizeof *s.link_slot);
     for (uint32_t u = 0; u < n; u++)
         if (sn_topo_degree(t, u) > s.maxdeg)
             s.maxdeg = sn_topo_degree(t, u);
-    s.port_stamp = sn_xcalloc(s.maxdeg + 1, sizeof *s.port_stamp);
+    s.mark = sn_xcalloc(s.maxdeg + 1, 1);
     s.dense = sn_xcalloc((size_t) n / 64 + 1, sizeof *s.dense);
 
     s.verify = sn_verify_new(t, p, 0, n);
@@ -359,35 +312,23 @@ int sn_sim_run(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a, con
             io->slot = slot;
             io->nrx = gather_rx(&s, u, par);
             io->rx = s.rx;
-            io->ntx = 0;
-            io->ndlv = 0;
-            io->wake = SN_WAKE_NEVER;
             if ((++res->node_steps & 0xfffff) == 0 && opts && opts->progress)
                 opts->progress(opts->progress_ctx, slot, res->deliveries, res->expected_deliveries);
-            if ((rc = a->node_step(s.states + (size_t) u * a->state_size, io, err)) < 0) {
-                char b1[SN_TOPO_MAX_LABEL], m[sizeof err->msg];
-                snprintf(m, sizeof m, "%s", err ? err->msg : "");
-                sn_err_set(err, rc, "slot %llu: node %s: %s", (unsigned long long) slot,
-                           lbl(&s, u, b1), m);
-                goto done;
-            }
-            for (size_t i = 0; i < io->ndlv; i++)
-                if ((rc = sn_verify_delivery(s.verify, u, slot, &io->dlv[i], err)) < 0)
+            if (io->nrx > 0) { /* the arrivals of slot - 1, in port order */
+                if (s.link_slot)
+                    for (size_t i = 0; i < io->nrx; i++)
+                        s.echo[i] = s.link_slot[sn_topo_link_id(t, u, s.rx[i].port)] == slot - 1;
+                if ((rc = sn_exec_check_arrivals(t, &p->pm, u, slot - 1, s.rx, io->nrx, s.echo,
+                                                 err)) < 0)
                     goto done;
-            res->deliveries += io->ndlv;
-            if ((rc = check_and_send(&s, u, slot, res, &data_sends, &ctl_sends, opts, err)) < 0)
+            }
+            if ((rc = sn_exec_step(a, s.states + (size_t) u * a->state_size, t, &p->pm, u, io,
+                                   s.verify, s.mark, err)) < 0)
                 goto done;
+            res->deliveries += io->ndlv;
+            send_all(&s, u, slot, res, &data_sends, &ctl_sends, opts);
             s.wake[u] = io->wake;
             if (io->wake != SN_WAKE_NEVER) {
-                if (io->wake <= slot) {
-                    char b1[SN_TOPO_MAX_LABEL];
-                    rc = sn_err_set(err, SN_EALGO,
-                                    "slot %llu: node %s asked to be woken at slot %llu, which is "
-                                    "not in the future",
-                                    (unsigned long long) slot, lbl(&s, u, b1),
-                                    (unsigned long long) io->wake);
-                    goto done;
-                }
                 if (io->wake == slot + 1)
                     activate(&s, u, slot + 1);
                 else

@@ -15,10 +15,11 @@
 
 /* ---- registry ----------------------------------------------------------------------------- */
 
-/* All algorithms, in a fixed order (ties in auto-selection go to the earlier one). */
+/* All algorithms, in a fixed order (ties in auto-selection go to the earlier one); without the
+ * hidden test fixtures, which only sn_model_find knows. */
 const sn_algo_t *const *sn_model_algos(size_t *count);
 
-/* The algorithm called `name`, or NULL. */
+/* The algorithm called `name` (a hidden test fixture too), or NULL. */
 const sn_algo_t *sn_model_find(const char *name);
 
 /* 0 when `a` can run (t, p): right collective, port model in its mask, topology accepted; else

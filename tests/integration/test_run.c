@@ -1659,6 +1659,116 @@ static int teardown(void **state)
     return 0;
 }
 
+/* ---- stepnet-node's addresses and numbers -----------------------------------------------------
+ */
+
+/* Host names work for --join, --listen and --advertise (and so for the addresses neighbours
+ * dial): a join run with every node naming localhost verifies. */
+static void test_join_host_names(void **state)
+{
+    (void) state;
+    join_t *j = calloc(1, sizeof *j);
+    assert_non_null(j);
+    join_start(j, (const char *const[]){"--topo", "ring:4", "--coll", "mnb", "--reps", "1",
+                                        "--warmup", "0", "--probes", "0", "--json", NULL});
+    char addr[64];
+    snprintf(addr, sizeof addr, "localhost:%d", j->port);
+    tu_exec_opts_t o = {.name = "stepnet-node", .env = j->tag};
+    for (uint32_t k = 0; k < j->want; k++) {
+        size_t i = j->n++;
+        const char *const args[] = {"--join",    addr,    "--listen", "localhost", "--advertise",
+                                    "localhost", "--key", j->key,     NULL};
+        j->node[i] = tu_bg_start(tu_env_bin("STEPNET_NODE"), args, &o);
+        char line[256];
+        if (!tu_bg_line(j->node[i], 1, "LISTEN", line, sizeof line, 20 * SLOW) ||
+            sscanf(line, "LISTEN port=%d", &j->listen_port[i]) != 1)
+            fail_msg("node %zu printed no 'LISTEN port=P' line:\nstdout: %s\nstderr: %s", i,
+                     j->node[i]->buf[0], j->node[i]->buf[1]);
+    }
+    join_ready(j);
+    char *report = join_finish(j, 0, 0);
+    assert_non_null(report);
+    assert_true(tu_json_bool(report, "verified"));
+    free(report);
+    free(j);
+}
+
+/* Bad numbers and addresses on stepnet-node's command line: exit 2, naming the value and what is
+ * accepted. */
+static void test_node_bad_values(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *opt, *value, *need;
+    } bad[] = {
+        {"--id", "-1", "from 0 to"},
+        {"--id", "1x", "from 0 to"},
+        {"--id", " 1", "from 0 to"},
+        {"--connect-timeout-ms", "", "from 0 to"},
+        {"--key-fd", "2", "from 3 to"},
+        {"--join", "127.0.0.1", "port from 1 to 65535"},
+        {"--join", "127.0.0.1:0", "port from 1 to 65535"},
+        {"--join", "::1:80", "[IPv6]"},
+        {"--join", "host:99999", "HOST:PORT"},
+        {"--listen", "", "host name"},
+        {"--advertise", "[::1", "host name"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *join = strcmp(bad[i].opt, "--join") == 0 ? bad[i].value : "127.0.0.1:9";
+        tu_proc_t p;
+        if (strcmp(bad[i].opt, "--join") == 0)
+            p = node_exec(30, (const char *const[]){"--join", join, "--security", "none",
+                                                    "--insecure-ok", NULL});
+        else
+            p = node_exec(30, (const char *const[]){"--join", join, bad[i].opt, bad[i].value,
+                                                    "--security", "none", "--insecure-ok", NULL});
+        expect_err(&p, 2, bad[i].need);
+        char quoted[64];
+        snprintf(quoted, sizeof quoted, "'%s'", bad[i].value);
+        if (strstr(p.err, quoted) == NULL)
+            fail_msg("%s: stderr does not name the value %s:\n%s", p.cmd, quoted, p.err);
+        tu_exec_free(&p);
+    }
+}
+
+/* ---- one step check in both executors ------------------------------------------------------- */
+
+/* A deliberately illegal algorithm (core/algo/faulty.c) fails `stepnet run` (real processes)
+ * with exit 1 and exactly the error text of the in-process simulator: both executors call the
+ * core's step check and report its message unchanged. */
+static void illegal_case(const char *algo, const char *ports)
+{
+    sn_topo_t *t = tu_topo("ring:4");
+    sn_params_t sp = tu_params(SN_COLL_BCAST, ports, "one", "full");
+    tu_run_t r = tu_sim(t, &sp, algo);
+    sn_topo_free(t);
+    assert_true(r.rc < 0);
+    const char *x = r.err.msg;
+    tu_proc_t p =
+        STEPNET(60, "run", "--topo", "ring:4", "--coll", "bcast", "--algo", algo, "--ports", ports,
+                "--reps", "1", "--warmup", "0", "--probes", "0", "--json");
+    char line[1024];
+    expect_failed(&p, line, sizeof line);
+    if (strstr(line, x) == NULL)
+        fail_msg("%s: the error line does not hold the simulator's message '%s':\n%s", p.cmd, x,
+                 line);
+    if (p.nout > 0 && p.out[0] == '{') {
+        char err[1024];
+        const char *je = tu_json_str(tu_json_line(&p), "error", err, sizeof err);
+        if (je == NULL || strstr(je, x) == NULL)
+            fail_msg("%s: the JSON error does not hold '%s': %s", p.cmd, x, je ? je : "(none)");
+    }
+    print_message("  %s: %s\n", algo, line);
+    tu_exec_free(&p);
+}
+
+static void test_illegal_same_error(void **state)
+{
+    (void) state;
+    illegal_case("test-double-send", "single");
+    illegal_case("test-past-wake", "multi");
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -1700,6 +1810,9 @@ int main(void)
         cmocka_unit_test_teardown(test_join_needs_listen, teardown),
         cmocka_unit_test_teardown(test_join_missing_node, teardown),
         cmocka_unit_test_teardown(test_refused_connections, teardown),
+        cmocka_unit_test_teardown(test_join_host_names, teardown),
+        cmocka_unit_test_teardown(test_node_bad_values, teardown),
+        cmocka_unit_test_teardown(test_illegal_same_error, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

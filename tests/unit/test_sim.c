@@ -858,6 +858,42 @@ static void test_arrival_order(void **state)
     sn_topo_free(t);
 }
 
+/* ---- the hidden illegal algorithms (core/algo/faulty.c) --------------------------------------
+ * They fail in the simulator with the text of the core's step check; tests/integration/test_run.c
+ * checks that `stepnet run` fails with the very same text. */
+
+static void expect_faulty(const char *spec, const char *ports, const char *algo, int want,
+                          const char *msg)
+{
+    sn_topo_t *t = tu_topo(spec);
+    sn_params_t p = tu_params(SN_COLL_BCAST, ports, "one", "full");
+    tu_run_t r = tu_sim(t, &p, algo);
+    tu_assert_rc(r.rc, want);
+    assert_string_equal(r.err.msg, msg);
+    sn_topo_free(t);
+}
+
+static void test_faulty_algorithms(void **state)
+{
+    (void) state;
+    expect_faulty("ring:4", "single", "test-double-send", SN_EPORT,
+                  "slot 1: node 0 sent 2 packets (ports 0 and 1); single-port allows one per slot");
+    expect_faulty("ring:4", "multi", "test-past-wake", SN_EALGO,
+                  "slot 1: node 0 asked to be woken at slot 1, which is not in the future");
+    /* hidden: never listed, never chosen by auto */
+    size_t n;
+    const sn_algo_t *const *all = sn_model_algos(&n);
+    for (size_t i = 0; i < n; i++)
+        assert_null(strstr(all[i]->name, "test-"));
+    assert_non_null(sn_model_find("test-double-send"));
+    sn_topo_t *t = tu_topo("ring:4");
+    sn_params_t p = tu_params(SN_COLL_BCAST, "single", "one", "full");
+    tu_run_t r = tu_sim(t, &p, "auto");
+    tu_assert_rc(r.rc, 0);
+    assert_null(strstr(r.algo->name, "test-"));
+    sn_topo_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -881,6 +917,7 @@ int main(void)
         cmocka_unit_test(test_stale_wake),
         cmocka_unit_test(test_slot_limit_boundary),
         cmocka_unit_test(test_arrival_order),
+        cmocka_unit_test(test_faulty_algorithms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

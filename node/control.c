@@ -1,0 +1,231 @@
+/* The control channel of stepnet-node (node/): connecting to the coordinator (with retries until
+ * the connect deadline), the Hello that announces this node's data address, taking the Assign
+ * (topology, algorithm, parameters, links), and the coordinator's CALIBRATE, START, STOP and
+ * ABORT. */
+#define _GNU_SOURCE /* gethostname */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "errors.h"
+#include "node_internal.h"
+#include "stepnet/model.h"
+#include "stepnet/util.h"
+
+void sn__node_send_ctl(node_t *nd, const Stepnet__Control *m)
+{
+    if (nd->ctl.up && nd->ctl.lc)
+        sn_wire_send_control(&nd->ctl.lc->c, m);
+}
+
+/* ---- the assignment ------------------------------------------------------------------------- */
+
+static int take_assignment(node_t *nd, const Stepnet__Assign *a, sn_err_t *err)
+{
+    nd->id = a->node;
+    nd->token = a->token;
+    sn_topo_file_t file = {0};
+    int rc;
+    if (a->has_topology_file) {
+        const char *path = strncmp(a->topology, "file:", 5) == 0 ? a->topology + 5 : a->topology;
+        file.path = (char *) path;
+        file.text = sn_xmalloc(a->topology_file.len + 1);
+        memcpy(file.text, a->topology_file.data, a->topology_file.len);
+        file.text[a->topology_file.len] = '\0';
+        file.len = a->topology_file.len;
+        rc = sn_topo_parse_with(a->topology, &file, 1, &nd->topo, err);
+        free(file.text);
+    } else {
+        rc = sn_topo_parse(a->topology, &nd->topo, err);
+    }
+    if (rc < 0) {
+        char m[sizeof err->msg];
+        snprintf(m, sizeof m, "%s", err->msg);
+        return sn_err_set(err, rc, "topology: %s", m);
+    }
+    const sn_topo_t *t = nd->topo;
+    if (a->nodes != t->n || a->node >= t->n)
+        return sn_err_set(err, SN_EINVAL, "assignment of node %u of %u does not fit %s (%u nodes)",
+                          a->node, a->nodes, t->spec, t->n);
+    sn_params_t *p = &nd->params;
+    if ((rc = sn_wire_assign_to_params(a, p, &nd->sources, err)) < 0 ||
+        (rc = sn_params_check(t, p, err)) < 0)
+        return rc;
+    nd->algo = sn_model_find(a->algorithm);
+    if (nd->algo == NULL)
+        return sn_err_set(err, SN_EINVAL, "unknown algorithm '%s'", a->algorithm);
+    if ((rc = sn_model_check(nd->algo, t, p, err)) < 0 ||
+        (rc = sn_model_plan_new(nd->algo, t, p, &nd->plan, err)) < 0)
+        return rc;
+    nd->state = sn_xcalloc(1, nd->algo->state_size ? nd->algo->state_size : 1);
+    nd->diameter = sn_topo_diameter(t, 0);
+    nd->connect_ms = a->connect_ms;
+    if (nd->connect_ms) /* the run's deadline for link handshakes too */
+        nd->sec.deadline_ms = nd->connect_ms;
+    nd->slot_ms = a->slot_ms;
+    nd->collective_ms = a->collective_ms;
+    nd->max_slots = a->max_slots ? a->max_slots : UINT64_MAX;
+    if (a->fault && (rc = sn_wire_fault_parse(a->fault, &nd->fault, err)) < 0)
+        return rc;
+    if ((rc = sn__node_links_init(nd, a, err)) < 0)
+        return rc;
+    nd->assigned = 1;
+    return 0;
+}
+
+/* ---- the control connection ----------------------------------------------------------------- */
+
+static void ctl_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
+{
+    node_t *nd = ((lconn_t *) c->owner)->nd;
+    Stepnet__Control *m = type == SN_FRAME_CONTROL ? sn_wire_unpack_control(body, len) : NULL;
+    if (m == NULL) {
+        sn__node_log(nd, "CTL-PROTO", "malformed control frame from the coordinator");
+        sn__node_exit(nd, 1);
+        return;
+    }
+    sn_err_t err = {0};
+    switch (m->msg_case) {
+    case STEPNET__CONTROL__MSG_ASSIGN:
+        if (nd->assigned) {
+            sn__node_log(nd, "CTL-PROTO", "second assignment");
+            sn__node_exit(nd, 1);
+            break;
+        }
+        if (take_assignment(nd, m->assign, &err) < 0) {
+            nd->assigned = 1;
+            sn__node_abort(nd, SN_EINVAL, 0, "bad assignment: %s", err.msg);
+            break;
+        }
+        nd->ctl.deadline = uv_now(nd->loop) + nd->connect_ms;
+        if (!nd->opts.quiet)
+            sn__node_log(nd, "NODE-ASSIGN", "%s, %s with %s, %u links", nd->topo->spec,
+                         sn_coll_name(nd->params.coll), nd->algo->name, nd->deg);
+        sn__node_links_start(nd);
+        break;
+    case STEPNET__CONTROL__MSG_CALIBRATE:
+        if (nd->net.ready_sent)
+            sn__node_calibrate(nd, m->calibrate->bytes, m->calibrate->probes);
+        break;
+    case STEPNET__CONTROL__MSG_START:
+        if (nd->net.ready_sent && !nd->exit_code)
+            sn__node_start(nd, m->start->cid, m->start->seed,
+                           m->start->has_idle_slots ? m->start->idle_slots : 0);
+        break;
+    case STEPNET__CONTROL__MSG_STOP:
+        sn__node_exit(nd, nd->exit_code);
+        break;
+    case STEPNET__CONTROL__MSG_ABORT:
+        sn__node_log(nd, "NODE-STOP", "the coordinator aborted the run: %s", m->abort->reason);
+        sn__node_exit(nd, 1);
+        break;
+    default:
+        sn__node_log(nd, "CTL-PROTO", "unexpected control message %d", (int) m->msg_case);
+        sn__node_exit(nd, 1);
+    }
+    stepnet__control__free_unpacked(m, NULL);
+}
+
+static void ctl_on_error(sn_conn_t *c, int status, const char *what)
+{
+    node_t *nd = ((lconn_t *) c->owner)->nd;
+    nd->ctl.up = 0;
+    if (nd->stopping)
+        return;
+    sn__node_log(nd, "CTL-DOWN", "control connection to the coordinator: %s (%s)", what,
+                 sn_net_err_name(status));
+    sn__node_exit(nd, 1);
+}
+
+static void ctl_on_closed(sn_conn_t *c)
+{
+    lconn_t *lc = c->owner;
+    node_t *nd = lc->nd;
+    if (nd->ctl.lc == lc) { /* the established control connection is gone */
+        nd->ctl.lc = NULL;
+        nd->ctl.up = 0;
+        if (!nd->stopping)
+            sn__node_exit(nd, 1);
+    }
+    sn__node_lconn_free(lc);
+}
+
+static const sn_conn_ops_t ctl_ops = {ctl_on_frame, ctl_on_error, ctl_on_closed};
+
+static void on_ctl_retry(uv_timer_t *t)
+{
+    sn__node_ctl_connect(t->data);
+}
+
+/* Connected: starts the handshake and says hello with this node's data address. */
+static void send_hello(node_t *nd)
+{
+    /* the data host: given, or the address this host has towards the coordinator */
+    if (nd->opts.advertise) {
+        sn_addr_t adv;
+        if (sn_node_parse_host(nd->opts.advertise, &adv, NULL) == 0)
+            snprintf(nd->net.data_host, sizeof nd->net.data_host, "%s", adv.host);
+    } else {
+        struct sockaddr_storage sa;
+        int salen = sizeof sa;
+        if (uv_tcp_getsockname(&nd->ctl.lc->c.tcp, (struct sockaddr *) &sa, &salen) == 0)
+            uv_ip_name((struct sockaddr *) &sa, nd->net.data_host, sizeof nd->net.data_host);
+    }
+    char host[64] = "";
+    gethostname(host, sizeof host - 1);
+    Stepnet__Control m = STEPNET__CONTROL__INIT;
+    Stepnet__Hello h = STEPNET__HELLO__INIT;
+    h.version = SN_WIRE_VERSION;
+    h.data_host = nd->net.data_host;
+    h.data_port = (uint32_t) nd->net.data_port;
+    h.has_want_id = nd->opts.want_id >= 0;
+    h.want_id = nd->opts.want_id;
+    h.has_pid = 1;
+    h.pid = (uint32_t) getpid();
+    h.hostname = host;
+    m.msg_case = STEPNET__CONTROL__MSG_HELLO;
+    m.hello = &h;
+    sn_wire_send_control(&nd->ctl.lc->c, &m);
+}
+
+static void on_ctl_connect(uv_connect_t *req, int status)
+{
+    node_t *nd = req->data;
+    if (nd->stopping)
+        return;
+    if (status < 0) {
+        if (uv_now(nd->loop) >= nd->ctl.deadline) {
+            sn__node_log(nd, "CTL-CONNECT",
+                         "connect deadline (%u ms): cannot reach the coordinator at %s: %s",
+                         nd->opts.connect_ms, nd->opts.coordinator, uv_strerror(status));
+            sn__node_exit(nd, 1);
+            return;
+        }
+        /* a fresh connection for the next attempt; this one is closed and freed */
+        nd->ctl.backoff =
+            nd->ctl.backoff ? (nd->ctl.backoff * 2 > 500 ? 500 : nd->ctl.backoff * 2) : 10;
+        lconn_t *lc = nd->ctl.lc;
+        nd->ctl.lc = NULL;
+        sn__node_lconn_close(lc);
+        uv_timer_start(&nd->ctl.retry, on_ctl_retry, nd->ctl.backoff, 0);
+        return;
+    }
+    nd->ctl.up = 1;
+    sn_conn_start(&nd->ctl.lc->c, &nd->sec, 1);
+    send_hello(nd);
+}
+
+void sn__node_ctl_connect(node_t *nd)
+{
+    nd->ctl.lc = sn__node_lconn_new(nd, &ctl_ops);
+    sn_wire_limits_control(&nd->ctl.lc->c);
+    snprintf(nd->ctl.lc->c.name, sizeof nd->ctl.lc->c.name, "coordinator");
+    nd->ctl.req.data = nd;
+    int rc = uv_tcp_connect(&nd->ctl.req, &nd->ctl.lc->c.tcp,
+                            (const struct sockaddr *) &nd->ctl.coord_sa, on_ctl_connect);
+    if (rc < 0) {
+        sn__node_log(nd, "CTL-CONNECT", "connect to %s: %s", nd->opts.coordinator, uv_strerror(rc));
+        sn__node_exit(nd, 1);
+    }
+}

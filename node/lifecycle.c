@@ -1,0 +1,266 @@
+/* The life of a stepnet-node process (node/): start-up (the listener, the control channel),
+ * logging, failure reports, signals, and shutdown: every handle closed and its close callback run
+ * before the loop is closed and the node's memory freed. */
+#define _GNU_SOURCE /* prctl */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "errors.h"
+#include "node_internal.h"
+#include "stepnet/util.h"
+
+/* ---- logging --------------------------------------------------------------------------------- */
+
+void sn__node_log(const node_t *nd, const char *event, const char *fmt, ...)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    struct tm tm;
+    localtime_r(&tv.tv_sec, &tm);
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (nd->assigned)
+        fprintf(stderr, "%02d:%02d:%02d.%06ld node %u %s %s\n", tm.tm_hour, tm.tm_min, tm.tm_sec,
+                (long) tv.tv_usec, nd->id, event, msg);
+    else
+        fprintf(stderr, "%02d:%02d:%02d.%06ld node ? %s %s\n", tm.tm_hour, tm.tm_min, tm.tm_sec,
+                (long) tv.tv_usec, event, msg);
+}
+
+/* ---- shutdown ------------------------------------------------------------------------------- */
+
+static void close_if_open(uv_handle_t *h)
+{
+    if (h->loop && !uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+void sn__node_exit(node_t *nd, int code)
+{
+    if (nd->stopping)
+        return;
+    nd->stopping = 1;
+    nd->exit_code = code;
+    nd->ctl.up = 0;
+    while (nd->nconns > 0) {
+        lconn_t *lc = nd->conns[nd->nconns - 1];
+        nd->nconns--; /* sn__node_lconn_free must not find it again */
+        lc->index = SIZE_MAX;
+        sn__node_lconn_close(lc);
+    }
+    close_if_open((uv_handle_t *) &nd->net.listener);
+    close_if_open((uv_handle_t *) &nd->ctl.retry);
+    close_if_open((uv_handle_t *) &nd->ex.slot_timer);
+    close_if_open((uv_handle_t *) &nd->sigterm);
+    if (nd->exit_timer_live)
+        close_if_open((uv_handle_t *) &nd->exit_timer);
+    for (uint32_t q = 0; nd->links_timers_live && q < nd->deg; q++)
+        close_if_open((uv_handle_t *) &nd->links[q].dial.retry);
+}
+
+static void on_exit_timer(uv_timer_t *t)
+{
+    node_t *nd = t->data;
+    sn__node_log(nd, "NODE-EXIT", "the coordinator did not answer the abort; exiting");
+    sn__node_exit(nd, 1);
+}
+
+/* ---- failure reports ------------------------------------------------------------------------ */
+
+void sn__node_report(node_t *nd, int code, uint64_t slot, int kind, int64_t peer,
+                     const uint32_t *missing, size_t nmissing, const char *fmt, ...)
+{
+    if (nd->stopping || nd->exit_code)
+        return;
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    sn__node_log(nd, "NODE-ABORT", "%s: %s", sn_net_err_name(code), msg);
+    nd->exit_code = 1;
+    nd->ex.running = 0;
+    if (nd->ex.slot_timer.data)
+        uv_timer_stop(&nd->ex.slot_timer);
+    Stepnet__Control m = STEPNET__CONTROL__INIT;
+    Stepnet__Abort ab = STEPNET__ABORT__INIT;
+    ab.reason = msg;
+    ab.has_node = nd->assigned;
+    ab.node = nd->id;
+    ab.has_slot = slot != 0;
+    ab.slot = slot;
+    ab.has_kind = 1;
+    ab.kind = (Stepnet__AbortKind) kind;
+    ab.has_peer = peer >= 0;
+    ab.peer = (uint32_t) (peer >= 0 ? peer : 0);
+    ab.n_missing = nmissing;
+    ab.missing = (uint32_t *) missing;
+    m.msg_case = STEPNET__CONTROL__MSG_ABORT;
+    m.abort = &ab;
+    sn__node_send_ctl(nd, &m);
+    /* Close the links so that neighbours fail now rather than at their slot deadline; but not
+     * after a deadline of our own: every stalled node fires its deadline at about the same
+     * time, and each must report the neighbours it waited for (the silent one among them is the
+     * root cause), not a link we closed. */
+    for (uint32_t p = 0; kind != STEPNET__ABORT_KIND__ABORT_DEADLINE && p < nd->deg; p++)
+        if (nd->links[p].lc)
+            sn__node_lconn_close(nd->links[p].lc);
+    if (!nd->ctl.up) {
+        sn__node_exit(nd, 1);
+        return;
+    }
+    uv_timer_init(nd->loop, &nd->exit_timer);
+    nd->exit_timer_live = 1;
+    nd->exit_timer.data = nd;
+    uv_timer_start(&nd->exit_timer, on_exit_timer, SN_NODE_FAIL_EXIT_MS, 0);
+}
+
+/* ---- main ------------------------------------------------------------------------------------ */
+
+static void on_signal(uv_signal_t *s, int signum)
+{
+    node_t *nd = s->data;
+    sn__node_log(nd, "NODE-SIGNAL", "signal %d: exiting", signum);
+    sn__node_exit(nd, 1);
+}
+
+/* The listener for links on the host of --listen (any port unless it names one). 0, or -1 after
+ * logging why. */
+static int start_listener(node_t *nd)
+{
+    const sn_node_opts_t *o = &nd->opts;
+    sn_err_t err = {0};
+    sn_addr_t la;
+    struct sockaddr_storage sa;
+    const char *lhost = o->listen_host ? o->listen_host : (o->local ? "127.0.0.1" : "0.0.0.0");
+    if (sn_node_parse_host(lhost, &la, &err) < 0 || sn_addr_resolve(nd->loop, &la, &sa, &err) < 0) {
+        sn__node_log(nd, "NODE-ARGS", "bad listen address: %s", err.msg);
+        return -1;
+    }
+    uv_tcp_init(nd->loop, &nd->net.listener);
+    nd->net.listener.data = nd;
+    int lrc = uv_tcp_bind(&nd->net.listener, (struct sockaddr *) &sa, 0);
+    if (lrc == 0)
+        lrc = uv_listen((uv_stream_t *) &nd->net.listener, 512, sn__node_on_link_connection);
+    if (lrc < 0) {
+        sn__node_log(nd, "NODE-LISTEN", "cannot listen on %s: %s", lhost, uv_strerror(lrc));
+        uv_close((uv_handle_t *) &nd->net.listener, NULL);
+        uv_run(nd->loop, UV_RUN_DEFAULT);
+        return -1;
+    }
+    int salen = sizeof sa;
+    uv_tcp_getsockname(&nd->net.listener, (struct sockaddr *) &sa, &salen);
+    nd->net.data_port = ntohs(sa.ss_family == AF_INET6 ? ((struct sockaddr_in6 *) &sa)->sin6_port
+                                                       : ((struct sockaddr_in *) &sa)->sin_port);
+    printf("LISTEN port=%d\n", nd->net.data_port);
+    fflush(stdout);
+    return 0;
+}
+
+static void node_free(node_t *nd)
+{
+    if (nd->ex.state_live && nd->algo && nd->algo->node_fini)
+        nd->algo->node_fini(nd->state);
+    if (nd->plan)
+        nd->algo->plan_free(nd->plan);
+    for (uint32_t q = 0; nd->links && q < nd->deg; q++) {
+        free(nd->links[q].cal.rtt0);
+        free(nd->links[q].cal.rtt);
+    }
+    free(nd->links);
+    free(nd->ex.out);
+    free(nd->ex.out_has);
+    free(nd->ex.mark);
+    free(nd->state);
+    free(nd->sources);
+    free(nd->ex.rx);
+    free(nd->ex.echo);
+    free(nd->ex.io.tx);
+    free(nd->ex.io.dlv);
+    free(nd->ex.data_bits);
+    free(nd->ex.ctl_bits);
+    free(nd->net.pending);
+    free(nd->conns);
+    sn_verify_free(nd->ex.verify);
+    sn_topo_free(nd->topo);
+    free(nd);
+}
+
+int sn_node_main(const sn_node_opts_t *o)
+{
+    node_t *nd = sn_xcalloc(1, sizeof *nd);
+    nd->opts = *o;
+    nd->loop = sn_xmalloc(sizeof *nd->loop);
+    uv_loop_init(nd->loop);
+    signal(SIGPIPE, SIG_IGN);
+    int rc = 1;
+    if (o->local) {
+        /* spawned by a local coordinator: never outlive it */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() == 1)
+            goto out;
+    }
+    nd->sec.mode = o->security;
+    nd->sec.key = o->key;
+    nd->sec.deadline_ms = o->connect_ms ? o->connect_ms : 10000;
+    if (o->security == SN_SEC_NONE && !o->local)
+        sn__node_log(nd, "NODE-INSECURE",
+                     "security none: links and the control channel are plaintext "
+                     "and unauthenticated");
+    sn_err_t err = {0};
+    if (sn_addr_parse(o->coordinator, -1, &nd->ctl.coord, &err) < 0 ||
+        sn_addr_resolve(nd->loop, &nd->ctl.coord, &nd->ctl.coord_sa, &err) < 0) {
+        sn__node_log(nd, "NODE-ARGS", "bad coordinator address: %s", err.msg);
+        goto out;
+    }
+    if (start_listener(nd) < 0)
+        goto out;
+    uv_timer_init(nd->loop, &nd->ctl.retry);
+    nd->ctl.retry.data = nd;
+    uv_timer_init(nd->loop, &nd->ex.slot_timer);
+    nd->ex.slot_timer.data = nd;
+    uv_signal_init(nd->loop, &nd->sigterm);
+    nd->sigterm.data = nd;
+    uv_signal_start(&nd->sigterm, on_signal, SIGTERM);
+    nd->ctl.deadline = uv_now(nd->loop) + (o->connect_ms ? o->connect_ms : 10000);
+    sn__node_ctl_connect(nd);
+    uv_run(nd->loop, UV_RUN_DEFAULT);
+    rc = nd->exit_code;
+out:
+    sn__node_exit(nd, nd->exit_code ? nd->exit_code : rc);
+    uv_run(nd->loop, UV_RUN_DEFAULT); /* the close callbacks */
+    if (uv_loop_close(nd->loop) != 0) {
+        sn__node_log(nd, "NODE-EXIT", "event loop still busy at exit");
+        rc = rc ? rc : 1;
+    }
+    free(nd->loop);
+    node_free(nd);
+    return rc;
+}
+
+int sn_node_parse_host(const char *text, sn_addr_t *out, sn_err_t *err)
+{
+    char buf[SN_ADDR_MAX_TEXT];
+    const char *first = strchr(text, ':');
+    /* a bare IPv6 literal ("::", "fe80::1") is a host without a port here */
+    int bare6 = text[0] != '[' && first != NULL && strchr(first + 1, ':') != NULL;
+    if (strlen(text) + 3 > sizeof buf)
+        bare6 = 0; /* too long for any host: sn_addr_parse refuses it */
+    snprintf(buf, sizeof buf, bare6 ? "[%s]" : "%s", text);
+    if (sn_addr_parse(bare6 ? buf : text, 0, out, NULL) < 0)
+        return sn_err_set(err, SN_EINVAL,
+                          "bad host '%s': expected a host name, an IPv4 address or an IPv6 "
+                          "address (optionally with :PORT, [IPv6]:PORT)",
+                          text);
+    return 0;
+}

@@ -1,0 +1,355 @@
+/* The links of stepnet-node (node/): one TCP connection per edge of the topology, dialled by the
+ * edge's smaller id (so exactly one connection appears per link) and named by a link hello that
+ * carries the run token; inbound connections wait in `pending` until their hello binds them (or
+ * until the assignment, for hellos that arrive first). READY is sent once every link is up. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errors.h"
+#include "node_internal.h"
+#include "stepnet/util.h"
+
+/* "host:port", or "[v6]:port" for an IPv6 literal. */
+static const char *addr_text(const sn_addr_t *a, char *buf, size_t cap)
+{
+    snprintf(buf, cap, strchr(a->host, ':') ? "[%s]:%u" : "%s:%u", a->host, (unsigned) a->port);
+    return buf;
+}
+
+static void check_ready(node_t *nd)
+{
+    if (nd->net.ready_sent || nd->net.links_up < nd->deg)
+        return;
+    nd->net.ready_sent = 1;
+    Stepnet__Control m = STEPNET__CONTROL__INIT;
+    Stepnet__Ready r = STEPNET__READY__INIT;
+    r.node = nd->id;
+    m.msg_case = STEPNET__CONTROL__MSG_READY;
+    m.ready = &r;
+    sn__node_send_ctl(nd, &m);
+    printf("READY id=%u port=%d\n", nd->id, nd->net.data_port);
+    fflush(stdout);
+    if (!nd->opts.quiet)
+        sn__node_log(nd, "NODE-READY", "%u links up", nd->deg);
+}
+
+static void link_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len);
+static void link_on_error(sn_conn_t *c, int status, const char *what);
+static void link_on_closed(sn_conn_t *c);
+
+static const sn_conn_ops_t link_ops = {link_on_frame, link_on_error, link_on_closed};
+
+static void bind_link(link_t *l, lconn_t *lc)
+{
+    lc->link = l;
+    l->lc = lc;
+    l->up = 1;
+    sn_wire_limits_link(&lc->c, l->nd->params.size, 0);
+    snprintf(lc->c.name, sizeof lc->c.name, "edge %u (node %u)", l->edge, l->peer);
+    l->nd->net.links_up++;
+    check_ready(l->nd);
+}
+
+/* The connection's handles are closed: forget and free it. */
+void sn__node_lconn_free(lconn_t *lc)
+{
+    node_t *nd = lc->nd;
+    if (lc->index != SIZE_MAX && lc->index < nd->nconns && nd->conns[lc->index] == lc) {
+        nd->conns[lc->index] = nd->conns[--nd->nconns];
+        nd->conns[lc->index]->index = lc->index;
+    }
+    free(lc);
+}
+
+/* Closes a connection; it is freed in its on_closed callback. */
+void sn__node_lconn_close(lconn_t *lc)
+{
+    sn_conn_close(&lc->c);
+}
+
+/* Validates a link hello on an inbound connection and binds it to its link, or refuses it. */
+static void accept_hello(node_t *nd, lconn_t *lc, const Stepnet__LinkHello *h)
+{
+    const char *why = NULL;
+    link_t *l = NULL;
+    if (h->version != SN_WIRE_VERSION)
+        why = "protocol version differs";
+    else if (h->token != nd->token)
+        why = "run token differs (a connection from another run or an unknown peer)";
+    else if (h->edge >= nd->topo->nedges)
+        why = "no such edge";
+    else if (nd->topo->edges[h->edge].b != nd->id || nd->topo->edges[h->edge].a != h->from)
+        why = "that edge does not join the dialler to this node";
+    else {
+        l = &nd->links[nd->topo->edges[h->edge].pb];
+        if (l->lc)
+            why = "a second connection for a link that is already up";
+    }
+    if (why) {
+        sn__node_log(nd, "LINK-REFUSED", "connection from %s claiming edge %u from node %u: %s",
+                     lc->c.peer, h->edge, h->from, why);
+        sn__node_lconn_close(lc);
+        return;
+    }
+    bind_link(l, lc);
+}
+
+static void remove_pending(node_t *nd, lconn_t *lc)
+{
+    for (size_t i = 0; i < nd->net.npending; i++) {
+        if (nd->net.pending[i] == lc) {
+            nd->net.pending[i] = nd->net.pending[--nd->net.npending];
+            return;
+        }
+    }
+}
+
+static void link_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
+{
+    lconn_t *lc = c->owner;
+    node_t *nd = lc->nd;
+    if (lc->link == NULL) { /* an inbound connection: its first frame must be the hello */
+        Stepnet__LinkHello *h =
+            type == SN_FRAME_LINK ? stepnet__link_hello__unpack(NULL, len, body) : NULL;
+        if (h == NULL) {
+            sn__node_log(nd, "LINK-PROTO",
+                         "inbound connection from %s: first frame is not a valid link hello",
+                         c->peer);
+            remove_pending(nd, lc);
+            sn__node_lconn_close(lc);
+            return;
+        }
+        sn_conn_expect_done(c); /* it said who it is: judged now, or after the assignment */
+        remove_pending(nd, lc);
+        if (nd->assigned) {
+            accept_hello(nd, lc, h);
+        } else { /* keep it until we know the topology and the token */
+            lc->hello = *h;
+            lc->have_hello = 1;
+            sn_grow((void **) &nd->net.pending, &nd->net.cappending, nd->net.npending + 1,
+                    sizeof *nd->net.pending);
+            nd->net.pending[nd->net.npending++] = lc;
+        }
+        stepnet__link_hello__free_unpacked(h, NULL);
+        return;
+    }
+    link_t *l = lc->link;
+    switch (type) {
+    case SN_FRAME_DATA:
+        sn__node_on_data(l, body, len);
+        break;
+    case SN_FRAME_PING: {
+        uint8_t *b = sn_conn_frame(c, SN_FRAME_PONG, len);
+        memcpy(b, body, len);
+        sn_conn_send(c, b);
+        break;
+    }
+    case SN_FRAME_PONG:
+        if (l->dialer && l->cal.probe < 2 * l->cal.probes)
+            sn__node_on_pong(l);
+        break;
+    default:
+        sn__node_log(nd, "LINK-PROTO", "edge %u (node %u): unexpected frame type %d", l->edge,
+                     l->peer, type);
+        sn__node_report(nd, SN_EPROTO, nd->ex.t, STEPNET__ABORT_KIND__ABORT_PROTO, l->peer, NULL, 0,
+                        "protocol error on the link to node %u (edge %u): frame type %d", l->peer,
+                        l->edge, type);
+    }
+}
+
+static void link_on_error(sn_conn_t *c, int status, const char *what)
+{
+    lconn_t *lc = c->owner;
+    node_t *nd = lc->nd;
+    if (nd->stopping)
+        return;
+    if (lc->link == NULL) { /* a stranger, a failed handshake, or no hello in time */
+        sn__node_log(nd,
+                     status == SN_EPROTO || status == SN_ETIMEOUT ? "LINK-REFUSED" : "LINK-CLOSED",
+                     "inbound connection from %s before its hello: %s (%s)", c->peer, what,
+                     sn_net_strerror(status));
+        return;
+    }
+    link_t *l = lc->link;
+    l->down = 1;
+    if (!nd->ex.running && status != SN_EPROTO) {
+        /* between collectives (a peer leaving after STOP): the next START fails if it matters */
+        if (!nd->opts.quiet)
+            sn__node_log(nd, "LINK-DOWN", "edge %u (node %u) closed between collectives: %s",
+                         l->edge, l->peer, what);
+        return;
+    }
+    sn__node_log(nd, status == SN_EPROTO ? "LINK-PROTO" : "LINK-DOWN", "edge %u (node %u): %s (%s)",
+                 l->edge, l->peer, what, sn_net_err_name(status));
+    if (nd->exit_code == 0)
+        sn__node_report(nd, status == SN_EPROTO ? SN_EPROTO : SN_ELINK, nd->ex.t,
+                        status == SN_EPROTO ? STEPNET__ABORT_KIND__ABORT_PROTO
+                                            : STEPNET__ABORT_KIND__ABORT_LINK,
+                        l->peer, NULL, 0, "link to node %u (edge %u) failed at slot %llu: %s (%s)",
+                        l->peer, l->edge, (unsigned long long) nd->ex.t, what,
+                        sn_net_strerror(status));
+}
+
+static void link_on_closed(sn_conn_t *c)
+{
+    lconn_t *lc = c->owner;
+    node_t *nd = lc->nd;
+    remove_pending(nd, lc);
+    if (lc->link && lc->link->lc == lc)
+        lc->link->lc = NULL;
+    for (uint32_t q = 0; q < nd->deg; q++)
+        if (nd->links[q].dial.dialling == lc)
+            nd->links[q].dial.dialling = NULL;
+    sn__node_lconn_free(lc);
+}
+
+lconn_t *sn__node_lconn_new(node_t *nd, const sn_conn_ops_t *ops)
+{
+    lconn_t *lc = sn_xcalloc(1, sizeof *lc);
+    lc->nd = nd;
+    sn_conn_init(nd->loop, &lc->c, ops, lc);
+    sn_grow((void **) &nd->conns, &nd->capconns, nd->nconns + 1, sizeof *nd->conns);
+    lc->index = nd->nconns;
+    nd->conns[nd->nconns++] = lc;
+    return lc;
+}
+
+void sn__node_on_link_connection(uv_stream_t *server, int status)
+{
+    node_t *nd = server->data;
+    if (status < 0) {
+        sn__node_log(nd, "LINK-ACCEPT", "accept failed: %s", uv_strerror(status));
+        return;
+    }
+    lconn_t *lc = sn__node_lconn_new(nd, &link_ops);
+    sn_wire_limits_link(&lc->c, 0, 1);
+    /* a connection that never says who it is is closed at the connect deadline */
+    sn_conn_expect(&lc->c, nd->connect_ms ? nd->connect_ms : 10000, "link hello");
+    if (uv_accept(server, (uv_stream_t *) &lc->c.tcp) < 0 ||
+        sn_conn_start(&lc->c, &nd->sec, 0) < 0) {
+        sn__node_lconn_close(lc);
+        return;
+    }
+    sn_grow((void **) &nd->net.pending, &nd->net.cappending, nd->net.npending + 1,
+            sizeof *nd->net.pending);
+    nd->net.pending[nd->net.npending++] = lc;
+}
+
+static void dial(link_t *l);
+
+static void on_retry(uv_timer_t *t)
+{
+    dial(t->data);
+}
+
+static void on_link_connect(uv_connect_t *req, int status)
+{
+    link_t *l = req->data;
+    node_t *nd = l->nd;
+    lconn_t *lc = l->dial.dialling;
+    if (nd->stopping || lc == NULL)
+        return;
+    if (status < 0) {
+        char at[SN_ADDR_MAX_TEXT];
+        l->dial.dialling = NULL;
+        sn__node_lconn_close(lc);
+        if (uv_now(nd->loop) >= nd->ctl.deadline) {
+            sn__node_report(nd, SN_ETIMEOUT, 0, STEPNET__ABORT_KIND__ABORT_LINK, l->peer, NULL, 0,
+                            "connect deadline (%u ms): could not connect to node %u at %s for edge "
+                            "%u: %s",
+                            nd->connect_ms, l->peer, addr_text(&l->dial.addr, at, sizeof at),
+                            l->edge, uv_strerror(status));
+            return;
+        }
+        l->dial.backoff_ms =
+            l->dial.backoff_ms ? (l->dial.backoff_ms * 2 > 200 ? 200 : l->dial.backoff_ms * 2) : 5;
+        uv_timer_start(&l->dial.retry, on_retry, l->dial.backoff_ms, 0);
+        return;
+    }
+    l->dial.dialling = NULL;
+    if (sn_conn_start(&lc->c, &nd->sec, 1) < 0) {
+        sn__node_lconn_close(lc);
+        sn__node_abort(nd, SN_ELINK, 0, "cannot start the link to node %u", l->peer);
+        return;
+    }
+    sn_wire_send_linkhello(&lc->c, nd->token, l->edge, nd->id);
+    bind_link(l, lc);
+}
+
+static void dial(link_t *l)
+{
+    node_t *nd = l->nd;
+    lconn_t *lc = sn__node_lconn_new(nd, &link_ops);
+    sn_wire_limits_link(&lc->c, nd->params.size, 0);
+    l->dial.dialling = lc;
+    l->dial.creq.data = l;
+    int rc = uv_tcp_connect(&l->dial.creq, &lc->c.tcp, (const struct sockaddr *) &l->dial.sa,
+                            on_link_connect);
+    if (rc < 0) {
+        char at[SN_ADDR_MAX_TEXT];
+        l->dial.dialling = NULL;
+        sn__node_lconn_close(lc);
+        sn__node_abort(nd, SN_ELINK, 0, "connect to node %u at %s: %s", l->peer,
+                       addr_text(&l->dial.addr, at, sizeof at), uv_strerror(rc));
+    }
+}
+
+/* ---- set-up --------------------------------------------------------------------------------- */
+
+int sn__node_links_init(node_t *nd, const Stepnet__Assign *a, sn_err_t *err)
+{
+    const sn_topo_t *t = nd->topo;
+    nd->deg = sn_topo_degree(t, nd->id);
+    nd->links = sn_xcalloc(nd->deg + 1, sizeof *nd->links);
+    for (uint32_t q = 0; q < nd->deg; q++) {
+        link_t *l = &nd->links[q];
+        const sn_port_t *pp = sn_topo_port(t, nd->id, q);
+        l->nd = nd;
+        l->port = q;
+        l->edge = pp->edge;
+        l->peer = pp->peer;
+        l->link_id = sn_topo_link_id(t, nd->id, q);
+        l->dialer = t->edges[pp->edge].a == nd->id;
+        uv_timer_init(nd->loop, &l->dial.retry);
+        l->dial.retry.data = l;
+        nd->links_timers_live = 1;
+        if (!l->dialer)
+            continue;
+        const Stepnet__Peer *peer = NULL;
+        for (size_t i = 0; i < a->n_peers; i++)
+            if (a->peers[i]->node == l->peer)
+                peer = a->peers[i];
+        if (peer == NULL)
+            return sn_err_set(err, SN_EINVAL, "the assignment has no address for neighbour %u",
+                              l->peer);
+        if (strlen(peer->host) >= sizeof l->dial.addr.host || peer->port > 65535)
+            return sn_err_set(err, SN_EINVAL, "bad address for neighbour %u", l->peer);
+        snprintf(l->dial.addr.host, sizeof l->dial.addr.host, "%s", peer->host);
+        l->dial.addr.port = (uint16_t) peer->port;
+        /* resolved once, here: the dial retries reuse it */
+        int rc = sn_addr_resolve(nd->loop, &l->dial.addr, &l->dial.sa, err);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+void sn__node_links_start(node_t *nd)
+{
+    for (uint32_t q = 0; q < nd->deg; q++)
+        if (nd->links[q].dialer)
+            dial(&nd->links[q]);
+    /* hellos that arrived before the assignment (connections still waiting for theirs stay
+     * pending) */
+    for (size_t i = 0; i < nd->net.npending;) {
+        lconn_t *lc = nd->net.pending[i];
+        if (!lc->have_hello) {
+            i++;
+            continue;
+        }
+        nd->net.pending[i] = nd->net.pending[--nd->net.npending];
+        accept_hello(nd, lc, &lc->hello);
+    }
+    check_ready(nd);
+}

@@ -1,0 +1,229 @@
+/* Internal interface of stepnet-node (node/): the node and its links, split by responsibility like
+ * the files that own them (lifecycle.c, control.c, links.c, calibrate.c, slot.c, fault.c), and
+ * the sn__node_* functions they call in one another. One libuv loop runs all of it. */
+#ifndef STEPNET_NODE_INTERNAL_H
+#define STEPNET_NODE_INTERNAL_H
+
+/* After reporting a failure, how long a node waits for the coordinator's Stop before it exits on
+ * its own (the coordinator normally stops every node within its blame window). */
+#define SN_NODE_FAIL_EXIT_MS 5000
+
+#include <stdint.h>
+#include <uv.h>
+
+#include "addr.h"
+#include "conn.h"
+#include "node.h"
+#include "stepnet/algo.h"
+#include "stepnet/sim.h"
+#include "stepnet/topo.h"
+#include "wire.h"
+
+typedef struct node_s node_t;
+typedef struct link_s link_t;
+
+/* A connection and what it belongs to: the control channel, a link, or an inbound connection
+ * that has not said which link it is yet. */
+typedef struct lconn_s {
+    sn_conn_t c;
+    node_t *nd;
+    link_t *link; /* NULL until the hello binds it */
+    size_t index; /* in node->conns */
+    /* a hello received before the assignment, processed after it */
+    int have_hello;
+    Stepnet__LinkHello hello;
+} lconn_t;
+
+/* One data frame held in a link's two-frame window (slot.c). */
+typedef struct rxframe_s {
+    int have;
+    uint32_t cid;
+    uint64_t slot;
+    int has_pkt;
+    sn_packet_t pkt;
+    uint32_t radius;
+    uint64_t cmax;
+} rxframe_t;
+
+/* The dialling side of a link (links.c). */
+typedef struct link_dial_s {
+    sn_addr_t addr;             /* the neighbour's data address, from the assignment */
+    struct sockaddr_storage sa; /* addr resolved */
+    uv_connect_t creq;
+    uv_timer_t retry;
+    uint32_t backoff_ms;
+    lconn_t *dialling; /* the connection being dialled */
+} link_dial_t;
+
+/* Ping-pong probes on a link, measured by its dialler (calibrate.c). */
+typedef struct link_cal_s {
+    uint32_t probe, probes, probe_bytes;
+    uint64_t probe_t0;
+    uint64_t *rtt0, *rtt;
+    int calibrated;
+} link_cal_t;
+
+struct link_s {
+    node_t *nd;
+    uint32_t port, edge, peer, link_id;
+    int dialer; /* this node dials (it is the edge's smaller id) */
+    lconn_t *lc;
+    int up, down;
+    link_dial_t dial;
+    /* the slot executor: the two-frame window, and the last slot we sent a packet here (the
+     * arrival check of half duplex) */
+    rxframe_t rx[2];
+    uint64_t sent_pkt_slot;
+    link_cal_t cal;
+};
+
+/* The control channel to the coordinator (control.c). */
+typedef struct node_ctl_s {
+    lconn_t *lc;
+    int up;
+    uv_connect_t req;
+    uv_timer_t retry;
+    uint64_t deadline; /* for reaching the coordinator, then for the links (uv_now) */
+    uint32_t backoff;
+    sn_addr_t coord;
+    struct sockaddr_storage coord_sa; /* resolved once at start-up */
+} node_ctl_t;
+
+/* The link layer: the listener, the data address announced, inbound connections (links.c). */
+typedef struct node_net_s {
+    uv_tcp_t listener;
+    char data_host[SN_ADDR_MAX_HOST];
+    int data_port;
+    lconn_t **pending; /* inbound connections without a bound link yet */
+    size_t npending, cappending;
+    uint32_t links_up;
+    int ready_sent;
+} node_net_t;
+
+/* The slot executor and the collective it runs (slot.c). */
+typedef struct node_exec_s {
+    int running, state_live;
+    uint32_t cid, last_cid;
+    uint64_t t;    /* the slot whose frames were sent last */
+    uint64_t wake; /* the algorithm's wake slot */
+    uint64_t stop_slot, done_start, complete_slot;
+    uint64_t idle; /* benchmark: a pure barrier of this many empty slots (0: the collective) */
+    uint32_t radius;
+    uint64_t cmax;
+    int was_done, complete_sent;
+    sn_verify_t *verify;
+    sn_step_t io;
+    sn_msg_t *rx;
+    uint8_t *echo; /* [rxcap] the half-duplex echo of each arrival */
+    size_t rxcap;
+    sn_packet_t *out; /* [deg] packet to send per port this slot */
+    uint8_t *out_has; /* [deg] */
+    uint8_t *mark;    /* [deg] scratch of sn_exec_step */
+    uint64_t last_send, data_packets, control_packets, trace, bytes_checked;
+    uint64_t *data_bits, *ctl_bits;
+    size_t ndata_bits, nctl_bits;
+    uv_timer_t slot_timer;
+} node_exec_t;
+
+struct node_s {
+    uv_loop_t *loop;
+    sn_node_opts_t opts;
+    sn_conn_sec_cfg_t sec; /* every connection's security */
+    lconn_t **conns;       /* every connection (control, links, inbound), for shutdown */
+    size_t nconns, capconns;
+    node_ctl_t ctl;
+    node_net_t net;
+    /* the assignment (control.c) */
+    int assigned;
+    uint32_t id;
+    uint64_t token;
+    sn_topo_t *topo;
+    sn_params_t params;
+    uint32_t *sources;
+    const sn_algo_t *algo;
+    void *plan;
+    void *state;
+    uint32_t deg, diameter;
+    link_t *links;
+    uint32_t connect_ms, slot_ms, collective_ms;
+    uint64_t max_slots;
+    sn_fault_t fault;  /* kind SN_FAULT_NONE: none (fault.c) */
+    uint32_t cal_left; /* links still calibrating (calibrate.c) */
+    node_exec_t ex;
+    /* shutdown (lifecycle.c) */
+    uv_signal_t sigterm;
+    int exit_code, stopping;
+    uv_timer_t exit_timer;
+    int exit_timer_live, links_timers_live;
+};
+
+/* ---- lifecycle.c ---- */
+
+/* One log line on stderr: time, node id, a stable event id, the message. */
+void sn__node_log(const node_t *nd, const char *event, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Leaves the loop: closes every connection and handle; sn_node_main returns `code`. */
+void sn__node_exit(node_t *nd, int code);
+
+/* A failure of the running collective (or of the set-up): tells the coordinator what it saw
+ * (kind a STEPNET__ABORT_KIND__*, the peer it blames, the silent neighbours of a deadline),
+ * closes the links (so that neighbours stop waiting), and waits for the coordinator to end the
+ * run. */
+void sn__node_report(node_t *nd, int code, uint64_t slot, int kind, int64_t peer,
+                     const uint32_t *missing, size_t nmissing, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+
+/* The node's own error (its algorithm, the port model, verification, the assignment). */
+#define sn__node_abort(nd, code, slot, ...)                                                        \
+    sn__node_report((nd), (code), (slot), STEPNET__ABORT_KIND__ABORT_SELF, -1, NULL, 0, __VA_ARGS__)
+
+/* ---- control.c ---- */
+
+/* Sends a control message to the coordinator, if the channel is up. */
+void sn__node_send_ctl(node_t *nd, const Stepnet__Control *m);
+
+/* Dials the coordinator (nd->ctl.coord_sa), retrying until nd->ctl.deadline. */
+void sn__node_ctl_connect(node_t *nd);
+
+/* ---- links.c ---- */
+
+/* A connection registered in nd->conns; freed by its on_closed callback. */
+lconn_t *sn__node_lconn_new(node_t *nd, const sn_conn_ops_t *ops);
+void sn__node_lconn_free(lconn_t *lc);
+void sn__node_lconn_close(lconn_t *lc);
+
+/* Builds the links of the assignment `a` (nd->topo, nd->id set): ports, edges, peers, and the
+ * address of every neighbour this node dials. 0, or SN_EINVAL with err set. */
+int sn__node_links_init(node_t *nd, const Stepnet__Assign *a, sn_err_t *err);
+
+/* After the assignment: dials every link this node dials, binds the hellos that arrived before
+ * it, and reports READY if nothing is left to wait for. */
+void sn__node_links_start(node_t *nd);
+
+/* The listener's connection callback (nd->net.listener.data = nd). */
+void sn__node_on_link_connection(uv_stream_t *server, int status);
+
+/* ---- calibrate.c ---- */
+
+/* Measures every link this node dials with `probes` empty and `probes` `bytes`-byte ping-pongs,
+ * then sends Calibrated. */
+void sn__node_calibrate(node_t *nd, uint32_t bytes, uint32_t probes);
+
+/* A PONG on link l (the dialler's side). */
+void sn__node_on_pong(link_t *l);
+
+/* ---- slot.c ---- */
+
+/* Starts collective cid (or an idle barrier of `idle` slots) on a START from the coordinator. */
+void sn__node_start(node_t *nd, uint32_t cid, uint64_t seed, uint64_t idle);
+
+/* A data frame on link l. */
+void sn__node_on_data(link_t *l, const uint8_t *body, size_t len);
+
+/* ---- fault.c ---- */
+
+/* Injects the assignment's fault if slot is its slot (testing). */
+void sn__node_fault_inject(node_t *nd, uint64_t slot);
+
+#endif

@@ -1,0 +1,389 @@
+/* The slot executor of stepnet-node (node/): plays the algorithm's state machine slot by slot
+ * behind the slot barrier, checks every step with the core's sn_exec_step and
+ * sn_exec_check_arrivals (the very checks of the simulator), sends one data frame per link and
+ * slot, detects termination without a per-slot round trip, and reports the result.
+ *
+ * Slot barrier (an alpha-synchronizer; docs/runtime.md, "The slot barrier"): in every slot the
+ * node sends exactly one data frame on every link (empty when it has no packet there) and plays
+ * slot t+1 once it holds the slot-t frame of every link; neighbours are never more than one slot
+ * apart, so each link keeps a window of two frames. The algorithm state machine is called exactly
+ * as core/sim calls it (slot 1, then on arrivals or at its wake slot).
+ *
+ * Termination: a node is *done* in slot s when it holds all its deliveries, asked for no wake and
+ * sent nothing. Every frame carries the sender's radius R (all nodes within R-1 hops were done,
+ * R = 0 if the sender is not) and the latest done-start slot M it knows. R(s) = done(s) ? 1 + min
+ * over links R_link(s-1) : 0 and M(s) = max(own done start, M_link(s-1)). Once R reaches D+1
+ * (D = diameter) every delivery in the network is complete and M is the global last done start
+ * G; every node learns this by slot G + D, so all stop after slot G + D + 1 without talking to
+ * the coordinator. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "node_internal.h"
+#include "stepnet/util.h"
+
+/* ---- results and deadlines ------------------------------------------------------------------ */
+
+static void set_bit(uint64_t **bits, size_t *nbits, uint64_t slot)
+{
+    size_t w = (size_t) ((slot - 1) / 64);
+    if (w >= *nbits) {
+        size_t n = *nbits ? *nbits : 16;
+        while (n <= w)
+            n *= 2;
+        *bits = sn_xrealloc(*bits, n * sizeof **bits);
+        memset(*bits + *nbits, 0, (n - *nbits) * sizeof **bits);
+        *nbits = n;
+    }
+    (*bits)[w] |= 1ull << ((slot - 1) % 64);
+}
+
+static void send_result(node_t *nd, const char *error, uint64_t error_slot)
+{
+    Stepnet__Control m = STEPNET__CONTROL__INIT;
+    Stepnet__Result r = STEPNET__RESULT__INIT;
+    r.cid = nd->ex.cid;
+    r.node = nd->id;
+    r.last_send_slot = nd->ex.last_send;
+    r.data_packets = nd->ex.data_packets;
+    r.control_packets = nd->ex.control_packets;
+    r.deliveries = sn_verify_got(nd->ex.verify, nd->id);
+    r.expected = sn_verify_expected(nd->ex.verify, nd->id);
+    r.digest_sum = sn_verify_digest_sum(nd->ex.verify, nd->id);
+    r.trace_hash = nd->ex.trace;
+    r.stop_slot = nd->ex.t;
+    r.bytes_checked = nd->ex.bytes_checked;
+    size_t words = (size_t) ((nd->ex.t + 63) / 64);
+    r.n_data_slots = nd->ex.ndata_bits < words ? nd->ex.ndata_bits : words;
+    r.data_slots = nd->ex.data_bits;
+    r.n_control_slots = nd->ex.nctl_bits < words ? nd->ex.nctl_bits : words;
+    r.control_slots = nd->ex.ctl_bits;
+    r.error = (char *) error;
+    r.has_error_slot = error != NULL;
+    r.error_slot = error_slot;
+    m.msg_case = STEPNET__CONTROL__MSG_RESULT;
+    m.result = &r;
+    sn__node_send_ctl(nd, &m);
+}
+
+static void on_slot_timer(uv_timer_t *t)
+{
+    node_t *nd = t->data;
+    char missing[256] = "";
+    size_t len = 0;
+    uint32_t *ids = sn_xcalloc(nd->deg + 1, sizeof *ids), nids = 0;
+    for (uint32_t p = 0; p < nd->deg; p++) {
+        rxframe_t *f = &nd->links[p].rx[nd->ex.t & 1];
+        if (f->have && f->slot == nd->ex.t && f->cid == nd->ex.cid)
+            continue;
+        ids[nids++] = nd->links[p].peer;
+        if (len < sizeof missing - 40)
+            len += (size_t) snprintf(missing + len, sizeof missing - len, "%snode %u (edge %u)",
+                                     len ? ", " : "", nd->links[p].peer, nd->links[p].edge);
+    }
+    sn__node_report(nd, SN_ETIMEOUT, nd->ex.t, STEPNET__ABORT_KIND__ABORT_DEADLINE,
+                    nids ? (int64_t) ids[0] : -1, ids, nids,
+                    "slot deadline (%u ms) at slot %llu: no frame from %s", nd->slot_ms,
+                    (unsigned long long) nd->ex.t, missing);
+    free(ids);
+}
+
+static void finish(node_t *nd);
+
+/* Plays slot s: the arrivals of slot s-1, the step, the checks, the frames of slot s. The port
+ * model and the deliveries are checked by the core's sn_exec_check_arrivals and sn_exec_step,
+ * exactly as the simulator checks them, and their message is reported unchanged. */
+static void play(node_t *nd, uint64_t s)
+{
+    const sn_topo_t *t = nd->topo;
+    const sn_params_t *p = &nd->params;
+    sn_step_t *io = &nd->ex.io;
+    sn_err_t err = {0};
+    size_t nrx = 0;
+    uint32_t min_r = UINT32_MAX;
+    uint64_t max_m = 0;
+    for (uint32_t q = 0; q < nd->deg; q++) {
+        link_t *l = &nd->links[q];
+        if (s == 1) {
+            min_r = 0;
+            continue;
+        }
+        rxframe_t *f = &l->rx[(s - 1) & 1];
+        f->have = 0;
+        if (f->radius < min_r)
+            min_r = f->radius;
+        if (f->cmax > max_m)
+            max_m = f->cmax;
+        if (!f->has_pkt)
+            continue;
+        if (nrx == nd->ex.rxcap) {
+            sn_grow((void **) &nd->ex.rx, &nd->ex.rxcap, nrx + 1, sizeof *nd->ex.rx);
+            nd->ex.echo = sn_xrealloc(nd->ex.echo, nd->ex.rxcap * sizeof *nd->ex.echo);
+        }
+        nd->ex.rx[nrx].pkt = f->pkt;
+        nd->ex.rx[nrx].port = q; /* in port order, as the core expects */
+        nd->ex.echo[nrx] = l->sent_pkt_slot == s - 1;
+        nrx++;
+    }
+    int rc;
+    if (s > 1 && (rc = sn_exec_check_arrivals(t, &p->pm, nd->id, s - 1, nd->ex.rx, nrx, nd->ex.echo,
+                                              &err)) < 0) {
+        sn__node_abort(nd, rc, s - 1, "%s", err.msg);
+        return;
+    }
+    memset(nd->ex.out_has, 0, nd->deg);
+    size_t ntx = 0;
+    if (nd->ex.idle) { /* the idle barrier: empty frames only */
+        nd->ex.t = s;
+        for (uint32_t q = 0; q < nd->deg; q++)
+            sn_wire_send_data(&nd->links[q].lc->c, nd->ex.cid, s, 0, 0, NULL, p->seed, p->size);
+        uv_timer_again(&nd->ex.slot_timer);
+        return;
+    }
+    if (s == 1 || nrx > 0 || nd->ex.wake == s) {
+        io->slot = s;
+        io->rx = nd->ex.rx;
+        io->nrx = nrx;
+        if ((rc = sn_exec_step(nd->algo, nd->state, t, &p->pm, nd->id, io, nd->ex.verify,
+                               nd->ex.mark, &err)) < 0) {
+            sn__node_abort(nd, rc, s, "%s", err.msg);
+            return;
+        }
+        for (size_t i = 0; i < io->ntx; i++) {
+            nd->ex.out_has[io->tx[i].port] = 1;
+            nd->ex.out[io->tx[i].port] = io->tx[i].pkt;
+        }
+        ntx = io->ntx;
+        nd->ex.wake = io->wake;
+    }
+    /* termination state of this slot */
+    uint64_t got = sn_verify_got(nd->ex.verify, nd->id);
+    int complete = got == sn_verify_expected(nd->ex.verify, nd->id);
+    if (complete && !nd->ex.complete_sent) {
+        nd->ex.complete_sent = 1;
+        nd->ex.complete_slot = s;
+        Stepnet__Control m = STEPNET__CONTROL__INIT;
+        Stepnet__Complete cm = STEPNET__COMPLETE__INIT;
+        cm.cid = nd->ex.cid;
+        cm.node = nd->id;
+        cm.slot = s;
+        m.msg_case = STEPNET__CONTROL__MSG_COMPLETE;
+        m.complete = &cm;
+        sn__node_send_ctl(nd, &m);
+    }
+    int done = complete && nd->ex.wake == SN_WAKE_NEVER && ntx == 0;
+    if (done && !nd->ex.was_done)
+        nd->ex.done_start = s;
+    nd->ex.was_done = done;
+    uint32_t cap = nd->diameter + 1;
+    nd->ex.radius = done ? (min_r + 1 > cap ? cap : min_r + 1) : 0;
+    nd->ex.cmax = max_m > (done ? nd->ex.done_start : 0) ? max_m : (done ? nd->ex.done_start : 0);
+    if (nd->ex.radius >= cap && nd->ex.stop_slot == 0) {
+        nd->ex.stop_slot = nd->ex.cmax + nd->diameter + 1;
+        if (nd->ex.stop_slot <= s) {
+            sn__node_abort(nd, SN_EALGO, s,
+                           "termination: stop slot %llu already passed at slot %llu (traffic after "
+                           "completion?)",
+                           (unsigned long long) nd->ex.stop_slot, (unsigned long long) s);
+            return;
+        }
+    }
+    /* the frames of slot s */
+    nd->ex.t = s;
+    for (uint32_t q = 0; q < nd->deg; q++) {
+        link_t *l = &nd->links[q];
+        const sn_packet_t *pkt = nd->ex.out_has[q] ? &nd->ex.out[q] : NULL;
+        if (pkt) {
+            nd->ex.trace += sn_trace_event(s, l->link_id, pkt);
+            nd->ex.last_send = s;
+            l->sent_pkt_slot = s;
+            if (pkt->kind == SN_PKT_CONTROL) {
+                nd->ex.control_packets++;
+                set_bit(&nd->ex.ctl_bits, &nd->ex.nctl_bits, s);
+            } else {
+                nd->ex.data_packets++;
+                set_bit(&nd->ex.data_bits, &nd->ex.ndata_bits, s);
+            }
+        }
+        sn_wire_send_data(&l->lc->c, nd->ex.cid, s, nd->ex.radius, nd->ex.cmax, pkt, p->seed,
+                          p->size);
+    }
+    sn__node_fault_inject(nd, s);
+    uv_timer_again(&nd->ex.slot_timer);
+}
+
+/* Plays slots as long as every link holds the frame of the current slot. */
+static void advance(node_t *nd)
+{
+    while (nd->ex.running) {
+        for (uint32_t q = 0; q < nd->deg; q++) {
+            rxframe_t *f = &nd->links[q].rx[nd->ex.t & 1];
+            if (!f->have || f->slot != nd->ex.t || f->cid != nd->ex.cid)
+                return;
+        }
+        if (nd->ex.t == nd->ex.stop_slot) {
+            finish(nd);
+            return;
+        }
+        if (!nd->ex.idle && nd->ex.t >= nd->max_slots) {
+            sn__node_abort(nd, SN_ESLOTS, nd->ex.t, "no termination after %llu slots (the limit)",
+                           (unsigned long long) nd->max_slots);
+            return;
+        }
+        play(nd, nd->ex.t + 1);
+    }
+}
+
+/* The stop slot was played and its frames are in: reports and waits for the next START. */
+static void finish(node_t *nd)
+{
+    nd->ex.running = 0;
+    uv_timer_stop(&nd->ex.slot_timer);
+    sn_err_t err = {0};
+    if (!nd->ex.idle && sn_verify_complete(nd->ex.verify, &err) < 0) {
+        sn__node_abort(nd, SN_EVERIFY, nd->ex.t, "stopped at slot %llu with deliveries missing: %s",
+                       (unsigned long long) nd->ex.t, err.msg);
+        return;
+    }
+    send_result(nd, NULL, 0);
+    nd->ex.bytes_checked = 0;
+}
+
+void sn__node_start(node_t *nd, uint32_t cid, uint64_t seed, uint64_t idle)
+{
+    sn_err_t err = {0};
+    if (nd->ex.running) {
+        sn__node_abort(nd, SN_EPROTO, nd->ex.t, "START %u while collective %u is running", cid,
+                       nd->ex.cid);
+        return;
+    }
+    for (uint32_t q = 0; q < nd->deg; q++) {
+        if (nd->links[q].down) {
+            sn__node_report(nd, SN_ELINK, 0, STEPNET__ABORT_KIND__ABORT_LINK, nd->links[q].peer,
+                            NULL, 0,
+                            "collective %u cannot start: the link to node %u (edge "
+                            "%u) is down",
+                            cid, nd->links[q].peer, nd->links[q].edge);
+            return;
+        }
+    }
+    if (nd->ex.out == NULL) { /* the first collective */
+        nd->ex.out = sn_xcalloc(nd->deg + 1, sizeof *nd->ex.out);
+        nd->ex.out_has = sn_xcalloc(nd->deg + 1, 1);
+        nd->ex.mark = sn_xcalloc(nd->deg + 1, 1);
+    }
+    if (nd->ex.state_live && nd->algo->node_fini)
+        nd->algo->node_fini(nd->state);
+    memset(nd->state, 0, nd->algo->state_size ? nd->algo->state_size : 1);
+    if (seed != nd->params.seed) {
+        sn__node_abort(nd, SN_EPROTO, 0, "START %u with seed %llu, but the run's seed is %llu", cid,
+                       (unsigned long long) seed, (unsigned long long) nd->params.seed);
+        return;
+    }
+    int rc = nd->algo->node_init(nd->plan, nd->id, nd->state, &err);
+    if (rc < 0) {
+        nd->ex.state_live = 0;
+        sn__node_abort(nd, rc, 0, "initialising %s: %s", nd->algo->name, err.msg);
+        return;
+    }
+    nd->ex.state_live = 1;
+    sn_verify_free(nd->ex.verify);
+    nd->ex.verify = sn_verify_new(nd->topo, &nd->params, nd->id, 1);
+    nd->ex.cid = cid;
+    nd->ex.last_cid = cid;
+    nd->ex.t = 0;
+    nd->ex.wake = SN_WAKE_NEVER;
+    nd->ex.stop_slot = nd->ex.done_start = nd->ex.complete_slot = 0;
+    nd->ex.radius = 0;
+    nd->ex.cmax = 0;
+    nd->ex.was_done = nd->ex.complete_sent = 0;
+    nd->ex.last_send = nd->ex.data_packets = nd->ex.control_packets = nd->ex.trace = 0;
+    /* bytes_checked is reset after each result: frames of this collective may arrive (and be
+     * checked) before its START */
+    if (nd->ex.data_bits)
+        memset(nd->ex.data_bits, 0, nd->ex.ndata_bits * sizeof *nd->ex.data_bits);
+    if (nd->ex.ctl_bits)
+        memset(nd->ex.ctl_bits, 0, nd->ex.nctl_bits * sizeof *nd->ex.ctl_bits);
+    for (uint32_t q = 0; q < nd->deg; q++) {
+        link_t *l = &nd->links[q];
+        l->sent_pkt_slot = 0;
+        for (int i = 0; i < 2; i++)
+            if (l->rx[i].cid != cid)
+                l->rx[i].have = 0; /* frames of this collective may already be here */
+    }
+    nd->ex.idle = idle;
+    if (idle) {
+        nd->ex.stop_slot = idle;
+        Stepnet__Control m = STEPNET__CONTROL__INIT; /* nothing to deliver: complete at once */
+        Stepnet__Complete cm = STEPNET__COMPLETE__INIT;
+        cm.cid = cid;
+        cm.node = nd->id;
+        cm.slot = 0;
+        m.msg_case = STEPNET__CONTROL__MSG_COMPLETE;
+        m.complete = &cm;
+        sn__node_send_ctl(nd, &m);
+        nd->ex.complete_sent = 1;
+    }
+    nd->ex.running = 1;
+    uv_timer_start(&nd->ex.slot_timer, on_slot_timer, nd->slot_ms, nd->slot_ms);
+    play(nd, 1);
+    advance(nd);
+}
+
+/* ---- frames on links ----------------------------------------------------------------------- */
+
+void sn__node_on_data(link_t *l, const uint8_t *body, size_t len)
+{
+    node_t *nd = l->nd;
+    const sn_params_t *p = &nd->params;
+    sn_wire_data_t d;
+    const char *what = NULL;
+    if (sn_wire_parse_data(body, len, p->size, &d, &what) < 0) {
+        sn__node_log(nd, "LINK-PROTO", "edge %u (node %u): %s", l->edge, l->peer, what);
+        sn__node_report(nd, SN_EPROTO, nd->ex.t, STEPNET__ABORT_KIND__ABORT_PROTO, l->peer, NULL, 0,
+                        "protocol error on the link to node %u (edge %u) at slot %llu: %s", l->peer,
+                        l->edge, (unsigned long long) nd->ex.t, what);
+        return;
+    }
+    /* the frame must belong to the running collective (or be the first frame of the next one,
+     * sent by a neighbour that got its START first), and to slot t or t+1 */
+    int ok;
+    if (nd->ex.running)
+        ok = d.cid == nd->ex.cid && (d.slot == nd->ex.t || d.slot == nd->ex.t + 1);
+    else
+        ok = d.cid == nd->ex.last_cid + 1 && d.slot == 1;
+    rxframe_t *f = &l->rx[d.slot & 1];
+    if (!ok || (f->have && f->cid == d.cid && f->slot == d.slot)) {
+        sn__node_report(nd, SN_EPROTO, nd->ex.t, STEPNET__ABORT_KIND__ABORT_PROTO, l->peer, NULL, 0,
+                        "protocol error on the link to node %u (edge %u): frame for collective %u "
+                        "slot %llu %s at collective %u slot %llu",
+                        l->peer, l->edge, d.cid, (unsigned long long) d.slot,
+                        ok ? "repeated" : "unexpected", nd->ex.cid, (unsigned long long) nd->ex.t);
+        return;
+    }
+    if (d.has_packet && d.pkt.kind == SN_PKT_DATA) {
+        if (sn_payload_check(p->seed, d.pkt.src, d.pkt.dst, d.pkt.seq, d.pkt.frag, d.payload,
+                             d.payload_len) < 0) {
+            sn__node_report(
+                nd, SN_EVERIFY, d.slot, STEPNET__ABORT_KIND__ABORT_CORRUPT, l->peer, NULL, 0,
+                "slot %llu: corrupt payload from node %u (edge %u): packet src %u dst %d "
+                "seq %u differs from its expected bytes",
+                (unsigned long long) d.slot, l->peer, l->edge, d.pkt.src,
+                d.pkt.dst == SN_NODE_ALL ? -1 : (int) d.pkt.dst, d.pkt.seq);
+            return;
+        }
+        d.pkt.digest =
+            sn_payload_digest(p->seed, d.pkt.src, d.pkt.dst, d.pkt.seq, d.pkt.frag, p->size);
+        nd->ex.bytes_checked += d.payload_len;
+    }
+    f->have = 1;
+    f->cid = d.cid;
+    f->slot = d.slot;
+    f->has_pkt = d.has_packet;
+    f->pkt = d.pkt;
+    f->radius = d.radius;
+    f->cmax = d.cmax;
+    if (nd->ex.running && d.slot == nd->ex.t)
+        advance(nd);
+}
