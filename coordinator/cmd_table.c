@@ -348,7 +348,7 @@ static int build_row(row_t *r, const case_t *c, int with_run)
         if (c->f == F_A3_TORUS && factor_n(t, 0) % 4 == 2)
             snprintf(r->note + nl, sizeof r->note - nl,
                      "n = 2 mod 4: %lld steps above the cut bound n^3/8; the thesis does not "
-                     "prove A3 optimal here (digest 6.1)",
+                     "prove A3 optimal here (Theorem 5.8 does not cover it)",
                      (long long) (r->sim - r->lower));
         else
             snprintf(r->note + nl, sizeof r->note - nl,

@@ -126,26 +126,23 @@ static void arena_free(void *data, void *p)
 }
 
 int sn_wire_parse_data(const uint8_t *body, size_t len, uint32_t size, sn_wire_data_t *out,
-                       const char **what)
+                       sn_err_t *err)
 {
     arena_t arena;
     arena.used = 0;
     ProtobufCAllocator alloc = {arena_alloc, arena_free, &arena};
     memset(out, 0, sizeof *out);
     if (len < 4) {
-        *what = "data frame shorter than its header length";
-        return SN_EPROTO;
+        return sn_err_set(err, SN_EPROTO, "data frame shorter than its header length");
     }
     uint32_t hlen = ((uint32_t) body[0] << 24) | ((uint32_t) body[1] << 16) |
                     ((uint32_t) body[2] << 8) | body[3];
     if (hlen > SN_WIRE_MAX_DATAHDR || hlen > len - 4) {
-        *what = "data frame header length out of range";
-        return SN_EPROTO;
+        return sn_err_set(err, SN_EPROTO, "data frame header length out of range");
     }
     Stepnet__DataHeader *h = stepnet__data_header__unpack(&alloc, hlen, body + 4);
     if (h == NULL) {
-        *what = "malformed data frame header";
-        return SN_EPROTO;
+        return sn_err_set(err, SN_EPROTO, "malformed data frame header");
     }
     out->cid = h->cid;
     out->slot = h->slot;
@@ -166,18 +163,15 @@ int sn_wire_parse_data(const uint8_t *body, size_t len, uint32_t size, sn_wire_d
         out->pkt.tag = ph->tag;
         out->pkt.digest = ph->value;
         if (ph->kind > SN_PKT_CONTROL || ph->frag > UINT16_MAX || ph->flags > UINT8_MAX) {
-            *what = "packet header field out of range";
-            rc = SN_EPROTO;
+            rc = sn_err_set(err, SN_EPROTO, "packet header field out of range");
         } else if (ph->kind == SN_PKT_DATA && out->payload_len != size) {
-            *what = "data packet payload length differs from the run's packet size";
-            rc = SN_EPROTO;
+            rc = sn_err_set(err, SN_EPROTO, "%s",
+                            "data packet payload length differs from the run's packet size");
         } else if (ph->kind == SN_PKT_CONTROL && out->payload_len != 0) {
-            *what = "control packet with payload bytes";
-            rc = SN_EPROTO;
+            rc = sn_err_set(err, SN_EPROTO, "control packet with payload bytes");
         }
     } else if (out->payload_len != 0) {
-        *what = "payload bytes in a frame without a packet";
-        rc = SN_EPROTO;
+        rc = sn_err_set(err, SN_EPROTO, "payload bytes in a frame without a packet");
     }
     stepnet__data_header__free_unpacked(h, &alloc);
     return rc;

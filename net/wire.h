@@ -46,11 +46,11 @@ typedef struct sn_wire_data_s {
     uint32_t payload_len;
 } sn_wire_data_t;
 
-/* Parses a data frame body. SN_EPROTO (with *what set) if malformed: a bad header, a payload of
- * the wrong length for the run's size, a control packet with payload bytes. Does not check the
- * payload bytes themselves (sn_payload_check does). */
+/* Parses a data frame body. SN_EPROTO (err saying what is wrong) if malformed: a bad header, a
+ * payload of the wrong length for the run's size, a control packet with payload bytes. Does not
+ * check the payload bytes themselves (sn_payload_check does). */
 int sn_wire_parse_data(const uint8_t *body, size_t len, uint32_t size, sn_wire_data_t *out,
-                       const char **what);
+                       sn_err_t *err);
 
 /* ---- the run parameters in an assignment ------------------------------------------------------
  * The only place that converts between sn_params_t and protobuf: the coordinator fills an Assign

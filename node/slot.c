@@ -338,12 +338,12 @@ void sn__node_on_data(link_t *l, const uint8_t *body, size_t len)
     node_t *nd = l->nd;
     const sn_params_t *p = &nd->params;
     sn_wire_data_t d;
-    const char *what = NULL;
-    if (sn_wire_parse_data(body, len, p->size, &d, &what) < 0) {
-        sn__node_log(nd, "LINK-PROTO", "edge %u (node %u): %s", l->edge, l->peer, what);
+    sn_err_t err = {0};
+    if (sn_wire_parse_data(body, len, p->size, &d, &err) < 0) {
+        sn__node_log(nd, "LINK-PROTO", "edge %u (node %u): %s", l->edge, l->peer, err.msg);
         sn__node_report(nd, SN_EPROTO, nd->ex.t, STEPNET__ABORT_KIND__ABORT_PROTO, l->peer, NULL, 0,
                         "protocol error on the link to node %u (edge %u) at slot %llu: %s", l->peer,
-                        l->edge, (unsigned long long) nd->ex.t, what);
+                        l->edge, (unsigned long long) nd->ex.t, err.msg);
         return;
     }
     /* the frame must belong to the running collective (or be the first frame of the next one,

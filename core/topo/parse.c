@@ -1,7 +1,8 @@
 /* The topology spec parser (core/topo): `family:params` factors joined by `*` into cartesian
  * products, and `file:PATH` edge lists. Every error names the bad value and says what is accepted,
  * because that line is what a user sees (exit status 2). Sizes are bounded before anything is
- * allocated. */
+ * allocated. One file above the usual size on purpose: it is one grammar, and every family's
+ * clause shares the bounded number readers and the error wording defined at its top. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
