@@ -184,7 +184,7 @@ static int parse_sources(const char *s, const sn_topo_t *t, uint32_t **out, uint
     int rc = 0;
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         char *dash = strchr(tok, '-');
-        int64_t lo, hi;
+        int64_t lo = 0, hi = 0;
         char name[] = "--sources";
         if (dash == tok || (dash && dash[1] == '\0')) {
             rc = bad(err,
