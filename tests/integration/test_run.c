@@ -295,6 +295,25 @@ static void test_exact_fattree(void **state)
         {{"--topo", "fattree:2:3:1,2,4", "--coll", "scatter", "--ports", "single", "--rx", "any"}},
         {{"--topo", "fattree:4:2:const", "--coll", "bcast", "--ports", "single"}},
         {{"--topo", "fattree:3:2:exp", "--coll", "te", "--ports", "single", "--rx", "any"}},
+        /* the chapter-6 algorithms (te-fattree, mnb-fattree, ...), both port models */
+        {{"--topo", "fattree:2:3", "--coll", "bcast", "--ports", "single", "--root", "5"}},
+        {{"--topo", "fattree:2:3", "--coll", "gather", "--ports", "single", "--rx", "any"}},
+        {{"--topo", "fattree:2:3", "--coll", "mnb", "--ports", "single", "--rx", "any"}},
+        {{"--topo", "fattree:2:3", "--coll", "te", "--ports", "single", "--rx", "any"}},
+        {{"--topo", "fattree:2:3", "--coll", "mnb"}},
+        {{"--topo", "fattree:2:3", "--coll", "te"}},
+        {{"--topo", "fattree:3:2", "--coll", "scatter", "--ports", "single", "--rx", "any"}},
+        {{"--topo", "fattree:3:2", "--coll", "mnb", "--ports", "single", "--rx", "any"}},
+        {{"--topo", "fattree:3:2", "--coll", "te", "--ports", "single", "--rx", "any"}},
+        {{"--topo", "fattree:3:2", "--coll", "bcast"}},
+        {{"--topo", "fattree:3:2", "--coll", "mnb", "--algo", "mnb-fattree-qf"}},
+        {{"--topo", "fattree:3:2", "--coll", "te", "--algo", "te-fattree-serial"}},
+        {{"--topo", "fattree:2:4:exp", "--coll", "mnb", "--ports", "single", "--rx", "any"}},
+        {{"--topo", "fattree:2:4:exp", "--coll", "te", "--ports", "single", "--rx", "any"}},
+        {{"--topo", "fattree:2:4:exp", "--coll", "mnb"}},
+        {{"--topo", "fattree:2:4:exp", "--coll", "mnb", "--algo", "mnb-fattree-qf-serial"}},
+        {{"--topo", "fattree:2:4:exp", "--coll", "te"}},
+        {{"--topo", "fattree:2:4:exp", "--coll", "scatter"}},
     };
     EXACT_ALL(cases);
 }
