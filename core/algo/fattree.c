@@ -83,8 +83,7 @@ void sn__ft_furthest_first(const sn_ft_plan_t *pl, uint32_t s, uint32_t *out)
     }
 }
 
-void sn__ft_push_inj(sn_ft_inj_t **v, size_t *n, size_t *cap, uint64_t slot,
-                     const sn_packet_t *pkt)
+void sn__ft_push_inj(sn_ft_inj_t **v, size_t *n, size_t *cap, uint64_t slot, const sn_packet_t *pkt)
 {
     if (*n == *cap)
         sn_grow((void **) v, cap, *n + 1, sizeof **v);

@@ -90,8 +90,7 @@ void sn__ft_node_fini(void *state);
 int sn__ft_node_step(void *state, sn_step_t *io, sn_err_t *err);
 #define SN__FT_STATE_SIZE (12 * sizeof(void *) + 8 * sizeof(uint64_t))
 #define SN__FT_ALGO_FIELDS                                                                         \
-    .plan_free = sn__ft_plan_free, .predicted = sn__ft_predicted,                                  \
-    .state_size = SN__FT_STATE_SIZE, .node_init = sn__ft_node_init,                                \
-    .node_fini = sn__ft_node_fini, .node_step = sn__ft_node_step
+    .plan_free = sn__ft_plan_free, .predicted = sn__ft_predicted, .state_size = SN__FT_STATE_SIZE, \
+    .node_init = sn__ft_node_init, .node_fini = sn__ft_node_fini, .node_step = sn__ft_node_step
 
 #endif

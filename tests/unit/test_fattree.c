@@ -233,11 +233,11 @@ static void test_te_capacities(void **st)
         const char *spec;
         uint64_t serial, pipelined;
     } cases[] = {
-        {"fattree:2:3:1,1,2", 22, 18},        {"fattree:2:4:1,1,2,2", 61, 52},
-        {"fattree:2:5:1,1,2,2,4", 134, 118},  {"fattree:2:6:1,1,2,2,4,4", 401, 376},
-        {"fattree:3:3:1,1,3", 83, 79},        {"fattree:4:3:1,1,4", 252, 248},
-        {"fattree:2:3:1,2,4", 16, 12},        {"fattree:2:3:1,2,3", 18, 14},
-        {"fattree:2:3:1,3,4", 16, 12},        {"fattree:2:3:1,1,4", 22, 18},
+        {"fattree:2:3:1,1,2", 22, 18},       {"fattree:2:4:1,1,2,2", 61, 52},
+        {"fattree:2:5:1,1,2,2,4", 134, 118}, {"fattree:2:6:1,1,2,2,4,4", 401, 376},
+        {"fattree:3:3:1,1,3", 83, 79},       {"fattree:4:3:1,1,4", 252, 248},
+        {"fattree:2:3:1,2,4", 16, 12},       {"fattree:2:3:1,2,3", 18, 14},
+        {"fattree:2:3:1,3,4", 16, 12},       {"fattree:2:3:1,1,4", 22, 18},
         {"fattree:8:2:1,8", 67, 66},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -280,14 +280,14 @@ static void test_trace_bcast(void **st)
     (void) st;
     rec_t r;
     run("fattree:2:2", SN_COLL_BCAST, "single", NULL, 0, &r, NULL);
-    static const char *const want[] = {"1:L0>R1.0:0>*", "2:R1.0>R2.0:0>*", "3:R1.0>L1:0>*",
-                                       "3:R2.0>R1.1:0>*", "4:R1.1>L2:0>*", "5:R1.1>L3:0>*"};
+    static const char *const want[] = {"1:L0>R1.0:0>*",   "2:R1.0>R2.0:0>*", "3:R1.0>L1:0>*",
+                                       "3:R2.0>R1.1:0>*", "4:R1.1>L2:0>*",   "5:R1.1>L3:0>*"};
     expect_events(&r, want, 6, 1, "broadcast k=2 n=4");
     rec_free(&r);
     /* k=3, n=9: R1.0 sends up at step 2, then to L1 and L2; the root serves R1.1 and R1.2 at steps
      * 3-4; R1.2 serves L6-L8 at steps 5-7 */
     run("fattree:3:2", SN_COLL_BCAST, "single", NULL, 0, &r, NULL);
-    static const char *const want3[] = {"2:R1.0>R2.0:0>*", "3:R1.0>L1:0>*",  "4:R1.0>L2:0>*",
+    static const char *const want3[] = {"2:R1.0>R2.0:0>*", "3:R1.0>L1:0>*",   "4:R1.0>L2:0>*",
                                         "3:R2.0>R1.1:0>*", "4:R2.0>R1.2:0>*", "5:R1.2>L6:0>*",
                                         "6:R1.2>L7:0>*",   "7:R1.2>L8:0>*"};
     expect_events(&r, want3, 8, 0, "broadcast k=3 n=9");
@@ -301,10 +301,9 @@ static void test_trace_scatter_gather(void **st)
     /* scatter k=2 n=8 from 0: order 4,5,6,7,2,3,1; arrivals L4@6 L5@7 L6@8 L7@9 L2@8 L3@9 L1@8 */
     run("fattree:2:3", SN_COLL_SCATTER, "single", NULL, 0, &r, NULL);
     static const char *const want[] = {
-        "1:L0>R1.0:0>4", "2:L0>R1.0:0>5", "3:L0>R1.0:0>6", "4:L0>R1.0:0>7",
-        "5:L0>R1.0:0>2", "6:L0>R1.0:0>3", "7:L0>R1.0:0>1", "6:R1.2>L4:0>4",
-        "7:R1.2>L5:0>5", "8:R1.3>L6:0>6", "9:R1.3>L7:0>7", "8:R1.1>L2:0>2",
-        "9:R1.1>L3:0>3", "8:R1.0>L1:0>1"};
+        "1:L0>R1.0:0>4", "2:L0>R1.0:0>5", "3:L0>R1.0:0>6", "4:L0>R1.0:0>7", "5:L0>R1.0:0>2",
+        "6:L0>R1.0:0>3", "7:L0>R1.0:0>1", "6:R1.2>L4:0>4", "7:R1.2>L5:0>5", "8:R1.3>L6:0>6",
+        "9:R1.3>L7:0>7", "8:R1.1>L2:0>2", "9:R1.1>L3:0>3", "8:R1.0>L1:0>1"};
     expect_events(&r, want, 14, 0, "scatter k=2 n=8");
     rec_free(&r);
     /* gather k=2 n=4 into 0: L3 sends at 1, L1 and L2 at 2; 1>0@3, 3>0@4, 2>0@5 */
@@ -383,13 +382,13 @@ static void test_trace_te_single(void **st)
     rec_t r;
     run("fattree:2:2", SN_COLL_TE, "single", NULL, 0, &r, NULL);
     static const char *const want[] = {
-        "1:L0>R1.0:0>2",    "1:L1>R1.0:1>2",    "1:L2>R1.1:2>0",    "1:L3>R1.1:3>0",
-        "2:L0>R1.0:0>3",    "2:L1>R1.0:1>3",    "2:L2>R1.1:2>1",    "2:L3>R1.1:3>1",
-        "2:R1.0>R2.0:0>2",  "2:R1.1>R2.0:2>0",  "3:L0>R1.0:0>1",    "3:L1>R1.0:1>0",
-        "3:L2>R1.1:2>3",    "3:L3>R1.1:3>2",    "3:R1.0>R2.0:1>2",  "3:R1.1>R2.0:3>0",
-        "3:R2.0>R1.1:0>2",  "4:R1.0>R2.0:0>3",  "4:R1.1>R2.0:2>1",  "4:R2.0>R1.0:2>0",
-        "5:R1.0>R2.0:1>3",  "5:R1.1>R2.0:3>1",  "5:R2.0>R1.1:1>2",  "6:R2.0>R1.0:3>0",
-        "7:R2.0>R1.1:0>3",  "8:R2.0>R1.0:2>1",  "9:R2.0>R1.1:1>3",  "10:R2.0>R1.0:3>1"};
+        "1:L0>R1.0:0>2",   "1:L1>R1.0:1>2",   "1:L2>R1.1:2>0",   "1:L3>R1.1:3>0",
+        "2:L0>R1.0:0>3",   "2:L1>R1.0:1>3",   "2:L2>R1.1:2>1",   "2:L3>R1.1:3>1",
+        "2:R1.0>R2.0:0>2", "2:R1.1>R2.0:2>0", "3:L0>R1.0:0>1",   "3:L1>R1.0:1>0",
+        "3:L2>R1.1:2>3",   "3:L3>R1.1:3>2",   "3:R1.0>R2.0:1>2", "3:R1.1>R2.0:3>0",
+        "3:R2.0>R1.1:0>2", "4:R1.0>R2.0:0>3", "4:R1.1>R2.0:2>1", "4:R2.0>R1.0:2>0",
+        "5:R1.0>R2.0:1>3", "5:R1.1>R2.0:3>1", "5:R2.0>R1.1:1>2", "6:R2.0>R1.0:3>0",
+        "7:R2.0>R1.1:0>3", "8:R2.0>R1.0:2>1", "9:R2.0>R1.1:1>3", "10:R2.0>R1.0:3>1"};
     expect_events(&r, want, sizeof want / sizeof want[0], 0, "Fig. 6.8 k=2 n=4");
     assert_int_equal(r.sends[4], 10); /* R1.0 */
     assert_int_equal(r.sends[5], 10); /* R1.1 */
@@ -430,6 +429,77 @@ static void test_trace_te_multi(void **st)
             assert_int_equal(got[s], s >= 6 ? 1 : 0);
     }
     rec_free(&r);
+}
+
+/* ---- lower bounds --------------------------------------------------------------------------- */
+
+/* The value of bound `bname` for (spec, coll, ports), or -1 if it is not reported. */
+static int64_t bound(const char *spec, sn_coll_t coll, const char *ports, const char *bname,
+                     int64_t *best)
+{
+    sn_topo_t *t = tu_topo(spec);
+    sn_params_t p = tu_params(coll, ports, strcmp(ports, "single") == 0 ? "any" : "one", "full");
+    sn_bounds_t b;
+    sn_err_t err = {0};
+    tu_assert_rc(sn_model_bounds(t, &p, &b, &err), 0);
+    sn_topo_free(t);
+    if (best)
+        *best = b.best;
+    for (size_t i = 0; i < b.count; i++)
+        if (strcmp(b.b[i].name, bname) == 0)
+            return b.b[i].value;
+    return -1;
+}
+
+/* Every single-port algorithm meets its bound (Theorems 6.1-6.3, the corrected 6.6), and so do
+ * multiport scatter, gather and flooding MB (Theorems 6.2, 6.9); the multiport TE bounds take the
+ * values of (6.4), its per-level form and the corrected hole bound, and Fig. 6.11 meets the hole
+ * bound with exponential capacities for h = 2, k >= 4. */
+static void test_bounds(void **st)
+{
+    (void) st;
+    static const struct {
+        uint32_t k, h;
+        int64_t te64_const, level_exp, hole;
+    } want[] = {
+        {2, 2, 7, 5, 5},      {2, 3, 21, 9, 11},   {2, 4, 71, 17, 19},  {2, 5, 265, 33, 37},
+        {2, 6, 1035, 65, 70}, {3, 2, 21, 9, 10},   {3, 3, 167, 27, 30}, {3, 4, 1465, 81, 85},
+        {4, 2, 51, 16, 18},   {4, 3, 773, 64, 67}, {8, 2, 451, 64, 66},
+    };
+    static const sn_coll_t colls[] = {SN_COLL_BCAST, SN_COLL_SCATTER, SN_COLL_GATHER, SN_COLL_MNB,
+                                      SN_COLL_TE};
+    char spec[64], exp[64];
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        snprintf(spec, sizeof spec, "fattree:%u:%u", want[i].k, want[i].h);
+        snprintf(exp, sizeof exp, "fattree:%u:%u:exp", want[i].k, want[i].h);
+        int64_t best;
+        for (size_t c = 0; c < 5; c++) {
+            uint64_t steps = steps_of(spec, colls[c], "single", NULL);
+            bound(spec, colls[c], "single", "-", &best);
+            if ((int64_t) steps != best)
+                fail_msg("%s single %s: %llu steps, bound %lld: not optimal", spec,
+                         sn_coll_name(colls[c]), (unsigned long long) steps, (long long) best);
+        }
+        for (size_t c = 0; c < 4; c++) {
+            uint64_t steps = steps_of(spec, colls[c], "multi", NULL);
+            bound(spec, colls[c], "multi", "-", &best);
+            assert_int_equal(steps, best);
+        }
+        assert_int_equal(bound(spec, SN_COLL_TE, "multi", "6.4-level", NULL), want[i].te64_const);
+        assert_int_equal(bound(exp, SN_COLL_TE, "multi", "6.4-level", NULL), want[i].level_exp);
+        assert_int_equal(bound(spec, SN_COLL_TE, "multi", "hole", NULL), want[i].hole);
+        assert_int_equal(bound(exp, SN_COLL_TE, "multi", "hole", NULL), want[i].hole);
+        uint64_t te = steps_of(exp, SN_COLL_TE, "multi", NULL);
+        bound(exp, SN_COLL_TE, "multi", "-", &best);
+        if (want[i].h == 2 && want[i].k >= 4)
+            assert_int_equal(te, best); /* Fig. 6.11 optimal */
+        else
+            assert_true((int64_t) te > best);
+    }
+    /* the root load of single-port TE on fattree:4:3 */
+    assert_int_equal(bound("fattree:4:3", SN_COLL_TE, "single", "root-load", NULL), 3077);
+    assert_int_equal(bound("fattree:4:3", SN_COLL_TE, "single", "te-level", NULL), 1731);
+    assert_int_equal(bound("fattree:2:3", SN_COLL_BCAST, "single", "thm6.1", NULL), 8);
 }
 
 /* ---- refusals ---------------------------------------------------------------------------- */
@@ -478,17 +548,12 @@ static void test_refusals(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tables),
-        cmocka_unit_test(test_k5_to_k7),
-        cmocka_unit_test(test_te_capacities),
-        cmocka_unit_test(test_roots_and_rx_one),
-        cmocka_unit_test(test_trace_bcast),
-        cmocka_unit_test(test_trace_scatter_gather),
-        cmocka_unit_test(test_trace_fig67),
-        cmocka_unit_test(test_trace_fig69),
-        cmocka_unit_test(test_trace_queue_free),
-        cmocka_unit_test(test_trace_te_single),
-        cmocka_unit_test(test_trace_te_multi),
+        cmocka_unit_test(test_tables),           cmocka_unit_test(test_k5_to_k7),
+        cmocka_unit_test(test_te_capacities),    cmocka_unit_test(test_roots_and_rx_one),
+        cmocka_unit_test(test_trace_bcast),      cmocka_unit_test(test_trace_scatter_gather),
+        cmocka_unit_test(test_trace_fig67),      cmocka_unit_test(test_trace_fig69),
+        cmocka_unit_test(test_trace_queue_free), cmocka_unit_test(test_trace_te_single),
+        cmocka_unit_test(test_trace_te_multi),   cmocka_unit_test(test_bounds),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
