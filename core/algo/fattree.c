@@ -336,6 +336,7 @@ int sn__ft_node_step(void *state, sn_step_t *io, sn_err_t *err)
         return 0;
     }
     router_send(s, io);
+    io->queue = (uint32_t) s->queued;
     if (s->queued > 0)
         io->wake = io->slot + 1;
     return 0;

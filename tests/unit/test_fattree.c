@@ -431,6 +431,68 @@ static void test_trace_te_multi(void **st)
     rec_free(&r);
 }
 
+/* ---- queues (max_queue: packets waiting at a node after its sends) ------------------------- */
+
+static uint64_t queue_of(const char *spec, sn_coll_t coll, const char *ports, const char *algo,
+                         char *node, size_t cap)
+{
+    rec_t r;
+    sn_sim_result_t res = run(spec, coll, ports, algo, 0, &r, NULL);
+    name(r.t, res.max_queue_node, node, cap);
+    rec_free(&r);
+    return res.max_queue;
+}
+
+/* Fig. 6.6 "requires large queues": the largest backlog, at the root or a child of it, is the
+ * reference simulation's "total DOWN backlog" less one (it counts before the step's send);
+ * flooding (section 6.3.2.1) holds (k-2) k^(h-1) per root link; the queue-free MB holds only the
+ * copies a top still owes (k (k-1) received, k sent: k (k-2)); Fig. 6.11 never queues. */
+static void test_queues(void **st)
+{
+    (void) st;
+    static const struct {
+        const char *spec;
+        uint64_t mnb_single;
+    } mb[] = {{"fattree:2:5", 31},  {"fattree:3:2", 15}, {"fattree:3:3", 45},
+              {"fattree:3:4", 135}, {"fattree:4:2", 44}, {"fattree:4:3", 176},
+              {"fattree:8:2", 440}, {"fattree:2:2", 3},  {"fattree:2:3", 7}};
+    char node[32];
+    for (size_t i = 0; i < sizeof mb / sizeof mb[0]; i++)
+        assert_int_equal(queue_of(mb[i].spec, SN_COLL_MNB, "single", NULL, node, sizeof node),
+                         mb[i].mnb_single);
+    assert_int_equal(queue_of("fattree:3:3", SN_COLL_MNB, "multi", NULL, node, sizeof node), 27);
+    assert_string_equal(node, "R3.0"); /* the root: 9 on each of its 3 links */
+    for (uint32_t k = 2; k <= 8; k *= 2) {
+        char spec[32];
+        snprintf(spec, sizeof spec, "fattree:%u:2", k);
+        assert_int_equal(queue_of(spec, SN_COLL_MNB, "multi", "mnb-fattree-qf", node, sizeof node),
+                         k * (k - 2));
+    }
+    assert_int_equal(
+        queue_of("fattree:3:3", SN_COLL_MNB, "multi", "mnb-fattree-qf", node, sizeof node), 3);
+    static const char *const te[] = {
+        "fattree:2:5",       "fattree:2:5:exp", "fattree:3:3",       "fattree:3:3:exp",
+        "fattree:4:3:1,1,4", "fattree:8:2:exp", "fattree:2:3:1,1,4", "fattree:2:6:1,1,2,2,4,4"};
+    for (size_t i = 0; i < sizeof te / sizeof te[0]; i++) {
+        assert_int_equal(queue_of(te[i], SN_COLL_TE, "multi", NULL, node, sizeof node), 0);
+        assert_int_equal(
+            queue_of(te[i], SN_COLL_TE, "multi", "te-fattree-serial", node, sizeof node), 0);
+    }
+    /* the generic router reports its queues too: a router of fattree:2:3 receives up to three
+     * packets per step in single-port and sends one */
+    sn_topo_t *t = tu_topo("fattree:2:3");
+    sn_params_t p = tu_params(SN_COLL_TE, "single", "any", "full");
+    tu_run_t r = tu_sim(t, &p, "te-route");
+    tu_assert_rc(r.rc, 0);
+    assert_true(r.res.max_queue >= 2);
+    assert_false(sn_topo_is_proc(t, r.res.max_queue_node));
+    sn_topo_free(t);
+    /* scatter and gather forward at once */
+    assert_int_equal(queue_of("fattree:3:3", SN_COLL_SCATTER, "single", NULL, node, sizeof node),
+                     0);
+    assert_int_equal(queue_of("fattree:3:3", SN_COLL_GATHER, "multi", NULL, node, sizeof node), 0);
+}
+
 /* ---- lower bounds --------------------------------------------------------------------------- */
 
 /* The value of bound `bname` for (spec, coll, ports), or -1 if it is not reported. */
@@ -554,7 +616,7 @@ int main(void)
         cmocka_unit_test(test_trace_fig67),      cmocka_unit_test(test_trace_fig69),
         cmocka_unit_test(test_trace_queue_free), cmocka_unit_test(test_trace_te_single),
         cmocka_unit_test(test_trace_te_multi),   cmocka_unit_test(test_bounds),
-        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_queues),           cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
