@@ -38,7 +38,7 @@ typedef struct sn_sim_result_s {
     uint64_t node_steps;     /* state machine calls (a cost measure) */
     uint64_t max_slot_sends; /* most transmissions in one slot */
     uint64_t max_queue; /* the most packets one node held waiting after a step (sn_step_t.queue) */
-    uint32_t max_queue_node; /* the first node that held max_queue (0 when max_queue is 0) */
+    uint32_t max_queue_node; /* the lowest node id that held max_queue (0 when it is 0) */
     int verified;            /* 1 when every expected delivery arrived intact exactly once */
 } sn_sim_result_t;
 

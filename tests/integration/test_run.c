@@ -209,16 +209,16 @@ static void expect_same(const char *const *args, const tu_proc_t *ps, const tu_p
     if (!tu_json_bool(jr, "verified"))
         fail_msg("%s: not verified: %s", pr->cmd, pr->out);
     static const char *const ints[] = {
-        "nodes",   "processors",    "links",      "steps",
-        "packets", "control_slots", "deliveries", "expected_deliveries"};
+        "nodes",      "processors",          "links",    "steps", "packets", "control_slots",
+        "deliveries", "expected_deliveries", "max_queue"};
     for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
         int64_t a = tu_json_int(js, ints[i]), b = tu_json_int(jr, ints[i]);
         if (a != b)
             fail_msg("%s: %s is %lld, sim says %lld\nrun: %s\nsim: %s", pr->cmd, ints[i],
                      (long long) b, (long long) a, jr, js);
     }
-    static const char *const strs[] = {"trace_hash", "algorithm", "collective",
-                                       "ports",      "rx",        "duplex"};
+    static const char *const strs[] = {"trace_hash", "algorithm", "collective",    "ports",
+                                       "rx",         "duplex",    "max_queue_node"};
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
         if (strcmp(jstr(js, strs[i]), jstr(jr, strs[i])) != 0)
             fail_msg("%s: %s is \"%s\", sim says \"%s\"", pr->cmd, strs[i], jstr(jr, strs[i]),
