@@ -9,12 +9,17 @@
 #include "algo_internal.h"
 #include "fattree.h"
 
-static void inject(const sn_ft_plan_t *pl, uint32_t leaf, sn_ft_inj_t **v, size_t *n, size_t *cap)
+static uint64_t count(const sn_ft_plan_t *pl, uint32_t leaf)
 {
-    if (leaf != pl->p->root)
-        return;
-    sn_packet_t pkt = sn_packet_data(pl->p, leaf, SN_NODE_ALL, 0, 0);
-    sn__ft_push_inj(v, n, cap, 1, &pkt);
+    return leaf == pl->p->root;
+}
+
+static void inject(const sn_ft_plan_t *pl, uint32_t leaf, uint64_t i, uint64_t *slot,
+                   sn_packet_t *pkt)
+{
+    (void) i;
+    *slot = 1;
+    *pkt = sn_packet_data(pl->p, leaf, SN_NODE_ALL, 0, 0);
 }
 
 static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
@@ -26,6 +31,7 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
 {
     (void) err;
     sn_ft_plan_t *pl = sn__ft_plan_alloc(t, p);
+    pl->count = count;
     pl->inject = inject;
     pl->disc = SN_FT_SP_FIFO;
     if (p->pm.ports == SN_PORTS_SINGLE) {

@@ -71,25 +71,29 @@ uint32_t sn__ft_dist(const sn_ft_plan_t *pl, uint32_t a, uint32_t b)
     return 2 * l;
 }
 
-void sn__ft_furthest_first(const sn_ft_plan_t *pl, uint32_t s, uint32_t *out)
+/* Block l of s's order holds the leaves at distance 2l: those below s's level-l ancestor and not
+ * below its level-(l-1) one, k^l - k^(l-1) of them; blocks run from l = h down to 1. */
+uint32_t sn__ft_ff_at(const sn_ft_plan_t *pl, uint32_t s, uint64_t j)
 {
-    size_t m = 0;
-    for (uint32_t l = pl->h; l >= 1; l--) {
-        /* the leaves at distance 2l: in s's level-l ancestor, not in its level-(l-1) one */
-        uint64_t lo = s / pl->pw[l] * pl->pw[l], own = s / pl->pw[l - 1];
-        for (uint64_t d = lo; d < lo + pl->pw[l]; d++)
-            if (d / pl->pw[l - 1] != own)
-                out[m++] = (uint32_t) d;
+    uint32_t l = pl->h;
+    while (j >= pl->pw[l] - pl->pw[l - 1]) {
+        j -= pl->pw[l] - pl->pw[l - 1];
+        l--;
     }
+    uint64_t base = s / pl->pw[l] * pl->pw[l], own = s / pl->pw[l - 1] % pl->k;
+    if (j >= own * pl->pw[l - 1])
+        j += pl->pw[l - 1];
+    return (uint32_t) (base + j);
 }
 
-void sn__ft_push_inj(sn_ft_inj_t **v, size_t *n, size_t *cap, uint64_t slot, const sn_packet_t *pkt)
+uint64_t sn__ft_ff_pos(const sn_ft_plan_t *pl, uint32_t s, uint32_t d)
 {
-    if (*n == *cap)
-        sn_grow((void **) v, cap, *n + 1, sizeof **v);
-    (*v)[*n].slot = slot;
-    (*v)[*n].pkt = *pkt;
-    (*n)++;
+    uint32_t l = sn__ft_dist(pl, s, d) / 2;
+    uint64_t base = s / pl->pw[l] * pl->pw[l], own = s / pl->pw[l - 1] % pl->k;
+    uint64_t e = d - base;
+    if (e >= (own + 1) * pl->pw[l - 1])
+        e -= pl->pw[l - 1];
+    return pl->pw[pl->h] - pl->pw[l] + e;
 }
 
 /* ---- node ------------------------------------------------------------------------------------ */
@@ -103,8 +107,7 @@ typedef struct {
     const sn_ft_plan_t *pl;
     uint32_t u, level, index, nb; /* nb: branches (k + 1 for routers, the parent for leaves) */
     fifo_t *q;                    /* [k + 1] */
-    sn_ft_inj_t *inj;             /* leaves: own packets in slot order */
-    size_t ninj, next;
+    uint64_t ninj, next;          /* leaves: own packets, and the next one to inject */
     uint64_t sent_up, phase_a; /* Figs. 6.6 and 6.8: packets sent up, and how many phase A sends */
     uint64_t queued;           /* packets in the FIFOs */
     uint32_t rr;               /* Fig. 6.6: the child whose turn it is */
@@ -148,8 +151,7 @@ int sn__ft_node_init(const void *plan, uint32_t node, void *state, sn_err_t *err
     s->nb = pl->k + 1;
     s->q = sn_xcalloc(s->nb, sizeof *s->q);
     if (s->level == 0) {
-        size_t cap = 0;
-        pl->inject(pl, node, &s->inj, &s->ninj, &cap);
+        s->ninj = pl->count(pl, node);
     } else if (s->level < pl->h) {
         s->phase_a = pl->disc == SN_FT_SP_MNB ? pl->pw[s->level]
                                               : pl->pw[s->level] * (pl->n - pl->pw[s->level]);
@@ -163,7 +165,6 @@ void sn__ft_node_fini(void *state)
     for (uint32_t b = 0; s->q && b < s->nb; b++)
         free(s->q[b].v);
     free(s->q);
-    free(s->inj);
 }
 
 /* Links of branch b at this node, and the port of its j-th link. */
@@ -313,6 +314,7 @@ static void router_send(state_t *s, sn_step_t *io)
 int sn__ft_node_step(void *state, sn_step_t *io, sn_err_t *err)
 {
     state_t *s = state;
+    const sn_ft_plan_t *pl = s->pl;
     for (size_t i = 0; i < io->nrx; i++) {
         const sn_packet_t *pkt = &io->rx[i].pkt;
         if (s->level == 0) { /* leaves consume; they never relay */
@@ -326,13 +328,22 @@ int sn__ft_node_step(void *state, sn_step_t *io, sn_err_t *err)
             return rc;
     }
     if (s->level == 0) {
-        if (s->next < s->ninj && s->inj[s->next].slot < io->slot)
-            return sn_err_set(err, SN_EALGO, "leaf %u missed its injection at slot %llu", s->u,
-                              (unsigned long long) s->inj[s->next].slot);
-        if (s->next < s->ninj && s->inj[s->next].slot == io->slot)
-            sn_step_send(io, 0, &s->inj[s->next++].pkt);
-        if (s->next < s->ninj)
-            io->wake = s->inj[s->next].slot;
+        uint64_t at;
+        sn_packet_t pkt;
+        if (s->next < s->ninj) {
+            pl->inject(pl, s->u, s->next, &at, &pkt);
+            if (at < io->slot)
+                return sn_err_set(err, SN_EALGO, "leaf %u missed its injection at slot %llu", s->u,
+                                  (unsigned long long) at);
+            if (at == io->slot) {
+                sn_step_send(io, 0, &pkt);
+                s->next++;
+            }
+        }
+        if (s->next < s->ninj) {
+            pl->inject(pl, s->u, s->next, &at, &pkt);
+            io->wake = at;
+        }
         return 0;
     }
     router_send(s, io);

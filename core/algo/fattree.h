@@ -37,18 +37,13 @@ typedef enum {
     SN_FT_SP_TE,   /* Fig. 6.8: phase A sends the k^l (n - k^l) outgoing packets up, then down */
 } sn_ft_disc_t;
 
-/* One injection of a leaf: pkt sent to the parent in slot. */
-typedef struct sn_ft_inj_s {
-    uint64_t slot;
-    sn_packet_t pkt;
-} sn_ft_inj_t;
-
 typedef struct sn_ft_plan_s sn_ft_plan_t;
 
-/* A family's leaf schedule: appends leaf j's injections to *v (count *n, capacity *cap, grown
- * with sn_grow), in slot order. */
-typedef void (*sn_ft_inject_fn)(const sn_ft_plan_t *pl, uint32_t leaf, sn_ft_inj_t **v, size_t *n,
-                                size_t *cap);
+/* A family's leaf schedule, generated on demand (no per-leaf lists): how many packets leaf j
+ * injects, and its i-th injection, i = 0 .. count-1, in strictly increasing slots. */
+typedef uint64_t (*sn_ft_count_fn)(const sn_ft_plan_t *pl, uint32_t leaf);
+typedef void (*sn_ft_inject_fn)(const sn_ft_plan_t *pl, uint32_t leaf, uint64_t i, uint64_t *slot,
+                                sn_packet_t *pkt);
 
 struct sn_ft_plan_s {
     const sn_topo_t *t;
@@ -60,6 +55,7 @@ struct sn_ft_plan_s {
     uint64_t start[SN_FT_MAXH + 1]; /* phased algorithms: the slot before phase p starts */
     sn_ft_rule_t rule;
     sn_ft_disc_t disc;
+    sn_ft_count_fn count;
     sn_ft_inject_fn inject;
     int64_t predicted;
     uint64_t aux; /* family-specific (gather: the scatter time) */
@@ -78,17 +74,16 @@ int64_t sn__ft_predicted(const void *plan);
 /* Distance between leaves a and b: 2 (least l with a / k^l == b / k^l). */
 uint32_t sn__ft_dist(const sn_ft_plan_t *pl, uint32_t a, uint32_t b);
 
-/* Leaves other than s, furthest first, ties by index (scatter and Fig. 6.8); out holds n - 1. */
-void sn__ft_furthest_first(const sn_ft_plan_t *pl, uint32_t s, uint32_t *out);
-
-/* Appends one injection. */
-void sn__ft_push_inj(sn_ft_inj_t **v, size_t *n, size_t *cap, uint64_t slot,
-                     const sn_packet_t *pkt);
+/* Leaf s's furthest-first order (scatter and Fig. 6.8): the other leaves by distance descending,
+ * ties by index. sn__ft_ff_at is its j-th leaf (0 <= j < n - 1), sn__ft_ff_pos the position of
+ * leaf d != s in it. O(h). */
+uint32_t sn__ft_ff_at(const sn_ft_plan_t *pl, uint32_t s, uint64_t j);
+uint64_t sn__ft_ff_pos(const sn_ft_plan_t *pl, uint32_t s, uint32_t d);
 
 int sn__ft_node_init(const void *plan, uint32_t node, void *state, sn_err_t *err);
 void sn__ft_node_fini(void *state);
 int sn__ft_node_step(void *state, sn_step_t *io, sn_err_t *err);
-#define SN__FT_STATE_SIZE (12 * sizeof(void *) + 8 * sizeof(uint64_t))
+#define SN__FT_STATE_SIZE (8 * sizeof(void *) + 8 * sizeof(uint64_t))
 #define SN__FT_ALGO_FIELDS                                                                         \
     .plan_free = sn__ft_plan_free, .predicted = sn__ft_predicted, .state_size = SN__FT_STATE_SIZE, \
     .node_init = sn__ft_node_init, .node_fini = sn__ft_node_fini, .node_step = sn__ft_node_step

@@ -23,24 +23,36 @@
 #include "algo_internal.h"
 #include "fattree.h"
 
-static void inject_once(const sn_ft_plan_t *pl, uint32_t leaf, sn_ft_inj_t **v, size_t *n,
-                        size_t *cap)
+static uint64_t count_once(const sn_ft_plan_t *pl, uint32_t leaf)
 {
-    sn_packet_t pkt = sn_packet_data(pl->p, leaf, SN_NODE_ALL, 0, 0);
-    sn__ft_push_inj(v, n, cap, 1, &pkt);
+    (void) pl;
+    (void) leaf;
+    return 1;
+}
+
+static void inject_once(const sn_ft_plan_t *pl, uint32_t leaf, uint64_t i, uint64_t *slot,
+                        sn_packet_t *pkt)
+{
+    (void) i;
+    *slot = 1;
+    *pkt = sn_packet_data(pl->p, leaf, SN_NODE_ALL, 0, 0);
+}
+
+static uint64_t count_phases(const sn_ft_plan_t *pl, uint32_t leaf)
+{
+    (void) leaf;
+    return pl->h;
 }
 
 /* Fig. 6.10: the leaf's message once per phase, tagged with the phase. */
-static void inject_phases(const sn_ft_plan_t *pl, uint32_t leaf, sn_ft_inj_t **v, size_t *n,
-                          size_t *cap)
+static void inject_phases(const sn_ft_plan_t *pl, uint32_t leaf, uint64_t ph, uint64_t *slot,
+                          sn_packet_t *pkt)
 {
-    for (uint32_t ph = 0; ph < pl->h; ph++) {
-        uint32_t L = pl->h - ph;
-        uint64_t u = leaf % pl->pw[L - 1];
-        sn_packet_t pkt = sn_packet_data(pl->p, leaf, SN_NODE_ALL, 0, 0);
-        pkt.tag = ph;
-        sn__ft_push_inj(v, n, cap, pl->start[ph] + 1 + u * (pl->k - 1), &pkt);
-    }
+    uint32_t L = pl->h - (uint32_t) ph;
+    uint64_t u = leaf % pl->pw[L - 1];
+    *slot = pl->start[ph] + 1 + u * (pl->k - 1);
+    *pkt = sn_packet_data(pl->p, leaf, SN_NODE_ALL, 0, 0);
+    pkt->tag = (uint32_t) ph;
 }
 
 static int applies_mnb(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
@@ -57,6 +69,7 @@ static int plan_mnb(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
 {
     (void) err;
     sn_ft_plan_t *pl = sn__ft_plan_alloc(t, p);
+    pl->count = count_once;
     pl->inject = inject_once;
     pl->rule = SN_FT_FLOOD;
     pl->disc = SN_FT_SP_MNB;
@@ -73,6 +86,7 @@ static int plan_mnb(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
 static int plan_qf_with(const sn_topo_t *t, const sn_params_t *p, int serial, void **out)
 {
     sn_ft_plan_t *pl = sn__ft_plan_alloc(t, p);
+    pl->count = count_phases;
     pl->inject = inject_phases;
     pl->rule = SN_FT_QUEUE_FREE;
     pl->disc = SN_FT_SP_FIFO;

@@ -9,11 +9,8 @@
  * (section 6.2.2: "a gathering algorithm can be had from a scattering algorithm"): leaf j, which
  * the scatter serves in step s_j over d_j hops, sends in step T + 2 - s_j - d_j, so that the sink
  * receives it in step T + 1 - s_j; no node sends or receives twice in a step. */
-#include <stdlib.h>
-
 #include "algo_internal.h"
 #include "fattree.h"
-#include "stepnet/util.h"
 
 /* Theorem 6.2: max over i = 1..h of n - k^(i-1) + 2i - 1. */
 static int64_t scatter_time(const sn_ft_plan_t *pl)
@@ -27,35 +24,33 @@ static int64_t scatter_time(const sn_ft_plan_t *pl)
     return best;
 }
 
-static void inject_scatter(const sn_ft_plan_t *pl, uint32_t leaf, sn_ft_inj_t **v, size_t *n,
-                           size_t *cap)
+static uint64_t count_scatter(const sn_ft_plan_t *pl, uint32_t leaf)
 {
-    if (leaf != pl->p->root)
-        return;
-    uint32_t *order = sn_xmalloc(pl->n * sizeof *order);
-    sn__ft_furthest_first(pl, leaf, order);
-    for (uint32_t j = 0; j + 1 < pl->n; j++) {
-        sn_packet_t pkt = sn_packet_data(pl->p, leaf, order[j], 0, 0);
-        sn__ft_push_inj(v, n, cap, j + 1, &pkt);
-    }
-    free(order);
+    return leaf == pl->p->root ? pl->n - 1 : 0;
 }
 
-static void inject_gather(const sn_ft_plan_t *pl, uint32_t leaf, sn_ft_inj_t **v, size_t *n,
-                          size_t *cap)
+/* The source's j-th message goes to the j-th leaf of its furthest-first order, in step j + 1. */
+static void inject_scatter(const sn_ft_plan_t *pl, uint32_t leaf, uint64_t j, uint64_t *slot,
+                           sn_packet_t *pkt)
 {
+    *slot = j + 1;
+    *pkt = sn_packet_data(pl->p, leaf, sn__ft_ff_at(pl, leaf, j), 0, 0);
+}
+
+static uint64_t count_gather(const sn_ft_plan_t *pl, uint32_t leaf)
+{
+    return leaf != pl->p->root;
+}
+
+/* Leaf j, served by the scatter in step s_j over d_j hops, sends in step T + 2 - s_j - d_j. */
+static void inject_gather(const sn_ft_plan_t *pl, uint32_t leaf, uint64_t i, uint64_t *slot,
+                          sn_packet_t *pkt)
+{
+    (void) i;
     uint32_t sink = pl->p->root;
-    if (leaf == sink)
-        return;
-    uint32_t *order = sn_xmalloc(pl->n * sizeof *order);
-    sn__ft_furthest_first(pl, sink, order);
-    uint64_t sj = 0;
-    for (uint32_t j = 0; j + 1 < pl->n; j++)
-        if (order[j] == leaf)
-            sj = j + 1;
-    free(order);
-    sn_packet_t pkt = sn_packet_data(pl->p, leaf, sink, 0, 0);
-    sn__ft_push_inj(v, n, cap, pl->aux + 2 - sj - sn__ft_dist(pl, leaf, sink), &pkt);
+    uint64_t sj = sn__ft_ff_pos(pl, sink, leaf) + 1;
+    *slot = pl->aux + 2 - sj - sn__ft_dist(pl, leaf, sink);
+    *pkt = sn_packet_data(pl->p, leaf, sink, 0, 0);
 }
 
 static int applies_scatter(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
@@ -82,6 +77,7 @@ static int plan_scatter(const sn_topo_t *t, const sn_params_t *p, void **out, sn
 {
     (void) err;
     sn_ft_plan_t *pl = plan_common(t, p);
+    pl->count = count_scatter;
     pl->inject = inject_scatter;
     *out = pl;
     return 0;
@@ -91,6 +87,7 @@ static int plan_gather(const sn_topo_t *t, const sn_params_t *p, void **out, sn_
 {
     (void) err;
     sn_ft_plan_t *pl = plan_common(t, p);
+    pl->count = count_gather;
     pl->inject = inject_gather;
     *out = pl;
     return 0;

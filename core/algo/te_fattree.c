@@ -20,22 +20,21 @@
  *    not have; stepnet's schedule: within a top, child subtree a sends to subtree a + s (s the
  *    same for all a in a step), c messages per step, their positions spread by base-k digit
  *    reversal so that no lower branch gets more than its capacity; routers never queue. */
-#include <stdlib.h>
-
 #include "algo_internal.h"
 #include "fattree.h"
-#include "stepnet/util.h"
 
-static void inject_sp(const sn_ft_plan_t *pl, uint32_t leaf, sn_ft_inj_t **v, size_t *n,
-                      size_t *cap)
+static uint64_t count_all(const sn_ft_plan_t *pl, uint32_t leaf)
 {
-    uint32_t *order = sn_xmalloc(pl->n * sizeof *order);
-    sn__ft_furthest_first(pl, leaf, order);
-    for (uint32_t j = 0; j + 1 < pl->n; j++) {
-        sn_packet_t pkt = sn_packet_data(pl->p, leaf, order[j], 0, 0);
-        sn__ft_push_inj(v, n, cap, j + 1, &pkt);
-    }
-    free(order);
+    (void) leaf;
+    return pl->n - 1;
+}
+
+/* Fig. 6.8: message j goes to the j-th leaf of the furthest-first order, in step j + 1. */
+static void inject_sp(const sn_ft_plan_t *pl, uint32_t leaf, uint64_t j, uint64_t *slot,
+                      sn_packet_t *pkt)
+{
+    *slot = j + 1;
+    *pkt = sn_packet_data(pl->p, leaf, sn__ft_ff_at(pl, leaf, j), 0, 0);
 }
 
 /* Base-k digit reversal of x on `digits` digits. */
@@ -52,23 +51,22 @@ static uint64_t rev(uint64_t x, uint32_t k, uint32_t digits)
 /* Fig. 6.11 as scheduled by stepnet: in phase p (top level L, m = k^(L-1) leaves per child
  * subtree, c = c_eff,L), list entry idx = ((s-1) m + r) m + pos of child subtree a goes from the
  * leaf rev(pos) of a to the leaf rev((pos + r) mod m) of a + s, in step S_p + 1 + idx / c. */
-static void inject_mp(const sn_ft_plan_t *pl, uint32_t leaf, sn_ft_inj_t **v, size_t *n,
-                      size_t *cap)
+static void inject_mp(const sn_ft_plan_t *pl, uint32_t leaf, uint64_t i, uint64_t *slot,
+                      sn_packet_t *pkt)
 {
-    uint32_t k = pl->k;
-    for (uint32_t ph = 0; ph < pl->h; ph++) {
-        uint32_t L = pl->h - ph, c = pl->ceff[L];
-        uint64_t m = pl->pw[L - 1], base = leaf / pl->pw[L] * pl->pw[L];
-        uint64_t a = leaf / m % k, pos = rev(leaf % m, k, L - 1);
-        for (uint64_t s = 1; s < k; s++) {
-            for (uint64_t r = 0; r < m; r++) {
-                uint64_t idx = ((s - 1) * m + r) * m + pos;
-                uint64_t dst = base + (a + s) % k * m + rev((pos + r) % m, k, L - 1);
-                sn_packet_t pkt = sn_packet_data(pl->p, leaf, (uint32_t) dst, 0, 0);
-                sn__ft_push_inj(v, n, cap, pl->start[ph] + 1 + idx / c, &pkt);
-            }
-        }
+    uint32_t k = pl->k, ph = 0;
+    while (i >= (k - 1) * pl->pw[pl->h - ph - 1]) { /* phase ph sends (k-1) m messages */
+        i -= (k - 1) * pl->pw[pl->h - ph - 1];
+        ph++;
     }
+    uint32_t L = pl->h - ph, c = pl->ceff[L];
+    uint64_t m = pl->pw[L - 1], base = leaf / pl->pw[L] * pl->pw[L];
+    uint64_t a = leaf / m % k, pos = rev(leaf % m, k, L - 1);
+    uint64_t s = i / m + 1, r = i % m;
+    uint64_t idx = ((s - 1) * m + r) * m + pos;
+    uint64_t dst = base + (a + s) % k * m + rev((pos + r) % m, k, L - 1);
+    *slot = pl->start[ph] + 1 + idx / c;
+    *pkt = sn_packet_data(pl->p, leaf, (uint32_t) dst, 0, 0);
 }
 
 static int applies_te(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
@@ -103,11 +101,13 @@ static int plan_with(const sn_topo_t *t, const sn_params_t *p, int serial, void 
     pl->rule = SN_FT_ROUTE;
     pl->disc = SN_FT_SP_TE;
     if (p->pm.ports == SN_PORTS_SINGLE) {
+        pl->count = count_all;
         pl->inject = inject_sp;
         pl->predicted = sp_time(pl);
         *out = pl;
         return 0;
     }
+    pl->count = count_all;
     pl->inject = inject_mp;
     uint64_t s = 0;
     for (uint32_t ph = 0; ph < pl->h; ph++) {
