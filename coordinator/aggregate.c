@@ -116,7 +116,8 @@ int sn__coord_aggregate_rep(coord_t *r)
     if (r->o->idle_slots)
         return aggregate_idle(r);
     coord_result_t *out = r->res;
-    uint64_t steps = 0, trace = 0, packets = 0, cpackets = 0, dl = 0, bytes = 0;
+    uint64_t steps = 0, trace = 0, packets = 0, cpackets = 0, dl = 0, bytes = 0, maxq = 0;
+    uint32_t maxq_node = 0;
     size_t words = 0;
     for (uint32_t i = 0; i < r->n; i++) {
         const Stepnet__Result *res = r->nodes[i].res;
@@ -140,6 +141,10 @@ int sn__coord_aggregate_rep(coord_t *r)
         cpackets += res->control_packets;
         dl += res->deliveries;
         bytes += res->bytes_checked;
+        if (res->has_max_queue && res->max_queue > maxq) {
+            maxq = res->max_queue;
+            maxq_node = i;
+        }
         for (size_t w = 0; w < res->n_data_slots; w++)
             dbits[w] |= res->data_slots[w];
         for (size_t w = 0; w < res->n_control_slots; w++)
@@ -163,6 +168,8 @@ int sn__coord_aggregate_rep(coord_t *r)
     out->deliveries = dl;
     out->control_slots = cslots;
     out->bytes_checked = bytes;
+    out->max_queue = maxq;
+    out->max_queue_node = maxq_node;
     if (r->cid > r->o->warmup)
         out->wall_ns[out->nwall++] = r->tlast - r->t0;
     rc = 0;

@@ -77,6 +77,8 @@ int cmd_sim(int argc, char **argv)
         fprintf(stderr, "stepnet sim: %s: %s\n", sn_err_name(src ? src : SN_EVERIFY), etext);
     char hash[24];
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long) res.trace_hash);
+    char qnode[SN_TOPO_MAX_LABEL];
+    sn_topo_label(c.topo, res.max_queue_node, qnode, sizeof qnode);
     if (o.json) {
         json_t j;
         json_begin(&j, stdout);
@@ -90,6 +92,8 @@ int cmd_sim(int argc, char **argv)
         json_bool(&j, "verified", ok);
         json_str(&j, "trace_hash", hash);
         json_uint(&j, "node_steps", res.node_steps);
+        json_uint(&j, "max_queue", res.max_queue);
+        json_str(&j, "max_queue_node", qnode);
         json_double(&j, "wall_s", secs);
         json_double(&j, "hops_per_s", secs > 0 ? (double) res.packets / secs : 0.0);
         json_uint(&j, "peak_rss_kb", (uint64_t) ru.ru_maxrss);
@@ -110,6 +114,8 @@ int cmd_sim(int argc, char **argv)
                (unsigned long long) res.expected_deliveries, ok ? "verified" : "NOT verified");
         printf("  packets         %llu link crossings\n", (unsigned long long) res.packets);
         printf("  trace_hash      %s\n", hash);
+        printf("  max_queue       %llu packets waiting at node %s\n",
+               (unsigned long long) res.max_queue, qnode);
         printf("  simulator       %.3f s, %.3g packet-hops/s, peak RSS %ld MiB\n", secs,
                secs > 0 ? (double) res.packets / secs : 0.0, ru.ru_maxrss / 1024);
     }

@@ -4,6 +4,7 @@
  * measured over TCP by `stepnet run`; as Markdown or CSV. docs/reproduction.md is its output for
  * the default set. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,13 +50,24 @@ typedef enum {
     F_A3_TORUS,    /* n ceil((n^2-1)/8) (Theorem 5.6 with 4.5/4.6) */
     F_A3_COMPLETE, /* m (Theorem 5.6, K_m x K_m) */
     F_THM33,       /* the single-port broadcast bound of Theorem 3.3, met by a schedule */
+    /* fat trees, thesis chapter 6 (k = arity, h = height, n = k^h leaves) */
+    F_FT_BCAST_SP,     /* (k+1) h - 1 (Theorem 6.1) */
+    F_FT_BCAST_MP,     /* 2h (section 6.3.1; Table 6.2 prints 2h - 1) */
+    F_FT_SCATTER,      /* n (k >= 3), n + 1 (k = 2) (Theorem 6.2) */
+    F_FT_MNB_SP,       /* kn + (k+1)(h-2) + 1 (Theorems 6.3, 6.5) */
+    F_FT_MNB_MP,       /* n (k >= 3), n + 1 (k = 2) (Theorem 6.9) */
+    F_FT_QF_SERIAL,    /* n + h^2 - 1 ((6.3)) */
+    F_FT_QF,           /* n + 2h - 2 (section 6.3.2.2) */
+    F_FT_TE_SP,        /* max_l X_l + 2l - 1 (Theorem 6.6, corrected for k >= 3) */
+    F_FT_TE_MP_SERIAL, /* sum_i ceil((k-1) k^(2i-2) / c_i) + h^2 (effective capacities) */
+    F_FT_TE_MP,        /* (6.5): sum_i ceil((k-1) k^(2i-2) / c_i) + 2h - 1 (effective) */
 } formula_t;
 
 typedef struct {
     const char *section; /* where in the thesis */
     const char *topo;
     const char *coll;
-    const char *ports; /* "multi" or "single" */
+    const char *ports; /* "multi", "single" or "single, rx any" */
     formula_t f;
     const char *formula; /* as printed in the table */
     int quick;           /* in the quick set */
@@ -126,11 +138,162 @@ static const case_t cases[] = {
     {"Cor 5.7 A3 on H^4", "mesh:3x3x3x3", "te", "multi", F_A3_MESH, "n^3 ceil((n^2-1)/4)", 0},
     {"Cor 5.7 A3 on H^4", "complete:2*complete:2*complete:2*complete:2", "te", "multi",
      F_A3_COMPLETE, "m^3 (Q_4)", 0},
+/* Fat trees (thesis chapter 6, Tables 6.1 and 6.2 with their errata): single-port means every
+ * node, router or leaf, sends one message per step and receives from all neighbours (rx any). */
+#define FT_SP(K, H, Q)                                                                             \
+    {"6.2 Thm 6.1 fat-tree bcast",                                                                 \
+     "fattree:" #K ":" #H,                                                                         \
+     "bcast",                                                                                      \
+     "single",                                                                                     \
+     F_FT_BCAST_SP,                                                                                \
+     "(k+1) log_k n - 1",                                                                          \
+     Q,                                                                                            \
+     "bcast-fattree"},                                                                             \
+        {"6.2 Thm 6.2 fat-tree scatter",                                                           \
+         "fattree:" #K ":" #H,                                                                     \
+         "scatter",                                                                                \
+         "single",                                                                                 \
+         F_FT_SCATTER,                                                                             \
+         "n (k >= 3), n+1 (k = 2)",                                                                \
+         Q,                                                                                        \
+         "scatter-fattree"},                                                                       \
+        {"6.2 Thm 6.2 fat-tree gather",                                                            \
+         "fattree:" #K ":" #H,                                                                     \
+         "gather",                                                                                 \
+         "single",                                                                                 \
+         F_FT_SCATTER,                                                                             \
+         "n (k >= 3), n+1 (k = 2)",                                                                \
+         0,                                                                                        \
+         "gather-fattree"},                                                                        \
+        {"6.2 Thm 6.5 fat-tree MB",                                                                \
+         "fattree:" #K ":" #H,                                                                     \
+         "mnb",                                                                                    \
+         "single, rx any",                                                                         \
+         F_FT_MNB_SP,                                                                              \
+         "k n + (k+1)(log_k n - 2) + 1",                                                           \
+         Q,                                                                                        \
+         "mnb-fattree"},                                                                           \
+    {                                                                                              \
+        "6.2 Thm 6.8 fat-tree TE", "fattree:" #K ":" #H, "te", "single, rx any", F_FT_TE_SP,       \
+            "max_l X_l + 2l - 1 (printed: n^2 (2k+1)(k-1)/k^3 + 2 log_k n - 3)", Q, "te-fattree"   \
+    }
+#define FT_MP(K, H, Q)                                                                             \
+    {"6.3.1 fat-tree bcast",                                                                       \
+     "fattree:" #K ":" #H,                                                                         \
+     "bcast",                                                                                      \
+     "multi",                                                                                      \
+     F_FT_BCAST_MP,                                                                                \
+     "2 log_k n (Table 6.2 prints 2 log_k n - 1)",                                                 \
+     Q,                                                                                            \
+     "bcast-fattree"},                                                                             \
+        {"6.3 fat-tree scatter", "fattree:" #K ":" #H,      "scatter", "multi",                    \
+         F_FT_SCATTER,           "n (k >= 3), n+1 (k = 2)", 0,         "scatter-fattree"},         \
+        {"6.3 fat-tree gather", "fattree:" #K ":" #H,      "gather", "multi",                      \
+         F_FT_SCATTER,          "n (k >= 3), n+1 (k = 2)", 0,        "gather-fattree"},            \
+        {"6.3.2 Thm 6.9 fat-tree MB flooding",                                                     \
+         "fattree:" #K ":" #H,                                                                     \
+         "mnb",                                                                                    \
+         "multi",                                                                                  \
+         F_FT_MNB_MP,                                                                              \
+         "n (k >= 3), n+1 (k = 2)",                                                                \
+         Q,                                                                                        \
+         "mnb-fattree"},                                                                           \
+        {"6.3.2 Fig 6.10 fat-tree MB queue-free serial",                                           \
+         "fattree:" #K ":" #H,                                                                     \
+         "mnb",                                                                                    \
+         "multi",                                                                                  \
+         F_FT_QF_SERIAL,                                                                           \
+         "n + (log_k n)^2 - 1 (6.3)",                                                              \
+         0,                                                                                        \
+         "mnb-fattree-qf-serial"},                                                                 \
+        {"6.3.2 Fig 6.10 fat-tree MB queue-free",                                                  \
+         "fattree:" #K ":" #H,                                                                     \
+         "mnb",                                                                                    \
+         "multi",                                                                                  \
+         F_FT_QF,                                                                                  \
+         "n + 2 log_k n - 2",                                                                      \
+         Q,                                                                                        \
+         "mnb-fattree-qf"},                                                                        \
+        {"6.3.3 Fig 6.11 fat-tree TE serial",                                                      \
+         "fattree:" #K ":" #H ":const",                                                            \
+         "te",                                                                                     \
+         "multi",                                                                                  \
+         F_FT_TE_MP_SERIAL,                                                                        \
+         "sum_i ceil((k-1)k^(2i-2)/c_i) + h^2",                                                    \
+         0,                                                                                        \
+         "te-fattree-serial"},                                                                     \
+        {"6.3.3 Fig 6.11 fat-tree TE (6.5)",                                                       \
+         "fattree:" #K ":" #H ":const",                                                            \
+         "te",                                                                                     \
+         "multi",                                                                                  \
+         F_FT_TE_MP,                                                                               \
+         "sum_i ceil((k-1)k^(2i-2)/c_i) + 2 log_k n - 1",                                          \
+         Q,                                                                                        \
+         "te-fattree"},                                                                            \
+        {"6.3.3 Fig 6.11 fat-tree TE serial",                                                      \
+         "fattree:" #K ":" #H ":exp",                                                              \
+         "te",                                                                                     \
+         "multi",                                                                                  \
+         F_FT_TE_MP_SERIAL,                                                                        \
+         "sum_i ceil((k-1)k^(2i-2)/c_i) + h^2",                                                    \
+         0,                                                                                        \
+         "te-fattree-serial"},                                                                     \
+    {                                                                                              \
+        "6.3.3 Fig 6.11 fat-tree TE (6.5)", "fattree:" #K ":" #H ":exp", "te", "multi",            \
+            F_FT_TE_MP, "n + 2 log_k n - 2 (c_i = k^(i-1))", Q, "te-fattree"                       \
+    }
+#define FT_TE_CAPS(SPEC)                                                                           \
+    {"6.3.3 Fig 6.11 fat-tree TE serial",                                                          \
+     SPEC,                                                                                         \
+     "te",                                                                                         \
+     "multi",                                                                                      \
+     F_FT_TE_MP_SERIAL,                                                                            \
+     "sum_i ceil((k-1)k^(2i-2)/c_i) + h^2 (effective c_i)",                                        \
+     0,                                                                                            \
+     "te-fattree-serial"},                                                                         \
+    {                                                                                              \
+        "6.3.3 Fig 6.11 fat-tree TE (6.5)", SPEC, "te", "multi", F_FT_TE_MP,                       \
+            "(6.5) with effective c_i", 0, "te-fattree"                                            \
+    }
+    FT_SP(2, 2, 0),
+    FT_SP(2, 3, 1),
+    FT_SP(2, 4, 0),
+    FT_SP(2, 5, 0),
+    FT_SP(2, 6, 0),
+    FT_SP(3, 2, 1),
+    FT_SP(3, 3, 0),
+    FT_SP(3, 4, 0),
+    FT_SP(4, 2, 0),
+    FT_SP(4, 3, 0),
+    FT_SP(8, 2, 0),
+    FT_MP(2, 2, 0),
+    FT_MP(2, 3, 1),
+    FT_MP(2, 4, 0),
+    FT_MP(2, 5, 0),
+    FT_MP(2, 6, 0),
+    FT_MP(3, 2, 1),
+    FT_MP(3, 3, 0),
+    FT_MP(3, 4, 0),
+    FT_MP(4, 2, 0),
+    FT_MP(4, 3, 0),
+    FT_MP(8, 2, 0),
+    FT_TE_CAPS("fattree:2:3:1,1,2"),
+    FT_TE_CAPS("fattree:2:4:1,1,2,2"),
+    FT_TE_CAPS("fattree:2:5:1,1,2,2,4"),
+    FT_TE_CAPS("fattree:2:6:1,1,2,2,4,4"),
+    FT_TE_CAPS("fattree:3:3:1,1,3"),
+    FT_TE_CAPS("fattree:4:3:1,1,4"),
+    FT_TE_CAPS("fattree:2:3:1,1,4"),
+#undef FT_SP
+#undef FT_MP
+#undef FT_TE_CAPS
 };
 
 /* The algorithm that implements the case's theorem. */
 static const char *case_algo(const case_t *c)
 {
+    if (c->algo)
+        return c->algo;
     switch (c->f) {
     case F_ECC:
         if (strncmp(c->section, "3.3", 3) == 0)
@@ -160,6 +323,8 @@ static const char *case_algo(const case_t *c)
         return "te-a3";
     case F_THM33:
         return "bcast-greedy"; /* not the thesis's: it gives the bound, stepnet the schedule */
+    default:                   /* the fat-tree rows name their algorithm */
+        break;
     }
     return NULL;
 }
@@ -184,8 +349,74 @@ static uint64_t a3_rounds(const sn_topo_t *t)
     return r;
 }
 
+/* ---- fat trees (thesis chapter 6) ---- */
+
+/* Effective capacities (the erratum of (6.5)): c_1 = 1, c_i = min(c_i, k c_(i-1)). */
+static uint64_t ft_ceff(const sn_topo_t *t, uint32_t i)
+{
+    uint64_t c = 1;
+    for (uint32_t j = 2; j <= i; j++)
+        c = t->caps[j] < t->a * c ? t->caps[j] : t->a * c;
+    return c;
+}
+
+/* sum_i ceil((k-1) k^(2i-2) / c_i), with effective (eff) or printed capacities. */
+static uint64_t ft_te_sum(const sn_topo_t *t, int eff)
+{
+    uint64_t k = t->a, sum = 0, m = 1;
+    for (uint32_t i = 1; i <= t->b; i++, m *= k)
+        sum += ceil_div((k - 1) * m * m, eff ? ft_ceff(t, i) : t->caps[i]);
+    return sum;
+}
+
+/* Single-port TE as Theorem 6.6 prints it: n^2 (2k+1)(k-1)/k^3 + 2h - 3 (= X_(h-1) + 2h - 3). */
+static int64_t ft_te_printed(const sn_topo_t *t)
+{
+    uint64_t k = t->a, n = t->nproc;
+    return (int64_t) (n * n * (2 * k + 1) * (k - 1) / (k * k * k) + 2 * t->b - 3);
+}
+
+static int64_t ft_formula(formula_t f, const sn_topo_t *t)
+{
+    int64_t k = t->a, h = t->b, n = t->nproc, holes = k == 2 ? n + 1 : n;
+    switch (f) {
+    case F_FT_BCAST_SP:
+        return (k + 1) * h - 1;
+    case F_FT_BCAST_MP:
+        return 2 * h;
+    case F_FT_SCATTER:
+    case F_FT_MNB_MP:
+        return holes;
+    case F_FT_MNB_SP:
+        return k * n + (k + 1) * (h - 2) + 1;
+    case F_FT_QF_SERIAL:
+        return n + h * h - 1;
+    case F_FT_QF:
+        return n + 2 * h - 2;
+    case F_FT_TE_SP: {
+        /* X_l = 2 k^l (n - k^l) + (k-1) k^(2l-1) for l < h, X_h = n (n - n/k) (the root) */
+        int64_t best = 0, kl = 1;
+        for (int64_t l = 1; l <= h; l++) {
+            kl *= k;
+            int64_t x = l < h ? 2 * kl * (n - kl) + (k - 1) * kl * kl / k : n * (n - n / k);
+            if (x + 2 * l - 1 > best)
+                best = x + 2 * l - 1;
+        }
+        return best;
+    }
+    case F_FT_TE_MP_SERIAL:
+        return (int64_t) ft_te_sum(t, 1) + h * h;
+    case F_FT_TE_MP:
+        return (int64_t) ft_te_sum(t, 1) + 2 * h - 1;
+    default:
+        return -1;
+    }
+}
+
 static int64_t formula_value(const case_t *c, const sn_topo_t *t, const sn_params_t *p)
 {
+    if (c->f >= F_FT_BCAST_SP)
+        return ft_formula(c->f, t);
     uint64_t n = t->n;
     switch (c->f) {
     case F_ECC:
@@ -223,6 +454,8 @@ static int64_t formula_value(const case_t *c, const sn_topo_t *t, const sn_param
                 return b.b[i].value;
         return -1;
     }
+    default: /* the fat-tree formulas, handled above */
+        break;
     }
     return -1;
 }
@@ -248,7 +481,8 @@ static int64_t run_case(const row_t *r, char *note, size_t cap)
     cli_opts_init(&o, "run");
     o.topo = r->spec;
     o.coll = r->c->coll;
-    o.ports = r->c->ports;
+    o.ports = strncmp(r->c->ports, "single", 6) == 0 ? "single" : "multi";
+    o.rx = strstr(r->c->ports, "rx any") ? "any" : NULL;
     o.algo = r->algo;
     coord_opts_t co;
     coord_opts_default(&co);
@@ -285,6 +519,43 @@ out:
     return steps;
 }
 
+/* Appends "; text" (or text to an empty note). */
+static void note_add(char *note, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void note_add(char *note, size_t cap, const char *fmt, ...)
+{
+    size_t nl = strlen(note);
+    if (nl > 0 && nl + 2 < cap) {
+        memcpy(note + nl, "; ", 3);
+        nl += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(note + nl, cap - nl, fmt, ap);
+    va_end(ap);
+}
+
+/* The fat-tree rows' notes: the errata, and "optimal" where a lower bound meets the count. */
+static void ft_note(const row_t *r, const sn_topo_t *t, char *note, size_t cap)
+{
+    const case_t *c = r->c;
+    if (c->f == F_FT_TE_SP && t->a >= 3)
+        note_add(note, cap,
+                 "Theorem 6.6 prints %lld: it omits the root, which forwards n(n - n/k) messages "
+                 "(erratum)",
+                 (long long) ft_te_printed(t));
+    if (c->f == F_FT_BCAST_MP)
+        note_add(note, cap, "Table 6.2 prints %lld (typo)", (long long) (2 * t->b - 1));
+    if ((c->f == F_FT_TE_MP || c->f == F_FT_TE_MP_SERIAL) && ft_te_sum(t, 0) != ft_te_sum(t, 1))
+        note_add(note, cap,
+                 "with the printed c_i the formula gives %lld, unreachable since c_(i+1) > k c_i",
+                 (long long) (ft_te_sum(t, 0) +
+                              (c->f == F_FT_TE_MP ? 2 * t->b - 1 : (uint64_t) t->b * t->b)));
+    if (r->sim >= 0 && r->sim == r->lower)
+        note_add(note, cap, "optimal: meets the lower bound");
+}
+
 static int build_row(row_t *r, const case_t *c, int with_run)
 {
     memset(r, 0, sizeof *r);
@@ -302,7 +573,8 @@ static int build_row(row_t *r, const case_t *c, int with_run)
     sn_coll_parse(c->coll, &coll, &err);
     sn_params_t p;
     sn_params_default(&p, coll);
-    p.pm.ports = strcmp(c->ports, "single") == 0 ? SN_PORTS_SINGLE : SN_PORTS_MULTI;
+    p.pm.ports = strncmp(c->ports, "single", 6) == 0 ? SN_PORTS_SINGLE : SN_PORTS_MULTI;
+    p.pm.rx = strstr(c->ports, "rx any") ? SN_RX_ANY : SN_RX_ONE;
     r->formula = formula_value(c, t, &p);
     const sn_algo_t *a = NULL;
     void *plan = NULL;
@@ -355,6 +627,8 @@ static int build_row(row_t *r, const case_t *c, int with_run)
                      "%lld steps above the best lower bound stepnet knows",
                      (long long) (r->sim - r->lower));
     }
+    if (c->f >= F_FT_BCAST_SP)
+        ft_note(r, t, r->note, sizeof r->note);
     sn_topo_free(t);
     return 0;
 }

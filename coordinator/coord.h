@@ -49,7 +49,9 @@ typedef struct coord_result_s {
     uint64_t fail_slot;
     uint64_t steps, trace_hash, packets, control_packets, deliveries, control_slots;
     uint64_t bytes_checked;
-    uint64_t *wall_ns; /* one per measured repetition */
+    uint64_t max_queue;      /* the most packets one node held waiting after a step */
+    uint32_t max_queue_node; /* the lowest node id that held max_queue (0 when it is 0) */
+    uint64_t *wall_ns;       /* one per measured repetition */
     size_t nwall;
     double alpha_us, beta_us; /* medians over the calibrated links */
     size_t ncalibrated;       /* links calibrated (0: --probes 0) */

@@ -55,6 +55,10 @@ void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
     json_uint(&j, "expected_deliveries", sn_coll_expected_total(c->topo, &c->params));
     json_bool(&j, "verified", !res->failed);
     json_str(&j, "trace_hash", hash);
+    char qnode[SN_TOPO_MAX_LABEL];
+    json_uint(&j, "max_queue", res->max_queue);
+    json_str(&j, "max_queue_node",
+             sn_topo_label(c->topo, res->max_queue_node, qnode, sizeof qnode));
     json_str(&j, "nodes_mode", o->join ? "join" : "local");
     json_uint(&j, "reps", o->reps);
     json_uint(&j, "warmup", o->warmup);
@@ -108,6 +112,10 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
             (unsigned long long) sn_coll_expected_total(c->topo, &c->params),
             (unsigned long long) res->bytes_checked);
     fprintf(f, "  trace_hash      %016llx\n", (unsigned long long) res->trace_hash);
+    char qnode[SN_TOPO_MAX_LABEL];
+    fprintf(f, "  max_queue       %llu packets waiting at node %s\n",
+            (unsigned long long) res->max_queue,
+            sn_topo_label(c->topo, res->max_queue_node, qnode, sizeof qnode));
     print_links(f, o, res);
     fprintf(f, "  wall time       %.1f us median of %zu (%.2f us per step); predicted %.1f us\n",
             median_us, res->nwall, res->steps ? median_us / (double) res->steps : 0.0,

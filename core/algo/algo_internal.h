@@ -192,6 +192,16 @@ extern const sn_algo_t sn__algo_te_a2;
 extern const sn_algo_t sn__algo_te_route;
 extern const sn_algo_t sn__algo_pmnb_route;
 extern const sn_algo_t sn__algo_pexchange_route;
+/* the fat-tree algorithms of thesis chapter 6 (bcast_fattree.c, scatter_fattree.c,
+ * mnb_fattree.c, te_fattree.c; engine in fattree.c) */
+extern const sn_algo_t sn__algo_bcast_fattree;
+extern const sn_algo_t sn__algo_scatter_fattree;
+extern const sn_algo_t sn__algo_gather_fattree;
+extern const sn_algo_t sn__algo_mnb_fattree;
+extern const sn_algo_t sn__algo_mnb_fattree_qf;
+extern const sn_algo_t sn__algo_mnb_fattree_qf_serial;
+extern const sn_algo_t sn__algo_te_fattree;
+extern const sn_algo_t sn__algo_te_fattree_serial;
 /* faulty.c: deliberately illegal algorithms for tests, registered as hidden */
 extern const sn_algo_t sn__algo_test_double_send;
 extern const sn_algo_t sn__algo_test_past_wake;

@@ -69,6 +69,7 @@ typedef struct {
     uint32_t *own_k;   /* [deg] packets of the current destination already injected */
     uint32_t *own_cur; /* [deg] current index into own->dst */
     uint64_t pending;  /* queued plus not yet injected */
+    uint64_t queued;   /* received packets waiting in the queues (the max_queue report) */
 } state_t;
 
 typedef struct plan_s {
@@ -120,6 +121,7 @@ static void pq_push(state_t *s, uint32_t g, uint32_t key, const sn_packet_t *pkt
     if (q->count == 0 || key > q->top)
         q->top = key;
     q->count++;
+    s->queued++;
 }
 
 /* Highest non-empty bucket of group g (the queue must not be empty). */
@@ -137,6 +139,7 @@ static sn_packet_t pq_pop(state_t *s, uint32_t g)
     uint32_t key = pq_top(s, g), i = q->head[key];
     q->head[key] = s->pool[i].next;
     q->count--;
+    s->queued--;
     s->pool[i].next = s->freelist;
     s->freelist = i;
     return s->pool[i].pkt;
@@ -437,6 +440,7 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
             sn_step_send(io, best, &pkt);
         }
     }
+    io->queue = (uint32_t) (s->queued > UINT32_MAX ? UINT32_MAX : s->queued);
     if (s->pending > 0)
         io->wake = io->slot + 1;
     return 0;

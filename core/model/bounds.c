@@ -211,6 +211,127 @@ static void search_cuts(cuts_t *c)
 /* ---- per collective ----------------------------------------------------------------------------
  */
 
+/* ---- fat trees (Dimakopoulos, thesis, chapter 6)
+ * ------------------------------------------------- For fattree:K:H with H >= 2, one packet per
+ * message and all leaves taking part. Single-port means every node, router or leaf, sends at most
+ * one message per step (section 6.2); multiport bounds assume c_1 = 1 (section 6.3). */
+
+/* Single-port total exchange: a level-l router transmits X_l messages, gets its first in step l,
+ * and its last one still travels l - 1 hops (Fig. 6.8's analysis, with the root included: the
+ * erratum of Theorem 6.6). */
+static uint64_t ft_te_load(uint64_t k, uint64_t n, uint32_t h, uint32_t l)
+{
+    uint64_t kl = upow(k, l);
+    if (l == h)
+        return n * (n - n / k);
+    return 2 * kl * (n - kl) + (k - 1) * kl * kl / k;
+}
+
+/* The hole bound of section 6.3.3.1 with the delay corrected (a message that crosses P links
+ * arrives P - 1 steps after its first hop): every leaf receives n - 1 messages over one link, so
+ * it has T - n + 1 holes, and for every level i, with P' = 2(h - i + 1) - 1,
+ * n - n / k^i <= ceil((T - P') / P') (T - n + 1). The least such T. */
+static int64_t ft_hole_bound(uint64_t k, uint64_t n, uint32_t h)
+{
+    for (uint64_t T = n - 1;; T++) {
+        int ok = 1;
+        for (uint32_t i = 1; i <= h && ok; i++) {
+            uint64_t pp = 2 * (uint64_t) (h - i + 1) - 1;
+            uint64_t periods = T > pp ? (T - pp + pp - 1) / pp : 0;
+            ok = n - n / upow(k, i) <= periods * (T - n + 1);
+        }
+        if (ok)
+            return (int64_t) T;
+    }
+}
+
+static void fattree_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out)
+{
+    const uint64_t k = t->a, n = t->nproc;
+    const uint32_t h = t->b;
+    const int single = p->pm.ports == SN_PORTS_SINGLE;
+    if (h < 2 || (uint64_t) p->msgs * p->frags != 1 || p->sources || (!single && t->caps[1] != 1))
+        return;
+    /* a leaf receives n - 1 messages over one link; nothing arrives in step 1, and for k = 2 the
+     * next nearest leaves are 4 hops away (Theorem 6.2's hole argument, Theorem 6.9) */
+    const int64_t holes = (int64_t) (k == 2 ? n + 1 : n);
+    switch (p->coll) {
+    case SN_COLL_BCAST:
+        if (single)
+            add(out, "thm6.1", "Dimakopoulos, thesis, section 6.2.1, Theorem 6.1",
+                (int64_t) ((k + 1) * h - 1), "(k+1) h - 1, k = %llu, h = %u",
+                (unsigned long long) k, h);
+        break;
+    case SN_COLL_SCATTER:
+    case SN_COLL_GATHER:
+        add(out, "thm6.2", "Dimakopoulos, thesis, section 6.2.2, Theorem 6.2", holes,
+            "n (k >= 3) or n + 1 (k = 2), n = %llu", (unsigned long long) n);
+        break;
+    case SN_COLL_MNB:
+        if (single) {
+            /* a level-i router transmits kn messages from step i on, and the last one still
+             * needs B_r(i-1) = k (i-1) steps: kn + i + k (i-1), largest at i = h - 1 */
+            int64_t best = 0;
+            uint32_t at = 1;
+            for (uint32_t i = 1; i < h; i++) {
+                int64_t v = (int64_t) (k * n + i + k * (i - 1));
+                if (v > best) {
+                    best = v;
+                    at = i;
+                }
+            }
+            add(out, "mnb-level", "Dimakopoulos, thesis, section 6.2.3, Theorem 6.3", best,
+                "a level-%u router sends kn = %llu messages", at, (unsigned long long) (k * n));
+        } else {
+            add(out, "thm6.9", "Dimakopoulos, thesis, section 6.3.2, Theorem 6.9", holes,
+                "n (k >= 3) or n + 1 (k = 2), n = %llu", (unsigned long long) n);
+        }
+        break;
+    case SN_COLL_TE:
+        if (single) {
+            int64_t best = 0;
+            uint32_t at = 1;
+            for (uint32_t l = 1; l < h; l++) {
+                int64_t v = (int64_t) ft_te_load(k, n, h, l) + 2 * (int64_t) l - 1;
+                if (v > best) {
+                    best = v;
+                    at = l;
+                }
+            }
+            add(out, "te-level", "Dimakopoulos, thesis, section 6.2.4, Theorem 6.6", best,
+                "level %u: X_l + 2l - 1, X_l = %llu", at,
+                (unsigned long long) ft_te_load(k, n, h, at));
+            add(out, "root-load",
+                "Dimakopoulos, thesis, section 6.2.4 (the root's load; erratum of Theorem 6.6)",
+                (int64_t) ft_te_load(k, n, h, h) + 2 * (int64_t) h - 1,
+                "the root forwards n (n - n/k) = %llu messages",
+                (unsigned long long) ft_te_load(k, n, h, h));
+        } else {
+            /* (6.4) per level: k^(i-1) (n - k^(i-1)) messages cross each level-i branch upwards */
+            int64_t best = 0;
+            uint32_t at = 1;
+            for (uint32_t i = 1; i <= h; i++) {
+                uint64_t m = upow(k, i - 1);
+                int64_t v = (int64_t) (sn_ceil_div(m * (n - m), t->caps[i]) + 2 * i - 1);
+                if (v > best) {
+                    best = v;
+                    at = i;
+                }
+            }
+            add(out, "6.4-level", "Dimakopoulos, thesis, section 6.3.3, (6.4) per level", best,
+                "level-%u branches, c = %u", at, t->caps[at]);
+            add(out, "hole",
+                "Dimakopoulos, thesis, section 6.3.3.1, (6.6) with the arrival delay corrected",
+                ft_hole_bound(k, n, h), "holes of every leaf, n = %llu", (unsigned long long) n);
+            add(out, "te-mnb", "Dimakopoulos, thesis, section 6.3.3: TE >= MB", holes,
+                "n (k >= 3) or n + 1 (k = 2)");
+        }
+        break;
+    default:
+        break;
+    }
+}
+
 int sn_model_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, sn_err_t *err)
 {
     (void) err;
@@ -366,5 +487,7 @@ int sn_model_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, 
     default:
         break;
     }
+    if (t->kind == SN_TOPO_FATTREE)
+        fattree_bounds(t, p, out);
     return 0;
 }

@@ -6,7 +6,13 @@
 #include "algo/algo_internal.h"
 #include "stepnet/model.h"
 
+/* clang-format off */
 static const sn_algo_t *const registry[] = {
+    /* the fat-tree algorithms of thesis chapter 6 first: they beat or tie the generic ones on fat
+     * trees and apply nowhere else */
+    &sn__algo_bcast_fattree,   &sn__algo_scatter_fattree, &sn__algo_gather_fattree,
+    &sn__algo_mnb_fattree,     &sn__algo_mnb_fattree_qf,  &sn__algo_mnb_fattree_qf_serial,
+    &sn__algo_te_fattree,      &sn__algo_te_fattree_serial,
     /* the thesis's algorithms for particular families, before the generic ones they tie with */
     &sn__algo_bcast_ering,     &sn__algo_bcast_product,   &sn__algo_bcast_binomial,
     &sn__algo_bcast_bfs,       &sn__algo_bcast_tree,      &sn__algo_bcast_greedy,
@@ -17,6 +23,7 @@ static const sn_algo_t *const registry[] = {
     &sn__algo_te_cayley,       &sn__algo_te_a2,           &sn__algo_te_route,
     &sn__algo_pmnb_route,      &sn__algo_pexchange_route,
 };
+/* clang-format on */
 
 /* Hidden algorithms: found by their exact name only (sn_model_find, so --algo NAME), never chosen
  * by auto, listed by sn_model_algos or named in messages: the deliberately illegal test fixtures

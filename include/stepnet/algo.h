@@ -162,8 +162,12 @@ typedef struct sn_step_s {
     size_t ntx, txcap;
     sn_packet_t *dlv;
     size_t ndlv, dlvcap;
-    uint64_t wake; /* out: slot to be stepped at without arrivals (> slot), or SN_WAKE_NEVER.
-                      The executor sets it to SN_WAKE_NEVER before each step. */
+    uint64_t wake;  /* out: slot to be stepped at without arrivals (> slot), or SN_WAKE_NEVER.
+                       The executor sets it to SN_WAKE_NEVER before each step. */
+    uint32_t queue; /* out: packets the node holds waiting in its queues after this slot's
+                       sends, for the max_queue report (the thesis's convention, section 6.3.2.1);
+                       the executor sets it to 0 before each step; an algorithm that does not set
+                       it reports 0 */
 } sn_step_t;
 
 /* Grow the output buffers (out of line: the rare path of the two functions below). */

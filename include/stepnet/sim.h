@@ -37,6 +37,8 @@ typedef struct sn_sim_result_s {
     uint64_t trace_hash;     /* sum over sends of mix(slot, directed link, packet identity) */
     uint64_t node_steps;     /* state machine calls (a cost measure) */
     uint64_t max_slot_sends; /* most transmissions in one slot */
+    uint64_t max_queue; /* the most packets one node held waiting after a step (sn_step_t.queue) */
+    uint32_t max_queue_node; /* the lowest node id that held max_queue (0 when it is 0) */
     int verified;            /* 1 when every expected delivery arrived intact exactly once */
 } sn_sim_result_t;
 

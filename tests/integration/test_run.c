@@ -209,16 +209,16 @@ static void expect_same(const char *const *args, const tu_proc_t *ps, const tu_p
     if (!tu_json_bool(jr, "verified"))
         fail_msg("%s: not verified: %s", pr->cmd, pr->out);
     static const char *const ints[] = {
-        "nodes",   "processors",    "links",      "steps",
-        "packets", "control_slots", "deliveries", "expected_deliveries"};
+        "nodes",      "processors",          "links",    "steps", "packets", "control_slots",
+        "deliveries", "expected_deliveries", "max_queue"};
     for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
         int64_t a = tu_json_int(js, ints[i]), b = tu_json_int(jr, ints[i]);
         if (a != b)
             fail_msg("%s: %s is %lld, sim says %lld\nrun: %s\nsim: %s", pr->cmd, ints[i],
                      (long long) b, (long long) a, jr, js);
     }
-    static const char *const strs[] = {"trace_hash", "algorithm", "collective",
-                                       "ports",      "rx",        "duplex"};
+    static const char *const strs[] = {"trace_hash", "algorithm", "collective",    "ports",
+                                       "rx",         "duplex",    "max_queue_node"};
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
         if (strcmp(jstr(js, strs[i]), jstr(jr, strs[i])) != 0)
             fail_msg("%s: %s is \"%s\", sim says \"%s\"", pr->cmd, strs[i], jstr(jr, strs[i]),
@@ -295,6 +295,25 @@ static void test_exact_fattree(void **state)
         {{"--topo", "fattree:2:3:1,2,4", "--coll", "scatter", "--ports", "single", "--rx", "any"}},
         {{"--topo", "fattree:4:2:const", "--coll", "bcast", "--ports", "single"}},
         {{"--topo", "fattree:3:2:exp", "--coll", "te", "--ports", "single", "--rx", "any"}},
+        /* the chapter-6 algorithms (te-fattree, mnb-fattree, ...), both port models */
+        {{"--topo", "fattree:2:3", "--coll", "bcast", "--ports", "single", "--root", "5"}},
+        {{"--topo", "fattree:2:3", "--coll", "gather", "--ports", "single", "--rx", "any"}},
+        {{"--topo", "fattree:2:3", "--coll", "mnb", "--ports", "single", "--rx", "any"}},
+        {{"--topo", "fattree:2:3", "--coll", "te", "--ports", "single", "--rx", "any"}},
+        {{"--topo", "fattree:2:3", "--coll", "mnb"}},
+        {{"--topo", "fattree:2:3", "--coll", "te"}},
+        {{"--topo", "fattree:3:2", "--coll", "scatter", "--ports", "single", "--rx", "any"}},
+        {{"--topo", "fattree:3:2", "--coll", "mnb", "--ports", "single", "--rx", "any"}},
+        {{"--topo", "fattree:3:2", "--coll", "te", "--ports", "single", "--rx", "any"}},
+        {{"--topo", "fattree:3:2", "--coll", "bcast"}},
+        {{"--topo", "fattree:3:2", "--coll", "mnb", "--algo", "mnb-fattree-qf"}},
+        {{"--topo", "fattree:3:2", "--coll", "te", "--algo", "te-fattree-serial"}},
+        {{"--topo", "fattree:2:4:exp", "--coll", "mnb", "--ports", "single", "--rx", "any"}},
+        {{"--topo", "fattree:2:4:exp", "--coll", "te", "--ports", "single", "--rx", "any"}},
+        {{"--topo", "fattree:2:4:exp", "--coll", "mnb"}},
+        {{"--topo", "fattree:2:4:exp", "--coll", "mnb", "--algo", "mnb-fattree-qf-serial"}},
+        {{"--topo", "fattree:2:4:exp", "--coll", "te"}},
+        {{"--topo", "fattree:2:4:exp", "--coll", "scatter"}},
     };
     EXACT_ALL(cases);
 }

@@ -93,6 +93,14 @@ static void test_registry(void **state)
         {"scatter-torus", SN_COLL_SCATTER},
         {"gather-ering", SN_COLL_GATHER},
         {"gather-torus", SN_COLL_GATHER},
+        {"bcast-fattree", SN_COLL_BCAST},
+        {"scatter-fattree", SN_COLL_SCATTER},
+        {"gather-fattree", SN_COLL_GATHER},
+        {"mnb-fattree", SN_COLL_MNB},
+        {"mnb-fattree-qf", SN_COLL_MNB},
+        {"mnb-fattree-qf-serial", SN_COLL_MNB},
+        {"te-fattree", SN_COLL_TE},
+        {"te-fattree-serial", SN_COLL_TE},
     };
     size_t n = 0;
     const sn_algo_t *const *algos = sn_model_algos(&n);

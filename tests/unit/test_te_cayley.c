@@ -669,7 +669,10 @@ static void test_selection(void **state)
         {"hypercube:4", "multi", "one", "full", "te-route"},
         {"ring:8", "single", "one", "half", "te-route"},
         {"linear:5", "single", "one", "full", "te-route"},
-        {"fattree:2:3", "single", "any", "full", "te-route"},
+        {"fattree:2:3:2,2,2", "multi", "one", "full", "te-route"}, /* c_1 > 1: no chapter-6 alg. */
+        /* fat trees: the chapter-6 algorithm (Fig. 6.8 single-port, Fig. 6.11 multiport) */
+        {"fattree:2:3", "single", "any", "full", "te-fattree"},
+        {"fattree:2:3", "multi", "one", "full", "te-fattree"},
     };
     for (size_t i = 0; i < NELEMS(cases); i++) {
         sn_topo_t *t = tu_topo(cases[i].spec);
