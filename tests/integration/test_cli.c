@@ -327,10 +327,10 @@ static void test_aliases(void **state)
 {
     (void) state;
     static const char *const pairs[][2] = {
-        {"broadcast", "bcast"}, {"allgather", "mnb"}, {"alltoall", "te"}};
+        {"broadcast", "bcast"}, {"allgather", "mnb"}, {"alltoall", "te"}, {"reduce", "sna"}};
     static const char *const topos[] = {"hypercube:3", "torus:4x4"};
     for (size_t t = 0; t < 2; t++)
-        for (size_t k = 0; k < 3; k++) {
+        for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
             tu_proc_t a, b;
             RUN_JSON(a, "sim", "--topo", topos[t], "--coll", pairs[k][0], "--json");
             RUN_JSON(b, "sim", "--topo", topos[t], "--coll", pairs[k][1], "--json");
@@ -491,6 +491,10 @@ static const bad_case_t bad_cases[] = {
     {{"sim", "--topo", "ring:8", "--coll", "pmnb", "--sources", "0,0"}, "--sources", "twice"},
     {{"sim", "--topo", "ring:8", "--coll", "pmnb", "--m", "9"}, "--m", "9"},
     {{"sim", "--topo", "ring:8", "--coll", "bcast", "--msgs", "0"}, "--msgs", "'0'"},
+    {{"sim", "--topo", "ring:8", "--coll", "sna", "--op", "min"}, "--op", "'min'"},
+    {{"sim", "--topo", "ring:8", "--coll", "te", "--op", "xor"}, "--op", "te"},
+    {{"sim", "--topo", "ring:8", "--coll", "pmna"}, "needs its sources", "--sources LIST or --m M"},
+    {{"sim", "--topo", "ring:8", "--coll", "sna", "--m", "2"}, "--sources", "sna"},
     /* core refusals name the concept and the CLI adds the flag (coordinator/errmap.c) */
     {{"sim", "--topo", "ring:8", "--coll", "te", "--algo", "te-ring", "--ports", "single"},
      "single-port",
