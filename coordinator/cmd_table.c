@@ -49,6 +49,9 @@ typedef enum {
     F_A3_TORUS,    /* n ceil((n^2-1)/8) (Theorem 5.6 with 4.5/4.6) */
     F_A3_COMPLETE, /* m (Theorem 5.6, K_m x K_m) */
     F_THM33,       /* the single-port broadcast bound of Theorem 3.3, met by a schedule */
+    F_FQ_DIAM,     /* folded cube SNB/SNA: ceil(d/2) (Varvarigos, Fig. 1) */
+    F_FQ_MNB,      /* folded cube MNB: d + sum_k ceil(ceil(N/(d+1))/2^k) (section 3) */
+    F_FQ_TE,       /* folded cube TE: eq. (7) rounded up (section 4) */
 } formula_t;
 
 typedef struct {
@@ -61,6 +64,10 @@ typedef struct {
     int quick;           /* in the quick set */
     const char *algo;    /* the thesis's algorithm for this case (auto if not registered) */
 } case_t;
+
+#define FQ_MNB_TEXT "d + sum_k ceil(ceil(N/(d+1))/2^k) <= ceil(N/(d+1)) + 2d - 1"
+#define FQ_TE_TEXT  "2^(d-1) - C(d,ceil(d/2))/2"
+#define FQ_TE_HALF  "2^(d-1) - C(d,ceil(d/2))/2, not an integer: rounded up (erratum)"
 
 static const case_t cases[] = {
     {"3.1 multiport broadcast", "ring:9", "bcast", "multi", F_ECC, "e(v) = floor(n/2)", 1},
@@ -126,6 +133,27 @@ static const case_t cases[] = {
     {"Cor 5.7 A3 on H^4", "mesh:3x3x3x3", "te", "multi", F_A3_MESH, "n^3 ceil((n^2-1)/4)", 0},
     {"Cor 5.7 A3 on H^4", "complete:2*complete:2*complete:2*complete:2", "te", "multi",
      F_A3_COMPLETE, "m^3 (Q_4)", 0},
+    /* Varvarigos, folded-cube paper: the all-port folded cube FQ_d, d = 3..10 */
+    {"FQ SNB (Fig. 1)", "foldedcube:3", "bcast", "multi", F_FQ_DIAM, "ceil(d/2)", 1},
+    {"FQ SNB (Fig. 1)", "foldedcube:8", "bcast", "multi", F_FQ_DIAM, "ceil(d/2)", 0},
+    {"FQ SNA (Fig. 1)", "foldedcube:5", "sna", "multi", F_FQ_DIAM, "ceil(d/2)", 1},
+    {"FQ SNA (Fig. 1)", "foldedcube:10", "sna", "multi", F_FQ_DIAM, "ceil(d/2)", 0},
+    {"FQ MNB (sec. 3)", "foldedcube:3", "mnb", "multi", F_FQ_MNB, FQ_MNB_TEXT, 1},
+    {"FQ MNB (sec. 3)", "foldedcube:4", "mnb", "multi", F_FQ_MNB, FQ_MNB_TEXT, 0},
+    {"FQ MNB (sec. 3)", "foldedcube:5", "mnb", "multi", F_FQ_MNB, FQ_MNB_TEXT, 0},
+    {"FQ MNB (sec. 3)", "foldedcube:6", "mnb", "multi", F_FQ_MNB, FQ_MNB_TEXT, 0},
+    {"FQ MNB (sec. 3)", "foldedcube:7", "mnb", "multi", F_FQ_MNB, FQ_MNB_TEXT, 0},
+    {"FQ MNB (sec. 3)", "foldedcube:8", "mnb", "multi", F_FQ_MNB, FQ_MNB_TEXT, 0},
+    {"FQ MNB (sec. 3)", "foldedcube:9", "mnb", "multi", F_FQ_MNB, FQ_MNB_TEXT, 0},
+    {"FQ MNB (sec. 3)", "foldedcube:10", "mnb", "multi", F_FQ_MNB, FQ_MNB_TEXT, 0},
+    {"FQ TE eq. (7)", "foldedcube:3", "te", "multi", F_FQ_TE, FQ_TE_HALF, 1},
+    {"FQ TE eq. (7)", "foldedcube:4", "te", "multi", F_FQ_TE, FQ_TE_TEXT, 0},
+    {"FQ TE eq. (7)", "foldedcube:5", "te", "multi", F_FQ_TE, FQ_TE_TEXT, 0},
+    {"FQ TE eq. (7)", "foldedcube:6", "te", "multi", F_FQ_TE, FQ_TE_TEXT, 0},
+    {"FQ TE eq. (7)", "foldedcube:7", "te", "multi", F_FQ_TE, FQ_TE_HALF, 0},
+    {"FQ TE eq. (7)", "foldedcube:8", "te", "multi", F_FQ_TE, FQ_TE_TEXT, 0},
+    {"FQ TE eq. (7)", "foldedcube:9", "te", "multi", F_FQ_TE, FQ_TE_TEXT, 0},
+    {"FQ TE eq. (7)", "foldedcube:10", "te", "multi", F_FQ_TE, FQ_TE_TEXT, 0},
 };
 
 /* The algorithm that implements the case's theorem. */
@@ -160,6 +188,12 @@ static const char *case_algo(const case_t *c)
         return "te-a3";
     case F_THM33:
         return "bcast-greedy"; /* not the thesis's: it gives the bound, stepnet the schedule */
+    case F_FQ_DIAM:
+        return strcmp(c->coll, "sna") == 0 ? "sna-fcube" : "bcast-fcube";
+    case F_FQ_MNB:
+        return "mnb-fcube";
+    case F_FQ_TE:
+        return "te-fcube";
     }
     return NULL;
 }
@@ -214,6 +248,20 @@ static int64_t formula_value(const case_t *c, const sn_topo_t *t, const sn_param
         return (int64_t) (a3_rounds(t) * ceil_div(factor_n(t, 0) * factor_n(t, 0) - 1, 8));
     case F_A3_COMPLETE:
         return (int64_t) a3_rounds(t); /* T_H = 1 on K_m */
+    case F_FQ_DIAM:
+        return (t->a + 1) / 2;
+    case F_FQ_MNB: {
+        uint64_t mbar = ceil_div(n, t->a + 1), v = t->a;
+        for (uint32_t k = 1; k <= t->a; k++)
+            v += ceil_div(mbar, 1ull << k);
+        return (int64_t) v;
+    }
+    case F_FQ_TE: {
+        uint64_t binom = 1, D = (t->a + 1) / 2;
+        for (uint64_t i = 1; i <= D; i++)
+            binom = binom * (t->a - D + i) / i;
+        return (int64_t) ceil_div(n - binom, 2); /* (2^d - C)/2, rounded up */
+    }
     case F_THM33: {
         sn_bounds_t b;
         if (sn_model_bounds(t, p, &b, NULL) < 0)

@@ -227,6 +227,11 @@ extern const sn_algo_t sn__algo_pmna_tree;
 /* Folded cube (Varvarigos, folded-cube paper): bcast_fcube.c */
 extern const sn_algo_t sn__algo_bcast_fcube;
 extern const sn_algo_t sn__algo_sna_fcube;
+extern const sn_algo_t sn__algo_mnb_fcube;     /* mnb_fcube.c */
+extern const sn_algo_t sn__algo_gather_fcube;  /* mnb_fcube.c */
+extern const sn_algo_t sn__algo_scatter_fcube; /* mnb_fcube.c */
+extern const sn_algo_t sn__algo_te_fcube;      /* te_fcube.c */
+extern const sn_algo_t sn__algo_te_fcube_greedy;
 
 /* ---- the folded cube (fcube.c; Varvarigos, folded-cube paper, section 2) --------------------
  * FQ_d: node ids are d-bit vectors, port f < d flips bit f, port d is the complementary link. */

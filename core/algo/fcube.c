@@ -15,8 +15,8 @@
 int sn__fcube_get(const sn_topo_t *t, uint32_t *d, const char *who, sn_err_t *err)
 {
     if (t->kind != SN_TOPO_FOLDEDCUBE || t->a < 2)
-        return sn_err_set(err, SN_ENOTSUP, "%s needs a folded cube foldedcube:D with D >= 2, not %s",
-                          who, t->spec);
+        return sn_err_set(err, SN_ENOTSUP,
+                          "%s needs a folded cube foldedcube:D with D >= 2, not %s", who, t->spec);
     *d = t->a;
     return 0;
 }

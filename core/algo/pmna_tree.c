@@ -20,14 +20,14 @@
 typedef struct {
     const sn_topo_t *t;
     const sn_params_t *p;
-    uint32_t ntgt;        /* targets: the root (sna) or the sources (pmna) */
-    uint32_t *tgt;        /* [ntgt] node ids, ascending */
-    uint32_t *up_port;    /* [ntgt * n] port towards the parent in the tree of target i */
-    uint32_t *nchild;     /* [ntgt * n] children whose subtree holds a processor */
-    uint8_t *active;      /* [ntgt * n] the subtree of u holds a processor */
-    uint32_t npk;         /* msgs * frags */
-    uint32_t height;      /* sna: the tree's height */
-    int single;           /* single-port: one send per slot */
+    uint32_t ntgt;     /* targets: the root (sna) or the sources (pmna) */
+    uint32_t *tgt;     /* [ntgt] node ids, ascending */
+    uint32_t *up_port; /* [ntgt * n] port towards the parent in the tree of target i */
+    uint32_t *nchild;  /* [ntgt * n] children whose subtree holds a processor */
+    uint8_t *active;   /* [ntgt * n] the subtree of u holds a processor */
+    uint32_t npk;      /* msgs * frags */
+    uint32_t height;   /* sna: the tree's height */
+    int single;        /* single-port: one send per slot */
 } plan_t;
 
 typedef struct {
@@ -198,8 +198,7 @@ int sn__accum_node_step(void *state, sn_step_t *io, sn_err_t *err)
                 size_t x = (size_t) i * pl->npk + k;
                 s->pending[x] = pl->nchild[(size_t) i * n + s->u];
                 if (proc) {
-                    s->value[x] =
-                        sn_contrib_value(p, s->u, pl->tgt[i], k / p->frags, k % p->frags);
+                    s->value[x] = sn_contrib_value(p, s->u, pl->tgt[i], k / p->frags, k % p->frags);
                     s->have[x] = 1;
                 }
                 if (s->pending[x] == 0)
@@ -228,8 +227,8 @@ int sn__accum_node_step(void *state, sn_step_t *io, sn_err_t *err)
             continue;
         item_t it = qu->q[qu->head++];
         size_t x = (size_t) it.tgt * pl->npk + it.k;
-        sn_packet_t pk = sn_packet_contrib(p, s->u, pl->tgt[it.tgt], it.k / p->frags,
-                                           it.k % p->frags);
+        sn_packet_t pk =
+            sn_packet_contrib(p, s->u, pl->tgt[it.tgt], it.k / p->frags, it.k % p->frags);
         pk.digest = s->value[x];
         sn_step_send(io, pl->up_port[(size_t) it.tgt * n + s->u], &pk);
         more |= qu->head < qu->n;

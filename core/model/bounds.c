@@ -279,6 +279,57 @@ static void accum_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *
     free(is_tgt);
 }
 
+/* ---- the folded cube (Varvarigos, folded-cube paper, Fig. 1) ----------------------------------
+ * All-port bounds of FQ_d, N = 2^d, degree d+1, diameter ceil(d/2), with K = msgs * frags packets
+ * per pair: SNB/SNA the diameter; MNB and SNS/SNG ceil((N-1)K/(d+1)) (a node receives, or the root
+ * sends or receives, (N-1)K packets over d+1 links); PMNB/PMNA eq. (2), max(ceil(d/2),
+ * ceil((M-1)K/(d+1))); total exchange eq. (7), K(2^(d-1) - C(d, ceil(d/2))/2), rounded up: it is
+ * not an integer when C(d, ceil(d/2)) is odd (d = 3, 7, 15, ...), and no schedule takes half a
+ * slot. The generic bounds above find the same values; these name the paper's. */
+static void fcube_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, uint64_t K)
+{
+    if (t->kind != SN_TOPO_FOLDEDCUBE || p->pm.ports != SN_PORTS_MULTI ||
+        p->pm.duplex != SN_DUPLEX_FULL)
+        return;
+    uint32_t d = t->a;
+    uint64_t N = 1ull << d, D = (d + 1) / 2;
+    const char *src = "Varvarigos, folded-cube paper, Fig. 1";
+    switch (p->coll) {
+    case SN_COLL_BCAST:
+    case SN_COLL_SNA:
+        add(out, "fcube-diameter", src, (int64_t) (D + sn_ceil_div(K, d + 1) - 1),
+            "ceil(d/2) = %llu", (unsigned long long) D);
+        break;
+    case SN_COLL_MNB:
+    case SN_COLL_SCATTER:
+    case SN_COLL_GATHER:
+        add(out, p->coll == SN_COLL_MNB ? "fcube-mnb" : "fcube-sns", src,
+            (int64_t) sn_ceil_div((N - 1) * K, d + 1), "(N-1)/(d+1) = %llu/%u",
+            (unsigned long long) (N - 1) * K, d + 1);
+        break;
+    case SN_COLL_PMNB:
+    case SN_COLL_PMNA: {
+        uint64_t v = sn_ceil_div((uint64_t) (p->nsources - 1) * K, d + 1);
+        add(out, "eq2", "Varvarigos, folded-cube paper, eq. (2)", (int64_t) (v > D ? v : D),
+            "max(ceil(d/2), ceil((M-1)/(d+1))), M = %u", p->nsources);
+        break;
+    }
+    case SN_COLL_TE: {
+        /* C(d, ceil(d/2)) exactly: d <= 25 */
+        uint64_t c = 1;
+        for (uint64_t i = 1; i <= D; i++)
+            c = c * (d - D + i) / i;
+        uint64_t twice = K * (N - c); /* twice eq. (7) */
+        add(out, "eq7", "Varvarigos, folded-cube paper, eq. (7) (rounded up)",
+            (int64_t) sn_ceil_div(twice, 2), "%llu x (2^(d-1) - C(d,ceil(d/2))/2) = %llu%s",
+            (unsigned long long) K, (unsigned long long) (twice / 2), twice % 2 ? ".5" : "");
+        break;
+    }
+    default:
+        break;
+    }
+}
+
 int sn_model_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, sn_err_t *err)
 {
     (void) err;
@@ -438,5 +489,6 @@ int sn_model_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, 
     default:
         break;
     }
+    fcube_bounds(t, p, out, M);
     return 0;
 }

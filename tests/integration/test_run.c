@@ -468,6 +468,14 @@ static void test_exact_fcube(void **state)
         {{"--topo", "foldedcube:4", "--coll", "pmna", "--sources", "0-15"}},
         {{"--topo", "torus:3x3", "--coll", "pmna", "--m", "2", "--ports", "single", "--rx", "any",
           "--algo", "pmna-tree"}},
+        {{"--topo", "foldedcube:3", "--coll", "bcast", "--root", "6", "--algo", "bcast-fcube"}},
+        {{"--topo", "foldedcube:3", "--coll", "mnb"}},
+        {{"--topo", "foldedcube:4", "--coll", "mnb", "--msgs", "2"}},
+        {{"--topo", "foldedcube:3", "--coll", "te", "--algo", "te-fcube"}},
+        {{"--topo", "foldedcube:4", "--coll", "te", "--size", "100"}},
+        {{"--topo", "foldedcube:4", "--coll", "te", "--algo", "te-fcube-greedy"}},
+        {{"--topo", "foldedcube:4", "--coll", "gather", "--root", "9", "--algo", "gather-fcube"}},
+        {{"--topo", "foldedcube:3", "--coll", "scatter", "--root", "2", "--algo", "scatter-fcube"}},
     };
     EXACT_ALL(cases);
 }

@@ -312,10 +312,10 @@ static void test_fcube_lemma1(void **state)
 static void test_fcube_tree(void **state)
 {
     (void) state;
-    static const uint32_t want[][3] = {
-        {1, 0, 0},   {2, 0, 1},   {3, 1, 1},   {4, 0, 2},   {5, 1, 2},  {6, 2, 2},
-        {7, 15, 3},  {8, 0, 3},   {9, 1, 3},   {10, 2, 3},  {11, 15, 2}, {12, 4, 3},
-        {13, 15, 1}, {14, 15, 0}, {15, 0, 4}};
+    static const uint32_t want[][3] = {{1, 0, 0},   {2, 0, 1},   {3, 1, 1},   {4, 0, 2},
+                                       {5, 1, 2},   {6, 2, 2},   {7, 15, 3},  {8, 0, 3},
+                                       {9, 1, 3},   {10, 2, 3},  {11, 15, 2}, {12, 4, 3},
+                                       {13, 15, 1}, {14, 15, 0}, {15, 0, 4}};
     sn_topo_t *t = tu_topo("foldedcube:4");
     sn_tree_t *tr = sn__tree_fcube(t, 0);
     assert_non_null(tr);
@@ -380,6 +380,190 @@ static void test_fcube_snb_sna(void **state)
     sn_topo_free(t);
 }
 
+/* ---- multinode broadcast, gather, scatter -------------------------------------------------------
+ */
+
+static sn_topo_t *fq(uint32_t d)
+{
+    char spec[32];
+    snprintf(spec, sizeof spec, "foldedcube:%u", d);
+    return tu_topo(spec);
+}
+
+/* d + sum_j ceil(Mbar / 2^(j+1)), Mbar = ceil(N/(d+1)): one packet round of the d+1 copies. */
+static uint64_t mnb_slots(uint32_t d)
+{
+    uint64_t mbar = ((1ull << d) + d) / (d + 1), T = d;
+    for (uint32_t j = 0; j < d; j++)
+        T += (mbar + (1ull << (j + 1)) - 1) >> (j + 1);
+    return T;
+}
+
+/* Records the busiest node-slot and any port used twice in a slot. */
+typedef struct {
+    uint64_t slot;
+    uint32_t node;
+    uint64_t ports; /* bitmask of the ports used by node in slot */
+    uint32_t most;  /* the most sends of a node in one slot */
+    int twice;
+} ports_t;
+
+static void on_send(void *ctx, uint64_t slot, uint32_t node, uint32_t port, const sn_packet_t *pkt)
+{
+    (void) pkt;
+    ports_t *c = ctx;
+    if (slot != c->slot || node != c->node) {
+        c->slot = slot;
+        c->node = node;
+        c->ports = 0;
+    }
+    if ((c->ports >> port) & 1)
+        c->twice = 1;
+    c->ports |= 1ull << port;
+    uint32_t k = (uint32_t) __builtin_popcountll(c->ports);
+    if (k > c->most)
+        c->most = k;
+}
+
+/* The most ports one node uses in one slot (the simulator calls on_send node by node). */
+static uint32_t busiest(const sn_topo_t *t, const sn_params_t *p, const char *algo)
+{
+    const sn_algo_t *a;
+    void *plan;
+    int64_t pr;
+    sn_err_t err = {0};
+    tu_assert_rc(sn_model_select(algo, t, p, &a, &plan, &pr, &err), 0);
+    ports_t c = {UINT64_MAX, 0, 0, 0, 0};
+    sn_sim_opts_t o = {0};
+    o.max_slots = 1u << 20;
+    o.on_send = on_send;
+    o.send_ctx = &c;
+    sn_sim_result_t res;
+    tu_assert_rc(sn_sim_run(t, p, a, plan, &o, &res, &err), 0);
+    assert_true(res.verified);
+    assert_false(c.twice);
+    a->plan_free(plan);
+    return c.most;
+}
+
+static void test_fcube_mnb(void **state)
+{
+    (void) state;
+    /* the folded-cube MNB column (M = N) of the paper's computed values, as simulated */
+    static const uint64_t want[] = {0, 0, 4, 6, 9, 13, 19, 25, 41, 65, 108};
+    for (uint32_t d = 2; d <= 10; d++) {
+        sn_topo_t *t = fq(d);
+        uint64_t N = 1ull << d;
+        assert_int_equal(mnb_slots(d), want[d]);
+        assert_true(mnb_slots(d) <= (N + d) / (d + 1) + 2 * d - 1); /* Fig. 1 */
+        for (uint32_t msgs = 1; msgs <= (d <= 5 ? 2u : 1u); msgs++) {
+            sn_params_t p = tu_params(SN_COLL_MNB, "multi", "one", "full");
+            p.msgs = msgs;
+            tu_run_t r = tu_sim(t, &p, NULL);
+            assert_string_equal(r.algo->name, "mnb-fcube");
+            assert_int_equal(r.res.steps, msgs * want[d]);
+            assert_int_equal(run_ok(t, &p, "mnb-fcube"), msgs * want[d]);
+        }
+        if (d <= 6) { /* all-port: the copies use every link of a node in one slot */
+            sn_params_t p = tu_params(SN_COLL_MNB, "multi", "one", "full");
+            assert_int_equal(busiest(t, &p, "mnb-fcube"), d + 1);
+        }
+        sn_topo_free(t);
+    }
+}
+
+/* Gather (first paths to the root in the MNB schedule) and scatter (reversed): at most the MNB's
+ * slots (the paper's claim), exactly the kept schedule's, for several roots. */
+static void test_fcube_gather_scatter(void **state)
+{
+    (void) state;
+    for (uint32_t d = 2; d <= 9; d++) {
+        sn_topo_t *t = fq(d);
+        uint32_t roots[] = {0, 1, (1u << d) - 1, (1u << d) / 3};
+        for (size_t ri = 0; ri < 4; ri++)
+            for (int sc = 0; sc < 2; sc++) {
+                sn_params_t p =
+                    tu_params(sc ? SN_COLL_SCATTER : SN_COLL_GATHER, "multi", "one", "full");
+                p.root = roots[ri];
+                p.msgs = d <= 4 ? 2 : 1;
+                uint64_t steps = run_ok(t, &p, sc ? "scatter-fcube" : "gather-fcube");
+                assert_true(steps <= p.msgs * mnb_slots(d));
+                assert_true(steps + 1 >= p.msgs * mnb_slots(d));
+            }
+        sn_topo_free(t);
+    }
+    /* refused off the folded cube and under single-port */
+    sn_topo_t *t = tu_topo("hypercube:4");
+    sn_params_t p = tu_params(SN_COLL_GATHER, "multi", "one", "full");
+    const sn_algo_t *a;
+    sn_err_t err = {0};
+    tu_assert_rc(sn_model_select("gather-fcube", t, &p, &a, NULL, NULL, &err), SN_ENOTSUP);
+    assert_has(err.msg, "gather-fcube");
+    sn_topo_free(t);
+    t = fq(3);
+    p = tu_params(SN_COLL_MNB, "single", "one", "full");
+    tu_assert_rc(sn_model_select("mnb-fcube", t, &p, &a, NULL, NULL, &err), SN_ENOTSUP);
+    assert_has(err.msg, "single-port");
+    sn_topo_free(t);
+}
+
+/* ---- total exchange
+ * ------------------------------------------------------------------------------
+ */
+
+static void test_fcube_te(void **state)
+{
+    (void) state;
+    /* ceil(eq. (7)): 2^(d-1) - C(d, ceil(d/2))/2 is 2.5 for d = 3 and 46.5 for d = 7 */
+    static const uint64_t eq7[] = {0, 0, 1, 3, 5, 11, 22, 47, 93, 193, 386};
+    /* the greedy variant (rows in order of u), as simulated */
+    static const uint64_t greedy[] = {0, 0, 1, 3, 5, 12, 24, 48, 95, 195, 389};
+    for (uint32_t d = 2; d <= 10; d++) {
+        sn_topo_t *t = fq(d);
+        for (uint32_t msgs = 1; msgs <= (d <= 6 ? 2u : 1u); msgs++) {
+            sn_params_t p = tu_params(SN_COLL_TE, "multi", "one", "full");
+            p.msgs = msgs;
+            tu_run_t r = tu_sim(t, &p, NULL);
+            assert_string_equal(r.algo->name, "te-fcube");
+            assert_int_equal(r.res.steps, msgs * eq7[d]);
+            assert_int_equal(run_ok(t, &p, "te-fcube"), msgs * eq7[d]);
+            int found = 0;
+            for (size_t i = 0; i < r.bounds.count; i++)
+                if (strcmp(r.bounds.b[i].name, "eq7") == 0) {
+                    found = 1;
+                    /* msgs * eq. (7) rounded up: 5 for two rounds of d = 3 */
+                    uint64_t twice = msgs * (2 * eq7[d] - (d == 3 || d == 7));
+                    assert_int_equal(r.bounds.b[i].value, (twice + 1) / 2);
+                    if (msgs == 1)
+                        assert_has(r.bounds.b[i].detail, (d == 3 || d == 7) ? ".5" : "=");
+                }
+            assert_true(found);
+            uint64_t g = run_ok(t, &p, "te-fcube-greedy");
+            assert_int_equal(g, msgs * greedy[d]);
+            if (msgs == 1) {
+                assert_true(g <= eq7[d] + d - 1);           /* the paper's greedy bound */
+                assert_true(g <= eq7[d] + (d + 1) / 2 - 1); /* the tighter one */
+            }
+        }
+        if (d <= 6) {
+            sn_params_t p = tu_params(SN_COLL_TE, "multi", "one", "full");
+            assert_int_equal(busiest(t, &p, "te-fcube"), d + 1);
+        }
+        sn_topo_free(t);
+    }
+}
+
+/* The d = 2 worked example: K4, one slot, every node uses its three links. */
+static void test_fcube_te_d2(void **state)
+{
+    (void) state;
+    sn_topo_t *t = fq(2);
+    sn_params_t p = tu_params(SN_COLL_TE, "multi", "one", "full");
+    assert_int_equal(run_ok(t, &p, "te-fcube"), 1);
+    assert_int_equal(busiest(t, &p, "te-fcube"), 3);
+    sn_topo_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -392,6 +576,10 @@ int main(void)
         cmocka_unit_test(test_fcube_lemma1),
         cmocka_unit_test(test_fcube_tree),
         cmocka_unit_test(test_fcube_snb_sna),
+        cmocka_unit_test(test_fcube_mnb),
+        cmocka_unit_test(test_fcube_gather_scatter),
+        cmocka_unit_test(test_fcube_te),
+        cmocka_unit_test(test_fcube_te_d2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -99,6 +99,11 @@ static void test_registry(void **state)
         /* folded cube */
         {"bcast-fcube", SN_COLL_BCAST},
         {"sna-fcube", SN_COLL_SNA},
+        {"mnb-fcube", SN_COLL_MNB},
+        {"gather-fcube", SN_COLL_GATHER},
+        {"scatter-fcube", SN_COLL_SCATTER},
+        {"te-fcube", SN_COLL_TE},
+        {"te-fcube-greedy", SN_COLL_TE},
     };
     size_t n = 0;
     const sn_algo_t *const *algos = sn_model_algos(&n);
