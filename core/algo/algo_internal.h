@@ -232,6 +232,7 @@ extern const sn_algo_t sn__algo_gather_fcube;  /* mnb_fcube.c */
 extern const sn_algo_t sn__algo_scatter_fcube; /* mnb_fcube.c */
 extern const sn_algo_t sn__algo_te_fcube;      /* te_fcube.c */
 extern const sn_algo_t sn__algo_te_fcube_greedy;
+extern const sn_algo_t sn__algo_pmna_fcube; /* pmna_fcube.c */
 
 /* ---- the folded cube (fcube.c; Varvarigos, folded-cube paper, section 2) --------------------
  * FQ_d: node ids are d-bit vectors, port f < d flips bit f, port d is the complementary link. */
@@ -266,6 +267,26 @@ typedef struct sn_fcsched_s {
     uint32_t n, *off; /* [n+1]: the events of u are ev[off[u] .. off[u+1]-1] */
     uint64_t steps;   /* the last slot with an event */
 } sn_fcsched_t;
+
+/* One transmission of a folded-cube PMNB round (mnb_fcube.c): node sends the packet of `origin`
+ * on port in slot to `to`; `deliver`: `to` keeps it (a broadcast, or the last packing move, to
+ * a node other than the origin). */
+typedef struct sn_fcraw_s {
+    uint64_t slot;
+    uint32_t node, port, origin, to;
+    uint32_t deliver;
+} sn_fcraw_t;
+
+/* Slots of one round: d + sum_{k=1..d} ceil(mbar / 2^k). */
+uint64_t sn__fcube_round_slots(uint32_t d, uint64_t mbar);
+
+/* The transmissions of one round of the folded-cube PMNB without its prefixes (Varvarigos,
+ * folded-cube paper, section 3): act[0 .. m-1] the active nodes in ascending order (rank r, class
+ * r mod (d+1)), or NULL for the MNB (every node, class s mod (d+1)); packing, then broadcast with
+ * phases of ceil(ceil(m/(d+1))/2^(j+1)) slots. *out (free it) holds *nout events, *T1 the round's
+ * slots. SN_EALGO if an internal check fails. */
+int sn__fcube_pmnb_round(const sn_topo_t *t, uint32_t d, const uint32_t *act, uint32_t m,
+                         sn_fcraw_t **out, size_t *nout, uint64_t *T1, sn_err_t *err);
 
 void sn__fcsched_add(sn_fcsched_t *s, uint32_t node, uint64_t slot, uint32_t port, uint32_t src,
                      uint32_t dst, uint32_t k, int deliver);

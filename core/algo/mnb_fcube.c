@@ -31,20 +31,13 @@
 #include "stepnet/util.h"
 
 typedef struct {
-    uint64_t slot;
-    uint32_t node, port, origin, to;
-    uint32_t deliver; /* the receiver delivers: a broadcast, or the last packing move, to a node
-                         other than the origin */
-} raw_t;
-
-typedef struct {
     sn_fcsched_t s;
     uint32_t d;
     uint64_t T1; /* slots of one packet round */
     uint32_t npk;
 } plan_t;
 
-static uint64_t round_slots(uint32_t d, uint64_t mbar)
+uint64_t sn__fcube_round_slots(uint32_t d, uint64_t mbar)
 {
     uint64_t T = d;
     for (uint32_t j = 0; j < d; j++)
@@ -52,15 +45,19 @@ static uint64_t round_slots(uint32_t d, uint64_t mbar)
     return T;
 }
 
-/* The transmissions of one MNB round (one packet per node) into *out, *nout; the round's slot
- * count in *T1. SN_EALGO if a label check fails (a bug). */
-static int mnb_round(const sn_topo_t *t, uint32_t d, raw_t **out, size_t *nout, uint64_t *T1,
-                     sn_err_t *err)
+int sn__fcube_pmnb_round(const sn_topo_t *t, uint32_t d, const uint32_t *act, uint32_t m,
+                         sn_fcraw_t **out, size_t *nout, uint64_t *T1, sn_err_t *err)
 {
+    typedef sn_fcraw_t raw_t;
     uint32_t n = t->n, all = n - 1;
-    uint64_t mbar = sn_ceil_div(n, d + 1);
+    uint64_t mbar = sn_ceil_div(act ? m : n, d + 1);
     uint32_t *inv = sn_xmalloc((size_t) n * sizeof *inv);
     uint32_t *bypos = sn_xmalloc((size_t) n * sizeof *bypos);
+    uint32_t *cls = sn_xmalloc((size_t) n * sizeof *cls); /* class of each active node */
+    for (uint32_t s = 0; s < n; s++)
+        cls[s] = act ? UINT32_MAX : s % (d + 1); /* MNB: rank = id, no prefix needed */
+    for (uint32_t r = 0; act && r < m; r++)
+        cls[act[r]] = r % (d + 1);
     raw_t *ev = NULL;
     size_t nev = 0, cap = 0;
     int rc = 0;
@@ -70,7 +67,7 @@ static int mnb_round(const sn_topo_t *t, uint32_t d, raw_t **out, size_t *nout, 
         /* class c in label order: pos of each member */
         uint32_t mc = 0;
         for (uint32_t q = 0; q < n; q++)
-            if (inv[q] % (d + 1) == c)
+            if (cls[inv[q]] == c)
                 bypos[mc++] = inv[q];
         /* packing */
         for (uint32_t r = 0; r < mc; r++) {
@@ -117,15 +114,18 @@ static int mnb_round(const sn_topo_t *t, uint32_t d, raw_t **out, size_t *nout, 
     }
     free(inv);
     free(bypos);
+    free(cls);
     if (rc < 0) {
         free(ev);
         return rc;
     }
     *out = ev;
     *nout = nev;
-    *T1 = round_slots(d, mbar);
+    *T1 = sn__fcube_round_slots(d, mbar);
     return 0;
 }
+
+typedef sn_fcraw_t raw_t;
 
 static int cmp_raw(const void *a, const void *b)
 {
@@ -138,7 +138,7 @@ static int cmp_raw(const void *a, const void *b)
 static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     uint32_t d;
-    const char *who = p->coll == SN_COLL_MNB       ? "mnb-fcube"
+    const char *who = p->coll == SN_COLL_MNB      ? "mnb-fcube"
                       : p->coll == SN_COLL_GATHER ? "gather-fcube"
                                                   : "scatter-fcube";
     return sn__fcube_get(t, &d, who, err);
@@ -153,7 +153,7 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
     raw_t *ev;
     size_t nev;
     uint64_t T1;
-    if ((rc = mnb_round(t, d, &ev, &nev, &T1, err)) < 0)
+    if ((rc = sn__fcube_pmnb_round(t, d, NULL, 0, &ev, &nev, &T1, err)) < 0)
         return rc;
     plan_t *pl = sn_xcalloc(1, sizeof *pl);
     pl->s.p = p;
@@ -251,7 +251,7 @@ static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err
 }
 
 #define FIELDS                                                                                     \
-    .pm_mask = SN_PM_MULTI, .topos = "foldedcube", .applies = applies, .plan_new = plan_new,      \
+    .pm_mask = SN_PM_MULTI, .topos = "foldedcube", .applies = applies, .plan_new = plan_new,       \
     .plan_free = plan_free, .predicted = predicted, .state_size = SN__FCSCHED_STATE_SIZE,          \
     .node_init = node_init, .node_step = sn__fcsched_node_step
 

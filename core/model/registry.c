@@ -18,7 +18,7 @@ static const sn_algo_t *const registry[] = {
     &sn__algo_te_linear,       &sn__algo_te_ring,         &sn__algo_te_a3,
     &sn__algo_te_cayley,       &sn__algo_te_a2,           &sn__algo_te_route,
     &sn__algo_pmnb_route,      &sn__algo_pexchange_route, &sn__algo_sna_tree,
-    &sn__algo_pmna_tree,       &sn__algo_te_fcube_greedy,
+    &sn__algo_pmna_tree,       &sn__algo_te_fcube_greedy, &sn__algo_pmna_fcube,
 };
 
 /* Hidden algorithms: found by their exact name only (sn_model_find, so --algo NAME), never chosen

@@ -476,6 +476,8 @@ static void test_exact_fcube(void **state)
         {{"--topo", "foldedcube:4", "--coll", "te", "--algo", "te-fcube-greedy"}},
         {{"--topo", "foldedcube:4", "--coll", "gather", "--root", "9", "--algo", "gather-fcube"}},
         {{"--topo", "foldedcube:3", "--coll", "scatter", "--root", "2", "--algo", "scatter-fcube"}},
+        {{"--topo", "foldedcube:4", "--coll", "pmna", "--m", "7", "--msgs", "2", "--algo",
+          "pmna-fcube", "--op", "max", "--size", "24"}},
     };
     EXACT_ALL(cases);
 }

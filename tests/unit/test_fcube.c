@@ -16,14 +16,15 @@
 #include "algo/algo_internal.h"
 #include "testutil.h"
 
-/* ---- helpers ----------------------------------------------------------------------------------
- */
+/* ---- helpers ---- */
 
 /* Runs algo on (t, p): verified, every expected delivery, steps == predicted when there is a
- * prediction, steps >= every lower bound. Returns the steps. */
-static uint64_t run_ok(const sn_topo_t *t, const sn_params_t *p, const char *algo)
+ * prediction, steps >= every lower bound. Returns the steps, and the run in *out if not NULL. */
+static uint64_t run_ok_r(const sn_topo_t *t, const sn_params_t *p, const char *algo, tu_run_t *out)
 {
     tu_run_t r = tu_sim(t, p, algo);
+    if (out)
+        *out = r;
     if (r.rc != 0 || !r.res.verified)
         fail_msg("%s %s on %s (op %s): rc %d, %s", r.algo->name, sn_coll_name(p->coll), t->spec,
                  sn_op_name(p->op), r.rc, r.err.msg);
@@ -39,14 +40,18 @@ static uint64_t run_ok(const sn_topo_t *t, const sn_params_t *p, const char *alg
     return r.res.steps;
 }
 
+static uint64_t run_ok(const sn_topo_t *t, const sn_params_t *p, const char *algo)
+{
+    return run_ok_r(t, p, algo, NULL);
+}
+
 static void assert_has(const char *s, const char *needle)
 {
     if (strstr(s, needle) == NULL)
         fail_msg("'%s' does not contain '%s'", s, needle);
 }
 
-/* ---- combining semantics ---------------------------------------------------------------------
- */
+/* ---- combining semantics ---- */
 
 static void test_ops(void **state)
 {
@@ -249,8 +254,7 @@ static void test_pmna_tree(void **state)
     }
 }
 
-/* ---- the folded cube: labels, dimension maps, the tree ---------------------------------------
- */
+/* ---- the folded cube: labels, dimension maps, the tree ---- */
 
 /* The d = 3 table of V_c(s) (Lemma 1, conventions of the paper with the top entry s_{d-1}). */
 static void test_fcube_labels_d3(void **state)
@@ -380,8 +384,7 @@ static void test_fcube_snb_sna(void **state)
     sn_topo_free(t);
 }
 
-/* ---- multinode broadcast, gather, scatter -------------------------------------------------------
- */
+/* ---- multinode broadcast, gather, scatter ---- */
 
 static sn_topo_t *fq(uint32_t d)
 {
@@ -507,9 +510,90 @@ static void test_fcube_gather_scatter(void **state)
     sn_topo_free(t);
 }
 
-/* ---- total exchange
- * ------------------------------------------------------------------------------
- */
+/* ---- partial multinode accumulation ------------------------------------------------------ */
+
+/* d + sum_k ceil(ceil(M/(d+1))/2^k): one round of the PMNB, whose reversal pmna-fcube is. */
+static uint64_t pmnb_slots(uint32_t d, uint64_t M)
+{
+    uint64_t mbar = (M + d) / (d + 1), T = d;
+    for (uint32_t j = 1; j <= d; j++)
+        T += (mbar + (1ull << j) - 1) >> j;
+    return T;
+}
+
+/* M targets of FQ_d: kind 0 the lowest ids, 1 the highest, 2 every (N/M)-th, 3 drawn from seed. */
+static void targets(uint32_t d, uint32_t M, int kind, uint64_t seed, uint32_t *out)
+{
+    uint32_t N = 1u << d;
+    if (kind == 3) {
+        uint8_t *in = calloc(N, 1);
+        uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 1;
+        for (uint32_t got = 0; got < M;) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            uint32_t v = (uint32_t) (x % N);
+            if (!in[v])
+                in[v] = 1, got++;
+        }
+        for (uint32_t v = 0, i = 0; v < N; v++)
+            if (in[v])
+                out[i++] = v;
+        free(in);
+        return;
+    }
+    for (uint32_t i = 0; i < M; i++)
+        out[i] = kind == 0 ? i : kind == 1 ? N - M + i : i * (N / M);
+}
+
+/* pmna-fcube for d = 2..10 and M in {1, 2, d+1, N/4, N/2, N-1, N}, extreme, strided and random
+ * target sets, every operator: verified (combined values exact), steps == predicted, within the
+ * PMNB round (only trailing unpacking slots can be idle) and eq. (4)'s packet slots. */
+static void test_fcube_pmna(void **state)
+{
+    (void) state;
+    for (uint32_t d = 2; d <= 10; d++) {
+        sn_topo_t *t = fq(d);
+        uint32_t N = 1u << d, *tg = malloc(N * sizeof *tg);
+        uint32_t Ms[] = {1, 2, d + 1, N / 4, N / 2, N - 1, N};
+        for (size_t mi = 0; mi < 7; mi++) {
+            uint32_t M = Ms[mi];
+            for (int kind = 0; kind < 4; kind++) {
+                if (d >= 9 && kind != 3 && M > 2)
+                    continue; /* keep the large cubes quick */
+                targets(d, M, kind, d * 100 + M, tg);
+                sn_params_t p = tu_params(SN_COLL_PMNA, "multi", "one", "full");
+                p.sources = tg;
+                p.nsources = M;
+                p.op = (sn_op_t) ((mi + (size_t) kind) % SN_OP_COUNT);
+                p.msgs = d <= 4 && kind == 3 ? 2 : 1;
+                tu_run_t r;
+                uint64_t steps = run_ok_r(t, &p, NULL, &r), T = p.msgs * pmnb_slots(d, M);
+                assert_string_equal(r.algo->name, "pmna-fcube");
+                assert_true(steps <= T && steps + d >= T);
+                assert_true(steps <= p.msgs * ((M + d) / (d + 1) + 2 * d - 1)); /* eq. (4) */
+                assert_int_equal(r.res.control_packets, 0); /* targets known: no prefix */
+            }
+        }
+        free(tg);
+        sn_topo_free(t);
+    }
+}
+
+/* The worked example: d = 3, targets {1, 2, 4, 5, 6}: M = 5, ceil(M/4) = 2, 6 packet slots. */
+static void test_fcube_pmna_example(void **state)
+{
+    (void) state;
+    sn_topo_t *t = fq(3);
+    uint32_t tg[] = {1, 2, 4, 5, 6};
+    sn_params_t p = tu_params(SN_COLL_PMNA, "multi", "one", "full");
+    p.sources = tg;
+    p.nsources = 5;
+    assert_int_equal(pmnb_slots(3, 5), 6);
+    assert_int_equal(run_ok(t, &p, "pmna-fcube"), 6);
+    assert_true(busiest(t, &p, "pmna-fcube") <= 4);
+    sn_topo_free(t);
+}
+
+/* ---- total exchange ---- */
 
 static void test_fcube_te(void **state)
 {
@@ -578,6 +662,8 @@ int main(void)
         cmocka_unit_test(test_fcube_snb_sna),
         cmocka_unit_test(test_fcube_mnb),
         cmocka_unit_test(test_fcube_gather_scatter),
+        cmocka_unit_test(test_fcube_pmna),
+        cmocka_unit_test(test_fcube_pmna_example),
         cmocka_unit_test(test_fcube_te),
         cmocka_unit_test(test_fcube_te_d2),
     };

@@ -104,6 +104,7 @@ static void test_registry(void **state)
         {"scatter-fcube", SN_COLL_SCATTER},
         {"te-fcube", SN_COLL_TE},
         {"te-fcube-greedy", SN_COLL_TE},
+        {"pmna-fcube", SN_COLL_PMNA},
     };
     size_t n = 0;
     const sn_algo_t *const *algos = sn_model_algos(&n);
