@@ -233,12 +233,18 @@ extern const sn_algo_t sn__algo_scatter_fcube; /* mnb_fcube.c */
 extern const sn_algo_t sn__algo_te_fcube;      /* te_fcube.c */
 extern const sn_algo_t sn__algo_te_fcube_greedy;
 extern const sn_algo_t sn__algo_pmna_fcube; /* pmna_fcube.c */
+extern const sn_algo_t sn__algo_mnb_a0;     /* mnb_fcube.c: A_0 on Q_d */
+extern const sn_algo_t sn__algo_pmna_a0;    /* pmna_fcube.c: A_0 on Q_d, reversed */
 
 /* ---- the folded cube (fcube.c; Varvarigos, folded-cube paper, section 2) --------------------
  * FQ_d: node ids are d-bit vectors, port f < d flips bit f, port d is the complementary link. */
 
 /* 0 and *d when t is foldedcube:D with D >= 2; SN_ENOTSUP naming `who` otherwise. */
 int sn__fcube_get(const sn_topo_t *t, uint32_t *d, const char *who, sn_err_t *err);
+
+/* 0 and *d when t is hypercube:D or foldedcube:D (D >= 2), where the hypercube algorithm A_0
+ * runs on the dimensions 0..D-1; SN_ENOTSUP naming `who` otherwise. */
+int sn__a0_get(const sn_topo_t *t, uint32_t *d, const char *who, sn_err_t *err);
 
 /* V_c(s) (Lemma 1): the hypercube label node s plays in copy c (0 <= c <= d), where FQ_d minus
  * its dimension-c links is Q_d. */
@@ -281,12 +287,15 @@ typedef struct sn_fcraw_s {
 uint64_t sn__fcube_round_slots(uint32_t d, uint64_t mbar);
 
 /* The transmissions of one round of the folded-cube PMNB without its prefixes (Varvarigos,
- * folded-cube paper, section 3): act[0 .. m-1] the active nodes in ascending order (rank r, class
- * r mod (d+1)), or NULL for the MNB (every node, class s mod (d+1)); packing, then broadcast with
- * phases of ceil(ceil(m/(d+1))/2^(j+1)) slots. *out (free it) holds *nout events, *T1 the round's
- * slots. SN_EALGO if an internal check fails. */
-int sn__fcube_pmnb_round(const sn_topo_t *t, uint32_t d, const uint32_t *act, uint32_t m,
-                         sn_fcraw_t **out, size_t *nout, uint64_t *T1, sn_err_t *err);
+ * folded-cube paper, section 3) with ncp copies: d+1 on the folded cube (copy c through V_c), or
+ * 1 for the hypercube algorithm A_0 alone (labels = ids, dimension k = port k; on the folded cube
+ * its complementary links stay idle). act[0 .. m-1] are the active nodes in ascending order (rank
+ * r, class r mod ncp), or NULL for the MNB (every node, class s mod ncp); packing (none for one
+ * copy without act: every packet is in place), then broadcast with phases of
+ * ceil(ceil(m/ncp)/2^(j+1)) slots. *out (free it) holds *nout events, *T1 the round's slots.
+ * SN_EALGO if an internal check fails. */
+int sn__fcube_pmnb_round(const sn_topo_t *t, uint32_t d, uint32_t ncp, const uint32_t *act,
+                         uint32_t m, sn_fcraw_t **out, size_t *nout, uint64_t *T1, sn_err_t *err);
 
 void sn__fcsched_add(sn_fcsched_t *s, uint32_t node, uint64_t slot, uint32_t port, uint32_t src,
                      uint32_t dst, uint32_t k, int deliver);

@@ -21,6 +21,17 @@ int sn__fcube_get(const sn_topo_t *t, uint32_t *d, const char *who, sn_err_t *er
     return 0;
 }
 
+int sn__a0_get(const sn_topo_t *t, uint32_t *d, const char *who, sn_err_t *err)
+{
+    if (t->kind == SN_TOPO_HYPERCUBE || (t->kind == SN_TOPO_FOLDEDCUBE && t->a >= 2)) {
+        *d = t->a;
+        return 0;
+    }
+    return sn_err_set(err, SN_ENOTSUP,
+                      "%s needs a hypercube hypercube:D or a folded cube foldedcube:D, not %s", who,
+                      t->spec);
+}
+
 uint32_t sn__fcube_label(uint32_t d, uint32_t c, uint32_t s)
 {
     /* V_c(s) = XOR over the 1-bits i of s of e^{(d + c - i) mod (d+1)}, e^d = all ones */
@@ -139,7 +150,6 @@ int sn__fcsched_node_init(const sn_fcsched_t *s, uint32_t node, void *state)
 
 int sn__fcsched_node_step(void *state, sn_step_t *io, sn_err_t *err)
 {
-    (void) err;
     fcstate_t *st = state;
     const sn_fcsched_t *s = st->s;
     for (size_t i = 0; i < io->nrx; i++)
@@ -149,8 +159,9 @@ int sn__fcsched_node_step(void *state, sn_step_t *io, sn_err_t *err)
             sn_step_deliver(io, &k);
         }
     uint32_t end = s->off[st->u + 1];
-    while (st->next < end && s->ev[st->next].slot < io->slot)
-        st->next++; /* cannot happen: the node is woken at every slot it sends in */
+    if (st->next < end && s->ev[st->next].slot < io->slot) /* woken at every slot it sends in */
+        return sn_err_set(err, SN_EALGO, "missed its send of slot %llu",
+                          (unsigned long long) s->ev[st->next].slot);
     for (; st->next < end && s->ev[st->next].slot == io->slot; st->next++) {
         const sn_fcev_t *e = &s->ev[st->next];
         uint32_t frags = s->p->frags;

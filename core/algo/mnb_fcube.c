@@ -45,25 +45,38 @@ uint64_t sn__fcube_round_slots(uint32_t d, uint64_t mbar)
     return T;
 }
 
-int sn__fcube_pmnb_round(const sn_topo_t *t, uint32_t d, const uint32_t *act, uint32_t m,
-                         sn_fcraw_t **out, size_t *nout, uint64_t *T1, sn_err_t *err)
+/* Copy c's label of s and its port for hypercube dimension k; one copy: Q_d itself. */
+static uint32_t lab(uint32_t ncp, uint32_t d, uint32_t c, uint32_t s)
+{
+    return ncp == 1 ? s : sn__fcube_label(d, c, s);
+}
+
+static uint32_t copy_port(uint32_t ncp, uint32_t d, uint32_t c, uint32_t k)
+{
+    return ncp == 1 ? k : sn__fcube_fdim(d, c, k);
+}
+
+int sn__fcube_pmnb_round(const sn_topo_t *t, uint32_t d, uint32_t ncp, const uint32_t *act,
+                         uint32_t m, sn_fcraw_t **out, size_t *nout, uint64_t *T1, sn_err_t *err)
 {
     typedef sn_fcraw_t raw_t;
     uint32_t n = t->n, all = n - 1;
-    uint64_t mbar = sn_ceil_div(act ? m : n, d + 1);
+    uint64_t mbar = sn_ceil_div(act ? m : n, ncp);
+    /* one copy broadcasting from every node: every packet is at its position already */
+    int packing = act != NULL || ncp > 1;
     uint32_t *inv = sn_xmalloc((size_t) n * sizeof *inv);
     uint32_t *bypos = sn_xmalloc((size_t) n * sizeof *bypos);
     uint32_t *cls = sn_xmalloc((size_t) n * sizeof *cls); /* class of each active node */
     for (uint32_t s = 0; s < n; s++)
-        cls[s] = act ? UINT32_MAX : s % (d + 1); /* MNB: rank = id, no prefix needed */
+        cls[s] = act ? UINT32_MAX : s % ncp; /* MNB: rank = id, no prefix needed */
     for (uint32_t r = 0; act && r < m; r++)
-        cls[act[r]] = r % (d + 1);
+        cls[act[r]] = r % ncp;
     raw_t *ev = NULL;
     size_t nev = 0, cap = 0;
     int rc = 0;
-    for (uint32_t c = 0; c <= d && rc == 0; c++) {
+    for (uint32_t c = 0; c < ncp && rc == 0; c++) {
         for (uint32_t s = 0; s < n; s++)
-            inv[sn__fcube_label(d, c, s)] = s;
+            inv[lab(ncp, d, c, s)] = s;
         /* class c in label order: pos of each member */
         uint32_t mc = 0;
         for (uint32_t q = 0; q < n; q++)
@@ -71,11 +84,11 @@ int sn__fcube_pmnb_round(const sn_topo_t *t, uint32_t d, const uint32_t *act, ui
                 bypos[mc++] = inv[q];
         /* packing */
         for (uint32_t r = 0; r < mc; r++) {
-            uint32_t s = bypos[r], loc = sn__fcube_label(d, c, s);
+            uint32_t s = bypos[r], loc = lab(ncp, d, c, s);
             for (uint32_t j = 0; j < d; j++) {
                 if (!(((loc ^ r) >> j) & 1))
                     continue;
-                uint32_t x = inv[loc], f = sn__fcube_fdim(d, c, j);
+                uint32_t x = inv[loc], f = copy_port(ncp, d, c, j);
                 uint32_t y = x ^ (f == d ? all : 1u << f);
                 sn_grow((void **) &ev, &cap, nev + 1, sizeof *ev);
                 loc ^= 1u << j;
@@ -88,13 +101,13 @@ int sn__fcube_pmnb_round(const sn_topo_t *t, uint32_t d, const uint32_t *act, ui
             }
         }
         /* broadcast */
-        uint64_t start = (uint64_t) d + 1;
+        uint64_t start = packing ? (uint64_t) d + 1 : 1;
         for (uint32_t j = d; j-- > 0 && rc == 0;) {
             uint64_t len = sn_ceil_div(mbar, 1ull << (j + 1));
-            uint32_t step = 1u << (j + 1), f = sn__fcube_fdim(d, c, j);
+            uint32_t step = 1u << (j + 1), f = copy_port(ncp, d, c, j);
             for (uint32_t q = 0; q < n; q++) {
                 uint32_t x = inv[q], y = x ^ (f == d ? all : 1u << f);
-                if (sn__fcube_label(d, c, y) != (q ^ (1u << j))) {
+                if (lab(ncp, d, c, y) != (q ^ (1u << j))) {
                     rc = sn_err_set(err, SN_EALGO, "copy %u: F-dimension %u is not Q-dimension %u",
                                     c, f, j);
                     break;
@@ -121,7 +134,7 @@ int sn__fcube_pmnb_round(const sn_topo_t *t, uint32_t d, const uint32_t *act, ui
     }
     *out = ev;
     *nout = nev;
-    *T1 = sn__fcube_round_slots(d, mbar);
+    *T1 = sn__fcube_round_slots(d, mbar) - (packing ? 0 : d);
     return 0;
 }
 
@@ -144,16 +157,25 @@ static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
     return sn__fcube_get(t, &d, who, err);
 }
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int applies_a0(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+{
+    (void) p;
+    uint32_t d;
+    return sn__a0_get(t, &d, "mnb-a0", err);
+}
+
+static int plan_build(const sn_topo_t *t, const sn_params_t *p, int a0, void **out, sn_err_t *err)
 {
     uint32_t d;
-    int rc = sn__fcube_get(t, &d, "the folded-cube multinode broadcast", err);
+    int rc = a0 ? sn__a0_get(t, &d, "mnb-a0", err)
+                : sn__fcube_get(t, &d, "the folded-cube multinode broadcast", err);
     if (rc < 0)
         return rc;
     raw_t *ev;
     size_t nev;
     uint64_t T1;
-    if ((rc = sn__fcube_pmnb_round(t, d, NULL, 0, &ev, &nev, &T1, err)) < 0)
+    uint32_t ncp = a0 ? 1 : d + 1;
+    if ((rc = sn__fcube_pmnb_round(t, d, ncp, NULL, 0, &ev, &nev, &T1, err)) < 0)
         return rc;
     plan_t *pl = sn_xcalloc(1, sizeof *pl);
     pl->s.p = p;
@@ -225,6 +247,16 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
     return 0;
 }
 
+static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+{
+    return plan_build(t, p, 0, out, err);
+}
+
+static int plan_new_a0(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+{
+    return plan_build(t, p, 1, out, err);
+}
+
 static void plan_free(void *plan)
 {
     plan_t *pl = plan;
@@ -280,4 +312,26 @@ const sn_algo_t sn__algo_scatter_fcube = {
     .source = "Varvarigos, folded-cube paper, section 3, Fig. 1",
     .predicts = "the last slot of the reversed paths (<= mnb-fcube's)",
     FIELDS,
+};
+
+/* The hypercube algorithm A_0 alone (one copy; on the folded cube it leaves the complementary
+ * links idle): with every node a source no packet needs packing, and the broadcast phases take
+ * sum_k N/2^k = N - 1 slots, one dimension per slot, so each node sends and receives at most one
+ * packet per slot: single-port legal, and optimal there (a node must receive N - 1 packets). */
+const sn_algo_t sn__algo_mnb_a0 = {
+    .name = "mnb-a0",
+    .coll = SN_COLL_MNB,
+    .pm_mask = SN_PM_SINGLE | SN_PM_SINGLE_ANY, /* all-port: the copies or the routers do better */
+    .topos = "hypercube, foldedcube",
+    .summary = "the hypercube PMNB algorithm A_0 with every node a source: broadcast one dimension "
+               "per slot",
+    .source = "Varvarigos, folded-cube paper, section 3, eq. (3) (A_0, reconstructed)",
+    .predicts = "msgs * (N - 1)",
+    .applies = applies_a0,
+    .plan_new = plan_new_a0,
+    .plan_free = plan_free,
+    .predicted = predicted,
+    .state_size = SN__FCSCHED_STATE_SIZE,
+    .node_init = node_init,
+    .node_step = sn__fcsched_node_step,
 };

@@ -65,16 +65,24 @@ static int cmp_ev(const void *a, const void *b)
     return (x->port > y->port) - (x->port < y->port);
 }
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int applies_a0(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+{
+    (void) p;
+    uint32_t d;
+    return sn__a0_get(t, &d, "pmna-a0", err);
+}
+
+static int plan_build(const sn_topo_t *t, const sn_params_t *p, int a0, void **out, sn_err_t *err)
 {
     uint32_t d;
-    int rc = sn__fcube_get(t, &d, "pmna-fcube", err);
+    int rc = a0 ? sn__a0_get(t, &d, "pmna-a0", err) : sn__fcube_get(t, &d, "pmna-fcube", err);
     if (rc < 0)
         return rc;
     sn_fcraw_t *raw;
     size_t nraw;
     uint64_t T1;
-    if ((rc = sn__fcube_pmnb_round(t, d, p->sources, p->nsources, &raw, &nraw, &T1, err)) < 0)
+    if ((rc = sn__fcube_pmnb_round(t, d, a0 ? 1 : d + 1, p->sources, p->nsources, &raw, &nraw, &T1,
+                                   err)) < 0)
         return rc;
     plan_t *pl = sn_xcalloc(1, sizeof *pl);
     pl->t = t;
@@ -104,8 +112,8 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
             const sn_fcraw_t *r = &raw[e];
             uint32_t i = idx[r->origin];
             uint64_t slot = (uint64_t) k * T1 + T1 + 1 - r->slot;
-            pl->ev[x++] = (ev_t){slot, r->to, r->port, i, k,
-                                 r->node == r->origin && r->slot == first[i]};
+            pl->ev[x++] =
+                (ev_t){slot, r->to, r->port, i, k, r->node == r->origin && r->slot == first[i]};
             if (slot > pl->steps)
                 pl->steps = slot;
         }
@@ -120,6 +128,16 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
         pl->off[u + 1] += pl->off[u];
     *out = pl;
     return 0;
+}
+
+static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+{
+    return plan_build(t, p, 0, out, err);
+}
+
+static int plan_new_a0(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+{
+    return plan_build(t, p, 1, out, err);
 }
 
 static void plan_free(void *plan)
@@ -150,8 +168,8 @@ static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err
     for (uint32_t i = 0; i < pl->ntgt; i++)
         for (uint32_t k = 0; k < pl->npk; k++) {
             size_t x = (size_t) i * pl->npk + k;
-            s->value[x] = sn_contrib_value(pl->p, node, pl->tgt[i], k / pl->p->frags,
-                                           k % pl->p->frags);
+            s->value[x] =
+                sn_contrib_value(pl->p, node, pl->tgt[i], k / pl->p->frags, k % pl->p->frags);
             s->have[x] = 1;
         }
     return 0;
@@ -204,8 +222,8 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
         if (!s->have[x])
             return sn_err_set(err, SN_EALGO, "sends a partial for node %u it does not hold",
                               pl->tgt[e->tgt]);
-        sn_packet_t pk = sn_packet_contrib(p, s->u, pl->tgt[e->tgt], e->k / p->frags,
-                                           e->k % p->frags);
+        sn_packet_t pk =
+            sn_packet_contrib(p, s->u, pl->tgt[e->tgt], e->k / p->frags, e->k % p->frags);
         pk.digest = s->value[x];
         pk.flags = e->deliver ? SN__FC_DELIVER : 0;
         s->have[x] = 0;
@@ -226,6 +244,29 @@ const sn_algo_t sn__algo_pmna_fcube = {
     .predicts = "the PMNB round's slots, <= ceil(M/(d+1)) + 2d - 1, times msgs",
     .applies = applies,
     .plan_new = plan_new,
+    .plan_free = plan_free,
+    .predicted = predicted,
+    .state_size = sizeof(state_t),
+    .node_init = node_init,
+    .node_fini = node_fini,
+    .node_step = node_step,
+};
+
+/* The same with the hypercube algorithm A_0 alone (one copy, dimensions 0..d-1): one dimension per
+ * slot, so each node sends and receives at most one packet per slot (single-port legal); its
+ * packet slots are d + sum_k ceil(M/2^k) <= M + 2d - 1, eq. (3) without the prefix, less idle
+ * trailing unpacking slots (all of them when every node is a target). */
+const sn_algo_t sn__algo_pmna_a0 = {
+    .name = "pmna-a0",
+    .coll = SN_COLL_PMNA,
+    .pm_mask = SN_PM_SINGLE, /* elsewhere pmna-fcube or pmna-tree do better */
+    .topos = "hypercube, foldedcube",
+    .summary = "the hypercube PMNB algorithm A_0 reversed: accumulate one dimension per slot, "
+               "then unpack",
+    .source = "Varvarigos, folded-cube paper, section 3, eq. (3) (A_0, reconstructed; its dual)",
+    .predicts = "the A_0 round's slots, <= M + 2d - 1, times msgs",
+    .applies = applies_a0,
+    .plan_new = plan_new_a0,
     .plan_free = plan_free,
     .predicted = predicted,
     .state_size = sizeof(state_t),

@@ -19,6 +19,7 @@ static const sn_algo_t *const registry[] = {
     &sn__algo_te_cayley,       &sn__algo_te_a2,           &sn__algo_te_route,
     &sn__algo_pmnb_route,      &sn__algo_pexchange_route, &sn__algo_sna_tree,
     &sn__algo_pmna_tree,       &sn__algo_te_fcube_greedy, &sn__algo_pmna_fcube,
+    &sn__algo_mnb_a0,          &sn__algo_pmna_a0,
 };
 
 /* Hidden algorithms: found by their exact name only (sn_model_find, so --algo NAME), never chosen

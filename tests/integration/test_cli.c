@@ -348,6 +348,33 @@ static void test_aliases(void **state)
         }
 }
 
+/* The combining collectives report their operator (JSON "op", text "operator"), and only they. */
+static void test_combining_op(void **state)
+{
+    (void) state;
+    tu_proc_t a;
+    RUN_JSON(a, "sim", "--topo", "foldedcube:3", "--coll", "pmna", "--m", "3", "--op", "xor",
+             "--json");
+    expect_str(a.out, "op", "xor");
+    expect_str(a.out, "algorithm", "pmna-fcube");
+    assert_true(tu_json_bool(a.out, "verified"));
+    assert_int_equal(tu_json_int(a.out, "deliveries"), 3);
+    tu_exec_free(&a);
+    RUN_JSON(a, "sim", "--topo", "ring:5", "--coll", "reduce", "--json");
+    expect_str(a.out, "op", "sum");
+    expect_str(a.out, "collective", "sna");
+    assert_true(tu_json_bool(a.out, "verified"));
+    tu_exec_free(&a);
+    RUN_JSON(a, "sim", "--topo", "ring:5", "--coll", "te", "--json");
+    assert_null(tu_json_get(a.out, "op"));
+    tu_exec_free(&a);
+    tu_proc_t r = RUN("sim", "--topo", "foldedcube:3", "--coll", "sna", "--op", "max");
+    tu_expect_status(&r, 0);
+    if (strstr(r.out, "operator        max") == NULL)
+        fail_msg("no operator line: %s", r.out);
+    tu_exec_free(&r);
+}
+
 static void test_predicted_equals_steps(void **state)
 {
     (void) state;
@@ -785,6 +812,7 @@ int main(void)
         cmocka_unit_test(test_json_stdout_one_line),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_aliases),
+        cmocka_unit_test(test_combining_op),
         cmocka_unit_test(test_predicted_equals_steps),
         cmocka_unit_test(test_partial_sources),
         cmocka_unit_test(test_partial_m_seed),

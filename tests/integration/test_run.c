@@ -478,6 +478,9 @@ static void test_exact_fcube(void **state)
         {{"--topo", "foldedcube:3", "--coll", "scatter", "--root", "2", "--algo", "scatter-fcube"}},
         {{"--topo", "foldedcube:4", "--coll", "pmna", "--m", "7", "--msgs", "2", "--algo",
           "pmna-fcube", "--op", "max", "--size", "24"}},
+        {{"--topo", "hypercube:4", "--coll", "mnb", "--ports", "single", "--algo", "mnb-a0"}},
+        {{"--topo", "hypercube:4", "--coll", "pmna", "--m", "5", "--ports", "single", "--op",
+          "xor"}},
     };
     EXACT_ALL(cases);
 }

@@ -593,6 +593,55 @@ static void test_fcube_pmna_example(void **state)
     sn_topo_free(t);
 }
 
+/* ---- the hypercube algorithm A_0 alone (single-port) ---- */
+
+/* mnb-a0: N - 1 on Q_d and FQ_d single-port, the reception bound; pmna-a0: within
+ * d + sum_k ceil(M/2^k) <= M + 2d - 1 (eq. (3) without the prefix), N - 1 when every node is a
+ * target; both picked by auto under single-port; refused elsewhere. */
+static void test_a0(void **state)
+{
+    (void) state;
+    for (uint32_t d = 2; d <= 9; d++) {
+        for (int folded = 0; folded < 2; folded++) {
+            char spec[32];
+            snprintf(spec, sizeof spec, "%s:%u", folded ? "foldedcube" : "hypercube", d);
+            sn_topo_t *t = tu_topo(spec);
+            uint32_t N = 1u << d, *tg = malloc(N * sizeof *tg);
+            sn_params_t p = tu_params(SN_COLL_MNB, "single", folded ? "any" : "one", "full");
+            tu_run_t r;
+            assert_int_equal(run_ok_r(t, &p, NULL, &r), N - 1);
+            assert_string_equal(r.algo->name, "mnb-a0");
+            uint32_t Ms[] = {1, 2, d + 1, N / 4, N / 2, N - 1, N};
+            for (size_t mi = 0; mi < 7; mi++) {
+                uint32_t M = Ms[mi];
+                targets(d, M, (int) (mi % 4), d + M, tg);
+                sn_params_t q = tu_params(SN_COLL_PMNA, "single", "one", "full");
+                q.sources = tg;
+                q.nsources = M;
+                q.op = (sn_op_t) (mi % SN_OP_COUNT);
+                q.msgs = d <= 3 ? 2 : 1;
+                uint64_t steps = run_ok_r(t, &q, NULL, &r);
+                assert_string_equal(r.algo->name, "pmna-a0");
+                uint64_t T = d;
+                for (uint32_t k = 1; k <= d; k++)
+                    T += (M + (1u << k) - 1) >> k;
+                assert_true(steps <= q.msgs * T && T <= M + 2 * d - 1);
+                if (M == N) /* rounds of T slots, the last one without its idle unpacking */
+                    assert_int_equal(steps, (q.msgs - 1) * T + N - 1);
+            }
+            free(tg);
+            sn_topo_free(t);
+        }
+    }
+    sn_topo_t *t = tu_topo("torus:4x4");
+    sn_params_t p = tu_params(SN_COLL_MNB, "single", "one", "full");
+    const sn_algo_t *a;
+    sn_err_t err = {0};
+    tu_assert_rc(sn_model_select("mnb-a0", t, &p, &a, NULL, NULL, &err), SN_ENOTSUP);
+    assert_has(err.msg, "hypercube:D");
+    sn_topo_free(t);
+}
+
 /* ---- total exchange ---- */
 
 static void test_fcube_te(void **state)
@@ -664,6 +713,7 @@ int main(void)
         cmocka_unit_test(test_fcube_gather_scatter),
         cmocka_unit_test(test_fcube_pmna),
         cmocka_unit_test(test_fcube_pmna_example),
+        cmocka_unit_test(test_a0),
         cmocka_unit_test(test_fcube_te),
         cmocka_unit_test(test_fcube_te_d2),
     };

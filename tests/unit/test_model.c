@@ -105,6 +105,8 @@ static void test_registry(void **state)
         {"te-fcube", SN_COLL_TE},
         {"te-fcube-greedy", SN_COLL_TE},
         {"pmna-fcube", SN_COLL_PMNA},
+        {"mnb-a0", SN_COLL_MNB},
+        {"pmna-a0", SN_COLL_PMNA},
     };
     size_t n = 0;
     const sn_algo_t *const *algos = sn_model_algos(&n);
