@@ -93,9 +93,9 @@ static int plan_build(const sn_topo_t *t, const sn_params_t *p, int a0, void **o
     uint32_t *idx = sn_xmalloc((size_t) t->n * sizeof *idx);
     for (uint32_t i = 0; i < pl->ntgt; i++)
         idx[pl->tgt[i]] = i;
-    /* the last forward event into each target's node: reversed, it is the first forward event of
-     * the packet, i.e. the smallest forward slot; the reversed event into the target is the one
-     * whose forward sender is the target with the smallest slot */
+    /* the reversed transmission that completes a target's total is the reversal of the target's
+     * first forward send (its first packing move, or, if its packet needs none, its first
+     * broadcast): the one with the target as forward sender and the smallest forward slot */
     uint64_t *first = sn_xmalloc((size_t) pl->ntgt * sizeof *first);
     for (uint32_t i = 0; i < pl->ntgt; i++)
         first[i] = UINT64_MAX;

@@ -510,6 +510,65 @@ static void test_fcube_gather_scatter(void **state)
     sn_topo_free(t);
 }
 
+/* Where the packing phase of a round leaves each active node's packet: the copy-c label it
+ * reaches (the label of its origin if it does not move), for classes c of act (NULL: all). */
+static void packed_labels(uint32_t d, const uint32_t *act, uint32_t m, uint32_t *cls, uint32_t *pos,
+                          uint64_t *T1)
+{
+    sn_topo_t *t = fq(d);
+    sn_fcraw_t *ev;
+    size_t nev;
+    sn_err_t err = {0};
+    tu_assert_rc(sn__fcube_pmnb_round(t, d, d + 1, act, m, &ev, &nev, T1, &err), 0);
+    uint32_t n = t->n;
+    for (uint32_t s = 0; s < n; s++) {
+        cls[s] = UINT32_MAX;
+        pos[s] = UINT32_MAX;
+    }
+    for (uint32_t r = 0; r < (act ? m : n); r++) {
+        uint32_t s = act ? act[r] : r, c = r % (d + 1), at = s;
+        for (size_t e = 0; e < nev; e++) /* packing moves come first, in slots 1..d */
+            if (ev[e].origin == s && ev[e].slot <= d && ev[e].node == at)
+                at = ev[e].to;
+        cls[s] = c;
+        pos[s] = sn__fcube_label(d, c, at);
+    }
+    free(ev);
+    sn_topo_free(t);
+}
+
+/* The worked examples of the classes and positions: the MNB of d = 3 (class s mod 4, position
+ * among the class's labels) and the PMNB round of d = 3 with active nodes {1, 2, 4, 5, 6} (ranks
+ * 0..4 give classes 0, 1, 2, 3, 0; labels V_c(s) 7, 7, 7, 5, 6; ceil(5/4) = 2; 6 slots). */
+static void test_fcube_classes(void **state)
+{
+    (void) state;
+    uint32_t cls[8], pos[8];
+    uint64_t T1;
+    static const uint32_t mnb[8][2] = {{0, 0}, {1, 0}, {2, 0}, {3, 0},
+                                       {0, 1}, {1, 1}, {2, 1}, {3, 1}};
+    packed_labels(3, NULL, 0, cls, pos, &T1);
+    for (uint32_t s = 0; s < 8; s++) {
+        assert_int_equal(cls[s], mnb[s][0]);
+        assert_int_equal(pos[s], mnb[s][1]);
+    }
+    assert_int_equal(T1, 6);
+    uint32_t act[] = {1, 2, 4, 5, 6};
+    static const uint32_t want_cls[] = {0, 1, 2, 3, 0}, want_lab[] = {7, 7, 7, 5, 6};
+    packed_labels(3, act, 5, cls, pos, &T1);
+    for (uint32_t r = 0; r < 5; r++) {
+        assert_int_equal(cls[act[r]], want_cls[r]);
+        assert_int_equal(sn__fcube_label(3, want_cls[r], act[r]), want_lab[r]);
+    }
+    /* class 0 holds 1 (label 7) and 6 (label 6): 6 packs to position 0, 1 to position 1 */
+    assert_int_equal(pos[6], 0);
+    assert_int_equal(pos[1], 1);
+    assert_int_equal(pos[2], 0);
+    assert_int_equal(pos[4], 0);
+    assert_int_equal(pos[5], 0);
+    assert_int_equal(T1, 6);
+}
+
 /* ---- partial multinode accumulation ------------------------------------------------------ */
 
 /* d + sum_k ceil(ceil(M/(d+1))/2^k): one round of the PMNB, whose reversal pmna-fcube is. */
@@ -709,6 +768,7 @@ int main(void)
         cmocka_unit_test(test_fcube_lemma1),
         cmocka_unit_test(test_fcube_tree),
         cmocka_unit_test(test_fcube_snb_sna),
+        cmocka_unit_test(test_fcube_classes),
         cmocka_unit_test(test_fcube_mnb),
         cmocka_unit_test(test_fcube_gather_scatter),
         cmocka_unit_test(test_fcube_pmna),
