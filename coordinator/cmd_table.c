@@ -34,6 +34,9 @@ static const char usage[] =
     "equal the paper's value and stepnet's prediction), 1 otherwise, 2 bad input or no case\n"
     "matches.\n";
 
+/* The most nodes a case may have to be run over TCP by --run (local processes). */
+#define TABLE_RUN_MAX_NODES 256
+
 /* How the paper's count is computed from the case. */
 typedef enum {
     F_ECC,         /* multiport broadcast = e(root) (thesis 3.1) */
@@ -384,10 +387,16 @@ static int build_row(row_t *r, const case_t *c, int with_run)
     } else
         snprintf(r->note, sizeof r->note, "sim: %s", err.msg);
     a->plan_free(plan);
-    if (with_run && r->sim >= 0)
+    /* one process per node, each rebuilding the plan: the largest folded cubes stay in the
+     * simulator */
+    int run_it = with_run && r->n <= TABLE_RUN_MAX_NODES;
+    if (with_run && !run_it)
+        snprintf(r->note, sizeof r->note, "not run over TCP (%u node processes; at most %d) ", r->n,
+                 TABLE_RUN_MAX_NODES);
+    if (run_it && r->sim >= 0)
         r->run = run_case(r, r->note + strlen(r->note), sizeof r->note - strlen(r->note));
     r->agree = r->sim == r->formula && (r->predicted < 0 || r->predicted == r->sim) &&
-               (!with_run || r->run == r->sim);
+               (!run_it || r->run == r->sim);
     nl = strlen(r->note);
     if (r->sim >= 0 && r->sim != r->formula)
         snprintf(r->note + nl, sizeof r->note - nl, "differs from the formula (%s)", a->name);
