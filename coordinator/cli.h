@@ -23,6 +23,7 @@ typedef struct cli_opts_s {
     const char *algo;
     const char *ports, *rx, *duplex;
     const char *sources;
+    const char *op;                               /* combining operator, NULL = not given */
     int64_t root, msgs, m, size, seed, max_slots; /* -1 = not given */
     int json;
     int progress; /* -1 = auto (when stderr is a terminal) */
@@ -42,15 +43,16 @@ typedef struct cli_ctx_s {
 /* The help lines of the options shared by model, sim and run. */
 #define CLI_SHARED_OPTIONS_HELP                                                                    \
     "  --topo SPEC        topology, e.g. ring:8, torus:4x4, hypercube:4, 'ering:7:2*ring:5'\n"     \
-    "  --coll C           bcast, scatter, gather, mnb, te, pmnb, pexchange (MPI aliases:\n"        \
-    "                     broadcast, allgather, alltoall)\n"                                       \
+    "  --coll C           bcast, scatter, gather, mnb, te, pmnb, pexchange, sna, pmna (MPI\n"      \
+    "                     aliases: broadcast, allgather, alltoall, reduce)\n"                      \
     "  --ports single|multi   port model (default multi)\n"                                        \
     "  --rx one|any       single-port receptions per slot (default one)\n"                         \
     "  --duplex full|half links (default full)\n"                                                  \
     "  --algo NAME|auto   algorithm (default auto: the lowest predicted steps)\n"                  \
     "  --root R           root processor for bcast, scatter, gather (default 0)\n"                 \
     "  --msgs M           packets per source and destination (default 1)\n"                        \
-    "  --sources LIST     sources of pmnb/pexchange as ranks: 0,3,5 or 0-7\n"                      \
+    "  --sources LIST     sources of pmnb/pexchange (targets of pmna) as ranks: 0,3,5 or 0-7\n"    \
+    "  --op sum|xor|max   combining operator of sna and pmna (default sum)\n"                      \
     "  --m M              M sources drawn from --seed instead of --sources\n"                      \
     "  --size BYTES       payload bytes per packet (default 8)\n"                                  \
     "  --seed S           run seed (default 1)\n"                                                  \

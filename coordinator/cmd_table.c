@@ -18,7 +18,8 @@
 static const char usage[] =
     "usage: stepnet table [--set default|quick] [--match TEXT] [--csv] [--run] [--out FILE]\n"
     "\n"
-    "The reproduction table of the thesis (V. V. Dimakopoulos, 1996): for every case,\n"
+    "The reproduction table of the thesis (V. V. Dimakopoulos, 1996) and of the folded-cube\n"
+    "paper (E. A. Varvarigos; sections FQ): for every case,\n"
     "the paper's formula and its value, the algorithm stepnet picks, its predicted steps, the\n"
     "steps the simulator measures, the best lower bound, and whether they agree. Markdown by\n"
     "default.\n"
@@ -26,14 +27,17 @@ static const char usage[] =
     "  --set default|quick   the cases (default: every theorem at a few sizes; quick: one each)\n"
     "  --match TEXT          only the cases whose section or topology contains TEXT\n"
     "  --csv                 CSV instead of Markdown\n"
-    "  --run                 also run every case over TCP (stepnet run, local processes) and\n"
-    "                        report its steps (the case fails if they, or the trace_hash,\n"
-    "                        differ from the simulator's)\n"
+    "  --run                 also run every case of at most 256 nodes over TCP (stepnet run,\n"
+    "                        local processes) and report its steps (the case fails if they,\n"
+    "                        or the trace_hash, differ from the simulator's)\n"
     "  --out FILE            write the table to FILE instead of stdout\n"
     "\n"
     "Exit status: 0 when every row agrees (the simulated steps, and with --run the TCP steps,\n"
     "equal the paper's value and stepnet's prediction), 1 otherwise, 2 bad input or no case\n"
     "matches.\n";
+
+/* The most nodes a case may have to be run over TCP by --run (local processes). */
+#define TABLE_RUN_MAX_NODES 256
 
 /* How the paper's count is computed from the case. */
 typedef enum {
@@ -61,6 +65,9 @@ typedef enum {
     F_FT_TE_SP,        /* max_l X_l + 2l - 1 (Theorem 6.6, corrected for k >= 3) */
     F_FT_TE_MP_SERIAL, /* sum_i ceil((k-1) k^(2i-2) / c_i) + h^2 (effective capacities) */
     F_FT_TE_MP,        /* (6.5): sum_i ceil((k-1) k^(2i-2) / c_i) + 2h - 1 (effective) */
+    F_FQ_DIAM,         /* folded cube SNB/SNA: ceil(d/2) (Varvarigos, Fig. 1) */
+    F_FQ_MNB,          /* folded cube MNB: d + sum_k ceil(ceil(N/(d+1))/2^k) (section 3) */
+    F_FQ_TE,           /* folded cube TE: eq. (7) rounded up (section 4) */
 } formula_t;
 
 typedef struct {
@@ -73,6 +80,10 @@ typedef struct {
     int quick;           /* in the quick set */
     const char *algo;    /* the thesis's algorithm for this case (auto if not registered) */
 } case_t;
+
+#define FQ_MNB_TEXT "d + sum_k ceil(ceil(N/(d+1))/2^k) <= ceil(N/(d+1)) + 2d - 1"
+#define FQ_TE_TEXT  "2^(d-1) - C(d,ceil(d/2))/2"
+#define FQ_TE_HALF  "2^(d-1) - C(d,ceil(d/2))/2, not an integer: rounded up (erratum)"
 
 static const case_t cases[] = {
     {"3.1 multiport broadcast", "ring:9", "bcast", "multi", F_ECC, "e(v) = floor(n/2)", 1},
@@ -287,6 +298,27 @@ static const case_t cases[] = {
 #undef FT_SP
 #undef FT_MP
 #undef FT_TE_CAPS
+    /* Varvarigos, folded-cube paper: the all-port folded cube FQ_d, d = 3..10 */
+    {"FQ SNB (Fig. 1)", "foldedcube:3", "bcast", "multi", F_FQ_DIAM, "ceil(d/2)", 1},
+    {"FQ SNB (Fig. 1)", "foldedcube:8", "bcast", "multi", F_FQ_DIAM, "ceil(d/2)", 0},
+    {"FQ SNA (Fig. 1)", "foldedcube:5", "sna", "multi", F_FQ_DIAM, "ceil(d/2)", 1},
+    {"FQ SNA (Fig. 1)", "foldedcube:10", "sna", "multi", F_FQ_DIAM, "ceil(d/2)", 0},
+    {"FQ MNB (sec. 3)", "foldedcube:3", "mnb", "multi", F_FQ_MNB, FQ_MNB_TEXT, 1},
+    {"FQ MNB (sec. 3)", "foldedcube:4", "mnb", "multi", F_FQ_MNB, FQ_MNB_TEXT, 0},
+    {"FQ MNB (sec. 3)", "foldedcube:5", "mnb", "multi", F_FQ_MNB, FQ_MNB_TEXT, 0},
+    {"FQ MNB (sec. 3)", "foldedcube:6", "mnb", "multi", F_FQ_MNB, FQ_MNB_TEXT, 0},
+    {"FQ MNB (sec. 3)", "foldedcube:7", "mnb", "multi", F_FQ_MNB, FQ_MNB_TEXT, 0},
+    {"FQ MNB (sec. 3)", "foldedcube:8", "mnb", "multi", F_FQ_MNB, FQ_MNB_TEXT, 0},
+    {"FQ MNB (sec. 3)", "foldedcube:9", "mnb", "multi", F_FQ_MNB, FQ_MNB_TEXT, 0},
+    {"FQ MNB (sec. 3)", "foldedcube:10", "mnb", "multi", F_FQ_MNB, FQ_MNB_TEXT, 0},
+    {"FQ TE eq. (7)", "foldedcube:3", "te", "multi", F_FQ_TE, FQ_TE_HALF, 1},
+    {"FQ TE eq. (7)", "foldedcube:4", "te", "multi", F_FQ_TE, FQ_TE_TEXT, 0},
+    {"FQ TE eq. (7)", "foldedcube:5", "te", "multi", F_FQ_TE, FQ_TE_TEXT, 0},
+    {"FQ TE eq. (7)", "foldedcube:6", "te", "multi", F_FQ_TE, FQ_TE_TEXT, 0},
+    {"FQ TE eq. (7)", "foldedcube:7", "te", "multi", F_FQ_TE, FQ_TE_HALF, 0},
+    {"FQ TE eq. (7)", "foldedcube:8", "te", "multi", F_FQ_TE, FQ_TE_TEXT, 0},
+    {"FQ TE eq. (7)", "foldedcube:9", "te", "multi", F_FQ_TE, FQ_TE_TEXT, 0},
+    {"FQ TE eq. (7)", "foldedcube:10", "te", "multi", F_FQ_TE, FQ_TE_TEXT, 0},
 };
 
 /* The algorithm that implements the case's theorem. */
@@ -323,7 +355,13 @@ static const char *case_algo(const case_t *c)
         return "te-a3";
     case F_THM33:
         return "bcast-greedy"; /* not the thesis's: it gives the bound, stepnet the schedule */
-    default:                   /* the fat-tree rows name their algorithm */
+    case F_FQ_DIAM:
+        return strcmp(c->coll, "sna") == 0 ? "sna-fcube" : "bcast-fcube";
+    case F_FQ_MNB:
+        return "mnb-fcube";
+    case F_FQ_TE:
+        return "te-fcube";
+    default: /* the fat-tree rows name their algorithm */
         break;
     }
     return NULL;
@@ -415,7 +453,7 @@ static int64_t ft_formula(formula_t f, const sn_topo_t *t)
 
 static int64_t formula_value(const case_t *c, const sn_topo_t *t, const sn_params_t *p)
 {
-    if (c->f >= F_FT_BCAST_SP)
+    if (c->f >= F_FT_BCAST_SP && c->f <= F_FT_TE_MP) /* the fat-tree block of formula_t */
         return ft_formula(c->f, t);
     uint64_t n = t->n;
     switch (c->f) {
@@ -445,6 +483,20 @@ static int64_t formula_value(const case_t *c, const sn_topo_t *t, const sn_param
         return (int64_t) (a3_rounds(t) * ceil_div(factor_n(t, 0) * factor_n(t, 0) - 1, 8));
     case F_A3_COMPLETE:
         return (int64_t) a3_rounds(t); /* T_H = 1 on K_m */
+    case F_FQ_DIAM:
+        return (t->a + 1) / 2;
+    case F_FQ_MNB: {
+        uint64_t mbar = ceil_div(n, t->a + 1), v = t->a;
+        for (uint32_t k = 1; k <= t->a; k++)
+            v += ceil_div(mbar, 1ull << k);
+        return (int64_t) v;
+    }
+    case F_FQ_TE: {
+        uint64_t binom = 1, D = (t->a + 1) / 2;
+        for (uint64_t i = 1; i <= D; i++)
+            binom = binom * (t->a - D + i) / i;
+        return (int64_t) ceil_div(n - binom, 2); /* (2^d - C)/2, rounded up */
+    }
     case F_THM33: {
         sn_bounds_t b;
         if (sn_model_bounds(t, p, &b, NULL) < 0)
@@ -608,10 +660,16 @@ static int build_row(row_t *r, const case_t *c, int with_run)
     } else
         snprintf(r->note, sizeof r->note, "sim: %s", err.msg);
     a->plan_free(plan);
-    if (with_run && r->sim >= 0)
+    /* one process per node, each rebuilding the plan: the largest folded cubes stay in the
+     * simulator */
+    int run_it = with_run && r->n <= TABLE_RUN_MAX_NODES;
+    if (with_run && !run_it)
+        snprintf(r->note, sizeof r->note, "not run over TCP (%u node processes; at most %d) ", r->n,
+                 TABLE_RUN_MAX_NODES);
+    if (run_it && r->sim >= 0)
         r->run = run_case(r, r->note + strlen(r->note), sizeof r->note - strlen(r->note));
     r->agree = r->sim == r->formula && (r->predicted < 0 || r->predicted == r->sim) &&
-               (!with_run || r->run == r->sim);
+               (!run_it || r->run == r->sim);
     nl = strlen(r->note);
     if (r->sim >= 0 && r->sim != r->formula)
         snprintf(r->note + nl, sizeof r->note - nl, "differs from the formula (%s)", a->name);
@@ -627,7 +685,7 @@ static int build_row(row_t *r, const case_t *c, int with_run)
                      "%lld steps above the best lower bound stepnet knows",
                      (long long) (r->sim - r->lower));
     }
-    if (c->f >= F_FT_BCAST_SP)
+    if (c->f >= F_FT_BCAST_SP && c->f <= F_FT_TE_MP)
         ft_note(r, t, r->note, sizeof r->note);
     sn_topo_free(t);
     return 0;

@@ -126,6 +126,8 @@ int cli_opts_parse(int argc, char **argv, cli_opts_t *o, const cli_opt_t *extra,
             o->duplex = val;
         else if (strcmp(name, "--sources") == 0)
             o->sources = val;
+        else if (strcmp(name, "--op") == 0)
+            o->op = val;
         else if (strcmp(name, "--root") == 0)
             rc = parse_int("--root", val, 0, INT32_MAX, &o->root, err);
         else if (strcmp(name, "--msgs") == 0)
@@ -234,7 +236,9 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
     if (o->topo == NULL)
         return bad(err, "%s needs --topo SPEC (e.g. --topo torus:4x4)", o->cmd);
     if (o->coll == NULL)
-        return bad(err, "%s needs --coll C (bcast, scatter, gather, mnb, te, pmnb, pexchange)",
+        return bad(err,
+                   "%s needs --coll C (bcast, scatter, gather, mnb, te, pmnb, pexchange, sna, "
+                   "pmna)",
                    o->cmd);
     sn_coll_t coll;
     int rc;
@@ -267,6 +271,13 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
             p->pm.duplex = SN_DUPLEX_HALF;
         else
             return bad(err, "bad value '%s' for --duplex: expected full or half", o->duplex);
+    }
+    if (o->op) {
+        if (!sn_coll_is_combining(coll))
+            return bad(err, "--op applies to the combining collectives (sna, pmna), not %s",
+                       sn_coll_name(coll));
+        if ((rc = sn_op_parse(o->op, &p->op, err)) < 0)
+            return bad(err, "bad value '%s' for --op: expected sum, xor or max", o->op);
     }
     if (o->root >= 0) {
         if (o->root >= (int64_t) c->topo->nproc) {

@@ -20,6 +20,8 @@ void report_json_head(json_t *j, const char *cmd, const cli_ctx_t *c)
     json_uint(j, "msgs", p->msgs);
     json_uint(j, "size", p->size);
     json_uint(j, "seed", p->seed);
+    if (sn_coll_is_combining(p->coll))
+        json_str(j, "op", sn_op_name(p->op));
     if (p->sources) {
         json_open(j, "sources", '[');
         for (uint32_t i = 0; i < p->nsources; i++)
@@ -61,6 +63,9 @@ void report_text_head(FILE *f, const char *cmd, const cli_ctx_t *c)
             fprintf(f, "%s%d", i ? "," : "", sn_topo_rank(t, p->sources[i]));
         fprintf(f, " (%u processors)\n", p->nsources);
     }
+    if (sn_coll_is_combining(p->coll))
+        fprintf(f, "  operator        %s (a vector of 64-bit words, combined word by word)\n",
+                sn_op_name(p->op));
     fprintf(f, "  algorithm       %s: %s\n", c->algo->name, c->algo->summary);
     if (c->predicted >= 0)
         fprintf(f, "  predicted       %lld steps (%s)\n", (long long) c->predicted,

@@ -59,7 +59,7 @@ int sn_wire_send_linkhello(sn_conn_t *c, uint64_t token, uint32_t edge, uint32_t
 }
 
 int sn_wire_send_data(sn_conn_t *c, uint32_t cid, uint64_t slot, uint32_t radius, uint64_t cmax,
-                      const sn_packet_t *pkt, uint64_t seed, uint32_t size)
+                      const sn_packet_t *pkt, const sn_params_t *p)
 {
     Stepnet__DataHeader h = STEPNET__DATA_HEADER__INIT;
     Stepnet__PacketHeader ph = STEPNET__PACKET_HEADER__INIT;
@@ -78,12 +78,12 @@ int sn_wire_send_data(sn_conn_t *c, uint32_t cid, uint64_t slot, uint32_t radius
         ph.flags = pkt->flags;
         ph.has_tag = pkt->tag != 0;
         ph.tag = pkt->tag;
-        if (pkt->kind == SN_PKT_CONTROL) {
+        if (pkt->kind == SN_PKT_CONTROL || pkt->src == SN_SRC_COMBINED) {
             ph.has_value = 1;
             ph.value = pkt->digest;
-        } else {
-            plen = size;
         }
+        if (pkt->kind == SN_PKT_DATA)
+            plen = p->size;
         h.packet = &ph;
     }
     size_t hlen = stepnet__data_header__get_packed_size(&h);
@@ -93,8 +93,10 @@ int sn_wire_send_data(sn_conn_t *c, uint32_t cid, uint64_t slot, uint32_t radius
     body[2] = (uint8_t) (hlen >> 8);
     body[3] = (uint8_t) hlen;
     stepnet__data_header__pack(&h, body + 4);
-    if (plen)
-        sn_payload_fill(seed, pkt->src, pkt->dst, pkt->seq, pkt->frag, body + 4 + hlen, plen);
+    if (plen && pkt->src == SN_SRC_COMBINED)
+        sn_payload_fill_value(p->op, pkt->digest, body + 4 + hlen, plen);
+    else if (plen)
+        sn_payload_fill(p->seed, pkt->src, pkt->dst, pkt->seq, pkt->frag, body + 4 + hlen, plen);
     return sn_conn_send(c, body);
 }
 
@@ -193,6 +195,8 @@ void sn_wire_params_to_assign(const sn_params_t *p, Stepnet__Assign *a)
     a->n_sources = p->sources ? p->nsources : 0;
     a->sources = (uint32_t *) p->sources;
     a->seed = p->seed;
+    a->has_op = p->op != SN_OP_SUM;
+    a->op = (uint32_t) p->op;
 }
 
 int sn_wire_assign_to_params(const Stepnet__Assign *a, sn_params_t *p, uint32_t **sources,
@@ -213,6 +217,13 @@ int sn_wire_assign_to_params(const Stepnet__Assign *a, sn_params_t *p, uint32_t 
         p->frags = a->frags;
     p->size = a->size;
     p->seed = a->seed;
+    if (a->has_op) {
+        if (a->op >= SN_OP_COUNT)
+            return sn_err_set(err, SN_EPROTO,
+                              "assignment with combining operator %u; known: 0 to %d", a->op,
+                              SN_OP_COUNT - 1);
+        p->op = (sn_op_t) a->op;
+    }
     if (a->n_sources > 0) {
         *sources = sn_xmalloc(a->n_sources * sizeof **sources);
         memcpy(*sources, a->sources, a->n_sources * sizeof **sources);

@@ -31,9 +31,11 @@ Stepnet__Control *sn_wire_unpack_control(const uint8_t *body, size_t len);
 int sn_wire_send_linkhello(sn_conn_t *c, uint64_t token, uint32_t edge, uint32_t from);
 
 /* A data frame for slot `slot` of collective `cid` with the termination fields and at most one
- * packet; a data packet's payload (size bytes) is generated from (seed, packet identity). */
+ * packet; a data packet's payload (p->size bytes) is generated from (p->seed, packet identity),
+ * or, for a combining collective's packet (src SN_SRC_COMBINED), from its value and p->op; that
+ * value travels in the header. */
 int sn_wire_send_data(sn_conn_t *c, uint32_t cid, uint64_t slot, uint32_t radius, uint64_t cmax,
-                      const sn_packet_t *pkt, uint64_t seed, uint32_t size);
+                      const sn_packet_t *pkt, const sn_params_t *p);
 
 typedef struct sn_wire_data_s {
     uint32_t cid;

@@ -139,7 +139,7 @@ static void play(node_t *nd, uint64_t s)
     if (nd->ex.idle) { /* the idle barrier: empty frames only */
         nd->ex.t = s;
         for (uint32_t q = 0; q < nd->deg; q++)
-            sn_wire_send_data(&nd->links[q].lc->c, nd->ex.cid, s, 0, 0, NULL, p->seed, p->size);
+            sn_wire_send_data(&nd->links[q].lc->c, nd->ex.cid, s, 0, 0, NULL, p);
         uv_timer_again(&nd->ex.slot_timer);
         return;
     }
@@ -210,8 +210,7 @@ static void play(node_t *nd, uint64_t s)
                 set_bit(&nd->ex.data_bits, &nd->ex.ndata_bits, s);
             }
         }
-        sn_wire_send_data(&l->lc->c, nd->ex.cid, s, nd->ex.radius, nd->ex.cmax, pkt, p->seed,
-                          p->size);
+        sn_wire_send_data(&l->lc->c, nd->ex.cid, s, nd->ex.radius, nd->ex.cmax, pkt, p);
     }
     sn__node_fault_inject(nd, s);
     uv_timer_again(&nd->ex.slot_timer);
@@ -367,7 +366,21 @@ void sn__node_on_data(link_t *l, const uint8_t *body, size_t len)
                         ok ? "repeated" : "unexpected", nd->ex.cid, (unsigned long long) nd->ex.t);
         return;
     }
-    if (d.has_packet && d.pkt.kind == SN_PKT_DATA) {
+    /* a combining packet's bytes derive from the value in its header, which the value check
+     * at delivery (sn_verify_delivery) then judges; other data packets from their identity */
+    int combined = d.has_packet && d.pkt.kind == SN_PKT_DATA && d.pkt.src == SN_SRC_COMBINED &&
+                   sn_coll_is_combining(p->coll);
+    if (combined) {
+        if (sn_payload_check_value(p->op, d.pkt.digest, d.payload, d.payload_len) < 0) {
+            sn__node_report(nd, SN_EVERIFY, d.slot, STEPNET__ABORT_KIND__ABORT_CORRUPT, l->peer,
+                            NULL, 0,
+                            "slot %llu: corrupt payload from node %u (edge %u): combined packet "
+                            "for %u seq %u differs from the bytes of its value",
+                            (unsigned long long) d.slot, l->peer, l->edge, d.pkt.dst, d.pkt.seq);
+            return;
+        }
+        nd->ex.bytes_checked += d.payload_len;
+    } else if (d.has_packet && d.pkt.kind == SN_PKT_DATA) {
         if (sn_payload_check(p->seed, d.pkt.src, d.pkt.dst, d.pkt.seq, d.pkt.frag, d.payload,
                              d.payload_len) < 0) {
             sn__node_report(

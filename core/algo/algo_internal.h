@@ -214,4 +214,105 @@ extern const sn_algo_t sn__algo_test_past_wake;
 int sn__te_a2_plan_with(const sn_topo_t *t, const sn_params_t *p, const sn_sched_t *const *given,
                         void **plan, sn_err_t *err);
 
+/* Accumulation over trees (pmna_tree.c): sna over the tree of `build` rooted at the root, pmna
+ * over one tree per target, partials combined and sent upwards once complete, oldest first per
+ * link. Predicted: height + msgs*frags - 1 for sna, none for pmna. */
+int sn__accum_plan_new(const sn_topo_t *t, const sn_params_t *p, sn_tree_builder_t build,
+                       void **plan, sn_err_t *err);
+void sn__accum_plan_free(void *plan);
+int64_t sn__accum_predicted(const void *plan);
+int sn__accum_node_init(const void *plan, uint32_t node, void *state, sn_err_t *err);
+void sn__accum_node_fini(void *state);
+int sn__accum_node_step(void *state, sn_step_t *io, sn_err_t *err);
+#define SN__ACCUM_STATE_SIZE (6 * sizeof(void *) + 2 * sizeof(uint32_t))
+#define SN__ACCUM_ALGO_FIELDS                                                                      \
+    .plan_free = sn__accum_plan_free, .predicted = sn__accum_predicted,                            \
+    .state_size = SN__ACCUM_STATE_SIZE, .node_init = sn__accum_node_init,                          \
+    .node_fini = sn__accum_node_fini, .node_step = sn__accum_node_step
+
+/* Combining collectives (pmna_tree.c): accumulation over BFS trees, any topology. */
+extern const sn_algo_t sn__algo_sna_tree;
+extern const sn_algo_t sn__algo_pmna_tree;
+
+/* Folded cube (Varvarigos, folded-cube paper): bcast_fcube.c */
+extern const sn_algo_t sn__algo_bcast_fcube;
+extern const sn_algo_t sn__algo_sna_fcube;
+extern const sn_algo_t sn__algo_mnb_fcube;     /* mnb_fcube.c */
+extern const sn_algo_t sn__algo_gather_fcube;  /* mnb_fcube.c */
+extern const sn_algo_t sn__algo_scatter_fcube; /* mnb_fcube.c */
+extern const sn_algo_t sn__algo_te_fcube;      /* te_fcube.c */
+extern const sn_algo_t sn__algo_te_fcube_greedy;
+extern const sn_algo_t sn__algo_pmna_fcube; /* pmna_fcube.c */
+extern const sn_algo_t sn__algo_mnb_a0;     /* mnb_fcube.c: A_0 on Q_d */
+extern const sn_algo_t sn__algo_pmna_a0;    /* pmna_fcube.c: A_0 on Q_d, reversed */
+
+/* ---- the folded cube (fcube.c; Varvarigos, folded-cube paper, section 2) --------------------
+ * FQ_d: node ids are d-bit vectors, port f < d flips bit f, port d is the complementary link. */
+
+/* 0 and *d when t is foldedcube:D with D >= 2; SN_ENOTSUP naming `who` otherwise. */
+int sn__fcube_get(const sn_topo_t *t, uint32_t *d, const char *who, sn_err_t *err);
+
+/* 0 and *d when t is hypercube:D or foldedcube:D (D >= 2), where the hypercube algorithm A_0
+ * runs on the dimensions 0..D-1; SN_ENOTSUP naming `who` otherwise. */
+int sn__a0_get(const sn_topo_t *t, uint32_t *d, const char *who, sn_err_t *err);
+
+/* V_c(s) (Lemma 1): the hypercube label node s plays in copy c (0 <= c <= d), where FQ_d minus
+ * its dimension-c links is Q_d. */
+uint32_t sn__fcube_label(uint32_t d, uint32_t c, uint32_t s);
+
+/* The F-dimension (port) that copy c uses for hypercube dimension k: (d + c - k) mod (d+1). For
+ * each k these are distinct over c, so the d+1 copies never share a link in a slot. */
+uint32_t sn__fcube_fdim(uint32_t d, uint32_t c, uint32_t k);
+
+/* The spanning tree of depth ceil(d/2) rooted at root; NULL unless t is a folded cube. */
+sn_tree_t *sn__tree_fcube(const sn_topo_t *t, uint32_t root);
+
+/* A schedule computed in a plan and replayed by every node: each event is "node sends the data
+ * packet (src, dst, k = seq * frags + frag) on port in slot", and the receiver delivers it when
+ * `deliver` is set (the packet carries SN__FC_DELIVER in its flags). */
+#define SN__FC_DELIVER 1u
+typedef struct sn_fcev_s {
+    uint64_t slot;
+    uint32_t node, port, src, dst, k, deliver;
+} sn_fcev_t;
+
+typedef struct sn_fcsched_s {
+    const sn_params_t *p;
+    sn_fcev_t *ev; /* sorted by (node, slot, port) after sn__fcsched_finish */
+    size_t nev, cap;
+    uint32_t n, *off; /* [n+1]: the events of u are ev[off[u] .. off[u+1]-1] */
+    uint64_t steps;   /* the last slot with an event */
+} sn_fcsched_t;
+
+/* One transmission of a folded-cube PMNB round (mnb_fcube.c): node sends the packet of `origin`
+ * on port in slot to `to`; `deliver`: `to` keeps it (a broadcast, or the last packing move, to
+ * a node other than the origin). */
+typedef struct sn_fcraw_s {
+    uint64_t slot;
+    uint32_t node, port, origin, to;
+    uint32_t deliver;
+} sn_fcraw_t;
+
+/* Slots of one round: d + sum_{k=1..d} ceil(mbar / 2^k). */
+uint64_t sn__fcube_round_slots(uint32_t d, uint64_t mbar);
+
+/* The transmissions of one round of the folded-cube PMNB without its prefixes (Varvarigos,
+ * folded-cube paper, section 3) with ncp copies: d+1 on the folded cube (copy c through V_c), or
+ * 1 for the hypercube algorithm A_0 alone (labels = ids, dimension k = port k; on the folded cube
+ * its complementary links stay idle). act[0 .. m-1] are the active nodes in ascending order (rank
+ * r, class r mod ncp), or NULL for the MNB (every node, class s mod ncp); packing (none for one
+ * copy without act: every packet is in place), then broadcast with phases of
+ * ceil(ceil(m/ncp)/2^(j+1)) slots. *out (free it) holds *nout events, *T1 the round's slots.
+ * SN_EALGO if an internal check fails. */
+int sn__fcube_pmnb_round(const sn_topo_t *t, uint32_t d, uint32_t ncp, const uint32_t *act,
+                         uint32_t m, sn_fcraw_t **out, size_t *nout, uint64_t *T1, sn_err_t *err);
+
+void sn__fcsched_add(sn_fcsched_t *s, uint32_t node, uint64_t slot, uint32_t port, uint32_t src,
+                     uint32_t dst, uint32_t k, int deliver);
+void sn__fcsched_finish(sn_fcsched_t *s, uint32_t n);
+void sn__fcsched_free(sn_fcsched_t *s);
+int sn__fcsched_node_init(const sn_fcsched_t *s, uint32_t node, void *state);
+int sn__fcsched_node_step(void *state, sn_step_t *io, sn_err_t *err);
+#define SN__FCSCHED_STATE_SIZE (2 * sizeof(void *) + 2 * sizeof(uint32_t))
+
 #endif

@@ -17,12 +17,13 @@ static const struct {
     {"te", SN_COLL_TE},           {"alltoall", SN_COLL_TE},
     {"pmnb", SN_COLL_PMNB},       {"pexchange", SN_COLL_PEXCHANGE},
     {"pmna", SN_COLL_PMNA},       {"dynbcast", SN_COLL_DYNBCAST},
+    {"sna", SN_COLL_SNA},         {"reduce", SN_COLL_SNA},
 };
 
 const char *sn_coll_name(sn_coll_t c)
 {
     static const char *const names[SN_COLL_COUNT] = {
-        "bcast", "scatter", "gather", "mnb", "te", "pmnb", "pexchange", "pmna", "dynbcast"};
+        "bcast", "scatter", "gather", "mnb", "te", "pmnb", "pexchange", "pmna", "dynbcast", "sna"};
     return (unsigned) c < SN_COLL_COUNT ? names[c] : "unknown";
 }
 
@@ -36,13 +37,50 @@ int sn_coll_parse(const char *s, sn_coll_t *out, sn_err_t *err)
     }
     return sn_err_set(err, SN_EINVAL,
                       "unknown collective '%s'; accepted: bcast (broadcast), scatter, gather, mnb "
-                      "(allgather), te (alltoall), pmnb, pexchange, pmna, dynbcast",
+                      "(allgather), te (alltoall), pmnb, pexchange, pmna, dynbcast, sna (reduce)",
                       s);
 }
 
 int sn_coll_is_broadcast(sn_coll_t c)
 {
     return c == SN_COLL_BCAST || c == SN_COLL_MNB || c == SN_COLL_PMNB || c == SN_COLL_DYNBCAST;
+}
+
+int sn_coll_is_combining(sn_coll_t c)
+{
+    return c == SN_COLL_SNA || c == SN_COLL_PMNA;
+}
+
+/* ---- combining operators ----------------------------------------------------------------- */
+
+const char *sn_op_name(sn_op_t op)
+{
+    static const char *const names[SN_OP_COUNT] = {"sum", "xor", "max"};
+    return (unsigned) op < SN_OP_COUNT ? names[op] : "unknown";
+}
+
+int sn_op_parse(const char *s, sn_op_t *out, sn_err_t *err)
+{
+    for (int i = 0; i < SN_OP_COUNT; i++) {
+        if (strcmp(s, sn_op_name((sn_op_t) i)) == 0) {
+            *out = (sn_op_t) i;
+            return 0;
+        }
+    }
+    return sn_err_set_param(err, SN_EINVAL, SN_PARAM_OP,
+                            "unknown combining operator '%s'; accepted: sum, xor, max", s);
+}
+
+uint64_t sn_op_apply(sn_op_t op, uint64_t a, uint64_t b)
+{
+    switch (op) {
+    case SN_OP_XOR:
+        return a ^ b;
+    case SN_OP_MAX:
+        return a > b ? a : b;
+    default:
+        return a + b;
+    }
 }
 
 void sn_params_default(sn_params_t *p, sn_coll_t coll)
@@ -77,11 +115,15 @@ int sn_params_check(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     if ((unsigned) p->coll >= SN_COLL_COUNT)
         return sn_err_set(err, SN_EINVAL, "unknown collective %d", (int) p->coll);
-    if (p->coll == SN_COLL_PMNA || p->coll == SN_COLL_DYNBCAST)
+    if (p->coll == SN_COLL_DYNBCAST)
         return sn_err_set(err, SN_ENOTSUP,
                           "collective %s has no algorithm in this version; available: bcast, "
-                          "scatter, gather, mnb, te, pmnb, pexchange",
+                          "scatter, gather, mnb, te, pmnb, pexchange, pmna, sna",
                           sn_coll_name(p->coll));
+    if ((unsigned) p->op >= SN_OP_COUNT)
+        return sn_err_set_param(err, SN_EINVAL, SN_PARAM_OP,
+                                "unknown combining operator %d; accepted: sum, xor, max",
+                                (int) p->op);
     if (p->root >= t->n || !sn_topo_is_proc(t, p->root))
         return sn_err_set_param(err, SN_EINVAL, SN_PARAM_ROOT, "root must be a processor of %s",
                                 t->spec);
@@ -105,15 +147,17 @@ int sn_params_check(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
         return sn_err_set_param(err, SN_EINVAL, SN_PARAM_RX,
                                 "the reception limit 'any' only applies to single-port (multiport "
                                 "never limits receptions); the limits are 'one' and 'any'");
-    int partial = p->coll == SN_COLL_PMNB || p->coll == SN_COLL_PEXCHANGE;
+    int partial =
+        p->coll == SN_COLL_PMNB || p->coll == SN_COLL_PEXCHANGE || p->coll == SN_COLL_PMNA;
     if (partial && p->sources == NULL)
         return sn_err_set_param(err, SN_EINVAL, SN_PARAM_SOURCES,
                                 "%s needs its sources: a list of processors or a number of them",
                                 sn_coll_name(p->coll));
     if (!partial && p->sources != NULL)
-        return sn_err_set_param(err, SN_EINVAL, SN_PARAM_SOURCES,
-                                "sources apply to partial collectives (pmnb, pexchange), not %s",
-                                sn_coll_name(p->coll));
+        return sn_err_set_param(
+            err, SN_EINVAL, SN_PARAM_SOURCES,
+            "sources apply to partial collectives (pmnb, pexchange, pmna), not %s",
+            sn_coll_name(p->coll));
     for (uint32_t i = 0; partial && i < p->nsources; i++) {
         if (p->sources[i] >= t->n || !sn_topo_is_proc(t, p->sources[i]))
             return sn_err_set_param(err, SN_EINVAL, SN_PARAM_SOURCES,
@@ -158,6 +202,12 @@ sn_expect_t sn_coll_expect(const sn_topo_t *t, const sn_params_t *p, uint32_t u)
     case SN_COLL_PEXCHANGE:
         e.nsrc = p->nsources - (source_pos(p, u) >= 0);
         break;
+    case SN_COLL_SNA:
+        e.nsrc = (u == p->root);
+        break;
+    case SN_COLL_PMNA:
+        e.nsrc = (source_pos(p, u) >= 0);
+        break;
     default:
         break;
     }
@@ -167,6 +217,14 @@ sn_expect_t sn_coll_expect(const sn_topo_t *t, const sn_params_t *p, uint32_t u)
 int64_t sn_coll_source_index(const sn_topo_t *t, const sn_params_t *p, uint32_t u, uint32_t src,
                              uint32_t dst)
 {
+    if (sn_coll_is_combining(p->coll)) {
+        /* one combined packet per (seq, frag), addressed to u */
+        if (u >= t->n || src != SN_SRC_COMBINED || dst != u || !sn_topo_is_proc(t, u))
+            return -1;
+        if (p->coll == SN_COLL_SNA)
+            return u == p->root ? 0 : -1;
+        return source_pos(p, u) >= 0 ? 0 : -1;
+    }
     if (u >= t->n || src >= t->n || src == u || !sn_topo_is_proc(t, u) || !sn_topo_is_proc(t, src))
         return -1;
     uint32_t want_dst = sn_coll_is_broadcast(p->coll) ? SN_NODE_ALL : u;
@@ -208,6 +266,10 @@ uint64_t sn_coll_expected_total(const sn_topo_t *t, const sn_params_t *p)
     case SN_COLL_PMNB:
     case SN_COLL_PEXCHANGE:
         return (uint64_t) p->nsources * (np - 1) * per;
+    case SN_COLL_SNA:
+        return per;
+    case SN_COLL_PMNA:
+        return (uint64_t) p->nsources * per;
     default:
         return 0;
     }
@@ -323,6 +385,87 @@ sn_packet_t sn_packet_data(const sn_params_t *p, uint32_t src, uint32_t dst, uin
     k.kind = SN_PKT_DATA;
     k.digest = sn_payload_digest(p->seed, src, dst, seq, frag, p->size);
     return k;
+}
+
+/* ---- combining payloads ------------------------------------------------------------------ */
+
+uint64_t sn_contrib_value(const sn_params_t *p, uint32_t src, uint32_t dst, uint32_t seq,
+                          uint32_t frag)
+{
+    /* a stream other than the payload bytes' (the constant), so that a contribution is not the
+     * first payload word of a personalised packet */
+    return payload_base(p->seed ^ 0x636f6d62696e65ULL, src, dst, seq, frag);
+}
+
+sn_packet_t sn_packet_contrib(const sn_params_t *p, uint32_t src, uint32_t dst, uint32_t seq,
+                              uint32_t frag)
+{
+    sn_packet_t k;
+    memset(&k, 0, sizeof k);
+    k.src = SN_SRC_COMBINED;
+    k.dst = dst;
+    k.seq = seq;
+    k.frag = (uint16_t) frag;
+    k.kind = SN_PKT_DATA;
+    k.digest = sn_contrib_value(p, src, dst, seq, frag);
+    return k;
+}
+
+uint64_t sn_combined_value(const sn_topo_t *t, const sn_params_t *p, uint32_t dst, uint32_t seq,
+                           uint32_t frag)
+{
+    uint64_t v = 0;
+    for (uint32_t r = 0; r < t->nproc; r++) {
+        uint64_t x = sn_contrib_value(p, sn_topo_proc(t, r), dst, seq, frag);
+        v = r == 0 ? x : sn_op_apply(p->op, v, x);
+    }
+    return v;
+}
+
+/* Word i of the vector of value x (see sn_op_t in stepnet/algo.h). */
+static uint64_t op_word(sn_op_t op, uint64_t x, uint64_t i)
+{
+    switch (op) {
+    case SN_OP_XOR: {
+        unsigned r = (unsigned) (i & 63);
+        return r ? (x << r) | (x >> (64 - r)) : x;
+    }
+    case SN_OP_MAX:
+        return (x >> 2) + ((i * PAYLOAD_K) & ((1ull << 62) - 1));
+    default:
+        return x * ((2 * i + 1) * PAYLOAD_K);
+    }
+}
+
+void sn_payload_fill_value(sn_op_t op, uint64_t value, uint8_t *buf, uint32_t size)
+{
+    uint32_t i = 0;
+    for (; i + 8 <= size; i += 8) {
+        uint64_t w = op_word(op, value, i / 8);
+        memcpy(buf + i, &w, 8);
+    }
+    if (i < size) {
+        uint64_t w = op_word(op, value, i / 8);
+        memcpy(buf + i, &w, size - i);
+    }
+}
+
+int sn_payload_check_value(sn_op_t op, uint64_t value, const uint8_t *buf, uint32_t size)
+{
+    uint64_t diff = 0;
+    uint32_t i = 0;
+    for (; i + 8 <= size; i += 8) {
+        uint64_t x, w = op_word(op, value, i / 8);
+        memcpy(&x, buf + i, 8);
+        diff |= x ^ w;
+    }
+    if (i < size) {
+        uint64_t x = 0, y = 0, w = op_word(op, value, i / 8);
+        memcpy(&x, buf + i, size - i);
+        memcpy(&y, &w, size - i);
+        diff |= x ^ y;
+    }
+    return diff == 0 ? 0 : SN_EVERIFY;
 }
 
 /* ---- step output ------------------------------------------------------------------------- */

@@ -12,7 +12,14 @@
  * receives (|S|-1)M packets, at most deg (multiport, rx any) or 1 (rx one) per slot; single-port:
  * at most n transmissions per slot. te      the cut bound (4.1) over cuts found cheaply; the
  * distance bound (4.4) single-port (and its multiport analogue over 2|E| links, derived the same
- * way); sends and receptions per node. */
+ * way); sends and receptions per node.
+ * sna/pmna (combining: one packet per target and (seq, frag) on a link, whatever it combines)
+ *          every processor's contribution to each target leaves it in packets of its own (one
+ * per target and (seq, frag)): (targets not itself) * M sends, at most deg (multiport) or 1
+ * (single-port) per slot; the farthest contribution travels e(target) hops, its last packet leaving
+ * after ceil(M/deg) slots; a target receives its M packets at most deg (or, rx one, 1) per slot.
+ * For pmna on the folded cube the send bound is eq. (2) of Varvarigos, folded-cube paper (with
+ * max(ceil(d/2), ceil((M-1)/(d+1))), and ceil(M/(d+1)) when some node is not a target). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -332,6 +339,118 @@ static void fattree_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t
     }
 }
 
+/* ---- combining collectives ------------------------------------------------------------------ */
+
+static void accum_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, uint64_t M)
+{
+    const int single = p->pm.ports == SN_PORTS_SINGLE;
+    const int rx_one = single && p->pm.rx == SN_RX_ONE;
+    const uint32_t *tgt = p->coll == SN_COLL_SNA ? &p->root : p->sources;
+    uint32_t ntgt = p->coll == SN_COLL_SNA ? 1 : p->nsources;
+    uint8_t *is_tgt = sn_xcalloc(t->n, 1);
+    for (uint32_t i = 0; i < ntgt; i++)
+        is_tgt[tgt[i]] = 1;
+    /* the farthest contribution, its last packet leaving after ceil(M/deg) slots */
+    uint32_t *dist = sn_xmalloc((size_t) t->n * sizeof *dist);
+    int64_t far = 0, recv = 0;
+    uint32_t far_e = 0;
+    for (uint32_t i = 0; i < ntgt; i++) {
+        sn_topo_bfs(t, tgt[i], dist);
+        for (uint32_t u = 0; u < t->n; u++) {
+            if (!sn_topo_is_proc(t, u) || u == tgt[i])
+                continue;
+            uint64_t per = single ? 1 : sn_topo_degree(t, u);
+            int64_t v = (int64_t) (sn_ceil_div(M, per) + dist[u] - 1);
+            if (v > far) {
+                far = v;
+                far_e = dist[u];
+            }
+        }
+        uint64_t rper = rx_one ? 1 : sn_topo_degree(t, tgt[i]);
+        int64_t r = (int64_t) sn_ceil_div(M, rper);
+        if (t->nproc > 1 && r > recv)
+            recv = r;
+    }
+    free(dist);
+    add(out, "eccentricity",
+        "the farthest contribution travels e(target) hops (Dimakopoulos, thesis, section 3.2, "
+        "reversed)",
+        far, "farthest contribution %u hops, %llu packets", far_e, (unsigned long long) M);
+    add(out, "receive",
+        rx_one ? "one reception per slot (Dimakopoulos, thesis, section 2.4)"
+               : "one packet per incoming link per slot",
+        recv, "%llu packets into a target", (unsigned long long) M);
+    int64_t send = 0;
+    uint64_t most = 0;
+    for (uint32_t u = 0; u < t->n; u++) {
+        if (!sn_topo_is_proc(t, u))
+            continue;
+        uint64_t o = (ntgt - is_tgt[u]) * M;
+        int64_t v = (int64_t) (single ? o : sn_ceil_div(o, sn_topo_degree(t, u)));
+        if (v > send) {
+            send = v;
+            most = o;
+        }
+    }
+    add(out, "send",
+        p->coll == SN_COLL_PMNA ? "one packet per target leaves every processor (Varvarigos, "
+                                  "folded-cube paper, eq. (2))"
+                                : "one packet per outgoing link per slot",
+        send, "%llu packets out of a processor", (unsigned long long) most);
+    free(is_tgt);
+}
+
+/* ---- the folded cube (Varvarigos, folded-cube paper, Fig. 1) ----------------------------------
+ * All-port bounds of FQ_d, N = 2^d, degree d+1, diameter ceil(d/2), with K = msgs * frags packets
+ * per pair: SNB/SNA the diameter; MNB and SNS/SNG ceil((N-1)K/(d+1)) (a node receives, or the root
+ * sends or receives, (N-1)K packets over d+1 links); PMNB/PMNA eq. (2), max(ceil(d/2),
+ * ceil((M-1)K/(d+1))); total exchange eq. (7), K(2^(d-1) - C(d, ceil(d/2))/2), rounded up: it is
+ * not an integer when C(d, ceil(d/2)) is odd (d = 3, 7, 15, ...), and no schedule takes half a
+ * slot. The generic bounds above find the same values; these name the paper's. */
+static void fcube_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, uint64_t K)
+{
+    if (t->kind != SN_TOPO_FOLDEDCUBE || p->pm.ports != SN_PORTS_MULTI ||
+        p->pm.duplex != SN_DUPLEX_FULL)
+        return;
+    uint32_t d = t->a;
+    uint64_t N = 1ull << d, D = (d + 1) / 2;
+    const char *src = "Varvarigos, folded-cube paper, Fig. 1";
+    switch (p->coll) {
+    case SN_COLL_BCAST:
+    case SN_COLL_SNA:
+        add(out, "fcube-diameter", src, (int64_t) (D + sn_ceil_div(K, d + 1) - 1),
+            "ceil(d/2) = %llu", (unsigned long long) D);
+        break;
+    case SN_COLL_MNB:
+    case SN_COLL_SCATTER:
+    case SN_COLL_GATHER:
+        add(out, p->coll == SN_COLL_MNB ? "fcube-mnb" : "fcube-sns", src,
+            (int64_t) sn_ceil_div((N - 1) * K, d + 1), "(N-1)/(d+1) = %llu/%u",
+            (unsigned long long) (N - 1) * K, d + 1);
+        break;
+    case SN_COLL_PMNB:
+    case SN_COLL_PMNA: {
+        uint64_t v = sn_ceil_div((uint64_t) (p->nsources - 1) * K, d + 1);
+        add(out, "eq2", "Varvarigos, folded-cube paper, eq. (2)", (int64_t) (v > D ? v : D),
+            "max(ceil(d/2), ceil((M-1)/(d+1))), M = %u", p->nsources);
+        break;
+    }
+    case SN_COLL_TE: {
+        /* C(d, ceil(d/2)) exactly: d <= 25 */
+        uint64_t c = 1;
+        for (uint64_t i = 1; i <= D; i++)
+            c = c * (d - D + i) / i;
+        uint64_t twice = K * (N - c); /* twice eq. (7) */
+        add(out, "eq7", "Varvarigos, folded-cube paper, eq. (7) (rounded up)",
+            (int64_t) sn_ceil_div(twice, 2), "%llu x (2^(d-1) - C(d,ceil(d/2))/2) = %llu%s",
+            (unsigned long long) K, (unsigned long long) (twice / 2), twice % 2 ? ".5" : "");
+        break;
+    }
+    default:
+        break;
+    }
+}
+
 int sn_model_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, sn_err_t *err)
 {
     (void) err;
@@ -484,10 +603,15 @@ int sn_model_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, 
         free(is_src);
         break;
     }
+    case SN_COLL_SNA:
+    case SN_COLL_PMNA:
+        accum_bounds(t, p, out, M);
+        break;
     default:
         break;
     }
     if (t->kind == SN_TOPO_FATTREE)
         fattree_bounds(t, p, out);
+    fcube_bounds(t, p, out, M);
     return 0;
 }

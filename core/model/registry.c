@@ -14,6 +14,8 @@ static const sn_algo_t *const registry[] = {
     &sn__algo_mnb_fattree,     &sn__algo_mnb_fattree_qf,  &sn__algo_mnb_fattree_qf_serial,
     &sn__algo_te_fattree,      &sn__algo_te_fattree_serial,
     /* the thesis's algorithms for particular families, before the generic ones they tie with */
+    &sn__algo_bcast_fcube,     &sn__algo_sna_fcube,       &sn__algo_te_fcube,
+    &sn__algo_mnb_fcube,       &sn__algo_gather_fcube,    &sn__algo_scatter_fcube,
     &sn__algo_bcast_ering,     &sn__algo_bcast_product,   &sn__algo_bcast_binomial,
     &sn__algo_bcast_bfs,       &sn__algo_bcast_tree,      &sn__algo_bcast_greedy,
     &sn__algo_scatter_ering,   &sn__algo_scatter_torus,   &sn__algo_scatter_balanced,
@@ -21,7 +23,9 @@ static const sn_algo_t *const registry[] = {
     &sn__algo_gather_balanced, &sn__algo_gather_ff,       &sn__algo_mnb_route,
     &sn__algo_te_linear,       &sn__algo_te_ring,         &sn__algo_te_a3,
     &sn__algo_te_cayley,       &sn__algo_te_a2,           &sn__algo_te_route,
-    &sn__algo_pmnb_route,      &sn__algo_pexchange_route,
+    &sn__algo_pmnb_route,      &sn__algo_pexchange_route, &sn__algo_sna_tree,
+    &sn__algo_pmna_tree,       &sn__algo_te_fcube_greedy, &sn__algo_pmna_fcube,
+    &sn__algo_mnb_a0,          &sn__algo_pmna_a0,
 };
 /* clang-format on */
 

@@ -1,6 +1,10 @@
 /* Delivery verification (core/sim), shared by the simulator and stepnet-node: what "verified"
  * means (docs/model.md): every delivery is a data packet the collective sends to that node,
- * its payload digest matches, and no packet arrives twice. One bit per expected packet. */
+ * its payload digest matches, and no packet arrives twice. One bit per expected packet. For the
+ * combining collectives (sna, pmna) the delivered packet's value must also be the exact
+ * combination, under the run's operator, of every processor's contribution (sn_combined_value):
+ * with sum and xor a missing or repeated contribution changes it; max is idempotent, so there it
+ * proves that the largest contribution arrived and nothing foreign was combined in. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,7 +72,16 @@ int sn_verify_delivery(sn_verify_t *v, uint32_t node, uint64_t slot, const sn_pa
                           (unsigned long long) slot, sn_topo_label(v->t, node, b1, sizeof b1),
                           k->src, k->dst == SN_NODE_ALL ? -1 : (int) k->dst, k->seq, k->frag,
                           k->kind);
-    if (k->digest != sn_payload_digest(p->seed, k->src, k->dst, k->seq, k->frag, p->size))
+    if (sn_coll_is_combining(p->coll)) {
+        uint64_t want = sn_combined_value(v->t, p, node, k->seq, k->frag);
+        if (k->digest != want)
+            return sn_err_set(err, SN_EVERIFY,
+                              "slot %llu: node %s received the combined value %016llx (seq %u, "
+                              "frag %u); the %s of all %u contributions is %016llx",
+                              (unsigned long long) slot, sn_topo_label(v->t, node, b1, sizeof b1),
+                              (unsigned long long) k->digest, k->seq, k->frag, sn_op_name(p->op),
+                              v->t->nproc, (unsigned long long) want);
+    } else if (k->digest != sn_payload_digest(p->seed, k->src, k->dst, k->seq, k->frag, p->size))
         return sn_err_set(err, SN_EVERIFY,
                           "slot %llu: node %s received a corrupt payload from %s (seq %u, frag "
                           "%u): digest mismatch",
@@ -130,6 +143,12 @@ uint64_t sn_coll_digest_sum(const sn_topo_t *t, const sn_params_t *p, uint32_t n
     uint64_t sum = 0;
     if (sn_coll_expect(t, p, node).nsrc == 0)
         return 0;
+    if (sn_coll_is_combining(p->coll)) {
+        for (uint32_t s = 0; s < p->msgs; s++)
+            for (uint32_t f = 0; f < p->frags; f++)
+                sum += sn_combined_value(t, p, node, s, f);
+        return sum;
+    }
     uint32_t dst = sn_coll_is_broadcast(p->coll) ? SN_NODE_ALL : node;
     for (uint32_t r = 0; r < t->nproc; r++) {
         uint32_t src = sn_topo_proc(t, r);

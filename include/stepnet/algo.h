@@ -32,6 +32,7 @@ typedef enum {
     SN_COLL_PEXCHANGE, /* partial exchange: the sources send to every processor */
     SN_COLL_PMNA,      /* partial multinode accumulation (combining) */
     SN_COLL_DYNBCAST,  /* dynamic broadcasting, Poisson arrivals */
+    SN_COLL_SNA,       /* single-node accumulation to the root (combining) */
     SN_COLL_COUNT
 } sn_coll_t;
 
@@ -45,6 +46,30 @@ int sn_coll_parse(const char *s, sn_coll_t *out, sn_err_t *err);
 /* 1 when every receiver gets the same packet from a source (broadcast family), 0 when each
  * destination gets its own (personalised). */
 int sn_coll_is_broadcast(sn_coll_t c);
+
+/* 1 for the combining collectives (sna, pmna): every processor contributes a value to each
+ * destination, packets for the same destination are combined on the way with the run's operator,
+ * and each destination receives one packet per (seq, frag) holding the combination. */
+int sn_coll_is_combining(sn_coll_t c);
+
+/* ---- combining operators ---------------------------------------------------------------------
+ * The payload of a combining collective's packet is a vector of 64-bit words, combined word by
+ * word with an associative and commutative operator. Word i of the vector of a contribution with
+ * value x is g_op(x, i), where g_op commutes with the operator (sum: x * (2i+1)K, xor: x rotated
+ * by i, max: (x >> 2) + (iK mod 2^62), which is monotone in x and never wraps), so the elementwise
+ * combination of vectors is the vector of the combined value: a packet is described exactly by
+ * its value (sn_packet_t.digest) and stepnet-node derives and checks its bytes from it. */
+
+typedef enum { SN_OP_SUM = 0, SN_OP_XOR = 1, SN_OP_MAX = 2, SN_OP_COUNT } sn_op_t;
+
+/* Canonical name ("sum") of an operator. */
+const char *sn_op_name(sn_op_t op);
+
+/* Parses sum, xor or max. 0 or SN_EINVAL with `err` listing the accepted names. */
+int sn_op_parse(const char *s, sn_op_t *out, sn_err_t *err);
+
+/* a op b. */
+uint64_t sn_op_apply(sn_op_t op, uint64_t a, uint64_t b);
 
 /* ---- port models -------------------------------------------------------------------------- */
 
@@ -94,6 +119,7 @@ typedef struct sn_params_s {
     uint64_t seed;  /* run seed: payloads and any random choice */
     const uint32_t *sources; /* partial collectives: source node ids, sorted; NULL otherwise */
     uint32_t nsources;
+    sn_op_t op; /* combining collectives: the operator (default sum) */
 } sn_params_t;
 
 /* Fills p with the defaults: multi, rx one, full duplex, root 0, msgs 1, frags 1, size 8, seed 1.
@@ -103,6 +129,31 @@ void sn_params_default(sn_params_t *p, sn_coll_t coll);
 /* A data packet with its payload digest. */
 sn_packet_t sn_packet_data(const sn_params_t *p, uint32_t src, uint32_t dst, uint32_t seq,
                            uint32_t frag);
+
+/* The source of a combining collective's packets: they carry a combination of contributions. */
+#define SN_SRC_COMBINED UINT32_MAX
+
+/* Combining collectives: the value processor src contributes to destination dst for (seq, frag).
+ */
+uint64_t sn_contrib_value(const sn_params_t *p, uint32_t src, uint32_t dst, uint32_t seq,
+                          uint32_t frag);
+
+/* The packet holding src's contribution to dst: src SN_SRC_COMBINED, digest the value. Combine
+ * two such packets for the same (dst, seq, frag) with sn_op_apply on their digests. */
+sn_packet_t sn_packet_contrib(const sn_params_t *p, uint32_t src, uint32_t dst, uint32_t seq,
+                              uint32_t frag);
+
+/* The exact combination over every processor of t of its contribution to dst (what dst must
+ * receive for (seq, frag)). O(processors). */
+uint64_t sn_combined_value(const sn_topo_t *t, const sn_params_t *p, uint32_t dst, uint32_t seq,
+                           uint32_t frag);
+
+/* Writes the payload bytes of a combining packet with value `value` (word i = g_op(value, i),
+ * little endian, a short tail takes the low bytes of the next word). */
+void sn_payload_fill_value(sn_op_t op, uint64_t value, uint8_t *buf, uint32_t size);
+
+/* 0 if buf[0 .. size-1] is exactly the payload of value `value`, SN_EVERIFY otherwise. */
+int sn_payload_check_value(sn_op_t op, uint64_t value, const uint8_t *buf, uint32_t size);
 
 /* ---- payloads ------------------------------------------------------------------------------
  * Every data packet carries `size` bytes derived from (seed, src, dst, seq, frag). */

@@ -327,10 +327,10 @@ static void test_aliases(void **state)
 {
     (void) state;
     static const char *const pairs[][2] = {
-        {"broadcast", "bcast"}, {"allgather", "mnb"}, {"alltoall", "te"}};
+        {"broadcast", "bcast"}, {"allgather", "mnb"}, {"alltoall", "te"}, {"reduce", "sna"}};
     static const char *const topos[] = {"hypercube:3", "torus:4x4"};
     for (size_t t = 0; t < 2; t++)
-        for (size_t k = 0; k < 3; k++) {
+        for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
             tu_proc_t a, b;
             RUN_JSON(a, "sim", "--topo", topos[t], "--coll", pairs[k][0], "--json");
             RUN_JSON(b, "sim", "--topo", topos[t], "--coll", pairs[k][1], "--json");
@@ -346,6 +346,33 @@ static void test_aliases(void **state)
             tu_exec_free(&a);
             tu_exec_free(&b);
         }
+}
+
+/* The combining collectives report their operator (JSON "op", text "operator"), and only they. */
+static void test_combining_op(void **state)
+{
+    (void) state;
+    tu_proc_t a;
+    RUN_JSON(a, "sim", "--topo", "foldedcube:3", "--coll", "pmna", "--m", "3", "--op", "xor",
+             "--json");
+    expect_str(a.out, "op", "xor");
+    expect_str(a.out, "algorithm", "pmna-fcube");
+    assert_true(tu_json_bool(a.out, "verified"));
+    assert_int_equal(tu_json_int(a.out, "deliveries"), 3);
+    tu_exec_free(&a);
+    RUN_JSON(a, "sim", "--topo", "ring:5", "--coll", "reduce", "--json");
+    expect_str(a.out, "op", "sum");
+    expect_str(a.out, "collective", "sna");
+    assert_true(tu_json_bool(a.out, "verified"));
+    tu_exec_free(&a);
+    RUN_JSON(a, "sim", "--topo", "ring:5", "--coll", "te", "--json");
+    assert_null(tu_json_get(a.out, "op"));
+    tu_exec_free(&a);
+    tu_proc_t r = RUN("sim", "--topo", "foldedcube:3", "--coll", "sna", "--op", "max");
+    tu_expect_status(&r, 0);
+    if (strstr(r.out, "operator        max") == NULL)
+        fail_msg("no operator line: %s", r.out);
+    tu_exec_free(&r);
 }
 
 static void test_predicted_equals_steps(void **state)
@@ -491,6 +518,10 @@ static const bad_case_t bad_cases[] = {
     {{"sim", "--topo", "ring:8", "--coll", "pmnb", "--sources", "0,0"}, "--sources", "twice"},
     {{"sim", "--topo", "ring:8", "--coll", "pmnb", "--m", "9"}, "--m", "9"},
     {{"sim", "--topo", "ring:8", "--coll", "bcast", "--msgs", "0"}, "--msgs", "'0'"},
+    {{"sim", "--topo", "ring:8", "--coll", "sna", "--op", "min"}, "--op", "'min'"},
+    {{"sim", "--topo", "ring:8", "--coll", "te", "--op", "xor"}, "--op", "te"},
+    {{"sim", "--topo", "ring:8", "--coll", "pmna"}, "needs its sources", "--sources LIST or --m M"},
+    {{"sim", "--topo", "ring:8", "--coll", "sna", "--m", "2"}, "--sources", "sna"},
     /* core refusals name the concept and the CLI adds the flag (coordinator/errmap.c) */
     {{"sim", "--topo", "ring:8", "--coll", "te", "--algo", "te-ring", "--ports", "single"},
      "single-port",
@@ -781,6 +812,7 @@ int main(void)
         cmocka_unit_test(test_json_stdout_one_line),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_aliases),
+        cmocka_unit_test(test_combining_op),
         cmocka_unit_test(test_predicted_equals_steps),
         cmocka_unit_test(test_partial_sources),
         cmocka_unit_test(test_partial_m_seed),

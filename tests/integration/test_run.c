@@ -474,6 +474,36 @@ static void test_exact_64_nodes(void **state)
     EXACT_ALL(cases);
 }
 
+/* The folded cube (Varvarigos, folded-cube paper): the combining collectives, whose combined
+ * values stepnet-node carries as payload bytes derived from the value and checks at every hop. */
+static void test_exact_fcube(void **state)
+{
+    (void) state;
+    static const case_t cases[] = {
+        {{"--topo", "foldedcube:3", "--coll", "sna", "--root", "5"}},
+        {{"--topo", "foldedcube:4", "--coll", "sna", "--op", "xor", "--msgs", "2", "--size", "20"}},
+        {{"--topo", "foldedcube:3", "--coll", "pmna", "--m", "3", "--op", "max"}},
+        {{"--topo", "foldedcube:4", "--coll", "pmna", "--m", "5", "--op", "xor", "--size", "64"}},
+        {{"--topo", "foldedcube:4", "--coll", "pmna", "--sources", "0-15"}},
+        {{"--topo", "torus:3x3", "--coll", "pmna", "--m", "2", "--ports", "single", "--rx", "any",
+          "--algo", "pmna-tree"}},
+        {{"--topo", "foldedcube:3", "--coll", "bcast", "--root", "6", "--algo", "bcast-fcube"}},
+        {{"--topo", "foldedcube:3", "--coll", "mnb"}},
+        {{"--topo", "foldedcube:4", "--coll", "mnb", "--msgs", "2"}},
+        {{"--topo", "foldedcube:3", "--coll", "te", "--algo", "te-fcube"}},
+        {{"--topo", "foldedcube:4", "--coll", "te", "--size", "100"}},
+        {{"--topo", "foldedcube:4", "--coll", "te", "--algo", "te-fcube-greedy"}},
+        {{"--topo", "foldedcube:4", "--coll", "gather", "--root", "9", "--algo", "gather-fcube"}},
+        {{"--topo", "foldedcube:3", "--coll", "scatter", "--root", "2", "--algo", "scatter-fcube"}},
+        {{"--topo", "foldedcube:4", "--coll", "pmna", "--m", "7", "--msgs", "2", "--algo",
+          "pmna-fcube", "--op", "max", "--size", "24"}},
+        {{"--topo", "hypercube:4", "--coll", "mnb", "--ports", "single", "--algo", "mnb-a0"}},
+        {{"--topo", "hypercube:4", "--coll", "pmna", "--m", "5", "--ports", "single", "--op",
+          "xor"}},
+    };
+    EXACT_ALL(cases);
+}
+
 /* ---- the JSON report of run ------------------------------------------------------------------ */
 
 static const char *const run_fields[] = {
@@ -1809,6 +1839,7 @@ int main(void)
         cmocka_unit_test_teardown(test_exact_sizes, teardown),
         cmocka_unit_test_teardown(test_exact_msgs, teardown),
         cmocka_unit_test_teardown(test_exact_64_nodes, teardown),
+        cmocka_unit_test_teardown(test_exact_fcube, teardown),
         cmocka_unit_test_teardown(test_run_json_contract, teardown),
         cmocka_unit_test_teardown(test_run_out_file, teardown),
         cmocka_unit_test_teardown(test_run_idle_slots, teardown),

@@ -168,7 +168,15 @@ static void check_facts(const sn_topo_t *t, const sn_params_t *p, const tu_run_t
             fail_msg("%s: steps %llu, largest root subtree * M = %llu", ctx,
                      (unsigned long long) steps, (unsigned long long) want);
     }
-    if (router_free && sn_coll_is_broadcast(p->coll)) {
+    if (router_free && sn_coll_is_broadcast(p->coll) && strcmp(a, "mnb-fcube") == 0) {
+        /* a spanning tree from each packet's packing destination, plus at most d packing moves
+         * per packet (Varvarigos, folded-cube paper: packing, then broadcast) */
+        uint64_t tree = P * (t->n - 1) * M;
+        if (packets < tree || packets - tree > P * t->a * M)
+            fail_msg("%s: packets %llu, spanning trees %llu plus at most %llu packing moves", ctx,
+                     (unsigned long long) packets, (unsigned long long) tree,
+                     (unsigned long long) (P * t->a * M));
+    } else if (router_free && sn_coll_is_broadcast(p->coll)) {
         /* one copy over every edge of each source's spanning tree */
         uint64_t S = p->sources ? p->nsources : (p->coll == SN_COLL_BCAST ? 1 : P);
         if (packets != S * (t->n - 1) * M)

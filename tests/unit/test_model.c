@@ -101,6 +101,20 @@ static void test_registry(void **state)
         {"mnb-fattree-qf-serial", SN_COLL_MNB},
         {"te-fattree", SN_COLL_TE},
         {"te-fattree-serial", SN_COLL_TE},
+        /* combining collectives */
+        {"sna-tree", SN_COLL_SNA},
+        {"pmna-tree", SN_COLL_PMNA},
+        /* folded cube */
+        {"bcast-fcube", SN_COLL_BCAST},
+        {"sna-fcube", SN_COLL_SNA},
+        {"mnb-fcube", SN_COLL_MNB},
+        {"gather-fcube", SN_COLL_GATHER},
+        {"scatter-fcube", SN_COLL_SCATTER},
+        {"te-fcube", SN_COLL_TE},
+        {"te-fcube-greedy", SN_COLL_TE},
+        {"pmna-fcube", SN_COLL_PMNA},
+        {"mnb-a0", SN_COLL_MNB},
+        {"pmna-a0", SN_COLL_PMNA},
     };
     size_t n = 0;
     const sn_algo_t *const *algos = sn_model_algos(&n);
@@ -345,19 +359,20 @@ static void test_select_unknown(void **state)
     assert_has(err.msg, "te-route");
     assert_lacks(err.msg, "scatter-ff");
     /* a collective without algorithms lists none */
-    p = tu_params(SN_COLL_PMNA, "multi", "one", "full");
-    tu_assert_rc(sn_model_select("pmna-tree", t, &p, &a, NULL, NULL, &err), SN_EINVAL);
+    p = tu_params(SN_COLL_DYNBCAST, "multi", "one", "full");
+    tu_assert_rc(sn_model_select("dynbcast-repeat", t, &p, &a, NULL, NULL, &err), SN_EINVAL);
     assert_has(err.msg, "none");
     sn_topo_free(t);
 }
 
-/* pmna and dynbcast have no algorithm: the parameter check and auto-selection refuse them. */
+/* dynbcast has no algorithm: the parameter check and auto-selection refuse it (pmna has one since
+ * pmna-tree; tests/unit/test_fcube.c). */
 static void test_colls_without_algorithms(void **state)
 {
     (void) state;
     sn_topo_t *t = tu_topo("hypercube:3");
-    static const sn_coll_t colls[] = {SN_COLL_PMNA, SN_COLL_DYNBCAST};
-    for (size_t i = 0; i < 2; i++) {
+    static const sn_coll_t colls[] = {SN_COLL_DYNBCAST};
+    for (size_t i = 0; i < sizeof colls / sizeof colls[0]; i++) {
         sn_params_t p = tu_params(colls[i], "multi", "one", "full");
         uint32_t src[2] = {1, 2};
         p.sources = src;

@@ -41,6 +41,7 @@ static void expect_same(const sn_params_t *p, const sn_params_t *q)
     assert_int_equal(q->frags, p->frags);
     assert_int_equal(q->size, p->size);
     assert_true(q->seed == p->seed);
+    assert_int_equal(q->op, p->op);
     assert_int_equal(q->nsources, p->nsources);
     if (p->nsources > 0) {
         assert_ptr_not_equal(q->sources, p->sources); /* a copy, owned by the caller */
@@ -105,6 +106,36 @@ static void test_params_bad_collective(void **state)
     assert_non_null(strstr(err.msg, "allreduce"));
 }
 
+/* The combining operator travels (absent means sum); an unknown one is a protocol error. */
+static void test_params_op(void **state)
+{
+    (void) state;
+    for (int op = 0; op < SN_OP_COUNT; op++) {
+        static const uint32_t targets[] = {0, 3};
+        sn_params_t p, q;
+        uint32_t *src;
+        sn_params_default(&p, op == 0 ? SN_COLL_SNA : SN_COLL_PMNA);
+        p.op = (sn_op_t) op;
+        if (op > 0) {
+            p.sources = targets;
+            p.nsources = 2;
+        }
+        round_trip(&p, &q, &src);
+        expect_same(&p, &q);
+        free(src);
+    }
+    Stepnet__Assign a = STEPNET__ASSIGN__INIT;
+    a.collective = "sna";
+    a.has_op = 1;
+    a.op = SN_OP_COUNT;
+    sn_params_t q;
+    uint32_t *src = NULL;
+    sn_err_t err = {0};
+    tu_assert_rc(sn_wire_assign_to_params(&a, &q, &src, &err), SN_EPROTO);
+    assert_null(src);
+    assert_non_null(strstr(err.msg, "combining operator"));
+}
+
 static void test_fault_parse(void **state)
 {
     (void) state;
@@ -126,9 +157,8 @@ static void test_fault_parse(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_params_defaults),
-        cmocka_unit_test(test_params_every_field),
-        cmocka_unit_test(test_params_bad_collective),
+        cmocka_unit_test(test_params_defaults), cmocka_unit_test(test_params_every_field),
+        cmocka_unit_test(test_params_op),       cmocka_unit_test(test_params_bad_collective),
         cmocka_unit_test(test_fault_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
