@@ -58,6 +58,8 @@ void sn__coord_close_all(coord_t *r)
     for (coord_pconn_t *pc = r->pconns; pc; pc = pc->next)
         sn_conn_close(&pc->c);
     close_handle((uv_handle_t *) &r->listener);
+    if (r->admit.timers_live)
+        sn_admit_close(&r->admit);
     close_handle((uv_handle_t *) &r->deadline);
     close_handle((uv_handle_t *) &r->grace);
     close_handle((uv_handle_t *) &r->blame_timer);
@@ -224,6 +226,8 @@ static int start_listener(coord_t *r, sn_err_t *err)
         return sn_err_set(err, SN_EINVAL, "--listen: %s", e.msg);
     uv_tcp_init(r->loop, &r->listener);
     r->listener.data = r;
+    /* every node may connect at once, all from one host */
+    sn_admit_init(&r->admit, r->loop, &sn__coord_admit_ops, r, r->n, "control connection");
     rc = uv_tcp_bind(&r->listener, (struct sockaddr *) &sa, 0);
     if (rc == 0)
         rc = uv_listen((uv_stream_t *) &r->listener, COORD_LISTEN_BACKLOG, sn__coord_on_connection);
@@ -289,7 +293,15 @@ int coord_run(const coord_opts_t *opts, coord_result_t *result, sn_err_t *err)
     init_handles(r);
     if ((rc = start_listener(r, err)) < 0)
         goto loop_done;
-    if (opts->join) {
+    uint64_t need = (uint64_t) r->n + COORD_FD_BASE + SN_ADMIT_FD_HEADROOM;
+    if (r->admit.fd_limit && r->admit.fd_limit < need) {
+        char lim[64];
+        sn__coord_fail(r, COORD_NODE_NONE, 0,
+                       "the %s is too low for %u nodes: the coordinator holds one control "
+                       "connection per node and needs at least %llu descriptors",
+                       sn_admit_limit_text(lim, sizeof lim), r->n, (unsigned long long) need);
+        sn__coord_finish(r, 1);
+    } else if (opts->join) {
         fprintf(stderr, "stepnet run: waiting for %u nodes: stepnet-node --join %s\n", r->n,
                 r->listen_addr);
     } else {
@@ -305,6 +317,8 @@ int coord_run(const coord_opts_t *opts, coord_result_t *result, sn_err_t *err)
 loop_done:
     sn__coord_close_all(r);
     close_handle((uv_handle_t *) &r->listener);
+    if (r->admit.timers_live)
+        sn_admit_close(&r->admit);
     close_handle((uv_handle_t *) &r->deadline);
     close_handle((uv_handle_t *) &r->grace);
     close_handle((uv_handle_t *) &r->blame_timer);

@@ -59,6 +59,8 @@ void sn__node_exit(node_t *nd, int code)
         sn__node_lconn_close(lc);
     }
     close_if_open((uv_handle_t *) &nd->net.listener);
+    if (nd->net.admit.timers_live)
+        sn_admit_close(&nd->net.admit);
     close_if_open((uv_handle_t *) &nd->ctl.retry);
     close_if_open((uv_handle_t *) &nd->ex.slot_timer);
     close_if_open((uv_handle_t *) &nd->sigterm);
@@ -149,6 +151,8 @@ static int start_listener(node_t *nd)
     }
     uv_tcp_init(nd->loop, &nd->net.listener);
     nd->net.listener.data = nd;
+    /* the reserve grows to the node's degree with the assignment */
+    sn_admit_init(&nd->net.admit, nd->loop, &sn__node_admit_ops, nd, 0, "link connection");
     int lrc = uv_tcp_bind(&nd->net.listener, (struct sockaddr *) &sa, 0);
     if (lrc == 0)
         lrc = uv_listen((uv_stream_t *) &nd->net.listener, 512, sn__node_on_link_connection);

@@ -7,6 +7,9 @@
 /* After reporting a failure, how long a node waits for the coordinator's Stop before it exits on
  * its own (the coordinator normally stops every node within its blame window). */
 #define SN_NODE_FAIL_EXIT_MS 5000
+/* Descriptors a node holds besides one connection per link: stdio, the event loop's, the signal
+ * pipe, the listener, the control connection. */
+#define SN_NODE_FD_BASE 16
 
 #include <stdint.h>
 #include <uv.h>
@@ -92,6 +95,7 @@ typedef struct node_ctl_s {
 /* The link layer: the listener, the data address announced, inbound connections (links.c). */
 typedef struct node_net_s {
     uv_tcp_t listener;
+    sn_admit_t admit; /* inbound connections without a link hello yet (net/conn.h) */
     char data_host[SN_ADDR_MAX_HOST];
     int data_port;
     lconn_t **pending; /* inbound connections without a bound link yet */
@@ -201,8 +205,9 @@ int sn__node_links_init(node_t *nd, const Stepnet__Assign *a, sn_err_t *err);
  * it, and reports READY if nothing is left to wait for. */
 void sn__node_links_start(node_t *nd);
 
-/* The listener's connection callback (nd->net.listener.data = nd). */
+/* The listener's connection callback (nd->net.listener.data = nd), and its admission control. */
 void sn__node_on_link_connection(uv_stream_t *server, int status);
+extern const sn_admit_ops_t sn__node_admit_ops;
 
 /* ---- calibrate.c ---- */
 

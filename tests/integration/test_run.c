@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -868,7 +869,16 @@ typedef struct join_s {
 /* Starts `stepnet run --nodes join --listen 127.0.0.1:0 ARGS` with a fresh cluster key from
  * `stepnet keygen` (or, insecure, with --security none --insecure-ok) and reads its port from the
  * "waiting for N nodes: stepnet-node --join HOST:PORT" line. */
+static void join_start_limited(join_t *j, const char *const *args, int insecure, unsigned nofile);
+
 static void join_start_mode(join_t *j, const char *const *args, int insecure)
+{
+    join_start_limited(j, args, insecure, 0);
+}
+
+/* join_start_mode under a descriptor limit (`ulimit -n nofile` in a shell that then execs the
+ * coordinator; 0: none). */
+static void join_start_limited(join_t *j, const char *const *args, int insecure, unsigned nofile)
 {
     memset(j, 0, sizeof *j);
     j->insecure = insecure;
@@ -888,7 +898,16 @@ static void join_start_mode(join_t *j, const char *const *args, int insecure)
     }
     av_addv(&a, args);
     tu_exec_opts_t o = {.name = "stepnet", .env = j->tag};
-    j->coord = tu_bg_start(tu_env_bin("STEPNET"), a.v, &o);
+    if (nofile) {
+        char script[64];
+        snprintf(script, sizeof script, "ulimit -n %u && exec \"$0\" \"$@\"", nofile);
+        av_t w = {0};
+        AV_ADD(&w, "-c", script, tu_env_bin("STEPNET"));
+        av_addv(&w, a.v);
+        j->coord = tu_bg_start("/bin/sh", w.v, &o);
+    } else {
+        j->coord = tu_bg_start(tu_env_bin("STEPNET"), a.v, &o);
+    }
     char line[512];
     if (!tu_bg_line(j->coord, 2, "waiting for", line, sizeof line, 20 * SLOW))
         fail_msg("%s: no 'waiting for' line on stderr:\n%s", j->coord->cmd, j->coord->buf[1]);
@@ -1769,6 +1788,149 @@ static void test_illegal_same_error(void **state)
     illegal_case("test-past-wake", "multi");
 }
 
+/* ---- admission control (docs/security.md) ---------------------------------------------------- */
+
+/* Counts the occurrences of needle in s. */
+static size_t count_str(const char *s, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+#define FLOOD 400
+
+/* 400 idle connections to the control port of a coordinator limited to 256 descriptors (they
+ * would exhaust it) do not keep the real nodes from joining: the oldest unauthenticated
+ * connections are closed beyond the caps, the run verifies, and the refusals are logged with a
+ * rate limit (a burst, then one summary line with a count). */
+static void test_admission_idle_flood(void **state)
+{
+    (void) state;
+    struct rlimit rl;
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+    if (rl.rlim_cur < FLOOD + 64) {
+        rl.rlim_cur = rl.rlim_max < FLOOD + 64 ? rl.rlim_max : FLOOD + 64;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (rl.rlim_cur < FLOOD + 64)
+        skip();
+    join_t *j = calloc(1, sizeof *j);
+    assert_non_null(j);
+    join_start_limited(j,
+                       (const char *const[]){"--topo", "ring:4", "--coll", "te", "--reps", "2",
+                                             "--warmup", "0", "--probes", "3", "--json", NULL},
+                       0, 256);
+    int fds[FLOOD];
+    for (int k = 0; k < FLOOD; k++)
+        fds[k] = dial_port(j->port);
+    /* the coordinator has seen the flood when it starts refusing */
+    if (!wait_stderr(j->coord, "refused a control connection", 10 * SLOW))
+        fail_msg("the coordinator refused none of %d idle connections:\n%s", FLOOD,
+                 j->coord->buf[1]);
+    join_nodes(j, 4);
+    join_ready(j);
+    char *report = join_finish(j, 0, 0);
+    assert_non_null(report);
+    assert_true(tu_json_bool(report, "verified"));
+    free(report);
+    for (int k = 0; k < FLOOD; k++)
+        close(fds[k]);
+    free(j);
+}
+
+/* The same limit with too many nodes for it: the run fails at once naming the descriptor limit
+ * (not "0 have joined" at the ready deadline). */
+static void test_admission_descriptor_limit(void **state)
+{
+    (void) state;
+    tu_exec_opts_t o = {.name = "stepnet", .deadline_s = 30 * SLOW};
+    char script[256];
+    snprintf(script, sizeof script, "ulimit -n 40 && exec \"$0\" \"$@\"");
+    tu_proc_t p = tu_exec("/bin/sh",
+                          (const char *const[]){"-c", script, tu_env_bin("STEPNET"), "run",
+                                                "--topo", "ring:24", "--coll", "te", NULL},
+                          &o);
+    tu_expect_status(&p, 1);
+    if (!strstr(p.err, "descriptor limit (ulimit -n 40) is too low for 24 nodes"))
+        fail_msg("the failure does not name the descriptor limit:\n%s", p.err);
+    if (p.secs > 10 * SLOW)
+        fail_msg("the run took %.1f s to refuse", p.secs);
+    tu_exec_free(&p);
+}
+
+/* Sends one plaintext frame (u32 big-endian length of type + body, the type, the body). */
+static void send_frame(int fd, int type, const void *body, uint32_t len, uint32_t claim)
+{
+    uint8_t hdr[5];
+    uint32_t flen = htonl(claim ? claim : len + 1);
+    memcpy(hdr, &flen, 4);
+    hdr[4] = (uint8_t) type;
+    assert_int_equal(send(fd, hdr, 5, MSG_NOSIGNAL), 5);
+    if (len)
+        assert_int_equal(send(fd, body, len, MSG_NOSIGNAL), (ssize_t) len);
+}
+
+/* A --security none peer that connected and finished the preamble. */
+static int plain_peer(int port)
+{
+    int fd = dial_port(port);
+    assert_int_equal(send(fd, plain_preamble, 8, MSG_NOSIGNAL), 8);
+    uint8_t answer[8];
+    if (read_exact(fd, answer, 8, 5 * SLOW) != 0 || memcmp(answer, plain_preamble, 8) != 0)
+        fail_msg("the coordinator did not answer the plaintext preamble");
+    return fd;
+}
+
+/* With --security none, strangers' bad frames before any hello close those connections only,
+ * each refusal names the peer's address, and the run still verifies: an empty control frame, a
+ * malformed one, a non-hello message, and a frame header announcing 80 MiB (refused from its
+ * header: no frame before the hello may exceed a small fixed size). */
+static void test_admission_plaintext_strangers(void **state)
+{
+    (void) state;
+    join_t *j = calloc(1, sizeof *j);
+    assert_non_null(j);
+    join_start_mode(j,
+                    (const char *const[]){"--topo", "ring:4", "--coll", "te", "--reps", "2",
+                                          "--warmup", "0", "--probes", "3", "--json", NULL},
+                    1);
+    int fd_empty = plain_peer(j->port), fd_bad = plain_peer(j->port),
+        fd_ready = plain_peer(j->port), fd_big = plain_peer(j->port);
+    send_frame(fd_empty, 1, NULL, 0, 0);
+    static const uint8_t garbage[] = {0xff, 0xff, 0xff, 0xff, 0x0f, 0x08};
+    send_frame(fd_bad, 1, garbage, sizeof garbage, 0);
+    /* Control { ready = Ready { node = 0 } }: field 2, length 2, then field 1 = 0 */
+    static const uint8_t ready[] = {0x12, 0x02, 0x08, 0x00};
+    send_frame(fd_ready, 1, ready, sizeof ready, 0);
+    send_frame(fd_big, 1, NULL, 0, 80u << 20);
+    int fds[] = {fd_empty, fd_bad, fd_ready, fd_big};
+    static const char *const what[] = {"an empty frame", "a malformed frame", "a Ready",
+                                       "an 80 MiB header"};
+    for (int k = 0; k < 4; k++) {
+        double took = wait_closed(fds[k], 5 * SLOW);
+        if (took < 0)
+            fail_msg("the coordinator kept a connection that sent %s before its hello", what[k]);
+        close(fds[k]);
+    }
+    static const char *const logs[] = {"before the hello", "malformed control frame",
+                                       "control message 2 before the hello",
+                                       "exceeds the maximum 1024"};
+    for (int k = 0; k < 4; k++)
+        if (!wait_stderr(j->coord, logs[k], 5 * SLOW))
+            fail_msg("the coordinator did not log '%s':\n%s", logs[k], j->coord->buf[1]);
+    if (count_str(j->coord->buf[1], "refused a control connection from 127.0.0.1:") < 4)
+        fail_msg("a refusal without the peer's address:\n%s", j->coord->buf[1]);
+    join_nodes(j, 4);
+    join_ready(j);
+    char *report = join_finish(j, 0, 0);
+    assert_non_null(report);
+    assert_true(tu_json_bool(report, "verified"));
+    free(report);
+    free(j);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -1813,6 +1975,9 @@ int main(void)
         cmocka_unit_test_teardown(test_join_host_names, teardown),
         cmocka_unit_test_teardown(test_node_bad_values, teardown),
         cmocka_unit_test_teardown(test_illegal_same_error, teardown),
+        cmocka_unit_test_teardown(test_admission_idle_flood, teardown),
+        cmocka_unit_test_teardown(test_admission_descriptor_limit, teardown),
+        cmocka_unit_test_teardown(test_admission_plaintext_strangers, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
