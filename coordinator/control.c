@@ -49,6 +49,38 @@ void sn__coord_on_deadline(uv_timer_t *t)
                        r->n, missing);
 }
 
+void sn__coord_on_heartbeat(uv_timer_t *t)
+{
+    coord_t *r = t->data;
+    if (r->stopping || r->res->failed)
+        return;
+    uint64_t now = uv_now(r->loop), limit = (uint64_t) SN_HEARTBEAT_MISSES * r->o->heartbeat_ms;
+    Stepnet__Control m = STEPNET__CONTROL__INIT;
+    Stepnet__Heartbeat hb = STEPNET__HEARTBEAT__INIT;
+    hb.seq = ++r->hb_seq;
+    m.msg_case = STEPNET__CONTROL__MSG_HEARTBEAT;
+    m.heartbeat = &hb;
+    for (uint32_t i = 0; i < r->n; i++) {
+        coord_node_t *cn = &r->nodes[i];
+        /* in a collective, a node answers nothing until its result (the collective and slot
+         * deadlines watch it then): no heartbeat disturbs a timed repetition */
+        if (!cn->hello || cn->conn == NULL || (r->phase == COORD_PH_RUN && !cn->result)) {
+            cn->last_heard = now;
+            continue;
+        }
+        if (now - cn->last_heard > limit) {
+            sn__coord_report(r, COORD_KIND_DEATH, cn->id, COORD_NODE_NONE, 0, NULL, 0,
+                             "node %d (pid %u, %s) answered no heartbeat for %llu ms (%u x %u ms): "
+                             "it is stopped or unreachable",
+                             cn->id, cn->pid, cn->conn->peer,
+                             (unsigned long long) (now - cn->last_heard), SN_HEARTBEAT_MISSES,
+                             r->o->heartbeat_ms);
+            return;
+        }
+        sn_wire_send_control(cn->conn, &m);
+    }
+}
+
 static void start_rep(coord_t *r)
 {
     if (r->res->failed) /* waiting for the blame window to end */
@@ -125,6 +157,8 @@ static void fill_assign(const coord_t *r, uint32_t id, Stepnet__Assign *a, Stepn
     a->connect_ms = r->o->connect_ms;
     a->slot_ms = r->o->slot_ms;
     a->collective_ms = r->o->collective_ms;
+    a->has_heartbeat_ms = 1;
+    a->heartbeat_ms = r->o->heartbeat_ms;
     if (r->o->fault && r->o->fault_node == (int) id)
         a->fault = (char *) r->o->fault;
 }
@@ -195,6 +229,7 @@ static void on_hello(coord_t *r, coord_pconn_t *pc, const Stepnet__Hello *h)
     snprintf(cn->host, sizeof cn->host, "%s", h->data_host);
     cn->data_port = h->data_port;
     cn->pid = h->pid;
+    cn->last_heard = uv_now(r->loop);
     snprintf(pc->c.name, sizeof pc->c.name, "node %d", id);
     r->joined++;
     if (r->o->join)
@@ -284,7 +319,11 @@ static void ctl_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
                        cn->id, c->peer, len);
         return;
     }
+    if (cn)
+        cn->last_heard = uv_now(r->loop);
     switch (m->msg_case) {
+    case STEPNET__CONTROL__MSG_HEARTBEAT: /* its answer: last_heard is all it is for */
+        break;
     case STEPNET__CONTROL__MSG_HELLO:
         if (cn == NULL)
             on_hello(r, pc, m->hello);
@@ -312,6 +351,10 @@ static void ctl_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
                          ab->has_peer ? (int) ab->peer : COORD_NODE_NONE,
                          ab->has_slot ? ab->slot : 0, ab->missing, ab->n_missing, "node %d: %s",
                          who, ab->reason);
+        if (ab->has_edge && r->nreports > 0 && r->reports[r->nreports - 1].node == who) {
+            r->reports[r->nreports - 1].edge_known = 1;
+            r->reports[r->nreports - 1].edge = ab->edge;
+        }
         break;
     }
     default:

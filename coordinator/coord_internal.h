@@ -43,6 +43,7 @@ typedef struct coord_node_s {
     int hello, ready, calibrated, complete, result;
     char host[SN_ADDR_MAX_HOST];
     uint32_t data_port, pid;
+    uint64_t last_heard; /* uv_now of its last control frame */
     uv_process_t proc;
     int spawned, exited;
     Stepnet__Result *res; /* of the current repetition */
@@ -77,7 +78,8 @@ struct coord_s {
     coord_node_t *nodes;
     coord_pconn_t *pconns;
     uint32_t joined, nready, ncal, ncomplete, nresult;
-    uv_timer_t deadline, grace, blame_timer;
+    uv_timer_t deadline, grace, blame_timer, heartbeat;
+    uint64_t hb_seq;
     uv_signal_t sigint, sigterm;
     /* calibration: per link, microseconds and microseconds per byte */
     double *alpha, *beta;
@@ -116,6 +118,10 @@ void sn__coord_send_all(coord_t *r, const Stepnet__Control *m);
 int sn__coord_spawn(coord_t *r, sn_err_t *err);
 /* spawn.c: the stepnet-node to start: $STEPNET_NODE, else the one next to this executable. */
 const char *sn__coord_node_bin(char *buf, size_t cap);
+
+/* control.c: the heartbeat timer (every o->heartbeat_ms): pings every node outside a collective and
+ * reports one silent for SN_HEARTBEAT_MISSES periods. */
+void sn__coord_on_heartbeat(uv_timer_t *t);
 
 /* control.c: the listener's connection callback and its admission control (r->admit), and the
  * phase deadline. */

@@ -7,6 +7,9 @@
 /* After reporting a failure, how long a node waits for the coordinator's Stop before it exits on
  * its own (the coordinator normally stops every node within its blame window). */
 #define SN_NODE_FAIL_EXIT_MS 5000
+/* After reporting an interrupt (SIGINT, SIGTERM), how long a node waits for the coordinator's
+ * answer before it leaves: time for the report to be written. */
+#define SN_NODE_INTERRUPT_EXIT_MS 200
 /* Descriptors a node holds besides one connection per link: stdio, the event loop's, the signal
  * pipe, the listener, the control connection. */
 #define SN_NODE_FD_BASE 16
@@ -90,6 +93,11 @@ typedef struct node_ctl_s {
     uint32_t backoff;
     sn_addr_t coord;
     struct sockaddr_storage coord_sa; /* resolved once at start-up */
+    /* liveness of the coordinator: its heartbeat period (0: none), the uv_now of its last frame
+     * (or of the end of our last collective), and the timer that checks it */
+    uint32_t hb_ms;
+    uint64_t last_heard;
+    uv_timer_t hb_timer;
 } node_ctl_t;
 
 /* The link layer: the listener, the data address announced, inbound connections (links.c). */
@@ -155,8 +163,8 @@ struct node_s {
     uint32_t cal_left; /* links still calibrating (calibrate.c) */
     node_exec_t ex;
     /* shutdown (lifecycle.c) */
-    uv_signal_t sigterm;
-    int exit_code, stopping;
+    uv_signal_t sigterm, sigint;
+    int exit_code, stopping, interrupted;
     uv_timer_t exit_timer;
     int exit_timer_live, links_timers_live;
 };

@@ -1536,16 +1536,17 @@ static void test_local_key_not_exposed(void **state)
     assert_int_equal(nodes, 4);
     tu_bg_signal(b, SIGTERM);
     bg_wait_or_fail(b, 30 * SLOW);
-    if (b->status != 1)
-        fail_msg("%s: exit status %d after SIGTERM, want 1\n%s", b->cmd, b->status, b->buf[1]);
+    if (b->status != 143 || !strstr(b->buf[1], "interrupted by the user (SIGTERM)"))
+        fail_msg("%s: exit status %d after SIGTERM, want 143 and 'interrupted by the user'\n%s",
+                 b->cmd, b->status, b->buf[1]);
     expect_no_survivors(b->cmd, tag);
     tu_bg_free(b);
 }
 
 /* SIGTERM while the nodes are still starting (some have said hello, some not): the coordinator
- * stops cleanly (exit 1, no sanitizer report, no process left), and a hello that arrives after
- * the interruption starts nothing. The run is held (LOCAL_HOLD_ARGS), so it is still going when
- * the signal arrives, however fast the nodes start. */
+ * stops cleanly (exit 143, "interrupted by the user", no sanitizer report, no process left), and a
+ * hello that arrives after the interruption starts nothing. The run is held (LOCAL_HOLD_ARGS), so
+ * it is still going when the signal arrives, however fast the nodes start. */
 static void test_interrupt_while_joining(void **state)
 {
     (void) state;
@@ -1563,8 +1564,9 @@ static void test_interrupt_while_joining(void **state)
             sleep_s(0.001);
         tu_bg_signal(b, SIGTERM);
         bg_wait_or_fail(b, 30 * SLOW);
-        if (b->status != 1)
-            fail_msg("%s: exit status %d after SIGTERM, want 1\n%s", b->cmd, b->status, b->buf[1]);
+        if (b->status != 143 || !strstr(b->buf[1], "interrupted by the user (SIGTERM)"))
+            fail_msg("%s: exit status %d after SIGTERM, want 143 and 'interrupted by the user'\n%s",
+                     b->cmd, b->status, b->buf[1]);
         expect_no_survivors(b->cmd, tag);
         tu_bg_free(b);
     }
@@ -1931,6 +1933,144 @@ static void test_admission_plaintext_strangers(void **state)
     free(j);
 }
 
+/* ---- liveness and interrupts (docs/runtime.md) ------------------------------------------------
+ */
+
+/* A local run of many repetitions with a 100 ms heartbeat, started with the nodes' routine logs:
+ * returns once every node has logged NODE-READY. */
+static tu_bg_t *liveness_run(char *tag, size_t cap, const char *const *extra)
+{
+    new_tag(tag, cap);
+    tu_exec_opts_t o = {.name = "stepnet", .env = tag};
+    av_t a = {0};
+    AV_ADD(&a, "run", "--topo", "ring:4", "--coll", "te", "--reps", "1000000", "--warmup", "0",
+           "--probes", "3", "--heartbeat-ms", "100", "--verbose");
+    av_addv(&a, extra);
+    tu_bg_t *b = tu_bg_start(tu_env_bin("STEPNET"), a.v, &o);
+    double end = tu_now() + 30 * SLOW;
+    while (count_str(b->buf[1], "NODE-READY") < 4 && tu_now() < end)
+        tu_bg_pump(b, 0.05);
+    if (count_str(b->buf[1], "NODE-READY") < 4)
+        fail_msg("%s: the nodes did not get ready:\n%s", b->cmd, b->buf[1]);
+    return b;
+}
+
+/* A stopped coordinator (SIGSTOP) makes every node leave within the heartbeat deadline (5 x 100
+ * ms), each naming the coordinator's address; resumed, the coordinator reports that it was the
+ * silent one, and nothing is left running. */
+static void test_coordinator_stopped(void **state)
+{
+    (void) state;
+    char tag[128];
+    tu_bg_t *b = liveness_run(tag, sizeof tag, (const char *const[]){NULL});
+    sleep_s(0.3); /* repetitions are running */
+    assert_int_equal(tu_bg_signal(b, SIGSTOP), 0);
+    double t0 = tu_now(), end = t0 + 10 * SLOW;
+    while (count_str(b->buf[1], "CTL-SILENT") < 4 && tu_now() < end)
+        tu_bg_pump(b, 0.02);
+    double took = tu_now() - t0;
+    if (count_str(b->buf[1], "CTL-SILENT") < 4)
+        fail_msg("not every node left while the coordinator was stopped:\n%s", b->buf[1]);
+    print_message("  every node left %.2f s after the coordinator stopped\n", took);
+    if (took > 0.5 + 2.0 * SLOW)
+        fail_msg("the nodes took %.2f s to notice (deadline 0.5 s)", took);
+    if (!strstr(b->buf[1], "the coordinator at 127.0.0.1:"))
+        fail_msg("the nodes did not name the coordinator's address:\n%s", b->buf[1]);
+    assert_int_equal(tu_bg_signal(b, SIGCONT), 0);
+    bg_wait_or_fail(b, 30 * SLOW);
+    if (b->status != 1 || !strstr(b->buf[1], "stepnet run: the coordinator was silent"))
+        fail_msg("%s: exit status %d, want 1 and 'the coordinator was silent':\n%s", b->cmd,
+                 b->status, b->buf[1]);
+    expect_no_survivors(b->cmd, tag);
+    tu_bg_free(b);
+}
+
+/* A node stopped (SIGSTOP) while the run waits for the last node to join answers no heartbeat:
+ * the coordinator ends the run within the heartbeat deadline naming it, long before the ready
+ * deadline. */
+static void test_node_stopped_joining(void **state)
+{
+    (void) state;
+    join_t *j = calloc(1, sizeof *j);
+    assert_non_null(j);
+    join_start(j, (const char *const[]){"--topo", "ring:4", "--coll", "te", "--heartbeat-ms", "100",
+                                        "--ready-timeout-ms", "60000", "--json", NULL});
+    join_nodes(j, 3);
+    /* all three have joined */
+    if (!wait_stderr(j->coord, "3 of 4", 20 * SLOW))
+        fail_msg("three nodes did not join:\n%s", j->coord->buf[1]);
+    assert_int_equal(tu_bg_signal(j->node[1], SIGSTOP), 0);
+    double t0 = tu_now();
+    bg_wait_or_fail(j->coord, 20 * SLOW);
+    double took = tu_now() - t0;
+    if (j->coord->status != 1 || !strstr(j->coord->buf[1], "answered no heartbeat for"))
+        fail_msg("%s: exit status %d, want 1 naming the silent node:\n%s", j->coord->cmd,
+                 j->coord->status, j->coord->buf[1]);
+    print_message("  the run failed %.2f s after a node stopped\n", took);
+    /* the deadline (0.5 s), one heartbeat period, and the blame window (0.3 s) */
+    if (took > 0.9 + 3.0 * SLOW)
+        fail_msg("the coordinator took %.2f s to notice (deadline 0.5 s)", took);
+    tu_bg_signal(j->node[1], SIGKILL);
+    for (size_t i = 0; i < j->n; i++) {
+        if (i == 1)
+            tu_bg_wait(j->node[i], 20 * SLOW); /* killed here */
+        else
+            bg_wait_or_fail(j->node[i], 20 * SLOW);
+    }
+    expect_no_survivors(j->coord->cmd, j->tag);
+    for (size_t i = 0; i < j->n; i++)
+        tu_bg_free(j->node[i]);
+    tu_bg_free(j->coord);
+    unlink(j->key);
+    rmdir(j->keydir);
+    free(j);
+}
+
+/* The 4 node processes of the local run b tagged `tag`, into pids[16]. */
+static size_t node_pids(const tu_bg_t *b, const char *tag, pid_t *pids)
+{
+    pid_t all[16];
+    size_t n = tu_env_procs(tag, 0, all, 16), k = 0;
+    for (size_t i = 0; i < n && i < 16; i++)
+        if (all[i] != b->pid)
+            pids[k++] = all[i];
+    assert_int_equal(k, 4);
+    return k;
+}
+
+/* Ctrl-C on the whole run (SIGINT to every node, then to the coordinator, as a terminal sends it
+ * to the process group) is reported as an interrupt, not as a node's failure: exit 130. SIGTERM
+ * to one node alone ends the run naming the interrupt of that node: exit 1. */
+static void test_interrupt_reported(void **state)
+{
+    (void) state;
+    char tag[128];
+    tu_bg_t *b = liveness_run(tag, sizeof tag, (const char *const[]){NULL});
+    pid_t pids[16];
+    size_t n = node_pids(b, tag, pids);
+    for (size_t i = 0; i < n; i++)
+        kill(pids[i], SIGINT);
+    sleep_s(0.02);
+    tu_bg_signal(b, SIGINT);
+    bg_wait_or_fail(b, 30 * SLOW);
+    if (b->status != 130 || !strstr(b->buf[1], "stepnet run: interrupted by the user (SIGINT)"))
+        fail_msg("%s: exit status %d after Ctrl-C, want 130 and 'interrupted by the user':\n%s",
+                 b->cmd, b->status, b->buf[1]);
+    if (strstr(b->buf[1], "stepnet run: node "))
+        fail_msg("a node was blamed for Ctrl-C:\n%s", b->buf[1]);
+    expect_no_survivors(b->cmd, tag);
+    tu_bg_free(b);
+    b = liveness_run(tag, sizeof tag, (const char *const[]){NULL});
+    n = node_pids(b, tag, pids);
+    kill(pids[2], SIGTERM);
+    bg_wait_or_fail(b, 30 * SLOW);
+    if (b->status != 1 || !strstr(b->buf[1], ": interrupted by SIGTERM"))
+        fail_msg("%s: exit status %d after SIGTERM to one node, want 1 and the interrupt:\n%s",
+                 b->cmd, b->status, b->buf[1]);
+    expect_no_survivors(b->cmd, tag);
+    tu_bg_free(b);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -1978,6 +2118,9 @@ int main(void)
         cmocka_unit_test_teardown(test_admission_idle_flood, teardown),
         cmocka_unit_test_teardown(test_admission_descriptor_limit, teardown),
         cmocka_unit_test_teardown(test_admission_plaintext_strangers, teardown),
+        cmocka_unit_test_teardown(test_coordinator_stopped, teardown),
+        cmocka_unit_test_teardown(test_node_stopped_joining, teardown),
+        cmocka_unit_test_teardown(test_interrupt_reported, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
