@@ -62,9 +62,11 @@ void sn__coord_on_heartbeat(uv_timer_t *t)
     m.heartbeat = &hb;
     for (uint32_t i = 0; i < r->n; i++) {
         coord_node_t *cn = &r->nodes[i];
-        /* in a collective, a node answers nothing until its result (the collective and slot
-         * deadlines watch it then): no heartbeat disturbs a timed repetition */
-        if (!cn->hello || cn->conn == NULL || (r->phase == COORD_PH_RUN && !cn->result)) {
+        /* in a collective, a node gets no heartbeat until its result, or until every node has
+         * completed (the measured window ends at the last Complete): no heartbeat disturbs a
+         * timed repetition; the slot and collective deadlines watch the nodes until then */
+        if (!cn->hello || cn->conn == NULL ||
+            (r->phase == COORD_PH_RUN && !cn->result && r->ncomplete < r->n)) {
             cn->last_heard = now;
             continue;
         }
