@@ -55,6 +55,10 @@ void sn__coord_on_heartbeat(uv_timer_t *t)
     if (r->stopping || r->res->failed)
         return;
     uint64_t now = uv_now(r->loop), limit = (uint64_t) SN_HEARTBEAT_MISSES * r->o->heartbeat_ms;
+    /* a tick two periods late: this process was stalled (or stopped) and could not read the
+     * answers; nobody is judged on that interval */
+    int stalled = r->hb_last_tick && now - r->hb_last_tick > 2 * (uint64_t) r->o->heartbeat_ms;
+    r->hb_last_tick = now;
     Stepnet__Control m = STEPNET__CONTROL__INIT;
     Stepnet__Heartbeat hb = STEPNET__HEARTBEAT__INIT;
     hb.seq = ++r->hb_seq;
@@ -65,7 +69,7 @@ void sn__coord_on_heartbeat(uv_timer_t *t)
         /* in a collective, a node gets no heartbeat until its result, or until every node has
          * completed (the measured window ends at the last Complete): no heartbeat disturbs a
          * timed repetition; the slot and collective deadlines watch the nodes until then */
-        if (!cn->hello || cn->conn == NULL ||
+        if (!cn->hello || cn->conn == NULL || stalled ||
             (r->phase == COORD_PH_RUN && !cn->result && r->ncomplete < r->n)) {
             cn->last_heard = now;
             continue;

@@ -79,7 +79,7 @@ struct coord_s {
     coord_pconn_t *pconns;
     uint32_t joined, nready, ncal, ncomplete, nresult;
     uv_timer_t deadline, grace, blame_timer, heartbeat;
-    uint64_t hb_seq;
+    uint64_t hb_seq, hb_last_tick; /* uv_now of the previous heartbeat tick */
     uv_signal_t sigint, sigterm;
     /* calibration: per link, microseconds and microseconds per byte */
     double *alpha, *beta;

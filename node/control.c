@@ -83,10 +83,18 @@ static void on_hb_check(uv_timer_t *t)
 {
     node_t *nd = t->data;
     uint64_t now = uv_now(nd->loop), limit = (uint64_t) SN_HEARTBEAT_MISSES * nd->ctl.hb_ms;
-    if (nd->ex.running || nd->stopping || nd->exit_code) {
+    /* a tick two periods late: this node was stalled and could not read; not judged */
+    int stalled = nd->ctl.last_tick && now - nd->ctl.last_tick > 2 * (uint64_t) nd->ctl.hb_ms;
+    nd->ctl.last_tick = now;
+    if (nd->ex.running || nd->stopping || nd->exit_code || stalled) {
         nd->ctl.last_heard = now;
         return;
     }
+    /* before the coordinator's first frame (it may still be starting the other local nodes),
+     * the connect deadline if it is longer */
+    uint32_t connect_ms = nd->opts.connect_ms ? nd->opts.connect_ms : 10000;
+    if (!nd->ctl.heard_any && limit < connect_ms)
+        limit = connect_ms;
     if (now - nd->ctl.last_heard <= limit)
         return;
     char msg[300];
@@ -105,6 +113,7 @@ static void on_hb_check(uv_timer_t *t)
 static void hb_start(node_t *nd)
 {
     nd->ctl.last_heard = uv_now(nd->loop);
+    nd->ctl.last_tick = 0;
     if (nd->ctl.hb_ms)
         uv_timer_start(&nd->ctl.hb_timer, on_hb_check, nd->ctl.hb_ms, nd->ctl.hb_ms);
     else
@@ -115,6 +124,7 @@ static void ctl_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len
 {
     node_t *nd = ((lconn_t *) c->owner)->nd;
     nd->ctl.last_heard = uv_now(nd->loop);
+    nd->ctl.heard_any = 1;
     Stepnet__Control *m = type == SN_FRAME_CONTROL ? sn_wire_unpack_control(body, len) : NULL;
     if (m == NULL) {
         sn__node_log(nd, "CTL-PROTO", "malformed control frame from the coordinator");

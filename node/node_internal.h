@@ -96,7 +96,8 @@ typedef struct node_ctl_s {
     /* liveness of the coordinator: its heartbeat period (0: none), the uv_now of its last frame
      * (or of the end of our last collective), and the timer that checks it */
     uint32_t hb_ms;
-    uint64_t last_heard;
+    uint64_t last_heard, last_tick;
+    int heard_any; /* a frame from the coordinator since the connection was made */
     uv_timer_t hb_timer;
 } node_ctl_t;
 
