@@ -52,11 +52,78 @@ static int most_named(const coord_report_t *rp, size_t n, uint32_t nnodes)
     return best;
 }
 
+/* Two reports whose nodes accuse each other: the link between them (x < y), or 0. */
+static int mutual(const coord_report_t *rp, size_t n, const coord_report_t **a,
+                  const coord_report_t **b)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!accuses(&rp[i]) || rp[i].node < 0)
+            continue;
+        for (size_t j = 0; j < n; j++) {
+            if (j == i || !accuses(&rp[j]) || rp[j].node < 0 || rp[j].node == rp[i].node)
+                continue;
+            if (names(&rp[i], rp[j].node) && names(&rp[j], rp[i].node)) {
+                int ilow = rp[i].node < rp[j].node;
+                *a = ilow ? &rp[i] : &rp[j];
+                *b = ilow ? &rp[j] : &rp[i];
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The verdict of an interrupt: the coordinator's own (kind COORD_KIND_INTERRUPT) or a node's. */
+static int interrupt_verdict(const coord_report_t *rp, size_t n, coord_verdict_t *out)
+{
+    const coord_report_t *cause = NULL;
+    for (size_t i = 0; i < n && !cause; i++)
+        if (rp[i].kind == COORD_KIND_INTERRUPT)
+            cause = &rp[i];
+    for (size_t i = 0; i < n && !cause; i++)
+        if (rp[i].kind == STEPNET__ABORT_KIND__ABORT_INTERRUPT)
+            cause = &rp[i];
+    if (!cause) { /* nodes that left because the coordinator itself was silent */
+        for (size_t i = 0; i < n && !cause; i++)
+            if (rp[i].kind == STEPNET__ABORT_KIND__ABORT_COORDINATOR)
+                cause = &rp[i];
+        if (!cause)
+            return 0;
+        snprintf(out->error, sizeof out->error, "the coordinator was silent: %s", cause->text);
+        return 1;
+    }
+    out->interrupted = 1;
+    snprintf(out->error, sizeof out->error, "%s", cause->text);
+    return 1;
+}
+
+/* The verdict of a link whose two live ends accuse each other: a (the smaller id) and b. */
+static void link_verdict(const coord_report_t *a, const coord_report_t *b, coord_verdict_t *out)
+{
+    uint64_t slot = a->slot;
+    if (slot == 0 || (b->slot && b->slot < slot))
+        slot = b->slot;
+    out->link_a = a->node;
+    out->link_b = b->node;
+    out->slot = slot;
+    char edge[32] = "";
+    if (a->edge_known || b->edge_known)
+        snprintf(edge, sizeof edge, " (edge %u)", a->edge_known ? a->edge : b->edge);
+    char at[40] = "";
+    if (slot)
+        snprintf(at, sizeof at, " at slot %llu", (unsigned long long) slot);
+    snprintf(out->error, sizeof out->error, "link %d-%d%s went silent%s; both ends alive [%s] [%s]",
+             a->node, b->node, edge, at, a->text, b->text);
+}
+
 void sn__coord_blame(const coord_report_t *rp, size_t n, uint32_t nnodes, coord_verdict_t *out)
 {
     memset(out, 0, sizeof *out);
     out->culprit = COORD_NODE_NONE;
+    out->link_a = out->link_b = COORD_NODE_NONE;
     if (n == 0)
+        return;
+    if (interrupt_verdict(rp, n, out))
         return;
     const coord_report_t *cause = NULL;
     int culprit = COORD_NODE_NONE;
@@ -69,6 +136,11 @@ void sn__coord_blame(const coord_report_t *rp, size_t n, uint32_t nnodes, coord_
     for (size_t i = 0; i < n && !cause; i++)
         if (bad_frame(&rp[i]) && rp[i].peer >= 0)
             cause = &rp[i], culprit = rp[i].peer;
+    const coord_report_t *la, *lb;
+    if (!cause && mutual(rp, n, &la, &lb)) {
+        link_verdict(la, lb, out);
+        return;
+    }
     if (!cause) {
         int best = most_named(rp, n, nnodes);
         if (best >= 0) {

@@ -12,8 +12,9 @@
  * (STEPNET__ABORT_KIND__*: self, link, proto, deadline, corrupt); the coordinator's own
  * observations are numbered apart from them, so that the two sets can never meet. */
 typedef enum {
-    COORD_KIND_DEATH = 100, /* the coordinator saw `node` die or lose its control connection */
-    COORD_KIND_RUN = 101    /* the coordinator's own finding (deadlines, results, start-up) */
+    COORD_KIND_DEATH = 100,    /* the coordinator saw `node` die or lose its control connection */
+    COORD_KIND_RUN = 101,      /* the coordinator's own finding (deadlines, results, start-up) */
+    COORD_KIND_INTERRUPT = 102 /* the coordinator received SIGINT or SIGTERM */
 } coord_kind_t;
 
 #define COORD_BLAME_TEXT 400 /* one report's text */
@@ -22,19 +23,24 @@ typedef enum {
 
 /* One failure report: `kind` (an AbortKind or a coord_kind_t), the reporting `node`, the `peer` it
  * blames (COORD_NODE_NONE when none), the slot (0: unknown), the silent neighbours of a deadline
- * report, and its text. */
+ * report, its text, and the edge of the link to `peer` (edge_known 0: not said). */
 typedef struct coord_report_s {
     int kind, node, peer;
     uint64_t slot;
     const uint32_t *missing;
     size_t nmissing;
     char text[COORD_BLAME_TEXT];
+    int edge_known;
+    uint32_t edge;
 } coord_report_t;
 
-/* The root cause: the culprit node (COORD_NODE_NONE when none can be named), the slot (0:
- * unknown), and one message saying which node failed, how, and one witness report. */
+/* The root cause: the culprit node (COORD_NODE_NONE when none can be named), the two ends of the
+ * culprit link when it is a link (COORD_NODE_NONE otherwise), whether the run was interrupted, the
+ * slot (0: unknown), and one message saying what failed, how, and one witness report. */
 typedef struct coord_verdict_s {
     int culprit;
+    int link_a, link_b;
+    int interrupted;
     uint64_t slot;
     char error[COORD_ERROR_TEXT];
 } coord_verdict_t;
@@ -42,9 +48,15 @@ typedef struct coord_verdict_s {
 /* Picks the root cause among `n` >= 1 reports of a run with `nnodes` nodes. Reports cascade
  * through the links (a killed node's neighbours lose their links, abort and close theirs; stalled
  * nodes fire their slot deadlines together), so the first report is often a consequence. In
- * order: a node that died; a node's own error; the sender of a malformed or corrupt frame; the
- * silent node that the deadline and link reports name most (preferring one that sent no report
- * itself); else the first report. Reads the reports only; writes `out`. */
+ * order: an interrupt (the coordinator's own SIGINT or SIGTERM, then a node's: "interrupted by
+ * the user", no culprit: the nodes of an interrupted process group die around it); nodes that left
+ * because the coordinator was silent past the heartbeat deadline ("the coordinator was silent",
+ * no culprit node: it was stopped or unreachable, and their deaths follow); a node that
+ * died; a node's own error; the sender of a malformed or corrupt frame; a link whose two ends
+ * accuse each other (link or deadline reports, both alive: "link 5-6 (edge 6) went silent at slot
+ * N; both ends alive", no culprit node); the silent node that the deadline and link reports name
+ * most (preferring one that sent no report itself); else the first report. Reads the reports
+ * only; writes `out`. */
 void sn__coord_blame(const coord_report_t *rp, size_t n, uint32_t nnodes, coord_verdict_t *out);
 
 #endif

@@ -34,6 +34,8 @@ static const char usage[] =
     "  --ready-timeout-ms MS      every node joined and ready (default 30000)\n"
     "  --slot-timeout-ms MS       one slot without progress (default 5000)\n"
     "  --collective-timeout-ms MS one repetition (default 300000)\n"
+    "  --heartbeat-ms MS  control-channel heartbeat period outside collectives (default 1000;\n"
+    "                     0: none); 5 periods of silence end the run, or make a node leave\n"
     "  --fault ID:KIND@SLOT       testing: node ID kills itself (kill), stops (stop), sends a\n"
     "                             malformed (garbage) or oversized (oversize) frame at SLOT, or\n"
     "                             flips one bit of its next frame on the wire (flip)\n"
@@ -44,7 +46,8 @@ static const char usage[] =
     "                     carry the token)\n"
     "  --verbose          node logs of routine events on stderr\n"
     "\n"
-    "Exit status: 0 verified, 1 the collective failed or did not verify, 2 bad input.\n";
+    "Exit status: 0 verified, 1 the collective failed or did not verify, 2 bad input,\n"
+    "130 interrupted by SIGINT (Ctrl-C), 143 interrupted by SIGTERM.\n";
 
 int cmd_run(int argc, char **argv)
 {
@@ -91,7 +94,8 @@ int cmd_run(int argc, char **argv)
     }
     if (!cli.json)
         coord_report_text(stdout, &o, &res);
-    rc = res.failed ? EXIT_FAILED : EXIT_OK;
+    /* interrupted (SIGINT, SIGTERM): 128 + the signal, as a shell reports it */
+    rc = res.interrupted ? 128 + res.interrupted : res.failed ? EXIT_FAILED : EXIT_OK;
     coord_result_free(&res);
     cli_ctx_free(&ctx);
     return rc;

@@ -1,6 +1,7 @@
 /* The control state machine (coordinator): hellos, assignments, READY, calibration, START of each
  * repetition, COMPLETE and RESULT, node aborts, and the deadline of every phase. There is no
  * per-slot round trip: nodes detect termination in-band and report once per collective. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,44 @@ void sn__coord_on_deadline(uv_timer_t *t)
         sn__coord_fail(r, COORD_NODE_NONE, 0,
                        "%s (%u ms) expired: %u of %u nodes missing (nodes %s)", what, ms, count,
                        r->n, missing);
+}
+
+void sn__coord_on_heartbeat(uv_timer_t *t)
+{
+    coord_t *r = t->data;
+    if (r->stopping || r->res->failed)
+        return;
+    uint64_t now = uv_now(r->loop), limit = (uint64_t) SN_HEARTBEAT_MISSES * r->o->heartbeat_ms;
+    /* a tick two periods late: this process was stalled (or stopped) and could not read the
+     * answers; nobody is judged on that interval */
+    int stalled = r->hb_last_tick && now - r->hb_last_tick > 2 * (uint64_t) r->o->heartbeat_ms;
+    r->hb_last_tick = now;
+    Stepnet__Control m = STEPNET__CONTROL__INIT;
+    Stepnet__Heartbeat hb = STEPNET__HEARTBEAT__INIT;
+    hb.seq = ++r->hb_seq;
+    m.msg_case = STEPNET__CONTROL__MSG_HEARTBEAT;
+    m.heartbeat = &hb;
+    for (uint32_t i = 0; i < r->n; i++) {
+        coord_node_t *cn = &r->nodes[i];
+        /* in a collective, a node gets no heartbeat until its result, or until every node has
+         * completed (the measured window ends at the last Complete): no heartbeat disturbs a
+         * timed repetition; the slot and collective deadlines watch the nodes until then */
+        if (!cn->hello || cn->conn == NULL || stalled ||
+            (r->phase == COORD_PH_RUN && !cn->result && r->ncomplete < r->n)) {
+            cn->last_heard = now;
+            continue;
+        }
+        if (now - cn->last_heard > limit) {
+            sn__coord_report(r, COORD_KIND_DEATH, cn->id, COORD_NODE_NONE, 0, NULL, 0,
+                             "node %d (pid %u, %s) answered no heartbeat for %llu ms (%u x %u ms): "
+                             "it is stopped or unreachable",
+                             cn->id, cn->pid, cn->conn->peer,
+                             (unsigned long long) (now - cn->last_heard), SN_HEARTBEAT_MISSES,
+                             r->o->heartbeat_ms);
+            return;
+        }
+        sn_wire_send_control(cn->conn, &m);
+    }
 }
 
 static void start_rep(coord_t *r)
@@ -124,6 +163,8 @@ static void fill_assign(const coord_t *r, uint32_t id, Stepnet__Assign *a, Stepn
     a->connect_ms = r->o->connect_ms;
     a->slot_ms = r->o->slot_ms;
     a->collective_ms = r->o->collective_ms;
+    a->has_heartbeat_ms = 1;
+    a->heartbeat_ms = r->o->heartbeat_ms;
     if (r->o->fault && r->o->fault_node == (int) id)
         a->fault = (char *) r->o->fault;
 }
@@ -147,32 +188,45 @@ static void send_assign(coord_t *r, coord_node_t *cn)
 
 /* ---- control messages ------------------------------------------------------------------------ */
 
+/* Refuses a connection that said hello (rate-limited log, with the peer's address). */
+static void refuse(coord_t *r, coord_pconn_t *pc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void refuse(coord_t *r, coord_pconn_t *pc, const char *fmt, ...)
+{
+    char why[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    sn_admit_refused(&r->admit, pc->c.peer, why);
+    sn_conn_close(&pc->c);
+}
+
 static void on_hello(coord_t *r, coord_pconn_t *pc, const Stepnet__Hello *h)
 {
     if (h->version != SN_WIRE_VERSION) {
-        fprintf(stderr,
-                "stepnet run: refused a node at %s speaking protocol version %u (this is %u)\n",
-                pc->c.peer, h->version, SN_WIRE_VERSION);
-        sn_conn_close(&pc->c);
+        refuse(r, pc, "a node speaking protocol version %u (this is %u)", h->version,
+               SN_WIRE_VERSION);
         return;
     }
     int id;
     if (!r->o->join) {
         id = h->has_want_id ? (int) h->want_id : -1;
         if (id < 0 || (uint32_t) id >= r->n || r->nodes[id].hello) {
-            fprintf(stderr, "stepnet run: refused a node at %s claiming id %d\n", pc->c.peer, id);
-            sn_conn_close(&pc->c);
+            refuse(r, pc, "a node claiming id %d", id);
             return;
         }
     } else {
         if (r->joined >= r->n) {
-            fprintf(stderr, "stepnet run: refused a node at %s: all %u nodes have joined\n",
-                    pc->c.peer, r->n);
-            sn_conn_close(&pc->c);
+            refuse(r, pc, "a node: all %u nodes have joined", r->n);
             return;
         }
         id = (int) r->joined;
     }
+    /* a node of this run: no longer a stranger, and its frames may be as large as a Result */
+    sn_admit_done(&r->admit, &pc->c);
+    sn_wire_limits_control(&pc->c);
     coord_node_t *cn = &r->nodes[id];
     cn->hello = 1;
     cn->conn = &pc->c;
@@ -181,6 +235,7 @@ static void on_hello(coord_t *r, coord_pconn_t *pc, const Stepnet__Hello *h)
     snprintf(cn->host, sizeof cn->host, "%s", h->data_host);
     cn->data_port = h->data_port;
     cn->pid = h->pid;
+    cn->last_heard = uv_now(r->loop);
     snprintf(pc->c.name, sizeof pc->c.name, "node %d", id);
     r->joined++;
     if (r->o->join)
@@ -253,18 +308,28 @@ static void ctl_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
     if (r->stopping) /* the run is over (or interrupted): a late hello must not start anything */
         return;
     Stepnet__Control *m = type == SN_FRAME_CONTROL ? sn_wire_unpack_control(body, len) : NULL;
-    if (m == NULL) {
-        sn__coord_fail(r, pc->node ? pc->node->id : COORD_NODE_NONE, 0,
-                       "malformed control frame from %s", c->name);
-        return;
-    }
     coord_node_t *cn = pc->node;
-    if (cn == NULL && m->msg_case != STEPNET__CONTROL__MSG_HELLO) {
-        sn__coord_fail(r, COORD_NODE_NONE, 0, "control message %d before the hello",
-                       (int) m->msg_case);
+    if (cn == NULL && (m == NULL || m->msg_case != STEPNET__CONTROL__MSG_HELLO)) {
+        /* a stranger (with --security none, anyone who connects): that connection goes, the run
+         * does not */
+        char why[96];
+        if (m == NULL)
+            snprintf(why, sizeof why, "malformed control frame (%zu bytes) before the hello", len);
+        else
+            snprintf(why, sizeof why, "control message %d before the hello", (int) m->msg_case);
+        sn_conn_fail(c, SN_EPROTO, why);
         goto out;
     }
+    if (m == NULL) {
+        sn__coord_fail(r, cn->id, 0, "malformed control frame from node %d at %s (%zu bytes)",
+                       cn->id, c->peer, len);
+        return;
+    }
+    if (cn)
+        cn->last_heard = uv_now(r->loop);
     switch (m->msg_case) {
+    case STEPNET__CONTROL__MSG_HEARTBEAT: /* its answer: last_heard is all it is for */
+        break;
     case STEPNET__CONTROL__MSG_HELLO:
         if (cn == NULL)
             on_hello(r, pc, m->hello);
@@ -292,6 +357,10 @@ static void ctl_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
                          ab->has_peer ? (int) ab->peer : COORD_NODE_NONE,
                          ab->has_slot ? ab->slot : 0, ab->missing, ab->n_missing, "node %d: %s",
                          who, ab->reason);
+        if (ab->has_edge && r->nreports > 0 && r->reports[r->nreports - 1].node == who) {
+            r->reports[r->nreports - 1].edge_known = 1;
+            r->reports[r->nreports - 1].edge = ab->edge;
+        }
         break;
     }
     default:
@@ -299,7 +368,8 @@ static void ctl_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
                        (int) m->msg_case, cn->id);
     }
 out:
-    stepnet__control__free_unpacked(m, NULL);
+    if (m)
+        stepnet__control__free_unpacked(m, NULL);
 }
 
 static void ctl_error(sn_conn_t *c, int status, const char *what)
@@ -309,9 +379,9 @@ static void ctl_error(sn_conn_t *c, int status, const char *what)
     if (r->stopping)
         return;
     if (pc->node == NULL) { /* not a node of this run (yet): refused, the run goes on */
+        sn_admit_done(&r->admit, c);
         if (status == SN_EPROTO || status == SN_ETIMEOUT || !c->established)
-            fprintf(stderr, "stepnet run: refused a control connection from %s: %s\n", c->peer,
-                    what);
+            sn_admit_refused(&r->admit, c->peer, what);
         return;
     }
     coord_node_t *cn = pc->node;
@@ -323,6 +393,7 @@ static void ctl_error(sn_conn_t *c, int status, const char *what)
 static void ctl_closed(sn_conn_t *c)
 {
     coord_pconn_t *pc = c->owner;
+    sn_admit_done(&pc->run->admit, c);
     if (pc->node && pc->node->conn == c)
         pc->node->conn = NULL;
     if (pc->prev)
@@ -336,11 +407,16 @@ static void ctl_closed(sn_conn_t *c)
 
 static const sn_conn_ops_t ctl_ops = {ctl_frame, ctl_error, ctl_closed};
 
-void sn__coord_on_connection(uv_stream_t *server, int status)
+static void admit_log(sn_admit_t *a, const char *line)
 {
-    coord_t *r = server->data;
-    if (status < 0)
-        return;
+    (void) a;
+    fprintf(stderr, "stepnet run: %s\n", line);
+}
+
+/* Accepts one connection of the listener: a stranger until its hello. */
+static void accept_one(sn_admit_t *a)
+{
+    coord_t *r = a->owner;
     coord_pconn_t *pc = sn_xcalloc(1, sizeof *pc);
     pc->run = r;
     pc->next = r->pconns;
@@ -348,11 +424,23 @@ void sn__coord_on_connection(uv_stream_t *server, int status)
         r->pconns->prev = pc;
     r->pconns = pc;
     sn_conn_init(r->loop, &pc->c, &ctl_ops, pc);
-    sn_wire_limits_control(&pc->c);
+    sn_wire_limits_control_prehello(&pc->c);
     /* a peer that authenticates (or, with --security none, just connects) and then says nothing
      * is closed at the connect deadline instead of holding a connection for the whole run */
     sn_conn_expect(&pc->c, r->o->connect_ms ? r->o->connect_ms : COORD_DEFAULT_CONNECT_MS, "hello");
-    if (uv_accept(server, (uv_stream_t *) &pc->c.tcp) < 0 ||
-        sn_conn_start(&pc->c, &r->sec, 0) < 0 || r->stopping)
+    if (uv_accept((uv_stream_t *) &r->listener, (uv_stream_t *) &pc->c.tcp) < 0 ||
+        sn_conn_start(&pc->c, &r->sec, 0) < 0 || r->stopping) {
         sn_conn_close(&pc->c);
+        return;
+    }
+    sn_admit_add(&r->admit, &pc->c);
+}
+
+const sn_admit_ops_t sn__coord_admit_ops = {admit_log, accept_one};
+
+void sn__coord_on_connection(uv_stream_t *server, int status)
+{
+    coord_t *r = server->data;
+    if (sn_admit_gate(&r->admit, status) == 0)
+        accept_one(&r->admit);
 }

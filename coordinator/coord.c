@@ -25,6 +25,7 @@ void coord_opts_default(coord_opts_t *o)
     o->ready_ms = COORD_DEFAULT_READY_MS;
     o->slot_ms = COORD_DEFAULT_SLOT_MS;
     o->collective_ms = COORD_DEFAULT_COLLECTIVE_MS;
+    o->heartbeat_ms = SN_HEARTBEAT_DEFAULT_MS;
 }
 
 void coord_result_free(coord_result_t *result)
@@ -58,9 +59,12 @@ void sn__coord_close_all(coord_t *r)
     for (coord_pconn_t *pc = r->pconns; pc; pc = pc->next)
         sn_conn_close(&pc->c);
     close_handle((uv_handle_t *) &r->listener);
+    if (r->admit.timers_live)
+        sn_admit_close(&r->admit);
     close_handle((uv_handle_t *) &r->deadline);
     close_handle((uv_handle_t *) &r->grace);
     close_handle((uv_handle_t *) &r->blame_timer);
+    close_handle((uv_handle_t *) &r->heartbeat);
     close_handle((uv_handle_t *) &r->sigint);
     close_handle((uv_handle_t *) &r->sigterm);
     for (uint32_t i = 0; i < r->n; i++)
@@ -107,6 +111,7 @@ void sn__coord_finish(coord_t *r, int failed)
     r->phase = COORD_PH_DONE;
     uv_timer_stop(&r->deadline);
     uv_timer_stop(&r->blame_timer);
+    uv_timer_stop(&r->heartbeat);
     Stepnet__Control m = STEPNET__CONTROL__INIT;
     Stepnet__Stop st = STEPNET__STOP__INIT;
     Stepnet__Abort ab = STEPNET__ABORT__INIT;
@@ -159,10 +164,17 @@ void sn__coord_report(coord_t *r, int kind, int node, int peer, uint64_t slot,
     }
 }
 
+/* SIGINT or SIGTERM: the run ends at once as interrupted (blame names the interrupt, not a node
+ * that died of the same Ctrl-C first); `stepnet run` exits with 128 + the signal's number. */
 static void on_signal(uv_signal_t *s, int signum)
 {
     coord_t *r = s->data;
-    sn__coord_fail(r, COORD_NODE_NONE, 0, "interrupted by signal %d", signum);
+    if (r->stopping)
+        return;
+    r->res->interrupted = signum;
+    sn__coord_report(r, COORD_KIND_INTERRUPT, COORD_NODE_NONE, COORD_NODE_NONE, 0, NULL, 0,
+                     "interrupted by the user (%s)", signum == SIGINT ? "SIGINT" : "SIGTERM");
+    blame(r);
     sn__coord_finish(r, 1);
 }
 
@@ -224,6 +236,8 @@ static int start_listener(coord_t *r, sn_err_t *err)
         return sn_err_set(err, SN_EINVAL, "--listen: %s", e.msg);
     uv_tcp_init(r->loop, &r->listener);
     r->listener.data = r;
+    /* every node may connect at once, all from one host */
+    sn_admit_init(&r->admit, r->loop, &sn__coord_admit_ops, r, r->n, "control connection");
     rc = uv_tcp_bind(&r->listener, (struct sockaddr *) &sa, 0);
     if (rc == 0)
         rc = uv_listen((uv_stream_t *) &r->listener, COORD_LISTEN_BACKLOG, sn__coord_on_connection);
@@ -244,6 +258,8 @@ static void init_handles(coord_t *r)
     r->grace.data = r;
     uv_timer_init(r->loop, &r->blame_timer);
     r->blame_timer.data = r;
+    uv_timer_init(r->loop, &r->heartbeat);
+    r->heartbeat.data = r;
     uv_signal_init(r->loop, &r->sigint);
     r->sigint.data = r;
     uv_signal_start(&r->sigint, on_signal, SIGINT);
@@ -289,7 +305,15 @@ int coord_run(const coord_opts_t *opts, coord_result_t *result, sn_err_t *err)
     init_handles(r);
     if ((rc = start_listener(r, err)) < 0)
         goto loop_done;
-    if (opts->join) {
+    uint64_t need = (uint64_t) r->n + COORD_FD_BASE + SN_ADMIT_FD_HEADROOM;
+    if (r->admit.fd_limit && r->admit.fd_limit < need) {
+        char lim[64];
+        sn__coord_fail(r, COORD_NODE_NONE, 0,
+                       "the %s is too low for %u nodes: the coordinator holds one control "
+                       "connection per node and needs at least %llu descriptors",
+                       sn_admit_limit_text(lim, sizeof lim), r->n, (unsigned long long) need);
+        sn__coord_finish(r, 1);
+    } else if (opts->join) {
         fprintf(stderr, "stepnet run: waiting for %u nodes: stepnet-node --join %s\n", r->n,
                 r->listen_addr);
     } else {
@@ -301,13 +325,19 @@ int coord_run(const coord_opts_t *opts, coord_result_t *result, sn_err_t *err)
     }
     if (!r->stopping)
         uv_timer_start(&r->deadline, sn__coord_on_deadline, opts->ready_ms, 0);
+    if (!r->stopping && opts->heartbeat_ms)
+        uv_timer_start(&r->heartbeat, sn__coord_on_heartbeat, opts->heartbeat_ms,
+                       opts->heartbeat_ms);
     uv_run(r->loop, UV_RUN_DEFAULT);
 loop_done:
     sn__coord_close_all(r);
     close_handle((uv_handle_t *) &r->listener);
+    if (r->admit.timers_live)
+        sn_admit_close(&r->admit);
     close_handle((uv_handle_t *) &r->deadline);
     close_handle((uv_handle_t *) &r->grace);
     close_handle((uv_handle_t *) &r->blame_timer);
+    close_handle((uv_handle_t *) &r->heartbeat);
     close_handle((uv_handle_t *) &r->sigint);
     close_handle((uv_handle_t *) &r->sigterm);
     uv_run(r->loop, UV_RUN_DEFAULT);

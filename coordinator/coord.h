@@ -38,6 +38,7 @@ typedef struct coord_opts_s {
     int has_token; /* testing: a fixed run token instead of a random one */
     uint64_t token;
     uint32_t connect_ms, ready_ms, slot_ms, collective_ms;
+    uint32_t heartbeat_ms; /* control-channel heartbeat period; 0: none */
 } coord_opts_t;
 
 /* What a run measured. On failure `failed` is 1, `error` names the culprit node, slot and a
@@ -45,7 +46,8 @@ typedef struct coord_opts_s {
 typedef struct coord_result_s {
     int failed;
     char error[COORD_ERROR_TEXT];
-    int fail_node; /* COORD_NODE_NONE when none can be named */
+    int fail_node;   /* COORD_NODE_NONE when none can be named */
+    int interrupted; /* the signal (SIGINT, SIGTERM) that interrupted the coordinator; 0: none */
     uint64_t fail_slot;
     uint64_t steps, trace_hash, packets, control_packets, deliveries, control_slots;
     uint64_t bytes_checked;

@@ -21,6 +21,10 @@
  * blame picks the root cause. */
 #define COORD_BLAME_WINDOW_MS 300
 #define COORD_LISTEN_BACKLOG  4096
+/* Descriptors the coordinator holds besides one control connection per node: stdio, the event
+ * loop's, the signal pipe, the listener, a spawn in progress. With SN_ADMIT_FD_HEADROOM for
+ * strangers, the least descriptor limit (RLIMIT_NOFILE) a run of n nodes starts with. */
+#define COORD_FD_BASE 16
 
 typedef enum {
     COORD_PH_JOIN,      /* waiting for every node's hello */
@@ -39,6 +43,7 @@ typedef struct coord_node_s {
     int hello, ready, calibrated, complete, result;
     char host[SN_ADDR_MAX_HOST];
     uint32_t data_port, pid;
+    uint64_t last_heard; /* uv_now of its last control frame */
     uv_process_t proc;
     int spawned, exited;
     Stepnet__Result *res; /* of the current repetition */
@@ -68,11 +73,13 @@ struct coord_s {
     /* state */
     coord_phase_t phase;
     uv_tcp_t listener;
+    sn_admit_t admit;                   /* unauthenticated control connections (net/conn.h) */
     char listen_addr[SN_ADDR_MAX_TEXT]; /* the bound address, as nodes must dial it */
     coord_node_t *nodes;
     coord_pconn_t *pconns;
     uint32_t joined, nready, ncal, ncomplete, nresult;
-    uv_timer_t deadline, grace, blame_timer;
+    uv_timer_t deadline, grace, blame_timer, heartbeat;
+    uint64_t hb_seq, hb_last_tick; /* uv_now of the previous heartbeat tick */
     uv_signal_t sigint, sigterm;
     /* calibration: per link, microseconds and microseconds per byte */
     double *alpha, *beta;
@@ -112,8 +119,14 @@ int sn__coord_spawn(coord_t *r, sn_err_t *err);
 /* spawn.c: the stepnet-node to start: $STEPNET_NODE, else the one next to this executable. */
 const char *sn__coord_node_bin(char *buf, size_t cap);
 
-/* control.c: the listener's connection callback, and the phase deadline. */
+/* control.c: the heartbeat timer (every o->heartbeat_ms): pings every node outside a collective and
+ * reports one silent for SN_HEARTBEAT_MISSES periods. */
+void sn__coord_on_heartbeat(uv_timer_t *t);
+
+/* control.c: the listener's connection callback and its admission control (r->admit), and the
+ * phase deadline. */
 void sn__coord_on_connection(uv_stream_t *server, int status);
+extern const sn_admit_ops_t sn__coord_admit_ops;
 void sn__coord_on_deadline(uv_timer_t *t);
 
 /* aggregate.c: the link timings of one node's CALIBRATED message. */

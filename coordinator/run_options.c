@@ -41,7 +41,7 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
     *out_file = NULL;
     int64_t reps = o->reps, warmup = o->warmup, probes = o->probes, idle = 0;
     int64_t connect = o->connect_ms, ready = o->ready_ms, slot = o->slot_ms;
-    int64_t collective = o->collective_ms;
+    int64_t collective = o->collective_ms, heartbeat = o->heartbeat_ms;
     const char *nodes = "local", *security = "sodium", *fault = NULL, *token = NULL;
     int insecure_ok = 0;
     const cli_opt_t extra[] = {
@@ -63,6 +63,11 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
         {.name = "--collective-timeout-ms",
          .num = &collective,
          .lo = 1,
+         .hi = MAX_MS,
+         .unit = "milliseconds"},
+        {.name = "--heartbeat-ms",
+         .num = &heartbeat,
+         .lo = 0,
          .hi = MAX_MS,
          .unit = "milliseconds"},
         {.name = "--nodes", .str = &nodes},
@@ -89,6 +94,7 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
     o->ready_ms = (uint32_t) ready;
     o->slot_ms = (uint32_t) slot;
     o->collective_ms = (uint32_t) collective;
+    o->heartbeat_ms = (uint32_t) heartbeat;
     o->topo_text = cli->topo;
     if (strcmp(nodes, "local") == 0)
         o->join = 0;

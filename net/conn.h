@@ -114,4 +114,83 @@ void sn_conn_close(sn_conn_t *c);
 /* Reports an error (once) and closes: for protocol errors found by the consumer. */
 void sn_conn_fail(sn_conn_t *c, int status, const char *what);
 
+/* ---- admission control at a listener ---------------------------------------------------------
+ * A connection is unauthenticated from its accept until its owner knows who it is (the handshake,
+ * then the hello): a stranger, with or without the key, can open many and say nothing. A listener
+ * keeps at most SN_ADMIT_MAX_PENDING + reserve of them, at most SN_ADMIT_MAX_PER_ADDR + reserve
+ * from one address (`reserve`: the legitimate peers the owner expects at once, all of which may
+ * share one host), and never lets them use the last SN_ADMIT_FD_HEADROOM descriptors of the
+ * process's limit (RLIMIT_NOFILE). Beyond a cap the OLDEST unauthenticated connection (of that
+ * address, for the per-address cap) is closed: idle strangers age, while a real peer finishes its
+ * handshake and hello within milliseconds of connecting, so a flood of idle connections cannot
+ * keep a real peer out. Refusals are logged one line each for the first SN_ADMIT_LOG_BURST of
+ * every second, then as one summary line with a count; an accept error is logged once per episode
+ * with the descriptor limit named, and accepting pauses with a backoff (SN_ADMIT_BACKOFF_MIN_MS
+ * doubling to SN_ADMIT_BACKOFF_MAX_MS) while it lasts. */
+#define SN_ADMIT_MAX_PENDING    64
+#define SN_ADMIT_MAX_PER_ADDR   16
+#define SN_ADMIT_FD_HEADROOM    16
+#define SN_ADMIT_LOG_BURST      5
+#define SN_ADMIT_LOG_WINDOW_MS  1000
+#define SN_ADMIT_BACKOFF_MIN_MS 10
+#define SN_ADMIT_BACKOFF_MAX_MS 1000
+
+typedef struct sn_admit_s sn_admit_t;
+
+/* The owner's side of a listener: log prints one line (without a newline); accept_one accepts one
+ * pending connection of the listener (sn_admit_resume calls it after a pause). */
+typedef struct sn_admit_ops_s {
+    void (*log)(sn_admit_t *a, const char *line);
+    void (*accept_one)(sn_admit_t *a);
+} sn_admit_ops_t;
+
+struct sn_admit_s {
+    const sn_admit_ops_t *ops;
+    void *owner;
+    uv_loop_t *loop;
+    uint32_t reserve;
+    uint64_t fd_limit; /* RLIMIT_NOFILE's soft limit at init (0: unknown) */
+    sn_conn_t **pend;  /* unauthenticated connections, oldest first */
+    size_t npend, cappend;
+    /* the refusal log */
+    uint64_t win_start;
+    uint32_t win_logged, win_suppressed;
+    uint64_t refused; /* in all */
+    /* accept errors */
+    int last_error;
+    uint32_t backoff_ms;
+    int paused, held, fd_pressure_logged;
+    uv_timer_t timer, log_timer;
+    int timers_live;
+    const char *noun; /* "control connection", "link connection" */
+};
+
+/* Initialises a on loop (two timers); `reserve` as above (sn_admit_set_reserve changes it later);
+ * `noun` names the connections in logs ("control connection"). */
+void sn_admit_init(sn_admit_t *a, uv_loop_t *loop, const sn_admit_ops_t *ops, void *owner,
+                   uint32_t reserve, const char *noun);
+void sn_admit_set_reserve(sn_admit_t *a, uint32_t reserve);
+
+/* The listener's connection callback calls this first with its status: 1 if the owner must not
+ * accept now (an accept error, logged once with the descriptor limit, or a pause in progress: the
+ * connection stays in the kernel's backlog and sn_admit_resume accepts it later), 0 to accept. */
+int sn_admit_gate(sn_admit_t *a, int status);
+
+/* After accepting and starting c (its peer address known): counts it as unauthenticated and
+ * closes the oldest ones beyond the caps (through sn_conn_fail, so their owners see the error). */
+void sn_admit_add(sn_admit_t *a, sn_conn_t *c);
+
+/* c is authenticated (its hello arrived) or closed: no longer counted. Idempotent. */
+void sn_admit_done(sn_admit_t *a, sn_conn_t *c);
+
+/* Logs the refusal of a connection from `peer` (rate-limited as above). */
+void sn_admit_refused(sn_admit_t *a, const char *peer, const char *why);
+
+/* Logs the summary of refusals not yet logged, and closes the timer (the owner runs the loop
+ * once more before freeing a). */
+void sn_admit_close(sn_admit_t *a);
+
+/* "descriptor limit (ulimit -n 256)" into buf: the text that names the limit in messages. */
+const char *sn_admit_limit_text(char *buf, size_t cap);
+
 #endif

@@ -16,6 +16,12 @@ void sn_wire_limits_control(sn_conn_t *c)
     c->max_body[SN_FRAME_CONTROL] = SN_WIRE_MAX_CONTROL;
 }
 
+void sn_wire_limits_control_prehello(sn_conn_t *c)
+{
+    memset(c->max_body, 0, sizeof c->max_body);
+    c->max_body[SN_FRAME_CONTROL] = SN_WIRE_MAX_PREHELLO;
+}
+
 void sn_wire_limits_link(sn_conn_t *c, uint32_t size, int hello_only)
 {
     memset(c->max_body, 0, sizeof c->max_body);

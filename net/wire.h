@@ -10,13 +10,23 @@
 #include "stepnet.pb-c.h"
 #include "stepnet/algo.h"
 
-#define SN_WIRE_VERSION       1
-#define SN_WIRE_MAX_CONTROL   (80u << 20) /* an Assign can carry a 64 MiB file: graph */
-#define SN_WIRE_MAX_LINKHELLO 256
-#define SN_WIRE_MAX_DATAHDR   512 /* a DataHeader with one PacketHeader is far below this */
+#define SN_WIRE_VERSION     1
+#define SN_WIRE_MAX_CONTROL (80u << 20) /* an Assign can carry a 64 MiB file: graph */
+/* The control channel's heartbeat (docs/runtime.md): the default period, and how many periods
+ * without a frame from the other side make it silent. */
+#define SN_HEARTBEAT_DEFAULT_MS 1000
+#define SN_HEARTBEAT_MISSES     5
+#define SN_WIRE_MAX_PREHELLO    1024 /* a control frame before the hello: a Hello is far below */
+#define SN_WIRE_MAX_LINKHELLO   256
+#define SN_WIRE_MAX_DATAHDR     512 /* a DataHeader with one PacketHeader is far below this */
 
 /* Sets the frame limits of a control connection (coordinator <-> node). */
 void sn_wire_limits_control(sn_conn_t *c);
+
+/* The limits of an accepted control connection before its hello: one control frame of at most
+ * SN_WIRE_MAX_PREHELLO bytes (the coordinator raises them with sn_wire_limits_control once the
+ * hello names a node of the run). */
+void sn_wire_limits_control_prehello(sn_conn_t *c);
 
 /* Sets the frame limits of a link for packets of `size` payload bytes; before the link hello only
  * the hello is accepted (hello_only). */

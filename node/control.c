@@ -76,9 +76,55 @@ static int take_assignment(node_t *nd, const Stepnet__Assign *a, sn_err_t *err)
 
 /* ---- the control connection ----------------------------------------------------------------- */
 
+/* The coordinator's liveness, checked every heartbeat period: outside a collective, a coordinator
+ * that sent nothing for SN_HEARTBEAT_MISSES periods is stopped or unreachable, and the node
+ * leaves. In a collective the silence is not counted (the coordinator sends nothing then). */
+static void on_hb_check(uv_timer_t *t)
+{
+    node_t *nd = t->data;
+    uint64_t now = uv_now(nd->loop), limit = (uint64_t) SN_HEARTBEAT_MISSES * nd->ctl.hb_ms;
+    /* a tick two periods late: this node was stalled and could not read; not judged */
+    int stalled = nd->ctl.last_tick && now - nd->ctl.last_tick > 2 * (uint64_t) nd->ctl.hb_ms;
+    nd->ctl.last_tick = now;
+    if (nd->ex.running || nd->stopping || nd->exit_code || stalled) {
+        nd->ctl.last_heard = now;
+        return;
+    }
+    /* before the coordinator's first frame (it may still be starting the other local nodes),
+     * the connect deadline if it is longer */
+    uint32_t connect_ms = nd->opts.connect_ms ? nd->opts.connect_ms : 10000;
+    if (!nd->ctl.heard_any && limit < connect_ms)
+        limit = connect_ms;
+    if (now - nd->ctl.last_heard <= limit)
+        return;
+    char msg[300];
+    snprintf(msg, sizeof msg,
+             "the coordinator at %s sent nothing for %llu ms (heartbeat deadline %u x %u ms): it "
+             "is stopped or unreachable; leaving",
+             nd->opts.coordinator, (unsigned long long) (now - nd->ctl.last_heard),
+             SN_HEARTBEAT_MISSES, nd->ctl.hb_ms);
+    sn__node_log(nd, "CTL-SILENT", "%s", msg);
+    /* said on the control connection too: a stopped coordinator reads it when it resumes */
+    sn__node_report(nd, SN_ETIMEOUT, 0, STEPNET__ABORT_KIND__ABORT_COORDINATOR, -1, NULL, 0, "%s",
+                    msg);
+    sn__node_exit(nd, 1);
+}
+
+static void hb_start(node_t *nd)
+{
+    nd->ctl.last_heard = uv_now(nd->loop);
+    nd->ctl.last_tick = 0;
+    if (nd->ctl.hb_ms)
+        uv_timer_start(&nd->ctl.hb_timer, on_hb_check, nd->ctl.hb_ms, nd->ctl.hb_ms);
+    else
+        uv_timer_stop(&nd->ctl.hb_timer);
+}
+
 static void ctl_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
 {
     node_t *nd = ((lconn_t *) c->owner)->nd;
+    nd->ctl.last_heard = uv_now(nd->loop);
+    nd->ctl.heard_any = 1;
     Stepnet__Control *m = type == SN_FRAME_CONTROL ? sn_wire_unpack_control(body, len) : NULL;
     if (m == NULL) {
         sn__node_log(nd, "CTL-PROTO", "malformed control frame from the coordinator");
@@ -87,6 +133,15 @@ static void ctl_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len
     }
     sn_err_t err = {0};
     switch (m->msg_case) {
+    case STEPNET__CONTROL__MSG_HEARTBEAT: {
+        Stepnet__Control a = STEPNET__CONTROL__INIT;
+        Stepnet__Heartbeat hb = STEPNET__HEARTBEAT__INIT;
+        hb.seq = m->heartbeat->seq;
+        a.msg_case = STEPNET__CONTROL__MSG_HEARTBEAT;
+        a.heartbeat = &hb;
+        sn__node_send_ctl(nd, &a);
+        break;
+    }
     case STEPNET__CONTROL__MSG_ASSIGN:
         if (nd->assigned) {
             sn__node_log(nd, "CTL-PROTO", "second assignment");
@@ -99,6 +154,10 @@ static void ctl_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len
             break;
         }
         nd->ctl.deadline = uv_now(nd->loop) + nd->connect_ms;
+        if (m->assign->has_heartbeat_ms) { /* the run's period */
+            nd->ctl.hb_ms = m->assign->heartbeat_ms;
+            hb_start(nd);
+        }
         if (!nd->opts.quiet)
             sn__node_log(nd, "NODE-ASSIGN", "%s, %s with %s, %u links", nd->topo->spec,
                          sn_coll_name(nd->params.coll), nd->algo->name, nd->deg);
@@ -214,6 +273,7 @@ static void on_ctl_connect(uv_connect_t *req, int status)
     nd->ctl.up = 1;
     sn_conn_start(&nd->ctl.lc->c, &nd->sec, 1);
     send_hello(nd);
+    hb_start(nd);
 }
 
 void sn__node_ctl_connect(node_t *nd)

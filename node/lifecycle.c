@@ -59,9 +59,13 @@ void sn__node_exit(node_t *nd, int code)
         sn__node_lconn_close(lc);
     }
     close_if_open((uv_handle_t *) &nd->net.listener);
+    if (nd->net.admit.timers_live)
+        sn_admit_close(&nd->net.admit);
     close_if_open((uv_handle_t *) &nd->ctl.retry);
+    close_if_open((uv_handle_t *) &nd->ctl.hb_timer);
     close_if_open((uv_handle_t *) &nd->ex.slot_timer);
     close_if_open((uv_handle_t *) &nd->sigterm);
+    close_if_open((uv_handle_t *) &nd->sigint);
     if (nd->exit_timer_live)
         close_if_open((uv_handle_t *) &nd->exit_timer);
     for (uint32_t q = 0; nd->links_timers_live && q < nd->deg; q++)
@@ -105,6 +109,13 @@ void sn__node_report(node_t *nd, int code, uint64_t slot, int kind, int64_t peer
     ab.peer = (uint32_t) (peer >= 0 ? peer : 0);
     ab.n_missing = nmissing;
     ab.missing = (uint32_t *) missing;
+    /* the edge of the link to the peer it blames (the first, for parallel links) */
+    for (uint32_t q = 0; peer >= 0 && q < nd->deg && !ab.has_edge; q++) {
+        if (nd->links[q].peer == (uint32_t) peer) {
+            ab.has_edge = 1;
+            ab.edge = nd->links[q].edge;
+        }
+    }
     m.msg_case = STEPNET__CONTROL__MSG_ABORT;
     m.abort = &ab;
     sn__node_send_ctl(nd, &m);
@@ -127,11 +138,24 @@ void sn__node_report(node_t *nd, int code, uint64_t slot, int kind, int64_t peer
 
 /* ---- main ------------------------------------------------------------------------------------ */
 
+/* SIGINT or SIGTERM: the node tells the coordinator it was interrupted (so that blame names the
+ * interrupt, not this node's death), closes its links and leaves within SN_NODE_INTERRUPT_EXIT_MS
+ * (or when the coordinator answers); a second signal, or one before the control channel is up,
+ * leaves at once. */
 static void on_signal(uv_signal_t *s, int signum)
 {
     node_t *nd = s->data;
-    sn__node_log(nd, "NODE-SIGNAL", "signal %d: exiting", signum);
-    sn__node_exit(nd, 1);
+    const char *name = signum == SIGINT ? "SIGINT" : "SIGTERM";
+    if (nd->interrupted || nd->exit_code || !nd->ctl.up) {
+        sn__node_log(nd, "NODE-SIGNAL", "%s: exiting", name);
+        sn__node_exit(nd, 1);
+        return;
+    }
+    nd->interrupted = 1;
+    sn__node_report(nd, UV_ECANCELED, nd->ex.t, STEPNET__ABORT_KIND__ABORT_INTERRUPT, -1, NULL, 0,
+                    "interrupted by %s", name);
+    if (nd->exit_timer_live)
+        uv_timer_start(&nd->exit_timer, on_exit_timer, SN_NODE_INTERRUPT_EXIT_MS, 0);
 }
 
 /* The listener for links on the host of --listen (any port unless it names one). 0, or -1 after
@@ -149,6 +173,8 @@ static int start_listener(node_t *nd)
     }
     uv_tcp_init(nd->loop, &nd->net.listener);
     nd->net.listener.data = nd;
+    /* the reserve grows to the node's degree with the assignment */
+    sn_admit_init(&nd->net.admit, nd->loop, &sn__node_admit_ops, nd, 0, "link connection");
     int lrc = uv_tcp_bind(&nd->net.listener, (struct sockaddr *) &sa, 0);
     if (lrc == 0)
         lrc = uv_listen((uv_stream_t *) &nd->net.listener, 512, sn__node_on_link_connection);
@@ -227,11 +253,17 @@ int sn_node_main(const sn_node_opts_t *o)
         goto out;
     uv_timer_init(nd->loop, &nd->ctl.retry);
     nd->ctl.retry.data = nd;
+    uv_timer_init(nd->loop, &nd->ctl.hb_timer);
+    nd->ctl.hb_timer.data = nd;
+    nd->ctl.hb_ms = SN_HEARTBEAT_DEFAULT_MS;
     uv_timer_init(nd->loop, &nd->ex.slot_timer);
     nd->ex.slot_timer.data = nd;
     uv_signal_init(nd->loop, &nd->sigterm);
     nd->sigterm.data = nd;
     uv_signal_start(&nd->sigterm, on_signal, SIGTERM);
+    uv_signal_init(nd->loop, &nd->sigint);
+    nd->sigint.data = nd;
+    uv_signal_start(&nd->sigint, on_signal, SIGINT);
     nd->ctl.deadline = uv_now(nd->loop) + (o->connect_ms ? o->connect_ms : 10000);
     sn__node_ctl_connect(nd);
     uv_run(nd->loop, UV_RUN_DEFAULT);

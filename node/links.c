@@ -42,6 +42,7 @@ static const sn_conn_ops_t link_ops = {link_on_frame, link_on_error, link_on_clo
 
 static void bind_link(link_t *l, lconn_t *lc)
 {
+    sn_admit_done(&l->nd->net.admit, &lc->c);
     lc->link = l;
     l->lc = lc;
     l->up = 1;
@@ -87,8 +88,10 @@ static void accept_hello(node_t *nd, lconn_t *lc, const Stepnet__LinkHello *h)
             why = "a second connection for a link that is already up";
     }
     if (why) {
-        sn__node_log(nd, "LINK-REFUSED", "connection from %s claiming edge %u from node %u: %s",
-                     lc->c.peer, h->edge, h->from, why);
+        char text[300];
+        snprintf(text, sizeof text, "claiming edge %u from node %u: %s", h->edge, h->from, why);
+        sn_admit_done(&nd->net.admit, &lc->c);
+        sn_admit_refused(&nd->net.admit, lc->c.peer, text);
         sn__node_lconn_close(lc);
         return;
     }
@@ -113,14 +116,14 @@ static void link_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t le
         Stepnet__LinkHello *h =
             type == SN_FRAME_LINK ? stepnet__link_hello__unpack(NULL, len, body) : NULL;
         if (h == NULL) {
-            sn__node_log(nd, "LINK-PROTO",
-                         "inbound connection from %s: first frame is not a valid link hello",
-                         c->peer);
             remove_pending(nd, lc);
+            sn_admit_done(&nd->net.admit, c);
+            sn_admit_refused(&nd->net.admit, c->peer, "its first frame is not a valid link hello");
             sn__node_lconn_close(lc);
             return;
         }
         sn_conn_expect_done(c); /* it said who it is: judged now, or after the assignment */
+        sn_admit_done(&nd->net.admit, c);
         remove_pending(nd, lc);
         if (nd->assigned) {
             accept_hello(nd, lc, h);
@@ -165,10 +168,10 @@ static void link_on_error(sn_conn_t *c, int status, const char *what)
     if (nd->stopping)
         return;
     if (lc->link == NULL) { /* a stranger, a failed handshake, or no hello in time */
-        sn__node_log(nd,
-                     status == SN_EPROTO || status == SN_ETIMEOUT ? "LINK-REFUSED" : "LINK-CLOSED",
-                     "inbound connection from %s before its hello: %s (%s)", c->peer, what,
-                     sn_net_strerror(status));
+        char text[300];
+        snprintf(text, sizeof text, "before its hello: %s (%s)", what, sn_net_strerror(status));
+        sn_admit_done(&nd->net.admit, c);
+        sn_admit_refused(&nd->net.admit, c->peer, text);
         return;
     }
     link_t *l = lc->link;
@@ -196,6 +199,8 @@ static void link_on_closed(sn_conn_t *c)
     lconn_t *lc = c->owner;
     node_t *nd = lc->nd;
     remove_pending(nd, lc);
+    if (lc->link == NULL)
+        sn_admit_done(&nd->net.admit, c);
     if (lc->link && lc->link->lc == lc)
         lc->link->lc = NULL;
     for (uint32_t q = 0; q < nd->deg; q++)
@@ -215,13 +220,16 @@ lconn_t *sn__node_lconn_new(node_t *nd, const sn_conn_ops_t *ops)
     return lc;
 }
 
-void sn__node_on_link_connection(uv_stream_t *server, int status)
+static void admit_log(sn_admit_t *a, const char *line)
 {
-    node_t *nd = server->data;
-    if (status < 0) {
-        sn__node_log(nd, "LINK-ACCEPT", "accept failed: %s", uv_strerror(status));
-        return;
-    }
+    sn__node_log(a->owner, "LINK-REFUSED", "%s", line);
+}
+
+/* Accepts one inbound connection: unauthenticated until its link hello. */
+static void accept_one(sn_admit_t *a)
+{
+    node_t *nd = a->owner;
+    uv_stream_t *server = (uv_stream_t *) &nd->net.listener;
     lconn_t *lc = sn__node_lconn_new(nd, &link_ops);
     sn_wire_limits_link(&lc->c, 0, 1);
     /* a connection that never says who it is is closed at the connect deadline */
@@ -234,6 +242,17 @@ void sn__node_on_link_connection(uv_stream_t *server, int status)
     sn_grow((void **) &nd->net.pending, &nd->net.cappending, nd->net.npending + 1,
             sizeof *nd->net.pending);
     nd->net.pending[nd->net.npending++] = lc;
+    sn_admit_add(&nd->net.admit, &lc->c);
+}
+
+const sn_admit_ops_t sn__node_admit_ops = {admit_log, accept_one};
+
+void sn__node_on_link_connection(uv_stream_t *server, int status)
+{
+    node_t *nd = server->data;
+    if (nd->stopping || sn_admit_gate(&nd->net.admit, status))
+        return;
+    accept_one(&nd->net.admit);
 }
 
 static void dial(link_t *l);
@@ -302,6 +321,15 @@ int sn__node_links_init(node_t *nd, const Stepnet__Assign *a, sn_err_t *err)
     const sn_topo_t *t = nd->topo;
     nd->deg = sn_topo_degree(t, nd->id);
     nd->links = sn_xcalloc(nd->deg + 1, sizeof *nd->links);
+    sn_admit_set_reserve(&nd->net.admit, nd->deg); /* every neighbour may dial at once */
+    uint64_t need = (uint64_t) nd->deg + SN_NODE_FD_BASE + SN_ADMIT_FD_HEADROOM;
+    if (nd->net.admit.fd_limit && nd->net.admit.fd_limit < need) {
+        char lim[64];
+        return sn_err_set(err, SN_EINVAL,
+                          "the %s is too low for %u links: a node holds one connection per link "
+                          "and needs at least %llu descriptors",
+                          sn_admit_limit_text(lim, sizeof lim), nd->deg, (unsigned long long) need);
+    }
     for (uint32_t q = 0; q < nd->deg; q++) {
         link_t *l = &nd->links[q];
         const sn_port_t *pp = sn_topo_port(t, nd->id, q);

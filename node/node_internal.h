@@ -7,6 +7,12 @@
 /* After reporting a failure, how long a node waits for the coordinator's Stop before it exits on
  * its own (the coordinator normally stops every node within its blame window). */
 #define SN_NODE_FAIL_EXIT_MS 5000
+/* After reporting an interrupt (SIGINT, SIGTERM), how long a node waits for the coordinator's
+ * answer before it leaves: time for the report to be written. */
+#define SN_NODE_INTERRUPT_EXIT_MS 200
+/* Descriptors a node holds besides one connection per link: stdio, the event loop's, the signal
+ * pipe, the listener, the control connection. */
+#define SN_NODE_FD_BASE 16
 
 #include <stdint.h>
 #include <uv.h>
@@ -87,11 +93,18 @@ typedef struct node_ctl_s {
     uint32_t backoff;
     sn_addr_t coord;
     struct sockaddr_storage coord_sa; /* resolved once at start-up */
+    /* liveness of the coordinator: its heartbeat period (0: none), the uv_now of its last frame
+     * (or of the end of our last collective), and the timer that checks it */
+    uint32_t hb_ms;
+    uint64_t last_heard, last_tick;
+    int heard_any; /* a frame from the coordinator since the connection was made */
+    uv_timer_t hb_timer;
 } node_ctl_t;
 
 /* The link layer: the listener, the data address announced, inbound connections (links.c). */
 typedef struct node_net_s {
     uv_tcp_t listener;
+    sn_admit_t admit; /* inbound connections without a link hello yet (net/conn.h) */
     char data_host[SN_ADDR_MAX_HOST];
     int data_port;
     lconn_t **pending; /* inbound connections without a bound link yet */
@@ -152,8 +165,8 @@ struct node_s {
     uint32_t cal_left; /* links still calibrating (calibrate.c) */
     node_exec_t ex;
     /* shutdown (lifecycle.c) */
-    uv_signal_t sigterm;
-    int exit_code, stopping;
+    uv_signal_t sigterm, sigint;
+    int exit_code, stopping, interrupted;
     uv_timer_t exit_timer;
     int exit_timer_live, links_timers_live;
 };
@@ -202,8 +215,9 @@ int sn__node_links_init(node_t *nd, const Stepnet__Assign *a, sn_err_t *err);
  * it, and reports READY if nothing is left to wait for. */
 void sn__node_links_start(node_t *nd);
 
-/* The listener's connection callback (nd->net.listener.data = nd). */
+/* The listener's connection callback (nd->net.listener.data = nd), and its admission control. */
 void sn__node_on_link_connection(uv_stream_t *server, int status);
+extern const sn_admit_ops_t sn__node_admit_ops;
 
 /* ---- calibrate.c ---- */
 

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -917,7 +918,16 @@ typedef struct join_s {
 /* Starts `stepnet run --nodes join --listen 127.0.0.1:0 ARGS` with a fresh cluster key from
  * `stepnet keygen` (or, insecure, with --security none --insecure-ok) and reads its port from the
  * "waiting for N nodes: stepnet-node --join HOST:PORT" line. */
+static void join_start_limited(join_t *j, const char *const *args, int insecure, unsigned nofile);
+
 static void join_start_mode(join_t *j, const char *const *args, int insecure)
+{
+    join_start_limited(j, args, insecure, 0);
+}
+
+/* join_start_mode under a descriptor limit (`ulimit -n nofile` in a shell that then execs the
+ * coordinator; 0: none). */
+static void join_start_limited(join_t *j, const char *const *args, int insecure, unsigned nofile)
 {
     memset(j, 0, sizeof *j);
     j->insecure = insecure;
@@ -937,7 +947,16 @@ static void join_start_mode(join_t *j, const char *const *args, int insecure)
     }
     av_addv(&a, args);
     tu_exec_opts_t o = {.name = "stepnet", .env = j->tag};
-    j->coord = tu_bg_start(tu_env_bin("STEPNET"), a.v, &o);
+    if (nofile) {
+        char script[64];
+        snprintf(script, sizeof script, "ulimit -n %u && exec \"$0\" \"$@\"", nofile);
+        av_t w = {0};
+        AV_ADD(&w, "-c", script, tu_env_bin("STEPNET"));
+        av_addv(&w, a.v);
+        j->coord = tu_bg_start("/bin/sh", w.v, &o);
+    } else {
+        j->coord = tu_bg_start(tu_env_bin("STEPNET"), a.v, &o);
+    }
     char line[512];
     if (!tu_bg_line(j->coord, 2, "waiting for", line, sizeof line, 20 * SLOW))
         fail_msg("%s: no 'waiting for' line on stderr:\n%s", j->coord->cmd, j->coord->buf[1]);
@@ -1566,16 +1585,17 @@ static void test_local_key_not_exposed(void **state)
     assert_int_equal(nodes, 4);
     tu_bg_signal(b, SIGTERM);
     bg_wait_or_fail(b, 30 * SLOW);
-    if (b->status != 1)
-        fail_msg("%s: exit status %d after SIGTERM, want 1\n%s", b->cmd, b->status, b->buf[1]);
+    if (b->status != 143 || !strstr(b->buf[1], "interrupted by the user (SIGTERM)"))
+        fail_msg("%s: exit status %d after SIGTERM, want 143 and 'interrupted by the user'\n%s",
+                 b->cmd, b->status, b->buf[1]);
     expect_no_survivors(b->cmd, tag);
     tu_bg_free(b);
 }
 
 /* SIGTERM while the nodes are still starting (some have said hello, some not): the coordinator
- * stops cleanly (exit 1, no sanitizer report, no process left), and a hello that arrives after
- * the interruption starts nothing. The run is held (LOCAL_HOLD_ARGS), so it is still going when
- * the signal arrives, however fast the nodes start. */
+ * stops cleanly (exit 143, "interrupted by the user", no sanitizer report, no process left), and a
+ * hello that arrives after the interruption starts nothing. The run is held (LOCAL_HOLD_ARGS), so
+ * it is still going when the signal arrives, however fast the nodes start. */
 static void test_interrupt_while_joining(void **state)
 {
     (void) state;
@@ -1593,8 +1613,9 @@ static void test_interrupt_while_joining(void **state)
             sleep_s(0.001);
         tu_bg_signal(b, SIGTERM);
         bg_wait_or_fail(b, 30 * SLOW);
-        if (b->status != 1)
-            fail_msg("%s: exit status %d after SIGTERM, want 1\n%s", b->cmd, b->status, b->buf[1]);
+        if (b->status != 143 || !strstr(b->buf[1], "interrupted by the user (SIGTERM)"))
+            fail_msg("%s: exit status %d after SIGTERM, want 143 and 'interrupted by the user'\n%s",
+                     b->cmd, b->status, b->buf[1]);
         expect_no_survivors(b->cmd, tag);
         tu_bg_free(b);
     }
@@ -1818,6 +1839,287 @@ static void test_illegal_same_error(void **state)
     illegal_case("test-past-wake", "multi");
 }
 
+/* ---- admission control (docs/security.md) ---------------------------------------------------- */
+
+/* Counts the occurrences of needle in s. */
+static size_t count_str(const char *s, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+#define FLOOD 400
+
+/* 400 idle connections to the control port of a coordinator limited to 256 descriptors (they
+ * would exhaust it) do not keep the real nodes from joining: the oldest unauthenticated
+ * connections are closed beyond the caps, the run verifies, and the refusals are logged with a
+ * rate limit (a burst, then one summary line with a count). */
+static void test_admission_idle_flood(void **state)
+{
+    (void) state;
+    struct rlimit rl;
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+    if (rl.rlim_cur < FLOOD + 64) {
+        rl.rlim_cur = rl.rlim_max < FLOOD + 64 ? rl.rlim_max : FLOOD + 64;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (rl.rlim_cur < FLOOD + 64)
+        skip();
+    join_t *j = calloc(1, sizeof *j);
+    assert_non_null(j);
+    join_start_limited(j,
+                       (const char *const[]){"--topo", "ring:4", "--coll", "te", "--reps", "2",
+                                             "--warmup", "0", "--probes", "3", "--json", NULL},
+                       0, 256);
+    int fds[FLOOD];
+    for (int k = 0; k < FLOOD; k++)
+        fds[k] = dial_port(j->port);
+    /* the coordinator has seen the flood when it starts refusing */
+    if (!wait_stderr(j->coord, "refused a control connection", 10 * SLOW))
+        fail_msg("the coordinator refused none of %d idle connections:\n%s", FLOOD,
+                 j->coord->buf[1]);
+    join_nodes(j, 4);
+    join_ready(j);
+    char *report = join_finish(j, 0, 0);
+    assert_non_null(report);
+    assert_true(tu_json_bool(report, "verified"));
+    free(report);
+    for (int k = 0; k < FLOOD; k++)
+        close(fds[k]);
+    free(j);
+}
+
+/* The same limit with too many nodes for it: the run fails at once naming the descriptor limit
+ * (not "0 have joined" at the ready deadline). */
+static void test_admission_descriptor_limit(void **state)
+{
+    (void) state;
+    tu_exec_opts_t o = {.name = "stepnet", .deadline_s = 30 * SLOW};
+    char script[256];
+    snprintf(script, sizeof script, "ulimit -n 40 && exec \"$0\" \"$@\"");
+    tu_proc_t p = tu_exec("/bin/sh",
+                          (const char *const[]){"-c", script, tu_env_bin("STEPNET"), "run",
+                                                "--topo", "ring:24", "--coll", "te", NULL},
+                          &o);
+    tu_expect_status(&p, 1);
+    if (!strstr(p.err, "descriptor limit (ulimit -n 40) is too low for 24 nodes"))
+        fail_msg("the failure does not name the descriptor limit:\n%s", p.err);
+    if (p.secs > 10 * SLOW)
+        fail_msg("the run took %.1f s to refuse", p.secs);
+    tu_exec_free(&p);
+}
+
+/* Sends one plaintext frame (u32 big-endian length of type + body, the type, the body). */
+static void send_frame(int fd, int type, const void *body, uint32_t len, uint32_t claim)
+{
+    uint8_t hdr[5];
+    uint32_t flen = htonl(claim ? claim : len + 1);
+    memcpy(hdr, &flen, 4);
+    hdr[4] = (uint8_t) type;
+    assert_int_equal(send(fd, hdr, 5, MSG_NOSIGNAL), 5);
+    if (len)
+        assert_int_equal(send(fd, body, len, MSG_NOSIGNAL), (ssize_t) len);
+}
+
+/* A --security none peer that connected and finished the preamble. */
+static int plain_peer(int port)
+{
+    int fd = dial_port(port);
+    assert_int_equal(send(fd, plain_preamble, 8, MSG_NOSIGNAL), 8);
+    uint8_t answer[8];
+    if (read_exact(fd, answer, 8, 5 * SLOW) != 0 || memcmp(answer, plain_preamble, 8) != 0)
+        fail_msg("the coordinator did not answer the plaintext preamble");
+    return fd;
+}
+
+/* With --security none, strangers' bad frames before any hello close those connections only,
+ * each refusal names the peer's address, and the run still verifies: an empty control frame, a
+ * malformed one, a non-hello message, and a frame header announcing 80 MiB (refused from its
+ * header: no frame before the hello may exceed a small fixed size). */
+static void test_admission_plaintext_strangers(void **state)
+{
+    (void) state;
+    join_t *j = calloc(1, sizeof *j);
+    assert_non_null(j);
+    join_start_mode(j,
+                    (const char *const[]){"--topo", "ring:4", "--coll", "te", "--reps", "2",
+                                          "--warmup", "0", "--probes", "3", "--json", NULL},
+                    1);
+    int fd_empty = plain_peer(j->port), fd_bad = plain_peer(j->port),
+        fd_ready = plain_peer(j->port), fd_big = plain_peer(j->port);
+    send_frame(fd_empty, 1, NULL, 0, 0);
+    static const uint8_t garbage[] = {0xff, 0xff, 0xff, 0xff, 0x0f, 0x08};
+    send_frame(fd_bad, 1, garbage, sizeof garbage, 0);
+    /* Control { ready = Ready { node = 0 } }: field 2, length 2, then field 1 = 0 */
+    static const uint8_t ready[] = {0x12, 0x02, 0x08, 0x00};
+    send_frame(fd_ready, 1, ready, sizeof ready, 0);
+    send_frame(fd_big, 1, NULL, 0, 80u << 20);
+    int fds[] = {fd_empty, fd_bad, fd_ready, fd_big};
+    static const char *const what[] = {"an empty frame", "a malformed frame", "a Ready",
+                                       "an 80 MiB header"};
+    for (int k = 0; k < 4; k++) {
+        double took = wait_closed(fds[k], 5 * SLOW);
+        if (took < 0)
+            fail_msg("the coordinator kept a connection that sent %s before its hello", what[k]);
+        close(fds[k]);
+    }
+    static const char *const logs[] = {"before the hello", "malformed control frame",
+                                       "control message 2 before the hello",
+                                       "exceeds the maximum 1024"};
+    for (int k = 0; k < 4; k++)
+        if (!wait_stderr(j->coord, logs[k], 5 * SLOW))
+            fail_msg("the coordinator did not log '%s':\n%s", logs[k], j->coord->buf[1]);
+    if (count_str(j->coord->buf[1], "refused a control connection from 127.0.0.1:") < 4)
+        fail_msg("a refusal without the peer's address:\n%s", j->coord->buf[1]);
+    join_nodes(j, 4);
+    join_ready(j);
+    char *report = join_finish(j, 0, 0);
+    assert_non_null(report);
+    assert_true(tu_json_bool(report, "verified"));
+    free(report);
+    free(j);
+}
+
+/* ---- liveness and interrupts (docs/runtime.md) ------------------------------------------------
+ */
+
+/* A local run of many repetitions with a 100 ms heartbeat, started with the nodes' routine logs:
+ * returns once every node has logged NODE-READY. */
+static tu_bg_t *liveness_run(char *tag, size_t cap, const char *const *extra)
+{
+    new_tag(tag, cap);
+    tu_exec_opts_t o = {.name = "stepnet", .env = tag};
+    av_t a = {0};
+    AV_ADD(&a, "run", "--topo", "ring:4", "--coll", "te", "--reps", "1000000", "--warmup", "0",
+           "--probes", "3", "--heartbeat-ms", "100", "--verbose");
+    av_addv(&a, extra);
+    tu_bg_t *b = tu_bg_start(tu_env_bin("STEPNET"), a.v, &o);
+    double end = tu_now() + 30 * SLOW;
+    while (count_str(b->buf[1], "NODE-READY") < 4 && tu_now() < end)
+        tu_bg_pump(b, 0.05);
+    if (count_str(b->buf[1], "NODE-READY") < 4)
+        fail_msg("%s: the nodes did not get ready:\n%s", b->cmd, b->buf[1]);
+    return b;
+}
+
+/* A stopped coordinator (SIGSTOP) makes every node leave within the heartbeat deadline (5 x 100
+ * ms), each naming the coordinator's address; resumed, the coordinator reports that it was the
+ * silent one, and nothing is left running. */
+static void test_coordinator_stopped(void **state)
+{
+    (void) state;
+    char tag[128];
+    tu_bg_t *b = liveness_run(tag, sizeof tag, (const char *const[]){NULL});
+    sleep_s(0.3); /* repetitions are running */
+    assert_int_equal(tu_bg_signal(b, SIGSTOP), 0);
+    double t0 = tu_now(), end = t0 + 10 * SLOW;
+    while (count_str(b->buf[1], "CTL-SILENT") < 4 && tu_now() < end)
+        tu_bg_pump(b, 0.02);
+    double took = tu_now() - t0;
+    if (count_str(b->buf[1], "CTL-SILENT") < 4)
+        fail_msg("not every node left while the coordinator was stopped:\n%s", b->buf[1]);
+    print_message("  every node left %.2f s after the coordinator stopped\n", took);
+    if (took > 0.5 + 4.0 * SLOW)
+        fail_msg("the nodes took %.2f s to notice (deadline 0.5 s)", took);
+    if (!strstr(b->buf[1], "the coordinator at 127.0.0.1:"))
+        fail_msg("the nodes did not name the coordinator's address:\n%s", b->buf[1]);
+    assert_int_equal(tu_bg_signal(b, SIGCONT), 0);
+    bg_wait_or_fail(b, 30 * SLOW);
+    if (b->status != 1 || !strstr(b->buf[1], "stepnet run: the coordinator was silent"))
+        fail_msg("%s: exit status %d, want 1 and 'the coordinator was silent':\n%s", b->cmd,
+                 b->status, b->buf[1]);
+    expect_no_survivors(b->cmd, tag);
+    tu_bg_free(b);
+}
+
+/* A node stopped (SIGSTOP) while the run waits for the last node to join answers no heartbeat:
+ * the coordinator ends the run within the heartbeat deadline naming it, long before the ready
+ * deadline. */
+static void test_node_stopped_joining(void **state)
+{
+    (void) state;
+    join_t *j = calloc(1, sizeof *j);
+    assert_non_null(j);
+    join_start(j, (const char *const[]){"--topo", "ring:4", "--coll", "te", "--heartbeat-ms", "100",
+                                        "--ready-timeout-ms", "60000", "--json", NULL});
+    join_nodes(j, 3);
+    /* all three have joined */
+    if (!wait_stderr(j->coord, "3 of 4", 20 * SLOW))
+        fail_msg("three nodes did not join:\n%s", j->coord->buf[1]);
+    assert_int_equal(tu_bg_signal(j->node[1], SIGSTOP), 0);
+    double t0 = tu_now();
+    bg_wait_or_fail(j->coord, 20 * SLOW);
+    double took = tu_now() - t0;
+    if (j->coord->status != 1 || !strstr(j->coord->buf[1], "answered no heartbeat for"))
+        fail_msg("%s: exit status %d, want 1 naming the silent node:\n%s", j->coord->cmd,
+                 j->coord->status, j->coord->buf[1]);
+    print_message("  the run failed %.2f s after a node stopped\n", took);
+    /* the deadline (0.5 s), one heartbeat period, and the blame window (0.3 s) */
+    if (took > 0.9 + 3.0 * SLOW)
+        fail_msg("the coordinator took %.2f s to notice (deadline 0.5 s)", took);
+    tu_bg_signal(j->node[1], SIGKILL);
+    for (size_t i = 0; i < j->n; i++) {
+        if (i == 1)
+            tu_bg_wait(j->node[i], 20 * SLOW); /* killed here */
+        else
+            bg_wait_or_fail(j->node[i], 20 * SLOW);
+    }
+    expect_no_survivors(j->coord->cmd, j->tag);
+    for (size_t i = 0; i < j->n; i++)
+        tu_bg_free(j->node[i]);
+    tu_bg_free(j->coord);
+    unlink(j->key);
+    rmdir(j->keydir);
+    free(j);
+}
+
+/* The 4 node processes of the local run b tagged `tag`, into pids[16]. */
+static size_t node_pids(const tu_bg_t *b, const char *tag, pid_t *pids)
+{
+    pid_t all[16];
+    size_t n = tu_env_procs(tag, 0, all, 16), k = 0;
+    for (size_t i = 0; i < n && i < 16; i++)
+        if (all[i] != b->pid)
+            pids[k++] = all[i];
+    assert_int_equal(k, 4);
+    return k;
+}
+
+/* Ctrl-C on the whole run (SIGINT to every node, then to the coordinator, as a terminal sends it
+ * to the process group) is reported as an interrupt, not as a node's failure: exit 130. SIGTERM
+ * to one node alone ends the run naming the interrupt of that node: exit 1. */
+static void test_interrupt_reported(void **state)
+{
+    (void) state;
+    char tag[128];
+    tu_bg_t *b = liveness_run(tag, sizeof tag, (const char *const[]){NULL});
+    pid_t pids[16];
+    size_t n = node_pids(b, tag, pids);
+    /* as a terminal sends it: to every process at once (here the nodes a moment first) */
+    for (size_t i = 0; i < n; i++)
+        kill(pids[i], SIGINT);
+    tu_bg_signal(b, SIGINT);
+    bg_wait_or_fail(b, 30 * SLOW);
+    if (b->status != 130 || !strstr(b->buf[1], "stepnet run: interrupted by the user (SIGINT)"))
+        fail_msg("%s: exit status %d after Ctrl-C, want 130 and 'interrupted by the user':\n%s",
+                 b->cmd, b->status, b->buf[1]);
+    if (strstr(b->buf[1], "stepnet run: node "))
+        fail_msg("a node was blamed for Ctrl-C:\n%s", b->buf[1]);
+    expect_no_survivors(b->cmd, tag);
+    tu_bg_free(b);
+    b = liveness_run(tag, sizeof tag, (const char *const[]){NULL});
+    n = node_pids(b, tag, pids);
+    kill(pids[2], SIGTERM);
+    bg_wait_or_fail(b, 30 * SLOW);
+    if (b->status != 1 || !strstr(b->buf[1], ": interrupted by SIGTERM"))
+        fail_msg("%s: exit status %d after SIGTERM to one node, want 1 and the interrupt:\n%s",
+                 b->cmd, b->status, b->buf[1]);
+    expect_no_survivors(b->cmd, tag);
+    tu_bg_free(b);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -1863,6 +2165,12 @@ int main(void)
         cmocka_unit_test_teardown(test_join_host_names, teardown),
         cmocka_unit_test_teardown(test_node_bad_values, teardown),
         cmocka_unit_test_teardown(test_illegal_same_error, teardown),
+        cmocka_unit_test_teardown(test_admission_idle_flood, teardown),
+        cmocka_unit_test_teardown(test_admission_descriptor_limit, teardown),
+        cmocka_unit_test_teardown(test_admission_plaintext_strangers, teardown),
+        cmocka_unit_test_teardown(test_coordinator_stopped, teardown),
+        cmocka_unit_test_teardown(test_node_stopped_joining, teardown),
+        cmocka_unit_test_teardown(test_interrupt_reported, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

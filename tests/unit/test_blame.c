@@ -44,10 +44,12 @@ static void expect_contains(const char *s, const char *needle)
 static void test_kinds_apart(void **state)
 {
     (void) state;
-    const int node_kinds[] = {SELF, LINK, PROTO, DEADLINE, CORRUPT};
+    const int node_kinds[] = {SELF,     LINK,    PROTO,
+                              DEADLINE, CORRUPT, STEPNET__ABORT_KIND__ABORT_INTERRUPT};
     for (size_t i = 0; i < sizeof node_kinds / sizeof *node_kinds; i++) {
         assert_true(node_kinds[i] != COORD_KIND_DEATH);
         assert_true(node_kinds[i] != COORD_KIND_RUN);
+        assert_true(node_kinds[i] != COORD_KIND_INTERRUPT);
     }
 }
 
@@ -124,23 +126,98 @@ static void test_corrupt_frame(void **state)
     expect_contains(v.error, "(it sent a bad frame)");
 }
 
-/* One link fails and both of its ends report it. Neither end is silent and each is named once: the
- * verdict names one end of that link and its slot, and does not depend on the order of arrival. */
+/* One link fails and both of its ends report it: both are alive, so the verdict is that link (no
+ * culprit node), with its edge and slot, whatever the order of arrival. */
 static void test_link_both_ends(void **state)
 {
     (void) state;
     coord_report_t r[2];
     r[0] = rep(LINK, 0, 1, 7, NULL, 0, "node 0: link to node 1 failed at slot 7: reset");
     r[1] = rep(LINK, 1, 0, 7, NULL, 0, "node 1: link to node 0 failed at slot 7: reset");
+    r[1].edge_known = 1;
+    r[1].edge = 2;
     coord_verdict_t a, b;
     sn__coord_blame(r, 2, 4, &a);
-    assert_true(a.culprit == 0 || a.culprit == 1);
+    assert_int_equal(a.culprit, NONE);
+    assert_int_equal(a.link_a, 0);
+    assert_int_equal(a.link_b, 1);
     assert_int_equal(a.slot, 7);
-    expect_contains(a.error, "link to node");
+    expect_contains(a.error, "link 0-1 (edge 2) went silent at slot 7; both ends alive");
     coord_report_t s[2] = {r[1], r[0]};
     sn__coord_blame(s, 2, 4, &b);
     assert_int_equal(b.culprit, a.culprit);
     assert_string_equal(b.error, a.error);
+}
+
+/* A link cut silently between live nodes 5 and 6 of ring:8 (no reset: packets vanish): both ends
+ * fire their slot deadline naming each other; their other neighbours then stall behind them and
+ * name 5 and 6 as silent. The verdict is the link, not node 5 or 6. */
+static void test_link_cut_deadlines(void **state)
+{
+    (void) state;
+    static const uint32_t m5[] = {6}, m6[] = {5}, m4[] = {5}, m7[] = {6};
+    coord_report_t r[4];
+    r[0] = rep(DEADLINE, 4, 5, 13, m4, 1, "node 4: slot deadline at slot 13: no frame from node 5");
+    r[1] = rep(DEADLINE, 6, 5, 12, m6, 1, "node 6: slot deadline at slot 12: no frame from node 5");
+    r[2] = rep(DEADLINE, 7, 6, 13, m7, 1, "node 7: slot deadline at slot 13: no frame from node 6");
+    r[3] = rep(DEADLINE, 5, 6, 12, m5, 1, "node 5: slot deadline at slot 12: no frame from node 6");
+    r[3].edge_known = 1;
+    r[3].edge = 5;
+    coord_verdict_t v;
+    sn__coord_blame(r, 4, 8, &v);
+    assert_int_equal(v.culprit, NONE);
+    assert_int_equal(v.link_a, 5);
+    assert_int_equal(v.link_b, 6);
+    assert_int_equal(v.slot, 12);
+    expect_contains(v.error, "link 5-6 (edge 5) went silent at slot 12; both ends alive");
+    /* a stopped node 5 is different: it reports nothing, so nobody is accused by it */
+    sn__coord_blame(r, 3, 8, &v);
+    assert_int_equal(v.culprit, 5);
+    assert_int_equal(v.link_a, NONE);
+}
+
+/* Nodes that left because the coordinator was silent (stopped, unreachable) outrank the deaths
+ * that their leaving causes: the coordinator is named, not a node. */
+static void test_coordinator_silent(void **state)
+{
+    (void) state;
+    coord_report_t r[3];
+    r[0] = rep(STEPNET__ABORT_KIND__ABORT_COORDINATOR, 1, NONE, 0, NULL, 0,
+               "node 1: the coordinator at 10.0.0.1:4000 sent nothing for 5003 ms");
+    r[1] = rep(COORD_KIND_DEATH, 1, NONE, 0, NULL, 0, "node 1 (pid 7) lost its control connection");
+    r[2] = rep(COORD_KIND_DEATH, 0, NONE, 0, NULL, 0, "node 0 (pid 6) lost its control connection");
+    coord_verdict_t v;
+    sn__coord_blame(r, 3, 4, &v);
+    assert_int_equal(v.culprit, NONE);
+    assert_false(v.interrupted);
+    expect_contains(v.error,
+                    "the coordinator was silent: node 1: the coordinator at 10.0.0.1:4000");
+}
+
+/* An interrupt outranks everything: the coordinator's own SIGINT over the deaths of the nodes that
+ * the same Ctrl-C killed first; a node's SIGTERM over the link reports its leaving causes. */
+static void test_interrupt(void **state)
+{
+    (void) state;
+    coord_report_t r[3];
+    r[0] = rep(COORD_KIND_DEATH, 2, NONE, 0, NULL, 0, "node 2 (pid 9) was killed by signal 2");
+    r[1] = rep(LINK, 1, 2, 4, NULL, 0, "node 1: link to node 2 failed at slot 4");
+    r[2] = rep(COORD_KIND_INTERRUPT, NONE, NONE, 0, NULL, 0, "interrupted by the user (SIGINT)");
+    coord_verdict_t v;
+    sn__coord_blame(r, 3, 4, &v);
+    assert_int_equal(v.culprit, NONE);
+    assert_true(v.interrupted);
+    assert_string_equal(v.error, "interrupted by the user (SIGINT)");
+    r[2] = rep(STEPNET__ABORT_KIND__ABORT_INTERRUPT, 3, NONE, 4, NULL, 0,
+               "node 3: interrupted by SIGTERM");
+    sn__coord_blame(r, 3, 4, &v);
+    assert_true(v.interrupted);
+    assert_int_equal(v.culprit, NONE);
+    assert_string_equal(v.error, "node 3: interrupted by SIGTERM");
+    /* without an interrupt, the death is the cause */
+    sn__coord_blame(r, 2, 4, &v);
+    assert_false(v.interrupted);
+    assert_int_equal(v.culprit, 2);
 }
 
 /* A node's own error outranks the link reports it causes; a death outranks a node's own error. */
@@ -184,7 +261,8 @@ int main(void)
         cmocka_unit_test(test_kinds_apart),    cmocka_unit_test(test_kill_cascade),
         cmocka_unit_test(test_deadline_chain), cmocka_unit_test(test_corrupt_frame),
         cmocka_unit_test(test_link_both_ends), cmocka_unit_test(test_precedence),
-        cmocka_unit_test(test_own_finding),
+        cmocka_unit_test(test_own_finding),    cmocka_unit_test(test_link_cut_deadlines),
+        cmocka_unit_test(test_interrupt),      cmocka_unit_test(test_coordinator_silent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

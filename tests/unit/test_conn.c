@@ -502,6 +502,227 @@ static void test_handshake_deadline(void **state)
     assert_true(secs >= 0.19);
 }
 
+/* ---- admission control (sn_admit_*) -----------------------------------------------------------
+ */
+
+enum { FLOOD = 40, RESERVE = 2 };
+
+typedef struct adm_conn_s {
+    sn_conn_t c;
+    int index; /* accept order */
+} adm_conn_t;
+
+typedef struct adm_world_s {
+    uv_loop_t loop;
+    uv_tcp_t listener;
+    sn_admit_t admit;
+    sn_conn_sec_cfg_t sec;
+    uv_tcp_t clients[FLOOD];
+    uv_connect_t reqs[FLOOD];
+    int connected, accepted, closed_index_max, open_conns;
+    int log_lines, refusal_lines, summary_lines;
+    char summary[400];
+    uv_timer_t timer;
+} adm_world_t;
+
+static adm_world_t *AW;
+
+static void adm_log(sn_admit_t *a, const char *line)
+{
+    (void) a;
+    AW->log_lines++;
+    if (strncmp(line, "refused a test connection from 127.0.0.1:", 41) == 0)
+        AW->refusal_lines++;
+    if (strstr(line, "more test connections in the last")) {
+        AW->summary_lines++;
+        snprintf(AW->summary, sizeof AW->summary, "%s", line);
+    }
+}
+
+static void adm_error(sn_conn_t *c, int status, const char *what)
+{
+    adm_conn_t *ac = c->owner;
+    (void) status;
+    if (ac->index > AW->closed_index_max)
+        AW->closed_index_max = ac->index;
+    sn_admit_done(&AW->admit, c);
+    sn_admit_refused(&AW->admit, c->peer, what);
+}
+
+static void adm_closed(sn_conn_t *c)
+{
+    sn_admit_done(&AW->admit, c);
+    AW->open_conns--;
+    free(c->owner);
+}
+
+static void adm_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
+{
+    (void) c, (void) type, (void) body, (void) len;
+}
+
+static const sn_conn_ops_t adm_ops = {adm_frame, adm_error, adm_closed};
+
+static void adm_accept_one(sn_admit_t *a)
+{
+    (void) a;
+    adm_conn_t *ac = calloc(1, sizeof *ac);
+    assert_non_null(ac);
+    ac->index = AW->accepted++;
+    sn_conn_init(&AW->loop, &ac->c, &adm_ops, ac);
+    AW->open_conns++;
+    if (uv_accept((uv_stream_t *) &AW->listener, (uv_stream_t *) &ac->c.tcp) < 0 ||
+        sn_conn_start(&ac->c, &AW->sec, 0) < 0) {
+        sn_conn_close(&ac->c);
+        return;
+    }
+    sn_admit_add(&AW->admit, &ac->c);
+}
+
+static const sn_admit_ops_t adm_admit_ops = {adm_log, adm_accept_one};
+
+static void adm_on_conn(uv_stream_t *s, int status)
+{
+    (void) s;
+    if (sn_admit_gate(&AW->admit, status) == 0)
+        adm_accept_one(&AW->admit);
+}
+
+static void adm_connected(uv_connect_t *req, int status)
+{
+    (void) req;
+    assert_int_equal(status, 0);
+    AW->connected++;
+}
+
+static void adm_stop(uv_timer_t *t)
+{
+    uv_stop(t->loop);
+}
+
+static void adm_close_walk(uv_handle_t *h, void *arg)
+{
+    (void) arg;
+    if (!uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+/* 40 idle connections from one address to a listener with a reserve of 2: at most 16 + 2 stay,
+ * the oldest are the ones closed, 5 refusals are logged one by one and the others in one summary
+ * line with their count; every handle is freed. */
+static void test_admission_caps(void **state)
+{
+    (void) state;
+    adm_world_t *w = calloc(1, sizeof *w);
+    assert_non_null(w);
+    AW = w;
+    w->closed_index_max = -1;
+    w->sec.mode = SN_SEC_NONE;
+    w->sec.deadline_ms = 10000;
+    uv_loop_init(&w->loop);
+    sn_admit_init(&w->admit, &w->loop, &adm_admit_ops, w, RESERVE, "test connection");
+    struct sockaddr_in sa;
+    uv_ip4_addr("127.0.0.1", 0, &sa);
+    uv_tcp_init(&w->loop, &w->listener);
+    assert_int_equal(uv_tcp_bind(&w->listener, (struct sockaddr *) &sa, 0), 0);
+    assert_int_equal(uv_listen((uv_stream_t *) &w->listener, 128, adm_on_conn), 0);
+    struct sockaddr_storage ss;
+    int len = sizeof ss;
+    uv_tcp_getsockname(&w->listener, (struct sockaddr *) &ss, &len);
+    for (int i = 0; i < FLOOD; i++) {
+        uv_tcp_init(&w->loop, &w->clients[i]);
+        assert_int_equal(
+            uv_tcp_connect(&w->reqs[i], &w->clients[i], (struct sockaddr *) &ss, adm_connected), 0);
+    }
+    uv_timer_init(&w->loop, &w->timer);
+    uv_timer_start(&w->timer, adm_stop, 300, 0);
+    uv_run(&w->loop, UV_RUN_DEFAULT);
+    assert_int_equal(w->connected, FLOOD);
+    assert_int_equal(w->accepted, FLOOD);
+    const int keep = SN_ADMIT_MAX_PER_ADDR + RESERVE;
+    assert_int_equal(w->admit.npend, keep);
+    /* the oldest went: every survivor is among the newest `keep` */
+    assert_int_equal(w->closed_index_max, FLOOD - keep - 1);
+    for (size_t i = 0; i < w->admit.npend; i++)
+        assert_true(((adm_conn_t *) w->admit.pend[i]->owner)->index >= FLOOD - keep);
+    assert_int_equal(w->admit.refused, FLOOD - keep);
+    assert_int_equal(w->refusal_lines, SN_ADMIT_LOG_BURST);
+    /* the survivors are closed by their owner (the summary waits for the end of the window, or
+     * for the close) */
+    sn_conn_t *left[SN_ADMIT_MAX_PER_ADDR + RESERVE];
+    size_t nleft = w->admit.npend;
+    memcpy(left, w->admit.pend, nleft * sizeof *left);
+    for (size_t i = 0; i < nleft; i++)
+        sn_conn_close(left[i]);
+    sn_admit_close(&w->admit);
+    assert_int_equal(w->summary_lines, 1);
+    char want[64];
+    snprintf(want, sizeof want, "refused %d more test connections",
+             FLOOD - keep - SN_ADMIT_LOG_BURST);
+    assert_non_null(strstr(w->summary, want));
+    uv_walk(&w->loop, adm_close_walk, NULL);
+    uv_run(&w->loop, UV_RUN_DEFAULT);
+    assert_int_equal(w->open_conns, 0);
+    assert_int_equal(uv_loop_close(&w->loop), 0);
+    free(w);
+}
+
+static int gate_accepts;
+
+static void gate_accept_one(sn_admit_t *a)
+{
+    (void) a;
+    gate_accepts++;
+}
+
+static char gate_log[4][400];
+static int gate_nlog;
+
+static void gate_log_line(sn_admit_t *a, const char *line)
+{
+    (void) a;
+    if (gate_nlog < 4)
+        snprintf(gate_log[gate_nlog], sizeof gate_log[0], "%s", line);
+    gate_nlog++;
+}
+
+static const sn_admit_ops_t gate_ops = {gate_log_line, gate_accept_one};
+
+/* An accept error (EMFILE) is logged once per episode naming the descriptor limit, pauses
+ * accepting with a doubling backoff, and the connection that arrives during the pause is accepted
+ * when it ends. */
+static void test_admission_accept_error(void **state)
+{
+    (void) state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    sn_admit_t a;
+    gate_accepts = gate_nlog = 0;
+    sn_admit_init(&a, &loop, &gate_ops, NULL, 0, "test connection");
+    assert_int_equal(sn_admit_gate(&a, UV_EMFILE), 1);
+    assert_int_equal(a.backoff_ms, SN_ADMIT_BACKOFF_MIN_MS);
+    assert_int_equal(sn_admit_gate(&a, UV_EMFILE), 1); /* the same episode: not logged again */
+    assert_int_equal(a.backoff_ms, 2 * SN_ADMIT_BACKOFF_MIN_MS);
+    assert_int_equal(gate_nlog, 1);
+    assert_non_null(strstr(gate_log[0], "accepting a test connection failed: too many open files"));
+    assert_non_null(strstr(gate_log[0], "descriptor limit (ulimit -n"));
+    /* a connection during the pause waits for it */
+    assert_int_equal(sn_admit_gate(&a, 0), 1);
+    assert_int_equal(gate_accepts, 0);
+    uint64_t t0 = uv_hrtime();
+    uv_run(&loop, UV_RUN_ONCE); /* the backoff timer */
+    assert_true(uv_hrtime() - t0 >= (uint64_t) (2 * SN_ADMIT_BACKOFF_MIN_MS - 1) * 1000000u);
+    assert_int_equal(gate_accepts, 1);
+    assert_int_equal(sn_admit_gate(&a, 0), 0); /* accepting again */
+    for (int i = 0; i < 12; i++)
+        sn_admit_gate(&a, UV_ENFILE);
+    assert_int_equal(a.backoff_ms, SN_ADMIT_BACKOFF_MAX_MS);
+    assert_int_equal(gate_nlog, 2); /* ENFILE: a new episode */
+    sn_admit_close(&a);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_int_equal(uv_loop_close(&loop), 0);
+}
+
 int main(void)
 {
     sn_sec_init();
@@ -511,6 +732,7 @@ int main(void)
         cmocka_unit_test(test_delivers_in_order), cmocka_unit_test(test_altered_frames),
         cmocka_unit_test(test_altered_handshake), cmocka_unit_test(test_wrong_key),
         cmocka_unit_test(test_plaintext_peers),   cmocka_unit_test(test_handshake_deadline),
+        cmocka_unit_test(test_admission_caps),    cmocka_unit_test(test_admission_accept_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
