@@ -4,6 +4,7 @@
  * measured over TCP by `stepnet run`; as Markdown or CSV. docs/reproduction.md is its output for
  * the default set. */
 #include <math.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 static const char usage[] =
     "usage: stepnet table [--set default|quick] [--match TEXT] [--csv] [--run] [--out FILE]\n"
+    "                     [--max-memory SIZE]\n"
     "\n"
     "The reproduction table of the thesis (V. V. Dimakopoulos, 1996): for every case,\n"
     "the paper's formula and its value, the algorithm stepnet picks, its predicted steps, the\n"
@@ -29,6 +31,8 @@ static const char usage[] =
     "                        report its steps (the case fails if they, or the trace_hash,\n"
     "                        differ from the simulator's)\n"
     "  --out FILE            write the table to FILE instead of stdout\n"
+    "  --max-memory SIZE     refuse a case estimated to need more (bytes, or with K, M, G, T;\n"
+    "                        default half the physical memory)\n"
     "\n"
     "Exit status: 0 when every row agrees (the simulated steps, and with --run the TCP steps,\n"
     "equal the paper's value and stepnet's prediction), 1 otherwise, 2 bad input or no case\n"
@@ -242,10 +246,11 @@ typedef struct {
  * measures for the case, with the same algorithm as the simulator, or -1 (with the reason in
  * note). A run whose trace_hash differs from the simulator's is a failure
  * too: the same state machine must make the same sends over TCP. */
-static int64_t run_case(const row_t *r, char *note, size_t cap)
+static int64_t run_case(const row_t *r, uint64_t max_memory, char *note, size_t cap)
 {
     cli_opts_t o;
     cli_opts_init(&o, "run");
+    o.max_memory = max_memory;
     o.topo = r->spec;
     o.coll = r->c->coll;
     o.ports = r->c->ports;
@@ -285,7 +290,7 @@ out:
     return steps;
 }
 
-static int build_row(row_t *r, const case_t *c, int with_run)
+static int build_row(row_t *r, const case_t *c, int with_run, uint64_t max_memory)
 {
     memset(r, 0, sizeof *r);
     r->c = c;
@@ -293,7 +298,7 @@ static int build_row(row_t *r, const case_t *c, int with_run)
     r->formula = r->predicted = r->lower = r->sim = r->run = -1;
     sn_err_t err = {0};
     sn_topo_t *t = NULL;
-    if (sn_topo_parse(c->topo, &t, &err) < 0) {
+    if (sn_topo_parse_budget(c->topo, NULL, 0, max_memory, &t, &err) < 0) {
         cli_err_print("stepnet table", &err);
         return EXIT_BADINPUT;
     }
@@ -303,6 +308,13 @@ static int build_row(row_t *r, const case_t *c, int with_run)
     sn_params_t p;
     sn_params_default(&p, coll);
     p.pm.ports = strcmp(c->ports, "single") == 0 ? SN_PORTS_SINGLE : SN_PORTS_MULTI;
+    sn_mem_t mem;
+    sn_model_mem_estimate(t, &p, with_run ? SN_MEM_RUN : SN_MEM_SIM, &mem);
+    if (sn_model_mem_check(t, &p, &mem, max_memory, &err) < 0) {
+        cli_err_print("stepnet table", &err);
+        sn_topo_free(t);
+        return EXIT_BADINPUT;
+    }
     r->formula = formula_value(c, t, &p);
     const sn_algo_t *a = NULL;
     void *plan = NULL;
@@ -337,7 +349,8 @@ static int build_row(row_t *r, const case_t *c, int with_run)
         snprintf(r->note, sizeof r->note, "sim: %s", err.msg);
     a->plan_free(plan);
     if (with_run && r->sim >= 0)
-        r->run = run_case(r, r->note + strlen(r->note), sizeof r->note - strlen(r->note));
+        r->run =
+            run_case(r, max_memory, r->note + strlen(r->note), sizeof r->note - strlen(r->note));
     r->agree = r->sim == r->formula && (r->predicted < 0 || r->predicted == r->sim) &&
                (!with_run || r->run == r->sim);
     nl = strlen(r->note);
@@ -378,6 +391,7 @@ int cmd_table(int argc, char **argv)
 {
     int csv = 0, with_run = 0, quick = 0;
     const char *out = NULL, *match = NULL;
+    uint64_t max_memory = cli_default_max_memory();
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -400,6 +414,12 @@ int cmd_table(int argc, char **argv)
             match = argv[++i];
         } else if (strcmp(a, "--out") == 0 && i + 1 < argc) {
             out = argv[++i];
+        } else if (strcmp(a, "--max-memory") == 0 && i + 1 < argc) {
+            sn_err_t err = {0};
+            if (cli_parse_size("--max-memory", argv[++i], &max_memory, &err) < 0) {
+                cli_err_print("stepnet", &err);
+                return EXIT_BADINPUT;
+            }
         } else {
             fprintf(stderr, "stepnet: unexpected argument '%s' for table; see --help\n", a);
             return EXIT_BADINPUT;
@@ -415,7 +435,7 @@ int cmd_table(int argc, char **argv)
     }
     FILE *f = stdout;
     if (out && (f = fopen(out, "w")) == NULL) {
-        fprintf(stderr, "stepnet: cannot write '%s'\n", out);
+        fprintf(stderr, "stepnet: cannot write '%s' (--out): %s\n", out, strerror(errno));
         return EXIT_BADINPUT;
     }
     if (csv)
@@ -435,7 +455,7 @@ int cmd_table(int argc, char **argv)
         if (!selected(&cases[i], quick, match))
             continue;
         row_t r;
-        int rc = build_row(&r, &cases[i], with_run);
+        int rc = build_row(&r, &cases[i], with_run, max_memory);
         if (rc) {
             if (out)
                 fclose(f);
@@ -476,7 +496,7 @@ int cmd_table(int argc, char **argv)
         }
         fflush(f);
     }
-    if (out)
-        fclose(f);
+    if (out && cli_close_out(f, out, "--out") < 0)
+        return EXIT_FAILED;
     return all ? EXIT_OK : EXIT_FAILED;
 }

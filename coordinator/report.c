@@ -20,6 +20,8 @@ void report_json_head(json_t *j, const char *cmd, const cli_ctx_t *c)
     json_uint(j, "msgs", p->msgs);
     json_uint(j, "size", p->size);
     json_uint(j, "seed", p->seed);
+    json_uint(j, "memory_estimate", c->mem.per_process);
+    json_uint(j, "memory_estimate_total", c->mem.total);
     if (p->sources) {
         json_open(j, "sources", '[');
         for (uint32_t i = 0; i < p->nsources; i++)

@@ -53,7 +53,8 @@ enum {
     XX(PORT_MODEL, "port model")                                                                   \
     XX(RX, "reception limit")                                                                      \
     XX(SOURCES, "sources")                                                                         \
-    XX(SLOT_LIMIT, "slot limit")
+    XX(SLOT_LIMIT, "slot limit")                                                                   \
+    XX(MEMORY, "memory limit")
 
 typedef enum {
 #define SN_PARAM_ENUM(name, concept) SN_PARAM_##name,
