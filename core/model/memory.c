@@ -106,16 +106,16 @@ void sn_model_mem_estimate(const sn_topo_t *t, const sn_params_t *p, sn_mem_use_
         /* every node rebuilds topology and plan; the frames of all links together; the
          * coordinator holds topology and plan too */
         uint64_t shared = sat_add(out->topo, out->plan);
-        uint64_t frames_all = sat_mul(sat_mul(ports, FRAMES_PER_LINK), (uint64_t) p->size +
-                                                                           FRAME_OVERHEAD);
+        uint64_t frames_all =
+            sat_mul(sat_mul(ports, FRAMES_PER_LINK), (uint64_t) p->size + FRAME_OVERHEAD);
         out->total = sat_add(sat_mul(n + 1, shared), sat_add(sat_mul(n, out->exec), frames_all));
     } else {
         out->total = out->per_process;
     }
 }
 
-int sn_model_mem_check(const sn_topo_t *t, const sn_params_t *p, const sn_mem_t *m,
-                       uint64_t limit, sn_err_t *err)
+int sn_model_mem_check(const sn_topo_t *t, const sn_params_t *p, const sn_mem_t *m, uint64_t limit,
+                       sn_err_t *err)
 {
     if (limit == 0 || (m->per_process <= limit && m->total <= limit))
         return 0;
@@ -128,13 +128,12 @@ int sn_model_mem_check(const sn_topo_t *t, const sn_params_t *p, const sn_mem_t 
             "largest %s: topology, plan, state and frame buffers of %s); the memory limit is %s",
             sn_coll_name(p->coll), t->spec, p->msgs, p->size,
             sn_fmt_bytes(m->total, est, sizeof est), m->processes,
-            sn_fmt_bytes(m->per_process, one, sizeof one),
-            sn_fmt_bytes(m->frames, fr, sizeof fr), lim);
-    return sn_err_set_param(err, SN_ERANGE, SN_PARAM_MEMORY,
-                            "%s on %s (msgs %u) needs about %s (topology %s, plans "
-                            "and state for %llu packet-node pairs); the memory limit is %s",
-                            sn_coll_name(p->coll), t->spec, p->msgs,
-                            sn_fmt_bytes(m->total, est, sizeof est),
-                            sn_fmt_bytes(m->topo, one, sizeof one),
-                            (unsigned long long) m->pairs, lim);
+            sn_fmt_bytes(m->per_process, one, sizeof one), sn_fmt_bytes(m->frames, fr, sizeof fr),
+            lim);
+    return sn_err_set_param(
+        err, SN_ERANGE, SN_PARAM_MEMORY,
+        "%s on %s (msgs %u) needs about %s (topology %s, plans "
+        "and state for %llu packet-node pairs); the memory limit is %s",
+        sn_coll_name(p->coll), t->spec, p->msgs, sn_fmt_bytes(m->total, est, sizeof est),
+        sn_fmt_bytes(m->topo, one, sizeof one), (unsigned long long) m->pairs, lim);
 }
