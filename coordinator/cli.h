@@ -118,7 +118,7 @@ const char *cli_param_flag(sn_param_t param);
 
 /* err's message for a user of this CLI: the core's message, followed by " (option FLAGS)" when it
  * is about a parameter a flag sets. Writes at most cap bytes to buf and returns buf. */
-#define CLI_ERR_TEXT_MAX 512
+#define CLI_ERR_TEXT_MAX 1536
 const char *cli_err_text(const sn_err_t *err, char *buf, size_t cap);
 
 /* Prints "WHO: " and cli_err_text's line on stderr: how every command reports a bad input. */

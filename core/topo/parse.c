@@ -728,6 +728,10 @@ static int parse_text(const char *path, const char *text, size_t len, sn_topo_t 
     unsigned lineno = 0;
     const uint32_t idmax = SN_TOPO_MAX_NODES - 1;
     size_t pos = 0;
+    const char *nul = memchr(text, '\0', len);
+    if (nul != NULL) /* a text file has none; bytes after one would be silently lost */
+        return sn_err_set(err, SN_ESPEC, "%s: a NUL byte at offset %zu; a graph file is text", path,
+                          (size_t) (nul - text));
     while (pos < len) {
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t l = nl ? (size_t) (nl - (text + pos)) : len - pos;

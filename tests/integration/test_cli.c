@@ -875,6 +875,53 @@ static void test_strict_out_and_fault(void **state)
     tu_exec_free(&r);
 }
 
+/* Writes n bytes to a fresh temporary file; its path goes to path (cap >= 32). */
+static void temp_file(char *path, size_t cap, const char *bytes, size_t n)
+{
+    snprintf(path, cap, "/tmp/stepnet-graph-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, bytes, n), (ssize_t) n);
+    close(fd);
+}
+
+/* User values are echoed escaped; file: graphs refuse NUL bytes; te on a file graph past the
+ * routing-table size names that limit. */
+static void test_strict_echo_and_files(void **state)
+{
+    (void) state;
+    tu_proc_t r = RUN("model", "--topo", "ring\x1b[31m:4", "--coll", "te");
+    tu_expect_status(&r, 2);
+    assert_null(strchr(r.err, '\x1b'));
+    assert_non_null(strstr(r.err, "ring\\x1b[31m:4"));
+    tu_exec_free(&r);
+    char path[64], spec[80];
+    static const char nul[] = "0 1\n1 2\0 junk\n2 0\n";
+    temp_file(path, sizeof path, nul, sizeof nul - 1);
+    snprintf(spec, sizeof spec, "file:%s", path);
+    r = RUN("model", "--topo", spec, "--coll", "bcast");
+    tu_expect_status(&r, 2);
+    assert_non_null(strstr(r.err, "a NUL byte at offset 7"));
+    tu_exec_free(&r);
+    unlink(path);
+    /* a ring of 10001 nodes as an edge list */
+    size_t cap = 10001 * 14, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    for (unsigned i = 0; i < 10001; i++)
+        len += (size_t) snprintf(text + len, cap - len, "%u %u\n", i, (i + 1) % 10001);
+    temp_file(path, sizeof path, text, len);
+    free(text);
+    snprintf(spec, sizeof spec, "file:%s", path);
+    r = RUN("model", "--topo", spec, "--coll", "te");
+    tu_expect_status(&r, 2);
+    assert_non_null(strstr(r.err, "has 10001 nodes"));
+    assert_non_null(strstr(r.err, "at most 8192"));
+    assert_null(strstr(r.err, "runs on any graph"));
+    tu_exec_free(&r);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -898,6 +945,7 @@ int main(void)
         cmocka_unit_test(test_memory_budget),
         cmocka_unit_test(test_options_before_topology),
         cmocka_unit_test(test_strict_out_and_fault),
+        cmocka_unit_test(test_strict_echo_and_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
