@@ -512,6 +512,25 @@ int sn_topo_from_edges(const char *name, uint32_t n, uint32_t ne, const uint32_t
     if ((uint64_t) ne * 2 > SN_TOPO_MAX_PORTS)
         return sn_err_set(err, SN_ERANGE, "%s: %u edges; at most %u are supported", name, ne,
                           SN_TOPO_MAX_PORTS / 2);
+    if ((uint64_t) n > 2 * (uint64_t) ne) {
+        /* some node is on no edge: found among the first 2 ne + 1 ids, before anything of size
+         * n is built (a one-line file naming node 30000000 must not cost n of anything) */
+        uint32_t m = 2 * ne + 1, u = 0;
+        uint8_t *on = sn_xcalloc(m, 1);
+        for (uint32_t i = 0; i < ne; i++) {
+            if (eu[i] < m)
+                on[eu[i]] = 1;
+            if (ev[i] < m)
+                on[ev[i]] = 1;
+        }
+        while (on[u])
+            u++;
+        free(on);
+        return sn_err_set(err, SN_ESPEC,
+                          "%s: the graph is not connected (node %u cannot be reached from node 0; "
+                          "it appears in no edge)",
+                          name, u);
+    }
     uint32_t *deg = sn_xcalloc(n, sizeof *deg);
     for (uint32_t i = 0; i < ne; i++) {
         if (eu[i] >= n || ev[i] >= n) {
