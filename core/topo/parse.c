@@ -304,6 +304,11 @@ static int parse_factor(const source_t *src, const char *s, sn_topo_t **out, sn_
     if (strcmp(fam, "star") == 0) {
         if ((rc = parse_num(args, strlen(args), 2, 9, "symbol count", s, &v, err)) < 0)
             return rc;
+        uint64_t nodes = 1;
+        for (uint64_t i = 2; i <= v; i++)
+            nodes *= i;
+        if ((rc = budget(src, s, nodes, nodes * (v - 1), err)) < 0)
+            return rc;
         if ((rc = sn__topo_star((uint32_t) v, out, err)) < 0)
             return rc;
         snprintf(canon, sizeof canon, "star:%llu", (unsigned long long) v);
