@@ -10,7 +10,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     Stepnet__Control *m = sn_wire_unpack_control(data, size);
     if (m == NULL)
         return 0;
-    if (m->assign) {
+    if (m->msg_case ==
+        STEPNET__CONTROL__MSG_ASSIGN) { /* a oneof: check the case, as the node does */
         sn_params_t p;
         uint32_t *sources = NULL;
         sn_err_t err = {0};
