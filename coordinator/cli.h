@@ -25,6 +25,7 @@ typedef struct cli_opts_s {
     const char *sources;
     const char *op;                               /* combining operator, NULL = not given */
     int64_t root, msgs, m, size, seed, max_slots; /* -1 = not given */
+    uint64_t max_memory; /* bytes; cli_opts_init sets cli_default_max_memory() */
     int json;
     int progress; /* -1 = auto (when stderr is a terminal) */
 } cli_opts_t;
@@ -38,6 +39,7 @@ typedef struct cli_ctx_s {
     void *plan;
     int64_t predicted;
     sn_bounds_t bounds;
+    sn_mem_t mem; /* the memory estimate checked against --max-memory */
 } cli_ctx_t;
 
 /* The help lines of the options shared by model, sim and run. */
@@ -56,6 +58,8 @@ typedef struct cli_ctx_s {
     "  --m M              M sources drawn from --seed instead of --sources\n"                      \
     "  --size BYTES       payload bytes per packet (default 8)\n"                                  \
     "  --seed S           run seed (default 1)\n"                                                  \
+    "  --max-memory SIZE  refuse runs estimated to need more (bytes, or with K, M, G, T;\n"        \
+    "                     default half the physical memory)\n"                                     \
     "  --json             one JSON object on one line\n"
 
 /* cli_opts_parse's return after --help (usage printed on stdout; the command exits 0). */
@@ -73,6 +77,15 @@ typedef struct cli_opt_s {
     const char *unit;
     const char **str;
 } cli_opt_t;
+
+/* The default of --max-memory: half the machine's physical memory (sysconf), or 4 GiB when the
+ * system does not say. */
+#define CLI_MEMORY_FRACTION 2 /* the default limit is physical memory / this */
+uint64_t cli_default_max_memory(void);
+
+/* Parses a --max-memory SIZE: decimal bytes with an optional K, M, G or T suffix (powers of 1024),
+ * from 1 MiB to 1 EiB. 0, or SN_EINVAL naming the value. */
+int cli_parse_size(const char *name, const char *v, uint64_t *out, sn_err_t *err);
 
 /* Every option unset (the numbers -1, --progress auto), for command `cmd`. */
 void cli_opts_init(cli_opts_t *o, const char *cmd);
@@ -107,11 +120,16 @@ const char *cli_param_flag(sn_param_t param);
 
 /* err's message for a user of this CLI: the core's message, followed by " (option FLAGS)" when it
  * is about a parameter a flag sets. Writes at most cap bytes to buf and returns buf. */
-#define CLI_ERR_TEXT_MAX 512
+#define CLI_ERR_TEXT_MAX 1536
 const char *cli_err_text(const sn_err_t *err, char *buf, size_t cap);
 
 /* Prints "WHO: " and cli_err_text's line on stderr: how every command reports a bad input. */
 void cli_err_print(const char *who, const sn_err_t *err);
+
+/* Flushes and closes f, a file the command wrote (`path`, given by option `flag`). 0, or -1 after
+ * printing "stepnet: cannot write PATH (FLAG): REASON" when any write, the flush or the close
+ * failed (a full disk, /dev/full): the command then exits 1. */
+int cli_close_out(FILE *f, const char *path, const char *flag);
 
 int cmd_model(int argc, char **argv);
 int cmd_sim(int argc, char **argv);

@@ -2,10 +2,13 @@
  * between stepnet-node processes: by default one local process per topology node on 127.0.0.1
  * (port 0, no set-up); with --nodes join, nodes started anywhere with `stepnet-node --join`.
  * Parses the options, calls coord_run, prints the report; errors are printed here only. */
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "coord.h"
 #include "secure.h"
+#include "wire.h"
 
 static const char usage[] =
     "usage: stepnet run --topo SPEC --coll C [options]\n"
@@ -69,6 +72,32 @@ int cmd_run(int argc, char **argv)
         return EXIT_BADINPUT;
     }
     o.ctx = &ctx;
+    if (o.fault && (uint32_t) o.fault_node >= ctx.topo->n) {
+        fprintf(stderr,
+                "stepnet: bad value '%d:%s' for --fault: node %d is out of range (%s has nodes "
+                "0 to %u)\n",
+                o.fault_node, o.fault, o.fault_node, ctx.topo->spec, ctx.topo->n - 1);
+        cli_ctx_free(&ctx);
+        return EXIT_BADINPUT;
+    }
+    uint64_t limit = sn_model_slot_limit(ctx.topo, &ctx.params, ctx.predicted);
+    sn_fault_t fault;
+    if (o.fault && sn_wire_fault_parse(o.fault, &fault, NULL) == 0 && fault.slot > limit) {
+        fprintf(stderr,
+                "stepnet: bad value '%d:%s' for --fault: slot %llu is past the run's slot limit "
+                "%llu\n",
+                o.fault_node, o.fault, (unsigned long long) fault.slot, (unsigned long long) limit);
+        cli_ctx_free(&ctx);
+        return EXIT_BADINPUT;
+    }
+    /* the report file is opened before the run, so that a path that cannot be written is
+     * refused before any node starts */
+    FILE *outf = NULL;
+    if (out_file && (outf = fopen(out_file, "w")) == NULL) {
+        fprintf(stderr, "stepnet: cannot write '%s' (--out): %s\n", out_file, strerror(errno));
+        cli_ctx_free(&ctx);
+        return EXIT_BADINPUT;
+    }
     if (o.security == SN_SEC_NONE)
         fprintf(stderr, "stepnet run: security none: links and the control channel are plaintext "
                         "and unauthenticated\n");
@@ -76,6 +105,8 @@ int cmd_run(int argc, char **argv)
     rc = coord_run(&o, &res, &err);
     if (rc < 0) {
         cli_err_print("stepnet", &err);
+        if (outf)
+            fclose(outf);
         cli_ctx_free(&ctx);
         return rc == SN_EINVAL ? EXIT_BADINPUT : EXIT_FAILED;
     }
@@ -83,19 +114,18 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "stepnet run: %s\n", res.error);
     if (cli.json)
         coord_report_json(stdout, &o, &res);
-    if (out_file) {
-        FILE *f = fopen(out_file, "w");
-        if (f == NULL) {
-            fprintf(stderr, "stepnet run: cannot write %s\n", out_file);
-        } else {
-            coord_report_json(f, &o, &res);
-            fclose(f);
-        }
+    int write_failed = 0;
+    if (outf) {
+        coord_report_json(outf, &o, &res);
+        if (cli_close_out(outf, out_file, "--out") < 0)
+            write_failed = 1;
     }
     if (!cli.json)
         coord_report_text(stdout, &o, &res);
     /* interrupted (SIGINT, SIGTERM): 128 + the signal, as a shell reports it */
-    rc = res.interrupted ? 128 + res.interrupted : res.failed ? EXIT_FAILED : EXIT_OK;
+    rc = res.interrupted              ? 128 + res.interrupted
+         : res.failed || write_failed ? EXIT_FAILED
+                                      : EXIT_OK;
     coord_result_free(&res);
     cli_ctx_free(&ctx);
     return rc;

@@ -5,6 +5,7 @@
  * the default set. */
 #include <math.h>
 #include <stdarg.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 
 static const char usage[] =
     "usage: stepnet table [--set default|quick] [--match TEXT] [--csv] [--run] [--out FILE]\n"
+    "                     [--max-memory SIZE]\n"
     "\n"
     "The reproduction table of the thesis (V. V. Dimakopoulos, 1996) and of the folded-cube\n"
     "paper (E. A. Varvarigos; sections FQ): for every case,\n"
@@ -31,6 +33,8 @@ static const char usage[] =
     "                        local processes) and report its steps (the case fails if they,\n"
     "                        or the trace_hash, differ from the simulator's)\n"
     "  --out FILE            write the table to FILE instead of stdout\n"
+    "  --max-memory SIZE     refuse a case estimated to need more (bytes, or with K, M, G, T;\n"
+    "                        default half the physical memory)\n"
     "\n"
     "Exit status: 0 when every row agrees (the simulated steps, and with --run the TCP steps,\n"
     "equal the paper's value and stepnet's prediction), 1 otherwise, 2 bad input or no case\n"
@@ -527,10 +531,11 @@ typedef struct {
  * measures for the case, with the same algorithm as the simulator, or -1 (with the reason in
  * note). A run whose trace_hash differs from the simulator's is a failure
  * too: the same state machine must make the same sends over TCP. */
-static int64_t run_case(const row_t *r, char *note, size_t cap)
+static int64_t run_case(const row_t *r, uint64_t max_memory, char *note, size_t cap)
 {
     cli_opts_t o;
     cli_opts_init(&o, "run");
+    o.max_memory = max_memory;
     o.topo = r->spec;
     o.coll = r->c->coll;
     o.ports = strncmp(r->c->ports, "single", 6) == 0 ? "single" : "multi";
@@ -608,7 +613,7 @@ static void ft_note(const row_t *r, const sn_topo_t *t, char *note, size_t cap)
         note_add(note, cap, "optimal: meets the lower bound");
 }
 
-static int build_row(row_t *r, const case_t *c, int with_run)
+static int build_row(row_t *r, const case_t *c, int with_run, uint64_t max_memory)
 {
     memset(r, 0, sizeof *r);
     r->c = c;
@@ -616,7 +621,7 @@ static int build_row(row_t *r, const case_t *c, int with_run)
     r->formula = r->predicted = r->lower = r->sim = r->run = -1;
     sn_err_t err = {0};
     sn_topo_t *t = NULL;
-    if (sn_topo_parse(c->topo, &t, &err) < 0) {
+    if (sn_topo_parse_budget(c->topo, NULL, 0, max_memory, &t, &err) < 0) {
         cli_err_print("stepnet table", &err);
         return EXIT_BADINPUT;
     }
@@ -627,6 +632,13 @@ static int build_row(row_t *r, const case_t *c, int with_run)
     sn_params_default(&p, coll);
     p.pm.ports = strncmp(c->ports, "single", 6) == 0 ? SN_PORTS_SINGLE : SN_PORTS_MULTI;
     p.pm.rx = strstr(c->ports, "rx any") ? SN_RX_ANY : SN_RX_ONE;
+    sn_mem_t mem;
+    sn_model_mem_estimate(t, &p, with_run ? SN_MEM_RUN : SN_MEM_SIM, &mem);
+    if (sn_model_mem_check(t, &p, &mem, max_memory, &err) < 0) {
+        cli_err_print("stepnet table", &err);
+        sn_topo_free(t);
+        return EXIT_BADINPUT;
+    }
     r->formula = formula_value(c, t, &p);
     const sn_algo_t *a = NULL;
     void *plan = NULL;
@@ -667,7 +679,8 @@ static int build_row(row_t *r, const case_t *c, int with_run)
         snprintf(r->note, sizeof r->note, "not run over TCP (%u node processes; at most %d) ", r->n,
                  TABLE_RUN_MAX_NODES);
     if (run_it && r->sim >= 0)
-        r->run = run_case(r, r->note + strlen(r->note), sizeof r->note - strlen(r->note));
+        r->run =
+            run_case(r, max_memory, r->note + strlen(r->note), sizeof r->note - strlen(r->note));
     r->agree = r->sim == r->formula && (r->predicted < 0 || r->predicted == r->sim) &&
                (!run_it || r->run == r->sim);
     nl = strlen(r->note);
@@ -710,6 +723,7 @@ int cmd_table(int argc, char **argv)
 {
     int csv = 0, with_run = 0, quick = 0;
     const char *out = NULL, *match = NULL;
+    uint64_t max_memory = cli_default_max_memory();
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -732,6 +746,12 @@ int cmd_table(int argc, char **argv)
             match = argv[++i];
         } else if (strcmp(a, "--out") == 0 && i + 1 < argc) {
             out = argv[++i];
+        } else if (strcmp(a, "--max-memory") == 0 && i + 1 < argc) {
+            sn_err_t err = {0};
+            if (cli_parse_size("--max-memory", argv[++i], &max_memory, &err) < 0) {
+                cli_err_print("stepnet", &err);
+                return EXIT_BADINPUT;
+            }
         } else {
             fprintf(stderr, "stepnet: unexpected argument '%s' for table; see --help\n", a);
             return EXIT_BADINPUT;
@@ -747,7 +767,7 @@ int cmd_table(int argc, char **argv)
     }
     FILE *f = stdout;
     if (out && (f = fopen(out, "w")) == NULL) {
-        fprintf(stderr, "stepnet: cannot write '%s'\n", out);
+        fprintf(stderr, "stepnet: cannot write '%s' (--out): %s\n", out, strerror(errno));
         return EXIT_BADINPUT;
     }
     if (csv)
@@ -767,7 +787,7 @@ int cmd_table(int argc, char **argv)
         if (!selected(&cases[i], quick, match))
             continue;
         row_t r;
-        int rc = build_row(&r, &cases[i], with_run);
+        int rc = build_row(&r, &cases[i], with_run, max_memory);
         if (rc) {
             if (out)
                 fclose(f);
@@ -808,7 +828,7 @@ int cmd_table(int argc, char **argv)
         }
         fflush(f);
     }
-    if (out)
-        fclose(f);
+    if (out && cli_close_out(f, out, "--out") < 0)
+        return EXIT_FAILED;
     return all ? EXIT_OK : EXIT_FAILED;
 }

@@ -17,6 +17,7 @@ static const char *const flags[SN_PARAM_COUNT] = {
     [SN_PARAM_SOURCES] = "--sources LIST or --m M",
     [SN_PARAM_SLOT_LIMIT] = "--max-slots N",
     [SN_PARAM_OP] = "--op sum|xor|max",
+    [SN_PARAM_MEMORY] = "--max-memory SIZE",
 };
 
 const char *cli_param_flag(sn_param_t param)
@@ -24,13 +25,30 @@ const char *cli_param_flag(sn_param_t param)
     return (unsigned) param < SN_PARAM_COUNT ? flags[param] : NULL;
 }
 
+/* Copies s into buf with control bytes and DEL as \xNN: a value the user gave (a --topo with
+ * escape sequences) is echoed, never sent raw to the terminal. */
+static void escape(const char *s, char *buf, size_t cap)
+{
+    size_t o = 0;
+    for (; *s && o + 5 < cap; s++) {
+        unsigned char ch = (unsigned char) *s;
+        if (ch < 0x20 || ch == 0x7f)
+            o += (size_t) snprintf(buf + o, cap - o, "\\x%02x", ch);
+        else
+            buf[o++] = (char) ch;
+    }
+    buf[o] = '\0';
+}
+
 const char *cli_err_text(const sn_err_t *err, char *buf, size_t cap)
 {
+    char msg[4 * sizeof err->msg + 1];
+    escape(err->msg, msg, sizeof msg);
     const char *flag = cli_param_flag(err->param);
     if (flag == NULL)
-        snprintf(buf, cap, "%s", err->msg);
+        snprintf(buf, cap, "%s", msg);
     else
-        snprintf(buf, cap, "%s (option %s)", err->msg, flag);
+        snprintf(buf, cap, "%s (option %s)", msg, flag);
     return buf;
 }
 

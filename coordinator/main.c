@@ -1,4 +1,5 @@
 /* stepnet: the command line entry point (coordinator). Dispatches to the commands. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,7 +35,7 @@ static const char usage[] =
     "  stepnet sim --topo torus:4x4 --coll te --ports single\n"
     "  stepnet model --topo hypercube:6 --coll bcast --ports single --json\n";
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {
@@ -62,4 +63,16 @@ int main(int argc, char **argv)
             "--help)\n",
             argv[1]);
     return EXIT_BADINPUT;
+}
+
+int main(int argc, char **argv)
+{
+    int rc = dispatch(argc, argv);
+    /* a report that did not reach stdout (a full disk, a closed pipe) is a failed command */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "stepnet: cannot write standard output: %s\n", strerror(errno));
+        if (rc == EXIT_OK)
+            rc = EXIT_FAILED;
+    }
+    return rc;
 }

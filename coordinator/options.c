@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "stepnet/util.h"
@@ -38,12 +39,55 @@ static const cli_opt_t *find_extra(const cli_opt_t *extra, const char *name)
     return NULL;
 }
 
+uint64_t cli_default_max_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0)
+        return 4ull << 30;
+    return (uint64_t) pages * (uint64_t) page / CLI_MEMORY_FRACTION;
+}
+
+int cli_parse_size(const char *name, const char *v, uint64_t *out, sn_err_t *err)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    int shift = 0;
+    if (*end != '\0') {
+        const char *units = "KMGT", *u = strchr(units, *end == 'k' ? 'K' : *end);
+        shift = (u && end[1] == '\0') ? 10 * (int) (u - units + 1) : -1;
+    }
+    if (errno || end == v || v[0] == '-' || shift < 0 || x > (1ull << 60) >> shift ||
+        (x << shift) < (1ull << 20))
+        return bad(err,
+                   "bad value '%s' for %s: expected a size from 1M to 1024P (bytes, or a number "
+                   "with K, M, G or T)",
+                   v, name);
+    *out = (uint64_t) x << shift;
+    return 0;
+}
+
+int cli_close_out(FILE *f, const char *path, const char *flag)
+{
+    int bad_write = ferror(f), e = bad_write ? (errno ? errno : EIO) : 0;
+    if (fflush(f) != 0 && e == 0)
+        e = errno;
+    if (fclose(f) != 0 && e == 0)
+        e = errno;
+    if (bad_write || e) {
+        fprintf(stderr, "stepnet: cannot write '%s' (%s): %s\n", path, flag, strerror(e ? e : EIO));
+        return -1;
+    }
+    return 0;
+}
+
 void cli_opts_init(cli_opts_t *o, const char *cmd)
 {
     memset(o, 0, sizeof *o);
     o->cmd = cmd;
     o->root = o->msgs = o->m = o->size = o->seed = o->max_slots = -1;
     o->progress = -1;
+    o->max_memory = cli_default_max_memory();
 }
 
 int cli_opts_parse(int argc, char **argv, cli_opts_t *o, const cli_opt_t *extra, const char *usage,
@@ -138,6 +182,8 @@ int cli_opts_parse(int argc, char **argv, cli_opts_t *o, const cli_opt_t *extra,
             rc = parse_int("--size", val, 0, 1 << 30, &o->size, err);
         else if (strcmp(name, "--seed") == 0)
             rc = parse_int("--seed", val, 0, INT64_MAX, &o->seed, err);
+        else if (strcmp(name, "--max-memory") == 0)
+            rc = cli_parse_size("--max-memory", val, &o->max_memory, err);
         else if (strcmp(name, "--max-slots") == 0 && o->cmd && strcmp(o->cmd, "model") == 0)
             return bad(err, "--max-slots applies to sim, not %s", o->cmd);
         else if (strcmp(name, "--max-slots") == 0)
@@ -242,9 +288,9 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
                    o->cmd);
     sn_coll_t coll;
     int rc;
+    /* every value that needs no topology first: a bad one is reported before anything large is
+     * built */
     if ((rc = sn_coll_parse(o->coll, &coll, err)) < 0)
-        return rc;
-    if ((rc = sn_topo_parse(o->topo, &c->topo, err)) < 0)
         return rc;
     sn_params_t *p = &c->params;
     sn_params_default(p, coll);
@@ -279,6 +325,16 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
         if ((rc = sn_op_parse(o->op, &p->op, err)) < 0)
             return bad(err, "bad value '%s' for --op: expected sum, xor or max", o->op);
     }
+    if (o->algo && strcmp(o->algo, "auto") != 0 && sn_model_find(o->algo) == NULL)
+        return bad(err,
+                   "unknown algorithm '%s' for --algo: expected auto or a name that stepnet "
+                   "algos lists",
+                   o->algo);
+    if (o->sources && o->m > 0)
+        return bad(err, "give either --sources or --m, not both");
+    uint64_t limit = o->max_memory ? o->max_memory : cli_default_max_memory();
+    if ((rc = sn_topo_parse_budget(o->topo, NULL, 0, limit, &c->topo, err)) < 0)
+        return rc;
     if (o->root >= 0) {
         if (o->root >= (int64_t) c->topo->nproc) {
             return bad(err, "--root %lld is out of range: %s has processors 0 to %u",
@@ -294,8 +350,6 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
         p->size = (uint32_t) o->size;
     if (o->seed >= 0)
         p->seed = (uint64_t) o->seed;
-    if (o->sources && o->m > 0)
-        return bad(err, "give either --sources or --m, not both");
     if (o->sources) {
         if ((rc = parse_sources(o->sources, c->topo, &c->sources, &p->nsources, err)))
             return rc;
@@ -333,6 +387,14 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
         p->sources = c->sources;
     }
     if ((rc = sn_params_check(c->topo, p, err)) < 0)
+        return rc;
+    sn_mem_use_t use = SN_MEM_SIM;
+    if (o->cmd && strcmp(o->cmd, "model") == 0)
+        use = SN_MEM_MODEL;
+    else if (o->cmd && strcmp(o->cmd, "run") == 0)
+        use = SN_MEM_RUN;
+    sn_model_mem_estimate(c->topo, p, use, &c->mem);
+    if ((rc = sn_model_mem_check(c->topo, p, &c->mem, limit, err)) < 0)
         return rc;
     if ((rc = sn_model_select(o->algo, c->topo, p, &c->algo, &c->plan, &c->predicted, err)) < 0)
         return rc;

@@ -22,6 +22,8 @@ void report_json_head(json_t *j, const char *cmd, const cli_ctx_t *c)
     json_uint(j, "seed", p->seed);
     if (sn_coll_is_combining(p->coll))
         json_str(j, "op", sn_op_name(p->op));
+    json_uint(j, "memory_estimate", c->mem.per_process);
+    json_uint(j, "memory_estimate_total", c->mem.total);
     if (p->sources) {
         json_open(j, "sources", '[');
         for (uint32_t i = 0; i < p->nsources; i++)

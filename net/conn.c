@@ -130,6 +130,17 @@ static wreq_t *wreq_new(sn_conn_t *c, size_t need)
         }
     }
     if (w == NULL) {
+        /* spares too small for this frame (calibration pings are smaller than data frames)
+         * would be held beside the new buffer for the rest of the run: free them, so that a
+         * link holds at most the frames in flight and one being read */
+        int keep = 0;
+        for (int i = 0; i < c->nspare; i++) {
+            if (((wreq_t *) c->spare[i])->cap < need)
+                free(c->spare[i]);
+            else
+                c->spare[keep++] = c->spare[i];
+        }
+        c->nspare = keep;
         w = sn_xmalloc(sizeof *w + need);
         w->cap = need;
     }

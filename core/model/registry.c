@@ -141,6 +141,7 @@ int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
     void *best_plan = NULL;
     int64_t best_pred = -1;
     char why[sizeof err->msg] = "";
+    int why_any = 0;
     for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++) {
         const sn_algo_t *a = registry[i];
         if (a->coll != p->coll)
@@ -148,8 +149,12 @@ int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
         sn_err_t e2 = {0};
         void *pl = NULL;
         if (sn_model_check(a, t, p, &e2) < 0 || sn_model_plan_new(a, t, p, &pl, &e2) < 0) {
-            if (why[0] == '\0')
+            /* the first reason, unless an algorithm for any topology (no `applies`) failed: its
+             * reason is the real limit (te-route on a graph past the routing-table size) */
+            if (why[0] == '\0' || (a->applies == NULL && !why_any)) {
                 snprintf(why, sizeof why, "%s", e2.msg);
+                why_any = a->applies == NULL;
+            }
             continue;
         }
         int64_t pr = a->predicted(pl);

@@ -88,7 +88,23 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
 typedef struct {
     const sn_topo_file_t *files; /* NULL: read from disk */
     size_t nfiles;
+    uint64_t max_bytes; /* the memory limit (0: none), checked before a family is built */
 } source_t;
+
+/* Refuses a topology whose estimated memory exceeds the limit, before it is built. */
+static int budget(const source_t *src, const char *s, uint64_t nodes, uint64_t ports, sn_err_t *err)
+{
+    uint64_t need = sn_topo_mem_estimate(nodes, ports);
+    if (src->max_bytes == 0 || need <= src->max_bytes)
+        return 0;
+    char a[32], b[32];
+    return sn_err_set_param(err, SN_ERANGE, SN_PARAM_MEMORY,
+                            "'%s' has %llu nodes and %llu ports: its topology alone needs about "
+                            "%s; the memory limit is %s",
+                            s, (unsigned long long) nodes, (unsigned long long) ports,
+                            sn_fmt_bytes(need, a, sizeof a),
+                            sn_fmt_bytes(src->max_bytes, b, sizeof b));
+}
 
 static int parse_file(const source_t *src, const char *path, const char *factor, sn_topo_t **out,
                       sn_err_t *err);
@@ -121,6 +137,8 @@ static int parse_factor(const source_t *src, const char *s, sn_topo_t **out, sn_
         if ((rc = parse_num(args, strlen(args), 2, hi, "node count", s, &v, err)) < 0)
             return rc;
         snprintf(canon, sizeof canon, "%s:%llu", fam, (unsigned long long) v);
+        if ((rc = budget(src, s, v, fam[0] == 'c' ? v * (v - 1) : 2 * v, err)) < 0)
+            return rc;
         if (fam[0] == 'l')
             rc = sn__topo_linear((uint32_t) v, out, err);
         else if (fam[0] == 'r') {
@@ -142,6 +160,8 @@ static int parse_factor(const source_t *src, const char *s, sn_topo_t **out, sn_
         if ((uint64_t) v * 2 * w > SN_TOPO_MAX_PORTS)
             return sn_err_set(err, SN_ERANGE, "'%s' has too many links (at most %u ports)", s,
                               SN_TOPO_MAX_PORTS);
+        if ((rc = budget(src, s, v, 2 * v * w, err)) < 0)
+            return rc;
         uint32_t *jumps = sn_xmalloc(w * sizeof *jumps);
         for (uint32_t i = 0; i < w; i++)
             jumps[i] = i + 1;
@@ -199,6 +219,8 @@ static int parse_factor(const source_t *src, const char *s, sn_topo_t **out, sn_
                               s, (unsigned long long) g);
         if ((uint64_t) v * 2 * (uint64_t) nj > SN_TOPO_MAX_PORTS)
             return sn_err_set(err, SN_ERANGE, "'%s' has too many links", s);
+        if ((rc = budget(src, s, v, 2 * v * (uint64_t) nj, err)) < 0)
+            return rc;
         if ((rc = sn__topo_circulant(SN_TOPO_CIRCULANT, (uint32_t) v, jumps, (uint32_t) nj, out,
                                      err)) < 0)
             return rc;
@@ -223,6 +245,8 @@ static int parse_factor(const source_t *src, const char *s, sn_topo_t **out, sn_
         }
         if (nodes * 2 * (uint64_t) nd > SN_TOPO_MAX_PORTS)
             return sn_err_set(err, SN_ERANGE, "'%s' has too many links", s);
+        if ((rc = budget(src, s, nodes, nodes * 2 * (uint64_t) nd, err)) < 0)
+            return rc;
         sn_topo_t *fs[SN_TOPO_MAX_FACTORS];
         size_t cl = (size_t) snprintf(canon, sizeof canon, "%s:", fam);
         for (int i = 0; i < nd; i++) {
@@ -254,6 +278,8 @@ static int parse_factor(const source_t *src, const char *s, sn_topo_t **out, sn_
         if (ports > SN_TOPO_MAX_PORTS)
             return sn_err_set(err, SN_ERANGE, "'%s' has %llu ports; at most %u are supported", s,
                               (unsigned long long) ports, SN_TOPO_MAX_PORTS);
+        if ((rc = budget(src, s, 1ull << v, ports, err)) < 0)
+            return rc;
         if ((rc = sn__topo_hypercube(folded ? SN_TOPO_FOLDEDCUBE : SN_TOPO_HYPERCUBE, (uint32_t) v,
                                      out, err)) < 0)
             return rc;
@@ -267,6 +293,8 @@ static int parse_factor(const source_t *src, const char *s, sn_topo_t **out, sn_
         if (ports > SN_TOPO_MAX_PORTS)
             return sn_err_set(err, SN_ERANGE, "'%s' has %llu ports; at most %u are supported", s,
                               (unsigned long long) ports, SN_TOPO_MAX_PORTS);
+        if ((rc = budget(src, s, v << v, ports, err)) < 0)
+            return rc;
         if ((rc = sn__topo_ccc(fam[0] == 'c' ? SN_TOPO_CCC : SN_TOPO_BUTTERFLY, (uint32_t) v, out,
                                err)) < 0)
             return rc;
@@ -275,6 +303,11 @@ static int parse_factor(const source_t *src, const char *s, sn_topo_t **out, sn_
     }
     if (strcmp(fam, "star") == 0) {
         if ((rc = parse_num(args, strlen(args), 2, 9, "symbol count", s, &v, err)) < 0)
+            return rc;
+        uint64_t nodes = 1;
+        for (uint64_t i = 2; i <= v; i++)
+            nodes *= i;
+        if ((rc = budget(src, s, nodes, nodes * (v - 1), err)) < 0)
             return rc;
         if ((rc = sn__topo_star((uint32_t) v, out, err)) < 0)
             return rc;
@@ -343,6 +376,8 @@ static int parse_factor(const source_t *src, const char *s, sn_topo_t **out, sn_
         if (ports > SN_TOPO_MAX_PORTS)
             return sn_err_set(err, SN_ERANGE, "'%s' has %llu ports; at most %u are supported", s,
                               (unsigned long long) ports, SN_TOPO_MAX_PORTS);
+        if ((rc = budget(src, s, nodes, ports, err)) < 0)
+            return rc;
         if ((rc = sn__topo_fattree((uint32_t) k, (uint32_t) h, caps, out, err)) < 0)
             return rc;
         return set_spec(*out, canon);
@@ -355,14 +390,21 @@ static int parse_spec(const source_t *src, const char *spec, sn_topo_t **out, sn
 
 int sn_topo_parse(const char *spec, sn_topo_t **out, sn_err_t *err)
 {
-    source_t src = {NULL, 0};
+    source_t src = {NULL, 0, 0};
     return parse_spec(&src, spec, out, err);
 }
 
 int sn_topo_parse_with(const char *spec, const sn_topo_file_t *files, size_t nfiles,
                        sn_topo_t **out, sn_err_t *err)
 {
-    source_t src = {files, nfiles};
+    source_t src = {files, nfiles, 0};
+    return parse_spec(&src, spec, out, err);
+}
+
+int sn_topo_parse_budget(const char *spec, const sn_topo_file_t *files, size_t nfiles,
+                         uint64_t max_bytes, sn_topo_t **out, sn_err_t *err)
+{
+    source_t src = {files, nfiles, max_bytes};
     return parse_spec(&src, spec, out, err);
 }
 
@@ -428,6 +470,8 @@ static int parse_spec(const source_t *src, const char *spec, sn_topo_t **out, sn
                         (unsigned long long) ports, SN_TOPO_MAX_PORTS);
         goto fail;
     }
+    if ((rc = budget(src, spec, nodes, ports, err)) < 0)
+        goto fail;
     nf = 0;
     size_t speclen = 0;
     for (int i = 0; i < np; i++)
@@ -473,6 +517,25 @@ int sn_topo_from_edges(const char *name, uint32_t n, uint32_t ne, const uint32_t
     if ((uint64_t) ne * 2 > SN_TOPO_MAX_PORTS)
         return sn_err_set(err, SN_ERANGE, "%s: %u edges; at most %u are supported", name, ne,
                           SN_TOPO_MAX_PORTS / 2);
+    if ((uint64_t) n > 2 * (uint64_t) ne) {
+        /* some node is on no edge: found among the first 2 ne + 1 ids, before anything of size
+         * n is built (a one-line file naming node 30000000 must not cost n of anything) */
+        uint32_t m = 2 * ne + 1, u = 0;
+        uint8_t *on = sn_xcalloc(m, 1);
+        for (uint32_t i = 0; i < ne; i++) {
+            if (eu[i] < m)
+                on[eu[i]] = 1;
+            if (ev[i] < m)
+                on[ev[i]] = 1;
+        }
+        while (on[u])
+            u++;
+        free(on);
+        return sn_err_set(err, SN_ESPEC,
+                          "%s: the graph is not connected (node %u cannot be reached from node 0; "
+                          "it appears in no edge)",
+                          name, u);
+    }
     uint32_t *deg = sn_xcalloc(n, sizeof *deg);
     for (uint32_t i = 0; i < ne; i++) {
         if (eu[i] >= n || ev[i] >= n) {
@@ -689,6 +752,10 @@ static int parse_text(const char *path, const char *text, size_t len, sn_topo_t 
     unsigned lineno = 0;
     const uint32_t idmax = SN_TOPO_MAX_NODES - 1;
     size_t pos = 0;
+    const char *nul = memchr(text, '\0', len);
+    if (nul != NULL) /* a text file has none; bytes after one would be silently lost */
+        return sn_err_set(err, SN_ESPEC, "%s: a NUL byte at offset %zu; a graph file is text", path,
+                          (size_t) (nul - text));
     while (pos < len) {
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t l = nl ? (size_t) (nl - (text + pos)) : len - pos;

@@ -390,3 +390,15 @@ uint32_t sn_topo_inv(const sn_topo_t *t, uint32_t a)
         return UINT32_MAX;
     }
 }
+
+/* The memory budget's figure for a topology: port_off, ranks, router flags and labels per node;
+ * the port, its factor and its half of an edge per directed link (rounded up). */
+#define TOPO_PER_NODE 32u
+#define TOPO_PER_PORT 24u
+
+uint64_t sn_topo_mem_estimate(uint64_t nodes, uint64_t ports)
+{
+    if (nodes > (UINT64_MAX / 2) / TOPO_PER_NODE || ports > (UINT64_MAX / 2) / TOPO_PER_PORT)
+        return UINT64_MAX;
+    return nodes * TOPO_PER_NODE + ports * TOPO_PER_PORT;
+}

@@ -59,3 +59,19 @@ void sn_grow(void **arr, size_t *cap, size_t need, size_t elem)
     *arr = sn_xrealloc(*arr, ncap * elem);
     *cap = ncap;
 }
+
+const char *sn_fmt_bytes(uint64_t bytes, char *buf, size_t cap)
+{
+    static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double v = (double) bytes;
+    int u = 0;
+    while (v >= 1024.0 && u < 6) {
+        v /= 1024.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, cap, "%llu bytes", (unsigned long long) bytes);
+    else
+        snprintf(buf, cap, v < 10.0 ? "%.1f %s" : "%.0f %s", v, unit[u]);
+    return buf;
+}

@@ -54,7 +54,8 @@ enum {
     XX(RX, "reception limit")                                                                      \
     XX(SOURCES, "sources")                                                                         \
     XX(SLOT_LIMIT, "slot limit")                                                                   \
-    XX(OP, "combining operator")
+    XX(OP, "combining operator")                                                                   \
+    XX(MEMORY, "memory limit")
 
 typedef enum {
 #define SN_PARAM_ENUM(name, concept) SN_PARAM_##name,

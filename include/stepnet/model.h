@@ -77,6 +77,39 @@ int64_t sn_model_thm33(const uint64_t *counts, uint32_t ecc);
  * (diameter + 1) hops to make), capped at 2^62. The one definition used by sim, run and table. */
 uint64_t sn_model_slot_limit(const sn_topo_t *t, const sn_params_t *p, int64_t predicted);
 
+/* ---- the memory budget ------------------------------------------------------------------------
+ * What a command will hold at its peak, estimated from the topology and the parameters before any
+ * plan or executor state is allocated (docs/limits.md gives the formula and its calibration). The
+ * estimate is an upper one: plans and executor state grow with the packet-node pairs of the
+ * collective, in-flight packets with the links, and in `run` every node process rebuilds the
+ * topology and the plan and holds frame buffers for its links. */
+
+typedef enum {
+    SN_MEM_MODEL, /* topology, plans and bounds */
+    SN_MEM_SIM,   /* the same, plus the simulator's state of every node */
+    SN_MEM_RUN,   /* one process per node: topology, plan, one node's state and its frames */
+} sn_mem_use_t;
+
+typedef struct sn_mem_s {
+    uint64_t topo;        /* the topology */
+    uint64_t plan;        /* the plan and the lower bounds */
+    uint64_t exec;        /* executor state: sim all nodes, run the busiest node */
+    uint64_t frames;      /* run: the frame buffers of the busiest node (0 otherwise) */
+    uint64_t per_process; /* the largest process: topo + plan + exec + frames */
+    uint64_t total;       /* every process of the command together */
+    uint32_t processes;   /* 1, or for run the nodes plus the coordinator */
+    uint64_t pairs;       /* the (packet, node) pairs the plans and states grow with */
+} sn_mem_t;
+
+/* The estimate for (t, p) used as `use`. Pure; allocates nothing. */
+void sn_model_mem_estimate(const sn_topo_t *t, const sn_params_t *p, sn_mem_use_t use,
+                           sn_mem_t *out);
+
+/* 0 when m fits in `limit` bytes (0: no limit), both per process and in total; else SN_ERANGE
+ * (param SN_PARAM_MEMORY) with a message giving the estimate, the limit and what it is about. */
+int sn_model_mem_check(const sn_topo_t *t, const sn_params_t *p, const sn_mem_t *m, uint64_t limit,
+                       sn_err_t *err);
+
 /* ---- schedules as data ------------------------------------------------------------------- */
 
 /* Runs `algo` (NULL or "auto": auto-selection) for (t, p) in the simulator and records every

@@ -136,6 +136,20 @@ int sn_topo_from_edges(const char *name, uint32_t nnodes, uint32_t nedges, const
 
 void sn_topo_free(sn_topo_t *t);
 
+/* ---- memory ----------------------------------------------------------------------------------
+ * The memory budget (docs/limits.md): an upper estimate, in bytes, of what a topology of `nodes`
+ * nodes and `ports` ports (directed links) occupies once built, with the per-node arrays the
+ * properties and routing derive from it. Calibrated against measured peaks; never less than the
+ * structures sn_topo_parse allocates. */
+uint64_t sn_topo_mem_estimate(uint64_t nodes, uint64_t ports);
+
+/* sn_topo_parse_with (files NULL: read `file:` factors from disk) under a memory limit: a spec
+ * whose topology would take more than max_bytes by sn_topo_mem_estimate is refused with SN_ERANGE
+ * (param SN_PARAM_MEMORY, the message giving the estimate and the limit) before it is built.
+ * max_bytes 0: no limit. */
+int sn_topo_parse_budget(const char *spec, const sn_topo_file_t *files, size_t nfiles,
+                         uint64_t max_bytes, sn_topo_t **out, sn_err_t *err);
+
 /* Degree (number of ports) of node u. */
 static inline uint32_t sn_topo_degree(const sn_topo_t *t, uint32_t u)
 {

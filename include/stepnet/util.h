@@ -41,4 +41,7 @@ static inline uint64_t sn_ceil_div(uint64_t a, uint64_t b)
     return b ? (a + b - 1) / b : 0;
 }
 
+/* Formats a byte count for messages: "812 bytes", "7.5 GiB", "812 MiB". Returns buf. */
+const char *sn_fmt_bytes(uint64_t bytes, char *buf, size_t cap);
+
 #endif

@@ -802,6 +802,157 @@ static void test_version(void **state)
     }
 }
 
+/* ---- hardening: the memory budget and strict options (issue 10) ------------------------------ */
+
+/* A refusal for memory: exit 2, one stderr line with the estimate, the limit and the flag, fast and
+ * without having allocated (peak RSS far below what the command would have taken). */
+static void expect_memory_refusal(const tu_proc_t *r, const char *what)
+{
+    tu_expect_status(r, 2);
+    if (strstr(r->err, "needs about") == NULL || strstr(r->err, "the memory limit is") == NULL ||
+        strstr(r->err, "--max-memory") == NULL)
+        fail_msg("%s: the refusal must give the estimate, the limit and --max-memory: %s", r->cmd,
+                 r->err);
+    if (r->secs > 5.0 || r->maxrss_kb > 64 * 1024)
+        fail_msg("%s (%s): refused after %.2f s with a peak RSS of %ld KiB; want a refusal "
+                 "before anything large is allocated",
+                 r->cmd, what, r->secs, r->maxrss_kb);
+}
+
+static void test_memory_budget(void **state)
+{
+    (void) state;
+    /* the plan of a tree broadcast keeps n x msgs arrival slots: 8 GiB here */
+    tu_proc_t r = RUN("model", "--topo", "ring:1024", "--coll", "bcast", "--msgs", "1048576");
+    expect_memory_refusal(&r, "bcast ring:1024 msgs 2^20");
+    tu_exec_free(&r);
+    r = RUN("model", "--topo", "butterfly:10", "--coll", "bcast", "--msgs", "1048576");
+    expect_memory_refusal(&r, "butterfly:10");
+    tu_exec_free(&r);
+    r = RUN("sim", "--topo", "ring:1024", "--coll", "bcast", "--msgs", "1048576", "--max-memory",
+            "1G");
+    expect_memory_refusal(&r, "sim");
+    assert_non_null(strstr(r.err, "1.0 GiB"));
+    tu_exec_free(&r);
+    /* the topology alone: refused before it is built */
+    r = RUN("model", "--topo", "foldedcube:23", "--coll", "bcast", "--max-memory", "1G");
+    tu_expect_status(&r, 2);
+    assert_non_null(strstr(r.err, "its topology alone needs about"));
+    assert_non_null(strstr(r.err, "--max-memory"));
+    assert_true(r.secs < 5.0 && r.maxrss_kb < 64 * 1024);
+    tu_exec_free(&r);
+    /* run: every node holds frame buffers for its links; 1 GiB packets would exhaust the host */
+    r = RUN("run", "--topo", "ring:4", "--coll", "te", "--size", "1073741824", "--max-memory",
+            "8G");
+    expect_memory_refusal(&r, "run te 1 GiB packets");
+    assert_non_null(strstr(r.err, "in 5 processes"));
+    tu_exec_free(&r);
+    /* the estimate is reported and is an upper one for what the command took */
+    RUN_JSON(r, "sim", "--topo", "complete:256", "--coll", "te", "--json");
+    uint64_t est = (uint64_t) tu_json_int(r.out, "memory_estimate");
+    assert_true(est >= (uint64_t) r.maxrss_kb * 1024);
+    tu_exec_free(&r);
+    /* a bad --max-memory */
+    r = RUN("model", "--topo", "ring:8", "--coll", "te", "--max-memory", "12x");
+    tu_expect_status(&r, 2);
+    assert_non_null(strstr(r.err, "bad value '12x' for --max-memory"));
+    tu_exec_free(&r);
+}
+
+/* A bad value that needs no topology is reported before the topology is built. */
+static void test_options_before_topology(void **state)
+{
+    (void) state;
+    tu_proc_t r = RUN("model", "--topo", "foldedcube:23", "--coll", "bcast", "--ports", "bogus");
+    tu_expect_status(&r, 2);
+    assert_non_null(strstr(r.err, "bad value 'bogus' for --ports"));
+    assert_true(r.secs < 5.0 && r.maxrss_kb < 64 * 1024);
+    tu_exec_free(&r);
+    r = RUN("sim", "--topo", "foldedcube:23", "--coll", "bcast", "--algo", "nosuch");
+    tu_expect_status(&r, 2);
+    assert_non_null(strstr(r.err, "unknown algorithm 'nosuch'"));
+    assert_true(r.secs < 5.0 && r.maxrss_kb < 64 * 1024);
+    tu_exec_free(&r);
+}
+
+/* Output that cannot be written fails the command; --fault out of range is refused. */
+static void test_strict_out_and_fault(void **state)
+{
+    (void) state;
+    tu_proc_t r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--reps", "1", "--warmup", "0",
+                      "--probes", "0", "--out", "/dev/full");
+    tu_expect_status(&r, 1);
+    assert_non_null(strstr(r.err, "cannot write '/dev/full' (--out)"));
+    tu_exec_free(&r);
+    r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--out", "/");
+    tu_expect_status(&r, 2);
+    assert_non_null(strstr(r.err, "cannot write '/' (--out)"));
+    tu_exec_free(&r);
+    r = RUN("table", "--set", "quick", "--match", "3.1", "--out", "/dev/full");
+    tu_expect_status(&r, 1);
+    assert_non_null(strstr(r.err, "cannot write '/dev/full' (--out)"));
+    tu_exec_free(&r);
+    r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--fault", "99:kill@5");
+    tu_expect_status(&r, 2);
+    assert_non_null(strstr(r.err, "node 99 is out of range (ring:4 has nodes 0 to 3)"));
+    tu_exec_free(&r);
+    r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--fault", "0:kill@-1");
+    tu_expect_status(&r, 2);
+    assert_non_null(strstr(r.err, "SLOT >= 1"));
+    tu_exec_free(&r);
+    r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--fault", "0:kill@99999999");
+    tu_expect_status(&r, 2);
+    assert_non_null(strstr(r.err, "past the run's slot limit"));
+    tu_exec_free(&r);
+}
+
+/* Writes n bytes to a fresh temporary file; its path goes to path (cap >= 32). */
+static void temp_file(char *path, size_t cap, const char *bytes, size_t n)
+{
+    snprintf(path, cap, "/tmp/stepnet-graph-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, bytes, n), (ssize_t) n);
+    close(fd);
+}
+
+/* User values are echoed escaped; file: graphs refuse NUL bytes; te on a file graph past the
+ * routing-table size names that limit. */
+static void test_strict_echo_and_files(void **state)
+{
+    (void) state;
+    tu_proc_t r = RUN("model", "--topo", "ring\x1b[31m:4", "--coll", "te");
+    tu_expect_status(&r, 2);
+    assert_null(strchr(r.err, '\x1b'));
+    assert_non_null(strstr(r.err, "ring\\x1b[31m:4"));
+    tu_exec_free(&r);
+    char path[64], spec[80];
+    static const char nul[] = "0 1\n1 2\0 junk\n2 0\n";
+    temp_file(path, sizeof path, nul, sizeof nul - 1);
+    snprintf(spec, sizeof spec, "file:%s", path);
+    r = RUN("model", "--topo", spec, "--coll", "bcast");
+    tu_expect_status(&r, 2);
+    assert_non_null(strstr(r.err, "a NUL byte at offset 7"));
+    tu_exec_free(&r);
+    unlink(path);
+    /* a ring of 10001 nodes as an edge list */
+    size_t cap = 10001 * 14, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    for (unsigned i = 0; i < 10001; i++)
+        len += (size_t) snprintf(text + len, cap - len, "%u %u\n", i, (i + 1) % 10001);
+    temp_file(path, sizeof path, text, len);
+    free(text);
+    snprintf(spec, sizeof spec, "file:%s", path);
+    r = RUN("model", "--topo", spec, "--coll", "te");
+    tu_expect_status(&r, 2);
+    assert_non_null(strstr(r.err, "has 10001 nodes"));
+    assert_non_null(strstr(r.err, "at most 8192"));
+    assert_null(strstr(r.err, "runs on any graph"));
+    tu_exec_free(&r);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -823,6 +974,10 @@ int main(void)
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_run_name_value),
         cmocka_unit_test(test_version),
+        cmocka_unit_test(test_memory_budget),
+        cmocka_unit_test(test_options_before_topology),
+        cmocka_unit_test(test_strict_out_and_fault),
+        cmocka_unit_test(test_strict_echo_and_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

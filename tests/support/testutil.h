@@ -69,6 +69,7 @@ typedef struct tu_proc_s {
     int status;      /* exit status, or -1 when killed by a signal */
     int signal;      /* the terminating signal, 0 when it exited */
     double secs;     /* wall time from start to exit */
+    long maxrss_kb;  /* peak resident set of the process (wait4's ru_maxrss) */
     char cmd[1024];  /* "name 'arg1' 'arg2' ...", for messages */
     char *out, *err; /* NUL-terminated, owned: tu_exec_free */
     size_t nout, nerr;
@@ -101,6 +102,7 @@ typedef struct tu_bg_s {
     char *buf[2];
     size_t len[2], cap[2], pos[2]; /* pos: where tu_bg_line continues */
     int exited, status, signal;    /* status -1 when killed by a signal */
+    long maxrss_kb;                /* peak resident set, once reaped */
     double t0, t_exit;
 } tu_bg_t;
 

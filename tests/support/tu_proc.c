@@ -2,6 +2,7 @@
  * (fork/execve, stdout and stderr captured apart, a deadline on every wait, processes in the
  * background read line by line), finding processes by an environment variable, and a small JSON
  * reader for the one-line reports of the stepnet command line. */
+#define _DEFAULT_SOURCE /* wait4: the peak RSS of a child */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -153,9 +155,12 @@ static void check_exit(tu_bg_t *b)
     if (b->exited)
         return;
     int st = 0;
-    pid_t w = waitpid(b->pid, &st, WNOHANG);
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    pid_t w = wait4(b->pid, &st, WNOHANG, &ru);
     if (w != b->pid)
         return;
+    b->maxrss_kb = ru.ru_maxrss;
     b->exited = 1;
     b->t_exit = tu_now();
     b->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -310,6 +315,7 @@ tu_proc_t tu_exec(const char *bin, const char *const *args, const tu_exec_opts_t
     r.status = b->status;
     r.signal = b->signal;
     r.secs = b->t_exit - b->t0;
+    r.maxrss_kb = b->maxrss_kb;
     r.out = b->buf[0];
     r.nout = b->len[0];
     r.err = b->buf[1];

@@ -2062,6 +2062,30 @@ static void test_fattree_pos(void **state)
     sn_topo_free(r);
 }
 
+/* Every family checks the memory budget before it builds: a limit below the estimate refuses with
+ * SN_ERANGE about the memory limit, naming the estimate; no limit builds it. */
+static void test_parse_budget(void **state)
+{
+    (void) state;
+    static const char *const specs[] = {
+        "linear:70000",  "ring:70000",   "complete:300", "ering:30000:3",     "circulant:30000:1,7",
+        "torus:300x300", "mesh:300x300", "hypercube:16", "foldedcube:16",     "ccc:13",
+        "butterfly:13",  "star:8",       "fattree:4:8",  "ring:300*ring:300",
+    };
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        sn_topo_t *t = NULL;
+        sn_err_t err = {0};
+        int rc = sn_topo_parse_budget(specs[i], NULL, 0, 1u << 20, &t, &err);
+        if (rc != SN_ERANGE || err.param != SN_PARAM_MEMORY ||
+            strstr(err.msg, "the memory limit is 1.0 MiB") == NULL)
+            fail_msg("%s under 1 MiB: rc %d, message '%s'", specs[i], rc, err.msg);
+        assert_null(t);
+        tu_assert_rc(sn_topo_parse_budget(specs[i], NULL, 0, 0, &t, &err), 0);
+        assert_true(sn_topo_mem_estimate(t->n, t->port_off[t->n]) > (1u << 20));
+        sn_topo_free(t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2090,6 +2114,7 @@ int main(void)
         cmocka_unit_test(test_labels),
         cmocka_unit_test(test_label_truncation),
         cmocka_unit_test(test_from_edges),
+        cmocka_unit_test(test_parse_budget),
         cmocka_unit_test(test_fattree_pos),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

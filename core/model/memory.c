@@ -1,0 +1,140 @@
+/* The memory budget (core/model): an upper estimate of the bytes a command will hold at its peak,
+ * computed from the topology and the parameters before any plan or executor state exists, so that
+ * the front end can refuse a run that would exhaust the host. The constants are calibrated against
+ * measured peaks (docs/limits.md lists the measurements); each is rounded up. */
+#include <stdio.h>
+
+#include "stepnet/model.h"
+#include "stepnet/route.h"
+#include "stepnet/util.h"
+
+/* ---- the constants -------------------------------------------------------------------------- */
+
+/* Plans and bounds: trees, orders, BFS distances per node; edge colourings per port; per
+ * (packet, node) pair the arrival slots and schedules the plans replay. */
+#define PLAN_PER_NODE 96u
+#define PLAN_PER_PORT 16u
+#define PLAN_PER_PAIR 16u
+#define PLAN_PER_PATH 64u /* scatter and gather: a route per (packet, destination) */
+/* Executors: per node its wake-up and queues; per packet in flight a pool entry with its key and
+ * echo; per expected delivery the verification bits and the per-node state that counts it. */
+#define EXEC_PER_NODE   32u
+#define EXEC_PER_FLIGHT 128u
+#define EXEC_PER_PAIR   48u
+/* run: a link holds one frame being read and at most two being sent (the two-frame window), each
+ * the payload plus the data header, the frame header and the seal; measured peaks reach three
+ * frames per link, and the fourth leaves room for the allocator and the calibration frames. */
+#define FRAMES_PER_LINK 4u
+#define FRAME_OVERHEAD  (4u + 512u + 5u + 17u + 64u)
+/* Every process's own fixed cost (the program, libc, and for nodes the libuv loop and
+ * libsodium). */
+#define PROCESS_BASE (8ull << 20)
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return a + b < a ? UINT64_MAX : a + b;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+    if (a != 0 && b > UINT64_MAX / a)
+        return UINT64_MAX;
+    return a * b;
+}
+
+static uint32_t max_degree(const sn_topo_t *t)
+{
+    uint32_t d = 0;
+    for (uint32_t u = 0; u < t->n; u++)
+        if (sn_topo_degree(t, u) > d)
+            d = sn_topo_degree(t, u);
+    return d;
+}
+
+/* The most packets one node must receive. */
+static uint64_t node_expect_max(const sn_topo_t *t, const sn_params_t *p)
+{
+    uint64_t per = (uint64_t) p->msgs * p->frags, np = t->nproc;
+    switch (p->coll) {
+    case SN_COLL_BCAST:
+    case SN_COLL_SCATTER:
+        return per;
+    case SN_COLL_PMNB:
+    case SN_COLL_PEXCHANGE:
+        return sat_mul(p->nsources, per);
+    default:
+        return sat_mul(np, per);
+    }
+}
+
+void sn_model_mem_estimate(const sn_topo_t *t, const sn_params_t *p, sn_mem_use_t use,
+                           sn_mem_t *out)
+{
+    uint64_t n = t->n, ports = t->port_off[t->n];
+    uint64_t per = (uint64_t) p->msgs * p->frags;
+    /* (packet, node) pairs: plans keep at most an arrival slot per node and packet of the
+     * source they schedule (tree plans: routers included; the structural all-to-all plans keep
+     * less); executors keep state per delivery, so for them the deliveries count when there are
+     * more */
+    uint64_t pairs = sat_mul(n, per), deliveries = sn_coll_expected_total(t, p);
+    uint64_t exec_pairs = deliveries > pairs ? deliveries : pairs;
+    out->pairs = pairs;
+    out->topo = sn_topo_mem_estimate(n, ports);
+    if (t->kind == SN_TOPO_FILE && n <= SN_ROUTE_MAX_TABLE)
+        out->topo = sat_add(out->topo, sat_mul(n * n, 8)); /* all-pairs routing tables */
+    out->plan = sat_add(sat_add(sat_mul(n, PLAN_PER_NODE), sat_mul(ports, PLAN_PER_PORT)),
+                        sat_mul(pairs, p->coll == SN_COLL_SCATTER || p->coll == SN_COLL_GATHER
+                                           ? PLAN_PER_PATH
+                                           : PLAN_PER_PAIR));
+    out->exec = 0;
+    out->frames = 0;
+    out->processes = 1;
+    if (use == SN_MEM_SIM) {
+        uint64_t flight = ports < exec_pairs ? ports : exec_pairs;
+        out->exec = sat_add(sat_add(sat_mul(n, EXEC_PER_NODE), sat_mul(flight, EXEC_PER_FLIGHT)),
+                            sat_mul(exec_pairs, EXEC_PER_PAIR));
+        out->pairs = exec_pairs;
+    } else if (use == SN_MEM_RUN) {
+        uint64_t deg = max_degree(t);
+        uint64_t frame = (uint64_t) p->size + FRAME_OVERHEAD;
+        out->exec = sat_add(sat_mul(deg, 4096), sat_mul(node_expect_max(t, p), EXEC_PER_PAIR));
+        out->frames = sat_mul(sat_mul(deg, FRAMES_PER_LINK), frame);
+        out->processes = t->n + 1;
+    }
+    out->exec = sat_add(out->exec, PROCESS_BASE);
+    out->per_process = sat_add(sat_add(out->topo, out->plan), sat_add(out->exec, out->frames));
+    if (use == SN_MEM_RUN) {
+        /* every node rebuilds topology and plan; the frames of all links together; the
+         * coordinator holds topology and plan too */
+        uint64_t shared = sat_add(out->topo, out->plan);
+        uint64_t frames_all =
+            sat_mul(sat_mul(ports, FRAMES_PER_LINK), (uint64_t) p->size + FRAME_OVERHEAD);
+        out->total = sat_add(sat_mul(n + 1, shared), sat_add(sat_mul(n, out->exec), frames_all));
+    } else {
+        out->total = out->per_process;
+    }
+}
+
+int sn_model_mem_check(const sn_topo_t *t, const sn_params_t *p, const sn_mem_t *m, uint64_t limit,
+                       sn_err_t *err)
+{
+    if (limit == 0 || (m->per_process <= limit && m->total <= limit))
+        return 0;
+    char est[32], lim[32], one[32], fr[32];
+    sn_fmt_bytes(limit, lim, sizeof lim);
+    if (m->processes > 1)
+        return sn_err_set_param(
+            err, SN_ERANGE, SN_PARAM_MEMORY,
+            "%s on %s (msgs %u, packet size %u bytes) needs about %s in %u processes (the "
+            "largest %s: topology, plan, state and frame buffers of %s); the memory limit is %s",
+            sn_coll_name(p->coll), t->spec, p->msgs, p->size,
+            sn_fmt_bytes(m->total, est, sizeof est), m->processes,
+            sn_fmt_bytes(m->per_process, one, sizeof one), sn_fmt_bytes(m->frames, fr, sizeof fr),
+            lim);
+    return sn_err_set_param(
+        err, SN_ERANGE, SN_PARAM_MEMORY,
+        "%s on %s (msgs %u) needs about %s (topology %s, plans "
+        "and state for %llu packet-node pairs); the memory limit is %s",
+        sn_coll_name(p->coll), t->spec, p->msgs, sn_fmt_bytes(m->total, est, sizeof est),
+        sn_fmt_bytes(m->topo, one, sizeof one), (unsigned long long) m->pairs, lim);
+}
