@@ -24,6 +24,8 @@ typedef struct cli_opts_s {
     const char *ports, *rx, *duplex;
     const char *sources;
     int64_t root, msgs, m, size, seed, max_slots; /* -1 = not given */
+    int64_t frags;                                /* -1 = not given (1) */
+    const char *tp; /* cost of a control slot in data-slot units, NULL = not given (1) */
     int json;
     int progress; /* -1 = auto (when stderr is a terminal) */
 } cli_opts_t;
@@ -37,7 +39,13 @@ typedef struct cli_ctx_s {
     void *plan;
     int64_t predicted;
     sn_bounds_t bounds;
+    double tp; /* --tp: the time of one control slot, in time units (a whole packet's slot = 1) */
 } cli_ctx_t;
+
+/* The run's time in the unit of Varvarigos and Bertsekas: data slots carry one fragment, 1/frags
+ * of a packet, and control slots cost tp each (docs/model.md, "Fragments and control packets"):
+ * (steps - control_slots) / frags + control_slots * tp. */
+double cli_time_units(const cli_ctx_t *c, uint64_t steps, uint64_t control_slots);
 
 /* The help lines of the options shared by model, sim and run. */
 #define CLI_SHARED_OPTIONS_HELP                                                                    \
@@ -50,6 +58,8 @@ typedef struct cli_ctx_s {
     "  --algo NAME|auto   algorithm (default auto: the lowest predicted steps)\n"                  \
     "  --root R           root processor for bcast, scatter, gather (default 0)\n"                 \
     "  --msgs M           packets per source and destination (default 1)\n"                        \
+    "  --frags F          fragments per packet, each 1/F of a time unit (default 1)\n"             \
+    "  --tp T             time of a control slot in time units (default 1), for time_units\n"      \
     "  --sources LIST     sources of pmnb/pexchange as ranks: 0,3,5 or 0-7\n"                      \
     "  --m M              M sources drawn from --seed instead of --sources\n"                      \
     "  --size BYTES       payload bytes per packet (default 8)\n"                                  \

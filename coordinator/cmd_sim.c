@@ -83,6 +83,8 @@ int cmd_sim(int argc, char **argv)
         report_json_head(&j, "sim", &c);
         json_uint(&j, "steps", res.steps);
         json_uint(&j, "control_slots", res.control_slots);
+        json_uint(&j, "data_slots", res.steps - res.control_slots);
+        json_double(&j, "time_units", cli_time_units(&c, res.steps, res.control_slots));
         json_uint(&j, "packets", res.packets);
         json_uint(&j, "control_packets", res.control_packets);
         json_uint(&j, "deliveries", res.deliveries);
@@ -106,6 +108,12 @@ int cmd_sim(int argc, char **argv)
             printf("  control         %llu slots, %llu packets\n",
                    (unsigned long long) res.control_slots,
                    (unsigned long long) res.control_packets);
+        if (res.control_slots || c.params.frags > 1)
+            printf("  time            %.6g time units (%llu data slots / %u + %llu control slots "
+                   "x tp %g)\n",
+                   cli_time_units(&c, res.steps, res.control_slots),
+                   (unsigned long long) (res.steps - res.control_slots), c.params.frags,
+                   (unsigned long long) res.control_slots, c.tp);
         printf("  deliveries      %llu of %llu, %s\n", (unsigned long long) res.deliveries,
                (unsigned long long) res.expected_deliveries, ok ? "verified" : "NOT verified");
         printf("  packets         %llu link crossings\n", (unsigned long long) res.packets);

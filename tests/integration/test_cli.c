@@ -101,6 +101,24 @@ static void test_sim_json_contract(void **state)
     assert_int_equal(tu_json_int(r.out, "expected_deliveries"), 480);
     assert_true(tu_json_bool(r.out, "verified"));
     tu_exec_free(&r);
+
+    /* --frags splits every packet: deliveries counted per fragment, and time_units counts a data
+     * slot as 1/frags (no control packets here, so control_slots = 0 and data_slots = steps) */
+    RUN_JSON(r, "sim", "--topo", "ring:8", "--coll", "bcast", "--frags", "4", "--tp", "0.25",
+             "--json");
+    assert_int_equal(tu_json_int(r.out, "frags"), 4);
+    assert_true(tu_json_num(r.out, "tp") == 0.25);
+    assert_int_equal(tu_json_int(r.out, "deliveries"), 28);
+    assert_int_equal(tu_json_int(r.out, "control_slots"), 0);
+    assert_int_equal(tu_json_int(r.out, "data_slots"), tu_json_int(r.out, "steps"));
+    assert_true(tu_json_num(r.out, "time_units") == (double) tu_json_int(r.out, "steps") / 4.0);
+    assert_true(tu_json_bool(r.out, "verified"));
+    tu_exec_free(&r);
+    RUN_JSON(r, "sim", "--topo", "ring:8", "--coll", "bcast", "--json");
+    assert_int_equal(tu_json_int(r.out, "frags"), 1);
+    assert_true(tu_json_num(r.out, "tp") == 1.0);
+    assert_true(tu_json_num(r.out, "time_units") == (double) tu_json_int(r.out, "steps"));
+    tu_exec_free(&r);
 }
 
 /* Reads `algos --json` into parallel arrays name -> collective. */
@@ -491,6 +509,9 @@ static const bad_case_t bad_cases[] = {
     {{"sim", "--topo", "ring:8", "--coll", "pmnb", "--sources", "0,0"}, "--sources", "twice"},
     {{"sim", "--topo", "ring:8", "--coll", "pmnb", "--m", "9"}, "--m", "9"},
     {{"sim", "--topo", "ring:8", "--coll", "bcast", "--msgs", "0"}, "--msgs", "'0'"},
+    {{"sim", "--topo", "ring:8", "--coll", "bcast", "--frags", "0"}, "--frags", "'0'"},
+    {{"sim", "--topo", "ring:8", "--coll", "bcast", "--tp", "-1"}, "--tp", "'-1'"},
+    {{"sim", "--topo", "ring:8", "--coll", "bcast", "--tp", "x"}, "--tp", "'x'"},
     /* core refusals name the concept and the CLI adds the flag (coordinator/errmap.c) */
     {{"sim", "--topo", "ring:8", "--coll", "te", "--algo", "te-ring", "--ports", "single"},
      "single-port",
