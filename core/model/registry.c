@@ -8,14 +8,34 @@
 
 static const sn_algo_t *const registry[] = {
     /* the thesis's algorithms for particular families, before the generic ones they tie with */
-    &sn__algo_bcast_ering,     &sn__algo_bcast_product,   &sn__algo_bcast_binomial,
-    &sn__algo_bcast_bfs,       &sn__algo_bcast_tree,      &sn__algo_bcast_greedy,
-    &sn__algo_scatter_ering,   &sn__algo_scatter_torus,   &sn__algo_scatter_balanced,
-    &sn__algo_scatter_ff,      &sn__algo_gather_ering,    &sn__algo_gather_torus,
-    &sn__algo_gather_balanced, &sn__algo_gather_ff,       &sn__algo_mnb_route,
-    &sn__algo_te_linear,       &sn__algo_te_ring,         &sn__algo_te_a3,
-    &sn__algo_te_cayley,       &sn__algo_te_a2,           &sn__algo_te_route,
-    &sn__algo_pmnb_route,      &sn__algo_pexchange_route,
+    &sn__algo_bcast_ering,
+    &sn__algo_bcast_product,
+    &sn__algo_bcast_binomial,
+    &sn__algo_bcast_bfs,
+    &sn__algo_bcast_tree,
+    &sn__algo_bcast_greedy,
+    &sn__algo_scatter_ering,
+    &sn__algo_scatter_torus,
+    &sn__algo_scatter_balanced,
+    &sn__algo_scatter_ff,
+    &sn__algo_gather_ering,
+    &sn__algo_gather_torus,
+    &sn__algo_gather_balanced,
+    &sn__algo_gather_ff,
+    &sn__algo_mnb_route,
+    &sn__algo_te_linear,
+    &sn__algo_te_ring,
+    &sn__algo_te_a3,
+    &sn__algo_te_cayley,
+    &sn__algo_te_a2,
+    &sn__algo_te_route,
+    &sn__algo_pmnb_route,
+    &sn__algo_pexchange_route,
+    /* Varvarigos and Bertsekas on d-dimensional meshes and tori */
+    &sn__algo_pmnb_mesh_split,
+    &sn__algo_pmnb_mesh_nosplit,
+    &sn__algo_pmnb_mesh_a0,
+    &sn__algo_mnb_mesh,
 };
 
 /* Hidden algorithms: found by their exact name only (sn_model_find, so --algo NAME), never chosen
@@ -132,7 +152,7 @@ int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
     char why[sizeof err->msg] = "";
     for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++) {
         const sn_algo_t *a = registry[i];
-        if (a->coll != p->coll)
+        if (a->coll != p->coll || a->manual)
             continue;
         sn_err_t e2 = {0};
         void *pl = NULL;
