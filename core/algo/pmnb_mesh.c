@@ -23,26 +23,27 @@
 
 typedef enum { V_SPLIT, V_NOSPLIT, V_A0, V_MNB } variant_t;
 
-#define NONE       UINT32_MAX
-#define FL_PACK    1u /* sn_packet_t.flags of a packing fragment */
-#define FL_BCAST   2u /* of a broadcast fragment */
-#define TAG_CLS_SH 25 /* packing tag: target | class << 25; broadcast: hops | dir << 16 | cls << 17 */
+#define NONE     UINT32_MAX
+#define FL_PACK  1u /* sn_packet_t.flags of a packing fragment */
+#define FL_BCAST 2u /* of a broadcast fragment */
+#define TAG_CLS_SH                                                                                 \
+    25 /* packing tag: target | class << 25; broadcast: hops | dir << 16 | cls << 17 */
 
 typedef struct plan_s {
     const sn_topo_t *t;
     const sn_params_t *p;
     variant_t v;
-    uint32_t d, side, n; /* d dimensions of `side` nodes, n = side^d */
-    int ring;            /* 1: wraparound links used (a torus with side >= 3) */
+    uint32_t d, side, n;  /* d dimensions of `side` nodes, n = side^d */
+    int ring;             /* 1: wraparound links used (a torus with side >= 3) */
     uint32_t ncls, nh, k; /* classes, halves per item (2 on rings when split), pieces per half */
     uint32_t wp, wb;      /* slots per packing tick and per broadcast tick */
     uint32_t R, budget[2];
-    uint64_t T0;      /* ticks of one prefix, 2d(side-1) */
-    uint64_t prefix;  /* control slots: 0, T0 or 2 T0 */
-    uint64_t pack;    /* packing slots */
-    uint32_t *port;   /* [n * d * 2]: the port of u in dimension i, direction + (0) or - (1) */
-    uint32_t *pw;     /* side^i */
-    uint32_t M;       /* sources, for the prediction only (the nodes learn M from the prefix) */
+    uint64_t T0;     /* ticks of one prefix, 2d(side-1) */
+    uint64_t prefix; /* control slots: 0, T0 or 2 T0 */
+    uint64_t pack;   /* packing slots */
+    uint32_t *port;  /* [n * d * 2]: the port of u in dimension i, direction + (0) or - (1) */
+    uint32_t *pw;    /* side^i */
+    uint32_t M;      /* sources, for the prediction only (the nodes learn M from the prefix) */
     int64_t predicted;
 } plan_t;
 
@@ -67,7 +68,7 @@ typedef struct node_s {
     sn_prefix_t *pre; /* split: d (class c); no-split: 1 + d (order <_0, then class c); a0: 1 */
     int is_src;
     uint64_t M, Msched;
-    uint32_t cls; /* no-split, mnb: this node's class */
+    uint32_t cls;         /* no-split, mnb: this node's class */
     list_t *held, *known; /* [ncls] */
     uint32_t *snap;       /* [ncls]: known items at the start of the subphase */
     fwd_t *fwd, *next;    /* [ncls * 2] */
@@ -183,12 +184,12 @@ static int applies_common(const sn_algo_t *a, const sn_topo_t *t, const sn_param
                                 "%s cuts every packet into %u pieces (%s) on %s: fragments per "
                                 "message must be a multiple of %u, not %u",
                                 a->name, unit,
-                                v == V_SPLIT ? (nh == 2 ? "d classes, two halves each" : "d classes")
-                                             : "two halves, one per ring direction",
+                                v == V_SPLIT
+                                    ? (nh == 2 ? "d classes, two halves each" : "d classes")
+                                    : "two halves, one per ring direction",
                                 t->spec, unit, p->frags);
     if (v != V_MNB && p->sources == NULL)
-        return sn_err_set_param(err, SN_EINVAL, SN_PARAM_SOURCES, "%s needs its sources",
-                                a->name);
+        return sn_err_set_param(err, SN_EINVAL, SN_PARAM_SOURCES, "%s needs its sources", a->name);
     return 0;
 }
 
@@ -216,7 +217,7 @@ static int plan_new(const sn_algo_t *a, const sn_topo_t *t, const sn_params_t *p
     pl->wp = pl->nh * pl->k;
     pl->wb = pl->k;
     if (pl->ring && pl->nh == 1) { /* whole packets on a ring: both ways, ceil and floor hops */
-        pl->R = sd / 2;           /* ceil((p-1)/2) */
+        pl->R = sd / 2;            /* ceil((p-1)/2) */
         pl->budget[0] = sd / 2, pl->budget[1] = (sd - 1) / 2;
     } else {
         pl->R = sd - 1;
@@ -244,8 +245,7 @@ static int plan_new(const sn_algo_t *a, const sn_topo_t *t, const sn_params_t *p
         }
     }
     pl->M = pl->v == V_MNB ? t->n : p->nsources;
-    pl->predicted =
-        (int64_t) (pl->prefix + pl->pack + bcast_slots(pl, msched_of(pl, pl->M)));
+    pl->predicted = (int64_t) (pl->prefix + pl->pack + bcast_slots(pl, msched_of(pl, pl->M)));
     *out = pl;
     return 0;
 }
@@ -356,7 +356,8 @@ static int run_prefix(node_t *s, uint32_t i, uint64_t tick, sn_step_t *io, sn_er
     return 0;
 }
 
-/* Rank of u among the nodes of class u mod d under <_c (the multinode broadcast knows its ranks). */
+/* Rank of u among the nodes of class u mod d under <_c (the multinode broadcast knows its ranks).
+ */
 static uint64_t mnb_class_rank(const plan_t *pl, uint32_t u)
 {
     uint32_t c = u % pl->d, me = phi(pl, c, u);
@@ -456,8 +457,7 @@ static int pack_slot(node_t *s, uint64_t tau, uint32_t f, sn_step_t *io, sn_err_
             }
             uint32_t port = port_of(pl, s->u, dim, want > mine ? 0 : 1);
             if (port == NONE)
-                return sn_err_set(err, SN_EALGO, "node %u: no link towards %u", s->u,
-                                  h->v[i].key);
+                return sn_err_set(err, SN_EALGO, "node %u: no link towards %u", s->u, h->v[i].key);
             send_frag(s, io, port, h->v[i].src, frag_base(pl, c) + f, FL_PACK,
                       h->v[i].key | c << TAG_CLS_SH);
             if (f == pl->wp - 1)
@@ -482,8 +482,7 @@ static int bcast_slot(node_t *s, uint32_t l, uint64_t t, uint32_t q, sn_step_t *
                 return sn_err_set(err, SN_EALGO,
                                   "node %u holds %u class-%u packets at subphase %u, more than "
                                   "K = %llu",
-                                  s->u, s->snap[c], c, l,
-                                  (unsigned long long) K(pl, s->Msched, l));
+                                  s->u, s->snap[c], c, l, (unsigned long long) K(pl, s->Msched, l));
         }
         for (uint32_t dir = 0; dir < 2; dir++) {
             uint32_t port = port_of(pl, s->u, dim, dir);
@@ -632,7 +631,7 @@ static variant_t variant_of(const sn_algo_t *a)
  * fragments (docs/reproduction.md). */
 #define MESH_FIELDS                                                                                \
     .pm_mask = SN_PM_MULTI, .topos = "mesh, torus (equal sides), linear, ring",                    \
-    .plan_free = plan_free, .predicted = predicted, .state_size = sizeof(node_t),                   \
+    .plan_free = plan_free, .predicted = predicted, .state_size = sizeof(node_t),                  \
     .node_init = node_init, .node_fini = node_fini, .node_step = node_step, .manual = 1
 
 const sn_algo_t sn__algo_pmnb_mesh_split = {

@@ -209,8 +209,8 @@ static void expect_same(const char *const *args, const tu_proc_t *ps, const tu_p
     if (!tu_json_bool(jr, "verified"))
         fail_msg("%s: not verified: %s", pr->cmd, pr->out);
     static const char *const ints[] = {
-        "nodes",   "processors",    "links",      "steps",
-        "packets", "control_slots", "deliveries", "expected_deliveries"};
+        "nodes",      "processors",          "links",      "steps", "packets", "control_slots",
+        "deliveries", "expected_deliveries", "data_slots", "frags"};
     for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
         int64_t a = tu_json_int(js, ints[i]), b = tu_json_int(jr, ints[i]);
         if (a != b)
@@ -278,6 +278,14 @@ static void test_exact_families(void **state)
         {{"--topo", "ring:3*linear:3", "--coll", "te"}},
         {{"--topo", "mesh:3x3", "--coll", "te", "--duplex", "half"}},                /* te-a3 */
         {{"--topo", "complete:2*complete:2*complete:2*complete:2", "--coll", "te"}}, /* Cor 5.7 */
+        /* Varvarigos and Bertsekas on meshes: prefix (control slots), packing, broadcast */
+        {{"--topo", "torus:4x4", "--coll", "pmnb", "--m", "8", "--algo", "pmnb-mesh-split",
+          "--frags", "4"}},
+        {{"--topo", "torus:4x4", "--coll", "pmnb", "--m", "8", "--algo", "pmnb-mesh"}},
+        {{"--topo", "mesh:3x3x3", "--coll", "pmnb", "--m", "13", "--algo", "pmnb-mesh-split",
+          "--frags", "3"}},
+        {{"--topo", "mesh:3x3x3", "--coll", "pmnb", "--m", "13", "--algo", "pmnb-mesh"}},
+        {{"--topo", "torus:4x4", "--coll", "mnb", "--algo", "mnb-mesh"}},
     };
     EXACT_ALL(cases);
 }

@@ -274,19 +274,32 @@ typedef struct row_s {
 } row_t;
 
 static const row_t table_a[] = {
-    {"torus:4x4", 1, 4.5, 10, 16.5, 34},         {"torus:4x4", 4, 4.5, 10, 16.5, 34},
-    {"torus:4x4", 8, 5.25, 10, 17.25, 34},       {"torus:4x4", 16, 6.75, 12, 18.75, 36},
-    {"torus:8x8", 1, 10.5, 22, 38.5, 78},        {"torus:8x8", 16, 12.25, 22, 40.25, 78},
-    {"torus:8x8", 32, 15.75, 26, 43.75, 82},     {"torus:8x8", 64, 22.75, 34, 50.75, 90},
-    {"torus:4x4x4", 1, 4.5, 15, 22.5, 51},       {"torus:4x4x4", 16, 6, 17, 24, 53},
-    {"torus:4x4x4", 32, 8.5, 19, 26.5, 55},      {"torus:4x4x4", 64, 13.5, 27, 31.5, 63},
-    {"mesh:4x4", 1, 6, 12, 18, 36},              {"mesh:4x4", 4, 6, 12, 18, 36},
-    {"mesh:4x4", 8, 7.5, 12, 19.5, 36},          {"mesh:4x4", 16, 10.5, 15, 22.5, 39},
-    {"mesh:8x8", 1, 14, 28, 42, 84},             {"mesh:8x8", 16, 17.5, 28, 45.5, 84},
-    {"mesh:8x8", 32, 24.5, 35, 52.5, 91},        {"mesh:8x8", 64, 38.5, 49, 66.5, 105},
-    {"mesh:4x4x4", 1, 6, 18, 24, 54},            {"mesh:4x4x4", 16, 9, 21, 27, 57},
-    {"mesh:4x4x4", 32, 14, 24, 32, 60},          {"mesh:4x4x4", 64, 24, 36, 42, 72},
-    {"torus:16x16", 128, 48.75, 70, 108.75, 190}, {"mesh:16x16", 64, 52.5, 75, 112.5, 195},
+    {"torus:4x4", 1, 4.5, 10, 16.5, 34},
+    {"torus:4x4", 4, 4.5, 10, 16.5, 34},
+    {"torus:4x4", 8, 5.25, 10, 17.25, 34},
+    {"torus:4x4", 16, 6.75, 12, 18.75, 36},
+    {"torus:8x8", 1, 10.5, 22, 38.5, 78},
+    {"torus:8x8", 16, 12.25, 22, 40.25, 78},
+    {"torus:8x8", 32, 15.75, 26, 43.75, 82},
+    {"torus:8x8", 64, 22.75, 34, 50.75, 90},
+    {"torus:4x4x4", 1, 4.5, 15, 22.5, 51},
+    {"torus:4x4x4", 16, 6, 17, 24, 53},
+    {"torus:4x4x4", 32, 8.5, 19, 26.5, 55},
+    {"torus:4x4x4", 64, 13.5, 27, 31.5, 63},
+    {"mesh:4x4", 1, 6, 12, 18, 36},
+    {"mesh:4x4", 4, 6, 12, 18, 36},
+    {"mesh:4x4", 8, 7.5, 12, 19.5, 36},
+    {"mesh:4x4", 16, 10.5, 15, 22.5, 39},
+    {"mesh:8x8", 1, 14, 28, 42, 84},
+    {"mesh:8x8", 16, 17.5, 28, 45.5, 84},
+    {"mesh:8x8", 32, 24.5, 35, 52.5, 91},
+    {"mesh:8x8", 64, 38.5, 49, 66.5, 105},
+    {"mesh:4x4x4", 1, 6, 18, 24, 54},
+    {"mesh:4x4x4", 16, 9, 21, 27, 57},
+    {"mesh:4x4x4", 32, 14, 24, 32, 60},
+    {"mesh:4x4x4", 64, 24, 36, 42, 72},
+    {"torus:16x16", 128, 48.75, 70, 108.75, 190},
+    {"mesh:16x16", 64, 52.5, 75, 112.5, 195},
 };
 
 static void test_table_a(void **state)
@@ -322,8 +335,8 @@ static void test_table_b(void **state)
     static const struct {
         const char *spec;
         uint64_t steps;
-    } rows[] = {{"torus:4x4", 12}, {"torus:8x8", 34},   {"torus:16x16", 102}, {"torus:4x4x4", 27},
-                {"mesh:4x4", 15},  {"mesh:8x8", 49},    {"mesh:16x16", 165},  {"mesh:4x4x4", 36}};
+    } rows[] = {{"torus:4x4", 12}, {"torus:8x8", 34}, {"torus:16x16", 102}, {"torus:4x4x4", 27},
+                {"mesh:4x4", 15},  {"mesh:8x8", 49},  {"mesh:16x16", 165},  {"mesh:4x4x4", 36}};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         sn_topo_t *t = tu_topo(rows[i].spec);
         sn_params_t prm;
@@ -336,7 +349,8 @@ static void test_table_b(void **state)
     }
 }
 
-/* ---- the worked example: 3 x 3 array, actives {1, 3, 4, 8} ------------------------------------ */
+/* ---- the worked example: 3 x 3 array, actives {1, 3, 4, 8} ------------------------------------
+ */
 
 typedef struct rec_s {
     uint64_t slot[4096];
@@ -431,9 +445,9 @@ static void test_worked_example_3x3(void **state)
         uint32_t v = sn_topo_port(t, rec.node[i], rec.port[i])->peer;
         know[v] |= 1u << rec.pkt[i].src;
     }
-    static const uint32_t want_know[9] = {
-        (1u << 1) | (1u << 8), 1u << 3, 1u << 4, (1u << 1) | (1u << 8), 1u << 3,
-        1u << 4,               (1u << 1) | (1u << 8), 1u << 3, 1u << 4};
+    static const uint32_t want_know[9] = {(1u << 1) | (1u << 8), 1u << 3, 1u << 4,
+                                          (1u << 1) | (1u << 8), 1u << 3, 1u << 4,
+                                          (1u << 1) | (1u << 8), 1u << 3, 1u << 4};
     for (uint32_t u = 0; u < 9; u++)
         assert_int_equal(know[u], want_know[u]);
 
@@ -550,11 +564,11 @@ static void test_bounds_and_auto(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_prefix_engine),     cmocka_unit_test(test_worked_example_3x3),
-        cmocka_unit_test(test_table_a),           cmocka_unit_test(test_table_b),
-        cmocka_unit_test(test_refusals),          cmocka_unit_test(test_bounds_and_auto),
-        cmocka_unit_test(test_sweep_1d),
-        cmocka_unit_test(test_sweep_2d),          cmocka_unit_test(test_sweep_3d),
+        cmocka_unit_test(test_prefix_engine), cmocka_unit_test(test_worked_example_3x3),
+        cmocka_unit_test(test_table_a),       cmocka_unit_test(test_table_b),
+        cmocka_unit_test(test_refusals),      cmocka_unit_test(test_bounds_and_auto),
+        cmocka_unit_test(test_sweep_1d),      cmocka_unit_test(test_sweep_2d),
+        cmocka_unit_test(test_sweep_3d),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
