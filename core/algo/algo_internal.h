@@ -255,6 +255,8 @@ extern const sn_algo_t sn__algo_pmnb_mesh_split;
 extern const sn_algo_t sn__algo_pmnb_mesh_nosplit;
 extern const sn_algo_t sn__algo_pmnb_mesh_a0;
 extern const sn_algo_t sn__algo_mnb_mesh;
+/* pexchange_mesh.c: Varvarigos and Bertsekas, d-dimensional meshes, section 4 */
+extern const sn_algo_t sn__algo_pexchange_mesh;
 /* faulty.c: deliberately illegal algorithms for tests, registered as hidden */
 extern const sn_algo_t sn__algo_test_double_send;
 extern const sn_algo_t sn__algo_test_past_wake;

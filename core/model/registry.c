@@ -36,6 +36,7 @@ static const sn_algo_t *const registry[] = {
     &sn__algo_pmnb_mesh_nosplit,
     &sn__algo_pmnb_mesh_a0,
     &sn__algo_mnb_mesh,
+    &sn__algo_pexchange_mesh,
 };
 
 /* Hidden algorithms: found by their exact name only (sn_model_find, so --algo NAME), never chosen

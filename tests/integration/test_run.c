@@ -286,6 +286,8 @@ static void test_exact_families(void **state)
           "--frags", "3"}},
         {{"--topo", "mesh:3x3x3", "--coll", "pmnb", "--m", "13", "--algo", "pmnb-mesh"}},
         {{"--topo", "torus:4x4", "--coll", "mnb", "--algo", "mnb-mesh"}},
+        {{"--topo", "torus:4x4", "--coll", "pexchange", "--m", "5", "--algo", "pexchange-mesh"}},
+        {{"--topo", "mesh:5x5", "--coll", "pexchange", "--m", "7", "--algo", "pexchange-mesh"}},
     };
     EXACT_ALL(cases);
 }

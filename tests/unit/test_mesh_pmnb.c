@@ -4,7 +4,9 @@
  * {1, 2, N/8, N/2, N-1, N}, random and extreme source sets (a corner, a line, a sub-mesh): a
  * verified run, steps == predicted, steps >= every lower bound, the control slots counted; the
  * time units of Table A and Table B as re-derived slot by slot (the exact schedule lengths); the
- * worked example on the 3 x 3 array (actives 1, 3, 4, 8) slot by slot; the refusals. */
+ * worked example on the 3 x 3 array (actives 1, 3, 4, 8) slot by slot; pexchange-mesh on p x p
+ * arrays and tori (verified, bounds, its control slots, the paper's upper bound, the re-derived
+ * FIFO counts); the refusals. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -512,6 +514,100 @@ static void test_refusals(void **state)
     expect_refusal("torus:4x5", SN_COLL_PMNB, "pmnb-mesh", 1, 1, "equal sides");
     expect_refusal("torus:4x4", SN_COLL_PMNB, "pmnb-mesh", 1, 2, "one message");
     expect_refusal("torus:4x4", SN_COLL_MNB, "mnb-mesh", 1, 3, "one message");
+    expect_refusal("mesh:3x3x3", SN_COLL_PEXCHANGE, "pexchange-mesh", 1, 1, "p x p");
+    expect_refusal("mesh:3x4", SN_COLL_PEXCHANGE, "pexchange-mesh", 1, 1, "p x p");
+}
+
+/* ---- partial exchange on the p x p array (section 4) ------------------------------------------
+ */
+
+static uint32_t isqrt(uint32_t m)
+{
+    uint32_t r = 0;
+    while ((r + 1) * (r + 1) <= m)
+        r++;
+    return r;
+}
+
+/* Runs pexchange-mesh: verified, >= the bounds, 2 floor(p/2) control slots, within the paper's
+ * upper bound 2 floor(sqrt(M)) (N - p) + 2(p - 1) data slots. Returns the data slots. */
+static uint64_t run_pe(const sn_topo_t *t, const uint32_t *src, uint32_t M)
+{
+    sn_params_t prm;
+    sn_params_default(&prm, SN_COLL_PEXCHANGE);
+    prm.sources = src, prm.nsources = M;
+    tu_run_t r = tu_sim(t, &prm, "pexchange-mesh");
+    uint32_t p = t->factors[0]->n, N = t->n;
+    if (r.rc != 0 || !r.res.verified)
+        fail_msg("pexchange-mesh on %s, M %u: %s", t->spec, M, r.err.msg);
+    assert_int_equal(r.predicted, -1);
+    if ((int64_t) r.res.steps < r.bounds.best)
+        fail_msg("pexchange-mesh on %s, M %u: %llu below the bound %lld", t->spec, M,
+                 (unsigned long long) r.res.steps, (long long) r.bounds.best);
+    assert_int_equal(r.res.control_slots, 2 * (p / 2));
+    uint64_t data = r.res.steps - r.res.control_slots;
+    uint64_t ub = 2ull * isqrt(M) * (N - p) + 2ull * (p - 1);
+    if (data > ub)
+        fail_msg("pexchange-mesh on %s, M %u: %llu data slots above the bound %llu", t->spec, M,
+                 (unsigned long long) data, (unsigned long long) ub);
+    return data;
+}
+
+static void test_pexchange_sweep(void **state)
+{
+    (void) state;
+    for (uint32_t p = 2; p <= 9; p++)
+        for (uint32_t tor = 0; tor < 2; tor++) {
+            char spec[32];
+            spec_of(&(shape_t){2, p, tor}, spec, sizeof spec);
+            sn_topo_t *t = tu_topo(spec);
+            uint32_t N = t->n, *src = malloc(N * sizeof *src);
+            uint32_t Ms[6] = {1, 2, N / 8, N / 2, N - 1, N};
+            for (uint32_t kind = 0; kind < SET_COUNT; kind++)
+                for (uint32_t mi = 0; mi < 6; mi++) {
+                    if (Ms[mi] < 1 || (mi > 0 && Ms[mi] == Ms[mi - 1]))
+                        continue;
+                    if ((kind == SET_LINE || kind == SET_SUBMESH) && mi > 0)
+                        continue;
+                    uint32_t n = make_sources(kind, N, 2, p, Ms[mi], 77 + mi, src);
+                    run_pe(t, src, n);
+                }
+            free(src);
+            sn_topo_free(t);
+        }
+}
+
+/* The FIFO column of the partial-exchange table as re-derived: data slots for the corner (an
+ * m x m block at 0), the left half, and everything. */
+static void test_pexchange_table(void **state)
+{
+    (void) state;
+    static const struct {
+        uint32_t p, M;
+        char where; /* 'c' corner block, 'l' left columns, 'a' all */
+        uint64_t data;
+    } rows[] = {{4, 1, 'c', 17}, {4, 4, 'c', 20},   {4, 8, 'l', 20},   {4, 16, 'a', 20},
+                {8, 1, 'c', 69}, {8, 16, 'c', 138}, {8, 64, 'a', 144}, {16, 128, 'l', 1064}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        uint32_t p = rows[i].p, M = rows[i].M, n = 0, src[256];
+        char spec[32];
+        snprintf(spec, sizeof spec, "mesh:%ux%u", p, p);
+        sn_topo_t *t = tu_topo(spec);
+        uint32_t m = isqrt(M);
+        for (uint32_t u = 0; u < p * p; u++) {
+            uint32_t r = u / p, c = u % p;
+            int in = rows[i].where == 'a' ? 1 : rows[i].where == 'c' ? r < m && c < m : c < M / p;
+            if (in)
+                src[n++] = u;
+        }
+        assert_int_equal(n, M);
+        uint64_t data = run_pe(t, src, n);
+        if (data != rows[i].data)
+            fail_msg("pexchange-mesh on %s, M %u (%c): %llu data slots, the table says %llu", spec,
+                     M, rows[i].where, (unsigned long long) data,
+                     (unsigned long long) rows[i].data);
+        sn_topo_free(t);
+    }
 }
 
 /* The corner bounds (3a)/(3b)/(4a)/(4b), in slots, and auto-selection leaving these to --algo. */
@@ -564,10 +660,11 @@ static void test_bounds_and_auto(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_prefix_engine), cmocka_unit_test(test_worked_example_3x3),
-        cmocka_unit_test(test_table_a),       cmocka_unit_test(test_table_b),
-        cmocka_unit_test(test_refusals),      cmocka_unit_test(test_bounds_and_auto),
-        cmocka_unit_test(test_sweep_1d),      cmocka_unit_test(test_sweep_2d),
+        cmocka_unit_test(test_prefix_engine),   cmocka_unit_test(test_worked_example_3x3),
+        cmocka_unit_test(test_table_a),         cmocka_unit_test(test_table_b),
+        cmocka_unit_test(test_refusals),        cmocka_unit_test(test_bounds_and_auto),
+        cmocka_unit_test(test_pexchange_table), cmocka_unit_test(test_pexchange_sweep),
+        cmocka_unit_test(test_sweep_1d),        cmocka_unit_test(test_sweep_2d),
         cmocka_unit_test(test_sweep_3d),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -90,6 +90,7 @@ static void test_registry(void **state)
         {"pmnb-mesh", SN_COLL_PMNB},
         {"pmnb-mesh-a0", SN_COLL_PMNB},
         {"mnb-mesh", SN_COLL_MNB},
+        {"pexchange-mesh", SN_COLL_PEXCHANGE},
         {"bcast-ering", SN_COLL_BCAST},
         {"bcast-product", SN_COLL_BCAST},
         {"bcast-binomial", SN_COLL_BCAST},
