@@ -49,6 +49,12 @@ typedef enum {
     F_A3_TORUS,    /* n ceil((n^2-1)/8) (Theorem 5.6 with 4.5/4.6) */
     F_A3_COMPLETE, /* m (Theorem 5.6, K_m x K_m) */
     F_THM33,       /* the single-port broadcast bound of Theorem 3.3, met by a schedule */
+    /* Varvarigos and Bertsekas, d-dimensional meshes: the exact slot counts of the fixed
+     * schedules (prefix control slots + packing + broadcast, in fragment slots) */
+    F_VB_SPLIT,   /* Theorem 6: 2d(p-1) + d(p-1) g k + (p-1) sum_l ceil(M/p^l) k */
+    F_VB_NOSPLIT, /* section 3.2: 4d(p-1) + d(p-1) k + R sum_l ceil(ceil(M/d)/p^l) k */
+    F_VB_A0,      /* Lemma 2: 2d(p-1) + d(p-1) g k + (p-1) sum_l ceil(M/p^l) k */
+    F_VB_MNB,     /* section 3.2 with M = N, no prefix */
 } formula_t;
 
 typedef struct {
@@ -60,6 +66,8 @@ typedef struct {
     const char *formula; /* as printed in the table */
     int quick;           /* in the quick set */
     const char *algo;    /* the thesis's algorithm for this case (auto if not registered) */
+    const char *sources; /* partial collectives: the sources, as --sources takes them */
+    uint32_t frags;      /* fragments per packet (0: 1) */
 } case_t;
 
 static const case_t cases[] = {
@@ -126,6 +134,37 @@ static const case_t cases[] = {
     {"Cor 5.7 A3 on H^4", "mesh:3x3x3x3", "te", "multi", F_A3_MESH, "n^3 ceil((n^2-1)/4)", 0},
     {"Cor 5.7 A3 on H^4", "complete:2*complete:2*complete:2*complete:2", "te", "multi",
      F_A3_COMPLETE, "m^3 (Q_4)", 0},
+    /* Varvarigos and Bertsekas, d-dimensional meshes: Table A rows, the worked example and the
+     * multinode broadcast of section 3.2 (time units in the note) */
+    {"VB Thm 6 PMNB, split", "torus:4x4", "pmnb", "multi", F_VB_SPLIT, "exact schedule", 1, NULL,
+     "0-15", 4},
+    {"VB Thm 6 PMNB, split", "torus:8x8", "pmnb", "multi", F_VB_SPLIT, "exact schedule", 0, NULL,
+     "0-31", 4},
+    {"VB Thm 6 PMNB, split", "torus:4x4x4", "pmnb", "multi", F_VB_SPLIT, "exact schedule", 0, NULL,
+     "0-31", 6},
+    {"VB Thm 6 PMNB, split", "mesh:8x8", "pmnb", "multi", F_VB_SPLIT, "exact schedule", 0, NULL,
+     "0-63", 2},
+    {"VB Thm 6 PMNB, split", "mesh:4x4x4", "pmnb", "multi", F_VB_SPLIT, "exact schedule", 0, NULL,
+     "0-15", 3},
+    {"VB (5b)/(6b) PMNB, no split", "torus:4x4", "pmnb", "multi", F_VB_NOSPLIT, "exact schedule", 0,
+     NULL, "0-15", 1},
+    {"VB (5b)/(6b) PMNB, no split", "torus:8x8", "pmnb", "multi", F_VB_NOSPLIT, "exact schedule", 1,
+     NULL, "0-31", 1},
+    {"VB (5b)/(6b) PMNB, no split", "torus:4x4x4", "pmnb", "multi", F_VB_NOSPLIT, "exact schedule",
+     0, NULL, "0-63", 1},
+    {"VB (5b)/(6b) PMNB, no split", "mesh:8x8", "pmnb", "multi", F_VB_NOSPLIT, "exact schedule", 0,
+     NULL, "0-63", 1},
+    {"VB Lemma 2 A_0", "mesh:3x3", "pmnb", "multi", F_VB_A0, "worked example, exact", 1, NULL,
+     "1,3,4,8", 1},
+    {"VB Lemma 2 A_0", "torus:8x8", "pmnb", "multi", F_VB_A0, "exact schedule", 0, NULL, "0-15", 2},
+    {"VB 3.2 MNB (M = N)", "torus:4x4", "mnb", "multi", F_VB_MNB, "exact schedule", 1, NULL, NULL,
+     1},
+    {"VB 3.2 MNB (M = N)", "torus:8x8", "mnb", "multi", F_VB_MNB, "exact schedule", 0, NULL, NULL,
+     1},
+    {"VB 3.2 MNB (M = N)", "mesh:8x8", "mnb", "multi", F_VB_MNB, "exact schedule", 0, NULL, NULL,
+     1},
+    {"VB 3.2 MNB (M = N)", "torus:4x4x4", "mnb", "multi", F_VB_MNB, "exact schedule", 0, NULL, NULL,
+     1},
 };
 
 /* The algorithm that implements the case's theorem. */
@@ -160,6 +199,14 @@ static const char *case_algo(const case_t *c)
         return "te-a3";
     case F_THM33:
         return "bcast-greedy"; /* not the thesis's: it gives the bound, stepnet the schedule */
+    case F_VB_SPLIT:
+        return "pmnb-mesh-split";
+    case F_VB_NOSPLIT:
+        return "pmnb-mesh";
+    case F_VB_A0:
+        return "pmnb-mesh-a0";
+    case F_VB_MNB:
+        return "mnb-mesh";
     }
     return NULL;
 }
@@ -182,6 +229,26 @@ static uint64_t a3_rounds(const sn_topo_t *t)
     for (uint32_t i = 1; i < t->nfactors; i++)
         r *= factor_n(t, 0);
     return r;
+}
+
+/* The mesh schedules of Varvarigos and Bertsekas, counted from the paper's phases (section 3):
+ * d dimensions of p nodes, gamma 2 on a torus with p >= 3; M sources; F fragments. */
+static int64_t vb_slots(const case_t *c, const sn_topo_t *t, const sn_params_t *p)
+{
+    uint64_t d = t->nfactors, side = factor_n(t, 0), F = p->frags;
+    int ring = t->kind == SN_TOPO_TORUS && side >= 3;
+    uint64_t M = c->f == F_VB_MNB ? t->n : p->nsources, T0 = 2 * d * (side - 1);
+    uint64_t halves = (c->f == F_VB_SPLIT || c->f == F_VB_A0) && ring ? 2 : 1;
+    uint64_t k = c->f == F_VB_SPLIT ? F / (d * halves) : F / halves;
+    uint64_t prefix = c->f == F_VB_MNB ? 0 : c->f == F_VB_NOSPLIT ? 2 * T0 : T0;
+    uint64_t whole = c->f == F_VB_NOSPLIT || c->f == F_VB_MNB;
+    uint64_t R = whole && ring ? side / 2 : side - 1; /* ceil((p-1)/2) on a ring */
+    uint64_t Ms = whole ? ceil_div(M, d) : M, bcast = 0, pw = 1;
+    for (uint64_t l = 1; l <= d; l++) {
+        pw *= side;
+        bcast += R * ceil_div(Ms, pw) * k;
+    }
+    return (int64_t) (prefix + (side - 1) * d * halves * k + bcast);
 }
 
 static int64_t formula_value(const case_t *c, const sn_topo_t *t, const sn_params_t *p)
@@ -223,6 +290,11 @@ static int64_t formula_value(const case_t *c, const sn_topo_t *t, const sn_param
                 return b.b[i].value;
         return -1;
     }
+    case F_VB_SPLIT:
+    case F_VB_NOSPLIT:
+    case F_VB_A0:
+    case F_VB_MNB:
+        return vb_slots(c, t, p);
     }
     return -1;
 }
@@ -250,6 +322,9 @@ static int64_t run_case(const row_t *r, char *note, size_t cap)
     o.coll = r->c->coll;
     o.ports = r->c->ports;
     o.algo = r->algo;
+    o.sources = r->c->sources;
+    if (r->c->frags)
+        o.frags = r->c->frags;
     coord_opts_t co;
     coord_opts_default(&co);
     co.reps = 1;
@@ -303,6 +378,22 @@ static int build_row(row_t *r, const case_t *c, int with_run)
     sn_params_t p;
     sn_params_default(&p, coll);
     p.pm.ports = strcmp(c->ports, "single") == 0 ? SN_PORTS_SINGLE : SN_PORTS_MULTI;
+    uint32_t src[64];
+    if (c->frags)
+        p.frags = c->frags;
+    if (c->sources) { /* "a-b" or "a,b,c": node ids of the mesh rows (ranks = ids there) */
+        const char *q = c->sources;
+        while (*q && p.nsources < 64) {
+            char *end;
+            uint32_t lo = (uint32_t) strtoul(q, &end, 10), hi = lo;
+            if (*end == '-')
+                hi = (uint32_t) strtoul(end + 1, &end, 10);
+            for (uint32_t v = lo; v <= hi && p.nsources < 64; v++)
+                src[p.nsources++] = v;
+            q = *end == ',' ? end + 1 : end;
+        }
+        p.sources = src;
+    }
     r->formula = formula_value(c, t, &p);
     const sn_algo_t *a = NULL;
     void *plan = NULL;
@@ -341,6 +432,16 @@ static int build_row(row_t *r, const case_t *c, int with_run)
     r->agree = r->sim == r->formula && (r->predicted < 0 || r->predicted == r->sim) &&
                (!with_run || r->run == r->sim);
     nl = strlen(r->note);
+    if (r->sim >= 0 && c->f >= F_VB_SPLIT) {
+        /* the paper's unit: data slots / frags + control slots * t_p */
+        double data = (double) (res.steps - res.control_slots) / p.frags;
+        nl += (size_t) snprintf(r->note + nl, sizeof r->note - nl,
+                                "%llu control + %llu data slots: %.4g time units at t_p = 0, "
+                                "%.4g at t_p = 1; ",
+                                (unsigned long long) res.control_slots,
+                                (unsigned long long) (res.steps - res.control_slots), data,
+                                data + (double) res.control_slots);
+    }
     if (r->sim >= 0 && r->sim != r->formula)
         snprintf(r->note + nl, sizeof r->note - nl, "differs from the formula (%s)", a->name);
     else if (r->sim >= 0 && r->lower >= 0 && r->sim > r->lower) {

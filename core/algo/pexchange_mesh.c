@@ -17,7 +17,7 @@
 #include "stepnet/util.h"
 
 #define NONE UINT32_MAX
-enum { ROW = 0, COL = 1 };   /* line kinds: a row (horizontal links), a column (vertical links) */
+enum { ROW = 0, COL = 1 }; /* line kinds: a row (horizontal links), a column (vertical links) */
 enum { CLS_R = 0, CLS_C = 1 };
 
 typedef struct plan_s {
@@ -36,7 +36,7 @@ typedef struct fifo_s {
 
 typedef struct node_s {
     const plan_t *pl;
-    uint32_t u, pos[2]; /* pos[ROW] = column index j (position in its row), pos[COL] = row i */
+    uint32_t u, pos[2];  /* pos[ROW] = column index j (position in its row), pos[COL] = row i */
     uint64_t part[2][2]; /* convergecast: partial sums from the - side and the + side, per line */
     uint64_t total[2];   /* r_i (ROW) and c_j (COL) */
     int has_total[2];
@@ -77,7 +77,8 @@ static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
     if (rc)
         return rc;
     if (p->sources == NULL)
-        return sn_err_set_param(err, SN_EINVAL, SN_PARAM_SOURCES, "pexchange-mesh needs its sources");
+        return sn_err_set_param(err, SN_EINVAL, SN_PARAM_SOURCES,
+                                "pexchange-mesh needs its sources");
     return 0;
 }
 
@@ -255,8 +256,7 @@ static int node_step(void *st, sn_step_t *io, sn_err_t *err)
     /* ---- phase 2: inject, then one packet per link ---- */
     if (slot == pl->phase1 + 1 && pl->active[s->u]) {
         if (!s->has_total[ROW] || !s->has_total[COL])
-            return sn_err_set(err, SN_EALGO, "node %u: no row or column count after phase 1",
-                              s->u);
+            return sn_err_set(err, SN_EALGO, "node %u: no row or column count after phase 1", s->u);
         uint32_t cls = s->total[ROW] <= s->total[COL] ? CLS_R : CLS_C;
         for (uint32_t v = 0; v < pl->t->n; v++) {
             if (v == s->u)
