@@ -47,6 +47,11 @@ typedef struct cli_ctx_s {
  * (steps - control_slots) / frags + control_slots * tp. */
 double cli_time_units(const cli_ctx_t *c, uint64_t steps, uint64_t control_slots);
 
+/* A real option value: dflt when v is NULL, else a number from lo to hi. 0 or SN_EINVAL naming
+ * the value and the range. */
+int cli_parse_real(const char *name, const char *v, double dflt, double lo, double hi, double *out,
+                   sn_err_t *err);
+
 /* The help lines of the options shared by model, sim and run. */
 #define CLI_SHARED_OPTIONS_HELP                                                                    \
     "  --topo SPEC        topology, e.g. ring:8, torus:4x4, hypercube:4, 'ering:7:2*ring:5'\n"     \

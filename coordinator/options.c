@@ -355,6 +355,22 @@ int cli_ctx_init(const cli_opts_t *o, cli_ctx_t *c)
     return 0;
 }
 
+int cli_parse_real(const char *name, const char *v, double dflt, double lo, double hi, double *out,
+                   sn_err_t *err)
+{
+    if (v == NULL) {
+        *out = dflt;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (errno || end == v || *end != '\0' || !(x >= lo && x <= hi))
+        return bad(err, "bad value '%s' for %s: expected a number from %g to %g", v, name, lo, hi);
+    *out = x;
+    return 0;
+}
+
 double cli_time_units(const cli_ctx_t *c, uint64_t steps, uint64_t control_slots)
 {
     uint64_t data = steps >= control_slots ? steps - control_slots : 0;

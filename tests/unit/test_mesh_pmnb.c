@@ -610,6 +610,109 @@ static void test_pexchange_table(void **state)
     }
 }
 
+/* ---- dynamic broadcasting (section 5) ----------------------------------------------------------
+ */
+
+static void close_to(double got, double want, double tol, const char *what)
+{
+    if (!(got >= want - tol && got <= want + tol))
+        fail_msg("%s: %g, expected %g +- %g", what, got, want, tol);
+}
+
+/* X, V, rho* of (9a), (10a), (14) against Table C. */
+static void test_dyn_constants(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *spec;
+        double tp, X, V, rho_star;
+    } rows[] = {{"torus:8x8", 0, 0.246, 10.5, 0.600},  {"torus:8x8", 0.1, 0.246, 13.3, 0.542},
+                {"torus:8x8", 1, 0.246, 38.5, 0.290},  {"torus:16x16", 0, 0.249, 22.5, 0.739},
+                {"torus:4x4x4", 0, 0.164, 4.5, 0.700}, {"mesh:8x8", 0.1, 0.492, 16.8, 0.652},
+                {"mesh:16x16", 0, 0.498, 30, 0.810},   {"torus:32x32", 0, 0.25, 46.5, 0.846},
+                {"torus:8x8x8", 0, 0.166, 10.5, 0.890}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        sn_topo_t *t = tu_topo(rows[i].spec);
+        sn_dyn_result_t r;
+        sn_dyn_constants(t, 0.01, rows[i].tp, &r);
+        close_to(r.X, rows[i].X, 0.0006, "X");
+        close_to(r.V, rows[i].V, 1e-9, "V");
+        close_to(r.rho_star, rows[i].rho_star, 0.0006, "rho*");
+        sn_topo_free(t);
+    }
+}
+
+static sn_dyn_result_t dyn(const char *spec, double rho, double tp, double horizon, uint64_t seed)
+{
+    sn_topo_t *t = tu_topo(spec);
+    sn_params_t p;
+    sn_params_default(&p, SN_COLL_PMNB);
+    p.seed = seed;
+    int ring = t->kind == SN_TOPO_TORUS && t->factors[0]->n >= 3;
+    p.frags = (ring ? 2 : 1) * t->nfactors;
+    sn_dyn_result_t c, r;
+    sn_dyn_constants(t, 1.0, tp, &c);
+    sn_dyn_opts_t o = {rho / (t->n * c.X), horizon, tp, NULL};
+    sn_err_t err = {0};
+    tu_assert_rc(sn_dyn_run(t, &p, &o, &r, &err), 0);
+    /* every request broadcast once, every round verified, every node got every fragment */
+    assert_int_equal(r.broadcasts, r.requests);
+    assert_int_equal(r.deliveries, r.requests * (t->n - 1) * p.frags);
+    assert_true(r.rounds > 0 && r.measured > 0 && r.measured <= r.requests);
+    assert_true(r.delay_p50 <= r.delay_p99 && r.delay_p99 <= r.delay_max);
+    assert_true(r.delay_mean > 0 && r.delay_mean <= r.delay_max);
+    sn_topo_free(t);
+    return r;
+}
+
+static void test_dyn_runs(void **state)
+{
+    (void) state;
+    /* the delay is below the bound (11) at every load below rho*; torus 8x8, t_p = 0.1, rho 0.27:
+     * an independent round-level simulation of the same rounds measured 27.76 */
+    sn_dyn_result_t a = dyn("torus:8x8", 0.27, 0.1, 3000, 1);
+    assert_true(a.delay_bound > 0 && a.delay_mean < a.delay_bound);
+    close_to(a.delay_mean, 27.76, 2.5, "torus:8x8 rho 0.27 mean delay");
+    close_to(a.rho, 0.27, 1e-9, "rho");
+    sn_dyn_result_t b = dyn("torus:8x8", 0.27, 0.1, 3000, 1); /* the seed decides everything */
+    assert_true(a.delay_mean == b.delay_mean && a.rounds == b.rounds);
+    sn_dyn_result_t c = dyn("torus:8x8", 0.27, 0.1, 3000, 2);
+    assert_true(c.delay_mean != a.delay_mean);
+    sn_dyn_result_t e = dyn("torus:4x4x4", 0.5, 0, 2000, 3);
+    assert_true(e.delay_bound > 0 && e.delay_mean < e.delay_bound);
+    sn_dyn_result_t f = dyn("mesh:8x8", 0.3, 0.1, 2000, 4);
+    assert_true(f.delay_bound > 0 && f.delay_mean < f.delay_bound);
+    /* light load: close to the light-load value 1.5 V + X from above or below, below (11) */
+    sn_dyn_result_t g = dyn("torus:8x8", 0.03, 0.1, 4000, 5);
+    assert_true(g.delay_mean < g.delay_bound);
+    assert_true(g.empty_rounds > 0);
+    /* above rho*: no bound */
+    sn_dyn_result_t h = dyn("torus:4x4", 0.9, 0, 200, 6);
+    assert_true(h.delay_bound < 0);
+}
+
+static void test_dyn_refusals(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("hypercube:4");
+    sn_params_t p;
+    sn_params_default(&p, SN_COLL_PMNB);
+    sn_dyn_opts_t o = {0.01, 100, 0, NULL};
+    sn_dyn_result_t r;
+    sn_err_t err = {0};
+    tu_assert_rc(sn_dyn_run(t, &p, &o, &r, &err), SN_ENOTSUP);
+    sn_topo_free(t);
+    t = tu_topo("torus:4x4");
+    o.lambda = 0;
+    tu_assert_rc(sn_dyn_run(t, &p, &o, &r, &err), SN_EINVAL);
+    o.lambda = 1e4;
+    tu_assert_rc(sn_dyn_run(t, &p, &o, &r, &err), SN_ERANGE);
+    o.lambda = 0.01; /* frags 1: the split algorithm refuses, and says what it needs */
+    tu_assert_rc(sn_dyn_run(t, &p, &o, &r, &err), SN_ENOTSUP);
+    assert_non_null(strstr(err.msg, "multiple of 4"));
+    sn_topo_free(t);
+}
+
 /* The corner bounds (3a)/(3b)/(4a)/(4b), in slots, and auto-selection leaving these to --algo. */
 static void test_bounds_and_auto(void **state)
 {
@@ -664,8 +767,9 @@ int main(void)
         cmocka_unit_test(test_table_a),         cmocka_unit_test(test_table_b),
         cmocka_unit_test(test_refusals),        cmocka_unit_test(test_bounds_and_auto),
         cmocka_unit_test(test_pexchange_table), cmocka_unit_test(test_pexchange_sweep),
-        cmocka_unit_test(test_sweep_1d),        cmocka_unit_test(test_sweep_2d),
-        cmocka_unit_test(test_sweep_3d),
+        cmocka_unit_test(test_dyn_constants),   cmocka_unit_test(test_dyn_runs),
+        cmocka_unit_test(test_dyn_refusals),    cmocka_unit_test(test_sweep_1d),
+        cmocka_unit_test(test_sweep_2d),        cmocka_unit_test(test_sweep_3d),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
