@@ -67,8 +67,8 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int sn_dyn_run(const sn_topo_t *t, const sn_params_t *p, const sn_dyn_opts_t *o,
-               sn_dyn_result_t *r, sn_err_t *err)
+int sn_dyn_run(const sn_topo_t *t, const sn_params_t *p, const sn_dyn_opts_t *o, sn_dyn_result_t *r,
+               sn_err_t *err)
 {
     memset(r, 0, sizeof *r);
     uint32_t d, side;
@@ -149,8 +149,8 @@ int sn_dyn_run(const sn_topo_t *t, const sn_params_t *p, const sn_dyn_opts_t *o,
                             (unsigned long long) r->rounds + 1);
         if (rc < 0)
             goto out;
-        double D = (double) (res.steps - res.control_slots) / q.frags +
-                   (double) res.control_slots * o->tp;
+        double D =
+            (double) (res.steps - res.control_slots) / q.frags + (double) res.control_slots * o->tp;
         tau += D;
         r->rounds++;
         r->broadcasts += m;
