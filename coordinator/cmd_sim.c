@@ -25,12 +25,48 @@ static const char usage[] =
     "  --lambda L         requests per node per time unit\n"
     "  --rho R            instead of --lambda: the load rho = lambda N X (X of (9a))\n"
     "  --slots T          requests arrive during the first T time units (default 1000)\n"
+    "  --sweep-rho A:B:S  the delay-versus-load curve as CSV: rho from A to B in steps of S,\n"
+    "                     the mean delay and the bound (11) as its first columns\n"
     "  --frags F          default 2d on a torus, d on an array (the split algorithm's pieces)\n"
     "\n"
     "Exit status: 0 verified, 1 the run failed or did not verify, 2 bad input.\n";
 
 /* --coll dynbcast: rounds of verified partial multinode broadcasts under Poisson arrivals. */
-static int run_dyn(const cli_opts_t *o, const char *lambda_s, const char *rho_s, int64_t slots)
+/* --sweep-rho A:B:STEP: the delay-versus-load curve as CSV (rho, mean delay, bound (11), ...). */
+static int sweep_dyn(const sn_topo_t *t, const sn_params_t *p, sn_dyn_opts_t *dopt,
+                     const char *sweep, sn_err_t *err)
+{
+    double a, b, step;
+    char tail;
+    if (sscanf(sweep, "%lf:%lf:%lf%c", &a, &b, &step, &tail) != 3 || !(a > 0) || !(b >= a) ||
+        !(step > 0) || (b - a) / step > 1000)
+        return sn_err_set(err, SN_EINVAL,
+                          "bad value '%s' for --sweep-rho: expected FROM:TO:STEP with 0 < FROM "
+                          "<= TO and at most 1000 steps",
+                          sweep);
+    sn_dyn_result_t c, r;
+    sn_dyn_constants(t, 1.0, dopt->tp, &c);
+    printf("rho,delay_mean,delay_bound,delay_ci95,delay_p50,delay_p99,delay_max,lambda,requests,"
+           "rounds,rho_star\n");
+    for (int i = 0; a + i * step <= b + 1e-12; i++) {
+        double rho = a + i * step;
+        dopt->lambda = rho / (t->n * c.X);
+        int rc = sn_dyn_run(t, p, dopt, &r, err);
+        if (rc < 0)
+            return rc;
+        printf("%.6g,%.6g,", rho, r.delay_mean);
+        if (r.delay_bound >= 0)
+            printf("%.6g", r.delay_bound);
+        printf(",%.6g,%.6g,%.6g,%.6g,%.6g,%llu,%llu,%.6g\n", r.delay_ci, r.delay_p50, r.delay_p99,
+               r.delay_max, dopt->lambda, (unsigned long long) r.requests,
+               (unsigned long long) r.rounds, r.rho_star);
+        fflush(stdout);
+    }
+    return 0;
+}
+
+static int run_dyn(const cli_opts_t *o, const char *lambda_s, const char *rho_s, int64_t slots,
+                   const char *sweep)
 {
     sn_err_t err = {0};
     sn_topo_t *t = NULL;
@@ -39,7 +75,7 @@ static int run_dyn(const cli_opts_t *o, const char *lambda_s, const char *rho_s,
     sn_dyn_result_t r;
     if ((rc = sn_topo_parse(o->topo, &t, &err)) < 0)
         goto bad;
-    if ((lambda_s == NULL) == (rho_s == NULL)) {
+    if (sweep == NULL && (lambda_s == NULL) == (rho_s == NULL)) {
         sn_err_set(&err, SN_EINVAL, "dynbcast needs one of --lambda L or --rho R");
         goto bad;
     }
@@ -60,13 +96,29 @@ static int run_dyn(const cli_opts_t *o, const char *lambda_s, const char *rho_s,
         int ring = (t->kind == SN_TOPO_TORUS || t->kind == SN_TOPO_RING) && side >= 3;
         p.frags = o->frags > 0 ? (uint32_t) o->frags : (ring ? 2 : 1) * d;
     }
+    dopt.horizon = slots > 0 ? (double) slots : 1000.0;
+    if (sweep) {
+        if (lambda_s || rho_s) {
+            sn_err_set(&err, SN_EINVAL, "give --sweep-rho without --lambda and --rho");
+            goto bad;
+        }
+        rc = sweep_dyn(t, &p, &dopt, sweep, &err);
+        if (rc == SN_EVERIFY || rc == SN_EPORT || rc == SN_EALGO || rc == SN_ESLOTS) {
+            fprintf(stderr, "stepnet sim: %s: %s\n", sn_err_name(rc), err.msg);
+            status = EXIT_FAILED;
+            goto out;
+        }
+        if (rc < 0)
+            goto bad;
+        status = EXIT_OK;
+        goto out;
+    }
     if (rho_s) {
         sn_dyn_result_t c;
         sn_dyn_constants(t, 1.0, dopt.tp, &c);
         lambda = rho / (t->n * c.X);
     }
     dopt.lambda = lambda;
-    dopt.horizon = slots > 0 ? (double) slots : 1000.0;
     rc = sn_dyn_run(t, &p, &dopt, &r, &err);
     if (rc == SN_EVERIFY || rc == SN_EPORT || rc == SN_EALGO || rc == SN_ESLOTS) {
         char etext[CLI_ERR_TEXT_MAX];
@@ -174,11 +226,12 @@ static void on_progress(void *ctx, uint64_t slot, uint64_t done, uint64_t expect
 int cmd_sim(int argc, char **argv)
 {
     cli_opts_t o = {.cmd = "sim"};
-    const char *lambda_s = NULL, *rho_s = NULL;
+    const char *lambda_s = NULL, *rho_s = NULL, *sweep = NULL;
     int64_t slots = -1;
     const cli_opt_t extra[] = {
         {.name = "--lambda", .str = &lambda_s},
         {.name = "--rho", .str = &rho_s},
+        {.name = "--sweep-rho", .str = &sweep},
         {.name = "--slots", .num = &slots, .lo = 1, .hi = 1000000000, .unit = "time units"},
         {0}};
     sn_err_t perr = {0};
@@ -190,9 +243,10 @@ int cmd_sim(int argc, char **argv)
         return EXIT_BADINPUT;
     }
     if (o.coll && strcmp(o.coll, "dynbcast") == 0 && o.topo)
-        return run_dyn(&o, lambda_s, rho_s, slots);
-    if (lambda_s || rho_s || slots > 0) {
-        fprintf(stderr, "stepnet: --lambda, --rho and --slots apply to --coll dynbcast only\n");
+        return run_dyn(&o, lambda_s, rho_s, slots, sweep);
+    if (lambda_s || rho_s || slots > 0 || sweep) {
+        fprintf(stderr, "stepnet: --lambda, --rho, --sweep-rho and --slots apply to --coll "
+                        "dynbcast only\n");
         return EXIT_BADINPUT;
     }
     cli_ctx_t c;

@@ -598,11 +598,26 @@ static const bad_case_t dyn_bad_cases[] = {
      "meshes and tori",
      NULL},
     {{"sim", "--topo", "ring:8", "--coll", "bcast", "--lambda", "0.1"}, "dynbcast", NULL},
+    {{"sim", "--topo", "torus:4x4", "--coll", "dynbcast", "--sweep-rho", "0.1:x"},
+     "--sweep-rho",
+     "'0.1:x'"},
 };
 
 static void test_dynbcast_bad_input(void **state)
 {
     (void) state;
+    /* the delay-versus-load curve: a CSV header and one line per rho, the bound second */
+    const char *sweep[] = {"sim",         "--topo",      "torus:4x4", "--coll", "dynbcast",
+                           "--sweep-rho", "0.1:0.3:0.1", "--slots",   "200",    NULL};
+    tu_proc_t s = run_(sweep);
+    tu_expect_status(&s, 0);
+    assert_true(strncmp(s.out, "rho,delay_mean,delay_bound,", 27) == 0);
+    size_t lines = 0;
+    for (const char *q = s.out; *q; q++)
+        lines += *q == '\n';
+    assert_int_equal(lines, 4);
+    assert_non_null(strstr(s.out, "\n0.3,"));
+    tu_exec_free(&s);
     for (size_t k = 0; k < sizeof dyn_bad_cases / sizeof *dyn_bad_cases; k++) {
         const char *args[18] = {0};
         for (size_t n = 0; dyn_bad_cases[k].args[n]; n++)
