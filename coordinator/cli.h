@@ -126,6 +126,12 @@ const char *cli_err_text(const sn_err_t *err, char *buf, size_t cap);
 /* Prints "WHO: " and cli_err_text's line on stderr: how every command reports a bad input. */
 void cli_err_print(const char *who, const sn_err_t *err);
 
+/* `--coll dynbcast` for command `cmd` ("sim" or "run"): --lambda or --rho (or --sweep-rho
+ * FROM:TO:STEP, CSV), --slots T, --tp, --frags, --seed, --json from o. `round` plays a round (NULL:
+ * the simulator). Prints the report; returns the exit status. */
+int cli_dyn(const char *cmd, const cli_opts_t *o, const char *lambda_s, const char *rho_s,
+            int64_t slots, const char *sweep, sn_dyn_round_fn round, void *round_ctx);
+
 int cmd_model(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_algos(int argc, char **argv);

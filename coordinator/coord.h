@@ -38,6 +38,9 @@ typedef struct coord_opts_s {
     int has_token; /* testing: a fixed run token instead of a random one */
     uint64_t token;
     uint32_t connect_ms, ready_ms, slot_ms, collective_ms;
+    /* --coll dynbcast: --lambda, --rho, --sweep-rho as given (NULL: not given), --slots (-1) */
+    const char *dyn_lambda, *dyn_rho, *dyn_sweep;
+    int64_t dyn_slots;
 } coord_opts_t;
 
 /* What a run measured. On failure `failed` is 1, `error` names the culprit node, slot and a

@@ -61,6 +61,30 @@ static double uniform01(uint64_t *x)
     return (double) (*x >> 11) * (1.0 / 9007199254740992.0);
 }
 
+/* A round in the simulator. */
+static int sim_round(void *ctx, const sn_topo_t *t, const sn_params_t *q, const char *algo,
+                     sn_dyn_round_t *out, sn_err_t *err)
+{
+    (void) ctx;
+    const sn_algo_t *a;
+    void *plan = NULL;
+    int64_t pred;
+    int rc;
+    if ((rc = sn_model_select(algo, t, q, &a, &plan, &pred, err)) < 0)
+        return rc;
+    sn_sim_opts_t so = {0};
+    so.max_slots = sn_model_slot_limit(t, q, pred);
+    sn_sim_result_t res;
+    rc = sn_sim_run(t, q, a, plan, &so, &res, err);
+    a->plan_free(plan);
+    if (rc == 0 && !res.verified)
+        rc = sn_err_set(err, SN_EVERIFY, "a round did not verify");
+    out->steps = res.steps;
+    out->control_slots = res.control_slots;
+    out->deliveries = res.deliveries;
+    return rc;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *) a, y = *(const double *) b;
@@ -133,20 +157,10 @@ int sn_dyn_run(const sn_topo_t *t, const sn_params_t *p, const sn_dyn_opts_t *o,
             continue;
         }
         q.sources = src, q.nsources = m;
-        const sn_algo_t *a;
-        void *plan = NULL;
-        int64_t pred;
-        if ((rc = sn_model_select(o->algo ? o->algo : "pmnb-mesh-split", t, &q, &a, &plan, &pred,
-                                  err)) < 0)
-            goto out;
-        sn_sim_opts_t so = {0};
-        so.max_slots = sn_model_slot_limit(t, &q, pred);
-        sn_sim_result_t res;
-        rc = sn_sim_run(t, &q, a, plan, &so, &res, err);
-        a->plan_free(plan);
-        if (rc == 0 && !res.verified)
-            rc = sn_err_set(err, SN_EVERIFY, "round %llu did not verify",
-                            (unsigned long long) r->rounds + 1);
+        sn_dyn_round_t res;
+        const char *algo = o->algo ? o->algo : "pmnb-mesh-split";
+        rc = o->round ? o->round(o->round_ctx, t, &q, algo, &res, err)
+                      : sim_round(NULL, t, &q, algo, &res, err);
         if (rc < 0)
             goto out;
         double D =

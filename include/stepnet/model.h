@@ -92,11 +92,23 @@ void sn_sched_free(sn_sched_t *s);
  * node, served in rounds of partial multinode broadcasts (reservation + broadcast), each played
  * in the simulator and verified. Times in time units: data slots / frags + control slots x t_p. */
 
+/* What one round measured: slots (control slots among them) and verified deliveries. */
+typedef struct sn_dyn_round_s {
+    uint64_t steps, control_slots, deliveries;
+} sn_dyn_round_t;
+
+/* Plays one round: the partial multinode broadcast of q (q->sources the round's sources) with
+ * algorithm `algo`, verified. 0, or a negative code with err set (the run fails). */
+typedef int (*sn_dyn_round_fn)(void *ctx, const sn_topo_t *t, const sn_params_t *q,
+                               const char *algo, sn_dyn_round_t *out, sn_err_t *err);
+
 typedef struct sn_dyn_opts_s {
-    double lambda;    /* requests per node per time unit, > 0 */
-    double horizon;   /* requests arrive in [0, horizon) time units; every one is served */
-    double tp;        /* time of a control slot */
-    const char *algo; /* the round's algorithm, NULL: pmnb-mesh-split (needs fitting frags) */
+    double lambda;         /* requests per node per time unit, > 0 */
+    double horizon;        /* requests arrive in [0, horizon) time units; every one is served */
+    double tp;             /* time of a control slot */
+    const char *algo;      /* the round's algorithm, NULL: pmnb-mesh-split (needs fitting frags) */
+    sn_dyn_round_fn round; /* who plays a round: NULL, the simulator; stepnet run, TCP */
+    void *round_ctx;
 } sn_dyn_opts_t;
 
 typedef struct sn_dyn_result_s {
