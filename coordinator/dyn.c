@@ -33,9 +33,12 @@ static int sweep_dyn(const sn_topo_t *t, const sn_params_t *p, sn_dyn_opts_t *do
         printf("%.6g,%.6g,", rho, r.delay_mean);
         if (r.delay_bound >= 0)
             printf("%.6g", r.delay_bound);
-        printf(",%.6g,%.6g,%.6g,%.6g,%.6g,%llu,%llu,%.6g\n", r.delay_ci, r.delay_p50, r.delay_p99,
-               r.delay_max, dopt->lambda, (unsigned long long) r.requests,
-               (unsigned long long) r.rounds, r.rho_star);
+        putchar(',');
+        if (r.delay_ci >= 0) /* empty when too few requests for batch means */
+            printf("%.6g", r.delay_ci);
+        printf(",%.6g,%.6g,%.6g,%.6g,%llu,%llu,%.6g\n", r.delay_p50, r.delay_p99, r.delay_max,
+               dopt->lambda, (unsigned long long) r.requests, (unsigned long long) r.rounds,
+               r.rho_star);
         fflush(stdout);
     }
     return 0;
@@ -178,4 +181,3 @@ out:
     sn_topo_free(t);
     return status;
 }
-
