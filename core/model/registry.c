@@ -6,38 +6,26 @@
 #include "algo/algo_internal.h"
 #include "stepnet/model.h"
 
+/* clang-format off */
 static const sn_algo_t *const registry[] = {
     /* the thesis's algorithms for particular families, before the generic ones they tie with */
-    &sn__algo_bcast_ering,
-    &sn__algo_bcast_product,
-    &sn__algo_bcast_binomial,
-    &sn__algo_bcast_bfs,
-    &sn__algo_bcast_tree,
-    &sn__algo_bcast_greedy,
-    &sn__algo_scatter_ering,
-    &sn__algo_scatter_torus,
-    &sn__algo_scatter_balanced,
-    &sn__algo_scatter_ff,
-    &sn__algo_gather_ering,
-    &sn__algo_gather_torus,
-    &sn__algo_gather_balanced,
-    &sn__algo_gather_ff,
-    &sn__algo_mnb_route,
-    &sn__algo_te_linear,
-    &sn__algo_te_ring,
-    &sn__algo_te_a3,
-    &sn__algo_te_cayley,
-    &sn__algo_te_a2,
-    &sn__algo_te_route,
-    &sn__algo_pmnb_route,
-    &sn__algo_pexchange_route,
-    /* Varvarigos and Bertsekas on d-dimensional meshes and tori */
+    &sn__algo_bcast_ering,     &sn__algo_bcast_product,   &sn__algo_bcast_binomial,
+    &sn__algo_bcast_bfs,       &sn__algo_bcast_tree,      &sn__algo_bcast_greedy,
+    &sn__algo_scatter_ering,   &sn__algo_scatter_torus,   &sn__algo_scatter_balanced,
+    &sn__algo_scatter_ff,      &sn__algo_gather_ering,    &sn__algo_gather_torus,
+    &sn__algo_gather_balanced, &sn__algo_gather_ff,       &sn__algo_mnb_route,
+    &sn__algo_te_linear,       &sn__algo_te_ring,         &sn__algo_te_a3,
+    &sn__algo_te_cayley,       &sn__algo_te_a2,           &sn__algo_te_route,
+    &sn__algo_pmnb_route,      &sn__algo_pexchange_route,
+    /* Varvarigos and Bertsekas on d-dimensional meshes and tori (manual: only with --algo);
+     * one line per addition, unformatted, keeps merges of this table small */
     &sn__algo_pmnb_mesh_split,
     &sn__algo_pmnb_mesh_nosplit,
     &sn__algo_pmnb_mesh_a0,
     &sn__algo_mnb_mesh,
     &sn__algo_pexchange_mesh,
 };
+/* clang-format on */
 
 /* Hidden algorithms: found by their exact name only (sn_model_find, so --algo NAME), never chosen
  * by auto, listed by sn_model_algos or named in messages: the deliberately illegal test fixtures
