@@ -26,6 +26,8 @@ typedef struct cli_opts_s {
     const char *op;                               /* combining operator, NULL = not given */
     int64_t root, msgs, m, size, seed, max_slots; /* -1 = not given */
     uint64_t max_memory; /* bytes; cli_opts_init sets cli_default_max_memory() */
+    int64_t frags;       /* -1 = not given (1) */
+    const char *tp;      /* cost of a control slot in data-slot units, NULL = not given (1) */
     int json;
     int progress; /* -1 = auto (when stderr is a terminal) */
 } cli_opts_t;
@@ -40,7 +42,18 @@ typedef struct cli_ctx_s {
     int64_t predicted;
     sn_bounds_t bounds;
     sn_mem_t mem; /* the memory estimate checked against --max-memory */
+    double tp; /* --tp: the time of one control slot, in time units (a whole packet's slot = 1) */
 } cli_ctx_t;
+
+/* The run's time in the unit of Varvarigos and Bertsekas: data slots carry one fragment, 1/frags
+ * of a packet, and control slots cost tp each (docs/model.md, "Fragments and control packets"):
+ * (steps - control_slots) / frags + control_slots * tp. */
+double cli_time_units(const cli_ctx_t *c, uint64_t steps, uint64_t control_slots);
+
+/* A real option value: dflt when v is NULL, else a number from lo to hi. 0 or SN_EINVAL naming
+ * the value and the range. */
+int cli_parse_real(const char *name, const char *v, double dflt, double lo, double hi, double *out,
+                   sn_err_t *err);
 
 /* The help lines of the options shared by model, sim and run. */
 #define CLI_SHARED_OPTIONS_HELP                                                                    \
@@ -53,6 +66,8 @@ typedef struct cli_ctx_s {
     "  --algo NAME|auto   algorithm (default auto: the lowest predicted steps)\n"                  \
     "  --root R           root processor for bcast, scatter, gather (default 0)\n"                 \
     "  --msgs M           packets per source and destination (default 1)\n"                        \
+    "  --frags F          fragments per packet, each 1/F of a time unit (default 1)\n"             \
+    "  --tp T             time of a control slot in time units (default 1), for time_units\n"      \
     "  --sources LIST     sources of pmnb/pexchange (targets of pmna) as ranks: 0,3,5 or 0-7\n"    \
     "  --op sum|xor|max   combining operator of sna and pmna (default sum)\n"                      \
     "  --m M              M sources drawn from --seed instead of --sources\n"                      \
@@ -130,6 +145,11 @@ void cli_err_print(const char *who, const sn_err_t *err);
  * printing "stepnet: cannot write PATH (FLAG): REASON" when any write, the flush or the close
  * failed (a full disk, /dev/full): the command then exits 1. */
 int cli_close_out(FILE *f, const char *path, const char *flag);
+/* `--coll dynbcast` for command `cmd` ("sim" or "run"): --lambda or --rho (or --sweep-rho
+ * FROM:TO:STEP, CSV), --slots T, --tp, --frags, --seed, --json from o. `round` plays a round (NULL:
+ * the simulator). Prints the report; returns the exit status. */
+int cli_dyn(const char *cmd, const cli_opts_t *o, const char *lambda_s, const char *rho_s,
+            int64_t slots, const char *sweep, sn_dyn_round_fn round, void *round_ctx);
 
 int cmd_model(int argc, char **argv);
 int cmd_sim(int argc, char **argv);

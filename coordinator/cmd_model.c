@@ -72,7 +72,9 @@ int cmd_model(int argc, char **argv)
             all[i]->plan_free(pl);
             if (pr >= 0)
                 printf("    %-18s %lld steps%s\n", all[i]->name, (long long) pr,
-                       all[i] == c.algo ? "  <- chosen" : "");
+                       all[i] == c.algo ? "  <- chosen"
+                       : all[i]->manual ? "  (only with --algo)"
+                                        : "");
             else
                 printf("    %-18s no prediction%s\n", all[i]->name,
                        all[i] == c.algo ? "  <- chosen" : "");

@@ -4,11 +4,13 @@
  * Parses the options, calls coord_run, prints the report; errors are printed here only. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "coord.h"
 #include "secure.h"
 #include "wire.h"
+#include "stepnet/util.h"
 
 static const char usage[] =
     "usage: stepnet run --topo SPEC --coll C [options]\n"
@@ -49,8 +51,54 @@ static const char usage[] =
     "                     carry the token)\n"
     "  --verbose          node logs of routine events on stderr\n"
     "\n"
+    "  --coll dynbcast --lambda L|--rho R --slots T   dynamic broadcasting: every round a TCP\n"
+    "                     run of pmnb-mesh-split (see stepnet sim --help)\n"
+    "\n"
     "Exit status: 0 verified, 1 the collective failed or did not verify, 2 bad input,\n"
     "130 interrupted by SIGINT (Ctrl-C), 143 interrupted by SIGTERM.\n";
+
+/* One dynamic-broadcasting round over TCP: the round's partial multinode broadcast as `stepnet run
+ * --algo ALGO --sources ...` would run it (one repetition, no calibration). */
+static int tcp_round(void *vctx, const sn_topo_t *t, const sn_params_t *q, const char *algo,
+                     sn_dyn_round_t *out, sn_err_t *err)
+{
+    const coord_opts_t *base = vctx;
+    size_t cap = (size_t) q->nsources * 11 + 1, len = 0;
+    char *list = sn_xmalloc(cap);
+    list[0] = '\0';
+    for (uint32_t i = 0; i < q->nsources; i++)
+        len += (size_t) snprintf(list + len, cap - len, "%s%d", i ? "," : "",
+                                 sn_topo_rank(t, q->sources[i]));
+    cli_opts_t co;
+    cli_opts_init(&co, "run");
+    co.topo = base->topo_text;
+    co.coll = "pmnb";
+    co.algo = algo;
+    co.sources = list;
+    co.frags = q->frags;
+    co.seed = (int64_t) q->seed;
+    co.size = q->size;
+    cli_ctx_t ctx;
+    coord_result_t res;
+    int rc = cli_ctx_build(&co, &ctx, err);
+    if (rc == 0) {
+        coord_opts_t ro = *base;
+        ro.ctx = &ctx;
+        ro.reps = 1, ro.warmup = 0, ro.probes = 0;
+        rc = coord_run(&ro, &res, err);
+        if (rc == 0) {
+            if (res.failed)
+                rc = sn_err_set(err, SN_EVERIFY, "a round over TCP failed: %s", res.error);
+            out->steps = res.steps;
+            out->control_slots = res.control_slots;
+            out->deliveries = res.deliveries;
+            coord_result_free(&res);
+        }
+    }
+    cli_ctx_free(&ctx);
+    free(list);
+    return rc;
+}
 
 int cmd_run(int argc, char **argv)
 {
@@ -63,6 +111,14 @@ int cmd_run(int argc, char **argv)
         return EXIT_OK;
     if (rc < 0) {
         cli_err_print("stepnet", &err);
+        return EXIT_BADINPUT;
+    }
+    if (cli.coll && strcmp(cli.coll, "dynbcast") == 0 && cli.topo)
+        return cli_dyn("run", &cli, o.dyn_lambda, o.dyn_rho, o.dyn_slots, o.dyn_sweep, tcp_round,
+                       &o);
+    if (o.dyn_lambda || o.dyn_rho || o.dyn_sweep || o.dyn_slots > 0) {
+        fprintf(stderr, "stepnet: --lambda, --rho, --sweep-rho and --slots apply to --coll "
+                        "dynbcast only\n");
         return EXIT_BADINPUT;
     }
     cli_ctx_t ctx;

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "report.h"
+#include "stepnet/model.h"
 #include "stepnet/sim.h"
 
 static const char usage[] =
@@ -17,8 +18,20 @@ static const char usage[] =
     "model enforced and every delivered packet verified (right node, right payload, exactly\n"
     "once). Reports the measured steps next to the predicted count and the lower bounds.\n"
     "\n" CLI_SHARED_OPTIONS_HELP "\n"
+    "Dynamic broadcasting (--coll dynbcast, meshes and tori; Varvarigos and Bertsekas, section\n"
+    "5): Poisson requests at every node, served in rounds of partial multinode broadcasts\n"
+    "(pmnb-mesh-split, each verified); reports the delay distribution in time units next to the\n"
+    "paper's bound (11) and stability limit (14).\n"
+    "  --lambda L         requests per node per time unit\n"
+    "  --rho R            instead of --lambda: the load rho = lambda N X (X of (9a))\n"
+    "  --slots T          requests arrive during the first T time units (default 1000)\n"
+    "  --sweep-rho A:B:S  the delay-versus-load curve as CSV: rho from A to B in steps of S,\n"
+    "                     the mean delay and the bound (11) as its first columns\n"
+    "  --frags F          default 2d on a torus, d on an array (the split algorithm's pieces)\n"
+    "\n"
     "Exit status: 0 verified, 1 the run failed or did not verify, 2 bad input.\n";
 
+/* --coll dynbcast: rounds of verified partial multinode broadcasts under Poisson arrivals. */
 typedef struct {
     struct timespec start, last;
 } progress_t;
@@ -44,9 +57,29 @@ static void on_progress(void *ctx, uint64_t slot, uint64_t done, uint64_t expect
 int cmd_sim(int argc, char **argv)
 {
     cli_opts_t o = {.cmd = "sim"};
-    int rc = cli_parse(argc, argv, &o, usage);
-    if (rc)
-        return rc < 0 ? EXIT_OK : rc;
+    const char *lambda_s = NULL, *rho_s = NULL, *sweep = NULL;
+    int64_t slots = -1;
+    const cli_opt_t extra[] = {
+        {.name = "--lambda", .str = &lambda_s},
+        {.name = "--rho", .str = &rho_s},
+        {.name = "--sweep-rho", .str = &sweep},
+        {.name = "--slots", .num = &slots, .lo = 1, .hi = 1000000000, .unit = "time units"},
+        {0}};
+    sn_err_t perr = {0};
+    int rc = cli_opts_parse(argc, argv, &o, extra, usage, &perr);
+    if (rc == CLI_HELP)
+        return EXIT_OK;
+    if (rc < 0) {
+        cli_err_print("stepnet", &perr);
+        return EXIT_BADINPUT;
+    }
+    if (o.coll && strcmp(o.coll, "dynbcast") == 0 && o.topo)
+        return cli_dyn("sim", &o, lambda_s, rho_s, slots, sweep, NULL, NULL);
+    if (lambda_s || rho_s || slots > 0 || sweep) {
+        fprintf(stderr, "stepnet: --lambda, --rho, --sweep-rho and --slots apply to --coll "
+                        "dynbcast only\n");
+        return EXIT_BADINPUT;
+    }
     cli_ctx_t c;
     if ((rc = cli_ctx_init(&o, &c))) {
         cli_ctx_free(&c);
@@ -85,6 +118,8 @@ int cmd_sim(int argc, char **argv)
         report_json_head(&j, "sim", &c);
         json_uint(&j, "steps", res.steps);
         json_uint(&j, "control_slots", res.control_slots);
+        json_uint(&j, "data_slots", res.steps - res.control_slots);
+        json_double(&j, "time_units", cli_time_units(&c, res.steps, res.control_slots));
         json_uint(&j, "packets", res.packets);
         json_uint(&j, "control_packets", res.control_packets);
         json_uint(&j, "deliveries", res.deliveries);
@@ -110,6 +145,12 @@ int cmd_sim(int argc, char **argv)
             printf("  control         %llu slots, %llu packets\n",
                    (unsigned long long) res.control_slots,
                    (unsigned long long) res.control_packets);
+        if (res.control_slots || c.params.frags > 1)
+            printf("  time            %.6g time units (%llu data slots / %u + %llu control slots "
+                   "x tp %g)\n",
+                   cli_time_units(&c, res.steps, res.control_slots),
+                   (unsigned long long) (res.steps - res.control_slots), c.params.frags,
+                   (unsigned long long) res.control_slots, c.tp);
         printf("  deliveries      %llu of %llu, %s\n", (unsigned long long) res.deliveries,
                (unsigned long long) res.expected_deliveries, ok ? "verified" : "NOT verified");
         printf("  packets         %llu link crossings\n", (unsigned long long) res.packets);

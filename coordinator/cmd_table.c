@@ -72,6 +72,12 @@ typedef enum {
     F_FQ_DIAM,         /* folded cube SNB/SNA: ceil(d/2) (Varvarigos, Fig. 1) */
     F_FQ_MNB,          /* folded cube MNB: d + sum_k ceil(ceil(N/(d+1))/2^k) (section 3) */
     F_FQ_TE,           /* folded cube TE: eq. (7) rounded up (section 4) */
+    /* Varvarigos and Bertsekas, d-dimensional meshes: the exact slot counts of the fixed
+     * schedules (prefix control slots + packing + broadcast, in fragment slots) */
+    F_VB_SPLIT,   /* Theorem 6: 2d(p-1) + d(p-1) g k + (p-1) sum_l ceil(M/p^l) k */
+    F_VB_NOSPLIT, /* section 3.2: 4d(p-1) + d(p-1) k + R sum_l ceil(ceil(M/d)/p^l) k */
+    F_VB_A0,      /* Lemma 2: 2d(p-1) + d(p-1) g k + (p-1) sum_l ceil(M/p^l) k */
+    F_VB_MNB,     /* section 3.2 with M = N, no prefix */
 } formula_t;
 
 typedef struct {
@@ -83,6 +89,8 @@ typedef struct {
     const char *formula; /* as printed in the table */
     int quick;           /* in the quick set */
     const char *algo;    /* the thesis's algorithm for this case (auto if not registered) */
+    const char *sources; /* partial collectives: the sources, as --sources takes them */
+    uint32_t frags;      /* fragments per packet (0: 1) */
 } case_t;
 
 #define FQ_MNB_TEXT "d + sum_k ceil(ceil(N/(d+1))/2^k) <= ceil(N/(d+1)) + 2d - 1"
@@ -323,6 +331,37 @@ static const case_t cases[] = {
     {"FQ TE eq. (7)", "foldedcube:8", "te", "multi", F_FQ_TE, FQ_TE_TEXT, 0},
     {"FQ TE eq. (7)", "foldedcube:9", "te", "multi", F_FQ_TE, FQ_TE_TEXT, 0},
     {"FQ TE eq. (7)", "foldedcube:10", "te", "multi", F_FQ_TE, FQ_TE_TEXT, 0},
+    /* Varvarigos and Bertsekas, d-dimensional meshes: Table A rows, the worked example and the
+     * multinode broadcast of section 3.2 (time units in the note) */
+    {"VB Thm 6 PMNB, split", "torus:4x4", "pmnb", "multi", F_VB_SPLIT, "exact schedule", 1, NULL,
+     "0-15", 4},
+    {"VB Thm 6 PMNB, split", "torus:8x8", "pmnb", "multi", F_VB_SPLIT, "exact schedule", 0, NULL,
+     "0-31", 4},
+    {"VB Thm 6 PMNB, split", "torus:4x4x4", "pmnb", "multi", F_VB_SPLIT, "exact schedule", 0, NULL,
+     "0-31", 6},
+    {"VB Thm 6 PMNB, split", "mesh:8x8", "pmnb", "multi", F_VB_SPLIT, "exact schedule", 0, NULL,
+     "0-63", 2},
+    {"VB Thm 6 PMNB, split", "mesh:4x4x4", "pmnb", "multi", F_VB_SPLIT, "exact schedule", 0, NULL,
+     "0-15", 3},
+    {"VB (5b)/(6b) PMNB, no split", "torus:4x4", "pmnb", "multi", F_VB_NOSPLIT, "exact schedule", 0,
+     NULL, "0-15", 1},
+    {"VB (5b)/(6b) PMNB, no split", "torus:8x8", "pmnb", "multi", F_VB_NOSPLIT, "exact schedule", 1,
+     NULL, "0-31", 1},
+    {"VB (5b)/(6b) PMNB, no split", "torus:4x4x4", "pmnb", "multi", F_VB_NOSPLIT, "exact schedule",
+     0, NULL, "0-63", 1},
+    {"VB (5b)/(6b) PMNB, no split", "mesh:8x8", "pmnb", "multi", F_VB_NOSPLIT, "exact schedule", 0,
+     NULL, "0-63", 1},
+    {"VB Lemma 2 A_0", "mesh:3x3", "pmnb", "multi", F_VB_A0, "worked example, exact", 1, NULL,
+     "1,3,4,8", 1},
+    {"VB Lemma 2 A_0", "torus:8x8", "pmnb", "multi", F_VB_A0, "exact schedule", 0, NULL, "0-15", 2},
+    {"VB 3.2 MNB (M = N)", "torus:4x4", "mnb", "multi", F_VB_MNB, "exact schedule", 1, NULL, NULL,
+     1},
+    {"VB 3.2 MNB (M = N)", "torus:8x8", "mnb", "multi", F_VB_MNB, "exact schedule", 0, NULL, NULL,
+     1},
+    {"VB 3.2 MNB (M = N)", "mesh:8x8", "mnb", "multi", F_VB_MNB, "exact schedule", 0, NULL, NULL,
+     1},
+    {"VB 3.2 MNB (M = N)", "torus:4x4x4", "mnb", "multi", F_VB_MNB, "exact schedule", 0, NULL, NULL,
+     1},
 };
 
 /* The algorithm that implements the case's theorem. */
@@ -367,6 +406,14 @@ static const char *case_algo(const case_t *c)
         return "te-fcube";
     default: /* the fat-tree rows name their algorithm */
         break;
+    case F_VB_SPLIT:
+        return "pmnb-mesh-split";
+    case F_VB_NOSPLIT:
+        return "pmnb-mesh";
+    case F_VB_A0:
+        return "pmnb-mesh-a0";
+    case F_VB_MNB:
+        return "mnb-mesh";
     }
     return NULL;
 }
@@ -455,6 +502,26 @@ static int64_t ft_formula(formula_t f, const sn_topo_t *t)
     }
 }
 
+/* The mesh schedules of Varvarigos and Bertsekas, counted from the paper's phases (section 3):
+ * d dimensions of p nodes, gamma 2 on a torus with p >= 3; M sources; F fragments. */
+static int64_t vb_slots(const case_t *c, const sn_topo_t *t, const sn_params_t *p)
+{
+    uint64_t d = t->nfactors, side = factor_n(t, 0), F = p->frags;
+    int ring = t->kind == SN_TOPO_TORUS && side >= 3;
+    uint64_t M = c->f == F_VB_MNB ? t->n : p->nsources, T0 = 2 * d * (side - 1);
+    uint64_t halves = (c->f == F_VB_SPLIT || c->f == F_VB_A0) && ring ? 2 : 1;
+    uint64_t k = c->f == F_VB_SPLIT ? F / (d * halves) : F / halves;
+    uint64_t prefix = c->f == F_VB_MNB ? 0 : c->f == F_VB_NOSPLIT ? 2 * T0 : T0;
+    uint64_t whole = c->f == F_VB_NOSPLIT || c->f == F_VB_MNB;
+    uint64_t R = whole && ring ? side / 2 : side - 1; /* ceil((p-1)/2) on a ring */
+    uint64_t Ms = whole ? ceil_div(M, d) : M, bcast = 0, pw = 1;
+    for (uint64_t l = 1; l <= d; l++) {
+        pw *= side;
+        bcast += R * ceil_div(Ms, pw) * k;
+    }
+    return (int64_t) (prefix + (side - 1) * d * halves * k + bcast);
+}
+
 static int64_t formula_value(const case_t *c, const sn_topo_t *t, const sn_params_t *p)
 {
     if (c->f >= F_FT_BCAST_SP && c->f <= F_FT_TE_MP) /* the fat-tree block of formula_t */
@@ -510,6 +577,11 @@ static int64_t formula_value(const case_t *c, const sn_topo_t *t, const sn_param
                 return b.b[i].value;
         return -1;
     }
+    case F_VB_SPLIT:
+    case F_VB_NOSPLIT:
+    case F_VB_A0:
+    case F_VB_MNB:
+        return vb_slots(c, t, p);
     default: /* the fat-tree formulas, handled above */
         break;
     }
@@ -541,6 +613,9 @@ static int64_t run_case(const row_t *r, uint64_t max_memory, char *note, size_t 
     o.ports = strncmp(r->c->ports, "single", 6) == 0 ? "single" : "multi";
     o.rx = strstr(r->c->ports, "rx any") ? "any" : NULL;
     o.algo = r->algo;
+    o.sources = r->c->sources;
+    if (r->c->frags)
+        o.frags = r->c->frags;
     coord_opts_t co;
     coord_opts_default(&co);
     co.reps = 1;
@@ -632,6 +707,22 @@ static int build_row(row_t *r, const case_t *c, int with_run, uint64_t max_memor
     sn_params_default(&p, coll);
     p.pm.ports = strncmp(c->ports, "single", 6) == 0 ? SN_PORTS_SINGLE : SN_PORTS_MULTI;
     p.pm.rx = strstr(c->ports, "rx any") ? SN_RX_ANY : SN_RX_ONE;
+    uint32_t src[64];
+    if (c->frags)
+        p.frags = c->frags;
+    if (c->sources) { /* "a-b" or "a,b,c": node ids of the mesh rows (ranks = ids there) */
+        const char *q = c->sources;
+        while (*q && p.nsources < 64) {
+            char *end;
+            uint32_t lo = (uint32_t) strtoul(q, &end, 10), hi = lo;
+            if (*end == '-')
+                hi = (uint32_t) strtoul(end + 1, &end, 10);
+            for (uint32_t v = lo; v <= hi && p.nsources < 64; v++)
+                src[p.nsources++] = v;
+            q = *end == ',' ? end + 1 : end;
+        }
+        p.sources = src;
+    }
     sn_mem_t mem;
     sn_model_mem_estimate(t, &p, with_run ? SN_MEM_RUN : SN_MEM_SIM, &mem);
     if (sn_model_mem_check(t, &p, &mem, max_memory, &err) < 0) {
@@ -684,10 +775,21 @@ static int build_row(row_t *r, const case_t *c, int with_run, uint64_t max_memor
     r->agree = r->sim == r->formula && (r->predicted < 0 || r->predicted == r->sim) &&
                (!run_it || r->run == r->sim);
     nl = strlen(r->note);
+    if (r->sim >= 0 && c->f >= F_VB_SPLIT) {
+        /* the paper's unit: data slots / frags + control slots * t_p */
+        double data = (double) (res.steps - res.control_slots) / p.frags;
+        nl += (size_t) snprintf(r->note + nl, sizeof r->note - nl,
+                                "%llu control + %llu data slots: %.4g time units at t_p = 0, "
+                                "%.4g at t_p = 1; ",
+                                (unsigned long long) res.control_slots,
+                                (unsigned long long) (res.steps - res.control_slots), data,
+                                data + (double) res.control_slots);
+    }
     if (r->sim >= 0 && r->sim != r->formula)
         snprintf(r->note + nl, sizeof r->note - nl, "differs from the formula (%s)", a->name);
     else if (r->sim >= 0 && r->lower >= 0 && r->sim > r->lower) {
-        /* the paper's count is reproduced, but no lower bound stepnet knows proves it optimal */
+        /* the paper's count is reproduced, but no lower bound stepnet knows proves it optimal
+         */
         if (c->f == F_A3_TORUS && factor_n(t, 0) % 4 == 2)
             snprintf(r->note + nl, sizeof r->note - nl,
                      "n = 2 mod 4: %lld steps above the cut bound n^3/8; the thesis does not "
@@ -776,12 +878,12 @@ int cmd_table(int argc, char **argv)
                 "simulated,%slower_bound,agree,note\n",
                 with_run ? "tcp," : "");
     else
-        fprintf(
-            f,
-            "| section | topology | n | coll | ports | formula | paper | algorithm | "
-            "predicted | sim |%s lower bound | agree | note |\n|---|---|---|---|---|---|---|---|"
-            "---|---|%s---|---|---|\n",
-            with_run ? " tcp |" : "", with_run ? "---|" : "");
+        fprintf(f,
+                "| section | topology | n | coll | ports | formula | paper | algorithm | "
+                "predicted | sim |%s lower bound | agree | note "
+                "|\n|---|---|---|---|---|---|---|---|"
+                "---|---|%s---|---|---|\n",
+                with_run ? " tcp |" : "", with_run ? "---|" : "");
     int all = 1;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (!selected(&cases[i], quick, match))

@@ -39,6 +39,9 @@ typedef struct coord_opts_s {
     uint64_t token;
     uint32_t connect_ms, ready_ms, slot_ms, collective_ms;
     uint32_t heartbeat_ms; /* control-channel heartbeat period; 0: none */
+    /* --coll dynbcast: --lambda, --rho, --sweep-rho as given (NULL: not given), --slots (-1) */
+    const char *dyn_lambda, *dyn_rho, *dyn_sweep;
+    int64_t dyn_slots;
 } coord_opts_t;
 
 /* What a run measured. On failure `failed` is 1, `error` names the culprit node, slot and a

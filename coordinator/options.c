@@ -85,7 +85,7 @@ void cli_opts_init(cli_opts_t *o, const char *cmd)
 {
     memset(o, 0, sizeof *o);
     o->cmd = cmd;
-    o->root = o->msgs = o->m = o->size = o->seed = o->max_slots = -1;
+    o->root = o->msgs = o->m = o->size = o->seed = o->max_slots = o->frags = -1;
     o->progress = -1;
     o->max_memory = cli_default_max_memory();
 }
@@ -176,6 +176,10 @@ int cli_opts_parse(int argc, char **argv, cli_opts_t *o, const cli_opt_t *extra,
             rc = parse_int("--root", val, 0, INT32_MAX, &o->root, err);
         else if (strcmp(name, "--msgs") == 0)
             rc = parse_int("--msgs", val, 1, 1 << 20, &o->msgs, err);
+        else if (strcmp(name, "--frags") == 0)
+            rc = parse_int("--frags", val, 1, 1 << 16, &o->frags, err);
+        else if (strcmp(name, "--tp") == 0)
+            o->tp = val;
         else if (strcmp(name, "--m") == 0)
             rc = parse_int("--m", val, 1, INT32_MAX, &o->m, err);
         else if (strcmp(name, "--size") == 0)
@@ -346,6 +350,17 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
     }
     if (o->msgs > 0)
         p->msgs = (uint32_t) o->msgs;
+    if (o->frags > 0)
+        p->frags = (uint32_t) o->frags;
+    c->tp = 1.0;
+    if (o->tp) {
+        char *end;
+        errno = 0;
+        double v = strtod(o->tp, &end);
+        if (errno || end == o->tp || *end != '\0' || !(v >= 0.0 && v <= 1e6))
+            return bad(err, "bad value '%s' for --tp: expected a number from 0 to 1000000", o->tp);
+        c->tp = v;
+    }
     if (o->size >= 0)
         p->size = (uint32_t) o->size;
     if (o->seed >= 0)
@@ -411,6 +426,28 @@ int cli_ctx_init(const cli_opts_t *o, cli_ctx_t *c)
         return EXIT_BADINPUT;
     }
     return 0;
+}
+
+int cli_parse_real(const char *name, const char *v, double dflt, double lo, double hi, double *out,
+                   sn_err_t *err)
+{
+    if (v == NULL) {
+        *out = dflt;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (errno || end == v || *end != '\0' || !(x >= lo && x <= hi))
+        return bad(err, "bad value '%s' for %s: expected a number from %g to %g", v, name, lo, hi);
+    *out = x;
+    return 0;
+}
+
+double cli_time_units(const cli_ctx_t *c, uint64_t steps, uint64_t control_slots)
+{
+    uint64_t data = steps >= control_slots ? steps - control_slots : 0;
+    return (double) data / (double) c->params.frags + (double) control_slots * c->tp;
 }
 
 void cli_ctx_free(cli_ctx_t *c)

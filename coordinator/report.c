@@ -18,6 +18,8 @@ void report_json_head(json_t *j, const char *cmd, const cli_ctx_t *c)
     json_str(j, "duplex", cli_duplex_name(p));
     json_int(j, "root", sn_topo_rank(t, p->root));
     json_uint(j, "msgs", p->msgs);
+    json_uint(j, "frags", p->frags);
+    json_double(j, "tp", c->tp);
     json_uint(j, "size", p->size);
     json_uint(j, "seed", p->seed);
     if (sn_coll_is_combining(p->coll))
@@ -68,6 +70,9 @@ void report_text_head(FILE *f, const char *cmd, const cli_ctx_t *c)
     if (sn_coll_is_combining(p->coll))
         fprintf(f, "  operator        %s (a vector of 64-bit words, combined word by word)\n",
                 sn_op_name(p->op));
+    if (p->frags > 1)
+        fprintf(f, "  fragments       %u per packet, each 1/%u of a time unit\n", p->frags,
+                p->frags);
     fprintf(f, "  algorithm       %s: %s\n", c->algo->name, c->algo->summary);
     if (c->predicted >= 0)
         fprintf(f, "  predicted       %lld steps (%s)\n", (long long) c->predicted,

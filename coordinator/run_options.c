@@ -38,6 +38,7 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
                      const char *usage, sn_err_t *err)
 {
     coord_opts_default(o);
+    o->dyn_slots = -1;
     *out_file = NULL;
     int64_t reps = o->reps, warmup = o->warmup, probes = o->probes, idle = 0;
     int64_t connect = o->connect_ms, ready = o->ready_ms, slot = o->slot_ms;
@@ -80,6 +81,10 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
         {.name = "--security", .str = &security},
         {.name = "--verbose", .flag = &o->verbose},
         {.name = "--insecure-ok", .flag = &insecure_ok},
+        {.name = "--lambda", .str = &o->dyn_lambda},
+        {.name = "--rho", .str = &o->dyn_rho},
+        {.name = "--sweep-rho", .str = &o->dyn_sweep},
+        {.name = "--slots", .num = &o->dyn_slots, .lo = 1, .hi = 1000000000, .unit = "time units"},
         {0},
     };
     cli->cmd = "run";

@@ -49,6 +49,8 @@ void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
     report_json_head(&j, "run", c);
     json_uint(&j, "steps", res->steps);
     json_uint(&j, "control_slots", res->control_slots);
+    json_uint(&j, "data_slots", res->steps - res->control_slots);
+    json_double(&j, "time_units", cli_time_units(c, res->steps, res->control_slots));
     json_uint(&j, "packets", res->packets);
     json_uint(&j, "control_packets", res->control_packets);
     json_uint(&j, "deliveries", res->deliveries);
@@ -111,6 +113,13 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
             (unsigned long long) res->deliveries,
             (unsigned long long) sn_coll_expected_total(c->topo, &c->params),
             (unsigned long long) res->bytes_checked);
+    if (res->control_slots || c->params.frags > 1)
+        fprintf(f,
+                "  time            %.6g time units (%llu data slots / %u + %llu control slots "
+                "x tp %g)\n",
+                cli_time_units(c, res->steps, res->control_slots),
+                (unsigned long long) (res->steps - res->control_slots), c->params.frags,
+                (unsigned long long) res->control_slots, c->tp);
     fprintf(f, "  trace_hash      %016llx\n", (unsigned long long) res->trace_hash);
     char qnode[SN_TOPO_MAX_LABEL];
     fprintf(f, "  max_queue       %llu packets waiting at node %s\n",

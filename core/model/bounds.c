@@ -215,6 +215,36 @@ static void search_cuts(cuts_t *c)
     free(dist);
 }
 
+/* ---- meshes and tori (Varvarigos and Bertsekas, d-dimensional meshes) ---------------------------
+ * (3a)/(3b) and (4a)/(4b): the corner node 0...0 has 2d input links on a torus and d on an array
+ * and must receive every other source's packet: T >= (M - 1) / (2d) or (M - 1) / d time units,
+ * that is ceil((M - [0 is a source]) * msgs * frags / deg(0)) slots. (On a 2-sided torus the two
+ * links of a dimension are one, so deg(0) is used, not 2d.) */
+static void mesh_bounds(const sn_topo_t *t, const sn_params_t *p, uint64_t per, sn_bounds_t *out)
+{
+    int torus = t->kind == SN_TOPO_TORUS || t->kind == SN_TOPO_RING;
+    if (!(torus || t->kind == SN_TOPO_MESH || t->kind == SN_TOPO_LINEAR))
+        return;
+    uint32_t d = t->nfactors ? t->nfactors : 1;
+    uint64_t S = t->nproc, zero_src = 1;
+    if (p->coll == SN_COLL_PMNB) {
+        S = p->nsources;
+        zero_src = 0;
+        for (uint32_t i = 0; i < p->nsources; i++)
+            zero_src |= p->sources[i] == 0;
+    }
+    uint32_t deg = sn_topo_degree(t, 0);
+    uint64_t in = (S - zero_src) * per;
+    const char *name =
+        p->coll == SN_COLL_PMNB ? (torus ? "(3a)" : "(3b)") : (torus ? "(4a)" : "(4b)");
+    add(out, name,
+        p->coll == SN_COLL_PMNB
+            ? "Varvarigos and Bertsekas, d-dimensional meshes, (3a)/(3b): the corner's input links"
+            : "Varvarigos and Bertsekas, d-dimensional meshes, (4a)/(4b): the corner's input links",
+        (int64_t) sn_ceil_div(in, deg), "%llu packets into node 0 over %u links (d = %u)",
+        (unsigned long long) in, deg, d);
+}
+
 /* ---- per collective ----------------------------------------------------------------------------
  */
 
@@ -515,6 +545,8 @@ int sn_model_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, 
     case SN_COLL_TE:
     case SN_COLL_PEXCHANGE: {
         int bcast = sn_coll_is_broadcast(p->coll);
+        if (bcast)
+            mesh_bounds(t, p, M, out);
         uint8_t *is_src = NULL;
         uint64_t S = P;
         if (p->sources) {

@@ -26,6 +26,13 @@ static const sn_algo_t *const registry[] = {
     &sn__algo_pmnb_route,      &sn__algo_pexchange_route, &sn__algo_sna_tree,
     &sn__algo_pmna_tree,       &sn__algo_te_fcube_greedy, &sn__algo_pmna_fcube,
     &sn__algo_mnb_a0,          &sn__algo_pmna_a0,
+    /* Varvarigos and Bertsekas on d-dimensional meshes and tori (manual: only with --algo);
+     * one line per addition, unformatted, keeps merges of this table small */
+    &sn__algo_pmnb_mesh_split,
+    &sn__algo_pmnb_mesh_nosplit,
+    &sn__algo_pmnb_mesh_a0,
+    &sn__algo_mnb_mesh,
+    &sn__algo_pexchange_mesh,
 };
 /* clang-format on */
 
@@ -144,7 +151,7 @@ int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
     int why_any = 0;
     for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++) {
         const sn_algo_t *a = registry[i];
-        if (a->coll != p->coll)
+        if (a->coll != p->coll || a->manual)
             continue;
         sn_err_t e2 = {0};
         void *pl = NULL;

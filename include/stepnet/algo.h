@@ -329,6 +329,11 @@ struct sn_algo_s {
     /* Plays one slot. Returns 0, or a negative code with `err` set (an internal inconsistency,
      * e.g. a packet that should not be here), which fails the run. */
     int (*node_step)(void *state, sn_step_t *io, sn_err_t *err);
+
+    /* 1: run only when named (--algo NAME), never chosen by auto-selection. For algorithms whose
+     * prediction cannot be compared with the generic ones they compete with (those predict
+     * nothing, and would otherwise always lose to any prediction). 0 for most. */
+    int manual;
 };
 
 #endif

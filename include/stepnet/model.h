@@ -120,4 +120,50 @@ int sn_sched_record(const sn_topo_t *t, const sn_params_t *p, const char *algo, 
                     sn_err_t *err);
 void sn_sched_free(sn_sched_t *s);
 
+/* ---- dynamic broadcasting (dynbcast.c) ---------------------------------------------------------
+ * Varvarigos and Bertsekas, d-dimensional meshes, section 5: Poisson broadcast requests at every
+ * node, served in rounds of partial multinode broadcasts (reservation + broadcast), each played
+ * in the simulator and verified. Times in time units: data slots / frags + control slots x t_p. */
+
+/* What one round measured: slots (control slots among them) and verified deliveries. */
+typedef struct sn_dyn_round_s {
+    uint64_t steps, control_slots, deliveries;
+} sn_dyn_round_t;
+
+/* Plays one round: the partial multinode broadcast of q (q->sources the round's sources) with
+ * algorithm `algo`, verified. 0, or a negative code with err set (the run fails). */
+typedef int (*sn_dyn_round_fn)(void *ctx, const sn_topo_t *t, const sn_params_t *q,
+                               const char *algo, sn_dyn_round_t *out, sn_err_t *err);
+
+typedef struct sn_dyn_opts_s {
+    double lambda;         /* requests per node per time unit, > 0 */
+    double horizon;        /* requests arrive in [0, horizon) time units; every one is served */
+    double tp;             /* time of a control slot */
+    const char *algo;      /* the round's algorithm, NULL: pmnb-mesh-split (needs fitting frags) */
+    sn_dyn_round_fn round; /* who plays a round: NULL, the simulator; stepnet run, TCP */
+    void *round_ctx;
+} sn_dyn_opts_t;
+
+typedef struct sn_dyn_result_s {
+    uint64_t requests, measured; /* all requests; those after the 10% warm-up (the statistics) */
+    uint64_t rounds, empty_rounds, broadcasts, deliveries, control_slots, data_slots;
+    double time_units; /* when the last round ended */
+    double throughput; /* requests broadcast per time unit */
+    double delay_mean, delay_ci, delay_p50, delay_p99, delay_max; /* ci: 95% half-width, -1 if
+                                                                     too few requests */
+    /* the paper's constants for the split algorithm: X (9a), V (10a), rho = lambda N X, the mesh
+     * load (12) that (13) requires <= 1, the stability limit (14), the bound (11) (-1 when
+     * 1 - rho - lambda V <= 0: no bound) */
+    double X, V, rho, rho_mesh, rho_star, delay_bound;
+} sn_dyn_result_t;
+
+/* The constants of r (X .. delay_bound) for (t, lambda, tp); t a mesh or torus. */
+void sn_dyn_constants(const sn_topo_t *t, double lambda, double tp, sn_dyn_result_t *r);
+
+/* Runs dynamic broadcasting on (t, p) (p: seed, frags, size; coll and sources are set per round).
+ * 0, or SN_ENOTSUP (not a mesh or torus; the round algorithm refuses p), SN_EINVAL, SN_ERANGE (too
+ * many expected requests, checked before allocating) or a round's failure, with err set. */
+int sn_dyn_run(const sn_topo_t *t, const sn_params_t *p, const sn_dyn_opts_t *o, sn_dyn_result_t *r,
+               sn_err_t *err);
+
 #endif

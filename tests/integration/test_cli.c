@@ -101,6 +101,40 @@ static void test_sim_json_contract(void **state)
     assert_int_equal(tu_json_int(r.out, "expected_deliveries"), 480);
     assert_true(tu_json_bool(r.out, "verified"));
     tu_exec_free(&r);
+
+    /* --frags splits every packet: deliveries counted per fragment, and time_units counts a data
+     * slot as 1/frags (no control packets here, so control_slots = 0 and data_slots = steps) */
+    RUN_JSON(r, "sim", "--topo", "ring:8", "--coll", "bcast", "--frags", "4", "--tp", "0.25",
+             "--json");
+    assert_int_equal(tu_json_int(r.out, "frags"), 4);
+    assert_true(tu_json_num(r.out, "tp") == 0.25);
+    assert_int_equal(tu_json_int(r.out, "deliveries"), 28);
+    assert_int_equal(tu_json_int(r.out, "control_slots"), 0);
+    assert_int_equal(tu_json_int(r.out, "data_slots"), tu_json_int(r.out, "steps"));
+    assert_true(tu_json_num(r.out, "time_units") == (double) tu_json_int(r.out, "steps") / 4.0);
+    assert_true(tu_json_bool(r.out, "verified"));
+    tu_exec_free(&r);
+    /* dynamic broadcasting: rounds of verified partial multinode broadcasts, delays in time units
+     * next to the bound (11) and the stability limit (14) */
+    RUN_JSON(r, "sim", "--topo", "torus:4x4", "--coll", "dynbcast", "--rho", "0.3", "--slots",
+             "400", "--tp", "0.1", "--json");
+    expect_str(r.out, "collective", "dynbcast");
+    assert_int_equal(tu_json_int(r.out, "frags"), 4);
+    assert_true(tu_json_bool(r.out, "verified"));
+    assert_int_equal(tu_json_int(r.out, "broadcasts"), tu_json_int(r.out, "requests"));
+    assert_true(tu_json_num(r.out, "delay_mean") > 0);
+    assert_true(tu_json_num(r.out, "delay_mean") < tu_json_num(r.out, "delay_bound"));
+    assert_true(tu_json_num(r.out, "delay_p50") <= tu_json_num(r.out, "delay_max"));
+    assert_true(tu_json_num(r.out, "rho_star") > 0.3);
+    assert_true(tu_json_num(r.out, "rho") == 0.3 || tu_json_num(r.out, "rho") > 0.2999);
+    tu_json_need(r.out, "delay_ci95");
+    tu_json_need(r.out, "delay_p99");
+    tu_exec_free(&r);
+    RUN_JSON(r, "sim", "--topo", "ring:8", "--coll", "bcast", "--json");
+    assert_int_equal(tu_json_int(r.out, "frags"), 1);
+    assert_true(tu_json_num(r.out, "tp") == 1.0);
+    assert_true(tu_json_num(r.out, "time_units") == (double) tu_json_int(r.out, "steps"));
+    tu_exec_free(&r);
 }
 
 /* Reads `algos --json` into parallel arrays name -> collective. */
@@ -522,6 +556,9 @@ static const bad_case_t bad_cases[] = {
     {{"sim", "--topo", "ring:8", "--coll", "te", "--op", "xor"}, "--op", "te"},
     {{"sim", "--topo", "ring:8", "--coll", "pmna"}, "needs its sources", "--sources LIST or --m M"},
     {{"sim", "--topo", "ring:8", "--coll", "sna", "--m", "2"}, "--sources", "sna"},
+    {{"sim", "--topo", "ring:8", "--coll", "bcast", "--frags", "0"}, "--frags", "'0'"},
+    {{"sim", "--topo", "ring:8", "--coll", "bcast", "--tp", "-1"}, "--tp", "'-1'"},
+    {{"sim", "--topo", "ring:8", "--coll", "bcast", "--tp", "x"}, "--tp", "'x'"},
     /* core refusals name the concept and the CLI adds the flag (coordinator/errmap.c) */
     {{"sim", "--topo", "ring:8", "--coll", "te", "--algo", "te-ring", "--ports", "single"},
      "single-port",
@@ -581,6 +618,44 @@ static void test_bad_input_exit2(void **state)
                 tu_exec_free(&r);
             }
         }
+    }
+}
+
+/* Dynamic broadcasting's own options (sim only: model does not take them). */
+static const bad_case_t dyn_bad_cases[] = {
+    {{"sim", "--topo", "torus:4x4", "--coll", "dynbcast"}, "--lambda", "--rho"},
+    {{"sim", "--topo", "torus:4x4", "--coll", "dynbcast", "--lambda", "-1"}, "--lambda", "'-1'"},
+    {{"sim", "--topo", "hypercube:3", "--coll", "dynbcast", "--lambda", "0.1"},
+     "meshes and tori",
+     NULL},
+    {{"sim", "--topo", "ring:8", "--coll", "bcast", "--lambda", "0.1"}, "dynbcast", NULL},
+    {{"sim", "--topo", "torus:4x4", "--coll", "dynbcast", "--sweep-rho", "0.1:x"},
+     "--sweep-rho",
+     "'0.1:x'"},
+};
+
+static void test_dynbcast_bad_input(void **state)
+{
+    (void) state;
+    /* the delay-versus-load curve: a CSV header and one line per rho, the bound second */
+    const char *sweep[] = {"sim",         "--topo",      "torus:4x4", "--coll", "dynbcast",
+                           "--sweep-rho", "0.1:0.3:0.1", "--slots",   "200",    NULL};
+    tu_proc_t s = run_(sweep);
+    tu_expect_status(&s, 0);
+    assert_true(strncmp(s.out, "rho,delay_mean,delay_bound,", 27) == 0);
+    size_t lines = 0;
+    for (const char *q = s.out; *q; q++)
+        lines += *q == '\n';
+    assert_int_equal(lines, 4);
+    assert_non_null(strstr(s.out, "\n0.3,"));
+    tu_exec_free(&s);
+    for (size_t k = 0; k < sizeof dyn_bad_cases / sizeof *dyn_bad_cases; k++) {
+        const char *args[18] = {0};
+        for (size_t n = 0; dyn_bad_cases[k].args[n]; n++)
+            args[n] = dyn_bad_cases[k].args[n];
+        tu_proc_t r = run_(args);
+        expect_bad(&r, dyn_bad_cases[k].needle, dyn_bad_cases[k].needle2);
+        tu_exec_free(&r);
     }
 }
 
@@ -968,6 +1043,7 @@ int main(void)
         cmocka_unit_test(test_partial_sources),
         cmocka_unit_test(test_partial_m_seed),
         cmocka_unit_test(test_bad_input_exit2),
+        cmocka_unit_test(test_dynbcast_bad_input),
         cmocka_unit_test(test_bad_sources_negative),
         cmocka_unit_test(test_run_failure_exit1),
         cmocka_unit_test(test_table),

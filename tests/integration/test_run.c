@@ -210,8 +210,8 @@ static void expect_same(const char *const *args, const tu_proc_t *ps, const tu_p
     if (!tu_json_bool(jr, "verified"))
         fail_msg("%s: not verified: %s", pr->cmd, pr->out);
     static const char *const ints[] = {
-        "nodes",      "processors",          "links",    "steps", "packets", "control_slots",
-        "deliveries", "expected_deliveries", "max_queue"};
+        "nodes",      "processors",          "links",     "steps",      "packets", "control_slots",
+        "deliveries", "expected_deliveries", "max_queue", "data_slots", "frags"};
     for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
         int64_t a = tu_json_int(js, ints[i]), b = tu_json_int(jr, ints[i]);
         if (a != b)
@@ -255,6 +255,37 @@ static void expect_exact_all(const case_t *cases, size_t n)
 
 #define EXACT_ALL(cases) expect_exact_all((cases), sizeof(cases) / sizeof *(cases))
 
+/* Dynamic broadcasting over TCP: every round a TCP run of pmnb-mesh-split; the rounds take the
+ * same slots as in the simulator, so every per-request delay, and so every statistic, is the
+ * simulator's for the same seed. */
+static void test_dynbcast_tcp_equals_sim(void **state)
+{
+    (void) state;
+    const char *args[] = {"--topo", "torus:4x4", "--coll", "dynbcast", "--rho", "0.3", "--slots",
+                          "60",     "--tp",      "0.1",    "--seed",   "7",     NULL};
+    tu_proc_t ps, pr;
+    run_pair(args, &ps, &pr);
+    tu_expect_status(&pr, 0);
+    const char *js = ps.out, *jr = tu_json_line(&pr);
+    assert_true(tu_json_bool(jr, "verified"));
+    assert_string_equal(jstr(jr, "cmd"), "run");
+    static const char *const ints[] = {"requests",   "measured",   "rounds",        "empty_rounds",
+                                       "broadcasts", "deliveries", "control_slots", "data_slots"};
+    for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
+        if (tu_json_int(js, ints[i]) != tu_json_int(jr, ints[i]))
+            fail_msg("dynbcast: %s is %lld over TCP, %lld in sim", ints[i],
+                     (long long) tu_json_int(jr, ints[i]), (long long) tu_json_int(js, ints[i]));
+    static const char *const nums[] = {"delay_mean", "delay_p50", "delay_p99", "delay_max",
+                                       "time_units"};
+    for (size_t i = 0; i < sizeof nums / sizeof *nums; i++)
+        if (tu_json_num(js, nums[i]) != tu_json_num(jr, nums[i]))
+            fail_msg("dynbcast: %s is %g over TCP, %g in sim", nums[i], tu_json_num(jr, nums[i]),
+                     tu_json_num(js, nums[i]));
+    assert_true(tu_json_int(jr, "rounds") > 3);
+    tu_exec_free(&ps);
+    tu_exec_free(&pr);
+}
+
 static void test_exact_families(void **state)
 {
     (void) state;
@@ -279,6 +310,16 @@ static void test_exact_families(void **state)
         {{"--topo", "ring:3*linear:3", "--coll", "te"}},
         {{"--topo", "mesh:3x3", "--coll", "te", "--duplex", "half"}},                /* te-a3 */
         {{"--topo", "complete:2*complete:2*complete:2*complete:2", "--coll", "te"}}, /* Cor 5.7 */
+        /* Varvarigos and Bertsekas on meshes: prefix (control slots), packing, broadcast */
+        {{"--topo", "torus:4x4", "--coll", "pmnb", "--m", "8", "--algo", "pmnb-mesh-split",
+          "--frags", "4"}},
+        {{"--topo", "torus:4x4", "--coll", "pmnb", "--m", "8", "--algo", "pmnb-mesh"}},
+        {{"--topo", "mesh:3x3x3", "--coll", "pmnb", "--m", "13", "--algo", "pmnb-mesh-split",
+          "--frags", "3"}},
+        {{"--topo", "mesh:3x3x3", "--coll", "pmnb", "--m", "13", "--algo", "pmnb-mesh"}},
+        {{"--topo", "torus:4x4", "--coll", "mnb", "--algo", "mnb-mesh"}},
+        {{"--topo", "torus:4x4", "--coll", "pexchange", "--m", "5", "--algo", "pexchange-mesh"}},
+        {{"--topo", "mesh:5x5", "--coll", "pexchange", "--m", "7", "--algo", "pexchange-mesh"}},
     };
     EXACT_ALL(cases);
 }
@@ -2133,6 +2174,7 @@ int main(void)
         cmocka_set_test_filter(getenv("TEST_FILTER"));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_exact_families, teardown),
+        cmocka_unit_test_teardown(test_dynbcast_tcp_equals_sim, teardown),
         cmocka_unit_test_teardown(test_exact_fattree, teardown),
         cmocka_unit_test_teardown(test_exact_file_graph, teardown),
         cmocka_unit_test_teardown(test_exact_collectives, teardown),

@@ -19,7 +19,7 @@ static void test_every_param_has_its_flag(void **state)
         {SN_PARAM_NONE, NULL},
         {SN_PARAM_ROOT, "--root"},
         {SN_PARAM_MSGS, "--msgs"},
-        {SN_PARAM_FRAGS, NULL},
+        {SN_PARAM_FRAGS, "--frags F"},
         {SN_PARAM_SIZE, "--size"},
         {SN_PARAM_PORT_MODEL, "--ports"},
         {SN_PARAM_RX, "--rx one|any"},
@@ -53,11 +53,13 @@ static void test_err_text(void **state)
     sn_err_set_param(&err, SN_ESLOTS, SN_PARAM_SLOT_LIMIT, "no quiescence after 1 slots");
     assert_string_equal(cli_err_text(&err, buf, sizeof buf),
                         "no quiescence after 1 slots (option --max-slots N)");
-    /* no parameter, or one without a flag: the core's message unchanged */
+    /* no parameter: the core's message unchanged */
     sn_err_set(&err, SN_ENOTSUP, "no algorithm");
     assert_string_equal(cli_err_text(&err, buf, sizeof buf), "no algorithm");
+    /* fragments have a flag since --frags exists */
     sn_err_set_param(&err, SN_ERANGE, SN_PARAM_FRAGS, "fragments 0 out of range");
-    assert_string_equal(cli_err_text(&err, buf, sizeof buf), "fragments 0 out of range");
+    assert_string_equal(cli_err_text(&err, buf, sizeof buf),
+                        "fragments 0 out of range (option --frags F)");
 }
 
 int main(void)

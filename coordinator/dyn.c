@@ -1,0 +1,183 @@
+/* Dynamic broadcasting from the command line (coordinator): the options of `--coll dynbcast`, the
+ * run (core/model's sn_dyn_run, whose rounds the simulator plays for `sim` and TCP runs for
+ * `run`), the report, and the delay-versus-load sweep. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "json.h"
+#include "stepnet/model.h"
+
+/* --sweep-rho A:B:STEP: the delay-versus-load curve as CSV (rho, mean delay, bound (11), ...). */
+static int sweep_dyn(const sn_topo_t *t, const sn_params_t *p, sn_dyn_opts_t *dopt,
+                     const char *sweep, sn_err_t *err)
+{
+    double a, b, step;
+    char tail;
+    if (sscanf(sweep, "%lf:%lf:%lf%c", &a, &b, &step, &tail) != 3 || !(a > 0) || !(b >= a) ||
+        !(step > 0) || (b - a) / step > 1000)
+        return sn_err_set(err, SN_EINVAL,
+                          "bad value '%s' for --sweep-rho: expected FROM:TO:STEP with 0 < FROM "
+                          "<= TO and at most 1000 steps",
+                          sweep);
+    sn_dyn_result_t c, r;
+    sn_dyn_constants(t, 1.0, dopt->tp, &c);
+    printf("rho,delay_mean,delay_bound,delay_ci95,delay_p50,delay_p99,delay_max,lambda,requests,"
+           "rounds,rho_star\n");
+    for (int i = 0; a + i * step <= b + 1e-12; i++) {
+        double rho = a + i * step;
+        dopt->lambda = rho / (t->n * c.X);
+        int rc = sn_dyn_run(t, p, dopt, &r, err);
+        if (rc < 0)
+            return rc;
+        printf("%.6g,%.6g,", rho, r.delay_mean);
+        if (r.delay_bound >= 0)
+            printf("%.6g", r.delay_bound);
+        putchar(',');
+        if (r.delay_ci >= 0) /* empty when too few requests for batch means */
+            printf("%.6g", r.delay_ci);
+        printf(",%.6g,%.6g,%.6g,%.6g,%llu,%llu,%.6g\n", r.delay_p50, r.delay_p99, r.delay_max,
+               dopt->lambda, (unsigned long long) r.requests, (unsigned long long) r.rounds,
+               r.rho_star);
+        fflush(stdout);
+    }
+    return 0;
+}
+
+int cli_dyn(const char *cmd, const cli_opts_t *o, const char *lambda_s, const char *rho_s,
+            int64_t slots, const char *sweep, sn_dyn_round_fn round, void *round_ctx)
+{
+    sn_err_t err = {0};
+    sn_topo_t *t = NULL;
+    int rc, status = EXIT_BADINPUT;
+    sn_dyn_opts_t dopt = {0};
+    dopt.round = round;
+    dopt.round_ctx = round_ctx;
+    sn_dyn_result_t r;
+    if ((rc = sn_topo_parse(o->topo, &t, &err)) < 0)
+        goto bad;
+    if (sweep == NULL && (lambda_s == NULL) == (rho_s == NULL)) {
+        sn_err_set(&err, SN_EINVAL, "dynbcast needs one of --lambda L or --rho R");
+        goto bad;
+    }
+    double lambda, rho;
+    if ((rc = cli_parse_real("--lambda", lambda_s, 0.0, 1e-12, 1e6, &lambda, &err)) ||
+        (rc = cli_parse_real("--rho", rho_s, 0.0, 1e-9, 1e3, &rho, &err)) ||
+        (rc = cli_parse_real("--tp", o->tp, 1.0, 0.0, 1e6, &dopt.tp, &err)))
+        goto bad;
+    sn_params_t p;
+    sn_params_default(&p, SN_COLL_PMNB);
+    if (o->seed >= 0)
+        p.seed = (uint64_t) o->seed;
+    if (o->size >= 0)
+        p.size = (uint32_t) o->size;
+    if (t->kind == SN_TOPO_MESH || t->kind == SN_TOPO_TORUS || t->kind == SN_TOPO_LINEAR ||
+        t->kind == SN_TOPO_RING) {
+        uint32_t d = t->nfactors ? t->nfactors : 1, side = t->nfactors ? t->factors[0]->n : t->n;
+        int ring = (t->kind == SN_TOPO_TORUS || t->kind == SN_TOPO_RING) && side >= 3;
+        p.frags = o->frags > 0 ? (uint32_t) o->frags : (ring ? 2 : 1) * d;
+    }
+    dopt.horizon = slots > 0 ? (double) slots : 1000.0;
+    if (sweep) {
+        if (lambda_s || rho_s) {
+            sn_err_set(&err, SN_EINVAL, "give --sweep-rho without --lambda and --rho");
+            goto bad;
+        }
+        rc = sweep_dyn(t, &p, &dopt, sweep, &err);
+        if (rc == SN_EVERIFY || rc == SN_EPORT || rc == SN_EALGO || rc == SN_ESLOTS) {
+            fprintf(stderr, "stepnet %s: %s: %s\n", cmd, sn_err_name(rc), err.msg);
+            status = EXIT_FAILED;
+            goto out;
+        }
+        if (rc < 0)
+            goto bad;
+        status = EXIT_OK;
+        goto out;
+    }
+    if (rho_s) {
+        sn_dyn_result_t c;
+        sn_dyn_constants(t, 1.0, dopt.tp, &c);
+        lambda = rho / (t->n * c.X);
+    }
+    dopt.lambda = lambda;
+    rc = sn_dyn_run(t, &p, &dopt, &r, &err);
+    if (rc == SN_EVERIFY || rc == SN_EPORT || rc == SN_EALGO || rc == SN_ESLOTS) {
+        char etext[CLI_ERR_TEXT_MAX];
+        fprintf(stderr, "stepnet %s: %s: %s\n", cmd, sn_err_name(rc),
+                cli_err_text(&err, etext, sizeof etext));
+        status = EXIT_FAILED;
+        goto out;
+    }
+    if (rc < 0)
+        goto bad;
+    if (o->json) {
+        json_t j;
+        json_begin(&j, stdout);
+        json_str(&j, "cmd", cmd);
+        json_str(&j, "topology", t->spec);
+        json_uint(&j, "nodes", t->n);
+        json_str(&j, "collective", "dynbcast");
+        json_str(&j, "algorithm", "pmnb-mesh-split");
+        json_uint(&j, "seed", p.seed);
+        json_uint(&j, "frags", p.frags);
+        json_double(&j, "tp", dopt.tp);
+        json_double(&j, "lambda", dopt.lambda);
+        json_double(&j, "duration", dopt.horizon);
+        json_uint(&j, "requests", r.requests);
+        json_uint(&j, "measured", r.measured);
+        json_uint(&j, "rounds", r.rounds);
+        json_uint(&j, "empty_rounds", r.empty_rounds);
+        json_uint(&j, "broadcasts", r.broadcasts);
+        json_uint(&j, "deliveries", r.deliveries);
+        json_uint(&j, "control_slots", r.control_slots);
+        json_uint(&j, "data_slots", r.data_slots);
+        json_double(&j, "time_units", r.time_units);
+        json_double(&j, "throughput", r.throughput);
+        json_double(&j, "delay_mean", r.delay_mean);
+        if (r.delay_ci >= 0)
+            json_double(&j, "delay_ci95", r.delay_ci);
+        else
+            json_null(&j, "delay_ci95");
+        json_double(&j, "delay_p50", r.delay_p50);
+        json_double(&j, "delay_p99", r.delay_p99);
+        json_double(&j, "delay_max", r.delay_max);
+        json_double(&j, "rho", r.rho);
+        json_double(&j, "rho_mesh", r.rho_mesh);
+        json_bool(&j, "necessary_13", r.rho_mesh <= 1.0);
+        json_double(&j, "rho_star", r.rho_star);
+        json_double(&j, "X", r.X);
+        json_double(&j, "V", r.V);
+        if (r.delay_bound >= 0)
+            json_double(&j, "delay_bound", r.delay_bound);
+        else
+            json_null(&j, "delay_bound");
+        json_bool(&j, "verified", 1);
+        json_end(&j);
+    } else {
+        printf("stepnet %s: dynbcast on %s (%u nodes), pmnb-mesh-split rounds, %u fragments, "
+               "t_p %g\n",
+               cmd, t->spec, t->n, p.frags, dopt.tp);
+        printf("  load            lambda %g per node and time unit, rho = lambda N X = %.4g "
+               "(stable below rho* = %.4g, (14)); (12) = %.4g\n",
+               dopt.lambda, r.rho, r.rho_star, r.rho_mesh);
+        printf("  requests        %llu in %g time units, %llu rounds (%llu empty), every round "
+               "verified\n",
+               (unsigned long long) r.requests, dopt.horizon, (unsigned long long) r.rounds,
+               (unsigned long long) r.empty_rounds);
+        printf("  delay           mean %.4g (+- %.3g, 95%%), p50 %.4g, p99 %.4g, max %.4g time "
+               "units\n",
+               r.delay_mean, r.delay_ci, r.delay_p50, r.delay_p99, r.delay_max);
+        if (r.delay_bound >= 0)
+            printf("  bound (11)      %.4g time units (X %.4g, V %.4g)\n", r.delay_bound, r.X, r.V);
+        else
+            printf("  bound (11)      none: 1 - rho - lambda V <= 0 (X %.4g, V %.4g)\n", r.X, r.V);
+        printf("  throughput      %.4g requests per time unit\n", r.throughput);
+    }
+    status = EXIT_OK;
+    goto out;
+bad:
+    cli_err_print("stepnet", &err);
+out:
+    sn_topo_free(t);
+    return status;
+}
