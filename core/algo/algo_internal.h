@@ -192,6 +192,13 @@ extern const sn_algo_t sn__algo_te_a2;
 extern const sn_algo_t sn__algo_te_route;
 extern const sn_algo_t sn__algo_pmnb_route;
 extern const sn_algo_t sn__algo_pexchange_route;
+/* the torus framework of Fragopoulou and Akl (torus_necklace.c): bcast_torus_bst.c,
+ * mnb_torus_bsg.c, scatter_torus_bsg.c, te_torus_mns.c */
+extern const sn_algo_t sn__algo_bcast_bst;
+extern const sn_algo_t sn__algo_mnb_bsg;
+extern const sn_algo_t sn__algo_scatter_bsg;
+extern const sn_algo_t sn__algo_gather_bsg;
+extern const sn_algo_t sn__algo_te_mns;
 /* faulty.c: deliberately illegal algorithms for tests, registered as hidden */
 extern const sn_algo_t sn__algo_test_double_send;
 extern const sn_algo_t sn__algo_test_past_wake;

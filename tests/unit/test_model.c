@@ -93,6 +93,11 @@ static void test_registry(void **state)
         {"scatter-torus", SN_COLL_SCATTER},
         {"gather-ering", SN_COLL_GATHER},
         {"gather-torus", SN_COLL_GATHER},
+        {"bcast-bst", SN_COLL_BCAST},
+        {"mnb-bsg", SN_COLL_MNB},
+        {"scatter-bsg", SN_COLL_SCATTER},
+        {"gather-bsg", SN_COLL_GATHER},
+        {"te-mns", SN_COLL_TE},
     };
     size_t n = 0;
     const sn_algo_t *const *algos = sn_model_algos(&n);
