@@ -52,8 +52,7 @@ static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     (void) p;
     uint32_t n, k;
-    return sn__tnk_get(t, &n, &k, p->coll == SN_COLL_GATHER ? "gather-bsg" : "scatter-bsg",
-                       err);
+    return sn__tnk_get(t, &n, &k, p->coll == SN_COLL_GATHER ? "gather-bsg" : "scatter-bsg", err);
 }
 
 static void plan_free(void *plan)
@@ -199,8 +198,8 @@ static int scatter_step(void *state, sn_step_t *io, sn_err_t *err)
         if (x == pl->M)
             continue;
         uint32_t dst = sn__tnk_rot(tk, v, p), nh = sn__tnk_next_hop(tk, 0, dst, p);
-        sn_packet_t pkt = sn_packet_data(pl->p, root, sn__tnk_trans(tk, root, dst, 1), x / f,
-                                         x % f);
+        sn_packet_t pkt =
+            sn_packet_data(pl->p, root, sn__tnk_trans(tk, root, dst, 1), x / f, x % f);
         pkt.tag = p;
         sn_step_send(io, sn__tnk_port(tk, 0, nh), &pkt);
     }

@@ -140,8 +140,8 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
             sn_step_deliver(io, pkt);
             continue;
         }
-        uint32_t w = sn__tnk_trans(tk, pkt->src, s->u, 0), x = sn__tnk_trans(tk, pkt->src,
-                                                                              pkt->dst, 0);
+        uint32_t w = sn__tnk_trans(tk, pkt->src, s->u, 0),
+                 x = sn__tnk_trans(tk, pkt->src, pkt->dst, 0);
         uint32_t nh = sn__tnk_next_hop(tk, w, x, pkt->tag);
         uint32_t port = nh == SN_TNK_NONE ? SN_TNK_NONE : sn__tnk_port(tk, w, nh);
         if (port == SN_TNK_NONE)
@@ -153,8 +153,8 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
     while (s->head < s->len && s->q[s->head].slot <= t) {
         const held_t *h = &s->q[s->head++];
         if (h->slot != t)
-            return sn_err_set(err, SN_EALGO, "te-mns: node %u missed a forward of step %llu",
-                              s->u, (unsigned long long) h->slot);
+            return sn_err_set(err, SN_EALGO, "te-mns: node %u missed a forward of step %llu", s->u,
+                              (unsigned long long) h->slot);
         sn_step_send(io, h->port, &h->pkt);
     }
     if (t <= T) {
@@ -174,8 +174,8 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
                 if (x == pl->M)
                     continue;
                 uint32_t dst = sn__tnk_rot(tk, v, p), nh = sn__tnk_next_hop(tk, 0, dst, p);
-                sn_packet_t pkt = sn_packet_data(pl->p, s->u, sn__tnk_trans(tk, s->u, dst, 1),
-                                                 x / f, x % f);
+                sn_packet_t pkt =
+                    sn_packet_data(pl->p, s->u, sn__tnk_trans(tk, s->u, dst, 1), x / f, x % f);
                 pkt.tag = p;
                 sn_step_send(io, sn__tnk_port(tk, 0, nh), &pkt);
             }

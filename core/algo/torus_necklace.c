@@ -220,8 +220,10 @@ sn_tnk_t *sn__tnk_new(uint32_t n, uint32_t k, sn_err_t *err)
             continue;
         uint32_t a = parent0_of(tk, v);
         if (tk->gen[a] != a || tk->dist[a] + 1 != tk->dist[v]) {
-            sn_err_set(err, SN_EALGO, "torus framework MT_{%u,%u}: the tree-0 parent %u of %u is "
-                       "not a generator one hop closer", n, k, a, v);
+            sn_err_set(err, SN_EALGO,
+                       "torus framework MT_{%u,%u}: the tree-0 parent %u of %u is "
+                       "not a generator one hop closer",
+                       n, k, a, v);
             goto fail;
         }
         tk->parent0[v] = a;
@@ -264,8 +266,10 @@ sn_tnk_t *sn__tnk_new(uint32_t n, uint32_t k, sn_err_t *err)
         free(ch);
         free(fill);
         if (nd != tk->ngen) {
-            sn_err_set(err, SN_EALGO, "torus framework MT_{%u,%u}: tree 0 reaches %u of %u "
-                       "generators", n, k, nd, tk->ngen);
+            sn_err_set(err, SN_EALGO,
+                       "torus framework MT_{%u,%u}: tree 0 reaches %u of %u "
+                       "generators",
+                       n, k, nd, tk->ngen);
             goto fail;
         }
     }
@@ -278,14 +282,17 @@ sn_tnk_t *sn__tnk_new(uint32_t n, uint32_t k, sn_err_t *err)
             c = SN_TNK_NONE;
             for (uint32_t i = 0; i < n && c == SN_TNK_NONE; i++)
                 for (uint32_t s = 0; s < 2 && c == SN_TNK_NONE; s++) {
-                    uint32_t x = sn__tnk_digit(tk, w, i), y = s == 0 ? (x + k - 1) % k : (x + 1) % k;
+                    uint32_t x = sn__tnk_digit(tk, w, i),
+                             y = s == 0 ? (x + k - 1) % k : (x + 1) % k;
                     uint32_t b = w - x * tk->pw[i] + y * tk->pw[i];
                     if (tk->dist[b] + 1 == tk->dist[w] && tk->D[b] == D)
                         c = b;
                 }
             if (c == SN_TNK_NONE) {
-                sn_err_set(err, SN_EALGO, "torus framework MT_{%u,%u}: node %u has no BST parent "
-                           "with displacement %u", n, k, w, D);
+                sn_err_set(err, SN_EALGO,
+                           "torus framework MT_{%u,%u}: node %u has no BST parent "
+                           "with displacement %u",
+                           n, k, w, D);
                 goto fail;
             }
         }

@@ -17,32 +17,32 @@
 #include "stepnet/error.h"
 #include "stepnet/topo.h"
 
-#define SN_TNK_MAX_DIMS  16        /* n <= 16 (so 2n rotations fit a byte) */
+#define SN_TNK_MAX_DIMS  16         /* n <= 16 (so 2n rotations fit a byte) */
 #define SN_TNK_MAX_NODES (1u << 22) /* the framework keeps about 20 bytes per node */
 #define SN_TNK_NONE      UINT32_MAX
 
 typedef struct sn_tnk_s {
-    uint32_t n, k, N;              /* MT_{n,k}, N = k^n */
+    uint32_t n, k, N;                 /* MT_{n,k}, N = k^n */
     uint32_t pw[SN_TNK_MAX_DIMS + 1]; /* k^i */
-    uint32_t L;                    /* splitting modulus: lcm of 2n/P over nonzero nodes */
-    uint8_t *D, *P;                /* [N] displacement and period of every node */
-    uint32_t *gen;                 /* [N] the generator of the node's necklace */
-    uint32_t *dist;                /* [N] distance from 0^n */
-    uint32_t *parent0;             /* [N] tree-0 parent of a generator != 0, else SN_TNK_NONE */
-    uint32_t *bst_parent;          /* [N] BST parent (repaired for even k), SN_TNK_NONE at 0 */
-    uint32_t ngen;                 /* generators != 0^n: the necklaces minus one */
-    uint32_t *table;               /* [ngen] by decreasing distance, ties by node id */
-    uint32_t *dfs;                 /* [ngen] tree-0 pre-order, children by increasing id */
-    uint32_t nfull;                /* full necklaces (period 2n) */
-    uint32_t norphans;             /* BST nodes whose literal parent had another displacement */
+    uint32_t L;                       /* splitting modulus: lcm of 2n/P over nonzero nodes */
+    uint8_t *D, *P;                   /* [N] displacement and period of every node */
+    uint32_t *gen;                    /* [N] the generator of the node's necklace */
+    uint32_t *dist;                   /* [N] distance from 0^n */
+    uint32_t *parent0;                /* [N] tree-0 parent of a generator != 0, else SN_TNK_NONE */
+    uint32_t *bst_parent;             /* [N] BST parent (repaired for even k), SN_TNK_NONE at 0 */
+    uint32_t ngen;                    /* generators != 0^n: the necklaces minus one */
+    uint32_t *table;                  /* [ngen] by decreasing distance, ties by node id */
+    uint32_t *dfs;                    /* [ngen] tree-0 pre-order, children by increasing id */
+    uint32_t nfull;                   /* full necklaces (period 2n) */
+    uint32_t norphans;                /* BST nodes whose literal parent had another displacement */
 } sn_tnk_t;
 
 /* Necklace counts, from the labels (sn__tnk_new) or from the closed form (sn__tnk_counts). */
 typedef struct sn_tnk_counts_s {
-    uint64_t necklaces;   /* all necklaces, including (0^n) */
-    uint64_t nonfull;     /* nodes in nonfull necklaces (period < 2n), 0^n included */
-    uint64_t full;        /* full necklaces: the smallest BST root subtree */
-    uint64_t L;           /* the splitting modulus */
+    uint64_t necklaces; /* all necklaces, including (0^n) */
+    uint64_t nonfull;   /* nodes in nonfull necklaces (period < 2n), 0^n included */
+    uint64_t full;      /* full necklaces: the smallest BST root subtree */
+    uint64_t L;         /* the splitting modulus */
 } sn_tnk_counts_t;
 
 /* 0 when t is torus:KxK...xK (n >= 1 equal sides K >= 3) or ring:K (K >= 3) with at most

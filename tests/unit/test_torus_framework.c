@@ -106,8 +106,12 @@ static void check_necklaces(uint32_t n, uint32_t k, const char *const *list, siz
 static void test_necklace_tables(void **state)
 {
     (void) state;
-    const char *mt33[] = {"000", "200 020 002 100 010 001", "220 022 102 110 011 201",
-                          "210 021 202 120 012 101", "222 122 112 111 211 221", "212 121"};
+    const char *mt33[] = {"000",
+                          "200 020 002 100 010 001",
+                          "220 022 102 110 011 201",
+                          "210 021 202 120 012 101",
+                          "222 122 112 111 211 221",
+                          "212 121"};
     check_necklaces(3, 3, mt33, NELEMS(mt33));
     const char *mt34[] = {"000",
                           "300 030 003 100 010 001",
@@ -257,11 +261,16 @@ static void test_counts_and_structure(void **state)
     assert_int_equal(sn__tnk_counts(3, 7).necklaces, 60);
     assert_int_equal(sn__tnk_counts(2, 6).necklaces, 11);
     /* Table 4 (n, k, nodes in nonfull necklaces, necklaces, min subtree, max subtree) */
-    const uint32_t t4[][6] = {{4, 3, 1, 11, 10, 10},     {4, 4, 16, 36, 30, 35},
-                              {4, 5, 1, 79, 78, 78},     {4, 6, 16, 166, 160, 165},
-                              {4, 7, 1, 301, 300, 300},  {5, 3, 3, 26, 24, 25},
-                              {5, 4, 34, 108, 99, 107},  {5, 7, 7, 1684, 1680, 1683},
-                              {6, 4, 76, 352, 335, 351}, {7, 6, 132, 20008, 19986, 20007},
+    const uint32_t t4[][6] = {{4, 3, 1, 11, 10, 10},
+                              {4, 4, 16, 36, 30, 35},
+                              {4, 5, 1, 79, 78, 78},
+                              {4, 6, 16, 166, 160, 165},
+                              {4, 7, 1, 301, 300, 300},
+                              {5, 3, 3, 26, 24, 25},
+                              {5, 4, 34, 108, 99, 107},
+                              {5, 7, 7, 1684, 1680, 1683},
+                              {6, 4, 76, 352, 335, 351},
+                              {7, 6, 132, 20008, 19986, 20007},
                               {9, 6, 720, 559928, 559832, 559927}};
     for (size_t i = 0; i < NELEMS(t4); i++) {
         sn_tnk_counts_t c = sn__tnk_counts(t4[i][0], t4[i][1]);
@@ -439,11 +448,10 @@ static void test_fig5(void **state)
     tu_assert_rc(sn_sim_run(t, &p, a, plan, &o, &res, &err), 0);
     a->plan_free(plan);
     /* rows: first step, last step, then per tree "parent>child:first message" (digest labels) */
-    const char *rows[] = {"1 4 00>30:0 00>03:0 00>10:0 00>01:0",
-                          "5 6 30>20:0 03>02:0 10>20:2 01>02:2",
-                          "7 10 20>23:0 02>12:0 20>21:0 02>32:0",
-                          "11 11 23>22:0 12>22:1 21>22:2 32>22:3",
-                          "12 15 30>33:0 03>13:0 10>11:0 01>31:0"};
+    const char *rows[] = {
+        "1 4 00>30:0 00>03:0 00>10:0 00>01:0", "5 6 30>20:0 03>02:0 10>20:2 01>02:2",
+        "7 10 20>23:0 02>12:0 20>21:0 02>32:0", "11 11 23>22:0 12>22:1 21>22:2 32>22:3",
+        "12 15 30>33:0 03>13:0 10>11:0 01>31:0"};
     size_t want = 0;
     for (size_t r = 0; r < NELEMS(rows); r++) {
         uint32_t first, last, e[4][3];
@@ -476,16 +484,11 @@ static void test_fig5(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_definitions),
-        cmocka_unit_test(test_necklace_tables),
-        cmocka_unit_test(test_figures),
-        cmocka_unit_test(test_counts_and_structure),
-        cmocka_unit_test(test_padding),
-        cmocka_unit_test(test_fig5),
-        cmocka_unit_test(test_sweep_rings),
-        cmocka_unit_test(test_sweep_2d),
-        cmocka_unit_test(test_sweep_3d),
-        cmocka_unit_test(test_sweep_4d),
+        cmocka_unit_test(test_definitions), cmocka_unit_test(test_necklace_tables),
+        cmocka_unit_test(test_figures),     cmocka_unit_test(test_counts_and_structure),
+        cmocka_unit_test(test_padding),     cmocka_unit_test(test_fig5),
+        cmocka_unit_test(test_sweep_rings), cmocka_unit_test(test_sweep_2d),
+        cmocka_unit_test(test_sweep_3d),    cmocka_unit_test(test_sweep_4d),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
