@@ -37,6 +37,7 @@ static const sn_algo_t *const registry[] = {
     &sn__algo_scatter_bsg,
     &sn__algo_gather_bsg,
     &sn__algo_te_mns,
+    &sn__algo_mnb_balanced,
 };
 
 /* Hidden algorithms: found by their exact name only (sn_model_find, so --algo NAME), never chosen

@@ -98,6 +98,7 @@ static void test_registry(void **state)
         {"scatter-bsg", SN_COLL_SCATTER},
         {"gather-bsg", SN_COLL_GATHER},
         {"te-mns", SN_COLL_TE},
+        {"mnb-balanced", SN_COLL_MNB},
     };
     size_t n = 0;
     const sn_algo_t *const *algos = sn_model_algos(&n);
