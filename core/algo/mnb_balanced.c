@@ -20,7 +20,8 @@
  * keeps one up-port per (source, node), so it is limited to MAX_NODES nodes.
  *
  * Not a dominance: on a few small graphs of the test sweep (mesh:2x7, ccc:3, butterfly:3,
- * ring:3*linear:4) mnb-route's trees are better; auto keeps mnb-route (neither predicts a count). */
+ * ring:3*linear:4) mnb-route's trees are better; auto keeps mnb-route (neither predicts a count).
+ */
 #include <stdlib.h>
 #include <string.h>
 

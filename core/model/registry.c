@@ -1,5 +1,6 @@
 /* The algorithm registry and auto-selection (core/model). Order matters only for ties: the more
- * specific algorithms come first. */
+ * specific algorithms come first. The torus framework's algorithms (bcast-bst .. te-mns) and the
+ * generic mnb-balanced and mnb-cycle come last, so that the others keep their ties. */
 #include <stdio.h>
 #include <string.h>
 
@@ -8,36 +9,16 @@
 
 static const sn_algo_t *const registry[] = {
     /* the thesis's algorithms for particular families, before the generic ones they tie with */
-    &sn__algo_bcast_ering,
-    &sn__algo_bcast_product,
-    &sn__algo_bcast_binomial,
-    &sn__algo_bcast_bfs,
-    &sn__algo_bcast_tree,
-    &sn__algo_bcast_greedy,
-    &sn__algo_scatter_ering,
-    &sn__algo_scatter_torus,
-    &sn__algo_scatter_balanced,
-    &sn__algo_scatter_ff,
-    &sn__algo_gather_ering,
-    &sn__algo_gather_torus,
-    &sn__algo_gather_balanced,
-    &sn__algo_gather_ff,
-    &sn__algo_mnb_route,
-    &sn__algo_te_linear,
-    &sn__algo_te_ring,
-    &sn__algo_te_a3,
-    &sn__algo_te_cayley,
-    &sn__algo_te_a2,
-    &sn__algo_te_route,
-    &sn__algo_pmnb_route,
-    &sn__algo_pexchange_route,
-    /* the torus framework (Fragopoulou and Akl): after the others, which keep ties */
-    &sn__algo_bcast_bst,
-    &sn__algo_mnb_bsg,
-    &sn__algo_scatter_bsg,
-    &sn__algo_gather_bsg,
-    &sn__algo_te_mns,
-    &sn__algo_mnb_balanced,
+    &sn__algo_bcast_ering,     &sn__algo_bcast_product,   &sn__algo_bcast_binomial,
+    &sn__algo_bcast_bfs,       &sn__algo_bcast_tree,      &sn__algo_bcast_greedy,
+    &sn__algo_scatter_ering,   &sn__algo_scatter_torus,   &sn__algo_scatter_balanced,
+    &sn__algo_scatter_ff,      &sn__algo_gather_ering,    &sn__algo_gather_torus,
+    &sn__algo_gather_balanced, &sn__algo_gather_ff,       &sn__algo_mnb_route,
+    &sn__algo_te_linear,       &sn__algo_te_ring,         &sn__algo_te_a3,
+    &sn__algo_te_cayley,       &sn__algo_te_a2,           &sn__algo_te_route,
+    &sn__algo_pmnb_route,      &sn__algo_pexchange_route, &sn__algo_bcast_bst,
+    &sn__algo_mnb_bsg,         &sn__algo_scatter_bsg,     &sn__algo_gather_bsg,
+    &sn__algo_te_mns,          &sn__algo_mnb_balanced,    &sn__algo_mnb_cycle,
 };
 
 /* Hidden algorithms: found by their exact name only (sn_model_find, so --algo NAME), never chosen
