@@ -481,14 +481,62 @@ static void test_fig5(void **state)
     sn_topo_free(t);
 }
 
+/* auto takes the framework's algorithms where they predict less than what exists, and keeps the
+ * others where they are lower or equal (te-a3 on 2-D tori, the balanced scatter tree at M = 1). */
+static void test_auto(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *spec;
+        sn_coll_t coll;
+        uint32_t M;
+        const char *algo;
+        int64_t pred;
+    } c[] = {{"torus:4x4x4", SN_COLL_TE, 6, "te-mns", 192},
+             {"torus:3x3x3", SN_COLL_TE, 3, "te-mns", 27},
+             {"torus:4x4", SN_COLL_TE, 4, "te-a3", 32}, /* te-mns ties: 32 */
+             {"torus:8x8", SN_COLL_TE, 1, "te-a3", 64}, /* te-mns pads: 72 */
+             {"ring:6", SN_COLL_TE, 2, "te-mns", 9},    /* te-ring: 10 */
+             {"torus:4x4", SN_COLL_MNB, 1, "mnb-bsg", 5},
+             {"torus:4x4x4", SN_COLL_SCATTER, 6, "scatter-bsg", 63},
+             {"torus:4x4x4", SN_COLL_GATHER, 6, "gather-bsg", 63},
+             {"torus:4x4x4", SN_COLL_SCATTER, 1, "scatter-balanced", 11}};
+    for (size_t i = 0; i < NELEMS(c); i++) {
+        sn_topo_t *t = tu_topo(c[i].spec);
+        sn_params_t p = tu_params(c[i].coll, "multi", "one", "full");
+        p.msgs = c[i].M;
+        const sn_algo_t *a = NULL;
+        int64_t pred = -2;
+        sn_err_t err = {0};
+        tu_assert_rc(sn_model_select(NULL, t, &p, &a, NULL, &pred, &err), 0);
+        if (strcmp(a->name, c[i].algo) != 0 || pred != c[i].pred)
+            fail_msg("%s %s M = %u: auto took %s (%lld), expected %s (%lld)", c[i].spec,
+                     sn_coll_name(c[i].coll), c[i].M, a->name, (long long) pred, c[i].algo,
+                     (long long) c[i].pred);
+        sn_topo_free(t);
+    }
+    /* refusals name what is needed */
+    static const char *const refused[] = {"torus:3x4", "mesh:4x4", "hypercube:3", "ring:3*ring:3"};
+    for (size_t i = 0; i < NELEMS(refused); i++) {
+        sn_topo_t *t = tu_topo(refused[i]);
+        sn_params_t p = tu_params(SN_COLL_MNB, "multi", "one", "full");
+        const sn_algo_t *a = NULL;
+        sn_err_t err = {0};
+        tu_assert_rc(sn_model_select("mnb-bsg", t, &p, &a, NULL, NULL, &err), SN_ENOTSUP);
+        assert_non_null(strstr(err.msg, "equal sides k >= 3"));
+        sn_topo_free(t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_definitions), cmocka_unit_test(test_necklace_tables),
         cmocka_unit_test(test_figures),     cmocka_unit_test(test_counts_and_structure),
         cmocka_unit_test(test_padding),     cmocka_unit_test(test_fig5),
-        cmocka_unit_test(test_sweep_rings), cmocka_unit_test(test_sweep_2d),
-        cmocka_unit_test(test_sweep_3d),    cmocka_unit_test(test_sweep_4d),
+        cmocka_unit_test(test_auto),        cmocka_unit_test(test_sweep_rings),
+        cmocka_unit_test(test_sweep_2d),    cmocka_unit_test(test_sweep_3d),
+        cmocka_unit_test(test_sweep_4d),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
