@@ -480,6 +480,22 @@ static void test_exact_torus_framework(void **state)
     EXACT_ALL(cases);
 }
 
+/* The generic multinode broadcasts: balanced per-source trees (multiport) and the single-port
+ * pipeline around a Hamiltonian cycle. */
+static void test_exact_mnb_generic(void **state)
+{
+    (void) state;
+    static const case_t cases[] = {
+        {{"--topo", "hypercube:4", "--coll", "mnb", "--algo", "mnb-balanced"}},
+        {{"--topo", "mesh:3x4", "--coll", "mnb", "--algo", "mnb-balanced", "--msgs", "2"}},
+        {{"--topo", "hypercube:3", "--coll", "mnb", "--algo", "mnb-cycle", "--ports", "single",
+          "--msgs", "2"}},
+        {{"--topo", "torus:3x4", "--coll", "mnb", "--algo", "mnb-cycle", "--ports", "single",
+          "--duplex", "half"}},
+    };
+    EXACT_ALL(cases);
+}
+
 /* ---- the JSON report of run ------------------------------------------------------------------ */
 
 static const char *const run_fields[] = {
@@ -1816,6 +1832,7 @@ int main(void)
         cmocka_unit_test_teardown(test_exact_msgs, teardown),
         cmocka_unit_test_teardown(test_exact_64_nodes, teardown),
         cmocka_unit_test_teardown(test_exact_torus_framework, teardown),
+        cmocka_unit_test_teardown(test_exact_mnb_generic, teardown),
         cmocka_unit_test_teardown(test_run_json_contract, teardown),
         cmocka_unit_test_teardown(test_run_out_file, teardown),
         cmocka_unit_test_teardown(test_run_idle_slots, teardown),
