@@ -19,6 +19,7 @@ static const sn_algo_t *const registry[] = {
     &sn__algo_pmnb_route,      &sn__algo_pexchange_route, &sn__algo_bcast_bst,
     &sn__algo_mnb_bsg,         &sn__algo_scatter_bsg,     &sn__algo_gather_bsg,
     &sn__algo_te_mns,          &sn__algo_mnb_balanced,    &sn__algo_mnb_cycle,
+    &sn__algo_bcast_multitree,
 };
 
 /* Hidden algorithms: found by their exact name only (sn_model_find, so --algo NAME), never chosen

@@ -481,7 +481,7 @@ static void test_exact_torus_framework(void **state)
 }
 
 /* The generic multinode broadcasts: balanced per-source trees (multiport) and the single-port
- * pipeline around a Hamiltonian cycle. */
+ * pipeline around a Hamiltonian cycle; and the single-port broadcast with one tree per packet. */
 static void test_exact_mnb_generic(void **state)
 {
     (void) state;
@@ -492,6 +492,8 @@ static void test_exact_mnb_generic(void **state)
           "--msgs", "2"}},
         {{"--topo", "torus:3x4", "--coll", "mnb", "--algo", "mnb-cycle", "--ports", "single",
           "--duplex", "half"}},
+        {{"--topo", "hypercube:4", "--coll", "bcast", "--algo", "bcast-multitree", "--ports",
+          "single", "--msgs", "3"}},
     };
     EXACT_ALL(cases);
 }

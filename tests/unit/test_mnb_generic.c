@@ -163,12 +163,56 @@ static void test_cycle(void **state)
     sn_topo_free(t);
 }
 
+/* bcast-multitree: single-port broadcast of M packets over one tree per packet. On hypercubes the
+ * root hands packet x to one neighbour, so the root's M d sends of the repeated binomial tree
+ * become M: measured against bcast-binomial (M d) and the pipelined lower bound. */
+static void test_multitree(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *spec;
+        uint32_t M;
+        uint64_t steps, before;
+    } c[] = {{"hypercube:9", 3, 22, 27}, {"hypercube:6", 4, 15, 24}, {"hypercube:4", 8, 15, 32}};
+    for (size_t i = 0; i < NELEMS(c); i++) {
+        sn_topo_t *t = tu_topo(c[i].spec);
+        sn_params_t p = tu_params(SN_COLL_BCAST, "single", "one", "full");
+        p.msgs = c[i].M;
+        tu_run_t r = tu_sim(t, &p, "bcast-multitree"), b = tu_sim(t, &p, "bcast-binomial");
+        assert_true(r.res.verified && b.res.verified);
+        assert_int_equal(r.res.steps, c[i].steps);
+        assert_int_equal(r.predicted, (int64_t) c[i].steps);
+        assert_int_equal(b.res.steps, c[i].before);
+        assert_true((int64_t) r.res.steps >= r.bounds.best);
+        tu_run_t a = tu_sim(t, &p, NULL);
+        assert_string_equal(a.algo->name, "bcast-multitree");
+        sn_topo_free(t);
+    }
+    /* any graph: exact and verified, single-port with one or any receptions */
+    static const char *const specs[] = {"ring:9", "torus:5x5", "mesh:4x4",   "complete:8",
+                                        "star:4", "ccc:3",     "hypercube:1"};
+    for (size_t i = 0; i < NELEMS(specs); i++) {
+        sn_topo_t *t = tu_topo(specs[i]);
+        for (int any = 0; any < 2; any++) {
+            sn_params_t p = tu_params(SN_COLL_BCAST, "single", any ? "any" : "one", "full");
+            p.msgs = 3;
+            p.root = t->n - 1;
+            tu_run_t r = tu_sim(t, &p, "bcast-multitree");
+            assert_true(r.res.verified);
+            assert_int_equal((int64_t) r.res.steps, r.predicted);
+            assert_true((int64_t) r.res.steps >= r.bounds.best);
+        }
+        sn_topo_free(t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_against_route),
         cmocka_unit_test(test_ratios),
         cmocka_unit_test(test_cycle),
+        cmocka_unit_test(test_multitree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

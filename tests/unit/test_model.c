@@ -100,6 +100,7 @@ static void test_registry(void **state)
         {"te-mns", SN_COLL_TE},
         {"mnb-balanced", SN_COLL_MNB},
         {"mnb-cycle", SN_COLL_MNB},
+        {"bcast-multitree", SN_COLL_BCAST},
     };
     size_t n = 0;
     const sn_algo_t *const *algos = sn_model_algos(&n);
