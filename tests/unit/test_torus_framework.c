@@ -447,7 +447,7 @@ static void test_fig5(void **state)
     sn_sim_result_t res;
     tu_assert_rc(sn_sim_run(t, &p, a, plan, &o, &res, &err), 0);
     a->plan_free(plan);
-    /* rows: first step, last step, then per tree "parent>child:first message" (digest labels) */
+    /* rows: first step, last step, then per tree "parent>child:first message" (paper labels) */
     const char *rows[] = {
         "1 4 00>30:0 00>03:0 00>10:0 00>01:0", "5 6 30>20:0 03>02:0 10>20:2 01>02:2",
         "7 10 20>23:0 02>12:0 20>21:0 02>32:0", "11 11 23>22:0 12>22:1 21>22:2 32>22:3",
