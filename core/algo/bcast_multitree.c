@@ -63,8 +63,8 @@ static void plan_free(void *plan)
 
 /* parent[] of T_x rooted at root (UINT32_MAX at the root), as the port of the parent towards
  * the child in cport[]. */
-static void tree_x(const sn_topo_t *t, uint32_t root, uint32_t x, uint32_t *parent,
-                   uint32_t *cport, uint32_t *order)
+static void tree_x(const sn_topo_t *t, uint32_t root, uint32_t x, uint32_t *parent, uint32_t *cport,
+                   uint32_t *order)
 {
     uint32_t n = t->n;
     for (uint32_t v = 0; v < n; v++)
@@ -303,8 +303,8 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
         const ev_t *e = &pl->ev[s->next++];
         if (e->slot != io->slot || !s->have[e->x])
             return sn_err_set(err, SN_EALGO,
-                              "bcast-multitree: node %u cannot send packet %u in step %llu",
-                              s->u, e->x, (unsigned long long) e->slot);
+                              "bcast-multitree: node %u cannot send packet %u in step %llu", s->u,
+                              e->x, (unsigned long long) e->slot);
         sn_packet_t pkt = sn_packet_data(pl->p, pl->p->root, SN_NODE_ALL, e->x / f, e->x % f);
         sn_step_send(io, e->port, &pkt);
     }
