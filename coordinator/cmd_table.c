@@ -78,6 +78,10 @@ typedef enum {
     F_VB_NOSPLIT, /* section 3.2: 4d(p-1) + d(p-1) k + R sum_l ceil(ceil(M/d)/p^l) k */
     F_VB_A0,      /* Lemma 2: 2d(p-1) + d(p-1) g k + (p-1) sum_l ceil(M/p^l) k */
     F_VB_MNB,     /* section 3.2 with M = N, no prefix */
+    /* Fragopoulou and Akl, torus framework, Table 1 (M = msgs, L | M; SNB corrected) */
+    F_FA_SNB, /* M + n floor(k/2) - 1 (Table 1 prints + 1) */
+    F_FA_MNB, /* M (k^n - 1) / 2n: MNB and SNS */
+    F_FA_MNS, /* M k^(n+1) / 8 (k even), M (k^2 - 1) k^(n-1) / 8 (k odd) */
 } formula_t;
 
 typedef struct {
@@ -91,6 +95,7 @@ typedef struct {
     const char *algo;    /* the thesis's algorithm for this case (auto if not registered) */
     const char *sources; /* partial collectives: the sources, as --sources takes them */
     uint32_t frags;      /* fragments per packet (0: 1) */
+    uint32_t msgs;       /* --msgs (0 = 1) */
 } case_t;
 
 #define FQ_MNB_TEXT "d + sum_k ceil(ceil(N/(d+1))/2^k) <= ceil(N/(d+1)) + 2d - 1"
@@ -362,6 +367,260 @@ static const case_t cases[] = {
      1},
     {"VB 3.2 MNB (M = N)", "torus:4x4x4", "mnb", "multi", F_VB_MNB, "exact schedule", 0, NULL, NULL,
      1},
+    /* Fragopoulou and Akl, torus framework, Table 1 at M = 1 (SNB), L and 2L (L the splitting
+     * modulus), n = 1..3, k = 3..8: the corrected count; SNB's printed value in the formula */
+    {"F&A Table 1 SNB", "torus:3", "bcast", "multi", F_FA_SNB,
+     "M+n floor(k/2)-1, M=1 (printed +1: 3)", 0, "bcast-bst", .msgs = 1},
+    {"F&A Table 1 MNB", "torus:3", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=1", 0, "mnb-bsg",
+     .msgs = 1},
+    {"F&A Table 1 SNS", "torus:3", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=1", 0,
+     "scatter-bsg", .msgs = 1},
+    {"F&A Table 1 MNS", "torus:3", "te", "multi", F_FA_MNS, "M(k^2-1)k^(n-1)/8, M=1", 0, "te-mns",
+     .msgs = 1},
+    {"F&A Table 1 MNB", "torus:3", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=2", 0, "mnb-bsg",
+     .msgs = 2},
+    {"F&A Table 1 SNS", "torus:3", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=2", 0,
+     "scatter-bsg", .msgs = 2},
+    {"F&A Table 1 MNS", "torus:3", "te", "multi", F_FA_MNS, "M(k^2-1)k^(n-1)/8, M=2", 0, "te-mns",
+     .msgs = 2},
+    {"F&A Table 1 SNB", "torus:4", "bcast", "multi", F_FA_SNB,
+     "M+n floor(k/2)-1, M=1 (printed +1: 4)", 0, "bcast-bst", .msgs = 1},
+    {"F&A Table 1 MNB", "torus:4", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=2", 0, "mnb-bsg",
+     .msgs = 2},
+    {"F&A Table 1 SNS", "torus:4", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=2", 0,
+     "scatter-bsg", .msgs = 2},
+    {"F&A Table 1 MNS", "torus:4", "te", "multi", F_FA_MNS, "Mk^(n+1)/8, M=2", 0, "te-mns",
+     .msgs = 2},
+    {"F&A Table 1 MNB", "torus:4", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=4", 0, "mnb-bsg",
+     .msgs = 4},
+    {"F&A Table 1 SNS", "torus:4", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=4", 0,
+     "scatter-bsg", .msgs = 4},
+    {"F&A Table 1 MNS", "torus:4", "te", "multi", F_FA_MNS, "Mk^(n+1)/8, M=4", 0, "te-mns",
+     .msgs = 4},
+    {"F&A Table 1 SNB", "torus:5", "bcast", "multi", F_FA_SNB,
+     "M+n floor(k/2)-1, M=1 (printed +1: 4)", 0, "bcast-bst", .msgs = 1},
+    {"F&A Table 1 MNB", "torus:5", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=1", 0, "mnb-bsg",
+     .msgs = 1},
+    {"F&A Table 1 SNS", "torus:5", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=1", 0,
+     "scatter-bsg", .msgs = 1},
+    {"F&A Table 1 MNS", "torus:5", "te", "multi", F_FA_MNS, "M(k^2-1)k^(n-1)/8, M=1", 0, "te-mns",
+     .msgs = 1},
+    {"F&A Table 1 MNB", "torus:5", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=2", 0, "mnb-bsg",
+     .msgs = 2},
+    {"F&A Table 1 SNS", "torus:5", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=2", 0,
+     "scatter-bsg", .msgs = 2},
+    {"F&A Table 1 MNS", "torus:5", "te", "multi", F_FA_MNS, "M(k^2-1)k^(n-1)/8, M=2", 0, "te-mns",
+     .msgs = 2},
+    {"F&A Table 1 SNB", "torus:6", "bcast", "multi", F_FA_SNB,
+     "M+n floor(k/2)-1, M=1 (printed +1: 5)", 0, "bcast-bst", .msgs = 1},
+    {"F&A Table 1 MNB", "torus:6", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=2", 0, "mnb-bsg",
+     .msgs = 2},
+    {"F&A Table 1 SNS", "torus:6", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=2", 0,
+     "scatter-bsg", .msgs = 2},
+    {"F&A Table 1 MNS", "torus:6", "te", "multi", F_FA_MNS, "Mk^(n+1)/8, M=2", 0, "te-mns",
+     .msgs = 2},
+    {"F&A Table 1 MNB", "torus:6", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=4", 0, "mnb-bsg",
+     .msgs = 4},
+    {"F&A Table 1 SNS", "torus:6", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=4", 0,
+     "scatter-bsg", .msgs = 4},
+    {"F&A Table 1 MNS", "torus:6", "te", "multi", F_FA_MNS, "Mk^(n+1)/8, M=4", 0, "te-mns",
+     .msgs = 4},
+    {"F&A Table 1 SNB", "torus:7", "bcast", "multi", F_FA_SNB,
+     "M+n floor(k/2)-1, M=1 (printed +1: 5)", 0, "bcast-bst", .msgs = 1},
+    {"F&A Table 1 MNB", "torus:7", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=1", 0, "mnb-bsg",
+     .msgs = 1},
+    {"F&A Table 1 SNS", "torus:7", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=1", 0,
+     "scatter-bsg", .msgs = 1},
+    {"F&A Table 1 MNS", "torus:7", "te", "multi", F_FA_MNS, "M(k^2-1)k^(n-1)/8, M=1", 0, "te-mns",
+     .msgs = 1},
+    {"F&A Table 1 MNB", "torus:7", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=2", 0, "mnb-bsg",
+     .msgs = 2},
+    {"F&A Table 1 SNS", "torus:7", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=2", 0,
+     "scatter-bsg", .msgs = 2},
+    {"F&A Table 1 MNS", "torus:7", "te", "multi", F_FA_MNS, "M(k^2-1)k^(n-1)/8, M=2", 0, "te-mns",
+     .msgs = 2},
+    {"F&A Table 1 SNB", "torus:8", "bcast", "multi", F_FA_SNB,
+     "M+n floor(k/2)-1, M=1 (printed +1: 6)", 0, "bcast-bst", .msgs = 1},
+    {"F&A Table 1 MNB", "torus:8", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=2", 0, "mnb-bsg",
+     .msgs = 2},
+    {"F&A Table 1 SNS", "torus:8", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=2", 0,
+     "scatter-bsg", .msgs = 2},
+    {"F&A Table 1 MNS", "torus:8", "te", "multi", F_FA_MNS, "Mk^(n+1)/8, M=2", 0, "te-mns",
+     .msgs = 2},
+    {"F&A Table 1 MNB", "torus:8", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=4", 0, "mnb-bsg",
+     .msgs = 4},
+    {"F&A Table 1 SNS", "torus:8", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=4", 0,
+     "scatter-bsg", .msgs = 4},
+    {"F&A Table 1 MNS", "torus:8", "te", "multi", F_FA_MNS, "Mk^(n+1)/8, M=4", 0, "te-mns",
+     .msgs = 4},
+    {"F&A Table 1 SNB", "torus:3x3", "bcast", "multi", F_FA_SNB,
+     "M+n floor(k/2)-1, M=1 (printed +1: 4)", 0, "bcast-bst", .msgs = 1},
+    {"F&A Table 1 MNB", "torus:3x3", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=1", 0, "mnb-bsg",
+     .msgs = 1},
+    {"F&A Table 1 SNS", "torus:3x3", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=1", 0,
+     "scatter-bsg", .msgs = 1},
+    {"F&A Table 1 MNS", "torus:3x3", "te", "multi", F_FA_MNS, "M(k^2-1)k^(n-1)/8, M=1", 0, "te-mns",
+     .msgs = 1},
+    {"F&A Table 1 MNB", "torus:3x3", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=2", 0, "mnb-bsg",
+     .msgs = 2},
+    {"F&A Table 1 SNS", "torus:3x3", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=2", 0,
+     "scatter-bsg", .msgs = 2},
+    {"F&A Table 1 MNS", "torus:3x3", "te", "multi", F_FA_MNS, "M(k^2-1)k^(n-1)/8, M=2", 0, "te-mns",
+     .msgs = 2},
+    {"F&A Table 1 SNB", "torus:4x4", "bcast", "multi", F_FA_SNB,
+     "M+n floor(k/2)-1, M=1 (printed +1: 6)", 1, "bcast-bst", .msgs = 1},
+    {"F&A Table 1 MNB", "torus:4x4", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=4", 1, "mnb-bsg",
+     .msgs = 4},
+    {"F&A Table 1 SNS", "torus:4x4", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=4", 1,
+     "scatter-bsg", .msgs = 4},
+    {"F&A Table 1 MNS", "torus:4x4", "te", "multi", F_FA_MNS, "Mk^(n+1)/8, M=4", 1, "te-mns",
+     .msgs = 4},
+    {"F&A Table 1 MNB", "torus:4x4", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=8", 0, "mnb-bsg",
+     .msgs = 8},
+    {"F&A Table 1 SNS", "torus:4x4", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=8", 0,
+     "scatter-bsg", .msgs = 8},
+    {"F&A Table 1 MNS", "torus:4x4", "te", "multi", F_FA_MNS, "Mk^(n+1)/8, M=8", 0, "te-mns",
+     .msgs = 8},
+    {"F&A Table 1 SNB", "torus:5x5", "bcast", "multi", F_FA_SNB,
+     "M+n floor(k/2)-1, M=1 (printed +1: 6)", 0, "bcast-bst", .msgs = 1},
+    {"F&A Table 1 MNB", "torus:5x5", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=1", 0, "mnb-bsg",
+     .msgs = 1},
+    {"F&A Table 1 SNS", "torus:5x5", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=1", 0,
+     "scatter-bsg", .msgs = 1},
+    {"F&A Table 1 MNS", "torus:5x5", "te", "multi", F_FA_MNS, "M(k^2-1)k^(n-1)/8, M=1", 0, "te-mns",
+     .msgs = 1},
+    {"F&A Table 1 MNB", "torus:5x5", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=2", 0, "mnb-bsg",
+     .msgs = 2},
+    {"F&A Table 1 SNS", "torus:5x5", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=2", 0,
+     "scatter-bsg", .msgs = 2},
+    {"F&A Table 1 MNS", "torus:5x5", "te", "multi", F_FA_MNS, "M(k^2-1)k^(n-1)/8, M=2", 0, "te-mns",
+     .msgs = 2},
+    {"F&A Table 1 SNB", "torus:6x6", "bcast", "multi", F_FA_SNB,
+     "M+n floor(k/2)-1, M=1 (printed +1: 8)", 0, "bcast-bst", .msgs = 1},
+    {"F&A Table 1 MNB", "torus:6x6", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=4", 0, "mnb-bsg",
+     .msgs = 4},
+    {"F&A Table 1 SNS", "torus:6x6", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=4", 0,
+     "scatter-bsg", .msgs = 4},
+    {"F&A Table 1 MNS", "torus:6x6", "te", "multi", F_FA_MNS, "Mk^(n+1)/8, M=4", 0, "te-mns",
+     .msgs = 4},
+    {"F&A Table 1 MNB", "torus:6x6", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=8", 0, "mnb-bsg",
+     .msgs = 8},
+    {"F&A Table 1 SNS", "torus:6x6", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=8", 0,
+     "scatter-bsg", .msgs = 8},
+    {"F&A Table 1 MNS", "torus:6x6", "te", "multi", F_FA_MNS, "Mk^(n+1)/8, M=8", 0, "te-mns",
+     .msgs = 8},
+    {"F&A Table 1 SNB", "torus:7x7", "bcast", "multi", F_FA_SNB,
+     "M+n floor(k/2)-1, M=1 (printed +1: 8)", 0, "bcast-bst", .msgs = 1},
+    {"F&A Table 1 MNB", "torus:7x7", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=1", 0, "mnb-bsg",
+     .msgs = 1},
+    {"F&A Table 1 SNS", "torus:7x7", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=1", 0,
+     "scatter-bsg", .msgs = 1},
+    {"F&A Table 1 MNS", "torus:7x7", "te", "multi", F_FA_MNS, "M(k^2-1)k^(n-1)/8, M=1", 0, "te-mns",
+     .msgs = 1},
+    {"F&A Table 1 MNB", "torus:7x7", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=2", 0, "mnb-bsg",
+     .msgs = 2},
+    {"F&A Table 1 SNS", "torus:7x7", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=2", 0,
+     "scatter-bsg", .msgs = 2},
+    {"F&A Table 1 MNS", "torus:7x7", "te", "multi", F_FA_MNS, "M(k^2-1)k^(n-1)/8, M=2", 0, "te-mns",
+     .msgs = 2},
+    {"F&A Table 1 SNB", "torus:8x8", "bcast", "multi", F_FA_SNB,
+     "M+n floor(k/2)-1, M=1 (printed +1: 10)", 0, "bcast-bst", .msgs = 1},
+    {"F&A Table 1 MNB", "torus:8x8", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=4", 0, "mnb-bsg",
+     .msgs = 4},
+    {"F&A Table 1 SNS", "torus:8x8", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=4", 0,
+     "scatter-bsg", .msgs = 4},
+    {"F&A Table 1 MNS", "torus:8x8", "te", "multi", F_FA_MNS, "Mk^(n+1)/8, M=4", 0, "te-mns",
+     .msgs = 4},
+    {"F&A Table 1 MNB", "torus:8x8", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=8", 0, "mnb-bsg",
+     .msgs = 8},
+    {"F&A Table 1 SNS", "torus:8x8", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=8", 0,
+     "scatter-bsg", .msgs = 8},
+    {"F&A Table 1 MNS", "torus:8x8", "te", "multi", F_FA_MNS, "Mk^(n+1)/8, M=8", 0, "te-mns",
+     .msgs = 8},
+    {"F&A Table 1 SNB", "torus:3x3x3", "bcast", "multi", F_FA_SNB,
+     "M+n floor(k/2)-1, M=1 (printed +1: 5)", 1, "bcast-bst", .msgs = 1},
+    {"F&A Table 1 MNB", "torus:3x3x3", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=3", 1, "mnb-bsg",
+     .msgs = 3},
+    {"F&A Table 1 SNS", "torus:3x3x3", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=3", 1,
+     "scatter-bsg", .msgs = 3},
+    {"F&A Table 1 MNS", "torus:3x3x3", "te", "multi", F_FA_MNS, "M(k^2-1)k^(n-1)/8, M=3", 1,
+     "te-mns", .msgs = 3},
+    {"F&A Table 1 MNB", "torus:3x3x3", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=6", 0, "mnb-bsg",
+     .msgs = 6},
+    {"F&A Table 1 SNS", "torus:3x3x3", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=6", 0,
+     "scatter-bsg", .msgs = 6},
+    {"F&A Table 1 MNS", "torus:3x3x3", "te", "multi", F_FA_MNS, "M(k^2-1)k^(n-1)/8, M=6", 0,
+     "te-mns", .msgs = 6},
+    {"F&A Table 1 SNB", "torus:4x4x4", "bcast", "multi", F_FA_SNB,
+     "M+n floor(k/2)-1, M=1 (printed +1: 8)", 0, "bcast-bst", .msgs = 1},
+    {"F&A Table 1 MNB", "torus:4x4x4", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=6", 0, "mnb-bsg",
+     .msgs = 6},
+    {"F&A Table 1 SNS", "torus:4x4x4", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=6", 0,
+     "scatter-bsg", .msgs = 6},
+    {"F&A Table 1 MNS", "torus:4x4x4", "te", "multi", F_FA_MNS, "Mk^(n+1)/8, M=6", 0, "te-mns",
+     .msgs = 6},
+    {"F&A Table 1 MNB", "torus:4x4x4", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=12", 0, "mnb-bsg",
+     .msgs = 12},
+    {"F&A Table 1 SNS", "torus:4x4x4", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=12", 0,
+     "scatter-bsg", .msgs = 12},
+    {"F&A Table 1 MNS", "torus:4x4x4", "te", "multi", F_FA_MNS, "Mk^(n+1)/8, M=12", 0, "te-mns",
+     .msgs = 12},
+    {"F&A Table 1 SNB", "torus:5x5x5", "bcast", "multi", F_FA_SNB,
+     "M+n floor(k/2)-1, M=1 (printed +1: 8)", 0, "bcast-bst", .msgs = 1},
+    {"F&A Table 1 MNB", "torus:5x5x5", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=3", 0, "mnb-bsg",
+     .msgs = 3},
+    {"F&A Table 1 SNS", "torus:5x5x5", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=3", 0,
+     "scatter-bsg", .msgs = 3},
+    {"F&A Table 1 MNS", "torus:5x5x5", "te", "multi", F_FA_MNS, "M(k^2-1)k^(n-1)/8, M=3", 0,
+     "te-mns", .msgs = 3},
+    {"F&A Table 1 MNB", "torus:5x5x5", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=6", 0, "mnb-bsg",
+     .msgs = 6},
+    {"F&A Table 1 SNS", "torus:5x5x5", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=6", 0,
+     "scatter-bsg", .msgs = 6},
+    {"F&A Table 1 MNS", "torus:5x5x5", "te", "multi", F_FA_MNS, "M(k^2-1)k^(n-1)/8, M=6", 0,
+     "te-mns", .msgs = 6},
+    {"F&A Table 1 SNB", "torus:6x6x6", "bcast", "multi", F_FA_SNB,
+     "M+n floor(k/2)-1, M=1 (printed +1: 11)", 0, "bcast-bst", .msgs = 1},
+    {"F&A Table 1 MNB", "torus:6x6x6", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=6", 0, "mnb-bsg",
+     .msgs = 6},
+    {"F&A Table 1 SNS", "torus:6x6x6", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=6", 0,
+     "scatter-bsg", .msgs = 6},
+    {"F&A Table 1 MNS", "torus:6x6x6", "te", "multi", F_FA_MNS, "Mk^(n+1)/8, M=6", 0, "te-mns",
+     .msgs = 6},
+    {"F&A Table 1 MNB", "torus:6x6x6", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=12", 0, "mnb-bsg",
+     .msgs = 12},
+    {"F&A Table 1 SNS", "torus:6x6x6", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=12", 0,
+     "scatter-bsg", .msgs = 12},
+    {"F&A Table 1 MNS", "torus:6x6x6", "te", "multi", F_FA_MNS, "Mk^(n+1)/8, M=12", 0, "te-mns",
+     .msgs = 12},
+    {"F&A Table 1 SNB", "torus:7x7x7", "bcast", "multi", F_FA_SNB,
+     "M+n floor(k/2)-1, M=1 (printed +1: 11)", 0, "bcast-bst", .msgs = 1},
+    {"F&A Table 1 MNB", "torus:7x7x7", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=3", 0, "mnb-bsg",
+     .msgs = 3},
+    {"F&A Table 1 SNS", "torus:7x7x7", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=3", 0,
+     "scatter-bsg", .msgs = 3},
+    {"F&A Table 1 MNS", "torus:7x7x7", "te", "multi", F_FA_MNS, "M(k^2-1)k^(n-1)/8, M=3", 0,
+     "te-mns", .msgs = 3},
+    {"F&A Table 1 MNB", "torus:7x7x7", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=6", 0, "mnb-bsg",
+     .msgs = 6},
+    {"F&A Table 1 SNS", "torus:7x7x7", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=6", 0,
+     "scatter-bsg", .msgs = 6},
+    {"F&A Table 1 MNS", "torus:7x7x7", "te", "multi", F_FA_MNS, "M(k^2-1)k^(n-1)/8, M=6", 0,
+     "te-mns", .msgs = 6},
+    {"F&A Table 1 SNB", "torus:8x8x8", "bcast", "multi", F_FA_SNB,
+     "M+n floor(k/2)-1, M=1 (printed +1: 14)", 0, "bcast-bst", .msgs = 1},
+    {"F&A Table 1 MNB", "torus:8x8x8", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=6", 0, "mnb-bsg",
+     .msgs = 6},
+    {"F&A Table 1 SNS", "torus:8x8x8", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=6", 0,
+     "scatter-bsg", .msgs = 6},
+    {"F&A Table 1 MNS", "torus:8x8x8", "te", "multi", F_FA_MNS, "Mk^(n+1)/8, M=6", 0, "te-mns",
+     .msgs = 6},
+    {"F&A Table 1 MNB", "torus:8x8x8", "mnb", "multi", F_FA_MNB, "M(k^n-1)/2n, M=12", 0, "mnb-bsg",
+     .msgs = 12},
+    {"F&A Table 1 SNS", "torus:8x8x8", "scatter", "multi", F_FA_MNB, "M(k^n-1)/2n, M=12", 0,
+     "scatter-bsg", .msgs = 12},
+    {"F&A Table 1 MNS", "torus:8x8x8", "te", "multi", F_FA_MNS, "Mk^(n+1)/8, M=12", 0, "te-mns",
+     .msgs = 12},
 };
 
 /* The algorithm that implements the case's theorem. */
@@ -404,8 +663,6 @@ static const char *case_algo(const case_t *c)
         return "mnb-fcube";
     case F_FQ_TE:
         return "te-fcube";
-    default: /* the fat-tree rows name their algorithm */
-        break;
     case F_VB_SPLIT:
         return "pmnb-mesh-split";
     case F_VB_NOSPLIT:
@@ -414,6 +671,12 @@ static const char *case_algo(const case_t *c)
         return "pmnb-mesh-a0";
     case F_VB_MNB:
         return "mnb-mesh";
+    case F_FA_SNB:
+    case F_FA_MNB:
+    case F_FA_MNS:
+        return c->algo;
+    default: /* the fat-tree rows name their algorithm */
+        break;
     }
     return NULL;
 }
@@ -582,6 +845,18 @@ static int64_t formula_value(const case_t *c, const sn_topo_t *t, const sn_param
     case F_VB_A0:
     case F_VB_MNB:
         return vb_slots(c, t, p);
+    case F_FA_SNB:
+    case F_FA_MNB:
+    case F_FA_MNS: {
+        uint64_t M = p->msgs, nd = t->nfactors ? t->nfactors : 1, k = factor_n(t, 0), kn = 1;
+        for (uint64_t i = 0; i + 1 < nd; i++)
+            kn *= k;
+        if (c->f == F_FA_SNB)
+            return (int64_t) (M + nd * (k / 2) - 1);
+        if (c->f == F_FA_MNB)
+            return (int64_t) (M * (n - 1) / (2 * nd));
+        return (int64_t) (k % 2 == 0 ? M * kn * k * k / 8 : M * (k * k - 1) * kn / 8);
+    }
     default: /* the fat-tree formulas, handled above */
         break;
     }
@@ -616,6 +891,7 @@ static int64_t run_case(const row_t *r, uint64_t max_memory, char *note, size_t 
     o.sources = r->c->sources;
     if (r->c->frags)
         o.frags = r->c->frags;
+    o.msgs = r->c->msgs ? (int64_t) r->c->msgs : -1;
     coord_opts_t co;
     coord_opts_default(&co);
     co.reps = 1;
@@ -730,6 +1006,7 @@ static int build_row(row_t *r, const case_t *c, int with_run, uint64_t max_memor
         sn_topo_free(t);
         return EXIT_BADINPUT;
     }
+    p.msgs = c->msgs ? c->msgs : 1;
     r->formula = formula_value(c, t, &p);
     const sn_algo_t *a = NULL;
     void *plan = NULL;

@@ -267,6 +267,16 @@ extern const sn_algo_t sn__algo_pmnb_mesh_a0;
 extern const sn_algo_t sn__algo_mnb_mesh;
 /* pexchange_mesh.c: Varvarigos and Bertsekas, d-dimensional meshes, section 4 */
 extern const sn_algo_t sn__algo_pexchange_mesh;
+/* the torus framework of Fragopoulou and Akl (torus_necklace.c): bcast_torus_bst.c,
+ * mnb_torus_bsg.c, scatter_torus_bsg.c, te_torus_mns.c */
+extern const sn_algo_t sn__algo_bcast_bst;
+extern const sn_algo_t sn__algo_mnb_bsg;
+extern const sn_algo_t sn__algo_scatter_bsg;
+extern const sn_algo_t sn__algo_gather_bsg;
+extern const sn_algo_t sn__algo_te_mns;
+extern const sn_algo_t sn__algo_mnb_balanced;    /* mnb_balanced.c: generic, balanced trees */
+extern const sn_algo_t sn__algo_mnb_cycle;       /* mnb_cycle.c: single-port Hamiltonian pipeline */
+extern const sn_algo_t sn__algo_bcast_multitree; /* bcast_multitree.c: single-port, M > 1 */
 /* faulty.c: deliberately illegal algorithms for tests, registered as hidden */
 extern const sn_algo_t sn__algo_test_double_send;
 extern const sn_algo_t sn__algo_test_past_wake;

@@ -169,8 +169,8 @@ static variant_t variant_of(const sn_algo_t *a);
 static int applies_common(const sn_algo_t *a, const sn_topo_t *t, const sn_params_t *p,
                           sn_err_t *err)
 {
-    uint32_t d, side;
-    int torus, rc;
+    uint32_t d = 0, side = 0;
+    int torus = 0, rc;
     if ((rc = shape(t, &d, &side, &torus, a->name, err)))
         return rc;
     if (p->msgs != 1)
@@ -202,7 +202,7 @@ static int plan_new(const sn_algo_t *a, const sn_topo_t *t, const sn_params_t *p
     if ((rc = applies_common(a, t, p, err)))
         return rc;
     plan_t *pl = sn_xcalloc(1, sizeof *pl);
-    int torus;
+    int torus = 0;
     shape(t, &pl->d, &pl->side, &torus, a->name, NULL);
     pl->t = t, pl->p = p, pl->v = variant_of(a), pl->n = t->n;
     pl->ring = torus && pl->side >= 3;

@@ -95,8 +95,8 @@ int sn_dyn_run(const sn_topo_t *t, const sn_params_t *p, const sn_dyn_opts_t *o,
                sn_err_t *err)
 {
     memset(r, 0, sizeof *r);
-    uint32_t d, side;
-    int ring, rc;
+    uint32_t d = 0, side = 0;
+    int ring = 0, rc;
     if ((rc = mesh_shape(t, &d, &side, &ring, err)))
         return rc;
     if (!(o->lambda > 0) || !(o->horizon > 0) || !(o->tp >= 0))

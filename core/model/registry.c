@@ -1,5 +1,6 @@
 /* The algorithm registry and auto-selection (core/model). Order matters only for ties: the more
- * specific algorithms come first. */
+ * specific algorithms come first. The torus framework's algorithms (bcast-bst .. te-mns) and the
+ * generic mnb-balanced and mnb-cycle come last, so that the others keep their ties. */
 #include <stdio.h>
 #include <string.h>
 
@@ -33,6 +34,10 @@ static const sn_algo_t *const registry[] = {
     &sn__algo_pmnb_mesh_a0,
     &sn__algo_mnb_mesh,
     &sn__algo_pexchange_mesh,
+    &sn__algo_bcast_bst,
+    &sn__algo_mnb_bsg,         &sn__algo_scatter_bsg,     &sn__algo_gather_bsg,
+    &sn__algo_te_mns,          &sn__algo_mnb_balanced,    &sn__algo_mnb_cycle,
+    &sn__algo_bcast_multitree,
 };
 /* clang-format on */
 

@@ -546,6 +546,49 @@ static void test_exact_fcube(void **state)
     EXACT_ALL(cases);
 }
 
+/* The torus framework of Fragopoulou and Akl: every collective on 2-D and 3-D tori, odd and even
+ * k, with M a multiple of the splitting modulus L and one that is not (the padding variant). */
+static void test_exact_torus_framework(void **state)
+{
+    (void) state;
+    static const case_t cases[] = {
+        {{"--topo", "torus:4x4", "--coll", "bcast", "--algo", "bcast-bst", "--msgs", "3"}},
+        {{"--topo", "torus:4x4", "--coll", "mnb", "--algo", "mnb-bsg", "--msgs", "4"}},
+        {{"--topo", "torus:4x4", "--coll", "scatter", "--algo", "scatter-bsg", "--msgs", "4"}},
+        {{"--topo", "torus:4x4", "--coll", "gather", "--algo", "gather-bsg", "--msgs", "5"}},
+        {{"--topo", "torus:4x4", "--coll", "te", "--algo", "te-mns", "--msgs", "4"}},
+        {{"--topo", "torus:3x3x3", "--coll", "bcast", "--algo", "bcast-bst", "--msgs", "2"}},
+        {{"--topo", "torus:3x3x3", "--coll", "mnb", "--algo", "mnb-bsg", "--msgs", "3"}},
+        {{"--topo", "torus:3x3x3", "--coll", "scatter", "--algo", "scatter-bsg", "--msgs", "1"}},
+        {{"--topo", "torus:3x3x3", "--coll", "gather", "--algo", "gather-bsg", "--msgs", "3"}},
+        {{"--topo", "torus:3x3x3", "--coll", "te", "--algo", "te-mns", "--msgs", "3"}},
+        {{"--topo", "torus:5x5", "--coll", "bcast", "--algo", "bcast-bst"}},
+        {{"--topo", "torus:5x5", "--coll", "mnb", "--algo", "mnb-bsg", "--msgs", "2"}},
+        {{"--topo", "torus:5x5", "--coll", "scatter", "--algo", "scatter-bsg"}},
+        {{"--topo", "torus:5x5", "--coll", "gather", "--algo", "gather-bsg", "--msgs", "2"}},
+        {{"--topo", "torus:5x5", "--coll", "te", "--algo", "te-mns"}},
+    };
+    EXACT_ALL(cases);
+}
+
+/* The generic multinode broadcasts: balanced per-source trees (multiport) and the single-port
+ * pipeline around a Hamiltonian cycle; and the single-port broadcast with one tree per packet. */
+static void test_exact_mnb_generic(void **state)
+{
+    (void) state;
+    static const case_t cases[] = {
+        {{"--topo", "hypercube:4", "--coll", "mnb", "--algo", "mnb-balanced"}},
+        {{"--topo", "mesh:3x4", "--coll", "mnb", "--algo", "mnb-balanced", "--msgs", "2"}},
+        {{"--topo", "hypercube:3", "--coll", "mnb", "--algo", "mnb-cycle", "--ports", "single",
+          "--msgs", "2"}},
+        {{"--topo", "torus:3x4", "--coll", "mnb", "--algo", "mnb-cycle", "--ports", "single",
+          "--duplex", "half"}},
+        {{"--topo", "hypercube:4", "--coll", "bcast", "--algo", "bcast-multitree", "--ports",
+          "single", "--msgs", "3"}},
+    };
+    EXACT_ALL(cases);
+}
+
 /* ---- the JSON report of run ------------------------------------------------------------------ */
 
 static const char *const run_fields[] = {
@@ -2184,6 +2227,8 @@ int main(void)
         cmocka_unit_test_teardown(test_exact_msgs, teardown),
         cmocka_unit_test_teardown(test_exact_64_nodes, teardown),
         cmocka_unit_test_teardown(test_exact_fcube, teardown),
+        cmocka_unit_test_teardown(test_exact_torus_framework, teardown),
+        cmocka_unit_test_teardown(test_exact_mnb_generic, teardown),
         cmocka_unit_test_teardown(test_run_json_contract, teardown),
         cmocka_unit_test_teardown(test_run_out_file, teardown),
         cmocka_unit_test_teardown(test_run_idle_slots, teardown),

@@ -120,6 +120,14 @@ static void test_registry(void **state)
         {"pmna-fcube", SN_COLL_PMNA},
         {"mnb-a0", SN_COLL_MNB},
         {"pmna-a0", SN_COLL_PMNA},
+        {"bcast-bst", SN_COLL_BCAST},
+        {"mnb-bsg", SN_COLL_MNB},
+        {"scatter-bsg", SN_COLL_SCATTER},
+        {"gather-bsg", SN_COLL_GATHER},
+        {"te-mns", SN_COLL_TE},
+        {"mnb-balanced", SN_COLL_MNB},
+        {"mnb-cycle", SN_COLL_MNB},
+        {"bcast-multitree", SN_COLL_BCAST},
     };
     size_t n = 0;
     const sn_algo_t *const *algos = sn_model_algos(&n);
@@ -230,7 +238,8 @@ static void test_select_auto(void **state)
         {"ring:8", "single", "one", "full", SN_COLL_TE, "te-cayley", 16},
         {"linear:6", "multi", "one", "full", SN_COLL_TE, "te-linear", 9},
         {"linear:6", "multi", "one", "half", SN_COLL_TE, "te-route", -1},
-        {"ring:8", "single", "one", "half", SN_COLL_MNB, "mnb-route", -1},
+        {"ring:8", "single", "one", "half", SN_COLL_MNB, "mnb-cycle", 7}, /* = the bound */
+        {"mesh:3x4", "single", "one", "half", SN_COLL_MNB, "mnb-route", -1},
         {"linear:5", "multi", "one", "full", SN_COLL_SCATTER, "scatter-balanced", 4},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
