@@ -112,8 +112,10 @@ static void link_verdict(const coord_report_t *a, const coord_report_t *b, coord
     char at[40] = "";
     if (slot)
         snprintf(at, sizeof at, " at slot %llu", (unsigned long long) slot);
-    snprintf(out->error, sizeof out->error, "link %d-%d%s went silent%s; both ends alive [%s] [%s]",
-             a->node, b->node, edge, at, a->text, b->text);
+    /* each end's own words, cut so that both fit in the verdict */
+    snprintf(out->error, sizeof out->error,
+             "link %d-%d%s went silent%s; both ends alive [%.360s] [%.360s]", a->node, b->node,
+             edge, at, a->text, b->text);
 }
 
 void sn__coord_blame(const coord_report_t *rp, size_t n, uint32_t nnodes, coord_verdict_t *out)
