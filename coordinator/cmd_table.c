@@ -78,6 +78,9 @@ typedef enum {
     F_VB_NOSPLIT, /* section 3.2: 4d(p-1) + d(p-1) k + R sum_l ceil(ceil(M/d)/p^l) k */
     F_VB_A0,      /* Lemma 2: 2d(p-1) + d(p-1) g k + (p-1) sum_l ceil(M/p^l) k */
     F_VB_MNB,     /* section 3.2 with M = N, no prefix */
+    /* Varvarigos, folded-cube paper: the PMNB of eq. (4) with its prefixes (after F_VB_*: the
+     * time units go in the note too) */
+    F_FQ_PMNB, /* 4d control + d + sum_k ceil(ceil(M/(d+1))/2^k) packet slots */
 } formula_t;
 
 typedef struct {
@@ -96,6 +99,9 @@ typedef struct {
 #define FQ_MNB_TEXT "d + sum_k ceil(ceil(N/(d+1))/2^k) <= ceil(N/(d+1)) + 2d - 1"
 #define FQ_TE_TEXT  "2^(d-1) - C(d,ceil(d/2))/2"
 #define FQ_TE_HALF  "2^(d-1) - C(d,ceil(d/2))/2, not an integer: rounded up (erratum)"
+
+/* the folded-cube PMNB rows */
+#define FQ_PMNB_TEXT "4d + d + sum_k ceil(ceil(M/(d+1))/2^k) <= 4d + ceil(M/(d+1)) + 2d - 1"
 
 static const case_t cases[] = {
     {"3.1 multiport broadcast", "ring:9", "bcast", "multi", F_ECC, "e(v) = floor(n/2)", 1},
@@ -362,6 +368,13 @@ static const case_t cases[] = {
      1},
     {"VB 3.2 MNB (M = N)", "torus:4x4x4", "mnb", "multi", F_VB_MNB, "exact schedule", 0, NULL, NULL,
      1},
+    /* Varvarigos, folded-cube paper: PMNB from unknown sources, M = N/2 (one subcube) */
+    {"FQ PMNB eq. (4)", "foldedcube:3", "pmnb", "multi", F_FQ_PMNB, FQ_PMNB_TEXT, 1, NULL, "0-3"},
+    {"FQ PMNB eq. (4)", "foldedcube:4", "pmnb", "multi", F_FQ_PMNB, FQ_PMNB_TEXT, 0, NULL, "0-7"},
+    {"FQ PMNB eq. (4)", "foldedcube:5", "pmnb", "multi", F_FQ_PMNB, FQ_PMNB_TEXT, 0, NULL, "0-15"},
+    {"FQ PMNB eq. (4)", "foldedcube:6", "pmnb", "multi", F_FQ_PMNB, FQ_PMNB_TEXT, 0, NULL, "0-31"},
+    {"FQ PMNB eq. (4)", "foldedcube:7", "pmnb", "multi", F_FQ_PMNB, FQ_PMNB_TEXT, 0, NULL, "0-63"},
+    {"FQ PMNB eq. (4)", "foldedcube:8", "pmnb", "multi", F_FQ_PMNB, FQ_PMNB_TEXT, 0, NULL, "0-127"},
 };
 
 /* The algorithm that implements the case's theorem. */
@@ -414,6 +427,8 @@ static const char *case_algo(const case_t *c)
         return "pmnb-mesh-a0";
     case F_VB_MNB:
         return "mnb-mesh";
+    case F_FQ_PMNB:
+        return "pmnb-fcube";
     }
     return NULL;
 }
@@ -582,6 +597,12 @@ static int64_t formula_value(const case_t *c, const sn_topo_t *t, const sn_param
     case F_VB_A0:
     case F_VB_MNB:
         return vb_slots(c, t, p);
+    case F_FQ_PMNB: {
+        uint64_t mbar = ceil_div(p->nsources, t->a + 1), v = 5ull * t->a;
+        for (uint32_t k = 1; k <= t->a; k++)
+            v += ceil_div(mbar, 1ull << k);
+        return (int64_t) v;
+    }
     default: /* the fat-tree formulas, handled above */
         break;
     }
@@ -707,17 +728,17 @@ static int build_row(row_t *r, const case_t *c, int with_run, uint64_t max_memor
     sn_params_default(&p, coll);
     p.pm.ports = strncmp(c->ports, "single", 6) == 0 ? SN_PORTS_SINGLE : SN_PORTS_MULTI;
     p.pm.rx = strstr(c->ports, "rx any") ? SN_RX_ANY : SN_RX_ONE;
-    uint32_t src[64];
+    uint32_t src[256]; /* the largest source list of a case: 0-127 (FQ PMNB, d = 8) */
     if (c->frags)
         p.frags = c->frags;
     if (c->sources) { /* "a-b" or "a,b,c": node ids of the mesh rows (ranks = ids there) */
         const char *q = c->sources;
-        while (*q && p.nsources < 64) {
+        while (*q && p.nsources < 256) {
             char *end;
             uint32_t lo = (uint32_t) strtoul(q, &end, 10), hi = lo;
             if (*end == '-')
                 hi = (uint32_t) strtoul(end + 1, &end, 10);
-            for (uint32_t v = lo; v <= hi && p.nsources < 64; v++)
+            for (uint32_t v = lo; v <= hi && p.nsources < 256; v++)
                 src[p.nsources++] = v;
             q = *end == ',' ? end + 1 : end;
         }
@@ -784,6 +805,9 @@ static int build_row(row_t *r, const case_t *c, int with_run, uint64_t max_memor
                                 (unsigned long long) res.control_slots,
                                 (unsigned long long) (res.steps - res.control_slots), data,
                                 data + (double) res.control_slots);
+        if (c->f == F_FQ_PMNB)
+            nl += (size_t) snprintf(r->note + nl, sizeof r->note - nl, "eq. (4): %.4g + %u t_p; ",
+                                    sn_model_fcube_eq4(t->a, p.nsources, 0.0), 4 * t->a);
     }
     if (r->sim >= 0 && r->sim != r->formula)
         snprintf(r->note + nl, sizeof r->note - nl, "differs from the formula (%s)", a->name);

@@ -33,6 +33,8 @@ static const sn_algo_t *const registry[] = {
     &sn__algo_pmnb_mesh_a0,
     &sn__algo_mnb_mesh,
     &sn__algo_pexchange_mesh,
+    /* Varvarigos, folded-cube PMNB with its prefixes (manual: pmnb-route predicts nothing) */
+    &sn__algo_pmnb_fcube,
 };
 /* clang-format on */
 

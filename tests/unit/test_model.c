@@ -120,6 +120,7 @@ static void test_registry(void **state)
         {"pmna-fcube", SN_COLL_PMNA},
         {"mnb-a0", SN_COLL_MNB},
         {"pmna-a0", SN_COLL_PMNA},
+        {"pmnb-fcube", SN_COLL_PMNB},
     };
     size_t n = 0;
     const sn_algo_t *const *algos = sn_model_algos(&n);
