@@ -270,9 +270,10 @@ static int node_step(void *st, sn_step_t *io, sn_err_t *err)
     if (slot == start) {
         for (uint32_t c = 0; c <= d; c++)
             if (!s->pre[1 + c].done || s->pre[1 + c].total > s->Mbar)
-                return sn_err_set(err, SN_EALGO, "node %u: class %u prefix: no position or %llu "
-                                  "packets, more than Mbar", s->u, c,
-                                  (unsigned long long) s->pre[1 + c].total);
+                return sn_err_set(err, SN_EALGO,
+                                  "node %u: class %u prefix: no position or %llu "
+                                  "packets, more than Mbar",
+                                  s->u, c, (unsigned long long) s->pre[1 + c].total);
         if (s->is_src) {
             uint64_t pos = s->pre[1 + s->cls].rank;
             if (pos >= s->Mbar)
