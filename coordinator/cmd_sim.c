@@ -151,6 +151,11 @@ int cmd_sim(int argc, char **argv)
                    cli_time_units(&c, res.steps, res.control_slots),
                    (unsigned long long) (res.steps - res.control_slots), c.params.frags,
                    (unsigned long long) res.control_slots, c.tp);
+        if (res.control_slots && c.topo->kind == SN_TOPO_FOLDEDCUBE &&
+            c.params.coll == SN_COLL_PMNB && c.params.nsources > 0)
+            printf("  eq. (4)         %.6g time units (ceil(M/(d+1)) + 2d - 1 + 4d x tp: the "
+                   "folded-cube PMNB bound, Varvarigos)\n",
+                   sn_model_fcube_eq4(c.topo->a, c.params.nsources, c.tp));
         printf("  deliveries      %llu of %llu, %s\n", (unsigned long long) res.deliveries,
                (unsigned long long) res.expected_deliveries, ok ? "verified" : "NOT verified");
         printf("  packets         %llu link crossings\n", (unsigned long long) res.packets);

@@ -84,6 +84,9 @@ typedef enum {
     F_FA_SNB, /* M + n floor(k/2) - 1 (Table 1 prints + 1) */
     F_FA_MNB, /* M (k^n - 1) / 2n: MNB and SNS */
     F_FA_MNS, /* M k^(n+1) / 8 (k even), M (k^2 - 1) k^(n-1) / 8 (k odd) */
+    /* Varvarigos, folded-cube paper: the PMNB of eq. (4) with its prefixes (after F_VB_*: the
+     * time units go in the note too) */
+    F_FQ_PMNB, /* 4d control + d + sum_k ceil(ceil(M/(d+1))/2^k) packet slots */
 } formula_t;
 
 typedef struct {
@@ -103,6 +106,9 @@ typedef struct {
 #define FQ_MNB_TEXT "d + sum_k ceil(ceil(N/(d+1))/2^k) <= ceil(N/(d+1)) + 2d - 1"
 #define FQ_TE_TEXT  "2^(d-1) - C(d,ceil(d/2))/2"
 #define FQ_TE_HALF  "2^(d-1) - C(d,ceil(d/2))/2, not an integer: rounded up (erratum)"
+
+/* the folded-cube PMNB rows */
+#define FQ_PMNB_TEXT "4d + d + sum_k ceil(ceil(M/(d+1))/2^k) <= 4d + ceil(M/(d+1)) + 2d - 1"
 
 static const case_t cases[] = {
     {"3.1 multiport broadcast", "ring:9", "bcast", "multi", F_ECC, "e(v) = floor(n/2)", 1},
@@ -623,6 +629,13 @@ static const case_t cases[] = {
      "scatter-bsg", .msgs = 12},
     {"F&A Table 1 MNS", "torus:8x8x8", "te", "multi", F_FA_MNS, "Mk^(n+1)/8, M=12", 0, "te-mns",
      .msgs = 12},
+    /* Varvarigos, folded-cube paper: PMNB from unknown sources, M = N/2 (one subcube) */
+    {"FQ PMNB eq. (4)", "foldedcube:3", "pmnb", "multi", F_FQ_PMNB, FQ_PMNB_TEXT, 1, NULL, "0-3"},
+    {"FQ PMNB eq. (4)", "foldedcube:4", "pmnb", "multi", F_FQ_PMNB, FQ_PMNB_TEXT, 0, NULL, "0-7"},
+    {"FQ PMNB eq. (4)", "foldedcube:5", "pmnb", "multi", F_FQ_PMNB, FQ_PMNB_TEXT, 0, NULL, "0-15"},
+    {"FQ PMNB eq. (4)", "foldedcube:6", "pmnb", "multi", F_FQ_PMNB, FQ_PMNB_TEXT, 0, NULL, "0-31"},
+    {"FQ PMNB eq. (4)", "foldedcube:7", "pmnb", "multi", F_FQ_PMNB, FQ_PMNB_TEXT, 0, NULL, "0-63"},
+    {"FQ PMNB eq. (4)", "foldedcube:8", "pmnb", "multi", F_FQ_PMNB, FQ_PMNB_TEXT, 0, NULL, "0-127"},
 };
 
 /* The algorithm that implements the case's theorem. */
@@ -677,6 +690,8 @@ static const char *case_algo(const case_t *c)
     case F_FA_MNB:
     case F_FA_MNS:
         return c->algo;
+    case F_FQ_PMNB:
+        return "pmnb-fcube";
     default: /* the fat-tree rows name their algorithm */
         break;
     }
@@ -859,6 +874,12 @@ static int64_t formula_value(const case_t *c, const sn_topo_t *t, const sn_param
             return (int64_t) (M * (n - 1) / (2 * nd));
         return (int64_t) (k % 2 == 0 ? M * kn * k * k / 8 : M * (k * k - 1) * kn / 8);
     }
+    case F_FQ_PMNB: {
+        uint64_t mbar = ceil_div(p->nsources, t->a + 1), v = 5ull * t->a;
+        for (uint32_t k = 1; k <= t->a; k++)
+            v += ceil_div(mbar, 1ull << k);
+        return (int64_t) v;
+    }
     default: /* the fat-tree formulas, handled above */
         break;
     }
@@ -985,17 +1006,17 @@ static int build_row(row_t *r, const case_t *c, int with_run, uint64_t max_memor
     sn_params_default(&p, coll);
     p.pm.ports = strncmp(c->ports, "single", 6) == 0 ? SN_PORTS_SINGLE : SN_PORTS_MULTI;
     p.pm.rx = strstr(c->ports, "rx any") ? SN_RX_ANY : SN_RX_ONE;
-    uint32_t src[64];
+    uint32_t src[256]; /* the largest source list of a case: 0-127 (FQ PMNB, d = 8) */
     if (c->frags)
         p.frags = c->frags;
     if (c->sources) { /* "a-b" or "a,b,c": node ids of the mesh rows (ranks = ids there) */
         const char *q = c->sources;
-        while (*q && p.nsources < 64) {
+        while (*q && p.nsources < 256) {
             char *end;
             uint32_t lo = (uint32_t) strtoul(q, &end, 10), hi = lo;
             if (*end == '-')
                 hi = (uint32_t) strtoul(end + 1, &end, 10);
-            for (uint32_t v = lo; v <= hi && p.nsources < 64; v++)
+            for (uint32_t v = lo; v <= hi && p.nsources < 256; v++)
                 src[p.nsources++] = v;
             q = *end == ',' ? end + 1 : end;
         }
@@ -1063,6 +1084,9 @@ static int build_row(row_t *r, const case_t *c, int with_run, uint64_t max_memor
                                 (unsigned long long) res.control_slots,
                                 (unsigned long long) (res.steps - res.control_slots), data,
                                 data + (double) res.control_slots);
+        if (c->f == F_FQ_PMNB)
+            nl += (size_t) snprintf(r->note + nl, sizeof r->note - nl, "eq. (4): %.4g + %u t_p; ",
+                                    sn_model_fcube_eq4(t->a, p.nsources, 0.0), 4 * t->a);
     }
     if (r->sim >= 0 && r->sim != r->formula)
         snprintf(r->note + nl, sizeof r->note - nl, "differs from the formula (%s)", a->name);

@@ -320,6 +320,7 @@ extern const sn_algo_t sn__algo_te_fcube_greedy;
 extern const sn_algo_t sn__algo_pmna_fcube; /* pmna_fcube.c */
 extern const sn_algo_t sn__algo_mnb_a0;     /* mnb_fcube.c: A_0 on Q_d */
 extern const sn_algo_t sn__algo_pmna_a0;    /* pmna_fcube.c: A_0 on Q_d, reversed */
+extern const sn_algo_t sn__algo_pmnb_fcube; /* pmnb_fcube.c: eq. (4), prefix ranks */
 
 /* ---- the folded cube (fcube.c; Varvarigos, folded-cube paper, section 2) --------------------
  * FQ_d: node ids are d-bit vectors, port f < d flips bit f, port d is the complementary link. */

@@ -481,6 +481,13 @@ static void fcube_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *
     }
 }
 
+/* Eq. (4): not a lower bound but the paper's upper bound on its PMNB (pmnb-fcube), beside eq. (2)
+ * for comparison: ceil(M/(d+1)) + 2d - 1 packet slots and 4d t_p of prefix. */
+double sn_model_fcube_eq4(uint32_t d, uint64_t M, double tp)
+{
+    return (double) (sn_ceil_div(M, d + 1) + 2ull * d - 1) + 4.0 * d * tp;
+}
+
 int sn_model_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, sn_err_t *err)
 {
     (void) err;

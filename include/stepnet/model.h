@@ -68,6 +68,12 @@ int sn_model_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, 
  * T_d = min { T : sum_{l=d..T} C(T, l) >= R_d }, R_d = sum_{i>=d} counts[i]. */
 int64_t sn_model_thm33(const uint64_t *counts, uint32_t ecc);
 
+/* Eq. (4) of Varvarigos, folded-cube paper: the folded-cube PMNB of M >= 1 sources on FQ_d
+ * completes within ceil(M/(d+1)) + 2d - 1 packet slots plus 4d prefix steps of tp each (two
+ * prefixes of 2d steps: the classes, then the positions in each class); an upper bound, in time
+ * units. */
+double sn_model_fcube_eq4(uint32_t d, uint64_t M, double tp);
+
 /* ---- the slot limit ------------------------------------------------------------------------ */
 
 /* The slot past which an executor gives up on a run of (t, p) whose algorithm predicts

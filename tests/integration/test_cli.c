@@ -313,6 +313,16 @@ static void test_sim_text_output(void **state)
     assert_true(tu_count_char(r.out, '\n') > 1);
     tu_exec_free(&r);
 
+    /* the folded-cube PMNB: control slots in time units, eq. (4) beside them (the worked example:
+     * 6 data + 12 control slots x 0.1 = 7.2, eq. (4) 7 + 12 x 0.1 = 8.2) */
+    r = RUN("sim", "--topo", "foldedcube:3", "--coll", "pmnb", "--sources", "1,2,4,5,6", "--algo",
+            "pmnb-fcube", "--tp", "0.1");
+    tu_expect_status(&r, 0);
+    assert_non_null(strstr(r.out, "control         12 slots"));
+    assert_non_null(strstr(r.out, "time            7.2 time units"));
+    assert_non_null(strstr(r.out, "eq. (4)         8.2 time units"));
+    tu_exec_free(&r);
+
     r = RUN("model", "--topo", "hypercube:4", "--coll", "bcast");
     tu_expect_status(&r, 0);
     assert_true(r.out[0] != '{');

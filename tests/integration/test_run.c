@@ -542,6 +542,11 @@ static void test_exact_fcube(void **state)
         {{"--topo", "hypercube:4", "--coll", "mnb", "--ports", "single", "--algo", "mnb-a0"}},
         {{"--topo", "hypercube:4", "--coll", "pmna", "--m", "5", "--ports", "single", "--op",
           "xor"}},
+        /* pmnb-fcube: prefix control packets, then the d+1 copies */
+        {{"--topo", "foldedcube:3", "--coll", "pmnb", "--sources", "1,2,4,5,6", "--algo",
+          "pmnb-fcube", "--tp", "0.25"}},
+        {{"--topo", "foldedcube:4", "--coll", "pmnb", "--m", "8", "--seed", "3", "--algo",
+          "pmnb-fcube", "--size", "40"}},
     };
     EXACT_ALL(cases);
 }

@@ -116,9 +116,9 @@ static tu_run_t run_checked(const sn_topo_t *t, const sn_params_t *p, const char
     if (r.res.packets < r.res.deliveries)
         fail_msg("%s: %llu packets for %llu deliveries", ctx, (unsigned long long) r.res.packets,
                  (unsigned long long) r.res.deliveries);
-    /* only the mesh algorithms of Varvarigos and Bertsekas rank their sources with control packets
-     * (tests/unit/test_mesh_pmnb.c counts them) */
-    if (strstr(r.algo->name, "-mesh") == NULL &&
+    /* only the mesh algorithms of Varvarigos and Bertsekas and the folded-cube PMNB rank their
+     * sources with control packets (tests/unit/test_mesh_pmnb.c and test_fcube.c count them) */
+    if (strstr(r.algo->name, "-mesh") == NULL && strcmp(r.algo->name, "pmnb-fcube") != 0 &&
         (r.res.control_packets != 0 || r.res.control_slots != 0))
         fail_msg("%s: control traffic in a data-only algorithm", ctx);
     return r;
@@ -174,14 +174,15 @@ static void check_facts(const sn_topo_t *t, const sn_params_t *p, const tu_run_t
             fail_msg("%s: steps %llu, largest root subtree * M = %llu", ctx,
                      (unsigned long long) steps, (unsigned long long) want);
     }
-    if (router_free && !packs && sn_coll_is_broadcast(p->coll) && strcmp(a, "mnb-fcube") == 0) {
+    if (router_free && !packs && sn_coll_is_broadcast(p->coll) &&
+        (strcmp(a, "mnb-fcube") == 0 || strcmp(a, "pmnb-fcube") == 0)) {
         /* a spanning tree from each packet's packing destination, plus at most d packing moves
          * per packet (Varvarigos, folded-cube paper: packing, then broadcast) */
-        uint64_t tree = P * (t->n - 1) * M;
-        if (packets < tree || packets - tree > P * t->a * M)
+        uint64_t S = p->sources ? p->nsources : P, tree = S * (t->n - 1) * M;
+        if (packets < tree || packets - tree > S * t->a * M)
             fail_msg("%s: packets %llu, spanning trees %llu plus at most %llu packing moves", ctx,
                      (unsigned long long) packets, (unsigned long long) tree,
-                     (unsigned long long) (P * t->a * M));
+                     (unsigned long long) (S * t->a * M));
     } else if (router_free && !packs && sn_coll_is_broadcast(p->coll)) {
         /* one copy over every edge of each source's spanning tree */
         uint64_t S = p->sources ? p->nsources : (p->coll == SN_COLL_BCAST ? 1 : P);

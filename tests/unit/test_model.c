@@ -128,6 +128,7 @@ static void test_registry(void **state)
         {"mnb-balanced", SN_COLL_MNB},
         {"mnb-cycle", SN_COLL_MNB},
         {"bcast-multitree", SN_COLL_BCAST},
+        {"pmnb-fcube", SN_COLL_PMNB},
     };
     size_t n = 0;
     const sn_algo_t *const *algos = sn_model_algos(&n);
