@@ -1,7 +1,9 @@
 /* Framed TCP connections over libuv (net/): see conn.h for the frame format, the handshake and
  * the ownership rules. Large bodies are read directly into their buffer (no staging copy); small
  * frames are parsed out of a 64 KiB staging buffer, many per read. Sealed frames are encrypted and
- * decrypted in place: the writer leaves room for the stream's tag byte and MAC around the body. */
+ * decrypted in place: the writer leaves room for the stream's tag byte and MAC around the body.
+ * Admission control of unauthenticated connections (sn_admit_*) lives here too, beside the
+ * handshake deadline it works with; together they are one file above the usual size. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>

@@ -1,5 +1,6 @@
 /* Partial multinode broadcast on d-dimensional meshes and tori (core/algo): the on-line algorithms
- * of Varvarigos and Bertsekas, d-dimensional meshes: a rank computation by parallel prefix with
+ * of Varvarigos and Bertsekas, d-dimensional meshes (four variants of one schedule share this file,
+ * which is why it is above the usual size): a rank computation by parallel prefix with
  * control packets (section 3, Fig. 2; prefix.c), a packing of the packets onto the nodes
  * 0 .. M-1 by dimension-ordered greedy routing (section 3, Theorem 3), and a broadcast along one
  * dimension per subphase in back-to-back one-packet rounds (section 3, Lemma 1, Theorem 5):

@@ -1,6 +1,7 @@
 /* Lower bounds on the step count of every collective (core/model). Each bound is valid for every
- * algorithm under the given port model, and carries its source. M below is msgs * frags, the
- * packets per (source, destination); P the processors, S the sources.
+ * algorithm under the given port model, and carries its source. One file for all of them, above
+ * the usual size, so that `stepnet model` and the tests see every bound of a case in one place. M
+ * below is msgs * frags, the packets per (source, destination); P the processors, S the sources.
  *
  *  bcast   eccentricity e(root) (Dimakopoulos, thesis, section 3.2) plus pipelining: the last of M
  * packets leaves the root after ceil(M/sends per slot) slots and still has e-1 hops to go;
