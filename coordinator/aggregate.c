@@ -118,6 +118,7 @@ int sn__coord_aggregate_rep(coord_t *r)
     coord_result_t *out = r->res;
     uint64_t steps = 0, trace = 0, packets = 0, cpackets = 0, dl = 0, bytes = 0, maxq = 0;
     uint32_t maxq_node = 0;
+    int maxq_reported = 0;
     size_t words = 0;
     for (uint32_t i = 0; i < r->n; i++) {
         const Stepnet__Result *res = r->nodes[i].res;
@@ -141,6 +142,8 @@ int sn__coord_aggregate_rep(coord_t *r)
         cpackets += res->control_packets;
         dl += res->deliveries;
         bytes += res->bytes_checked;
+        if (res->has_max_queue)
+            maxq_reported = 1;
         if (res->has_max_queue && res->max_queue > maxq) {
             maxq = res->max_queue;
             maxq_node = i;
@@ -169,6 +172,7 @@ int sn__coord_aggregate_rep(coord_t *r)
     out->control_slots = cslots;
     out->bytes_checked = bytes;
     out->max_queue = maxq;
+    out->max_queue_reported = maxq_reported;
     out->max_queue_node = maxq_node;
     if (r->cid > r->o->warmup)
         out->wall_ns[out->nwall++] = r->tlast - r->t0;

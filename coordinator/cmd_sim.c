@@ -127,8 +127,13 @@ int cmd_sim(int argc, char **argv)
         json_bool(&j, "verified", ok);
         json_str(&j, "trace_hash", hash);
         json_uint(&j, "node_steps", res.node_steps);
-        json_uint(&j, "max_queue", res.max_queue);
-        json_str(&j, "max_queue_node", qnode);
+        if (res.max_queue_reported) {
+            json_uint(&j, "max_queue", res.max_queue);
+            json_str(&j, "max_queue_node", qnode);
+        } else { /* not measured: the algorithm does not report its queues */
+            json_null(&j, "max_queue");
+            json_null(&j, "max_queue_node");
+        }
         json_double(&j, "wall_s", secs);
         json_double(&j, "hops_per_s", secs > 0 ? (double) res.packets / secs : 0.0);
         json_uint(&j, "peak_rss_kb", (uint64_t) ru.ru_maxrss);
@@ -160,8 +165,11 @@ int cmd_sim(int argc, char **argv)
                (unsigned long long) res.expected_deliveries, ok ? "verified" : "NOT verified");
         printf("  packets         %llu link crossings\n", (unsigned long long) res.packets);
         printf("  trace_hash      %s\n", hash);
-        printf("  max_queue       %llu packets waiting at node %s\n",
-               (unsigned long long) res.max_queue, qnode);
+        if (res.max_queue_reported)
+            printf("  max_queue       %llu packets waiting at node %s\n",
+                   (unsigned long long) res.max_queue, qnode);
+        else
+            printf("  max_queue       not reported by %s\n", c.algo->name);
         printf("  simulator       %.3f s, %.3g packet-hops/s, peak RSS %ld MiB\n", secs,
                secs > 0 ? (double) res.packets / secs : 0.0, ru.ru_maxrss / 1024);
     }

@@ -56,6 +56,7 @@ typedef struct coord_result_s {
     uint64_t bytes_checked;
     uint64_t max_queue;      /* the most packets one node held waiting after a step */
     uint32_t max_queue_node; /* the lowest node id that held max_queue (0 when it is 0) */
+    int max_queue_reported;  /* 0: the algorithm reports no queues (max_queue is null) */
     uint64_t *wall_ns;       /* one per measured repetition */
     size_t nwall;
     double alpha_us, beta_us; /* medians over the calibrated links */

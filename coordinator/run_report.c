@@ -58,9 +58,14 @@ void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
     json_bool(&j, "verified", !res->failed);
     json_str(&j, "trace_hash", hash);
     char qnode[SN_TOPO_MAX_LABEL];
-    json_uint(&j, "max_queue", res->max_queue);
-    json_str(&j, "max_queue_node",
-             sn_topo_label(c->topo, res->max_queue_node, qnode, sizeof qnode));
+    if (res->max_queue_reported) {
+        json_uint(&j, "max_queue", res->max_queue);
+        json_str(&j, "max_queue_node",
+                 sn_topo_label(c->topo, res->max_queue_node, qnode, sizeof qnode));
+    } else { /* not measured: the algorithm does not report its queues */
+        json_null(&j, "max_queue");
+        json_null(&j, "max_queue_node");
+    }
     json_str(&j, "nodes_mode", o->join ? "join" : "local");
     json_uint(&j, "reps", o->reps);
     json_uint(&j, "warmup", o->warmup);
@@ -122,9 +127,12 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
                 (unsigned long long) res->control_slots, c->tp);
     fprintf(f, "  trace_hash      %016llx\n", (unsigned long long) res->trace_hash);
     char qnode[SN_TOPO_MAX_LABEL];
-    fprintf(f, "  max_queue       %llu packets waiting at node %s\n",
-            (unsigned long long) res->max_queue,
-            sn_topo_label(c->topo, res->max_queue_node, qnode, sizeof qnode));
+    if (res->max_queue_reported)
+        fprintf(f, "  max_queue       %llu packets waiting at node %s\n",
+                (unsigned long long) res->max_queue,
+                sn_topo_label(c->topo, res->max_queue_node, qnode, sizeof qnode));
+    else
+        fprintf(f, "  max_queue       not reported by %s\n", c->algo->name);
     print_links(f, o, res);
     fprintf(f, "  wall time       %.1f us median of %zu (%.2f us per step); predicted %.1f us\n",
             median_us, res->nwall, res->steps ? median_us / (double) res->steps : 0.0,

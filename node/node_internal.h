@@ -133,7 +133,8 @@ typedef struct node_exec_s {
     uint8_t *out_has; /* [deg] */
     uint8_t *mark;    /* [deg] scratch of sn_exec_step */
     uint64_t last_send, data_packets, control_packets, trace, bytes_checked;
-    uint64_t max_queue; /* the largest sn_step_t.queue this node reported */
+    uint64_t max_queue;     /* the largest sn_step_t.queue this node reported */
+    int max_queue_reported; /* the algorithm reported its queue at least once */
     uint64_t *data_bits, *ctl_bits;
     size_t ndata_bits, nctl_bits;
     uv_timer_t slot_timer;

@@ -54,7 +54,7 @@ static void send_result(node_t *nd, const char *error, uint64_t error_slot)
     r.trace_hash = nd->ex.trace;
     r.stop_slot = nd->ex.t;
     r.bytes_checked = nd->ex.bytes_checked;
-    r.has_max_queue = 1;
+    r.has_max_queue = nd->ex.max_queue_reported; /* absent: the algorithm reports no queues */
     r.max_queue = nd->ex.max_queue;
     size_t words = (size_t) ((nd->ex.t + 63) / 64);
     r.n_data_slots = nd->ex.ndata_bits < words ? nd->ex.ndata_bits : words;
@@ -158,8 +158,11 @@ static void play(node_t *nd, uint64_t s)
         }
         ntx = io->ntx;
         nd->ex.wake = io->wake;
-        if (io->queue > nd->ex.max_queue)
-            nd->ex.max_queue = io->queue;
+        if (io->queue != SN_QUEUE_UNREPORTED) {
+            nd->ex.max_queue_reported = 1;
+            if (io->queue > nd->ex.max_queue)
+                nd->ex.max_queue = io->queue;
+        }
     }
     /* termination state of this slot */
     uint64_t got = sn_verify_got(nd->ex.verify, nd->id);
@@ -303,6 +306,7 @@ void sn__node_start(node_t *nd, uint32_t cid, uint64_t seed, uint64_t idle)
     nd->ex.was_done = nd->ex.complete_sent = 0;
     nd->ex.last_send = nd->ex.data_packets = nd->ex.control_packets = nd->ex.trace = 0;
     nd->ex.max_queue = 0;
+    nd->ex.max_queue_reported = 0;
     /* bytes_checked is reset after each result: frames of this collective may arrive (and be
      * checked) before its START */
     if (nd->ex.data_bits)

@@ -440,7 +440,7 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
             sn_step_send(io, best, &pkt);
         }
     }
-    io->queue = (uint32_t) (s->queued > UINT32_MAX ? UINT32_MAX : s->queued);
+    io->queue = (uint32_t) (s->queued >= SN_QUEUE_UNREPORTED ? SN_QUEUE_UNREPORTED - 1 : s->queued);
     if (s->pending > 0)
         io->wake = io->slot + 1;
     return 0;

@@ -326,8 +326,11 @@ int sn_sim_run(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a, con
                                    s.verify, s.mark, err)) < 0)
                 goto done;
             res->deliveries += io->ndlv;
-            if (io->queue > res->max_queue ||
-                (io->queue > 0 && io->queue == res->max_queue && u < res->max_queue_node)) {
+            if (io->queue != SN_QUEUE_UNREPORTED)
+                res->max_queue_reported = 1;
+            if (io->queue != SN_QUEUE_UNREPORTED &&
+                (io->queue > res->max_queue ||
+                 (io->queue > 0 && io->queue == res->max_queue && u < res->max_queue_node))) {
                 res->max_queue = io->queue;
                 res->max_queue_node = u;
             }

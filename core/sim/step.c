@@ -14,7 +14,7 @@ int sn_exec_step(const sn_algo_t *a, void *state, const sn_topo_t *t, const sn_p
     unsigned long long slot = (unsigned long long) io->slot;
     io->ntx = io->ndlv = 0;
     io->wake = SN_WAKE_NEVER;
-    io->queue = 0;
+    io->queue = SN_QUEUE_UNREPORTED;
     int rc = a->node_step(state, io, err);
     if (rc < 0) {
         char m[sizeof err->msg];

@@ -217,9 +217,13 @@ typedef struct sn_step_s {
                        The executor sets it to SN_WAKE_NEVER before each step. */
     uint32_t queue; /* out: packets the node holds waiting in its queues after this slot's
                        sends, for the max_queue report (the thesis's convention, section 6.3.2.1);
-                       the executor sets it to 0 before each step; an algorithm that does not set
-                       it reports 0 */
+                       the executor sets it to SN_QUEUE_UNREPORTED before each step, and an
+                       algorithm that does not track its queues leaves it so: the report then
+                       says that max_queue was not measured (null), never 0 */
 } sn_step_t;
+
+/* sn_step_t.queue of an algorithm that does not report its queues. */
+#define SN_QUEUE_UNREPORTED UINT32_MAX
 
 /* Grow the output buffers (out of line: the rare path of the two functions below). */
 void sn_step_grow_tx(sn_step_t *io);

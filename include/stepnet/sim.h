@@ -39,6 +39,8 @@ typedef struct sn_sim_result_s {
     uint64_t max_slot_sends; /* most transmissions in one slot */
     uint64_t max_queue; /* the most packets one node held waiting after a step (sn_step_t.queue) */
     uint32_t max_queue_node; /* the lowest node id that held max_queue (0 when it is 0) */
+    int max_queue_reported;  /* 0 when the algorithm does not report its queues: max_queue is
+                                then not a measurement (sn_step_t.queue, SN_QUEUE_UNREPORTED) */
     int verified;            /* 1 when every expected delivery arrived intact exactly once */
 } sn_sim_result_t;
 

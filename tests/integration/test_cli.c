@@ -876,6 +876,28 @@ static void test_help(void **state)
 }
 
 /* Both programs print the one version of CMake's project(VERSION), and their help, on stdout. */
+/* max_queue is a measurement only where the algorithm reports its queues: te-cayley does not
+ * (null, and the text says so), the generic router and the fat-tree engine do (a number). */
+static void test_max_queue_null_when_unreported(void **state)
+{
+    (void) state;
+    tu_proc_t r;
+    RUN_JSON(r, "sim", "--topo", "torus:4x4", "--coll", "te", "--ports", "single", "--algo",
+             "te-cayley", "--json");
+    assert_true(tu_json_is_null(r.out, "max_queue"));
+    assert_true(tu_json_is_null(r.out, "max_queue_node"));
+    tu_exec_free(&r);
+    r = RUN("sim", "--topo", "torus:4x4", "--coll", "te", "--ports", "single", "--algo",
+            "te-cayley");
+    tu_expect_status(&r, 0);
+    assert_non_null(strstr(r.out, "max_queue       not reported by te-cayley"));
+    tu_exec_free(&r);
+    RUN_JSON(r, "sim", "--topo", "torus:4x4", "--coll", "te", "--algo", "te-route", "--json");
+    assert_false(tu_json_is_null(r.out, "max_queue"));
+    assert_true(tu_json_int(r.out, "max_queue") > 0);
+    tu_exec_free(&r);
+}
+
 static void test_version(void **state)
 {
     (void) state;
@@ -1075,6 +1097,7 @@ int main(void)
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_run_name_value),
         cmocka_unit_test(test_version),
+        cmocka_unit_test(test_max_queue_null_when_unreported),
         cmocka_unit_test(test_memory_budget),
         cmocka_unit_test(test_options_before_topology),
         cmocka_unit_test(test_strict_out_and_fault),
