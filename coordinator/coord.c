@@ -135,6 +135,25 @@ static void on_blame_window(uv_timer_t *t)
     sn__coord_finish(r, 1);
 }
 
+/* 1 when every node that a slot-deadline report names as silent has reported too (a link cut:
+ * both ends alive and accusing each other), or no report accuses anyone. */
+static int accused_all_reported(const coord_t *r)
+{
+    for (size_t i = 0; i < r->nreports; i++) {
+        const coord_report_t *rp = &r->reports[i];
+        if (rp->kind != STEPNET__ABORT_KIND__ABORT_DEADLINE)
+            continue;
+        for (size_t m = 0; m < rp->nmissing; m++) {
+            int found = 0;
+            for (size_t k = 0; k < r->nreports && !found; k++)
+                found = r->reports[k].node == (int) rp->missing[m];
+            if (!found)
+                return 0;
+        }
+    }
+    return 1;
+}
+
 void sn__coord_report(coord_t *r, int kind, int node, int peer, uint64_t slot,
                       const uint32_t *missing, size_t nmissing, const char *fmt, ...)
 {
@@ -157,10 +176,15 @@ void sn__coord_report(coord_t *r, int kind, int node, int peer, uint64_t slot,
     va_start(ap, fmt);
     vsnprintf(rp->text, sizeof rp->text, fmt, ap);
     va_end(ap);
-    if (!r->res->failed) {
+    uint64_t window = COORD_BLAME_WINDOW_MS;
+    if (!accused_all_reported(r))
+        window += r->o->slot_ms;
+    uint64_t due = uv_now(r->loop) + window;
+    if (!r->res->failed || due < r->blame_due) {
         r->res->failed = 1;
         uv_timer_stop(&r->deadline);
-        uv_timer_start(&r->blame_timer, on_blame_window, COORD_BLAME_WINDOW_MS, 0);
+        r->blame_due = due;
+        uv_timer_start(&r->blame_timer, on_blame_window, window, 0);
     }
 }
 

@@ -20,7 +20,10 @@
 /* After the first failure report, how long the cascade of reports it causes may arrive before
  * blame picks the root cause. */
 #define COORD_BLAME_WINDOW_MS 300
-#define COORD_LISTEN_BACKLOG  4096
+/* A slot-deadline report accuses a neighbour that may be alive (a cut link): its own deadline
+ * fires up to one slot deadline later, so the window waits for it, up to the slot deadline more,
+ * and closes COORD_BLAME_WINDOW_MS after every accused node has reported. */
+#define COORD_LISTEN_BACKLOG 4096
 /* Descriptors the coordinator holds besides one control connection per node: stdio, the event
  * loop's, the signal pipe, the listener, a spawn in progress. With SN_ADMIT_FD_HEADROOM for
  * strangers, the least descriptor limit (RLIMIT_NOFILE) a run of n nodes starts with. */
@@ -79,6 +82,7 @@ struct coord_s {
     coord_pconn_t *pconns;
     uint32_t joined, nready, ncal, ncomplete, nresult;
     uv_timer_t deadline, grace, blame_timer, heartbeat;
+    uint64_t blame_due;            /* uv_now at which the blame window closes */
     uint64_t hb_seq, hb_last_tick; /* uv_now of the previous heartbeat tick */
     uv_signal_t sigint, sigterm;
     /* calibration: per link, microseconds and microseconds per byte */
