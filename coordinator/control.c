@@ -52,8 +52,11 @@ void sn__coord_on_deadline(uv_timer_t *t)
 void sn__coord_on_heartbeat(uv_timer_t *t)
 {
     coord_t *r = t->data;
-    if (r->stopping || r->res->failed)
+    if (r->stopping)
         return;
+    /* during the blame window of a failed run every node keeps getting heartbeats (one that left
+     * its collective watches the coordinator again) and nobody is judged */
+    int judging = !r->res->failed;
     uint64_t now = uv_now(r->loop), limit = (uint64_t) SN_HEARTBEAT_MISSES * r->o->heartbeat_ms;
     /* a tick two periods late: this process was stalled (or stopped) and could not read the
      * answers; nobody is judged on that interval */
@@ -66,6 +69,12 @@ void sn__coord_on_heartbeat(uv_timer_t *t)
     m.heartbeat = &hb;
     for (uint32_t i = 0; i < r->n; i++) {
         coord_node_t *cn = &r->nodes[i];
+        if (!judging) {
+            cn->last_heard = now;
+            if (cn->hello && cn->conn != NULL)
+                sn_wire_send_control(cn->conn, &m);
+            continue;
+        }
         /* in a collective, a node gets no heartbeat until its result, or until every node has
          * completed (the measured window ends at the last Complete): no heartbeat disturbs a
          * timed repetition; the slot and collective deadlines watch the nodes until then */
