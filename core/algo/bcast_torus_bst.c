@@ -21,11 +21,8 @@ static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 /* BST_root: parent(u) = T_root(bst_parent(T_root^-1(u))). */
 static sn_tree_t *build(const sn_topo_t *t, uint32_t root)
 {
-    uint32_t n, k;
-    if (sn__tnk_get(t, &n, &k, "bcast-bst", NULL) < 0)
-        return NULL;
-    sn_tnk_t *tk = sn__tnk_new(n, k, NULL);
-    if (tk == NULL)
+    sn_tnk_t *tk;
+    if (sn__tnk_for(t, "bcast-bst", &tk, NULL) < 0)
         return NULL;
     sn_tree_t *tr = sn__tree_alloc(t, root);
     int ok = 1;

@@ -63,22 +63,19 @@ static void plan_free(void *plan)
 
 static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {
-    uint32_t n, k;
-    int rc = sn__tnk_get(t, &n, &k, "mnb-bsg", err);
-    if (rc < 0)
-        return rc;
     if (p->sources != NULL)
         return sn_err_set(err, SN_ENOTSUP, "mnb-bsg broadcasts from every node");
-    sn_tnk_t *tk = sn__tnk_new(n, k, err);
-    if (tk == NULL)
-        return SN_EALGO;
+    sn_tnk_t *tk;
+    int rc = sn__tnk_for(t, "mnb-bsg", &tk, err);
+    if (rc < 0)
+        return rc;
     plan_t *pl = sn_xcalloc(1, sizeof *pl);
     pl->t = t;
     pl->p = p;
     pl->tk = tk;
     pl->M = p->msgs * p->frags;
     pl->K = tk->ngen;
-    pl->two_n = 2 * n;
+    pl->two_n = 2 * tk->n;
     pl->start = sn_xmalloc(((size_t) pl->K + 1) * sizeof *pl->start);
     pl->a = sn_xmalloc((size_t) pl->K * pl->two_n * sizeof *pl->a);
     pl->port = sn_xmalloc((size_t) pl->K * pl->two_n * sizeof *pl->port);

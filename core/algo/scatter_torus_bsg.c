@@ -69,13 +69,10 @@ static void plan_free(void *plan)
 static int plan_common(const sn_topo_t *t, const sn_params_t *p, int gather, void **out,
                        sn_err_t *err)
 {
-    uint32_t n, k;
-    int rc = sn__tnk_get(t, &n, &k, gather ? "gather-bsg" : "scatter-bsg", err);
+    sn_tnk_t *tk;
+    int rc = sn__tnk_for(t, gather ? "gather-bsg" : "scatter-bsg", &tk, err);
     if (rc < 0)
         return rc;
-    sn_tnk_t *tk = sn__tnk_new(n, k, err);
-    if (tk == NULL)
-        return SN_EALGO;
     plan_t *pl = sn_xcalloc(1, sizeof *pl);
     pl->t = t;
     pl->p = p;
@@ -83,7 +80,7 @@ static int plan_common(const sn_topo_t *t, const sn_params_t *p, int gather, voi
     pl->gather = gather;
     pl->M = p->msgs * p->frags;
     pl->K = tk->ngen;
-    pl->two_n = 2 * n;
+    pl->two_n = 2 * tk->n;
     pl->start = sn_xmalloc(((size_t) pl->K + 1) * sizeof *pl->start);
     pl->pos = sn_xmalloc((size_t) tk->N * sizeof *pl->pos);
     pl->start[0] = 1;

@@ -44,6 +44,16 @@ int sn__tnk_get(const sn_topo_t *t, uint32_t *n, uint32_t *k, const char *who, s
     return 0;
 }
 
+int sn__tnk_for(const sn_topo_t *t, const char *who, sn_tnk_t **out, sn_err_t *err)
+{
+    uint32_t n, k;
+    int rc = sn__tnk_get(t, &n, &k, who, err);
+    if (rc < 0)
+        return rc;
+    *out = sn__tnk_new(n, k, err);
+    return *out ? 0 : SN_EALGO;
+}
+
 uint32_t sn__tnk_trans(const sn_tnk_t *tk, uint32_t s, uint32_t v, int add)
 {
     uint32_t r = 0;

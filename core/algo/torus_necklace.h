@@ -55,6 +55,11 @@ int sn__tnk_get(const sn_topo_t *t, uint32_t *n, uint32_t *k, const char *who, s
 sn_tnk_t *sn__tnk_new(uint32_t n, uint32_t k, sn_err_t *err);
 void sn__tnk_free(sn_tnk_t *tk);
 
+/* The framework of topology t for algorithm `who`: sn__tnk_get, then sn__tnk_new. 0 and *out
+ * (free with sn__tnk_free), sn__tnk_get's refusal, or SN_EALGO with err set when the framework
+ * cannot be built. err may be NULL. */
+int sn__tnk_for(const sn_topo_t *t, const char *who, sn_tnk_t **out, sn_err_t *err);
+
 /* The closed form (Burnside's lemma on R, Moebius inversion over the divisors of 2n). */
 sn_tnk_counts_t sn__tnk_counts(uint32_t n, uint32_t k);
 
