@@ -153,6 +153,12 @@ static int64_t ft_te_printed(const sn_topo_t *t)
     return (int64_t) (n * n * (2 * k + 1) * (k - 1) / (k * k * k) + 2 * t->b - 3);
 }
 
+/* The fat-tree block of formula_t (its formulas and notes are computed by ft_formula, ft_note). */
+static int is_fattree(formula_t f)
+{
+    return f >= F_FT_BCAST_SP && f <= F_FT_TE_MP;
+}
+
 static int64_t ft_formula(formula_t f, const sn_topo_t *t)
 {
     int64_t k = t->a, h = t->b, n = t->nproc, holes = k == 2 ? n + 1 : n;
@@ -212,7 +218,7 @@ static int64_t vb_slots(const case_t *c, const sn_topo_t *t, const sn_params_t *
 
 static int64_t formula_value(const case_t *c, const sn_topo_t *t, const sn_params_t *p)
 {
-    if (c->f >= F_FT_BCAST_SP && c->f <= F_FT_TE_MP) /* the fat-tree block of formula_t */
+    if (is_fattree(c->f))
         return ft_formula(c->f, t);
     uint64_t n = t->n;
     switch (c->f) {
@@ -511,7 +517,7 @@ static int build_row(row_t *r, const case_t *c, int with_run, uint64_t max_memor
                      "%lld steps above the best lower bound stepnet knows",
                      (long long) (r->sim - r->lower));
     }
-    if (c->f >= F_FT_BCAST_SP && c->f <= F_FT_TE_MP)
+    if (is_fattree(c->f))
         ft_note(r, t, r->note, sizeof r->note);
     sn_topo_free(t);
     return 0;
