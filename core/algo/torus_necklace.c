@@ -46,7 +46,7 @@ int sn__tnk_get(const sn_topo_t *t, uint32_t *n, uint32_t *k, const char *who, s
 
 int sn__tnk_for(const sn_topo_t *t, const char *who, sn_tnk_t **out, sn_err_t *err)
 {
-    uint32_t n, k;
+    uint32_t n = 0, k = 0;
     int rc = sn__tnk_get(t, &n, &k, who, err);
     if (rc < 0)
         return rc;
