@@ -311,12 +311,12 @@ static int seal(size_t size, long iters)
         double t0 = cpu_us();
         for (long b = 0; b < batch; b++) {
             uint8_t *f = buf + (size_t) b * fl;
-            sn_sec_seal(&i.sec, f + 4, f + 5, mlen, f);
+            sn_sec_seal(&i.sec, f + 4, f + 5, mlen, f, 1);
         }
         double t1 = cpu_us();
         for (long b = 0; b < batch; b++) {
             uint8_t *f = buf + (size_t) b * fl;
-            if (sn_sec_open(&r.sec, f + 5, f + 4, clen, f) != 0) {
+            if (sn_sec_open(&r.sec, f + 5, f + 4, clen, f, 1) != 0) {
                 fprintf(stderr, "stepnet-rawprobe: a frame did not open\n");
                 return 1;
             }

@@ -1,7 +1,11 @@
 /* Framed TCP connections over libuv (net/): see conn.h for the frame format, the handshake and
- * the ownership rules. Large bodies are read directly into their buffer (no staging copy); small
- * frames are parsed out of a 64 KiB staging buffer, many per read. Sealed frames are encrypted and
- * decrypted in place: the writer leaves room for the stream's tag byte and MAC around the body.
+ * the ownership rules. Writing: every frame joins the connection's queue; a frame of one chunk is
+ * written from its own buffer (sealed in place: the writer leaves room for the header, the
+ * stream's tag byte and the MAC around the body), a longer sealed frame or a generated body goes
+ * out chunk by chunk through at most SN_CONN_WINDOW chunk buffers, each tried with uv_try_write
+ * first (no request, no callback when the socket takes it at once). Reading: large units are read
+ * directly into place (no staging copy); small frames are parsed out of a 64 KiB staging buffer,
+ * many per read; sealed chunks are opened in place as each arrives.
  * Admission control of unauthenticated connections (sn_admit_*) lives here too, beside the
  * handshake deadline it works with; together they are one file above the usual size. */
 #include <stdarg.h>
@@ -17,36 +21,52 @@
 #include "stepnet/util.h"
 
 #define STAGE_SIZE 65536
-#define DIRECT_MIN 16384 /* read a body directly into place when this much of it is missing */
+#define DIRECT_MIN 16384 /* read a unit directly into place when this much of it is missing */
+/* A whole-frame receive buffer larger than this is freed after its frame (calibration probes and
+ * large control frames are rare; a link's steady state needs chunks only). */
+#define BODY_KEEP (2 * SN_CONN_CHUNK)
 
-/* A frame being written. data[] layout, with the body always at BODY_OFF so that the caller's
- * pointer does not depend on the mode:
+/* A frame waiting to be written. data[] layout, with the body always at BODY_OFF so that the
+ * caller's pointer does not depend on the mode:
  *   sealed:    [len 4][stream tag 1][type 1][body][MAC 16]   written from data + 0
  *   plaintext:    [.][len 4][type 1][body]                   written from data + 1
- * Handshake messages are raw bytes from data + 0. */
+ * so that type || body (the plaintext of a sealed frame) is contiguous at data + 5. Handshake
+ * messages are raw bytes from data + 0. A generated frame (fill != NULL) holds only its head. */
 #define BODY_OFF  6
 #define MAC_BYTES (SN_SEC_ABYTES - 1)
 
 typedef struct wreq_s {
     uv_write_t req;
     sn_conn_t *c;
-    struct wreq_s *next; /* in the pending list */
+    struct wreq_s *next; /* in the queue */
     size_t cap;          /* bytes available in data[] */
-    size_t off, len;     /* what goes on the wire: data[off, off + len) */
+    size_t off, len;     /* raw or one-chunk frame: what goes on the wire, data[off, off + len) */
     size_t body_len;
-    int type;
+    int type, raw;
+    uint32_t pos;         /* multi-chunk frame: plaintext bytes already cut into chunks */
+    sn_conn_fill_fn fill; /* generated body after head_len bytes; NULL: the body is in data[] */
+    uint32_t head_len;
+    _Alignas(8) uint8_t ctx[SN_CONN_GEN_CTX];
     uint8_t data[];
 } wreq_t;
 
-static void free_pending(sn_conn_t *c)
+/* One chunk of a multi-chunk frame on its way: [len 4 (first chunk)][sealed chunk or plaintext]. */
+typedef struct chunk_s {
+    uv_write_t req;
+    sn_conn_t *c;
+    size_t len;
+    uint8_t data[SN_FRAME_HDR + SN_CONN_CHUNK + SN_SEC_ABYTES];
+} chunk_t;
+
+static void free_queue(sn_conn_t *c)
 {
-    wreq_t *w = c->pending;
+    wreq_t *w = c->outq;
     while (w) {
         wreq_t *next = w->next;
         free(w);
         w = next;
     }
-    c->pending = c->pending_tail = NULL;
+    c->outq = c->outq_tail = NULL;
 }
 
 static void wipe_secrets(sn_conn_t *c)
@@ -71,10 +91,13 @@ static void on_close(uv_handle_t *h)
         return;
     free(c->body);
     free(c->stage);
+    free(c->chunk);
     while (c->nspare > 0)
         free(c->spare[--c->nspare]);
-    c->body = c->stage = NULL;
-    free_pending(c);
+    while (c->ncfree > 0)
+        free(c->cfree[--c->ncfree]);
+    c->body = c->stage = c->chunk = NULL;
+    free_queue(c);
     wipe_secrets(c);
     if (c->ops->on_closed)
         c->ops->on_closed(c);
@@ -132,55 +155,26 @@ static wreq_t *wreq_new(sn_conn_t *c, size_t need)
         }
     }
     if (w == NULL) {
-        /* spares too small for this frame (calibration pings are smaller than data frames)
-         * would be held beside the new buffer for the rest of the run: free them, so that a
-         * link holds at most the frames in flight and one being read */
-        int keep = 0;
-        for (int i = 0; i < c->nspare; i++) {
-            if (((wreq_t *) c->spare[i])->cap < need)
-                free(c->spare[i]);
-            else
-                c->spare[keep++] = c->spare[i];
-        }
-        c->nspare = keep;
         w = sn_xmalloc(sizeof *w + need);
         w->cap = need;
     }
     w->c = c;
     w->next = NULL;
+    w->raw = 0;
+    w->pos = 0;
+    w->fill = NULL;
+    w->head_len = 0;
     return w;
 }
 
 static void release(sn_conn_t *c, wreq_t *w)
 {
-    /* keep buffers for the next frames: every slot sends one frame per link, and large
-     * buffers would be mmap'd and unmapped each time */
-    if (!c->closing && c->nspare < 4)
+    /* keep small buffers for the next frames (one frame per link and slot); large ones go, so
+     * that a connection keeps no whole large frame */
+    if (!c->closing && c->nspare < 4 && w->cap <= SN_CONN_CHUNK + 2 * SN_FRAME_HDR + SN_SEC_ABYTES)
         c->spare[c->nspare++] = (uint8_t *) w;
     else
         free(w);
-}
-
-static void write_cb(uv_write_t *req, int status)
-{
-    wreq_t *w = (wreq_t *) req;
-    sn_conn_t *c = w->c;
-    c->queued -= w->len;
-    release(c, w);
-    if (status < 0 && status != UV_ECANCELED)
-        sn_conn_fail(c, status, "write failed");
-}
-
-static int write_wreq(sn_conn_t *c, wreq_t *w)
-{
-    uv_buf_t b = uv_buf_init((char *) w->data + w->off, (unsigned) w->len);
-    int rc = uv_write(&w->req, (uv_stream_t *) &c->tcp, &b, 1, write_cb);
-    if (rc < 0) {
-        c->queued -= w->len;
-        free(w);
-        sn_conn_fail(c, rc, "write failed");
-    }
-    return rc;
 }
 
 static void put_u32(uint8_t *p, uint32_t v)
@@ -191,15 +185,205 @@ static void put_u32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t) v;
 }
 
-/* Raw handshake bytes, outside any frame. */
+static void pump(sn_conn_t *c);
+
+static void write_cb(uv_write_t *req, int status)
+{
+    wreq_t *w = (wreq_t *) req;
+    sn_conn_t *c = w->c;
+    release(c, w);
+    if (status < 0 && status != UV_ECANCELED)
+        sn_conn_fail(c, status, "write failed");
+}
+
+static void chunk_release(sn_conn_t *c, chunk_t *k)
+{
+    if (!c->closing && c->ncfree < (int) SN_CONN_WINDOW + 1)
+        c->cfree[c->ncfree++] = k;
+    else
+        free(k);
+}
+
+static void chunk_cb(uv_write_t *req, int status)
+{
+    chunk_t *k = (chunk_t *) req;
+    sn_conn_t *c = k->c;
+    c->inflight--;
+    chunk_release(c, k);
+    if (status < 0 && status != UV_ECANCELED) {
+        sn_conn_fail(c, status, "write failed");
+        return;
+    }
+    pump(c);
+}
+
+/* Writes p[0, n): at once if the socket takes it (1: the buffer is free again), else the rest
+ * through uv_write with req and cb (0: the buffer is borrowed until cb), or fails (-1). */
+static int put_bytes(sn_conn_t *c, uv_write_t *req, uv_write_cb cb, const uint8_t *p, size_t n)
+{
+    uv_buf_t b = uv_buf_init((char *) p, (unsigned) n);
+    int done = uv_try_write((uv_stream_t *) &c->tcp, &b, 1);
+    if (done == (int) n)
+        return 1;
+    if (done > 0)
+        b = uv_buf_init((char *) p + done, (unsigned) (n - (size_t) done));
+    else if (done != UV_EAGAIN && done != UV_ENOSYS) {
+        sn_conn_fail(c, done, "write failed");
+        return -1;
+    }
+    int rc = uv_write(req, (uv_stream_t *) &c->tcp, &b, 1, cb);
+    if (rc < 0) {
+        sn_conn_fail(c, rc, "write failed");
+        return -1;
+    }
+    return 0;
+}
+
+/* Testing (--fault): what a broken or hostile network would do to the next frame. */
+static void apply_fault(sn_conn_t *c, uint8_t *wire, size_t len)
+{
+    if (c->fault_next == SN_CONN_FAULT_OVERSIZE) {
+        wire[0] = 0x7f;
+        wire[1] = 0xff;
+    } else {
+        wire[4 + (len - 4) / 2] ^= 0x04;
+    }
+    c->fault_next = 0;
+}
+
+/* A raw message or a one-chunk frame: fills in the header, seals in place in mode sodium, and
+ * writes it from its own buffer. */
+static void transmit(sn_conn_t *c, wreq_t *w)
+{
+    if (!w->raw) {
+        uint32_t plen = (uint32_t) (1 + w->body_len);
+        if (c->sec_mode == SN_SEC_SODIUM) {
+            w->off = 0;
+            w->len = 4 + SN_SEC_ABYTES + plen;
+            put_u32(w->data, plen);
+            w->data[5] = (uint8_t) w->type;
+            sn_sec_seal(c->sec, w->data + 4, w->data + 5, plen, w->data, 1);
+        } else {
+            w->off = 1;
+            w->len = 4 + plen;
+            put_u32(w->data + 1, plen);
+            w->data[5] = (uint8_t) w->type;
+        }
+        if (c->fault_next)
+            apply_fault(c, w->data + w->off, w->len);
+    }
+    w->c = c;
+    int rc = put_bytes(c, &w->req, write_cb, w->data + w->off, w->len);
+    if (rc != 0)
+        release(c, w);
+}
+
+/* Plaintext bytes [pos, pos + n) of a multi-chunk frame (type || body) into dst. */
+static void plaintext_of(const wreq_t *w, uint32_t pos, uint8_t *dst, uint32_t n)
+{
+    if (w->fill == NULL) {
+        memcpy(dst, w->data + BODY_OFF - 1 + pos, n);
+        return;
+    }
+    /* type || head || generated */
+    uint32_t head_end = 1 + w->head_len;
+    if (pos < head_end) {
+        uint32_t k = head_end - pos < n ? head_end - pos : n;
+        memcpy(dst, w->data + BODY_OFF - 1 + pos, k);
+        dst += k;
+        pos += k;
+        n -= k;
+    }
+    if (n)
+        w->fill(w->ctx, pos - head_end, dst, n);
+}
+
+/* Cuts, seals (mode sodium) and writes the next chunk of multi-chunk frame w. */
+static int emit_chunk(sn_conn_t *c, wreq_t *w)
+{
+    chunk_t *k = c->ncfree ? c->cfree[--c->ncfree] : sn_xmalloc(sizeof *k);
+    k->c = c;
+    uint32_t plen = (uint32_t) (1 + w->body_len);
+    uint32_t n = plen - w->pos < SN_CONN_CHUNK ? plen - w->pos : SN_CONN_CHUNK;
+    int first = w->pos == 0, last = w->pos + n == plen;
+    size_t h = first ? 4 : 0;
+    if (first)
+        put_u32(k->data, plen);
+    if (c->sec_mode == SN_SEC_SODIUM) {
+        uint8_t ad[4];
+        put_u32(ad, plen);
+        if (w->fill == NULL) { /* sealed straight from the frame's body */
+            sn_sec_seal(c->sec, k->data + h, w->data + BODY_OFF - 1 + w->pos, n, ad, last);
+        } else { /* generated in place, then sealed in place */
+            plaintext_of(w, w->pos, k->data + h + 1, n);
+            sn_sec_seal(c->sec, k->data + h, k->data + h + 1, n, ad, last);
+        }
+        k->len = h + n + SN_SEC_ABYTES;
+    } else { /* plaintext: the header then body bytes; the type byte is the header's fifth */
+        plaintext_of(w, w->pos, k->data + h, n);
+        k->len = h + n;
+    }
+    if (first && c->fault_next)
+        apply_fault(c, k->data, k->len);
+    w->pos += n;
+    int rc = put_bytes(c, &k->req, chunk_cb, k->data, k->len);
+    if (rc == 1)
+        chunk_release(c, k);
+    else if (rc == 0)
+        c->inflight++;
+    return rc < 0 ? -1 : 0;
+}
+
+/* Hands queued frames to the socket in order, as far as the chunk window allows. */
+static void pump(sn_conn_t *c)
+{
+    if (!c->established || c->closing || c->pumping)
+        return;
+    c->pumping = 1;
+    while (c->outq && !c->closing) {
+        wreq_t *w = c->outq;
+        uint32_t plen = (uint32_t) (1 + w->body_len);
+        int chunked =
+            !w->raw && (w->fill || (c->sec_mode == SN_SEC_SODIUM && plen > SN_CONN_CHUNK));
+        if (chunked) {
+            while (w->pos < plen && c->inflight < SN_CONN_WINDOW && !c->closing)
+                if (emit_chunk(c, w) < 0)
+                    break;
+            if (w->pos < plen)
+                break; /* chunk_cb resumes */
+        }
+        c->outq = w->next;
+        if (c->outq == NULL)
+            c->outq_tail = NULL;
+        w->next = NULL;
+        if (chunked)
+            release(c, w);
+        else
+            transmit(c, w);
+    }
+    c->pumping = 0;
+}
+
+static void enqueue(sn_conn_t *c, wreq_t *w)
+{
+    if (c->outq_tail)
+        ((wreq_t *) c->outq_tail)->next = w;
+    else
+        c->outq = w;
+    c->outq_tail = w;
+    pump(c);
+}
+
+/* Raw handshake bytes, outside any frame: ahead of every frame (none is sent before the
+ * handshake ends). */
 static void write_raw(sn_conn_t *c, const uint8_t *p, size_t n)
 {
     wreq_t *w = wreq_new(c, n);
     memcpy(w->data, p, n);
+    w->raw = 1;
     w->off = 0;
     w->len = n;
-    c->queued += n;
-    write_wreq(c, w);
+    transmit(c, w);
 }
 
 uint8_t *sn_conn_frame(sn_conn_t *c, int type, size_t body_len)
@@ -207,49 +391,13 @@ uint8_t *sn_conn_frame(sn_conn_t *c, int type, size_t body_len)
     wreq_t *w = wreq_new(c, BODY_OFF + body_len + MAC_BYTES);
     w->type = type;
     w->body_len = body_len;
+    w->data[BODY_OFF - 1] = (uint8_t) type;
     return w->data + BODY_OFF;
-}
-
-/* Where the frame starts and how long it is on the wire, in the connection's mode (known once
- * sn_conn_start has run, which is before any frame is sent). */
-static void layout(const sn_conn_t *c, wreq_t *w)
-{
-    if (c->sec_mode == SN_SEC_SODIUM) {
-        w->off = 0;
-        w->len = 4 + SN_SEC_ABYTES + 1 + w->body_len;
-    } else {
-        w->off = 1;
-        w->len = SN_FRAME_HDR + w->body_len;
-    }
 }
 
 static wreq_t *wreq_of(uint8_t *body)
 {
     return (wreq_t *) (body - BODY_OFF - offsetof(wreq_t, data));
-}
-
-/* Fills in the header and, in mode sodium, seals the type byte and the body in place. */
-static int transmit(sn_conn_t *c, wreq_t *w)
-{
-    if (c->sec_mode == SN_SEC_SODIUM) {
-        put_u32(w->data, (uint32_t) (w->len - 4));
-        w->data[5] = (uint8_t) w->type;
-        sn_sec_seal(c->sec, w->data + 4, w->data + 5, 1 + w->body_len, w->data);
-    } else {
-        put_u32(w->data + 1, (uint32_t) (w->body_len + 1));
-        w->data[5] = (uint8_t) w->type;
-    }
-    if (c->fault_next) { /* testing: what a broken or hostile network would do to this frame */
-        uint8_t *wire = w->data + w->off;
-        if (c->fault_next == SN_CONN_FAULT_OVERSIZE) {
-            wire[0] = 0x7f;
-            wire[1] = 0xff;
-        } else {
-            wire[4 + (w->len - 4) / 2] ^= 0x04;
-        }
-        c->fault_next = 0;
-    }
-    return write_wreq(c, w);
 }
 
 int sn_conn_send(sn_conn_t *c, uint8_t *body)
@@ -259,17 +407,37 @@ int sn_conn_send(sn_conn_t *c, uint8_t *body)
         free(w);
         return UV_ECANCELED;
     }
-    layout(c, w);
-    c->queued += w->len;
-    if (!c->established) { /* leaves, in order, once the handshake is done */
-        if (c->pending_tail)
-            ((wreq_t *) c->pending_tail)->next = w;
-        else
-            c->pending = w;
-        c->pending_tail = w;
-        return 0;
+    enqueue(c, w);
+    return 0;
+}
+
+int sn_conn_send_gen(sn_conn_t *c, int type, const uint8_t *head, size_t head_len, uint32_t gen_len,
+                     sn_conn_fill_fn fill, const void *ctx, size_t ctx_len)
+{
+    if (head_len > SN_CONN_GEN_HEAD || ctx_len > SN_CONN_GEN_CTX ||
+        (uint64_t) head_len + gen_len >= UINT32_MAX)
+        return UV_EINVAL;
+    if ((uint64_t) head_len + gen_len + 1 <= SN_CONN_CHUNK) { /* one chunk: the plain path */
+        uint8_t *b = sn_conn_frame(c, type, head_len + gen_len);
+        memcpy(b, head, head_len);
+        fill(ctx, 0, b + head_len, gen_len);
+        return sn_conn_send(c, b);
     }
-    return transmit(c, w);
+    wreq_t *w = wreq_new(c, BODY_OFF + head_len);
+    w->type = type;
+    w->data[BODY_OFF - 1] = (uint8_t) type;
+    memcpy(w->data + BODY_OFF, head, head_len);
+    w->head_len = (uint32_t) head_len;
+    w->body_len = head_len + gen_len;
+    w->fill = fill;
+    if (ctx_len)
+        memcpy(w->ctx, ctx, ctx_len);
+    if (c->closing) {
+        free(w);
+        return UV_ECANCELED;
+    }
+    enqueue(c, w);
+    return 0;
 }
 
 /* ---- reading ------------------------------------------------------------------------------- */
@@ -290,9 +458,9 @@ static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
         buf->len = c->hs->want - c->hs_have;
         return;
     }
-    if (c->type >= 0 && c->body_len - c->body_have >= DIRECT_MIN) {
-        buf->base = (char *) c->body + c->body_have;
-        buf->len = c->body_len - c->body_have;
+    if (c->type >= 0 && c->unit_len - c->unit_have >= DIRECT_MIN) {
+        buf->base = (char *) c->unit + c->unit_have;
+        buf->len = c->unit_len - c->unit_have;
         return;
     }
     if (c->stage == NULL) {
@@ -320,40 +488,132 @@ static int check_type(sn_conn_t *c, int type, uint32_t len)
     return 0;
 }
 
-/* Hands the complete frame to the consumer and resets for the next header. */
-static void deliver(sn_conn_t *c)
+static uint8_t *chunk_buf(sn_conn_t *c)
 {
-    int type = c->type;
-    uint32_t len = c->body_len;
-    uint8_t ad[4];
-    memcpy(ad, c->hdr, 4);
+    if (c->chunk == NULL)
+        c->chunk = sn_xmalloc(SN_CONN_CHUNK + SN_SEC_ABYTES);
+    return c->chunk;
+}
+
+static uint8_t *body_buf(sn_conn_t *c, uint32_t len)
+{
+    if (c->body_cap < len || c->body == NULL) {
+        free(c->body);
+        c->body = sn_xmalloc(len ? len : 1);
+        c->body_cap = len;
+    }
+    return c->body;
+}
+
+/* The frame is over: ready for the next header. */
+static void frame_end(sn_conn_t *c)
+{
     c->type = -1;
     c->hdr_have = 0;
-    c->body_have = 0;
-    c->body_len = 0;
+    c->unit_have = c->unit_len = 0;
+    c->streaming = 0;
     c->rx_frames++;
-    if (c->sec_mode != SN_SEC_SODIUM) {
-        c->ops->on_frame(c, type, c->body, len);
+}
+
+static void deliver_whole(sn_conn_t *c, int type, const uint8_t *body, uint32_t len)
+{
+    frame_end(c);
+    c->ops->on_frame(c, type, body, len);
+    if (c->body_cap > BODY_KEEP && c->type < 0) { /* no large buffer kept after its frame */
+        free(c->body);
+        c->body = NULL;
+        c->body_cap = 0;
+    }
+}
+
+/* The next unit of the current frame: a sealed chunk, a plaintext piece, or the whole body. */
+static void next_unit(sn_conn_t *c)
+{
+    uint32_t left = c->flen - c->fpos;
+    c->unit_have = 0;
+    if (c->sec_mode == SN_SEC_SODIUM) {
+        c->unit = chunk_buf(c);
+        c->unit_len = (left < SN_CONN_CHUNK ? left : SN_CONN_CHUNK) + SN_SEC_ABYTES;
+    } else if (c->streaming) {
+        c->unit = chunk_buf(c);
+        c->unit_len = left < SN_CONN_CHUNK ? left : SN_CONN_CHUNK;
+    } else {
+        c->unit = body_buf(c, left);
+        c->unit_len = left;
+    }
+}
+
+/* A unit is complete: opens it, lends it, and sets up the next one or ends the frame. */
+static void unit_done(sn_conn_t *c)
+{
+    if (c->sec_mode != SN_SEC_SODIUM) { /* plaintext: fpos counts body bytes */
+        uint32_t off = c->fpos, n = c->unit_len;
+        c->fpos += n;
+        if (!c->streaming) {
+            deliver_whole(c, c->type, c->unit, n);
+            return;
+        }
+        int type = c->type, last = c->fpos == c->flen;
+        uint32_t total = c->flen;
+        if (last)
+            frame_end(c);
+        c->ops->on_piece(c, type, c->chunk, off, n, total);
+        if (!last && !c->closing)
+            next_unit(c);
         return;
     }
-    if (sn_sec_open(c->sec, c->body + 1, c->body, len, ad) != 0) {
+    uint32_t n = c->unit_len - SN_SEC_ABYTES, off = c->fpos;
+    int last = off + n == c->flen;
+    uint8_t ad[4];
+    put_u32(ad, c->flen);
+    uint8_t *m = c->chunk + 1;
+    if (sn_sec_open(c->sec, m, c->chunk, c->unit_len, ad, last) != 0) {
         char what[256];
         snprintf(what, sizeof what,
                  "authentication failed on frame %llu from %s: the frame was altered, replayed, "
                  "reordered or follows a lost one",
-                 (unsigned long long) c->rx_frames, c->peer);
+                 (unsigned long long) c->rx_frames + 1, c->peer);
         sn_conn_fail(c, SN_EPROTO, what);
         return;
     }
-    type = c->body[1];
-    len -= SN_SEC_ABYTES + 1;
-    if (check_type(c, type, len) < 0)
-        return;
-    c->ops->on_frame(c, type, c->body + 2, len);
+    c->fpos += n;
+    uint32_t blen = c->flen - 1; /* body bytes of the frame */
+    if (off == 0) {              /* the first chunk names the type */
+        int type = m[0];
+        if (check_type(c, type, blen) < 0)
+            return;
+        c->type = type;
+        if (last) {
+            deliver_whole(c, type, m + 1, blen);
+            return;
+        }
+        c->streaming = c->ops->on_piece && (c->stream_mask & (1u << type));
+        if (c->streaming) {
+            c->ops->on_piece(c, type, m + 1, 0, n - 1, blen);
+        } else {
+            memcpy(body_buf(c, blen), m + 1, n - 1);
+        }
+    } else if (c->streaming) {
+        int type = c->type;
+        if (last)
+            frame_end(c);
+        c->ops->on_piece(c, type, m, off - 1, n, blen);
+        if (last)
+            return;
+    } else {
+        memcpy(c->body + off - 1, m, n);
+        if (last) {
+            deliver_whole(c, c->type, c->body, blen);
+            return;
+        }
+    }
+    if (!c->closing)
+        next_unit(c);
 }
 
-/* A header is complete: checks type (plaintext) and length before anything is allocated. */
-static int begin_body(sn_conn_t *c)
+/* A header is complete: checks the length (and, in plaintext, the type) before anything is
+ * allocated. */
+static int begin_frame(sn_conn_t *c)
 {
     uint32_t len = ((uint32_t) c->hdr[0] << 24) | ((uint32_t) c->hdr[1] << 16) |
                    ((uint32_t) c->hdr[2] << 8) | c->hdr[3];
@@ -362,16 +622,17 @@ static int begin_body(sn_conn_t *c)
         for (int t = 1; t < SN_FRAME_NTYPES; t++)
             if (c->max_body[t] > max)
                 max = c->max_body[t];
-        if (len < SN_SEC_ABYTES + 1 || len - SN_SEC_ABYTES - 1 > max) {
+        if (len < 1 || len - 1 > max) {
             char what[160];
             snprintf(what, sizeof what,
-                     "sealed frame of %u bytes from %s is outside the accepted range (18..%u)", len,
-                     c->peer, max + SN_SEC_ABYTES + 1);
+                     "sealed frame of %u plaintext bytes from %s is outside the accepted range "
+                     "(1..%u)",
+                     len, c->peer, max + 1);
             sn_conn_fail(c, SN_EPROTO, what);
             return -1;
         }
-        c->type = 0; /* sealed: the type is inside */
-        c->body_len = len;
+        c->type = 0; /* sealed: the type is inside the first chunk */
+        c->flen = len;
     } else {
         int type = c->hdr[4];
         if (len < 1) {
@@ -381,15 +642,47 @@ static int begin_body(sn_conn_t *c)
         if (check_type(c, type, len - 1) < 0)
             return -1;
         c->type = type;
-        c->body_len = len - 1;
+        c->flen = len - 1;
+        c->streaming =
+            c->ops->on_piece && (c->stream_mask & (1u << type)) && c->flen > SN_CONN_CHUNK - 1;
     }
-    c->body_have = 0;
-    if (c->body_cap < c->body_len) {
-        free(c->body);
-        c->body = sn_xmalloc(c->body_len);
-        c->body_cap = c->body_len;
-    }
+    c->fpos = 0;
+    next_unit(c);
     return 0;
+}
+
+/* The frame reader: bytes as they come from the socket (or a test). */
+void sn__conn_feed(sn_conn_t *c, const uint8_t *p, size_t n)
+{
+    const uint32_t hdr_need = hdr_bytes(c);
+    while (n > 0 && !c->closing) {
+        if (c->type < 0) {
+            size_t take = hdr_need - c->hdr_have;
+            if (take > n)
+                take = n;
+            memcpy(c->hdr + c->hdr_have, p, take);
+            c->hdr_have += (uint32_t) take;
+            p += take;
+            n -= take;
+            if (c->hdr_have < hdr_need)
+                break;
+            if (begin_frame(c) < 0)
+                return;
+            if (c->unit_len == 0) { /* plaintext frame with an empty body */
+                deliver_whole(c, c->type, c->unit, 0);
+                continue;
+            }
+        }
+        size_t take = c->unit_len - c->unit_have;
+        if (take > n)
+            take = n;
+        memcpy(c->unit + c->unit_have, p, take);
+        c->unit_have += (uint32_t) take;
+        p += take;
+        n -= take;
+        if (c->unit_have == c->unit_len)
+            unit_done(c);
+    }
 }
 
 static void on_expect(uv_timer_t *t)
@@ -430,18 +723,7 @@ static void established(sn_conn_t *c)
     uv_timer_stop(&c->timer);
     if (c->expect_ms)
         uv_timer_start(&c->timer, on_expect, c->expect_ms, 0);
-    wreq_t *w = c->pending;
-    c->pending = c->pending_tail = NULL;
-    while (w) {
-        wreq_t *next = w->next;
-        if (c->closing) {
-            free(w);
-        } else {
-            w->next = NULL;
-            transmit(c, w);
-        }
-        w = next;
-    }
+    pump(c); /* the frames sent during the handshake, in order */
 }
 
 /* hsbuf holds the hs->want bytes of the next handshake step: takes it, answers, and fails the
@@ -490,43 +772,13 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
             handshake_step(c);
         return;
     }
-    if ((uint8_t *) buf->base != c->stage) { /* read straight into the body */
-        c->body_have += (uint32_t) nread;
-        if (c->body_have == c->body_len)
-            deliver(c);
+    if ((uint8_t *) buf->base != c->stage) { /* read straight into the unit */
+        c->unit_have += (uint32_t) nread;
+        if (c->unit_have == c->unit_len)
+            unit_done(c);
         return;
     }
-    const uint8_t *p = c->stage;
-    size_t n = (size_t) nread;
-    const uint32_t hdr_need = hdr_bytes(c);
-    while (n > 0 && !c->closing) {
-        if (c->type < 0) {
-            size_t take = hdr_need - c->hdr_have;
-            if (take > n)
-                take = n;
-            memcpy(c->hdr + c->hdr_have, p, take);
-            c->hdr_have += (uint32_t) take;
-            p += take;
-            n -= take;
-            if (c->hdr_have < hdr_need)
-                break;
-            if (begin_body(c) < 0)
-                return;
-            if (c->body_len == 0) {
-                deliver(c);
-                continue;
-            }
-        }
-        size_t take = c->body_len - c->body_have;
-        if (take > n)
-            take = n;
-        memcpy(c->body + c->body_have, p, take);
-        c->body_have += (uint32_t) take;
-        p += take;
-        n -= take;
-        if (c->body_have == c->body_len)
-            deliver(c);
-    }
+    sn__conn_feed(c, c->stage, (size_t) nread);
 }
 
 static void on_deadline(uv_timer_t *t)

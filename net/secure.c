@@ -14,7 +14,7 @@
 #include "stepnet/error.h"
 
 static const uint8_t magic[6] = {'s', 't', 'p', 'n', 'e', 't'};
-#define PROTO_VERSION 1
+#define PROTO_VERSION SN_SEC_VERSION
 
 static const char label_master[] = "stepnet-v1-master";
 static const char label_resp[] = "stepnet-v1-responder";
@@ -287,7 +287,12 @@ static int check_stranger(const uint8_t *in, const char **why)
         return SN_EPROTO;
     }
     if (in[6] != PROTO_VERSION) {
-        *why = "the peer speaks another version of the stepnet transport";
+        static char text[160];
+        snprintf(text, sizeof text,
+                 "the peer speaks version %u of the stepnet transport, this side version %u "
+                 "(stepnet builds of different releases cannot be mixed)",
+                 in[6], PROTO_VERSION);
+        *why = text;
         return SN_EPROTO;
     }
     return 0;
@@ -423,20 +428,25 @@ void sn_hs_wipe(sn_hs_t *hs)
 
 /* ---- frames -------------------------------------------------------------------------------- */
 
-void sn_sec_seal(sn_sec_t *s, uint8_t *c, const uint8_t *m, size_t mlen, const uint8_t ad[4])
+void sn_sec_seal(sn_sec_t *s, uint8_t *c, const uint8_t *m, size_t mlen, const uint8_t ad[4],
+                 int last)
 {
-    crypto_secretstream_xchacha20poly1305_push(&s->tx, c, NULL, m, mlen, ad, 4,
-                                               crypto_secretstream_xchacha20poly1305_TAG_MESSAGE);
+    crypto_secretstream_xchacha20poly1305_push(
+        &s->tx, c, NULL, m, mlen, ad, 4,
+        last ? crypto_secretstream_xchacha20poly1305_TAG_PUSH
+             : crypto_secretstream_xchacha20poly1305_TAG_MESSAGE);
 }
 
-int sn_sec_open(sn_sec_t *s, uint8_t *m, const uint8_t *c, size_t clen, const uint8_t ad[4])
+int sn_sec_open(sn_sec_t *s, uint8_t *m, const uint8_t *c, size_t clen, const uint8_t ad[4],
+                int last)
 {
     unsigned char tag = 0xff;
     if (clen < SN_SEC_ABYTES)
         return SN_EPROTO;
     if (crypto_secretstream_xchacha20poly1305_pull(&s->rx, m, NULL, &tag, c, clen, ad, 4) != 0)
         return SN_EPROTO;
-    if (tag != crypto_secretstream_xchacha20poly1305_TAG_MESSAGE)
+    if (tag != (last ? crypto_secretstream_xchacha20poly1305_TAG_PUSH
+                     : crypto_secretstream_xchacha20poly1305_TAG_MESSAGE))
         return SN_EPROTO;
     return 0;
 }

@@ -2,10 +2,10 @@
  * protection with libsodium. Pure: no sockets, no libuv; conn.c drives it. The protocol, its byte
  * layouts and test vectors are in docs/security.md.
  *
- * Every connection starts with an 8-byte preamble from each side ("stpnet", version 1, mode).
+ * Every connection starts with an 8-byte preamble from each side ("stpnet", version 2, mode).
  * Mode sodium then runs: ephemeral X25519 (crypto_kx) bound to the cluster key by a keyed BLAKE2b
  * over the whole transcript, a key-confirmation tag from each role, and one
- * crypto_secretstream_xchacha20poly1305 stream per direction for every later frame. */
+ * crypto_secretstream_xchacha20poly1305 stream per direction for every later frame chunk. */
 #ifndef STEPNET_NET_SECURE_H
 #define STEPNET_NET_SECURE_H
 
@@ -19,6 +19,7 @@
 #define SN_SEC_SODIUM 1 /* the default */
 
 #define SN_SEC_PREAMBLE  8
+#define SN_SEC_VERSION   2 /* the transport version in the preamble: 2 = chunked frames */
 #define SN_SEC_M1_BYTES  (SN_SEC_PREAMBLE + 32)           /* P_I | e_I */
 #define SN_SEC_M2_BYTES  (SN_SEC_PREAMBLE + 32 + 24 + 32) /* P_R | e_R | hdr_R | tag_R */
 #define SN_SEC_M3_BYTES  (24 + 32)                        /* hdr_I | tag_I */
@@ -98,13 +99,17 @@ int sn_hs_step(sn_hs_t *hs, const uint8_t *in, uint8_t out[SN_SEC_MAX_REPLY], si
 /* Wipes the handshake secrets (the established streams are kept in hs->sec until copied). */
 void sn_hs_wipe(sn_hs_t *hs);
 
-/* Seals one frame: c receives mlen + SN_SEC_ABYTES bytes; m may be c + 1 (in place). ad is the
- * frame's 4-byte length header, bound to the frame. */
-void sn_sec_seal(sn_sec_t *s, uint8_t *c, const uint8_t *m, size_t mlen, const uint8_t ad[4]);
+/* Seals one chunk of a frame (docs/security.md, "Frames"): c receives mlen + SN_SEC_ABYTES bytes;
+ * m may be c + 1 (in place). ad is the frame's 4-byte length header, bound to every chunk; `last`
+ * marks the frame's last chunk (tag PUSH; MESSAGE otherwise). */
+void sn_sec_seal(sn_sec_t *s, uint8_t *c, const uint8_t *m, size_t mlen, const uint8_t ad[4],
+                 int last);
 
-/* Opens one frame: m receives clen - SN_SEC_ABYTES bytes; m may be c + 1. SN_EPROTO if the frame
- * was altered, replayed, reordered, dropped before, or is not a plain message. */
-int sn_sec_open(sn_sec_t *s, uint8_t *m, const uint8_t *c, size_t clen, const uint8_t ad[4]);
+/* Opens one chunk: m receives clen - SN_SEC_ABYTES bytes; m may be c + 1. SN_EPROTO if the chunk
+ * was altered, replayed, reordered, dropped before, is not tagged as its place in the frame
+ * (`last`) requires, or is shorter than a tag. */
+int sn_sec_open(sn_sec_t *s, uint8_t *m, const uint8_t *c, size_t clen, const uint8_t ad[4],
+                int last);
 
 /* The derivation steps, exposed for the test vectors. */
 void sn_hs_derive(const sn_key_t *key, const uint8_t s[64], const uint8_t th[32], uint8_t k_i2r[32],

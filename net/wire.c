@@ -31,6 +31,8 @@ void sn_wire_limits_link(sn_conn_t *c, uint32_t size, int hello_only)
     c->max_body[SN_FRAME_DATA] = 4 + SN_WIRE_MAX_DATAHDR + size;
     c->max_body[SN_FRAME_PING] = 8 + size;
     c->max_body[SN_FRAME_PONG] = 8 + size;
+    /* large data frames and calibration probes go to the link piece by piece */
+    c->stream_mask = (1u << SN_FRAME_DATA) | (1u << SN_FRAME_PING) | (1u << SN_FRAME_PONG);
 }
 
 int sn_wire_send_control(sn_conn_t *c, const Stepnet__Control *m)
@@ -93,17 +95,37 @@ int sn_wire_send_data(sn_conn_t *c, uint32_t cid, uint64_t slot, uint32_t radius
         h.packet = &ph;
     }
     size_t hlen = stepnet__data_header__get_packed_size(&h);
-    uint8_t *body = sn_conn_frame(c, SN_FRAME_DATA, 4 + hlen + plen);
-    body[0] = (uint8_t) (hlen >> 24);
-    body[1] = (uint8_t) (hlen >> 16);
-    body[2] = (uint8_t) (hlen >> 8);
-    body[3] = (uint8_t) hlen;
-    stepnet__data_header__pack(&h, body + 4);
-    if (plen && pkt->src == SN_SRC_COMBINED)
-        sn_payload_fill_value(p->op, pkt->digest, body + 4 + hlen, plen);
-    else if (plen)
-        sn_payload_fill(p->seed, pkt->src, pkt->dst, pkt->seq, pkt->frag, body + 4 + hlen, plen);
-    return sn_conn_send(c, body);
+    uint8_t head[4 + SN_WIRE_MAX_DATAHDR];
+    if (hlen > SN_WIRE_MAX_DATAHDR)
+        return SN_EPROTO;
+    head[0] = (uint8_t) (hlen >> 24);
+    head[1] = (uint8_t) (hlen >> 16);
+    head[2] = (uint8_t) (hlen >> 8);
+    head[3] = (uint8_t) hlen;
+    stepnet__data_header__pack(&h, head + 4);
+    sn_wire_payload_t g;
+    memset(&g, 0, sizeof g);
+    if (plen) {
+        g.combined = pkt->src == SN_SRC_COMBINED;
+        g.op = p->op;
+        g.seed = g.combined ? pkt->digest : p->seed;
+        g.src = pkt->src;
+        g.dst = pkt->dst;
+        g.seq = pkt->seq;
+        g.frag = pkt->frag;
+    }
+    /* the payload is generated chunk by chunk as the frame goes out */
+    return sn_conn_send_gen(c, SN_FRAME_DATA, head, 4 + hlen, plen, sn_wire_payload_fill, &g,
+                            sizeof g);
+}
+
+void sn_wire_payload_fill(const void *ctx, uint32_t off, uint8_t *dst, uint32_t n)
+{
+    const sn_wire_payload_t *g = ctx;
+    if (g->combined)
+        sn_payload_fill_value_at((sn_op_t) g->op, g->seed, off, dst, n);
+    else
+        sn_payload_fill_at(g->seed, g->src, g->dst, g->seq, g->frag, off, dst, n);
 }
 
 /* Data headers are unpacked into a small stack arena instead of malloc: one frame per link per
@@ -136,6 +158,12 @@ static void arena_free(void *data, void *p)
 int sn_wire_parse_data(const uint8_t *body, size_t len, uint32_t size, sn_wire_data_t *out,
                        sn_err_t *err)
 {
+    return sn_wire_parse_data_head(body, len, len, size, out, err);
+}
+
+int sn_wire_parse_data_head(const uint8_t *body, size_t avail, size_t len, uint32_t size,
+                            sn_wire_data_t *out, sn_err_t *err)
+{
     arena_t arena;
     arena.used = 0;
     ProtobufCAllocator alloc = {arena_alloc, arena_free, &arena};
@@ -145,7 +173,8 @@ int sn_wire_parse_data(const uint8_t *body, size_t len, uint32_t size, sn_wire_d
     }
     uint32_t hlen = ((uint32_t) body[0] << 24) | ((uint32_t) body[1] << 16) |
                     ((uint32_t) body[2] << 8) | body[3];
-    if (hlen > SN_WIRE_MAX_DATAHDR || hlen > len - 4) {
+    if (avail > len || avail < 4 || hlen > SN_WIRE_MAX_DATAHDR || hlen > len - 4 ||
+        hlen > avail - 4) {
         return sn_err_set(err, SN_EPROTO, "data frame header length out of range");
     }
     Stepnet__DataHeader *h = stepnet__data_header__unpack(&alloc, hlen, body + 4);

@@ -47,6 +47,17 @@ int sn_wire_send_linkhello(sn_conn_t *c, uint64_t token, uint32_t edge, uint32_t
 int sn_wire_send_data(sn_conn_t *c, uint32_t cid, uint64_t slot, uint32_t radius, uint64_t cmax,
                       const sn_packet_t *pkt, const sn_params_t *p);
 
+/* What generates a data packet's payload (sn_wire_send_data streams it with sn_conn_send_gen):
+ * the packet identity and the run's seed, or for a combining packet its value (in seed) and op. */
+typedef struct sn_wire_payload_s {
+    uint64_t seed;
+    uint32_t src, dst, seq, frag;
+    int32_t op, combined;
+} sn_wire_payload_t;
+
+/* sn_conn_fill_fn of payloads: bytes [off, off + n) of the payload ctx (an sn_wire_payload_t). */
+void sn_wire_payload_fill(const void *ctx, uint32_t off, uint8_t *dst, uint32_t n);
+
 typedef struct sn_wire_data_s {
     uint32_t cid;
     uint64_t slot;
@@ -63,6 +74,12 @@ typedef struct sn_wire_data_s {
  * check the payload bytes themselves (sn_payload_check does). */
 int sn_wire_parse_data(const uint8_t *body, size_t len, uint32_t size, sn_wire_data_t *out,
                        sn_err_t *err);
+
+/* The same for the first piece of a frame streamed in pieces: body holds the first `avail` of the
+ * frame's `len` body bytes, at least the whole header; payload points at the payload bytes among
+ * them (avail - (payload - body) of payload_len). */
+int sn_wire_parse_data_head(const uint8_t *body, size_t avail, size_t len, uint32_t size,
+                            sn_wire_data_t *out, sn_err_t *err);
 
 /* ---- the run parameters in an assignment ------------------------------------------------------
  * The only place that converts between sn_params_t and protobuf: the coordinator fills an Assign

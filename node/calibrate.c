@@ -11,12 +11,8 @@
 static void send_ping(link_t *l)
 {
     uint32_t bytes = l->cal.probe < l->cal.probes ? 0 : l->cal.probe_bytes;
-    uint8_t *b = sn_conn_frame(&l->lc->c, SN_FRAME_PING, 8 + bytes);
-    uint64_t seq = l->cal.probe;
-    memcpy(b, &seq, 8);
-    memset(b + 8, 0x5a, bytes);
     l->cal.probe_t0 = uv_hrtime();
-    sn_conn_send(&l->lc->c, b);
+    sn__node_send_probe(&l->lc->c, SN_FRAME_PING, l->cal.probe, bytes);
 }
 
 static int cmp_u64(const void *a, const void *b)

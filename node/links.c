@@ -37,8 +37,91 @@ static void check_ready(node_t *nd)
 static void link_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len);
 static void link_on_error(sn_conn_t *c, int status, const char *what);
 static void link_on_closed(sn_conn_t *c);
+static void link_on_piece(sn_conn_t *c, int type, const uint8_t *p, size_t off, size_t n,
+                          size_t total);
 
-static const sn_conn_ops_t link_ops = {link_on_frame, link_on_error, link_on_closed};
+static const sn_conn_ops_t link_ops = {link_on_frame, link_on_error, link_on_closed, link_on_piece};
+
+/* Calibration probes: u64 sequence then probe bytes, all 0x5a (calibrate.c). A probe longer than
+ * a chunk is echoed by generating the same bytes again, so no link holds a whole probe. */
+static void probe_fill(const void *ctx, uint32_t off, uint8_t *dst, uint32_t n)
+{
+    (void) ctx;
+    (void) off;
+    memset(dst, 0x5a, n);
+}
+
+int sn__node_send_probe(sn_conn_t *c, int type, uint64_t seq, uint32_t bytes)
+{
+    uint8_t head[8];
+    memcpy(head, &seq, 8);
+    return sn_conn_send_gen(c, type, head, 8, bytes, probe_fill, NULL, 0);
+}
+
+/* A frame of a bound link that arrives in pieces (conn.h): a data frame is parsed from its first
+ * piece and its payload checked piece by piece, then taken whole into the window; a probe is
+ * answered (PING) or timed (PONG) after its last piece. */
+static void link_on_piece(sn_conn_t *c, int type, const uint8_t *p, size_t off, size_t n,
+                          size_t total)
+{
+    lconn_t *lc = c->owner;
+    link_t *l = lc->link;
+    if (l == NULL) { /* only the hello may come before binding, and it is never this long */
+        sn_conn_fail(c, SN_EPROTO, "a long frame before the link hello");
+        return;
+    }
+    int last = off + n == total;
+    if (off == 0)
+        lc->piece_bad = 0;
+    if (lc->piece_bad)
+        return;
+    if (type == SN_FRAME_PING || type == SN_FRAME_PONG) {
+        size_t from = 0;
+        if (off == 0)
+            memcpy(&lc->piece_seq, p, 8), from = 8; /* the first piece holds far more than 8 */
+        for (size_t i = from; i < n; i++) {
+            if (p[i] != 0x5a) {
+                lc->piece_bad = 1;
+                sn_conn_fail(c, SN_EPROTO, "calibration probe with bytes other than the probe's");
+                return;
+            }
+        }
+        if (!last)
+            return;
+        if (type == SN_FRAME_PING)
+            sn__node_send_probe(c, SN_FRAME_PONG, lc->piece_seq, (uint32_t) (total - 8));
+        else if (l->dialer && l->cal.probe < 2 * l->cal.probes)
+            sn__node_on_pong(l);
+        return;
+    }
+    if (type != SN_FRAME_DATA) {
+        link_on_frame(c, type, p, n); /* refused there as unexpected */
+        return;
+    }
+    sn_wire_data_t *d = &lc->piece_d;
+    uint32_t poff = 0;
+    const uint8_t *pp = p;
+    size_t pn = n;
+    if (off == 0) {
+        sn_err_t err = {0};
+        if (sn_wire_parse_data_head(p, n, total, l->nd->params.size, d, &err) < 0) {
+            lc->piece_bad = 1;
+            sn__node_data_malformed(l, err.msg);
+            return;
+        }
+        pp = d->payload;
+        pn = n - (size_t) (d->payload - p);
+        d->payload = NULL; /* lent only for this piece */
+    } else {
+        poff = (uint32_t) (off - (total - d->payload_len));
+    }
+    if (sn__node_data_check(l, d, pp, poff, (uint32_t) pn) < 0) {
+        lc->piece_bad = 1;
+        return;
+    }
+    if (last)
+        sn__node_data_accept(l, d);
+}
 
 static void bind_link(link_t *l, lconn_t *lc)
 {

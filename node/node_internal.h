@@ -38,6 +38,11 @@ typedef struct lconn_s {
     /* a hello received before the assignment, processed after it */
     int have_hello;
     Stepnet__LinkHello hello;
+    /* a frame arriving in pieces (links.c): its parsed data header, or the probe's sequence;
+     * piece_bad once it has been refused (its later pieces are ignored) */
+    sn_wire_data_t piece_d;
+    uint64_t piece_seq;
+    int piece_bad;
 } lconn_t;
 
 /* One data frame held in a link's two-frame window (slot.c). */
@@ -228,6 +233,9 @@ void sn__node_calibrate(node_t *nd, uint32_t bytes, uint32_t probes);
 
 /* A PONG on link l (the dialler's side). */
 void sn__node_on_pong(link_t *l);
+/* Sends a calibration probe (PING) or its echo (PONG): sequence seq then `bytes` probe bytes,
+ * generated as the frame goes out (links.c). */
+int sn__node_send_probe(sn_conn_t *c, int type, uint64_t seq, uint32_t bytes);
 
 /* ---- slot.c ---- */
 
@@ -236,6 +244,13 @@ void sn__node_start(node_t *nd, uint32_t cid, uint64_t seed, uint64_t idle);
 
 /* A data frame on link l. */
 void sn__node_on_data(link_t *l, const uint8_t *body, size_t len);
+/* The parts of sn__node_on_data, for frames that arrive in pieces (links.c): the check of payload
+ * bytes [off, off + n) (-1 once reported), the report of a malformed frame, and the acceptance
+ * of a checked frame into the link's window. */
+int sn__node_data_check(link_t *l, const sn_wire_data_t *d, const uint8_t *p, uint32_t off,
+                        uint32_t n);
+void sn__node_data_malformed(link_t *l, const char *msg);
+void sn__node_data_accept(link_t *l, sn_wire_data_t *d);
 
 /* ---- fault.c ---- */
 

@@ -341,19 +341,56 @@ void sn__node_start(node_t *nd, uint32_t cid, uint64_t seed, uint64_t idle)
 
 /* ---- frames on links ----------------------------------------------------------------------- */
 
-void sn__node_on_data(link_t *l, const uint8_t *body, size_t len)
+/* Checks payload bytes [off, off + n) of the data frame d (whole, or one piece of a frame
+ * streamed in pieces); reports and returns -1 if they differ from the packet's. */
+int sn__node_data_check(link_t *l, const sn_wire_data_t *d, const uint8_t *p, uint32_t off,
+                        uint32_t n)
+{
+    node_t *nd = l->nd;
+    const sn_params_t *prm = &nd->params;
+    if (!d->has_packet || d->pkt.kind != SN_PKT_DATA || n == 0)
+        return 0;
+    /* a combining packet's bytes derive from the value in its header, which the value check
+     * at delivery (sn_verify_delivery) then judges; other data packets from their identity */
+    if (d->pkt.src == SN_SRC_COMBINED && sn_coll_is_combining(prm->coll)) {
+        if (sn_payload_check_value_at(prm->op, d->pkt.digest, off, p, n) < 0) {
+            sn__node_report(nd, SN_EVERIFY, d->slot, STEPNET__ABORT_KIND__ABORT_CORRUPT, l->peer,
+                            NULL, 0,
+                            "slot %llu: corrupt payload from node %u (edge %u): combined packet "
+                            "for %u seq %u differs from the bytes of its value",
+                            (unsigned long long) d->slot, l->peer, l->edge, d->pkt.dst, d->pkt.seq);
+            return -1;
+        }
+    } else if (sn_payload_check_at(prm->seed, d->pkt.src, d->pkt.dst, d->pkt.seq, d->pkt.frag, off,
+                                   p, n) < 0) {
+        sn__node_report(nd, SN_EVERIFY, d->slot, STEPNET__ABORT_KIND__ABORT_CORRUPT, l->peer, NULL,
+                        0,
+                        "slot %llu: corrupt payload from node %u (edge %u): packet src %u dst %d "
+                        "seq %u differs from its expected bytes",
+                        (unsigned long long) d->slot, l->peer, l->edge, d->pkt.src,
+                        d->pkt.dst == SN_NODE_ALL ? -1 : (int) d->pkt.dst, d->pkt.seq);
+        return -1;
+    }
+    nd->ex.bytes_checked += n;
+    return 0;
+}
+
+/* Reports a data frame that cannot be parsed. */
+void sn__node_data_malformed(link_t *l, const char *msg)
+{
+    node_t *nd = l->nd;
+    sn__node_log(nd, "LINK-PROTO", "edge %u (node %u): %s", l->edge, l->peer, msg);
+    sn__node_report(nd, SN_EPROTO, nd->ex.t, STEPNET__ABORT_KIND__ABORT_PROTO, l->peer, NULL, 0,
+                    "protocol error on the link to node %u (edge %u) at slot %llu: %s", l->peer,
+                    l->edge, (unsigned long long) nd->ex.t, msg);
+}
+
+/* A data frame whose payload has been checked: takes it into the link's window. */
+void sn__node_data_accept(link_t *l, sn_wire_data_t *dp)
 {
     node_t *nd = l->nd;
     const sn_params_t *p = &nd->params;
-    sn_wire_data_t d;
-    sn_err_t err = {0};
-    if (sn_wire_parse_data(body, len, p->size, &d, &err) < 0) {
-        sn__node_log(nd, "LINK-PROTO", "edge %u (node %u): %s", l->edge, l->peer, err.msg);
-        sn__node_report(nd, SN_EPROTO, nd->ex.t, STEPNET__ABORT_KIND__ABORT_PROTO, l->peer, NULL, 0,
-                        "protocol error on the link to node %u (edge %u) at slot %llu: %s", l->peer,
-                        l->edge, (unsigned long long) nd->ex.t, err.msg);
-        return;
-    }
+    sn_wire_data_t d = *dp;
     /* the frame must belong to the running collective (or be the first frame of the next one,
      * sent by a neighbour that got its START first), and to slot t or t+1 */
     int ok;
@@ -370,35 +407,10 @@ void sn__node_on_data(link_t *l, const uint8_t *body, size_t len)
                         ok ? "repeated" : "unexpected", nd->ex.cid, (unsigned long long) nd->ex.t);
         return;
     }
-    /* a combining packet's bytes derive from the value in its header, which the value check
-     * at delivery (sn_verify_delivery) then judges; other data packets from their identity */
-    int combined = d.has_packet && d.pkt.kind == SN_PKT_DATA && d.pkt.src == SN_SRC_COMBINED &&
-                   sn_coll_is_combining(p->coll);
-    if (combined) {
-        if (sn_payload_check_value(p->op, d.pkt.digest, d.payload, d.payload_len) < 0) {
-            sn__node_report(nd, SN_EVERIFY, d.slot, STEPNET__ABORT_KIND__ABORT_CORRUPT, l->peer,
-                            NULL, 0,
-                            "slot %llu: corrupt payload from node %u (edge %u): combined packet "
-                            "for %u seq %u differs from the bytes of its value",
-                            (unsigned long long) d.slot, l->peer, l->edge, d.pkt.dst, d.pkt.seq);
-            return;
-        }
-        nd->ex.bytes_checked += d.payload_len;
-    } else if (d.has_packet && d.pkt.kind == SN_PKT_DATA) {
-        if (sn_payload_check(p->seed, d.pkt.src, d.pkt.dst, d.pkt.seq, d.pkt.frag, d.payload,
-                             d.payload_len) < 0) {
-            sn__node_report(
-                nd, SN_EVERIFY, d.slot, STEPNET__ABORT_KIND__ABORT_CORRUPT, l->peer, NULL, 0,
-                "slot %llu: corrupt payload from node %u (edge %u): packet src %u dst %d "
-                "seq %u differs from its expected bytes",
-                (unsigned long long) d.slot, l->peer, l->edge, d.pkt.src,
-                d.pkt.dst == SN_NODE_ALL ? -1 : (int) d.pkt.dst, d.pkt.seq);
-            return;
-        }
+    if (d.has_packet && d.pkt.kind == SN_PKT_DATA &&
+        !(d.pkt.src == SN_SRC_COMBINED && sn_coll_is_combining(p->coll)))
         d.pkt.digest =
             sn_payload_digest(p->seed, d.pkt.src, d.pkt.dst, d.pkt.seq, d.pkt.frag, p->size);
-        nd->ex.bytes_checked += d.payload_len;
-    }
     f->have = 1;
     f->cid = d.cid;
     f->slot = d.slot;
@@ -408,4 +420,17 @@ void sn__node_on_data(link_t *l, const uint8_t *body, size_t len)
     f->cmax = d.cmax;
     if (nd->ex.running && d.slot == nd->ex.t)
         advance(nd);
+}
+
+void sn__node_on_data(link_t *l, const uint8_t *body, size_t len)
+{
+    sn_wire_data_t d;
+    sn_err_t err = {0};
+    if (sn_wire_parse_data(body, len, l->nd->params.size, &d, &err) < 0) {
+        sn__node_data_malformed(l, err.msg);
+        return;
+    }
+    if (sn__node_data_check(l, &d, d.payload, 0, d.payload_len) < 0)
+        return;
+    sn__node_data_accept(l, &d);
 }

@@ -8,21 +8,24 @@
 #   3. added CPU per frame end to end: the bare slot barrier (--idle-slots) on ring:2, CPU time of
 #      the coordinator and both nodes (getrusage of the children) with and without security,
 #      divided by the frames sent (two per slot, one each way).
-#   4. with --lan RATE (root): te on complete:8 at 64 KiB and 1 MiB in a cluster of network
-#      namespaces whose interfaces are limited to RATE (deploy/netns-cluster.sh --rate), i.e. a
-#      LAN of that speed instead of loopback, with and without security.
+#   4. with --lan RATE (root): te on complete:2 (two nodes joined by one link: the target of
+#      docs/performance.md, sodium / none <= 1.10 at 1gbit) and on complete:8 at 64 KiB and 1 MiB in
+#      a cluster of network namespaces whose interfaces are limited to RATE (tbf qdisc;
+#      deploy/netns-cluster.sh --rate), i.e. a LAN of that speed instead of loopback, with and
+#      without security. --lan-only skips parts 1-3.
 # Figures, not a test; the machine is shared, so only the side-by-side ratios mean much.
 #
-#   scripts/bench_security.sh [--reps N] [--csv FILE] [--lan 1gbit]
+#   scripts/bench_security.sh [--reps N] [--csv FILE] [--lan 1gbit [--lan-only]]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-reps=5 csv="" lan=""
+reps=5 csv="" lan="" lan_only=0
 while [ $# -gt 0 ]; do
     case "$1" in
     --reps) reps="$2"; shift 2 ;;
     --csv) csv="$2"; shift 2 ;;
     --lan) lan="$2"; shift 2 ;;
-    -h | --help) sed -n '2,18p' "$0"; exit 0 ;;
+    --lan-only) lan_only=1; shift ;;
+    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "bench_security: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -32,6 +35,7 @@ done
 sizes=(8 1024 65536 1048576)
 [ -n "$csv" ] && echo "part,case,size,secure,none,unit,ratio" >"$csv"
 
+if [ "$lan_only" = 0 ]; then
 echo "1. sealing and opening one frame (CPU, median of $reps; stepnet-rawprobe seal)"
 printf '%9s %10s %10s %10s %12s\n' size seal_us open_us total_us ns_per_byte
 for s in "${sizes[@]}"; do
@@ -80,15 +84,18 @@ printf '%d slots, %d frames: user CPU %.3f s with security, %.3f s without (syst
 printf 'added user CPU per frame (sealed once, opened once): %s us\n' "$per"
 [ -n "$csv" ] && echo "cpu,idle ring:2,8,$au,$bu,s,$per" >>"$csv"
 echo
+fi
 if [ -n "$lan" ]; then
-    echo "4. te on complete:8 over a $lan LAN of network namespaces (median of $reps alternating rounds)"
+    echo "4. te over a $lan LAN of network namespaces (median of $reps alternating rounds)"
     printf '%-5s %-12s %9s %14s %14s %7s %9s\n' coll topology size sodium_us none_us ratio overhead
-    for s in 65536 1048576; do
-        compare_modes "$reps" "LAN te $s" deploy/netns-cluster.sh --rate "$lan" -- --topo complete:8 \
-            --coll te --size "$s" --probes 3 --reps 3 --warmup 1 --json
-        a=$CMP_A b=$CMP_B ratio=$CMP_RATIO
-        printf '%-5s %-12s %9s %14.1f %14.1f %7s %9s\n' te complete:8 "$s" "$a" "$b" "$ratio" "$CMP_OVER"
-        [ -n "$csv" ] && echo "lan $lan,te complete:8,$s,$a,$b,us,$ratio" >>"$csv"
+    for topo in complete:2 complete:8; do
+        for s in 65536 1048576; do
+            compare_modes "$reps" "LAN te $topo $s" deploy/netns-cluster.sh --rate "$lan" -- \
+                --topo "$topo" --coll te --size "$s" --probes 3 --reps 3 --warmup 1 --json
+            a=$CMP_A b=$CMP_B ratio=$CMP_RATIO
+            printf '%-5s %-12s %9s %14.1f %14.1f %7s %9s\n' te "$topo" "$s" "$a" "$b" "$ratio" "$CMP_OVER"
+            [ -n "$csv" ] && echo "lan $lan,te $topo,$s,$a,$b,us,$ratio" >>"$csv"
+        done
     done
     echo
 fi

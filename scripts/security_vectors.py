@@ -37,8 +37,8 @@ e_r_sk = bytes(range(0x60, 0x80))
 hdr_r = bytes(range(0x80, 0x98))
 hdr_i = bytes(range(0xA0, 0xB8))
 
-P_I = b"stpnet\x01\x01"
-P_R = b"stpnet\x01\x01"
+P_I = b"stpnet\x02\x01"  # transport version 2, mode sodium
+P_R = b"stpnet\x02\x01"
 e_i = pub(e_i_sk)
 e_r = pub(e_r_sk)
 M1 = P_I + e_i
@@ -104,6 +104,8 @@ def secretstream_push_first(key, header, m, ad, tag=0):
     return bytes([tagblock[0]]) + c + p.finalize()
 
 
+# transport version 2: the length header counts the plaintext (type byte + body) and is the
+# associated data of every chunk; a frame of one chunk is tagged PUSH (1), the frame's last chunk
 m = bytes([3]) + b"hello"
-ad = (len(m) + 17).to_bytes(4, "big")
-print(f"{'frame1':7s} {(ad + secretstream_push_first(k_i2r, hdr_i, m, ad)).hex()}")
+ad = len(m).to_bytes(4, "big")
+print(f"{'frame1':7s} {(ad + secretstream_push_first(k_i2r, hdr_i, m, ad, tag=1)).hex()}")

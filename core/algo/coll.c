@@ -373,6 +373,58 @@ int sn_payload_check(uint64_t seed, uint32_t src, uint32_t dst, uint32_t seq, ui
                : SN_EVERIFY;
 }
 
+/* Bytes [off, off + n) of the payload whose word stream starts after `base`: a partial leading
+ * word through a temporary word, then whole words from word index off / 8. */
+static void payload_fill_range(uint64_t base, uint8_t *buf, uint32_t off, uint32_t n)
+{
+    uint32_t lead = off % 8;
+    if (lead && n) {
+        uint64_t w = base + (uint64_t) (off / 8 + 1) * PAYLOAD_K;
+        uint8_t tmp[8];
+        memcpy(tmp, &w, 8);
+        uint32_t k = 8 - lead < n ? 8 - lead : n;
+        memcpy(buf, tmp + lead, k);
+        buf += k;
+        off += k;
+        n -= k;
+    }
+    if (n)
+        payload_fill_words(buf, n, base + (uint64_t) (off / 8) * PAYLOAD_K);
+}
+
+static uint64_t payload_check_range(uint64_t base, const uint8_t *buf, uint32_t off, uint32_t n)
+{
+    uint64_t diff = 0;
+    uint32_t lead = off % 8;
+    if (lead && n) {
+        uint64_t w = base + (uint64_t) (off / 8 + 1) * PAYLOAD_K;
+        uint8_t tmp[8];
+        memcpy(tmp, &w, 8);
+        uint32_t k = 8 - lead < n ? 8 - lead : n;
+        diff |= (uint64_t) (memcmp(buf, tmp + lead, k) != 0);
+        buf += k;
+        off += k;
+        n -= k;
+    }
+    if (n)
+        diff |= payload_check_words(buf, n, base + (uint64_t) (off / 8) * PAYLOAD_K);
+    return diff;
+}
+
+void sn_payload_fill_at(uint64_t seed, uint32_t src, uint32_t dst, uint32_t seq, uint32_t frag,
+                        uint32_t off, uint8_t *buf, uint32_t n)
+{
+    payload_fill_range(payload_base(seed, src, dst, seq, frag), buf, off, n);
+}
+
+int sn_payload_check_at(uint64_t seed, uint32_t src, uint32_t dst, uint32_t seq, uint32_t frag,
+                        uint32_t off, const uint8_t *buf, uint32_t n)
+{
+    return payload_check_range(payload_base(seed, src, dst, seq, frag), buf, off, n) == 0
+               ? 0
+               : SN_EVERIFY;
+}
+
 sn_packet_t sn_packet_data(const sn_params_t *p, uint32_t src, uint32_t dst, uint32_t seq,
                            uint32_t frag)
 {
@@ -437,35 +489,56 @@ static uint64_t op_word(sn_op_t op, uint64_t x, uint64_t i)
     }
 }
 
+/* Bytes [off, off + n) of the vector of `value`. */
+void sn_payload_fill_value_at(sn_op_t op, uint64_t value, uint32_t off, uint8_t *buf, uint32_t n)
+{
+    while (n > 0) {
+        uint64_t w = op_word(op, value, off / 8);
+        uint32_t lead = off % 8, k = 8 - lead < n ? 8 - lead : n;
+        if (k == 8) {
+            memcpy(buf, &w, 8);
+        } else {
+            uint8_t tmp[8];
+            memcpy(tmp, &w, 8);
+            memcpy(buf, tmp + lead, k);
+        }
+        buf += k;
+        off += k;
+        n -= k;
+    }
+}
+
+int sn_payload_check_value_at(sn_op_t op, uint64_t value, uint32_t off, const uint8_t *buf,
+                              uint32_t n)
+{
+    uint64_t diff = 0;
+    while (n > 0) {
+        uint64_t w = op_word(op, value, off / 8);
+        uint32_t lead = off % 8, k = 8 - lead < n ? 8 - lead : n;
+        if (k == 8) {
+            uint64_t x;
+            memcpy(&x, buf, 8);
+            diff |= x ^ w;
+        } else {
+            uint8_t tmp[8];
+            memcpy(tmp, &w, 8);
+            diff |= (uint64_t) (memcmp(buf, tmp + lead, k) != 0);
+        }
+        buf += k;
+        off += k;
+        n -= k;
+    }
+    return diff == 0 ? 0 : SN_EVERIFY;
+}
+
 void sn_payload_fill_value(sn_op_t op, uint64_t value, uint8_t *buf, uint32_t size)
 {
-    uint32_t i = 0;
-    for (; i + 8 <= size; i += 8) {
-        uint64_t w = op_word(op, value, i / 8);
-        memcpy(buf + i, &w, 8);
-    }
-    if (i < size) {
-        uint64_t w = op_word(op, value, i / 8);
-        memcpy(buf + i, &w, size - i);
-    }
+    sn_payload_fill_value_at(op, value, 0, buf, size);
 }
 
 int sn_payload_check_value(sn_op_t op, uint64_t value, const uint8_t *buf, uint32_t size)
 {
-    uint64_t diff = 0;
-    uint32_t i = 0;
-    for (; i + 8 <= size; i += 8) {
-        uint64_t x, w = op_word(op, value, i / 8);
-        memcpy(&x, buf + i, 8);
-        diff |= x ^ w;
-    }
-    if (i < size) {
-        uint64_t x = 0, y = 0, w = op_word(op, value, i / 8);
-        memcpy(&x, buf + i, size - i);
-        memcpy(&y, &w, size - i);
-        diff |= x ^ y;
-    }
-    return diff == 0 ? 0 : SN_EVERIFY;
+    return sn_payload_check_value_at(op, value, 0, buf, size);
 }
 
 /* ---- step output ------------------------------------------------------------------------- */

@@ -21,14 +21,22 @@
 #define EXEC_PER_NODE   32u
 #define EXEC_PER_FLIGHT 128u
 #define EXEC_PER_PAIR   48u
-/* run: a link holds one frame being read and at most two being sent (the two-frame window), each
- * the payload plus the data header, the frame header and the seal; measured peaks reach three
- * frames per link, and the fourth leaves room for the allocator and the calibration frames. */
-#define FRAMES_PER_LINK 4u
-#define FRAME_OVERHEAD  (4u + 512u + 5u + 17u + 64u)
+/* run: frames stream through bounded buffers (net/conn.h): per link a staging buffer for small
+ * frames, at most four cached frame buffers of one chunk or less and one receive unit, and for
+ * frames longer than a chunk SN_CONN_WINDOW + 1 chunk buffers on the sending side; so a link's
+ * buffers grow with the packet size up to one chunk, and not beyond. The chunk and the window are
+ * net/'s constants, repeated here because core does not include net (a unit test compares them). */
+#define RUN_CHUNK        65536u
+#define RUN_WINDOW       4u
+#define RUN_STAGE        65536u
+#define RUN_SMALL_FRAMES 5u /* four cached frame buffers and one receive unit */
+#define FRAME_OVERHEAD   (4u + 512u + 5u + 17u + 64u)
 /* Every process's own fixed cost (the program, libc, and for nodes the libuv loop and
  * libsodium). */
 #define PROCESS_BASE (8ull << 20)
+/* A node process of run: measured at 2.7 MiB with 8-byte packets on ring:4
+ * (scripts/bench_memory.sh); rounded up. */
+#define NODE_BASE (4ull << 20)
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
@@ -67,6 +75,16 @@ static uint64_t node_expect_max(const sn_topo_t *t, const sn_params_t *p)
     }
 }
 
+uint64_t sn_model_mem_link(uint32_t size)
+{
+    uint64_t frame = (uint64_t) size + FRAME_OVERHEAD;
+    uint64_t unit = frame < RUN_CHUNK + FRAME_OVERHEAD ? frame : RUN_CHUNK + FRAME_OVERHEAD;
+    uint64_t bytes = RUN_STAGE + RUN_SMALL_FRAMES * unit;
+    if (frame > RUN_CHUNK) /* streamed in chunks: the sender's chunk window */
+        bytes += (uint64_t) (RUN_WINDOW + 1) * (RUN_CHUNK + FRAME_OVERHEAD);
+    return bytes;
+}
+
 void sn_model_mem_estimate(const sn_topo_t *t, const sn_params_t *p, sn_mem_use_t use,
                            sn_mem_t *out)
 {
@@ -96,19 +114,17 @@ void sn_model_mem_estimate(const sn_topo_t *t, const sn_params_t *p, sn_mem_use_
         out->pairs = exec_pairs;
     } else if (use == SN_MEM_RUN) {
         uint64_t deg = max_degree(t);
-        uint64_t frame = (uint64_t) p->size + FRAME_OVERHEAD;
         out->exec = sat_add(sat_mul(deg, 4096), sat_mul(node_expect_max(t, p), EXEC_PER_PAIR));
-        out->frames = sat_mul(sat_mul(deg, FRAMES_PER_LINK), frame);
+        out->frames = sat_mul(deg, sn_model_mem_link(p->size));
         out->processes = t->n + 1;
     }
-    out->exec = sat_add(out->exec, PROCESS_BASE);
+    out->exec = sat_add(out->exec, use == SN_MEM_RUN ? NODE_BASE : PROCESS_BASE);
     out->per_process = sat_add(sat_add(out->topo, out->plan), sat_add(out->exec, out->frames));
     if (use == SN_MEM_RUN) {
         /* every node rebuilds topology and plan; the frames of all links together; the
          * coordinator holds topology and plan too */
         uint64_t shared = sat_add(out->topo, out->plan);
-        uint64_t frames_all =
-            sat_mul(sat_mul(ports, FRAMES_PER_LINK), (uint64_t) p->size + FRAME_OVERHEAD);
+        uint64_t frames_all = sat_mul(ports, sn_model_mem_link(p->size));
         out->total = sat_add(sat_mul(n + 1, shared), sat_add(sat_mul(n, out->exec), frames_all));
     } else {
         out->total = out->per_process;

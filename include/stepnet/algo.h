@@ -170,6 +170,17 @@ void sn_payload_fill(uint64_t seed, uint32_t src, uint32_t dst, uint32_t seq, ui
 int sn_payload_check(uint64_t seed, uint32_t src, uint32_t dst, uint32_t seq, uint32_t frag,
                      const uint8_t *buf, uint32_t size);
 
+/* The same bytes, [off, off + n) of the payload (any offset): payloads streamed in pieces are
+ * generated and checked piece by piece with these, and give the same bytes as the whole-payload
+ * calls. */
+void sn_payload_fill_at(uint64_t seed, uint32_t src, uint32_t dst, uint32_t seq, uint32_t frag,
+                        uint32_t off, uint8_t *buf, uint32_t n);
+int sn_payload_check_at(uint64_t seed, uint32_t src, uint32_t dst, uint32_t seq, uint32_t frag,
+                        uint32_t off, const uint8_t *buf, uint32_t n);
+void sn_payload_fill_value_at(sn_op_t op, uint64_t value, uint32_t off, uint8_t *buf, uint32_t n);
+int sn_payload_check_value_at(sn_op_t op, uint64_t value, uint32_t off, const uint8_t *buf,
+                              uint32_t n);
+
 /* ---- expected deliveries (what "verified" means) ------------------------------------------------
  * For every collective and node: the set of sources it must receive from (each with msgs * frags
  * packets, exactly once). */

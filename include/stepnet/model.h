@@ -108,6 +108,10 @@ typedef struct sn_mem_s {
 } sn_mem_t;
 
 /* The estimate for (t, p) used as `use`. Pure; allocates nothing. */
+/* The bytes of frame buffers one link of `stepnet run` holds at most for packets of `size`
+ * bytes: bounded by the streaming chunk, not by the packet size (docs/limits.md). */
+uint64_t sn_model_mem_link(uint32_t size);
+
 void sn_model_mem_estimate(const sn_topo_t *t, const sn_params_t *p, sn_mem_use_t use,
                            sn_mem_t *out);
 

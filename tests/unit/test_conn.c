@@ -16,6 +16,7 @@
 #include <uv.h>
 
 #include "conn.h"
+#include "stepnet/model.h"
 #include "secure.h"
 #include "stepnet/error.h"
 
@@ -36,6 +37,7 @@ typedef struct proxy_s {
     int port, have_down, up_closed, down_closed;
     /* client -> server parser */
     size_t hs_left, hs_off;
+    int sealed; /* frames are chunked and sealed (the frame length on the wire differs) */
     uint8_t *buf;
     size_t len, cap;
     int frame_no;
@@ -222,8 +224,11 @@ static void px_down_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         size_t off = 0;
         while (px->len - off >= 4) {
             const uint8_t *h = px->buf + off;
-            size_t flen =
-                4 + (((size_t) h[0] << 24) | ((size_t) h[1] << 16) | ((size_t) h[2] << 8) | h[3]);
+            size_t hv = ((size_t) h[0] << 24) | ((size_t) h[1] << 16) | ((size_t) h[2] << 8) | h[3];
+            /* sealed: the header counts the plaintext, each chunk adds its seal */
+            size_t flen = 4 + hv;
+            if (px->sealed)
+                flen += SN_SEC_ABYTES * ((hv + SN_CONN_CHUNK - 1) / SN_CONN_CHUNK);
             if (px->len - off < flen)
                 break;
             px_frame(px, px->buf + off, flen);
@@ -331,6 +336,7 @@ static outcome_t run(const sn_conn_sec_cfg_t *cc, const sn_conn_sec_cfg_t *cs, s
     w->px.at = at;
     w->px.byte = byte;
     w->px.hs_left = cc->mode == SN_SEC_SODIUM ? SN_SEC_M1_BYTES + SN_SEC_M3_BYTES : SN_SEC_PREAMBLE;
+    w->px.sealed = cc->mode == SN_SEC_SODIUM;
     w->px.port = listen_on(&w->px.listener, on_proxy_conn, &w->px);
     uv_timer_init(&w->loop, &w->deadline);
     uv_timer_start(&w->deadline, on_deadline, 10000, 0);
@@ -723,16 +729,32 @@ static void test_admission_accept_error(void **state)
     assert_int_equal(uv_loop_close(&loop), 0);
 }
 
+/* The memory model of core (sn_model_mem_link) matches net's streaming constants: a link's
+ * buffers stop growing at the chunk, and cover the chunk window and the receive unit. */
+static void test_memory_model_matches(void **state)
+{
+    (void) state;
+    uint64_t big = sn_model_mem_link(1u << 30);
+    assert_true(big == sn_model_mem_link(16u << 20));
+    assert_true(big >= (uint64_t) (SN_CONN_WINDOW + 2) * (SN_CONN_CHUNK + SN_SEC_ABYTES));
+    assert_true(sn_model_mem_link(100) < sn_model_mem_link(SN_CONN_CHUNK));
+}
+
 int main(void)
 {
     sn_sec_init();
     sn_key_random(&key_a);
     sn_key_random(&key_b);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_delivers_in_order), cmocka_unit_test(test_altered_frames),
-        cmocka_unit_test(test_altered_handshake), cmocka_unit_test(test_wrong_key),
-        cmocka_unit_test(test_plaintext_peers),   cmocka_unit_test(test_handshake_deadline),
-        cmocka_unit_test(test_admission_caps),    cmocka_unit_test(test_admission_accept_error),
+        cmocka_unit_test(test_delivers_in_order),
+        cmocka_unit_test(test_memory_model_matches),
+        cmocka_unit_test(test_altered_frames),
+        cmocka_unit_test(test_altered_handshake),
+        cmocka_unit_test(test_wrong_key),
+        cmocka_unit_test(test_plaintext_peers),
+        cmocka_unit_test(test_handshake_deadline),
+        cmocka_unit_test(test_admission_caps),
+        cmocka_unit_test(test_admission_accept_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

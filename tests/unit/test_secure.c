@@ -26,27 +26,28 @@ static const char *const V_ER_SK =
 static const char *const V_HDR_R = "808182838485868788898a8b8c8d8e8f9091929394959697";
 static const char *const V_HDR_I = "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7";
 static const char *const V_S =
-    "658ab5697c8d05d86c4c2c7cf86f4fe59b039cb1a1c0d626ab54245a90d62f6a4053daef6960b133a632efc172a5"
-    "b4b07c77481f0be540edffc57fe2369c5c0e";
-static const char *const V_TH = "bb9a2471faffc2640e75edf65cd9d4d4925287426180e27e99f73a1baa1b7898";
+    "658ab5697c8d05d86c4c2c7cf86f4fe59b039cb1a1c0d626ab54245a90d62f6a4053daef6960b133a632efc172"
+    "a5b4b07c77481f0be540edffc57fe2369c5c0e";
+static const char *const V_TH = "86b1c70bf6524ba4d4cbfede4fa83e678fe0f1bcac30cb19f93651c52aa7ae40";
 static const char *const V_KI2R =
-    "2eb0281eb0f67dceb49735ed3839244e5be6718d6c9ff661df9303f152315d92";
+    "907cf7c8c155ee149103ee2d71e3584f13757d3f0fcf87c05792c8bf1bed6b5f";
 static const char *const V_KR2I =
-    "ea611ce5e20d0d6a9b88e93224d9db1927f0a1aed427769b8c4829cd27624fe3";
+    "214ad9fa66919620b8d736195d4d92b1ea942ee1062ed5745627cc3514d959ba";
 static const char *const V_KMAC =
-    "8886fb651eb339388762faf5f890b0edbc9eb78268e8e348289ca43d134bfa45";
-static const char *const V_M1 = "7374706e6574010179a631eede1bf9c98f12032cdeadd0e7a079398fc786b88cc8"
-                                "46ec89af85a51a";
+    "423b89c856c710a8f2d7ff96ef3844e985ecc74ba5053b7ff8f7ce04375733ba";
+static const char *const V_M1 =
+    "7374706e6574020179a631eede1bf9c98f12032cdeadd0e7a079398fc786b88cc846ec89af85a51a";
 static const char *const V_M2 =
-    "7374706e65740101675dd574ed7789310b3d2e7681f3790b466c773b1521fecf36577958371ea52f8081828384"
-    "85868788898a8b8c8d8e8f909192939495969797658dee740baf27d0708cdc9015f11af9f848c4b8c2f341bd26"
-    "59ed11bc6251";
-static const char *const V_M3 = "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7eb053b6d0adfa804e6"
-                                "f939ae649babda40d5f556aa2bfaf3354b160051e828b6";
-/* The first frame from the initiator after the handshake: type 3 and body "hello" sealed with
- * its length header 00 00 00 17 as associated data (scripts/security_vectors.py computes it too
- * from the secretstream definition). */
-static const char *const V_FRAME1 = "0000001786a32a152a6b134ca3a126e87baf309ebf608ee3e76246";
+    "7374706e65740201675dd574ed7789310b3d2e7681f3790b466c773b1521fecf36577958371ea52f8081828384"
+    "85868788898a8b8c8d8e8f9091929394959697293107e3ef93e1a06753c968d49bfb12b57f02cb9306414a4202"
+    "8739ac830582";
+static const char *const V_M3 =
+    "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b76233939bf404767bdc3fff2217544da72babc654c9"
+    "aef4be2869cd70af6084ae";
+/* The first frame from the initiator after the handshake: type 3 and body "hello", one chunk
+ * tagged PUSH, sealed with its length header 00 00 00 06 as associated data
+ * (scripts/security_vectors.py computes it too from the secretstream definition). */
+static const char *const V_FRAME1 = "00000006dd04a1d1e3d33715ceacaf8888e66fb3cbdf58985d5917";
 
 static size_t unhex(const char *hex, uint8_t *out, size_t cap)
 {
@@ -154,11 +155,11 @@ static void test_vectors(void **state)
     uint8_t buf[64];
     const uint8_t m[] = {3, 'h', 'e', 'l', 'l', 'o'};
     uint32_t clen = (uint32_t) sizeof m + SN_SEC_ABYTES;
-    buf[0] = 0, buf[1] = 0, buf[2] = 0, buf[3] = (uint8_t) clen;
-    sn_sec_seal(&p.i.sec, buf + 4, m, sizeof m, buf);
+    buf[0] = 0, buf[1] = 0, buf[2] = 0, buf[3] = (uint8_t) sizeof m;
+    sn_sec_seal(&p.i.sec, buf + 4, m, sizeof m, buf, 1);
     assert_hex(buf, 4 + clen, V_FRAME1);
     uint8_t back[sizeof m];
-    assert_int_equal(sn_sec_open(&p.r.sec, back, buf + 4, clen, buf), 0);
+    assert_int_equal(sn_sec_open(&p.r.sec, back, buf + 4, clen, buf, 1), 0);
     assert_memory_equal(back, m, sizeof m);
     sn_hs_wipe(&p.i);
     sn_hs_wipe(&p.r);
@@ -179,8 +180,9 @@ static void test_streams_both_ways(void **state)
         uint8_t ad[4] = {0, 0, (uint8_t) (mlen >> 8), (uint8_t) mlen};
         for (size_t i = 0; i < mlen; i++)
             buf[4 + 1 + i] = (uint8_t) (i * 31 + (size_t) f);
-        sn_sec_seal(tx, buf + 4, buf + 5, mlen, ad); /* in place */
-        assert_int_equal(sn_sec_open(rx, buf + 5, buf + 4, mlen + SN_SEC_ABYTES, ad), 0);
+        sn_sec_seal(tx, buf + 4, buf + 5, mlen, ad, f % 3 == 0); /* in place */
+        assert_int_equal(sn_sec_open(rx, buf + 5, buf + 4, mlen + SN_SEC_ABYTES, ad, f % 3 == 0),
+                         0);
         for (size_t i = 0; i < mlen; i++)
             if (buf[5 + i] != (uint8_t) (i * 31 + (size_t) f))
                 fail_msg("frame %d byte %zu differs after the round trip", f, i);
@@ -276,7 +278,7 @@ static void test_mode_mismatch(void **state)
     assert_int_equal(n, 0);
     assert_non_null(strstr(why, "not a stepnet process"));
     sn_hs_start(&r, SN_SEC_SODIUM, &k, 0, NULL, out, &n);
-    assert_int_equal(sn_hs_step(&r, (const uint8_t *) "stpnet\x02\x01", out, &n, &why), SN_EPROTO);
+    assert_int_equal(sn_hs_step(&r, (const uint8_t *) "stpnet\x01\x01", out, &n, &why), SN_EPROTO);
     assert_non_null(strstr(why, "version"));
     sn_hs_wipe(&r);
 }
@@ -299,40 +301,53 @@ static void test_frames_refused(void **state)
         memset(m, 'a' + f, sizeof m);
         frame[f][0] = frame[f][1] = frame[f][2] = 0;
         frame[f][3] = (uint8_t) clen;
-        sn_sec_seal(&tx, frame[f] + 4, m, M, frame[f]);
+        sn_sec_seal(&tx, frame[f] + 4, m, M, frame[f], 1);
     }
     uint8_t out[M];
     /* in order: all open */
     sn_sec_t rx = rx0;
     for (int f = 0; f < N; f++)
-        assert_int_equal(sn_sec_open(&rx, out, frame[f] + 4, clen, frame[f]), 0);
+        assert_int_equal(sn_sec_open(&rx, out, frame[f] + 4, clen, frame[f], 1), 0);
     /* every bit of frame 1, header included */
     for (size_t bit = 0; bit < 8 * (4 + clen); bit++) {
         uint8_t copy[sizeof frame[1]];
         memcpy(copy, frame[1], sizeof copy);
         copy[bit / 8] ^= (uint8_t) (1u << (bit % 8));
         rx = rx0;
-        assert_int_equal(sn_sec_open(&rx, out, frame[0] + 4, clen, frame[0]), 0);
-        if (sn_sec_open(&rx, out, copy + 4, clen, copy) == 0)
+        assert_int_equal(sn_sec_open(&rx, out, frame[0] + 4, clen, frame[0], 1), 0);
+        if (sn_sec_open(&rx, out, copy + 4, clen, copy, 1) == 0)
             fail_msg("frame 1 with bit %zu flipped was accepted", bit);
     }
     /* replay: frame 0 twice */
     rx = rx0;
-    assert_int_equal(sn_sec_open(&rx, out, frame[0] + 4, clen, frame[0]), 0);
-    assert_int_equal(sn_sec_open(&rx, out, frame[0] + 4, clen, frame[0]), SN_EPROTO);
+    assert_int_equal(sn_sec_open(&rx, out, frame[0] + 4, clen, frame[0], 1), 0);
+    assert_int_equal(sn_sec_open(&rx, out, frame[0] + 4, clen, frame[0], 1), SN_EPROTO);
     /* a lost frame: 0 then 2 */
     rx = rx0;
-    assert_int_equal(sn_sec_open(&rx, out, frame[0] + 4, clen, frame[0]), 0);
-    assert_int_equal(sn_sec_open(&rx, out, frame[2] + 4, clen, frame[2]), SN_EPROTO);
+    assert_int_equal(sn_sec_open(&rx, out, frame[0] + 4, clen, frame[0], 1), 0);
+    assert_int_equal(sn_sec_open(&rx, out, frame[2] + 4, clen, frame[2], 1), SN_EPROTO);
     /* reordered: 1 before 0 */
     rx = rx0;
-    assert_int_equal(sn_sec_open(&rx, out, frame[1] + 4, clen, frame[1]), SN_EPROTO);
+    assert_int_equal(sn_sec_open(&rx, out, frame[1] + 4, clen, frame[1], 1), SN_EPROTO);
     /* a frame of the other direction reflected back */
     rx = base.i.sec;
-    assert_int_equal(sn_sec_open(&rx, out, frame[0] + 4, clen, frame[0]), SN_EPROTO);
+    assert_int_equal(sn_sec_open(&rx, out, frame[0] + 4, clen, frame[0], 1), SN_EPROTO);
     /* too short to hold a MAC */
     rx = rx0;
-    assert_int_equal(sn_sec_open(&rx, out, frame[0] + 4, SN_SEC_ABYTES - 1, frame[0]), SN_EPROTO);
+    assert_int_equal(sn_sec_open(&rx, out, frame[0] + 4, SN_SEC_ABYTES - 1, frame[0], 1),
+                     SN_EPROTO);
+    /* the tag says where a chunk stands in its frame: a last chunk read as a middle one, and a
+     * middle chunk read as the last, are refused (a frame cut short or run on) */
+    rx = rx0;
+    assert_int_equal(sn_sec_open(&rx, out, frame[0] + 4, clen, frame[0], 0), SN_EPROTO);
+    {
+        sn_sec_t t2 = base.i.sec, r2 = base.r.sec;
+        uint8_t mid[4 + M + SN_SEC_ABYTES], mm[M];
+        memset(mm, 'z', sizeof mm);
+        memcpy(mid, frame[0], 4);
+        sn_sec_seal(&t2, mid + 4, mm, M, mid, 0);
+        assert_int_equal(sn_sec_open(&r2, out, mid + 4, clen, mid, 1), SN_EPROTO);
+    }
 }
 
 /* ---- key files ----------------------------------------------------------------------------- */
