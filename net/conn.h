@@ -5,17 +5,17 @@
  * accepts no frame before it completes; frames sent earlier wait in order. With --security none a
  * frame is: u32 big-endian length of what follows (type byte + body), one type byte, the body. By
  * default (transport version 2) it is: u32 big-endian length L of the plaintext (type byte +
- * body), then that plaintext cut into chunks of SN_CONN_CHUNK bytes (the last one shorter), each
- * sealed as one crypto_secretstream message (17 bytes more) with the length header as associated
- * data, tagged PUSH on the last chunk of the frame and MESSAGE on the others. Chunks are sealed
- * one at a time as the socket takes them (at most SN_CONN_WINDOW in flight), so sealing chunk i+1
- * overlaps the writing of chunk i, and opened as each arrives, so opening overlaps the reading.
- * The reader checks the length against the maximum of its type before it allocates (Redis-style).
- * Frames of the types in stream_mask longer than one chunk are lent to on_piece one piece at a
- * time, so a connection buffers a few chunks, never a whole large frame; other frames are lent
- * whole to on_frame. Writes own their buffer until written. Any error closes the connection once,
- * reports it through on_error, and the owner frees the conn in on_closed (never inside its own
- * callbacks). */
+ * body), then that plaintext cut into chunks of SN_CONN_CHUNK (66560) bytes (the last one shorter),
+ * each sealed as one crypto_secretstream message (17 bytes more) with the length header as
+ * associated data, tagged PUSH on the last chunk of the frame and MESSAGE on the others. Chunks are
+ * sealed one at a time as the socket takes them (at most SN_CONN_WINDOW in flight), so sealing
+ * chunk i+1 overlaps the writing of chunk i, and opened as each arrives, so opening overlaps the
+ * reading. The reader checks the length against the maximum of its type before it allocates
+ * (Redis-style). Frames of the types in stream_mask longer than one chunk are lent to on_piece one
+ * piece at a time, so a connection buffers a few chunks, never a whole large frame; other frames
+ * are lent whole to on_frame. Writes own their buffer until written. Any error closes the
+ * connection once, reports it through on_error, and the owner frees the conn in on_closed (never
+ * inside its own callbacks). */
 #ifndef STEPNET_NET_CONN_H
 #define STEPNET_NET_CONN_H
 
@@ -36,8 +36,9 @@
 
 /* The streaming unit: plaintext bytes per sealed chunk, bytes per piece lent to on_piece, and how
  * many chunks of one connection may wait in libuv's write queue at once. A connection holds at
- * most SN_CONN_WINDOW + 2 chunk buffers (docs/limits.md). */
-#define SN_CONN_CHUNK  65536u
+ * most SN_CONN_WINDOW + 2 chunk buffers (docs/limits.md). 64 KiB + 1 KiB, so that a 64 KiB
+ * packet with its data header (at most 517 bytes) and type byte is one chunk. */
+#define SN_CONN_CHUNK  66560u
 #define SN_CONN_WINDOW 4u
 
 /* Generated frame bodies (sn_conn_send_gen): the bytes after the head, written piece by piece

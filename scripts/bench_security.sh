@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What transport security costs (docs/security.md), measured in one run:
 #   1. CPU per frame of sealing and opening alone (stepnet-rawprobe seal: the exact calls of
-#      net/secure.c, in place), at 8 B, 1 KiB, 64 KiB and 1 MiB;
+#      net/secure.c, in place), at 8 B, 1 KiB, 64 KiB and 1 MiB; then the CPU per byte of every
+#      AEAD libsodium offers here (stepnet-rawprobe ciphers: AES-256-GCM where the CPU has AES-NI);
 #   2. wall time of te on complete:8 and mnb on ring:8 at the same packet sizes, with the default
 #      security and with --security none, alternating round by round (--reps rounds, default 5),
 #      each figure the median over the rounds of stepnet's own median over its repetitions;
@@ -46,6 +47,10 @@ for s in "${sizes[@]}"; do
         "$(med total_us)" "$(med ns_per_byte)"
     [ -n "$csv" ] && echo "seal,frame,$s,$(med total_us),,us,"  >>"$csv"
 done
+echo
+
+echo "1b. the AEADs libsodium offers on this CPU, 64 KiB messages (CPU ns per byte; stepnet-rawprobe ciphers)"
+build/stepnet-rawprobe ciphers --size 65536 --iters 400 | tr ' ' '\n' | grep _ns_per_byte | sed 's/^/    /'
 echo
 
 echo "2. wall time, default security vs --security none (median of $reps alternating rounds)"

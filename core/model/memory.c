@@ -26,7 +26,7 @@
  * frames longer than a chunk SN_CONN_WINDOW + 1 chunk buffers on the sending side; so a link's
  * buffers grow with the packet size up to one chunk, and not beyond. The chunk and the window are
  * net/'s constants, repeated here because core does not include net (a unit test compares them). */
-#define RUN_CHUNK        65536u
+#define RUN_CHUNK        66560u
 #define RUN_WINDOW       4u
 #define RUN_STAGE        65536u
 #define RUN_SMALL_FRAMES 5u /* four cached frame buffers and one receive unit */
