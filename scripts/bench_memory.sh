@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Memory of `stepnet run` against its estimate (docs/limits.md), measured in one run: for each case
-# the peak RSS of the largest process (the nodes and the coordinator are all waited-for
-# descendants of a fresh python3, whose RUSAGE_CHILDREN maximum is theirs) next to the JSON's
-# `memory_estimate` (per process). The estimate must be an upper one and, since payloads stream
+# the peak RSS of the largest process (GNU time's %M: the largest of stepnet and every node it
+# spawned and reaped) next to the JSON's `memory_estimate` (per process). The estimate must be an upper one and, since payloads stream
 # through bounded buffers (net/conn.h), within 4x of the peak: a case outside [1, 4] is flagged
 # and the script exits 1. Figures, not a timed test.
 #
@@ -17,21 +16,18 @@ while [ $# -gt 0 ]; do
     *) echo "bench_memory: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
-[ -x build/stepnet ] || scripts/setup.sh >/dev/null
+[ -x build/stepnet ] && [ -x /usr/bin/time ] || scripts/setup.sh >/dev/null
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 bad=0
 printf '%-52s %12s %12s %7s\n' case peak_KiB estimate_KiB est/peak
 while read -r args; do
-    out=$(python3 - "$security" $args <<'PY'
-import json, resource, subprocess, sys
-sec, args = sys.argv[1], sys.argv[2:]
-p = subprocess.run(["build/stepnet", "run", *args, "--reps", "1", "--warmup", "0", "--probes", "2",
-                    "--security", sec, "--json"], capture_output=True, text=True)
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-j = json.loads(p.stdout) if p.stdout.strip() else {}
-print(peak, j.get("memory_estimate", 0) // 1024, str(j.get("verified", False)).lower())
-PY
-)
-    read -r peak est ok <<<"$out"
+    # shellcheck disable=SC2086
+    /usr/bin/time -f %M -o "$tmp/rss" build/stepnet run $args --reps 1 --warmup 0 --probes 2 \
+        --security "$security" --json >"$tmp/out" 2>/dev/null || true
+    peak=$(tail -n1 "$tmp/rss")
+    est=$(( $(grep -o '"memory_estimate":[0-9]*' "$tmp/out" | cut -d: -f2 || echo 0) / 1024 ))
+    ok=$(grep -o '"verified":[a-z]*' "$tmp/out" | cut -d: -f2 || echo false)
     ratio=$(awk -v e="$est" -v p="$peak" 'BEGIN {printf "%.2f", (p > 0 ? e / p : 0)}')
     flag=""
     if [ "$ok" != true ] || awk -v r="$ratio" 'BEGIN {exit !(r < 1 || r > 4)}'; then flag="  <- outside [1, 4] or not verified"; bad=1; fi
