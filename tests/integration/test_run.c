@@ -657,6 +657,39 @@ static void expect_run_report(const char *j, int64_t reps, int64_t size)
     assert_true(strlen(jstr(j, "security")) > 0);
 }
 
+/* Frames longer than one chunk (SN_CONN_CHUNK, 66560 bytes) travel in chunks and are checked in
+ * pieces (docs/security.md, "Frames"): packet sizes just past one chunk and odd sizes whose pieces
+ * start at unaligned payload offsets, plain and combining payloads, in both security modes, with
+ * their calibration probes; every run verifies, and the bytes checked are whole packets. */
+static void test_streamed_frames(void **state)
+{
+    (void) state;
+    static const char *const cases[][6] = {
+        {"--topo", "complete:4", "--coll", "te", "--size", "66559"},
+        {"--topo", "complete:4", "--coll", "te", "--size", "200003"},
+        {"--topo", "ring:4", "--coll", "sna", "--size", "150001"},
+    };
+    static const char *const modes[] = {"sodium", "none"};
+    for (size_t m = 0; m < 2; m++) {
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+            const char *const *c = cases[i];
+            tu_proc_t p =
+                STEPNET(120, "run", c[0], c[1], c[2], c[3], c[4], c[5], "--security", modes[m],
+                        "--reps", "2", "--warmup", "0", "--probes", "2", "--json");
+            tu_expect_status(&p, 0);
+            const char *j = tu_json_line(&p);
+            if (!tu_json_bool(j, "verified"))
+                fail_msg("%s %s --size %s --security %s did not verify:\n%s", c[1], c[3], c[5],
+                         modes[m], p.err);
+            long long checked = tu_json_int(j, "bytes_checked"), size = atoll(c[5]);
+            if (checked <= 0 || checked % size != 0)
+                fail_msg("%s %s --size %s --security %s: %lld bytes checked, not whole packets",
+                         c[1], c[3], c[5], modes[m], checked);
+            tu_exec_free(&p);
+        }
+    }
+}
+
 static void test_run_json_contract(void **state)
 {
     (void) state;
@@ -2239,6 +2272,7 @@ int main(void)
         cmocka_unit_test_teardown(test_exact_seed, teardown),
         cmocka_unit_test_teardown(test_exact_port_models, teardown),
         cmocka_unit_test_teardown(test_exact_sizes, teardown),
+        cmocka_unit_test_teardown(test_streamed_frames, teardown),
         cmocka_unit_test_teardown(test_exact_msgs, teardown),
         cmocka_unit_test_teardown(test_exact_64_nodes, teardown),
         cmocka_unit_test_teardown(test_exact_fcube, teardown),
