@@ -49,6 +49,19 @@ void sn__coord_on_deadline(uv_timer_t *t)
                        r->n, missing);
 }
 
+uint64_t sn__coord_probe(coord_t *r)
+{
+    Stepnet__Control m = STEPNET__CONTROL__INIT;
+    Stepnet__Heartbeat hb = STEPNET__HEARTBEAT__INIT;
+    hb.seq = ++r->hb_seq;
+    m.msg_case = STEPNET__CONTROL__MSG_HEARTBEAT;
+    m.heartbeat = &hb;
+    for (uint32_t i = 0; i < r->n; i++)
+        if (r->nodes[i].hello && r->nodes[i].conn != NULL)
+            sn_wire_send_control(r->nodes[i].conn, &m);
+    return hb.seq;
+}
+
 void sn__coord_on_heartbeat(uv_timer_t *t)
 {
     coord_t *r = t->data;
@@ -337,7 +350,9 @@ static void ctl_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
     if (cn)
         cn->last_heard = uv_now(r->loop);
     switch (m->msg_case) {
-    case STEPNET__CONTROL__MSG_HEARTBEAT: /* its answer: last_heard is all it is for */
+    case STEPNET__CONTROL__MSG_HEARTBEAT: /* its answer: last_heard, and liveness for blame */
+        if (cn && m->heartbeat->seq > cn->answered_hb)
+            cn->answered_hb = m->heartbeat->seq;
         break;
     case STEPNET__CONTROL__MSG_HELLO:
         if (cn == NULL)

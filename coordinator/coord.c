@@ -94,7 +94,14 @@ void sn__coord_send_all(coord_t *r, const Stepnet__Control *m)
 static void blame(coord_t *r)
 {
     coord_verdict_t v;
-    sn__coord_blame(r->reports, r->nreports, r->n, &v);
+    uint8_t *alive = NULL;
+    if (r->probe_seq) {
+        alive = sn_xcalloc(r->n, 1);
+        for (uint32_t i = 0; i < r->n; i++)
+            alive[i] = r->nodes[i].answered_hb >= r->probe_seq;
+    }
+    sn__coord_blame(r->reports, r->nreports, r->n, alive, &v);
+    free(alive);
     r->res->fail_node = v.culprit;
     r->res->fail_slot = v.slot;
     snprintf(r->res->error, sizeof r->res->error, "%s", v.error);
@@ -181,6 +188,8 @@ void sn__coord_report(coord_t *r, int kind, int node, int peer, uint64_t slot,
         window += r->o->slot_ms;
     uint64_t due = uv_now(r->loop) + window;
     if (!r->res->failed || due < r->blame_due) {
+        if (!r->res->failed) /* who is alive: the nodes that answer this before blame */
+            r->probe_seq = sn__coord_probe(r);
         r->res->failed = 1;
         uv_timer_stop(&r->deadline);
         r->blame_due = due;

@@ -46,7 +46,8 @@ typedef struct coord_node_s {
     int hello, ready, calibrated, complete, result;
     char host[SN_ADDR_MAX_HOST];
     uint32_t data_port, pid;
-    uint64_t last_heard; /* uv_now of its last control frame */
+    uint64_t last_heard;  /* uv_now of its last control frame */
+    uint64_t answered_hb; /* the highest heartbeat sequence it answered */
     uv_process_t proc;
     int spawned, exited;
     Stepnet__Result *res; /* of the current repetition */
@@ -84,6 +85,7 @@ struct coord_s {
     uv_timer_t deadline, grace, blame_timer, heartbeat;
     uint64_t blame_due;            /* uv_now at which the blame window closes */
     uint64_t hb_seq, hb_last_tick; /* uv_now of the previous heartbeat tick */
+    uint64_t probe_seq; /* the liveness probe sent at the first failure report (0: none) */
     uv_signal_t sigint, sigterm;
     /* calibration: per link, microseconds and microseconds per byte */
     double *alpha, *beta;
@@ -126,6 +128,9 @@ const char *sn__coord_node_bin(char *buf, size_t cap);
 /* control.c: the heartbeat timer (every o->heartbeat_ms): pings every node outside a collective and
  * reports one silent for SN_HEARTBEAT_MISSES periods. */
 void sn__coord_on_heartbeat(uv_timer_t *t);
+/* control.c: a heartbeat to every connected node now, whatever the phase; its sequence number.
+ * Sent at the first failure report: a node that answers it is alive (blame.h). */
+uint64_t sn__coord_probe(coord_t *r);
 
 /* control.c: the listener's connection callback and its admission control (r->admit), and the
  * phase deadline. */
