@@ -52,7 +52,8 @@ static const char usage[] =
     "  --verbose          node logs of routine events on stderr\n"
     "\n"
     "  --coll dynbcast --lambda L|--rho R --slots T   dynamic broadcasting: every round a TCP\n"
-    "                     run of pmnb-mesh-split (see stepnet sim --help)\n"
+    "                     run of pmnb-mesh-split, or pmnb-fcube on a folded cube (see stepnet\n"
+    "                     sim --help)\n"
     "\n"
     "Exit status: 0 verified, 1 the collective failed or did not verify, 2 bad input,\n"
     "130 interrupted by SIGINT (Ctrl-C), 143 interrupted by SIGTERM.\n";

@@ -127,9 +127,12 @@ int sn_sched_record(const sn_topo_t *t, const sn_params_t *p, const char *algo, 
 void sn_sched_free(sn_sched_t *s);
 
 /* ---- dynamic broadcasting (dynbcast.c) ---------------------------------------------------------
- * Varvarigos and Bertsekas, d-dimensional meshes, section 5: Poisson broadcast requests at every
- * node, served in rounds of partial multinode broadcasts (reservation + broadcast), each played
- * in the simulator and verified. Times in time units: data slots / frags + control slots x t_p. */
+ * Poisson broadcast requests at every node, served in rounds of partial multinode broadcasts
+ * (reservation + broadcast), each played in the simulator (or over TCP) and verified. On meshes
+ * and tori: Varvarigos and Bertsekas, d-dimensional meshes, section 5 (rounds of
+ * pmnb-mesh-split). On folded cubes FQ_d: Varvarigos, folded cubes, the dynamic broadcasting
+ * scheme (rounds of pmnb-fcube), eqs. (5)-(6). Times in time units: data slots / frags + control
+ * slots x t_p. */
 
 /* What one round measured: slots (control slots among them) and verified deliveries. */
 typedef struct sn_dyn_round_s {
@@ -142,10 +145,10 @@ typedef int (*sn_dyn_round_fn)(void *ctx, const sn_topo_t *t, const sn_params_t 
                                const char *algo, sn_dyn_round_t *out, sn_err_t *err);
 
 typedef struct sn_dyn_opts_s {
-    double lambda;         /* requests per node per time unit, > 0 */
-    double horizon;        /* requests arrive in [0, horizon) time units; every one is served */
-    double tp;             /* time of a control slot */
-    const char *algo;      /* the round's algorithm, NULL: pmnb-mesh-split (needs fitting frags) */
+    double lambda;    /* requests per node per time unit, > 0 */
+    double horizon;   /* requests arrive in [0, horizon) time units; every one is served */
+    double tp;        /* time of a control slot */
+    const char *algo; /* the round's algorithm, NULL: the family's (sn_dyn_result_t.algorithm) */
     sn_dyn_round_fn round; /* who plays a round: NULL, the simulator; stepnet run, TCP */
     void *round_ctx;
 } sn_dyn_opts_t;
@@ -157,17 +160,24 @@ typedef struct sn_dyn_result_s {
     double throughput; /* requests broadcast per time unit */
     double delay_mean, delay_ci, delay_p50, delay_p99, delay_max; /* ci: 95% half-width, -1 if
                                                                      too few requests */
-    /* the paper's constants for the split algorithm: X (9a), V (10a), rho = lambda N X, the mesh
-     * load (12) that (13) requires <= 1, the stability limit (14), the bound (11) (-1 when
-     * 1 - rho - lambda V <= 0: no bound) */
+    /* the paper's constants. Meshes and tori (the split algorithm): X (9a), V (10a), rho = lambda
+     * N X, the mesh load (12) that (13) requires <= 1 (rho_mesh), the stability limit (14), the
+     * bound (11). Folded cubes: X = 1/(d+1), V = A = 2d + 4d t_p (a round of M packets lasts at
+     * most M/(d+1) + A), rho = lambda N/(d+1), rho_mesh -1 (no such condition), the stability
+     * limit (5), the bound (6). delay_bound -1 when the bound's denominator is <= 0 (no bound). */
     double X, V, rho, rho_mesh, rho_star, delay_bound;
+    int fcube;             /* 1: the folded-cube scheme, 0: meshes and tori */
+    const char *algorithm; /* the default round algorithm of the family */
+    const char *eq_stability,
+        *eq_bound; /* the paper's equation labels: "(14)", "(11)" or "(5)", "(6)" */
 } sn_dyn_result_t;
 
-/* The constants of r (X .. delay_bound) for (t, lambda, tp); t a mesh or torus. */
+/* The constants of r (X .. eq_bound) for (t, lambda, tp); t a mesh, torus or folded cube. */
 void sn_dyn_constants(const sn_topo_t *t, double lambda, double tp, sn_dyn_result_t *r);
 
 /* Runs dynamic broadcasting on (t, p) (p: seed, frags, size; coll and sources are set per round).
- * 0, or SN_ENOTSUP (not a mesh or torus; the round algorithm refuses p), SN_EINVAL, SN_ERANGE (too
+ * 0, or SN_ENOTSUP (not a mesh, torus or folded cube (d >= 2); the round algorithm refuses p),
+ * SN_EINVAL, SN_ERANGE (too
  * many expected requests, checked before allocating) or a round's failure, with err set. */
 int sn_dyn_run(const sn_topo_t *t, const sn_params_t *p, const sn_dyn_opts_t *o, sn_dyn_result_t *r,
                sn_err_t *err);

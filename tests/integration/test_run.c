@@ -264,35 +264,43 @@ static void expect_exact_all(const case_t *cases, size_t n)
 
 #define EXACT_ALL(cases) expect_exact_all((cases), sizeof(cases) / sizeof *(cases))
 
-/* Dynamic broadcasting over TCP: every round a TCP run of pmnb-mesh-split; the rounds take the
- * same slots as in the simulator, so every per-request delay, and so every statistic, is the
- * simulator's for the same seed. */
-static void test_dynbcast_tcp_equals_sim(void **state)
+/* Dynamic broadcasting over TCP: every round a TCP run of pmnb-mesh-split (torus) or pmnb-fcube
+ * (folded cube); the rounds take the same slots as in the simulator, so every per-request delay,
+ * and so every statistic, is the simulator's for the same seed. */
+static void dynbcast_tcp_equals_sim(const char *topo, const char *rho, const char *slots,
+                                    const char *algo)
 {
-    (void) state;
-    const char *args[] = {"--topo", "torus:4x4", "--coll", "dynbcast", "--rho", "0.3", "--slots",
-                          "60",     "--tp",      "0.1",    "--seed",   "7",     NULL};
+    const char *args[] = {"--topo", topo,   "--coll", "dynbcast", "--rho", rho, "--slots",
+                          slots,    "--tp", "0.1",    "--seed",   "7",     NULL};
     tu_proc_t ps, pr;
     run_pair(args, &ps, &pr);
     tu_expect_status(&pr, 0);
     const char *js = ps.out, *jr = tu_json_line(&pr);
     assert_true(tu_json_bool(jr, "verified"));
     assert_string_equal(jstr(jr, "cmd"), "run");
+    assert_string_equal(jstr(jr, "algorithm"), algo);
     static const char *const ints[] = {"requests",   "measured",   "rounds",        "empty_rounds",
                                        "broadcasts", "deliveries", "control_slots", "data_slots"};
     for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
         if (tu_json_int(js, ints[i]) != tu_json_int(jr, ints[i]))
-            fail_msg("dynbcast: %s is %lld over TCP, %lld in sim", ints[i],
+            fail_msg("dynbcast on %s: %s is %lld over TCP, %lld in sim", topo, ints[i],
                      (long long) tu_json_int(jr, ints[i]), (long long) tu_json_int(js, ints[i]));
     static const char *const nums[] = {"delay_mean", "delay_p50", "delay_p99", "delay_max",
                                        "time_units"};
     for (size_t i = 0; i < sizeof nums / sizeof *nums; i++)
         if (tu_json_num(js, nums[i]) != tu_json_num(jr, nums[i]))
-            fail_msg("dynbcast: %s is %g over TCP, %g in sim", nums[i], tu_json_num(jr, nums[i]),
-                     tu_json_num(js, nums[i]));
+            fail_msg("dynbcast on %s: %s is %g over TCP, %g in sim", topo, nums[i],
+                     tu_json_num(jr, nums[i]), tu_json_num(js, nums[i]));
     assert_true(tu_json_int(jr, "rounds") > 3);
     tu_exec_free(&ps);
     tu_exec_free(&pr);
+}
+
+static void test_dynbcast_tcp_equals_sim(void **state)
+{
+    (void) state;
+    dynbcast_tcp_equals_sim("torus:4x4", "0.3", "60", "pmnb-mesh-split");
+    dynbcast_tcp_equals_sim("foldedcube:3", "0.2", "60", "pmnb-fcube");
 }
 
 static void test_exact_families(void **state)
