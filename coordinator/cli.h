@@ -63,7 +63,8 @@ int cli_parse_real(const char *name, const char *v, double dflt, double lo, doub
     "  --ports single|multi   port model (default multi)\n"                                        \
     "  --rx one|any       single-port receptions per slot (default one)\n"                         \
     "  --duplex full|half links (default full)\n"                                                  \
-    "  --algo NAME|auto   algorithm (default auto: the lowest predicted steps)\n"                  \
+    "  --algo NAME|auto   algorithm (default auto: the lowest predicted steps; with no\n"          \
+    "                     prediction, the fewest steps of a dry run)\n"                            \
     "  --root R           root processor for bcast, scatter, gather (default 0)\n"                 \
     "  --msgs M           packets per source and destination (default 1)\n"                        \
     "  --frags F          fragments per packet, each 1/F of a time unit (default 1)\n"             \

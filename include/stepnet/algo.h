@@ -334,10 +334,13 @@ struct sn_algo_s {
      * e.g. a packet that should not be here), which fails the run. */
     int (*node_step)(void *state, sn_step_t *io, sn_err_t *err);
 
-    /* 1: run only when named (--algo NAME), never chosen by auto-selection. For algorithms whose
-     * prediction cannot be compared with the generic ones they compete with (those predict
-     * nothing, and would otherwise always lose to any prediction). 0 for most. */
+    /* 1: run only when named (--algo NAME), never chosen by auto-selection. 0 for most. */
     int manual;
+    /* 1: auto weighs this algorithm's prediction against the dry runs of the generic algorithms,
+     * which predict nothing (sn_model_select), instead of preferring the prediction outright: for
+     * on-line algorithms that pay control slots to learn what the generic router is simply told
+     * (the sources of a partial broadcast), so that the router can be faster at small sizes. */
+    int vs_generic;
 };
 
 #endif

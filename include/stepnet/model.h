@@ -26,13 +26,28 @@ const sn_algo_t *sn_model_find(const char *name);
  * SN_ENOTSUP with the reason in err. */
 int sn_model_check(const sn_algo_t *a, const sn_topo_t *t, const sn_params_t *p, sn_err_t *err);
 
+/* When no applicable algorithm predicts its steps, auto runs each of them dry in the simulator
+ * if the collective has at most this many deliveries (a fraction of a second), and takes the
+ * fewest steps; SN_MODEL_MAX_OPEN bounds how many such algorithms one collective has. */
+#define SN_MODEL_DRY_DELIVERIES (1u << 18)
+#define SN_MODEL_MAX_OPEN       8
+
 /* Picks the algorithm for (t, p): `name` if not NULL and not "auto" (checked with sn_model_check),
- * else the applicable algorithm with the lowest predicted steps (algorithms that predict none come
- * after those that do; ties by registry order). On success *algo is set and, if plan is not NULL,
+ * else the applicable algorithm with the lowest predicted steps (ties by registry order). When
+ * none predicts (algorithms marked vs_generic not counted), the fewest steps among the vs_generic
+ * algorithms' predictions and the others' dry runs (cut at the best so far) if the collective is
+ * small (SN_MODEL_DRY_DELIVERIES); a known count beats an unknown one, then registry order.
+ * Algorithms marked manual are never picked. On success *algo is set and, if plan is not NULL,
  * *plan holds the algorithm's plan (free with algo->plan_free) and *predicted its prediction.
  * SN_ENOTSUP when nothing applies, naming what was tried. */
 int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
                     const sn_algo_t **algo, void **plan, int64_t *predicted, sn_err_t *err);
+
+/* The steps of a dry run of `a` (with its plan) on (t, p) in the simulator, or -1 when it does
+ * not verify within `cut` slots (cut < 0: within sn_model_slot_limit). Every algorithm is
+ * deterministic for given (t, p), so the dry run's steps are the run's. */
+int64_t sn_model_dry_run(const sn_algo_t *a, const void *plan, const sn_topo_t *t,
+                         const sn_params_t *p, int64_t cut);
 
 /* Builds the plan of `a` for (t, p) (free with a->plan_free): a->plan_new, or for composite
  * algorithms the schedules a->plan_inputs asks for, each recorded with sn_sched_record, handed to

@@ -751,11 +751,49 @@ static void test_bounds_and_auto(void **state)
             }
         if (!found)
             fail_msg("%s: no bound %s", rows[i].spec, rows[i].name);
-        const sn_algo_t *a;
-        int64_t pred;
-        tu_assert_rc(sn_model_select(NULL, t, &prm, &a, NULL, &pred, &err), 0);
-        assert_null(strstr(a->name, "-mesh"));
-        assert_true(a->manual == 0);
+        sn_topo_free(t);
+    }
+}
+
+/* auto weighs the paper's algorithms (vs_generic) against a dry run of the generic router: the
+ * router, told the sources, is faster at small M; the split algorithm wins at large M with
+ * fragments; pexchange-mesh and pexchange-route trade places with M. Each pick is checked against
+ * real runs of both. */
+static void test_auto_where_each_wins(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *spec;
+        sn_coll_t coll;
+        uint32_t M, frags;
+        const char *want, *other;
+    } rows[] = {
+        {"torus:8x8", SN_COLL_PMNB, 4, 1, "pmnb-route", "pmnb-mesh"},
+        {"torus:8x8", SN_COLL_PMNB, 64, 4, "pmnb-mesh-split", "pmnb-route"},
+        {"torus:16x16", SN_COLL_PMNB, 256, 4, "pmnb-mesh-split", "pmnb-route"},
+        {"mesh:8x8", SN_COLL_PEXCHANGE, 2, 1, "pexchange-route", "pexchange-mesh"},
+        {"mesh:8x8", SN_COLL_PEXCHANGE, 8, 1, "pexchange-mesh", "pexchange-route"},
+        {"foldedcube:6", SN_COLL_PMNB, 8, 1, "pmnb-route", "pmnb-fcube"},
+        {"foldedcube:8", SN_COLL_PMNB, 256, 1, "pmnb-fcube", "pmnb-route"},
+    };
+    uint32_t src[256];
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        sn_topo_t *t = tu_topo(rows[i].spec);
+        sn_params_t prm;
+        sn_params_default(&prm, rows[i].coll);
+        prm.frags = rows[i].frags;
+        for (uint32_t k = 0; k < rows[i].M; k++) /* spread over the nodes */
+            src[k] = (uint32_t) (((uint64_t) k * t->n) / rows[i].M);
+        prm.sources = src, prm.nsources = rows[i].M;
+        tu_run_t a = tu_sim(t, &prm, NULL), w = tu_sim(t, &prm, rows[i].want),
+                 o = tu_sim(t, &prm, rows[i].other);
+        assert_true(a.res.verified && w.res.verified && o.res.verified);
+        if (strcmp(a.algo->name, rows[i].want) != 0 || a.res.steps > o.res.steps)
+            fail_msg("%s %s M = %u frags %u: auto took %s (%llu steps); %s %llu, %s %llu",
+                     rows[i].spec, sn_coll_name(rows[i].coll), rows[i].M, rows[i].frags,
+                     a.algo->name, (unsigned long long) a.res.steps, rows[i].want,
+                     (unsigned long long) w.res.steps, rows[i].other,
+                     (unsigned long long) o.res.steps);
         sn_topo_free(t);
     }
 }
@@ -763,13 +801,21 @@ static void test_bounds_and_auto(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_prefix_engine),   cmocka_unit_test(test_worked_example_3x3),
-        cmocka_unit_test(test_table_a),         cmocka_unit_test(test_table_b),
-        cmocka_unit_test(test_refusals),        cmocka_unit_test(test_bounds_and_auto),
-        cmocka_unit_test(test_pexchange_table), cmocka_unit_test(test_pexchange_sweep),
-        cmocka_unit_test(test_dyn_constants),   cmocka_unit_test(test_dyn_runs),
-        cmocka_unit_test(test_dyn_refusals),    cmocka_unit_test(test_sweep_1d),
-        cmocka_unit_test(test_sweep_2d),        cmocka_unit_test(test_sweep_3d),
+        cmocka_unit_test(test_prefix_engine),
+        cmocka_unit_test(test_worked_example_3x3),
+        cmocka_unit_test(test_table_a),
+        cmocka_unit_test(test_table_b),
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_bounds_and_auto),
+        cmocka_unit_test(test_auto_where_each_wins),
+        cmocka_unit_test(test_pexchange_table),
+        cmocka_unit_test(test_pexchange_sweep),
+        cmocka_unit_test(test_dyn_constants),
+        cmocka_unit_test(test_dyn_runs),
+        cmocka_unit_test(test_dyn_refusals),
+        cmocka_unit_test(test_sweep_1d),
+        cmocka_unit_test(test_sweep_2d),
+        cmocka_unit_test(test_sweep_3d),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

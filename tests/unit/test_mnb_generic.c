@@ -113,6 +113,33 @@ static void test_ratios(void **state)
     }
 }
 
+/* auto without a prediction: a dry run of mnb-route and mnb-balanced decides, so auto's
+ * multinode broadcast is the fewer of the two (mnb-balanced on hypercubes and large meshes,
+ * mnb-route where balancing loses a step or two: mesh:2x7, ccc:3, butterfly:3). */
+static void test_auto_fewer(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *spec, *algo;
+    } c[] = {{"hypercube:7", "mnb-balanced"}, {"hypercube:9", "mnb-balanced"},
+             {"mesh:8x8", "mnb-balanced"},    {"mesh:4x4x4", "mnb-balanced"},
+             {"mesh:2x7", "mnb-route"},       {"ccc:3", "mnb-route"},
+             {"butterfly:3", "mnb-route"},    {"ring:3*linear:4", "mnb-route"}};
+    for (size_t i = 0; i < NELEMS(c); i++) {
+        sn_topo_t *t = tu_topo(c[i].spec);
+        sn_params_t p = tu_params(SN_COLL_MNB, "multi", "one", "full");
+        tu_run_t a = tu_sim(t, &p, NULL), r = tu_sim(t, &p, "mnb-route"),
+                 b = tu_sim(t, &p, "mnb-balanced");
+        assert_true(a.res.verified && r.res.verified && b.res.verified);
+        uint64_t fewer = r.res.steps <= b.res.steps ? r.res.steps : b.res.steps;
+        if (strcmp(a.algo->name, c[i].algo) != 0 || a.res.steps != fewer)
+            fail_msg("%s: auto took %s (%llu steps); mnb-route %llu, mnb-balanced %llu", c[i].spec,
+                     a.algo->name, (unsigned long long) a.res.steps,
+                     (unsigned long long) r.res.steps, (unsigned long long) b.res.steps);
+        sn_topo_free(t);
+    }
+}
+
 static void test_cycle(void **state)
 {
     (void) state;
@@ -214,9 +241,8 @@ static void test_multitree(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_against_route),
-        cmocka_unit_test(test_ratios),
-        cmocka_unit_test(test_cycle),
+        cmocka_unit_test(test_against_route), cmocka_unit_test(test_ratios),
+        cmocka_unit_test(test_auto_fewer),    cmocka_unit_test(test_cycle),
         cmocka_unit_test(test_multitree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
