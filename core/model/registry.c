@@ -41,6 +41,7 @@ static const sn_algo_t *const registry[] = {
     &sn__algo_bcast_multitree,
     /* Varvarigos, folded-cube PMNB with its prefixes */
     &sn__algo_pmnb_fcube,
+    &sn__algo_mnb_cayley,
 };
 /* clang-format on */
 

@@ -593,8 +593,9 @@ static void test_exact_torus_framework(void **state)
     EXACT_ALL(cases);
 }
 
-/* The generic multinode broadcasts: balanced per-source trees (multiport) and the single-port
- * pipeline around a Hamiltonian cycle; and the single-port broadcast with one tree per packet. */
+/* The generic multinode broadcasts: balanced per-source trees (multiport), the single-port
+ * pipeline around a Hamiltonian cycle and the translated tree of Cayley graphs; and the
+ * single-port broadcast with one tree per packet. */
 static void test_exact_mnb_generic(void **state)
 {
     (void) state;
@@ -607,6 +608,9 @@ static void test_exact_mnb_generic(void **state)
           "--duplex", "half"}},
         {{"--topo", "hypercube:4", "--coll", "bcast", "--algo", "bcast-multitree", "--ports",
           "single", "--msgs", "3"}},
+        {{"--topo", "hypercube:4", "--coll", "mnb", "--algo", "mnb-cayley"}},
+        {{"--topo", "star:4", "--coll", "mnb", "--algo", "mnb-cayley", "--ports", "single"}},
+        {{"--topo", "torus:3x5", "--coll", "mnb", "--algo", "mnb-cayley", "--msgs", "2"}},
     };
     EXACT_ALL(cases);
 }

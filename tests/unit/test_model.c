@@ -129,6 +129,7 @@ static void test_registry(void **state)
         {"mnb-cycle", SN_COLL_MNB},
         {"bcast-multitree", SN_COLL_BCAST},
         {"pmnb-fcube", SN_COLL_PMNB},
+        {"mnb-cayley", SN_COLL_MNB},
     };
     size_t n = 0;
     const sn_algo_t *const *algos = sn_model_algos(&n);
