@@ -22,7 +22,9 @@ static int sweep_dyn(const sn_topo_t *t, const sn_params_t *p, sn_dyn_opts_t *do
                           "<= TO and at most 1000 steps",
                           sweep);
     sn_dyn_result_t c, r;
-    sn_dyn_constants(t, 1.0, dopt->tp, &c);
+    int rc0 = sn_dyn_constants_for(t, dopt->algo, 1.0, dopt->tp, &c, err);
+    if (rc0 < 0)
+        return rc0;
     printf("rho,delay_mean,delay_bound,delay_ci95,delay_p50,delay_p99,delay_max,lambda,requests,"
            "rounds,rho_star\n");
     for (int i = 0; a + i * step <= b + 1e-12; i++) {
@@ -57,6 +59,27 @@ int cli_dyn(const char *cmd, const cli_opts_t *o, const char *lambda_s, const ch
     sn_dyn_result_t r;
     if ((rc = sn_topo_parse(o->topo, &t, &err)) < 0)
         goto bad;
+    /* the rounds are the family's multiport partial broadcasts of one packet per source, their
+     * sources drawn from the arrivals: the options that would say otherwise are refused */
+    const char *unused = (o->ports && strcmp(o->ports, "multi") != 0)    ? "--ports"
+                         : (o->rx && strcmp(o->rx, "one") != 0)          ? "--rx"
+                         : (o->duplex && strcmp(o->duplex, "full") != 0) ? "--duplex"
+                         : o->sources                                    ? "--sources"
+                         : o->m >= 0                                     ? "--m"
+                         : o->root >= 0                                  ? "--root"
+                         : (o->msgs >= 0 && o->msgs != 1)                ? "--msgs"
+                         : o->op                                         ? "--op"
+                         : o->max_slots >= 0                             ? "--max-slots"
+                                                                         : NULL;
+    if (unused) {
+        sn_err_set(&err, SN_EINVAL,
+                   "%s does not apply to --coll dynbcast: its rounds are multiport, full-duplex "
+                   "partial broadcasts of one packet per source, the sources drawn from the "
+                   "Poisson arrivals (options: --lambda or --rho, --slots, --tp, --algo, --frags, "
+                   "--size, --seed, --sweep-rho)",
+                   unused);
+        goto bad;
+    }
     if (sweep == NULL && (lambda_s == NULL) == (rho_s == NULL)) {
         sn_err_set(&err, SN_EINVAL, "dynbcast needs one of --lambda L or --rho R");
         goto bad;
@@ -72,11 +95,16 @@ int cli_dyn(const char *cmd, const cli_opts_t *o, const char *lambda_s, const ch
         p.seed = (uint64_t) o->seed;
     if (o->size >= 0)
         p.size = (uint32_t) o->size;
-    if (t->kind == SN_TOPO_MESH || t->kind == SN_TOPO_TORUS || t->kind == SN_TOPO_LINEAR ||
-        t->kind == SN_TOPO_RING) {
+    dopt.algo = o->algo; /* auto (NULL): the family's default round algorithm */
+    sn_dyn_result_t c;
+    if ((rc = sn_dyn_constants_for(t, dopt.algo, 1.0, dopt.tp, &c, &err)) < 0)
+        goto bad;
+    if (!c.fcube && strcmp(c.algorithm, "pmnb-mesh-split") == 0) {
         uint32_t d = t->nfactors ? t->nfactors : 1, side = t->nfactors ? t->factors[0]->n : t->n;
         int ring = (t->kind == SN_TOPO_TORUS || t->kind == SN_TOPO_RING) && side >= 3;
         p.frags = o->frags > 0 ? (uint32_t) o->frags : (ring ? 2 : 1) * d;
+    } else if (o->frags > 0) {
+        p.frags = (uint32_t) o->frags;
     }
     dopt.horizon = slots > 0 ? (double) slots : 1000.0;
     if (sweep) {
@@ -95,11 +123,8 @@ int cli_dyn(const char *cmd, const cli_opts_t *o, const char *lambda_s, const ch
         status = EXIT_OK;
         goto out;
     }
-    if (rho_s) {
-        sn_dyn_result_t c;
-        sn_dyn_constants(t, 1.0, dopt.tp, &c);
+    if (rho_s)
         lambda = rho / (t->n * c.X);
-    }
     dopt.lambda = lambda;
     rc = sn_dyn_run(t, &p, &dopt, &r, &err);
     if (rc == SN_EVERIFY || rc == SN_EPORT || rc == SN_EALGO || rc == SN_ESLOTS) {

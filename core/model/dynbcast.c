@@ -69,36 +69,67 @@ static void fcube_constants(uint32_t d, double N, double lambda, double tp, sn_d
     r->eq_bound = "(6)";
 }
 
-void sn_dyn_constants(const sn_topo_t *t, double lambda, double tp, sn_dyn_result_t *r)
+int sn_dyn_constants_for(const sn_topo_t *t, const char *algo, double lambda, double tp,
+                         sn_dyn_result_t *r, sn_err_t *err)
 {
     dyn_shape_t sh;
-    if (dyn_shape(t, &sh, NULL) < 0)
-        sh.d = 1, sh.side = t->n, sh.ring = 0;
+    int rc;
+    if ((rc = dyn_shape(t, &sh, err)) < 0)
+        return rc;
     double N = (double) t->n;
     r->fcube = sh.fcube;
+    int deflt = algo == NULL || strcmp(algo, "auto") == 0;
     if (sh.fcube) {
+        if (!deflt && strcmp(algo, "pmnb-fcube") != 0)
+            return sn_err_set(
+                err, SN_ENOTSUP,
+                "dynamic broadcasting on %s plays rounds of pmnb-fcube (eqs. (5)-(6)), "
+                "not %s",
+                t->spec, algo);
         fcube_constants(sh.d, N, lambda, tp, r);
-        return;
+        return 0;
     }
+    int split = deflt || strcmp(algo, "pmnb-mesh-split") == 0;
+    if (!split && strcmp(algo, "pmnb-mesh") != 0)
+        return sn_err_set(err, SN_ENOTSUP,
+                          "dynamic broadcasting on %s plays rounds of pmnb-mesh-split (with "
+                          "splitting, (9a)/(10a)) or pmnb-mesh (without, (9b)/(10b)), not %s",
+                          t->spec, algo);
     uint32_t d = sh.d, side = sh.side;
     double g = sh.ring ? 2.0 : 1.0;
-    r->X = (N - 1.0) / (g * d * N);
-    r->V = 2.0 * d * (side - 1) * tp + (1.0 + 1.0 / g) * (side - 1);
+    if (split) {
+        r->X = (N - 1.0) / (g * d * N);                                  /* (9a) */
+        r->V = 2.0 * d * (side - 1) * tp + (1.0 + 1.0 / g) * (side - 1); /* (10a) */
+        r->algorithm = "pmnb-mesh-split";
+    } else {
+        double c = ceil((side - 1) / g);
+        r->X = side > 1 ? c * (N - 1.0) / (d * (side - 1.0) * N) : 0;      /* (9b) */
+        r->V = (side - 1.0) * d + d * c + 4.0 * (side - 1) * d * tp + 1.0; /* (10b) */
+        r->algorithm = "pmnb-mesh";
+    }
     r->rho = lambda * N * r->X;
     r->rho_mesh = lambda * (N - 1.0) / (g * d); /* (12): (13) asks for <= 1 */
-    r->rho_star = N * r->X / (N * r->X + r->V);
+    r->rho_star = N * r->X / (N * r->X + r->V); /* the largest rho with 1 - rho - lambda V > 0 */
     double den = 1.0 - r->rho - lambda * r->V;
     if (den > 0) {
         double rho = r->rho, X = r->X, V = r->V;
         r->delay_bound = (1 + rho) * (rho * X / (2 * den) + (1 - rho) * V / (2 * den) +
                                       (1 - lambda * V) * V / den) +
-                         X;
+                         X; /* (11) */
     } else {
         r->delay_bound = -1;
     }
-    r->algorithm = "pmnb-mesh-split";
-    r->eq_stability = "(14)";
+    r->eq_stability = split ? "(14)" : "Theorem 7: 1 - rho - lambda V > 0";
     r->eq_bound = "(11)";
+    return 0;
+}
+
+void sn_dyn_constants(const sn_topo_t *t, double lambda, double tp, sn_dyn_result_t *r)
+{
+    if (sn_dyn_constants_for(t, NULL, lambda, tp, r, NULL) < 0) { /* not a supported family */
+        memset(r, 0, sizeof *r);
+        r->delay_bound = r->rho_mesh = -1;
+    }
 }
 
 static double uniform01(uint64_t *x)
@@ -154,7 +185,8 @@ int sn_dyn_run(const sn_topo_t *t, const sn_params_t *p, const sn_dyn_opts_t *o,
                           "%.0f expected requests (rate x nodes x duration); at most 2000000 are "
                           "supported",
                           expect);
-    sn_dyn_constants(t, o->lambda, o->tp, r);
+    if ((rc = sn_dyn_constants_for(t, o->algo, o->lambda, o->tp, r, err)) < 0)
+        return rc;
     uint32_t n = t->n;
     /* ---- the arrivals: node u's k-th request at arr[off[u] + k] ---- */
     size_t cap = 1024, total = 0;
@@ -207,7 +239,7 @@ int sn_dyn_run(const sn_topo_t *t, const sn_params_t *p, const sn_dyn_opts_t *o,
         }
         q.sources = src, q.nsources = m;
         sn_dyn_round_t res;
-        const char *algo = o->algo ? o->algo : r->algorithm;
+        const char *algo = r->algorithm;
         rc = o->round ? o->round(o->round_ctx, t, &q, algo, &res, err)
                       : sim_round(NULL, t, &q, algo, &res, err);
         if (rc < 0)

@@ -175,8 +175,9 @@ typedef struct sn_dyn_result_s {
     double throughput; /* requests broadcast per time unit */
     double delay_mean, delay_ci, delay_p50, delay_p99, delay_max; /* ci: 95% half-width, -1 if
                                                                      too few requests */
-    /* the paper's constants. Meshes and tori (the split algorithm): X (9a), V (10a), rho = lambda
-     * N X, the mesh load (12) that (13) requires <= 1 (rho_mesh), the stability limit (14), the
+    /* the paper's constants. Meshes and tori: X (9a), V (10a) with splitting, (9b), (10b)
+     * without, rho = lambda N X, the mesh load (12) that (13) requires <= 1 (rho_mesh), the
+     * stability limit (14) (without splitting: the largest rho with 1 - rho - lambda V > 0), the
      * bound (11). Folded cubes: X = 1/(d+1), V = A = 2d + 4d t_p (a round of M packets lasts at
      * most M/(d+1) + A), rho = lambda N/(d+1), rho_mesh -1 (no such condition), the stability
      * limit (5), the bound (6). delay_bound -1 when the bound's denominator is <= 0 (no bound). */
@@ -187,7 +188,13 @@ typedef struct sn_dyn_result_s {
         *eq_bound; /* the paper's equation labels: "(14)", "(11)" or "(5)", "(6)" */
 } sn_dyn_result_t;
 
-/* The constants of r (X .. eq_bound) for (t, lambda, tp); t a mesh, torus or folded cube. */
+/* The constants of r (X .. eq_bound) for rounds of `algo` on (t, lambda, tp): on meshes and tori
+ * pmnb-mesh-split ((9a)/(10a), the default) or pmnb-mesh (no splitting, (9b)/(10b)), on folded
+ * cubes pmnb-fcube (eqs. (5)-(6)); NULL or "auto": the family's default. 0, or SN_ENOTSUP naming
+ * what is accepted. */
+int sn_dyn_constants_for(const sn_topo_t *t, const char *algo, double lambda, double tp,
+                         sn_dyn_result_t *r, sn_err_t *err);
+/* The same for the family's default algorithm (zeros and -1 bounds on other topologies). */
 void sn_dyn_constants(const sn_topo_t *t, double lambda, double tp, sn_dyn_result_t *r);
 
 /* Runs dynamic broadcasting on (t, p) (p: seed, frags, size; coll and sources are set per round).

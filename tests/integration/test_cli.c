@@ -652,6 +652,18 @@ static const bad_case_t dyn_bad_cases[] = {
     {{"sim", "--topo", "torus:4x4", "--coll", "dynbcast", "--sweep-rho", "0.1:x"},
      "--sweep-rho",
      "'0.1:x'"},
+    {{"sim", "--topo", "torus:4x4", "--coll", "dynbcast", "--rho", "0.2", "--ports", "single"},
+     "--ports",
+     "does not apply"},
+    {{"sim", "--topo", "torus:4x4", "--coll", "dynbcast", "--rho", "0.2", "--msgs", "2"},
+     "--msgs",
+     "does not apply"},
+    {{"sim", "--topo", "torus:4x4", "--coll", "dynbcast", "--rho", "0.2", "--algo", "pmnb-route"},
+     "pmnb-route",
+     "pmnb-mesh-split"},
+    {{"sim", "--topo", "foldedcube:3", "--coll", "dynbcast", "--rho", "0.2", "--algo", "pmnb-mesh"},
+     "pmnb-fcube",
+     NULL},
 };
 
 static void test_dynbcast_bad_input(void **state)

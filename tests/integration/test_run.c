@@ -270,8 +270,8 @@ static void expect_exact_all(const case_t *cases, size_t n)
 static void dynbcast_tcp_equals_sim(const char *topo, const char *rho, const char *slots,
                                     const char *algo)
 {
-    const char *args[] = {"--topo", topo,   "--coll", "dynbcast", "--rho", rho, "--slots",
-                          slots,    "--tp", "0.1",    "--seed",   "7",     NULL};
+    const char *args[] = {"--topo", topo,  "--coll", "dynbcast", "--rho",  rho,  "--slots", slots,
+                          "--tp",   "0.1", "--seed", "7",        "--algo", algo, NULL};
     tu_proc_t ps, pr;
     run_pair(args, &ps, &pr);
     tu_expect_status(&pr, 0);
@@ -300,6 +300,7 @@ static void test_dynbcast_tcp_equals_sim(void **state)
 {
     (void) state;
     dynbcast_tcp_equals_sim("torus:4x4", "0.3", "60", "pmnb-mesh-split");
+    dynbcast_tcp_equals_sim("torus:3x3", "0.3", "60", "pmnb-mesh"); /* no splitting */
     dynbcast_tcp_equals_sim("foldedcube:3", "0.2", "60", "pmnb-fcube");
 }
 
