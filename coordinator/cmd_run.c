@@ -83,6 +83,8 @@ static const char bench_usage[] =
     "): FROM:TO (doubling),\n"
     "                     FROM:TO:xF (factor F), FROM:TO:+S (step S) or a list A,B,C, increasing;\n"
     "                     K, M, G are powers of two (1K = 1024); at most 256 sizes, up to 1G\n"
+    "  --topo 'A;B'       several topologies, separated by ';': one launch of the nodes each\n"
+    "  --ports P,Q        several port models (multi,single): one launch each, for every topology\n"
     "  --iters N          measured repetitions per size (default 20; --reps N is the same)\n"
     "  --warmup N         unmeasured repetitions before each size (default 2)\n"
     "  --out FILE         also write the JSON lines to FILE\n" RUN_TRANSPORT_HELP "\n"
@@ -162,6 +164,124 @@ static int open_out(const char *path, const char *flag, FILE **f)
     return 0;
 }
 
+/* One launch of the nodes: `run` has one; `bench` one per topology of --topo A;B and port model
+ * of --ports P,Q, each sweeping every size. */
+typedef struct run_case_s {
+    char *topo, *ports; /* owned copies of this case's --topo and --ports (ports may be NULL) */
+    cli_ctx_t ctx;
+    int built;
+} run_case_t;
+
+#define BENCH_MAX_CASES 64
+
+/* Splits `text` at `sep` into owned copies; 0, or -1 after printing why (an empty item, too many).
+ */
+static int split_list(const char *text, char sep, const char *flag, char **items, size_t *n)
+{
+    *n = 0;
+    for (const char *s = text;;) {
+        const char *e = strchr(s, sep);
+        size_t len = e ? (size_t) (e - s) : strlen(s);
+        if (len == 0 || *n >= BENCH_MAX_CASES) {
+            fprintf(stderr,
+                    "stepnet: bad value '%s' for %s: %s (a list separated by '%c', at most %d)\n",
+                    text, flag, len == 0 ? "an empty item" : "too many items", sep,
+                    BENCH_MAX_CASES);
+            return -1;
+        }
+        items[*n] = sn_xmalloc(len + 1);
+        memcpy(items[*n], s, len);
+        items[*n][len] = '\0';
+        (*n)++;
+        if (e == NULL)
+            return 0;
+        s = e + 1;
+    }
+}
+
+/* Builds every case of the command (each topology and port model checked, its memory budget
+ * for the largest size included) before any node starts. 0, or EXIT_BADINPUT after printing why.
+ * *cases and its strings are malloc'd (free_cases). */
+static int build_cases(const cli_opts_t *cli, const coord_opts_t *o, int bench, run_case_t **cases,
+                       size_t *ncases)
+{
+    char *topos[BENCH_MAX_CASES], *ports[BENCH_MAX_CASES];
+    size_t nt = 0, np = 0;
+    *cases = NULL;
+    *ncases = 0;
+    int rc = EXIT_BADINPUT;
+    if (bench && cli->topo && split_list(cli->topo, ';', "--topo", topos, &nt) < 0)
+        goto out;
+    if (bench && cli->ports && split_list(cli->ports, ',', "--ports", ports, &np) < 0)
+        goto out;
+    if (!bench || cli->topo == NULL) { /* one case; the missing --topo is reported by the build */
+        topos[0] = cli->topo ? sn_xstrdup(cli->topo) : NULL;
+        nt = 1;
+    }
+    if (!bench || cli->ports == NULL) {
+        ports[0] = cli->ports ? sn_xstrdup(cli->ports) : NULL;
+        np = 1;
+    }
+    if (nt * np > BENCH_MAX_CASES) {
+        fprintf(stderr, "stepnet: %zu topologies times %zu port models is more than %d runs\n", nt,
+                np, BENCH_MAX_CASES);
+        goto out;
+    }
+    *cases = sn_xcalloc(nt * np, sizeof **cases);
+    for (size_t i = 0; i < nt; i++)
+        for (size_t k = 0; k < np; k++) {
+            run_case_t *c = &(*cases)[(*ncases)++];
+            c->topo = topos[i] ? sn_xstrdup(topos[i]) : NULL;
+            c->ports = ports[k] ? sn_xstrdup(ports[k]) : NULL;
+            cli_opts_t one = *cli;
+            one.topo = c->topo;
+            one.ports = c->ports;
+            sn_err_t err = {0};
+            c->built = 1;
+            if (cli_ctx_build(&one, &c->ctx, &err) < 0) {
+                cli_err_print("stepnet", &err);
+                goto out;
+            }
+            const cli_ctx_t *x = &c->ctx;
+            if (o->fault && (uint32_t) o->fault_node >= x->topo->n) {
+                fprintf(stderr,
+                        "stepnet: bad value '%d:%s' for --fault: node %d is out of range (%s has "
+                        "nodes 0 to %u)\n",
+                        o->fault_node, o->fault, o->fault_node, x->topo->spec, x->topo->n - 1);
+                goto out;
+            }
+            uint64_t limit = sn_model_slot_limit(x->topo, &x->params, x->predicted);
+            sn_fault_t fault;
+            if (o->fault && sn_wire_fault_parse(o->fault, &fault, NULL) == 0 &&
+                fault.slot > limit) {
+                fprintf(stderr,
+                        "stepnet: bad value '%d:%s' for --fault: slot %llu is past the run's slot "
+                        "limit %llu\n",
+                        o->fault_node, o->fault, (unsigned long long) fault.slot,
+                        (unsigned long long) limit);
+                goto out;
+            }
+        }
+    rc = 0;
+out:
+    for (size_t i = 0; i < nt; i++)
+        free(topos[i]);
+    for (size_t k = 0; k < np; k++)
+        free(ports[k]);
+    return rc;
+}
+
+static void free_cases(run_case_t *cases, size_t n)
+{
+    for (size_t i = 0; cases && i < n; i++) {
+        if (cases[i].built)
+            cli_ctx_free(&cases[i].ctx);
+        free(cases[i].topo);
+        free(cases[i].ports);
+    }
+    free(cases);
+}
+
 /* `stepnet run` and `stepnet bench`: the same life cycle, their own reports. */
 static int run_command(const char *cmd, const char *help, int argc, char **argv)
 {
@@ -171,6 +291,8 @@ static int run_command(const char *cmd, const char *help, int argc, char **argv)
     sn_err_t err = {0};
     uint32_t *sizes = NULL;
     FILE *outf = NULL, *csvf = NULL;
+    run_case_t *cases = NULL;
+    size_t ncases = 0;
     int bench = strcmp(cmd, "bench") == 0;
     int rc = coord_opts_parse(argc, argv, &cli, &o, &out_file, help, &err);
     if (rc == CLI_HELP)
@@ -195,31 +317,9 @@ static int run_command(const char *cmd, const char *help, int argc, char **argv)
     }
     if (bench && (rc = bench_sizes(&cli, &o, &sizes)) != 0)
         return rc;
-    cli_ctx_t ctx;
-    if (cli_ctx_build(&cli, &ctx, &err) < 0) {
-        cli_err_print("stepnet", &err);
-        cli_ctx_free(&ctx);
-        free(sizes);
-        return EXIT_BADINPUT;
-    }
-    o.ctx = &ctx;
     rc = EXIT_BADINPUT;
-    if (o.fault && (uint32_t) o.fault_node >= ctx.topo->n) {
-        fprintf(stderr,
-                "stepnet: bad value '%d:%s' for --fault: node %d is out of range (%s has nodes "
-                "0 to %u)\n",
-                o.fault_node, o.fault, o.fault_node, ctx.topo->spec, ctx.topo->n - 1);
+    if (build_cases(&cli, &o, bench, &cases, &ncases) != 0)
         goto done;
-    }
-    uint64_t limit = sn_model_slot_limit(ctx.topo, &ctx.params, ctx.predicted);
-    sn_fault_t fault;
-    if (o.fault && sn_wire_fault_parse(o.fault, &fault, NULL) == 0 && fault.slot > limit) {
-        fprintf(stderr,
-                "stepnet: bad value '%d:%s' for --fault: slot %llu is past the run's slot limit "
-                "%llu\n",
-                o.fault_node, o.fault, (unsigned long long) fault.slot, (unsigned long long) limit);
-        goto done;
-    }
     if (open_out(out_file, "--out", &outf) < 0 || open_out(o.csv_file, "--csv", &csvf) < 0)
         goto done;
     if (o.security == SN_SEC_NONE)
@@ -227,46 +327,52 @@ static int run_command(const char *cmd, const char *help, int argc, char **argv)
                 "stepnet %s: security none: links and the control channel are plaintext "
                 "and unauthenticated\n",
                 cmd);
-    coord_result_t res;
-    rc = coord_run(&o, &res, &err);
-    if (rc < 0) {
-        cli_err_print("stepnet", &err);
-        rc = rc == SN_EINVAL ? EXIT_BADINPUT : EXIT_FAILED;
-        goto done;
-    }
-    if (res.failed)
-        fprintf(stderr, "stepnet %s: %s\n", cmd, res.error);
     void (*json)(FILE *, const coord_opts_t *, const coord_result_t *) =
         bench ? sweep_report_json : coord_report_json;
-    if (cli.json)
-        json(stdout, &o, &res);
-    int write_failed = 0;
-    if (outf) {
-        json(outf, &o, &res);
-        write_failed |= cli_close_out(outf, out_file, "--out") < 0;
-        outf = NULL;
-    }
-    if (csvf) {
+    if (csvf)
         sweep_csv_header(csvf);
-        for (size_t k = 0; k < res.npoints; k++)
+    int write_failed = 0;
+    rc = EXIT_OK;
+    for (size_t i = 0; i < ncases && rc == EXIT_OK; i++) {
+        coord_opts_t co = o;
+        co.ctx = &cases[i].ctx;
+        co.topo_text = cases[i].topo;
+        coord_result_t res;
+        int crc = coord_run(&co, &res, &err);
+        if (crc < 0) {
+            cli_err_print("stepnet", &err);
+            rc = crc == SN_EINVAL ? EXIT_BADINPUT : EXIT_FAILED;
+            break;
+        }
+        if (res.failed)
+            fprintf(stderr, "stepnet %s: %s\n", cmd, res.error);
+        if (cli.json)
+            json(stdout, &co, &res);
+        if (outf)
+            json(outf, &co, &res);
+        for (size_t k = 0; csvf && k < res.npoints; k++)
             if (res.points[k].state != COORD_POINT_PENDING)
-                sweep_csv_row(csvf, &o, &res, &res.points[k]);
-        write_failed |= cli_close_out(csvf, o.csv_file, "--csv") < 0;
-        csvf = NULL;
+                sweep_csv_row(csvf, &co, &res, &res.points[k]);
+        if (!cli.json)
+            (bench ? sweep_report_text : coord_report_text)(stdout, &co, &res);
+        /* interrupted (SIGINT, SIGTERM): 128 + the signal, as a shell reports it; a failed
+         * case ends the command */
+        rc = res.interrupted ? 128 + res.interrupted : res.failed ? EXIT_FAILED : EXIT_OK;
+        coord_result_free(&res);
     }
-    if (!cli.json)
-        (bench ? sweep_report_text : coord_report_text)(stdout, &o, &res);
-    /* interrupted (SIGINT, SIGTERM): 128 + the signal, as a shell reports it */
-    rc = res.interrupted              ? 128 + res.interrupted
-         : res.failed || write_failed ? EXIT_FAILED
-                                      : EXIT_OK;
-    coord_result_free(&res);
+    if (outf)
+        write_failed |= cli_close_out(outf, out_file, "--out") < 0;
+    if (csvf)
+        write_failed |= cli_close_out(csvf, o.csv_file, "--csv") < 0;
+    outf = csvf = NULL;
+    if (rc == EXIT_OK && write_failed)
+        rc = EXIT_FAILED;
 done:
     if (outf)
         fclose(outf);
     if (csvf)
         fclose(csvf);
-    cli_ctx_free(&ctx);
+    free_cases(cases, ncases);
     free(sizes);
     return rc;
 }

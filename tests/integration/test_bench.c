@@ -258,6 +258,73 @@ static void test_sweep_json_csv(void **state)
     unlink(csv);
 }
 
+static void expect_bad(const char *needle, const char *const *args)
+{
+    tu_proc_t r = run_(args);
+    tu_expect_status(&r, 2);
+    tu_expect_one_line(&r, r.err, r.nerr, "stderr");
+    if (strstr(r.err, needle) == NULL)
+        fail_msg("%s: stderr does not say '%s': %s", r.cmd, needle, r.err);
+    assert_int_equal(r.nout, 0);
+    tu_exec_free(&r);
+}
+
+#define BAD(needle, ...) expect_bad(needle, (const char *const[]){__VA_ARGS__, NULL})
+
+/* Several topologies and port models: one launch each, every size swept in each, the records in
+ * the order topology, then port model, then size; a bad item of either list is refused (exit 2)
+ * before any node starts. */
+static void test_cases(void **state)
+{
+    (void) state;
+    char csv[256];
+    temp_path(csv, sizeof csv, "cases");
+    tu_proc_t r =
+        RUN("bench", "--topo", "ring:4;hypercube:2", "--ports", "multi,single", "--coll", "bcast",
+            "--sizes", "8,64", "--iters", "2", "--warmup", "0", "--json", "--csv", csv);
+    tu_expect_status(&r, 0);
+    assert_int_equal(count_lines(r.out), 8);
+    char *text = read_text(csv);
+    assert_int_equal(count_lines(text), 9);
+    static const char *const want[][3] = {
+        {"ring:4", "multi", "8"},       {"ring:4", "multi", "64"},
+        {"ring:4", "single", "8"},      {"ring:4", "single", "64"},
+        {"hypercube:2", "multi", "8"},  {"hypercube:2", "multi", "64"},
+        {"hypercube:2", "single", "8"}, {"hypercube:2", "single", "64"},
+    };
+    for (size_t i = 0; i < 8; i++) {
+        char line[16384], buf[64];
+        assert_true(nth_line(r.out, i, line, sizeof line));
+        assert_string_equal(tu_json_str(line, "topology", buf, sizeof buf), want[i][0]);
+        assert_string_equal(tu_json_str(line, "ports", buf, sizeof buf), want[i][1]);
+        assert_int_equal(tu_json_int(line, "size"), atoll(want[i][2]));
+        assert_true(tu_json_bool(line, "verified"));
+        int64_t steps;
+        char hash[32];
+        tu_proc_t s = RUN("sim", "--topo", want[i][0], "--coll", "bcast", "--ports", want[i][1],
+                          "--size", want[i][2], "--json");
+        tu_expect_status(&s, 0);
+        const char *sj = tu_json_line(&s);
+        steps = tu_json_int(sj, "steps");
+        tu_json_str(sj, "trace_hash", hash, sizeof hash);
+        assert_int_equal(tu_json_int(line, "steps"), steps);
+        assert_string_equal(tu_json_str(line, "trace_hash", buf, sizeof buf), hash);
+        tu_exec_free(&s);
+        char *f[20];
+        assert_true(nth_line(text, i + 1, line, sizeof line));
+        assert_int_equal(split_csv(line, f, 20), 16);
+        assert_string_equal(f[0], want[i][0]);
+        assert_string_equal(f[3], want[i][1]);
+        assert_string_equal(f[6], want[i][2]);
+    }
+    free(text);
+    unlink(csv);
+    tu_exec_free(&r);
+    BAD("an empty item", "bench", "--topo", "ring:4;", "--coll", "bcast");
+    BAD("'foo'", "bench", "--topo", "ring:4", "--ports", "multi,foo", "--coll", "bcast");
+    BAD("'ring:x'", "bench", "--topo", "ring:4;ring:x", "--coll", "bcast");
+}
+
 /* The OSU-style table: its column header and one row per size, in order. */
 static void test_sweep_text(void **state)
 {
@@ -288,19 +355,6 @@ static void test_sweep_text(void **state)
     assert_int_equal(*row, '\0');
     tu_exec_free(&r);
 }
-
-static void expect_bad(const char *needle, const char *const *args)
-{
-    tu_proc_t r = run_(args);
-    tu_expect_status(&r, 2);
-    tu_expect_one_line(&r, r.err, r.nerr, "stderr");
-    if (strstr(r.err, needle) == NULL)
-        fail_msg("%s: stderr does not say '%s': %s", r.cmd, needle, r.err);
-    assert_int_equal(r.nout, 0);
-    tu_exec_free(&r);
-}
-
-#define BAD(needle, ...) expect_bad(needle, (const char *const[]){__VA_ARGS__, NULL})
 
 static void test_bad_input(void **state)
 {
@@ -497,6 +551,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sweep_json_csv),
         cmocka_unit_test(test_sweep_text),
+        cmocka_unit_test(test_cases),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_run_outputs),
         cmocka_unit_test(test_failed_run_null_prediction),
