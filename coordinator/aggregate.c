@@ -38,6 +38,16 @@ void sn__coord_add_calibration(coord_t *r, const Stepnet__Calibrated *cal)
                                  ? (double) (lt->rtt_ns - lt->rtt0_ns) / (2 * NS_PER_US) / lt->bytes
                                  : 0.0;
         r->ncalib++;
+        /* and the link itself, for the report (per-link calibration) */
+        coord_result_t *out = r->res;
+        sn_grow((void **) &out->links, &r->caplinks, out->nlinks + 1, sizeof *out->links);
+        coord_link_cal_t *lk = &out->links[out->nlinks++];
+        lk->edge = lt->edge;
+        lk->a = lt->edge < r->t->nedges ? r->t->edges[lt->edge].a : 0;
+        lk->b = lt->edge < r->t->nedges ? r->t->edges[lt->edge].b : 0;
+        lk->rtt0_ns = lt->rtt0_ns;
+        lk->rtt_ns = lt->rtt_ns;
+        lk->bytes = lt->bytes;
     }
 }
 
@@ -66,6 +76,27 @@ double coord_result_median_us(const coord_result_t *res)
     return median;
 }
 
+/* A measured repetition's wall time, into the run's and its size's; the size is done after its
+ * last repetition. */
+static void add_wall(coord_t *r, uint64_t ns)
+{
+    coord_point_t *pt = &r->res->points[r->point];
+    r->res->wall_ns[r->res->nwall++] = ns;
+    pt->wall_ns[pt->nwall++] = ns;
+    if (r->rep == r->o->warmup + r->o->reps)
+        pt->state = COORD_POINT_DONE;
+}
+
+void sn__coord_point_begin(coord_t *r, uint32_t k)
+{
+    r->point = k;
+    r->params = r->ctx->params;
+    r->params.size = r->res->points[k].size;
+    r->res->nwall = 0;
+    for (uint32_t i = 0; i < r->n; i++)
+        r->digest_want[i] = sn_coll_digest_sum(r->t, &r->params, i);
+}
+
 /* The idle barrier: every node stopped at the last idle slot; the time is to the last result. */
 static int aggregate_idle(coord_t *r)
 {
@@ -79,8 +110,8 @@ static int aggregate_idle(coord_t *r)
             return -1;
         }
     }
-    if (r->cid > r->o->warmup)
-        r->res->wall_ns[r->res->nwall++] = uv_hrtime() - r->t0;
+    if (r->rep > r->o->warmup)
+        add_wall(r, uv_hrtime() - r->t0);
     return 0;
 }
 
@@ -92,7 +123,12 @@ static int check_node(coord_t *r, uint32_t i, const Stepnet__Result *res)
                        res->error);
         return -1;
     }
-    sn_expect_t e = sn_coll_expect(r->t, &r->ctx->params, i);
+    if (res->has_size && res->size != r->params.size) {
+        sn__coord_fail(r, (int) i, 0, "node %u ran collective %u with packet size %u, not %u", i,
+                       res->cid, res->size, r->params.size);
+        return -1;
+    }
+    sn_expect_t e = sn_coll_expect(r->t, &r->params, i);
     uint64_t want_exp = e.nsrc * e.per_src;
     if (res->expected != want_exp || res->deliveries != res->expected) {
         sn__coord_fail(r, (int) i, 0, "node %u delivered %llu of %llu packets (expected %llu)", i,
@@ -156,10 +192,10 @@ int sn__coord_aggregate_rep(coord_t *r)
     uint64_t cslots = 0;
     for (size_t w = 0; w < words; w++)
         cslots += (uint64_t) __builtin_popcountll(cbits[w] & ~dbits[w]);
-    if (r->cid > 1 && (steps != out->steps || trace != out->trace_hash)) {
+    if (r->rep > 1 && (steps != out->steps || trace != out->trace_hash)) {
         sn__coord_fail(r, COORD_NODE_NONE, 0,
-                       "repetition %u differs from the first: %llu steps (trace %016llx) against "
-                       "%llu (trace %016llx)",
+                       "repetition %u differs from the first of its size: %llu steps (trace "
+                       "%016llx) against %llu (trace %016llx)",
                        r->cid, (unsigned long long) steps, (unsigned long long) trace,
                        (unsigned long long) out->steps, (unsigned long long) out->trace_hash);
         goto out;
@@ -174,8 +210,14 @@ int sn__coord_aggregate_rep(coord_t *r)
     out->max_queue = maxq;
     out->max_queue_reported = maxq_reported;
     out->max_queue_node = maxq_node;
-    if (r->cid > r->o->warmup)
-        out->wall_ns[out->nwall++] = r->tlast - r->t0;
+    coord_point_t *pt = &out->points[r->point];
+    pt->steps = steps;
+    pt->trace_hash = trace;
+    pt->packets = packets;
+    pt->deliveries = dl;
+    pt->bytes_checked = bytes;
+    if (r->rep > r->o->warmup)
+        add_wall(r, r->tlast - r->t0);
     rc = 0;
 out:
     free(dbits);

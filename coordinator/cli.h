@@ -156,6 +156,7 @@ int cmd_model(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_algos(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 int cmd_table(int argc, char **argv);
 int cmd_keygen(int argc, char **argv);
 

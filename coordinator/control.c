@@ -113,11 +113,17 @@ static void start_rep(coord_t *r)
 {
     if (r->res->failed) /* waiting for the blame window to end */
         return;
-    if (r->cid >= r->o->warmup + r->o->reps) {
+    uint64_t per = (uint64_t) r->o->warmup + r->o->reps;
+    if (r->cid >= per * r->res->npoints) {
         sn__coord_finish(r, 0);
         return;
     }
     r->cid++;
+    r->rep = (uint32_t) ((r->cid - 1) % per) + 1;
+    if (r->rep == 1)
+        sn__coord_point_begin(r, (uint32_t) ((r->cid - 1) / per));
+    /* the size of collective cid + 1, whose first frames may reach a node before its START */
+    uint64_t next = r->cid / per;
     r->phase = COORD_PH_RUN;
     r->ncomplete = r->nresult = 0;
     for (uint32_t i = 0; i < r->n; i++) {
@@ -133,6 +139,10 @@ static void start_rep(coord_t *r)
     st.seed = r->ctx->params.seed;
     st.has_idle_slots = r->o->idle_slots > 0;
     st.idle_slots = r->o->idle_slots;
+    st.has_size = 1;
+    st.size = r->params.size;
+    st.has_next_size = 1;
+    st.next_size = next < r->res->npoints ? r->res->points[next].size : r->params.size;
     m.msg_case = STEPNET__CONTROL__MSG_START;
     m.start = &st;
     uv_timer_start(&r->deadline, sn__coord_on_deadline, r->o->collective_ms, 0);
@@ -180,6 +190,10 @@ static void fill_assign(const coord_t *r, uint32_t id, Stepnet__Assign *a, Stepn
     a->peers = pp;
     a->token = r->token;
     sn_wire_params_to_assign(p, a);
+    /* a sweep: collective 1 runs the first size; links take frames of the largest */
+    a->size = r->res->points[0].size;
+    a->has_max_size = r->res->npoints > 1;
+    a->max_size = r->res->points[r->res->npoints - 1].size;
     a->algorithm = (char *) r->ctx->algo->name;
     a->max_slots = sn_model_slot_limit(t, p, r->ctx->predicted);
     a->connect_ms = r->o->connect_ms;
@@ -257,6 +271,8 @@ static void on_hello(coord_t *r, coord_pconn_t *pc, const Stepnet__Hello *h)
     snprintf(cn->host, sizeof cn->host, "%s", h->data_host);
     cn->data_port = h->data_port;
     cn->pid = h->pid;
+    snprintf(r->res->hosts[id].name, sizeof r->res->hosts[id].name, "%s",
+             h->hostname ? h->hostname : "");
     cn->last_heard = uv_now(r->loop);
     snprintf(pc->c.name, sizeof pc->c.name, "node %d", id);
     r->joined++;
@@ -319,6 +335,7 @@ static void on_result(coord_t *r, coord_node_t *cn, Stepnet__Control *m)
     }
     if (sn__coord_aggregate_rep(r) == 0) {
         uv_timer_stop(&r->deadline);
+        sn__coord_progress(r, r->o->idle_slots ? r->o->idle_slots : r->res->steps, 0);
         start_rep(r);
     }
 }

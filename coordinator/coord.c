@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "coord_internal.h"
 #include "errors.h"
@@ -30,6 +31,11 @@ void coord_opts_default(coord_opts_t *o)
 
 void coord_result_free(coord_result_t *result)
 {
+    for (size_t k = 0; result->points && k < result->npoints; k++)
+        free(result->points[k].wall_ns);
+    free(result->points);
+    free(result->links);
+    free(result->hosts);
     free(result->wall_ns);
     memset(result, 0, sizeof *result);
 }
@@ -115,6 +121,10 @@ void sn__coord_finish(coord_t *r, int failed)
     if (failed && r->nreports > 0 && r->res->error[0] == '\0')
         blame(r);
     r->stopping = 1;
+    /* the size whose repetition failed (the first when none started) */
+    if (failed && r->res->points[r->point].state == COORD_POINT_PENDING)
+        r->res->points[r->point].state = COORD_POINT_FAILED;
+    sn__coord_progress(r, 0, 1);
     r->phase = COORD_PH_DONE;
     uv_timer_stop(&r->deadline);
     uv_timer_stop(&r->blame_timer);
@@ -246,11 +256,23 @@ static int prepare(coord_t *r, sn_err_t *err)
         o->node_bin ? o->node_bin : sn__coord_node_bin(r->node_bin_buf, sizeof r->node_bin_buf);
     r->nodes = sn_xcalloc(r->n, sizeof *r->nodes);
     r->res->wall_ns = sn_xcalloc((size_t) o->reps + 1, sizeof *r->res->wall_ns);
+    /* the sizes: a sweep's, or the run's one (the expected digests follow the size:
+     * sn__coord_point_begin) */
+    size_t np = o->sizes && o->nsizes ? o->nsizes : 1;
+    r->res->points = sn_xcalloc(np, sizeof *r->res->points);
+    r->res->npoints = np;
+    for (size_t k = 0; k < np; k++) {
+        r->res->points[k].size = o->sizes && o->nsizes ? o->sizes[k] : r->ctx->params.size;
+        r->res->points[k].wall_ns = sn_xcalloc((size_t) o->reps + 1, sizeof(uint64_t));
+    }
+    r->res->hosts = sn_xcalloc(r->n, sizeof *r->res->hosts);
+    r->res->nhosts = r->n;
+    r->params = r->ctx->params;
+    r->params.size = r->res->points[0].size;
     r->digest_want = sn_xcalloc(r->n, sizeof *r->digest_want);
     for (uint32_t i = 0; i < r->n; i++) {
         r->nodes[i].run = r;
         r->nodes[i].id = (int) i;
-        r->digest_want[i] = sn_coll_digest_sum(r->t, &r->ctx->params, i);
     }
     return 0;
 }
@@ -329,6 +351,7 @@ int coord_run(const coord_opts_t *opts, coord_result_t *result, sn_err_t *err)
     r->ctx = opts->ctx;
     r->t = opts->ctx->topo;
     r->n = r->t->n;
+    result->started = (int64_t) time(NULL);
     int rc = prepare(r, err);
     if (rc < 0)
         goto done;
@@ -336,6 +359,7 @@ int coord_run(const coord_opts_t *opts, coord_result_t *result, sn_err_t *err)
     r->loop = &loop;
     uv_loop_init(r->loop);
     init_handles(r);
+    sn__coord_progress_init(r);
     if ((rc = start_listener(r, err)) < 0)
         goto loop_done;
     uint64_t need = (uint64_t) r->n + COORD_FD_BASE + SN_ADMIT_FD_HEADROOM;

@@ -42,7 +42,39 @@ typedef struct coord_opts_s {
     /* --coll dynbcast: --lambda, --rho, --sweep-rho as given (NULL: not given), --slots (-1) */
     const char *dyn_lambda, *dyn_rho, *dyn_sweep;
     int64_t dyn_slots;
+    /* sweeps (`stepnet bench`): the packet sizes, increasing, each run for warmup + reps
+     * repetitions in one launch of the nodes; NULL: the one size of ctx->params. ctx->params.size
+     * must be the largest (the memory budget and the calibration probes use it). */
+    const uint32_t *sizes;
+    size_t nsizes;
+    const char *cmd_name;   /* "run" or "bench": progress lines and reports name it */
+    int progress;           /* progress lines on stderr (coord_progress_t in progress.c) */
+    const char *csv_file;   /* --csv FILE (NULL: none) */
+    const char *sizes_text; /* --sizes as given (bench; NULL: not given) */
 } coord_opts_t;
+
+/* One packet size of a run (a plain run has one, a sweep one per size), filled as its
+ * repetitions end. */
+typedef enum { COORD_POINT_PENDING, COORD_POINT_DONE, COORD_POINT_FAILED } coord_point_state_t;
+typedef struct coord_point_s {
+    uint32_t size;
+    coord_point_state_t state;
+    uint64_t steps, trace_hash, packets, deliveries, bytes_checked;
+    uint64_t *wall_ns; /* one per measured repetition of this size */
+    size_t nwall;
+} coord_point_t;
+
+/* One calibrated link: its edge and ends, and the median round trips of its probes. */
+typedef struct coord_link_cal_s {
+    uint32_t edge, a, b;
+    uint64_t rtt0_ns, rtt_ns; /* empty probes, and probes of `bytes` payload bytes */
+    uint32_t bytes;
+} coord_link_cal_t;
+
+#define COORD_HOST_MAX 64
+typedef struct coord_host_s {
+    char name[COORD_HOST_MAX]; /* the node's host name, as its hello gave it ("" until then) */
+} coord_host_t;
 
 /* What a run measured. On failure `failed` is 1, `error` names the culprit node, slot and a
  * witness (blame.h), and the counters hold the last verified repetition's values, if any. */
@@ -61,6 +93,15 @@ typedef struct coord_result_s {
     size_t nwall;
     double alpha_us, beta_us; /* medians over the calibrated links */
     size_t ncalibrated;       /* links calibrated (0: --probes 0) */
+    /* the packet sizes (one per opts->sizes, or the one size of the run); the counters and
+     * wall_ns above are those of the last size that ran */
+    coord_point_t *points;
+    size_t npoints;
+    coord_link_cal_t *links; /* every calibrated link, in the order the nodes reported them */
+    size_t nlinks;
+    coord_host_t *hosts; /* [nhosts]: per node id */
+    uint32_t nhosts;
+    int64_t started; /* when the run started: seconds since the epoch (UTC) */
 } coord_result_t;
 
 /* The defaults above; ctx and topo_text stay NULL (the caller sets them). */

@@ -39,6 +39,16 @@ typedef enum {
 
 typedef struct coord_s coord_t;
 
+/* Progress lines on stderr (progress.c): repetitions done, the size, slots per second. */
+typedef struct coord_progress_s {
+    int on, tty;       /* printing at all; stderr is a terminal (one line redrawn in place) */
+    uint64_t t0, last; /* uv_hrtime of the first START and of the last line printed */
+    uint64_t slots;    /* slots played by the repetitions that ended */
+    uint64_t done;     /* repetitions that ended */
+    int drawn;         /* a line without its newline is on the terminal */
+    int ended;         /* the final line was printed */
+} coord_progress_t;
+
 typedef struct coord_node_s {
     coord_t *run;
     sn_conn_t *conn; /* control connection (NULL until hello, or after it closed) */
@@ -90,8 +100,12 @@ struct coord_s {
     /* calibration: per link, microseconds and microseconds per byte */
     double *alpha, *beta;
     size_t ncalib, capcalib;
-    /* repetitions */
+    size_t caplinks; /* of res->links */
+    /* repetitions: cid counts all of them; a sweep runs warmup + reps of each size in turn */
     uint32_t cid;
+    uint32_t point, rep; /* the size (index in res->points) and the repetition in it (from 1) */
+    sn_params_t params;  /* ctx->params with the current size */
+    coord_progress_t progress;
     uint64_t t0, tlast;
     uint64_t *digest_want; /* per node */
     /* failure: every report of the blame window, then the root cause */
@@ -145,5 +159,14 @@ void sn__coord_calibration_done(coord_t *r);
 /* aggregate.c: checks every node's result of the repetition that just ended and adds it to
  * r->res. 0, or -1 after reporting the failure. */
 int sn__coord_aggregate_rep(coord_t *r);
+/* aggregate.c: makes size k (r->res->points[k]) the current one: r->params and the expected
+ * digest sums follow it. */
+void sn__coord_point_begin(coord_t *r, uint32_t k);
+
+/* progress.c: sets r->progress up from r->o (on when opts->progress). */
+void sn__coord_progress_init(coord_t *r);
+/* progress.c: a repetition ended (slots: the slots it played); prints a line at most every
+ * COORD_PROGRESS_MS, at the end of every size, and at the end (final: the run is over). */
+void sn__coord_progress(coord_t *r, uint64_t slots, int final);
 
 #endif

@@ -406,7 +406,7 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
     sn_mem_use_t use = SN_MEM_SIM;
     if (o->cmd && strcmp(o->cmd, "model") == 0)
         use = SN_MEM_MODEL;
-    else if (o->cmd && strcmp(o->cmd, "run") == 0)
+    else if (o->cmd && (strcmp(o->cmd, "run") == 0 || strcmp(o->cmd, "bench") == 0))
         use = SN_MEM_RUN;
     sn_model_mem_estimate(c->topo, p, use, &c->mem);
     if ((rc = sn_model_mem_check(c->topo, p, &c->mem, limit, err)) < 0)

@@ -5,10 +5,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "addr.h"
 #include "coord.h"
 #include "secure.h"
+#include "sweep.h"
 #include "wire.h"
 
 #define MAX_COUNT      1000000   /* --reps, --warmup, --probes */
@@ -40,6 +42,11 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
     coord_opts_default(o);
     o->dyn_slots = -1;
     *out_file = NULL;
+    int bench = cli->cmd && strcmp(cli->cmd, "bench") == 0;
+    if (bench) { /* per size */
+        o->reps = SWEEP_DEFAULT_ITERS;
+        o->warmup = SWEEP_DEFAULT_WARMUP;
+    }
     int64_t reps = o->reps, warmup = o->warmup, probes = o->probes, idle = 0;
     int64_t connect = o->connect_ms, ready = o->ready_ms, slot = o->slot_ms;
     int64_t collective = o->collective_ms, heartbeat = o->heartbeat_ms;
@@ -85,12 +92,27 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
         {.name = "--rho", .str = &o->dyn_rho},
         {.name = "--sweep-rho", .str = &o->dyn_sweep},
         {.name = "--slots", .num = &o->dyn_slots, .lo = 1, .hi = 1000000000, .unit = "time units"},
+        /* sweeps and measured outputs: --iters is --reps by its OSU name */
+        {.name = "--iters", .num = &reps, .lo = 1, .hi = MAX_COUNT},
+        {.name = "--csv", .str = &o->csv_file},
+        {.name = "--sizes", .str = &o->sizes_text},
         {0},
     };
-    cli->cmd = "run";
+    cli->cmd = bench ? "bench" : "run";
     int rc = cli_opts_parse(argc, argv, cli, extra, usage, err);
     if (rc != 0)
         return rc;
+    o->cmd_name = cli->cmd;
+    o->progress = cli->progress == 1 || (cli->progress == -1 && isatty(2));
+    if (!bench && o->sizes_text)
+        return bad(err, "--sizes applies to stepnet bench (run takes one --size)");
+    if (bench && o->sizes_text && cli->size >= 0)
+        return bad(err, "give either --sizes or --size, not both");
+    if (bench && idle)
+        return bad(err, "--idle-slots applies to stepnet run, not bench");
+    if (bench && (o->dyn_lambda || o->dyn_rho || o->dyn_sweep || o->dyn_slots > 0 ||
+                  (cli->coll && strcmp(cli->coll, "dynbcast") == 0)))
+        return bad(err, "stepnet bench does not run --coll dynbcast (use stepnet run)");
     o->reps = (uint32_t) reps;
     o->warmup = (uint32_t) warmup;
     o->probes = (uint32_t) probes;

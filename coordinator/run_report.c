@@ -7,6 +7,7 @@
 #include "report.h"
 #include "secure.h"
 #include "stepnet/sim.h"
+#include "sweep.h"
 
 /* From this size on, probes of 0 and `size` bytes resolve beta; below it their difference is
  * noise. */
@@ -16,6 +17,21 @@
 static double predicted_us(const coord_opts_t *o, const coord_result_t *res)
 {
     return (double) res->steps * (res->alpha_us + o->ctx->params.size * res->beta_us);
+}
+
+double coord_point_predicted_us(const coord_opts_t *o, const coord_result_t *res,
+                                const coord_point_t *pt)
+{
+    if (pt->state != COORD_POINT_DONE)
+        return -1;
+    /* the run's prediction, as if the run had been this size alone */
+    cli_ctx_t c = *o->ctx;
+    c.params.size = pt->size;
+    coord_opts_t po = *o;
+    po.ctx = &c;
+    coord_result_t pr = *res;
+    pr.steps = pt->steps;
+    return predicted_us(&po, &pr);
 }
 
 /* The calibration line. Probes of 0 and `size` bytes give alpha + size * beta, the one-way time
@@ -46,6 +62,7 @@ void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
     char hash[24];
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long) res->trace_hash);
     json_begin(&j, f);
+    sweep_json_meta(&j, res);
     report_json_head(&j, "run", c);
     json_uint(&j, "steps", res->steps);
     json_uint(&j, "control_slots", res->control_slots);
@@ -74,16 +91,23 @@ void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
         json_double(&j, NULL, (double) res->wall_ns[i] / NS_PER_US);
     json_close(&j, ']');
     json_double(&j, "wall_us_median", median_us);
+    sweep_stats_t st;
+    sweep_stats(res->wall_ns, res->nwall, &st);
+    sweep_json_stats(&j, &st);
     json_double(&j, "us_per_step", res->steps ? median_us / (double) res->steps : 0.0);
     json_double(&j, "alpha_us", res->alpha_us);
     json_double(&j, "beta_us_per_byte", res->beta_us);
-    json_double(&j, "predicted_us", predicted_us(o, res));
+    if (res->failed) /* no prediction for a run that did not end */
+        json_null(&j, "predicted_us");
+    else
+        json_double(&j, "predicted_us", predicted_us(o, res));
     json_uint(&j, "bytes_checked", res->bytes_checked);
     if (o->idle_slots) {
         json_uint(&j, "idle_slots", o->idle_slots);
         json_double(&j, "us_per_slot", median_us / (double) o->idle_slots);
     }
     json_str(&j, "security", o->security == SN_SEC_SODIUM ? "sodium" : "none");
+    sweep_json_hosts_links(&j, res);
     if (res->failed)
         json_str(&j, "error", res->error);
     json_end(&j);
@@ -103,8 +127,12 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
         return;
     }
     if (o->idle_slots) {
-        fprintf(f, "  idle barrier    %llu slots: %.1f us median of %zu, %.2f us per slot\n",
-                (unsigned long long) o->idle_slots, median_us, res->nwall,
+        sweep_stats_t st;
+        sweep_stats(res->wall_ns, res->nwall, &st);
+        fprintf(f,
+                "  idle barrier    %llu slots: avg %.1f us, min %.1f, max %.1f, p50 %.1f, p99 %.1f "
+                "over %zu iterations; %.2f us per slot at p50\n",
+                (unsigned long long) o->idle_slots, st.avg, st.min, st.max, st.p50, st.p99, st.n,
                 median_us / (double) o->idle_slots);
         print_links(f, o, res);
         return;
@@ -134,7 +162,12 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
     else
         fprintf(f, "  max_queue       not reported by %s\n", c->algo->name);
     print_links(f, o, res);
-    fprintf(f, "  wall time       %.1f us median of %zu (%.2f us per step); predicted %.1f us\n",
-            median_us, res->nwall, res->steps ? median_us / (double) res->steps : 0.0,
-            predicted_us(o, res));
+    sweep_stats_t st;
+    sweep_stats(res->wall_ns, res->nwall, &st);
+    fprintf(f,
+            "  wall time       avg %.1f us, min %.1f, max %.1f, p50 %.1f, p99 %.1f over %zu "
+            "iterations (%.2f us per step at p50)\n",
+            st.avg, st.min, st.max, st.p50, st.p99, st.n,
+            res->steps ? median_us / (double) res->steps : 0.0);
+    fprintf(f, "  predicted time  %.1f us (steps x (alpha + size x beta))\n", predicted_us(o, res));
 }

@@ -52,6 +52,12 @@ static int take_assignment(node_t *nd, const Stepnet__Assign *a, sn_err_t *err)
     if ((rc = sn_wire_assign_to_params(a, p, &nd->sources, err)) < 0 ||
         (rc = sn_params_check(t, p, err)) < 0)
         return rc;
+    /* a sweep: links take frames of the largest size; collective 1 runs Assign.size */
+    nd->ex.max_size = a->has_max_size && a->max_size > p->size ? a->max_size : p->size;
+    nd->ex.next_size = p->size;
+    if (nd->ex.max_size > SN_MAX_PACKET_SIZE)
+        return sn_err_set(err, SN_EINVAL, "largest packet size %u bytes out of range: at most %u",
+                          nd->ex.max_size, SN_MAX_PACKET_SIZE);
     nd->algo = sn_model_find(a->algorithm);
     if (nd->algo == NULL)
         return sn_err_set(err, SN_EINVAL, "unknown algorithm '%s'", a->algorithm);
@@ -169,8 +175,7 @@ static void ctl_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len
         break;
     case STEPNET__CONTROL__MSG_START:
         if (nd->net.ready_sent && !nd->exit_code)
-            sn__node_start(nd, m->start->cid, m->start->seed,
-                           m->start->has_idle_slots ? m->start->idle_slots : 0);
+            sn__node_start(nd, m->start);
         break;
     case STEPNET__CONTROL__MSG_STOP:
         sn__node_exit(nd, nd->exit_code);

@@ -46,7 +46,7 @@ static void bind_link(link_t *l, lconn_t *lc)
     lc->link = l;
     l->lc = lc;
     l->up = 1;
-    sn_wire_limits_link(&lc->c, l->nd->params.size, 0);
+    sn_wire_limits_link(&lc->c, l->nd->ex.max_size, 0);
     snprintf(lc->c.name, sizeof lc->c.name, "edge %u (node %u)", l->edge, l->peer);
     l->nd->net.links_up++;
     check_ready(l->nd);
@@ -300,7 +300,7 @@ static void dial(link_t *l)
 {
     node_t *nd = l->nd;
     lconn_t *lc = sn__node_lconn_new(nd, &link_ops);
-    sn_wire_limits_link(&lc->c, nd->params.size, 0);
+    sn_wire_limits_link(&lc->c, nd->ex.max_size, 0);
     l->dial.dialling = lc;
     l->dial.creq.data = l;
     int rc = uv_tcp_connect(&l->dial.creq, &lc->c.tcp, (const struct sockaddr *) &l->dial.sa,

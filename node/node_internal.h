@@ -121,6 +121,9 @@ typedef struct node_exec_s {
     uint64_t wake; /* the algorithm's wake slot */
     uint64_t stop_slot, done_start, complete_slot;
     uint64_t idle; /* benchmark: a pure barrier of this many empty slots (0: the collective) */
+    /* sweeps: the largest packet size of the run (link frame limits), and the size of the next
+     * collective (its frames may arrive before its START) */
+    uint32_t max_size, next_size;
     uint32_t radius;
     uint64_t cmax;
     int was_done, complete_sent;
@@ -231,8 +234,9 @@ void sn__node_on_pong(link_t *l);
 
 /* ---- slot.c ---- */
 
-/* Starts collective cid (or an idle barrier of `idle` slots) on a START from the coordinator. */
-void sn__node_start(node_t *nd, uint32_t cid, uint64_t seed, uint64_t idle);
+/* Starts the collective of a START from the coordinator (its cid, seed, packet size and the next
+ * collective's size), or an idle barrier of st->idle_slots slots. */
+void sn__node_start(node_t *nd, const Stepnet__Start *st);
 
 /* A data frame on link l. */
 void sn__node_on_data(link_t *l, const uint8_t *body, size_t len);

@@ -56,6 +56,8 @@ static void send_result(node_t *nd, const char *error, uint64_t error_slot)
     r.bytes_checked = nd->ex.bytes_checked;
     r.has_max_queue = nd->ex.max_queue_reported; /* absent: the algorithm reports no queues */
     r.max_queue = nd->ex.max_queue;
+    r.has_size = 1;
+    r.size = nd->params.size;
     size_t words = (size_t) ((nd->ex.t + 63) / 64);
     r.n_data_slots = nd->ex.ndata_bits < words ? nd->ex.ndata_bits : words;
     r.data_slots = nd->ex.data_bits;
@@ -256,9 +258,11 @@ static void finish(node_t *nd)
     nd->ex.bytes_checked = 0;
 }
 
-void sn__node_start(node_t *nd, uint32_t cid, uint64_t seed, uint64_t idle)
+void sn__node_start(node_t *nd, const Stepnet__Start *st)
 {
     sn_err_t err = {0};
+    uint32_t cid = st->cid;
+    uint64_t seed = st->seed, idle = st->has_idle_slots ? st->idle_slots : 0;
     if (nd->ex.running) {
         sn__node_abort(nd, SN_EPROTO, nd->ex.t, "START %u while collective %u is running", cid,
                        nd->ex.cid);
@@ -287,6 +291,24 @@ void sn__node_start(node_t *nd, uint32_t cid, uint64_t seed, uint64_t idle)
                        (unsigned long long) seed, (unsigned long long) nd->params.seed);
         return;
     }
+    /* a sweep: this collective's size, announced by the previous START (frames of it may be
+     * here already, checked at that size); plans do not depend on the packet size */
+    uint32_t size = st->has_size ? st->size : nd->ex.next_size;
+    if (size != nd->ex.next_size || size > nd->ex.max_size) {
+        sn__node_abort(nd, SN_EPROTO, 0,
+                       "START %u with packet size %u, but %u was announced (largest of the run %u)",
+                       cid, size, nd->ex.next_size, nd->ex.max_size);
+        return;
+    }
+    uint32_t next = st->has_next_size ? st->next_size : size;
+    if (next > nd->ex.max_size) {
+        sn__node_abort(nd, SN_EPROTO, 0,
+                       "START %u announces packet size %u, more than the run's largest %u", cid,
+                       next, nd->ex.max_size);
+        return;
+    }
+    nd->params.size = size;
+    nd->ex.next_size = next;
     int rc = nd->algo->node_init(nd->plan, nd->id, nd->state, &err);
     if (rc < 0) {
         nd->ex.state_live = 0;
@@ -347,7 +369,9 @@ void sn__node_on_data(link_t *l, const uint8_t *body, size_t len)
     const sn_params_t *p = &nd->params;
     sn_wire_data_t d;
     sn_err_t err = {0};
-    if (sn_wire_parse_data(body, len, p->size, &d, &err) < 0) {
+    /* between collectives, a frame can only be of the next one: checked at its size */
+    uint32_t size = nd->ex.running ? p->size : nd->ex.next_size;
+    if (sn_wire_parse_data(body, len, size, &d, &err) < 0) {
         sn__node_log(nd, "LINK-PROTO", "edge %u (node %u): %s", l->edge, l->peer, err.msg);
         sn__node_report(nd, SN_EPROTO, nd->ex.t, STEPNET__ABORT_KIND__ABORT_PROTO, l->peer, NULL, 0,
                         "protocol error on the link to node %u (edge %u) at slot %llu: %s", l->peer,
@@ -396,7 +420,7 @@ void sn__node_on_data(link_t *l, const uint8_t *body, size_t len)
             return;
         }
         d.pkt.digest =
-            sn_payload_digest(p->seed, d.pkt.src, d.pkt.dst, d.pkt.seq, d.pkt.frag, p->size);
+            sn_payload_digest(p->seed, d.pkt.src, d.pkt.dst, d.pkt.seq, d.pkt.frag, size);
         nd->ex.bytes_checked += d.payload_len;
     }
     f->have = 1;

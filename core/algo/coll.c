@@ -139,10 +139,10 @@ int sn_params_check(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
             err, SN_ERANGE, SN_PARAM_MSGS,
             "%u messages per pair with %u fragments is %llu packets per pair; at most %u", p->msgs,
             p->frags, (unsigned long long) p->msgs * p->frags, 1u << 24);
-    if (p->size > 1u << 30)
+    if (p->size > SN_MAX_PACKET_SIZE)
         return sn_err_set_param(err, SN_ERANGE, SN_PARAM_SIZE,
                                 "packet size %u bytes out of range: expected 0 to %u", p->size,
-                                1u << 30);
+                                SN_MAX_PACKET_SIZE);
     if (p->pm.ports == SN_PORTS_MULTI && p->pm.rx == SN_RX_ANY)
         return sn_err_set_param(err, SN_EINVAL, SN_PARAM_RX,
                                 "the reception limit 'any' only applies to single-port (multiport "

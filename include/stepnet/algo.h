@@ -108,6 +108,9 @@ typedef struct sn_packet_s {
 
 /* ---- run parameters ------------------------------------------------------------------------ */
 
+/* The largest packet size (sn_params_t.size) any run accepts: 1 GiB. */
+#define SN_MAX_PACKET_SIZE (1u << 30)
+
 typedef struct sn_params_s {
     sn_coll_t coll;
     sn_portmodel_t pm;
