@@ -120,6 +120,8 @@ static void start_rep(coord_t *r)
     st.seed = r->ctx->params.seed;
     st.has_idle_slots = r->o->idle_slots > 0;
     st.idle_slots = r->o->idle_slots;
+    st.has_trace_slots = r->o->trace_slots && r->cid == r->o->warmup + r->o->trace_rep;
+    st.trace_slots = st.has_trace_slots ? (uint32_t) r->o->trace_slots : 0;
     m.msg_case = STEPNET__CONTROL__MSG_START;
     m.start = &st;
     uv_timer_start(&r->deadline, sn__coord_on_deadline, r->o->collective_ms, 0);

@@ -31,6 +31,7 @@ void coord_opts_default(coord_opts_t *o)
 void coord_result_free(coord_result_t *result)
 {
     free(result->wall_ns);
+    coord_trace_free(result->trace);
     memset(result, 0, sizeof *result);
 }
 

@@ -42,7 +42,30 @@ typedef struct coord_opts_s {
     /* --coll dynbcast: --lambda, --rho, --sweep-rho as given (NULL: not given), --slots (-1) */
     const char *dyn_lambda, *dyn_rho, *dyn_sweep;
     int64_t dyn_slots;
+    /* --trace: the nodes record slots 1 to trace_slots (0: no trace) of measured repetition
+     * trace_rep (1 to reps) and send them with their result (docs/trace.md) */
+    const char *trace_file; /* --trace FILE (NULL: none) */
+    uint64_t trace_slots;
+    uint32_t trace_rep;
 } coord_opts_t;
+
+/* One node's record of the traced repetition: the Result's trace fields (proto/stepnet.proto),
+ * copied. */
+typedef struct coord_trace_node_s {
+    uint64_t t0_ns;         /* its monotonic clock at its Start */
+    uint64_t *slots;        /* 3 values per recorded slot */
+    size_t nslots;          /* values */
+    uint64_t *sends;        /* 4 values per recorded transmission */
+    size_t nsends;          /* values */
+    uint64_t stop_slot;     /* the last slot it played */
+    uint64_t transmissions; /* data and control packets it sent (recorded or not) */
+} coord_trace_node_t;
+
+typedef struct coord_trace_s {
+    uint32_t cid; /* the traced collective (warmup + trace_rep) */
+    uint32_t n;
+    coord_trace_node_t *nodes; /* [n] */
+} coord_trace_t;
 
 /* What a run measured. On failure `failed` is 1, `error` names the culprit node, slot and a
  * witness (blame.h), and the counters hold the last verified repetition's values, if any. */
@@ -61,6 +84,8 @@ typedef struct coord_result_s {
     size_t nwall;
     double alpha_us, beta_us; /* medians over the calibrated links */
     size_t ncalibrated;       /* links calibrated (0: --probes 0) */
+    coord_trace_t *trace;     /* --trace: the traced repetition; NULL when not traced or not
+                                 reached */
 } coord_result_t;
 
 /* The defaults above; ctx and topo_text stay NULL (the caller sets them). */
@@ -74,6 +99,7 @@ void coord_opts_default(coord_opts_t *o);
  * process (it handles SIGINT and SIGTERM while it runs). */
 int coord_run(const coord_opts_t *opts, coord_result_t *result, sn_err_t *err);
 void coord_result_free(coord_result_t *result);
+void coord_trace_free(coord_trace_t *trace);
 
 /* The median of the measured wall times in microseconds (0 without any). */
 double coord_result_median_us(const coord_result_t *result);
@@ -81,6 +107,11 @@ double coord_result_median_us(const coord_result_t *result);
 /* The JSON report (one line) and the human-readable report of a run (run_report.c). */
 void coord_report_json(FILE *f, const coord_opts_t *opts, const coord_result_t *result);
 void coord_report_text(FILE *f, const coord_opts_t *opts, const coord_result_t *result);
+
+/* Writes the trace of the run (run_trace.c; docs/trace.md): the slots and transmissions the nodes
+ * recorded in the traced repetition, or, when the run did not get that far, a trace that says so.
+ * The caller closes f. */
+void coord_trace_write(FILE *f, const coord_opts_t *opts, const coord_result_t *result);
 
 /* Parses `stepnet run` options (run_options.c) into the shared options `cli`, the run's `opts`
  * (whose ctx is left NULL: build it with cli_ctx_build) and --out FILE (*out_file, NULL when not

@@ -20,6 +20,9 @@
 #define SN_WIRE_MAX_LINKHELLO   256
 #define SN_WIRE_MAX_DATAHDR     512 /* a DataHeader with one PacketHeader is far below this */
 
+/* Start.trace_slots (--trace): the most slots a node records for its result (docs/trace.md). */
+#define SN_WIRE_MAX_TRACE_SLOTS 100000
+
 /* Sets the frame limits of a control connection (coordinator <-> node). */
 void sn_wire_limits_control(sn_conn_t *c);
 

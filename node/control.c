@@ -170,7 +170,8 @@ static void ctl_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len
     case STEPNET__CONTROL__MSG_START:
         if (nd->net.ready_sent && !nd->exit_code)
             sn__node_start(nd, m->start->cid, m->start->seed,
-                           m->start->has_idle_slots ? m->start->idle_slots : 0);
+                           m->start->has_idle_slots ? m->start->idle_slots : 0,
+                           m->start->has_trace_slots ? m->start->trace_slots : 0);
         break;
     case STEPNET__CONTROL__MSG_STOP:
         sn__node_exit(nd, nd->exit_code);

@@ -137,6 +137,13 @@ typedef struct node_exec_s {
     int max_queue_reported; /* the algorithm reported its queue at least once */
     uint64_t *data_bits, *ctl_bits;
     size_t ndata_bits, nctl_bits;
+    /* --trace, only when the Start asked for it (docs/trace.md): slots 1 to trace_cap (0: no
+     * trace), the clock at the Start, per slot 3 values and per transmission 4 values, as in
+     * the Result's trace fields */
+    uint64_t trace_cap, trace_t0;
+    uint64_t *trace_slots; /* [3 * trace_cap] */
+    uint64_t *trace_sends;
+    size_t ntrace_sends, captrace_sends;
     uv_timer_t slot_timer;
 } node_exec_t;
 
@@ -231,8 +238,9 @@ void sn__node_on_pong(link_t *l);
 
 /* ---- slot.c ---- */
 
-/* Starts collective cid (or an idle barrier of `idle` slots) on a START from the coordinator. */
-void sn__node_start(node_t *nd, uint32_t cid, uint64_t seed, uint64_t idle);
+/* Starts collective cid (or an idle barrier of `idle` slots) on a START from the coordinator,
+ * recording the times and transmissions of slots 1 to trace_cap (0: none) for its result. */
+void sn__node_start(node_t *nd, uint32_t cid, uint64_t seed, uint64_t idle, uint64_t trace_cap);
 
 /* A data frame on link l. */
 void sn__node_on_data(link_t *l, const uint8_t *body, size_t len);

@@ -61,12 +61,51 @@ static void send_result(node_t *nd, const char *error, uint64_t error_slot)
     r.data_slots = nd->ex.data_bits;
     r.n_control_slots = nd->ex.nctl_bits < words ? nd->ex.nctl_bits : words;
     r.control_slots = nd->ex.ctl_bits;
+    if (nd->ex.trace_cap) {
+        uint64_t slots = nd->ex.t < nd->ex.trace_cap ? nd->ex.t : nd->ex.trace_cap;
+        r.has_trace_t0_ns = 1;
+        r.trace_t0_ns = nd->ex.trace_t0;
+        r.n_trace_slots = (size_t) (3 * slots);
+        r.trace_slots = nd->ex.trace_slots;
+        r.n_trace_sends = nd->ex.ntrace_sends;
+        r.trace_sends = nd->ex.trace_sends;
+    }
     r.error = (char *) error;
     r.has_error_slot = error != NULL;
     r.error_slot = error_slot;
     m.msg_case = STEPNET__CONTROL__MSG_RESULT;
     m.result = &r;
     sn__node_send_ctl(nd, &m);
+}
+
+/* --trace: slot s's frames leave now, with these packets. */
+static void trace_sent(node_t *nd, uint64_t s)
+{
+    if (s > nd->ex.trace_cap)
+        return;
+    nd->ex.trace_slots[3 * (s - 1)] = uv_hrtime() - nd->ex.trace_t0;
+    for (uint32_t q = 0; q < nd->deg; q++) {
+        if (!nd->ex.out_has[q])
+            continue;
+        const sn_packet_t *k = &nd->ex.out[q];
+        sn_grow((void **) &nd->ex.trace_sends, &nd->ex.captrace_sends, nd->ex.ntrace_sends + 4,
+                sizeof *nd->ex.trace_sends);
+        uint64_t *v = nd->ex.trace_sends + nd->ex.ntrace_sends;
+        v[0] = s;
+        v[1] = q | (uint64_t) k->kind << 32;
+        v[2] = k->src | (uint64_t) k->dst << 32;
+        v[3] = k->seq | (uint64_t) k->frag << 32;
+        nd->ex.ntrace_sends += 4;
+    }
+}
+
+/* --trace: the frame of slot s arrived on port q; the last one of the slot wins. */
+static void trace_arrived(node_t *nd, uint64_t s, uint32_t q)
+{
+    if (s == 0 || s > nd->ex.trace_cap)
+        return;
+    nd->ex.trace_slots[3 * (s - 1) + 1] = uv_hrtime() - nd->ex.trace_t0;
+    nd->ex.trace_slots[3 * (s - 1) + 2] = (uint64_t) q + 1;
 }
 
 static void on_slot_timer(uv_timer_t *t)
@@ -198,6 +237,8 @@ static void play(node_t *nd, uint64_t s)
     }
     /* the frames of slot s */
     nd->ex.t = s;
+    if (nd->ex.trace_cap)
+        trace_sent(nd, s);
     for (uint32_t q = 0; q < nd->deg; q++) {
         link_t *l = &nd->links[q];
         const sn_packet_t *pkt = nd->ex.out_has[q] ? &nd->ex.out[q] : NULL;
@@ -256,7 +297,7 @@ static void finish(node_t *nd)
     nd->ex.bytes_checked = 0;
 }
 
-void sn__node_start(node_t *nd, uint32_t cid, uint64_t seed, uint64_t idle)
+void sn__node_start(node_t *nd, uint32_t cid, uint64_t seed, uint64_t idle, uint64_t trace_cap)
 {
     sn_err_t err = {0};
     if (nd->ex.running) {
@@ -319,6 +360,19 @@ void sn__node_start(node_t *nd, uint32_t cid, uint64_t seed, uint64_t idle)
         for (int i = 0; i < 2; i++)
             if (l->rx[i].cid != cid)
                 l->rx[i].have = 0; /* frames of this collective may already be here */
+    }
+    /* --trace: the buffers are sized by the Start's cap, bounded before anything is allocated */
+    if (trace_cap > SN_WIRE_MAX_TRACE_SLOTS) {
+        sn__node_abort(nd, SN_EPROTO, 0, "START %u asks to trace %llu slots (at most %u)", cid,
+                       (unsigned long long) trace_cap, SN_WIRE_MAX_TRACE_SLOTS);
+        return;
+    }
+    nd->ex.trace_cap = idle ? 0 : trace_cap;
+    nd->ex.ntrace_sends = 0;
+    if (nd->ex.trace_cap) {
+        free(nd->ex.trace_slots);
+        nd->ex.trace_slots = sn_xcalloc((size_t) (3 * nd->ex.trace_cap), sizeof(uint64_t));
+        nd->ex.trace_t0 = uv_hrtime();
     }
     nd->ex.idle = idle;
     if (idle) {
@@ -406,6 +460,8 @@ void sn__node_on_data(link_t *l, const uint8_t *body, size_t len)
     f->pkt = d.pkt;
     f->radius = d.radius;
     f->cmax = d.cmax;
+    if (nd->ex.trace_cap && nd->ex.running && d.cid == nd->ex.cid)
+        trace_arrived(nd, d.slot, l->port);
     if (nd->ex.running && d.slot == nd->ex.t)
         advance(nd);
 }
