@@ -57,7 +57,15 @@ grep -q '"traced_repetition":1' "$dir/r2.json" || { echo "FAIL run pmnb: --trace
 expect 0 "run truncated" t run --topo ring:6 --coll te --reps 1 --json --trace "$dir/r3.json" --trace-slots 2
 cp "$dir/out" "$dir/r3.out"
 ok "run truncated trace" $check "$dir/r3.json" "$dir/r3.out" --slots --truncated
-# no trace asked: the same run's JSON report, and no file
+# a run that fails in the traced repetition: exit 1, and the file says there is no trace
+expect 1 "run failing" t run --topo ring:6 --coll te --reps 1 --fault 2:kill@2 --trace "$dir/r4.json"
+ok "failed run's trace" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["otherData"]["truncated"] is True, d["otherData"]
+assert [e["name"] for e in d["traceEvents"]] == ["no trace"], d["traceEvents"]
+' "$dir/r4.json"
+# no trace asked: the run is unchanged
 expect 0 "run without trace" t run --topo ring:6 --coll te --reps 1 --json
 
 # refusals: exit 2 with a message naming the option
