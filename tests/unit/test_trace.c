@@ -74,7 +74,8 @@ static void set_node(coord_trace_node_t *tn, uint64_t t0, const uint64_t *slots,
     memcpy(tn->slots, slots, tn->nslots * sizeof *slots);
     tn->nsends = 4 * nsends;
     tn->sends = malloc((tn->nsends + 1) * sizeof *tn->sends);
-    memcpy(tn->sends, sends, tn->nsends * sizeof *sends);
+    if (nsends)
+        memcpy(tn->sends, sends, tn->nsends * sizeof *sends);
     tn->stop_slot = stop;
     tn->transmissions = tx;
 }
