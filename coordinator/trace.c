@@ -7,6 +7,25 @@
 #include "report.h"
 #include "stepnet/util.h"
 
+/* Trace ids: Perfetto treats pid 0 and tid 0 as the kernel's, and a tid equal to its pid as the
+ * process's main thread; so pid = node + 1, and every thread id is unique in the trace and above
+ * every pid: the port of directed link L is thread n + 1 + L, the slots of node u thread
+ * n + 1 + 2 * edges + u. */
+static uint64_t pid_of(uint32_t node)
+{
+    return (uint64_t) node + 1;
+}
+
+static uint64_t tid_of_port(const sn_topo_t *t, uint32_t node, uint32_t port)
+{
+    return (uint64_t) t->n + 1 + sn_topo_link_id(t, node, port);
+}
+
+static uint64_t tid_of_slots(const sn_topo_t *t, uint32_t node)
+{
+    return (uint64_t) t->n + 1 + 2 * (uint64_t) t->nedges + node;
+}
+
 static void put_us(trace_t *tr, const char *key, double us)
 {
     json_key(&tr->j, key);
@@ -14,7 +33,7 @@ static void put_us(trace_t *tr, const char *key, double us)
 }
 
 /* {"name":NAME,"ph":"M","pid":pid,"tid":tid,"args":{KEY:...}} with a string or a number. */
-static void meta(trace_t *tr, const char *name, uint32_t pid, uint32_t tid, const char *key,
+static void meta(trace_t *tr, const char *name, uint64_t pid, uint64_t tid, const char *key,
                  const char *sval, int64_t ival)
 {
     json_open(&tr->j, NULL, '{');
@@ -43,8 +62,9 @@ static void see_node(trace_t *tr, uint32_t node)
         snprintf(name, sizeof name, "node %u %s (rank %d)", node, label, rank);
     else
         snprintf(name, sizeof name, "node %u %s (router)", node, label);
-    meta(tr, "process_name", node, 0, "name", name, 0);
-    meta(tr, "process_sort_index", node, 0, "sort_index", NULL, node);
+    meta(tr, "process_name", pid_of(node), tid_of_slots(tr->t, node), "name", name, 0);
+    meta(tr, "process_sort_index", pid_of(node), tid_of_slots(tr->t, node), "sort_index", NULL,
+         node);
 }
 
 static void see_port(trace_t *tr, uint32_t node, uint32_t port)
@@ -55,10 +75,12 @@ static void see_port(trace_t *tr, uint32_t node, uint32_t port)
         return;
     tr->seen_port[i] = 1;
     const sn_port_t *pp = sn_topo_port(tr->t, node, port);
-    char name[96];
-    snprintf(name, sizeof name, "port %u -> node %u (edge %u)", port, pp->peer, pp->edge);
-    meta(tr, "thread_name", node, port + 1, "name", name, 0);
-    meta(tr, "thread_sort_index", node, port + 1, "sort_index", NULL, port + 1);
+    char name[112];
+    snprintf(name, sizeof name, "port %u -> node %u (edge %u, link %u)", port, pp->peer, pp->edge,
+             sn_topo_link_id(tr->t, node, port));
+    uint64_t tid = tid_of_port(tr->t, node, port);
+    meta(tr, "thread_name", pid_of(node), tid, "name", name, 0);
+    meta(tr, "thread_sort_index", pid_of(node), tid, "sort_index", NULL, port + 1);
 }
 
 void trace_begin(trace_t *tr, FILE *f, const sn_topo_t *t)
@@ -84,12 +106,13 @@ void trace_send(trace_t *tr, uint32_t node, uint32_t port, uint64_t slot, const 
     json_str(j, "name", "send");
     json_str(j, "cat", control ? "control" : "data");
     json_str(j, "ph", "X");
-    json_uint(j, "pid", node);
-    json_uint(j, "tid", port + 1);
+    json_uint(j, "pid", pid_of(node));
+    json_uint(j, "tid", tid_of_port(tr->t, node, port));
     put_us(tr, "ts", ts_us);
     put_us(tr, "dur", dur_us);
     json_open(j, "args", '{');
     json_uint(j, "slot", slot);
+    json_uint(j, "node", node);
     json_uint(j, "port", port);
     json_uint(j, "link", sn_topo_link_id(tr->t, node, port));
     json_uint(j, "edge", pp->edge);
@@ -115,8 +138,9 @@ void trace_slot(trace_t *tr, uint32_t node, uint64_t slot, double ts_us, double 
     see_node(tr, node);
     if (!tr->seen_slots[node]) {
         tr->seen_slots[node] = 1;
-        meta(tr, "thread_name", node, 0, "name", "slots", 0);
-        meta(tr, "thread_sort_index", node, 0, "sort_index", NULL, 0);
+        meta(tr, "thread_name", pid_of(node), tid_of_slots(tr->t, node), "name", "slots", 0);
+        meta(tr, "thread_sort_index", pid_of(node), tid_of_slots(tr->t, node), "sort_index", NULL,
+             0);
     }
     json_t *j = &tr->j;
     char name[32];
@@ -125,12 +149,13 @@ void trace_slot(trace_t *tr, uint32_t node, uint64_t slot, double ts_us, double 
     json_str(j, "name", name);
     json_str(j, "cat", "slot");
     json_str(j, "ph", "X");
-    json_uint(j, "pid", node);
-    json_uint(j, "tid", 0);
+    json_uint(j, "pid", pid_of(node));
+    json_uint(j, "tid", tid_of_slots(tr->t, node));
     put_us(tr, "ts", ts_us);
     put_us(tr, "dur", dur_us);
     json_open(j, "args", '{');
     json_uint(j, "slot", slot);
+    json_uint(j, "node", node);
     if (last_port >= 0) {
         const sn_port_t *pp = sn_topo_port(tr->t, node, (uint32_t) last_port);
         json_uint(j, "waited_for", pp->peer);
@@ -149,8 +174,8 @@ void trace_slot(trace_t *tr, uint32_t node, uint64_t slot, double ts_us, double 
     json_str(j, "cat", "slot");
     json_str(j, "ph", "i");
     json_str(j, "s", "t");
-    json_uint(j, "pid", node);
-    json_uint(j, "tid", (uint64_t) last_port + 1);
+    json_uint(j, "pid", pid_of(node));
+    json_uint(j, "tid", tid_of_port(tr->t, node, (uint32_t) last_port));
     put_us(tr, "ts", ts_us + dur_us);
     json_open(j, "args", '{');
     json_uint(j, "slot", slot);
@@ -165,9 +190,9 @@ void trace_note(trace_t *tr, const char *name, double ts_us, const char *note)
     json_open(j, NULL, '{');
     json_str(j, "name", name);
     json_str(j, "ph", "i");
-    json_str(j, "s", "g");
-    json_uint(j, "pid", 0);
-    json_uint(j, "tid", 0);
+    json_str(j, "s", "g"); /* global: the ids below are node 0's slots, never drawn */
+    json_uint(j, "pid", pid_of(0));
+    json_uint(j, "tid", tid_of_slots(tr->t, 0));
     put_us(tr, "ts", ts_us);
     json_open(j, "args", '{');
     json_str(j, "note", note);

@@ -1,8 +1,8 @@
 /* Chrome trace-event files (coordinator): `stepnet sim --trace FILE` and `stepnet run --trace FILE`
  * write the JSON Object Format of the trace-event format ({"traceEvents": [...], ...}), which
- * Perfetto and chrome://tracing open. One process per topology node (pid = node id), one thread
- * per port (tid = port + 1) and, for run, thread 0 for the node's slots. docs/trace.md describes
- * every event and its arguments. */
+ * Perfetto and chrome://tracing open. One process per topology node (pid = node id + 1), one
+ * thread per port (its tid derived from the directed link id, unique in the trace) and, for run,
+ * one thread for the node's slots. docs/trace.md describes every event and its arguments. */
 #ifndef STEPNET_CLI_TRACE_H
 #define STEPNET_CLI_TRACE_H
 

@@ -76,6 +76,7 @@ def check_format(d):
 
 def sends_of(events):
     out = []
+    tid_of = {}  # (pid, port) -> tid: one thread per port, never shared between two ports
     for e in events:
         if e.get("name") != "send":
             continue
@@ -87,9 +88,14 @@ def sends_of(events):
         for key in ("src", "dst", "seq", "frag", "kind"):
             if key not in k:
                 fail("send event without args.packet.%s: %s" % (key, json.dumps(e)[:160]))
-        if e.get("tid") != a.get("port", -2) + 1:
-            fail("send event on tid %r, port %r: tid must be port + 1" % (e.get("tid"), a.get("port")))
-        out.append((e["pid"], a.get("slot"), a.get("port"), json.dumps(k, sort_keys=True)))
+        if e.get("pid") != a.get("node", -2) + 1:
+            fail("send event of node %r on pid %r: pid must be node + 1" % (a.get("node"), e.get("pid")))
+        key = (e.get("pid"), a.get("port"))
+        if tid_of.setdefault(key, e.get("tid")) != e.get("tid"):
+            fail("port %r of pid %r on two threads" % (key[1], key[0]))
+        out.append((a.get("node"), a.get("slot"), a.get("port"), json.dumps(k, sort_keys=True)))
+    if len(set(tid_of.values())) != len(tid_of):
+        fail("two ports share a thread id")
     return out
 
 
@@ -125,7 +131,7 @@ def main():
         per_node = {}
         for e in events:
             if e.get("cat") == "slot" and e.get("ph") == "X":
-                per_node.setdefault(e["pid"], []).append(e["args"]["slot"])
+                per_node.setdefault(e["args"]["node"], []).append(e["args"]["slot"])
                 w = e["args"].get("waited_for", "missing")
                 if w != "missing" and w is not None and not isinstance(w, int):
                     fail("slot event with a bad waited_for: %r" % w)

@@ -105,32 +105,54 @@ static void test_records_become_events(void **state)
     set_node(&tr->nodes[3], 1000500, s2, 2, NULL, 0, 2, 0);
     f.res.trace = tr;
     char *out = write_trace(&f);
+    /* ids: pid = node + 1; a port's thread n + 1 + its directed link; node u's slots thread
+     * n + 1 + 2 edges + u (ring:4: n = 4, 4 edges) */
+    const sn_topo_t *t = f.ctx.topo;
+    const uint32_t tid00 = 5 + sn_topo_link_id(t, 0, 0), tid11 = 5 + sn_topo_link_id(t, 1, 1);
+    const uint32_t tid01 = 5 + sn_topo_link_id(t, 0, 1), slots0 = 13;
+    char want[256];
     /* two sends fit: node 0's broadcast packet on port 0, node 1's control packet on port 1 */
     assert_int_equal(count(out, "\"name\":\"send\""), 2);
-    assert_non_null(strstr(out,
-                           "\"name\":\"send\",\"cat\":\"data\",\"ph\":\"X\",\"pid\":0,\"tid\":1,"
-                           "\"ts\":3.000,\"dur\":3.000,"));
+    snprintf(want, sizeof want,
+             "\"name\":\"send\",\"cat\":\"data\",\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"ts\":3.000,"
+             "\"dur\":3.000,\"args\":{\"slot\":1,\"node\":0,\"port\":0,",
+             tid00);
+    assert_non_null(strstr(out, want));
     assert_non_null(strstr(out, "\"packet\":{\"src\":0,\"dst\":\"all\",\"seq\":0,\"frag\":0,"
                                 "\"kind\":\"data\"}"));
-    assert_non_null(strstr(out, "\"cat\":\"control\",\"ph\":\"X\",\"pid\":1,\"tid\":2,"
-                                "\"ts\":1.000,\"dur\":3.000,"));
+    snprintf(want, sizeof want,
+             "\"cat\":\"control\",\"ph\":\"X\",\"pid\":2,\"tid\":%u,\"ts\":1.000,\"dur\":3.000,",
+             tid11);
+    assert_non_null(strstr(out, want));
     assert_non_null(strstr(out, "\"packet\":{\"src\":1,\"dst\":2,\"seq\":3,\"frag\":1,"
                                 "\"kind\":\"control\"}"));
     /* slots: 4 nodes x 2, node 0 waited for its port 1 in slot 1 and for nobody in slot 2 */
     assert_int_equal(count(out, "\"cat\":\"slot\",\"ph\":\"X\""), 8);
-    const uint32_t peer = sn_topo_port(f.ctx.topo, 0, 1)->peer;
-    char want[160];
+    const uint32_t peer = sn_topo_port(t, 0, 1)->peer;
     snprintf(want, sizeof want,
-             "\"name\":\"slot 1\",\"cat\":\"slot\",\"ph\":\"X\",\"pid\":0,\"tid\":0,\"ts\":3.000,"
-             "\"dur\":3.000,\"args\":{\"slot\":1,\"waited_for\":%u,\"waited_port\":1,",
-             peer);
+             "\"name\":\"slot 1\",\"cat\":\"slot\",\"ph\":\"X\",\"pid\":1,\"tid\":%u,"
+             "\"ts\":3.000,\"dur\":3.000,\"args\":{\"slot\":1,\"node\":0,\"waited_for\":%u,"
+             "\"waited_port\":1,",
+             slots0, peer);
     assert_non_null(strstr(out, want));
-    assert_non_null(strstr(out, "\"name\":\"slot 2\",\"cat\":\"slot\",\"ph\":\"X\",\"pid\":0,"
-                                "\"tid\":0,\"ts\":7.000,\"dur\":0.000,\"args\":{\"slot\":2,"
-                                "\"waited_for\":null}"));
+    snprintf(want, sizeof want,
+             "\"name\":\"last frame\",\"cat\":\"slot\",\"ph\":\"i\",\"s\":\"t\",\"pid\":1,"
+             "\"tid\":%u,\"ts\":6.000,",
+             tid01);
+    assert_non_null(strstr(out, want));
+    snprintf(want, sizeof want,
+             "\"name\":\"slot 2\",\"cat\":\"slot\",\"ph\":\"X\",\"pid\":1,\"tid\":%u,"
+             "\"ts\":7.000,\"dur\":0.000,\"args\":{\"slot\":2,\"node\":0,\"waited_for\":null}",
+             slots0);
+    assert_non_null(strstr(out, want));
     /* metadata: every node named, every port used named */
     assert_int_equal(count(out, "\"process_name\""), 4);
-    assert_non_null(strstr(out, "\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":2,"));
+    snprintf(want, sizeof want, "\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":2,\"tid\":%u,",
+             tid11);
+    assert_non_null(strstr(out, want));
+    /* no pid 0 and no tid 0 (Perfetto reserves them) */
+    assert_null(strstr(out, "\"pid\":0,"));
+    assert_null(strstr(out, "\"tid\":0,"));
     /* the three records that do not fit are counted, and the trace says it is truncated */
     const char *other = tu_json_need(out, "otherData");
     assert_true(tu_json_bool(other, "truncated"));
