@@ -124,7 +124,7 @@ static void keep_trace(coord_t *r)
         tn->t0_ns = res->trace_t0_ns;
         tn->stop_slot = res->stop_slot;
         tn->transmissions = res->data_packets + res->control_packets;
-        tn->nslots = res->n_trace_slots - res->n_trace_slots % 3;
+        tn->nslots = res->n_trace_slots; /* 1 + degree per slot: run_trace.c divides */
         tn->nsends = res->n_trace_sends - res->n_trace_sends % 4;
         tn->slots = sn_xmalloc((tn->nslots + 1) * sizeof *tn->slots);
         tn->sends = sn_xmalloc((tn->nsends + 1) * sizeof *tn->sends);

@@ -54,7 +54,7 @@ static void on_send(void *ctx, uint64_t slot, uint32_t node, uint32_t port, cons
         return;
     }
     trace_send(&st->tr, node, port, slot, pkt, (double) (slot - 1) * TRACE_SIM_US_PER_SLOT,
-               TRACE_SIM_US_PER_SLOT);
+               TRACE_SIM_US_PER_SLOT, -1);
 }
 
 /* --coll dynbcast: rounds of verified partial multinode broadcasts under Poisson arrivals. */

@@ -53,7 +53,7 @@ typedef struct coord_opts_s {
  * copied. */
 typedef struct coord_trace_node_s {
     uint64_t t0_ns;         /* its monotonic clock at its Start */
-    uint64_t *slots;        /* 3 values per recorded slot */
+    uint64_t *slots;        /* 1 + degree values per recorded slot */
     size_t nslots;          /* values */
     uint64_t *sends;        /* 4 values per recorded transmission */
     size_t nsends;          /* values */

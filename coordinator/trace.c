@@ -96,7 +96,7 @@ void trace_begin(trace_t *tr, FILE *f, const sn_topo_t *t)
 }
 
 void trace_send(trace_t *tr, uint32_t node, uint32_t port, uint64_t slot, const sn_packet_t *pkt,
-                double ts_us, double dur_us)
+                double ts_us, double dur_us, double arrived_us)
 {
     see_port(tr, node, port);
     const sn_port_t *pp = sn_topo_port(tr->t, node, port);
@@ -117,6 +117,10 @@ void trace_send(trace_t *tr, uint32_t node, uint32_t port, uint64_t slot, const 
     json_uint(j, "link", sn_topo_link_id(tr->t, node, port));
     json_uint(j, "edge", pp->edge);
     json_uint(j, "to", pp->peer);
+    if (arrived_us >= 0) {
+        put_us(tr, "arrived_us", arrived_us);
+        put_us(tr, "in_flight_us", arrived_us - ts_us);
+    }
     json_open(j, "packet", '{');
     json_uint(j, "src", pkt->src);
     if (pkt->dst == SN_NODE_ALL)
@@ -166,20 +170,28 @@ void trace_slot(trace_t *tr, uint32_t node, uint64_t slot, double ts_us, double 
     }
     json_close(j, '}');
     json_close(j, '}');
-    if (last_port < 0)
-        return;
-    see_port(tr, node, (uint32_t) last_port);
+}
+
+void trace_frame(trace_t *tr, uint32_t node, uint32_t port, uint64_t slot, double ts_us, int last,
+                 int before_start)
+{
+    see_port(tr, node, port);
+    json_t *j = &tr->j;
     json_open(j, NULL, '{');
-    json_str(j, "name", "last frame");
+    json_str(j, "name", "frame in");
     json_str(j, "cat", "slot");
     json_str(j, "ph", "i");
     json_str(j, "s", "t");
     json_uint(j, "pid", pid_of(node));
-    json_uint(j, "tid", tid_of_port(tr->t, node, (uint32_t) last_port));
-    put_us(tr, "ts", ts_us + dur_us);
+    json_uint(j, "tid", tid_of_port(tr->t, node, port));
+    put_us(tr, "ts", ts_us);
     json_open(j, "args", '{');
     json_uint(j, "slot", slot);
-    json_uint(j, "from", sn_topo_port(tr->t, node, (uint32_t) last_port)->peer);
+    json_uint(j, "node", node);
+    json_uint(j, "port", port);
+    json_uint(j, "from", sn_topo_port(tr->t, node, port)->peer);
+    json_bool(j, "last", last);
+    json_bool(j, "before_start", before_start);
     json_close(j, '}');
     json_close(j, '}');
 }

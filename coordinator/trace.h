@@ -33,15 +33,20 @@ typedef struct trace_s {
 /* Starts a trace of topology t on f: the header and the opening of traceEvents. */
 void trace_begin(trace_t *tr, FILE *f, const sn_topo_t *t);
 
-/* One `send` event: node sends pkt on port in slot, drawn from ts_us for dur_us. */
+/* One `send` event: node sends pkt on port in slot, drawn from ts_us for dur_us; arrived_us is
+ * when the frame reached the neighbour (run), or negative when not known (sim, not recorded). */
 void trace_send(trace_t *tr, uint32_t node, uint32_t port, uint64_t slot, const sn_packet_t *pkt,
-                double ts_us, double dur_us);
+                double ts_us, double dur_us, double arrived_us);
 
 /* One `slot` event of a run: node sent its frames of slot at ts_us and held the frame of every
- * link dur_us later; the last came on port last_port (-1: every frame was there before). Also
- * writes a `last frame` instant event on that port's thread. */
+ * link dur_us later; the last came on port last_port (-1: every frame was there before). */
 void trace_slot(trace_t *tr, uint32_t node, uint64_t slot, double ts_us, double dur_us,
                 int64_t last_port);
+
+/* One `frame in` instant event of a run: the frame of slot came in on node's port at ts_us (its
+ * Start when before_start), the last of the slot when last. */
+void trace_frame(trace_t *tr, uint32_t node, uint32_t port, uint64_t slot, double ts_us, int last,
+                 int before_start);
 
 /* An instant event, global, at ts_us: `name` with a `note` argument (truncation, failure). */
 void trace_note(trace_t *tr, const char *name, double ts_us, const char *note);

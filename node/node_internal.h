@@ -138,10 +138,10 @@ typedef struct node_exec_s {
     uint64_t *data_bits, *ctl_bits;
     size_t ndata_bits, nctl_bits;
     /* --trace, only when the Start asked for it (docs/trace.md): slots 1 to trace_cap (0: no
-     * trace), the clock at the Start, per slot 3 values and per transmission 4 values, as in
-     * the Result's trace fields */
+     * trace), the clock at the Start, per slot 1 + deg values and per transmission 4 values, as
+     * in the Result's trace fields */
     uint64_t trace_cap, trace_t0;
-    uint64_t *trace_slots; /* [3 * trace_cap] */
+    uint64_t *trace_slots; /* [(1 + deg) * trace_cap] */
     uint64_t *trace_sends;
     size_t ntrace_sends, captrace_sends;
     uv_timer_t slot_timer;

@@ -65,7 +65,7 @@ static void send_result(node_t *nd, const char *error, uint64_t error_slot)
         uint64_t slots = nd->ex.t < nd->ex.trace_cap ? nd->ex.t : nd->ex.trace_cap;
         r.has_trace_t0_ns = 1;
         r.trace_t0_ns = nd->ex.trace_t0;
-        r.n_trace_slots = (size_t) (3 * slots);
+        r.n_trace_slots = (size_t) (slots * (1 + nd->deg));
         r.trace_slots = nd->ex.trace_slots;
         r.n_trace_sends = nd->ex.ntrace_sends;
         r.trace_sends = nd->ex.trace_sends;
@@ -78,14 +78,21 @@ static void send_result(node_t *nd, const char *error, uint64_t error_slot)
     sn__node_send_ctl(nd, &m);
 }
 
-/* --trace: slot s's frames leave now, with these packets. */
+/* --trace: nanoseconds since the Start, never 0 (0 marks a frame that came before it). */
+static uint64_t trace_now(const node_t *nd)
+{
+    uint64_t d = uv_hrtime() - nd->ex.trace_t0;
+    return d ? d : 1;
+}
+
+/* --trace: slot s's frames leave now, with these packets (while the budget of numbers lasts). */
 static void trace_sent(node_t *nd, uint64_t s)
 {
     if (s > nd->ex.trace_cap)
         return;
-    nd->ex.trace_slots[3 * (s - 1)] = uv_hrtime() - nd->ex.trace_t0;
+    nd->ex.trace_slots[(s - 1) * (1 + nd->deg)] = trace_now(nd);
     for (uint32_t q = 0; q < nd->deg; q++) {
-        if (!nd->ex.out_has[q])
+        if (!nd->ex.out_has[q] || nd->ex.ntrace_sends + 4 > SN_WIRE_MAX_TRACE_VALUES / 2)
             continue;
         const sn_packet_t *k = &nd->ex.out[q];
         sn_grow((void **) &nd->ex.trace_sends, &nd->ex.captrace_sends, nd->ex.ntrace_sends + 4,
@@ -99,13 +106,12 @@ static void trace_sent(node_t *nd, uint64_t s)
     }
 }
 
-/* --trace: the frame of slot s arrived on port q; the last one of the slot wins. */
+/* --trace: the frame of slot s arrived on port q now. */
 static void trace_arrived(node_t *nd, uint64_t s, uint32_t q)
 {
     if (s == 0 || s > nd->ex.trace_cap)
         return;
-    nd->ex.trace_slots[3 * (s - 1) + 1] = uv_hrtime() - nd->ex.trace_t0;
-    nd->ex.trace_slots[3 * (s - 1) + 2] = (uint64_t) q + 1;
+    nd->ex.trace_slots[(s - 1) * (1 + nd->deg) + 1 + q] = trace_now(nd);
 }
 
 static void on_slot_timer(uv_timer_t *t)
@@ -367,11 +373,15 @@ void sn__node_start(node_t *nd, uint32_t cid, uint64_t seed, uint64_t idle, uint
                        (unsigned long long) trace_cap, SN_WIRE_MAX_TRACE_SLOTS);
         return;
     }
-    nd->ex.trace_cap = idle ? 0 : trace_cap;
+    /* 1 + degree numbers per slot, within half the budget: a node of high degree records fewer
+     * slots than asked (the coordinator sees it and says the trace is truncated) */
+    uint64_t fit = SN_WIRE_MAX_TRACE_VALUES / 2 / (1 + (uint64_t) nd->deg);
+    nd->ex.trace_cap = idle ? 0 : trace_cap < fit ? trace_cap : fit;
     nd->ex.ntrace_sends = 0;
     if (nd->ex.trace_cap) {
         free(nd->ex.trace_slots);
-        nd->ex.trace_slots = sn_xcalloc((size_t) (3 * nd->ex.trace_cap), sizeof(uint64_t));
+        nd->ex.trace_slots =
+            sn_xcalloc((size_t) (nd->ex.trace_cap * (1 + nd->deg)), sizeof(uint64_t));
         nd->ex.trace_t0 = uv_hrtime();
     }
     nd->ex.idle = idle;

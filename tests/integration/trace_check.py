@@ -137,6 +137,26 @@ def main():
                     fail("slot event with a bad waited_for: %r" % w)
         if len(per_node) != r["nodes"]:
             fail("slot events for %d nodes of %d" % (len(per_node), r["nodes"]))
+        # the last frame of each slot is the neighbour waited for; one machine, one clock: every
+        # frame arrives after it left
+        waited = {(e["args"]["node"], e["args"]["slot"]): e["args"].get("waited_for")
+                  for e in events if e.get("cat") == "slot" and e.get("ph") == "X"}
+        last = {}
+        for e in events:
+            if e.get("name") == "frame in":
+                a = e["args"]
+                if a["last"]:
+                    if (a["node"], a["slot"]) in last:
+                        fail("node %d slot %d: two last frames" % (a["node"], a["slot"]))
+                    last[(a["node"], a["slot"])] = a["from"]
+            if e.get("name") == "send" and e["args"].get("in_flight_us", 0) < 0:
+                fail("a frame arrived before it left: %s" % json.dumps(e)[:200])
+        for key, w in waited.items():
+            if last.get(key) != w:
+                fail("node %d slot %d: waited_for %r but the last frame came from %r" %
+                     (key[0], key[1], w, last.get(key)))
+        if not any("in_flight_us" in e.get("args", {}) for e in events if e.get("name") == "send"):
+            fail("no send event has its arrival time")
         for node, slots in per_node.items():
             if slots != list(range(1, len(slots) + 1)):
                 fail("node %d: slot events not 1..%d in order" % (node, len(slots)))

@@ -89,18 +89,19 @@ static void test_records_become_events(void **state)
     tr->cid = 2;
     tr->n = 4;
     tr->nodes = calloc(4, sizeof *tr->nodes);
-    /* node 0 starts 1 us after node 1; slot 1: frames left at 2 us, the last (port 1) at 5 us;
-     * slot 2: every frame was there before its own left (arrival 3 us < sent 6 us) */
-    const uint64_t s0[] = {2000, 5000, 2, 6000, 3000, 1};
+    /* per slot: sent, then the arrival on each port (ns after the node's Start; 0: before it).
+     * node 0 starts 1 us after node 1; slot 1: frames left at 2 us, the last (port 1) at 5 us;
+     * slot 2: every frame was there before its own left (arrivals 3 and 2.5 us < sent 6 us) */
+    const uint64_t s0[] = {2000, 4000, 5000, 6000, 3000, 2500};
     /* one send that fits, one on port 7 (ring nodes have 2), one in slot 0, one past slot 2 */
     const uint64_t x0[] = {1, 0, 0 | (uint64_t) 0xffffffffu << 32, 0, 1, 7, 0, 0, 0, 1, 0, 0, 3, 1,
                            0, 0};
     set_node(&tr->nodes[0], 1001000, s0, 2, x0, 4, 2, 4);
-    const uint64_t s1[] = {1000, 4000, 1, 5000, 7000, 2};
+    const uint64_t s1[] = {1000, 4000, 4500, 5000, 7000, 6000};
     const uint64_t x1[] = {1, 1 | (uint64_t) 1 << 32, 1 | (uint64_t) 2 << 32,
                            3 | (uint64_t) 1 << 32};
     set_node(&tr->nodes[1], 1000000, s1, 2, x1, 1, 2, 1);
-    const uint64_t s2[] = {1000, 4000, 1, 5000, 7000, 2};
+    const uint64_t s2[] = {1000, 4000, 0, 5000, 7000, 6000}; /* port 1's slot 1 before Start */
     set_node(&tr->nodes[2], 1000500, s2, 2, NULL, 0, 2, 0);
     set_node(&tr->nodes[3], 1000500, s2, 2, NULL, 0, 2, 0);
     f.res.trace = tr;
@@ -121,7 +122,7 @@ static void test_records_become_events(void **state)
     assert_non_null(strstr(out, "\"packet\":{\"src\":0,\"dst\":\"all\",\"seq\":0,\"frag\":0,"
                                 "\"kind\":\"data\"}"));
     snprintf(want, sizeof want,
-             "\"cat\":\"control\",\"ph\":\"X\",\"pid\":2,\"tid\":%u,\"ts\":1.000,\"dur\":3.000,",
+             "\"cat\":\"control\",\"ph\":\"X\",\"pid\":2,\"tid\":%u,\"ts\":1.000,\"dur\":3.500,",
              tid11);
     assert_non_null(strstr(out, want));
     assert_non_null(strstr(out, "\"packet\":{\"src\":1,\"dst\":2,\"seq\":3,\"frag\":1,"
@@ -136,14 +137,31 @@ static void test_records_become_events(void **state)
              slots0, peer);
     assert_non_null(strstr(out, want));
     snprintf(want, sizeof want,
-             "\"name\":\"last frame\",\"cat\":\"slot\",\"ph\":\"i\",\"s\":\"t\",\"pid\":1,"
-             "\"tid\":%u,\"ts\":6.000,",
-             tid01);
+             "\"name\":\"frame in\",\"cat\":\"slot\",\"ph\":\"i\",\"s\":\"t\",\"pid\":1,"
+             "\"tid\":%u,\"ts\":6.000,\"args\":{\"slot\":1,\"node\":0,\"port\":1,\"from\":%u,"
+             "\"last\":true,\"before_start\":false}",
+             tid01, peer);
     assert_non_null(strstr(out, want));
     snprintf(want, sizeof want,
              "\"name\":\"slot 2\",\"cat\":\"slot\",\"ph\":\"X\",\"pid\":1,\"tid\":%u,"
              "\"ts\":7.000,\"dur\":0.000,\"args\":{\"slot\":2,\"node\":0,\"waited_for\":null}",
              slots0);
+    assert_non_null(strstr(out, want));
+    /* a frame in per node, slot and port; node 2's port 1 frame of slot 1 came before its Start,
+     * drawn at its Start (0.5 us) */
+    assert_int_equal(count(out, "\"name\":\"frame in\""), 16);
+    assert_int_equal(count(out, "\"last\":true"), 7); /* slot 2 of node 0 waited for nobody */
+    snprintf(want, sizeof want,
+             "\"pid\":3,\"tid\":%u,\"ts\":0.500,\"args\":{\"slot\":1,\"node\":2,\"port\":1,",
+             5 + sn_topo_link_id(t, 2, 1));
+    assert_non_null(strstr(out, want));
+    assert_int_equal(count(out, "\"before_start\":true"), 2);
+    /* node 0's send on port 0 in slot 1 reached the neighbour when the neighbour's record says */
+    const sn_port_t *p00 = sn_topo_port(t, 0, 0);
+    const uint64_t *rec = p00->peer == 1 ? s1 : s2, t0p = p00->peer == 1 ? 1000000 : 1000500;
+    double arrived = (double) (t0p - 1000000 + rec[1 + p00->rport]) / 1000;
+    snprintf(want, sizeof want, "\"to\":%u,\"arrived_us\":%.3f,\"in_flight_us\":%.3f,", p00->peer,
+             arrived, arrived - 3.0);
     assert_non_null(strstr(out, want));
     /* metadata: every node named, every port used named */
     assert_int_equal(count(out, "\"process_name\""), 4);
@@ -175,7 +193,7 @@ static void test_complete_record_is_not_truncated(void **state)
     coord_trace_t *tr = calloc(1, sizeof *tr);
     tr->n = 3;
     tr->nodes = calloc(3, sizeof *tr->nodes);
-    const uint64_t s[] = {1000, 2000, 1};
+    const uint64_t s[] = {1000, 2000, 1500};
     for (uint32_t i = 0; i < 3; i++)
         set_node(&tr->nodes[i], 500, s, 1, NULL, 0, 1, 0);
     f.res.trace = tr;
