@@ -4,7 +4,9 @@
 # usage: scripts/plot.sh KIND INPUT OUTPUT.svg
 #   latency  INPUT: the CSV of `stepnet bench --csv` (columns size, avg_us, min_us, max_us,
 #            predicted_us, found by header name; others ignored): latency versus message size,
-#            the min-max band, the average, p50 if present, and the prediction
+#            the min-max band, the average, p50 if present, and the prediction; one series per
+#            value of collective, topology, algorithm, ports, rx, duplex or security when the
+#            file has such a column with several values
 #   table    INPUT: the CSV of `stepnet table --csv` (predicted, simulated, agree, and tcp when
 #            written with --run): measured versus predicted steps, one point per row, y = x
 #   util     INPUT: a --trace file of `stepnet sim` or `stepnet run` (docs/trace.md): link
@@ -83,14 +85,35 @@ def write(name, lines):
 settings = []
 if kind == "latency":
     data, cols = rows(["size", "avg_us", "min_us", "max_us", "predicted_us"])
-    pts = [(num(d["size"]), num(d["avg_us"]), num(d["min_us"]), num(d["max_us"]),
-            num(d["predicted_us"]), num(d.get("p50_us"))) for d in data]
-    pts = sorted(p for p in pts if p[0] is not None and p[0] > 0 and p[1] is not None)
-    if not pts:
+    # one series per run configuration: the columns among these that take several values
+    keys = [k for k in ("collective", "topology", "algorithm", "ports", "rx", "duplex", "security")
+            if k in cols and len({d[k] for d in data}) > 1]
+    series = {}
+    for d in data:
+        p = (num(d["size"]), num(d["avg_us"]), num(d["min_us"]), num(d["max_us"]),
+             num(d["predicted_us"]), num(d.get("p50_us")))
+        if p[0] is not None and p[0] > 0 and p[1] is not None:
+            series.setdefault(" ".join(d[k] for k in keys), []).append(p)
+    if not series:
         die("no row with a size and an average")
-    write("lat.dat", pts)
-    settings.append("has_p50 = %d" % any(p[5] is not None for p in pts))
-    settings.append("has_pred = %d" % any(p[4] is not None for p in pts))
+    colours = ["#08519c", "#238b45", "#cb181d", "#6a51a3", "#d94801", "#525252"]
+    bands = ["#c6dbef", "#c7e9c0", "#fcbba1", "#dadaeb", "#fdd0a2", "#d9d9d9"]
+    plots = []
+    for i, (name, pts) in enumerate(series.items()):
+        write("lat%d.dat" % i, sorted(pts))
+        c, b = colours[i % len(colours)], bands[i % len(bands)]
+        tag = (name + ": ") if name else ""
+        f = "'lat%d.dat'" % i
+        plots.append("%s using 1:3:4 with filledcurves fs transparent solid 0.5 lc rgb '%s' "
+                     "title '%smin-max'" % (f, b, tag))
+        plots.append("%s using 1:2 with linespoints lw 2 pt 7 lc rgb '%s' title '%saverage'" %
+                     (f, c, tag))
+        if any(p[5] is not None for p in pts):
+            plots.append("%s using 1:6 with points pt 6 lc rgb '%s' title '%sp50'" % (f, c, tag))
+        if any(p[4] is not None for p in pts):
+            plots.append("%s using 1:5 with lines lw 2 dt 2 lc rgb '%s' title '%spredicted'" %
+                         (f, c, tag))
+    settings.append("p = \"plot %s\"" % ", ".join(plots).replace('"', "'"))
 elif kind == "table":
     data, cols = rows(["predicted", "simulated"])
     agree, differ, tcp = [], [], []
@@ -171,11 +194,8 @@ set title "Latency versus message size"
 set xlabel "message size (bytes)"
 set ylabel "latency (microseconds)"
 set logscale xy 2
-set format x "%.0b %BB"
-p = "plot 'lat.dat' using 1:3:4 with filledcurves lc rgb '#c6dbef' title 'min-max', " . \
-    "'lat.dat' using 1:2 with linespoints lw 2 pt 7 lc rgb '#08519c' title 'average'"
-if (has_p50) p = p . ", 'lat.dat' using 1:6 with points pt 6 lc rgb '#6baed6' title 'p50'"
-if (has_pred) p = p . ", 'lat.dat' using 1:5 with lines lw 2 dt 2 lc rgb '#cb181d' title 'predicted'"
+set format x "%.0b%BB"
+set key noenhanced
 eval p
 EOF
         ;;

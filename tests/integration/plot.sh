@@ -74,6 +74,20 @@ with open(sys.argv[2], "w", newline="") as f:
         w.writerow(r)
 PY
 render latency "$dir/reordered.csv" "$dir/reordered.svg" 3 # no p50 column: band, average, predicted
+# two topologies in one sweep: one series each (band, average, p50, predicted)
+python3 - "$fx/bench.csv" "$dir/two.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+with open(sys.argv[2], "w", newline="") as f:
+    w = csv.DictWriter(f, list(rows[0].keys()))
+    w.writeheader()
+    for r in rows:
+        w.writerow(r)
+        r = dict(r, topology="ring:8", avg_us=float(r["avg_us"]) * 2)
+        w.writerow(r)
+PY
+render latency "$dir/two.csv" "$dir/two.svg" 8
+grep -q "ring:8: average" "$dir/two.svg" || { echo "FAIL the second series is not named"; fails=$((fails + 1)); }
 # table with a row that differs and a tcp column: four curves
 python3 - "$fx/table.csv" "$dir/table-tcp.csv" <<'PY'
 import csv, sys
