@@ -162,6 +162,11 @@ int cmd_sim(int argc, char **argv)
             trace_note(&st.tr, "trace truncated", (double) st.cap * TRACE_SIM_US_PER_SLOT, note);
             trunc = note;
         }
+        if (src < 0) { /* the run stopped where the error says: the trace ends there */
+            char etx[CLI_ERR_TEXT_MAX];
+            cli_err_text(&err, etx, sizeof etx);
+            trace_note(&st.tr, "sim failed", (double) res.steps * TRACE_SIM_US_PER_SLOT, etx);
+        }
         trace_end(&st.tr, "sim", &c, "1 ms of the time axis is 1 slot: slot s spans [s-1, s) ms", 0,
                   res.steps < st.cap ? res.steps : st.cap, trunc);
         trace_failed = cli_close_out(tf, trace_file, "--trace") < 0;

@@ -45,6 +45,15 @@ expect 0 "sim truncated" t sim --topo ring:6 --coll te --json --trace "$dir/s3.j
 cp "$dir/out" "$dir/s3.out"
 ok "sim truncated trace" $check "$dir/s3.json" "$dir/s3.out" --truncated
 
+# a sim that fails (the slot limit): exit 1, the transmissions up to the failure and its reason
+expect 1 "sim failing" t sim --topo torus:4x4 --coll te --max-slots 3 --trace "$dir/s4.json"
+ok "failed sim's trace" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = [e["name"] for e in d["traceEvents"]]
+assert names.count("sim failed") == 1 and "send" in names, names
+' "$dir/s4.json"
+
 # run: the same transmissions as sim, slot events at every node, the repetition chosen
 expect 0 "run te" t run --topo torus:3x3 --coll te --reps 2 --json --trace "$dir/r1.json"
 cp "$dir/out" "$dir/r1.out"
