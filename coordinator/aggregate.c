@@ -147,6 +147,43 @@ static int check_node(coord_t *r, uint32_t i, const Stepnet__Result *res)
     return 0;
 }
 
+/* --trace: copies every node's record of this repetition into r->res->trace. */
+static void keep_trace(coord_t *r)
+{
+    coord_trace_t *tr = sn_xcalloc(1, sizeof *tr);
+    tr->cid = r->cid;
+    tr->n = r->n;
+    tr->nodes = sn_xcalloc(r->n, sizeof *tr->nodes);
+    for (uint32_t i = 0; i < r->n; i++) {
+        const Stepnet__Result *res = r->nodes[i].res;
+        coord_trace_node_t *tn = &tr->nodes[i];
+        tn->t0_ns = res->trace_t0_ns;
+        tn->stop_slot = res->stop_slot;
+        tn->transmissions = res->data_packets + res->control_packets;
+        tn->nslots = res->n_trace_slots; /* 1 + degree per slot: run_trace.c divides */
+        tn->nsends = res->n_trace_sends - res->n_trace_sends % 4;
+        tn->slots = sn_xmalloc((tn->nslots + 1) * sizeof *tn->slots);
+        tn->sends = sn_xmalloc((tn->nsends + 1) * sizeof *tn->sends);
+        if (tn->nslots)
+            memcpy(tn->slots, res->trace_slots, tn->nslots * sizeof *tn->slots);
+        if (tn->nsends)
+            memcpy(tn->sends, res->trace_sends, tn->nsends * sizeof *tn->sends);
+    }
+    r->res->trace = tr;
+}
+
+void coord_trace_free(coord_trace_t *tr)
+{
+    if (tr == NULL)
+        return;
+    for (uint32_t i = 0; i < tr->n; i++) {
+        free(tr->nodes[i].slots);
+        free(tr->nodes[i].sends);
+    }
+    free(tr->nodes);
+    free(tr);
+}
+
 int sn__coord_aggregate_rep(coord_t *r)
 {
     if (r->o->idle_slots)
@@ -216,6 +253,8 @@ int sn__coord_aggregate_rep(coord_t *r)
     pt->packets = packets;
     pt->deliveries = dl;
     pt->bytes_checked = bytes;
+    if (sn__coord_traced(r))
+        keep_trace(r);
     if (r->rep > r->o->warmup)
         add_wall(r, r->tlast - r->t0);
     rc = 0;

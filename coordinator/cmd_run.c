@@ -62,6 +62,15 @@ static const char usage[] =
     "  --out FILE         also write the JSON report to FILE\n" RUN_TRANSPORT_HELP
     "  --idle-slots N     benchmark: each repetition is N slots of the bare barrier (empty frames\n"
     "                     on every link) instead of the collective; reports us per slot\n"
+    "  --trace FILE       write one measured repetition as Chrome trace-event JSON (Perfetto,\n"
+    "                     chrome://tracing; docs/trace.md): per node and slot when its frames\n"
+    "                     left, when each neighbour's frame came in and which one it waited for\n"
+    "                     last, and one `send` event per transmission; times in microseconds of\n"
+    "                     the nodes' monotonic clock (comparable across nodes on one machine\n"
+    "                     only)\n"
+    "  --trace-slots N    nodes record slots 1 to N only (default 10000, at most 100000); the\n"
+    "                     file says when it is truncated\n"
+    "  --trace-rep N      the measured repetition traced, 1 to --reps (default the last)\n"
     "\n"
     "  --coll dynbcast --lambda L|--rho R --slots T   dynamic broadcasting: every round a TCP\n"
     "                     run of pmnb-mesh-split, or pmnb-fcube on a folded cube (see stepnet\n"
@@ -291,7 +300,7 @@ static int run_command(const char *cmd, const char *help, int argc, char **argv)
     const char *out_file;
     sn_err_t err = {0};
     uint32_t *sizes = NULL;
-    FILE *outf = NULL, *csvf = NULL;
+    FILE *outf = NULL, *csvf = NULL, *tracef = NULL;
     run_case_t *cases = NULL;
     size_t ncases = 0;
     int bench = strcmp(cmd, "bench") == 0;
@@ -300,6 +309,14 @@ static int run_command(const char *cmd, const char *help, int argc, char **argv)
         return EXIT_OK;
     if (rc < 0) {
         cli_err_print("stepnet", &err);
+        return EXIT_BADINPUT;
+    }
+    if (o.trace_file && cli.coll && strcmp(cli.coll, "dynbcast") == 0) {
+        fprintf(stderr, "stepnet: --trace applies to one collective, not to --coll dynbcast\n");
+        return EXIT_BADINPUT;
+    }
+    if (bench && o.trace_file) {
+        fprintf(stderr, "stepnet: --trace applies to stepnet run, not to the sweeps of bench\n");
         return EXIT_BADINPUT;
     }
     if (!bench && cli.coll && strcmp(cli.coll, "dynbcast") == 0 && cli.topo) {
@@ -321,7 +338,8 @@ static int run_command(const char *cmd, const char *help, int argc, char **argv)
     rc = EXIT_BADINPUT;
     if (build_cases(&cli, &o, bench, &cases, &ncases) != 0)
         goto done;
-    if (open_out(out_file, "--out", &outf) < 0 || open_out(o.csv_file, "--csv", &csvf) < 0)
+    if (open_out(out_file, "--out", &outf) < 0 || open_out(o.csv_file, "--csv", &csvf) < 0 ||
+        open_out(o.trace_file, "--trace", &tracef) < 0)
         goto done;
     if (o.security == SN_SEC_NONE)
         fprintf(stderr,
@@ -354,6 +372,8 @@ static int run_command(const char *cmd, const char *help, int argc, char **argv)
         for (size_t k = 0; csvf && k < res.npoints; k++)
             if (res.points[k].state != COORD_POINT_PENDING)
                 sweep_csv_row(csvf, &co, &res, &res.points[k]);
+        if (tracef) /* a failed run's trace says why (docs/trace.md) */
+            coord_trace_write(tracef, &co, &res);
         if (!cli.json)
             (bench ? sweep_report_text : coord_report_text)(stdout, &co, &res);
         /* interrupted (SIGINT, SIGTERM): 128 + the signal, as a shell reports it; a failed
@@ -365,7 +385,9 @@ static int run_command(const char *cmd, const char *help, int argc, char **argv)
         write_failed |= cli_close_out(outf, out_file, "--out") < 0;
     if (csvf)
         write_failed |= cli_close_out(csvf, o.csv_file, "--csv") < 0;
-    outf = csvf = NULL;
+    if (tracef)
+        write_failed |= cli_close_out(tracef, o.trace_file, "--trace") < 0;
+    outf = csvf = tracef = NULL;
     if (rc == EXIT_OK && write_failed)
         rc = EXIT_FAILED;
 done:
@@ -373,6 +395,8 @@ done:
         fclose(outf);
     if (csvf)
         fclose(csvf);
+    if (tracef)
+        fclose(tracef);
     free_cases(cases, ncases);
     free(sizes);
     return rc;

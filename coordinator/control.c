@@ -143,6 +143,8 @@ static void start_rep(coord_t *r)
     st.size = r->params.size;
     st.has_next_size = 1;
     st.next_size = next < r->res->npoints ? r->res->points[next].size : r->params.size;
+    st.has_trace_slots = sn__coord_traced(r);
+    st.trace_slots = st.has_trace_slots ? (uint32_t) r->o->trace_slots : 0;
     m.msg_case = STEPNET__CONTROL__MSG_START;
     m.start = &st;
     uv_timer_start(&r->deadline, sn__coord_on_deadline, r->o->collective_ms, 0);

@@ -37,6 +37,7 @@ void coord_result_free(coord_result_t *result)
     free(result->links);
     free(result->hosts);
     free(result->wall_ns);
+    coord_trace_free(result->trace);
     memset(result, 0, sizeof *result);
 }
 

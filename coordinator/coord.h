@@ -51,6 +51,11 @@ typedef struct coord_opts_s {
     int progress;           /* progress lines on stderr (coord_progress_t in progress.c) */
     const char *csv_file;   /* --csv FILE (NULL: none) */
     const char *sizes_text; /* --sizes as given (bench; NULL: not given) */
+    /* --trace: the nodes record slots 1 to trace_slots (0: no trace) of measured repetition
+     * trace_rep (1 to reps) and send them with their result (docs/trace.md) */
+    const char *trace_file; /* --trace FILE (NULL: none) */
+    uint64_t trace_slots;
+    uint32_t trace_rep;
 } coord_opts_t;
 
 /* One packet size of a run (a plain run has one, a sweep one per size), filled as its
@@ -75,6 +80,24 @@ typedef struct coord_link_cal_s {
 typedef struct coord_host_s {
     char name[COORD_HOST_MAX]; /* the node's host name, as its hello gave it ("" until then) */
 } coord_host_t;
+
+/* One node's record of the traced repetition: the Result's trace fields (proto/stepnet.proto),
+ * copied. */
+typedef struct coord_trace_node_s {
+    uint64_t t0_ns;         /* its monotonic clock at its Start */
+    uint64_t *slots;        /* 1 + degree values per recorded slot */
+    size_t nslots;          /* values */
+    uint64_t *sends;        /* 4 values per recorded transmission */
+    size_t nsends;          /* values */
+    uint64_t stop_slot;     /* the last slot it played */
+    uint64_t transmissions; /* data and control packets it sent (recorded or not) */
+} coord_trace_node_t;
+
+typedef struct coord_trace_s {
+    uint32_t cid; /* the traced collective (warmup + trace_rep) */
+    uint32_t n;
+    coord_trace_node_t *nodes; /* [n] */
+} coord_trace_t;
 
 /* What a run measured. On failure `failed` is 1, `error` names the culprit node, slot and a
  * witness (blame.h), and the counters hold the last verified repetition's values, if any. */
@@ -101,7 +124,9 @@ typedef struct coord_result_s {
     size_t nlinks;
     coord_host_t *hosts; /* [nhosts]: per node id */
     uint32_t nhosts;
-    int64_t started; /* when the run started: seconds since the epoch (UTC) */
+    int64_t started;      /* when the run started: seconds since the epoch (UTC) */
+    coord_trace_t *trace; /* --trace: the traced repetition; NULL when not traced or not
+                             reached */
 } coord_result_t;
 
 /* The defaults above; ctx and topo_text stay NULL (the caller sets them). */
@@ -115,6 +140,7 @@ void coord_opts_default(coord_opts_t *o);
  * process (it handles SIGINT and SIGTERM while it runs). */
 int coord_run(const coord_opts_t *opts, coord_result_t *result, sn_err_t *err);
 void coord_result_free(coord_result_t *result);
+void coord_trace_free(coord_trace_t *trace);
 
 /* The median of the measured wall times in microseconds (0 without any). */
 double coord_result_median_us(const coord_result_t *result);
@@ -122,6 +148,11 @@ double coord_result_median_us(const coord_result_t *result);
 /* The JSON report (one line) and the human-readable report of a run (run_report.c). */
 void coord_report_json(FILE *f, const coord_opts_t *opts, const coord_result_t *result);
 void coord_report_text(FILE *f, const coord_opts_t *opts, const coord_result_t *result);
+
+/* Writes the trace of the run (run_trace.c; docs/trace.md): the slots and transmissions the nodes
+ * recorded in the traced repetition, or, when the run did not get that far, a trace that says so.
+ * The caller closes f. */
+void coord_trace_write(FILE *f, const coord_opts_t *opts, const coord_result_t *result);
 
 /* Parses `stepnet run` options (run_options.c) into the shared options `cli`, the run's `opts`
  * (whose ctx is left NULL: build it with cli_ctx_build) and --out FILE (*out_file, NULL when not

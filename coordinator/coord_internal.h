@@ -124,6 +124,14 @@ void sn__coord_report(coord_t *r, int kind, int node, int peer, uint64_t slot,
 #define sn__coord_fail(r, node, slot, ...)                                                         \
     sn__coord_report((r), COORD_KIND_RUN, (node), COORD_NODE_NONE, (slot), NULL, 0, __VA_ARGS__)
 
+/* Is the current collective the traced one (--trace: measured repetition trace_rep of the last
+ * size; `run` has one size)? */
+static inline int sn__coord_traced(const coord_t *r)
+{
+    return r->o->trace_slots && r->point + 1 == r->res->npoints &&
+           r->rep == r->o->warmup + r->o->trace_rep;
+}
+
 /* coord.c: ends the run: STOP (success) or ABORT (failure) to every node, then waits for local
  * nodes to exit, killing them after a grace period. */
 void sn__coord_finish(coord_t *r, int failed);

@@ -11,6 +11,7 @@
 #include "coord.h"
 #include "secure.h"
 #include "sweep.h"
+#include "trace.h"
 #include "wire.h"
 
 #define MAX_COUNT      1000000   /* --reps, --warmup, --probes */
@@ -52,6 +53,7 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
     int64_t collective = o->collective_ms, heartbeat = o->heartbeat_ms;
     const char *nodes = "local", *security = "sodium", *fault = NULL, *token = NULL;
     int insecure_ok = 0;
+    int64_t trace_slots = -1, trace_rep = -1;
     const cli_opt_t extra[] = {
         {.name = "--reps", .num = &reps, .lo = 1, .hi = MAX_COUNT},
         {.name = "--warmup", .num = &warmup, .lo = 0, .hi = MAX_COUNT},
@@ -96,6 +98,17 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
         {.name = "--iters", .num = &reps, .lo = 1, .hi = MAX_COUNT},
         {.name = "--csv", .str = &o->csv_file},
         {.name = "--sizes", .str = &o->sizes_text},
+        {.name = "--trace", .str = &o->trace_file},
+        {.name = "--trace-slots",
+         .num = &trace_slots,
+         .lo = 1,
+         .hi = SN_WIRE_MAX_TRACE_SLOTS,
+         .unit = "slots"},
+        {.name = "--trace-rep",
+         .num = &trace_rep,
+         .lo = 1,
+         .hi = MAX_COUNT,
+         .unit = "a repetition"},
         {0},
     };
     cli->cmd = bench ? "bench" : "run";
@@ -153,6 +166,19 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
                         "(create it with stepnet keygen FILE), or --security none --insecure-ok");
     if (fault && (rc = parse_fault(fault, o, err)) < 0)
         return rc;
+    if (!o->trace_file && (trace_slots > 0 || trace_rep > 0))
+        return bad(err, "--trace-slots and --trace-rep apply with --trace FILE only");
+    if (o->trace_file && o->idle_slots)
+        return bad(err, "--trace records a collective, not the --idle-slots barrier");
+    if (trace_rep > (int64_t) o->reps)
+        return bad(err,
+                   "bad value '%lld' for --trace-rep: expected a measured repetition from 1 to "
+                   "%u (--reps)",
+                   (long long) trace_rep, o->reps);
+    if (o->trace_file) {
+        o->trace_slots = trace_slots > 0 ? (uint64_t) trace_slots : TRACE_DEFAULT_SLOTS;
+        o->trace_rep = trace_rep > 0 ? (uint32_t) trace_rep : o->reps;
+    }
     if (token) {
         char *end;
         errno = 0;

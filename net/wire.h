@@ -20,6 +20,12 @@
 #define SN_WIRE_MAX_LINKHELLO   256
 #define SN_WIRE_MAX_DATAHDR     512 /* a DataHeader with one PacketHeader is far below this */
 
+/* Start.trace_slots (--trace): the most slots a node records for its result (docs/trace.md), and
+ * the most numbers it records in all (half for the slots, half for the transmissions), which keeps
+ * its Result far below SN_WIRE_MAX_CONTROL (at most 10 bytes a number). */
+#define SN_WIRE_MAX_TRACE_SLOTS  100000
+#define SN_WIRE_MAX_TRACE_VALUES (1u << 22)
+
 /* Sets the frame limits of a control connection (coordinator <-> node). */
 void sn_wire_limits_control(sn_conn_t *c);
 

@@ -215,6 +215,8 @@ static void node_free(node_t *nd)
     free(nd->ex.io.dlv);
     free(nd->ex.data_bits);
     free(nd->ex.ctl_bits);
+    free(nd->ex.trace_slots);
+    free(nd->ex.trace_sends);
     free(nd->net.pending);
     free(nd->conns);
     sn_verify_free(nd->ex.verify);

@@ -140,6 +140,13 @@ typedef struct node_exec_s {
     int max_queue_reported; /* the algorithm reported its queue at least once */
     uint64_t *data_bits, *ctl_bits;
     size_t ndata_bits, nctl_bits;
+    /* --trace, only when the Start asked for it (docs/trace.md): slots 1 to trace_cap (0: no
+     * trace), the clock at the Start, per slot 1 + deg values and per transmission 4 values, as
+     * in the Result's trace fields */
+    uint64_t trace_cap, trace_t0;
+    uint64_t *trace_slots; /* [(1 + deg) * trace_cap] */
+    uint64_t *trace_sends;
+    size_t ntrace_sends, captrace_sends;
     uv_timer_t slot_timer;
 } node_exec_t;
 
@@ -235,7 +242,8 @@ void sn__node_on_pong(link_t *l);
 /* ---- slot.c ---- */
 
 /* Starts the collective of a START from the coordinator (its cid, seed, packet size and the next
- * collective's size), or an idle barrier of st->idle_slots slots. */
+ * collective's size), or an idle barrier of st->idle_slots slots, recording the times and
+ * transmissions of slots 1 to st->trace_slots (absent or 0: none) for its result. */
 void sn__node_start(node_t *nd, const Stepnet__Start *st);
 
 /* A data frame on link l. */

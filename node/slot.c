@@ -63,12 +63,57 @@ static void send_result(node_t *nd, const char *error, uint64_t error_slot)
     r.data_slots = nd->ex.data_bits;
     r.n_control_slots = nd->ex.nctl_bits < words ? nd->ex.nctl_bits : words;
     r.control_slots = nd->ex.ctl_bits;
+    if (nd->ex.trace_cap) {
+        uint64_t slots = nd->ex.t < nd->ex.trace_cap ? nd->ex.t : nd->ex.trace_cap;
+        r.has_trace_t0_ns = 1;
+        r.trace_t0_ns = nd->ex.trace_t0;
+        r.n_trace_slots = (size_t) (slots * (1 + nd->deg));
+        r.trace_slots = nd->ex.trace_slots;
+        r.n_trace_sends = nd->ex.ntrace_sends;
+        r.trace_sends = nd->ex.trace_sends;
+    }
     r.error = (char *) error;
     r.has_error_slot = error != NULL;
     r.error_slot = error_slot;
     m.msg_case = STEPNET__CONTROL__MSG_RESULT;
     m.result = &r;
     sn__node_send_ctl(nd, &m);
+}
+
+/* --trace: nanoseconds since the Start, never 0 (0 marks a frame that came before it). */
+static uint64_t trace_now(const node_t *nd)
+{
+    uint64_t d = uv_hrtime() - nd->ex.trace_t0;
+    return d ? d : 1;
+}
+
+/* --trace: slot s's frames leave now, with these packets (while the budget of numbers lasts). */
+static void trace_sent(node_t *nd, uint64_t s)
+{
+    if (s > nd->ex.trace_cap)
+        return;
+    nd->ex.trace_slots[(s - 1) * (1 + nd->deg)] = trace_now(nd);
+    for (uint32_t q = 0; q < nd->deg; q++) {
+        if (!nd->ex.out_has[q] || nd->ex.ntrace_sends + 4 > SN_WIRE_MAX_TRACE_VALUES / 2)
+            continue;
+        const sn_packet_t *k = &nd->ex.out[q];
+        sn_grow((void **) &nd->ex.trace_sends, &nd->ex.captrace_sends, nd->ex.ntrace_sends + 4,
+                sizeof *nd->ex.trace_sends);
+        uint64_t *v = nd->ex.trace_sends + nd->ex.ntrace_sends;
+        v[0] = s;
+        v[1] = q | (uint64_t) k->kind << 32;
+        v[2] = k->src | (uint64_t) k->dst << 32;
+        v[3] = k->seq | (uint64_t) k->frag << 32;
+        nd->ex.ntrace_sends += 4;
+    }
+}
+
+/* --trace: the frame of slot s arrived on port q now. */
+static void trace_arrived(node_t *nd, uint64_t s, uint32_t q)
+{
+    if (s == 0 || s > nd->ex.trace_cap)
+        return;
+    nd->ex.trace_slots[(s - 1) * (1 + nd->deg) + 1 + q] = trace_now(nd);
 }
 
 static void on_slot_timer(uv_timer_t *t)
@@ -200,6 +245,8 @@ static void play(node_t *nd, uint64_t s)
     }
     /* the frames of slot s */
     nd->ex.t = s;
+    if (nd->ex.trace_cap)
+        trace_sent(nd, s);
     for (uint32_t q = 0; q < nd->deg; q++) {
         link_t *l = &nd->links[q];
         const sn_packet_t *pkt = nd->ex.out_has[q] ? &nd->ex.out[q] : NULL;
@@ -263,6 +310,7 @@ void sn__node_start(node_t *nd, const Stepnet__Start *st)
     sn_err_t err = {0};
     uint32_t cid = st->cid;
     uint64_t seed = st->seed, idle = st->has_idle_slots ? st->idle_slots : 0;
+    uint64_t trace_cap = st->has_trace_slots ? st->trace_slots : 0;
     if (nd->ex.running) {
         sn__node_abort(nd, SN_EPROTO, nd->ex.t, "START %u while collective %u is running", cid,
                        nd->ex.cid);
@@ -341,6 +389,23 @@ void sn__node_start(node_t *nd, const Stepnet__Start *st)
         for (int i = 0; i < 2; i++)
             if (l->rx[i].cid != cid)
                 l->rx[i].have = 0; /* frames of this collective may already be here */
+    }
+    /* --trace: the buffers are sized by the Start's cap, bounded before anything is allocated */
+    if (trace_cap > SN_WIRE_MAX_TRACE_SLOTS) {
+        sn__node_abort(nd, SN_EPROTO, 0, "START %u asks to trace %llu slots (at most %u)", cid,
+                       (unsigned long long) trace_cap, SN_WIRE_MAX_TRACE_SLOTS);
+        return;
+    }
+    /* 1 + degree numbers per slot, within half the budget: a node of high degree records fewer
+     * slots than asked (the coordinator sees it and says the trace is truncated) */
+    uint64_t fit = SN_WIRE_MAX_TRACE_VALUES / 2 / (1 + (uint64_t) nd->deg);
+    nd->ex.trace_cap = idle ? 0 : trace_cap < fit ? trace_cap : fit;
+    nd->ex.ntrace_sends = 0;
+    if (nd->ex.trace_cap) {
+        free(nd->ex.trace_slots);
+        nd->ex.trace_slots =
+            sn_xcalloc((size_t) (nd->ex.trace_cap * (1 + nd->deg)), sizeof(uint64_t));
+        nd->ex.trace_t0 = uv_hrtime();
     }
     nd->ex.idle = idle;
     if (idle) {
@@ -430,6 +495,8 @@ void sn__node_on_data(link_t *l, const uint8_t *body, size_t len)
     f->pkt = d.pkt;
     f->radius = d.radius;
     f->cmax = d.cmax;
+    if (nd->ex.trace_cap && nd->ex.running && d.cid == nd->ex.cid)
+        trace_arrived(nd, d.slot, l->port);
     if (nd->ex.running && d.slot == nd->ex.t)
         advance(nd);
 }
