@@ -530,6 +530,24 @@ static int selected(const case_t *c, int quick, const char *match)
     return match == NULL || strstr(c->section, match) || strstr(c->topo, match);
 }
 
+/* One CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, a quote or a line
+ * break; then `end`. */
+static void csv_field(FILE *f, const char *v, int end)
+{
+    if (strpbrk(v, ",\"\r\n") == NULL) {
+        fputs(v, f);
+    } else {
+        fputc('"', f);
+        for (const char *c = v; *c; c++) {
+            if (*c == '"')
+                fputc('"', f);
+            fputc(*c, f);
+        }
+        fputc('"', f);
+    }
+    fputc(end, f);
+}
+
 static void num(FILE *f, int64_t v)
 {
     if (v < 0)
@@ -615,10 +633,15 @@ int cmd_table(int argc, char **argv)
         all &= r.agree;
         const char *mark = r.agree ? "=" : "DIFFERS";
         if (csv) {
-            fprintf(f, "%s,%s,%u,%s,%s,\"%s\",", r.c->section, r.spec, r.n, r.c->coll, r.c->ports,
-                    r.c->formula);
+            csv_field(f, r.c->section, ',');
+            csv_field(f, r.spec, ',');
+            fprintf(f, "%u,", r.n);
+            csv_field(f, r.c->coll, ',');
+            csv_field(f, r.c->ports, ',');
+            csv_field(f, r.c->formula, ',');
             num(f, r.formula);
-            fprintf(f, ",%s,", r.algo ? r.algo : "-");
+            fputc(',', f);
+            csv_field(f, r.algo ? r.algo : "-", ',');
             num(f, r.predicted);
             fputc(',', f);
             num(f, r.sim);
@@ -628,7 +651,8 @@ int cmd_table(int argc, char **argv)
                 fputc(',', f);
             }
             num(f, r.lower);
-            fprintf(f, ",%s,\"%s\"\n", mark, r.note);
+            fprintf(f, ",%s,", mark);
+            csv_field(f, r.note, '\n');
         } else {
             fprintf(f, "| %s | `%s` | %u | %s | %s | %s | ", r.c->section, r.spec, r.n, r.c->coll,
                     r.c->ports, r.c->formula);

@@ -779,6 +779,19 @@ static void test_table(void **state)
     for (const char *q = r.out; (q = strstr(q, ",=,")) != NULL; q++)
         agree++;
     assert_int_equal(agree, rows);
+    /* RFC 4180: every row has the header's 13 fields (commas inside a field are quoted) */
+    for (const char *q = r.out; *q;) {
+        int fields = 1, quoted = 0;
+        for (; *q && (quoted || *q != '\n'); q++) {
+            if (*q == '"')
+                quoted = !quoted;
+            else if (*q == ',' && !quoted)
+                fields++;
+        }
+        assert_int_equal(fields, 13);
+        if (*q)
+            q++;
+    }
     tu_exec_free(&r);
 
     /* over TCP, a selection: the tcp column equals the simulator's (and so does trace_hash) */
