@@ -1,6 +1,7 @@
 /* Aggregation (coordinator): the link calibration (per-link ping-pong timings to medians of alpha
  * and beta) and each repetition's check and combination of the nodes' results: deliveries,
- * payload digest sums, steps and trace hash equal across repetitions, and the wall times. */
+ * payload digest sums, steps and trace hash equal across repetitions, the wall times, and the
+ * collective times from the nodes' own timestamps. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,12 +15,6 @@
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : (x > y);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
     return x < y ? -1 : (x > y);
 }
 
@@ -54,16 +49,31 @@ void sn__coord_calibration_done(coord_t *r)
 
 double coord_result_median_us(const coord_result_t *res)
 {
-    if (res->nwall == 0)
-        return 0;
-    uint64_t *w = sn_xmalloc(res->nwall * sizeof *w);
-    memcpy(w, res->wall_ns, res->nwall * sizeof *w);
-    qsort(w, res->nwall, sizeof *w, cmp_u64);
-    size_t h = res->nwall / 2;
-    double median =
-        res->nwall % 2 ? (double) w[h] / NS_PER_US : (double) (w[h - 1] + w[h]) / (2 * NS_PER_US);
-    free(w);
-    return median;
+    return coord_median_ns_us(res->wall_ns, res->nwall);
+}
+
+double coord_result_coll_median_us(const coord_result_t *res)
+{
+    return coord_median_ns_us(res->coll_ns, res->ncoll);
+}
+
+/* A measured repetition's times: the wall time (from the START to the last COMPLETE, on the
+ * coordinator's clock, or to now for an idle barrier) and the collective's own time from the
+ * nodes' timestamps, put on the coordinator's clock by their offsets. */
+static void add_times(coord_t *r, uint64_t wall_ns)
+{
+    if (r->cid <= r->o->warmup)
+        return;
+    r->res->wall_ns[r->res->nwall++] = wall_ns;
+    for (uint32_t i = 0; i < r->n; i++) {
+        const Stepnet__Result *res = r->nodes[i].res;
+        if (!res->has_start_ns || !res->has_complete_ns || res->complete_ns < res->start_ns)
+            return; /* not measured: no collective time for this repetition */
+        r->start_ns[i] = res->start_ns;
+        r->complete_ns[i] = res->complete_ns;
+    }
+    r->res->coll_ns[r->res->ncoll++] =
+        coord_coll_span_ns(r->start_ns, r->complete_ns, r->offset_ns, r->n);
 }
 
 /* The idle barrier: every node stopped at the last idle slot; the time is to the last result. */
@@ -79,8 +89,7 @@ static int aggregate_idle(coord_t *r)
             return -1;
         }
     }
-    if (r->cid > r->o->warmup)
-        r->res->wall_ns[r->res->nwall++] = uv_hrtime() - r->t0;
+    add_times(r, uv_hrtime() - r->t0);
     return 0;
 }
 
@@ -174,8 +183,7 @@ int sn__coord_aggregate_rep(coord_t *r)
     out->max_queue = maxq;
     out->max_queue_reported = maxq_reported;
     out->max_queue_node = maxq_node;
-    if (r->cid > r->o->warmup)
-        out->wall_ns[out->nwall++] = r->tlast - r->t0;
+    add_times(r, r->tlast - r->t0);
     rc = 0;
 out:
     free(dbits);

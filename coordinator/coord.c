@@ -31,6 +31,7 @@ void coord_opts_default(coord_opts_t *o)
 void coord_result_free(coord_result_t *result)
 {
     free(result->wall_ns);
+    free(result->coll_ns);
     memset(result, 0, sizeof *result);
 }
 
@@ -237,6 +238,10 @@ static int prepare(coord_t *r, sn_err_t *err)
         o->node_bin ? o->node_bin : sn__coord_node_bin(r->node_bin_buf, sizeof r->node_bin_buf);
     r->nodes = sn_xcalloc(r->n, sizeof *r->nodes);
     r->res->wall_ns = sn_xcalloc((size_t) o->reps + 1, sizeof *r->res->wall_ns);
+    r->res->coll_ns = sn_xcalloc((size_t) o->reps + 1, sizeof *r->res->coll_ns);
+    r->offset_ns = sn_xcalloc(r->n, sizeof *r->offset_ns);
+    r->start_ns = sn_xcalloc(r->n, sizeof *r->start_ns);
+    r->complete_ns = sn_xcalloc(r->n, sizeof *r->complete_ns);
     r->digest_want = sn_xcalloc(r->n, sizeof *r->digest_want);
     for (uint32_t i = 0; i < r->n; i++) {
         r->nodes[i].run = r;
@@ -302,6 +307,9 @@ static void release(coord_t *r)
     free(r->reports);
     free(r->nodes);
     free(r->digest_want);
+    free(r->offset_ns);
+    free(r->start_ns);
+    free(r->complete_ns);
     free(r->alpha);
     free(r->beta);
     sn_topo_files_free(r->files, r->nfiles);

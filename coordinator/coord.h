@@ -59,8 +59,15 @@ typedef struct coord_result_s {
     int max_queue_reported;  /* 0: the algorithm reports no queues (max_queue is null) */
     uint64_t *wall_ns;       /* one per measured repetition */
     size_t nwall;
-    double alpha_us, beta_us; /* medians over the calibrated links */
-    size_t ncalibrated;       /* links calibrated (0: --probes 0) */
+    /* per measured repetition, the collective's own time (timing.h): the latest completion minus
+     * the earliest start over the nodes, from their own clocks */
+    uint64_t *coll_ns;
+    size_t ncoll;
+    int clock_offsets;             /* 0: every node on the coordinator's clock (local nodes) */
+    uint64_t clock_uncertainty_ns; /* the largest uncertainty of a node's estimated offset */
+    uint64_t barrier_slots;        /* the in-band barrier before each repetition (0: none) */
+    double alpha_us, beta_us;      /* medians over the calibrated links */
+    size_t ncalibrated;            /* links calibrated (0: --probes 0) */
 } coord_result_t;
 
 /* The defaults above; ctx and topo_text stay NULL (the caller sets them). */
@@ -77,6 +84,8 @@ void coord_result_free(coord_result_t *result);
 
 /* The median of the measured wall times in microseconds (0 without any). */
 double coord_result_median_us(const coord_result_t *result);
+/* The median of the measured collective times (coll_ns) in microseconds (0 without any). */
+double coord_result_coll_median_us(const coord_result_t *result);
 
 /* The JSON report (one line) and the human-readable report of a run (run_report.c). */
 void coord_report_json(FILE *f, const coord_opts_t *opts, const coord_result_t *result);

@@ -38,6 +38,24 @@ static void print_links(FILE *f, const coord_opts_t *o, const coord_result_t *re
                 res->alpha_us + size * res->beta_us, size, res->ncalibrated, size);
 }
 
+/* The collective's own time next to the wall time, and the clock it is read on. */
+static void print_coll(FILE *f, const coord_result_t *res)
+{
+    if (res->ncoll == 0)
+        return;
+    fprintf(f,
+            "  collective time %.1f us median of %zu (latest completion - earliest start at the "
+            "nodes",
+            coord_result_coll_median_us(res), res->ncoll);
+    if (res->barrier_slots)
+        fprintf(f, ", after a %llu-slot in-band barrier", (unsigned long long) res->barrier_slots);
+    if (res->clock_offsets)
+        fprintf(f, "; clock offsets estimated within %.1f us)\n",
+                (double) res->clock_uncertainty_ns / NS_PER_US);
+    else
+        fprintf(f, "; one clock)\n");
+}
+
 void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res)
 {
     const cli_ctx_t *c = o->ctx;
@@ -74,6 +92,18 @@ void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
         json_double(&j, NULL, (double) res->wall_ns[i] / NS_PER_US);
     json_close(&j, ']');
     json_double(&j, "wall_us_median", median_us);
+    /* the collective's own time, OSU-style (timing.h), on one clock or with estimated offsets */
+    json_open(&j, "coll_us", '[');
+    for (size_t i = 0; i < res->ncoll; i++)
+        json_double(&j, NULL, (double) res->coll_ns[i] / NS_PER_US);
+    json_close(&j, ']');
+    if (res->ncoll)
+        json_double(&j, "coll_us_median", coord_result_coll_median_us(res));
+    else
+        json_null(&j, "coll_us_median");
+    json_str(&j, "clock", res->clock_offsets ? "offsets" : "one");
+    json_double(&j, "clock_uncertainty_us", (double) res->clock_uncertainty_ns / NS_PER_US);
+    json_uint(&j, "barrier_slots", res->barrier_slots);
     json_double(&j, "us_per_step", res->steps ? median_us / (double) res->steps : 0.0);
     json_double(&j, "alpha_us", res->alpha_us);
     json_double(&j, "beta_us_per_byte", res->beta_us);
@@ -106,6 +136,7 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
         fprintf(f, "  idle barrier    %llu slots: %.1f us median of %zu, %.2f us per slot\n",
                 (unsigned long long) o->idle_slots, median_us, res->nwall,
                 median_us / (double) o->idle_slots);
+        print_coll(f, res);
         print_links(f, o, res);
         return;
     }
@@ -137,4 +168,5 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
     fprintf(f, "  wall time       %.1f us median of %zu (%.2f us per step); predicted %.1f us\n",
             median_us, res->nwall, res->steps ? median_us / (double) res->steps : 0.0,
             predicted_us(o, res));
+    print_coll(f, res);
 }

@@ -121,6 +121,11 @@ typedef struct node_exec_s {
     uint64_t wake; /* the algorithm's wake slot */
     uint64_t stop_slot, done_start, complete_slot;
     uint64_t idle; /* benchmark: a pure barrier of this many empty slots (0: the collective) */
+    /* the in-band barrier before a collective: the idle run of cid - 1 that precedes collective
+     * then_cid (0: none); the node's clock (uv_hrtime) at slot 1 of the collective and at its
+     * completion, reported in the Result */
+    uint32_t then_cid;
+    uint64_t start_ns, complete_ns;
     uint32_t radius;
     uint64_t cmax;
     int was_done, complete_sent;
@@ -231,8 +236,9 @@ void sn__node_on_pong(link_t *l);
 
 /* ---- slot.c ---- */
 
-/* Starts collective cid (or an idle barrier of `idle` slots) on a START from the coordinator. */
-void sn__node_start(node_t *nd, uint32_t cid, uint64_t seed, uint64_t idle);
+/* Starts collective cid (or an idle barrier of `idle` slots) on a START from the coordinator;
+ * with `barrier` > 0, first an in-band barrier of that many empty slots as collective cid - 1. */
+void sn__node_start(node_t *nd, uint32_t cid, uint64_t seed, uint64_t idle, uint64_t barrier);
 
 /* A data frame on link l. */
 void sn__node_on_data(link_t *l, const uint8_t *body, size_t len);
