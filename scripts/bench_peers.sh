@@ -4,7 +4,7 @@
 #            its figure is coll_us_median, the collective's own time (the latest completion minus
 #            the earliest start at the nodes, after the in-band barrier; docs/runtime.md), with
 #            wall_us_median (from the coordinator's START to the last COMPLETE) beside it.
-#   Open MPI: bench/osu_peer.c under mpirun (--mca btl tcp,self: TCP over loopback, as stepnet),
+#   Open MPI: bench/osu_peer.c under mpirun (--mca btl tcp,self on lo: TCP over loopback, as stepnet),
 #            timed the way the OSU Micro-Benchmarks time a collective: MPI_Barrier, then the call
 #            timed by each rank; the figure is the average over ranks of each rank's mean
 #            (OSU's "Avg Latency"), with the maximum over ranks beside it.
@@ -77,12 +77,20 @@ stepnet_run() {
     fi
     echo "$(jget coll_us_median "$out") $(jget wall_us_median "$out") $(jget algorithm "$out")" >>"$1"
 }
-# mpi_run KEYPREFIX NP COLL: one mpirun over every size; appends "avg max" to KEYPREFIX.SIZE
+# mpi_run KEYPREFIX NP COLL: one mpirun over every size; appends "avg max" to KEYPREFIX.SIZE.
+# Loopback only (lo), as stepnet's 127.0.0.1: interfaces that come and go (other users' network
+# namespaces) break Open MPI's wiring up. A failed mpirun is said and run again, three times at
+# most.
 mpi_run() {
-    local line s
-    mpirun --allow-run-as-root --oversubscribe --mca btl tcp,self -np "$2" build/osu_peer "$3" \
-        $sizes --iters "$iters" --skip 3 </dev/null >"$tmp/mpi" 2>"$tmp/err" ||
-        { echo "bench_peers: mpirun -np $2 osu_peer $3 failed:" >&2; tail -n 5 "$tmp/err" >&2; exit 1; }
+    local line s try
+    for try in 1 2 3; do
+        mpirun --allow-run-as-root --oversubscribe --mca btl tcp,self \
+            --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo -np "$2" build/osu_peer "$3" \
+            $sizes --iters "$iters" --skip 3 </dev/null >"$tmp/mpi" 2>"$tmp/err" && break
+        echo "bench_peers: mpirun -np $2 osu_peer $3 failed (attempt $try of 3):" >&2
+        tail -n 5 "$tmp/err" >&2
+        [ "$try" = 3 ] && exit 1
+    done
     while read -r line; do
         s=$(kv size "$line")
         echo "$(kv avg_us "$line") $(kv max_us "$line")" >>"$1.$s"
