@@ -28,8 +28,9 @@ posint() { # posint NAME VALUE MAX
         { echo "bench_peers: $1 '$2': expected an integer from 1 to $3" >&2; exit 2; }
 }
 while [ $# -gt 0 ]; do
-    [ $# -ge 2 ] || { [ "$1" = -h ] || [ "$1" = --help ]; } ||
-        { echo "bench_peers: $1 needs a value (see --help)" >&2; exit 2; }
+    case "$1" in --rounds | --reps | --iters | --np | --sizes | --csv)
+        [ $# -ge 2 ] || { echo "bench_peers: $1 needs a value (see --help)" >&2; exit 2; } ;;
+    esac
     case "$1" in
     --rounds) posint --rounds "$2" 100; rounds="$2"; shift 2 ;;
     --reps) posint --reps "$2" 1000; reps="$2"; shift 2 ;;
@@ -84,6 +85,7 @@ stepnet_run() {
 mpi_run() {
     local line s try
     for try in 1 2 3; do
+        # shellcheck disable=SC2086 # $sizes: one argument per size
         mpirun --allow-run-as-root --oversubscribe --mca btl tcp,self \
             --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo -np "$2" build/osu_peer "$3" \
             $sizes --iters "$iters" --skip 3 </dev/null >"$tmp/mpi" 2>"$tmp/err" && break
