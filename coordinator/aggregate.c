@@ -1,6 +1,7 @@
 /* Aggregation (coordinator): the link calibration (per-link ping-pong timings to medians of alpha
  * and beta) and each repetition's check and combination of the nodes' results: deliveries,
- * payload digest sums, steps and trace hash equal across repetitions, and the wall times. */
+ * payload digest sums, steps and trace hash equal across repetitions, the wall times, and the
+ * collective times from the nodes' own timestamps. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,12 +15,6 @@
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : (x > y);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
     return x < y ? -1 : (x > y);
 }
 
@@ -64,35 +59,46 @@ void sn__coord_calibration_done(coord_t *r)
 
 double coord_result_median_us(const coord_result_t *res)
 {
-    if (res->nwall == 0)
-        return 0;
-    uint64_t *w = sn_xmalloc(res->nwall * sizeof *w);
-    memcpy(w, res->wall_ns, res->nwall * sizeof *w);
-    qsort(w, res->nwall, sizeof *w, cmp_u64);
-    size_t h = res->nwall / 2;
-    double median =
-        res->nwall % 2 ? (double) w[h] / NS_PER_US : (double) (w[h - 1] + w[h]) / (2 * NS_PER_US);
-    free(w);
-    return median;
+    return coord_median_ns_us(res->wall_ns, res->nwall);
+}
+
+double coord_result_coll_median_us(const coord_result_t *res)
+{
+    return coord_median_ns_us(res->coll_ns, res->ncoll);
+}
+
+/* A measured repetition's times: the wall time (from the START to the last COMPLETE, on the
+ * coordinator's clock, or to now for an idle barrier) and the collective's own time from the
+ * nodes' timestamps, put on the coordinator's clock by their offsets. */
+static void add_times(coord_t *r, uint64_t wall_ns)
+{
+    if (r->rep <= r->o->warmup)
+        return;
+    coord_point_t *pt = &r->res->points[r->point];
+    r->res->wall_ns[r->res->nwall++] = wall_ns;
+    pt->wall_ns[pt->nwall++] = wall_ns;
+    if (r->rep == r->o->warmup + r->o->reps)
+        pt->state = COORD_POINT_DONE;
+    for (uint32_t i = 0; i < r->n; i++) {
+        const Stepnet__Result *res = r->nodes[i].res;
+        if (!res->has_start_ns || !res->has_complete_ns || res->complete_ns < res->start_ns)
+            return; /* not measured: no collective time for this repetition */
+        r->start_ns[i] = res->start_ns;
+        r->complete_ns[i] = res->complete_ns;
+    }
+    uint64_t span = coord_coll_span_ns(r->start_ns, r->complete_ns, r->offset_ns, r->n);
+    r->res->coll_ns[r->res->ncoll++] = span;
+    pt->coll_ns[pt->ncoll++] = span;
 }
 
 /* A measured repetition's wall time, into the run's and its size's; the size is done after its
  * last repetition. */
-static void add_wall(coord_t *r, uint64_t ns)
-{
-    coord_point_t *pt = &r->res->points[r->point];
-    r->res->wall_ns[r->res->nwall++] = ns;
-    pt->wall_ns[pt->nwall++] = ns;
-    if (r->rep == r->o->warmup + r->o->reps)
-        pt->state = COORD_POINT_DONE;
-}
-
 void sn__coord_point_begin(coord_t *r, uint32_t k)
 {
     r->point = k;
     r->params = r->ctx->params;
     r->params.size = r->res->points[k].size;
-    r->res->nwall = 0;
+    r->res->nwall = r->res->ncoll = 0;
     for (uint32_t i = 0; i < r->n; i++)
         r->digest_want[i] = sn_coll_digest_sum(r->t, &r->params, i);
 }
@@ -110,8 +116,7 @@ static int aggregate_idle(coord_t *r)
             return -1;
         }
     }
-    if (r->rep > r->o->warmup)
-        add_wall(r, uv_hrtime() - r->t0);
+    add_times(r, uv_hrtime() - r->t0);
     return 0;
 }
 
@@ -255,8 +260,7 @@ int sn__coord_aggregate_rep(coord_t *r)
     pt->bytes_checked = bytes;
     if (sn__coord_traced(r))
         keep_trace(r);
-    if (r->rep > r->o->warmup)
-        add_wall(r, r->tlast - r->t0);
+    add_times(r, r->tlast - r->t0);
     rc = 0;
 out:
     free(dbits);

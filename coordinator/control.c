@@ -26,6 +26,7 @@ void sn__coord_on_deadline(uv_timer_t *t)
         int have = r->phase == COORD_PH_JOIN        ? cn->hello
                    : r->phase == COORD_PH_READY     ? cn->ready
                    : r->phase == COORD_PH_CALIBRATE ? cn->calibrated
+                   : r->phase == COORD_PH_CLOCK     ? cn->clocked
                                                     : cn->result;
         if (have)
             continue;
@@ -37,6 +38,7 @@ void sn__coord_on_deadline(uv_timer_t *t)
     const char *what = r->phase == COORD_PH_JOIN        ? "ready deadline: nodes joined"
                        : r->phase == COORD_PH_READY     ? "ready deadline: nodes ready"
                        : r->phase == COORD_PH_CALIBRATE ? "ready deadline: links calibrated"
+                       : r->phase == COORD_PH_CLOCK     ? "ready deadline: clocks probed"
                                                         : "collective deadline";
     uint32_t ms = r->phase == COORD_PH_RUN ? r->o->collective_ms : r->o->ready_ms;
     if (r->phase == COORD_PH_JOIN && r->o->join) /* ids are given in join order: none yet here */
@@ -124,6 +126,8 @@ static void start_rep(coord_t *r)
         sn__coord_point_begin(r, (uint32_t) ((r->cid - 1) / per));
     /* the size of collective cid + 1, whose first frames may reach a node before its START */
     uint64_t next = r->cid / per;
+    /* with the in-band barrier, two collective ids per repetition: the barrier's, then this */
+    r->wire_cid = r->barrier_slots ? 2 * r->cid : r->cid;
     r->phase = COORD_PH_RUN;
     r->ncomplete = r->nresult = 0;
     for (uint32_t i = 0; i < r->n; i++) {
@@ -135,7 +139,7 @@ static void start_rep(coord_t *r)
     }
     Stepnet__Control m = STEPNET__CONTROL__INIT;
     Stepnet__Start st = STEPNET__START__INIT;
-    st.cid = r->cid;
+    st.cid = r->wire_cid;
     st.seed = r->ctx->params.seed;
     st.has_idle_slots = r->o->idle_slots > 0;
     st.idle_slots = r->o->idle_slots;
@@ -145,6 +149,8 @@ static void start_rep(coord_t *r)
     st.next_size = next < r->res->npoints ? r->res->points[next].size : r->params.size;
     st.has_trace_slots = sn__coord_traced(r);
     st.trace_slots = st.has_trace_slots ? (uint32_t) r->o->trace_slots : 0;
+    st.has_barrier_slots = r->barrier_slots > 0;
+    st.barrier_slots = r->barrier_slots;
     m.msg_case = STEPNET__CONTROL__MSG_START;
     m.start = &st;
     uv_timer_start(&r->deadline, sn__coord_on_deadline, r->o->collective_ms, 0);
@@ -306,6 +312,65 @@ static void on_ready(coord_t *r, coord_node_t *cn)
     sn__coord_send_all(r, &cm);
 }
 
+/* ---- clocks ---------------------------------------------------------------------------------- */
+
+static void send_clock_probe(coord_node_t *cn)
+{
+    if (cn->conn == NULL)
+        return;
+    Stepnet__Control m = STEPNET__CONTROL__INIT;
+    Stepnet__ClockProbe cp = STEPNET__CLOCK_PROBE__INIT;
+    cp.seq = cn->nclk + 1;
+    m.msg_case = STEPNET__CONTROL__MSG_CLOCK_PROBE;
+    m.clock_probe = &cp;
+    cn->clk[cn->nclk].sent_ns = uv_hrtime();
+    sn_wire_send_control(cn->conn, &m);
+}
+
+/* An echo of the probe in flight: the next probe, or the node's offset after the last. */
+static void on_clock_echo(coord_t *r, coord_node_t *cn, const Stepnet__ClockEcho *ce)
+{
+    uint64_t now = uv_hrtime();
+    if (r->phase != COORD_PH_CLOCK || cn->clocked || ce->seq != cn->nclk + 1)
+        return;
+    cn->clk[cn->nclk].node_ns = ce->node_ns;
+    cn->clk[cn->nclk].recv_ns = now;
+    if (++cn->nclk < COORD_CLOCK_PROBES) {
+        send_clock_probe(cn);
+        return;
+    }
+    if (coord_clock_offset(cn->clk, cn->nclk, &cn->clk_offset_ns, &cn->clk_uncertainty_ns) < 0) {
+        sn__coord_fail(r, cn->id, 0, "node %d: clock probes came back before they were sent",
+                       cn->id);
+        return;
+    }
+    cn->clocked = 1;
+    r->offset_ns[cn->id] = cn->clk_offset_ns;
+    if (cn->clk_uncertainty_ns > r->res->clock_uncertainty_ns)
+        r->res->clock_uncertainty_ns = cn->clk_uncertainty_ns;
+    if (++r->nclocked == r->n)
+        start_rep(r);
+}
+
+/* After calibration: local nodes share the coordinator's clock (CLOCK_MONOTONIC of one host);
+ * joined nodes may not, so their offsets are estimated first, every node probed in parallel. */
+static void start_clocks(coord_t *r)
+{
+    /* the in-band barrier: long enough for every node to hear of every other's start (the
+     * diameter), even so that its frames and the collective's first ones fit the window */
+    uint64_t d = sn_topo_diameter(r->t, 0);
+    r->barrier_slots = r->o->idle_slots ? 0 : (d < 2 ? 2 : d + (d & 1));
+    r->res->barrier_slots = r->barrier_slots;
+    if (!r->o->join) {
+        start_rep(r);
+        return;
+    }
+    r->res->clock_offsets = 1;
+    r->phase = COORD_PH_CLOCK; /* under the ready deadline, as the phases before */
+    for (uint32_t i = 0; i < r->n; i++)
+        send_clock_probe(&r->nodes[i]);
+}
+
 static void on_calibrated(coord_t *r, coord_node_t *cn, const Stepnet__Calibrated *cal)
 {
     if (cn->calibrated)
@@ -314,14 +379,14 @@ static void on_calibrated(coord_t *r, coord_node_t *cn, const Stepnet__Calibrate
     sn__coord_add_calibration(r, cal);
     if (++r->ncal == r->n) {
         sn__coord_calibration_done(r);
-        start_rep(r);
+        start_clocks(r);
     }
 }
 
 /* Takes the result (m->result is NULL afterwards): kept until the next repetition. */
 static void on_result(coord_t *r, coord_node_t *cn, Stepnet__Control *m)
 {
-    if (r->phase != COORD_PH_RUN || m->result->cid != r->cid || cn->result)
+    if (r->phase != COORD_PH_RUN || m->result->cid != r->wire_cid || cn->result)
         return;
     cn->result = 1;
     cn->res = m->result;
@@ -384,7 +449,7 @@ static void ctl_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
         on_calibrated(r, cn, m->calibrated);
         break;
     case STEPNET__CONTROL__MSG_COMPLETE:
-        if (r->phase == COORD_PH_RUN && m->complete->cid == r->cid && !cn->complete) {
+        if (r->phase == COORD_PH_RUN && m->complete->cid == r->wire_cid && !cn->complete) {
             cn->complete = 1;
             if (++r->ncomplete == r->n)
                 r->tlast = uv_hrtime();
@@ -392,6 +457,9 @@ static void ctl_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
         break;
     case STEPNET__CONTROL__MSG_RESULT:
         on_result(r, cn, m);
+        break;
+    case STEPNET__CONTROL__MSG_CLOCK_ECHO:
+        on_clock_echo(r, cn, m->clock_echo);
         break;
     case STEPNET__CONTROL__MSG_ABORT: {
         const Stepnet__Abort *ab = m->abort;

@@ -31,13 +31,16 @@ void coord_opts_default(coord_opts_t *o)
 
 void coord_result_free(coord_result_t *result)
 {
-    for (size_t k = 0; result->points && k < result->npoints; k++)
+    for (size_t k = 0; result->points && k < result->npoints; k++) {
         free(result->points[k].wall_ns);
+        free(result->points[k].coll_ns);
+    }
     free(result->points);
     free(result->links);
     free(result->hosts);
     free(result->wall_ns);
     coord_trace_free(result->trace);
+    free(result->coll_ns);
     memset(result, 0, sizeof *result);
 }
 
@@ -265,11 +268,16 @@ static int prepare(coord_t *r, sn_err_t *err)
     for (size_t k = 0; k < np; k++) {
         r->res->points[k].size = o->sizes && o->nsizes ? o->sizes[k] : r->ctx->params.size;
         r->res->points[k].wall_ns = sn_xcalloc((size_t) o->reps + 1, sizeof(uint64_t));
+        r->res->points[k].coll_ns = sn_xcalloc((size_t) o->reps + 1, sizeof(uint64_t));
     }
     r->res->hosts = sn_xcalloc(r->n, sizeof *r->res->hosts);
     r->res->nhosts = r->n;
     r->params = r->ctx->params;
     r->params.size = r->res->points[0].size;
+    r->res->coll_ns = sn_xcalloc((size_t) o->reps + 1, sizeof *r->res->coll_ns);
+    r->offset_ns = sn_xcalloc(r->n, sizeof *r->offset_ns);
+    r->start_ns = sn_xcalloc(r->n, sizeof *r->start_ns);
+    r->complete_ns = sn_xcalloc(r->n, sizeof *r->complete_ns);
     r->digest_want = sn_xcalloc(r->n, sizeof *r->digest_want);
     for (uint32_t i = 0; i < r->n; i++) {
         r->nodes[i].run = r;
@@ -334,6 +342,9 @@ static void release(coord_t *r)
     free(r->reports);
     free(r->nodes);
     free(r->digest_want);
+    free(r->offset_ns);
+    free(r->start_ns);
+    free(r->complete_ns);
     free(r->alpha);
     free(r->beta);
     sn_topo_files_free(r->files, r->nfiles);

@@ -67,6 +67,8 @@ typedef struct coord_point_s {
     uint64_t steps, trace_hash, packets, deliveries, bytes_checked;
     uint64_t *wall_ns; /* one per measured repetition of this size */
     size_t nwall;
+    uint64_t *coll_ns; /* the collective's own time, one per measured repetition (timing.h) */
+    size_t ncoll;
 } coord_point_t;
 
 /* One calibrated link: its edge and ends, and the median round trips of its probes. */
@@ -127,6 +129,13 @@ typedef struct coord_result_s {
     int64_t started;      /* when the run started: seconds since the epoch (UTC) */
     coord_trace_t *trace; /* --trace: the traced repetition; NULL when not traced or not
                              reached */
+    /* per measured repetition, the collective's own time (timing.h): the latest completion minus
+     * the earliest start over the nodes, from their own clocks */
+    uint64_t *coll_ns;
+    size_t ncoll;
+    int clock_offsets;             /* 0: every node on the coordinator's clock (local nodes) */
+    uint64_t clock_uncertainty_ns; /* the largest uncertainty of a node's estimated offset */
+    uint64_t barrier_slots;        /* the in-band barrier before each repetition (0: none) */
 } coord_result_t;
 
 /* The defaults above; ctx and topo_text stay NULL (the caller sets them). */
@@ -144,6 +153,8 @@ void coord_trace_free(coord_trace_t *trace);
 
 /* The median of the measured wall times in microseconds (0 without any). */
 double coord_result_median_us(const coord_result_t *result);
+/* The median of the measured collective times (coll_ns) in microseconds (0 without any). */
+double coord_result_coll_median_us(const coord_result_t *result);
 
 /* The JSON report (one line) and the human-readable report of a run (run_report.c). */
 void coord_report_json(FILE *f, const coord_opts_t *opts, const coord_result_t *result);

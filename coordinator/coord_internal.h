@@ -11,7 +11,11 @@
 #include "conn.h"
 #include "coord.h"
 #include "secure.h"
+#include "timing.h"
 #include "wire.h"
+
+/* Clock probes per node in join mode (timing.h), one at a time. */
+#define COORD_CLOCK_PROBES 8
 
 /* After the run ends, how long nodes get to exit before they are killed: a failed run's nodes
  * have already aborted, a successful run's nodes finish their STOP and close links cleanly. */
@@ -33,6 +37,7 @@ typedef enum {
     COORD_PH_JOIN,      /* waiting for every node's hello */
     COORD_PH_READY,     /* assignments sent, waiting for every READY */
     COORD_PH_CALIBRATE, /* links measured by ping-pong */
+    COORD_PH_CLOCK,     /* join mode: the nodes' clock offsets by control round trips */
     COORD_PH_RUN,       /* repetitions */
     COORD_PH_DONE
 } coord_phase_t;
@@ -61,6 +66,12 @@ typedef struct coord_node_s {
     uv_process_t proc;
     int spawned, exited;
     Stepnet__Result *res; /* of the current repetition */
+    /* its clock (join mode): the probes so far, then the offset from the coordinator's clock */
+    coord_clock_sample_t clk[COORD_CLOCK_PROBES];
+    uint32_t nclk;
+    int clocked;
+    int64_t clk_offset_ns;
+    uint64_t clk_uncertainty_ns;
 } coord_node_t;
 
 typedef struct coord_pconn_s { /* a control connection (before its hello: node == NULL) */
@@ -91,7 +102,7 @@ struct coord_s {
     char listen_addr[SN_ADDR_MAX_TEXT]; /* the bound address, as nodes must dial it */
     coord_node_t *nodes;
     coord_pconn_t *pconns;
-    uint32_t joined, nready, ncal, ncomplete, nresult;
+    uint32_t joined, nready, ncal, nclocked, ncomplete, nresult;
     uv_timer_t deadline, grace, blame_timer, heartbeat;
     uint64_t blame_due;            /* uv_now at which the blame window closes */
     uint64_t hb_seq, hb_last_tick; /* uv_now of the previous heartbeat tick */
@@ -101,12 +112,18 @@ struct coord_s {
     double *alpha, *beta;
     size_t ncalib, capcalib;
     size_t caplinks; /* of res->links */
-    /* repetitions: cid counts all of them; a sweep runs warmup + reps of each size in turn */
-    uint32_t cid;
+    /* repetitions: cid counts all of them (a sweep runs warmup + reps of each size in turn);
+     * wire_cid is the collective id of the current one on the wire (with the in-band barrier of
+     * barrier_slots slots as wire_cid - 1) */
+    uint32_t cid, wire_cid;
+    uint64_t barrier_slots;
     uint32_t point, rep; /* the size (index in res->points) and the repetition in it (from 1) */
     sn_params_t params;  /* ctx->params with the current size */
     coord_progress_t progress;
     uint64_t t0, tlast;
+    /* per node: the offset of its clock (all 0 on one clock), and the timestamps of a repetition */
+    int64_t *offset_ns;
+    uint64_t *start_ns, *complete_ns;
     uint64_t *digest_want; /* per node */
     /* failure: every report of the blame window, then the root cause */
     int stopping;

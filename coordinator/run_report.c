@@ -54,6 +54,24 @@ static void print_links(FILE *f, const coord_opts_t *o, const coord_result_t *re
                 res->alpha_us + size * res->beta_us, size, res->ncalibrated, size);
 }
 
+/* The collective's own time next to the wall time, and the clock it is read on. */
+static void print_coll(FILE *f, const coord_result_t *res)
+{
+    if (res->ncoll == 0)
+        return;
+    fprintf(f,
+            "  collective time %.1f us median of %zu (latest completion - earliest start at the "
+            "nodes",
+            coord_result_coll_median_us(res), res->ncoll);
+    if (res->barrier_slots)
+        fprintf(f, ", after a %llu-slot in-band barrier", (unsigned long long) res->barrier_slots);
+    if (res->clock_offsets)
+        fprintf(f, "; clock offsets estimated within %.1f us)\n",
+                (double) res->clock_uncertainty_ns / NS_PER_US);
+    else
+        fprintf(f, "; one clock)\n");
+}
+
 void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res)
 {
     const cli_ctx_t *c = o->ctx;
@@ -94,6 +112,18 @@ void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
     sweep_stats_t st;
     sweep_stats(res->wall_ns, res->nwall, &st);
     sweep_json_stats(&j, &st);
+    /* the collective's own time, OSU-style (timing.h), on one clock or with estimated offsets */
+    json_open(&j, "coll_us", '[');
+    for (size_t i = 0; i < res->ncoll; i++)
+        json_double(&j, NULL, (double) res->coll_ns[i] / NS_PER_US);
+    json_close(&j, ']');
+    if (res->ncoll)
+        json_double(&j, "coll_us_median", coord_result_coll_median_us(res));
+    else
+        json_null(&j, "coll_us_median");
+    json_str(&j, "clock", res->clock_offsets ? "offsets" : "one");
+    json_double(&j, "clock_uncertainty_us", (double) res->clock_uncertainty_ns / NS_PER_US);
+    json_uint(&j, "barrier_slots", res->barrier_slots);
     json_double(&j, "us_per_step", res->steps ? median_us / (double) res->steps : 0.0);
     json_double(&j, "alpha_us", res->alpha_us);
     json_double(&j, "beta_us_per_byte", res->beta_us);
@@ -134,6 +164,7 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
                 "over %zu iterations; %.2f us per slot at p50\n",
                 (unsigned long long) o->idle_slots, st.avg, st.min, st.max, st.p50, st.p99, st.n,
                 median_us / (double) o->idle_slots);
+        print_coll(f, res);
         print_links(f, o, res);
         return;
     }
@@ -170,4 +201,5 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
             st.avg, st.min, st.max, st.p50, st.p99, st.n,
             res->steps ? median_us / (double) res->steps : 0.0);
     fprintf(f, "  predicted time  %.1f us (steps x (alpha + size x beta))\n", predicted_us(o, res));
+    print_coll(f, res);
 }

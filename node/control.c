@@ -177,6 +177,16 @@ static void ctl_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len
         if (nd->net.ready_sent && !nd->exit_code)
             sn__node_start(nd, m->start);
         break;
+    case STEPNET__CONTROL__MSG_CLOCK_PROBE: { /* answered at once with this node's clock */
+        Stepnet__Control a = STEPNET__CONTROL__INIT;
+        Stepnet__ClockEcho ce = STEPNET__CLOCK_ECHO__INIT;
+        ce.seq = m->clock_probe->seq;
+        ce.node_ns = uv_hrtime();
+        a.msg_case = STEPNET__CONTROL__MSG_CLOCK_ECHO;
+        a.clock_echo = &ce;
+        sn__node_send_ctl(nd, &a);
+        break;
+    }
     case STEPNET__CONTROL__MSG_STOP:
         sn__node_exit(nd, nd->exit_code);
         break;

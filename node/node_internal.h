@@ -124,6 +124,11 @@ typedef struct node_exec_s {
     /* sweeps: the largest packet size of the run (link frame limits), and the size of the next
      * collective (its frames may arrive before its START) */
     uint32_t max_size, next_size;
+    /* the in-band barrier before a collective: the idle run of cid - 1 that precedes collective
+     * then_cid (0: none); the node's clock (uv_hrtime) at slot 1 of the collective and at its
+     * completion, reported in the Result */
+    uint32_t then_cid;
+    uint64_t start_ns, complete_ns;
     uint32_t radius;
     uint64_t cmax;
     int was_done, complete_sent;
@@ -144,6 +149,7 @@ typedef struct node_exec_s {
      * trace), the clock at the Start, per slot 1 + deg values and per transmission 4 values, as
      * in the Result's trace fields */
     uint64_t trace_cap, trace_t0;
+    uint64_t trace_want;   /* the cap the START asked for (the barrier before it records nothing) */
     uint64_t *trace_slots; /* [(1 + deg) * trace_cap] */
     uint64_t *trace_sends;
     size_t ntrace_sends, captrace_sends;
@@ -242,8 +248,10 @@ void sn__node_on_pong(link_t *l);
 /* ---- slot.c ---- */
 
 /* Starts the collective of a START from the coordinator (its cid, seed, packet size and the next
- * collective's size), or an idle barrier of st->idle_slots slots, recording the times and
- * transmissions of slots 1 to st->trace_slots (absent or 0: none) for its result. */
+ * collective's size), or an idle barrier of st->idle_slots slots; with st->barrier_slots > 0,
+ * first an in-band barrier of that many empty slots as collective cid - 1; recording the times
+ * and transmissions of the collective's slots 1 to st->trace_slots (absent or 0: none) for its
+ * result. */
 void sn__node_start(node_t *nd, const Stepnet__Start *st);
 
 /* A data frame on link l. */

@@ -75,6 +75,9 @@ static void send_result(node_t *nd, const char *error, uint64_t error_slot)
     r.error = (char *) error;
     r.has_error_slot = error != NULL;
     r.error_slot = error_slot;
+    r.has_start_ns = r.has_complete_ns = error == NULL;
+    r.start_ns = nd->ex.start_ns;
+    r.complete_ns = nd->ex.complete_ns;
     m.msg_case = STEPNET__CONTROL__MSG_RESULT;
     m.result = &r;
     sn__node_send_ctl(nd, &m);
@@ -215,6 +218,7 @@ static void play(node_t *nd, uint64_t s)
     uint64_t got = sn_verify_got(nd->ex.verify, nd->id);
     int complete = got == sn_verify_expected(nd->ex.verify, nd->id);
     if (complete && !nd->ex.complete_sent) {
+        nd->ex.complete_ns = uv_hrtime();
         nd->ex.complete_sent = 1;
         nd->ex.complete_slot = s;
         Stepnet__Control m = STEPNET__CONTROL__INIT;
@@ -290,11 +294,20 @@ static void advance(node_t *nd)
     }
 }
 
-/* The stop slot was played and its frames are in: reports and waits for the next START. */
+static void start_run(node_t *nd, uint32_t cid, uint64_t idle, uint64_t then_cid);
+
+/* The stop slot was played and its frames are in: reports and waits for the next START, or, at
+ * the end of the in-band barrier, starts the collective it precedes. */
 static void finish(node_t *nd)
 {
     nd->ex.running = 0;
     uv_timer_stop(&nd->ex.slot_timer);
+    if (nd->ex.then_cid) {
+        start_run(nd, nd->ex.then_cid, 0, 0);
+        return;
+    }
+    if (nd->ex.idle)
+        nd->ex.complete_ns = uv_hrtime();
     sn_err_t err = {0};
     if (!nd->ex.idle && sn_verify_complete(nd->ex.verify, &err) < 0) {
         sn__node_abort(nd, SN_EVERIFY, nd->ex.t, "stopped at slot %llu with deliveries missing: %s",
@@ -307,10 +320,10 @@ static void finish(node_t *nd)
 
 void sn__node_start(node_t *nd, const Stepnet__Start *st)
 {
-    sn_err_t err = {0};
     uint32_t cid = st->cid;
     uint64_t seed = st->seed, idle = st->has_idle_slots ? st->idle_slots : 0;
     uint64_t trace_cap = st->has_trace_slots ? st->trace_slots : 0;
+    uint64_t barrier = st->has_barrier_slots ? st->barrier_slots : 0;
     if (nd->ex.running) {
         sn__node_abort(nd, SN_EPROTO, nd->ex.t, "START %u while collective %u is running", cid,
                        nd->ex.cid);
@@ -326,14 +339,6 @@ void sn__node_start(node_t *nd, const Stepnet__Start *st)
             return;
         }
     }
-    if (nd->ex.out == NULL) { /* the first collective */
-        nd->ex.out = sn_xcalloc(nd->deg + 1, sizeof *nd->ex.out);
-        nd->ex.out_has = sn_xcalloc(nd->deg + 1, 1);
-        nd->ex.mark = sn_xcalloc(nd->deg + 1, 1);
-    }
-    if (nd->ex.state_live && nd->algo->node_fini)
-        nd->algo->node_fini(nd->state);
-    memset(nd->state, 0, nd->algo->state_size ? nd->algo->state_size : 1);
     if (seed != nd->params.seed) {
         sn__node_abort(nd, SN_EPROTO, 0, "START %u with seed %llu, but the run's seed is %llu", cid,
                        (unsigned long long) seed, (unsigned long long) nd->params.seed);
@@ -357,6 +362,41 @@ void sn__node_start(node_t *nd, const Stepnet__Start *st)
     }
     nd->params.size = size;
     nd->ex.next_size = next;
+    /* --trace: the buffers are sized by the Start's cap, bounded before anything is allocated */
+    if (trace_cap > SN_WIRE_MAX_TRACE_SLOTS) {
+        sn__node_abort(nd, SN_EPROTO, 0, "START %u asks to trace %llu slots (at most %u)", cid,
+                       (unsigned long long) trace_cap, SN_WIRE_MAX_TRACE_SLOTS);
+        return;
+    }
+    nd->ex.trace_want = trace_cap;
+    /* the barrier must leave the frame window free for the collective's first frames (an even
+     * count: its last frames and those sit in different halves) */
+    if (barrier && (idle || barrier % 2 || cid < 2)) {
+        sn__node_abort(nd, SN_EPROTO, 0,
+                       "START %u with a barrier of %llu slots (accepted: an even number, before a "
+                       "collective of id 2 or more)",
+                       cid, (unsigned long long) barrier);
+        return;
+    }
+    if (nd->ex.out == NULL) { /* the first collective */
+        nd->ex.out = sn_xcalloc(nd->deg + 1, sizeof *nd->ex.out);
+        nd->ex.out_has = sn_xcalloc(nd->deg + 1, 1);
+        nd->ex.mark = sn_xcalloc(nd->deg + 1, 1);
+    }
+    if (barrier)
+        start_run(nd, cid - 1, barrier, cid);
+    else
+        start_run(nd, cid, idle, 0);
+}
+
+/* Starts collective cid (idle > 0: an idle run of that many slots, followed by collective then_cid
+ * when then_cid is not 0) and plays as far as the frames allow. */
+static void start_run(node_t *nd, uint32_t cid, uint64_t idle, uint64_t then_cid)
+{
+    sn_err_t err = {0};
+    if (nd->ex.state_live && nd->algo->node_fini)
+        nd->algo->node_fini(nd->state);
+    memset(nd->state, 0, nd->algo->state_size ? nd->algo->state_size : 1);
     int rc = nd->algo->node_init(nd->plan, nd->id, nd->state, &err);
     if (rc < 0) {
         nd->ex.state_live = 0;
@@ -368,6 +408,7 @@ void sn__node_start(node_t *nd, const Stepnet__Start *st)
     nd->ex.verify = sn_verify_new(nd->topo, &nd->params, nd->id, 1);
     nd->ex.cid = cid;
     nd->ex.last_cid = cid;
+    nd->ex.then_cid = (uint32_t) then_cid;
     nd->ex.t = 0;
     nd->ex.wake = SN_WAKE_NEVER;
     nd->ex.stop_slot = nd->ex.done_start = nd->ex.complete_slot = 0;
@@ -390,16 +431,12 @@ void sn__node_start(node_t *nd, const Stepnet__Start *st)
             if (l->rx[i].cid != cid)
                 l->rx[i].have = 0; /* frames of this collective may already be here */
     }
-    /* --trace: the buffers are sized by the Start's cap, bounded before anything is allocated */
-    if (trace_cap > SN_WIRE_MAX_TRACE_SLOTS) {
-        sn__node_abort(nd, SN_EPROTO, 0, "START %u asks to trace %llu slots (at most %u)", cid,
-                       (unsigned long long) trace_cap, SN_WIRE_MAX_TRACE_SLOTS);
-        return;
-    }
-    /* 1 + degree numbers per slot, within half the budget: a node of high degree records fewer
-     * slots than asked (the coordinator sees it and says the trace is truncated) */
+    /* --trace (the collective, not the in-band barrier before it): 1 + degree numbers per slot,
+     * within half the budget: a node of high degree records fewer slots than asked (the
+     * coordinator sees it and says the trace is truncated) */
     uint64_t fit = SN_WIRE_MAX_TRACE_VALUES / 2 / (1 + (uint64_t) nd->deg);
-    nd->ex.trace_cap = idle ? 0 : trace_cap < fit ? trace_cap : fit;
+    uint64_t want = nd->ex.trace_want;
+    nd->ex.trace_cap = idle ? 0 : want < fit ? want : fit;
     nd->ex.ntrace_sends = 0;
     if (nd->ex.trace_cap) {
         free(nd->ex.trace_slots);
@@ -410,17 +447,21 @@ void sn__node_start(node_t *nd, const Stepnet__Start *st)
     nd->ex.idle = idle;
     if (idle) {
         nd->ex.stop_slot = idle;
-        Stepnet__Control m = STEPNET__CONTROL__INIT; /* nothing to deliver: complete at once */
-        Stepnet__Complete cm = STEPNET__COMPLETE__INIT;
-        cm.cid = cid;
-        cm.node = nd->id;
-        cm.slot = 0;
-        m.msg_case = STEPNET__CONTROL__MSG_COMPLETE;
-        m.complete = &cm;
-        sn__node_send_ctl(nd, &m);
         nd->ex.complete_sent = 1;
+        if (!then_cid) { /* a benchmark's idle barrier: nothing to deliver, complete at once */
+            Stepnet__Control m = STEPNET__CONTROL__INIT;
+            Stepnet__Complete cm = STEPNET__COMPLETE__INIT;
+            cm.cid = cid;
+            cm.node = nd->id;
+            cm.slot = 0;
+            m.msg_case = STEPNET__CONTROL__MSG_COMPLETE;
+            m.complete = &cm;
+            sn__node_send_ctl(nd, &m);
+        }
     }
     nd->ex.running = 1;
+    nd->ex.complete_ns = 0;
+    nd->ex.start_ns = uv_hrtime();
     uv_timer_start(&nd->ex.slot_timer, on_slot_timer, nd->slot_ms, nd->slot_ms);
     play(nd, 1);
     advance(nd);
@@ -447,7 +488,10 @@ void sn__node_on_data(link_t *l, const uint8_t *body, size_t len)
      * sent by a neighbour that got its START first), and to slot t or t+1 */
     int ok;
     if (nd->ex.running)
-        ok = d.cid == nd->ex.cid && (d.slot == nd->ex.t || d.slot == nd->ex.t + 1);
+        ok = (d.cid == nd->ex.cid && (d.slot == nd->ex.t || d.slot == nd->ex.t + 1)) ||
+             /* a neighbour that left the in-band barrier before us: its collective began */
+             (nd->ex.then_cid && d.cid == nd->ex.then_cid && d.slot == 1 &&
+              nd->ex.t == nd->ex.stop_slot);
     else
         ok = d.cid == nd->ex.last_cid + 1 && d.slot == 1;
     rxframe_t *f = &l->rx[d.slot & 1];

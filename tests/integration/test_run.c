@@ -618,10 +618,20 @@ static void test_exact_mnb_generic(void **state)
 
 /* ---- the JSON report of run ------------------------------------------------------------------ */
 
-static const char *const run_fields[] = {
-    "size",        "reps",     "wall_us",          "wall_us_median",
-    "us_per_step", "alpha_us", "beta_us_per_byte", "predicted_us",
-    "security"};
+static const char *const run_fields[] = {"size",
+                                         "reps",
+                                         "wall_us",
+                                         "wall_us_median",
+                                         "us_per_step",
+                                         "alpha_us",
+                                         "beta_us_per_byte",
+                                         "predicted_us",
+                                         "security",
+                                         "coll_us",
+                                         "coll_us_median",
+                                         "clock",
+                                         "clock_uncertainty_us",
+                                         "barrier_slots"};
 
 static int near(double a, double b)
 {
@@ -633,6 +643,35 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *) a, y = *(const double *) b;
     return x < y ? -1 : (x > y);
+}
+
+/* The collective times of a successful run report j with `reps` repetitions: one per repetition,
+ * each positive, their median in coll_us_median, and (a logical relation, not a timing threshold:
+ * every node's interval lies inside the coordinator's START-to-last-COMPLETE interval on one
+ * clock) no more than each repetition's wall time, hence the median no more than wall_us_median. */
+static void expect_coll_times(const char *j, int64_t reps)
+{
+    double coll[64], wall[64];
+    size_t n = tu_json_nums(j, "coll_us", coll, 64);
+    assert_int_equal(n, (size_t) reps);
+    assert_int_equal(tu_json_nums(j, "wall_us", wall, 64), (size_t) reps);
+    char clock[16];
+    int one = strcmp(tu_json_str(j, "clock", clock, sizeof clock), "one") == 0;
+    for (size_t i = 0; i < n; i++) {
+        assert_true(coll[i] > 0);
+        if (one && coll[i] > wall[i])
+            fail_msg("repetition %zu: coll_us %g > wall_us %g on one clock", i, coll[i], wall[i]);
+    }
+    qsort(coll, n, sizeof *coll, cmp_double);
+    double median = n % 2 ? coll[n / 2] : (coll[n / 2 - 1] + coll[n / 2]) / 2;
+    double med = tu_json_num(j, "coll_us_median");
+    if (!near(med, median))
+        fail_msg("coll_us_median %g is not the median %g of coll_us", med, median);
+    if (one && med > tu_json_num(j, "wall_us_median"))
+        fail_msg("coll_us_median %g > wall_us_median %g", med, tu_json_num(j, "wall_us_median"));
+    assert_true(tu_json_num(j, "clock_uncertainty_us") >= 0);
+    if (one)
+        assert_true(tu_json_num(j, "clock_uncertainty_us") == 0);
 }
 
 /* Checks the run fields of a successful run report j with `reps` repetitions of `size` bytes. */
@@ -668,6 +707,12 @@ static void expect_run_report(const char *j, int64_t reps, int64_t size)
         fail_msg("predicted_us %g != steps * (alpha + size * beta) = %g", pred,
                  (double) steps * (alpha + (double) size * beta));
     assert_true(strlen(jstr(j, "security")) > 0);
+    expect_coll_times(j, reps);
+    /* local nodes: one clock, and an in-band barrier before each repetition (an even number of
+     * slots, 2 at least) */
+    assert_string_equal(jstr(j, "clock"), "one");
+    int64_t b = tu_json_int(j, "barrier_slots");
+    assert_true(b >= 2 && b % 2 == 0);
 }
 
 static void test_run_json_contract(void **state)
@@ -679,6 +724,7 @@ static void test_run_json_contract(void **state)
     tu_expect_status(&p, 0);
     const char *j = tu_json_line(&p);
     expect_run_report(j, 3, 64);
+    assert_int_equal(tu_json_int(j, "barrier_slots"), 4); /* the diameter of torus:4x4 */
     assert_string_equal(jstr(j, "topology"), "torus:4x4");
     assert_string_equal(jstr(j, "collective"), "te");
     assert_string_equal(jstr(j, "ports"), "single");
@@ -773,6 +819,9 @@ static void test_run_idle_slots(void **state)
     assert_true(ups > 0);
     if (!near(ups, med / 2000))
         fail_msg("us_per_slot %g != wall_us_median / idle_slots = %g", ups, med / 2000);
+    /* the idle barrier is timed the same way, without a barrier before it */
+    expect_coll_times(j, 2);
+    assert_int_equal(tu_json_int(j, "barrier_slots"), 0);
     tu_exec_free(&p);
 }
 
@@ -1222,6 +1271,9 @@ static unsigned join_exact(const char *const *args)
     if (strcmp(jstr(jr, "trace_hash"), jstr(js, "trace_hash")) != 0)
         fail_msg("join run: trace_hash %s, sim says %s", jstr(jr, "trace_hash"),
                  jstr(js, "trace_hash"));
+    /* joined nodes: clock offsets estimated by control round trips, their uncertainty stated */
+    assert_string_equal(jstr(jr, "clock"), "offsets");
+    expect_coll_times(jr, 2);
     char what[256];
     print_message("  join: %-54s %4lld steps  %s\n", args_text(args, what, sizeof what),
                   (long long) tu_json_int(jr, "steps"), jstr(jr, "trace_hash"));
