@@ -34,6 +34,10 @@ void sn__coord_add_calibration(coord_t *r, const Stepnet__Calibrated *cal)
             r->beta = sn_xrealloc(r->beta, r->capcalib * sizeof *r->beta);
         }
         r->alpha[r->ncalib] = (double) lt->rtt0_ns / (2 * NS_PER_US);
+        if (r->res->edge_alpha_us && lt->edge < r->t->nedges) {
+            r->res->edge_alpha_us[lt->edge] = (double) lt->rtt0_ns / (2 * NS_PER_US);
+            r->res->edge_hop_us[lt->edge] = (double) lt->rtt_ns / (2 * NS_PER_US);
+        }
         r->beta[r->ncalib] = lt->bytes && lt->rtt_ns > lt->rtt0_ns
                                  ? (double) (lt->rtt_ns - lt->rtt0_ns) / (2 * NS_PER_US) / lt->bytes
                                  : 0.0;

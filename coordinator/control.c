@@ -176,6 +176,7 @@ static void fill_assign(const coord_t *r, uint32_t id, Stepnet__Assign *a, Stepn
     a->heartbeat_ms = r->o->heartbeat_ms;
     if (r->o->fault && r->o->fault_node == (int) id)
         a->fault = (char *) r->o->fault;
+    a->n_emu = 0; /* emu, emu_seed: filled by send_assign, which owns their storage */
 }
 
 static void send_assign(coord_t *r, coord_node_t *cn)
@@ -187,12 +188,35 @@ static void send_assign(coord_t *r, coord_node_t *cn)
     Stepnet__Peer **pp = sn_xcalloc(deg + 1, sizeof *pp);
     Stepnet__Assign a;
     fill_assign(r, (uint32_t) cn->id, &a, peers, pp);
+    /* the emulated values of the node's links that emulate anything */
+    Stepnet__LinkEmu *emu = sn_xcalloc(deg + 1, sizeof *emu);
+    Stepnet__LinkEmu **pe = sn_xcalloc(deg + 1, sizeof *pe);
+    const sn_emu_t *em = r->res->emu;
+    for (uint32_t q = 0; em && q < deg; q++) {
+        uint32_t e = sn_topo_port(r->t, (uint32_t) cn->id, q)->edge;
+        const sn_emu_link_t *v = &em->edge[e];
+        if (!sn_emu_link_active(v))
+            continue;
+        stepnet__link_emu__init(&emu[a.n_emu]);
+        emu[a.n_emu].edge = e;
+        emu[a.n_emu].has_delay_ns = emu[a.n_emu].has_jitter_ns = emu[a.n_emu].has_rate_bps = 1;
+        emu[a.n_emu].delay_ns = v->delay_ns;
+        emu[a.n_emu].jitter_ns = v->jitter_ns;
+        emu[a.n_emu].rate_bps = v->rate_bps;
+        pe[a.n_emu] = &emu[a.n_emu];
+        a.n_emu++;
+    }
+    a.emu = pe;
+    a.has_emu_seed = a.n_emu > 0;
+    a.emu_seed = r->token;
     Stepnet__Control m = STEPNET__CONTROL__INIT;
     m.msg_case = STEPNET__CONTROL__MSG_ASSIGN;
     m.assign = &a;
     sn_wire_send_control(cn->conn, &m);
     free(peers);
     free(pp);
+    free(emu);
+    free(pe);
 }
 
 /* ---- control messages ------------------------------------------------------------------------ */

@@ -31,6 +31,9 @@ void coord_opts_default(coord_opts_t *o)
 void coord_result_free(coord_result_t *result)
 {
     free(result->wall_ns);
+    sn_emu_free(result->emu);
+    free(result->edge_alpha_us);
+    free(result->edge_hop_us);
     memset(result, 0, sizeof *result);
 }
 
@@ -235,6 +238,13 @@ static int prepare(coord_t *r, sn_err_t *err)
         uv_random(NULL, NULL, &r->token, sizeof r->token, 0, NULL);
     r->node_bin =
         o->node_bin ? o->node_bin : sn__coord_node_bin(r->node_bin_buf, sizeof r->node_bin_buf);
+    int rc = coord_emu_build(o, r->t, &r->res->emu, err);
+    if (rc < 0)
+        return rc;
+    r->res->edge_alpha_us = sn_xcalloc((size_t) r->t->nedges + 1, sizeof *r->res->edge_alpha_us);
+    r->res->edge_hop_us = sn_xcalloc((size_t) r->t->nedges + 1, sizeof *r->res->edge_hop_us);
+    for (uint32_t e = 0; e < r->t->nedges; e++)
+        r->res->edge_alpha_us[e] = r->res->edge_hop_us[e] = -1;
     r->nodes = sn_xcalloc(r->n, sizeof *r->nodes);
     r->res->wall_ns = sn_xcalloc((size_t) o->reps + 1, sizeof *r->res->wall_ns);
     r->digest_want = sn_xcalloc(r->n, sizeof *r->digest_want);

@@ -10,6 +10,7 @@
 #include "blame.h"
 #include "cli.h"
 #include "stepnet/error.h"
+#include "stepnet/linkemu.h"
 
 /* Defaults of `stepnet run` (its --help states them). */
 #define COORD_DEFAULT_REPS          5
@@ -42,6 +43,10 @@ typedef struct coord_opts_s {
     /* --coll dynbcast: --lambda, --rho, --sweep-rho as given (NULL: not given), --slots (-1) */
     const char *dyn_lambda, *dyn_rho, *dyn_sweep;
     int64_t dyn_slots;
+    /* link emulation (emu_report.c): --link-delay, --link-jitter, --link-rate for every link, and
+     * --link-file (NULL: none) with per-link values */
+    sn_emu_link_t emu;
+    const char *emu_file;
 } coord_opts_t;
 
 /* What a run measured. On failure `failed` is 1, `error` names the culprit node, slot and a
@@ -61,6 +66,11 @@ typedef struct coord_result_s {
     size_t nwall;
     double alpha_us, beta_us; /* medians over the calibrated links */
     size_t ncalibrated;       /* links calibrated (0: --probes 0) */
+    /* link emulation and the per-edge calibration it is reported with: the emulated values of
+     * every edge (NULL: nothing emulated); per edge, the one-way time of an empty probe and of a
+     * probe of the run's size (rtt / 2, microseconds; negative: not calibrated) */
+    sn_emu_t *emu;
+    double *edge_alpha_us, *edge_hop_us;
 } coord_result_t;
 
 /* The defaults above; ctx and topo_text stay NULL (the caller sets them). */
@@ -77,6 +87,17 @@ void coord_result_free(coord_result_t *result);
 
 /* The median of the measured wall times in microseconds (0 without any). */
 double coord_result_median_us(const coord_result_t *result);
+
+/* Link emulation (emu_report.c): the per-edge values of opts (its --link-* options and
+ * --link-file, read here, at most SN_EMU_MAX_FILE bytes) for topology t into *out (NULL when
+ * nothing is emulated). 0, or SN_EINVAL with err naming the file, line and value. */
+int coord_emu_build(const coord_opts_t *opts, const sn_topo_t *t, sn_emu_t **out, sn_err_t *err);
+
+/* The emulated values next to the measured per-link calibration: the key "link_emulation" of the
+ * JSON report (null when nothing is emulated) and the text report's lines. */
+struct json_s;
+void coord_emu_report_json(struct json_s *j, const coord_opts_t *opts, const coord_result_t *res);
+void coord_emu_report_text(FILE *f, const coord_opts_t *opts, const coord_result_t *res);
 
 /* The JSON report (one line) and the human-readable report of a run (run_report.c). */
 void coord_report_json(FILE *f, const coord_opts_t *opts, const coord_result_t *result);

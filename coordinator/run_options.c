@@ -44,6 +44,7 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
     int64_t connect = o->connect_ms, ready = o->ready_ms, slot = o->slot_ms;
     int64_t collective = o->collective_ms, heartbeat = o->heartbeat_ms;
     const char *nodes = "local", *security = "sodium", *fault = NULL, *token = NULL;
+    const char *link_delay = NULL, *link_jitter = NULL, *link_rate = NULL; /* link emulation */
     int insecure_ok = 0;
     const cli_opt_t extra[] = {
         {.name = "--reps", .num = &reps, .lo = 1, .hi = MAX_COUNT},
@@ -85,6 +86,11 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
         {.name = "--rho", .str = &o->dyn_rho},
         {.name = "--sweep-rho", .str = &o->dyn_sweep},
         {.name = "--slots", .num = &o->dyn_slots, .lo = 1, .hi = 1000000000, .unit = "time units"},
+        /* link emulation */
+        {.name = "--link-delay", .str = &link_delay},
+        {.name = "--link-jitter", .str = &link_jitter},
+        {.name = "--link-rate", .str = &link_rate},
+        {.name = "--link-file", .str = &o->emu_file},
         {0},
     };
     cli->cmd = "run";
@@ -130,6 +136,13 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
         return bad(err, "--nodes join needs --key FILE, the cluster key every node also gets "
                         "(create it with stepnet keygen FILE), or --security none --insecure-ok");
     if (fault && (rc = parse_fault(fault, o, err)) < 0)
+        return rc;
+    if ((link_delay &&
+         (rc = sn_emu_parse_time(link_delay, "--link-delay", &o->emu.delay_ns, err)) < 0) ||
+        (link_jitter &&
+         (rc = sn_emu_parse_time(link_jitter, "--link-jitter", &o->emu.jitter_ns, err)) < 0) ||
+        (link_rate &&
+         (rc = sn_emu_parse_rate(link_rate, "--link-rate", &o->emu.rate_bps, err)) < 0))
         return rc;
     if (token) {
         char *end;

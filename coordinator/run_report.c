@@ -84,6 +84,7 @@ void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
         json_double(&j, "us_per_slot", median_us / (double) o->idle_slots);
     }
     json_str(&j, "security", o->security == SN_SEC_SODIUM ? "sodium" : "none");
+    coord_emu_report_json(&j, o, res);
     if (res->failed)
         json_str(&j, "error", res->error);
     json_end(&j);
@@ -107,6 +108,7 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
                 (unsigned long long) o->idle_slots, median_us, res->nwall,
                 median_us / (double) o->idle_slots);
         print_links(f, o, res);
+        coord_emu_report_text(f, o, res);
         return;
     }
     fprintf(f, "  steps           %llu%s\n", (unsigned long long) res->steps,
@@ -134,6 +136,7 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
     else
         fprintf(f, "  max_queue       not reported by %s\n", c->algo->name);
     print_links(f, o, res);
+    coord_emu_report_text(f, o, res);
     fprintf(f, "  wall time       %.1f us median of %zu (%.2f us per step); predicted %.1f us\n",
             median_us, res->nwall, res->steps ? median_us / (double) res->steps : 0.0,
             predicted_us(o, res));

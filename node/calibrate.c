@@ -16,7 +16,7 @@ static void send_ping(link_t *l)
     memcpy(b, &seq, 8);
     memset(b + 8, 0x5a, bytes);
     l->cal.probe_t0 = uv_hrtime();
-    sn_conn_send(&l->lc->c, b);
+    sn__node_link_send(l, b, 8 + bytes);
 }
 
 static int cmp_u64(const void *a, const void *b)

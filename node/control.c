@@ -68,7 +68,7 @@ static int take_assignment(node_t *nd, const Stepnet__Assign *a, sn_err_t *err)
     nd->max_slots = a->max_slots ? a->max_slots : UINT64_MAX;
     if (a->fault && (rc = sn_wire_fault_parse(a->fault, &nd->fault, err)) < 0)
         return rc;
-    if ((rc = sn__node_links_init(nd, a, err)) < 0)
+    if ((rc = sn__node_links_init(nd, a, err)) < 0 || (rc = sn__node_emu_init(nd, a, err)) < 0)
         return rc;
     nd->assigned = 1;
     return 0;

@@ -64,6 +64,7 @@ void sn__node_exit(node_t *nd, int code)
     close_if_open((uv_handle_t *) &nd->ctl.retry);
     close_if_open((uv_handle_t *) &nd->ctl.hb_timer);
     close_if_open((uv_handle_t *) &nd->ex.slot_timer);
+    sn__node_emu_close(nd);
     close_if_open((uv_handle_t *) &nd->sigterm);
     close_if_open((uv_handle_t *) &nd->sigint);
     if (nd->exit_timer_live)

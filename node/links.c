@@ -145,7 +145,7 @@ static void link_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t le
     case SN_FRAME_PING: {
         uint8_t *b = sn_conn_frame(c, SN_FRAME_PONG, len);
         memcpy(b, body, len);
-        sn_conn_send(c, b);
+        sn__node_link_send(l, b, len);
         break;
     }
     case SN_FRAME_PONG:
@@ -201,8 +201,10 @@ static void link_on_closed(sn_conn_t *c)
     remove_pending(nd, lc);
     if (lc->link == NULL)
         sn_admit_done(&nd->net.admit, c);
-    if (lc->link && lc->link->lc == lc)
+    if (lc->link && lc->link->lc == lc) {
+        sn__node_emu_drop(lc->link); /* frames it still held for this connection */
         lc->link->lc = NULL;
+    }
     for (uint32_t q = 0; q < nd->deg; q++)
         if (nd->links[q].dial.dialling == lc)
             nd->links[q].dial.dialling = NULL;
