@@ -25,6 +25,11 @@ static int cmp_u64(const void *a, const void *b)
 
 void sn__coord_add_calibration(coord_t *r, const Stepnet__Calibrated *cal)
 {
+    if (cal->node < r->n && cal->has_conc_rtt0_ns && cal->has_conc_rtt_ns &&
+        r->res->node_conc_rtt0_us) {
+        r->res->node_conc_rtt0_us[cal->node] = (double) cal->conc_rtt0_ns / NS_PER_US;
+        r->res->node_conc_rtt_us[cal->node] = (double) cal->conc_rtt_ns / NS_PER_US;
+    }
     /* per link: alpha = rtt(0 bytes) / 2, beta = (rtt(size) - rtt(0)) / (2 size) */
     for (size_t i = 0; i < cal->n_links; i++) {
         const Stepnet__LinkTiming *lt = cal->links[i];
@@ -43,6 +48,14 @@ void sn__coord_add_calibration(coord_t *r, const Stepnet__Calibrated *cal)
                                  : 0.0;
         r->ncalib++;
     }
+}
+
+void sn__coord_ctl_done(coord_t *r)
+{
+    if (r->o->probes == 0 || r->ctl_rtt == NULL)
+        return;
+    qsort(r->ctl_rtt, r->o->probes, sizeof *r->ctl_rtt, cmp_u64);
+    r->res->ctl_us = (double) r->ctl_rtt[r->o->probes / 2] / NS_PER_US;
 }
 
 void sn__coord_calibration_done(coord_t *r)

@@ -294,9 +294,43 @@ static void on_ready(coord_t *r, coord_node_t *cn)
     Stepnet__Calibrate cal = STEPNET__CALIBRATE__INIT;
     cal.bytes = r->ctx->params.size;
     cal.probes = r->o->probes;
+    cal.has_concurrent = 1;
+    cal.concurrent = 1; /* the NIC terms of the time model */
     cm.msg_case = STEPNET__CONTROL__MSG_CALIBRATE;
     cm.calibrate = &cal;
     sn__coord_send_all(r, &cm);
+}
+
+/* The control legs of the time model: --probes rounds of a heartbeat to every node, each round
+ * timed until the last answer (what Start's fan-out and Complete's fan-in cost a repetition).
+ * Their sequence numbers carry CTL_SEQ, apart from the liveness heartbeats. */
+#define CTL_SEQ (1ull << 63)
+
+static void ctl_round(coord_t *r)
+{
+    Stepnet__Control m = STEPNET__CONTROL__INIT;
+    Stepnet__Heartbeat hb = STEPNET__HEARTBEAT__INIT;
+    hb.seq = CTL_SEQ | r->ctl_round;
+    m.msg_case = STEPNET__CONTROL__MSG_HEARTBEAT;
+    m.heartbeat = &hb;
+    r->ctl_got = 0;
+    r->ctl_t0 = uv_hrtime();
+    sn__coord_send_all(r, &m);
+}
+
+static void on_ctl_answer(coord_t *r, uint64_t seq)
+{
+    if (r->phase != COORD_PH_CALIBRATE || r->ncal < r->n || seq != (CTL_SEQ | r->ctl_round))
+        return;
+    if (++r->ctl_got < r->n)
+        return;
+    r->ctl_rtt[r->ctl_round] = uv_hrtime() - r->ctl_t0;
+    if (++r->ctl_round < r->o->probes) {
+        ctl_round(r);
+        return;
+    }
+    sn__coord_ctl_done(r);
+    start_rep(r);
 }
 
 static void on_calibrated(coord_t *r, coord_node_t *cn, const Stepnet__Calibrated *cal)
@@ -307,7 +341,13 @@ static void on_calibrated(coord_t *r, coord_node_t *cn, const Stepnet__Calibrate
     sn__coord_add_calibration(r, cal);
     if (++r->ncal == r->n) {
         sn__coord_calibration_done(r);
-        start_rep(r);
+        if (r->o->probes == 0) {
+            start_rep(r);
+            return;
+        }
+        r->ctl_rtt = sn_xcalloc((size_t) r->o->probes + 1, sizeof *r->ctl_rtt);
+        r->ctl_round = 0;
+        ctl_round(r);
     }
 }
 
@@ -361,7 +401,9 @@ static void ctl_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
     if (cn)
         cn->last_heard = uv_now(r->loop);
     switch (m->msg_case) {
-    case STEPNET__CONTROL__MSG_HEARTBEAT: /* its answer: last_heard is all it is for */
+    case STEPNET__CONTROL__MSG_HEARTBEAT: /* its answer: last_heard, or a control-leg round */
+        if (cn && (m->heartbeat->seq & CTL_SEQ))
+            on_ctl_answer(r, m->heartbeat->seq);
         break;
     case STEPNET__CONTROL__MSG_HELLO:
         if (cn == NULL)

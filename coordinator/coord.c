@@ -34,6 +34,8 @@ void coord_result_free(coord_result_t *result)
     sn_emu_free(result->emu);
     free(result->edge_alpha_us);
     free(result->edge_hop_us);
+    free(result->node_conc_rtt0_us);
+    free(result->node_conc_rtt_us);
     memset(result, 0, sizeof *result);
 }
 
@@ -245,6 +247,11 @@ static int prepare(coord_t *r, sn_err_t *err)
     r->res->edge_hop_us = sn_xcalloc((size_t) r->t->nedges + 1, sizeof *r->res->edge_hop_us);
     for (uint32_t e = 0; e < r->t->nedges; e++)
         r->res->edge_alpha_us[e] = r->res->edge_hop_us[e] = -1;
+    r->res->node_conc_rtt0_us = sn_xcalloc((size_t) r->n + 1, sizeof *r->res->node_conc_rtt0_us);
+    r->res->node_conc_rtt_us = sn_xcalloc((size_t) r->n + 1, sizeof *r->res->node_conc_rtt_us);
+    for (uint32_t u = 0; u < r->n; u++)
+        r->res->node_conc_rtt0_us[u] = r->res->node_conc_rtt_us[u] = -1;
+    r->res->ctl_us = -1;
     r->nodes = sn_xcalloc(r->n, sizeof *r->nodes);
     r->res->wall_ns = sn_xcalloc((size_t) o->reps + 1, sizeof *r->res->wall_ns);
     r->digest_want = sn_xcalloc(r->n, sizeof *r->digest_want);
@@ -314,6 +321,7 @@ static void release(coord_t *r)
     free(r->digest_want);
     free(r->alpha);
     free(r->beta);
+    free(r->ctl_rtt);
     sn_topo_files_free(r->files, r->nfiles);
     sn_key_free(r->key);
 }
@@ -381,5 +389,7 @@ done:
     release(r);
     if (rc < 0)
         coord_result_free(result);
+    else
+        coord_time_model(opts, result);
     return rc;
 }

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "stepnet/error.h"
 #include "stepnet/linkemu.h"
+#include "stepnet/timemodel.h"
 
 /* Defaults of `stepnet run` (its --help states them). */
 #define COORD_DEFAULT_REPS          5
@@ -71,6 +72,14 @@ typedef struct coord_result_s {
      * probe of the run's size (rtt / 2, microseconds; negative: not calibrated) */
     sn_emu_t *emu;
     double *edge_alpha_us, *edge_hop_us;
+    /* the time model (timemodel_run.c): per node the concurrent round trips of empty and of
+     * size-byte probes on all its links (microseconds; negative: not measured), the control legs
+     * (median round of a heartbeat to every node and back; negative: not measured), and the
+     * prediction with its terms (has_model 0: not computed) */
+    double *node_conc_rtt0_us, *node_conc_rtt_us;
+    double ctl_us;
+    int has_model;
+    sn_tm_result_t model;
 } coord_result_t;
 
 /* The defaults above; ctx and topo_text stay NULL (the caller sets them). */
@@ -98,6 +107,16 @@ int coord_emu_build(const coord_opts_t *opts, const sn_topo_t *t, sn_emu_t **out
 struct json_s;
 void coord_emu_report_json(struct json_s *j, const coord_opts_t *opts, const coord_result_t *res);
 void coord_emu_report_text(FILE *f, const coord_opts_t *opts, const coord_result_t *res);
+
+/* The time model (timemodel_run.c): predicts the run's wall time from the calibration in `res`
+ * and the schedule of opts->ctx (replayed by the simulator; the idle barrier has none) and sets
+ * res->model and res->has_model. Does nothing for a failed or uncalibrated run. */
+void coord_time_model(const coord_opts_t *opts, coord_result_t *res);
+
+/* The model's terms: the key "time_model" of the JSON report (null without a model) and the text
+ * report's line. */
+void coord_model_report_json(struct json_s *j, const coord_opts_t *opts, const coord_result_t *res);
+void coord_model_report_text(FILE *f, const coord_opts_t *opts, const coord_result_t *res);
 
 /* The JSON report (one line) and the human-readable report of a run (run_report.c). */
 void coord_report_json(FILE *f, const coord_opts_t *opts, const coord_result_t *result);

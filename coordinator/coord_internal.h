@@ -88,6 +88,11 @@ struct coord_s {
     /* calibration: per link, microseconds and microseconds per byte */
     double *alpha, *beta;
     size_t ncalib, capcalib;
+    /* the control legs of the time model: rounds of a heartbeat to every node and every answer
+     * back (control.c), the time of each */
+    uint32_t ctl_round, ctl_got;
+    uint64_t ctl_t0;
+    uint64_t *ctl_rtt;
     /* repetitions */
     uint32_t cid;
     uint64_t t0, tlast;
@@ -135,6 +140,8 @@ void sn__coord_on_deadline(uv_timer_t *t);
 
 /* aggregate.c: the link timings of one node's CALIBRATED message. */
 void sn__coord_add_calibration(coord_t *r, const Stepnet__Calibrated *cal);
+/* aggregate.c: the median of the control-leg rounds into r->res->ctl_us. */
+void sn__coord_ctl_done(coord_t *r);
 /* aggregate.c: the medians of alpha and beta over every calibrated link, into r->res. */
 void sn__coord_calibration_done(coord_t *r);
 /* aggregate.c: checks every node's result of the repetition that just ended and adds it to

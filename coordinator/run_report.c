@@ -13,8 +13,12 @@
 #define BETA_RESOLVED_BYTES 4096
 #define NS_PER_US           1000.0
 
+/* The time model's prediction (timemodel_run.c); without one (no calibration), the simple
+ * steps x (alpha + size x beta) of the median link. */
 static double predicted_us(const coord_opts_t *o, const coord_result_t *res)
 {
+    if (res->has_model)
+        return res->model.predicted_us;
     return (double) res->steps * (res->alpha_us + o->ctx->params.size * res->beta_us);
 }
 
@@ -85,6 +89,7 @@ void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
     }
     json_str(&j, "security", o->security == SN_SEC_SODIUM ? "sodium" : "none");
     coord_emu_report_json(&j, o, res);
+    coord_model_report_json(&j, o, res);
     if (res->failed)
         json_str(&j, "error", res->error);
     json_end(&j);
@@ -109,6 +114,7 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
                 median_us / (double) o->idle_slots);
         print_links(f, o, res);
         coord_emu_report_text(f, o, res);
+        coord_model_report_text(f, o, res);
         return;
     }
     fprintf(f, "  steps           %llu%s\n", (unsigned long long) res->steps,
@@ -137,6 +143,7 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
         fprintf(f, "  max_queue       not reported by %s\n", c->algo->name);
     print_links(f, o, res);
     coord_emu_report_text(f, o, res);
+    coord_model_report_text(f, o, res);
     fprintf(f, "  wall time       %.1f us median of %zu (%.2f us per step); predicted %.1f us\n",
             median_us, res->nwall, res->steps ? median_us / (double) res->steps : 0.0,
             predicted_us(o, res));

@@ -165,7 +165,8 @@ static void ctl_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len
         break;
     case STEPNET__CONTROL__MSG_CALIBRATE:
         if (nd->net.ready_sent)
-            sn__node_calibrate(nd, m->calibrate->bytes, m->calibrate->probes);
+            sn__node_calibrate(nd, m->calibrate->bytes, m->calibrate->probes,
+                               m->calibrate->has_concurrent && m->calibrate->concurrent);
         break;
     case STEPNET__CONTROL__MSG_START:
         if (nd->net.ready_sent && !nd->exit_code)

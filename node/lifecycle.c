@@ -205,6 +205,7 @@ static void node_free(node_t *nd)
         free(nd->links[q].cal.rtt);
     }
     free(nd->links);
+    free(nd->conc.rtt);
     free(nd->ex.out);
     free(nd->ex.out_has);
     free(nd->ex.mark);

@@ -148,10 +148,13 @@ static void link_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t le
         sn__node_link_send(l, b, len);
         break;
     }
-    case SN_FRAME_PONG:
-        if (l->dialer && l->cal.probe < 2 * l->cal.probes)
-            sn__node_on_pong(l);
+    case SN_FRAME_PONG: {
+        uint64_t seq = UINT64_MAX;
+        if (len >= 8)
+            memcpy(&seq, body, 8);
+        sn__node_on_pong(l, seq);
         break;
+    }
     default:
         sn__node_log(nd, "LINK-PROTO", "edge %u (node %u): unexpected frame type %d", l->edge,
                      l->peer, type);

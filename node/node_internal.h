@@ -169,6 +169,13 @@ struct node_s {
     uint64_t max_slots;
     sn_fault_t fault;  /* kind SN_FAULT_NONE: none (fault.c) */
     uint32_t cal_left; /* links still calibrating (calibrate.c) */
+    /* the concurrent rounds of the calibration (calibrate.c): round, echoes still missing */
+    struct {
+        int on;
+        uint32_t round, rounds, left, bytes;
+        uint64_t t0;
+        uint64_t *rtt; /* [2 * rounds]: empty, then `bytes` */
+    } conc;
     /* link emulation (emulate.c): one timerfd for the earliest release of every link */
     int emu_fd;
     int emu_live;
@@ -232,11 +239,12 @@ extern const sn_admit_ops_t sn__node_admit_ops;
 /* ---- calibrate.c ---- */
 
 /* Measures every link this node dials with `probes` empty and `probes` `bytes`-byte ping-pongs,
+ * then (concurrent) `probes` rounds of empty and of `bytes`-byte pings on all its links at once,
  * then sends Calibrated. */
-void sn__node_calibrate(node_t *nd, uint32_t bytes, uint32_t probes);
+void sn__node_calibrate(node_t *nd, uint32_t bytes, uint32_t probes, int concurrent);
 
-/* A PONG on link l (the dialler's side). */
-void sn__node_on_pong(link_t *l);
+/* A PONG on link l carrying sequence number seq. */
+void sn__node_on_pong(link_t *l, uint64_t seq);
 
 /* ---- slot.c ---- */
 

@@ -1,0 +1,136 @@
+/* The time model of a run (coordinator): turns the calibration the coordinator gathered (per edge,
+ * per node on all links at once, the control legs) into the terms of core/model/timemodel.c, feeds
+ * it the run's schedule replayed by the simulator (the same transmissions the nodes made: equal
+ * steps and trace hash), and reports the prediction with its terms (docs/model.md, "The time
+ * model"). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "coord.h"
+#include "json.h"
+#include "stepnet/sim.h"
+#include "stepnet/util.h"
+
+static void on_send(void *ctx, uint64_t slot, uint32_t node, uint32_t port, const sn_packet_t *pkt)
+{
+    sn_tm_send(ctx, slot, node, port, pkt->kind == SN_PKT_DATA);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : (x > y);
+}
+
+void coord_time_model(const coord_opts_t *o, coord_result_t *res)
+{
+    const cli_ctx_t *c = o->ctx;
+    const sn_topo_t *t = c->topo;
+    uint32_t size = c->params.size;
+    if (res->failed || res->ncalibrated == 0 || res->edge_alpha_us == NULL)
+        return;
+    double *beta = sn_xcalloc((size_t) t->nedges + 1, sizeof *beta);
+    for (uint32_t e = 0; e < t->nedges; e++)
+        beta[e] = size && res->edge_alpha_us[e] >= 0 && res->edge_hop_us[e] > res->edge_alpha_us[e]
+                      ? (res->edge_hop_us[e] - res->edge_alpha_us[e]) / size
+                      : 0;
+    /* per node: the NIC terms, the echoes coming back over its own links */
+    double *nalpha = NULL, *nbeta = NULL;
+    if (res->node_conc_rtt0_us) {
+        nalpha = sn_xcalloc((size_t) t->n + 1, sizeof *nalpha);
+        nbeta = sn_xcalloc((size_t) t->n + 1, sizeof *nbeta);
+        uint32_t maxdeg = 0;
+        for (uint32_t u = 0; u < t->n; u++)
+            if (sn_topo_degree(t, u) > maxdeg)
+                maxdeg = sn_topo_degree(t, u);
+        double *hops = sn_xcalloc((size_t) maxdeg + 1, sizeof *hops);
+        for (uint32_t u = 0; u < t->n; u++) {
+            uint32_t deg = sn_topo_degree(t, u), nh = 0;
+            if (res->node_conc_rtt0_us[u] < 0)
+                continue;
+            for (uint32_t q = 0; q < deg; q++) {
+                double h = res->edge_hop_us[sn_topo_port(t, u, q)->edge];
+                if (h >= 0)
+                    hops[nh++] = h;
+            }
+            double back = 0;
+            if (nh) {
+                qsort(hops, nh, sizeof *hops, cmp_double);
+                back = hops[nh / 2];
+            }
+            sn_tm_node_terms(res->node_conc_rtt0_us[u], res->node_conc_rtt_us[u], back, deg, size,
+                             &nalpha[u], &nbeta[u]);
+        }
+        free(hops);
+    }
+    sn_tm_calib_t cal = {
+        res->edge_alpha_us, beta, nalpha, nbeta, res->ctl_us > 0 ? res->ctl_us : 0, size};
+    sn_tm_t *m = sn_tm_new(t, &cal);
+    uint64_t steps = res->steps;
+    if (o->idle_slots) {
+        steps = o->idle_slots; /* empty frames only: every slot takes the floor */
+    } else {
+        sn_sim_opts_t so = {0};
+        so.max_slots = sn_model_slot_limit(t, &c->params, c->predicted);
+        so.on_send = on_send;
+        so.send_ctx = m;
+        sn_sim_result_t sr;
+        sn_err_t err = {0};
+        if (sn_sim_run(t, &c->params, c->algo, c->plan, &so, &sr, &err) < 0 || !sr.verified ||
+            sr.steps != res->steps) { /* cannot happen for a verified run: no model then */
+            sn_tm_free(m);
+            goto out;
+        }
+    }
+    sn_tm_finish(m, steps, &res->model);
+    res->has_model = 1;
+    sn_tm_free(m);
+out:
+    free(beta);
+    free(nalpha);
+    free(nbeta);
+}
+
+void coord_model_report_json(json_t *j, const coord_opts_t *o, const coord_result_t *res)
+{
+    if (!res->has_model) {
+        json_null(j, "time_model");
+        return;
+    }
+    const sn_tm_result_t *m = &res->model;
+    json_open(j, "time_model", '{');
+    json_double(j, "predicted_us", m->predicted_us);
+    json_double(j, "simple_us",
+                (double) res->steps * (res->alpha_us + o->ctx->params.size * res->beta_us));
+    json_double(j, "slots_us", m->slots_us);
+    json_double(j, "ctl_us", m->ctl_us);
+    json_double(j, "floor_us", m->floor_us);
+    json_uint(j, "floor_node", m->floor_node);
+    json_uint(j, "slots", m->slots);
+    json_uint(j, "floor_slots", m->floor_slots);
+    json_uint(j, "link_slots", m->link_slots);
+    json_uint(j, "nic_slots", m->nic_slots);
+    json_double(j, "max_slot_us", m->max_slot_us);
+    json_uint(j, "max_slot", m->max_slot);
+    json_uint(j, "max_slot_node", m->max_slot_node);
+    double med = coord_result_median_us(res);
+    if (med > 0 && m->predicted_us > 0)
+        json_double(j, "measured_over_predicted", med / m->predicted_us);
+    else
+        json_null(j, "measured_over_predicted");
+    json_close(j, '}');
+}
+
+void coord_model_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res)
+{
+    (void) o;
+    if (!res->has_model)
+        return;
+    const sn_tm_result_t *m = &res->model;
+    fprintf(f,
+            "  time model      %.1f us = control legs %.1f + %llu slots %.1f (floor %.1f us set by "
+            "node %u; slots at the floor %llu, set by a link %llu, by a NIC %llu)\n",
+            m->predicted_us, m->ctl_us, (unsigned long long) m->slots, m->slots_us, m->floor_us,
+            m->floor_node, (unsigned long long) m->floor_slots, (unsigned long long) m->link_slots,
+            (unsigned long long) m->nic_slots);
+}
