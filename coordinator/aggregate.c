@@ -86,17 +86,23 @@ double coord_result_median_us(const coord_result_t *res)
 /* The idle barrier: every node stopped at the last idle slot; the time is to the last result. */
 static int aggregate_idle(coord_t *r)
 {
+    uint64_t slots = r->floor_rep ? COORD_FLOOR_SLOTS : r->o->idle_slots;
     for (uint32_t i = 0; i < r->n; i++) {
         const Stepnet__Result *res = r->nodes[i].res;
-        if (res->error || res->stop_slot != r->o->idle_slots) {
+        if (res->error || res->stop_slot != slots) {
             sn__coord_fail(r, (int) i, 0, "node %u: idle barrier stopped at slot %llu of %llu: %s",
-                           i, (unsigned long long) res->stop_slot,
-                           (unsigned long long) r->o->idle_slots,
+                           i, (unsigned long long) res->stop_slot, (unsigned long long) slots,
                            res->error ? res->error : "wrong stop slot");
             return -1;
         }
     }
-    if (r->cid > r->o->warmup)
+    if (r->floor_rep) { /* the time model's empty slot: the wall time less the control legs */
+        double wall = (double) (uv_hrtime() - r->t0) / NS_PER_US;
+        double ctl = r->res->ctl_us > 0 ? r->res->ctl_us : 0;
+        r->res->empty_slot_us = wall > ctl ? (wall - ctl) / COORD_FLOOR_SLOTS : 0;
+        return 0;
+    }
+    if (r->cid - r->cid0 > r->o->warmup)
         r->res->wall_ns[r->res->nwall++] = uv_hrtime() - r->t0;
     return 0;
 }
@@ -130,7 +136,7 @@ static int check_node(coord_t *r, uint32_t i, const Stepnet__Result *res)
 
 int sn__coord_aggregate_rep(coord_t *r)
 {
-    if (r->o->idle_slots)
+    if (r->o->idle_slots || r->floor_rep)
         return aggregate_idle(r);
     coord_result_t *out = r->res;
     uint64_t steps = 0, trace = 0, packets = 0, cpackets = 0, dl = 0, bytes = 0, maxq = 0;
@@ -173,7 +179,7 @@ int sn__coord_aggregate_rep(coord_t *r)
     uint64_t cslots = 0;
     for (size_t w = 0; w < words; w++)
         cslots += (uint64_t) __builtin_popcountll(cbits[w] & ~dbits[w]);
-    if (r->cid > 1 && (steps != out->steps || trace != out->trace_hash)) {
+    if (r->cid - r->cid0 > 1 && (steps != out->steps || trace != out->trace_hash)) {
         sn__coord_fail(r, COORD_NODE_NONE, 0,
                        "repetition %u differs from the first: %llu steps (trace %016llx) against "
                        "%llu (trace %016llx)",
@@ -191,7 +197,7 @@ int sn__coord_aggregate_rep(coord_t *r)
     out->max_queue = maxq;
     out->max_queue_reported = maxq_reported;
     out->max_queue_node = maxq_node;
-    if (r->cid > r->o->warmup)
+    if (r->cid - r->cid0 > r->o->warmup)
         out->wall_ns[out->nwall++] = r->tlast - r->t0;
     rc = 0;
 out:

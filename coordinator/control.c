@@ -100,7 +100,14 @@ static void start_rep(coord_t *r)
 {
     if (r->res->failed) /* waiting for the blame window to end */
         return;
-    if (r->cid >= r->o->warmup + r->o->reps) {
+    if (r->floor_rep) { /* the empty-slot repetition ended: the run's repetitions follow */
+        r->floor_rep = 0;
+        r->cid0 = r->cid;
+    }
+    if (r->floor_next) {
+        r->floor_next = 0;
+        r->floor_rep = 1;
+    } else if (r->cid - r->cid0 >= r->o->warmup + r->o->reps) {
         sn__coord_finish(r, 0);
         return;
     }
@@ -118,8 +125,8 @@ static void start_rep(coord_t *r)
     Stepnet__Start st = STEPNET__START__INIT;
     st.cid = r->cid;
     st.seed = r->ctx->params.seed;
-    st.has_idle_slots = r->o->idle_slots > 0;
-    st.idle_slots = r->o->idle_slots;
+    st.has_idle_slots = r->o->idle_slots > 0 || r->floor_rep;
+    st.idle_slots = r->floor_rep ? COORD_FLOOR_SLOTS : r->o->idle_slots;
     m.msg_case = STEPNET__CONTROL__MSG_START;
     m.start = &st;
     uv_timer_start(&r->deadline, sn__coord_on_deadline, r->o->collective_ms, 0);
@@ -330,6 +337,7 @@ static void on_ctl_answer(coord_t *r, uint64_t seq)
         return;
     }
     sn__coord_ctl_done(r);
+    r->floor_next = r->o->idle_slots == 0; /* the idle barrier measures itself */
     start_rep(r);
 }
 

@@ -78,6 +78,7 @@ typedef struct coord_result_s {
      * prediction with its terms (has_model 0: not computed) */
     double *node_conc_rtt0_us, *node_conc_rtt_us;
     double ctl_us;
+    double empty_slot_us; /* one measured empty slot of the whole network (0: not measured) */
     int has_model;
     sn_tm_result_t model;
 } coord_result_t;

@@ -20,6 +20,8 @@
 /* After the first failure report, how long the cascade of reports it causes may arrive before
  * blame picks the root cause. */
 #define COORD_BLAME_WINDOW_MS 300
+/* The idle slots of the repetition that measures an empty slot for the time model. */
+#define COORD_FLOOR_SLOTS 20
 /* A slot-deadline report accuses a neighbour that may be alive (a cut link): its own deadline
  * fires up to one slot deadline later, so the window waits for it, up to the slot deadline more,
  * and closes COORD_BLAME_WINDOW_MS after every accused node has reported. */
@@ -93,6 +95,11 @@ struct coord_s {
     uint32_t ctl_round, ctl_got;
     uint64_t ctl_t0;
     uint64_t *ctl_rtt;
+    /* and the measured empty slot: one unmeasured repetition of COORD_FLOOR_SLOTS idle slots
+     * before the warm-up (floor_next: it comes next; floor_rep: it runs); cid0 is the cid of the
+     * last such repetition (0: none), so that repetition k of the run is cid - cid0 */
+    int floor_next, floor_rep;
+    uint32_t cid0;
     /* repetitions */
     uint32_t cid;
     uint64_t t0, tlast;

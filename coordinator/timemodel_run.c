@@ -16,12 +16,6 @@ static void on_send(void *ctx, uint64_t slot, uint32_t node, uint32_t port, cons
     sn_tm_send(ctx, slot, node, port, pkt->kind == SN_PKT_DATA);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : (x > y);
-}
-
 void coord_time_model(const coord_opts_t *o, coord_result_t *res)
 {
     const cli_ctx_t *c = o->ctx;
@@ -34,34 +28,15 @@ void coord_time_model(const coord_opts_t *o, coord_result_t *res)
         beta[e] = size && res->edge_alpha_us[e] >= 0 && res->edge_hop_us[e] > res->edge_alpha_us[e]
                       ? (res->edge_hop_us[e] - res->edge_alpha_us[e]) / size
                       : 0;
-    /* per node: the NIC terms, the echoes coming back over its own links */
+    /* per node: the NIC terms of its concurrent rounds */
     double *nalpha = NULL, *nbeta = NULL;
     if (res->node_conc_rtt0_us) {
         nalpha = sn_xcalloc((size_t) t->n + 1, sizeof *nalpha);
         nbeta = sn_xcalloc((size_t) t->n + 1, sizeof *nbeta);
-        uint32_t maxdeg = 0;
         for (uint32_t u = 0; u < t->n; u++)
-            if (sn_topo_degree(t, u) > maxdeg)
-                maxdeg = sn_topo_degree(t, u);
-        double *hops = sn_xcalloc((size_t) maxdeg + 1, sizeof *hops);
-        for (uint32_t u = 0; u < t->n; u++) {
-            uint32_t deg = sn_topo_degree(t, u), nh = 0;
-            if (res->node_conc_rtt0_us[u] < 0)
-                continue;
-            for (uint32_t q = 0; q < deg; q++) {
-                double h = res->edge_hop_us[sn_topo_port(t, u, q)->edge];
-                if (h >= 0)
-                    hops[nh++] = h;
-            }
-            double back = 0;
-            if (nh) {
-                qsort(hops, nh, sizeof *hops, cmp_double);
-                back = hops[nh / 2];
-            }
-            sn_tm_node_terms(res->node_conc_rtt0_us[u], res->node_conc_rtt_us[u], back, deg, size,
-                             &nalpha[u], &nbeta[u]);
-        }
-        free(hops);
+            if (res->node_conc_rtt0_us[u] >= 0)
+                sn_tm_node_terms(res->node_conc_rtt0_us[u], res->node_conc_rtt_us[u],
+                                 sn_topo_degree(t, u), size, &nalpha[u], &nbeta[u]);
     }
     sn_tm_calib_t cal = {
         res->edge_alpha_us, beta, nalpha, nbeta, res->ctl_us > 0 ? res->ctl_us : 0, size};
@@ -105,7 +80,14 @@ void coord_model_report_json(json_t *j, const coord_opts_t *o, const coord_resul
     json_double(j, "slots_us", m->slots_us);
     json_double(j, "ctl_us", m->ctl_us);
     json_double(j, "floor_us", m->floor_us);
-    json_uint(j, "floor_node", m->floor_node);
+    if (m->floor_node == UINT32_MAX)
+        json_null(j, "floor_node"); /* the measured empty slot */
+    else
+        json_uint(j, "floor_node", m->floor_node);
+    if (res->empty_slot_us > 0)
+        json_double(j, "empty_slot_us", res->empty_slot_us);
+    else
+        json_null(j, "empty_slot_us");
     json_uint(j, "slots", m->slots);
     json_uint(j, "floor_slots", m->floor_slots);
     json_uint(j, "link_slots", m->link_slots);

@@ -58,6 +58,10 @@ sn_tm_t *sn_tm_new(const sn_topo_t *t, const sn_tm_calib_t *c)
             m->floor = c->node_alpha_us[u];
             m->floor_node = u;
         }
+    if (c->slot_us > m->floor) {
+        m->floor = c->slot_us;
+        m->floor_node = UINT32_MAX; /* the whole network */
+    }
     m->k = sn_xcalloc((size_t) t->n + 1, sizeof *m->k);
     m->link = sn_xcalloc((size_t) t->n + 1, sizeof *m->link);
     m->touched = sn_xcalloc((size_t) t->n + 1, sizeof *m->touched);
@@ -162,10 +166,10 @@ void sn_tm_finish(sn_tm_t *m, uint64_t steps, sn_tm_result_t *out)
     *out = m->r;
 }
 
-void sn_tm_node_terms(double rtt0_us, double rtt_us, double back_us, uint32_t deg, uint32_t size,
-                      double *nalpha_us, double *nbeta_us)
+void sn_tm_node_terms(double rtt0_us, double rtt_us, uint32_t deg, uint32_t size, double *nalpha_us,
+                      double *nbeta_us)
 {
     *nalpha_us = rtt0_us / 2;
-    double out = rtt_us - back_us - *nalpha_us;
-    *nbeta_us = deg && size && out > 0 ? out / ((double) deg * size) : 0;
+    double out = rtt_us - rtt0_us;
+    *nbeta_us = deg && size && out > 0 ? out / (2.0 * deg * size) : 0;
 }

@@ -7,8 +7,9 @@
  * nodes u of what u must move in it,
  *
  *   T(s) = max( F, max_u max( L_u(s), N_u(s) ) )
- *   F      = max( max over edges of alpha_e, max over nodes of nalpha_u )
- *            (every link carries a frame every slot, every node sends on all its links at once)
+ *   F      = max( max over edges of alpha_e, max over nodes of nalpha_u, slot )
+ *            (every link carries a frame every slot, every node sends on all its links at once;
+ *            slot: an empty slot of the whole network measured under the barrier, if given)
  *   L_u(s) = max over u's data ports q in s of alpha_e(q) + size * beta_e(q)      (the link)
  *   N_u(s) = nalpha_u + k_u(s) * size * nbeta_u        (u's NIC: its k data frames share it)
  *
@@ -32,6 +33,7 @@ typedef struct sn_tm_calib_s {
     const double *node_alpha_us; /* [n]: one-way time of empty frames on all links at once */
     const double *node_beta_us;  /* [n]: per byte through the node's NIC */
     double ctl_us;               /* the control legs of one repetition */
+    double slot_us;              /* a measured empty slot of the whole network (0: none) */
     uint32_t size;               /* bytes of a data packet */
 } sn_tm_calib_t;
 
@@ -42,7 +44,8 @@ typedef struct sn_tm_result_s {
     double ctl_us;          /* the control legs */
     double floor_us;        /* F: the least a slot takes */
     uint32_t floor_node;    /* the node that sets F (an end of the slowest edge, or the node of
-                               the slowest concurrent empty frames) */
+                               the slowest concurrent empty frames); UINT32_MAX: the measured
+                               empty slot */
     uint64_t slots;         /* steps */
     uint64_t floor_slots;   /* slots that take F */
     uint64_t link_slots;    /* slots set by a link term L */
@@ -67,11 +70,11 @@ void sn_tm_send(sn_tm_t *m, uint64_t slot, uint32_t node, uint32_t port, int dat
 void sn_tm_finish(sn_tm_t *m, uint64_t steps, sn_tm_result_t *out);
 
 /* The NIC terms of a node of degree deg from its concurrent calibration: rtt0_us and rtt_us, the
- * time until every neighbour echoed an empty and a size-byte probe sent on all its links at once,
- * and back_us, the one-way time of one size-byte frame on one of its links (the echoes come back
- * one per link). nalpha = rtt0 / 2; nbeta = max(0, rtt - back - nalpha) / (deg * size) (0 when
- * size or deg is 0). */
-void sn_tm_node_terms(double rtt0_us, double rtt_us, double back_us, uint32_t deg, uint32_t size,
-                      double *nalpha_us, double *nbeta_us);
+ * time until every neighbour echoed an empty and a size-byte probe sent on all its links at once.
+ * Every node probes at the same time, so each echo waits behind its sender's own burst as the
+ * probe waited behind ours: the round trip holds two NIC times. nalpha = rtt0 / 2; nbeta =
+ * max(0, rtt - rtt0) / (2 deg size) (0 when size or deg is 0). */
+void sn_tm_node_terms(double rtt0_us, double rtt_us, uint32_t deg, uint32_t size, double *nalpha_us,
+                      double *nbeta_us);
 
 #endif

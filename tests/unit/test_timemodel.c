@@ -48,7 +48,7 @@ static void test_nic_sharing(void **state)
         alpha[e] = 10, beta[e] = 0.001;
     for (int u = 0; u < 4; u++)
         nalpha[u] = 12, nbeta[u] = 0.01;
-    sn_tm_calib_t c = {alpha, beta, nalpha, nbeta, 0, 1000};
+    sn_tm_calib_t c = {alpha, beta, nalpha, nbeta, 0, 0, 1000};
     sn_tm_t *m = sn_tm_new(t, &c);
     /* slot 1: node 0 sends on its 3 links: the NIC term 12 + 3 * 1000 * 0.01 = 42 wins over the
      * link term 10 + 1 */
@@ -72,6 +72,14 @@ static void test_nic_sharing(void **state)
     assert_true(near(r.floor_us, 40));
     assert_true(near(r.predicted_us, 120));
     sn_tm_free(m);
+    /* a measured empty slot above every link raises the floor for the whole network */
+    double al[6] = {10, 10, 10, 10, 10, 10};
+    sn_tm_calib_t c3 = {.edge_alpha_us = al, .slot_us = 25, .size = 8};
+    m = sn_tm_new(t, &c3);
+    sn_tm_finish(m, 4, &r);
+    assert_true(near(r.predicted_us, 100));
+    assert_int_equal(r.floor_node, UINT32_MAX);
+    sn_tm_free(m);
     sn_topo_free(t);
 }
 
@@ -79,13 +87,14 @@ static void test_node_terms(void **state)
 {
     (void) state;
     double a, b;
-    /* 7 links, 1000 bytes: all echoes back after 2000 us, one frame back takes 100 us */
-    sn_tm_node_terms(200, 2000, 100, 7, 1000, &a, &b);
+    /* 7 links, 1000 bytes: all echoes back after 2000 us, empty ones after 200 us: two NIC times
+     * of 7000 bytes in the difference */
+    sn_tm_node_terms(200, 2000, 7, 1000, &a, &b);
     assert_true(near(a, 100));
-    assert_true(near(b, (2000.0 - 100 - 100) / 7000));
-    sn_tm_node_terms(200, 150, 100, 7, 1000, &a, &b); /* noise: no negative beta */
+    assert_true(near(b, (2000.0 - 200) / (2 * 7000)));
+    sn_tm_node_terms(200, 150, 7, 1000, &a, &b); /* noise: no negative beta */
     assert_true(near(b, 0));
-    sn_tm_node_terms(200, 2000, 100, 0, 1000, &a, &b);
+    sn_tm_node_terms(200, 2000, 0, 1000, &a, &b);
     assert_true(near(b, 0));
 }
 
