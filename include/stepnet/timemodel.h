@@ -71,9 +71,9 @@ void sn_tm_finish(sn_tm_t *m, uint64_t steps, sn_tm_result_t *out);
 
 /* The NIC terms of a node of degree deg from its concurrent calibration: rtt0_us and rtt_us, the
  * time until every neighbour echoed an empty and a size-byte probe sent on all its links at once.
- * Every node probes at the same time, so each echo waits behind its sender's own burst as the
- * probe waited behind ours: the round trip holds two NIC times. nalpha = rtt0 / 2; nbeta =
- * max(0, rtt - rtt0) / (2 deg size) (0 when size or deg is 0). */
+ * Every node probes at the same time, so each NIC carries its node's deg probes and the deg
+ * echoes of its neighbours' probes (2 deg size bytes), and a probe's round trip waits at two NICs:
+ * nalpha = rtt0 / 2; nbeta = max(0, rtt - rtt0) / (4 deg size) (0 when size or deg is 0). */
 void sn_tm_node_terms(double rtt0_us, double rtt_us, uint32_t deg, uint32_t size, double *nalpha_us,
                       double *nbeta_us);
 

@@ -88,10 +88,10 @@ static void test_node_terms(void **state)
     (void) state;
     double a, b;
     /* 7 links, 1000 bytes: all echoes back after 2000 us, empty ones after 200 us: two NIC times
-     * of 7000 bytes in the difference */
+     * of 14000 bytes (7 probes and 7 echoes) in the difference */
     sn_tm_node_terms(200, 2000, 7, 1000, &a, &b);
     assert_true(near(a, 100));
-    assert_true(near(b, (2000.0 - 200) / (2 * 7000)));
+    assert_true(near(b, (2000.0 - 200) / (4 * 7000)));
     sn_tm_node_terms(200, 150, 7, 1000, &a, &b); /* noise: no negative beta */
     assert_true(near(b, 0));
     sn_tm_node_terms(200, 2000, 0, 1000, &a, &b);
