@@ -38,8 +38,13 @@ void coord_time_model(const coord_opts_t *o, coord_result_t *res)
                 sn_tm_node_terms(res->node_conc_rtt0_us[u], res->node_conc_rtt_us[u],
                                  sn_topo_degree(t, u), size, &nalpha[u], &nbeta[u]);
     }
-    sn_tm_calib_t cal = {
-        res->edge_alpha_us, beta, nalpha, nbeta, res->ctl_us > 0 ? res->ctl_us : 0, size};
+    sn_tm_calib_t cal = {.edge_alpha_us = res->edge_alpha_us,
+                         .edge_beta_us = beta,
+                         .node_alpha_us = nalpha,
+                         .node_beta_us = nbeta,
+                         .ctl_us = res->ctl_us > 0 ? res->ctl_us : 0,
+                         .slot_us = res->empty_slot_us,
+                         .size = size};
     sn_tm_t *m = sn_tm_new(t, &cal);
     uint64_t steps = res->steps;
     if (o->idle_slots) {

@@ -27,7 +27,7 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : (x > y);
 }
 
-#define CONC_SEQ (1ull << 63)
+#define CONC_SEQ SN_NODE_CONC_SEQ
 
 static uint64_t median_of(uint64_t *v, uint32_t n)
 {

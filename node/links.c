@@ -143,9 +143,13 @@ static void link_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t le
         sn__node_on_data(l, body, len);
         break;
     case SN_FRAME_PING: {
-        uint8_t *b = sn_conn_frame(c, SN_FRAME_PONG, len);
-        memcpy(b, body, len);
-        sn__node_link_send(l, b, len);
+        uint64_t seq = 0;
+        if (len >= 8)
+            memcpy(&seq, body, 8);
+        size_t n = seq & SN_NODE_CONC_SEQ ? 8 : len; /* a concurrent round: the sequence only */
+        uint8_t *b = sn_conn_frame(c, SN_FRAME_PONG, n);
+        memcpy(b, body, n);
+        sn__node_link_send(l, b, n);
         break;
     }
     case SN_FRAME_PONG: {

@@ -243,6 +243,10 @@ extern const sn_admit_ops_t sn__node_admit_ops;
  * then sends Calibrated. */
 void sn__node_calibrate(node_t *nd, uint32_t bytes, uint32_t probes, int concurrent);
 
+/* The sequence bit of the concurrent rounds' pings; their pongs echo the sequence number only
+ * (links.c), so that a round moves the probes' bytes one way, as a slot does. */
+#define SN_NODE_CONC_SEQ (1ull << 63)
+
 /* A PONG on link l carrying sequence number seq. */
 void sn__node_on_pong(link_t *l, uint64_t seq);
 

@@ -171,5 +171,5 @@ void sn_tm_node_terms(double rtt0_us, double rtt_us, uint32_t deg, uint32_t size
 {
     *nalpha_us = rtt0_us / 2;
     double out = rtt_us - rtt0_us;
-    *nbeta_us = deg && size && out > 0 ? out / (4.0 * deg * size) : 0;
+    *nbeta_us = deg && size && out > 0 ? out / ((double) deg * size) : 0;
 }

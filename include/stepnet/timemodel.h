@@ -70,10 +70,10 @@ void sn_tm_send(sn_tm_t *m, uint64_t slot, uint32_t node, uint32_t port, int dat
 void sn_tm_finish(sn_tm_t *m, uint64_t steps, sn_tm_result_t *out);
 
 /* The NIC terms of a node of degree deg from its concurrent calibration: rtt0_us and rtt_us, the
- * time until every neighbour echoed an empty and a size-byte probe sent on all its links at once.
- * Every node probes at the same time, so each NIC carries its node's deg probes and the deg
- * echoes of its neighbours' probes (2 deg size bytes), and a probe's round trip waits at two NICs:
- * nalpha = rtt0 / 2; nbeta = max(0, rtt - rtt0) / (4 deg size) (0 when size or deg is 0). */
+ * time until every neighbour answered an empty and a size-byte probe sent on all its links at
+ * once (the answers carry no bytes). Every node probes at the same time, as in a slot, so the
+ * difference is the time the node's interface takes for deg size bytes: nalpha = rtt0 / 2; nbeta
+ * = max(0, rtt - rtt0) / (deg size) (0 when size or deg is 0). */
 void sn_tm_node_terms(double rtt0_us, double rtt_us, uint32_t deg, uint32_t size, double *nalpha_us,
                       double *nbeta_us);
 
