@@ -52,10 +52,11 @@ void sn__coord_add_calibration(coord_t *r, const Stepnet__Calibrated *cal)
 
 void sn__coord_ctl_done(coord_t *r)
 {
-    if (r->o->probes == 0 || r->ctl_rtt == NULL)
+    uint32_t rounds = COORD_CTL_ROUNDS(r->o);
+    if (rounds == 0 || r->ctl_rtt == NULL)
         return;
-    qsort(r->ctl_rtt, r->o->probes, sizeof *r->ctl_rtt, cmp_u64);
-    r->res->ctl_us = (double) r->ctl_rtt[r->o->probes / 2] / NS_PER_US;
+    qsort(r->ctl_rtt, rounds, sizeof *r->ctl_rtt, cmp_u64);
+    r->res->ctl_us = (double) r->ctl_rtt[rounds / 2] / NS_PER_US;
 }
 
 void sn__coord_calibration_done(coord_t *r)

@@ -332,7 +332,7 @@ static void on_ctl_answer(coord_t *r, uint64_t seq)
     if (++r->ctl_got < r->n)
         return;
     r->ctl_rtt[r->ctl_round] = uv_hrtime() - r->ctl_t0;
-    if (++r->ctl_round < r->o->probes) {
+    if (++r->ctl_round < COORD_CTL_ROUNDS(r->o)) {
         ctl_round(r);
         return;
     }
@@ -353,7 +353,7 @@ static void on_calibrated(coord_t *r, coord_node_t *cn, const Stepnet__Calibrate
             start_rep(r);
             return;
         }
-        r->ctl_rtt = sn_xcalloc((size_t) r->o->probes + 1, sizeof *r->ctl_rtt);
+        r->ctl_rtt = sn_xcalloc((size_t) COORD_CTL_ROUNDS(r->o) + 1, sizeof *r->ctl_rtt);
         r->ctl_round = 0;
         ctl_round(r);
     }

@@ -22,6 +22,10 @@
 #define COORD_BLAME_WINDOW_MS 300
 /* The idle slots of the repetition that measures an empty slot for the time model. */
 #define COORD_FLOOR_SLOTS 20
+/* The control-leg rounds: --probes, at most this many (as the nodes cap their probes). */
+#define COORD_CTL_ROUNDS_MAX 1000
+#define COORD_CTL_ROUNDS(o)                                                                        \
+    ((o)->probes < COORD_CTL_ROUNDS_MAX ? (o)->probes : COORD_CTL_ROUNDS_MAX)
 /* A slot-deadline report accuses a neighbour that may be alive (a cut link): its own deadline
  * fires up to one slot deadline later, so the window waits for it, up to the slot deadline more,
  * and closes COORD_BLAME_WINDOW_MS after every accused node has reported. */
