@@ -20,6 +20,11 @@ static int cmp_double(const void *a, const void *b)
 
 void sn__coord_add_calibration(coord_t *r, const Stepnet__Calibrated *cal)
 {
+    if (cal->node < r->n && cal->has_conc_rtt0_ns && cal->has_conc_rtt_ns &&
+        r->res->node_conc_rtt0_us) {
+        r->res->node_conc_rtt0_us[cal->node] = (double) cal->conc_rtt0_ns / NS_PER_US;
+        r->res->node_conc_rtt_us[cal->node] = (double) cal->conc_rtt_ns / NS_PER_US;
+    }
     /* per link: alpha = rtt(0 bytes) / 2, beta = (rtt(size) - rtt(0)) / (2 size) */
     for (size_t i = 0; i < cal->n_links; i++) {
         const Stepnet__LinkTiming *lt = cal->links[i];
@@ -29,6 +34,10 @@ void sn__coord_add_calibration(coord_t *r, const Stepnet__Calibrated *cal)
             r->beta = sn_xrealloc(r->beta, r->capcalib * sizeof *r->beta);
         }
         r->alpha[r->ncalib] = (double) lt->rtt0_ns / (2 * NS_PER_US);
+        if (r->res->edge_alpha_us && lt->edge < r->t->nedges) {
+            r->res->edge_alpha_us[lt->edge] = (double) lt->rtt0_ns / (2 * NS_PER_US);
+            r->res->edge_hop_us[lt->edge] = (double) lt->rtt_ns / (2 * NS_PER_US);
+        }
         r->beta[r->ncalib] = lt->bytes && lt->rtt_ns > lt->rtt0_ns
                                  ? (double) (lt->rtt_ns - lt->rtt0_ns) / (2 * NS_PER_US) / lt->bytes
                                  : 0.0;
@@ -44,6 +53,21 @@ void sn__coord_add_calibration(coord_t *r, const Stepnet__Calibrated *cal)
         lk->rtt_ns = lt->rtt_ns;
         lk->bytes = lt->bytes;
     }
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+    return x < y ? -1 : (x > y);
+}
+
+void sn__coord_ctl_done(coord_t *r)
+{
+    uint32_t rounds = COORD_CTL_ROUNDS(r->o);
+    if (rounds == 0 || r->ctl_rtt == NULL)
+        return;
+    qsort(r->ctl_rtt, rounds, sizeof *r->ctl_rtt, cmp_u64);
+    r->res->ctl_us = (double) r->ctl_rtt[rounds / 2] / NS_PER_US;
 }
 
 void sn__coord_calibration_done(coord_t *r)
@@ -106,15 +130,21 @@ void sn__coord_point_begin(coord_t *r, uint32_t k)
 /* The idle barrier: every node stopped at the last idle slot; the time is to the last result. */
 static int aggregate_idle(coord_t *r)
 {
+    uint64_t slots = r->floor_rep ? COORD_FLOOR_SLOTS : r->o->idle_slots;
     for (uint32_t i = 0; i < r->n; i++) {
         const Stepnet__Result *res = r->nodes[i].res;
-        if (res->error || res->stop_slot != r->o->idle_slots) {
+        if (res->error || res->stop_slot != slots) {
             sn__coord_fail(r, (int) i, 0, "node %u: idle barrier stopped at slot %llu of %llu: %s",
-                           i, (unsigned long long) res->stop_slot,
-                           (unsigned long long) r->o->idle_slots,
+                           i, (unsigned long long) res->stop_slot, (unsigned long long) slots,
                            res->error ? res->error : "wrong stop slot");
             return -1;
         }
+    }
+    if (r->floor_rep) { /* the time model's empty slot: the wall time less the control legs */
+        double wall = (double) (uv_hrtime() - r->t0) / NS_PER_US;
+        double ctl = r->res->ctl_us > 0 ? r->res->ctl_us : 0;
+        r->res->empty_slot_us = wall > ctl ? (wall - ctl) / COORD_FLOOR_SLOTS : 0;
+        return 0;
     }
     add_times(r, uv_hrtime() - r->t0);
     return 0;
@@ -191,7 +221,7 @@ void coord_trace_free(coord_trace_t *tr)
 
 int sn__coord_aggregate_rep(coord_t *r)
 {
-    if (r->o->idle_slots)
+    if (r->o->idle_slots || r->floor_rep)
         return aggregate_idle(r);
     coord_result_t *out = r->res;
     uint64_t steps = 0, trace = 0, packets = 0, cpackets = 0, dl = 0, bytes = 0, maxq = 0;

@@ -32,8 +32,9 @@
     "                     (plaintext, for raw measurements; join mode also needs --insecure-ok)\n" \
     "  --insecure-ok      accept --security none in join mode\n"                                   \
     "  --node-bin PATH    the stepnet-node executable (default: next to stepnet)\n"                \
-    "  --probes N         ping-pong probes per link and size for calibration (default 20; 0 "      \
-    "skips)\n"                                                                                     \
+    "  --probes N         ping-pong probes per link and size for calibration, and rounds of the\n" \
+    "                     time model's node and control-leg probes (default 20; 0 skips them\n"    \
+    "                     and the model)\n"                                                        \
     "  --connect-timeout-ms MS    nodes connecting to each other (default 10000)\n"                \
     "  --ready-timeout-ms MS      every node joined and ready (default 30000)\n"                   \
     "  --slot-timeout-ms MS       one slot without progress (default 5000)\n"                      \
@@ -54,8 +55,9 @@ static const char usage[] =
     "Runs the collective over real TCP links: one stepnet-node process per node, one TCP\n"
     "connection per link, a libuv slot barrier in every node. Every payload byte is checked at\n"
     "every hop. Reports measured steps (the same as `stepnet sim` gives) and wall times (avg,\n"
-    "min, max, p50, p99) next to the prediction steps * (alpha + size * beta) from a start-up\n"
-    "ping-pong on every link. For a sweep over packet sizes see `stepnet bench`.\n"
+    "min, max, p50, p99) next to the time model's prediction: per slot the slowest link or\n"
+    "busiest interface of the schedule, from a start-up calibration of every link and node, plus\n"
+    "the control legs (docs/model.md). For a sweep over packet sizes see `stepnet bench`.\n"
     "\n" CLI_SHARED_OPTIONS_HELP
     "  --reps N           measured repetitions (default 5; --iters N is the same)\n"
     "  --warmup N         unmeasured repetitions first (default 1)\n"
@@ -71,6 +73,12 @@ static const char usage[] =
     "  --trace-slots N    nodes record slots 1 to N only (default 10000, at most 100000); the\n"
     "                     file says when it is truncated\n"
     "  --trace-rep N      the measured repetition traced, 1 to --reps (default the last)\n"
+    "  --link-delay TIME  link emulation by the nodes (no root, no netem): delay every frame on\n"
+    "                     every link by TIME, in tc units (200us, 1.5ms, 1s; bare: us)\n"
+    "  --link-jitter TIME vary each frame's delay uniformly by +-TIME (frames keep their order)\n"
+    "  --link-rate RATE   token-bucket rate of every link, in tc units (100mbit, 1gbit, 10mbps)\n"
+    "  --link-file FILE   per-link values: lines 'default|dim D|edge E|link A-B delay=TIME\n"
+    "                     jitter=TIME rate=RATE' (docs/runtime.md, Link emulation)\n"
     "\n"
     "  --coll dynbcast --lambda L|--rho R --slots T   dynamic broadcasting: every round a TCP\n"
     "                     run of pmnb-mesh-split, or pmnb-fcube on a folded cube (see stepnet\n"

@@ -116,18 +116,30 @@ static void start_rep(coord_t *r)
     if (r->res->failed) /* waiting for the blame window to end */
         return;
     uint64_t per = (uint64_t) r->o->warmup + r->o->reps;
-    if (r->cid >= per * r->res->npoints) {
+    if (r->floor_rep) { /* the empty-slot repetition ended: the run's repetitions follow */
+        r->floor_rep = 0;
+        r->cid0 = r->cid;
+    }
+    if (r->floor_next) {
+        r->floor_next = 0;
+        r->floor_rep = 1;
+    } else if (r->cid - r->cid0 >= per * r->res->npoints) {
         sn__coord_finish(r, 0);
         return;
     }
     r->cid++;
-    r->rep = (uint32_t) ((r->cid - 1) % per) + 1;
+    /* repetition k of the run (the time model's empty-slot repetition before it is k = 0) */
+    uint32_t k = r->cid - (r->floor_rep ? r->cid : r->cid0);
+    r->rep = k ? (uint32_t) ((k - 1) % per) + 1 : 0;
     if (r->rep == 1)
-        sn__coord_point_begin(r, (uint32_t) ((r->cid - 1) / per));
-    /* the size of collective cid + 1, whose first frames may reach a node before its START */
-    uint64_t next = r->cid / per;
-    /* with the in-band barrier, two collective ids per repetition: the barrier's, then this */
-    r->wire_cid = r->barrier_slots ? 2 * r->cid : r->cid;
+        sn__coord_point_begin(r, (uint32_t) ((k - 1) / per));
+    /* the size of the collective after this one, whose first frames may reach a node before
+     * its START */
+    uint64_t next = k / per;
+    /* collective ids on the wire, one per START, two with the in-band barrier (the barrier's,
+     * then the collective's); the empty-slot repetition is idle and has none */
+    uint64_t barrier = r->floor_rep ? 0 : r->barrier_slots;
+    r->wire_cid += barrier ? 2 : 1;
     r->phase = COORD_PH_RUN;
     r->ncomplete = r->nresult = 0;
     for (uint32_t i = 0; i < r->n; i++) {
@@ -141,16 +153,16 @@ static void start_rep(coord_t *r)
     Stepnet__Start st = STEPNET__START__INIT;
     st.cid = r->wire_cid;
     st.seed = r->ctx->params.seed;
-    st.has_idle_slots = r->o->idle_slots > 0;
-    st.idle_slots = r->o->idle_slots;
+    st.has_idle_slots = r->o->idle_slots > 0 || r->floor_rep;
+    st.idle_slots = r->floor_rep ? COORD_FLOOR_SLOTS : r->o->idle_slots;
     st.has_size = 1;
     st.size = r->params.size;
     st.has_next_size = 1;
     st.next_size = next < r->res->npoints ? r->res->points[next].size : r->params.size;
     st.has_trace_slots = sn__coord_traced(r);
     st.trace_slots = st.has_trace_slots ? (uint32_t) r->o->trace_slots : 0;
-    st.has_barrier_slots = r->barrier_slots > 0;
-    st.barrier_slots = r->barrier_slots;
+    st.has_barrier_slots = barrier > 0;
+    st.barrier_slots = barrier;
     m.msg_case = STEPNET__CONTROL__MSG_START;
     m.start = &st;
     uv_timer_start(&r->deadline, sn__coord_on_deadline, r->o->collective_ms, 0);
@@ -211,6 +223,7 @@ static void fill_assign(const coord_t *r, uint32_t id, Stepnet__Assign *a, Stepn
     a->heartbeat_ms = r->o->heartbeat_ms;
     if (r->o->fault && r->o->fault_node == (int) id)
         a->fault = (char *) r->o->fault;
+    a->n_emu = 0; /* emu, emu_seed: filled by send_assign, which owns their storage */
 }
 
 static void send_assign(coord_t *r, coord_node_t *cn)
@@ -222,12 +235,35 @@ static void send_assign(coord_t *r, coord_node_t *cn)
     Stepnet__Peer **pp = sn_xcalloc(deg + 1, sizeof *pp);
     Stepnet__Assign a;
     fill_assign(r, (uint32_t) cn->id, &a, peers, pp);
+    /* the emulated values of the node's links that emulate anything */
+    Stepnet__LinkEmu *emu = sn_xcalloc(deg + 1, sizeof *emu);
+    Stepnet__LinkEmu **pe = sn_xcalloc(deg + 1, sizeof *pe);
+    const sn_emu_t *em = r->res->emu;
+    for (uint32_t q = 0; em && q < deg; q++) {
+        uint32_t e = sn_topo_port(r->t, (uint32_t) cn->id, q)->edge;
+        const sn_emu_link_t *v = &em->edge[e];
+        if (!sn_emu_link_active(v))
+            continue;
+        stepnet__link_emu__init(&emu[a.n_emu]);
+        emu[a.n_emu].edge = e;
+        emu[a.n_emu].has_delay_ns = emu[a.n_emu].has_jitter_ns = emu[a.n_emu].has_rate_bps = 1;
+        emu[a.n_emu].delay_ns = v->delay_ns;
+        emu[a.n_emu].jitter_ns = v->jitter_ns;
+        emu[a.n_emu].rate_bps = v->rate_bps;
+        pe[a.n_emu] = &emu[a.n_emu];
+        a.n_emu++;
+    }
+    a.emu = pe;
+    a.has_emu_seed = a.n_emu > 0;
+    a.emu_seed = r->token;
     Stepnet__Control m = STEPNET__CONTROL__INIT;
     m.msg_case = STEPNET__CONTROL__MSG_ASSIGN;
     m.assign = &a;
     sn_wire_send_control(cn->conn, &m);
     free(peers);
     free(pp);
+    free(emu);
+    free(pe);
 }
 
 /* ---- control messages ------------------------------------------------------------------------ */
@@ -307,6 +343,8 @@ static void on_ready(coord_t *r, coord_node_t *cn)
     Stepnet__Calibrate cal = STEPNET__CALIBRATE__INIT;
     cal.bytes = r->ctx->params.size;
     cal.probes = r->o->probes;
+    cal.has_concurrent = 1;
+    cal.concurrent = 1; /* the NIC terms of the time model */
     cm.msg_case = STEPNET__CONTROL__MSG_CALIBRATE;
     cm.calibrate = &cal;
     sn__coord_send_all(r, &cm);
@@ -371,6 +409,39 @@ static void start_clocks(coord_t *r)
         send_clock_probe(&r->nodes[i]);
 }
 
+/* The control legs of the time model: --probes rounds of a heartbeat to every node, each round
+ * timed until the last answer (what Start's fan-out and Complete's fan-in cost a repetition).
+ * Their sequence numbers carry CTL_SEQ, apart from the liveness heartbeats. */
+#define CTL_SEQ (1ull << 63)
+
+static void ctl_round(coord_t *r)
+{
+    Stepnet__Control m = STEPNET__CONTROL__INIT;
+    Stepnet__Heartbeat hb = STEPNET__HEARTBEAT__INIT;
+    hb.seq = CTL_SEQ | r->ctl_round;
+    m.msg_case = STEPNET__CONTROL__MSG_HEARTBEAT;
+    m.heartbeat = &hb;
+    r->ctl_got = 0;
+    r->ctl_t0 = uv_hrtime();
+    sn__coord_send_all(r, &m);
+}
+
+static void on_ctl_answer(coord_t *r, uint64_t seq)
+{
+    if (r->phase != COORD_PH_CALIBRATE || r->ncal < r->n || seq != (CTL_SEQ | r->ctl_round))
+        return;
+    if (++r->ctl_got < r->n)
+        return;
+    r->ctl_rtt[r->ctl_round] = uv_hrtime() - r->ctl_t0;
+    if (++r->ctl_round < COORD_CTL_ROUNDS(r->o)) {
+        ctl_round(r);
+        return;
+    }
+    sn__coord_ctl_done(r);
+    r->floor_next = r->o->idle_slots == 0; /* the idle barrier measures itself */
+    start_clocks(r);
+}
+
 static void on_calibrated(coord_t *r, coord_node_t *cn, const Stepnet__Calibrated *cal)
 {
     if (cn->calibrated)
@@ -379,7 +450,13 @@ static void on_calibrated(coord_t *r, coord_node_t *cn, const Stepnet__Calibrate
     sn__coord_add_calibration(r, cal);
     if (++r->ncal == r->n) {
         sn__coord_calibration_done(r);
-        start_clocks(r);
+        if (r->o->probes == 0) {
+            start_clocks(r);
+            return;
+        }
+        r->ctl_rtt = sn_xcalloc((size_t) COORD_CTL_ROUNDS(r->o) + 1, sizeof *r->ctl_rtt);
+        r->ctl_round = 0;
+        ctl_round(r);
     }
 }
 
@@ -402,7 +479,8 @@ static void on_result(coord_t *r, coord_node_t *cn, Stepnet__Control *m)
     }
     if (sn__coord_aggregate_rep(r) == 0) {
         uv_timer_stop(&r->deadline);
-        sn__coord_progress(r, r->o->idle_slots ? r->o->idle_slots : r->res->steps, 0);
+        if (!r->floor_rep) /* the time model's empty-slot repetition is not the run's */
+            sn__coord_progress(r, r->o->idle_slots ? r->o->idle_slots : r->res->steps, 0);
         start_rep(r);
     }
 }
@@ -434,8 +512,11 @@ static void ctl_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
     if (cn)
         cn->last_heard = uv_now(r->loop);
     switch (m->msg_case) {
-    case STEPNET__CONTROL__MSG_HEARTBEAT: /* its answer: last_heard, and liveness for blame */
-        if (cn && m->heartbeat->seq > cn->answered_hb)
+    case STEPNET__CONTROL__MSG_HEARTBEAT: /* its answer: last_heard, liveness for blame, or a
+                                           * control-leg round */
+        if (cn && (m->heartbeat->seq & CTL_SEQ))
+            on_ctl_answer(r, m->heartbeat->seq);
+        else if (cn && m->heartbeat->seq > cn->answered_hb)
             cn->answered_hb = m->heartbeat->seq;
         break;
     case STEPNET__CONTROL__MSG_HELLO:

@@ -41,6 +41,11 @@ void coord_result_free(coord_result_t *result)
     free(result->wall_ns);
     coord_trace_free(result->trace);
     free(result->coll_ns);
+    sn_emu_free(result->emu);
+    free(result->edge_alpha_us);
+    free(result->edge_hop_us);
+    free(result->node_conc_rtt0_us);
+    free(result->node_conc_rtt_us);
     memset(result, 0, sizeof *result);
 }
 
@@ -258,6 +263,18 @@ static int prepare(coord_t *r, sn_err_t *err)
         uv_random(NULL, NULL, &r->token, sizeof r->token, 0, NULL);
     r->node_bin =
         o->node_bin ? o->node_bin : sn__coord_node_bin(r->node_bin_buf, sizeof r->node_bin_buf);
+    int rc = coord_emu_build(o, r->t, &r->res->emu, err);
+    if (rc < 0)
+        return rc;
+    r->res->edge_alpha_us = sn_xcalloc((size_t) r->t->nedges + 1, sizeof *r->res->edge_alpha_us);
+    r->res->edge_hop_us = sn_xcalloc((size_t) r->t->nedges + 1, sizeof *r->res->edge_hop_us);
+    for (uint32_t e = 0; e < r->t->nedges; e++)
+        r->res->edge_alpha_us[e] = r->res->edge_hop_us[e] = -1;
+    r->res->node_conc_rtt0_us = sn_xcalloc((size_t) r->n + 1, sizeof *r->res->node_conc_rtt0_us);
+    r->res->node_conc_rtt_us = sn_xcalloc((size_t) r->n + 1, sizeof *r->res->node_conc_rtt_us);
+    for (uint32_t u = 0; u < r->n; u++)
+        r->res->node_conc_rtt0_us[u] = r->res->node_conc_rtt_us[u] = -1;
+    r->res->ctl_us = -1;
     r->nodes = sn_xcalloc(r->n, sizeof *r->nodes);
     r->res->wall_ns = sn_xcalloc((size_t) o->reps + 1, sizeof *r->res->wall_ns);
     /* the sizes: a sweep's, or the run's one (the expected digests follow the size:
@@ -347,6 +364,7 @@ static void release(coord_t *r)
     free(r->complete_ns);
     free(r->alpha);
     free(r->beta);
+    free(r->ctl_rtt);
     sn_topo_files_free(r->files, r->nfiles);
     sn_key_free(r->key);
 }
@@ -416,5 +434,7 @@ done:
     release(r);
     if (rc < 0)
         coord_result_free(result);
+    else
+        coord_time_model(opts, result);
     return rc;
 }

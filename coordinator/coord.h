@@ -10,6 +10,8 @@
 #include "blame.h"
 #include "cli.h"
 #include "stepnet/error.h"
+#include "stepnet/linkemu.h"
+#include "stepnet/timemodel.h"
 
 /* Defaults of `stepnet run` (its --help states them). */
 #define COORD_DEFAULT_REPS          5
@@ -56,6 +58,10 @@ typedef struct coord_opts_s {
     const char *trace_file; /* --trace FILE (NULL: none) */
     uint64_t trace_slots;
     uint32_t trace_rep;
+    /* link emulation (emu_report.c): --link-delay, --link-jitter, --link-rate for every link, and
+     * --link-file (NULL: none) with per-link values */
+    sn_emu_link_t emu;
+    const char *emu_file;
 } coord_opts_t;
 
 /* One packet size of a run (a plain run has one, a sweep one per size), filled as its
@@ -69,6 +75,8 @@ typedef struct coord_point_s {
     size_t nwall;
     uint64_t *coll_ns; /* the collective's own time, one per measured repetition (timing.h) */
     size_t ncoll;
+    int has_model; /* the time model at this size (coord_time_model; 0: none) */
+    sn_tm_result_t model;
 } coord_point_t;
 
 /* One calibrated link: its edge and ends, and the median round trips of its probes. */
@@ -136,6 +144,20 @@ typedef struct coord_result_s {
     int clock_offsets;             /* 0: every node on the coordinator's clock (local nodes) */
     uint64_t clock_uncertainty_ns; /* the largest uncertainty of a node's estimated offset */
     uint64_t barrier_slots;        /* the in-band barrier before each repetition (0: none) */
+    /* link emulation and the per-edge calibration it is reported with: the emulated values of
+     * every edge (NULL: nothing emulated); per edge, the one-way time of an empty probe and of a
+     * probe of the run's size (rtt / 2, microseconds; negative: not calibrated) */
+    sn_emu_t *emu;
+    double *edge_alpha_us, *edge_hop_us;
+    /* the time model (timemodel_run.c): per node the concurrent round trips of empty and of
+     * size-byte probes on all its links (microseconds; negative: not measured), the control legs
+     * (median round of a heartbeat to every node and back; negative: not measured), and the
+     * prediction with its terms (has_model 0: not computed) */
+    double *node_conc_rtt0_us, *node_conc_rtt_us;
+    double ctl_us;
+    double empty_slot_us; /* one measured empty slot of the whole network (0: not measured) */
+    int has_model;
+    sn_tm_result_t model;
 } coord_result_t;
 
 /* The defaults above; ctx and topo_text stay NULL (the caller sets them). */
@@ -155,6 +177,27 @@ void coord_trace_free(coord_trace_t *trace);
 double coord_result_median_us(const coord_result_t *result);
 /* The median of the measured collective times (coll_ns) in microseconds (0 without any). */
 double coord_result_coll_median_us(const coord_result_t *result);
+
+/* Link emulation (emu_report.c): the per-edge values of opts (its --link-* options and
+ * --link-file, read here, at most SN_EMU_MAX_FILE bytes) for topology t into *out (NULL when
+ * nothing is emulated). 0, or SN_EINVAL with err naming the file, line and value. */
+int coord_emu_build(const coord_opts_t *opts, const sn_topo_t *t, sn_emu_t **out, sn_err_t *err);
+
+/* The emulated values next to the measured per-link calibration: the key "link_emulation" of the
+ * JSON report (null when nothing is emulated) and the text report's lines. */
+struct json_s;
+void coord_emu_report_json(struct json_s *j, const coord_opts_t *opts, const coord_result_t *res);
+void coord_emu_report_text(FILE *f, const coord_opts_t *opts, const coord_result_t *res);
+
+/* The time model (timemodel_run.c): predicts the run's wall time from the calibration in `res`
+ * and the schedule of opts->ctx (replayed by the simulator; the idle barrier has none) and sets
+ * res->model and res->has_model. Does nothing for a failed or uncalibrated run. */
+void coord_time_model(const coord_opts_t *opts, coord_result_t *res);
+
+/* The model's terms: the key "time_model" of the JSON report (null without a model) and the text
+ * report's line. */
+void coord_model_report_json(struct json_s *j, const coord_opts_t *opts, const coord_result_t *res);
+void coord_model_report_text(FILE *f, const coord_opts_t *opts, const coord_result_t *res);
 
 /* The JSON report (one line) and the human-readable report of a run (run_report.c). */
 void coord_report_json(FILE *f, const coord_opts_t *opts, const coord_result_t *result);

@@ -24,6 +24,12 @@
 /* After the first failure report, how long the cascade of reports it causes may arrive before
  * blame picks the root cause. */
 #define COORD_BLAME_WINDOW_MS 300
+/* The idle slots of the repetition that measures an empty slot for the time model. */
+#define COORD_FLOOR_SLOTS 20
+/* The control-leg rounds: --probes, at most this many (as the nodes cap their probes). */
+#define COORD_CTL_ROUNDS_MAX 1000
+#define COORD_CTL_ROUNDS(o)                                                                        \
+    ((o)->probes < COORD_CTL_ROUNDS_MAX ? (o)->probes : COORD_CTL_ROUNDS_MAX)
 /* A slot-deadline report accuses a neighbour that may be alive (a cut link): its own deadline
  * fires up to one slot deadline later, so the window waits for it, up to the slot deadline more,
  * and closes COORD_BLAME_WINDOW_MS after every accused node has reported. */
@@ -120,6 +126,16 @@ struct coord_s {
     uint32_t point, rep; /* the size (index in res->points) and the repetition in it (from 1) */
     sn_params_t params;  /* ctx->params with the current size */
     coord_progress_t progress;
+    /* the control legs of the time model: rounds of a heartbeat to every node and every answer
+     * back (control.c), the time of each */
+    uint32_t ctl_round, ctl_got;
+    uint64_t ctl_t0;
+    uint64_t *ctl_rtt;
+    /* and the measured empty slot: one unmeasured repetition of COORD_FLOOR_SLOTS idle slots
+     * before the warm-up (floor_next: it comes next; floor_rep: it runs); cid0 is the cid of the
+     * last such repetition (0: none), so that repetition k of the run is cid - cid0 */
+    int floor_next, floor_rep;
+    uint32_t cid0;
     uint64_t t0, tlast;
     /* per node: the offset of its clock (all 0 on one clock), and the timestamps of a repetition */
     int64_t *offset_ns;
@@ -179,6 +195,8 @@ void sn__coord_on_deadline(uv_timer_t *t);
 
 /* aggregate.c: the link timings of one node's CALIBRATED message. */
 void sn__coord_add_calibration(coord_t *r, const Stepnet__Calibrated *cal);
+/* aggregate.c: the median of the control-leg rounds into r->res->ctl_us. */
+void sn__coord_ctl_done(coord_t *r);
 /* aggregate.c: the medians of alpha and beta over every calibrated link, into r->res. */
 void sn__coord_calibration_done(coord_t *r);
 /* aggregate.c: checks every node's result of the repetition that just ended and adds it to

@@ -52,6 +52,7 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
     int64_t connect = o->connect_ms, ready = o->ready_ms, slot = o->slot_ms;
     int64_t collective = o->collective_ms, heartbeat = o->heartbeat_ms;
     const char *nodes = "local", *security = "sodium", *fault = NULL, *token = NULL;
+    const char *link_delay = NULL, *link_jitter = NULL, *link_rate = NULL; /* link emulation */
     int insecure_ok = 0;
     int64_t trace_slots = -1, trace_rep = -1;
     const cli_opt_t extra[] = {
@@ -109,6 +110,11 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
          .lo = 1,
          .hi = MAX_COUNT,
          .unit = "a repetition"},
+        /* link emulation */
+        {.name = "--link-delay", .str = &link_delay},
+        {.name = "--link-jitter", .str = &link_jitter},
+        {.name = "--link-rate", .str = &link_rate},
+        {.name = "--link-file", .str = &o->emu_file},
         {0},
     };
     cli->cmd = bench ? "bench" : "run";
@@ -179,6 +185,13 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
         o->trace_slots = trace_slots > 0 ? (uint64_t) trace_slots : TRACE_DEFAULT_SLOTS;
         o->trace_rep = trace_rep > 0 ? (uint32_t) trace_rep : o->reps;
     }
+    if ((link_delay &&
+         (rc = sn_emu_parse_time(link_delay, "--link-delay", &o->emu.delay_ns, err)) < 0) ||
+        (link_jitter &&
+         (rc = sn_emu_parse_time(link_jitter, "--link-jitter", &o->emu.jitter_ns, err)) < 0) ||
+        (link_rate &&
+         (rc = sn_emu_parse_rate(link_rate, "--link-rate", &o->emu.rate_bps, err)) < 0))
+        return rc;
     if (token) {
         char *end;
         errno = 0;

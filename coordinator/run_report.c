@@ -14,24 +14,25 @@
 #define BETA_RESOLVED_BYTES 4096
 #define NS_PER_US           1000.0
 
+/* The time model's prediction (timemodel_run.c); without one (no calibration), the simple
+ * steps x (alpha + size x beta) of the median link. */
 static double predicted_us(const coord_opts_t *o, const coord_result_t *res)
 {
+    if (res->has_model)
+        return res->model.predicted_us;
     return (double) res->steps * (res->alpha_us + o->ctx->params.size * res->beta_us);
 }
 
 double coord_point_predicted_us(const coord_opts_t *o, const coord_result_t *res,
                                 const coord_point_t *pt)
 {
+    (void) o;
     if (pt->state != COORD_POINT_DONE)
         return -1;
-    /* the run's prediction, as if the run had been this size alone */
-    cli_ctx_t c = *o->ctx;
-    c.params.size = pt->size;
-    coord_opts_t po = *o;
-    po.ctx = &c;
-    coord_result_t pr = *res;
-    pr.steps = pt->steps;
-    return predicted_us(&po, &pr);
+    if (pt->has_model)
+        return pt->model.predicted_us;
+    /* no time model (no calibration): the median link's cost at this size */
+    return (double) pt->steps * (res->alpha_us + pt->size * res->beta_us);
 }
 
 /* The calibration line. Probes of 0 and `size` bytes give alpha + size * beta, the one-way time
@@ -138,6 +139,8 @@ void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
     }
     json_str(&j, "security", o->security == SN_SEC_SODIUM ? "sodium" : "none");
     sweep_json_hosts_links(&j, res);
+    coord_emu_report_json(&j, o, res);
+    coord_model_report_json(&j, o, res);
     if (res->failed)
         json_str(&j, "error", res->error);
     json_end(&j);
@@ -166,6 +169,8 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
                 median_us / (double) o->idle_slots);
         print_coll(f, res);
         print_links(f, o, res);
+        coord_emu_report_text(f, o, res);
+        coord_model_report_text(f, o, res);
         return;
     }
     fprintf(f, "  steps           %llu%s\n", (unsigned long long) res->steps,
@@ -193,6 +198,8 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
     else
         fprintf(f, "  max_queue       not reported by %s\n", c->algo->name);
     print_links(f, o, res);
+    coord_emu_report_text(f, o, res);
+    coord_model_report_text(f, o, res);
     sweep_stats_t st;
     sweep_stats(res->wall_ns, res->nwall, &st);
     fprintf(f,
@@ -200,6 +207,6 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
             "iterations (%.2f us per step at p50)\n",
             st.avg, st.min, st.max, st.p50, st.p99, st.n,
             res->steps ? median_us / (double) res->steps : 0.0);
-    fprintf(f, "  predicted time  %.1f us (steps x (alpha + size x beta))\n", predicted_us(o, res));
+    fprintf(f, "  predicted time  %.1f us (the time model, docs/model.md)\n", predicted_us(o, res));
     print_coll(f, res);
 }

@@ -67,6 +67,14 @@ int sn_wire_send_linkhello(sn_conn_t *c, uint64_t token, uint32_t edge, uint32_t
 int sn_wire_send_data(sn_conn_t *c, uint32_t cid, uint64_t slot, uint32_t radius, uint64_t cmax,
                       const sn_packet_t *pkt, const sn_params_t *p)
 {
+    size_t len;
+    return sn_conn_send(c, sn_wire_frame_data(c, cid, slot, radius, cmax, pkt, p, &len));
+}
+
+uint8_t *sn_wire_frame_data(sn_conn_t *c, uint32_t cid, uint64_t slot, uint32_t radius,
+                            uint64_t cmax, const sn_packet_t *pkt, const sn_params_t *p,
+                            size_t *len)
+{
     Stepnet__DataHeader h = STEPNET__DATA_HEADER__INIT;
     Stepnet__PacketHeader ph = STEPNET__PACKET_HEADER__INIT;
     h.cid = cid;
@@ -103,7 +111,8 @@ int sn_wire_send_data(sn_conn_t *c, uint32_t cid, uint64_t slot, uint32_t radius
         sn_payload_fill_value(p->op, pkt->digest, body + 4 + hlen, plen);
     else if (plen)
         sn_payload_fill(p->seed, pkt->src, pkt->dst, pkt->seq, pkt->frag, body + 4 + hlen, plen);
-    return sn_conn_send(c, body);
+    *len = 4 + hlen + plen;
+    return body;
 }
 
 /* Data headers are unpacked into a small stack arena instead of malloc: one frame per link per

@@ -53,6 +53,13 @@ int sn_wire_send_linkhello(sn_conn_t *c, uint64_t token, uint32_t edge, uint32_t
 int sn_wire_send_data(sn_conn_t *c, uint32_t cid, uint64_t slot, uint32_t radius, uint64_t cmax,
                       const sn_packet_t *pkt, const sn_params_t *p);
 
+/* The same data frame, built but not sent: its body (for sn_conn_send on c, which then owns it)
+ * and, in *len, the body's length. The link emulation (node/emulate.c) holds it until its release
+ * time. */
+uint8_t *sn_wire_frame_data(sn_conn_t *c, uint32_t cid, uint64_t slot, uint32_t radius,
+                            uint64_t cmax, const sn_packet_t *pkt, const sn_params_t *p,
+                            size_t *len);
+
 typedef struct sn_wire_data_s {
     uint32_t cid;
     uint64_t slot;

@@ -74,7 +74,7 @@ static int take_assignment(node_t *nd, const Stepnet__Assign *a, sn_err_t *err)
     nd->max_slots = a->max_slots ? a->max_slots : UINT64_MAX;
     if (a->fault && (rc = sn_wire_fault_parse(a->fault, &nd->fault, err)) < 0)
         return rc;
-    if ((rc = sn__node_links_init(nd, a, err)) < 0)
+    if ((rc = sn__node_links_init(nd, a, err)) < 0 || (rc = sn__node_emu_init(nd, a, err)) < 0)
         return rc;
     nd->assigned = 1;
     return 0;
@@ -171,7 +171,8 @@ static void ctl_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len
         break;
     case STEPNET__CONTROL__MSG_CALIBRATE:
         if (nd->net.ready_sent)
-            sn__node_calibrate(nd, m->calibrate->bytes, m->calibrate->probes);
+            sn__node_calibrate(nd, m->calibrate->bytes, m->calibrate->probes,
+                               m->calibrate->has_concurrent && m->calibrate->concurrent);
         break;
     case STEPNET__CONTROL__MSG_START:
         if (nd->net.ready_sent && !nd->exit_code)

@@ -64,6 +64,7 @@ void sn__node_exit(node_t *nd, int code)
     close_if_open((uv_handle_t *) &nd->ctl.retry);
     close_if_open((uv_handle_t *) &nd->ctl.hb_timer);
     close_if_open((uv_handle_t *) &nd->ex.slot_timer);
+    sn__node_emu_close(nd);
     close_if_open((uv_handle_t *) &nd->sigterm);
     close_if_open((uv_handle_t *) &nd->sigint);
     if (nd->exit_timer_live)
@@ -204,6 +205,7 @@ static void node_free(node_t *nd)
         free(nd->links[q].cal.rtt);
     }
     free(nd->links);
+    free(nd->conc.rtt);
     free(nd->ex.out);
     free(nd->ex.out_has);
     free(nd->ex.mark);

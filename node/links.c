@@ -143,15 +143,22 @@ static void link_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t le
         sn__node_on_data(l, body, len);
         break;
     case SN_FRAME_PING: {
-        uint8_t *b = sn_conn_frame(c, SN_FRAME_PONG, len);
-        memcpy(b, body, len);
-        sn_conn_send(c, b);
+        uint64_t seq = 0;
+        if (len >= 8)
+            memcpy(&seq, body, 8);
+        size_t n = seq & SN_NODE_CONC_SEQ ? 8 : len; /* a concurrent round: the sequence only */
+        uint8_t *b = sn_conn_frame(c, SN_FRAME_PONG, n);
+        memcpy(b, body, n);
+        sn__node_link_send(l, b, n);
         break;
     }
-    case SN_FRAME_PONG:
-        if (l->dialer && l->cal.probe < 2 * l->cal.probes)
-            sn__node_on_pong(l);
+    case SN_FRAME_PONG: {
+        uint64_t seq = UINT64_MAX;
+        if (len >= 8)
+            memcpy(&seq, body, 8);
+        sn__node_on_pong(l, seq);
         break;
+    }
     default:
         sn__node_log(nd, "LINK-PROTO", "edge %u (node %u): unexpected frame type %d", l->edge,
                      l->peer, type);
@@ -201,8 +208,10 @@ static void link_on_closed(sn_conn_t *c)
     remove_pending(nd, lc);
     if (lc->link == NULL)
         sn_admit_done(&nd->net.admit, c);
-    if (lc->link && lc->link->lc == lc)
+    if (lc->link && lc->link->lc == lc) {
+        sn__node_emu_drop(lc->link); /* frames it still held for this connection */
         lc->link->lc = NULL;
+    }
     for (uint32_t q = 0; q < nd->deg; q++)
         if (nd->links[q].dial.dialling == lc)
             nd->links[q].dial.dialling = NULL;

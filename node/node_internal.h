@@ -21,6 +21,7 @@
 #include "conn.h"
 #include "node.h"
 #include "stepnet/algo.h"
+#include "stepnet/linkemu.h"
 #include "stepnet/sim.h"
 #include "stepnet/topo.h"
 #include "wire.h"
@@ -81,6 +82,10 @@ struct link_s {
     rxframe_t rx[2];
     uint64_t sent_pkt_slot;
     link_cal_t cal;
+    /* link emulation (emulate.c): this direction's schedule and the frames it holds */
+    int emu_on;
+    sn_emu_sched_t emu;
+    struct emu_frame_s *emu_head, *emu_tail;
 };
 
 /* The control channel to the coordinator (control.c). */
@@ -180,6 +185,17 @@ struct node_s {
     uint64_t max_slots;
     sn_fault_t fault;  /* kind SN_FAULT_NONE: none (fault.c) */
     uint32_t cal_left; /* links still calibrating (calibrate.c) */
+    /* the concurrent rounds of the calibration (calibrate.c): round, echoes still missing */
+    struct {
+        int on;
+        uint32_t round, rounds, left, bytes;
+        uint64_t t0;
+        uint64_t *rtt; /* [2 * rounds]: empty, then `bytes` */
+    } conc;
+    /* link emulation (emulate.c): one timerfd for the earliest release of every link */
+    int emu_fd;
+    int emu_live;
+    uv_poll_t emu_poll;
     node_exec_t ex;
     /* shutdown (lifecycle.c) */
     uv_signal_t sigterm, sigint;
@@ -239,11 +255,16 @@ extern const sn_admit_ops_t sn__node_admit_ops;
 /* ---- calibrate.c ---- */
 
 /* Measures every link this node dials with `probes` empty and `probes` `bytes`-byte ping-pongs,
+ * then (concurrent) `probes` rounds of empty and of `bytes`-byte pings on all its links at once,
  * then sends Calibrated. */
-void sn__node_calibrate(node_t *nd, uint32_t bytes, uint32_t probes);
+void sn__node_calibrate(node_t *nd, uint32_t bytes, uint32_t probes, int concurrent);
 
-/* A PONG on link l (the dialler's side). */
-void sn__node_on_pong(link_t *l);
+/* The sequence bit of the concurrent rounds' pings; their pongs echo the sequence number only
+ * (links.c), so that a round moves the probes' bytes one way, as a slot does. */
+#define SN_NODE_CONC_SEQ (1ull << 63)
+
+/* A PONG on link l carrying sequence number seq. */
+void sn__node_on_pong(link_t *l, uint64_t seq);
 
 /* ---- slot.c ---- */
 
@@ -256,6 +277,24 @@ void sn__node_start(node_t *nd, const Stepnet__Start *st);
 
 /* A data frame on link l. */
 void sn__node_on_data(link_t *l, const uint8_t *body, size_t len);
+
+/* ---- emulate.c ---- */
+
+/* Sets up the emulation of the assignment's links (a->emu, a->emu_seed): every link of an edge
+ * listed there delays its outgoing frames. 0, or SN_EINVAL with err set (an edge that is not this
+ * node's, a value beyond the parsers' bounds), or a libuv code when the timer cannot be made. */
+int sn__node_emu_init(node_t *nd, const Stepnet__Assign *a, sn_err_t *err);
+
+/* Sends a frame `body` of `len` body bytes (from sn_conn_frame or sn_wire_frame_data on
+ * l->lc->c) on link l: at once, or, when the link is emulated, at its release time, after every
+ * frame written on l before it. */
+void sn__node_link_send(link_t *l, uint8_t *body, size_t len);
+
+/* Frees the frames link l still holds (its connection is closing). */
+void sn__node_emu_drop(link_t *l);
+
+/* Closes the emulation's timer (shutdown). */
+void sn__node_emu_close(node_t *nd);
 
 /* ---- fault.c ---- */
 

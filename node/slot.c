@@ -188,8 +188,12 @@ static void play(node_t *nd, uint64_t s)
     size_t ntx = 0;
     if (nd->ex.idle) { /* the idle barrier: empty frames only */
         nd->ex.t = s;
-        for (uint32_t q = 0; q < nd->deg; q++)
-            sn_wire_send_data(&nd->links[q].lc->c, nd->ex.cid, s, 0, 0, NULL, p);
+        for (uint32_t q = 0; q < nd->deg; q++) {
+            size_t len;
+            uint8_t *b =
+                sn_wire_frame_data(&nd->links[q].lc->c, nd->ex.cid, s, 0, 0, NULL, p, &len);
+            sn__node_link_send(&nd->links[q], b, len);
+        }
         uv_timer_again(&nd->ex.slot_timer);
         return;
     }
@@ -266,7 +270,10 @@ static void play(node_t *nd, uint64_t s)
                 set_bit(&nd->ex.data_bits, &nd->ex.ndata_bits, s);
             }
         }
-        sn_wire_send_data(&l->lc->c, nd->ex.cid, s, nd->ex.radius, nd->ex.cmax, pkt, p);
+        size_t len;
+        uint8_t *b =
+            sn_wire_frame_data(&l->lc->c, nd->ex.cid, s, nd->ex.radius, nd->ex.cmax, pkt, p, &len);
+        sn__node_link_send(l, b, len);
     }
     sn__node_fault_inject(nd, s);
     uv_timer_again(&nd->ex.slot_timer);

@@ -702,10 +702,21 @@ static void expect_run_report(const char *j, int64_t reps, int64_t size)
     double alpha = tu_json_num(j, "alpha_us"), beta = tu_json_num(j, "beta_us_per_byte");
     assert_true(alpha > 0);
     assert_true(beta >= 0);
+    /* predicted_us is the time model's (docs/model.md, "The time model"); the simple steps x
+     * (alpha + size x beta) of the median link is its simple_us */
     double pred = tu_json_num(j, "predicted_us");
-    if (!near(pred, (double) steps * (alpha + (double) size * beta)))
-        fail_msg("predicted_us %g != steps * (alpha + size * beta) = %g", pred,
-                 (double) steps * (alpha + (double) size * beta));
+    const char *tm = tu_json_need(j, "time_model");
+    assert_false(tu_json_is_null(j, "time_model"));
+    if (!near(pred, tu_json_num(tm, "predicted_us")))
+        fail_msg("predicted_us %g != time_model.predicted_us %g", pred,
+                 tu_json_num(tm, "predicted_us"));
+    if (!near(tu_json_num(tm, "simple_us"), (double) steps * (alpha + (double) size * beta)))
+        fail_msg("time_model.simple_us %g != steps * (alpha + size * beta) = %g",
+                 tu_json_num(tm, "simple_us"), (double) steps * (alpha + (double) size * beta));
+    /* the model sums the collective's slots and the in-band barrier's empty ones */
+    int64_t slots = steps + tu_json_int(j, "barrier_slots");
+    assert_int_equal(tu_json_int(tm, "slots"), slots);
+    assert_true(tu_json_num(tm, "slots_us") >= (double) slots * tu_json_num(tm, "floor_us") - 0.1);
     assert_true(strlen(jstr(j, "security")) > 0);
     expect_coll_times(j, reps);
     /* local nodes: one clock, and an in-band barrier before each repetition (an even number of
