@@ -212,6 +212,31 @@ static void refuse(coord_t *r, coord_pconn_t *pc, const char *fmt, ...)
     sn_conn_close(&pc->c);
 }
 
+/* Refuses a join-mode node that asked for an id out of range or already taken: logged on stderr
+ * (always, not rate-limited: a launcher's mistake), and told to the node in an ABORT. */
+static void refuse_id(coord_t *r, coord_pconn_t *pc, const Stepnet__Hello *h, int id)
+{
+    char why[SN_ADDR_MAX_HOST + 100];
+    if ((uint32_t) id >= r->n)
+        snprintf(why, sizeof why, "id %d is out of range: the topology has nodes 0 to %u", id,
+                 r->n - 1);
+    else
+        snprintf(why, sizeof why, "id %d is taken by the node that joined from %s (pid %u)", id,
+                 r->nodes[id].host, r->nodes[id].pid);
+    fprintf(stderr, "stepnet run: refused the node at %s (pid %u on %s) asking for --id %d: %s\n",
+            pc->c.peer, h->pid, h->hostname ? h->hostname : "?", id, why);
+    Stepnet__Control m = STEPNET__CONTROL__INIT;
+    Stepnet__Abort ab = STEPNET__ABORT__INIT;
+    char reason[SN_ADDR_MAX_HOST + 140];
+    snprintf(reason, sizeof reason, "refused --id %d: %s", id, why);
+    ab.reason = reason;
+    m.msg_case = STEPNET__CONTROL__MSG_ABORT;
+    m.abort = &ab;
+    sn_wire_send_control(&pc->c, &m); /* written at once when the socket can take it */
+    sn_admit_refused(&r->admit, pc->c.peer, why);
+    sn_conn_close(&pc->c);
+}
+
 static void on_hello(coord_t *r, coord_pconn_t *pc, const Stepnet__Hello *h)
 {
     if (h->version != SN_WIRE_VERSION) {
@@ -226,12 +251,22 @@ static void on_hello(coord_t *r, coord_pconn_t *pc, const Stepnet__Hello *h)
             refuse(r, pc, "a node claiming id %d", id);
             return;
         }
+    } else if (h->has_want_id && h->want_id >= 0) {
+        /* join mode with --id N (or --id auto): the node's id, once */
+        id = (int) h->want_id;
+        if ((uint32_t) id >= r->n || r->nodes[id].hello) {
+            refuse_id(r, pc, h, id);
+            return;
+        }
     } else {
         if (r->joined >= r->n) {
             refuse(r, pc, "a node: all %u nodes have joined", r->n);
             return;
         }
-        id = (int) r->joined;
+        /* the lowest id nobody took (by order of joining, or by asking with --id) */
+        id = 0;
+        while (r->nodes[id].hello)
+            id++;
     }
     /* a node of this run: no longer a stranger, and its frames may be as large as a Result */
     sn_admit_done(&r->admit, &pc->c);

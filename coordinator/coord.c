@@ -70,6 +70,7 @@ void sn__coord_close_all(coord_t *r)
     for (uint32_t i = 0; i < r->n; i++)
         if (r->nodes[i].spawned)
             close_handle((uv_handle_t *) &r->nodes[i].proc);
+    sn__coord_ssh_close(r);
 }
 
 static void on_grace(uv_timer_t *t)
@@ -236,6 +237,11 @@ static int prepare(coord_t *r, sn_err_t *err)
     r->node_bin =
         o->node_bin ? o->node_bin : sn__coord_node_bin(r->node_bin_buf, sizeof r->node_bin_buf);
     r->nodes = sn_xcalloc(r->n, sizeof *r->nodes);
+    if (o->hosts) {
+        int rc = sn__coord_hosts_prepare(r, err);
+        if (rc < 0)
+            return rc;
+    }
     r->res->wall_ns = sn_xcalloc((size_t) o->reps + 1, sizeof *r->res->wall_ns);
     r->digest_want = sn_xcalloc(r->n, sizeof *r->digest_want);
     for (uint32_t i = 0; i < r->n; i++) {
@@ -305,6 +311,7 @@ static void release(coord_t *r)
     free(r->alpha);
     free(r->beta);
     sn_topo_files_free(r->files, r->nfiles);
+    sn_hostlist_free(&r->hosts);
     sn_key_free(r->key);
 }
 
@@ -342,7 +349,7 @@ int coord_run(const coord_opts_t *opts, coord_result_t *result, sn_err_t *err)
                 r->listen_addr);
     } else {
         sn_err_t e = {0};
-        if (sn__coord_spawn(r, &e) < 0) {
+        if ((opts->hosts ? sn__coord_launch_ssh(r, &e) : sn__coord_spawn(r, &e)) < 0) {
             sn__coord_fail(r, COORD_NODE_NONE, 0, "could not start the node processes: %s", e.msg);
             sn__coord_finish(r, 1);
         }

@@ -42,6 +42,11 @@ typedef struct coord_opts_s {
     /* --coll dynbcast: --lambda, --rho, --sweep-rho as given (NULL: not given), --slots (-1) */
     const char *dyn_lambda, *dyn_rho, *dyn_sweep;
     int64_t dyn_slots;
+    /* --hosts: nodes started over ssh on these hosts (launch_ssh.c, hostfile.h); NULL: none */
+    const char *hosts;       /* a hostfile or a host[:slots],... list, as given */
+    int map_by;              /* --map-by: SN_MAP_BY_SLOT or SN_MAP_BY_NODE (hostfile.h) */
+    const char *remote_node; /* --remote-node: stepnet-node on the hosts; NULL: on their PATH */
+    const char *ssh;         /* --ssh: the ssh command; NULL: $STEPNET_SSH, else "ssh" */
 } coord_opts_t;
 
 /* What a run measured. On failure `failed` is 1, `error` names the culprit node, slot and a
