@@ -212,6 +212,18 @@ static void refuse(coord_t *r, coord_pconn_t *pc, const char *fmt, ...)
     sn_conn_close(&pc->c);
 }
 
+/* Tells a node it is refused, with the reason, in an ABORT written before its connection is
+ * closed (written at once when the socket can take it: a refused node then says why it left). */
+static void tell_abort(coord_pconn_t *pc, const char *reason)
+{
+    Stepnet__Control m = STEPNET__CONTROL__INIT;
+    Stepnet__Abort ab = STEPNET__ABORT__INIT;
+    ab.reason = (char *) reason;
+    m.msg_case = STEPNET__CONTROL__MSG_ABORT;
+    m.abort = &ab;
+    sn_wire_send_control(&pc->c, &m);
+}
+
 /* Refuses a join-mode node that asked for an id out of range or already taken: logged on stderr
  * (always, not rate-limited: a launcher's mistake), and told to the node in an ABORT. */
 static void refuse_id(coord_t *r, coord_pconn_t *pc, const Stepnet__Hello *h, int id)
@@ -225,14 +237,9 @@ static void refuse_id(coord_t *r, coord_pconn_t *pc, const Stepnet__Hello *h, in
                  r->nodes[id].host, r->nodes[id].pid);
     fprintf(stderr, "stepnet run: refused the node at %s (pid %u on %s) asking for --id %d: %s\n",
             pc->c.peer, h->pid, h->hostname ? h->hostname : "?", id, why);
-    Stepnet__Control m = STEPNET__CONTROL__INIT;
-    Stepnet__Abort ab = STEPNET__ABORT__INIT;
     char reason[SN_ADDR_MAX_HOST + 140];
     snprintf(reason, sizeof reason, "refused --id %d: %s", id, why);
-    ab.reason = reason;
-    m.msg_case = STEPNET__CONTROL__MSG_ABORT;
-    m.abort = &ab;
-    sn_wire_send_control(&pc->c, &m); /* written at once when the socket can take it */
+    tell_abort(pc, reason);
     sn_admit_refused(&r->admit, pc->c.peer, why);
     sn_conn_close(&pc->c);
 }
@@ -240,6 +247,11 @@ static void refuse_id(coord_t *r, coord_pconn_t *pc, const Stepnet__Hello *h, in
 static void on_hello(coord_t *r, coord_pconn_t *pc, const Stepnet__Hello *h)
 {
     if (h->version != SN_WIRE_VERSION) {
+        char why[120];
+        snprintf(why, sizeof why,
+                 "protocol version mismatch: the node speaks version %u, the coordinator %u",
+                 h->version, SN_WIRE_VERSION);
+        tell_abort(pc, why); /* so that the node, and an ssh launch, print why */
         refuse(r, pc, "a node speaking protocol version %u (this is %u)", h->version,
                SN_WIRE_VERSION);
         return;
