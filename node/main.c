@@ -44,6 +44,8 @@ static const char usage[] =
     "                     input is the cluster key (unless --security none), and the node\n"
     "                     leaves when standard input closes (the ssh session ended)\n"
     "  --local            used by `stepnet run` when it spawns nodes itself\n"
+    "  --wire-version N   testing: announce protocol version N (1 to 1000) instead of this\n"
+    "                     program's, to test the coordinator's refusal of other versions\n"
     "  -h, --help         print this help and exit\n"
     "  --version          print the version and exit\n"
     "\n"
@@ -127,6 +129,16 @@ int main(int argc, char **argv)
                 fprintf(stderr, "stepnet-node: %s\n", e.msg);
                 return 2;
             }
+        } else if (strcmp(a, "--wire-version") == 0) {
+            long x;
+            if (parse_long(v, 1, 1000, &x) < 0) {
+                fprintf(stderr,
+                        "stepnet-node: bad value '%s' for --wire-version: expected an integer "
+                        "from 1 to 1000\n",
+                        v);
+                return 2;
+            }
+            o.wire_version = (uint32_t) x;
         } else if (strcmp(a, "--id") == 0 || strcmp(a, "--connect-timeout-ms") == 0) {
             long x;
             if (parse_long(v, 0, 1 << 30, &x) < 0) {

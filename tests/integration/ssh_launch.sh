@@ -182,6 +182,12 @@ run_fails "authentication" "$net.10" "Permission denied" "$ssh_bad" --hosts "$ne
 run_fails "missing stepnet-node" "$net.11" "not found" "$ssh_ok" --hosts "$net.11:4" \
     --remote-node /nonexistent/stepnet-node
 
+# a remote node of another protocol version (a wrapper announcing version 99)
+printf '#!/bin/sh\nexec %s "$@" --wire-version 99\n' "$remote" >"$tmp/bin/other-version"
+chmod +x "$tmp/bin/other-version"
+run_fails "protocol version" "$net.10" "protocol version mismatch: the node speaks version 99" \
+    "$ssh_ok" --hosts "$net.10:4" --remote-node "$tmp/bin/other-version"
+
 # ---- the coordinator killed mid-run: every remote node leaves ---------------------------------
 STEPNET_SSH="$ssh_ok" "$stepnet" run --listen "$net.1:0" --remote-node "$remote" --topo ring:4 \
     --coll te --hosts "$net.10:2,$net.11:2" --idle-slots 100000000 --reps 1000 --warmup 0 \
