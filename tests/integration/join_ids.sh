@@ -20,6 +20,8 @@ trap cleanup EXIT INT TERM
 fail() {
     echo "FAIL $*"
     [ -f "$tmp/err" ] && sed 's/^/  coordinator: /' "$tmp/err"
+    [ -f "$tmp/session" ] && sed 's/^/  node: /' "$tmp/session"
+    [ -f "$tmp/nodes.err" ] && sed "s/^/  nodes: /" "$tmp/nodes.err"
     exit 1
 }
 "$stepnet" keygen "$tmp/key" 2>/dev/null
@@ -27,6 +29,7 @@ launcher_vars=(-u OMPI_COMM_WORLD_RANK -u PMIX_RANK -u PMI_RANK -u SLURM_PROCID)
 
 # start_coord TOPO: a join-mode coordinator in the background (pid in $coord, port in $port)
 start_coord() {
+    rm -f "$tmp/err" "$tmp/out" # not the previous coordinator's port, read before the truncation
     timeout 120 "$stepnet" run --nodes join --listen 127.0.0.1:0 --key "$tmp/key" --topo "$1" \
         --coll te --reps 1 --warmup 0 --probes 0 --ready-timeout-ms 60000 --json \
         >"$tmp/out" 2>"$tmp/err" &
@@ -34,7 +37,7 @@ start_coord() {
     pids+=("$coord")
     port=""
     for _ in $(seq 200); do # 10 s
-        port=$(grep -o 'join 127.0.0.1:[0-9]*' "$tmp/err" | head -n1 | cut -d: -f2 || true)
+        port=$(grep -o 'join 127.0.0.1:[0-9]*' "$tmp/err" 2>/dev/null | head -n1 | cut -d: -f2 || true)
         [ -n "$port" ] && return 0
         sleep 0.05
     done
@@ -43,7 +46,7 @@ start_coord() {
 # wait_joined ID: the coordinator logged node ID joining (10 s)
 wait_joined() {
     for _ in $(seq 200); do
-        grep -q "node $1 joined" "$tmp/err" && return 0
+        grep -q "node $1 joined" "$tmp/err" 2>/dev/null && return 0
         sleep 0.05
     done
     fail "node $1 did not join"
