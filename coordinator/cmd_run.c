@@ -23,14 +23,30 @@
     "  --nodes local|join local: spawn the nodes on 127.0.0.1 (default); join: wait for nodes\n"   \
     "                     started with `stepnet-node --join HOST:PORT`\n"                          \
     "  --listen ADDR      coordinator address (default 127.0.0.1:0; join mode needs it, e.g.\n"    \
-    "                     0.0.0.0:7000)\n"                                                         \
-    "  --key FILE         the cluster key (stepnet keygen): required in join mode; local runs "    \
-    "make\n"                                                                                       \
-    "                     a fresh key per run unless this is given\n"                              \
+    "                     0.0.0.0:7000; --hosts needs an address the hosts can reach)\n"           \
+    "  --hosts FILE|LIST  start the nodes over ssh on these hosts: a hostfile (one host per\n"     \
+    "                     line, `[user@]host[:port] [slots=N]`, # comments, as Open MPI's) or\n"   \
+    "                     a list `host[:slots],...` as mpirun -H takes it; an argument with a\n"   \
+    "                     '/' or naming an existing file is a hostfile. A host without slots=N\n"  \
+    "                     has 1 slot; every node is one process on its host\n"                     \
+    "  --map-by slot|node placement of node ids on the hosts (printed on stderr): slot "           \
+    "(default)\n"                                                                                  \
+    "                     fills each host's slots in list order; node deals ids round-robin, "     \
+    "one\n"                                                                                        \
+    "                     per host, skipping full hosts\n"                                         \
+    "  --remote-node PATH the stepnet-node program on the hosts (default: stepnet-node on the\n"   \
+    "                     remote PATH)\n"                                                          \
+    "  --ssh COMMAND      the ssh client and its options, split at spaces, no quoting (default\n"  \
+    "                     $STEPNET_SSH, else ssh), e.g. \"ssh -p 2222 -i /home/me/lab.key\";\n"    \
+    "                     stepnet adds -T -o BatchMode=yes -o ConnectTimeout=S and sends the\n"    \
+    "                     cluster key on ssh's standard input, never on a command line\n"          \
+    "  --key FILE         the cluster key (stepnet keygen): required in join mode; local and\n"    \
+    "                     --hosts runs make a fresh key per run unless this is given\n"            \
     "  --security MODE    sodium (default: every connection authenticated and encrypted) or "      \
     "none\n"                                                                                       \
-    "                     (plaintext, for raw measurements; join mode also needs --insecure-ok)\n" \
-    "  --insecure-ok      accept --security none in join mode\n"                                   \
+    "                     (plaintext, for raw measurements; join mode and --hosts also need\n"     \
+    "                     --insecure-ok)\n"                                                        \
+    "  --insecure-ok      accept --security none in join mode or with --hosts\n"                   \
     "  --node-bin PATH    the stepnet-node executable (default: next to stepnet)\n"                \
     "  --probes N         ping-pong probes per link and size for calibration, and rounds of the\n" \
     "                     time model's node and control-leg probes (default 20; 0 skips them\n"    \
@@ -84,7 +100,8 @@ static const char usage[] =
     "                     run of pmnb-mesh-split, or pmnb-fcube on a folded cube (see stepnet\n"
     "                     sim --help)\n"
     "\n"
-    "Exit status: 0 verified, 1 the collective failed or did not verify, 2 bad input,\n"
+    "Exit status: 0 verified, 1 the collective failed or did not verify (or a node or host\n"
+    "failed: ssh, a missing stepnet-node, a node that left; the error names it), 2 bad input,\n"
     "130 interrupted by SIGINT (Ctrl-C), 143 interrupted by SIGTERM.\n";
 
 static const char bench_usage[] =

@@ -283,9 +283,46 @@ static void refuse(coord_t *r, coord_pconn_t *pc, const char *fmt, ...)
     sn_conn_close(&pc->c);
 }
 
+/* Tells a node it is refused, with the reason, in an ABORT written before its connection is
+ * closed (written at once when the socket can take it: a refused node then says why it left). */
+static void tell_abort(coord_pconn_t *pc, const char *reason)
+{
+    Stepnet__Control m = STEPNET__CONTROL__INIT;
+    Stepnet__Abort ab = STEPNET__ABORT__INIT;
+    ab.reason = (char *) reason;
+    m.msg_case = STEPNET__CONTROL__MSG_ABORT;
+    m.abort = &ab;
+    sn_wire_send_control(&pc->c, &m);
+}
+
+/* Refuses a join-mode node that asked for an id out of range or already taken: logged on stderr
+ * (always, not rate-limited: a launcher's mistake), and told to the node in an ABORT. */
+static void refuse_id(coord_t *r, coord_pconn_t *pc, const Stepnet__Hello *h, int id)
+{
+    char why[SN_ADDR_MAX_HOST + 100];
+    if ((uint32_t) id >= r->n)
+        snprintf(why, sizeof why, "id %d is out of range: the topology has nodes 0 to %u", id,
+                 r->n - 1);
+    else
+        snprintf(why, sizeof why, "id %d is taken by the node that joined from %s (pid %u)", id,
+                 r->nodes[id].host, r->nodes[id].pid);
+    fprintf(stderr, "stepnet run: refused the node at %s (pid %u on %s) asking for --id %d: %s\n",
+            pc->c.peer, h->pid, h->hostname ? h->hostname : "?", id, why);
+    char reason[SN_ADDR_MAX_HOST + 140];
+    snprintf(reason, sizeof reason, "refused --id %d: %s", id, why);
+    tell_abort(pc, reason);
+    sn_admit_refused(&r->admit, pc->c.peer, why);
+    sn_conn_close(&pc->c);
+}
+
 static void on_hello(coord_t *r, coord_pconn_t *pc, const Stepnet__Hello *h)
 {
     if (h->version != SN_WIRE_VERSION) {
+        char why[120];
+        snprintf(why, sizeof why,
+                 "protocol version mismatch: the node speaks version %u, the coordinator %u",
+                 h->version, SN_WIRE_VERSION);
+        tell_abort(pc, why); /* so that the node, and an ssh launch, print why */
         refuse(r, pc, "a node speaking protocol version %u (this is %u)", h->version,
                SN_WIRE_VERSION);
         return;
@@ -297,12 +334,22 @@ static void on_hello(coord_t *r, coord_pconn_t *pc, const Stepnet__Hello *h)
             refuse(r, pc, "a node claiming id %d", id);
             return;
         }
+    } else if (h->has_want_id && h->want_id >= 0) {
+        /* join mode with --id N (or --id auto): the node's id, once */
+        id = (int) h->want_id;
+        if ((uint32_t) id >= r->n || r->nodes[id].hello) {
+            refuse_id(r, pc, h, id);
+            return;
+        }
     } else {
         if (r->joined >= r->n) {
             refuse(r, pc, "a node: all %u nodes have joined", r->n);
             return;
         }
-        id = (int) r->joined;
+        /* the lowest id nobody took (by order of joining, or by asking with --id) */
+        id = 0;
+        while (r->nodes[id].hello)
+            id++;
     }
     /* a node of this run: no longer a stranger, and its frames may be as large as a Result */
     sn_admit_done(&r->admit, &pc->c);
@@ -391,7 +438,8 @@ static void on_clock_echo(coord_t *r, coord_node_t *cn, const Stepnet__ClockEcho
 }
 
 /* After calibration: local nodes share the coordinator's clock (CLOCK_MONOTONIC of one host);
- * joined nodes may not, so their offsets are estimated first, every node probed in parallel. */
+ * joined nodes and nodes started over ssh may not, so their offsets are estimated first, every
+ * node probed in parallel. */
 static void start_clocks(coord_t *r)
 {
     /* the in-band barrier: long enough for every node to hear of every other's start (the
@@ -399,7 +447,7 @@ static void start_clocks(coord_t *r)
     uint64_t d = sn_topo_diameter(r->t, 0);
     r->barrier_slots = r->o->idle_slots ? 0 : (d < 2 ? 2 : d + (d & 1));
     r->res->barrier_slots = r->barrier_slots;
-    if (!r->o->join) {
+    if (!r->o->join && !r->o->hosts) { /* local nodes: the coordinator's own clock */
         start_rep(r);
         return;
     }

@@ -85,6 +85,7 @@ void sn__coord_close_all(coord_t *r)
     for (uint32_t i = 0; i < r->n; i++)
         if (r->nodes[i].spawned)
             close_handle((uv_handle_t *) &r->nodes[i].proc);
+    sn__coord_ssh_close(r);
 }
 
 static void on_grace(uv_timer_t *t)
@@ -276,6 +277,8 @@ static int prepare(coord_t *r, sn_err_t *err)
         r->res->node_conc_rtt0_us[u] = r->res->node_conc_rtt_us[u] = -1;
     r->res->ctl_us = -1;
     r->nodes = sn_xcalloc(r->n, sizeof *r->nodes);
+    if (o->hosts && (rc = sn__coord_hosts_prepare(r, err)) < 0)
+        return rc;
     r->res->wall_ns = sn_xcalloc((size_t) o->reps + 1, sizeof *r->res->wall_ns);
     /* the sizes: a sweep's, or the run's one (the expected digests follow the size:
      * sn__coord_point_begin) */
@@ -366,6 +369,7 @@ static void release(coord_t *r)
     free(r->beta);
     free(r->ctl_rtt);
     sn_topo_files_free(r->files, r->nfiles);
+    sn_hostlist_free(&r->hosts);
     sn_key_free(r->key);
 }
 
@@ -405,7 +409,7 @@ int coord_run(const coord_opts_t *opts, coord_result_t *result, sn_err_t *err)
                 r->listen_addr);
     } else {
         sn_err_t e = {0};
-        if (sn__coord_spawn(r, &e) < 0) {
+        if ((opts->hosts ? sn__coord_launch_ssh(r, &e) : sn__coord_spawn(r, &e)) < 0) {
             sn__coord_fail(r, COORD_NODE_NONE, 0, "could not start the node processes: %s", e.msg);
             sn__coord_finish(r, 1);
         }

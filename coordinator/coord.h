@@ -62,6 +62,11 @@ typedef struct coord_opts_s {
      * --link-file (NULL: none) with per-link values */
     sn_emu_link_t emu;
     const char *emu_file;
+    /* --hosts: nodes started over ssh on these hosts (launch_ssh.c, hostfile.h); NULL: none */
+    const char *hosts;       /* a hostfile or a host[:slots],... list, as given */
+    int map_by;              /* --map-by: SN_MAP_BY_SLOT or SN_MAP_BY_NODE (hostfile.h) */
+    const char *remote_node; /* --remote-node: stepnet-node on the hosts; NULL: on their PATH */
+    const char *ssh;         /* --ssh: the ssh command; NULL: $STEPNET_SSH, else "ssh" */
 } coord_opts_t;
 
 /* One packet size of a run (a plain run has one, a sweep one per size), filled as its

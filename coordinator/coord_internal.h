@@ -10,6 +10,7 @@
 #include "addr.h"
 #include "conn.h"
 #include "coord.h"
+#include "hostfile.h"
 #include "secure.h"
 #include "timing.h"
 #include "wire.h"
@@ -78,6 +79,18 @@ typedef struct coord_node_s {
     int clocked;
     int64_t clk_offset_ns;
     uint64_t clk_uncertainty_ns;
+    /* --hosts (launch_ssh.c): `proc` is the ssh client; its standard input carries the key and
+     * stays open for the whole run (the remote node leaves when it closes), its standard error is
+     * relayed line by line with the host's name, the last line kept for the failure report */
+    uint32_t host_index; /* into run->hosts */
+    uv_pipe_t ssh_in, ssh_err;
+    int ssh_pipes; /* ssh_in and ssh_err were initialised */
+    uv_write_t key_req;
+    char key_text[2 * SN_KEY_BYTES + 1];
+    char err_line[256], err_last[256];
+    size_t err_len;
+    int err_eof, exit_signal; /* the report waits for both the exit and the last stderr line */
+    int64_t exit_status;
 } coord_node_t;
 
 typedef struct coord_pconn_s { /* a control connection (before its hello: node == NULL) */
@@ -101,6 +114,10 @@ struct coord_s {
     uint64_t token;
     sn_topo_file_t *files;
     size_t nfiles;
+    sn_hostlist_t hosts; /* --hosts, placed: node i runs on hosts.hosts[nodes[i].host] */
+    char ssh_buf[1024];  /* the --ssh command, split into ssh_words */
+    const char *ssh_words[SN_SSH_MAX_WORDS];
+    size_t nssh;
     /* state */
     coord_phase_t phase;
     uv_tcp_t listener;
@@ -177,6 +194,16 @@ void sn__coord_send_all(coord_t *r, const Stepnet__Control *m);
  * a pipe. 0, or a negative code with err naming the executable or the pipe; the nodes started
  * before the failure keep running until the run ends them. */
 int sn__coord_spawn(coord_t *r, sn_err_t *err);
+/* launch_ssh.c: --hosts: reads and places the hosts (r->hosts, every node's host) and splits the
+ * ssh command. 0, or SN_EINVAL with err naming the bad hostfile line, entry or slot count. */
+int sn__coord_hosts_prepare(coord_t *r, sn_err_t *err);
+/* launch_ssh.c: prints the placement and starts one ssh client per node, each running the remote
+ * stepnet-node with the node's --id and the key on its standard input. 0, or a negative code with
+ * err naming the ssh program; a host's own failure is reported when its ssh exits. */
+int sn__coord_launch_ssh(coord_t *r, sn_err_t *err);
+/* launch_ssh.c: closes the ssh pipes of every node (once its ssh has exited). */
+void sn__coord_ssh_close(coord_t *r);
+
 /* spawn.c: the stepnet-node to start: $STEPNET_NODE, else the one next to this executable. */
 const char *sn__coord_node_bin(char *buf, size_t cap);
 

@@ -9,6 +9,7 @@
 
 #include "addr.h"
 #include "coord.h"
+#include "hostfile.h"
 #include "secure.h"
 #include "sweep.h"
 #include "trace.h"
@@ -37,6 +38,57 @@ static int parse_fault(const char *v, coord_opts_t *o, sn_err_t *err)
     return 0;
 }
 
+/* --hosts and its companions: the combinations (the hosts themselves are read by coord_run,
+ * which knows how many nodes to place). */
+static int check_hosts(coord_opts_t *o, const char *map_by, const char *nodes, int insecure_ok,
+                       sn_err_t *err)
+{
+    if (o->hosts == NULL) {
+        const char *orphan = map_by           ? "--map-by"
+                             : o->remote_node ? "--remote-node"
+                             : o->ssh         ? "--ssh"
+                                              : NULL;
+        if (orphan)
+            return bad(err, "%s applies to --hosts only", orphan);
+        return 0;
+    }
+    sn_map_by_t by = SN_MAP_BY_SLOT;
+    int rc;
+    if (map_by && (rc = sn_map_by_parse(map_by, &by, err)) < 0)
+        return rc;
+    o->map_by = (int) by;
+    if (o->join || strcmp(nodes, "local") != 0 || o->node_bin)
+        return bad(err, "--hosts starts the nodes itself over ssh: it takes no --nodes or "
+                        "--node-bin (use --remote-node PATH for the program on the hosts)");
+    if (o->listen == NULL)
+        return bad(err, "--hosts needs --listen HOST:PORT, an address of this machine that the "
+                        "hosts can reach (port 0: any free port), e.g. --listen 192.168.1.10:0");
+    sn_addr_t a;
+    sn_err_t e = {0};
+    if (sn_addr_parse(o->listen, -1, &a, &e) == 0 &&
+        (strcmp(a.host, "0.0.0.0") == 0 || strcmp(a.host, "::") == 0))
+        return bad(err,
+                   "--hosts needs --listen with the address the hosts dial, not the wildcard "
+                   "'%s'",
+                   o->listen);
+    if (o->security == SN_SEC_NONE && !insecure_ok)
+        return bad(err, "--security none sends plaintext, unauthenticated frames over the "
+                        "network; add --insecure-ok to accept that with --hosts");
+    if (o->remote_node && (o->remote_node[0] == '\0' || strlen(o->remote_node) > 1024 ||
+                           strchr(o->remote_node, '\n') || strchr(o->remote_node, '\'')))
+        return bad(err, "bad value for --remote-node: expected a path of 1 to 1024 characters "
+                        "without a newline or a single quote");
+    const char *ssh = o->ssh ? o->ssh : getenv("STEPNET_SSH");
+    if (ssh) {
+        char buf[1024];
+        const char *words[SN_SSH_MAX_WORDS];
+        size_t nw;
+        if ((rc = sn_ssh_split(ssh, buf, sizeof buf, words, SN_SSH_MAX_WORDS, &nw, &e)) < 0)
+            return bad(err, "%s: %s", o->ssh ? "--ssh" : "STEPNET_SSH", e.msg);
+    }
+    return 0;
+}
+
 int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, const char **out_file,
                      const char *usage, sn_err_t *err)
 {
@@ -55,6 +107,7 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
     const char *link_delay = NULL, *link_jitter = NULL, *link_rate = NULL; /* link emulation */
     int insecure_ok = 0;
     int64_t trace_slots = -1, trace_rep = -1;
+    const char *map_by = NULL;
     const cli_opt_t extra[] = {
         {.name = "--reps", .num = &reps, .lo = 1, .hi = MAX_COUNT},
         {.name = "--warmup", .num = &warmup, .lo = 0, .hi = MAX_COUNT},
@@ -115,6 +168,11 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
         {.name = "--link-jitter", .str = &link_jitter},
         {.name = "--link-rate", .str = &link_rate},
         {.name = "--link-file", .str = &o->emu_file},
+        /* nodes started over ssh (launch_ssh.c) */
+        {.name = "--hosts", .str = &o->hosts},
+        {.name = "--map-by", .str = &map_by},
+        {.name = "--remote-node", .str = &o->remote_node},
+        {.name = "--ssh", .str = &o->ssh},
         {0},
     };
     cli->cmd = bench ? "bench" : "run";
@@ -170,6 +228,8 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
     if (o->security == SN_SEC_SODIUM && o->join && o->key_file == NULL)
         return bad(err, "--nodes join needs --key FILE, the cluster key every node also gets "
                         "(create it with stepnet keygen FILE), or --security none --insecure-ok");
+    if ((rc = check_hosts(o, map_by, nodes, insecure_ok, err)) < 0)
+        return rc;
     if (fault && (rc = parse_fault(fault, o, err)) < 0)
         return rc;
     if (!o->trace_file && (trace_slots > 0 || trace_rep > 0))

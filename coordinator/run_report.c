@@ -102,7 +102,7 @@ void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
         json_null(&j, "max_queue");
         json_null(&j, "max_queue_node");
     }
-    json_str(&j, "nodes_mode", o->join ? "join" : "local");
+    json_str(&j, "nodes_mode", o->join ? "join" : o->hosts ? "ssh" : "local");
     json_uint(&j, "reps", o->reps);
     json_uint(&j, "warmup", o->warmup);
     json_open(&j, "wall_us", '[');

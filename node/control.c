@@ -251,7 +251,7 @@ static void send_hello(node_t *nd)
     gethostname(host, sizeof host - 1);
     Stepnet__Control m = STEPNET__CONTROL__INIT;
     Stepnet__Hello h = STEPNET__HELLO__INIT;
-    h.version = SN_WIRE_VERSION;
+    h.version = nd->opts.wire_version ? nd->opts.wire_version : SN_WIRE_VERSION;
     h.data_host = nd->net.data_host;
     h.data_port = (uint32_t) nd->net.data_port;
     h.has_want_id = nd->opts.want_id >= 0;

@@ -69,6 +69,8 @@ void sn__node_exit(node_t *nd, int code)
     close_if_open((uv_handle_t *) &nd->sigint);
     if (nd->exit_timer_live)
         close_if_open((uv_handle_t *) &nd->exit_timer);
+    if (nd->session_live)
+        close_if_open((uv_handle_t *) &nd->session);
     for (uint32_t q = 0; nd->links_timers_live && q < nd->deg; q++)
         close_if_open((uv_handle_t *) &nd->links[q].dial.retry);
 }
@@ -194,6 +196,42 @@ static int start_listener(node_t *nd)
     return 0;
 }
 
+/* ---- the ssh session (--stdin-session) ---------------------------------------------------- */
+
+static void session_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    static char sink[256]; /* what arrives after the key is not used: only its end matters */
+    (void) h;
+    (void) suggested;
+    *buf = uv_buf_init(sink, sizeof sink);
+}
+
+/* Standard input ended: the ssh session that started this node is gone (the coordinator ended
+ * or was killed, or ssh was), so nobody can stop this node any more: it leaves. */
+static void session_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    node_t *nd = s->data;
+    (void) buf;
+    if (nread >= 0 || nd->stopping)
+        return;
+    sn__node_log(nd, "NODE-SESSION", "standard input closed (%s): the ssh session ended; leaving",
+                 nread == UV_EOF ? "end of file" : uv_strerror((int) nread));
+    sn__node_exit(nd, nd->exit_code ? nd->exit_code : 1);
+}
+
+static int session_watch(node_t *nd)
+{
+    uv_pipe_init(nd->loop, &nd->session, 0);
+    nd->session_live = 1;
+    nd->session.data = nd;
+    int rc = uv_pipe_open(&nd->session, 0);
+    if (rc == 0)
+        rc = uv_read_start((uv_stream_t *) &nd->session, session_alloc, session_read);
+    if (rc < 0)
+        sn__node_log(nd, "NODE-SESSION", "cannot watch standard input: %s", uv_strerror(rc));
+    return rc;
+}
+
 static void node_free(node_t *nd)
 {
     if (nd->ex.state_live && nd->algo && nd->algo->node_fini)
@@ -253,6 +291,8 @@ int sn_node_main(const sn_node_opts_t *o)
         sn__node_log(nd, "NODE-ARGS", "bad coordinator address: %s", err.msg);
         goto out;
     }
+    if (o->stdin_session && session_watch(nd) < 0)
+        goto out;
     if (start_listener(nd) < 0)
         goto out;
     uv_timer_init(nd->loop, &nd->ctl.retry);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "launch_env.h"
 #include "node.h"
 #include "secure.h"
 #include "stepnet_version.h"
@@ -34,7 +35,17 @@ static const char usage[] =
     "  --connect-timeout-ms MS   deadline for reaching the coordinator, and for every handshake\n"
     "                     (default 10000)\n"
     "  --quiet            log failures only\n"
-    "  --id N, --local    used by `stepnet run` when it spawns nodes itself\n"
+    "  --id N             ask the coordinator for node id N (it refuses an id out of range or\n"
+    "                     taken); without --id, join-mode nodes get ids in the order they join\n"
+    "  --id auto          the rank the job launcher gives this process: the first of\n"
+    "                     " SN_LAUNCH_ENV_VARS " that is set\n"
+    "                     (mpirun -np N stepnet-node --join HOST:PORT --key K --id auto)\n"
+    "  --stdin-session    started over ssh by `stepnet run --hosts`: the first line of standard\n"
+    "                     input is the cluster key (unless --security none), and the node\n"
+    "                     leaves when standard input closes (the ssh session ended)\n"
+    "  --local            used by `stepnet run` when it spawns nodes itself\n"
+    "  --wire-version N   testing: announce protocol version N (1 to 1000) instead of this\n"
+    "                     program's, to test the coordinator's refusal of other versions\n"
     "  -h, --help         print this help and exit\n"
     "  --version          print the version and exit\n"
     "\n"
@@ -82,6 +93,9 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--insecure-ok") == 0) {
             insecure_ok = 1;
             continue;
+        } else if (strcmp(a, "--stdin-session") == 0) {
+            o.stdin_session = 1;
+            continue;
         }
         if (v == NULL) {
             fprintf(stderr, "stepnet-node: option %s needs a value; see --help\n", a);
@@ -108,13 +122,30 @@ int main(int argc, char **argv)
                 return 2;
             }
             key_fd = (int) x;
+        } else if (strcmp(a, "--id") == 0 && strcmp(v, "auto") == 0) {
+            sn_err_t e = {0};
+            const char *var;
+            if (sn_launch_env_rank(getenv, &o.want_id, &var, &e) < 0) {
+                fprintf(stderr, "stepnet-node: %s\n", e.msg);
+                return 2;
+            }
+        } else if (strcmp(a, "--wire-version") == 0) {
+            long x;
+            if (parse_long(v, 1, 1000, &x) < 0) {
+                fprintf(stderr,
+                        "stepnet-node: bad value '%s' for --wire-version: expected an integer "
+                        "from 1 to 1000\n",
+                        v);
+                return 2;
+            }
+            o.wire_version = (uint32_t) x;
         } else if (strcmp(a, "--id") == 0 || strcmp(a, "--connect-timeout-ms") == 0) {
             long x;
             if (parse_long(v, 0, 1 << 30, &x) < 0) {
                 fprintf(stderr,
                         "stepnet-node: bad value '%s' for %s: expected an integer from 0 to "
-                        "%d\n",
-                        v, a, 1 << 30);
+                        "%d%s\n",
+                        v, a, 1 << 30, a[2] == 'i' ? ", or auto" : "");
                 return 2;
             }
             if (a[2] == 'i')
@@ -166,6 +197,23 @@ int main(int argc, char **argv)
             return 2;
         }
         return sn_node_main(&o);
+    }
+    if (o.stdin_session && (key_file || key_fd >= 0)) {
+        fprintf(stderr, "stepnet-node: --stdin-session reads the key from standard input; it "
+                        "takes no --key or --key-fd\n");
+        return 2;
+    }
+    if (o.stdin_session) {
+        char kerr[512];
+        sn_key_t *key = sn_key_new_line(0, kerr, sizeof kerr);
+        if (key == NULL) {
+            fprintf(stderr, "stepnet-node: %s\n", kerr);
+            return 2;
+        }
+        o.key = key;
+        int rc = sn_node_main(&o);
+        sn_key_free(key);
+        return rc;
     }
     if ((key_file == NULL) == (key_fd < 0)) {
         fprintf(stderr, "stepnet-node: give the cluster key with exactly one of --key FILE (from "

@@ -19,6 +19,8 @@ typedef struct sn_node_opts_s {
     int quiet;               /* log failures only, not routine events */
     int security;            /* SN_SEC_SODIUM (default) or SN_SEC_NONE */
     const sn_key_t *key;     /* the cluster key (SN_SEC_SODIUM) */
+    int stdin_session;       /* started over ssh: leave when standard input closes */
+    uint32_t wire_version;   /* testing: the protocol version the hello announces; 0: ours */
 } sn_node_opts_t;
 
 /* Runs the node until the coordinator stops it. Returns the process exit status: 0 after a clean

@@ -202,6 +202,8 @@ struct node_s {
     int exit_code, stopping, interrupted;
     uv_timer_t exit_timer;
     int exit_timer_live, links_timers_live;
+    uv_pipe_t session; /* --stdin-session: standard input, watched for its end */
+    int session_live;
 };
 
 /* ---- lifecycle.c ---- */
