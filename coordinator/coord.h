@@ -12,15 +12,16 @@
 #include "stepnet/error.h"
 
 /* Defaults of `stepnet run` (its --help states them). */
-#define COORD_DEFAULT_REPS          5
-#define COORD_DEFAULT_WARMUP        1
-#define COORD_DEFAULT_PROBES        20
-#define COORD_DEFAULT_CONNECT_MS    10000
-#define COORD_DEFAULT_READY_MS      30000
-#define COORD_DEFAULT_SLOT_MS       5000
-#define COORD_DEFAULT_COLLECTIVE_MS 300000
-#define COORD_DEFAULT_LISTEN        "127.0.0.1:0"
-#define COORD_MAX_LOCAL_NODES       4096 /* local runs start one process per node */
+#define COORD_DEFAULT_REPS           5
+#define COORD_DEFAULT_WARMUP         1
+#define COORD_DEFAULT_PROBES         20
+#define COORD_DEFAULT_CONNECT_MS     10000
+#define COORD_DEFAULT_READY_MS       30000
+#define COORD_DEFAULT_SLOT_MS        5000
+#define COORD_DEFAULT_COLLECTIVE_MS  300000
+#define COORD_DEFAULT_LISTEN         "127.0.0.1:0"
+#define COORD_DEFAULT_LISTEN_DAEMONS "0.0.0.0:0" /* --nodes ADDR,...: daemons dial back */
+#define COORD_MAX_LOCAL_NODES        4096        /* local runs start one process per node */
 
 typedef struct coord_opts_s {
     const cli_ctx_t *ctx;  /* topology, parameters, algorithm: borrowed for the call */
@@ -42,6 +43,11 @@ typedef struct coord_opts_s {
     /* --coll dynbcast: --lambda, --rho, --sweep-rho as given (NULL: not given), --slots (-1) */
     const char *dyn_lambda, *dyn_rho, *dyn_sweep;
     int64_t dyn_slots;
+    /* deployment (docs/deploy.md): --nodes ADDR,ADDR,... (persistent daemons, NULL: none; the id
+     * of a daemon's node is its position in the list unless the daemon was started with --id),
+     * and --port-range LO-HI for the control listener and the nodes' link listeners (0: none) */
+    const char *daemons;
+    uint16_t port_lo, port_hi;
 } coord_opts_t;
 
 /* What a run measured. On failure `failed` is 1, `error` names the culprit node, slot and a
@@ -62,6 +68,12 @@ typedef struct coord_result_s {
     double alpha_us, beta_us; /* medians over the calibrated links */
     size_t ncalibrated;       /* links calibrated (0: --probes 0) */
 } coord_result_t;
+
+/* daemons.c: checks --nodes ADDR,ADDR,... (daemon addresses, each with a port) and --port-range
+ * LO-HI (into opts->port_lo/hi; refused with a --listen that names a port). 0, or SN_EINVAL with
+ * err naming the value and what is accepted. */
+int coord_daemons_check(const char *list, sn_err_t *err);
+int coord_port_range_check(const char *text, coord_opts_t *opts, sn_err_t *err);
 
 /* The defaults above; ctx and topo_text stay NULL (the caller sets them). */
 void coord_opts_default(coord_opts_t *o);
