@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 # clang: the second compiler scripts/test.sh builds with; help2man: the man pages (at build time)
 PKGS=(build-essential cmake ninja-build pkg-config libuv1-dev libprotobuf-c-dev
       protobuf-c-compiler libsodium-dev libcmocka-dev bc clang clang-format help2man man-db iproute2
-      procps)
+      procps
+      docker-compose)
 missing=()
 for p in "${PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
