@@ -411,7 +411,9 @@ int sn_node_serve(const sn_node_opts_t *o)
              d->addr.host);
     uv_tcp_init(&d->loop, &d->listener);
     d->listener.data = d;
-    sn_admit_init(&d->admit, &d->loop, &admit_ops, d, 0, "invitation");
+    /* a coordinator that lists this daemon k times sends k invitations at once, all from one
+     * address: the reserve admits as many as the daemon may run nodes */
+    sn_admit_init(&d->admit, &d->loop, &admit_ops, d, MAX_CHILDREN, "invitation");
     int lrc =
         sn_addr_listen(&d->listener, (struct sockaddr *) &sa, 0, 0, SERVE_BACKLOG, on_connection);
     if (lrc < 0) {

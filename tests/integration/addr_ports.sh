@@ -49,8 +49,10 @@ wait_for "$tmp/coord.err" 'stepnet-node --join'
 cport=$(grep -o 'join [^ ]*' "$tmp/coord.err" | head -n1 | sed 's/.*://')
 [ "$cport" -ge "$lo" ] && [ "$cport" -le "$hi" ] || fail "control port $cport outside $lo-$hi"
 for i in 0 1 2; do
+    adv=()
+    [ $i = 0 ] && adv=(--advertise localhost) # neighbours resolve the name node 0 announces
     timeout 60 "$node" --join "localhost:$cport" --listen localhost --port-range "$lo-$hi" \
-        --key "$key" --quiet >"$tmp/n$i.out" 2>"$tmp/n$i.err" &
+        --key "$key" --quiet "${adv[@]}" >"$tmp/n$i.out" 2>"$tmp/n$i.err" &
     pids+=("$!")
 done
 wait "$cpid" || fail "join run over localhost failed: $(cat "$tmp/coord.err")"
@@ -60,6 +62,7 @@ for i in 0 1 2; do
     p=$(sed -n 's/LISTEN port=//p' "$tmp/n$i.out")
     [ -n "$p" ] && [ "$p" -ge "$lo" ] && [ "$p" -le "$hi" ] || fail "node $i link port '$p' outside $lo-$hi"
 done
+grep -q "joined from localhost:" "$tmp/coord.err" || fail "node 0 did not announce localhost: $(cat "$tmp/coord.err")"
 echo "ok join mode by host name, control port $cport and link ports inside $lo-$hi"
 
 # 4. an exhausted range: a port held by a listener, then a range of only that port

@@ -67,8 +67,15 @@ check() { # check RUN-OPTIONS...: a daemon run, the same steps and trace hash as
 check --topo ring:4 --coll te
 check --topo torus:2x2 --coll mnb
 check --topo ring:4 --coll bcast --root 2
+# one daemon listed for all 25 nodes: 25 invitations at once from one address, 25 node processes
+d0=${list%%,*}
+many=$d0
+for _ in $(seq 24); do many="$many,$d0"; done
+out=$(timeout 120 "$stepnet" run --nodes "$many" --key "$key" --topo torus:5x5 --coll bcast --reps 1 \
+    --warmup 0 --probes 0 --json)
+[ "$(jget verified "$out")" = true ] || fail "25 nodes on one daemon: $out"
 no_children
-echo "ok three runs in a row on four daemons"
+echo "ok three runs in a row on four daemons, and 25 nodes of one daemon"
 
 # 2. the coordinator killed mid-run: the daemons stay up and serve the next run
 # no `timeout` wrapper: the SIGKILL must reach the coordinator itself (the trap ends it otherwise)
