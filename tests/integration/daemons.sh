@@ -170,4 +170,12 @@ done
 m1=$(rss "${dpids[0]}")
 [ $((m1 - m0)) -lt 1024 ] || fail "daemon RSS grew from $m0 kB to $m1 kB over 30 runs"
 echo "ok 30 runs: $f0 descriptors before and after, RSS $m0 kB -> $m1 kB"
+# 6. SIGTERM ends a daemon with status 0
+kill -TERM "${dpids[0]}"
+st=0
+timeout 10 tail --pid="${dpids[0]}" -f /dev/null || fail "daemon did not exit within 10 s of SIGTERM"
+wait "${dpids[0]}" || st=$?
+[ $st = 0 ] || fail "daemon exited with status $st after SIGTERM"
+grep -q DAEMON-STOP "$tmp/d0.err" || fail "no DAEMON-STOP line: $(tail -3 "$tmp/d0.err")"
+echo "ok SIGTERM stops a daemon with status 0"
 echo "daemons: all passed"
