@@ -29,7 +29,7 @@ static const char usage[] =
     "                     per node: the coordinator dials each (authenticated with --key) and\n"
     "                     invites it; the daemon's node joins back. Node id = position in the\n"
     "                     list unless the daemon was started with --id (docs/deploy.md). Here\n"
-    "                     --listen defaults to 0.0.0.0:0 ([::]:0 for IPv6 daemons)\n"
+    "                     --listen defaults to 0.0.0.0:0 (give [::]:0 for IPv6 daemons)\n"
     "  --port-range LO-HI the control listener takes the first free port from LO to HI (with\n"
     "                     --listen HOST:0 or the default); local nodes' link listeners too\n"
     "  --out FILE         also write the JSON report to FILE\n"

@@ -50,7 +50,8 @@ static const char usage[] =
     "  --version          print the version and exit\n"
     "\n"
     "Exit status:\n"
-    "  0 after the coordinator stops the run, 1 after a failure, 2 bad arguments.\n";
+    "  0 after the coordinator stops the run, 1 after a failure, 2 bad arguments; with --serve,\n"
+    "  0 after SIGINT or SIGTERM, 1 when it cannot listen.\n";
 
 /* A decimal integer from lo to hi, all of `v` (no sign, spaces or trailing text). */
 static int parse_long(const char *v, long lo, long hi, long *out)

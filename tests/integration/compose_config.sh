@@ -17,4 +17,16 @@ printf '%s\n' "$out" | grep -qF "replicas: 9" || fail "STEPNET_NODES=9 does not 
 printf '%s\n' "$out" | grep -qF "STEPNET_TOPO: torus:3x3" || fail "STEPNET_TOPO not passed"
 grep -q 'deploy/docker/entrypoint.sh' deploy/docker/Dockerfile || fail "the Dockerfile does not install the entrypoint"
 [ -x deploy/docker/entrypoint.sh ] || fail "deploy/docker/entrypoint.sh is not executable"
+# the runtime stage installs the Debian package of every shared library the programs link
+for prog in "${STEPNET:-}" "${STEPNET_NODE:-}"; do
+    [ -n "$prog" ] || continue
+    for lib in $(ldd "$prog" | awk '$3 ~ /^\// {print $3}'); do
+        pkg=$(dpkg -S "$(readlink -f "$lib")" 2>/dev/null | head -n1 | cut -d: -f1) || true
+        [ -z "$pkg" ] && pkg=$(dpkg -S "$lib" 2>/dev/null | head -n1 | cut -d: -f1)
+        # the C library is in every image; sanitizer runtimes only in sanitizer builds
+        case "$pkg" in "" | libc6 | libasan* | libubsan* | libgcc-s1 | libstdc++6) continue ;; esac
+        grep -qw "$pkg" deploy/docker/Dockerfile ||
+            fail "$(basename "$prog") links $lib from $pkg, which deploy/docker/Dockerfile does not install"
+    done
+done
 echo "compose_config: deploy/compose.yaml validates"

@@ -170,12 +170,26 @@ done
 m1=$(rss "${dpids[0]}")
 [ $((m1 - m0)) -lt 1024 ] || fail "daemon RSS grew from $m0 kB to $m1 kB over 30 runs"
 echo "ok 30 runs: $f0 descriptors before and after, RSS $m0 kB -> $m1 kB"
-# 6. SIGTERM ends a daemon with status 0
+# 6. SIGTERM ends a daemon with status 0, and its node processes with it (the run fails, naming
+#    the node)
+"$stepnet" run --nodes "$list" --key "$key" --topo ring:4 --coll te --idle-slots 50000000 \
+    --reps 1 --warmup 0 --probes 0 >/dev/null 2>"$tmp/term.err" &
+victim=$!
+pids+=("$victim")
+for _ in $(seq 100); do [ "$(pgrep -P "${dpids[0]}" | wc -l)" = 1 ] && break; sleep 0.1; done
+[ "$(pgrep -P "${dpids[0]}" | wc -l)" = 1 ] || fail "daemon 0 started no node process"
+child=$(pgrep -P "${dpids[0]}")
+sleep 0.5
 kill -TERM "${dpids[0]}"
 st=0
 timeout 10 tail --pid="${dpids[0]}" -f /dev/null || fail "daemon did not exit within 10 s of SIGTERM"
 wait "${dpids[0]}" || st=$?
 [ $st = 0 ] || fail "daemon exited with status $st after SIGTERM"
 grep -q DAEMON-STOP "$tmp/d0.err" || fail "no DAEMON-STOP line: $(tail -3 "$tmp/d0.err")"
-echo "ok SIGTERM stops a daemon with status 0"
+kill -0 "$child" 2>/dev/null && fail "node process $child outlived its daemon"
+st=0
+timeout 30 tail --pid="$victim" -f /dev/null || fail "the run did not end within 30 s of its node's end"
+wait "$victim" || st=$?
+[ $st = 1 ] || fail "the run ended with status $st: $(tail -3 "$tmp/term.err")"
+echo "ok SIGTERM stops a daemon and its node process; the run fails with status 1"
 echo "daemons: all passed"
