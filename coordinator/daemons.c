@@ -159,9 +159,8 @@ static void on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
         d->id = m->daemon_reply->has_id ? m->daemon_reply->id : d->index;
         d->pid = m->daemon_reply->pid;
         sn_conn_expect_done(c);
-        if (r->o->verbose)
-            fprintf(stderr, "stepnet run: daemon %s started node %u (pid %u)\n", d->text, d->id,
-                    d->pid);
+        /* the placement is printed like join mode's "node N joined from ..." */
+        fprintf(stderr, "stepnet run: daemon %s runs node %u (pid %u)\n", d->text, d->id, d->pid);
         sn_conn_close(c);
         if (++r->nreplied == r->ndaemons)
             check_ids(r);

@@ -84,7 +84,7 @@ echo "ok three runs in a row on four daemons, and 25 nodes of one daemon"
 victim=$!
 pids+=("$victim")
 for i in 0 1 2 3; do wait_for "$tmp/d$i.err" 'DAEMON-RUN run 4:'; done
-wait_for "$tmp/victim.err" 'READY|CAL|slot|joined|started node 3'
+wait_for "$tmp/victim.err" 'runs node 3'
 sleep 1
 kill -9 "$victim"
 wait "$victim" 2>/dev/null || true
@@ -101,8 +101,12 @@ pb=$port
 daemon c
 pc=$port
 out=$(timeout 60 "$stepnet" run --nodes "127.0.0.1:$pa,127.0.0.1:$pb,127.0.0.1:$pc" --key "$key" \
-    --topo ring:3 --coll bcast --reps 1 --json)
+    --topo ring:3 --coll bcast --reps 1 --json 2>"$tmp/ids.err")
 [ "$(jget verified "$out")" = true ] || fail "run with daemon --id: $out"
+for want in "daemon 127.0.0.1:$pa runs node 1" "daemon 127.0.0.1:$pb runs node 0" \
+    "daemon 127.0.0.1:$pc runs node 2"; do
+    grep -qF "$want" "$tmp/ids.err" || fail "placement not printed: '$want': $(cat "$tmp/ids.err")"
+done
 grep -q 'node 1 (pid' "$tmp/a.err" || fail "daemon --id 1 did not run node 1: $(cat "$tmp/a.err")"
 grep -q 'node 0 (pid' "$tmp/b.err" || fail "daemon --id 0 did not run node 0: $(cat "$tmp/b.err")"
 set +e
