@@ -46,14 +46,14 @@ run_as=()
 user=""
 if [ "$(id -u)" = 0 ] && [ -n "${STEPNET_USER:-}" ] && id -u "$STEPNET_USER" >/dev/null 2>&1; then
     user=$STEPNET_USER
-    run_as=(setpriv --reuid="$user" --regid="$user" --init-groups --)
+    run_as=(setpriv --reuid="$(id -u "$user")" --regid="$(id -g "$user")" --init-groups --)
 fi
 owner=$(id -u "${user:-$(id -un)}")
 mode=$(stat -L -c %a "$key")
 if [ $((8#$mode & 8#077)) -ne 0 ] || [ "$(stat -L -c %u "$key")" != "$owner" ]; then
     private=$(mktemp -d "${TMPDIR:-/tmp}/stepnet-key.XXXXXX")
     install -m 600 "$key" "$private/key"
-    [ -n "$user" ] && chown -R "$user" "$private"
+    [ -n "$user" ] && chown -R "$(id -u "$user"):$(id -g "$user")" "$private"
     key=$private/key
 fi
 

@@ -26,6 +26,8 @@ cleanup() {
     for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
     wait 2>/dev/null || true
     for nm in "${names[@]}"; do
+        # whatever still runs in a namespace would outlive `ip netns del`
+        for p in $(ip netns pids "${prefix}$nm" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done
         ip netns del "${prefix}$nm" 2>/dev/null || true
         rm -rf "/etc/netns/${prefix}$nm"
     done
@@ -61,10 +63,11 @@ key=$tmp/key
 "$stepnet" keygen "$key" 2>/dev/null
 sim=$("$stepnet" sim --topo ring:4 --coll te --json)
 # inns NAME [VAR=VALUE...]: the entrypoint in namespace NAME with the compose file's environment
+# (exec: started with &, the recorded pid is the entrypoint's, then stepnet's, itself)
 inns() {
     local ns="${prefix}$1"
     shift
-    ip netns exec "$ns" env STEPNET_BIN="$bindir" TMPDIR="$tmp" "$@" deploy/docker/entrypoint.sh
+    exec ip netns exec "$ns" env STEPNET_BIN="$bindir" TMPDIR="$tmp" "$@" deploy/docker/entrypoint.sh
 }
 verify() { # verify OUTPUT WHAT
     [ "$(jget verified "$1")" = true ] || fail "$2: not verified: $1"
@@ -90,11 +93,21 @@ verify "$(cat "$tmp/coord.out")" "join mode"
 grep -q "joined from $net" "$tmp/coord.err" || fail "nodes did not join over the bridge: $(cat "$tmp/coord.err")"
 echo "ok entrypoint join mode: 4 node namespaces joined coordinator:7000 by name"
 
-# 2. daemons, with a key of mode 0644 (copied into a private 0600 file by the entrypoint)
+# 2. daemons, with a key of mode 0644 (copied into a private 0600 file by the entrypoint), run as
+#    the user `nobody` (STEPNET_USER, as the image runs them as `stepnet`) where it can reach the
+#    programs
 cp "$key" "$tmp/loose.key"
 chmod 644 "$tmp/loose.key"
+chmod 711 "$tmp"
+user=()
+if setpriv --reuid="$(id -u nobody)" --regid="$(id -g nobody)" --init-groups -- \
+    test -x "$bindir/stepnet-node" 2>/dev/null; then
+    user=(STEPNET_USER=nobody)
+else
+    echo "  (nobody cannot run $bindir/stepnet-node: the daemons run as $(id -un))"
+fi
 for i in $(seq 0 $((n - 1))); do
-    inns "node$i" STEPNET_ROLE=daemon STEPNET_LISTEN=0.0.0.0:7100 STEPNET_PORT_RANGE=7200-7299 \
+    inns "node$i" "${user[@]}" STEPNET_ROLE=daemon STEPNET_LISTEN=0.0.0.0:7100 STEPNET_PORT_RANGE=7200-7299 \
         STEPNET_KEY_FILE="$tmp/loose.key" >"$tmp/d$i.out" 2>"$tmp/d$i.err" &
     pids+=("$!")
 done
@@ -106,12 +119,17 @@ for round in 1 2; do
     out=$(timeout 60 ip netns exec "${prefix}coordinator" env STEPNET_BIN="$bindir" TMPDIR="$tmp" \
         STEPNET_ROLE=coordinator STEPNET_TOPO=ring:4 STEPNET_DAEMONS=node0:7100,node1:7100,node2:7100,node3:7100 \
         STEPNET_LISTEN=0.0.0.0:0 STEPNET_PORT_RANGE=7000-7010 STEPNET_REPS=2 \
-        STEPNET_KEY_FILE="$tmp/loose.key" STEPNET_ARGS="--json --probes 2" deploy/docker/entrypoint.sh) ||
-        fail "daemon run $round failed"
+        STEPNET_KEY_FILE="$tmp/loose.key" STEPNET_ARGS="--json --probes 2" deploy/docker/entrypoint.sh \
+        2>"$tmp/drun.err") || fail "daemon run $round failed: $(cat "$tmp/drun.err")"
     verify "$out" "daemon run $round"
     [ "$(jget nodes_mode "$out")" = daemons ] || fail "not a daemon run: $out"
 done
-echo "ok entrypoint daemons: two runs on node0..node3:7100 by name, loose key copied privately"
+if [ ${#user[@]} -gt 0 ]; then
+    for p in $(ip netns pids "${prefix}node0"); do
+        [ "$(ps -o user= -p "$p")" = nobody ] || fail "daemon process $p runs as $(ps -o user= -p "$p"), not nobody"
+    done
+fi
+echo "ok entrypoint daemons: two runs on node0..node3:7100 by name, loose key copied privately${user:+, as nobody}"
 
 # 3. bad variables: exit 2 naming the value
 set +e
@@ -127,4 +145,13 @@ set -e
 [ $rc2 = 2 ] && echo "$msg2" | grep -q "STEPNET_NODES=4.*5 nodes" || fail "node count: $rc2: $msg2"
 [ $rc3 = 2 ] && echo "$msg3" | grep -q "$tmp/none" || fail "missing key: $rc3: $msg3"
 echo "ok bad role, node count and key refused with status 2"
+# 4. the recorded pids are the processes: once they are ended, nothing runs in the namespaces
+for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+wait 2>/dev/null || true
+pids=()
+for nm in "${names[@]}"; do
+    left=$(ip netns pids "${prefix}$nm")
+    [ -z "$left" ] || fail "processes left in ${prefix}$nm: $(ps -o pid=,args= -p "$(echo $left | tr ' ' ,)")"
+done
+echo "ok nothing left running in the namespaces"
 echo "entrypoint_netns: all passed"
