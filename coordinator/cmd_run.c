@@ -24,6 +24,13 @@
     "                     started with `stepnet-node --join HOST:PORT`\n"                          \
     "  --listen ADDR      coordinator address (default 127.0.0.1:0; join mode needs it, e.g.\n"    \
     "                     0.0.0.0:7000; --hosts needs an address the hosts can reach)\n"           \
+    "  --nodes ADDR,ADDR,...  persistent daemons (`stepnet-node --serve --listen ADDR`), one\n"    \
+    "                     per node: the coordinator dials each (authenticated with --key) and\n"   \
+    "                     invites it; the daemon's node joins back. Node id = position in the\n"   \
+    "                     list unless the daemon was started with --id (docs/deploy.md). Here\n"   \
+    "                     --listen defaults to 0.0.0.0:0 (give [::]:0 for IPv6 daemons)\n"         \
+    "  --port-range LO-HI the control listener takes the first free port from LO to HI (with\n"    \
+    "                     --listen HOST:0 or the default); local nodes' link listeners too\n"      \
     "  --hosts FILE|LIST  start the nodes over ssh on these hosts: a hostfile (one host per\n"     \
     "                     line, `[user@]host[:port] [slots=N]`, # comments, as Open MPI's) or\n"   \
     "                     a list `host[:slots],...` as mpirun -H takes it; an argument with a\n"   \

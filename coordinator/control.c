@@ -447,7 +447,7 @@ static void start_clocks(coord_t *r)
     uint64_t d = sn_topo_diameter(r->t, 0);
     r->barrier_slots = r->o->idle_slots ? 0 : (d < 2 ? 2 : d + (d & 1));
     r->res->barrier_slots = r->barrier_slots;
-    if (!r->o->join && !r->o->hosts) { /* local nodes: the coordinator's own clock */
+    if (!r->o->join && !r->o->hosts && !r->o->daemons) { /* local: the coordinator's clock */
         start_rep(r);
         return;
     }

@@ -73,6 +73,7 @@ void sn__coord_close_all(coord_t *r)
      * finished its handshake or never said hello must not keep the run alive) */
     for (coord_pconn_t *pc = r->pconns; pc; pc = pc->next)
         sn_conn_close(&pc->c);
+    sn__coord_daemons_close(r);
     close_handle((uv_handle_t *) &r->listener);
     if (r->admit.timers_live)
         sn_admit_close(&r->admit);
@@ -243,7 +244,7 @@ static int prepare(coord_t *r, sn_err_t *err)
     if (r->nfiles > 1)
         return sn_err_set(err, SN_EINVAL, "run supports one file: factor per topology (got %zu)",
                           r->nfiles);
-    if (r->n > COORD_MAX_LOCAL_NODES && !o->join)
+    if (r->n > COORD_MAX_LOCAL_NODES && !o->join && !o->daemons)
         return sn_err_set(err, SN_EINVAL,
                           "%s has %u nodes; local runs start one process per node and allow at "
                           "most %u (use stepnet sim for larger networks)",
@@ -309,7 +310,9 @@ static int prepare(coord_t *r, sn_err_t *err)
 /* The control listener on --listen; its bound address in r->listen_addr. */
 static int start_listener(coord_t *r, sn_err_t *err)
 {
-    const char *listen = r->o->listen ? r->o->listen : COORD_DEFAULT_LISTEN;
+    const char *listen = r->o->listen    ? r->o->listen
+                         : r->o->daemons ? COORD_DEFAULT_LISTEN_DAEMONS
+                                         : COORD_DEFAULT_LISTEN;
     sn_addr_t addr;
     struct sockaddr_storage sa;
     sn_err_t e = {0};
@@ -322,13 +325,18 @@ static int start_listener(coord_t *r, sn_err_t *err)
     r->listener.data = r;
     /* every node may connect at once, all from one host */
     sn_admit_init(&r->admit, r->loop, &sn__coord_admit_ops, r, r->n, "control connection");
-    rc = uv_tcp_bind(&r->listener, (struct sockaddr *) &sa, 0);
-    if (rc == 0)
-        rc = uv_listen((uv_stream_t *) &r->listener, COORD_LISTEN_BACKLOG, sn__coord_on_connection);
+    rc = sn_addr_listen(&r->listener, (struct sockaddr *) &sa, r->o->port_lo, r->o->port_hi,
+                        COORD_LISTEN_BACKLOG, sn__coord_on_connection);
+    if (rc == UV_EADDRINUSE && r->o->port_lo)
+        return sn_err_set(err, rc,
+                          "cannot listen on %s: every port of --port-range %u-%u is in use", listen,
+                          r->o->port_lo, r->o->port_hi);
     if (rc < 0)
         return sn_err_set(err, rc, "cannot listen on %s: %s", listen, sn_net_strerror(rc));
     int salen = sizeof sa;
     uv_tcp_getsockname(&r->listener, (struct sockaddr *) &sa, &salen);
+    r->listen_port = ntohs(sa.ss_family == AF_INET6 ? ((struct sockaddr_in6 *) &sa)->sin6_port
+                                                    : ((struct sockaddr_in *) &sa)->sin_port);
     sn_addr_format((struct sockaddr *) &sa, r->listen_addr, sizeof r->listen_addr);
     return 0;
 }
@@ -361,6 +369,7 @@ static void release(coord_t *r)
         free((void *) r->reports[i].missing);
     free(r->reports);
     free(r->nodes);
+    free(r->daemons);
     free(r->digest_want);
     free(r->offset_ns);
     free(r->start_ns);
@@ -387,6 +396,8 @@ int coord_run(const coord_opts_t *opts, coord_result_t *result, sn_err_t *err)
     r->n = r->t->n;
     result->started = (int64_t) time(NULL);
     int rc = prepare(r, err);
+    if (rc == 0 && opts->daemons)
+        rc = sn__coord_daemons_new(r, err);
     if (rc < 0)
         goto done;
     uv_loop_t loop;
@@ -407,6 +418,8 @@ int coord_run(const coord_opts_t *opts, coord_result_t *result, sn_err_t *err)
     } else if (opts->join) {
         fprintf(stderr, "stepnet run: waiting for %u nodes: stepnet-node --join %s\n", r->n,
                 r->listen_addr);
+    } else if (opts->daemons) {
+        sn__coord_daemons_invite(r);
     } else {
         sn_err_t e = {0};
         if ((opts->hosts ? sn__coord_launch_ssh(r, &e) : sn__coord_spawn(r, &e)) < 0) {

@@ -14,15 +14,16 @@
 #include "stepnet/timemodel.h"
 
 /* Defaults of `stepnet run` (its --help states them). */
-#define COORD_DEFAULT_REPS          5
-#define COORD_DEFAULT_WARMUP        1
-#define COORD_DEFAULT_PROBES        20
-#define COORD_DEFAULT_CONNECT_MS    10000
-#define COORD_DEFAULT_READY_MS      30000
-#define COORD_DEFAULT_SLOT_MS       5000
-#define COORD_DEFAULT_COLLECTIVE_MS 300000
-#define COORD_DEFAULT_LISTEN        "127.0.0.1:0"
-#define COORD_MAX_LOCAL_NODES       4096 /* local runs start one process per node */
+#define COORD_DEFAULT_REPS           5
+#define COORD_DEFAULT_WARMUP         1
+#define COORD_DEFAULT_PROBES         20
+#define COORD_DEFAULT_CONNECT_MS     10000
+#define COORD_DEFAULT_READY_MS       30000
+#define COORD_DEFAULT_SLOT_MS        5000
+#define COORD_DEFAULT_COLLECTIVE_MS  300000
+#define COORD_DEFAULT_LISTEN         "127.0.0.1:0"
+#define COORD_DEFAULT_LISTEN_DAEMONS "0.0.0.0:0" /* --nodes ADDR,...: daemons dial back */
+#define COORD_MAX_LOCAL_NODES        4096        /* local runs start one process per node */
 
 typedef struct coord_opts_s {
     const cli_ctx_t *ctx;  /* topology, parameters, algorithm: borrowed for the call */
@@ -67,6 +68,11 @@ typedef struct coord_opts_s {
     int map_by;              /* --map-by: SN_MAP_BY_SLOT or SN_MAP_BY_NODE (hostfile.h) */
     const char *remote_node; /* --remote-node: stepnet-node on the hosts; NULL: on their PATH */
     const char *ssh;         /* --ssh: the ssh command; NULL: $STEPNET_SSH, else "ssh" */
+    /* deployment (docs/deploy.md): --nodes ADDR,ADDR,... (persistent daemons, NULL: none; the id
+     * of a daemon's node is its position in the list unless the daemon was started with --id),
+     * and --port-range LO-HI for the control listener and the nodes' link listeners (0: none) */
+    const char *daemons;
+    uint16_t port_lo, port_hi;
 } coord_opts_t;
 
 /* One packet size of a run (a plain run has one, a sweep one per size), filled as its
@@ -164,6 +170,12 @@ typedef struct coord_result_s {
     int has_model;
     sn_tm_result_t model;
 } coord_result_t;
+
+/* daemons.c: checks --nodes ADDR,ADDR,... (daemon addresses, each with a port) and --port-range
+ * LO-HI (into opts->port_lo/hi; refused with a --listen that names a port). 0, or SN_EINVAL with
+ * err naming the value and what is accepted. */
+int coord_daemons_check(const char *list, sn_err_t *err);
+int coord_port_range_check(const char *text, coord_opts_t *opts, sn_err_t *err);
 
 /* The defaults above; ctx and topo_text stay NULL (the caller sets them). */
 void coord_opts_default(coord_opts_t *o);

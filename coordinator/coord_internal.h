@@ -50,6 +50,7 @@ typedef enum {
 } coord_phase_t;
 
 typedef struct coord_s coord_t;
+typedef struct coord_daemon_s coord_daemon_t; /* daemons.c: one --nodes daemon's invitation */
 
 /* Progress lines on stderr (progress.c): repetitions done, the size, slots per second. */
 typedef struct coord_progress_s {
@@ -162,6 +163,10 @@ struct coord_s {
     int stopping;
     coord_report_t *reports;
     size_t nreports, capreports;
+    /* --nodes ADDR,...: the daemons invited (daemons.c), and the control listener's port */
+    coord_daemon_t *daemons;
+    uint32_t ndaemons, nreplied;
+    uint16_t listen_port;
 };
 
 /* coord.c: records a failure report (kind: an AbortKind or a coord_kind_t). The first starts the
@@ -206,6 +211,13 @@ void sn__coord_ssh_close(coord_t *r);
 
 /* spawn.c: the stepnet-node to start: $STEPNET_NODE, else the one next to this executable. */
 const char *sn__coord_node_bin(char *buf, size_t cap);
+
+/* daemons.c: parses --nodes ADDR,... into r->daemons (SN_EINVAL unless one daemon per node);
+ * invites every daemon once the control listener is up (a failure ends the run, naming the
+ * daemon); closes the invitations still open (from sn__coord_close_all). */
+int sn__coord_daemons_new(coord_t *r, sn_err_t *err);
+void sn__coord_daemons_invite(coord_t *r);
+void sn__coord_daemons_close(coord_t *r);
 
 /* control.c: the heartbeat timer (every o->heartbeat_ms): pings every node outside a collective and
  * reports one silent for SN_HEARTBEAT_MISSES periods. */

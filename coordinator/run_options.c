@@ -105,6 +105,7 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
     int64_t collective = o->collective_ms, heartbeat = o->heartbeat_ms;
     const char *nodes = "local", *security = "sodium", *fault = NULL, *token = NULL;
     const char *link_delay = NULL, *link_jitter = NULL, *link_rate = NULL; /* link emulation */
+    const char *port_range = NULL;
     int insecure_ok = 0;
     int64_t trace_slots = -1, trace_rep = -1;
     const char *map_by = NULL;
@@ -173,6 +174,7 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
         {.name = "--map-by", .str = &map_by},
         {.name = "--remote-node", .str = &o->remote_node},
         {.name = "--ssh", .str = &o->ssh},
+        {.name = "--port-range", .str = &port_range},
         {0},
     };
     cli->cmd = bench ? "bench" : "run";
@@ -204,8 +206,12 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
         o->join = 0;
     else if (strcmp(nodes, "join") == 0)
         o->join = 1;
+    else if ((rc = coord_daemons_check(nodes, err)) < 0)
+        return rc;
     else
-        return bad(err, "bad value '%s' for --nodes: expected local or join", nodes);
+        o->daemons = nodes;
+    if (port_range && (rc = coord_port_range_check(port_range, o, err)) < 0)
+        return rc;
     if (o->join && o->listen == NULL)
         return bad(err, "--nodes join needs --listen HOST:PORT (where the nodes join)");
     if (o->listen) {
@@ -220,11 +226,14 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
         o->security = SN_SEC_SODIUM;
     else
         return bad(err, "bad value '%s' for --security: expected sodium or none", security);
-    if (o->security == SN_SEC_NONE && o->join && !insecure_ok)
+    if (o->security == SN_SEC_NONE && (o->join || o->daemons) && !insecure_ok)
         return bad(err, "--security none sends plaintext, unauthenticated frames over the "
                         "network; add --insecure-ok to accept that in join mode");
     if (o->security == SN_SEC_NONE && o->key_file)
         return bad(err, "--security none takes no --key");
+    if (o->security == SN_SEC_SODIUM && o->daemons && o->key_file == NULL)
+        return bad(err, "--nodes ADDR,... (daemons) needs --key FILE, the cluster key the "
+                        "daemons were started with, or --security none --insecure-ok");
     if (o->security == SN_SEC_SODIUM && o->join && o->key_file == NULL)
         return bad(err, "--nodes join needs --key FILE, the cluster key every node also gets "
                         "(create it with stepnet keygen FILE), or --security none --insecure-ok");

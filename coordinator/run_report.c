@@ -102,7 +102,11 @@ void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
         json_null(&j, "max_queue");
         json_null(&j, "max_queue_node");
     }
-    json_str(&j, "nodes_mode", o->join ? "join" : o->hosts ? "ssh" : "local");
+    json_str(&j, "nodes_mode",
+             o->join      ? "join"
+             : o->hosts   ? "ssh"
+             : o->daemons ? "daemons"
+                          : "local");
     json_uint(&j, "reps", o->reps);
     json_uint(&j, "warmup", o->warmup);
     json_open(&j, "wall_us", '[');
@@ -152,7 +156,10 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
     double median_us = coord_result_median_us(res);
     report_text_head(f, "run", c);
     fprintf(f, "  nodes           %u %s processes, %u TCP links, security %s\n", c->topo->n,
-            o->join ? "joined" : "local", c->topo->nedges,
+            o->join      ? "joined"
+            : o->daemons ? "daemon"
+                         : "local",
+            c->topo->nedges,
             o->security == SN_SEC_SODIUM ? "sodium (X25519 + XChaCha20-Poly1305)"
                                          : "none (plaintext)");
     if (res->failed) {

@@ -169,7 +169,9 @@ static int start_listener(node_t *nd)
     sn_err_t err = {0};
     sn_addr_t la;
     struct sockaddr_storage sa;
-    const char *lhost = o->listen_host ? o->listen_host : (o->local ? "127.0.0.1" : "0.0.0.0");
+    /* a local node listens on the coordinator's host (127.0.0.1, ::1, ...), where it dials */
+    const char *lhost =
+        o->listen_host ? o->listen_host : (o->local ? nd->ctl.coord.host : "0.0.0.0");
     if (sn_node_parse_host(lhost, &la, &err) < 0 || sn_addr_resolve(nd->loop, &la, &sa, &err) < 0) {
         sn__node_log(nd, "NODE-ARGS", "bad listen address: %s", err.msg);
         return -1;
@@ -178,11 +180,15 @@ static int start_listener(node_t *nd)
     nd->net.listener.data = nd;
     /* the reserve grows to the node's degree with the assignment */
     sn_admit_init(&nd->net.admit, nd->loop, &sn__node_admit_ops, nd, 0, "link connection");
-    int lrc = uv_tcp_bind(&nd->net.listener, (struct sockaddr *) &sa, 0);
-    if (lrc == 0)
-        lrc = uv_listen((uv_stream_t *) &nd->net.listener, 512, sn__node_on_link_connection);
-    if (lrc < 0) {
+    int lrc = sn_addr_listen(&nd->net.listener, (struct sockaddr *) &sa, o->port_lo, o->port_hi,
+                             512, sn__node_on_link_connection);
+    if (lrc == UV_EADDRINUSE && o->port_lo)
+        sn__node_log(nd, "NODE-LISTEN",
+                     "cannot listen on %s: every port of --port-range %u-%u is in use", lhost,
+                     o->port_lo, o->port_hi);
+    else if (lrc < 0)
         sn__node_log(nd, "NODE-LISTEN", "cannot listen on %s: %s", lhost, uv_strerror(lrc));
+    if (lrc < 0) {
         uv_close((uv_handle_t *) &nd->net.listener, NULL);
         uv_run(nd->loop, UV_RUN_DEFAULT);
         return -1;
@@ -266,6 +272,8 @@ static void node_free(node_t *nd)
 
 int sn_node_main(const sn_node_opts_t *o)
 {
+    if (o->serve)
+        return sn_node_serve(o);
     node_t *nd = sn_xcalloc(1, sizeof *nd);
     nd->opts = *o;
     nd->loop = sn_xmalloc(sizeof *nd->loop);

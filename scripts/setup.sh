@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 # scripts/plot.sh); gnuplot-nox: scripts/plot.sh draws the SVG plots
 PKGS=(build-essential cmake ninja-build pkg-config libuv1-dev libprotobuf-c-dev
       protobuf-c-compiler libsodium-dev libcmocka-dev bc clang clang-format help2man man-db iproute2
-      procps bsdutils openssh-client openssh-server
+      procps bsdutils openssh-client openssh-server docker-compose
       python3 gnuplot-nox)
 missing=()
 for p in "${PKGS[@]}"; do
