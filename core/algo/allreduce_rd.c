@@ -48,8 +48,8 @@ static int rd_get(const sn_topo_t *t, uint32_t *d, int *complete, sn_err_t *err)
             *complete = 1;
             return 0;
         }
-        return sn_err_set(err, SN_ENOTSUP,
-                          "recursive doubling needs 2^d processors; %s has %u", t->spec, n);
+        return sn_err_set(err, SN_ENOTSUP, "recursive doubling needs 2^d processors; %s has %u",
+                          t->spec, n);
     }
     return sn__a0_get(t, d, "recursive doubling (hypercube, folded cube or complete:2^d)", err);
 }

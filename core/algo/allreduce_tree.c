@@ -221,8 +221,7 @@ static void learn(state_t *s, sn_step_t *io, uint32_t k, uint64_t v)
     s->value[k] = v;
     s->known[k] = 1;
     if (sn_topo_is_proc(pl->t, s->u)) {
-        sn_packet_t pk =
-            sn_packet_contrib(pl->p, s->u, s->u, k / pl->p->frags, k % pl->p->frags);
+        sn_packet_t pk = sn_packet_contrib(pl->p, s->u, s->u, k / pl->p->frags, k % pl->p->frags);
         pk.digest = v;
         sn_step_deliver(io, &pk);
     }
@@ -235,9 +234,9 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
     const sn_params_t *p = pl->p;
     const uint32_t u = s->u;
     if (!pl->active[u])
-        return io->nrx ? sn_err_set(err, SN_EALGO, "node %u is outside the tree and got a packet",
-                                    u)
-                       : 0;
+        return io->nrx
+                   ? sn_err_set(err, SN_EALGO, "node %u is outside the tree and got a packet", u)
+                   : 0;
     const int is_root = u == pl->root;
     if (io->slot == 1) {
         for (uint32_t k = 0; k < pl->npk; k++) {
@@ -264,8 +263,8 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
             continue;
         }
         if (s->pending[k] == 0 || s->known[k])
-            return sn_err_set(err, SN_EALGO, "node %u got a partial too many (seq %u, frag %u)",
-                              u, pk->seq, pk->frag);
+            return sn_err_set(err, SN_EALGO, "node %u got a partial too many (seq %u, frag %u)", u,
+                              pk->seq, pk->frag);
         s->value[k] = s->have[k] ? sn_op_apply(p->op, s->value[k], pk->digest) : pk->digest;
         s->have[k] = 1;
         if (--s->pending[k] == 0 && is_root)
@@ -313,7 +312,7 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
 }
 
 #define TREE_FIELDS                                                                                \
-    .pm_mask = SN_PM_ALL, .topos = "any", .applies = NULL, .plan_new = plan_new,                \
+    .pm_mask = SN_PM_ALL, .topos = "any", .applies = NULL, .plan_new = plan_new,                   \
     .plan_free = plan_free, .predicted = predicted, .state_size = sizeof(state_t),                 \
     .node_init = node_init, .node_fini = node_fini, .node_step = node_step
 

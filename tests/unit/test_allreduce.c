@@ -16,9 +16,9 @@
 #include "stepnet/sim.h"
 #include "testutil.h"
 
-static const char *const pms[][3] = {{"multi", "one", "full"},   {"single", "one", "full"},
-                                     {"single", "any", "full"},  {"multi", "one", "half"},
-                                     {"single", "one", "half"},  {"single", "any", "half"}};
+static const char *const pms[][3] = {{"multi", "one", "full"},  {"single", "one", "full"},
+                                     {"single", "any", "full"}, {"multi", "one", "half"},
+                                     {"single", "one", "half"}, {"single", "any", "half"}};
 #define NPMS (sizeof pms / sizeof pms[0])
 
 /* Runs algo, fails unless verified, exactly as predicted (when it predicts) and at or above every
@@ -32,8 +32,8 @@ static uint64_t run_ok(const sn_topo_t *t, const sn_params_t *p, const char *alg
     assert_int_equal(r.res.deliveries, r.res.expected_deliveries);
     assert_int_equal(r.res.deliveries, (uint64_t) t->nproc * p->msgs * p->frags);
     if (r.predicted >= 0 && (int64_t) r.res.steps != r.predicted)
-        fail_msg("%s on %s (%s %s %s, msgs %u): %llu steps, predicted %lld", r.algo->name,
-                 t->spec, p->pm.ports == SN_PORTS_SINGLE ? "single" : "multi",
+        fail_msg("%s on %s (%s %s %s, msgs %u): %llu steps, predicted %lld", r.algo->name, t->spec,
+                 p->pm.ports == SN_PORTS_SINGLE ? "single" : "multi",
                  p->pm.rx == SN_RX_ANY ? "any" : "one",
                  p->pm.duplex == SN_DUPLEX_HALF ? "half" : "full", p->msgs,
                  (unsigned long long) r.res.steps, (long long) r.predicted);
@@ -59,9 +59,9 @@ static void test_names(void **state)
     static const struct {
         const char *name;
         sn_coll_t c;
-    } cases[] = {{"allreduce", SN_COLL_ALLREDUCE},   {"barrier", SN_COLL_BARRIER},
-                 {"mna", SN_COLL_MNA},               {"reduce_scatter", SN_COLL_MNA},
-                 {"reduce-scatter", SN_COLL_MNA},    {"reduce", SN_COLL_SNA}};
+    } cases[] = {
+        {"allreduce", SN_COLL_ALLREDUCE}, {"barrier", SN_COLL_BARRIER},    {"mna", SN_COLL_MNA},
+        {"reduce_scatter", SN_COLL_MNA},  {"reduce-scatter", SN_COLL_MNA}, {"reduce", SN_COLL_SNA}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sn_coll_t c = SN_COLL_COUNT;
         tu_assert_rc(sn_coll_parse(cases[i].name, &c, NULL), 0);
@@ -138,9 +138,9 @@ static void test_verify_values(void **state)
 }
 
 static const char *const any_specs[] = {
-    "ring:7",      "linear:5",   "torus:3x4",       "hypercube:3", "foldedcube:4",
-    "complete:6",  "star:4",     "fattree:2:3:exp", "ering:9:2",   "ering:7:2*ring:3",
-    "mesh:2x3x2",  "ccc:3",      "complete:2"};
+    "ring:7",     "linear:5", "torus:3x4",       "hypercube:3", "foldedcube:4",
+    "complete:6", "star:4",   "fattree:2:3:exp", "ering:9:2",   "ering:7:2*ring:3",
+    "mesh:2x3x2", "ccc:3",    "complete:2"};
 #define NSPECS (sizeof any_specs / sizeof any_specs[0])
 
 /* allreduce-tree and barrier-tree on every kind of topology, port model and operator, exactly as
@@ -201,8 +201,8 @@ static void test_rd(void **state)
     static const struct {
         const char *spec;
         uint32_t d;
-    } cases[] = {{"hypercube:1", 1}, {"hypercube:3", 3},  {"hypercube:5", 5},
-                 {"foldedcube:4", 4}, {"complete:2", 1}, {"complete:8", 3}, {"complete:16", 4}};
+    } cases[] = {{"hypercube:1", 1}, {"hypercube:3", 3}, {"hypercube:5", 5}, {"foldedcube:4", 4},
+                 {"complete:2", 1},  {"complete:8", 3},  {"complete:16", 4}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sn_topo_t *t = tu_topo(cases[i].spec);
         uint32_t d = cases[i].d;
@@ -314,11 +314,11 @@ static void test_bounds(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_names),       cmocka_unit_test(test_contributions),
+        cmocka_unit_test(test_names),         cmocka_unit_test(test_contributions),
         cmocka_unit_test(test_verify_values), cmocka_unit_test(test_tree),
-        cmocka_unit_test(test_tree_counts), cmocka_unit_test(test_rd),
-        cmocka_unit_test(test_rd_refusals), cmocka_unit_test(test_barrier_params),
-        cmocka_unit_test(test_mna),         cmocka_unit_test(test_bounds),
+        cmocka_unit_test(test_tree_counts),   cmocka_unit_test(test_rd),
+        cmocka_unit_test(test_rd_refusals),   cmocka_unit_test(test_barrier_params),
+        cmocka_unit_test(test_mna),           cmocka_unit_test(test_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
