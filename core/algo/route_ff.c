@@ -28,10 +28,15 @@
 #include "stepnet/route.h"
 #include "stepnet/util.h"
 
-/* A queued packet in the node's pool; `next` links the FIFO of its bucket (or the free list). */
+/* A queued packet in the node's pool; `next` links the FIFO of its bucket.
+ * Every packet these algorithms move is a data packet made by sn_packet_data (no tag, no flags),
+ * so its identity is all a queue keeps: src, dst and k = seq * frags + frag (< 2^24), 16 bytes
+ * instead of 40, and the digest is derived again when it leaves (stepnet-node checks the payload
+ * bytes against that identity at every hop, and the receiver's delivery check compares the digest
+ * it was sent with). Queued packets are most of the memory of a large run and their cache misses
+ * most of its time. */
 typedef struct {
-    sn_packet_t pkt;
-    uint32_t next;
+    uint32_t src, dst, k, next;
 } entry_t;
 
 #define NIL UINT32_MAX
@@ -62,7 +67,10 @@ typedef struct {
     uint32_t *leader;  /* [deg] first port of each port's group */
     uint32_t *colport; /* [ncolours] port of each colour, or UINT32_MAX (rx one) */
     entry_t *pool;     /* queued packets */
-    uint32_t npool, cappool, freelist;
+    uint32_t npool, cappool;
+    uint32_t *fstack; /* [cappool] free entries of the pool, a stack: reusing one is a store into
+                         it, not a load of a cold link (the cache miss of every push) */
+    uint32_t nfree;
     /* own personalised packets, generated lazily per group in priority order */
     const ownlist_t *own; /* the plan's shared list (Cayley) or own_private */
     ownlist_t own_private;
@@ -100,18 +108,20 @@ static void pq_push(state_t *s, uint32_t g, uint32_t key, const sn_packet_t *pkt
             q->head[i] = NIL;
     }
     uint32_t i;
-    if (s->freelist != NIL) {
-        i = s->freelist;
-        s->freelist = s->pool[i].next;
+    if (s->nfree > 0) {
+        i = s->fstack[--s->nfree];
     } else {
         if (s->npool == s->cappool) {
             size_t cap = s->cappool;
             sn_grow((void **) &s->pool, &cap, (size_t) s->npool + 1, sizeof *s->pool);
             s->cappool = (uint32_t) cap;
+            s->fstack = sn_xrealloc(s->fstack, cap * sizeof *s->fstack);
         }
         i = s->npool++;
     }
-    s->pool[i].pkt = *pkt;
+    s->pool[i].src = pkt->src;
+    s->pool[i].dst = pkt->dst;
+    s->pool[i].k = pkt->seq * s->pl->p->frags + pkt->frag;
     s->pool[i].next = NIL;
     if (q->head[key] == NIL)
         q->head[key] = i;
@@ -140,9 +150,10 @@ static sn_packet_t pq_pop(state_t *s, uint32_t g)
     q->head[key] = s->pool[i].next;
     q->count--;
     s->queued--;
-    s->pool[i].next = s->freelist;
-    s->freelist = i;
-    return s->pool[i].pkt;
+    s->fstack[s->nfree++] = i;
+    const sn_params_t *p = s->pl->p;
+    uint32_t k = s->pool[i].k, seq = p->frags == 1 ? k : k / p->frags;
+    return sn_packet_data(p, s->pool[i].src, s->pool[i].dst, seq, k - seq * p->frags);
 }
 
 /* ---- plan --------------------------------------------------------------------------------- */
@@ -264,7 +275,6 @@ static int node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
     s->pl = pl;
     s->u = u;
     s->deg = sn_topo_degree(t, u);
-    s->freelist = NIL;
     /* One block: q[deg], then the u32 arrays, then (if small) every port's buckets. */
     uint32_t deg = s->deg, nb = pl->nbuckets, ncol = pl->colour ? pl->ncolours : 0;
     int personal = pl->is_src[u] && !pl->bcast;
@@ -324,6 +334,7 @@ static void node_fini(void *state)
         free(s->q[p].head);
     free(s->block);
     free(s->pool);
+    free(s->fstack);
     free(s->own_private.dst);
 }
 
