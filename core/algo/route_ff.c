@@ -101,7 +101,8 @@ static void own_build(const plan_t *pl, uint32_t u, ownlist_t *out);
 
 /* ---- bucket queues ------------------------------------------------------------------------ */
 
-/* A chunk from the node's pool (the free list first; the pool grows by half). */
+/* A chunk from the node's pool (the recently freed, then the free list; the pool grows by a
+ * quarter: queues are most of the memory of a large run). */
 static uint32_t chunk_new(state_t *s)
 {
     if (s->nfc > 0)
@@ -112,7 +113,7 @@ static uint32_t chunk_new(state_t *s)
         return c;
     }
     if (s->nchunks == s->capchunks) {
-        uint64_t cap = (uint64_t) s->capchunks + s->capchunks / 2 + 4;
+        uint64_t cap = (uint64_t) s->capchunks + s->capchunks / 4 + 4;
         /* positions (chunk * entries per chunk) must stay below NIL */
         if (cap > (UINT32_MAX - 1) / CHUNK_WORDS)
             cap = (UINT32_MAX - 1) / CHUNK_WORDS;

@@ -6,10 +6,11 @@
  * grouped by receiver with a counting sort, so that each receiver reads its arrivals from one
  * contiguous run (the scattered reads of a linked list dominated large runs); a receiver sorts
  * its few arrivals by port before its step, which is the order stepnet-node presents them in.
- * When the mailboxes fit (MAIL_MAX_BYTES), a send is instead written straight into the receiver's
- * mailbox of its arrival port (a directed link carries one packet per slot, so one mailbox per
- * port and slot parity suffices): the receiver reads its ports in order and finds its arrivals
- * already sorted, with no pool, grouping or sort at all. */
+ * Multiport, when the mailboxes fit (MAIL_MAX_BYTES), a send is instead written straight into the
+ * receiver's mailbox of its arrival port (a directed link carries one packet per slot, so one
+ * mailbox per port and slot parity suffices): the receiver reads its ports in order and finds its
+ * arrivals already sorted, with no pool, grouping or sort at all. Single-port receivers get one or
+ * a few packets, which the pool finds faster than a scan of every port's mailbox. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -313,7 +314,8 @@ int sn_sim_run(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a, con
             s.maxdeg = sn_topo_degree(t, u);
     s.mark = sn_xcalloc(s.maxdeg + 1, 1);
     size_t nports = t->port_off[n];
-    if ((uint64_t) nports * 2 * sizeof(sn_msg_t) <= MAIL_MAX_BYTES) {
+    if (p->pm.ports == SN_PORTS_MULTI &&
+        (uint64_t) nports * 2 * sizeof(sn_msg_t) <= MAIL_MAX_BYTES) {
         for (int i = 0; i < 2; i++) {
             s.mail[i] = sn_xmalloc((nports ? nports : 1) * sizeof *s.mail[i]);
             for (size_t j = 0; j < nports; j++)
