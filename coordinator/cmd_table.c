@@ -23,9 +23,10 @@ static const char usage[] =
     "\n"
     "The reproduction table of the thesis (V. V. Dimakopoulos, 1996, chapters 3-6), the\n"
     "torus framework (P. Fragopoulou and S. G. Akl; sections F&A), the mesh paper (E. A.\n"
-    "Varvarigos and D. P. Bertsekas; sections VB) and the folded-cube paper (E. A. Varvarigos;\n"
-    "sections FQ): for every case, the paper's formula and its value, the algorithm stepnet picks, "
-    "its predicted steps, the\n"
+    "Varvarigos and D. P. Bertsekas; sections VB), the folded-cube paper (E. A. Varvarigos;\n"
+    "sections FQ) and allreduce and barrier after D. P. Bertsekas and J. N. Tsitsiklis,\n"
+    "Parallel and Distributed Computation, section 1.3 (sections B&T): for every case, the\n"
+    "paper's formula and its value, the algorithm stepnet picks, its predicted steps, the\n"
     "steps the simulator measures, the best lower bound, and whether they agree. Markdown by\n"
     "default.\n"
     "\n"
@@ -100,6 +101,8 @@ static const char *case_algo(const case_t *c)
         return c->algo;
     case F_FQ_PMNB:
         return "pmnb-fcube";
+    case F_ALLRED_2E:
+        return strcmp(c->coll, "barrier") == 0 ? "barrier-tree" : "allreduce-tree";
     default: /* the fat-tree rows name their algorithm */
         break;
     }
@@ -294,6 +297,8 @@ static int64_t formula_value(const case_t *c, const sn_topo_t *t, const sn_param
             v += ceil_div(mbar, 1ull << k);
         return (int64_t) v;
     }
+    case F_ALLRED_2E:
+        return 2 * (int64_t) sn_topo_ecc(t, p->root, 1);
     default: /* the fat-tree formulas, handled above */
         break;
     }

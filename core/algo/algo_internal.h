@@ -310,6 +310,15 @@ int sn__accum_node_step(void *state, sn_step_t *io, sn_err_t *err);
 extern const sn_algo_t sn__algo_sna_tree;
 extern const sn_algo_t sn__algo_pmna_tree;
 
+/* allreduce and barrier (allreduce_tree.c: any topology; allreduce_rd.c: recursive doubling on
+ * hypercubes, folded cubes and complete graphs of 2^d nodes); mna (reduce_scatter) in
+ * pmna_tree.c */
+extern const sn_algo_t sn__algo_allreduce_tree;
+extern const sn_algo_t sn__algo_barrier_tree;
+extern const sn_algo_t sn__algo_allreduce_rd;
+extern const sn_algo_t sn__algo_barrier_rd;
+extern const sn_algo_t sn__algo_mna_tree;
+
 /* Folded cube (Varvarigos, folded-cube paper): bcast_fcube.c */
 extern const sn_algo_t sn__algo_bcast_fcube;
 extern const sn_algo_t sn__algo_sna_fcube;

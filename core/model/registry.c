@@ -42,6 +42,13 @@ static const sn_algo_t *const registry[] = {
     /* Varvarigos, folded-cube PMNB with its prefixes */
     &sn__algo_pmnb_fcube,
     &sn__algo_mnb_cayley,
+    /* the MPI staples: allreduce and barrier (recursive doubling before the generic tree, which
+     * it ties or beats), mna (reduce_scatter) */
+    &sn__algo_allreduce_rd,
+    &sn__algo_allreduce_tree,
+    &sn__algo_barrier_rd,
+    &sn__algo_barrier_tree,
+    &sn__algo_mna_tree,
 };
 /* clang-format on */
 

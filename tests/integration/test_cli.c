@@ -803,6 +803,15 @@ static void test_table(void **state)
     assert_int_equal(count_lines(r.out) - 2, 4);
     tu_exec_free(&r);
 
+    /* the MPI staples' rows (allreduce, barrier), over TCP too */
+    r = RUN("table", "--match", "B&T", "--run");
+    tu_expect_status(&r, 0);
+    assert_non_null(strstr(r.out,
+                           "| `ring:9` | 9 | allreduce | multi | 2 e(v) | 8 | allreduce-tree "
+                           "| 8 | 8 | 8 |"));
+    assert_int_equal(count_lines(r.out) - 2, 6);
+    tu_exec_free(&r);
+
     /* --out writes the file, not stdout */
     char path[] = "/tmp/stepnet-table-XXXXXX";
     int fd = mkstemp(path);

@@ -534,6 +534,28 @@ static void test_exact_64_nodes(void **state)
     EXACT_ALL(cases);
 }
 
+/* The MPI staples over TCP: allreduce (recursive doubling and the tree, routers included),
+ * barrier and mna (reduce_scatter), every operator, several port models; each node checks the
+ * combined value it ends with, and the run matches the simulator slot for slot. */
+static void test_exact_staples(void **state)
+{
+    (void) state;
+    static const case_t cases[] = {
+        {{"--topo", "hypercube:3", "--coll", "allreduce", "--op", "xor", "--size", "100"}},
+        {{"--topo", "hypercube:3", "--coll", "allreduce", "--ports", "single", "--msgs", "2"}},
+        {{"--topo", "complete:8", "--coll", "allreduce", "--algo", "allreduce-rd", "--msgs", "3"}},
+        {{"--topo", "torus:3x4", "--coll", "allreduce", "--msgs", "3", "--op", "max"}},
+        {{"--topo", "ring:7", "--coll", "allreduce", "--ports", "single", "--duplex", "half"}},
+        {{"--topo", "fattree:2:3:exp", "--coll", "allreduce", "--size", "4096"}},
+        {{"--topo", "complete:6", "--coll", "barrier"}},
+        {{"--topo", "mesh:3x3", "--coll", "barrier", "--ports", "single", "--size", "0"}},
+        {{"--topo", "foldedcube:3", "--coll", "barrier", "--ports", "single", "--op", "max"}},
+        {{"--topo", "torus:3x3", "--coll", "reduce_scatter", "--op", "xor"}},
+        {{"--topo", "ring:5", "--coll", "mna", "--ports", "single", "--rx", "any", "--msgs", "2"}},
+    };
+    EXACT_ALL(cases);
+}
+
 /* The folded cube (Varvarigos, folded-cube paper): the combining collectives, whose combined
  * values stepnet-node carries as payload bytes derived from the value and checks at every hop. */
 static void test_exact_fcube(void **state)
@@ -2317,6 +2339,7 @@ int main(void)
         cmocka_unit_test_teardown(test_exact_msgs, teardown),
         cmocka_unit_test_teardown(test_exact_64_nodes, teardown),
         cmocka_unit_test_teardown(test_exact_fcube, teardown),
+        cmocka_unit_test_teardown(test_exact_staples, teardown),
         cmocka_unit_test_teardown(test_exact_torus_framework, teardown),
         cmocka_unit_test_teardown(test_exact_mnb_generic, teardown),
         cmocka_unit_test_teardown(test_run_json_contract, teardown),

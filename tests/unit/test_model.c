@@ -130,6 +130,12 @@ static void test_registry(void **state)
         {"bcast-multitree", SN_COLL_BCAST},
         {"pmnb-fcube", SN_COLL_PMNB},
         {"mnb-cayley", SN_COLL_MNB},
+        /* the MPI staples */
+        {"allreduce-rd", SN_COLL_ALLREDUCE},
+        {"allreduce-tree", SN_COLL_ALLREDUCE},
+        {"barrier-rd", SN_COLL_BARRIER},
+        {"barrier-tree", SN_COLL_BARRIER},
+        {"mna-tree", SN_COLL_MNA},
     };
     size_t n = 0;
     const sn_algo_t *const *algos = sn_model_algos(&n);
