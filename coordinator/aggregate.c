@@ -1,6 +1,7 @@
 /* Aggregation (coordinator): the link calibration (per-link ping-pong timings to medians of alpha
  * and beta) and each repetition's check and combination of the nodes' results: deliveries,
- * payload digest sums, steps and trace hash equal across repetitions, and the wall times. */
+ * payload digest sums, steps and trace hash equal across repetitions, the wall times, and the
+ * collective times from the nodes' own timestamps. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,14 +18,13 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : (x > y);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-    return x < y ? -1 : (x > y);
-}
-
 void sn__coord_add_calibration(coord_t *r, const Stepnet__Calibrated *cal)
 {
+    if (cal->node < r->n && cal->has_conc_rtt0_ns && cal->has_conc_rtt_ns &&
+        r->res->node_conc_rtt0_us) {
+        r->res->node_conc_rtt0_us[cal->node] = (double) cal->conc_rtt0_ns / NS_PER_US;
+        r->res->node_conc_rtt_us[cal->node] = (double) cal->conc_rtt_ns / NS_PER_US;
+    }
     /* per link: alpha = rtt(0 bytes) / 2, beta = (rtt(size) - rtt(0)) / (2 size) */
     for (size_t i = 0; i < cal->n_links; i++) {
         const Stepnet__LinkTiming *lt = cal->links[i];
@@ -34,11 +34,40 @@ void sn__coord_add_calibration(coord_t *r, const Stepnet__Calibrated *cal)
             r->beta = sn_xrealloc(r->beta, r->capcalib * sizeof *r->beta);
         }
         r->alpha[r->ncalib] = (double) lt->rtt0_ns / (2 * NS_PER_US);
+        if (r->res->edge_alpha_us && lt->edge < r->t->nedges) {
+            r->res->edge_alpha_us[lt->edge] = (double) lt->rtt0_ns / (2 * NS_PER_US);
+            r->res->edge_hop_us[lt->edge] = (double) lt->rtt_ns / (2 * NS_PER_US);
+        }
         r->beta[r->ncalib] = lt->bytes && lt->rtt_ns > lt->rtt0_ns
                                  ? (double) (lt->rtt_ns - lt->rtt0_ns) / (2 * NS_PER_US) / lt->bytes
                                  : 0.0;
         r->ncalib++;
+        /* and the link itself, for the report (per-link calibration) */
+        coord_result_t *out = r->res;
+        sn_grow((void **) &out->links, &r->caplinks, out->nlinks + 1, sizeof *out->links);
+        coord_link_cal_t *lk = &out->links[out->nlinks++];
+        lk->edge = lt->edge;
+        lk->a = lt->edge < r->t->nedges ? r->t->edges[lt->edge].a : 0;
+        lk->b = lt->edge < r->t->nedges ? r->t->edges[lt->edge].b : 0;
+        lk->rtt0_ns = lt->rtt0_ns;
+        lk->rtt_ns = lt->rtt_ns;
+        lk->bytes = lt->bytes;
     }
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+    return x < y ? -1 : (x > y);
+}
+
+void sn__coord_ctl_done(coord_t *r)
+{
+    uint32_t rounds = COORD_CTL_ROUNDS(r->o);
+    if (rounds == 0 || r->ctl_rtt == NULL)
+        return;
+    qsort(r->ctl_rtt, rounds, sizeof *r->ctl_rtt, cmp_u64);
+    r->res->ctl_us = (double) r->ctl_rtt[rounds / 2] / NS_PER_US;
 }
 
 void sn__coord_calibration_done(coord_t *r)
@@ -54,33 +83,70 @@ void sn__coord_calibration_done(coord_t *r)
 
 double coord_result_median_us(const coord_result_t *res)
 {
-    if (res->nwall == 0)
-        return 0;
-    uint64_t *w = sn_xmalloc(res->nwall * sizeof *w);
-    memcpy(w, res->wall_ns, res->nwall * sizeof *w);
-    qsort(w, res->nwall, sizeof *w, cmp_u64);
-    size_t h = res->nwall / 2;
-    double median =
-        res->nwall % 2 ? (double) w[h] / NS_PER_US : (double) (w[h - 1] + w[h]) / (2 * NS_PER_US);
-    free(w);
-    return median;
+    return coord_median_ns_us(res->wall_ns, res->nwall);
+}
+
+double coord_result_coll_median_us(const coord_result_t *res)
+{
+    return coord_median_ns_us(res->coll_ns, res->ncoll);
+}
+
+/* A measured repetition's times: the wall time (from the START to the last COMPLETE, on the
+ * coordinator's clock, or to now for an idle barrier) and the collective's own time from the
+ * nodes' timestamps, put on the coordinator's clock by their offsets. */
+static void add_times(coord_t *r, uint64_t wall_ns)
+{
+    if (r->rep <= r->o->warmup)
+        return;
+    coord_point_t *pt = &r->res->points[r->point];
+    r->res->wall_ns[r->res->nwall++] = wall_ns;
+    pt->wall_ns[pt->nwall++] = wall_ns;
+    if (r->rep == r->o->warmup + r->o->reps)
+        pt->state = COORD_POINT_DONE;
+    for (uint32_t i = 0; i < r->n; i++) {
+        const Stepnet__Result *res = r->nodes[i].res;
+        if (!res->has_start_ns || !res->has_complete_ns || res->complete_ns < res->start_ns)
+            return; /* not measured: no collective time for this repetition */
+        r->start_ns[i] = res->start_ns;
+        r->complete_ns[i] = res->complete_ns;
+    }
+    uint64_t span = coord_coll_span_ns(r->start_ns, r->complete_ns, r->offset_ns, r->n);
+    r->res->coll_ns[r->res->ncoll++] = span;
+    pt->coll_ns[pt->ncoll++] = span;
+}
+
+/* A measured repetition's wall time, into the run's and its size's; the size is done after its
+ * last repetition. */
+void sn__coord_point_begin(coord_t *r, uint32_t k)
+{
+    r->point = k;
+    r->params = r->ctx->params;
+    r->params.size = r->res->points[k].size;
+    r->res->nwall = r->res->ncoll = 0;
+    for (uint32_t i = 0; i < r->n; i++)
+        r->digest_want[i] = sn_coll_digest_sum(r->t, &r->params, i);
 }
 
 /* The idle barrier: every node stopped at the last idle slot; the time is to the last result. */
 static int aggregate_idle(coord_t *r)
 {
+    uint64_t slots = r->floor_rep ? COORD_FLOOR_SLOTS : r->o->idle_slots;
     for (uint32_t i = 0; i < r->n; i++) {
         const Stepnet__Result *res = r->nodes[i].res;
-        if (res->error || res->stop_slot != r->o->idle_slots) {
+        if (res->error || res->stop_slot != slots) {
             sn__coord_fail(r, (int) i, 0, "node %u: idle barrier stopped at slot %llu of %llu: %s",
-                           i, (unsigned long long) res->stop_slot,
-                           (unsigned long long) r->o->idle_slots,
+                           i, (unsigned long long) res->stop_slot, (unsigned long long) slots,
                            res->error ? res->error : "wrong stop slot");
             return -1;
         }
     }
-    if (r->cid > r->o->warmup)
-        r->res->wall_ns[r->res->nwall++] = uv_hrtime() - r->t0;
+    if (r->floor_rep) { /* the time model's empty slot: the wall time less the control legs */
+        double wall = (double) (uv_hrtime() - r->t0) / NS_PER_US;
+        double ctl = r->res->ctl_us > 0 ? r->res->ctl_us : 0;
+        r->res->empty_slot_us = wall > ctl ? (wall - ctl) / COORD_FLOOR_SLOTS : 0;
+        return 0;
+    }
+    add_times(r, uv_hrtime() - r->t0);
     return 0;
 }
 
@@ -92,7 +158,12 @@ static int check_node(coord_t *r, uint32_t i, const Stepnet__Result *res)
                        res->error);
         return -1;
     }
-    sn_expect_t e = sn_coll_expect(r->t, &r->ctx->params, i);
+    if (res->has_size && res->size != r->params.size) {
+        sn__coord_fail(r, (int) i, 0, "node %u ran collective %u with packet size %u, not %u", i,
+                       res->cid, res->size, r->params.size);
+        return -1;
+    }
+    sn_expect_t e = sn_coll_expect(r->t, &r->params, i);
     uint64_t want_exp = e.nsrc * e.per_src;
     if (res->expected != want_exp || res->deliveries != res->expected) {
         sn__coord_fail(r, (int) i, 0, "node %u delivered %llu of %llu packets (expected %llu)", i,
@@ -111,9 +182,46 @@ static int check_node(coord_t *r, uint32_t i, const Stepnet__Result *res)
     return 0;
 }
 
+/* --trace: copies every node's record of this repetition into r->res->trace. */
+static void keep_trace(coord_t *r)
+{
+    coord_trace_t *tr = sn_xcalloc(1, sizeof *tr);
+    tr->cid = r->cid;
+    tr->n = r->n;
+    tr->nodes = sn_xcalloc(r->n, sizeof *tr->nodes);
+    for (uint32_t i = 0; i < r->n; i++) {
+        const Stepnet__Result *res = r->nodes[i].res;
+        coord_trace_node_t *tn = &tr->nodes[i];
+        tn->t0_ns = res->trace_t0_ns;
+        tn->stop_slot = res->stop_slot;
+        tn->transmissions = res->data_packets + res->control_packets;
+        tn->nslots = res->n_trace_slots; /* 1 + degree per slot: run_trace.c divides */
+        tn->nsends = res->n_trace_sends - res->n_trace_sends % 4;
+        tn->slots = sn_xmalloc((tn->nslots + 1) * sizeof *tn->slots);
+        tn->sends = sn_xmalloc((tn->nsends + 1) * sizeof *tn->sends);
+        if (tn->nslots)
+            memcpy(tn->slots, res->trace_slots, tn->nslots * sizeof *tn->slots);
+        if (tn->nsends)
+            memcpy(tn->sends, res->trace_sends, tn->nsends * sizeof *tn->sends);
+    }
+    r->res->trace = tr;
+}
+
+void coord_trace_free(coord_trace_t *tr)
+{
+    if (tr == NULL)
+        return;
+    for (uint32_t i = 0; i < tr->n; i++) {
+        free(tr->nodes[i].slots);
+        free(tr->nodes[i].sends);
+    }
+    free(tr->nodes);
+    free(tr);
+}
+
 int sn__coord_aggregate_rep(coord_t *r)
 {
-    if (r->o->idle_slots)
+    if (r->o->idle_slots || r->floor_rep)
         return aggregate_idle(r);
     coord_result_t *out = r->res;
     uint64_t steps = 0, trace = 0, packets = 0, cpackets = 0, dl = 0, bytes = 0, maxq = 0;
@@ -156,10 +264,10 @@ int sn__coord_aggregate_rep(coord_t *r)
     uint64_t cslots = 0;
     for (size_t w = 0; w < words; w++)
         cslots += (uint64_t) __builtin_popcountll(cbits[w] & ~dbits[w]);
-    if (r->cid > 1 && (steps != out->steps || trace != out->trace_hash)) {
+    if (r->rep > 1 && (steps != out->steps || trace != out->trace_hash)) {
         sn__coord_fail(r, COORD_NODE_NONE, 0,
-                       "repetition %u differs from the first: %llu steps (trace %016llx) against "
-                       "%llu (trace %016llx)",
+                       "repetition %u differs from the first of its size: %llu steps (trace "
+                       "%016llx) against %llu (trace %016llx)",
                        r->cid, (unsigned long long) steps, (unsigned long long) trace,
                        (unsigned long long) out->steps, (unsigned long long) out->trace_hash);
         goto out;
@@ -174,8 +282,15 @@ int sn__coord_aggregate_rep(coord_t *r)
     out->max_queue = maxq;
     out->max_queue_reported = maxq_reported;
     out->max_queue_node = maxq_node;
-    if (r->cid > r->o->warmup)
-        out->wall_ns[out->nwall++] = r->tlast - r->t0;
+    coord_point_t *pt = &out->points[r->point];
+    pt->steps = steps;
+    pt->trace_hash = trace;
+    pt->packets = packets;
+    pt->deliveries = dl;
+    pt->bytes_checked = bytes;
+    if (sn__coord_traced(r))
+        keep_trace(r);
+    add_times(r, r->tlast - r->t0);
     rc = 0;
 out:
     free(dbits);

@@ -30,22 +30,29 @@ static int bad_frame(const coord_report_t *rp)
            rp->kind == STEPNET__ABORT_KIND__ABORT_CORRUPT;
 }
 
+/* Did node x send any report? */
+static int reported(const coord_report_t *rp, size_t n, int x)
+{
+    for (size_t i = 0; i < n; i++)
+        if (rp[i].node == x)
+            return 1;
+    return 0;
+}
+
 /* The node that the deadline and link reports name most, preferring nodes that sent no report
- * themselves (a stopped node is silent); COORD_NODE_NONE when no report names anyone. */
-static int most_named(const coord_report_t *rp, size_t n, uint32_t nnodes)
+ * themselves and are not known alive (a stopped node is silent); COORD_NODE_NONE when no report
+ * names anyone. */
+static int most_named(const coord_report_t *rp, size_t n, uint32_t nnodes, const uint8_t *alive)
 {
     int best = COORD_NODE_NONE, best_silent = 0;
     uint32_t best_votes = 0;
     for (uint32_t x = 0; x < nnodes; x++) {
         uint32_t votes = 0;
-        int reported = 0;
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < n; i++)
             votes += accuses(&rp[i]) && names(&rp[i], (int) x);
-            reported |= rp[i].node == (int) x;
-        }
         if (votes == 0)
             continue;
-        int silent = !reported;
+        int silent = !reported(rp, n, (int) x) && !(alive && alive[x]);
         if (best < 0 || silent > best_silent || (silent == best_silent && votes > best_votes))
             best = (int) x, best_silent = silent, best_votes = votes;
     }
@@ -73,6 +80,31 @@ static int mutual(const coord_report_t *rp, size_t n, const coord_report_t **a,
     return 0;
 }
 
+/* An accusation whose accused node sent no report but is alive: the accusing report (*by) and the
+ * accused node (*x), or 0. Only when every accused node that sent no report is alive: a dead or
+ * stopped node among them explains the silence better than a link. */
+static int alive_accused(const coord_report_t *rp, size_t n, uint32_t nnodes, const uint8_t *alive,
+                         const coord_report_t **by, int *x)
+{
+    if (alive == NULL)
+        return 0;
+    *by = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (!accuses(&rp[i]) || rp[i].node < 0)
+            continue;
+        for (size_t k = 0; k <= rp[i].nmissing; k++) {
+            int z = k < rp[i].nmissing ? (int) rp[i].missing[k] : rp[i].peer;
+            if (z < 0 || (uint32_t) z >= nnodes || reported(rp, n, z))
+                continue;
+            if (!alive[z])
+                return 0;
+            if (*by == NULL)
+                *by = &rp[i], *x = z;
+        }
+    }
+    return *by != NULL;
+}
+
 /* The verdict of an interrupt: the coordinator's own (kind COORD_KIND_INTERRUPT) or a node's. */
 static int interrupt_verdict(const coord_report_t *rp, size_t n, coord_verdict_t *out)
 {
@@ -97,28 +129,37 @@ static int interrupt_verdict(const coord_report_t *rp, size_t n, coord_verdict_t
     return 1;
 }
 
-/* The verdict of a link whose two live ends accuse each other: a (the smaller id) and b. */
-static void link_verdict(const coord_report_t *a, const coord_report_t *b, coord_verdict_t *out)
+/* The verdict of a link between live nodes a < b: `ra` and `rb` are their reports (NULL for an
+ * end that sent none: it answered the liveness probe), at least one of them given. */
+static void link_verdict(int a, int b, const coord_report_t *ra, const coord_report_t *rb,
+                         coord_verdict_t *out)
 {
-    uint64_t slot = a->slot;
-    if (slot == 0 || (b->slot && b->slot < slot))
-        slot = b->slot;
-    out->link_a = a->node;
-    out->link_b = b->node;
+    uint64_t slot = ra ? ra->slot : 0, sb = rb ? rb->slot : 0;
+    if (slot == 0 || (sb && sb < slot))
+        slot = sb;
+    out->link_a = a;
+    out->link_b = b;
     out->slot = slot;
     char edge[32] = "";
-    if (a->edge_known || b->edge_known)
-        snprintf(edge, sizeof edge, " (edge %u)", a->edge_known ? a->edge : b->edge);
+    const coord_report_t *e = ra && ra->edge_known ? ra : rb && rb->edge_known ? rb : NULL;
+    if (e && (e->peer == a || e->peer == b))
+        snprintf(edge, sizeof edge, " (edge %u)", e->edge);
     char at[40] = "";
     if (slot)
         snprintf(at, sizeof at, " at slot %llu", (unsigned long long) slot);
+    char quiet[2][COORD_BLAME_TEXT];
+    snprintf(quiet[0], sizeof quiet[0],
+             "node %d: no report; it answers the coordinator (its frames were sent)", a);
+    snprintf(quiet[1], sizeof quiet[1],
+             "node %d: no report; it answers the coordinator (its frames were sent)", b);
     /* each end's own words, cut so that both fit in the verdict */
     snprintf(out->error, sizeof out->error,
-             "link %d-%d%s went silent%s; both ends alive [%.360s] [%.360s]", a->node, b->node,
-             edge, at, a->text, b->text);
+             "link %d-%d%s went silent%s; both ends alive [%.360s] [%.360s]", a, b, edge, at,
+             ra ? ra->text : quiet[0], rb ? rb->text : quiet[1]);
 }
 
-void sn__coord_blame(const coord_report_t *rp, size_t n, uint32_t nnodes, coord_verdict_t *out)
+void sn__coord_blame(const coord_report_t *rp, size_t n, uint32_t nnodes, const uint8_t *alive,
+                     coord_verdict_t *out)
 {
     memset(out, 0, sizeof *out);
     out->culprit = COORD_NODE_NONE;
@@ -140,11 +181,20 @@ void sn__coord_blame(const coord_report_t *rp, size_t n, uint32_t nnodes, coord_
             cause = &rp[i], culprit = rp[i].peer;
     const coord_report_t *la, *lb;
     if (!cause && mutual(rp, n, &la, &lb)) {
-        link_verdict(la, lb, out);
+        link_verdict(la->node, lb->node, la, lb, out);
+        return;
+    }
+    const coord_report_t *by;
+    int quiet;
+    if (!cause && alive_accused(rp, n, nnodes, alive, &by, &quiet)) {
+        if (by->node < quiet)
+            link_verdict(by->node, quiet, by, NULL, out);
+        else
+            link_verdict(quiet, by->node, NULL, by, out);
         return;
     }
     if (!cause) {
-        int best = most_named(rp, n, nnodes);
+        int best = most_named(rp, n, nnodes, alive);
         if (best >= 0) {
             culprit = best;
             for (size_t i = 0; i < n && !cause; i++)

@@ -55,8 +55,14 @@ typedef struct coord_verdict_s {
  * died; a node's own error; the sender of a malformed or corrupt frame; a link whose two ends
  * accuse each other (link or deadline reports, both alive: "link 5-6 (edge 6) went silent at slot
  * N; both ends alive", no culprit node); the silent node that the deadline and link reports name
- * most (preferring one that sent no report itself); else the first report. Reads the reports
- * only; writes `out`. */
-void sn__coord_blame(const coord_report_t *rp, size_t n, uint32_t nnodes, coord_verdict_t *out);
+ * most (preferring one that sent no report itself and is not known alive); else the first report.
+ * `alive` (NULL: unknown) marks, per node, those that answered the coordinator's liveness probe
+ * after the first report: an accused node that is alive, sent no report and accuses nobody has
+ * sent its frames (its event loop runs; it may even have finished the repetition, its last frame
+ * lost on the way), so when no accused node is dead or silent, the link between accuser and
+ * accused is named ("link 2-3 ... went silent ...; both ends alive"), not the node. Reads the
+ * reports only; writes `out`. */
+void sn__coord_blame(const coord_report_t *rp, size_t n, uint32_t nnodes, const uint8_t *alive,
+                     coord_verdict_t *out);
 
 #endif

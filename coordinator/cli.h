@@ -58,18 +58,20 @@ int cli_parse_real(const char *name, const char *v, double dflt, double lo, doub
 /* The help lines of the options shared by model, sim and run. */
 #define CLI_SHARED_OPTIONS_HELP                                                                    \
     "  --topo SPEC        topology, e.g. ring:8, torus:4x4, hypercube:4, 'ering:7:2*ring:5'\n"     \
-    "  --coll C           bcast, scatter, gather, mnb, te, pmnb, pexchange, sna, pmna (MPI\n"      \
-    "                     aliases: broadcast, allgather, alltoall, reduce)\n"                      \
+    "  --coll C           bcast, scatter, gather, mnb, te, pmnb, pexchange, sna, pmna,\n"          \
+    "                     allreduce, barrier, mna (MPI aliases: broadcast, allgather,\n"           \
+    "                     alltoall, reduce, reduce_scatter; barrier: --msgs/--frags 1)\n"          \
     "  --ports single|multi   port model (default multi)\n"                                        \
     "  --rx one|any       single-port receptions per slot (default one)\n"                         \
     "  --duplex full|half links (default full)\n"                                                  \
-    "  --algo NAME|auto   algorithm (default auto: the lowest predicted steps)\n"                  \
+    "  --algo NAME|auto   algorithm (default auto: the lowest predicted steps; with no\n"          \
+    "                     prediction, the fewest steps of a dry run)\n"                            \
     "  --root R           root processor for bcast, scatter, gather (default 0)\n"                 \
     "  --msgs M           packets per source and destination (default 1)\n"                        \
     "  --frags F          fragments per packet, each 1/F of a time unit (default 1)\n"             \
     "  --tp T             time of a control slot in time units (default 1), for time_units\n"      \
     "  --sources LIST     sources of pmnb/pexchange (targets of pmna) as ranks: 0,3,5 or 0-7\n"    \
-    "  --op sum|xor|max   combining operator of sna and pmna (default sum)\n"                      \
+    "  --op sum|xor|max   operator of sna, pmna, mna, allreduce, barrier (default sum)\n"          \
     "  --m M              M sources drawn from --seed instead of --sources\n"                      \
     "  --size BYTES       payload bytes per packet (default 8)\n"                                  \
     "  --seed S           run seed (default 1)\n"                                                  \
@@ -155,6 +157,7 @@ int cmd_model(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_algos(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 int cmd_table(int argc, char **argv);
 int cmd_keygen(int argc, char **argv);
 

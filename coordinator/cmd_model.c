@@ -1,5 +1,5 @@
-/* `stepnet model`: predicted steps, lower bounds and the algorithm auto would pick, without
- * running anything (coordinator). */
+/* `stepnet model`: predicted steps, lower bounds and the algorithm auto would pick, running
+ * nothing but auto's dry runs of small collectives (coordinator). */
 #include <stdio.h>
 #include <string.h>
 
@@ -11,7 +11,10 @@ static const char usage[] =
     "\n"
     "Prints the predicted step count, the lower bounds and the chosen algorithm for a collective\n"
     "on a topology, without running it. With --algo auto (the default) it also lists every\n"
-    "applicable algorithm with its prediction.\n"
+    "applicable algorithm with its prediction. Auto picks the lowest prediction; when no\n"
+    "applicable algorithm predicts, it picks the fewest steps of a dry run in the simulator\n"
+    "if the collective has at most 262144 deliveries. Algorithms that predict nothing are\n"
+    "listed with their dry run's steps (the one thing model runs).\n"
     "\n" CLI_SHARED_OPTIONS_HELP "\n"
     "Exit status: 0 success, 2 bad input.\n";
 
@@ -28,6 +31,7 @@ int cmd_model(int argc, char **argv)
     }
     const sn_topo_t *t = c.topo;
     uint32_t diam = sn_topo_diameter(t, 1);
+    int dry = sn_coll_expected_total(t, &c.params) <= SN_MODEL_DRY_DELIVERIES;
     /* every applicable algorithm and its prediction */
     size_t na;
     const sn_algo_t *const *all = sn_model_algos(&na);
@@ -43,6 +47,7 @@ int cmd_model(int argc, char **argv)
                 sn_model_plan_new(all[i], t, &c.params, &pl, NULL) < 0)
                 continue;
             int64_t pr = all[i]->predicted(pl);
+            int64_t dr = pr < 0 && dry ? sn_model_dry_run(all[i], pl, t, &c.params, -1) : -1;
             all[i]->plan_free(pl);
             json_open(&j, NULL, '{');
             json_str(&j, "algorithm", all[i]->name);
@@ -50,6 +55,10 @@ int cmd_model(int argc, char **argv)
                 json_int(&j, "predicted_steps", pr);
             else
                 json_null(&j, "predicted_steps");
+            if (dr >= 0)
+                json_int(&j, "dry_run_steps", dr);
+            else
+                json_null(&j, "dry_run_steps");
             json_close(&j, '}');
         }
         json_close(&j, ']');
@@ -69,15 +78,24 @@ int cmd_model(int argc, char **argv)
                 continue;
             }
             int64_t pr = all[i]->predicted(pl);
+            int64_t dr = pr < 0 && dry ? sn_model_dry_run(all[i], pl, t, &c.params, -1) : -1;
             all[i]->plan_free(pl);
             if (pr >= 0)
                 printf("    %-18s %lld steps%s\n", all[i]->name, (long long) pr,
                        all[i] == c.algo ? "  <- chosen"
                        : all[i]->manual ? "  (only with --algo)"
                                         : "");
+            else if (dr >= 0)
+                printf("    %-18s no prediction; a dry run takes %lld steps%s\n", all[i]->name,
+                       (long long) dr,
+                       all[i] == c.algo ? "  <- chosen"
+                       : all[i]->manual ? "  (only with --algo)"
+                                        : "");
             else
                 printf("    %-18s no prediction%s\n", all[i]->name,
-                       all[i] == c.algo ? "  <- chosen" : "");
+                       all[i] == c.algo ? "  <- chosen"
+                       : all[i]->manual ? "  (only with --algo)"
+                                        : "");
         }
     }
     cli_ctx_free(&c);

@@ -1,5 +1,6 @@
 /* `stepnet sim`: runs a collective in process with core/sim and reports the measured steps next to
  * the predicted count and the lower bounds (coordinator). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -8,6 +9,7 @@
 
 #include "cli.h"
 #include "report.h"
+#include "trace.h"
 #include "stepnet/model.h"
 #include "stepnet/sim.h"
 
@@ -18,18 +20,50 @@ static const char usage[] =
     "model enforced and every delivered packet verified (right node, right payload, exactly\n"
     "once). Reports the measured steps next to the predicted count and the lower bounds.\n"
     "\n" CLI_SHARED_OPTIONS_HELP "\n"
-    "Dynamic broadcasting (--coll dynbcast, meshes and tori; Varvarigos and Bertsekas, section\n"
-    "5): Poisson requests at every node, served in rounds of partial multinode broadcasts\n"
-    "(pmnb-mesh-split, each verified); reports the delay distribution in time units next to the\n"
-    "paper's bound (11) and stability limit (14).\n"
+    "Dynamic broadcasting (--coll dynbcast): Poisson requests at every node, served in rounds of\n"
+    "partial multinode broadcasts, each verified; reports the delay distribution in time units "
+    "next\n"
+    "to the paper's bound and stability limit. Meshes and tori: rounds of pmnb-mesh-split, bound\n"
+    "(11) and limit (14) of Varvarigos and Bertsekas (d-dimensional meshes, section 5). Folded\n"
+    "cubes FQ_d, d >= 2: rounds of pmnb-fcube, bound eq. (6) and limit eq. (5) of Varvarigos\n"
+    "(folded cubes, dynamic broadcasting).\n"
     "  --lambda L         requests per node per time unit\n"
-    "  --rho R            instead of --lambda: the load rho = lambda N X (X of (9a))\n"
+    "  --rho R            instead of --lambda: the load rho = lambda N X (X of (9a); on a\n"
+    "                     folded cube X = 1/(d+1), the utilisation)\n"
     "  --slots T          requests arrive during the first T time units (default 1000)\n"
     "  --sweep-rho A:B:S  the delay-versus-load curve as CSV: rho from A to B in steps of S,\n"
-    "                     the mean delay and the bound (11) as its first columns\n"
-    "  --frags F          default 2d on a torus, d on an array (the split algorithm's pieces)\n"
+    "                     the mean delay and the paper's bound as its first columns\n"
+    "  --algo A           the rounds: auto (the family's), pmnb-mesh-split or pmnb-mesh (no\n"
+    "                     splitting: X (9b), V (10b)) on meshes and tori, pmnb-fcube on folded\n"
+    "                     cubes\n"
+    "  --frags F          default 2d on a torus, d on an array (the split algorithm's pieces),\n"
+    "                     1 on a folded cube\n"
+    "\n"
+    "Traces (docs/trace.md):\n"
+    "  --trace FILE       write every transmission as Chrome trace-event JSON (Perfetto,\n"
+    "                     chrome://tracing): one process per node, one thread per port, one\n"
+    "                     `send` event per transmission; time axis: slot s is [s-1, s) ms\n"
+    "  --trace-slots N    record slots 1 to N only (default 10000, at most 100000); the file\n"
+    "                     says when it is truncated\n"
     "\n"
     "Exit status: 0 verified, 1 the run failed or did not verify, 2 bad input.\n";
+
+/* --trace: the file, the slots recorded and the transmissions past them. */
+typedef struct {
+    trace_t tr;
+    uint64_t cap, dropped;
+} sim_trace_t;
+
+static void on_send(void *ctx, uint64_t slot, uint32_t node, uint32_t port, const sn_packet_t *pkt)
+{
+    sim_trace_t *st = ctx;
+    if (slot > st->cap) {
+        st->dropped++;
+        return;
+    }
+    trace_send(&st->tr, node, port, slot, pkt, (double) (slot - 1) * TRACE_SIM_US_PER_SLOT,
+               TRACE_SIM_US_PER_SLOT, -1);
+}
 
 /* --coll dynbcast: rounds of verified partial multinode broadcasts under Poisson arrivals. */
 typedef struct {
@@ -57,13 +91,19 @@ static void on_progress(void *ctx, uint64_t slot, uint64_t done, uint64_t expect
 int cmd_sim(int argc, char **argv)
 {
     cli_opts_t o = {.cmd = "sim"};
-    const char *lambda_s = NULL, *rho_s = NULL, *sweep = NULL;
-    int64_t slots = -1;
+    const char *lambda_s = NULL, *rho_s = NULL, *sweep = NULL, *trace_file = NULL;
+    int64_t slots = -1, trace_slots = -1;
     const cli_opt_t extra[] = {
         {.name = "--lambda", .str = &lambda_s},
         {.name = "--rho", .str = &rho_s},
         {.name = "--sweep-rho", .str = &sweep},
         {.name = "--slots", .num = &slots, .lo = 1, .hi = 1000000000, .unit = "time units"},
+        {.name = "--trace", .str = &trace_file},
+        {.name = "--trace-slots",
+         .num = &trace_slots,
+         .lo = 1,
+         .hi = TRACE_MAX_SLOTS,
+         .unit = "slots"},
         {0}};
     sn_err_t perr = {0};
     int rc = cli_opts_parse(argc, argv, &o, extra, usage, &perr);
@@ -71,6 +111,14 @@ int cmd_sim(int argc, char **argv)
         return EXIT_OK;
     if (rc < 0) {
         cli_err_print("stepnet", &perr);
+        return EXIT_BADINPUT;
+    }
+    if (trace_slots > 0 && trace_file == NULL) {
+        fprintf(stderr, "stepnet: --trace-slots applies with --trace FILE only\n");
+        return EXIT_BADINPUT;
+    }
+    if (trace_file && o.coll && strcmp(o.coll, "dynbcast") == 0) {
+        fprintf(stderr, "stepnet: --trace applies to one collective, not to --coll dynbcast\n");
         return EXIT_BADINPUT;
     }
     if (o.coll && strcmp(o.coll, "dynbcast") == 0 && o.topo)
@@ -85,6 +133,14 @@ int cmd_sim(int argc, char **argv)
         cli_ctx_free(&c);
         return rc;
     }
+    /* the trace file is opened before the run: a path that cannot be written is bad input */
+    FILE *tf = NULL;
+    sim_trace_t st = {.cap = trace_slots > 0 ? (uint64_t) trace_slots : TRACE_DEFAULT_SLOTS};
+    if (trace_file && (tf = fopen(trace_file, "w")) == NULL) {
+        fprintf(stderr, "stepnet: cannot write '%s' (--trace): %s\n", trace_file, strerror(errno));
+        cli_ctx_free(&c);
+        return EXIT_BADINPUT;
+    }
     progress_t pr;
     clock_gettime(CLOCK_MONOTONIC, &pr.start);
     pr.last = pr.start;
@@ -95,9 +151,34 @@ int cmd_sim(int argc, char **argv)
         so.progress = on_progress;
         so.progress_ctx = &pr;
     }
+    if (tf) {
+        trace_begin(&st.tr, tf, c.topo);
+        so.on_send = on_send;
+        so.send_ctx = &st;
+    }
     sn_sim_result_t res;
     sn_err_t err = {0};
     int src = sn_sim_run(c.topo, &c.params, c.algo, c.plan, &so, &res, &err);
+    int trace_failed = 0;
+    if (tf) {
+        char note[160];
+        const char *trunc = NULL;
+        if (st.dropped) {
+            snprintf(note, sizeof note,
+                     "slots after %llu not recorded (--trace-slots): %llu transmissions left out",
+                     (unsigned long long) st.cap, (unsigned long long) st.dropped);
+            trace_note(&st.tr, "trace truncated", (double) st.cap * TRACE_SIM_US_PER_SLOT, note);
+            trunc = note;
+        }
+        if (src < 0) { /* the run stopped where the error says: the trace ends there */
+            char etx[CLI_ERR_TEXT_MAX];
+            cli_err_text(&err, etx, sizeof etx);
+            trace_note(&st.tr, "sim failed", (double) res.steps * TRACE_SIM_US_PER_SLOT, etx);
+        }
+        trace_end(&st.tr, "sim", &c, "1 ms of the time axis is 1 slot: slot s spans [s-1, s) ms", 0,
+                  res.steps < st.cap ? res.steps : st.cap, trunc);
+        trace_failed = cli_close_out(tf, trace_file, "--trace") < 0;
+    }
     struct timespec end;
     clock_gettime(CLOCK_MONOTONIC, &end);
     double secs = since(&pr.start, &end);
@@ -174,5 +255,5 @@ int cmd_sim(int argc, char **argv)
                secs > 0 ? (double) res.packets / secs : 0.0, ru.ru_maxrss / 1024);
     }
     cli_ctx_free(&c);
-    return ok ? EXIT_OK : EXIT_FAILED;
+    return ok && !trace_failed ? EXIT_OK : EXIT_FAILED;
 }

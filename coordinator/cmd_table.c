@@ -23,9 +23,10 @@ static const char usage[] =
     "\n"
     "The reproduction table of the thesis (V. V. Dimakopoulos, 1996, chapters 3-6), the\n"
     "torus framework (P. Fragopoulou and S. G. Akl; sections F&A), the mesh paper (E. A.\n"
-    "Varvarigos and D. P. Bertsekas; sections VB) and the folded-cube paper (E. A. Varvarigos;\n"
-    "sections FQ): for every case, the paper's formula and its value, the algorithm stepnet picks, "
-    "its predicted steps, the\n"
+    "Varvarigos and D. P. Bertsekas; sections VB), the folded-cube paper (E. A. Varvarigos;\n"
+    "sections FQ) and allreduce and barrier after D. P. Bertsekas and J. N. Tsitsiklis,\n"
+    "Parallel and Distributed Computation, section 1.3 (sections B&T): for every case, the\n"
+    "paper's formula and its value, the algorithm stepnet picks, its predicted steps, the\n"
     "steps the simulator measures, the best lower bound, and whether they agree. Markdown by\n"
     "default.\n"
     "\n"
@@ -100,6 +101,8 @@ static const char *case_algo(const case_t *c)
         return c->algo;
     case F_FQ_PMNB:
         return "pmnb-fcube";
+    case F_ALLRED_2E:
+        return strcmp(c->coll, "barrier") == 0 ? "barrier-tree" : "allreduce-tree";
     default: /* the fat-tree rows name their algorithm */
         break;
     }
@@ -294,6 +297,8 @@ static int64_t formula_value(const case_t *c, const sn_topo_t *t, const sn_param
             v += ceil_div(mbar, 1ull << k);
         return (int64_t) v;
     }
+    case F_ALLRED_2E:
+        return 2 * (int64_t) sn_topo_ecc(t, p->root, 1);
     default: /* the fat-tree formulas, handled above */
         break;
     }
@@ -530,6 +535,24 @@ static int selected(const case_t *c, int quick, const char *match)
     return match == NULL || strstr(c->section, match) || strstr(c->topo, match);
 }
 
+/* One CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, a quote or a line
+ * break; then `end`. */
+static void csv_field(FILE *f, const char *v, int end)
+{
+    if (strpbrk(v, ",\"\r\n") == NULL) {
+        fputs(v, f);
+    } else {
+        fputc('"', f);
+        for (const char *c = v; *c; c++) {
+            if (*c == '"')
+                fputc('"', f);
+            fputc(*c, f);
+        }
+        fputc('"', f);
+    }
+    fputc(end, f);
+}
+
 static void num(FILE *f, int64_t v)
 {
     if (v < 0)
@@ -615,10 +638,15 @@ int cmd_table(int argc, char **argv)
         all &= r.agree;
         const char *mark = r.agree ? "=" : "DIFFERS";
         if (csv) {
-            fprintf(f, "%s,%s,%u,%s,%s,\"%s\",", r.c->section, r.spec, r.n, r.c->coll, r.c->ports,
-                    r.c->formula);
+            csv_field(f, r.c->section, ',');
+            csv_field(f, r.spec, ',');
+            fprintf(f, "%u,", r.n);
+            csv_field(f, r.c->coll, ',');
+            csv_field(f, r.c->ports, ',');
+            csv_field(f, r.c->formula, ',');
             num(f, r.formula);
-            fprintf(f, ",%s,", r.algo ? r.algo : "-");
+            fputc(',', f);
+            csv_field(f, r.algo ? r.algo : "-", ',');
             num(f, r.predicted);
             fputc(',', f);
             num(f, r.sim);
@@ -628,7 +656,8 @@ int cmd_table(int argc, char **argv)
                 fputc(',', f);
             }
             num(f, r.lower);
-            fprintf(f, ",%s,\"%s\"\n", mark, r.note);
+            fprintf(f, ",%s,", mark);
+            csv_field(f, r.note, '\n');
         } else {
             fprintf(f, "| %s | `%s` | %u | %s | %s | %s | ", r.c->section, r.spec, r.n, r.c->coll,
                     r.c->ports, r.c->formula);

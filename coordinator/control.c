@@ -26,6 +26,7 @@ void sn__coord_on_deadline(uv_timer_t *t)
         int have = r->phase == COORD_PH_JOIN        ? cn->hello
                    : r->phase == COORD_PH_READY     ? cn->ready
                    : r->phase == COORD_PH_CALIBRATE ? cn->calibrated
+                   : r->phase == COORD_PH_CLOCK     ? cn->clocked
                                                     : cn->result;
         if (have)
             continue;
@@ -37,6 +38,7 @@ void sn__coord_on_deadline(uv_timer_t *t)
     const char *what = r->phase == COORD_PH_JOIN        ? "ready deadline: nodes joined"
                        : r->phase == COORD_PH_READY     ? "ready deadline: nodes ready"
                        : r->phase == COORD_PH_CALIBRATE ? "ready deadline: links calibrated"
+                       : r->phase == COORD_PH_CLOCK     ? "ready deadline: clocks probed"
                                                         : "collective deadline";
     uint32_t ms = r->phase == COORD_PH_RUN ? r->o->collective_ms : r->o->ready_ms;
     if (r->phase == COORD_PH_JOIN && r->o->join) /* ids are given in join order: none yet here */
@@ -47,6 +49,19 @@ void sn__coord_on_deadline(uv_timer_t *t)
         sn__coord_fail(r, COORD_NODE_NONE, 0,
                        "%s (%u ms) expired: %u of %u nodes missing (nodes %s)", what, ms, count,
                        r->n, missing);
+}
+
+uint64_t sn__coord_probe(coord_t *r)
+{
+    Stepnet__Control m = STEPNET__CONTROL__INIT;
+    Stepnet__Heartbeat hb = STEPNET__HEARTBEAT__INIT;
+    hb.seq = ++r->hb_seq;
+    m.msg_case = STEPNET__CONTROL__MSG_HEARTBEAT;
+    m.heartbeat = &hb;
+    for (uint32_t i = 0; i < r->n; i++)
+        if (r->nodes[i].hello && r->nodes[i].conn != NULL)
+            sn_wire_send_control(r->nodes[i].conn, &m);
+    return hb.seq;
 }
 
 void sn__coord_on_heartbeat(uv_timer_t *t)
@@ -100,11 +115,31 @@ static void start_rep(coord_t *r)
 {
     if (r->res->failed) /* waiting for the blame window to end */
         return;
-    if (r->cid >= r->o->warmup + r->o->reps) {
+    uint64_t per = (uint64_t) r->o->warmup + r->o->reps;
+    if (r->floor_rep) { /* the empty-slot repetition ended: the run's repetitions follow */
+        r->floor_rep = 0;
+        r->cid0 = r->cid;
+    }
+    if (r->floor_next) {
+        r->floor_next = 0;
+        r->floor_rep = 1;
+    } else if (r->cid - r->cid0 >= per * r->res->npoints) {
         sn__coord_finish(r, 0);
         return;
     }
     r->cid++;
+    /* repetition k of the run (the time model's empty-slot repetition before it is k = 0) */
+    uint32_t k = r->cid - (r->floor_rep ? r->cid : r->cid0);
+    r->rep = k ? (uint32_t) ((k - 1) % per) + 1 : 0;
+    if (r->rep == 1)
+        sn__coord_point_begin(r, (uint32_t) ((k - 1) / per));
+    /* the size of the collective after this one, whose first frames may reach a node before
+     * its START */
+    uint64_t next = k / per;
+    /* collective ids on the wire, one per START, two with the in-band barrier (the barrier's,
+     * then the collective's); the empty-slot repetition is idle and has none */
+    uint64_t barrier = r->floor_rep ? 0 : r->barrier_slots;
+    r->wire_cid += barrier ? 2 : 1;
     r->phase = COORD_PH_RUN;
     r->ncomplete = r->nresult = 0;
     for (uint32_t i = 0; i < r->n; i++) {
@@ -116,10 +151,18 @@ static void start_rep(coord_t *r)
     }
     Stepnet__Control m = STEPNET__CONTROL__INIT;
     Stepnet__Start st = STEPNET__START__INIT;
-    st.cid = r->cid;
+    st.cid = r->wire_cid;
     st.seed = r->ctx->params.seed;
-    st.has_idle_slots = r->o->idle_slots > 0;
-    st.idle_slots = r->o->idle_slots;
+    st.has_idle_slots = r->o->idle_slots > 0 || r->floor_rep;
+    st.idle_slots = r->floor_rep ? COORD_FLOOR_SLOTS : r->o->idle_slots;
+    st.has_size = 1;
+    st.size = r->params.size;
+    st.has_next_size = 1;
+    st.next_size = next < r->res->npoints ? r->res->points[next].size : r->params.size;
+    st.has_trace_slots = sn__coord_traced(r);
+    st.trace_slots = st.has_trace_slots ? (uint32_t) r->o->trace_slots : 0;
+    st.has_barrier_slots = barrier > 0;
+    st.barrier_slots = barrier;
     m.msg_case = STEPNET__CONTROL__MSG_START;
     m.start = &st;
     uv_timer_start(&r->deadline, sn__coord_on_deadline, r->o->collective_ms, 0);
@@ -167,6 +210,10 @@ static void fill_assign(const coord_t *r, uint32_t id, Stepnet__Assign *a, Stepn
     a->peers = pp;
     a->token = r->token;
     sn_wire_params_to_assign(p, a);
+    /* a sweep: collective 1 runs the first size; links take frames of the largest */
+    a->size = r->res->points[0].size;
+    a->has_max_size = r->res->npoints > 1;
+    a->max_size = r->res->points[r->res->npoints - 1].size;
     a->algorithm = (char *) r->ctx->algo->name;
     a->max_slots = sn_model_slot_limit(t, p, r->ctx->predicted);
     a->connect_ms = r->o->connect_ms;
@@ -176,6 +223,7 @@ static void fill_assign(const coord_t *r, uint32_t id, Stepnet__Assign *a, Stepn
     a->heartbeat_ms = r->o->heartbeat_ms;
     if (r->o->fault && r->o->fault_node == (int) id)
         a->fault = (char *) r->o->fault;
+    a->n_emu = 0; /* emu, emu_seed: filled by send_assign, which owns their storage */
 }
 
 static void send_assign(coord_t *r, coord_node_t *cn)
@@ -187,12 +235,35 @@ static void send_assign(coord_t *r, coord_node_t *cn)
     Stepnet__Peer **pp = sn_xcalloc(deg + 1, sizeof *pp);
     Stepnet__Assign a;
     fill_assign(r, (uint32_t) cn->id, &a, peers, pp);
+    /* the emulated values of the node's links that emulate anything */
+    Stepnet__LinkEmu *emu = sn_xcalloc(deg + 1, sizeof *emu);
+    Stepnet__LinkEmu **pe = sn_xcalloc(deg + 1, sizeof *pe);
+    const sn_emu_t *em = r->res->emu;
+    for (uint32_t q = 0; em && q < deg; q++) {
+        uint32_t e = sn_topo_port(r->t, (uint32_t) cn->id, q)->edge;
+        const sn_emu_link_t *v = &em->edge[e];
+        if (!sn_emu_link_active(v))
+            continue;
+        stepnet__link_emu__init(&emu[a.n_emu]);
+        emu[a.n_emu].edge = e;
+        emu[a.n_emu].has_delay_ns = emu[a.n_emu].has_jitter_ns = emu[a.n_emu].has_rate_bps = 1;
+        emu[a.n_emu].delay_ns = v->delay_ns;
+        emu[a.n_emu].jitter_ns = v->jitter_ns;
+        emu[a.n_emu].rate_bps = v->rate_bps;
+        pe[a.n_emu] = &emu[a.n_emu];
+        a.n_emu++;
+    }
+    a.emu = pe;
+    a.has_emu_seed = a.n_emu > 0;
+    a.emu_seed = r->token;
     Stepnet__Control m = STEPNET__CONTROL__INIT;
     m.msg_case = STEPNET__CONTROL__MSG_ASSIGN;
     m.assign = &a;
     sn_wire_send_control(cn->conn, &m);
     free(peers);
     free(pp);
+    free(emu);
+    free(pe);
 }
 
 /* ---- control messages ------------------------------------------------------------------------ */
@@ -212,9 +283,46 @@ static void refuse(coord_t *r, coord_pconn_t *pc, const char *fmt, ...)
     sn_conn_close(&pc->c);
 }
 
+/* Tells a node it is refused, with the reason, in an ABORT written before its connection is
+ * closed (written at once when the socket can take it: a refused node then says why it left). */
+static void tell_abort(coord_pconn_t *pc, const char *reason)
+{
+    Stepnet__Control m = STEPNET__CONTROL__INIT;
+    Stepnet__Abort ab = STEPNET__ABORT__INIT;
+    ab.reason = (char *) reason;
+    m.msg_case = STEPNET__CONTROL__MSG_ABORT;
+    m.abort = &ab;
+    sn_wire_send_control(&pc->c, &m);
+}
+
+/* Refuses a join-mode node that asked for an id out of range or already taken: logged on stderr
+ * (always, not rate-limited: a launcher's mistake), and told to the node in an ABORT. */
+static void refuse_id(coord_t *r, coord_pconn_t *pc, const Stepnet__Hello *h, int id)
+{
+    char why[SN_ADDR_MAX_HOST + 100];
+    if ((uint32_t) id >= r->n)
+        snprintf(why, sizeof why, "id %d is out of range: the topology has nodes 0 to %u", id,
+                 r->n - 1);
+    else
+        snprintf(why, sizeof why, "id %d is taken by the node that joined from %s (pid %u)", id,
+                 r->nodes[id].host, r->nodes[id].pid);
+    fprintf(stderr, "stepnet run: refused the node at %s (pid %u on %s) asking for --id %d: %s\n",
+            pc->c.peer, h->pid, h->hostname ? h->hostname : "?", id, why);
+    char reason[SN_ADDR_MAX_HOST + 140];
+    snprintf(reason, sizeof reason, "refused --id %d: %s", id, why);
+    tell_abort(pc, reason);
+    sn_admit_refused(&r->admit, pc->c.peer, why);
+    sn_conn_close(&pc->c);
+}
+
 static void on_hello(coord_t *r, coord_pconn_t *pc, const Stepnet__Hello *h)
 {
     if (h->version != SN_WIRE_VERSION) {
+        char why[120];
+        snprintf(why, sizeof why,
+                 "protocol version mismatch: the node speaks version %u, the coordinator %u",
+                 h->version, SN_WIRE_VERSION);
+        tell_abort(pc, why); /* so that the node, and an ssh launch, print why */
         refuse(r, pc, "a node speaking protocol version %u (this is %u)", h->version,
                SN_WIRE_VERSION);
         return;
@@ -226,12 +334,22 @@ static void on_hello(coord_t *r, coord_pconn_t *pc, const Stepnet__Hello *h)
             refuse(r, pc, "a node claiming id %d", id);
             return;
         }
+    } else if (h->has_want_id && h->want_id >= 0) {
+        /* join mode with --id N (or --id auto): the node's id, once */
+        id = (int) h->want_id;
+        if ((uint32_t) id >= r->n || r->nodes[id].hello) {
+            refuse_id(r, pc, h, id);
+            return;
+        }
     } else {
         if (r->joined >= r->n) {
             refuse(r, pc, "a node: all %u nodes have joined", r->n);
             return;
         }
-        id = (int) r->joined;
+        /* the lowest id nobody took (by order of joining, or by asking with --id) */
+        id = 0;
+        while (r->nodes[id].hello)
+            id++;
     }
     /* a node of this run: no longer a stranger, and its frames may be as large as a Result */
     sn_admit_done(&r->admit, &pc->c);
@@ -244,6 +362,8 @@ static void on_hello(coord_t *r, coord_pconn_t *pc, const Stepnet__Hello *h)
     snprintf(cn->host, sizeof cn->host, "%s", h->data_host);
     cn->data_port = h->data_port;
     cn->pid = h->pid;
+    snprintf(r->res->hosts[id].name, sizeof r->res->hosts[id].name, "%s",
+             h->hostname ? h->hostname : "");
     cn->last_heard = uv_now(r->loop);
     snprintf(pc->c.name, sizeof pc->c.name, "node %d", id);
     r->joined++;
@@ -270,9 +390,104 @@ static void on_ready(coord_t *r, coord_node_t *cn)
     Stepnet__Calibrate cal = STEPNET__CALIBRATE__INIT;
     cal.bytes = r->ctx->params.size;
     cal.probes = r->o->probes;
+    cal.has_concurrent = 1;
+    cal.concurrent = 1; /* the NIC terms of the time model */
     cm.msg_case = STEPNET__CONTROL__MSG_CALIBRATE;
     cm.calibrate = &cal;
     sn__coord_send_all(r, &cm);
+}
+
+/* ---- clocks ---------------------------------------------------------------------------------- */
+
+static void send_clock_probe(coord_node_t *cn)
+{
+    if (cn->conn == NULL)
+        return;
+    Stepnet__Control m = STEPNET__CONTROL__INIT;
+    Stepnet__ClockProbe cp = STEPNET__CLOCK_PROBE__INIT;
+    cp.seq = cn->nclk + 1;
+    m.msg_case = STEPNET__CONTROL__MSG_CLOCK_PROBE;
+    m.clock_probe = &cp;
+    cn->clk[cn->nclk].sent_ns = uv_hrtime();
+    sn_wire_send_control(cn->conn, &m);
+}
+
+/* An echo of the probe in flight: the next probe, or the node's offset after the last. */
+static void on_clock_echo(coord_t *r, coord_node_t *cn, const Stepnet__ClockEcho *ce)
+{
+    uint64_t now = uv_hrtime();
+    if (r->phase != COORD_PH_CLOCK || cn->clocked || ce->seq != cn->nclk + 1)
+        return;
+    cn->clk[cn->nclk].node_ns = ce->node_ns;
+    cn->clk[cn->nclk].recv_ns = now;
+    if (++cn->nclk < COORD_CLOCK_PROBES) {
+        send_clock_probe(cn);
+        return;
+    }
+    if (coord_clock_offset(cn->clk, cn->nclk, &cn->clk_offset_ns, &cn->clk_uncertainty_ns) < 0) {
+        sn__coord_fail(r, cn->id, 0, "node %d: clock probes came back before they were sent",
+                       cn->id);
+        return;
+    }
+    cn->clocked = 1;
+    r->offset_ns[cn->id] = cn->clk_offset_ns;
+    if (cn->clk_uncertainty_ns > r->res->clock_uncertainty_ns)
+        r->res->clock_uncertainty_ns = cn->clk_uncertainty_ns;
+    if (++r->nclocked == r->n)
+        start_rep(r);
+}
+
+/* After calibration: local nodes share the coordinator's clock (CLOCK_MONOTONIC of one host);
+ * joined nodes and nodes started over ssh may not, so their offsets are estimated first, every
+ * node probed in parallel. */
+static void start_clocks(coord_t *r)
+{
+    /* the in-band barrier: long enough for every node to hear of every other's start (the
+     * diameter), even so that its frames and the collective's first ones fit the window */
+    uint64_t d = sn_topo_diameter(r->t, 0);
+    r->barrier_slots = r->o->idle_slots ? 0 : (d < 2 ? 2 : d + (d & 1));
+    r->res->barrier_slots = r->barrier_slots;
+    if (!r->o->join && !r->o->hosts && !r->o->daemons) { /* local: the coordinator's clock */
+        start_rep(r);
+        return;
+    }
+    r->res->clock_offsets = 1;
+    r->phase = COORD_PH_CLOCK; /* under the ready deadline, as the phases before */
+    for (uint32_t i = 0; i < r->n; i++)
+        send_clock_probe(&r->nodes[i]);
+}
+
+/* The control legs of the time model: --probes rounds of a heartbeat to every node, each round
+ * timed until the last answer (what Start's fan-out and Complete's fan-in cost a repetition).
+ * Their sequence numbers carry CTL_SEQ, apart from the liveness heartbeats. */
+#define CTL_SEQ (1ull << 63)
+
+static void ctl_round(coord_t *r)
+{
+    Stepnet__Control m = STEPNET__CONTROL__INIT;
+    Stepnet__Heartbeat hb = STEPNET__HEARTBEAT__INIT;
+    hb.seq = CTL_SEQ | r->ctl_round;
+    m.msg_case = STEPNET__CONTROL__MSG_HEARTBEAT;
+    m.heartbeat = &hb;
+    r->ctl_got = 0;
+    r->ctl_t0 = uv_hrtime();
+    sn__coord_send_all(r, &m);
+}
+
+static void on_ctl_answer(coord_t *r, uint64_t seq)
+{
+    if (r->phase != COORD_PH_CALIBRATE || r->ncal < r->n || seq != (CTL_SEQ | r->ctl_round))
+        return;
+    if (++r->ctl_got < r->n)
+        return;
+    r->ctl_rtt[r->ctl_round] = uv_hrtime() - r->ctl_t0;
+    if (++r->ctl_round < COORD_CTL_ROUNDS(r->o)) {
+        ctl_round(r);
+        return;
+    }
+    sn__coord_ctl_done(r);
+    r->floor_next = r->o->idle_slots == 0; /* the idle barrier measures itself */
+    start_clocks(r);
 }
 
 static void on_calibrated(coord_t *r, coord_node_t *cn, const Stepnet__Calibrated *cal)
@@ -283,14 +498,20 @@ static void on_calibrated(coord_t *r, coord_node_t *cn, const Stepnet__Calibrate
     sn__coord_add_calibration(r, cal);
     if (++r->ncal == r->n) {
         sn__coord_calibration_done(r);
-        start_rep(r);
+        if (r->o->probes == 0) {
+            start_clocks(r);
+            return;
+        }
+        r->ctl_rtt = sn_xcalloc((size_t) COORD_CTL_ROUNDS(r->o) + 1, sizeof *r->ctl_rtt);
+        r->ctl_round = 0;
+        ctl_round(r);
     }
 }
 
 /* Takes the result (m->result is NULL afterwards): kept until the next repetition. */
 static void on_result(coord_t *r, coord_node_t *cn, Stepnet__Control *m)
 {
-    if (r->phase != COORD_PH_RUN || m->result->cid != r->cid || cn->result)
+    if (r->phase != COORD_PH_RUN || m->result->cid != r->wire_cid || cn->result)
         return;
     cn->result = 1;
     cn->res = m->result;
@@ -306,6 +527,8 @@ static void on_result(coord_t *r, coord_node_t *cn, Stepnet__Control *m)
     }
     if (sn__coord_aggregate_rep(r) == 0) {
         uv_timer_stop(&r->deadline);
+        if (!r->floor_rep) /* the time model's empty-slot repetition is not the run's */
+            sn__coord_progress(r, r->o->idle_slots ? r->o->idle_slots : r->res->steps, 0);
         start_rep(r);
     }
 }
@@ -337,7 +560,12 @@ static void ctl_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
     if (cn)
         cn->last_heard = uv_now(r->loop);
     switch (m->msg_case) {
-    case STEPNET__CONTROL__MSG_HEARTBEAT: /* its answer: last_heard is all it is for */
+    case STEPNET__CONTROL__MSG_HEARTBEAT: /* its answer: last_heard, liveness for blame, or a
+                                           * control-leg round */
+        if (cn && (m->heartbeat->seq & CTL_SEQ))
+            on_ctl_answer(r, m->heartbeat->seq);
+        else if (cn && m->heartbeat->seq > cn->answered_hb)
+            cn->answered_hb = m->heartbeat->seq;
         break;
     case STEPNET__CONTROL__MSG_HELLO:
         if (cn == NULL)
@@ -350,7 +578,7 @@ static void ctl_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
         on_calibrated(r, cn, m->calibrated);
         break;
     case STEPNET__CONTROL__MSG_COMPLETE:
-        if (r->phase == COORD_PH_RUN && m->complete->cid == r->cid && !cn->complete) {
+        if (r->phase == COORD_PH_RUN && m->complete->cid == r->wire_cid && !cn->complete) {
             cn->complete = 1;
             if (++r->ncomplete == r->n)
                 r->tlast = uv_hrtime();
@@ -358,6 +586,9 @@ static void ctl_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
         break;
     case STEPNET__CONTROL__MSG_RESULT:
         on_result(r, cn, m);
+        break;
+    case STEPNET__CONTROL__MSG_CLOCK_ECHO:
+        on_clock_echo(r, cn, m->clock_echo);
         break;
     case STEPNET__CONTROL__MSG_ABORT: {
         const Stepnet__Abort *ab = m->abort;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "coord_internal.h"
 #include "errors.h"
@@ -30,7 +31,21 @@ void coord_opts_default(coord_opts_t *o)
 
 void coord_result_free(coord_result_t *result)
 {
+    for (size_t k = 0; result->points && k < result->npoints; k++) {
+        free(result->points[k].wall_ns);
+        free(result->points[k].coll_ns);
+    }
+    free(result->points);
+    free(result->links);
+    free(result->hosts);
     free(result->wall_ns);
+    coord_trace_free(result->trace);
+    free(result->coll_ns);
+    sn_emu_free(result->emu);
+    free(result->edge_alpha_us);
+    free(result->edge_hop_us);
+    free(result->node_conc_rtt0_us);
+    free(result->node_conc_rtt_us);
     memset(result, 0, sizeof *result);
 }
 
@@ -58,6 +73,7 @@ void sn__coord_close_all(coord_t *r)
      * finished its handshake or never said hello must not keep the run alive) */
     for (coord_pconn_t *pc = r->pconns; pc; pc = pc->next)
         sn_conn_close(&pc->c);
+    sn__coord_daemons_close(r);
     close_handle((uv_handle_t *) &r->listener);
     if (r->admit.timers_live)
         sn_admit_close(&r->admit);
@@ -70,6 +86,7 @@ void sn__coord_close_all(coord_t *r)
     for (uint32_t i = 0; i < r->n; i++)
         if (r->nodes[i].spawned)
             close_handle((uv_handle_t *) &r->nodes[i].proc);
+    sn__coord_ssh_close(r);
 }
 
 static void on_grace(uv_timer_t *t)
@@ -94,7 +111,14 @@ void sn__coord_send_all(coord_t *r, const Stepnet__Control *m)
 static void blame(coord_t *r)
 {
     coord_verdict_t v;
-    sn__coord_blame(r->reports, r->nreports, r->n, &v);
+    uint8_t *alive = NULL;
+    if (r->probe_seq) {
+        alive = sn_xcalloc(r->n, 1);
+        for (uint32_t i = 0; i < r->n; i++)
+            alive[i] = r->nodes[i].answered_hb >= r->probe_seq;
+    }
+    sn__coord_blame(r->reports, r->nreports, r->n, alive, &v);
+    free(alive);
     r->res->fail_node = v.culprit;
     r->res->fail_slot = v.slot;
     snprintf(r->res->error, sizeof r->res->error, "%s", v.error);
@@ -108,6 +132,10 @@ void sn__coord_finish(coord_t *r, int failed)
     if (failed && r->nreports > 0 && r->res->error[0] == '\0')
         blame(r);
     r->stopping = 1;
+    /* the size whose repetition failed (the first when none started) */
+    if (failed && r->res->points[r->point].state == COORD_POINT_PENDING)
+        r->res->points[r->point].state = COORD_POINT_FAILED;
+    sn__coord_progress(r, 0, 1);
     r->phase = COORD_PH_DONE;
     uv_timer_stop(&r->deadline);
     uv_timer_stop(&r->blame_timer);
@@ -181,6 +209,8 @@ void sn__coord_report(coord_t *r, int kind, int node, int peer, uint64_t slot,
         window += r->o->slot_ms;
     uint64_t due = uv_now(r->loop) + window;
     if (!r->res->failed || due < r->blame_due) {
+        if (!r->res->failed) /* who is alive: the nodes that answer this before blame */
+            r->probe_seq = sn__coord_probe(r);
         r->res->failed = 1;
         uv_timer_stop(&r->deadline);
         r->blame_due = due;
@@ -214,7 +244,7 @@ static int prepare(coord_t *r, sn_err_t *err)
     if (r->nfiles > 1)
         return sn_err_set(err, SN_EINVAL, "run supports one file: factor per topology (got %zu)",
                           r->nfiles);
-    if (r->n > COORD_MAX_LOCAL_NODES && !o->join)
+    if (r->n > COORD_MAX_LOCAL_NODES && !o->join && !o->daemons)
         return sn_err_set(err, SN_EINVAL,
                           "%s has %u nodes; local runs start one process per node and allow at "
                           "most %u (use stepnet sim for larger networks)",
@@ -235,13 +265,44 @@ static int prepare(coord_t *r, sn_err_t *err)
         uv_random(NULL, NULL, &r->token, sizeof r->token, 0, NULL);
     r->node_bin =
         o->node_bin ? o->node_bin : sn__coord_node_bin(r->node_bin_buf, sizeof r->node_bin_buf);
+    int rc = coord_emu_build(o, r->t, &r->res->emu, err);
+    if (rc < 0)
+        return rc;
+    r->res->edge_alpha_us = sn_xcalloc((size_t) r->t->nedges + 1, sizeof *r->res->edge_alpha_us);
+    r->res->edge_hop_us = sn_xcalloc((size_t) r->t->nedges + 1, sizeof *r->res->edge_hop_us);
+    for (uint32_t e = 0; e < r->t->nedges; e++)
+        r->res->edge_alpha_us[e] = r->res->edge_hop_us[e] = -1;
+    r->res->node_conc_rtt0_us = sn_xcalloc((size_t) r->n + 1, sizeof *r->res->node_conc_rtt0_us);
+    r->res->node_conc_rtt_us = sn_xcalloc((size_t) r->n + 1, sizeof *r->res->node_conc_rtt_us);
+    for (uint32_t u = 0; u < r->n; u++)
+        r->res->node_conc_rtt0_us[u] = r->res->node_conc_rtt_us[u] = -1;
+    r->res->ctl_us = -1;
     r->nodes = sn_xcalloc(r->n, sizeof *r->nodes);
+    if (o->hosts && (rc = sn__coord_hosts_prepare(r, err)) < 0)
+        return rc;
     r->res->wall_ns = sn_xcalloc((size_t) o->reps + 1, sizeof *r->res->wall_ns);
+    /* the sizes: a sweep's, or the run's one (the expected digests follow the size:
+     * sn__coord_point_begin) */
+    size_t np = o->sizes && o->nsizes ? o->nsizes : 1;
+    r->res->points = sn_xcalloc(np, sizeof *r->res->points);
+    r->res->npoints = np;
+    for (size_t k = 0; k < np; k++) {
+        r->res->points[k].size = o->sizes && o->nsizes ? o->sizes[k] : r->ctx->params.size;
+        r->res->points[k].wall_ns = sn_xcalloc((size_t) o->reps + 1, sizeof(uint64_t));
+        r->res->points[k].coll_ns = sn_xcalloc((size_t) o->reps + 1, sizeof(uint64_t));
+    }
+    r->res->hosts = sn_xcalloc(r->n, sizeof *r->res->hosts);
+    r->res->nhosts = r->n;
+    r->params = r->ctx->params;
+    r->params.size = r->res->points[0].size;
+    r->res->coll_ns = sn_xcalloc((size_t) o->reps + 1, sizeof *r->res->coll_ns);
+    r->offset_ns = sn_xcalloc(r->n, sizeof *r->offset_ns);
+    r->start_ns = sn_xcalloc(r->n, sizeof *r->start_ns);
+    r->complete_ns = sn_xcalloc(r->n, sizeof *r->complete_ns);
     r->digest_want = sn_xcalloc(r->n, sizeof *r->digest_want);
     for (uint32_t i = 0; i < r->n; i++) {
         r->nodes[i].run = r;
         r->nodes[i].id = (int) i;
-        r->digest_want[i] = sn_coll_digest_sum(r->t, &r->ctx->params, i);
     }
     return 0;
 }
@@ -249,7 +310,9 @@ static int prepare(coord_t *r, sn_err_t *err)
 /* The control listener on --listen; its bound address in r->listen_addr. */
 static int start_listener(coord_t *r, sn_err_t *err)
 {
-    const char *listen = r->o->listen ? r->o->listen : COORD_DEFAULT_LISTEN;
+    const char *listen = r->o->listen    ? r->o->listen
+                         : r->o->daemons ? COORD_DEFAULT_LISTEN_DAEMONS
+                                         : COORD_DEFAULT_LISTEN;
     sn_addr_t addr;
     struct sockaddr_storage sa;
     sn_err_t e = {0};
@@ -262,13 +325,18 @@ static int start_listener(coord_t *r, sn_err_t *err)
     r->listener.data = r;
     /* every node may connect at once, all from one host */
     sn_admit_init(&r->admit, r->loop, &sn__coord_admit_ops, r, r->n, "control connection");
-    rc = uv_tcp_bind(&r->listener, (struct sockaddr *) &sa, 0);
-    if (rc == 0)
-        rc = uv_listen((uv_stream_t *) &r->listener, COORD_LISTEN_BACKLOG, sn__coord_on_connection);
+    rc = sn_addr_listen(&r->listener, (struct sockaddr *) &sa, r->o->port_lo, r->o->port_hi,
+                        COORD_LISTEN_BACKLOG, sn__coord_on_connection);
+    if (rc == UV_EADDRINUSE && r->o->port_lo)
+        return sn_err_set(err, rc,
+                          "cannot listen on %s: every port of --port-range %u-%u is in use", listen,
+                          r->o->port_lo, r->o->port_hi);
     if (rc < 0)
         return sn_err_set(err, rc, "cannot listen on %s: %s", listen, sn_net_strerror(rc));
     int salen = sizeof sa;
     uv_tcp_getsockname(&r->listener, (struct sockaddr *) &sa, &salen);
+    r->listen_port = ntohs(sa.ss_family == AF_INET6 ? ((struct sockaddr_in6 *) &sa)->sin6_port
+                                                    : ((struct sockaddr_in *) &sa)->sin_port);
     sn_addr_format((struct sockaddr *) &sa, r->listen_addr, sizeof r->listen_addr);
     return 0;
 }
@@ -301,10 +369,16 @@ static void release(coord_t *r)
         free((void *) r->reports[i].missing);
     free(r->reports);
     free(r->nodes);
+    free(r->daemons);
     free(r->digest_want);
+    free(r->offset_ns);
+    free(r->start_ns);
+    free(r->complete_ns);
     free(r->alpha);
     free(r->beta);
+    free(r->ctl_rtt);
     sn_topo_files_free(r->files, r->nfiles);
+    sn_hostlist_free(&r->hosts);
     sn_key_free(r->key);
 }
 
@@ -320,13 +394,17 @@ int coord_run(const coord_opts_t *opts, coord_result_t *result, sn_err_t *err)
     r->ctx = opts->ctx;
     r->t = opts->ctx->topo;
     r->n = r->t->n;
+    result->started = (int64_t) time(NULL);
     int rc = prepare(r, err);
+    if (rc == 0 && opts->daemons)
+        rc = sn__coord_daemons_new(r, err);
     if (rc < 0)
         goto done;
     uv_loop_t loop;
     r->loop = &loop;
     uv_loop_init(r->loop);
     init_handles(r);
+    sn__coord_progress_init(r);
     if ((rc = start_listener(r, err)) < 0)
         goto loop_done;
     uint64_t need = (uint64_t) r->n + COORD_FD_BASE + SN_ADMIT_FD_HEADROOM;
@@ -340,9 +418,11 @@ int coord_run(const coord_opts_t *opts, coord_result_t *result, sn_err_t *err)
     } else if (opts->join) {
         fprintf(stderr, "stepnet run: waiting for %u nodes: stepnet-node --join %s\n", r->n,
                 r->listen_addr);
+    } else if (opts->daemons) {
+        sn__coord_daemons_invite(r);
     } else {
         sn_err_t e = {0};
-        if (sn__coord_spawn(r, &e) < 0) {
+        if ((opts->hosts ? sn__coord_launch_ssh(r, &e) : sn__coord_spawn(r, &e)) < 0) {
             sn__coord_fail(r, COORD_NODE_NONE, 0, "could not start the node processes: %s", e.msg);
             sn__coord_finish(r, 1);
         }
@@ -371,5 +451,7 @@ done:
     release(r);
     if (rc < 0)
         coord_result_free(result);
+    else
+        coord_time_model(opts, result);
     return rc;
 }

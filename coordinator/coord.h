@@ -10,17 +10,20 @@
 #include "blame.h"
 #include "cli.h"
 #include "stepnet/error.h"
+#include "stepnet/linkemu.h"
+#include "stepnet/timemodel.h"
 
 /* Defaults of `stepnet run` (its --help states them). */
-#define COORD_DEFAULT_REPS          5
-#define COORD_DEFAULT_WARMUP        1
-#define COORD_DEFAULT_PROBES        20
-#define COORD_DEFAULT_CONNECT_MS    10000
-#define COORD_DEFAULT_READY_MS      30000
-#define COORD_DEFAULT_SLOT_MS       5000
-#define COORD_DEFAULT_COLLECTIVE_MS 300000
-#define COORD_DEFAULT_LISTEN        "127.0.0.1:0"
-#define COORD_MAX_LOCAL_NODES       4096 /* local runs start one process per node */
+#define COORD_DEFAULT_REPS           5
+#define COORD_DEFAULT_WARMUP         1
+#define COORD_DEFAULT_PROBES         20
+#define COORD_DEFAULT_CONNECT_MS     10000
+#define COORD_DEFAULT_READY_MS       30000
+#define COORD_DEFAULT_SLOT_MS        5000
+#define COORD_DEFAULT_COLLECTIVE_MS  300000
+#define COORD_DEFAULT_LISTEN         "127.0.0.1:0"
+#define COORD_DEFAULT_LISTEN_DAEMONS "0.0.0.0:0" /* --nodes ADDR,...: daemons dial back */
+#define COORD_MAX_LOCAL_NODES        4096        /* local runs start one process per node */
 
 typedef struct coord_opts_s {
     const cli_ctx_t *ctx;  /* topology, parameters, algorithm: borrowed for the call */
@@ -42,7 +45,80 @@ typedef struct coord_opts_s {
     /* --coll dynbcast: --lambda, --rho, --sweep-rho as given (NULL: not given), --slots (-1) */
     const char *dyn_lambda, *dyn_rho, *dyn_sweep;
     int64_t dyn_slots;
+    /* sweeps (`stepnet bench`): the packet sizes, increasing, each run for warmup + reps
+     * repetitions in one launch of the nodes; NULL: the one size of ctx->params. ctx->params.size
+     * must be the largest (the memory budget and the calibration probes use it). */
+    const uint32_t *sizes;
+    size_t nsizes;
+    const char *cmd_name;   /* "run" or "bench": progress lines and reports name it */
+    int progress;           /* progress lines on stderr (coord_progress_t in progress.c) */
+    const char *csv_file;   /* --csv FILE (NULL: none) */
+    const char *sizes_text; /* --sizes as given (bench; NULL: not given) */
+    /* --trace: the nodes record slots 1 to trace_slots (0: no trace) of measured repetition
+     * trace_rep (1 to reps) and send them with their result (docs/trace.md) */
+    const char *trace_file; /* --trace FILE (NULL: none) */
+    uint64_t trace_slots;
+    uint32_t trace_rep;
+    /* link emulation (emu_report.c): --link-delay, --link-jitter, --link-rate for every link, and
+     * --link-file (NULL: none) with per-link values */
+    sn_emu_link_t emu;
+    const char *emu_file;
+    /* --hosts: nodes started over ssh on these hosts (launch_ssh.c, hostfile.h); NULL: none */
+    const char *hosts;       /* a hostfile or a host[:slots],... list, as given */
+    int map_by;              /* --map-by: SN_MAP_BY_SLOT or SN_MAP_BY_NODE (hostfile.h) */
+    const char *remote_node; /* --remote-node: stepnet-node on the hosts; NULL: on their PATH */
+    const char *ssh;         /* --ssh: the ssh command; NULL: $STEPNET_SSH, else "ssh" */
+    /* deployment (docs/deploy.md): --nodes ADDR,ADDR,... (persistent daemons, NULL: none; the id
+     * of a daemon's node is its position in the list unless the daemon was started with --id),
+     * and --port-range LO-HI for the control listener and the nodes' link listeners (0: none) */
+    const char *daemons;
+    uint16_t port_lo, port_hi;
 } coord_opts_t;
+
+/* One packet size of a run (a plain run has one, a sweep one per size), filled as its
+ * repetitions end. */
+typedef enum { COORD_POINT_PENDING, COORD_POINT_DONE, COORD_POINT_FAILED } coord_point_state_t;
+typedef struct coord_point_s {
+    uint32_t size;
+    coord_point_state_t state;
+    uint64_t steps, trace_hash, packets, deliveries, bytes_checked;
+    uint64_t *wall_ns; /* one per measured repetition of this size */
+    size_t nwall;
+    uint64_t *coll_ns; /* the collective's own time, one per measured repetition (timing.h) */
+    size_t ncoll;
+    int has_model; /* the time model at this size (coord_time_model; 0: none) */
+    sn_tm_result_t model;
+} coord_point_t;
+
+/* One calibrated link: its edge and ends, and the median round trips of its probes. */
+typedef struct coord_link_cal_s {
+    uint32_t edge, a, b;
+    uint64_t rtt0_ns, rtt_ns; /* empty probes, and probes of `bytes` payload bytes */
+    uint32_t bytes;
+} coord_link_cal_t;
+
+#define COORD_HOST_MAX 64
+typedef struct coord_host_s {
+    char name[COORD_HOST_MAX]; /* the node's host name, as its hello gave it ("" until then) */
+} coord_host_t;
+
+/* One node's record of the traced repetition: the Result's trace fields (proto/stepnet.proto),
+ * copied. */
+typedef struct coord_trace_node_s {
+    uint64_t t0_ns;         /* its monotonic clock at its Start */
+    uint64_t *slots;        /* 1 + degree values per recorded slot */
+    size_t nslots;          /* values */
+    uint64_t *sends;        /* 4 values per recorded transmission */
+    size_t nsends;          /* values */
+    uint64_t stop_slot;     /* the last slot it played */
+    uint64_t transmissions; /* data and control packets it sent (recorded or not) */
+} coord_trace_node_t;
+
+typedef struct coord_trace_s {
+    uint32_t cid; /* the traced collective (warmup + trace_rep) */
+    uint32_t n;
+    coord_trace_node_t *nodes; /* [n] */
+} coord_trace_t;
 
 /* What a run measured. On failure `failed` is 1, `error` names the culprit node, slot and a
  * witness (blame.h), and the counters hold the last verified repetition's values, if any. */
@@ -61,7 +137,45 @@ typedef struct coord_result_s {
     size_t nwall;
     double alpha_us, beta_us; /* medians over the calibrated links */
     size_t ncalibrated;       /* links calibrated (0: --probes 0) */
+    /* the packet sizes (one per opts->sizes, or the one size of the run); the counters and
+     * wall_ns above are those of the last size that ran */
+    coord_point_t *points;
+    size_t npoints;
+    coord_link_cal_t *links; /* every calibrated link, in the order the nodes reported them */
+    size_t nlinks;
+    coord_host_t *hosts; /* [nhosts]: per node id */
+    uint32_t nhosts;
+    int64_t started;      /* when the run started: seconds since the epoch (UTC) */
+    coord_trace_t *trace; /* --trace: the traced repetition; NULL when not traced or not
+                             reached */
+    /* per measured repetition, the collective's own time (timing.h): the latest completion minus
+     * the earliest start over the nodes, from their own clocks */
+    uint64_t *coll_ns;
+    size_t ncoll;
+    int clock_offsets;             /* 0: every node on the coordinator's clock (local nodes) */
+    uint64_t clock_uncertainty_ns; /* the largest uncertainty of a node's estimated offset */
+    uint64_t barrier_slots;        /* the in-band barrier before each repetition (0: none) */
+    /* link emulation and the per-edge calibration it is reported with: the emulated values of
+     * every edge (NULL: nothing emulated); per edge, the one-way time of an empty probe and of a
+     * probe of the run's size (rtt / 2, microseconds; negative: not calibrated) */
+    sn_emu_t *emu;
+    double *edge_alpha_us, *edge_hop_us;
+    /* the time model (timemodel_run.c): per node the concurrent round trips of empty and of
+     * size-byte probes on all its links (microseconds; negative: not measured), the control legs
+     * (median round of a heartbeat to every node and back; negative: not measured), and the
+     * prediction with its terms (has_model 0: not computed) */
+    double *node_conc_rtt0_us, *node_conc_rtt_us;
+    double ctl_us;
+    double empty_slot_us; /* one measured empty slot of the whole network (0: not measured) */
+    int has_model;
+    sn_tm_result_t model;
 } coord_result_t;
+
+/* daemons.c: checks --nodes ADDR,ADDR,... (daemon addresses, each with a port) and --port-range
+ * LO-HI (into opts->port_lo/hi; refused with a --listen that names a port). 0, or SN_EINVAL with
+ * err naming the value and what is accepted. */
+int coord_daemons_check(const char *list, sn_err_t *err);
+int coord_port_range_check(const char *text, coord_opts_t *opts, sn_err_t *err);
 
 /* The defaults above; ctx and topo_text stay NULL (the caller sets them). */
 void coord_opts_default(coord_opts_t *o);
@@ -74,13 +188,42 @@ void coord_opts_default(coord_opts_t *o);
  * process (it handles SIGINT and SIGTERM while it runs). */
 int coord_run(const coord_opts_t *opts, coord_result_t *result, sn_err_t *err);
 void coord_result_free(coord_result_t *result);
+void coord_trace_free(coord_trace_t *trace);
 
 /* The median of the measured wall times in microseconds (0 without any). */
 double coord_result_median_us(const coord_result_t *result);
+/* The median of the measured collective times (coll_ns) in microseconds (0 without any). */
+double coord_result_coll_median_us(const coord_result_t *result);
+
+/* Link emulation (emu_report.c): the per-edge values of opts (its --link-* options and
+ * --link-file, read here, at most SN_EMU_MAX_FILE bytes) for topology t into *out (NULL when
+ * nothing is emulated). 0, or SN_EINVAL with err naming the file, line and value. */
+int coord_emu_build(const coord_opts_t *opts, const sn_topo_t *t, sn_emu_t **out, sn_err_t *err);
+
+/* The emulated values next to the measured per-link calibration: the key "link_emulation" of the
+ * JSON report (null when nothing is emulated) and the text report's lines. */
+struct json_s;
+void coord_emu_report_json(struct json_s *j, const coord_opts_t *opts, const coord_result_t *res);
+void coord_emu_report_text(FILE *f, const coord_opts_t *opts, const coord_result_t *res);
+
+/* The time model (timemodel_run.c): predicts the run's wall time from the calibration in `res`
+ * and the schedule of opts->ctx (replayed by the simulator; the idle barrier has none) and sets
+ * res->model and res->has_model. Does nothing for a failed or uncalibrated run. */
+void coord_time_model(const coord_opts_t *opts, coord_result_t *res);
+
+/* The model's terms: the key "time_model" of the JSON report (null without a model) and the text
+ * report's line. */
+void coord_model_report_json(struct json_s *j, const coord_opts_t *opts, const coord_result_t *res);
+void coord_model_report_text(FILE *f, const coord_opts_t *opts, const coord_result_t *res);
 
 /* The JSON report (one line) and the human-readable report of a run (run_report.c). */
 void coord_report_json(FILE *f, const coord_opts_t *opts, const coord_result_t *result);
 void coord_report_text(FILE *f, const coord_opts_t *opts, const coord_result_t *result);
+
+/* Writes the trace of the run (run_trace.c; docs/trace.md): the slots and transmissions the nodes
+ * recorded in the traced repetition, or, when the run did not get that far, a trace that says so.
+ * The caller closes f. */
+void coord_trace_write(FILE *f, const coord_opts_t *opts, const coord_result_t *result);
 
 /* Parses `stepnet run` options (run_options.c) into the shared options `cli`, the run's `opts`
  * (whose ctx is left NULL: build it with cli_ctx_build) and --out FILE (*out_file, NULL when not

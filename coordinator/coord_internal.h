@@ -10,8 +10,13 @@
 #include "addr.h"
 #include "conn.h"
 #include "coord.h"
+#include "hostfile.h"
 #include "secure.h"
+#include "timing.h"
 #include "wire.h"
+
+/* Clock probes per node in join mode (timing.h), one at a time. */
+#define COORD_CLOCK_PROBES 8
 
 /* After the run ends, how long nodes get to exit before they are killed: a failed run's nodes
  * have already aborted, a successful run's nodes finish their STOP and close links cleanly. */
@@ -20,6 +25,12 @@
 /* After the first failure report, how long the cascade of reports it causes may arrive before
  * blame picks the root cause. */
 #define COORD_BLAME_WINDOW_MS 300
+/* The idle slots of the repetition that measures an empty slot for the time model. */
+#define COORD_FLOOR_SLOTS 20
+/* The control-leg rounds: --probes, at most this many (as the nodes cap their probes). */
+#define COORD_CTL_ROUNDS_MAX 1000
+#define COORD_CTL_ROUNDS(o)                                                                        \
+    ((o)->probes < COORD_CTL_ROUNDS_MAX ? (o)->probes : COORD_CTL_ROUNDS_MAX)
 /* A slot-deadline report accuses a neighbour that may be alive (a cut link): its own deadline
  * fires up to one slot deadline later, so the window waits for it, up to the slot deadline more,
  * and closes COORD_BLAME_WINDOW_MS after every accused node has reported. */
@@ -33,11 +44,23 @@ typedef enum {
     COORD_PH_JOIN,      /* waiting for every node's hello */
     COORD_PH_READY,     /* assignments sent, waiting for every READY */
     COORD_PH_CALIBRATE, /* links measured by ping-pong */
+    COORD_PH_CLOCK,     /* join mode: the nodes' clock offsets by control round trips */
     COORD_PH_RUN,       /* repetitions */
     COORD_PH_DONE
 } coord_phase_t;
 
 typedef struct coord_s coord_t;
+typedef struct coord_daemon_s coord_daemon_t; /* daemons.c: one --nodes daemon's invitation */
+
+/* Progress lines on stderr (progress.c): repetitions done, the size, slots per second. */
+typedef struct coord_progress_s {
+    int on, tty;       /* printing at all; stderr is a terminal (one line redrawn in place) */
+    uint64_t t0, last; /* uv_hrtime of the first START and of the last line printed */
+    uint64_t slots;    /* slots played by the repetitions that ended */
+    uint64_t done;     /* repetitions that ended */
+    int drawn;         /* a line without its newline is on the terminal */
+    int ended;         /* the final line was printed */
+} coord_progress_t;
 
 typedef struct coord_node_s {
     coord_t *run;
@@ -46,10 +69,29 @@ typedef struct coord_node_s {
     int hello, ready, calibrated, complete, result;
     char host[SN_ADDR_MAX_HOST];
     uint32_t data_port, pid;
-    uint64_t last_heard; /* uv_now of its last control frame */
+    uint64_t last_heard;  /* uv_now of its last control frame */
+    uint64_t answered_hb; /* the highest heartbeat sequence it answered */
     uv_process_t proc;
     int spawned, exited;
     Stepnet__Result *res; /* of the current repetition */
+    /* its clock (join mode): the probes so far, then the offset from the coordinator's clock */
+    coord_clock_sample_t clk[COORD_CLOCK_PROBES];
+    uint32_t nclk;
+    int clocked;
+    int64_t clk_offset_ns;
+    uint64_t clk_uncertainty_ns;
+    /* --hosts (launch_ssh.c): `proc` is the ssh client; its standard input carries the key and
+     * stays open for the whole run (the remote node leaves when it closes), its standard error is
+     * relayed line by line with the host's name, the last line kept for the failure report */
+    uint32_t host_index; /* into run->hosts */
+    uv_pipe_t ssh_in, ssh_err;
+    int ssh_pipes; /* ssh_in and ssh_err were initialised */
+    uv_write_t key_req;
+    char key_text[2 * SN_KEY_BYTES + 1];
+    char err_line[256], err_last[256];
+    size_t err_len;
+    int err_eof, exit_signal; /* the report waits for both the exit and the last stderr line */
+    int64_t exit_status;
 } coord_node_t;
 
 typedef struct coord_pconn_s { /* a control connection (before its hello: node == NULL) */
@@ -73,6 +115,10 @@ struct coord_s {
     uint64_t token;
     sn_topo_file_t *files;
     size_t nfiles;
+    sn_hostlist_t hosts; /* --hosts, placed: node i runs on hosts.hosts[nodes[i].host] */
+    char ssh_buf[1024];  /* the --ssh command, split into ssh_words */
+    const char *ssh_words[SN_SSH_MAX_WORDS];
+    size_t nssh;
     /* state */
     coord_phase_t phase;
     uv_tcp_t listener;
@@ -80,22 +126,47 @@ struct coord_s {
     char listen_addr[SN_ADDR_MAX_TEXT]; /* the bound address, as nodes must dial it */
     coord_node_t *nodes;
     coord_pconn_t *pconns;
-    uint32_t joined, nready, ncal, ncomplete, nresult;
+    uint32_t joined, nready, ncal, nclocked, ncomplete, nresult;
     uv_timer_t deadline, grace, blame_timer, heartbeat;
     uint64_t blame_due;            /* uv_now at which the blame window closes */
     uint64_t hb_seq, hb_last_tick; /* uv_now of the previous heartbeat tick */
+    uint64_t probe_seq; /* the liveness probe sent at the first failure report (0: none) */
     uv_signal_t sigint, sigterm;
     /* calibration: per link, microseconds and microseconds per byte */
     double *alpha, *beta;
     size_t ncalib, capcalib;
-    /* repetitions */
-    uint32_t cid;
+    size_t caplinks; /* of res->links */
+    /* repetitions: cid counts all of them (a sweep runs warmup + reps of each size in turn);
+     * wire_cid is the collective id of the current one on the wire (with the in-band barrier of
+     * barrier_slots slots as wire_cid - 1) */
+    uint32_t cid, wire_cid;
+    uint64_t barrier_slots;
+    uint32_t point, rep; /* the size (index in res->points) and the repetition in it (from 1) */
+    sn_params_t params;  /* ctx->params with the current size */
+    coord_progress_t progress;
+    /* the control legs of the time model: rounds of a heartbeat to every node and every answer
+     * back (control.c), the time of each */
+    uint32_t ctl_round, ctl_got;
+    uint64_t ctl_t0;
+    uint64_t *ctl_rtt;
+    /* and the measured empty slot: one unmeasured repetition of COORD_FLOOR_SLOTS idle slots
+     * before the warm-up (floor_next: it comes next; floor_rep: it runs); cid0 is the cid of the
+     * last such repetition (0: none), so that repetition k of the run is cid - cid0 */
+    int floor_next, floor_rep;
+    uint32_t cid0;
     uint64_t t0, tlast;
+    /* per node: the offset of its clock (all 0 on one clock), and the timestamps of a repetition */
+    int64_t *offset_ns;
+    uint64_t *start_ns, *complete_ns;
     uint64_t *digest_want; /* per node */
     /* failure: every report of the blame window, then the root cause */
     int stopping;
     coord_report_t *reports;
     size_t nreports, capreports;
+    /* --nodes ADDR,...: the daemons invited (daemons.c), and the control listener's port */
+    coord_daemon_t *daemons;
+    uint32_t ndaemons, nreplied;
+    uint16_t listen_port;
 };
 
 /* coord.c: records a failure report (kind: an AbortKind or a coord_kind_t). The first starts the
@@ -107,6 +178,14 @@ void sn__coord_report(coord_t *r, int kind, int node, int peer, uint64_t slot,
 /* The coordinator's own findings (deadlines, results, start-up). */
 #define sn__coord_fail(r, node, slot, ...)                                                         \
     sn__coord_report((r), COORD_KIND_RUN, (node), COORD_NODE_NONE, (slot), NULL, 0, __VA_ARGS__)
+
+/* Is the current collective the traced one (--trace: measured repetition trace_rep of the last
+ * size; `run` has one size)? */
+static inline int sn__coord_traced(const coord_t *r)
+{
+    return r->o->trace_slots && r->point + 1 == r->res->npoints &&
+           r->rep == r->o->warmup + r->o->trace_rep;
+}
 
 /* coord.c: ends the run: STOP (success) or ABORT (failure) to every node, then waits for local
  * nodes to exit, killing them after a grace period. */
@@ -120,12 +199,32 @@ void sn__coord_send_all(coord_t *r, const Stepnet__Control *m);
  * a pipe. 0, or a negative code with err naming the executable or the pipe; the nodes started
  * before the failure keep running until the run ends them. */
 int sn__coord_spawn(coord_t *r, sn_err_t *err);
+/* launch_ssh.c: --hosts: reads and places the hosts (r->hosts, every node's host) and splits the
+ * ssh command. 0, or SN_EINVAL with err naming the bad hostfile line, entry or slot count. */
+int sn__coord_hosts_prepare(coord_t *r, sn_err_t *err);
+/* launch_ssh.c: prints the placement and starts one ssh client per node, each running the remote
+ * stepnet-node with the node's --id and the key on its standard input. 0, or a negative code with
+ * err naming the ssh program; a host's own failure is reported when its ssh exits. */
+int sn__coord_launch_ssh(coord_t *r, sn_err_t *err);
+/* launch_ssh.c: closes the ssh pipes of every node (once its ssh has exited). */
+void sn__coord_ssh_close(coord_t *r);
+
 /* spawn.c: the stepnet-node to start: $STEPNET_NODE, else the one next to this executable. */
 const char *sn__coord_node_bin(char *buf, size_t cap);
+
+/* daemons.c: parses --nodes ADDR,... into r->daemons (SN_EINVAL unless one daemon per node);
+ * invites every daemon once the control listener is up (a failure ends the run, naming the
+ * daemon); closes the invitations still open (from sn__coord_close_all). */
+int sn__coord_daemons_new(coord_t *r, sn_err_t *err);
+void sn__coord_daemons_invite(coord_t *r);
+void sn__coord_daemons_close(coord_t *r);
 
 /* control.c: the heartbeat timer (every o->heartbeat_ms): pings every node outside a collective and
  * reports one silent for SN_HEARTBEAT_MISSES periods. */
 void sn__coord_on_heartbeat(uv_timer_t *t);
+/* control.c: a heartbeat to every connected node now, whatever the phase; its sequence number.
+ * Sent at the first failure report: a node that answers it is alive (blame.h). */
+uint64_t sn__coord_probe(coord_t *r);
 
 /* control.c: the listener's connection callback and its admission control (r->admit), and the
  * phase deadline. */
@@ -135,10 +234,21 @@ void sn__coord_on_deadline(uv_timer_t *t);
 
 /* aggregate.c: the link timings of one node's CALIBRATED message. */
 void sn__coord_add_calibration(coord_t *r, const Stepnet__Calibrated *cal);
+/* aggregate.c: the median of the control-leg rounds into r->res->ctl_us. */
+void sn__coord_ctl_done(coord_t *r);
 /* aggregate.c: the medians of alpha and beta over every calibrated link, into r->res. */
 void sn__coord_calibration_done(coord_t *r);
 /* aggregate.c: checks every node's result of the repetition that just ended and adds it to
  * r->res. 0, or -1 after reporting the failure. */
 int sn__coord_aggregate_rep(coord_t *r);
+/* aggregate.c: makes size k (r->res->points[k]) the current one: r->params and the expected
+ * digest sums follow it. */
+void sn__coord_point_begin(coord_t *r, uint32_t k);
+
+/* progress.c: sets r->progress up from r->o (on when opts->progress). */
+void sn__coord_progress_init(coord_t *r);
+/* progress.c: a repetition ended (slots: the slots it played); prints a line at most every
+ * COORD_PROGRESS_MS, at the end of every size, and at the end (final: the run is over). */
+void sn__coord_progress(coord_t *r, uint64_t slots, int final);
 
 #endif

@@ -8,7 +8,8 @@
 #include "json.h"
 #include "stepnet/model.h"
 
-/* --sweep-rho A:B:STEP: the delay-versus-load curve as CSV (rho, mean delay, bound (11), ...). */
+/* --sweep-rho A:B:STEP: the delay-versus-load curve as CSV (rho, mean delay, the paper's bound:
+ * (11) on meshes and tori, (6) on folded cubes, ...). */
 static int sweep_dyn(const sn_topo_t *t, const sn_params_t *p, sn_dyn_opts_t *dopt,
                      const char *sweep, sn_err_t *err)
 {
@@ -21,7 +22,9 @@ static int sweep_dyn(const sn_topo_t *t, const sn_params_t *p, sn_dyn_opts_t *do
                           "<= TO and at most 1000 steps",
                           sweep);
     sn_dyn_result_t c, r;
-    sn_dyn_constants(t, 1.0, dopt->tp, &c);
+    int rc0 = sn_dyn_constants_for(t, dopt->algo, 1.0, dopt->tp, &c, err);
+    if (rc0 < 0)
+        return rc0;
     printf("rho,delay_mean,delay_bound,delay_ci95,delay_p50,delay_p99,delay_max,lambda,requests,"
            "rounds,rho_star\n");
     for (int i = 0; a + i * step <= b + 1e-12; i++) {
@@ -56,6 +59,27 @@ int cli_dyn(const char *cmd, const cli_opts_t *o, const char *lambda_s, const ch
     sn_dyn_result_t r;
     if ((rc = sn_topo_parse(o->topo, &t, &err)) < 0)
         goto bad;
+    /* the rounds are the family's multiport partial broadcasts of one packet per source, their
+     * sources drawn from the arrivals: the options that would say otherwise are refused */
+    const char *unused = (o->ports && strcmp(o->ports, "multi") != 0)    ? "--ports"
+                         : (o->rx && strcmp(o->rx, "one") != 0)          ? "--rx"
+                         : (o->duplex && strcmp(o->duplex, "full") != 0) ? "--duplex"
+                         : o->sources                                    ? "--sources"
+                         : o->m >= 0                                     ? "--m"
+                         : o->root >= 0                                  ? "--root"
+                         : (o->msgs >= 0 && o->msgs != 1)                ? "--msgs"
+                         : o->op                                         ? "--op"
+                         : o->max_slots >= 0                             ? "--max-slots"
+                                                                         : NULL;
+    if (unused) {
+        sn_err_set(&err, SN_EINVAL,
+                   "%s does not apply to --coll dynbcast: its rounds are multiport, full-duplex "
+                   "partial broadcasts of one packet per source, the sources drawn from the "
+                   "Poisson arrivals (options: --lambda or --rho, --slots, --tp, --algo, --frags, "
+                   "--size, --seed, --sweep-rho)",
+                   unused);
+        goto bad;
+    }
     if (sweep == NULL && (lambda_s == NULL) == (rho_s == NULL)) {
         sn_err_set(&err, SN_EINVAL, "dynbcast needs one of --lambda L or --rho R");
         goto bad;
@@ -71,11 +95,16 @@ int cli_dyn(const char *cmd, const cli_opts_t *o, const char *lambda_s, const ch
         p.seed = (uint64_t) o->seed;
     if (o->size >= 0)
         p.size = (uint32_t) o->size;
-    if (t->kind == SN_TOPO_MESH || t->kind == SN_TOPO_TORUS || t->kind == SN_TOPO_LINEAR ||
-        t->kind == SN_TOPO_RING) {
+    dopt.algo = o->algo; /* auto (NULL): the family's default round algorithm */
+    sn_dyn_result_t c;
+    if ((rc = sn_dyn_constants_for(t, dopt.algo, 1.0, dopt.tp, &c, &err)) < 0)
+        goto bad;
+    if (!c.fcube && strcmp(c.algorithm, "pmnb-mesh-split") == 0) {
         uint32_t d = t->nfactors ? t->nfactors : 1, side = t->nfactors ? t->factors[0]->n : t->n;
         int ring = (t->kind == SN_TOPO_TORUS || t->kind == SN_TOPO_RING) && side >= 3;
         p.frags = o->frags > 0 ? (uint32_t) o->frags : (ring ? 2 : 1) * d;
+    } else if (o->frags > 0) {
+        p.frags = (uint32_t) o->frags;
     }
     dopt.horizon = slots > 0 ? (double) slots : 1000.0;
     if (sweep) {
@@ -94,11 +123,8 @@ int cli_dyn(const char *cmd, const cli_opts_t *o, const char *lambda_s, const ch
         status = EXIT_OK;
         goto out;
     }
-    if (rho_s) {
-        sn_dyn_result_t c;
-        sn_dyn_constants(t, 1.0, dopt.tp, &c);
+    if (rho_s)
         lambda = rho / (t->n * c.X);
-    }
     dopt.lambda = lambda;
     rc = sn_dyn_run(t, &p, &dopt, &r, &err);
     if (rc == SN_EVERIFY || rc == SN_EPORT || rc == SN_EALGO || rc == SN_ESLOTS) {
@@ -117,7 +143,7 @@ int cli_dyn(const char *cmd, const cli_opts_t *o, const char *lambda_s, const ch
         json_str(&j, "topology", t->spec);
         json_uint(&j, "nodes", t->n);
         json_str(&j, "collective", "dynbcast");
-        json_str(&j, "algorithm", "pmnb-mesh-split");
+        json_str(&j, "algorithm", r.algorithm);
         json_uint(&j, "seed", p.seed);
         json_uint(&j, "frags", p.frags);
         json_double(&j, "tp", dopt.tp);
@@ -142,8 +168,15 @@ int cli_dyn(const char *cmd, const cli_opts_t *o, const char *lambda_s, const ch
         json_double(&j, "delay_p99", r.delay_p99);
         json_double(&j, "delay_max", r.delay_max);
         json_double(&j, "rho", r.rho);
-        json_double(&j, "rho_mesh", r.rho_mesh);
-        json_bool(&j, "necessary_13", r.rho_mesh <= 1.0);
+        if (r.fcube) { /* the mesh's (12)-(13) have no folded-cube counterpart */
+            json_null(&j, "rho_mesh");
+            json_null(&j, "necessary_13");
+        } else {
+            json_double(&j, "rho_mesh", r.rho_mesh);
+            json_bool(&j, "necessary_13", r.rho_mesh <= 1.0);
+        }
+        json_str(&j, "stability_eq", r.eq_stability);
+        json_str(&j, "bound_eq", r.eq_bound);
         json_double(&j, "rho_star", r.rho_star);
         json_double(&j, "X", r.X);
         json_double(&j, "V", r.V);
@@ -154,12 +187,17 @@ int cli_dyn(const char *cmd, const cli_opts_t *o, const char *lambda_s, const ch
         json_bool(&j, "verified", 1);
         json_end(&j);
     } else {
-        printf("stepnet %s: dynbcast on %s (%u nodes), pmnb-mesh-split rounds, %u fragments, "
-               "t_p %g\n",
-               cmd, t->spec, t->n, p.frags, dopt.tp);
-        printf("  load            lambda %g per node and time unit, rho = lambda N X = %.4g "
-               "(stable below rho* = %.4g, (14)); (12) = %.4g\n",
-               dopt.lambda, r.rho, r.rho_star, r.rho_mesh);
+        printf("stepnet %s: dynbcast on %s (%u nodes), %s rounds, %u fragments, t_p %g\n", cmd,
+               t->spec, t->n, r.algorithm, p.frags, dopt.tp);
+        if (r.fcube)
+            printf(
+                "  load            lambda %g per node and time unit, rho = lambda N/(d+1) = %.4g "
+                "(stable below rho* = %.4g, %s)\n",
+                dopt.lambda, r.rho, r.rho_star, r.eq_stability);
+        else
+            printf("  load            lambda %g per node and time unit, rho = lambda N X = %.4g "
+                   "(stable below rho* = %.4g, %s); (12) = %.4g\n",
+                   dopt.lambda, r.rho, r.rho_star, r.eq_stability, r.rho_mesh);
         printf("  requests        %llu in %g time units, %llu rounds (%llu empty), every round "
                "verified\n",
                (unsigned long long) r.requests, dopt.horizon, (unsigned long long) r.rounds,
@@ -167,10 +205,13 @@ int cli_dyn(const char *cmd, const cli_opts_t *o, const char *lambda_s, const ch
         printf("  delay           mean %.4g (+- %.3g, 95%%), p50 %.4g, p99 %.4g, max %.4g time "
                "units\n",
                r.delay_mean, r.delay_ci, r.delay_p50, r.delay_p99, r.delay_max);
+        const char *xv = r.fcube ? "1/(d+1)" : "X", *vv = r.fcube ? "A" : "V";
         if (r.delay_bound >= 0)
-            printf("  bound (11)      %.4g time units (X %.4g, V %.4g)\n", r.delay_bound, r.X, r.V);
+            printf("  bound %-9s %.4g time units (%s %.4g, %s %.4g)\n", r.eq_bound, r.delay_bound,
+                   xv, r.X, vv, r.V);
         else
-            printf("  bound (11)      none: 1 - rho - lambda V <= 0 (X %.4g, V %.4g)\n", r.X, r.V);
+            printf("  bound %-9s none: its denominator is <= 0 at this load (%s %.4g, %s %.4g)\n",
+                   r.eq_bound, xv, r.X, vv, r.V);
         printf("  throughput      %.4g requests per time unit\n", r.throughput);
     }
     status = EXIT_OK;

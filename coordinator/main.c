@@ -16,6 +16,7 @@ static const char usage[] =
     "  model   predicted steps, lower bounds and the chosen algorithm (no run)\n"
     "  sim     run in this process with the slot simulator, every delivery verified\n"
     "  run     run over real TCP links between stepnet-node processes, timed and verified\n"
+    "  bench   an OSU-style sweep of run over packet sizes in one launch (text, CSV, JSON)\n"
     "  algos   list the algorithms, their collectives, port models and sources\n"
     "  table   the thesis reproduction table: formulas, predicted, simulated (and TCP) steps\n"
     "  keygen  create a cluster key file for join-mode runs (authenticated, encrypted links)\n"
@@ -54,12 +55,15 @@ static int dispatch(int argc, char **argv)
         return cmd_algos(argc - 2, argv + 2);
     if (strcmp(argv[1], "run") == 0)
         return cmd_run(argc - 2, argv + 2);
+    if (strcmp(argv[1], "bench") == 0)
+        return cmd_bench(argc - 2, argv + 2);
     if (strcmp(argv[1], "table") == 0)
         return cmd_table(argc - 2, argv + 2);
     if (strcmp(argv[1], "keygen") == 0)
         return cmd_keygen(argc - 2, argv + 2);
     fprintf(stderr,
-            "stepnet: unknown command '%s'; commands: model, sim, run, algos, table, keygen (see "
+            "stepnet: unknown command '%s'; commands: model, sim, run, bench, algos, table, keygen "
+            "(see "
             "--help)\n",
             argv[1]);
     return EXIT_BADINPUT;

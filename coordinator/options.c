@@ -288,7 +288,7 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
     if (o->coll == NULL)
         return bad(err,
                    "%s needs --coll C (bcast, scatter, gather, mnb, te, pmnb, pexchange, sna, "
-                   "pmna)",
+                   "pmna, allreduce, barrier, mna)",
                    o->cmd);
     sn_coll_t coll;
     int rc;
@@ -324,7 +324,9 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
     }
     if (o->op) {
         if (!sn_coll_is_combining(coll))
-            return bad(err, "--op applies to the combining collectives (sna, pmna), not %s",
+            return bad(err,
+                       "--op applies to the combining collectives (sna, pmna, mna, allreduce, "
+                       "barrier), not %s",
                        sn_coll_name(coll));
         if ((rc = sn_op_parse(o->op, &p->op, err)) < 0)
             return bad(err, "bad value '%s' for --op: expected sum, xor or max", o->op);
@@ -406,7 +408,7 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
     sn_mem_use_t use = SN_MEM_SIM;
     if (o->cmd && strcmp(o->cmd, "model") == 0)
         use = SN_MEM_MODEL;
-    else if (o->cmd && strcmp(o->cmd, "run") == 0)
+    else if (o->cmd && (strcmp(o->cmd, "run") == 0 || strcmp(o->cmd, "bench") == 0))
         use = SN_MEM_RUN;
     sn_model_mem_estimate(c->topo, p, use, &c->mem);
     if ((rc = sn_model_mem_check(c->topo, p, &c->mem, limit, err)) < 0)

@@ -7,15 +7,32 @@
 #include "report.h"
 #include "secure.h"
 #include "stepnet/sim.h"
+#include "sweep.h"
 
 /* From this size on, probes of 0 and `size` bytes resolve beta; below it their difference is
  * noise. */
 #define BETA_RESOLVED_BYTES 4096
 #define NS_PER_US           1000.0
 
+/* The time model's prediction (timemodel_run.c); without one (no calibration), the simple
+ * steps x (alpha + size x beta) of the median link. */
 static double predicted_us(const coord_opts_t *o, const coord_result_t *res)
 {
+    if (res->has_model)
+        return res->model.predicted_us;
     return (double) res->steps * (res->alpha_us + o->ctx->params.size * res->beta_us);
+}
+
+double coord_point_predicted_us(const coord_opts_t *o, const coord_result_t *res,
+                                const coord_point_t *pt)
+{
+    (void) o;
+    if (pt->state != COORD_POINT_DONE)
+        return -1;
+    if (pt->has_model)
+        return pt->model.predicted_us;
+    /* no time model (no calibration): the median link's cost at this size */
+    return (double) pt->steps * (res->alpha_us + pt->size * res->beta_us);
 }
 
 /* The calibration line. Probes of 0 and `size` bytes give alpha + size * beta, the one-way time
@@ -38,6 +55,24 @@ static void print_links(FILE *f, const coord_opts_t *o, const coord_result_t *re
                 res->alpha_us + size * res->beta_us, size, res->ncalibrated, size);
 }
 
+/* The collective's own time next to the wall time, and the clock it is read on. */
+static void print_coll(FILE *f, const coord_result_t *res)
+{
+    if (res->ncoll == 0)
+        return;
+    fprintf(f,
+            "  collective time %.1f us median of %zu (latest completion - earliest start at the "
+            "nodes",
+            coord_result_coll_median_us(res), res->ncoll);
+    if (res->barrier_slots)
+        fprintf(f, ", after a %llu-slot in-band barrier", (unsigned long long) res->barrier_slots);
+    if (res->clock_offsets)
+        fprintf(f, "; clock offsets estimated within %.1f us)\n",
+                (double) res->clock_uncertainty_ns / NS_PER_US);
+    else
+        fprintf(f, "; one clock)\n");
+}
+
 void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res)
 {
     const cli_ctx_t *c = o->ctx;
@@ -46,6 +81,7 @@ void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
     char hash[24];
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long) res->trace_hash);
     json_begin(&j, f);
+    sweep_json_meta(&j, res);
     report_json_head(&j, "run", c);
     json_uint(&j, "steps", res->steps);
     json_uint(&j, "control_slots", res->control_slots);
@@ -66,7 +102,11 @@ void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
         json_null(&j, "max_queue");
         json_null(&j, "max_queue_node");
     }
-    json_str(&j, "nodes_mode", o->join ? "join" : "local");
+    json_str(&j, "nodes_mode",
+             o->join      ? "join"
+             : o->hosts   ? "ssh"
+             : o->daemons ? "daemons"
+                          : "local");
     json_uint(&j, "reps", o->reps);
     json_uint(&j, "warmup", o->warmup);
     json_open(&j, "wall_us", '[');
@@ -74,16 +114,37 @@ void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
         json_double(&j, NULL, (double) res->wall_ns[i] / NS_PER_US);
     json_close(&j, ']');
     json_double(&j, "wall_us_median", median_us);
+    sweep_stats_t st;
+    sweep_stats(res->wall_ns, res->nwall, &st);
+    sweep_json_stats(&j, &st);
+    /* the collective's own time, OSU-style (timing.h), on one clock or with estimated offsets */
+    json_open(&j, "coll_us", '[');
+    for (size_t i = 0; i < res->ncoll; i++)
+        json_double(&j, NULL, (double) res->coll_ns[i] / NS_PER_US);
+    json_close(&j, ']');
+    if (res->ncoll)
+        json_double(&j, "coll_us_median", coord_result_coll_median_us(res));
+    else
+        json_null(&j, "coll_us_median");
+    json_str(&j, "clock", res->clock_offsets ? "offsets" : "one");
+    json_double(&j, "clock_uncertainty_us", (double) res->clock_uncertainty_ns / NS_PER_US);
+    json_uint(&j, "barrier_slots", res->barrier_slots);
     json_double(&j, "us_per_step", res->steps ? median_us / (double) res->steps : 0.0);
     json_double(&j, "alpha_us", res->alpha_us);
     json_double(&j, "beta_us_per_byte", res->beta_us);
-    json_double(&j, "predicted_us", predicted_us(o, res));
+    if (res->failed) /* no prediction for a run that did not end */
+        json_null(&j, "predicted_us");
+    else
+        json_double(&j, "predicted_us", predicted_us(o, res));
     json_uint(&j, "bytes_checked", res->bytes_checked);
     if (o->idle_slots) {
         json_uint(&j, "idle_slots", o->idle_slots);
         json_double(&j, "us_per_slot", median_us / (double) o->idle_slots);
     }
     json_str(&j, "security", o->security == SN_SEC_SODIUM ? "sodium" : "none");
+    sweep_json_hosts_links(&j, res);
+    coord_emu_report_json(&j, o, res);
+    coord_model_report_json(&j, o, res);
     if (res->failed)
         json_str(&j, "error", res->error);
     json_end(&j);
@@ -95,7 +156,10 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
     double median_us = coord_result_median_us(res);
     report_text_head(f, "run", c);
     fprintf(f, "  nodes           %u %s processes, %u TCP links, security %s\n", c->topo->n,
-            o->join ? "joined" : "local", c->topo->nedges,
+            o->join      ? "joined"
+            : o->daemons ? "daemon"
+                         : "local",
+            c->topo->nedges,
             o->security == SN_SEC_SODIUM ? "sodium (X25519 + XChaCha20-Poly1305)"
                                          : "none (plaintext)");
     if (res->failed) {
@@ -103,10 +167,17 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
         return;
     }
     if (o->idle_slots) {
-        fprintf(f, "  idle barrier    %llu slots: %.1f us median of %zu, %.2f us per slot\n",
-                (unsigned long long) o->idle_slots, median_us, res->nwall,
+        sweep_stats_t st;
+        sweep_stats(res->wall_ns, res->nwall, &st);
+        fprintf(f,
+                "  idle barrier    %llu slots: avg %.1f us, min %.1f, max %.1f, p50 %.1f, p99 %.1f "
+                "over %zu iterations; %.2f us per slot at p50\n",
+                (unsigned long long) o->idle_slots, st.avg, st.min, st.max, st.p50, st.p99, st.n,
                 median_us / (double) o->idle_slots);
+        print_coll(f, res);
         print_links(f, o, res);
+        coord_emu_report_text(f, o, res);
+        coord_model_report_text(f, o, res);
         return;
     }
     fprintf(f, "  steps           %llu%s\n", (unsigned long long) res->steps,
@@ -134,7 +205,15 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
     else
         fprintf(f, "  max_queue       not reported by %s\n", c->algo->name);
     print_links(f, o, res);
-    fprintf(f, "  wall time       %.1f us median of %zu (%.2f us per step); predicted %.1f us\n",
-            median_us, res->nwall, res->steps ? median_us / (double) res->steps : 0.0,
-            predicted_us(o, res));
+    coord_emu_report_text(f, o, res);
+    coord_model_report_text(f, o, res);
+    sweep_stats_t st;
+    sweep_stats(res->wall_ns, res->nwall, &st);
+    fprintf(f,
+            "  wall time       avg %.1f us, min %.1f, max %.1f, p50 %.1f, p99 %.1f over %zu "
+            "iterations (%.2f us per step at p50)\n",
+            st.avg, st.min, st.max, st.p50, st.p99, st.n,
+            res->steps ? median_us / (double) res->steps : 0.0);
+    fprintf(f, "  predicted time  %.1f us (the time model, docs/model.md)\n", predicted_us(o, res));
+    print_coll(f, res);
 }

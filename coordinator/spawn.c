@@ -77,12 +77,13 @@ static int key_pipe(const coord_t *r, int *out, sn_err_t *err)
 
 int sn__coord_spawn(coord_t *r, sn_err_t *err)
 {
-    char idbuf[16];
+    char idbuf[16], range[16];
+    snprintf(range, sizeof range, "%u-%u", r->o->port_lo, r->o->port_hi);
     for (uint32_t i = 0; i < r->n; i++) {
         coord_node_t *cn = &r->nodes[i];
         snprintf(idbuf, sizeof idbuf, "%u", i);
         int kfd = -1;
-        const char *args[12];
+        const char *args[14];
         int na = 0;
         args[na++] = r->node_bin;
         args[na++] = "--coordinator";
@@ -102,6 +103,10 @@ int sn__coord_spawn(coord_t *r, sn_err_t *err)
         }
         if (!r->o->verbose)
             args[na++] = "--quiet";
+        if (r->o->port_lo) {
+            args[na++] = "--port-range";
+            args[na++] = range;
+        }
         args[na] = NULL;
         uv_stdio_container_t stdio[KEY_FD + 1];
         stdio[0].flags = UV_IGNORE;

@@ -48,6 +48,9 @@ typedef enum {
     /* Varvarigos, folded-cube paper: the PMNB of eq. (4) with its prefixes (after F_VB_*: the
      * time units go in the note too) */
     F_FQ_PMNB, /* 4d control + d + sum_k ceil(ceil(M/(d+1))/2^k) packet slots */
+    /* allreduce and barrier as accumulation then broadcast over one tree (Bertsekas and
+     * Tsitsiklis, section 1.3), multiport, vertex-transitive graphs */
+    F_ALLRED_2E, /* 2 e(v) */
 } formula_t;
 
 typedef struct {

@@ -2,28 +2,39 @@
 # A stepnet cluster of network namespaces on this machine: one namespace per node, each with its
 # own veth interface on a private bridge (10.X.0.0/24, X from the script's pid, so that two clusters
 # can coexist), the coordinator in the root namespace in
-# join mode. Real TCP between distinct network stacks, optionally with netem delay on every link
-# to the bridge, or a token-bucket rate limit on every node's interface (its NIC, egress); nothing
+# join mode. Real TCP between distinct network stacks, optionally with a delay (and jitter) on
+# every node's interface, or a token-bucket rate limit on it (its NIC, egress), or both; nothing
 # leaves this machine. Needs root (ip netns, ip link, tc).
 #
-#   deploy/netns-cluster.sh [--delay 100us] [--rate 1gbit] -- [stepnet run options without
+#   deploy/netns-cluster.sh [--delay 100us] [--jitter 10us] [--rate 1gbit]
+#                           [--emu auto|netem|stepnet] -- [stepnet run options without
 #                           --nodes/--listen/--key]
 #   e.g. deploy/netns-cluster.sh --delay 50us -- --topo ring:8 --coll te --json
 #
+# Delay and jitter: the kernel's netem qdisc where it exists (--emu auto, the default, or netem);
+# where it does not (many kernels and containers), or with --emu stepnet, the nodes emulate them
+# themselves (stepnet run --link-delay/--link-jitter; netem also delays the control channel,
+# stepnet's emulation only the links). Rate: tbf, or netem's rate with a delay under netem, or
+# stepnet's --link-rate where tbf is missing. Times and rates in tc's units.
 # Cleans up its namespaces and bridge on exit, also after a failure or Ctrl-C.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-delay="" rate="" prefix="sn$$" net="10.$((64 + $$ % 128)).0"
+delay="" jitter="" rate="" emu=auto prefix="sn$$" net="10.$((64 + $$ % 128)).0"
 while [ $# -gt 0 ]; do
     case "$1" in
     --delay) delay="$2"; shift 2 ;;
+    --jitter) jitter="$2"; shift 2 ;;
     --rate) rate="$2"; shift 2 ;;
+    --emu) emu="$2"; shift 2 ;;
     --) shift; break ;;
-    -h | --help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "netns-cluster: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
-[ -n "$delay" ] && [ -n "$rate" ] && { echo "netns-cluster: --delay and --rate cannot be combined" >&2; exit 2; }
+case "$emu" in auto | netem | stepnet) ;; *)
+    echo "netns-cluster: bad value '$emu' for --emu: expected auto, netem or stepnet" >&2; exit 2 ;;
+esac
+[ -n "$jitter" ] && [ -z "$delay" ] && { echo "netns-cluster: --jitter needs --delay" >&2; exit 2; }
 [ $# -gt 0 ] || { echo "netns-cluster: give stepnet run options after --, e.g. -- --topo ring:4 --coll te" >&2; exit 2; }
 stepnet=${STEPNET:-build/stepnet}
 node=${STEPNET_NODE:-build/stepnet-node}
@@ -34,6 +45,28 @@ for ((i = 1; i <= $#; i++)); do [ "${!i}" = --topo ] && { j=$((i + 1)); topo="${
 [ -n "$topo" ] || { echo "netns-cluster: --topo is required" >&2; exit 2; }
 n=$("$stepnet" model --topo "$topo" --coll bcast --json | grep -o '"nodes":[0-9]*' | cut -d: -f2)
 [ "$n" -le 200 ] || { echo "netns-cluster: $n nodes; at most 200 namespaces" >&2; exit 2; }
+# which emulation: netem where it exists (a probe namespace tries it), else stepnet's own
+use_netem=0 use_tbf=0
+if [ -n "$delay" ] && [ "$emu" != stepnet ]; then
+    p="${prefix}probe"
+    ip netns add "$p"
+    if ip netns exec "$p" tc qdisc add dev lo root netem delay 1ms 2>/dev/null; then
+        use_netem=1
+    elif [ "$emu" = netem ]; then
+        ip netns del "$p"
+        echo "netns-cluster: --emu netem needs the kernel's netem qdisc (sch_netem), which this kernel does not offer; use --emu auto or stepnet" >&2
+        exit 2
+    fi
+    ip netns del "$p"
+fi
+[ -n "$rate" ] && [ "$use_netem" = 0 ] && [ "$emu" != stepnet ] && use_tbf=1
+node_emu=() # the options passed to stepnet run for stepnet's own emulation
+if [ -n "$delay" ] && [ "$use_netem" = 0 ]; then
+    node_emu+=(--link-delay "$delay")
+    [ -n "$jitter" ] && node_emu+=(--link-jitter "$jitter")
+    echo "netns-cluster: no netem here (or --emu stepnet): the nodes emulate the delay themselves" >&2
+fi
+[ -n "$rate" ] && [ "$use_netem" = 0 ] && [ "$use_tbf" = 0 ] && node_emu+=(--link-rate "$rate")
 
 br="${prefix}br"
 pids=()
@@ -56,11 +89,12 @@ for ((i = 0; i < n; i++)); do
     ip netns exec "$ns" ip addr add "$net.$((i + 10))/24" dev eth0
     ip netns exec "$ns" ip link set eth0 up
     ip netns exec "$ns" ip link set lo up
-    if [ -n "$delay" ] && ! ip netns exec "$ns" tc qdisc add dev eth0 root netem delay "$delay" 2>/dev/null; then
-        echo "netns-cluster: --delay needs the kernel's netem qdisc (sch_netem), which this kernel does not offer" >&2
+    if [ "$use_netem" = 1 ] &&
+        ! ip netns exec "$ns" tc qdisc add dev eth0 root netem delay "$delay" ${jitter:+"$jitter"} ${rate:+rate "$rate"} 2>/dev/null; then
+        echo "netns-cluster: netem refused delay '$delay'${jitter:+ jitter '$jitter'}${rate:+ rate '$rate'}" >&2
         exit 2
     fi
-    if [ -n "$rate" ] && ! ip netns exec "$ns" tc qdisc add dev eth0 root tbf rate "$rate" burst 256kb latency 100ms 2>/dev/null; then
+    if [ "$use_tbf" = 1 ] && ! ip netns exec "$ns" tc qdisc add dev eth0 root tbf rate "$rate" burst 256kb latency 100ms 2>/dev/null; then
         echo "netns-cluster: --rate needs the kernel's tbf qdisc (sch_tbf), or a valid rate such as 1gbit" >&2
         exit 2
     fi
@@ -79,7 +113,7 @@ else
 fi
 # the coordinator in join mode on the bridge; its port is read from its first line on stderr
 log=$(mktemp)
-"$stepnet" run --nodes join --listen "$net.1:0" "${coord_sec[@]}" "$@" 2>"$log" &
+"$stepnet" run --nodes join --listen "$net.1:0" "${coord_sec[@]}" ${node_emu[@]+"${node_emu[@]}"} "$@" 2>"$log" &
 coord=$!
 pids+=("$coord")
 port=""

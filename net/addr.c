@@ -85,6 +85,68 @@ int sn_addr_resolve(uv_loop_t *loop, const sn_addr_t *a, struct sockaddr_storage
     return 0;
 }
 
+/* A decimal port 1..65535 in [p, end); -1 if anything else. */
+static long port_number(const char *p, const char *end)
+{
+    if (p == end || end - p > 5)
+        return -1;
+    long v = 0;
+    for (; p < end; p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        v = v * 10 + (*p - '0');
+    }
+    return v >= 1 && v <= 65535 ? v : -1;
+}
+
+int sn_addr_parse_range(const char *text, uint16_t *lo, uint16_t *hi, sn_err_t *err)
+{
+    const char *dash = strchr(text, '-');
+    const char *end = text + strlen(text);
+    long a = port_number(text, dash ? dash : end);
+    long b = dash ? port_number(dash + 1, end) : a;
+    if (a < 0 || b < 0 || a > b)
+        return sn_err_set(err, SN_EINVAL,
+                          "bad port range '%s': expected LO-HI with 1 <= LO <= HI <= 65535 "
+                          "(e.g. 7000-7099), or one port",
+                          text);
+    *lo = (uint16_t) a;
+    *hi = (uint16_t) b;
+    return 0;
+}
+
+static void set_port(struct sockaddr_storage *ss, uint16_t port)
+{
+    if (ss->ss_family == AF_INET6)
+        ((struct sockaddr_in6 *) ss)->sin6_port = htons(port);
+    else
+        ((struct sockaddr_in *) ss)->sin_port = htons(port);
+}
+
+int sn_addr_listen(uv_tcp_t *h, const struct sockaddr *sa, uint16_t lo, uint16_t hi, int backlog,
+                   uv_connection_cb cb)
+{
+    struct sockaddr_storage ss;
+    size_t len =
+        sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    memset(&ss, 0, sizeof ss);
+    memcpy(&ss, sa, len);
+    if (lo == 0) {
+        int rc = uv_tcp_bind(h, (struct sockaddr *) &ss, 0);
+        return rc < 0 ? rc : uv_listen((uv_stream_t *) h, backlog, cb);
+    }
+    for (uint32_t p = lo; p <= hi; p++) {
+        set_port(&ss, (uint16_t) p);
+        /* a failed bind leaves the socket unbound, so the same handle tries the next port */
+        int rc = uv_tcp_bind(h, (struct sockaddr *) &ss, 0);
+        if (rc == 0)
+            rc = uv_listen((uv_stream_t *) h, backlog, cb);
+        if (rc != UV_EADDRINUSE)
+            return rc;
+    }
+    return UV_EADDRINUSE;
+}
+
 void sn_addr_format(const struct sockaddr *sa, char *buf, size_t cap)
 {
     char ip[INET6_ADDRSTRLEN] = "?";

@@ -30,6 +30,17 @@ int sn_addr_parse(const char *text, int default_port, sn_addr_t *out, sn_err_t *
 int sn_addr_resolve(uv_loop_t *loop, const sn_addr_t *a, struct sockaddr_storage *out,
                     sn_err_t *err);
 
+/* Parses a port range "LO-HI" (1 <= LO <= HI <= 65535; "P" alone is the range P-P) for
+ * --port-range. 0, or SN_EINVAL with err naming the value and the accepted form. */
+int sn_addr_parse_range(const char *text, uint16_t *lo, uint16_t *hi, sn_err_t *err);
+
+/* Binds `h` (initialised, not yet bound) to `sa` and listens with `backlog` and `cb`: on the port
+ * of `sa` when lo is 0, else on the first port from lo to hi that is free (EADDRINUSE, which libuv
+ * reports at uv_listen, moves on to the next). 0; UV_EADDRINUSE when every port of the range is
+ * taken; another libuv code on any other error. Synchronous; start-up only. */
+int sn_addr_listen(uv_tcp_t *h, const struct sockaddr *sa, uint16_t lo, uint16_t hi, int backlog,
+                   uv_connection_cb cb);
+
 /* Writes "1.2.3.4:5" or "[::1]:5" for an AF_INET or AF_INET6 address, "?" otherwise. */
 void sn_addr_format(const struct sockaddr *sa, char *buf, size_t cap);
 

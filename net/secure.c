@@ -165,6 +165,48 @@ int sn_key_read_fd(int fd, sn_key_t *key, char *err, size_t errlen)
     return read_key(fd, what, key, err, errlen);
 }
 
+int sn_key_read_line(int fd, sn_key_t *key, char *err, size_t errlen)
+{
+    char buf[2 * SN_KEY_BYTES + 3]; /* the key, "\r\n", one byte more: a longer line is refused */
+    size_t have = 0;
+    int rc = 0;
+    /* one byte at a time: what follows the line belongs to the caller */
+    while (have < sizeof buf) {
+        ssize_t n = read(fd, buf + have, 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = fail(err, errlen, SN_EIO, "cannot read the key from descriptor %d: %s", fd,
+                      strerror(errno));
+            goto done;
+        }
+        if (n == 0 || buf[have++] == '\n')
+            break;
+    }
+    if (have == sizeof buf || parse_key(buf, have, key) != 0)
+        rc = fail(err, errlen, SN_EINVAL,
+                  "the first line of descriptor %d is not a stepnet key (64 hex digits)", fd);
+done:
+    sodium_memzero(buf, sizeof buf);
+    return rc;
+}
+
+sn_key_t *sn_key_new_line(int fd, char *err, size_t errlen)
+{
+    sn_sec_init();
+    sn_key_t *key = sodium_malloc(sizeof *key);
+    if (key == NULL) {
+        fail(err, errlen, SN_ENOMEM, "cannot allocate guarded memory for the key");
+        return NULL;
+    }
+    if (sn_key_read_line(fd, key, err, errlen) != 0) {
+        sodium_free(key);
+        return NULL;
+    }
+    sodium_mprotect_readonly(key);
+    return key;
+}
+
 sn_key_t *sn_key_new(const char *path, int fd, char *err, size_t errlen)
 {
     sn_sec_init();

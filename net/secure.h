@@ -47,6 +47,13 @@ int sn_key_load(const char *path, sn_key_t *key, char *err, size_t errlen);
  * it spawns) until end of file, then closes it. */
 int sn_key_read_fd(int fd, sn_key_t *key, char *err, size_t errlen);
 
+/* Reads one line holding a key in the file format from descriptor `fd` (the first line of a
+ * stepnet-node's standard input under `stepnet run --hosts`), one byte at a time, and leaves the
+ * descriptor open with what follows the line unread. 0, or SN_EIO / SN_EINVAL with a message. */
+int sn_key_read_line(int fd, sn_key_t *key, char *err, size_t errlen);
+/* sn_key_new for a key read by sn_key_read_line. */
+sn_key_t *sn_key_new_line(int fd, char *err, size_t errlen);
+
 /* The cluster key of a process, in guarded memory (sodium_malloc, read-only once set): from the
  * key file `path`, else from descriptor `fd` (>= 0), else fresh random bytes. Calls sn_sec_init.
  * NULL with a one-line message in err on failure. Free with sn_key_free. */

@@ -66,8 +66,11 @@ int sn_wire_send_linkhello(sn_conn_t *c, uint64_t token, uint32_t edge, uint32_t
     return sn_conn_send(c, body);
 }
 
-int sn_wire_send_data(sn_conn_t *c, uint32_t cid, uint64_t slot, uint32_t radius, uint64_t cmax,
-                      const sn_packet_t *pkt, const sn_params_t *p)
+/* A data frame's head (4-byte header length, DataHeader) into head[], and what generates its
+ * payload; returns the head's length, the payload's in *plen; 0 when the header does not fit. */
+static size_t data_head(uint32_t cid, uint64_t slot, uint32_t radius, uint64_t cmax,
+                        const sn_packet_t *pkt, const sn_params_t *p,
+                        uint8_t head[4 + SN_WIRE_MAX_DATAHDR], uint32_t *plen, sn_wire_payload_t *g)
 {
     Stepnet__DataHeader h = STEPNET__DATA_HEADER__INIT;
     Stepnet__PacketHeader ph = STEPNET__PACKET_HEADER__INIT;
@@ -75,7 +78,8 @@ int sn_wire_send_data(sn_conn_t *c, uint32_t cid, uint64_t slot, uint32_t radius
     h.slot = slot;
     h.radius = radius;
     h.cmax = cmax;
-    uint32_t plen = 0;
+    *plen = 0;
+    memset(g, 0, sizeof *g);
     if (pkt) {
         ph.src = pkt->src;
         ph.dst = pkt->dst;
@@ -90,33 +94,58 @@ int sn_wire_send_data(sn_conn_t *c, uint32_t cid, uint64_t slot, uint32_t radius
             ph.has_value = 1;
             ph.value = pkt->digest;
         }
-        if (pkt->kind == SN_PKT_DATA)
-            plen = p->size;
+        if (pkt->kind == SN_PKT_DATA) {
+            *plen = p->size;
+            g->combined = pkt->src == SN_SRC_COMBINED;
+            g->op = p->op;
+            g->seed = g->combined ? pkt->digest : p->seed;
+            g->src = pkt->src;
+            g->dst = pkt->dst;
+            g->seq = pkt->seq;
+            g->frag = pkt->frag;
+        }
         h.packet = &ph;
     }
     size_t hlen = stepnet__data_header__get_packed_size(&h);
-    uint8_t head[4 + SN_WIRE_MAX_DATAHDR];
     if (hlen > SN_WIRE_MAX_DATAHDR)
-        return SN_EPROTO;
+        return 0;
     head[0] = (uint8_t) (hlen >> 24);
     head[1] = (uint8_t) (hlen >> 16);
     head[2] = (uint8_t) (hlen >> 8);
     head[3] = (uint8_t) hlen;
     stepnet__data_header__pack(&h, head + 4);
+    return 4 + hlen;
+}
+
+int sn_wire_send_data(sn_conn_t *c, uint32_t cid, uint64_t slot, uint32_t radius, uint64_t cmax,
+                      const sn_packet_t *pkt, const sn_params_t *p)
+{
+    uint8_t head[4 + SN_WIRE_MAX_DATAHDR];
+    uint32_t plen;
     sn_wire_payload_t g;
-    memset(&g, 0, sizeof g);
-    if (plen) {
-        g.combined = pkt->src == SN_SRC_COMBINED;
-        g.op = p->op;
-        g.seed = g.combined ? pkt->digest : p->seed;
-        g.src = pkt->src;
-        g.dst = pkt->dst;
-        g.seq = pkt->seq;
-        g.frag = pkt->frag;
-    }
+    size_t hl = data_head(cid, slot, radius, cmax, pkt, p, head, &plen, &g);
+    if (hl == 0)
+        return SN_EPROTO;
     /* the payload is generated chunk by chunk as the frame goes out */
-    return sn_conn_send_gen(c, SN_FRAME_DATA, head, 4 + hlen, plen, sn_wire_payload_fill, &g,
-                            sizeof g);
+    return sn_conn_send_gen(c, SN_FRAME_DATA, head, hl, plen, sn_wire_payload_fill, &g, sizeof g);
+}
+
+uint8_t *sn_wire_frame_data(sn_conn_t *c, uint32_t cid, uint64_t slot, uint32_t radius,
+                            uint64_t cmax, const sn_packet_t *pkt, const sn_params_t *p,
+                            size_t *len)
+{
+    uint8_t head[4 + SN_WIRE_MAX_DATAHDR];
+    uint32_t plen;
+    sn_wire_payload_t g;
+    size_t hl = data_head(cid, slot, radius, cmax, pkt, p, head, &plen, &g);
+    if (hl == 0)
+        return NULL;
+    uint8_t *body = sn_conn_frame(c, SN_FRAME_DATA, hl + plen);
+    memcpy(body, head, hl);
+    if (plen)
+        sn_wire_payload_fill(&g, 0, body + hl, plen);
+    *len = hl + plen;
+    return body;
 }
 
 void sn_wire_payload_fill(const void *ctx, uint32_t off, uint8_t *dst, uint32_t n)

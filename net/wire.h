@@ -20,6 +20,12 @@
 #define SN_WIRE_MAX_LINKHELLO   256
 #define SN_WIRE_MAX_DATAHDR     512 /* a DataHeader with one PacketHeader is far below this */
 
+/* Start.trace_slots (--trace): the most slots a node records for its result (docs/trace.md), and
+ * the most numbers it records in all (half for the slots, half for the transmissions), which keeps
+ * its Result far below SN_WIRE_MAX_CONTROL (at most 10 bytes a number). */
+#define SN_WIRE_MAX_TRACE_SLOTS  100000
+#define SN_WIRE_MAX_TRACE_VALUES (1u << 22)
+
 /* Sets the frame limits of a control connection (coordinator <-> node). */
 void sn_wire_limits_control(sn_conn_t *c);
 
@@ -57,6 +63,14 @@ typedef struct sn_wire_payload_s {
 
 /* sn_conn_fill_fn of payloads: bytes [off, off + n) of the payload ctx (an sn_wire_payload_t). */
 void sn_wire_payload_fill(const void *ctx, uint32_t off, uint8_t *dst, uint32_t n);
+
+/* The same data frame, built but not sent: its body (for sn_conn_send on c, which then owns it)
+ * and, in *len, the body's length (NULL: the header does not fit). The whole payload is in it,
+ * not streamed: the link emulation (node/emulate.c) holds it until its release
+ * time. */
+uint8_t *sn_wire_frame_data(sn_conn_t *c, uint32_t cid, uint64_t slot, uint32_t radius,
+                            uint64_t cmax, const sn_packet_t *pkt, const sn_params_t *p,
+                            size_t *len);
 
 typedef struct sn_wire_data_s {
     uint32_t cid;

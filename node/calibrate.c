@@ -1,7 +1,9 @@
 /* Link calibration of stepnet-node (node/): on the coordinator's CALIBRATE, the dialler of every
- * link measures round trips of empty and of `bytes`-byte pings (median of `probes` each) and
- * reports them in Calibrated; the coordinator derives alpha and beta of the cost model from them
- * (docs/runtime.md). */
+ * link measures round trips of empty and of `bytes`-byte pings (median of `probes` each); then, if
+ * asked (concurrent), the node sends `probes` rounds of empty and of `bytes`-byte pings on all its
+ * links at once and times each round until every neighbour echoed (the NIC sharing of a slot); it
+ * reports both in Calibrated. The coordinator derives the terms of the time model from them
+ * (docs/runtime.md, docs/model.md). Concurrent pings carry CONC_SEQ in their sequence number. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,13 +14,21 @@ static void send_ping(link_t *l)
 {
     uint32_t bytes = l->cal.probe < l->cal.probes ? 0 : l->cal.probe_bytes;
     l->cal.probe_t0 = uv_hrtime();
-    sn__node_send_probe(&l->lc->c, SN_FRAME_PING, l->cal.probe, bytes);
+    sn__node_link_probe(l, SN_FRAME_PING, l->cal.probe, bytes);
 }
 
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
     return x < y ? -1 : (x > y);
+}
+
+#define CONC_SEQ SN_NODE_CONC_SEQ
+
+static uint64_t median_of(uint64_t *v, uint32_t n)
+{
+    qsort(v, n, sizeof *v, cmp_u64);
+    return v[n / 2];
 }
 
 static void calibration_done(node_t *nd)
@@ -43,6 +53,11 @@ static void calibration_done(node_t *nd)
         k++;
     }
     cal.node = nd->id;
+    if (nd->conc.on && nd->conc.rounds) {
+        cal.has_conc_rtt0_ns = cal.has_conc_rtt_ns = 1;
+        cal.conc_rtt0_ns = median_of(nd->conc.rtt, nd->conc.rounds);
+        cal.conc_rtt_ns = median_of(nd->conc.rtt + nd->conc.rounds, nd->conc.rounds);
+    }
     cal.n_links = k;
     cal.links = ptrs;
     m.msg_case = STEPNET__CONTROL__MSG_CALIBRATED;
@@ -52,8 +67,50 @@ static void calibration_done(node_t *nd)
     free(ptrs);
 }
 
-void sn__node_on_pong(link_t *l)
+/* One concurrent round: a ping on every link at once. */
+static void conc_round(node_t *nd)
 {
+    uint32_t bytes = nd->conc.round < nd->conc.rounds ? 0 : nd->conc.bytes;
+    uint64_t seq = CONC_SEQ | nd->conc.round;
+    nd->conc.left = nd->deg;
+    nd->conc.t0 = uv_hrtime();
+    for (uint32_t q = 0; q < nd->deg; q++)
+        sn__node_link_probe(&nd->links[q], SN_FRAME_PING, seq, bytes);
+}
+
+/* Every dialled link is measured: the concurrent rounds, if asked, then the report. */
+static void links_done(node_t *nd)
+{
+    if (nd->conc.on && nd->conc.rounds && nd->deg) {
+        nd->conc.round = 0;
+        conc_round(nd);
+        return;
+    }
+    calibration_done(nd);
+}
+
+static void on_conc_pong(node_t *nd, uint64_t seq)
+{
+    if (!nd->conc.on || nd->conc.left == 0 || seq != (CONC_SEQ | nd->conc.round))
+        return;
+    if (--nd->conc.left > 0)
+        return;
+    nd->conc.rtt[nd->conc.round] = uv_hrtime() - nd->conc.t0;
+    if (++nd->conc.round < 2 * nd->conc.rounds) {
+        conc_round(nd);
+        return;
+    }
+    calibration_done(nd);
+}
+
+void sn__node_on_pong(link_t *l, uint64_t seq)
+{
+    if (seq & CONC_SEQ) {
+        on_conc_pong(l->nd, seq);
+        return;
+    }
+    if (!l->dialer || l->cal.probe >= 2 * l->cal.probes || seq != l->cal.probe)
+        return;
     uint64_t rtt = uv_hrtime() - l->cal.probe_t0;
     if (l->cal.probe < l->cal.probes)
         l->cal.rtt0[l->cal.probe] = rtt;
@@ -65,14 +122,20 @@ void sn__node_on_pong(link_t *l)
     }
     l->cal.calibrated = 1;
     if (--l->nd->cal_left == 0)
-        calibration_done(l->nd);
+        links_done(l->nd);
 }
 
-void sn__node_calibrate(node_t *nd, uint32_t bytes, uint32_t probes)
+void sn__node_calibrate(node_t *nd, uint32_t bytes, uint32_t probes, int concurrent)
 {
     if (probes > 1000)
         probes = 1000;
     nd->cal_left = 0;
+    free(nd->conc.rtt);
+    memset(&nd->conc, 0, sizeof nd->conc);
+    nd->conc.on = concurrent;
+    nd->conc.rounds = probes;
+    nd->conc.bytes = bytes;
+    nd->conc.rtt = sn_xcalloc(2 * (size_t) probes + 1, sizeof *nd->conc.rtt);
     for (uint32_t q = 0; q < nd->deg; q++) {
         link_t *l = &nd->links[q];
         if (!l->dialer)
@@ -90,5 +153,5 @@ void sn__node_calibrate(node_t *nd, uint32_t bytes, uint32_t probes)
         }
     }
     if (nd->cal_left == 0)
-        calibration_done(nd);
+        links_done(nd);
 }

@@ -52,6 +52,12 @@ static int take_assignment(node_t *nd, const Stepnet__Assign *a, sn_err_t *err)
     if ((rc = sn_wire_assign_to_params(a, p, &nd->sources, err)) < 0 ||
         (rc = sn_params_check(t, p, err)) < 0)
         return rc;
+    /* a sweep: links take frames of the largest size; collective 1 runs Assign.size */
+    nd->ex.max_size = a->has_max_size && a->max_size > p->size ? a->max_size : p->size;
+    nd->ex.next_size = p->size;
+    if (nd->ex.max_size > SN_MAX_PACKET_SIZE)
+        return sn_err_set(err, SN_EINVAL, "largest packet size %u bytes out of range: at most %u",
+                          nd->ex.max_size, SN_MAX_PACKET_SIZE);
     nd->algo = sn_model_find(a->algorithm);
     if (nd->algo == NULL)
         return sn_err_set(err, SN_EINVAL, "unknown algorithm '%s'", a->algorithm);
@@ -68,7 +74,7 @@ static int take_assignment(node_t *nd, const Stepnet__Assign *a, sn_err_t *err)
     nd->max_slots = a->max_slots ? a->max_slots : UINT64_MAX;
     if (a->fault && (rc = sn_wire_fault_parse(a->fault, &nd->fault, err)) < 0)
         return rc;
-    if ((rc = sn__node_links_init(nd, a, err)) < 0)
+    if ((rc = sn__node_links_init(nd, a, err)) < 0 || (rc = sn__node_emu_init(nd, a, err)) < 0)
         return rc;
     nd->assigned = 1;
     return 0;
@@ -165,13 +171,23 @@ static void ctl_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len
         break;
     case STEPNET__CONTROL__MSG_CALIBRATE:
         if (nd->net.ready_sent)
-            sn__node_calibrate(nd, m->calibrate->bytes, m->calibrate->probes);
+            sn__node_calibrate(nd, m->calibrate->bytes, m->calibrate->probes,
+                               m->calibrate->has_concurrent && m->calibrate->concurrent);
         break;
     case STEPNET__CONTROL__MSG_START:
         if (nd->net.ready_sent && !nd->exit_code)
-            sn__node_start(nd, m->start->cid, m->start->seed,
-                           m->start->has_idle_slots ? m->start->idle_slots : 0);
+            sn__node_start(nd, m->start);
         break;
+    case STEPNET__CONTROL__MSG_CLOCK_PROBE: { /* answered at once with this node's clock */
+        Stepnet__Control a = STEPNET__CONTROL__INIT;
+        Stepnet__ClockEcho ce = STEPNET__CLOCK_ECHO__INIT;
+        ce.seq = m->clock_probe->seq;
+        ce.node_ns = uv_hrtime();
+        a.msg_case = STEPNET__CONTROL__MSG_CLOCK_ECHO;
+        a.clock_echo = &ce;
+        sn__node_send_ctl(nd, &a);
+        break;
+    }
     case STEPNET__CONTROL__MSG_STOP:
         sn__node_exit(nd, nd->exit_code);
         break;
@@ -235,7 +251,7 @@ static void send_hello(node_t *nd)
     gethostname(host, sizeof host - 1);
     Stepnet__Control m = STEPNET__CONTROL__INIT;
     Stepnet__Hello h = STEPNET__HELLO__INIT;
-    h.version = SN_WIRE_VERSION;
+    h.version = nd->opts.wire_version ? nd->opts.wire_version : SN_WIRE_VERSION;
     h.data_host = nd->net.data_host;
     h.data_port = (uint32_t) nd->net.data_port;
     h.has_want_id = nd->opts.want_id >= 0;

@@ -64,10 +64,13 @@ void sn__node_exit(node_t *nd, int code)
     close_if_open((uv_handle_t *) &nd->ctl.retry);
     close_if_open((uv_handle_t *) &nd->ctl.hb_timer);
     close_if_open((uv_handle_t *) &nd->ex.slot_timer);
+    sn__node_emu_close(nd);
     close_if_open((uv_handle_t *) &nd->sigterm);
     close_if_open((uv_handle_t *) &nd->sigint);
     if (nd->exit_timer_live)
         close_if_open((uv_handle_t *) &nd->exit_timer);
+    if (nd->session_live)
+        close_if_open((uv_handle_t *) &nd->session);
     for (uint32_t q = 0; nd->links_timers_live && q < nd->deg; q++)
         close_if_open((uv_handle_t *) &nd->links[q].dial.retry);
 }
@@ -166,7 +169,9 @@ static int start_listener(node_t *nd)
     sn_err_t err = {0};
     sn_addr_t la;
     struct sockaddr_storage sa;
-    const char *lhost = o->listen_host ? o->listen_host : (o->local ? "127.0.0.1" : "0.0.0.0");
+    /* a local node listens on the coordinator's host (127.0.0.1, ::1, ...), where it dials */
+    const char *lhost =
+        o->listen_host ? o->listen_host : (o->local ? nd->ctl.coord.host : "0.0.0.0");
     if (sn_node_parse_host(lhost, &la, &err) < 0 || sn_addr_resolve(nd->loop, &la, &sa, &err) < 0) {
         sn__node_log(nd, "NODE-ARGS", "bad listen address: %s", err.msg);
         return -1;
@@ -175,11 +180,15 @@ static int start_listener(node_t *nd)
     nd->net.listener.data = nd;
     /* the reserve grows to the node's degree with the assignment */
     sn_admit_init(&nd->net.admit, nd->loop, &sn__node_admit_ops, nd, 0, "link connection");
-    int lrc = uv_tcp_bind(&nd->net.listener, (struct sockaddr *) &sa, 0);
-    if (lrc == 0)
-        lrc = uv_listen((uv_stream_t *) &nd->net.listener, 512, sn__node_on_link_connection);
-    if (lrc < 0) {
+    int lrc = sn_addr_listen(&nd->net.listener, (struct sockaddr *) &sa, o->port_lo, o->port_hi,
+                             512, sn__node_on_link_connection);
+    if (lrc == UV_EADDRINUSE && o->port_lo)
+        sn__node_log(nd, "NODE-LISTEN",
+                     "cannot listen on %s: every port of --port-range %u-%u is in use", lhost,
+                     o->port_lo, o->port_hi);
+    else if (lrc < 0)
         sn__node_log(nd, "NODE-LISTEN", "cannot listen on %s: %s", lhost, uv_strerror(lrc));
+    if (lrc < 0) {
         uv_close((uv_handle_t *) &nd->net.listener, NULL);
         uv_run(nd->loop, UV_RUN_DEFAULT);
         return -1;
@@ -193,6 +202,42 @@ static int start_listener(node_t *nd)
     return 0;
 }
 
+/* ---- the ssh session (--stdin-session) ---------------------------------------------------- */
+
+static void session_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    static char sink[256]; /* what arrives after the key is not used: only its end matters */
+    (void) h;
+    (void) suggested;
+    *buf = uv_buf_init(sink, sizeof sink);
+}
+
+/* Standard input ended: the ssh session that started this node is gone (the coordinator ended
+ * or was killed, or ssh was), so nobody can stop this node any more: it leaves. */
+static void session_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    node_t *nd = s->data;
+    (void) buf;
+    if (nread >= 0 || nd->stopping)
+        return;
+    sn__node_log(nd, "NODE-SESSION", "standard input closed (%s): the ssh session ended; leaving",
+                 nread == UV_EOF ? "end of file" : uv_strerror((int) nread));
+    sn__node_exit(nd, nd->exit_code ? nd->exit_code : 1);
+}
+
+static int session_watch(node_t *nd)
+{
+    uv_pipe_init(nd->loop, &nd->session, 0);
+    nd->session_live = 1;
+    nd->session.data = nd;
+    int rc = uv_pipe_open(&nd->session, 0);
+    if (rc == 0)
+        rc = uv_read_start((uv_stream_t *) &nd->session, session_alloc, session_read);
+    if (rc < 0)
+        sn__node_log(nd, "NODE-SESSION", "cannot watch standard input: %s", uv_strerror(rc));
+    return rc;
+}
+
 static void node_free(node_t *nd)
 {
     if (nd->ex.state_live && nd->algo && nd->algo->node_fini)
@@ -204,6 +249,7 @@ static void node_free(node_t *nd)
         free(nd->links[q].cal.rtt);
     }
     free(nd->links);
+    free(nd->conc.rtt);
     free(nd->ex.out);
     free(nd->ex.out_has);
     free(nd->ex.mark);
@@ -215,6 +261,8 @@ static void node_free(node_t *nd)
     free(nd->ex.io.dlv);
     free(nd->ex.data_bits);
     free(nd->ex.ctl_bits);
+    free(nd->ex.trace_slots);
+    free(nd->ex.trace_sends);
     free(nd->net.pending);
     free(nd->conns);
     sn_verify_free(nd->ex.verify);
@@ -224,6 +272,8 @@ static void node_free(node_t *nd)
 
 int sn_node_main(const sn_node_opts_t *o)
 {
+    if (o->serve)
+        return sn_node_serve(o);
     node_t *nd = sn_xcalloc(1, sizeof *nd);
     nd->opts = *o;
     nd->loop = sn_xmalloc(sizeof *nd->loop);
@@ -249,6 +299,8 @@ int sn_node_main(const sn_node_opts_t *o)
         sn__node_log(nd, "NODE-ARGS", "bad coordinator address: %s", err.msg);
         goto out;
     }
+    if (o->stdin_session && session_watch(nd) < 0)
+        goto out;
     if (start_listener(nd) < 0)
         goto out;
     uv_timer_init(nd->loop, &nd->ctl.retry);

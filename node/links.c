@@ -58,6 +58,19 @@ int sn__node_send_probe(sn_conn_t *c, int type, uint64_t seq, uint32_t bytes)
     return sn_conn_send_gen(c, type, head, 8, bytes, probe_fill, NULL, 0);
 }
 
+void sn__node_link_probe(link_t *l, int type, uint64_t seq, uint32_t bytes)
+{
+    sn_conn_t *c = &l->lc->c;
+    if (!l->emu_on) {
+        sn__node_send_probe(c, type, seq, bytes);
+        return;
+    }
+    uint8_t *b = sn_conn_frame(c, type, 8 + (size_t) bytes);
+    memcpy(b, &seq, 8);
+    memset(b + 8, 0x5a, bytes);
+    sn__node_link_send(l, b, 8 + (size_t) bytes);
+}
+
 /* A frame of a bound link that arrives in pieces (conn.h): a data frame is parsed from its first
  * piece and its payload checked piece by piece, then taken whole into the window; a probe is
  * answered (PING) or timed (PONG) after its last piece. */
@@ -88,10 +101,11 @@ static void link_on_piece(sn_conn_t *c, int type, const uint8_t *p, size_t off, 
         }
         if (!last)
             return;
-        if (type == SN_FRAME_PING)
-            sn__node_send_probe(c, SN_FRAME_PONG, lc->piece_seq, (uint32_t) (total - 8));
-        else if (l->dialer && l->cal.probe < 2 * l->cal.probes)
-            sn__node_on_pong(l);
+        if (type == SN_FRAME_PING) /* a concurrent round's pong: the sequence only */
+            sn__node_link_probe(l, SN_FRAME_PONG, lc->piece_seq,
+                                lc->piece_seq & SN_NODE_CONC_SEQ ? 0 : (uint32_t) (total - 8));
+        else
+            sn__node_on_pong(l, lc->piece_seq);
         return;
     }
     if (type != SN_FRAME_DATA) {
@@ -129,7 +143,7 @@ static void bind_link(link_t *l, lconn_t *lc)
     lc->link = l;
     l->lc = lc;
     l->up = 1;
-    sn_wire_limits_link(&lc->c, l->nd->params.size, 0);
+    sn_wire_limits_link(&lc->c, l->nd->ex.max_size, 0);
     snprintf(lc->c.name, sizeof lc->c.name, "edge %u (node %u)", l->edge, l->peer);
     l->nd->net.links_up++;
     check_ready(l->nd);
@@ -226,15 +240,29 @@ static void link_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t le
         sn__node_on_data(l, body, len);
         break;
     case SN_FRAME_PING: {
-        uint8_t *b = sn_conn_frame(c, SN_FRAME_PONG, len);
-        memcpy(b, body, len);
-        sn_conn_send(c, b);
+        uint64_t seq = 0;
+        if (len < 8) {
+            sn_conn_fail(c, SN_EPROTO, "calibration probe shorter than its sequence number");
+            return;
+        }
+        memcpy(&seq, body, 8);
+        for (size_t i = 8; i < len; i++)
+            if (body[i] != 0x5a) {
+                sn_conn_fail(c, SN_EPROTO, "calibration probe with bytes other than the probe's");
+                return;
+            }
+        /* the echo, generated again; a concurrent round's: the sequence only */
+        sn__node_link_probe(l, SN_FRAME_PONG, seq,
+                            seq & SN_NODE_CONC_SEQ ? 0 : (uint32_t) (len - 8));
         break;
     }
-    case SN_FRAME_PONG:
-        if (l->dialer && l->cal.probe < 2 * l->cal.probes)
-            sn__node_on_pong(l);
+    case SN_FRAME_PONG: {
+        uint64_t seq = UINT64_MAX;
+        if (len >= 8)
+            memcpy(&seq, body, 8);
+        sn__node_on_pong(l, seq);
         break;
+    }
     default:
         sn__node_log(nd, "LINK-PROTO", "edge %u (node %u): unexpected frame type %d", l->edge,
                      l->peer, type);
@@ -284,8 +312,10 @@ static void link_on_closed(sn_conn_t *c)
     remove_pending(nd, lc);
     if (lc->link == NULL)
         sn_admit_done(&nd->net.admit, c);
-    if (lc->link && lc->link->lc == lc)
+    if (lc->link && lc->link->lc == lc) {
+        sn__node_emu_drop(lc->link); /* frames it still held for this connection */
         lc->link->lc = NULL;
+    }
     for (uint32_t q = 0; q < nd->deg; q++)
         if (nd->links[q].dial.dialling == lc)
             nd->links[q].dial.dialling = NULL;
@@ -383,7 +413,7 @@ static void dial(link_t *l)
 {
     node_t *nd = l->nd;
     lconn_t *lc = sn__node_lconn_new(nd, &link_ops);
-    sn_wire_limits_link(&lc->c, nd->params.size, 0);
+    sn_wire_limits_link(&lc->c, nd->ex.max_size, 0);
     l->dial.dialling = lc;
     l->dial.creq.data = l;
     int rc = uv_tcp_connect(&l->dial.creq, &lc->c.tcp, (const struct sockaddr *) &l->dial.sa,

@@ -19,11 +19,26 @@ typedef struct sn_node_opts_s {
     int quiet;               /* log failures only, not routine events */
     int security;            /* SN_SEC_SODIUM (default) or SN_SEC_NONE */
     const sn_key_t *key;     /* the cluster key (SN_SEC_SODIUM) */
+    int stdin_session;       /* started over ssh: leave when standard input closes */
+    uint32_t wire_version;   /* testing: the protocol version the hello announces; 0: ours */
+    /* deployment (docs/deploy.md): --port-range LO-HI of the link listener (0: none); --serve
+     * (a persistent daemon, daemon.c) with its control address --listen HOST:PORT, the executable
+     * it starts one node process of per run, and --key FILE's path (handed to each node) */
+    uint16_t port_lo, port_hi;
+    int serve;
+    const char *serve_listen;
+    const char *node_bin;
 } sn_node_opts_t;
 
 /* Runs the node until the coordinator stops it. Returns the process exit status: 0 after a clean
  * stop, 1 after a failure (logged on stderr). */
 int sn_node_main(const sn_node_opts_t *o);
+
+/* Runs a persistent daemon (stepnet-node --serve, daemon.c) until SIGINT or SIGTERM: listens on
+ * o->serve_listen, and for every authenticated invitation of a coordinator (stepnet run --nodes
+ * ADDR,...) starts one node process that joins that coordinator. Returns the exit status: 0 after
+ * a signal, 1 when it cannot listen. */
+int sn_node_serve(const sn_node_opts_t *o);
 
 /* Parses a host for --listen or --advertise: a host name, an IPv4 address, an IPv6 address with
  * or without brackets, optionally followed by :PORT (port 0 when absent). 0, or SN_EINVAL with

@@ -21,6 +21,7 @@
 #include "conn.h"
 #include "node.h"
 #include "stepnet/algo.h"
+#include "stepnet/linkemu.h"
 #include "stepnet/sim.h"
 #include "stepnet/topo.h"
 #include "wire.h"
@@ -86,6 +87,10 @@ struct link_s {
     rxframe_t rx[2];
     uint64_t sent_pkt_slot;
     link_cal_t cal;
+    /* link emulation (emulate.c): this direction's schedule and the frames it holds */
+    int emu_on;
+    sn_emu_sched_t emu;
+    struct emu_frame_s *emu_head, *emu_tail;
 };
 
 /* The control channel to the coordinator (control.c). */
@@ -126,6 +131,14 @@ typedef struct node_exec_s {
     uint64_t wake; /* the algorithm's wake slot */
     uint64_t stop_slot, done_start, complete_slot;
     uint64_t idle; /* benchmark: a pure barrier of this many empty slots (0: the collective) */
+    /* sweeps: the largest packet size of the run (link frame limits), and the size of the next
+     * collective (its frames may arrive before its START) */
+    uint32_t max_size, next_size;
+    /* the in-band barrier before a collective: the idle run of cid - 1 that precedes collective
+     * then_cid (0: none); the node's clock (uv_hrtime) at slot 1 of the collective and at its
+     * completion, reported in the Result */
+    uint32_t then_cid;
+    uint64_t start_ns, complete_ns;
     uint32_t radius;
     uint64_t cmax;
     int was_done, complete_sent;
@@ -142,6 +155,14 @@ typedef struct node_exec_s {
     int max_queue_reported; /* the algorithm reported its queue at least once */
     uint64_t *data_bits, *ctl_bits;
     size_t ndata_bits, nctl_bits;
+    /* --trace, only when the Start asked for it (docs/trace.md): slots 1 to trace_cap (0: no
+     * trace), the clock at the Start, per slot 1 + deg values and per transmission 4 values, as
+     * in the Result's trace fields */
+    uint64_t trace_cap, trace_t0;
+    uint64_t trace_want;   /* the cap the START asked for (the barrier before it records nothing) */
+    uint64_t *trace_slots; /* [(1 + deg) * trace_cap] */
+    uint64_t *trace_sends;
+    size_t ntrace_sends, captrace_sends;
     uv_timer_t slot_timer;
 } node_exec_t;
 
@@ -169,12 +190,25 @@ struct node_s {
     uint64_t max_slots;
     sn_fault_t fault;  /* kind SN_FAULT_NONE: none (fault.c) */
     uint32_t cal_left; /* links still calibrating (calibrate.c) */
+    /* the concurrent rounds of the calibration (calibrate.c): round, echoes still missing */
+    struct {
+        int on;
+        uint32_t round, rounds, left, bytes;
+        uint64_t t0;
+        uint64_t *rtt; /* [2 * rounds]: empty, then `bytes` */
+    } conc;
+    /* link emulation (emulate.c): one timerfd for the earliest release of every link */
+    int emu_fd;
+    int emu_live;
+    uv_poll_t emu_poll;
     node_exec_t ex;
     /* shutdown (lifecycle.c) */
     uv_signal_t sigterm, sigint;
     int exit_code, stopping, interrupted;
     uv_timer_t exit_timer;
     int exit_timer_live, links_timers_live;
+    uv_pipe_t session; /* --stdin-session: standard input, watched for its end */
+    int session_live;
 };
 
 /* ---- lifecycle.c ---- */
@@ -228,19 +262,34 @@ extern const sn_admit_ops_t sn__node_admit_ops;
 /* ---- calibrate.c ---- */
 
 /* Measures every link this node dials with `probes` empty and `probes` `bytes`-byte ping-pongs,
+ * then (concurrent) `probes` rounds of empty and of `bytes`-byte pings on all its links at once,
  * then sends Calibrated. */
-void sn__node_calibrate(node_t *nd, uint32_t bytes, uint32_t probes);
+void sn__node_calibrate(node_t *nd, uint32_t bytes, uint32_t probes, int concurrent);
 
-/* A PONG on link l (the dialler's side). */
-void sn__node_on_pong(link_t *l);
-/* Sends a calibration probe (PING) or its echo (PONG): sequence seq then `bytes` probe bytes,
- * generated as the frame goes out (links.c). */
+/* The sequence bit of the concurrent rounds' pings; their pongs echo the sequence number only
+ * (links.c), so that a round moves the probes' bytes one way, as a slot does. */
+#define SN_NODE_CONC_SEQ (1ull << 63)
+
+/* A PONG on link l carrying sequence number seq. */
+void sn__node_on_pong(link_t *l, uint64_t seq);
+/* Sends a calibration probe (PING) or its echo (PONG) on a connection: sequence seq then `bytes`
+ * probe bytes, generated as the frame goes out (links.c). */
 int sn__node_send_probe(sn_conn_t *c, int type, uint64_t seq, uint32_t bytes);
+/* The same on link l, through its link emulation when it has one (the frame then built whole and
+ * held until its release time, emulate.c). */
+void sn__node_link_probe(link_t *l, int type, uint64_t seq, uint32_t bytes);
+/* The packet size a data frame arriving now must have: the running collective's, or between
+ * collectives the next one's (sweeps). */
+uint32_t sn__node_frame_size(const node_t *nd);
 
 /* ---- slot.c ---- */
 
-/* Starts collective cid (or an idle barrier of `idle` slots) on a START from the coordinator. */
-void sn__node_start(node_t *nd, uint32_t cid, uint64_t seed, uint64_t idle);
+/* Starts the collective of a START from the coordinator (its cid, seed, packet size and the next
+ * collective's size), or an idle barrier of st->idle_slots slots; with st->barrier_slots > 0,
+ * first an in-band barrier of that many empty slots as collective cid - 1; recording the times
+ * and transmissions of the collective's slots 1 to st->trace_slots (absent or 0: none) for its
+ * result. */
+void sn__node_start(node_t *nd, const Stepnet__Start *st);
 
 /* A data frame on link l. */
 void sn__node_on_data(link_t *l, const uint8_t *body, size_t len);
@@ -251,6 +300,24 @@ int sn__node_data_check(link_t *l, const sn_wire_data_t *d, const uint8_t *p, ui
                         uint32_t n);
 void sn__node_data_malformed(link_t *l, const char *msg);
 void sn__node_data_accept(link_t *l, sn_wire_data_t *d);
+
+/* ---- emulate.c ---- */
+
+/* Sets up the emulation of the assignment's links (a->emu, a->emu_seed): every link of an edge
+ * listed there delays its outgoing frames. 0, or SN_EINVAL with err set (an edge that is not this
+ * node's, a value beyond the parsers' bounds), or a libuv code when the timer cannot be made. */
+int sn__node_emu_init(node_t *nd, const Stepnet__Assign *a, sn_err_t *err);
+
+/* Sends a frame `body` of `len` body bytes (from sn_conn_frame or sn_wire_frame_data on
+ * l->lc->c) on link l: at once, or, when the link is emulated, at its release time, after every
+ * frame written on l before it. */
+void sn__node_link_send(link_t *l, uint8_t *body, size_t len);
+
+/* Frees the frames link l still holds (its connection is closing). */
+void sn__node_emu_drop(link_t *l);
+
+/* Closes the emulation's timer (shutdown). */
+void sn__node_emu_close(node_t *nd);
 
 /* ---- fault.c ---- */
 

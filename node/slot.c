@@ -56,17 +56,67 @@ static void send_result(node_t *nd, const char *error, uint64_t error_slot)
     r.bytes_checked = nd->ex.bytes_checked;
     r.has_max_queue = nd->ex.max_queue_reported; /* absent: the algorithm reports no queues */
     r.max_queue = nd->ex.max_queue;
+    r.has_size = 1;
+    r.size = nd->params.size;
     size_t words = (size_t) ((nd->ex.t + 63) / 64);
     r.n_data_slots = nd->ex.ndata_bits < words ? nd->ex.ndata_bits : words;
     r.data_slots = nd->ex.data_bits;
     r.n_control_slots = nd->ex.nctl_bits < words ? nd->ex.nctl_bits : words;
     r.control_slots = nd->ex.ctl_bits;
+    if (nd->ex.trace_cap) {
+        uint64_t slots = nd->ex.t < nd->ex.trace_cap ? nd->ex.t : nd->ex.trace_cap;
+        r.has_trace_t0_ns = 1;
+        r.trace_t0_ns = nd->ex.trace_t0;
+        r.n_trace_slots = (size_t) (slots * (1 + nd->deg));
+        r.trace_slots = nd->ex.trace_slots;
+        r.n_trace_sends = nd->ex.ntrace_sends;
+        r.trace_sends = nd->ex.trace_sends;
+    }
     r.error = (char *) error;
     r.has_error_slot = error != NULL;
     r.error_slot = error_slot;
+    r.has_start_ns = r.has_complete_ns = error == NULL;
+    r.start_ns = nd->ex.start_ns;
+    r.complete_ns = nd->ex.complete_ns;
     m.msg_case = STEPNET__CONTROL__MSG_RESULT;
     m.result = &r;
     sn__node_send_ctl(nd, &m);
+}
+
+/* --trace: nanoseconds since the Start, never 0 (0 marks a frame that came before it). */
+static uint64_t trace_now(const node_t *nd)
+{
+    uint64_t d = uv_hrtime() - nd->ex.trace_t0;
+    return d ? d : 1;
+}
+
+/* --trace: slot s's frames leave now, with these packets (while the budget of numbers lasts). */
+static void trace_sent(node_t *nd, uint64_t s)
+{
+    if (s > nd->ex.trace_cap)
+        return;
+    nd->ex.trace_slots[(s - 1) * (1 + nd->deg)] = trace_now(nd);
+    for (uint32_t q = 0; q < nd->deg; q++) {
+        if (!nd->ex.out_has[q] || nd->ex.ntrace_sends + 4 > SN_WIRE_MAX_TRACE_VALUES / 2)
+            continue;
+        const sn_packet_t *k = &nd->ex.out[q];
+        sn_grow((void **) &nd->ex.trace_sends, &nd->ex.captrace_sends, nd->ex.ntrace_sends + 4,
+                sizeof *nd->ex.trace_sends);
+        uint64_t *v = nd->ex.trace_sends + nd->ex.ntrace_sends;
+        v[0] = s;
+        v[1] = q | (uint64_t) k->kind << 32;
+        v[2] = k->src | (uint64_t) k->dst << 32;
+        v[3] = k->seq | (uint64_t) k->frag << 32;
+        nd->ex.ntrace_sends += 4;
+    }
+}
+
+/* --trace: the frame of slot s arrived on port q now. */
+static void trace_arrived(node_t *nd, uint64_t s, uint32_t q)
+{
+    if (s == 0 || s > nd->ex.trace_cap)
+        return;
+    nd->ex.trace_slots[(s - 1) * (1 + nd->deg) + 1 + q] = trace_now(nd);
 }
 
 static void on_slot_timer(uv_timer_t *t)
@@ -89,6 +139,22 @@ static void on_slot_timer(uv_timer_t *t)
                     "slot deadline (%u ms) at slot %llu: no frame from %s", nd->slot_ms,
                     (unsigned long long) nd->ex.t, missing);
     free(ids);
+}
+
+/* The frame of slot s on link l: streamed, its payload generated chunk by chunk as it goes out
+ * (net/wire.h), or, on an emulated link, built whole and held until its release time
+ * (emulate.c). */
+static void send_frame(link_t *l, uint32_t cid, uint64_t s, uint32_t radius, uint64_t cmax,
+                       const sn_packet_t *pkt, const sn_params_t *p)
+{
+    if (!l->emu_on) {
+        sn_wire_send_data(&l->lc->c, cid, s, radius, cmax, pkt, p);
+        return;
+    }
+    size_t len;
+    uint8_t *b = sn_wire_frame_data(&l->lc->c, cid, s, radius, cmax, pkt, p, &len);
+    if (b)
+        sn__node_link_send(l, b, len);
 }
 
 static void finish(node_t *nd);
@@ -139,7 +205,7 @@ static void play(node_t *nd, uint64_t s)
     if (nd->ex.idle) { /* the idle barrier: empty frames only */
         nd->ex.t = s;
         for (uint32_t q = 0; q < nd->deg; q++)
-            sn_wire_send_data(&nd->links[q].lc->c, nd->ex.cid, s, 0, 0, NULL, p);
+            send_frame(&nd->links[q], nd->ex.cid, s, 0, 0, NULL, p);
         uv_timer_again(&nd->ex.slot_timer);
         return;
     }
@@ -168,6 +234,7 @@ static void play(node_t *nd, uint64_t s)
     uint64_t got = sn_verify_got(nd->ex.verify, nd->id);
     int complete = got == sn_verify_expected(nd->ex.verify, nd->id);
     if (complete && !nd->ex.complete_sent) {
+        nd->ex.complete_ns = uv_hrtime();
         nd->ex.complete_sent = 1;
         nd->ex.complete_slot = s;
         Stepnet__Control m = STEPNET__CONTROL__INIT;
@@ -198,6 +265,8 @@ static void play(node_t *nd, uint64_t s)
     }
     /* the frames of slot s */
     nd->ex.t = s;
+    if (nd->ex.trace_cap)
+        trace_sent(nd, s);
     for (uint32_t q = 0; q < nd->deg; q++) {
         link_t *l = &nd->links[q];
         const sn_packet_t *pkt = nd->ex.out_has[q] ? &nd->ex.out[q] : NULL;
@@ -213,7 +282,7 @@ static void play(node_t *nd, uint64_t s)
                 set_bit(&nd->ex.data_bits, &nd->ex.ndata_bits, s);
             }
         }
-        sn_wire_send_data(&l->lc->c, nd->ex.cid, s, nd->ex.radius, nd->ex.cmax, pkt, p);
+        send_frame(l, nd->ex.cid, s, nd->ex.radius, nd->ex.cmax, pkt, p);
     }
     sn__node_fault_inject(nd, s);
     uv_timer_again(&nd->ex.slot_timer);
@@ -241,11 +310,20 @@ static void advance(node_t *nd)
     }
 }
 
-/* The stop slot was played and its frames are in: reports and waits for the next START. */
+static void start_run(node_t *nd, uint32_t cid, uint64_t idle, uint64_t then_cid);
+
+/* The stop slot was played and its frames are in: reports and waits for the next START, or, at
+ * the end of the in-band barrier, starts the collective it precedes. */
 static void finish(node_t *nd)
 {
     nd->ex.running = 0;
     uv_timer_stop(&nd->ex.slot_timer);
+    if (nd->ex.then_cid) {
+        start_run(nd, nd->ex.then_cid, 0, 0);
+        return;
+    }
+    if (nd->ex.idle)
+        nd->ex.complete_ns = uv_hrtime();
     sn_err_t err = {0};
     if (!nd->ex.idle && sn_verify_complete(nd->ex.verify, &err) < 0) {
         sn__node_abort(nd, SN_EVERIFY, nd->ex.t, "stopped at slot %llu with deliveries missing: %s",
@@ -256,9 +334,12 @@ static void finish(node_t *nd)
     nd->ex.bytes_checked = 0;
 }
 
-void sn__node_start(node_t *nd, uint32_t cid, uint64_t seed, uint64_t idle)
+void sn__node_start(node_t *nd, const Stepnet__Start *st)
 {
-    sn_err_t err = {0};
+    uint32_t cid = st->cid;
+    uint64_t seed = st->seed, idle = st->has_idle_slots ? st->idle_slots : 0;
+    uint64_t trace_cap = st->has_trace_slots ? st->trace_slots : 0;
+    uint64_t barrier = st->has_barrier_slots ? st->barrier_slots : 0;
     if (nd->ex.running) {
         sn__node_abort(nd, SN_EPROTO, nd->ex.t, "START %u while collective %u is running", cid,
                        nd->ex.cid);
@@ -274,19 +355,64 @@ void sn__node_start(node_t *nd, uint32_t cid, uint64_t seed, uint64_t idle)
             return;
         }
     }
-    if (nd->ex.out == NULL) { /* the first collective */
-        nd->ex.out = sn_xcalloc(nd->deg + 1, sizeof *nd->ex.out);
-        nd->ex.out_has = sn_xcalloc(nd->deg + 1, 1);
-        nd->ex.mark = sn_xcalloc(nd->deg + 1, 1);
-    }
-    if (nd->ex.state_live && nd->algo->node_fini)
-        nd->algo->node_fini(nd->state);
-    memset(nd->state, 0, nd->algo->state_size ? nd->algo->state_size : 1);
     if (seed != nd->params.seed) {
         sn__node_abort(nd, SN_EPROTO, 0, "START %u with seed %llu, but the run's seed is %llu", cid,
                        (unsigned long long) seed, (unsigned long long) nd->params.seed);
         return;
     }
+    /* a sweep: this collective's size, announced by the previous START (frames of it may be
+     * here already, checked at that size); plans do not depend on the packet size */
+    uint32_t size = st->has_size ? st->size : nd->ex.next_size;
+    if (size != nd->ex.next_size || size > nd->ex.max_size) {
+        sn__node_abort(nd, SN_EPROTO, 0,
+                       "START %u with packet size %u, but %u was announced (largest of the run %u)",
+                       cid, size, nd->ex.next_size, nd->ex.max_size);
+        return;
+    }
+    uint32_t next = st->has_next_size ? st->next_size : size;
+    if (next > nd->ex.max_size) {
+        sn__node_abort(nd, SN_EPROTO, 0,
+                       "START %u announces packet size %u, more than the run's largest %u", cid,
+                       next, nd->ex.max_size);
+        return;
+    }
+    nd->params.size = size;
+    nd->ex.next_size = next;
+    /* --trace: the buffers are sized by the Start's cap, bounded before anything is allocated */
+    if (trace_cap > SN_WIRE_MAX_TRACE_SLOTS) {
+        sn__node_abort(nd, SN_EPROTO, 0, "START %u asks to trace %llu slots (at most %u)", cid,
+                       (unsigned long long) trace_cap, SN_WIRE_MAX_TRACE_SLOTS);
+        return;
+    }
+    nd->ex.trace_want = trace_cap;
+    /* the barrier must leave the frame window free for the collective's first frames (an even
+     * count: its last frames and those sit in different halves) */
+    if (barrier && (idle || barrier % 2 || cid < 2)) {
+        sn__node_abort(nd, SN_EPROTO, 0,
+                       "START %u with a barrier of %llu slots (accepted: an even number, before a "
+                       "collective of id 2 or more)",
+                       cid, (unsigned long long) barrier);
+        return;
+    }
+    if (nd->ex.out == NULL) { /* the first collective */
+        nd->ex.out = sn_xcalloc(nd->deg + 1, sizeof *nd->ex.out);
+        nd->ex.out_has = sn_xcalloc(nd->deg + 1, 1);
+        nd->ex.mark = sn_xcalloc(nd->deg + 1, 1);
+    }
+    if (barrier)
+        start_run(nd, cid - 1, barrier, cid);
+    else
+        start_run(nd, cid, idle, 0);
+}
+
+/* Starts collective cid (idle > 0: an idle run of that many slots, followed by collective then_cid
+ * when then_cid is not 0) and plays as far as the frames allow. */
+static void start_run(node_t *nd, uint32_t cid, uint64_t idle, uint64_t then_cid)
+{
+    sn_err_t err = {0};
+    if (nd->ex.state_live && nd->algo->node_fini)
+        nd->algo->node_fini(nd->state);
+    memset(nd->state, 0, nd->algo->state_size ? nd->algo->state_size : 1);
     int rc = nd->algo->node_init(nd->plan, nd->id, nd->state, &err);
     if (rc < 0) {
         nd->ex.state_live = 0;
@@ -298,6 +424,7 @@ void sn__node_start(node_t *nd, uint32_t cid, uint64_t seed, uint64_t idle)
     nd->ex.verify = sn_verify_new(nd->topo, &nd->params, nd->id, 1);
     nd->ex.cid = cid;
     nd->ex.last_cid = cid;
+    nd->ex.then_cid = (uint32_t) then_cid;
     nd->ex.t = 0;
     nd->ex.wake = SN_WAKE_NEVER;
     nd->ex.stop_slot = nd->ex.done_start = nd->ex.complete_slot = 0;
@@ -320,20 +447,37 @@ void sn__node_start(node_t *nd, uint32_t cid, uint64_t seed, uint64_t idle)
             if (l->rx[i].cid != cid)
                 l->rx[i].have = 0; /* frames of this collective may already be here */
     }
+    /* --trace (the collective, not the in-band barrier before it): 1 + degree numbers per slot,
+     * within half the budget: a node of high degree records fewer slots than asked (the
+     * coordinator sees it and says the trace is truncated) */
+    uint64_t fit = SN_WIRE_MAX_TRACE_VALUES / 2 / (1 + (uint64_t) nd->deg);
+    uint64_t want = nd->ex.trace_want;
+    nd->ex.trace_cap = idle ? 0 : want < fit ? want : fit;
+    nd->ex.ntrace_sends = 0;
+    if (nd->ex.trace_cap) {
+        free(nd->ex.trace_slots);
+        nd->ex.trace_slots =
+            sn_xcalloc((size_t) (nd->ex.trace_cap * (1 + nd->deg)), sizeof(uint64_t));
+        nd->ex.trace_t0 = uv_hrtime();
+    }
     nd->ex.idle = idle;
     if (idle) {
         nd->ex.stop_slot = idle;
-        Stepnet__Control m = STEPNET__CONTROL__INIT; /* nothing to deliver: complete at once */
-        Stepnet__Complete cm = STEPNET__COMPLETE__INIT;
-        cm.cid = cid;
-        cm.node = nd->id;
-        cm.slot = 0;
-        m.msg_case = STEPNET__CONTROL__MSG_COMPLETE;
-        m.complete = &cm;
-        sn__node_send_ctl(nd, &m);
         nd->ex.complete_sent = 1;
+        if (!then_cid) { /* a benchmark's idle barrier: nothing to deliver, complete at once */
+            Stepnet__Control m = STEPNET__CONTROL__INIT;
+            Stepnet__Complete cm = STEPNET__COMPLETE__INIT;
+            cm.cid = cid;
+            cm.node = nd->id;
+            cm.slot = 0;
+            m.msg_case = STEPNET__CONTROL__MSG_COMPLETE;
+            m.complete = &cm;
+            sn__node_send_ctl(nd, &m);
+        }
     }
     nd->ex.running = 1;
+    nd->ex.complete_ns = 0;
+    nd->ex.start_ns = uv_hrtime();
     uv_timer_start(&nd->ex.slot_timer, on_slot_timer, nd->slot_ms, nd->slot_ms);
     play(nd, 1);
     advance(nd);
@@ -375,6 +519,12 @@ int sn__node_data_check(link_t *l, const sn_wire_data_t *d, const uint8_t *p, ui
     return 0;
 }
 
+uint32_t sn__node_frame_size(const node_t *nd)
+{
+    /* between collectives, a frame can only be of the next one: checked at its size */
+    return nd->ex.running ? nd->params.size : nd->ex.next_size;
+}
+
 /* Reports a data frame that cannot be parsed. */
 void sn__node_data_malformed(link_t *l, const char *msg)
 {
@@ -395,7 +545,10 @@ void sn__node_data_accept(link_t *l, sn_wire_data_t *dp)
      * sent by a neighbour that got its START first), and to slot t or t+1 */
     int ok;
     if (nd->ex.running)
-        ok = d.cid == nd->ex.cid && (d.slot == nd->ex.t || d.slot == nd->ex.t + 1);
+        ok = (d.cid == nd->ex.cid && (d.slot == nd->ex.t || d.slot == nd->ex.t + 1)) ||
+             /* a neighbour that left the in-band barrier before us: its collective began */
+             (nd->ex.then_cid && d.cid == nd->ex.then_cid && d.slot == 1 &&
+              nd->ex.t == nd->ex.stop_slot);
     else
         ok = d.cid == nd->ex.last_cid + 1 && d.slot == 1;
     rxframe_t *f = &l->rx[d.slot & 1];
@@ -410,7 +563,7 @@ void sn__node_data_accept(link_t *l, sn_wire_data_t *dp)
     if (d.has_packet && d.pkt.kind == SN_PKT_DATA &&
         !(d.pkt.src == SN_SRC_COMBINED && sn_coll_is_combining(p->coll)))
         d.pkt.digest =
-            sn_payload_digest(p->seed, d.pkt.src, d.pkt.dst, d.pkt.seq, d.pkt.frag, p->size);
+            sn_payload_digest(p->seed, d.pkt.src, d.pkt.dst, d.pkt.seq, d.pkt.frag, d.payload_len);
     f->have = 1;
     f->cid = d.cid;
     f->slot = d.slot;
@@ -418,6 +571,8 @@ void sn__node_data_accept(link_t *l, sn_wire_data_t *dp)
     f->pkt = d.pkt;
     f->radius = d.radius;
     f->cmax = d.cmax;
+    if (nd->ex.trace_cap && nd->ex.running && d.cid == nd->ex.cid)
+        trace_arrived(nd, d.slot, l->port);
     if (nd->ex.running && d.slot == nd->ex.t)
         advance(nd);
 }
@@ -426,7 +581,7 @@ void sn__node_on_data(link_t *l, const uint8_t *body, size_t len)
 {
     sn_wire_data_t d;
     sn_err_t err = {0};
-    if (sn_wire_parse_data(body, len, l->nd->params.size, &d, &err) < 0) {
+    if (sn_wire_parse_data(body, len, sn__node_frame_size(l->nd), &d, &err) < 0) {
         sn__node_data_malformed(l, err.msg);
         return;
     }

@@ -3,22 +3,30 @@
 # runs. Prints one row per case with the median wall time over the repetitions; with --csv FILE
 # also writes the rows as CSV. Figures, not a test: nothing here fails on a slow machine.
 #
-#   scripts/bench_sim.sh [--reps N] [--big] [--csv FILE]
-#     --reps N   repetitions of each small case (default 3; the large cases run once)
-#     --big      add the 10^6-node torus scatter cases (about a minute each)
+#   scripts/bench_sim.sh [--reps N] [--big] [--csv FILE] [--baseline BIN]
+#     --reps N        repetitions of each small case (default 3; the large cases run once)
+#     --big           add the 10^6-node torus scatter cases (about a minute each)
+#     --baseline BIN  also run every case with another stepnet binary (e.g. a copy built from an
+#                     older commit), alternating run by run, and print its hops/s, peak memory
+#                     and the ratio new/baseline next to each row (the trace_hash must agree)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-reps=3 big=0 csv=""
+reps=3 big=0 csv="" base=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --reps) reps="$2"; shift 2 ;;
     --big) big=1; shift ;;
     --csv) csv="$2"; shift 2 ;;
-    -h | --help) sed -n '2,9p' "$0"; exit 0 ;;
+    --baseline) base="$2"; shift 2 ;;
+    -h | --help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "bench_sim: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
 [ -x build/stepnet ] || scripts/setup.sh >/dev/null
+if [ -n "$base" ] && [ ! -x "$base" ]; then
+    echo "bench_sim: --baseline '$base' is not an executable file" >&2
+    exit 2
+fi
 
 jget() { # jget KEY JSON -> the raw value of KEY in a flat one-line JSON object
     local v
@@ -45,28 +53,54 @@ cases=(
 )
 [ "$big" = 1 ] && cases+=("large|scatter|torus:1000x1000|multi" "large|gather|torus:1000x1000|multi")
 
-printf '%-8s %-17s %-7s %-17s %9s %9s %9s %13s %9s %13s %9s\n' coll topology ports algorithm \
-    steps predicted lower packets wall_s hops_per_s rss_MiB
-[ -n "$csv" ] && echo "coll,topology,ports,algorithm,steps,predicted,lower_bound,packets,wall_s_median,hops_per_s,peak_rss_kib,reps" >"$csv"
+hdr_base=""
+[ -n "$base" ] && hdr_base=$(printf ' %9s %13s %9s %7s' base_s base_hops_s base_MiB ratio)
+printf '%-8s %-17s %-7s %-17s %9s %9s %9s %13s %9s %13s %9s%s\n' coll topology ports algorithm \
+    steps predicted lower packets wall_s hops_per_s rss_MiB "$hdr_base"
+[ -n "$csv" ] && echo "coll,topology,ports,algorithm,steps,predicted,lower_bound,packets,wall_s_median,hops_per_s,peak_rss_kib,reps${base:+,base_wall_s_median,base_hops_per_s,base_peak_rss_kib,ratio}" >"$csv"
+# one_run BIN -> the JSON of one run of the current case (fails the script if it does not verify)
+one_run() {
+    local o
+    o=$("$1" sim --topo "$topo" --coll "$coll" --ports "$ports" --algo "${algo:-auto}" --json \
+        --no-progress)
+    [ "$(jget verified "$o")" = true ] || { echo "bench_sim: $coll on $topo did not verify ($1)" >&2; exit 1; }
+    printf '%s' "$o"
+}
 for c in "${cases[@]}"; do
     IFS='|' read -r size coll topo ports algo <<<"$c"
     n=$reps
     [ "$size" = large ] && n=1
-    walls=() rss=0 out=""
+    walls=() bwalls=() rss=0 brss=0 out="" bout=""
     for _ in $(seq "$n"); do
-        out=$(build/stepnet sim --topo "$topo" --coll "$coll" --ports "$ports" --algo "${algo:-auto}" \
-            --json --no-progress)
-        [ "$(jget verified "$out")" = true ] || { echo "bench_sim: $coll on $topo did not verify" >&2; exit 1; }
+        if [ -n "$base" ]; then # alternate, baseline first
+            bout=$(one_run "$base")
+            bwalls+=("$(jget wall_s "$bout")")
+            r=$(jget peak_rss_kb "$bout")
+            [ "$r" -gt "$brss" ] && brss=$r
+        fi
+        out=$(one_run build/stepnet)
         walls+=("$(jget wall_s "$out")")
         r=$(jget peak_rss_kb "$out")
         [ "$r" -gt "$rss" ] && rss=$r
+        if [ -n "$base" ] && [ "$(jget trace_hash "$out")" != "$(jget trace_hash "$bout")" ]; then
+            echo "bench_sim: $coll on $topo: trace_hash differs from the baseline's" >&2
+            exit 1
+        fi
     done
     wall=$(printf '%s\n' "${walls[@]}" | median)
     packets=$(jget packets "$out")
     hps=$(awk -v p="$packets" -v w="$wall" 'BEGIN {printf "%.3g", (w > 0 ? p / w : 0)}')
-    printf '%-8s %-17s %-7s %-17s %9s %9s %9s %13s %9.2f %13s %9d\n' "$coll" "$topo" "$ports" \
+    extra="" cextra=""
+    if [ -n "$base" ]; then
+        bwall=$(printf '%s\n' "${bwalls[@]}" | median)
+        bhps=$(awk -v p="$packets" -v w="$bwall" 'BEGIN {printf "%.3g", (w > 0 ? p / w : 0)}')
+        ratio=$(awk -v a="$bwall" -v b="$wall" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')
+        extra=$(printf ' %9.2f %13s %9d %7s' "$bwall" "$bhps" $((brss / 1024)) "$ratio")
+        cextra=",$bwall,$bhps,$brss,$ratio"
+    fi
+    printf '%-8s %-17s %-7s %-17s %9s %9s %9s %13s %9.2f %13s %9d%s\n' "$coll" "$topo" "$ports" \
         "$(jget algorithm "$out")" "$(jget steps "$out")" "$(jget predicted_steps "$out")" \
-        "$(jget lower_bound "$out")" "$packets" "$wall" "$hps" $((rss / 1024))
-    [ -n "$csv" ] && echo "$coll,$topo,$ports,$(jget algorithm "$out"),$(jget steps "$out"),$(jget predicted_steps "$out"),$(jget lower_bound "$out"),$packets,$wall,$hps,$rss,$n" >>"$csv"
+        "$(jget lower_bound "$out")" "$packets" "$wall" "$hps" $((rss / 1024)) "$extra"
+    [ -n "$csv" ] && echo "$coll,$topo,$ports,$(jget algorithm "$out"),$(jget steps "$out"),$(jget predicted_steps "$out"),$(jget lower_bound "$out"),$packets,$wall,$hps,$rss,$n$cextra" >>"$csv"
 done
-echo "(median wall time over $reps runs for the small cases, one run for the large ones; $(nproc) cores, $(uname -m))"
+echo "(median wall time over $reps runs for the small cases, one run for the large ones${base:+; ratio = baseline wall / new wall, runs alternated}; $(nproc) cores, $(uname -m))"

@@ -8,9 +8,12 @@ cd "$(dirname "$0")/.."
 
 # clang: the second compiler scripts/test.sh builds with; help2man: the man pages (at build time);
 # time: GNU time, the peak RSS in scripts/bench_memory.sh
+# python3: its json, csv and xml modules read traces and CSV (tests/integration/trace_check.py,
+# scripts/plot.sh); gnuplot-nox: scripts/plot.sh draws the SVG plots
 PKGS=(build-essential cmake ninja-build pkg-config libuv1-dev libprotobuf-c-dev
       protobuf-c-compiler libsodium-dev libcmocka-dev bc clang clang-format help2man man-db iproute2
-      procps time)
+      procps time bsdutils openssh-client openssh-server docker-compose
+      python3 gnuplot-nox)
 missing=()
 for p in "${PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -276,6 +276,7 @@ extern const sn_algo_t sn__algo_gather_bsg;
 extern const sn_algo_t sn__algo_te_mns;
 extern const sn_algo_t sn__algo_mnb_balanced;    /* mnb_balanced.c: generic, balanced trees */
 extern const sn_algo_t sn__algo_mnb_cycle;       /* mnb_cycle.c: single-port Hamiltonian pipeline */
+extern const sn_algo_t sn__algo_mnb_cayley;      /* mnb_cayley.c: one balanced tree, translated */
 extern const sn_algo_t sn__algo_bcast_multitree; /* bcast_multitree.c: single-port, M > 1 */
 /* faulty.c: deliberately illegal algorithms for tests, registered as hidden */
 extern const sn_algo_t sn__algo_test_double_send;
@@ -308,6 +309,15 @@ int sn__accum_node_step(void *state, sn_step_t *io, sn_err_t *err);
 /* Combining collectives (pmna_tree.c): accumulation over BFS trees, any topology. */
 extern const sn_algo_t sn__algo_sna_tree;
 extern const sn_algo_t sn__algo_pmna_tree;
+
+/* allreduce and barrier (allreduce_tree.c: any topology; allreduce_rd.c: recursive doubling on
+ * hypercubes, folded cubes and complete graphs of 2^d nodes); mna (reduce_scatter) in
+ * pmna_tree.c */
+extern const sn_algo_t sn__algo_allreduce_tree;
+extern const sn_algo_t sn__algo_barrier_tree;
+extern const sn_algo_t sn__algo_allreduce_rd;
+extern const sn_algo_t sn__algo_barrier_rd;
+extern const sn_algo_t sn__algo_mna_tree;
 
 /* Folded cube (Varvarigos, folded-cube paper): bcast_fcube.c */
 extern const sn_algo_t sn__algo_bcast_fcube;

@@ -11,19 +11,32 @@ static const struct {
     const char *name;
     sn_coll_t coll;
 } coll_names[] = {
-    {"bcast", SN_COLL_BCAST},     {"broadcast", SN_COLL_BCAST},
-    {"scatter", SN_COLL_SCATTER}, {"gather", SN_COLL_GATHER},
-    {"mnb", SN_COLL_MNB},         {"allgather", SN_COLL_MNB},
-    {"te", SN_COLL_TE},           {"alltoall", SN_COLL_TE},
-    {"pmnb", SN_COLL_PMNB},       {"pexchange", SN_COLL_PEXCHANGE},
-    {"pmna", SN_COLL_PMNA},       {"dynbcast", SN_COLL_DYNBCAST},
-    {"sna", SN_COLL_SNA},         {"reduce", SN_COLL_SNA},
+    {"bcast", SN_COLL_BCAST},
+    {"broadcast", SN_COLL_BCAST},
+    {"scatter", SN_COLL_SCATTER},
+    {"gather", SN_COLL_GATHER},
+    {"mnb", SN_COLL_MNB},
+    {"allgather", SN_COLL_MNB},
+    {"te", SN_COLL_TE},
+    {"alltoall", SN_COLL_TE},
+    {"pmnb", SN_COLL_PMNB},
+    {"pexchange", SN_COLL_PEXCHANGE},
+    {"pmna", SN_COLL_PMNA},
+    {"dynbcast", SN_COLL_DYNBCAST},
+    {"sna", SN_COLL_SNA},
+    {"reduce", SN_COLL_SNA},
+    {"allreduce", SN_COLL_ALLREDUCE},
+    {"barrier", SN_COLL_BARRIER},
+    {"mna", SN_COLL_MNA},
+    {"reduce_scatter", SN_COLL_MNA},
+    {"reduce-scatter", SN_COLL_MNA},
 };
 
 const char *sn_coll_name(sn_coll_t c)
 {
     static const char *const names[SN_COLL_COUNT] = {
-        "bcast", "scatter", "gather", "mnb", "te", "pmnb", "pexchange", "pmna", "dynbcast", "sna"};
+        "bcast", "scatter",  "gather", "mnb",       "te",      "pmnb", "pexchange",
+        "pmna",  "dynbcast", "sna",    "allreduce", "barrier", "mna"};
     return (unsigned) c < SN_COLL_COUNT ? names[c] : "unknown";
 }
 
@@ -35,10 +48,12 @@ int sn_coll_parse(const char *s, sn_coll_t *out, sn_err_t *err)
             return 0;
         }
     }
-    return sn_err_set(err, SN_EINVAL,
-                      "unknown collective '%s'; accepted: bcast (broadcast), scatter, gather, mnb "
-                      "(allgather), te (alltoall), pmnb, pexchange, pmna, dynbcast, sna (reduce)",
-                      s);
+    return sn_err_set(
+        err, SN_EINVAL,
+        "unknown collective '%s'; accepted: bcast (broadcast), scatter, gather, mnb "
+        "(allgather), te (alltoall), pmnb, pexchange, pmna, dynbcast, sna (reduce), allreduce, "
+        "barrier, mna (reduce_scatter)",
+        s);
 }
 
 int sn_coll_is_broadcast(sn_coll_t c)
@@ -48,7 +63,8 @@ int sn_coll_is_broadcast(sn_coll_t c)
 
 int sn_coll_is_combining(sn_coll_t c)
 {
-    return c == SN_COLL_SNA || c == SN_COLL_PMNA;
+    return c == SN_COLL_SNA || c == SN_COLL_PMNA || c == SN_COLL_ALLREDUCE ||
+           c == SN_COLL_BARRIER || c == SN_COLL_MNA;
 }
 
 /* ---- combining operators ----------------------------------------------------------------- */
@@ -116,14 +132,20 @@ int sn_params_check(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
     if ((unsigned) p->coll >= SN_COLL_COUNT)
         return sn_err_set(err, SN_EINVAL, "unknown collective %d", (int) p->coll);
     if (p->coll == SN_COLL_DYNBCAST)
-        return sn_err_set(err, SN_ENOTSUP,
-                          "collective %s has no algorithm in this version; available: bcast, "
-                          "scatter, gather, mnb, te, pmnb, pexchange, pmna, sna",
-                          sn_coll_name(p->coll));
+        return sn_err_set(
+            err, SN_ENOTSUP,
+            "collective %s has no algorithm in this version; available: bcast, "
+            "scatter, gather, mnb, te, pmnb, pexchange, pmna, sna, allreduce, barrier, mna",
+            sn_coll_name(p->coll));
     if ((unsigned) p->op >= SN_OP_COUNT)
         return sn_err_set_param(err, SN_EINVAL, SN_PARAM_OP,
                                 "unknown combining operator %d; accepted: sum, xor, max",
                                 (int) p->op);
+    if (p->coll == SN_COLL_BARRIER && (p->msgs != 1 || p->frags != 1))
+        return sn_err_set_param(err, SN_EINVAL, p->msgs != 1 ? SN_PARAM_MSGS : SN_PARAM_FRAGS,
+                                "a barrier moves one token per processor: messages %u and "
+                                "fragments %u must both be 1",
+                                p->msgs, p->frags);
     if (p->root >= t->n || !sn_topo_is_proc(t, p->root))
         return sn_err_set_param(err, SN_EINVAL, SN_PARAM_ROOT, "root must be a processor of %s",
                                 t->spec);
@@ -139,10 +161,10 @@ int sn_params_check(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
             err, SN_ERANGE, SN_PARAM_MSGS,
             "%u messages per pair with %u fragments is %llu packets per pair; at most %u", p->msgs,
             p->frags, (unsigned long long) p->msgs * p->frags, 1u << 24);
-    if (p->size > 1u << 30)
+    if (p->size > SN_MAX_PACKET_SIZE)
         return sn_err_set_param(err, SN_ERANGE, SN_PARAM_SIZE,
                                 "packet size %u bytes out of range: expected 0 to %u", p->size,
-                                1u << 30);
+                                SN_MAX_PACKET_SIZE);
     if (p->pm.ports == SN_PORTS_MULTI && p->pm.rx == SN_RX_ANY)
         return sn_err_set_param(err, SN_EINVAL, SN_PARAM_RX,
                                 "the reception limit 'any' only applies to single-port (multiport "
@@ -208,6 +230,11 @@ sn_expect_t sn_coll_expect(const sn_topo_t *t, const sn_params_t *p, uint32_t u)
     case SN_COLL_PMNA:
         e.nsrc = (source_pos(p, u) >= 0);
         break;
+    case SN_COLL_ALLREDUCE:
+    case SN_COLL_BARRIER:
+    case SN_COLL_MNA:
+        e.nsrc = 1;
+        break;
     default:
         break;
     }
@@ -223,6 +250,8 @@ int64_t sn_coll_source_index(const sn_topo_t *t, const sn_params_t *p, uint32_t 
             return -1;
         if (p->coll == SN_COLL_SNA)
             return u == p->root ? 0 : -1;
+        if (p->coll != SN_COLL_PMNA)
+            return 0; /* allreduce, barrier, mna: every processor */
         return source_pos(p, u) >= 0 ? 0 : -1;
     }
     if (u >= t->n || src >= t->n || src == u || !sn_topo_is_proc(t, u) || !sn_topo_is_proc(t, src))
@@ -270,6 +299,10 @@ uint64_t sn_coll_expected_total(const sn_topo_t *t, const sn_params_t *p)
         return per;
     case SN_COLL_PMNA:
         return (uint64_t) p->nsources * per;
+    case SN_COLL_ALLREDUCE:
+    case SN_COLL_BARRIER:
+    case SN_COLL_MNA:
+        return np * per;
     default:
         return 0;
     }
@@ -445,7 +478,10 @@ uint64_t sn_contrib_value(const sn_params_t *p, uint32_t src, uint32_t dst, uint
                           uint32_t frag)
 {
     /* a stream other than the payload bytes' (the constant), so that a contribution is not the
-     * first payload word of a personalised packet */
+     * first payload word of a personalised packet; allreduce and barrier: one value per processor
+     * whatever the destination */
+    if (p->coll == SN_COLL_ALLREDUCE || p->coll == SN_COLL_BARRIER)
+        dst = SN_NODE_ALL;
     return payload_base(p->seed ^ 0x636f6d62696e65ULL, src, dst, seq, frag);
 }
 

@@ -298,5 +298,5 @@ const sn_algo_t sn__algo_pexchange_mesh = {
     .node_init = node_init,
     .node_fini = node_fini,
     .node_step = node_step,
-    .manual = 1,
+    .vs_generic = 1, /* auto compares dry runs of it and of pexchange-route */
 };

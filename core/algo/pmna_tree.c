@@ -10,7 +10,10 @@
  *
  * pmna runs one such accumulation towards every target at once, each over the BFS tree rooted at
  * that target; a link whose queue holds several ready partials sends the oldest first (a greedy
- * online schedule), so its step count has no closed form and it predicts none. */
+ * online schedule), so its step count has no closed form and it predicts none. mna-tree is the
+ * same with every processor a target: multinode accumulation, the dual of the multinode broadcast
+ * (Bertsekas and Tsitsiklis, Parallel and Distributed Computation, section 1.3), MPI's
+ * reduce_scatter. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +23,7 @@
 typedef struct {
     const sn_topo_t *t;
     const sn_params_t *p;
-    uint32_t ntgt;     /* targets: the root (sna) or the sources (pmna) */
+    uint32_t ntgt;     /* targets: the root (sna), the sources (pmna) or every processor (mna) */
     uint32_t *tgt;     /* [ntgt] node ids, ascending */
     uint32_t *up_port; /* [ntgt * n] port towards the parent in the tree of target i */
     uint32_t *nchild;  /* [ntgt * n] children whose subtree holds a processor */
@@ -65,12 +68,22 @@ int sn__accum_plan_new(const sn_topo_t *t, const sn_params_t *p, sn_tree_builder
 {
     const uint32_t *tgt = p->coll == SN_COLL_SNA ? &p->root : p->sources;
     uint32_t ntgt = p->coll == SN_COLL_SNA ? 1 : p->nsources;
+    uint32_t *all = NULL;
+    if (p->coll == SN_COLL_MNA) { /* every processor, ascending ids */
+        all = sn_xmalloc((size_t) (t->nproc ? t->nproc : 1) * sizeof *all);
+        ntgt = 0;
+        for (uint32_t u = 0; u < t->n; u++)
+            if (sn_topo_is_proc(t, u))
+                all[ntgt++] = u;
+        tgt = all;
+    }
     sn_tree_t **trees = sn_xcalloc(ntgt ? ntgt : 1, sizeof *trees);
     for (uint32_t i = 0; i < ntgt; i++) {
         if ((trees[i] = build(t, tgt[i])) == NULL) {
             for (uint32_t j = 0; j < i; j++)
                 sn__tree_free(trees[j]);
             free(trees);
+            free(all);
             return sn_err_set(err, SN_EALGO, "no accumulation tree for %s", t->spec);
         }
     }
@@ -100,6 +113,7 @@ int sn__accum_plan_new(const sn_topo_t *t, const sn_params_t *p, sn_tree_builder
         sn__tree_free(tr);
     }
     free(trees);
+    free(all);
     *out = pl;
     return 0;
 }
@@ -258,6 +272,20 @@ const sn_algo_t sn__algo_pmna_tree = {
     .topos = "any",
     .summary = "one accumulation per target over its BFS tree, oldest ready partial first",
     .source = "Dimakopoulos, thesis, section 3.1 (the broadcast tree, used in reverse)",
+    .predicts = "none",
+    .applies = NULL,
+    .plan_new = plan_new,
+    SN__ACCUM_ALGO_FIELDS,
+};
+
+const sn_algo_t sn__algo_mna_tree = {
+    .name = "mna-tree",
+    .coll = SN_COLL_MNA,
+    .pm_mask = SN_PM_MULTI | SN_PM_SINGLE_ANY,
+    .topos = "any",
+    .summary = "one accumulation per processor over its BFS tree, oldest ready partial first",
+    .source = "Bertsekas and Tsitsiklis, Parallel and Distributed Computation, section 1.3 "
+              "(multinode accumulation, the dual of the multinode broadcast)",
     .predicts = "none",
     .applies = NULL,
     .plan_new = plan_new,

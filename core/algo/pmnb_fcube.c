@@ -359,8 +359,8 @@ const sn_algo_t sn__algo_pmnb_fcube = {
     .node_init = node_init,
     .node_fini = node_fini,
     .node_step = node_step,
-    /* manual: pmnb-route, the generic router it competes with, predicts nothing, and auto would
-     * prefer any prediction; the 4d control slots count as whole slots in the step count, so at
-     * small M the off-line router is faster (docs/reproduction.md) */
-    .manual = 1,
+    /* vs_generic: auto weighs its prediction against a dry run of pmnb-route, which predicts
+     * nothing; the 4d control slots count as whole slots in the step count, so at small M the
+     * router (told the sources off-line) is faster (docs/reproduction.md) */
+    .vs_generic = 1,
 };

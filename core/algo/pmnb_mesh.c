@@ -627,13 +627,13 @@ static variant_t variant_of(const sn_algo_t *a)
     return V_MNB;
 }
 
-/* manual: the generic routers these compete with predict nothing, so auto cannot compare them;
- * measured, the off-line router is faster in slots at small M and these win at large M with
- * fragments (docs/reproduction.md). */
+/* vs_generic: auto weighs their predictions against dry runs of the generic routers, which
+ * predict nothing: measured, the off-line router is faster in slots at small M and these win at
+ * large M with fragments (docs/reproduction.md). */
 #define MESH_FIELDS                                                                                \
     .pm_mask = SN_PM_MULTI, .topos = "mesh, torus (equal sides), linear, ring",                    \
     .plan_free = plan_free, .predicted = predicted, .state_size = sizeof(node_t),                  \
-    .node_init = node_init, .node_fini = node_fini, .node_step = node_step, .manual = 1
+    .node_init = node_init, .node_fini = node_fini, .node_step = node_step, .vs_generic = 1
 
 const sn_algo_t sn__algo_pmnb_mesh_split = {
     .name = "pmnb-mesh-split",

@@ -28,11 +28,18 @@
 #include "stepnet/route.h"
 #include "stepnet/util.h"
 
-/* A queued packet in the node's pool; `next` links the FIFO of its bucket (or the free list). */
-typedef struct {
-    sn_packet_t pkt;
-    uint32_t next;
-} entry_t;
+/* Queued packets. Every packet these algorithms move is a data packet made by sn_packet_data (no
+ * tag, no flags), so its identity is all a queue keeps: words [src, dst] when every pair sends
+ * one packet, [src, dst, k] otherwise (k = seq * frags + frag < 2^24), 8 or 12 bytes instead of
+ * 40; the digest is derived again when it leaves (stepnet-node checks the payload bytes against
+ * that identity at every hop, and the receiver's delivery check compares the digest it was sent
+ * with). Each bucket's FIFO is a list of 64-byte chunks (a link word and 7 or 5 entries) from the
+ * node's chunk pool, so pushes and pops walk memory in order: queued packets are most of the
+ * memory of a large run, and with one link per packet their cache misses were most of its time.
+ * A position in a FIFO is chunk * per-chunk entries + offset. */
+#define CHUNK_WORDS      16u
+#define ENTRY_WORDS(pl)  ((pl)->p->msgs * (pl)->p->frags == 1 ? 2u : 3u)
+#define CHUNK_ENTRIES(w) ((CHUNK_WORDS - 1) / (w))
 
 #define NIL UINT32_MAX
 
@@ -61,8 +68,13 @@ typedef struct {
     pq_t *q;           /* [deg], used at the first port of each neighbour group */
     uint32_t *leader;  /* [deg] first port of each port's group */
     uint32_t *colport; /* [ncolours] port of each colour, or UINT32_MAX (rx one) */
-    entry_t *pool;     /* queued packets */
-    uint32_t npool, cappool, freelist;
+    uint32_t *chunks;  /* CHUNK_WORDS per chunk: word 0 links the next chunk of a FIFO or of the
+                          free list */
+    uint32_t nchunks, capchunks, freechunk;
+    uint32_t *fcache; /* [capfc] the chunks freed last, a stack: taking one is not a load of the
+                         cold link of the free list (the miss of most pushes, whose FIFO is often
+                         empty, when a slot walks thousands of nodes) */
+    uint32_t nfc, capfc;
     /* own personalised packets, generated lazily per group in priority order */
     const ownlist_t *own; /* the plan's shared list (Cayley) or own_private */
     ownlist_t own_private;
@@ -89,6 +101,38 @@ static void own_build(const plan_t *pl, uint32_t u, ownlist_t *out);
 
 /* ---- bucket queues ------------------------------------------------------------------------ */
 
+/* A chunk from the node's pool (the recently freed, then the free list; the pool grows by a
+ * quarter: queues are most of the memory of a large run). */
+static uint32_t chunk_new(state_t *s)
+{
+    if (s->nfc > 0)
+        return s->fcache[--s->nfc];
+    uint32_t c = s->freechunk;
+    if (c != NIL) {
+        s->freechunk = s->chunks[(size_t) c * CHUNK_WORDS];
+        return c;
+    }
+    if (s->nchunks == s->capchunks) {
+        uint64_t cap = (uint64_t) s->capchunks + s->capchunks / 4 + 4;
+        /* positions (chunk * entries per chunk) must stay below NIL */
+        if (cap > (UINT32_MAX - 1) / CHUNK_WORDS)
+            cap = (UINT32_MAX - 1) / CHUNK_WORDS;
+        s->chunks = sn_xrealloc(s->chunks, (size_t) cap * CHUNK_WORDS * sizeof *s->chunks);
+        s->capchunks = (uint32_t) cap;
+    }
+    return s->nchunks++;
+}
+
+static void chunk_free(state_t *s, uint32_t c)
+{
+    if (s->nfc < s->capfc) {
+        s->fcache[s->nfc++] = c;
+        return;
+    }
+    s->chunks[(size_t) c * CHUNK_WORDS] = s->freechunk;
+    s->freechunk = c;
+}
+
 static void pq_push(state_t *s, uint32_t g, uint32_t key, const sn_packet_t *pkt)
 {
     pq_t *q = &s->q[g];
@@ -99,25 +143,24 @@ static void pq_push(state_t *s, uint32_t g, uint32_t key, const sn_packet_t *pkt
         for (uint32_t i = 0; i < nb; i++)
             q->head[i] = NIL;
     }
-    uint32_t i;
-    if (s->freelist != NIL) {
-        i = s->freelist;
-        s->freelist = s->pool[i].next;
+    const uint32_t w = ENTRY_WORDS(s->pl), per = CHUNK_ENTRIES(w);
+    uint32_t pos, t = q->tail[key];
+    if (q->head[key] != NIL && t % per + 1 < per) {
+        pos = t + 1;
     } else {
-        if (s->npool == s->cappool) {
-            size_t cap = s->cappool;
-            sn_grow((void **) &s->pool, &cap, (size_t) s->npool + 1, sizeof *s->pool);
-            s->cappool = (uint32_t) cap;
-        }
-        i = s->npool++;
+        uint32_t c = chunk_new(s);
+        if (q->head[key] == NIL)
+            q->head[key] = c * per;
+        else
+            s->chunks[(size_t) (t / per) * CHUNK_WORDS] = c;
+        pos = c * per;
     }
-    s->pool[i].pkt = *pkt;
-    s->pool[i].next = NIL;
-    if (q->head[key] == NIL)
-        q->head[key] = i;
-    else
-        s->pool[q->tail[key]].next = i;
-    q->tail[key] = i;
+    q->tail[key] = pos;
+    uint32_t *e = &s->chunks[(size_t) (pos / per) * CHUNK_WORDS + 1 + (pos % per) * w];
+    e[0] = pkt->src;
+    e[1] = pkt->dst;
+    if (w == 3)
+        e[2] = pkt->seq * s->pl->p->frags + pkt->frag;
     if (q->count == 0 || key > q->top)
         q->top = key;
     q->count++;
@@ -137,12 +180,23 @@ static sn_packet_t pq_pop(state_t *s, uint32_t g)
 {
     pq_t *q = &s->q[g];
     uint32_t key = pq_top(s, g), i = q->head[key];
-    q->head[key] = s->pool[i].next;
+    const uint32_t w = ENTRY_WORDS(s->pl), per = CHUNK_ENTRIES(w);
+    const uint32_t *e = &s->chunks[(size_t) (i / per) * CHUNK_WORDS + 1 + (i % per) * w];
+    const sn_params_t *p = s->pl->p;
+    uint32_t k = w == 3 ? e[2] : 0, seq = p->frags == 1 ? k : k / p->frags;
+    sn_packet_t pkt = sn_packet_data(p, e[0], e[1], seq, k - seq * p->frags);
+    if (i == q->tail[key]) { /* the FIFO is empty now */
+        chunk_free(s, i / per);
+        q->head[key] = NIL;
+    } else if (i % per + 1 < per) {
+        q->head[key] = i + 1;
+    } else {
+        q->head[key] = s->chunks[(size_t) (i / per) * CHUNK_WORDS] * per;
+        chunk_free(s, i / per);
+    }
     q->count--;
     s->queued--;
-    s->pool[i].next = s->freelist;
-    s->freelist = i;
-    return s->pool[i].pkt;
+    return pkt;
 }
 
 /* ---- plan --------------------------------------------------------------------------------- */
@@ -264,11 +318,12 @@ static int node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
     s->pl = pl;
     s->u = u;
     s->deg = sn_topo_degree(t, u);
-    s->freelist = NIL;
     /* One block: q[deg], then the u32 arrays, then (if small) every port's buckets. */
     uint32_t deg = s->deg, nb = pl->nbuckets, ncol = pl->colour ? pl->ncolours : 0;
     int personal = pl->is_src[u] && !pl->bcast;
-    size_t nu32 = (size_t) deg + 1 + ncol + (personal ? 2 * (size_t) deg : 0);
+    s->freechunk = NIL;
+    s->capfc = 2 * deg < 64 ? 2 * deg : 64;
+    size_t nu32 = (size_t) deg + 1 + ncol + (personal ? 2 * (size_t) deg : 0) + s->capfc;
     s->own_buckets = (uint64_t) deg * nb <= 4096;
     size_t nbk = s->own_buckets ? 2 * (size_t) deg * nb : 0;
     s->block = sn_xcalloc(1, (deg + 1) * sizeof(pq_t) + (nu32 + nbk) * sizeof(uint32_t));
@@ -276,6 +331,8 @@ static int node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
     uint32_t *w = (uint32_t *) (s->q + deg + 1);
     s->leader = w;
     w += deg + 1;
+    s->fcache = w;
+    w += s->capfc;
     if (ncol) {
         s->colport = w;
         w += ncol;
@@ -323,7 +380,7 @@ static void node_fini(void *state)
     for (uint32_t p = 0; s->q && !s->own_buckets && p < s->deg; p++)
         free(s->q[p].head);
     free(s->block);
-    free(s->pool);
+    free(s->chunks);
     free(s->own_private.dst);
 }
 

@@ -20,7 +20,12 @@
  * (single-port) per slot; the farthest contribution travels e(target) hops, its last packet leaving
  * after ceil(M/deg) slots; a target receives its M packets at most deg (or, rx one, 1) per slot.
  * For pmna on the folded cube the send bound is eq. (2) of Varvarigos, folded-cube paper (with
- * max(ceil(d/2), ceil((M-1)/(d+1))), and ceil(M/(d+1)) when some node is not a target). */
+ * max(ceil(d/2), ceil((M-1)/(d+1))), and ceil(M/(d+1)) when some node is not a target). mna is
+ * pmna with every processor a target.
+ * allreduce/barrier every processor needs the contribution of the processor farthest from it:
+ * the diameter D over processors, plus pipelining (the last of a processor's M contributions
+ * leaves it after ceil(M/deg) slots, deg the largest degree; 1 single-port); single-port: the
+ * nodes holding one contribution at most double per slot, ceil(log2 P). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -378,6 +383,14 @@ static void accum_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *
     const int rx_one = single && p->pm.rx == SN_RX_ONE;
     const uint32_t *tgt = p->coll == SN_COLL_SNA ? &p->root : p->sources;
     uint32_t ntgt = p->coll == SN_COLL_SNA ? 1 : p->nsources;
+    uint32_t *all = NULL;
+    if (p->coll == SN_COLL_MNA) { /* every processor is a target */
+        all = sn_xmalloc((size_t) (t->nproc ? t->nproc : 1) * sizeof *all);
+        for (uint32_t r = 0; r < t->nproc; r++)
+            all[r] = sn_topo_proc(t, r);
+        tgt = all;
+        ntgt = t->nproc;
+    }
     uint8_t *is_tgt = sn_xcalloc(t->n, 1);
     for (uint32_t i = 0; i < ntgt; i++)
         is_tgt[tgt[i]] = 1;
@@ -429,6 +442,33 @@ static void accum_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *
                                 : "one packet per outgoing link per slot",
         send, "%llu packets out of a processor", (unsigned long long) most);
     free(is_tgt);
+    free(all);
+}
+
+/* allreduce and barrier (see the top of the file). */
+static void allreduce_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, uint64_t M)
+{
+    if (t->nproc <= 1)
+        return;
+    const int single = p->pm.ports == SN_PORTS_SINGLE;
+    uint32_t D = sn_topo_diameter(t, 1), deg = 1;
+    for (uint32_t u = 0; !single && u < t->n; u++)
+        if (sn_topo_is_proc(t, u) && sn_topo_degree(t, u) > deg)
+            deg = sn_topo_degree(t, u);
+    add(out, "diameter",
+        "every processor needs the farthest processor's contribution (Bertsekas and Tsitsiklis, "
+        "Parallel and Distributed Computation, section 1.3)",
+        (int64_t) (D + sn_ceil_div(M, deg) - 1), "diameter %u, %llu packets, %u per slot", D,
+        (unsigned long long) M, deg);
+    if (single) {
+        uint32_t lg = 0;
+        while ((1ull << lg) < t->nproc)
+            lg++;
+        add(out, "doubling",
+            "one send per slot: the nodes holding a contribution at most double per slot (the "
+            "gossip bound; Hedetniemi, Hedetniemi and Liestman, Networks 18, 1988)",
+            (int64_t) lg, "ceil(log2 %u)", t->nproc);
+    }
 }
 
 /* ---- the folded cube (Varvarigos, folded-cube paper, Fig. 1) ----------------------------------
@@ -645,7 +685,12 @@ int sn_model_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, 
     }
     case SN_COLL_SNA:
     case SN_COLL_PMNA:
+    case SN_COLL_MNA:
         accum_bounds(t, p, out, M);
+        break;
+    case SN_COLL_ALLREDUCE:
+    case SN_COLL_BARRIER:
+        allreduce_bounds(t, p, out, M);
         break;
     default:
         break;

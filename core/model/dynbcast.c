@@ -1,13 +1,21 @@
-/* Dynamic broadcasting on meshes and tori (core/model): Varvarigos and Bertsekas, d-dimensional
- * meshes, section 5. Every node receives broadcast requests as a Poisson process of rate lambda
- * (per node and time unit) drawn from the run seed and serves them first come, first served, one
- * per round: a round is a reservation (the parallel prefix and the packing) and a broadcast of
- * the packets of the nodes whose queue was not empty when it began, i.e. one partial multinode
- * broadcast (pmnb-mesh-split), played slot by slot in the simulator and verified. The next round
- * begins when this one ends; a round without sources costs its prefix (or, with t_p = 0, waits for
- * the next request). The delay of a packet runs from its arrival to the end of its round, in
- * time units. Beside the measured delays: X and V of (9a)/(10a), rho = lambda N X, the bound (11)
- * of Theorem 7, the necessary condition (13) and the stability limit (14). */
+/* Dynamic broadcasting (core/model). Every node receives broadcast requests as a Poisson process
+ * of rate lambda (per node and time unit) drawn from the run seed and serves them first come,
+ * first served, one per round: a round is a reservation (a parallel prefix that ranks the nodes
+ * whose queue was not empty when it began, and the packing) and the broadcast of their packets,
+ * i.e. one partial multinode broadcast, played slot by slot in the simulator (or over TCP) and
+ * verified. The next round begins when this one ends; a round without sources costs its prefix
+ * (or, with t_p = 0, waits for the next request). The delay of a packet runs from its arrival to
+ * the end of its round, in time units. Two families:
+ *  - meshes and tori: Varvarigos and Bertsekas, d-dimensional meshes, section 5; rounds of
+ *    pmnb-mesh-split; beside the measured delays X and V of (9a)/(10a), rho = lambda N X, the
+ *    bound (11) of Theorem 7, the necessary condition (13) and the stability limit (14);
+ *  - folded cubes FQ_d (d >= 2): Varvarigos, folded cubes, the dynamic broadcasting scheme that
+ *    repeats the PMNB algorithm, each round starting when the previous one has finished; rounds
+ *    of pmnb-fcube; the utilisation rho = lambda N/(d+1), the stability limit eq. (5) and the
+ *    delay bound eq. (6), from a round of M packets lasting at most M/(d+1) + A, A = 2d + 4d t_p.
+ *    One packet per node per round is the discipline that eq. (5) describes (the paper leaves the
+ *    queueing to the authors' earlier hypercube work). An empty round is the class computation
+ *    alone (one prefix, 2d control slots); the analysis charges A. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,42 +24,111 @@
 #include "stepnet/sim.h"
 #include "stepnet/util.h"
 
-/* The mesh shape of t: d, p and whether the wraparound links are used (torus with p >= 3). */
-static int mesh_shape(const sn_topo_t *t, uint32_t *d, uint32_t *side, int *ring, sn_err_t *err)
+/* The family of t: a mesh of d dimensions of `side` nodes (wraparound links used: torus with
+ * side >= 3), or a folded cube of dimension d. */
+typedef struct {
+    int fcube, ring;
+    uint32_t d, side;
+} dyn_shape_t;
+
+static int dyn_shape(const sn_topo_t *t, dyn_shape_t *sh, sn_err_t *err)
 {
+    memset(sh, 0, sizeof *sh);
     if (t->kind == SN_TOPO_LINEAR || t->kind == SN_TOPO_RING) {
-        *d = 1, *side = t->n, *ring = t->kind == SN_TOPO_RING && t->n >= 3;
+        sh->d = 1, sh->side = t->n, sh->ring = t->kind == SN_TOPO_RING && t->n >= 3;
         return 0;
     }
     if ((t->kind == SN_TOPO_MESH || t->kind == SN_TOPO_TORUS) && t->nfactors >= 1) {
-        *d = t->nfactors, *side = t->factors[0]->n;
-        *ring = t->kind == SN_TOPO_TORUS && *side >= 3;
+        sh->d = t->nfactors, sh->side = t->factors[0]->n;
+        sh->ring = t->kind == SN_TOPO_TORUS && sh->side >= 3;
+        return 0;
+    }
+    if (t->kind == SN_TOPO_FOLDEDCUBE && t->a >= 2) {
+        sh->fcube = 1, sh->d = t->a, sh->side = 2;
         return 0;
     }
     return sn_err_set(err, SN_ENOTSUP,
-                      "dynamic broadcasting runs on d-dimensional meshes and tori, not on %s",
+                      "dynamic broadcasting runs on d-dimensional meshes and tori and on folded "
+                      "cubes of dimension 2 or more, not on %s",
                       t->spec);
 }
 
-void sn_dyn_constants(const sn_topo_t *t, double lambda, double tp, sn_dyn_result_t *r)
+/* The folded cube's constants: eqs. (5) and (6). */
+static void fcube_constants(uint32_t d, double N, double lambda, double tp, sn_dyn_result_t *r)
 {
-    uint32_t d = 1, side = t->n;
-    int ring = 0;
-    mesh_shape(t, &d, &side, &ring, NULL);
-    double N = (double) t->n, g = ring ? 2.0 : 1.0;
-    r->X = (N - 1.0) / (g * d * N);
-    r->V = 2.0 * d * (side - 1) * tp + (1.0 + 1.0 / g) * (side - 1);
+    double A = 2.0 * d + 4.0 * d * tp, k = (d + 1.0) * A / N;
+    r->X = 1.0 / (d + 1.0);
+    r->V = A;
+    r->rho = lambda * N * r->X;
+    r->rho_mesh = -1;
+    r->rho_star = 1.0 / (1.0 + k);
+    double rho = r->rho, den = 1.0 - rho - rho * k;
+    r->delay_bound = den > 0 ? (1 + rho) * (rho * r->X + (3 - rho) * A) / (2 * den) + r->X : -1;
+    r->algorithm = "pmnb-fcube";
+    r->eq_stability = "(5)";
+    r->eq_bound = "(6)";
+}
+
+int sn_dyn_constants_for(const sn_topo_t *t, const char *algo, double lambda, double tp,
+                         sn_dyn_result_t *r, sn_err_t *err)
+{
+    dyn_shape_t sh;
+    int rc;
+    if ((rc = dyn_shape(t, &sh, err)) < 0)
+        return rc;
+    double N = (double) t->n;
+    r->fcube = sh.fcube;
+    int deflt = algo == NULL || strcmp(algo, "auto") == 0;
+    if (sh.fcube) {
+        if (!deflt && strcmp(algo, "pmnb-fcube") != 0)
+            return sn_err_set(
+                err, SN_ENOTSUP,
+                "dynamic broadcasting on %s plays rounds of pmnb-fcube (eqs. (5)-(6)), "
+                "not %s",
+                t->spec, algo);
+        fcube_constants(sh.d, N, lambda, tp, r);
+        return 0;
+    }
+    int split = deflt || strcmp(algo, "pmnb-mesh-split") == 0;
+    if (!split && strcmp(algo, "pmnb-mesh") != 0)
+        return sn_err_set(err, SN_ENOTSUP,
+                          "dynamic broadcasting on %s plays rounds of pmnb-mesh-split (with "
+                          "splitting, (9a)/(10a)) or pmnb-mesh (without, (9b)/(10b)), not %s",
+                          t->spec, algo);
+    uint32_t d = sh.d, side = sh.side;
+    double g = sh.ring ? 2.0 : 1.0;
+    if (split) {
+        r->X = (N - 1.0) / (g * d * N);                                  /* (9a) */
+        r->V = 2.0 * d * (side - 1) * tp + (1.0 + 1.0 / g) * (side - 1); /* (10a) */
+        r->algorithm = "pmnb-mesh-split";
+    } else {
+        double c = ceil((side - 1) / g);
+        r->X = side > 1 ? c * (N - 1.0) / (d * (side - 1.0) * N) : 0;      /* (9b) */
+        r->V = (side - 1.0) * d + d * c + 4.0 * (side - 1) * d * tp + 1.0; /* (10b) */
+        r->algorithm = "pmnb-mesh";
+    }
     r->rho = lambda * N * r->X;
     r->rho_mesh = lambda * (N - 1.0) / (g * d); /* (12): (13) asks for <= 1 */
-    r->rho_star = N * r->X / (N * r->X + r->V);
+    r->rho_star = N * r->X / (N * r->X + r->V); /* the largest rho with 1 - rho - lambda V > 0 */
     double den = 1.0 - r->rho - lambda * r->V;
     if (den > 0) {
         double rho = r->rho, X = r->X, V = r->V;
         r->delay_bound = (1 + rho) * (rho * X / (2 * den) + (1 - rho) * V / (2 * den) +
                                       (1 - lambda * V) * V / den) +
-                         X;
+                         X; /* (11) */
     } else {
         r->delay_bound = -1;
+    }
+    r->eq_stability = split ? "(14)" : "Theorem 7: 1 - rho - lambda V > 0";
+    r->eq_bound = "(11)";
+    return 0;
+}
+
+void sn_dyn_constants(const sn_topo_t *t, double lambda, double tp, sn_dyn_result_t *r)
+{
+    if (sn_dyn_constants_for(t, NULL, lambda, tp, r, NULL) < 0) { /* not a supported family */
+        memset(r, 0, sizeof *r);
+        r->delay_bound = r->rho_mesh = -1;
     }
 }
 
@@ -95,9 +172,9 @@ int sn_dyn_run(const sn_topo_t *t, const sn_params_t *p, const sn_dyn_opts_t *o,
                sn_err_t *err)
 {
     memset(r, 0, sizeof *r);
-    uint32_t d = 0, side = 0;
-    int ring = 0, rc;
-    if ((rc = mesh_shape(t, &d, &side, &ring, err)))
+    dyn_shape_t sh;
+    int rc;
+    if ((rc = dyn_shape(t, &sh, err)))
         return rc;
     if (!(o->lambda > 0) || !(o->horizon > 0) || !(o->tp >= 0))
         return sn_err_set(err, SN_EINVAL,
@@ -108,7 +185,8 @@ int sn_dyn_run(const sn_topo_t *t, const sn_params_t *p, const sn_dyn_opts_t *o,
                           "%.0f expected requests (rate x nodes x duration); at most 2000000 are "
                           "supported",
                           expect);
-    sn_dyn_constants(t, o->lambda, o->tp, r);
+    if ((rc = sn_dyn_constants_for(t, o->algo, o->lambda, o->tp, r, err)) < 0)
+        return rc;
     uint32_t n = t->n;
     /* ---- the arrivals: node u's k-th request at arr[off[u] + k] ---- */
     size_t cap = 1024, total = 0;
@@ -133,7 +211,10 @@ int sn_dyn_run(const sn_topo_t *t, const sn_params_t *p, const sn_dyn_opts_t *o,
     sn_params_t q = *p;
     q.coll = SN_COLL_PMNB;
     q.msgs = 1;
-    const double prefix_time = 2.0 * d * (side - 1) * o->tp;
+    /* an empty round: the mesh's prefix (2d(p-1) control slots), the folded cube's class
+     * computation (one prefix of 2d control slots) */
+    const uint64_t empty_ctl = sh.fcube ? 2ull * sh.d : 2ull * sh.d * (sh.side - 1);
+    const double prefix_time = (double) empty_ctl * o->tp;
     while (done < total) {
         uint32_t m = 0;
         double next = INFINITY;
@@ -150,7 +231,7 @@ int sn_dyn_run(const sn_topo_t *t, const sn_params_t *p, const sn_dyn_opts_t *o,
             if (prefix_time > 0) {
                 tau += prefix_time;
                 r->empty_rounds++;
-                r->control_slots += 2ull * d * (side - 1);
+                r->control_slots += empty_ctl;
             } else {
                 tau = next;
             }
@@ -158,7 +239,7 @@ int sn_dyn_run(const sn_topo_t *t, const sn_params_t *p, const sn_dyn_opts_t *o,
         }
         q.sources = src, q.nsources = m;
         sn_dyn_round_t res;
-        const char *algo = o->algo ? o->algo : "pmnb-mesh-split";
+        const char *algo = r->algorithm;
         rc = o->round ? o->round(o->round_ctx, t, &q, algo, &res, err)
                       : sim_round(NULL, t, &q, algo, &res, err);
         if (rc < 0)

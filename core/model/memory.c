@@ -104,6 +104,8 @@ void sn_model_mem_estimate(const sn_topo_t *t, const sn_params_t *p, sn_mem_use_
                         sat_mul(pairs, p->coll == SN_COLL_SCATTER || p->coll == SN_COLL_GATHER
                                            ? PLAN_PER_PATH
                                            : PLAN_PER_PAIR));
+    if (p->coll == SN_COLL_MNA) /* mna-tree: a tree and a partial per (processor, node, packet) */
+        out->plan = sat_add(out->plan, sat_mul(sat_mul(n, t->nproc), sat_add(9, per * 17)));
     out->exec = 0;
     out->frames = 0;
     out->processes = 1;

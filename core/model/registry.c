@@ -6,6 +6,7 @@
 
 #include "algo/algo_internal.h"
 #include "stepnet/model.h"
+#include "stepnet/sim.h"
 
 /* clang-format off */
 static const sn_algo_t *const registry[] = {
@@ -27,7 +28,7 @@ static const sn_algo_t *const registry[] = {
     &sn__algo_pmnb_route,      &sn__algo_pexchange_route, &sn__algo_sna_tree,
     &sn__algo_pmna_tree,       &sn__algo_te_fcube_greedy, &sn__algo_pmna_fcube,
     &sn__algo_mnb_a0,          &sn__algo_pmna_a0,
-    /* Varvarigos and Bertsekas on d-dimensional meshes and tori (manual: only with --algo);
+    /* Varvarigos and Bertsekas on d-dimensional meshes and tori;
      * one line per addition, unformatted, keeps merges of this table small */
     &sn__algo_pmnb_mesh_split,
     &sn__algo_pmnb_mesh_nosplit,
@@ -38,8 +39,16 @@ static const sn_algo_t *const registry[] = {
     &sn__algo_mnb_bsg,         &sn__algo_scatter_bsg,     &sn__algo_gather_bsg,
     &sn__algo_te_mns,          &sn__algo_mnb_balanced,    &sn__algo_mnb_cycle,
     &sn__algo_bcast_multitree,
-    /* Varvarigos, folded-cube PMNB with its prefixes (manual: pmnb-route predicts nothing) */
+    /* Varvarigos, folded-cube PMNB with its prefixes */
     &sn__algo_pmnb_fcube,
+    &sn__algo_mnb_cayley,
+    /* the MPI staples: allreduce and barrier (recursive doubling before the generic tree, which
+     * it ties or beats), mna (reduce_scatter) */
+    &sn__algo_allreduce_rd,
+    &sn__algo_allreduce_tree,
+    &sn__algo_barrier_rd,
+    &sn__algo_barrier_tree,
+    &sn__algo_mna_tree,
 };
 /* clang-format on */
 
@@ -125,6 +134,18 @@ int sn_model_check(const sn_algo_t *a, const sn_topo_t *t, const sn_params_t *p,
     return 0;
 }
 
+int64_t sn_model_dry_run(const sn_algo_t *a, const void *plan, const sn_topo_t *t,
+                         const sn_params_t *p, int64_t cut)
+{
+    sn_sim_opts_t so = {0};
+    so.max_slots = cut >= 0 ? (uint64_t) cut : sn_model_slot_limit(t, p, -1);
+    sn_sim_result_t res;
+    sn_err_t err = {0};
+    if (sn_sim_run(t, p, a, plan, &so, &res, &err) < 0 || !res.verified)
+        return -1;
+    return (int64_t) res.steps;
+}
+
 int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
                     const sn_algo_t **algo, void **plan, int64_t *predicted, sn_err_t *err)
 {
@@ -151,9 +172,15 @@ int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
             a->plan_free(pl);
         return 0;
     }
+    /* the applicable algorithm with the lowest prediction; those that predict none, and the
+     * vs_generic ones, are kept aside (with their plans) and settled after the loop, only if no
+     * other algorithm predicts */
     const sn_algo_t *best = NULL;
     void *best_plan = NULL;
     int64_t best_pred = -1;
+    const sn_algo_t *open[SN_MODEL_MAX_OPEN];
+    void *open_plan[SN_MODEL_MAX_OPEN];
+    size_t nopen = 0;
     char why[sizeof err->msg] = "";
     int why_any = 0;
     for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++) {
@@ -172,15 +199,32 @@ int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
             continue;
         }
         int64_t pr = a->predicted(pl);
-        int better = best == NULL || (pr >= 0 && (best_pred < 0 || pr < best_pred));
-        if (better) {
+        if ((pr < 0 || a->vs_generic) && nopen < SN_MODEL_MAX_OPEN) {
+            open[nopen] = a, open_plan[nopen++] = pl;
+        } else if (pr >= 0 && !a->vs_generic && (best == NULL || pr < best_pred)) {
             if (best)
                 best->plan_free(best_plan);
-            best = a;
-            best_plan = pl;
-            best_pred = pr;
+            best = a, best_plan = pl, best_pred = pr;
         } else {
             a->plan_free(pl);
+        }
+    }
+    /* nothing else predicts: the generic algorithms' steps by a dry run when the collective is
+     * small, against the predictions of the vs_generic ones; a known count beats an unknown one;
+     * ties keep the earlier (the registry lists the more specific algorithms first) */
+    int settle = best == NULL;
+    int dry = settle && nopen > 1 && sn_coll_expected_total(t, p) <= SN_MODEL_DRY_DELIVERIES;
+    int64_t best_cost = -1;
+    for (size_t i = 0; i < nopen; i++) {
+        int64_t pr = settle ? open[i]->predicted(open_plan[i]) : -1, cost = pr;
+        if (settle && pr < 0 && dry)
+            cost = sn_model_dry_run(open[i], open_plan[i], t, p, best_cost);
+        if (settle && (best == NULL || (cost >= 0 && (best_cost < 0 || cost < best_cost)))) {
+            if (best)
+                best->plan_free(best_plan);
+            best = open[i], best_plan = open_plan[i], best_pred = pr, best_cost = cost;
+        } else {
+            open[i]->plan_free(open_plan[i]);
         }
     }
     if (best == NULL)

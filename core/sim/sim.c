@@ -5,7 +5,12 @@
  * woken at t; whole idle stretches are skipped. The sends of a slot are appended to a pool, then
  * grouped by receiver with a counting sort, so that each receiver reads its arrivals from one
  * contiguous run (the scattered reads of a linked list dominated large runs); a receiver sorts
- * its few arrivals by port before its step, which is the order stepnet-node presents them in. */
+ * its few arrivals by port before its step, which is the order stepnet-node presents them in.
+ * Multiport, when the mailboxes fit (MAIL_MAX_BYTES), a send is instead written straight into the
+ * receiver's mailbox of its arrival port (a directed link carries one packet per slot, so one
+ * mailbox per port and slot parity suffices): the receiver reads its ports in order and finds its
+ * arrivals already sorted, with no pool, grouping or sort at all. Single-port receivers get one or
+ * a few packets, which the pool finds faster than a scan of every port's mailbox. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +19,11 @@
 #include "stepnet/util.h"
 
 #define NIL UINT32_MAX
+
+/* The mailboxes (two sn_msg_t per port) are used when they take at most this much. */
+#define MAIL_MAX_BYTES (64u << 20)
+/* sn_msg_t.port of an empty mailbox */
+#define MAIL_EMPTY UINT32_MAX
 
 typedef struct {
     sn_msg_t msg;  /* the packet and the receiver's arrival port */
@@ -40,6 +50,7 @@ typedef struct {
     /* per slot: the sends of the slot being played, then the same grouped by receiver */
     arrival_t *pool, *sorted;
     size_t pool_n, pool_cap, sorted_cap;
+    sn_msg_t *mail[2]; /* [ports] by slot parity, or NULL: the mailbox of each arrival port */
     uint32_t *active[2];
     size_t active_n[2], active_cap[2];
     wake_t *heap;
@@ -129,13 +140,19 @@ static void send_all(sim_t *s, uint32_t u, uint64_t slot, sn_sim_result_t *res,
         uint32_t v = pp->peer, link = sn_topo_link_id(t, u, port);
         if (s->link_slot)
             s->link_slot[link] = slot;
-        /* queue the arrival */
-        if (s->pool_n == s->pool_cap)
-            sn_grow((void **) &s->pool, &s->pool_cap, s->pool_n + 1, sizeof *s->pool);
-        arrival_t *ar = &s->pool[s->pool_n++];
-        ar->msg.pkt = io->tx[i].pkt;
-        ar->msg.port = pp->rport;
-        ar->node = v;
+        if (s->mail[0]) {
+            sn_msg_t *m = &s->mail[(slot + 1) & 1][t->port_off[v] + pp->rport];
+            m->pkt = io->tx[i].pkt;
+            m->port = pp->rport;
+        } else {
+            /* queue the arrival */
+            if (s->pool_n == s->pool_cap)
+                sn_grow((void **) &s->pool, &s->pool_cap, s->pool_n + 1, sizeof *s->pool);
+            arrival_t *ar = &s->pool[s->pool_n++];
+            ar->msg.pkt = io->tx[i].pkt;
+            ar->msg.port = pp->rport;
+            ar->node = v;
+        }
         if (s->rx_count[(slot + 1) & 1][v]++ == 0)
             activate(s, v, slot + 1);
         res->trace_hash += sn_trace_event(slot, link, &io->tx[i].pkt);
@@ -210,6 +227,17 @@ static size_t gather_rx(sim_t *s, uint32_t u, int par)
         if (s->link_slot)
             s->echo = sn_xrealloc(s->echo, s->rx_cap * sizeof *s->echo);
     }
+    if (s->mail[0]) { /* the mailboxes of u's ports, in port order; emptied as they are read */
+        sn_msg_t *m = &s->mail[par][s->t->port_off[u]];
+        size_t got = 0;
+        for (uint32_t p = 0; got < k; p++) {
+            if (m[p].port == MAIL_EMPTY)
+                continue;
+            s->rx[got++] = m[p];
+            m[p].port = MAIL_EMPTY;
+        }
+        return k;
+    }
     const arrival_t *a = &s->sorted[s->rx_start[u]];
     if (k == 1) {
         s->rx[0] = a[0].msg;
@@ -247,6 +275,8 @@ static void sim_free(sim_t *s)
     free(s->link_slot);
     free(s->pool);
     free(s->sorted);
+    free(s->mail[0]);
+    free(s->mail[1]);
     free(s->active[0]);
     free(s->active[1]);
     free(s->heap);
@@ -283,6 +313,15 @@ int sn_sim_run(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a, con
         if (sn_topo_degree(t, u) > s.maxdeg)
             s.maxdeg = sn_topo_degree(t, u);
     s.mark = sn_xcalloc(s.maxdeg + 1, 1);
+    size_t nports = t->port_off[n];
+    if (p->pm.ports == SN_PORTS_MULTI &&
+        (uint64_t) nports * 2 * sizeof(sn_msg_t) <= MAIL_MAX_BYTES) {
+        for (int i = 0; i < 2; i++) {
+            s.mail[i] = sn_xmalloc((nports ? nports : 1) * sizeof *s.mail[i]);
+            for (size_t j = 0; j < nports; j++)
+                s.mail[i][j].port = MAIL_EMPTY;
+        }
+    }
     s.dense = sn_xcalloc((size_t) n / 64 + 1, sizeof *s.dense);
 
     s.verify = sn_verify_new(t, p, 0, n);
@@ -354,7 +393,8 @@ int sn_sim_run(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a, con
             if (sends > res->max_slot_sends)
                 res->max_slot_sends = sends;
         }
-        group_arrivals(&s, slot + 1);
+        if (!s.mail[0])
+            group_arrivals(&s, slot + 1);
         /* next slot: arrivals and wakes at slot+1; if nothing, jump to the earliest wake */
         uint64_t next = slot + 1;
         if (s.active_n[npar] == 0) {

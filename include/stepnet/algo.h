@@ -33,6 +33,10 @@ typedef enum {
     SN_COLL_PMNA,      /* partial multinode accumulation (combining) */
     SN_COLL_DYNBCAST,  /* dynamic broadcasting, Poisson arrivals */
     SN_COLL_SNA,       /* single-node accumulation to the root (combining) */
+    SN_COLL_ALLREDUCE, /* every processor receives the combination of all contributions */
+    SN_COLL_BARRIER,   /* allreduce of one token per processor: none leaves before all entered */
+    SN_COLL_MNA,       /* multinode accumulation (reduce_scatter): every processor receives the
+                          combination of what every processor contributes to it */
     SN_COLL_COUNT
 } sn_coll_t;
 
@@ -47,9 +51,11 @@ int sn_coll_parse(const char *s, sn_coll_t *out, sn_err_t *err);
  * destination gets its own (personalised). */
 int sn_coll_is_broadcast(sn_coll_t c);
 
-/* 1 for the combining collectives (sna, pmna): every processor contributes a value to each
- * destination, packets for the same destination are combined on the way with the run's operator,
- * and each destination receives one packet per (seq, frag) holding the combination. */
+/* 1 for the combining collectives (sna, pmna, mna, allreduce, barrier): every processor
+ * contributes a value to each destination, packets for the same destination are combined on the
+ * way with the run's operator, and each destination receives one packet per (seq, frag) holding
+ * the combination. In allreduce and barrier a processor contributes the same value to every
+ * destination (sn_contrib_value), so every processor receives the same combination. */
 int sn_coll_is_combining(sn_coll_t c);
 
 /* ---- combining operators ---------------------------------------------------------------------
@@ -108,6 +114,9 @@ typedef struct sn_packet_s {
 
 /* ---- run parameters ------------------------------------------------------------------------ */
 
+/* The largest packet size (sn_params_t.size) any run accepts: 1 GiB. */
+#define SN_MAX_PACKET_SIZE (1u << 30)
+
 typedef struct sn_params_s {
     sn_coll_t coll;
     sn_portmodel_t pm;
@@ -134,7 +143,7 @@ sn_packet_t sn_packet_data(const sn_params_t *p, uint32_t src, uint32_t dst, uin
 #define SN_SRC_COMBINED UINT32_MAX
 
 /* Combining collectives: the value processor src contributes to destination dst for (seq, frag).
- */
+ * allreduce and barrier: the same for every dst (one vector per processor, as in MPI). */
 uint64_t sn_contrib_value(const sn_params_t *p, uint32_t src, uint32_t dst, uint32_t seq,
                           uint32_t frag);
 
@@ -345,10 +354,13 @@ struct sn_algo_s {
      * e.g. a packet that should not be here), which fails the run. */
     int (*node_step)(void *state, sn_step_t *io, sn_err_t *err);
 
-    /* 1: run only when named (--algo NAME), never chosen by auto-selection. For algorithms whose
-     * prediction cannot be compared with the generic ones they compete with (those predict
-     * nothing, and would otherwise always lose to any prediction). 0 for most. */
+    /* 1: run only when named (--algo NAME), never chosen by auto-selection. 0 for most. */
     int manual;
+    /* 1: auto weighs this algorithm's prediction against the dry runs of the generic algorithms,
+     * which predict nothing (sn_model_select), instead of preferring the prediction outright: for
+     * on-line algorithms that pay control slots to learn what the generic router is simply told
+     * (the sources of a partial broadcast), so that the router can be faster at small sizes. */
+    int vs_generic;
 };
 
 #endif

@@ -26,13 +26,28 @@ const sn_algo_t *sn_model_find(const char *name);
  * SN_ENOTSUP with the reason in err. */
 int sn_model_check(const sn_algo_t *a, const sn_topo_t *t, const sn_params_t *p, sn_err_t *err);
 
+/* When no applicable algorithm predicts its steps, auto runs each of them dry in the simulator
+ * if the collective has at most this many deliveries (a fraction of a second), and takes the
+ * fewest steps; SN_MODEL_MAX_OPEN bounds how many such algorithms one collective has. */
+#define SN_MODEL_DRY_DELIVERIES (1u << 18)
+#define SN_MODEL_MAX_OPEN       8
+
 /* Picks the algorithm for (t, p): `name` if not NULL and not "auto" (checked with sn_model_check),
- * else the applicable algorithm with the lowest predicted steps (algorithms that predict none come
- * after those that do; ties by registry order). On success *algo is set and, if plan is not NULL,
+ * else the applicable algorithm with the lowest predicted steps (ties by registry order). When
+ * none predicts (algorithms marked vs_generic not counted), the fewest steps among the vs_generic
+ * algorithms' predictions and the others' dry runs (cut at the best so far) if the collective is
+ * small (SN_MODEL_DRY_DELIVERIES); a known count beats an unknown one, then registry order.
+ * Algorithms marked manual are never picked. On success *algo is set and, if plan is not NULL,
  * *plan holds the algorithm's plan (free with algo->plan_free) and *predicted its prediction.
  * SN_ENOTSUP when nothing applies, naming what was tried. */
 int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
                     const sn_algo_t **algo, void **plan, int64_t *predicted, sn_err_t *err);
+
+/* The steps of a dry run of `a` (with its plan) on (t, p) in the simulator, or -1 when it does
+ * not verify within `cut` slots (cut < 0: within sn_model_slot_limit). Every algorithm is
+ * deterministic for given (t, p), so the dry run's steps are the run's. */
+int64_t sn_model_dry_run(const sn_algo_t *a, const void *plan, const sn_topo_t *t,
+                         const sn_params_t *p, int64_t cut);
 
 /* Builds the plan of `a` for (t, p) (free with a->plan_free): a->plan_new, or for composite
  * algorithms the schedules a->plan_inputs asks for, each recorded with sn_sched_record, handed to
@@ -131,9 +146,12 @@ int sn_sched_record(const sn_topo_t *t, const sn_params_t *p, const char *algo, 
 void sn_sched_free(sn_sched_t *s);
 
 /* ---- dynamic broadcasting (dynbcast.c) ---------------------------------------------------------
- * Varvarigos and Bertsekas, d-dimensional meshes, section 5: Poisson broadcast requests at every
- * node, served in rounds of partial multinode broadcasts (reservation + broadcast), each played
- * in the simulator and verified. Times in time units: data slots / frags + control slots x t_p. */
+ * Poisson broadcast requests at every node, served in rounds of partial multinode broadcasts
+ * (reservation + broadcast), each played in the simulator (or over TCP) and verified. On meshes
+ * and tori: Varvarigos and Bertsekas, d-dimensional meshes, section 5 (rounds of
+ * pmnb-mesh-split). On folded cubes FQ_d: Varvarigos, folded cubes, the dynamic broadcasting
+ * scheme (rounds of pmnb-fcube), eqs. (5)-(6). Times in time units: data slots / frags + control
+ * slots x t_p. */
 
 /* What one round measured: slots (control slots among them) and verified deliveries. */
 typedef struct sn_dyn_round_s {
@@ -146,10 +164,10 @@ typedef int (*sn_dyn_round_fn)(void *ctx, const sn_topo_t *t, const sn_params_t 
                                const char *algo, sn_dyn_round_t *out, sn_err_t *err);
 
 typedef struct sn_dyn_opts_s {
-    double lambda;         /* requests per node per time unit, > 0 */
-    double horizon;        /* requests arrive in [0, horizon) time units; every one is served */
-    double tp;             /* time of a control slot */
-    const char *algo;      /* the round's algorithm, NULL: pmnb-mesh-split (needs fitting frags) */
+    double lambda;    /* requests per node per time unit, > 0 */
+    double horizon;   /* requests arrive in [0, horizon) time units; every one is served */
+    double tp;        /* time of a control slot */
+    const char *algo; /* the round's algorithm, NULL: the family's (sn_dyn_result_t.algorithm) */
     sn_dyn_round_fn round; /* who plays a round: NULL, the simulator; stepnet run, TCP */
     void *round_ctx;
 } sn_dyn_opts_t;
@@ -161,17 +179,31 @@ typedef struct sn_dyn_result_s {
     double throughput; /* requests broadcast per time unit */
     double delay_mean, delay_ci, delay_p50, delay_p99, delay_max; /* ci: 95% half-width, -1 if
                                                                      too few requests */
-    /* the paper's constants for the split algorithm: X (9a), V (10a), rho = lambda N X, the mesh
-     * load (12) that (13) requires <= 1, the stability limit (14), the bound (11) (-1 when
-     * 1 - rho - lambda V <= 0: no bound) */
+    /* the paper's constants. Meshes and tori: X (9a), V (10a) with splitting, (9b), (10b)
+     * without, rho = lambda N X, the mesh load (12) that (13) requires <= 1 (rho_mesh), the
+     * stability limit (14) (without splitting: the largest rho with 1 - rho - lambda V > 0), the
+     * bound (11). Folded cubes: X = 1/(d+1), V = A = 2d + 4d t_p (a round of M packets lasts at
+     * most M/(d+1) + A), rho = lambda N/(d+1), rho_mesh -1 (no such condition), the stability
+     * limit (5), the bound (6). delay_bound -1 when the bound's denominator is <= 0 (no bound). */
     double X, V, rho, rho_mesh, rho_star, delay_bound;
+    int fcube;             /* 1: the folded-cube scheme, 0: meshes and tori */
+    const char *algorithm; /* the default round algorithm of the family */
+    const char *eq_stability,
+        *eq_bound; /* the paper's equation labels: "(14)", "(11)" or "(5)", "(6)" */
 } sn_dyn_result_t;
 
-/* The constants of r (X .. delay_bound) for (t, lambda, tp); t a mesh or torus. */
+/* The constants of r (X .. eq_bound) for rounds of `algo` on (t, lambda, tp): on meshes and tori
+ * pmnb-mesh-split ((9a)/(10a), the default) or pmnb-mesh (no splitting, (9b)/(10b)), on folded
+ * cubes pmnb-fcube (eqs. (5)-(6)); NULL or "auto": the family's default. 0, or SN_ENOTSUP naming
+ * what is accepted. */
+int sn_dyn_constants_for(const sn_topo_t *t, const char *algo, double lambda, double tp,
+                         sn_dyn_result_t *r, sn_err_t *err);
+/* The same for the family's default algorithm (zeros and -1 bounds on other topologies). */
 void sn_dyn_constants(const sn_topo_t *t, double lambda, double tp, sn_dyn_result_t *r);
 
 /* Runs dynamic broadcasting on (t, p) (p: seed, frags, size; coll and sources are set per round).
- * 0, or SN_ENOTSUP (not a mesh or torus; the round algorithm refuses p), SN_EINVAL, SN_ERANGE (too
+ * 0, or SN_ENOTSUP (not a mesh, torus or folded cube (d >= 2); the round algorithm refuses p),
+ * SN_EINVAL, SN_ERANGE (too
  * many expected requests, checked before allocating) or a round's failure, with err set. */
 int sn_dyn_run(const sn_topo_t *t, const sn_params_t *p, const sn_dyn_opts_t *o, sn_dyn_result_t *r,
                sn_err_t *err);

@@ -27,6 +27,13 @@ check() { # check RUN-OPTIONS...: run across namespaces and in the simulator, co
 check --topo ring:5 --coll te
 check --topo torus:3x3 --coll te --ports single
 check --topo fattree:2:2:exp --coll mnb
+# --delay without the kernel's netem (or with --emu stepnet): the nodes emulate it themselves
+out=$(timeout 300 deploy/netns-cluster.sh --delay 200us --emu stepnet -- --topo ring:4 --coll te \
+    --reps 2 --warmup 0 --probes 3 --json)
+[ "$(jget verified "$out")" = true ] || { echo "FAIL --delay by stepnet: not verified: $out"; exit 1; }
+grep -q '"link_emulation":{"by":"stepnet".*"delay_us":200,"jitter_us":0,"rate_bps":null,"links":4,' <<<"$out" ||
+    { echo "FAIL --delay by stepnet: no emulation in the report: $out"; exit 1; }
+echo "ok --delay 200us --emu stepnet (steps $(jget steps "$out"))"
 # nothing left behind
 if ip netns list | grep -q '^sn[0-9]*n'; then
     echo "FAIL namespaces left behind: $(ip netns list | tr '\n' ' ')"

@@ -652,6 +652,18 @@ static const bad_case_t dyn_bad_cases[] = {
     {{"sim", "--topo", "torus:4x4", "--coll", "dynbcast", "--sweep-rho", "0.1:x"},
      "--sweep-rho",
      "'0.1:x'"},
+    {{"sim", "--topo", "torus:4x4", "--coll", "dynbcast", "--rho", "0.2", "--ports", "single"},
+     "--ports",
+     "does not apply"},
+    {{"sim", "--topo", "torus:4x4", "--coll", "dynbcast", "--rho", "0.2", "--msgs", "2"},
+     "--msgs",
+     "does not apply"},
+    {{"sim", "--topo", "torus:4x4", "--coll", "dynbcast", "--rho", "0.2", "--algo", "pmnb-route"},
+     "pmnb-route",
+     "pmnb-mesh-split"},
+    {{"sim", "--topo", "foldedcube:3", "--coll", "dynbcast", "--rho", "0.2", "--algo", "pmnb-mesh"},
+     "pmnb-fcube",
+     NULL},
 };
 
 static void test_dynbcast_bad_input(void **state)
@@ -767,6 +779,19 @@ static void test_table(void **state)
     for (const char *q = r.out; (q = strstr(q, ",=,")) != NULL; q++)
         agree++;
     assert_int_equal(agree, rows);
+    /* RFC 4180: every row has the header's 13 fields (commas inside a field are quoted) */
+    for (const char *q = r.out; *q;) {
+        int fields = 1, quoted = 0;
+        for (; *q && (quoted || *q != '\n'); q++) {
+            if (*q == '"')
+                quoted = !quoted;
+            else if (*q == ',' && !quoted)
+                fields++;
+        }
+        assert_int_equal(fields, 13);
+        if (*q)
+            q++;
+    }
     tu_exec_free(&r);
 
     /* over TCP, a selection: the tcp column equals the simulator's (and so does trace_hash) */
@@ -776,6 +801,15 @@ static void test_table(void **state)
     assert_non_null(strstr(r.out, "| `ring:15` | 15 | te | multi | (n^2-1)/8 | 28 | te-ring | 28 | "
                                   "28 | 28 | 28 | = |"));
     assert_int_equal(count_lines(r.out) - 2, 4);
+    tu_exec_free(&r);
+
+    /* the MPI staples' rows (allreduce, barrier), over TCP too */
+    r = RUN("table", "--match", "B&T", "--run");
+    tu_expect_status(&r, 0);
+    assert_non_null(strstr(r.out,
+                           "| `ring:9` | 9 | allreduce | multi | 2 e(v) | 8 | allreduce-tree "
+                           "| 8 | 8 | 8 |"));
+    assert_int_equal(count_lines(r.out) - 2, 6);
     tu_exec_free(&r);
 
     /* --out writes the file, not stdout */

@@ -264,35 +264,44 @@ static void expect_exact_all(const case_t *cases, size_t n)
 
 #define EXACT_ALL(cases) expect_exact_all((cases), sizeof(cases) / sizeof *(cases))
 
-/* Dynamic broadcasting over TCP: every round a TCP run of pmnb-mesh-split; the rounds take the
- * same slots as in the simulator, so every per-request delay, and so every statistic, is the
- * simulator's for the same seed. */
-static void test_dynbcast_tcp_equals_sim(void **state)
+/* Dynamic broadcasting over TCP: every round a TCP run of pmnb-mesh-split (torus) or pmnb-fcube
+ * (folded cube); the rounds take the same slots as in the simulator, so every per-request delay,
+ * and so every statistic, is the simulator's for the same seed. */
+static void dynbcast_tcp_equals_sim(const char *topo, const char *rho, const char *slots,
+                                    const char *algo)
 {
-    (void) state;
-    const char *args[] = {"--topo", "torus:4x4", "--coll", "dynbcast", "--rho", "0.3", "--slots",
-                          "60",     "--tp",      "0.1",    "--seed",   "7",     NULL};
+    const char *args[] = {"--topo", topo,  "--coll", "dynbcast", "--rho",  rho,  "--slots", slots,
+                          "--tp",   "0.1", "--seed", "7",        "--algo", algo, NULL};
     tu_proc_t ps, pr;
     run_pair(args, &ps, &pr);
     tu_expect_status(&pr, 0);
     const char *js = ps.out, *jr = tu_json_line(&pr);
     assert_true(tu_json_bool(jr, "verified"));
     assert_string_equal(jstr(jr, "cmd"), "run");
+    assert_string_equal(jstr(jr, "algorithm"), algo);
     static const char *const ints[] = {"requests",   "measured",   "rounds",        "empty_rounds",
                                        "broadcasts", "deliveries", "control_slots", "data_slots"};
     for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
         if (tu_json_int(js, ints[i]) != tu_json_int(jr, ints[i]))
-            fail_msg("dynbcast: %s is %lld over TCP, %lld in sim", ints[i],
+            fail_msg("dynbcast on %s: %s is %lld over TCP, %lld in sim", topo, ints[i],
                      (long long) tu_json_int(jr, ints[i]), (long long) tu_json_int(js, ints[i]));
     static const char *const nums[] = {"delay_mean", "delay_p50", "delay_p99", "delay_max",
                                        "time_units"};
     for (size_t i = 0; i < sizeof nums / sizeof *nums; i++)
         if (tu_json_num(js, nums[i]) != tu_json_num(jr, nums[i]))
-            fail_msg("dynbcast: %s is %g over TCP, %g in sim", nums[i], tu_json_num(jr, nums[i]),
-                     tu_json_num(js, nums[i]));
+            fail_msg("dynbcast on %s: %s is %g over TCP, %g in sim", topo, nums[i],
+                     tu_json_num(jr, nums[i]), tu_json_num(js, nums[i]));
     assert_true(tu_json_int(jr, "rounds") > 3);
     tu_exec_free(&ps);
     tu_exec_free(&pr);
+}
+
+static void test_dynbcast_tcp_equals_sim(void **state)
+{
+    (void) state;
+    dynbcast_tcp_equals_sim("torus:4x4", "0.3", "60", "pmnb-mesh-split");
+    dynbcast_tcp_equals_sim("torus:3x3", "0.3", "60", "pmnb-mesh"); /* no splitting */
+    dynbcast_tcp_equals_sim("foldedcube:3", "0.2", "60", "pmnb-fcube");
 }
 
 static void test_exact_families(void **state)
@@ -525,6 +534,28 @@ static void test_exact_64_nodes(void **state)
     EXACT_ALL(cases);
 }
 
+/* The MPI staples over TCP: allreduce (recursive doubling and the tree, routers included),
+ * barrier and mna (reduce_scatter), every operator, several port models; each node checks the
+ * combined value it ends with, and the run matches the simulator slot for slot. */
+static void test_exact_staples(void **state)
+{
+    (void) state;
+    static const case_t cases[] = {
+        {{"--topo", "hypercube:3", "--coll", "allreduce", "--op", "xor", "--size", "100"}},
+        {{"--topo", "hypercube:3", "--coll", "allreduce", "--ports", "single", "--msgs", "2"}},
+        {{"--topo", "complete:8", "--coll", "allreduce", "--algo", "allreduce-rd", "--msgs", "3"}},
+        {{"--topo", "torus:3x4", "--coll", "allreduce", "--msgs", "3", "--op", "max"}},
+        {{"--topo", "ring:7", "--coll", "allreduce", "--ports", "single", "--duplex", "half"}},
+        {{"--topo", "fattree:2:3:exp", "--coll", "allreduce", "--size", "4096"}},
+        {{"--topo", "complete:6", "--coll", "barrier"}},
+        {{"--topo", "mesh:3x3", "--coll", "barrier", "--ports", "single", "--size", "0"}},
+        {{"--topo", "foldedcube:3", "--coll", "barrier", "--ports", "single", "--op", "max"}},
+        {{"--topo", "torus:3x3", "--coll", "reduce_scatter", "--op", "xor"}},
+        {{"--topo", "ring:5", "--coll", "mna", "--ports", "single", "--rx", "any", "--msgs", "2"}},
+    };
+    EXACT_ALL(cases);
+}
+
 /* The folded cube (Varvarigos, folded-cube paper): the combining collectives, whose combined
  * values stepnet-node carries as payload bytes derived from the value and checks at every hop. */
 static void test_exact_fcube(void **state)
@@ -585,8 +616,9 @@ static void test_exact_torus_framework(void **state)
     EXACT_ALL(cases);
 }
 
-/* The generic multinode broadcasts: balanced per-source trees (multiport) and the single-port
- * pipeline around a Hamiltonian cycle; and the single-port broadcast with one tree per packet. */
+/* The generic multinode broadcasts: balanced per-source trees (multiport), the single-port
+ * pipeline around a Hamiltonian cycle and the translated tree of Cayley graphs; and the
+ * single-port broadcast with one tree per packet. */
 static void test_exact_mnb_generic(void **state)
 {
     (void) state;
@@ -599,16 +631,29 @@ static void test_exact_mnb_generic(void **state)
           "--duplex", "half"}},
         {{"--topo", "hypercube:4", "--coll", "bcast", "--algo", "bcast-multitree", "--ports",
           "single", "--msgs", "3"}},
+        {{"--topo", "hypercube:4", "--coll", "mnb", "--algo", "mnb-cayley"}},
+        {{"--topo", "star:4", "--coll", "mnb", "--algo", "mnb-cayley", "--ports", "single"}},
+        {{"--topo", "torus:3x5", "--coll", "mnb", "--algo", "mnb-cayley", "--msgs", "2"}},
     };
     EXACT_ALL(cases);
 }
 
 /* ---- the JSON report of run ------------------------------------------------------------------ */
 
-static const char *const run_fields[] = {
-    "size",        "reps",     "wall_us",          "wall_us_median",
-    "us_per_step", "alpha_us", "beta_us_per_byte", "predicted_us",
-    "security"};
+static const char *const run_fields[] = {"size",
+                                         "reps",
+                                         "wall_us",
+                                         "wall_us_median",
+                                         "us_per_step",
+                                         "alpha_us",
+                                         "beta_us_per_byte",
+                                         "predicted_us",
+                                         "security",
+                                         "coll_us",
+                                         "coll_us_median",
+                                         "clock",
+                                         "clock_uncertainty_us",
+                                         "barrier_slots"};
 
 static int near(double a, double b)
 {
@@ -620,6 +665,35 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *) a, y = *(const double *) b;
     return x < y ? -1 : (x > y);
+}
+
+/* The collective times of a successful run report j with `reps` repetitions: one per repetition,
+ * each positive, their median in coll_us_median, and (a logical relation, not a timing threshold:
+ * every node's interval lies inside the coordinator's START-to-last-COMPLETE interval on one
+ * clock) no more than each repetition's wall time, hence the median no more than wall_us_median. */
+static void expect_coll_times(const char *j, int64_t reps)
+{
+    double coll[64], wall[64];
+    size_t n = tu_json_nums(j, "coll_us", coll, 64);
+    assert_int_equal(n, (size_t) reps);
+    assert_int_equal(tu_json_nums(j, "wall_us", wall, 64), (size_t) reps);
+    char clock[16];
+    int one = strcmp(tu_json_str(j, "clock", clock, sizeof clock), "one") == 0;
+    for (size_t i = 0; i < n; i++) {
+        assert_true(coll[i] > 0);
+        if (one && coll[i] > wall[i])
+            fail_msg("repetition %zu: coll_us %g > wall_us %g on one clock", i, coll[i], wall[i]);
+    }
+    qsort(coll, n, sizeof *coll, cmp_double);
+    double median = n % 2 ? coll[n / 2] : (coll[n / 2 - 1] + coll[n / 2]) / 2;
+    double med = tu_json_num(j, "coll_us_median");
+    if (!near(med, median))
+        fail_msg("coll_us_median %g is not the median %g of coll_us", med, median);
+    if (one && med > tu_json_num(j, "wall_us_median"))
+        fail_msg("coll_us_median %g > wall_us_median %g", med, tu_json_num(j, "wall_us_median"));
+    assert_true(tu_json_num(j, "clock_uncertainty_us") >= 0);
+    if (one)
+        assert_true(tu_json_num(j, "clock_uncertainty_us") == 0);
 }
 
 /* Checks the run fields of a successful run report j with `reps` repetitions of `size` bytes. */
@@ -650,11 +724,28 @@ static void expect_run_report(const char *j, int64_t reps, int64_t size)
     double alpha = tu_json_num(j, "alpha_us"), beta = tu_json_num(j, "beta_us_per_byte");
     assert_true(alpha > 0);
     assert_true(beta >= 0);
+    /* predicted_us is the time model's (docs/model.md, "The time model"); the simple steps x
+     * (alpha + size x beta) of the median link is its simple_us */
     double pred = tu_json_num(j, "predicted_us");
-    if (!near(pred, (double) steps * (alpha + (double) size * beta)))
-        fail_msg("predicted_us %g != steps * (alpha + size * beta) = %g", pred,
-                 (double) steps * (alpha + (double) size * beta));
+    const char *tm = tu_json_need(j, "time_model");
+    assert_false(tu_json_is_null(j, "time_model"));
+    if (!near(pred, tu_json_num(tm, "predicted_us")))
+        fail_msg("predicted_us %g != time_model.predicted_us %g", pred,
+                 tu_json_num(tm, "predicted_us"));
+    if (!near(tu_json_num(tm, "simple_us"), (double) steps * (alpha + (double) size * beta)))
+        fail_msg("time_model.simple_us %g != steps * (alpha + size * beta) = %g",
+                 tu_json_num(tm, "simple_us"), (double) steps * (alpha + (double) size * beta));
+    /* the model sums the collective's slots and the in-band barrier's empty ones */
+    int64_t slots = steps + tu_json_int(j, "barrier_slots");
+    assert_int_equal(tu_json_int(tm, "slots"), slots);
+    assert_true(tu_json_num(tm, "slots_us") >= (double) slots * tu_json_num(tm, "floor_us") - 0.1);
     assert_true(strlen(jstr(j, "security")) > 0);
+    expect_coll_times(j, reps);
+    /* local nodes: one clock, and an in-band barrier before each repetition (an even number of
+     * slots, 2 at least) */
+    assert_string_equal(jstr(j, "clock"), "one");
+    int64_t b = tu_json_int(j, "barrier_slots");
+    assert_true(b >= 2 && b % 2 == 0);
 }
 
 /* Frames longer than one chunk (SN_CONN_CHUNK, 66560 bytes) travel in chunks and are checked in
@@ -699,6 +790,7 @@ static void test_run_json_contract(void **state)
     tu_expect_status(&p, 0);
     const char *j = tu_json_line(&p);
     expect_run_report(j, 3, 64);
+    assert_int_equal(tu_json_int(j, "barrier_slots"), 4); /* the diameter of torus:4x4 */
     assert_string_equal(jstr(j, "topology"), "torus:4x4");
     assert_string_equal(jstr(j, "collective"), "te");
     assert_string_equal(jstr(j, "ports"), "single");
@@ -793,6 +885,9 @@ static void test_run_idle_slots(void **state)
     assert_true(ups > 0);
     if (!near(ups, med / 2000))
         fail_msg("us_per_slot %g != wall_us_median / idle_slots = %g", ups, med / 2000);
+    /* the idle barrier is timed the same way, without a barrier before it */
+    expect_coll_times(j, 2);
+    assert_int_equal(tu_json_int(j, "barrier_slots"), 0);
     tu_exec_free(&p);
 }
 
@@ -1242,6 +1337,9 @@ static unsigned join_exact(const char *const *args)
     if (strcmp(jstr(jr, "trace_hash"), jstr(js, "trace_hash")) != 0)
         fail_msg("join run: trace_hash %s, sim says %s", jstr(jr, "trace_hash"),
                  jstr(js, "trace_hash"));
+    /* joined nodes: clock offsets estimated by control round trips, their uncertainty stated */
+    assert_string_equal(jstr(jr, "clock"), "offsets");
+    expect_coll_times(jr, 2);
     char what[256];
     print_message("  join: %-54s %4lld steps  %s\n", args_text(args, what, sizeof what),
                   (long long) tu_json_int(jr, "steps"), jstr(jr, "trace_hash"));
@@ -2276,6 +2374,7 @@ int main(void)
         cmocka_unit_test_teardown(test_exact_msgs, teardown),
         cmocka_unit_test_teardown(test_exact_64_nodes, teardown),
         cmocka_unit_test_teardown(test_exact_fcube, teardown),
+        cmocka_unit_test_teardown(test_exact_staples, teardown),
         cmocka_unit_test_teardown(test_exact_torus_framework, teardown),
         cmocka_unit_test_teardown(test_exact_mnb_generic, teardown),
         cmocka_unit_test_teardown(test_run_json_contract, teardown),

@@ -82,12 +82,80 @@ static void test_resolve_and_format(void **state)
     assert_int_equal(uv_loop_close(&loop), 0);
 }
 
+static void test_parse_range(void **state)
+{
+    (void) state;
+    uint16_t lo = 0, hi = 0;
+    tu_assert_rc(sn_addr_parse_range("7000-7099", &lo, &hi, NULL), 0);
+    assert_int_equal(lo, 7000);
+    assert_int_equal(hi, 7099);
+    tu_assert_rc(sn_addr_parse_range("1-65535", &lo, &hi, NULL), 0);
+    assert_int_equal(lo, 1);
+    assert_int_equal(hi, 65535);
+    tu_assert_rc(sn_addr_parse_range("8080", &lo, &hi, NULL), 0);
+    assert_int_equal(lo, 8080);
+    assert_int_equal(hi, 8080);
+    const char *bad[] = {"",        "-",      "0-10",  "10-0",   "9-3",     "70000",
+                         "1-65536", "a-b",    "10-",   "-10",    "10--20",  " 10-20",
+                         "10-20 ",  "+10-20", "10:20", "123456", "10-20-30"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        sn_err_t err = {0};
+        tu_assert_rc(sn_addr_parse_range(bad[i], &lo, &hi, &err), SN_EINVAL);
+        assert_non_null(strstr(err.msg, bad[i]));
+    }
+}
+
+static void on_conn(uv_stream_t *s, int status)
+{
+    (void) s;
+    (void) status;
+}
+
+static uint16_t bound_port(uv_tcp_t *h)
+{
+    struct sockaddr_storage ss;
+    int len = sizeof ss;
+    assert_int_equal(uv_tcp_getsockname(h, (struct sockaddr *) &ss, &len), 0);
+    return ntohs(((struct sockaddr_in *) &ss)->sin_port);
+}
+
+/* A port taken by one listener: a range of only that port is exhausted, a range starting there
+ * moves on to the next free port. */
+static void test_listen_range(void **state)
+{
+    (void) state;
+    uv_loop_t loop;
+    uv_tcp_t a, b, c;
+    struct sockaddr_in sin;
+    assert_int_equal(uv_loop_init(&loop), 0);
+    assert_int_equal(uv_ip4_addr("127.0.0.1", 0, &sin), 0);
+    uv_tcp_init(&loop, &a);
+    uv_tcp_init(&loop, &b);
+    uv_tcp_init(&loop, &c);
+    tu_assert_rc(sn_addr_listen(&a, (struct sockaddr *) &sin, 0, 0, 8, on_conn), 0);
+    uint16_t p = bound_port(&a);
+    assert_true(p > 0);
+    tu_assert_rc(sn_addr_listen(&b, (struct sockaddr *) &sin, p, p, 8, on_conn), UV_EADDRINUSE);
+    /* the same handle tries again after the failure */
+    uint16_t hi = p < 65535 - 200 ? (uint16_t) (p + 200) : 65535;
+    if (p < hi) {
+        tu_assert_rc(sn_addr_listen(&b, (struct sockaddr *) &sin, p, hi, 8, on_conn), 0);
+        uint16_t q = bound_port(&b);
+        assert_true(q > p && q <= hi);
+    }
+    uv_close((uv_handle_t *) &a, NULL);
+    uv_close((uv_handle_t *) &b, NULL);
+    uv_close((uv_handle_t *) &c, NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_int_equal(uv_loop_close(&loop), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_accepts),
-        cmocka_unit_test(test_parse_refuses),
-        cmocka_unit_test(test_resolve_and_format),
+        cmocka_unit_test(test_parse_accepts),      cmocka_unit_test(test_parse_refuses),
+        cmocka_unit_test(test_resolve_and_format), cmocka_unit_test(test_parse_range),
+        cmocka_unit_test(test_listen_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -65,7 +65,7 @@ static void test_kill_cascade(void **state)
     r[3] = rep(COORD_KIND_DEATH, 1, NONE, 0, NULL, 0,
                "node 1 (pid 42) was killed by signal 9 (Killed)");
     coord_verdict_t v;
-    sn__coord_blame(r, 4, 4, &v);
+    sn__coord_blame(r, 4, 4, NULL, &v);
     assert_int_equal(v.culprit, 1);
     assert_int_equal(v.slot, 3);
     assert_true(strncmp(v.error, "node 1 (pid 42) was killed by signal 9", 38) == 0);
@@ -74,7 +74,7 @@ static void test_kill_cascade(void **state)
     /* the order of arrival does not matter */
     coord_report_t s[4] = {r[3], r[2], r[1], r[0]};
     coord_verdict_t w;
-    sn__coord_blame(s, 4, 4, &w);
+    sn__coord_blame(s, 4, 4, NULL, &w);
     assert_int_equal(w.culprit, 1);
     assert_int_equal(w.slot, 3);
 }
@@ -94,7 +94,7 @@ static void test_deadline_chain(void **state)
     r[4] = rep(DEADLINE, 5, NONE, 7, m04, 2, "node 5: slot 7 deadline: nodes 0,4 silent");
     r[5] = rep(LINK, 5, 3, 7, NULL, 0, "node 5: link to node 3 failed at slot 7");
     coord_verdict_t v;
-    sn__coord_blame(r, 6, 6, &v);
+    sn__coord_blame(r, 6, 6, NULL, &v);
     assert_int_equal(v.culprit, 2);
     assert_int_equal(v.slot, 5);
     assert_true(strncmp(v.error, "node 2 failed (it stopped sending frames): ", 43) == 0);
@@ -113,7 +113,7 @@ static void test_corrupt_frame(void **state)
     r[1] = rep(LINK, 1, 2, 4, NULL, 0, "node 1: link to node 2 failed at slot 4");
     r[2] = rep(CORRUPT, 2, 3, 4, NULL, 0, "node 2: corrupt payload from node 3 at slot 4");
     coord_verdict_t v;
-    sn__coord_blame(r, 3, 4, &v);
+    sn__coord_blame(r, 3, 4, NULL, &v);
     assert_int_equal(v.culprit, 3);
     assert_int_equal(v.slot, 4);
     assert_string_equal(v.error,
@@ -121,7 +121,7 @@ static void test_corrupt_frame(void **state)
                         "at slot 4");
     /* a malformed frame is blamed the same way */
     r[2].kind = PROTO;
-    sn__coord_blame(r, 3, 4, &v);
+    sn__coord_blame(r, 3, 4, NULL, &v);
     assert_int_equal(v.culprit, 3);
     expect_contains(v.error, "(it sent a bad frame)");
 }
@@ -137,14 +137,14 @@ static void test_link_both_ends(void **state)
     r[1].edge_known = 1;
     r[1].edge = 2;
     coord_verdict_t a, b;
-    sn__coord_blame(r, 2, 4, &a);
+    sn__coord_blame(r, 2, 4, NULL, &a);
     assert_int_equal(a.culprit, NONE);
     assert_int_equal(a.link_a, 0);
     assert_int_equal(a.link_b, 1);
     assert_int_equal(a.slot, 7);
     expect_contains(a.error, "link 0-1 (edge 2) went silent at slot 7; both ends alive");
     coord_report_t s[2] = {r[1], r[0]};
-    sn__coord_blame(s, 2, 4, &b);
+    sn__coord_blame(s, 2, 4, NULL, &b);
     assert_int_equal(b.culprit, a.culprit);
     assert_string_equal(b.error, a.error);
 }
@@ -164,16 +164,66 @@ static void test_link_cut_deadlines(void **state)
     r[3].edge_known = 1;
     r[3].edge = 5;
     coord_verdict_t v;
-    sn__coord_blame(r, 4, 8, &v);
+    sn__coord_blame(r, 4, 8, NULL, &v);
     assert_int_equal(v.culprit, NONE);
     assert_int_equal(v.link_a, 5);
     assert_int_equal(v.link_b, 6);
     assert_int_equal(v.slot, 12);
     expect_contains(v.error, "link 5-6 (edge 5) went silent at slot 12; both ends alive");
     /* a stopped node 5 is different: it reports nothing, so nobody is accused by it */
-    sn__coord_blame(r, 3, 8, &v);
+    sn__coord_blame(r, 3, 8, NULL, &v);
     assert_int_equal(v.culprit, 5);
     assert_int_equal(v.link_a, NONE);
+}
+
+/* A link cut at the end of a repetition: node 2 received node 3's last frame, finished and waits
+ * for the next start; node 3 never gets node 2's last frame and accuses it. Node 2 reports nothing
+ * but answers the coordinator's liveness probe: the link is named, not node 2. A node that does
+ * not answer (stopped) is named as before, and a dead or silent accused node outranks a live one.
+ */
+static void test_link_cut_one_side(void **state)
+{
+    (void) state;
+    static const uint32_t m3[] = {2}, m5[] = {4}, m3b[] = {2, 4};
+    coord_report_t r[2];
+    r[0] = rep(DEADLINE, 3, 2, 10, m3, 1, "node 3: slot deadline at slot 10: no frame from node 2");
+    r[0].edge_known = 1;
+    r[0].edge = 3;
+    uint8_t alive[6] = {1, 1, 1, 1, 1, 1};
+    coord_verdict_t v;
+    sn__coord_blame(r, 1, 6, alive, &v);
+    assert_int_equal(v.culprit, NONE);
+    assert_int_equal(v.link_a, 2);
+    assert_int_equal(v.link_b, 3);
+    assert_int_equal(v.slot, 10);
+    expect_contains(v.error, "link 2-3 (edge 3) went silent at slot 10; both ends alive");
+    expect_contains(v.error, "node 2: no report; it answers the coordinator");
+    expect_contains(v.error, "[node 3: slot deadline at slot 10");
+    /* node 2 does not answer: it is the culprit */
+    alive[2] = 0;
+    sn__coord_blame(r, 1, 6, alive, &v);
+    assert_int_equal(v.culprit, 2);
+    assert_int_equal(v.link_a, NONE);
+    expect_contains(v.error, "node 2 failed (it stopped sending frames)");
+    /* liveness unknown (no probe): the accused node, as before */
+    sn__coord_blame(r, 1, 6, NULL, &v);
+    assert_int_equal(v.culprit, 2);
+    /* node 2 alive but node 4 silent too (node 3 and node 5 accuse it): node 4 is named */
+    alive[2] = 1;
+    alive[4] = 0;
+    r[0] =
+        rep(DEADLINE, 3, 2, 10, m3b, 2, "node 3: slot deadline at slot 10: no frame from node 2");
+    r[1] = rep(DEADLINE, 5, 4, 10, m5, 1, "node 5: slot deadline at slot 10: no frame from node 4");
+    sn__coord_blame(r, 2, 6, alive, &v);
+    assert_int_equal(v.culprit, 4);
+    assert_int_equal(v.link_a, NONE);
+    /* the accuser with the larger id comes second in the link's name */
+    alive[4] = 1;
+    r[0] = rep(DEADLINE, 1, 2, 7, m3, 1, "node 1: slot deadline at slot 7: no frame from node 2");
+    sn__coord_blame(r, 1, 6, alive, &v);
+    assert_int_equal(v.link_a, 1);
+    assert_int_equal(v.link_b, 2);
+    expect_contains(v.error, "link 1-2 went silent at slot 7; both ends alive [node 1: slot");
 }
 
 /* Nodes that left because the coordinator was silent (stopped, unreachable) outrank the deaths
@@ -187,7 +237,7 @@ static void test_coordinator_silent(void **state)
     r[1] = rep(COORD_KIND_DEATH, 1, NONE, 0, NULL, 0, "node 1 (pid 7) lost its control connection");
     r[2] = rep(COORD_KIND_DEATH, 0, NONE, 0, NULL, 0, "node 0 (pid 6) lost its control connection");
     coord_verdict_t v;
-    sn__coord_blame(r, 3, 4, &v);
+    sn__coord_blame(r, 3, 4, NULL, &v);
     assert_int_equal(v.culprit, NONE);
     assert_false(v.interrupted);
     expect_contains(v.error,
@@ -204,18 +254,18 @@ static void test_interrupt(void **state)
     r[1] = rep(LINK, 1, 2, 4, NULL, 0, "node 1: link to node 2 failed at slot 4");
     r[2] = rep(COORD_KIND_INTERRUPT, NONE, NONE, 0, NULL, 0, "interrupted by the user (SIGINT)");
     coord_verdict_t v;
-    sn__coord_blame(r, 3, 4, &v);
+    sn__coord_blame(r, 3, 4, NULL, &v);
     assert_int_equal(v.culprit, NONE);
     assert_true(v.interrupted);
     assert_string_equal(v.error, "interrupted by the user (SIGINT)");
     r[2] = rep(STEPNET__ABORT_KIND__ABORT_INTERRUPT, 3, NONE, 4, NULL, 0,
                "node 3: interrupted by SIGTERM");
-    sn__coord_blame(r, 3, 4, &v);
+    sn__coord_blame(r, 3, 4, NULL, &v);
     assert_true(v.interrupted);
     assert_int_equal(v.culprit, NONE);
     assert_string_equal(v.error, "node 3: interrupted by SIGTERM");
     /* without an interrupt, the death is the cause */
-    sn__coord_blame(r, 2, 4, &v);
+    sn__coord_blame(r, 2, 4, NULL, &v);
     assert_false(v.interrupted);
     assert_int_equal(v.culprit, 2);
 }
@@ -229,11 +279,11 @@ static void test_precedence(void **state)
     r[1] = rep(SELF, 2, NONE, 9, NULL, 0, "node 2: port model violation at slot 9");
     r[2] = rep(COORD_KIND_DEATH, 3, NONE, 0, NULL, 0, "node 3 (pid 7) exited with status 1");
     coord_verdict_t v;
-    sn__coord_blame(r, 2, 4, &v);
+    sn__coord_blame(r, 2, 4, NULL, &v);
     assert_int_equal(v.culprit, 2);
     assert_string_equal(v.error, "node 2: port model violation at slot 9 [node 1: link to node 2 "
                                  "failed at slot 9]");
-    sn__coord_blame(r, 3, 4, &v);
+    sn__coord_blame(r, 3, 4, NULL, &v);
     assert_int_equal(v.culprit, 3);
     expect_contains(v.error, "node 3 (pid 7) exited with status 1");
 }
@@ -246,11 +296,11 @@ static void test_own_finding(void **state)
         rep(COORD_KIND_RUN, NONE, NONE, 0, NULL, 0,
             "collective deadline (1 ms) expired: 4 of 4 nodes missing (nodes 0,1,2,3)");
     coord_verdict_t v;
-    sn__coord_blame(&r, 1, 4, &v);
+    sn__coord_blame(&r, 1, 4, NULL, &v);
     assert_int_equal(v.culprit, NONE);
     assert_int_equal(v.slot, 0);
     assert_string_equal(v.error, r.text);
-    sn__coord_blame(NULL, 0, 4, &v);
+    sn__coord_blame(NULL, 0, 4, NULL, &v);
     assert_int_equal(v.culprit, NONE);
     assert_string_equal(v.error, "");
 }
@@ -258,11 +308,12 @@ static void test_own_finding(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_kinds_apart),    cmocka_unit_test(test_kill_cascade),
-        cmocka_unit_test(test_deadline_chain), cmocka_unit_test(test_corrupt_frame),
-        cmocka_unit_test(test_link_both_ends), cmocka_unit_test(test_precedence),
-        cmocka_unit_test(test_own_finding),    cmocka_unit_test(test_link_cut_deadlines),
-        cmocka_unit_test(test_interrupt),      cmocka_unit_test(test_coordinator_silent),
+        cmocka_unit_test(test_kinds_apart),        cmocka_unit_test(test_kill_cascade),
+        cmocka_unit_test(test_deadline_chain),     cmocka_unit_test(test_corrupt_frame),
+        cmocka_unit_test(test_link_both_ends),     cmocka_unit_test(test_precedence),
+        cmocka_unit_test(test_own_finding),        cmocka_unit_test(test_link_cut_deadlines),
+        cmocka_unit_test(test_link_cut_one_side),  cmocka_unit_test(test_interrupt),
+        cmocka_unit_test(test_coordinator_silent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

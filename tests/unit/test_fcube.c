@@ -462,9 +462,12 @@ static void test_fcube_mnb(void **state)
         for (uint32_t msgs = 1; msgs <= (d <= 5 ? 2u : 1u); msgs++) {
             sn_params_t p = tu_params(SN_COLL_MNB, "multi", "one", "full");
             p.msgs = msgs;
-            tu_run_t r = tu_sim(t, &p, NULL);
-            assert_string_equal(r.algo->name, "mnb-fcube");
-            assert_int_equal(r.res.steps, msgs * want[d]);
+            /* auto takes the fewer of mnb-fcube and the translated tree of mnb-cayley */
+            tu_run_t r = tu_sim(t, &p, NULL), c = tu_sim(t, &p, "mnb-cayley");
+            assert_true(r.res.verified && c.res.verified);
+            uint64_t fc = msgs * want[d], best = c.res.steps < fc ? c.res.steps : fc;
+            assert_string_equal(r.algo->name, c.res.steps < fc ? "mnb-cayley" : "mnb-fcube");
+            assert_int_equal(r.res.steps, best);
             assert_int_equal(run_ok(t, &p, "mnb-fcube"), msgs * want[d]);
         }
         if (d <= 6) { /* all-port: the copies use every link of a node in one slot */
@@ -838,6 +841,114 @@ static void test_fcube_pmnb_example(void **state)
     sn_topo_free(t);
 }
 
+/* ---- dynamic broadcasting on FQ_d: eqs. (5) and (6) ---- */
+
+static void near(double got, double want, double tol, const char *what)
+{
+    if (!(got >= want - tol && got <= want + tol))
+        fail_msg("%s: %g, expected %g +- %g", what, got, want, tol);
+}
+
+/* The stability limit (5) for d = 2..16 at t_p = 0 and 0.1 (the values computed from the
+ * formula, to three decimals), and the bound (6) at rho = rho_max/2 and at rho = 0.2. */
+static void test_fcube_dyn_constants(void **state)
+{
+    (void) state;
+    static const uint32_t ds[] = {2, 3, 4, 5, 6, 7, 8, 10, 12, 16};
+    static const double tp0[] = {.250, .250, .286, .348, .432, .533, .640, .823, .929, .992};
+    static const double tp1[] = {.217, .217, .250, .308, .388, .488, .597, .795, .916, .990};
+    char spec[32];
+    for (size_t i = 0; i < sizeof ds / sizeof *ds; i++) {
+        snprintf(spec, sizeof spec, "foldedcube:%u", ds[i]);
+        sn_topo_t *t = tu_topo(spec);
+        sn_dyn_result_t r;
+        sn_dyn_constants(t, 0.001, 0, &r);
+        assert_int_equal(r.fcube, 1);
+        assert_string_equal(r.algorithm, "pmnb-fcube");
+        assert_string_equal(r.eq_stability, "(5)");
+        near(r.rho_star, tp0[i], 0.0006, spec);
+        near(r.X, 1.0 / (ds[i] + 1), 1e-12, "X = 1/(d+1)");
+        near(r.V, 2.0 * ds[i], 1e-12, "A = 2d");
+        near(r.rho, 0.001 * t->n / (ds[i] + 1), 1e-12, "rho = lambda N/(d+1)");
+        sn_dyn_constants(t, 0.001, 0.1, &r);
+        near(r.rho_star, tp1[i], 0.0006, spec);
+        near(r.V, 2.0 * ds[i] + 0.4 * ds[i], 1e-12, "A = 2d + 4d t_p");
+        sn_topo_free(t);
+    }
+    static const struct {
+        uint32_t d;
+        double rho, bound; /* rho 0: half of rho_max */
+    } b[] = {{4, 0, 26.36},   {8, 0, 56.76},   {16, 0, 119.97},
+             {4, 0.2, 45.08}, {8, 0.2, 39.23}, {16, 0.2, 67.41}};
+    for (size_t i = 0; i < sizeof b / sizeof *b; i++) {
+        snprintf(spec, sizeof spec, "foldedcube:%u", b[i].d);
+        sn_topo_t *t = tu_topo(spec);
+        sn_dyn_result_t c, r;
+        sn_dyn_constants(t, 1.0, 0, &c);
+        double rho = b[i].rho > 0 ? b[i].rho : c.rho_star / 2;
+        sn_dyn_constants(t, rho / (t->n * c.X), 0, &r);
+        near(r.delay_bound, b[i].bound, 0.006, spec);
+        sn_topo_free(t);
+    }
+    /* at and above the limit (5): no bound */
+    sn_topo_t *t = tu_topo("foldedcube:4");
+    sn_dyn_result_t c, r;
+    sn_dyn_constants(t, 1.0, 0, &c);
+    sn_dyn_constants(t, c.rho_star * 1.01 / (t->n * c.X), 0, &r);
+    assert_true(r.delay_bound < 0);
+    sn_topo_free(t);
+}
+
+static sn_dyn_result_t fq_dyn(const char *spec, double rho, double tp, double horizon,
+                              uint64_t seed)
+{
+    sn_topo_t *t = tu_topo(spec);
+    sn_params_t p;
+    sn_params_default(&p, SN_COLL_PMNB);
+    p.seed = seed;
+    sn_dyn_result_t c, r;
+    sn_dyn_constants(t, 1.0, tp, &c);
+    sn_dyn_opts_t o = {rho / (t->n * c.X), horizon, tp, NULL, NULL, NULL};
+    sn_err_t err = {0};
+    tu_assert_rc(sn_dyn_run(t, &p, &o, &r, &err), 0);
+    sn_topo_free(t);
+    return r;
+}
+
+/* Rounds of verified pmnb-fcube runs: the mean delay stays below eq. (6) below the limit (5);
+ * every request is broadcast exactly once (N - 1 deliveries each); a non-empty round takes 4d
+ * control slots (class computation and class ranks), an empty one 2d. */
+static void test_fcube_dyn_runs(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *spec;
+        double rho, tp, horizon;
+    } rows[] = {{"foldedcube:3", 0.2, 0, 1500},
+                {"foldedcube:4", 0.143, 0, 1500},
+                {"foldedcube:4", 0.257, 0, 1500},
+                {"foldedcube:5", 0.3, 0.1, 800},
+                {"foldedcube:4", 0.02, 0.1, 3000}};
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        sn_dyn_result_t r = fq_dyn(rows[i].spec, rows[i].rho, rows[i].tp, rows[i].horizon, 1 + i);
+        sn_topo_t *t = tu_topo(rows[i].spec);
+        uint32_t d = t->a;
+        if (!(r.delay_bound > 0 && r.delay_mean < r.delay_bound))
+            fail_msg("%s rho %g: mean delay %g, bound (6) %g", rows[i].spec, rows[i].rho,
+                     r.delay_mean, r.delay_bound);
+        assert_true(r.requests > 0 && r.broadcasts == r.requests);
+        assert_int_equal(r.deliveries, r.broadcasts * (t->n - 1));
+        assert_int_equal(r.control_slots, 4ull * d * r.rounds + 2ull * d * r.empty_rounds);
+        if (rows[i].tp > 0 && rows[i].rho < 0.05)
+            assert_true(r.empty_rounds > 0); /* light load: reservations that find nobody */
+        sn_topo_free(t);
+    }
+    /* the seed decides everything */
+    sn_dyn_result_t a = fq_dyn("foldedcube:4", 0.2, 0.1, 500, 9),
+                    b = fq_dyn("foldedcube:4", 0.2, 0.1, 500, 9);
+    assert_true(a.delay_mean == b.delay_mean && a.rounds == b.rounds);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -860,6 +971,8 @@ int main(void)
         cmocka_unit_test(test_fcube_te_d2),
         cmocka_unit_test(test_fcube_pmnb),
         cmocka_unit_test(test_fcube_pmnb_example),
+        cmocka_unit_test(test_fcube_dyn_constants),
+        cmocka_unit_test(test_fcube_dyn_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -710,6 +710,48 @@ static void test_dyn_refusals(void **state)
     o.lambda = 0.01; /* frags 1: the split algorithm refuses, and says what it needs */
     tu_assert_rc(sn_dyn_run(t, &p, &o, &r, &err), SN_ENOTSUP);
     assert_non_null(strstr(err.msg, "multiple of 4"));
+    o.algo = "pmnb-route"; /* no paper constants for it: refused, naming the accepted ones */
+    tu_assert_rc(sn_dyn_run(t, &p, &o, &r, &err), SN_ENOTSUP);
+    assert_non_null(strstr(err.msg, "pmnb-mesh"));
+    sn_topo_free(t);
+}
+
+/* Dynamic broadcasting without splitting (rounds of pmnb-mesh): X (9b), V (10b) and the largest
+ * rho with 1 - rho - lambda V > 0, against Table C; a run stays below (11) and plays every round
+ * with whole packets. */
+static void test_dyn_nosplit(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *spec;
+        double tp, X, V, rho_star;
+    } rows[] = {{"torus:8x8", 0, 0.281, 23, 0.439},    {"torus:8x8", 0.1, 0.281, 28.6, 0.386},
+                {"torus:8x8", 1, 0.281, 79, 0.186},    {"torus:16x16", 0, 0.266, 47, 0.591},
+                {"torus:16x16", 1, 0.266, 167, 0.289}, {"torus:4x4x4", 0, 0.219, 16, 0.467},
+                {"mesh:8x8", 0.1, 0.492, 34.6, 0.477}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        sn_topo_t *t = tu_topo(rows[i].spec);
+        sn_dyn_result_t r;
+        sn_err_t err = {0};
+        tu_assert_rc(sn_dyn_constants_for(t, "pmnb-mesh", 0.01, rows[i].tp, &r, &err), 0);
+        assert_string_equal(r.algorithm, "pmnb-mesh");
+        close_to(r.X, rows[i].X, 0.0006, "X (9b)");
+        close_to(r.V, rows[i].V, 1e-9, "V (10b)");
+        close_to(r.rho_star, rows[i].rho_star, 0.0006, "rho* without splitting");
+        sn_topo_free(t);
+    }
+    sn_topo_t *t = tu_topo("torus:8x8");
+    sn_params_t p;
+    sn_params_default(&p, SN_COLL_PMNB);
+    p.seed = 3;
+    sn_dyn_result_t c, r;
+    sn_err_t err = {0};
+    tu_assert_rc(sn_dyn_constants_for(t, "pmnb-mesh", 1.0, 0.1, &c, &err), 0);
+    sn_dyn_opts_t o = {0.29 / (t->n * c.X), 2000, 0.1, "pmnb-mesh", NULL, NULL};
+    tu_assert_rc(sn_dyn_run(t, &p, &o, &r, &err), 0);
+    close_to(r.rho, 0.29, 1e-9, "rho");
+    assert_true(r.delay_bound > 0 && r.delay_mean < r.delay_bound);
+    assert_int_equal(r.deliveries, r.broadcasts * (t->n - 1));
     sn_topo_free(t);
 }
 
@@ -751,11 +793,49 @@ static void test_bounds_and_auto(void **state)
             }
         if (!found)
             fail_msg("%s: no bound %s", rows[i].spec, rows[i].name);
-        const sn_algo_t *a;
-        int64_t pred;
-        tu_assert_rc(sn_model_select(NULL, t, &prm, &a, NULL, &pred, &err), 0);
-        assert_null(strstr(a->name, "-mesh"));
-        assert_true(a->manual == 0);
+        sn_topo_free(t);
+    }
+}
+
+/* auto weighs the paper's algorithms (vs_generic) against a dry run of the generic router: the
+ * router, told the sources, is faster at small M; the split algorithm wins at large M with
+ * fragments; pexchange-mesh and pexchange-route trade places with M. Each pick is checked against
+ * real runs of both. */
+static void test_auto_where_each_wins(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *spec;
+        sn_coll_t coll;
+        uint32_t M, frags;
+        const char *want, *other;
+    } rows[] = {
+        {"torus:8x8", SN_COLL_PMNB, 4, 1, "pmnb-route", "pmnb-mesh"},
+        {"torus:8x8", SN_COLL_PMNB, 64, 4, "pmnb-mesh-split", "pmnb-route"},
+        {"torus:16x16", SN_COLL_PMNB, 256, 4, "pmnb-mesh-split", "pmnb-route"},
+        {"mesh:8x8", SN_COLL_PEXCHANGE, 2, 1, "pexchange-route", "pexchange-mesh"},
+        {"mesh:8x8", SN_COLL_PEXCHANGE, 8, 1, "pexchange-mesh", "pexchange-route"},
+        {"foldedcube:6", SN_COLL_PMNB, 8, 1, "pmnb-route", "pmnb-fcube"},
+        {"foldedcube:8", SN_COLL_PMNB, 256, 1, "pmnb-fcube", "pmnb-route"},
+    };
+    uint32_t src[256];
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        sn_topo_t *t = tu_topo(rows[i].spec);
+        sn_params_t prm;
+        sn_params_default(&prm, rows[i].coll);
+        prm.frags = rows[i].frags;
+        for (uint32_t k = 0; k < rows[i].M; k++) /* spread over the nodes */
+            src[k] = (uint32_t) (((uint64_t) k * t->n) / rows[i].M);
+        prm.sources = src, prm.nsources = rows[i].M;
+        tu_run_t a = tu_sim(t, &prm, NULL), w = tu_sim(t, &prm, rows[i].want),
+                 o = tu_sim(t, &prm, rows[i].other);
+        assert_true(a.res.verified && w.res.verified && o.res.verified);
+        if (strcmp(a.algo->name, rows[i].want) != 0 || a.res.steps > o.res.steps)
+            fail_msg("%s %s M = %u frags %u: auto took %s (%llu steps); %s %llu, %s %llu",
+                     rows[i].spec, sn_coll_name(rows[i].coll), rows[i].M, rows[i].frags,
+                     a.algo->name, (unsigned long long) a.res.steps, rows[i].want,
+                     (unsigned long long) w.res.steps, rows[i].other,
+                     (unsigned long long) o.res.steps);
         sn_topo_free(t);
     }
 }
@@ -763,13 +843,22 @@ static void test_bounds_and_auto(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_prefix_engine),   cmocka_unit_test(test_worked_example_3x3),
-        cmocka_unit_test(test_table_a),         cmocka_unit_test(test_table_b),
-        cmocka_unit_test(test_refusals),        cmocka_unit_test(test_bounds_and_auto),
-        cmocka_unit_test(test_pexchange_table), cmocka_unit_test(test_pexchange_sweep),
-        cmocka_unit_test(test_dyn_constants),   cmocka_unit_test(test_dyn_runs),
-        cmocka_unit_test(test_dyn_refusals),    cmocka_unit_test(test_sweep_1d),
-        cmocka_unit_test(test_sweep_2d),        cmocka_unit_test(test_sweep_3d),
+        cmocka_unit_test(test_prefix_engine),
+        cmocka_unit_test(test_worked_example_3x3),
+        cmocka_unit_test(test_table_a),
+        cmocka_unit_test(test_table_b),
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_bounds_and_auto),
+        cmocka_unit_test(test_auto_where_each_wins),
+        cmocka_unit_test(test_pexchange_table),
+        cmocka_unit_test(test_pexchange_sweep),
+        cmocka_unit_test(test_dyn_constants),
+        cmocka_unit_test(test_dyn_runs),
+        cmocka_unit_test(test_dyn_refusals),
+        cmocka_unit_test(test_dyn_nosplit),
+        cmocka_unit_test(test_sweep_1d),
+        cmocka_unit_test(test_sweep_2d),
+        cmocka_unit_test(test_sweep_3d),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -113,6 +113,99 @@ static void test_ratios(void **state)
     }
 }
 
+/* auto without a prediction (graphs that are not Cayley graphs): a dry run of mnb-route and
+ * mnb-balanced decides, so auto's multinode broadcast is the fewer of the two (mnb-balanced on
+ * larger meshes, mnb-route where balancing loses a step or two: mesh:2x7, ring:3*linear:4; a tie
+ * keeps mnb-route, registered first). */
+static void test_auto_fewer(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *spec, *algo;
+    } c[] = {{"mesh:8x8", "mnb-balanced"},        {"mesh:4x4x4", "mnb-balanced"},
+             {"mesh:6x6", "mnb-balanced"},        {"mesh:3x5", "mnb-balanced"},
+             {"mesh:2x7", "mnb-route"},           {"ring:3*linear:4", "mnb-route"},
+             {"ering:7:2*linear:3", "mnb-route"}, {"linear:9", "mnb-route"}};
+    for (size_t i = 0; i < NELEMS(c); i++) {
+        sn_topo_t *t = tu_topo(c[i].spec);
+        sn_params_t p = tu_params(SN_COLL_MNB, "multi", "one", "full");
+        tu_run_t a = tu_sim(t, &p, NULL), r = tu_sim(t, &p, "mnb-route"),
+                 b = tu_sim(t, &p, "mnb-balanced");
+        assert_true(a.res.verified && r.res.verified && b.res.verified);
+        uint64_t fewer = r.res.steps <= b.res.steps ? r.res.steps : b.res.steps;
+        if (strcmp(a.algo->name, c[i].algo) != 0 || a.res.steps != fewer)
+            fail_msg("%s: auto took %s (%llu steps); mnb-route %llu, mnb-balanced %llu", c[i].spec,
+                     a.algo->name, (unsigned long long) a.res.steps,
+                     (unsigned long long) r.res.steps, (unsigned long long) b.res.steps);
+        sn_topo_free(t);
+    }
+}
+
+/* mnb-cayley: one balanced breadth-first tree of the identity, translated to every source, and
+ * one timetable translated to every node. Verified, steps == its timetable (checked by tu_sim),
+ * never below the bounds, single-port exactly M (N - 1); multiport it meets the lower bound on
+ * these Cayley graphs (one step above it on ccc:3, foldedcube:6 and circulant:13:1,5), and auto
+ * takes it where nothing predicts fewer. */
+static void test_cayley(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *spec;
+        uint64_t steps, bound;
+    } c[] = {{"hypercube:6", 11, 11},  {"hypercube:9", 57, 57},    {"hypercube:10", 103, 103},
+             {"torus:7x5", 9, 9},      {"torus:16x16", 64, 64},    {"torus:4x4x4", 11, 11},
+             {"ccc:3", 9, 8},          {"ccc:4", 21, 21},          {"butterfly:3", 6, 6},
+             {"butterfly:4", 16, 16},  {"star:5", 30, 30},         {"foldedcube:6", 10, 9},
+             {"foldedcube:7", 16, 16}, {"complete:16", 1, 1},      {"ring:41", 20, 20},
+             {"ering:14:2", 4, 4},     {"circulant:13:1,5", 4, 3}, {"complete:3*complete:4", 3, 3}};
+    for (size_t i = 0; i < NELEMS(c); i++) {
+        sn_topo_t *t = tu_topo(c[i].spec);
+        sn_params_t p = tu_params(SN_COLL_MNB, "multi", "one", "full");
+        tu_run_t r = tu_sim(t, &p, "mnb-cayley");
+        assert_true(r.res.verified);
+        if (r.res.steps != c[i].steps || (uint64_t) r.bounds.best != c[i].bound ||
+            (int64_t) r.res.steps != r.predicted)
+            fail_msg("%s: %llu steps (predicted %lld), bound %lld; expected %llu and %llu",
+                     c[i].spec, (unsigned long long) r.res.steps, (long long) r.predicted,
+                     (long long) r.bounds.best, (unsigned long long) c[i].steps,
+                     (unsigned long long) c[i].bound);
+        tu_run_t a = tu_sim(t, &p, NULL); /* auto: never more steps */
+        assert_true(a.res.verified && a.res.steps <= r.res.steps);
+        sn_topo_free(t);
+    }
+    /* several packets per source, single-port (M (N - 1)), both reception models */
+    static const char *const specs[] = {"hypercube:5", "torus:3x5",  "star:4",      "ccc:3",
+                                        "butterfly:3", "ering:11:3", "foldedcube:4"};
+    for (size_t i = 0; i < NELEMS(specs); i++) {
+        sn_topo_t *t = tu_topo(specs[i]);
+        for (uint32_t M = 1; M <= 3; M++) {
+            sn_params_t p = tu_params(SN_COLL_MNB, "single", M == 2 ? "any" : "one", "full");
+            p.msgs = M;
+            tu_run_t r = tu_sim(t, &p, "mnb-cayley");
+            assert_true(r.res.verified);
+            assert_int_equal(r.res.steps, (uint64_t) M * (t->n - 1));
+            sn_params_t q = tu_params(SN_COLL_MNB, "multi", "one", "full");
+            q.msgs = M;
+            q.frags = M == 3 ? 2 : 1;
+            tu_run_t m = tu_sim(t, &q, "mnb-cayley");
+            assert_true(m.res.verified);
+            assert_true((int64_t) m.res.steps == m.predicted &&
+                        (int64_t) m.res.steps >= m.bounds.best);
+        }
+        sn_topo_free(t);
+    }
+    /* not a Cayley graph, and not half duplex */
+    sn_topo_t *t = tu_topo("mesh:3x3");
+    sn_params_t p = tu_params(SN_COLL_MNB, "multi", "one", "full");
+    sn_err_t err = {0};
+    assert_int_equal(sn_model_check(sn_model_find("mnb-cayley"), t, &p, &err), SN_ENOTSUP);
+    sn_topo_free(t);
+    t = tu_topo("hypercube:3");
+    p = tu_params(SN_COLL_MNB, "multi", "one", "half");
+    assert_int_equal(sn_model_check(sn_model_find("mnb-cayley"), t, &p, &err), SN_ENOTSUP);
+    sn_topo_free(t);
+}
+
 static void test_cycle(void **state)
 {
     (void) state;
@@ -214,10 +307,9 @@ static void test_multitree(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_against_route),
-        cmocka_unit_test(test_ratios),
-        cmocka_unit_test(test_cycle),
-        cmocka_unit_test(test_multitree),
+        cmocka_unit_test(test_against_route), cmocka_unit_test(test_ratios),
+        cmocka_unit_test(test_auto_fewer),    cmocka_unit_test(test_cayley),
+        cmocka_unit_test(test_cycle),         cmocka_unit_test(test_multitree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -494,10 +494,11 @@ static void test_auto(void **state)
         int64_t pred;
     } c[] = {{"torus:4x4x4", SN_COLL_TE, 6, "te-mns", 192},
              {"torus:3x3x3", SN_COLL_TE, 3, "te-mns", 27},
-             {"torus:4x4", SN_COLL_TE, 4, "te-a3", 32}, /* te-mns ties: 32 */
-             {"torus:8x8", SN_COLL_TE, 1, "te-a3", 64}, /* te-mns pads: 72 */
-             {"ring:6", SN_COLL_TE, 2, "te-mns", 9},    /* te-ring: 10 */
-             {"torus:4x4", SN_COLL_MNB, 1, "mnb-bsg", 5},
+             {"torus:4x4", SN_COLL_TE, 4, "te-a3", 32},      /* te-mns ties: 32 */
+             {"torus:8x8", SN_COLL_TE, 1, "te-a3", 64},      /* te-mns pads: 72 */
+             {"ring:6", SN_COLL_TE, 2, "te-mns", 9},         /* te-ring: 10 */
+             {"torus:4x4", SN_COLL_MNB, 1, "mnb-cayley", 4}, /* mnb-bsg pads: 5 */
+             {"torus:4x4", SN_COLL_MNB, 4, "mnb-bsg", 15},   /* mnb-cayley: 16 */
              {"torus:4x4x4", SN_COLL_SCATTER, 6, "scatter-bsg", 63},
              {"torus:4x4x4", SN_COLL_GATHER, 6, "gather-bsg", 63},
              {"torus:4x4x4", SN_COLL_SCATTER, 1, "scatter-balanced", 11}};

@@ -97,13 +97,13 @@ static void test_params_bad_collective(void **state)
 {
     (void) state;
     Stepnet__Assign a = STEPNET__ASSIGN__INIT;
-    a.collective = "allreduce";
+    a.collective = "allscatter";
     sn_params_t q;
     uint32_t *src = (uint32_t *) &q;
     sn_err_t err = {0};
     tu_assert_rc(sn_wire_assign_to_params(&a, &q, &src, &err), SN_EINVAL);
     assert_null(src);
-    assert_non_null(strstr(err.msg, "allreduce"));
+    assert_non_null(strstr(err.msg, "allscatter"));
 }
 
 /* The combining operator travels (absent means sum); an unknown one is a protocol error. */

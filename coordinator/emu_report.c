@@ -1,0 +1,209 @@
+/* Link emulation in the coordinator: the per-edge values of a run (--link-delay, --link-jitter,
+ * --link-rate and --link-file, read and validated before any node starts) and their report next
+ * to the measured per-link calibration, in JSON ("link_emulation") and text. The nodes apply the
+ * values (node/emulate.c); the Assign message carries them. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coord.h"
+#include "json.h"
+#include "stepnet/util.h"
+
+#define MAX_GROUPS_TEXT 8 /* distinct (delay, jitter, rate) values the text report lists */
+
+/* Reads the link file, at most SN_EMU_MAX_FILE bytes, into a NUL-terminated buffer. */
+static int read_file(const char *path, char **out, sn_err_t *err)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return sn_err_set(err, SN_EINVAL, "cannot read '%s' (--link-file): %s", path,
+                          strerror(errno));
+    char *buf = sn_xmalloc(SN_EMU_MAX_FILE + 1);
+    size_t n = fread(buf, 1, SN_EMU_MAX_FILE + 1, f);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad || n > SN_EMU_MAX_FILE || memchr(buf, '\0', n)) {
+        free(buf);
+        return sn_err_set(err, SN_EINVAL,
+                          bad ? "cannot read '%s' (--link-file)"
+                              : "'%s' (--link-file): expected a text file of at most 4 MiB",
+                          path);
+    }
+    buf[n] = '\0';
+    *out = buf;
+    return 0;
+}
+
+int coord_emu_build(const coord_opts_t *o, const sn_topo_t *t, sn_emu_t **out, sn_err_t *err)
+{
+    *out = NULL;
+    char *text = NULL;
+    int rc;
+    if (o->emu_file && (rc = read_file(o->emu_file, &text, err)) < 0)
+        return rc;
+    sn_emu_t *emu = NULL;
+    rc = sn_emu_build(t, &o->emu, text, o->emu_file ? o->emu_file : "", &emu, err);
+    free(text);
+    if (rc < 0)
+        return err ? (err->code = SN_EINVAL) : SN_EINVAL;
+    if (!emu->active) {
+        sn_emu_free(emu);
+        return 0;
+    }
+    *out = emu;
+    return 0;
+}
+
+static int same(const sn_emu_link_t *a, const sn_emu_link_t *b)
+{
+    return a->delay_ns == b->delay_ns && a->jitter_ns == b->jitter_ns && a->rate_bps == b->rate_bps;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : (x > y);
+}
+
+/* Groups of edges with equal values: the representative edge of each group in first[], the
+ * group of every edge in group[] (nedges), and the count; at most `cap` groups are named, the
+ * rest get group -1. */
+static size_t group_edges(const sn_emu_t *emu, uint32_t *first, int *group, size_t cap)
+{
+    size_t ng = 0;
+    for (uint32_t e = 0; e < emu->nedges; e++) {
+        group[e] = -1;
+        for (size_t g = 0; g < ng; g++)
+            if (same(&emu->edge[first[g]], &emu->edge[e]))
+                group[e] = (int) g;
+        if (group[e] < 0 && ng < cap) {
+            first[ng] = e;
+            group[e] = (int) ng++;
+        }
+    }
+    return ng;
+}
+
+/* The median of v over the edges of group g that were calibrated (< 0: none). */
+static double group_median(const int *group, int g, const double *v, uint32_t nedges)
+{
+    if (v == NULL)
+        return -1;
+    double *x = sn_xmalloc(((size_t) nedges + 1) * sizeof *x);
+    size_t n = 0;
+    for (uint32_t e = 0; e < nedges; e++)
+        if (group[e] == g && v[e] >= 0)
+            x[n++] = v[e];
+    double m = -1;
+    if (n) {
+        qsort(x, n, sizeof *x, cmp_double);
+        m = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+    }
+    free(x);
+    return m;
+}
+
+static size_t group_size(const int *group, int g, uint32_t nedges)
+{
+    size_t n = 0;
+    for (uint32_t e = 0; e < nedges; e++)
+        n += group[e] == g;
+    return n;
+}
+
+static void json_measured(json_t *j, const char *key, double v)
+{
+    if (v < 0)
+        json_null(j, key);
+    else
+        json_double(j, key, v);
+}
+
+static void json_values(json_t *j, const sn_emu_link_t *v)
+{
+    json_double(j, "delay_us", (double) v->delay_ns / 1e3);
+    json_double(j, "jitter_us", (double) v->jitter_ns / 1e3);
+    if (v->rate_bps)
+        json_uint(j, "rate_bps", v->rate_bps);
+    else
+        json_null(j, "rate_bps");
+}
+
+void coord_emu_report_json(json_t *j, const coord_opts_t *o, const coord_result_t *res)
+{
+    const sn_emu_t *emu = res->emu;
+    if (emu == NULL) {
+        json_null(j, "link_emulation");
+        return;
+    }
+    const sn_topo_t *t = o->ctx->topo;
+    uint32_t *first = sn_xcalloc((size_t) emu->nedges + 1, sizeof *first);
+    int *group = sn_xcalloc((size_t) emu->nedges + 1, sizeof *group);
+    size_t ng = group_edges(emu, first, group, emu->nedges);
+    json_open(j, "link_emulation", '{');
+    json_str(j, "by", "stepnet");
+    json_str(j, "file", o->emu_file);
+    json_uint(j, "probe_bytes", o->ctx->params.size);
+    json_open(j, "groups", '[');
+    for (size_t g = 0; g < ng; g++) {
+        json_open(j, NULL, '{');
+        json_values(j, &emu->edge[first[g]]);
+        json_uint(j, "links", group_size(group, (int) g, emu->nedges));
+        json_measured(j, "measured_us",
+                      group_median(group, (int) g, res->edge_alpha_us, emu->nedges));
+        json_measured(j, "measured_size_us",
+                      group_median(group, (int) g, res->edge_hop_us, emu->nedges));
+        json_close(j, '}');
+    }
+    json_close(j, ']');
+    json_open(j, "links", '[');
+    for (uint32_t e = 0; e < emu->nedges; e++) {
+        json_open(j, NULL, '{');
+        json_uint(j, "edge", e);
+        json_uint(j, "a", t->edges[e].a);
+        json_uint(j, "b", t->edges[e].b);
+        json_values(j, &emu->edge[e]);
+        json_measured(j, "measured_us", res->edge_alpha_us ? res->edge_alpha_us[e] : -1);
+        json_measured(j, "measured_size_us", res->edge_hop_us ? res->edge_hop_us[e] : -1);
+        json_close(j, '}');
+    }
+    json_close(j, ']');
+    json_close(j, '}');
+    free(first);
+    free(group);
+}
+
+void coord_emu_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res)
+{
+    const sn_emu_t *emu = res->emu;
+    if (emu == NULL)
+        return;
+    uint32_t first[MAX_GROUPS_TEXT];
+    int *group = sn_xcalloc((size_t) emu->nedges + 1, sizeof *group);
+    size_t ng = group_edges(emu, first, group, MAX_GROUPS_TEXT), shown = 0;
+    for (size_t g = 0; g < ng; g++) {
+        const sn_emu_link_t *v = &emu->edge[first[g]];
+        char d[32], jt[32], rt[32];
+        size_t n = group_size(group, (int) g, emu->nedges);
+        shown += n;
+        double m = group_median(group, (int) g, res->edge_alpha_us, emu->nedges);
+        double ms = group_median(group, (int) g, res->edge_hop_us, emu->nedges);
+        fprintf(f, "  %-16sdelay %s jitter %s rate %s on %zu link%s: measured ",
+                g ? "" : "emulated", sn_emu_time_text(v->delay_ns, d, sizeof d),
+                sn_emu_time_text(v->jitter_ns, jt, sizeof jt),
+                sn_emu_rate_text(v->rate_bps, rt, sizeof rt), n, n == 1 ? "" : "s");
+        if (m < 0)
+            fprintf(f, "nothing (--probes 0)\n");
+        else
+            fprintf(f, "%.1f us one-way, %.1f us at %u bytes (median)\n", m, ms,
+                    o->ctx->params.size);
+    }
+    if (shown < emu->nedges)
+        fprintf(f, "  %-16s%zu more links with other values (see --json)\n", "",
+                (size_t) emu->nedges - shown);
+    if (o->emu_file)
+        fprintf(f, "  %-16sper-link values from %s\n", "", o->emu_file);
+    free(group);
+}

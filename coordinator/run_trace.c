@@ -1,0 +1,127 @@
+/* The trace of `stepnet run --trace FILE` (coordinator): turns the records the nodes sent with
+ * their results (the Result's trace fields) into trace events. Each node's times are its own
+ * monotonic clock (uv_hrtime, CLOCK_MONOTONIC), drawn from the earliest node's Start: on one
+ * machine all nodes share that clock; across machines the offsets are not corrected
+ * (docs/trace.md).
+ */
+#include <stdio.h>
+
+#include "coord.h"
+#include "trace.h"
+
+#define NS_PER_US 1000.0
+
+/* The time scale of a run's trace, as otherData states it. */
+static const char run_scale[] =
+    "microseconds of each node's monotonic clock since the earliest node's Start of the traced "
+    "repetition; comparable across nodes on one machine only";
+
+/* Slot s of node record tn (deg ports): when its frames left, how long until it held the frame of
+ * every port (ns; 0 when all were there before its own left), and the port whose frame came last
+ * (-1: none came after its own left). A frame that came before the Start (0) counts as at 0. */
+static void slot_times(const coord_trace_node_t *tn, uint32_t deg, uint64_t s, uint64_t *sent,
+                       uint64_t *wait, int64_t *last)
+{
+    const uint64_t *v = tn->slots + (s - 1) * (1 + (uint64_t) deg);
+    uint64_t latest = 0;
+    *last = -1;
+    for (uint32_t q = 0; q < deg; q++)
+        if (v[1 + q] > latest) {
+            latest = v[1 + q];
+            *last = q;
+        }
+    *sent = v[0];
+    if (latest <= v[0])
+        *last = -1;
+    *wait = *last >= 0 ? latest - v[0] : 0;
+}
+
+/* When the frame node sent on port in slot s reached the neighbour, on the trace's axis (us), from
+ * the neighbour's record; -1 when it did not record it (or it came before its Start). */
+static double arrival_at_peer(const coord_trace_t *ct, const sn_topo_t *t, uint64_t base,
+                              uint32_t node, uint32_t port, uint64_t s)
+{
+    const sn_port_t *pp = sn_topo_port(t, node, port);
+    const coord_trace_node_t *pn = &ct->nodes[pp->peer];
+    uint64_t stride = 1 + (uint64_t) sn_topo_degree(t, pp->peer);
+    if (s > pn->nslots / stride)
+        return -1;
+    uint64_t v = pn->slots[(s - 1) * stride + 1 + pp->rport];
+    return v ? (double) (pn->t0_ns - base + v) / NS_PER_US : -1;
+}
+
+void coord_trace_write(FILE *f, const coord_opts_t *o, const coord_result_t *res)
+{
+    const cli_ctx_t *c = o->ctx;
+    const sn_topo_t *t = c->topo;
+    const coord_trace_t *ct = res->trace;
+    trace_t tr;
+    trace_begin(&tr, f, t);
+    if (ct == NULL || ct->n != t->n) {
+        const char *why = "the run ended before the traced repetition was complete";
+        trace_note(&tr, "no trace", 0, why);
+        trace_end(&tr, "run", c, run_scale, o->trace_rep, 0, why);
+        return;
+    }
+    uint64_t base = UINT64_MAX, recorded = 0, dropped = 0, invalid = 0, cut = 0;
+    for (uint32_t i = 0; i < ct->n; i++)
+        if (ct->nodes[i].t0_ns < base)
+            base = ct->nodes[i].t0_ns;
+    double last_us = 0;
+    for (uint32_t i = 0; i < ct->n; i++) {
+        const coord_trace_node_t *tn = &ct->nodes[i];
+        double off = (double) (tn->t0_ns - base) / NS_PER_US;
+        uint32_t deg = sn_topo_degree(t, i);
+        uint64_t nslots = tn->nslots / (1 + (uint64_t) deg), sent, wait;
+        int64_t lastp;
+        if (nslots > recorded)
+            recorded = nslots;
+        if (tn->stop_slot > nslots)
+            cut++;
+        for (uint64_t s = 1; s <= nslots; s++) {
+            slot_times(tn, deg, s, &sent, &wait, &lastp);
+            double ts = off + (double) sent / NS_PER_US, dur = (double) wait / NS_PER_US;
+            trace_slot(&tr, i, s, ts, dur, lastp);
+            if (ts + dur > last_us)
+                last_us = ts + dur;
+            const uint64_t *v = tn->slots + (s - 1) * (1 + (uint64_t) deg);
+            for (uint32_t q = 0; q < deg; q++)
+                trace_frame(&tr, i, q, s, off + (double) v[1 + q] / NS_PER_US, (int64_t) q == lastp,
+                            v[1 + q] == 0);
+        }
+        for (size_t k = 0; k + 4 <= tn->nsends; k += 4) {
+            const uint64_t *v = tn->sends + k;
+            uint64_t s = v[0];
+            uint32_t port = (uint32_t) v[1];
+            if (s == 0 || s > nslots || port >= deg || (v[1] >> 32) > SN_PKT_CONTROL) {
+                invalid++; /* a record that does not fit the topology or the slots recorded */
+                continue;
+            }
+            sn_packet_t pkt = {.src = (uint32_t) v[2],
+                               .dst = (uint32_t) (v[2] >> 32),
+                               .seq = (uint32_t) v[3],
+                               .frag = (uint16_t) (v[3] >> 32),
+                               .kind = (uint8_t) (v[1] >> 32)};
+            slot_times(tn, deg, s, &sent, &wait, &lastp);
+            trace_send(&tr, i, port, s, &pkt, off + (double) sent / NS_PER_US,
+                       (double) wait / NS_PER_US, arrival_at_peer(ct, t, base, i, port, s));
+        }
+        uint64_t got = tn->nsends / 4;
+        if (tn->transmissions > got)
+            dropped += tn->transmissions - got;
+    }
+    char note[256];
+    const char *trunc = NULL;
+    if (dropped || invalid || cut) {
+        snprintf(note, sizeof note,
+                 "%llu nodes played slots past those they recorded (--trace-slots %llu, fewer "
+                 "where 1 + degree numbers a slot exceed half of %u): %llu transmissions left "
+                 "out; %llu records did not fit the topology",
+                 (unsigned long long) cut, (unsigned long long) o->trace_slots,
+                 SN_WIRE_MAX_TRACE_VALUES, (unsigned long long) dropped,
+                 (unsigned long long) invalid);
+        trace_note(&tr, "trace truncated", last_us, note);
+        trunc = note;
+    }
+    trace_end(&tr, "run", c, run_scale, o->trace_rep, recorded, trunc);
+}

@@ -1,0 +1,374 @@
+/* Sweeps and measured outputs (coordinator): the --sizes parser, wall-time statistics, the CSV of
+ * run and bench, the fields every run and bench JSON record opens and closes with, and the report
+ * of `stepnet bench` (an OSU-style table, or JSON lines). The fields are documented in
+ * docs/output.md. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "report.h"
+#include "secure.h"
+#include "stepnet/sim.h"
+#include "stepnet/util.h"
+#include "stepnet_version.h"
+#include "sweep.h"
+
+#define NS_PER_US  1000.0
+#define MAX_FACTOR 1024
+
+#define bad(err, ...) sn_err_set((err), SN_EINVAL, __VA_ARGS__)
+
+/* ---- --sizes ----------------------------------------------------------------------------------
+ */
+
+/* One size: digits with an optional K, M or G (powers of two), [s, e). */
+static int parse_one(const char *s, const char *e, uint64_t *out)
+{
+    if (s == e || *s < '0' || *s > '9')
+        return -1;
+    uint64_t x = 0;
+    for (; s < e && *s >= '0' && *s <= '9'; s++) {
+        x = x * 10 + (uint64_t) (*s - '0');
+        if (x > SN_MAX_PACKET_SIZE)
+            return -1;
+    }
+    if (s < e) {
+        int shift = *s == 'K' || *s == 'k' ? 10 : *s == 'M' ? 20 : *s == 'G' ? 30 : -1;
+        if (shift < 0 || s + 1 != e)
+            return -1;
+        x <<= shift;
+    }
+    if (x > SN_MAX_PACKET_SIZE)
+        return -1;
+    *out = x;
+    return 0;
+}
+
+static int push(uint32_t *v, size_t *n, uint64_t x, const char *text, sn_err_t *err)
+{
+    if (*n >= SWEEP_MAX_SIZES)
+        return bad(err, "bad value '%s' for --sizes: more than %d sizes", text, SWEEP_MAX_SIZES);
+    if (*n > 0 && x <= v[*n - 1])
+        return bad(err, "bad value '%s' for --sizes: sizes must increase (%llu after %u)", text,
+                   (unsigned long long) x, v[*n - 1]);
+    v[(*n)++] = (uint32_t) x;
+    return 0;
+}
+
+int sweep_parse_sizes(const char *text, uint32_t **out, size_t *n, sn_err_t *err)
+{
+    static const char accepted[] =
+        "expected FROM:TO, FROM:TO:xF, FROM:TO:+S or a list A,B,C of sizes in bytes (digits "
+        "with an optional K, M or G, powers of two), from 0 to 1G";
+    uint32_t *v = sn_xcalloc(SWEEP_MAX_SIZES, sizeof *v);
+    size_t k = 0;
+    int rc = 0;
+    const char *colon = strchr(text, ':');
+    if (colon == NULL) { /* a list (of one or more) */
+        const char *s = text;
+        for (;;) {
+            const char *e = strchr(s, ',');
+            if (e == NULL)
+                e = s + strlen(s);
+            uint64_t x;
+            if (parse_one(s, e, &x) < 0) {
+                rc = bad(err, "bad value '%s' for --sizes: '%.*s' is not a size; %s", text,
+                         (int) (e - s), s, accepted);
+                goto fail;
+            }
+            if ((rc = push(v, &k, x, text, err)) < 0)
+                goto fail;
+            if (*e == '\0')
+                break;
+            s = e + 1;
+        }
+    } else { /* a range */
+        const char *c2 = strchr(colon + 1, ':');
+        const char *end_to = c2 ? c2 : colon + strlen(colon);
+        uint64_t from, to, step = 2;
+        int add = 0;
+        if (parse_one(text, colon, &from) < 0 || parse_one(colon + 1, end_to, &to) < 0) {
+            rc = bad(err, "bad value '%s' for --sizes: %s", text, accepted);
+            goto fail;
+        }
+        if (c2) {
+            const char *st = c2 + 1;
+            add = *st == '+';
+            if ((*st != 'x' && *st != '+') || parse_one(st + 1, st + strlen(st), &step) < 0 ||
+                (add ? step < 1 : (step < 2 || step > MAX_FACTOR))) {
+                rc = bad(err,
+                         "bad value '%s' for --sizes: the step '%s' must be xF (F from 2 to %d) or "
+                         "+S (S at least 1)",
+                         text, st, MAX_FACTOR);
+                goto fail;
+            }
+        }
+        if (from > to) {
+            rc = bad(err, "bad value '%s' for --sizes: FROM %llu is larger than TO %llu", text,
+                     (unsigned long long) from, (unsigned long long) to);
+            goto fail;
+        }
+        if (!add && from == 0) {
+            rc =
+                bad(err, "bad value '%s' for --sizes: a range by factor starts at 1 or more", text);
+            goto fail;
+        }
+        for (uint64_t x = from; x <= to; x = add ? x + step : x * step)
+            if ((rc = push(v, &k, x, text, err)) < 0)
+                goto fail;
+    }
+    *out = v;
+    *n = k;
+    return 0;
+fail:
+    free(v);
+    return rc;
+}
+
+/* ---- statistics ------------------------------------------------------------------------------ */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+    return x < y ? -1 : (x > y);
+}
+
+void sweep_stats(const uint64_t *wall_ns, size_t n, sweep_stats_t *out)
+{
+    memset(out, 0, sizeof *out);
+    out->n = n;
+    if (n == 0)
+        return;
+    uint64_t *w = sn_xmalloc(n * sizeof *w);
+    memcpy(w, wall_ns, n * sizeof *w);
+    qsort(w, n, sizeof *w, cmp_u64);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += (double) w[i];
+    out->avg = sum / (double) n / NS_PER_US;
+    out->min = (double) w[0] / NS_PER_US;
+    out->max = (double) w[n - 1] / NS_PER_US;
+    size_t h = n / 2;
+    out->p50 = n % 2 ? (double) w[h] / NS_PER_US : (double) (w[h - 1] + w[h]) / (2 * NS_PER_US);
+    size_t rank = (99 * n + 99) / 100; /* ceil(0.99 n), from 1 */
+    out->p99 = (double) w[rank - 1] / NS_PER_US;
+    free(w);
+}
+
+/* ---- CSV ---------------------------------------------------------------------------------------
+ */
+
+/* A CSV field: quoted (RFC 4180) when it holds a comma, a quote or a line break. */
+static void csv_str(FILE *f, const char *s)
+{
+    if (strpbrk(s, ",\"\r\n") == NULL) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+void sweep_csv_header(FILE *f)
+{
+    fputs(SWEEP_CSV_HEADER "\n", f);
+}
+
+void sweep_csv_row(FILE *f, const coord_opts_t *o, const coord_result_t *res,
+                   const coord_point_t *pt)
+{
+    const cli_ctx_t *c = o->ctx;
+    sweep_stats_t s;
+    sweep_stats(pt->wall_ns, pt->nwall, &s);
+    csv_str(f, c->topo->spec);
+    fprintf(f, ",%s,", sn_coll_name(c->params.coll));
+    csv_str(f, c->algo->name);
+    fprintf(f, ",%s,%s,%s,%u,", cli_ports_name(&c->params), cli_rx_name(&c->params),
+            cli_duplex_name(&c->params), pt->size);
+    if (s.n)
+        fprintf(f, "%.3f,%.3f,%.3f,%.3f,%.3f,", s.avg, s.min, s.max, s.p50, s.p99);
+    else
+        fputs(",,,,,", f);
+    int done = pt->state == COORD_POINT_DONE;
+    fprintf(f, "%zu,", s.n);
+    if (done)
+        fprintf(f, "%llu,", (unsigned long long) pt->steps);
+    else
+        fputc(',', f);
+    double pred = coord_point_predicted_us(o, res, pt);
+    if (pred >= 0)
+        fprintf(f, "%.3f", pred);
+    fprintf(f, ",%d\n", done);
+}
+
+/* ---- JSON fields of run and bench ------------------------------------------------------------ */
+
+void sweep_json_meta(json_t *j, const coord_result_t *res)
+{
+    char when[32] = "";
+    time_t t = (time_t) res->started;
+    struct tm tm;
+    if (gmtime_r(&t, &tm))
+        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    json_int(j, "schema", SWEEP_JSON_SCHEMA);
+    json_str(j, "stepnet_version", SN_VERSION);
+    json_str(j, "timestamp", when);
+}
+
+void sweep_json_stats(json_t *j, const sweep_stats_t *s)
+{
+    json_uint(j, "iterations", s->n);
+    if (s->n == 0) { /* nothing measured: null, never 0 */
+        json_null(j, "wall_us_avg");
+        json_null(j, "wall_us_min");
+        json_null(j, "wall_us_max");
+        json_null(j, "wall_us_p50");
+        json_null(j, "wall_us_p99");
+        return;
+    }
+    json_double(j, "wall_us_avg", s->avg);
+    json_double(j, "wall_us_min", s->min);
+    json_double(j, "wall_us_max", s->max);
+    json_double(j, "wall_us_p50", s->p50);
+    json_double(j, "wall_us_p99", s->p99);
+}
+
+void sweep_json_hosts_links(json_t *j, const coord_result_t *res)
+{
+    json_open(j, "hosts", '[');
+    for (uint32_t i = 0; i < res->nhosts; i++)
+        json_str(j, NULL, res->hosts[i].name);
+    json_close(j, ']');
+    json_open(j, "link_calibration", '[');
+    for (size_t i = 0; i < res->nlinks; i++) {
+        const coord_link_cal_t *l = &res->links[i];
+        double rtt0 = (double) l->rtt0_ns / NS_PER_US, rtt = (double) l->rtt_ns / NS_PER_US;
+        json_open(j, NULL, '{');
+        json_uint(j, "edge", l->edge);
+        json_uint(j, "a", l->a);
+        json_uint(j, "b", l->b);
+        json_double(j, "rtt0_us", rtt0);
+        json_double(j, "rtt_us", rtt);
+        json_uint(j, "bytes", l->bytes);
+        json_double(j, "alpha_us", rtt0 / 2);
+        json_double(j, "beta_us_per_byte",
+                    l->bytes && l->rtt_ns > l->rtt0_ns ? (rtt - rtt0) / 2 / l->bytes : 0.0);
+        json_close(j, '}');
+    }
+    json_close(j, ']');
+}
+
+/* ---- the report of stepnet bench --------------------------------------------------------------
+ */
+
+/* The point that failed, if any. */
+static const coord_point_t *failed_point(const coord_result_t *res)
+{
+    for (size_t k = 0; k < res->npoints; k++)
+        if (res->points[k].state == COORD_POINT_FAILED)
+            return &res->points[k];
+    return NULL;
+}
+
+void sweep_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res)
+{
+    const cli_ctx_t *c = o->ctx;
+    const sn_params_t *p = &c->params;
+    fprintf(
+        f, "# stepnet bench: %s on %s (%u nodes, %u links), algorithm %s, ports %s%s, %s duplex\n",
+        sn_coll_name(p->coll), c->topo->spec, c->topo->n, c->topo->nedges, c->algo->name,
+        cli_ports_name(p),
+        p->pm.ports == SN_PORTS_SINGLE ? (p->pm.rx == SN_RX_ANY ? " (rx any)" : " (rx one)") : "",
+        cli_duplex_name(p));
+    fprintf(f, "# %u iterations after %u warm-up per size, security %s", o->reps, o->warmup,
+            o->security == SN_SEC_SODIUM ? "sodium" : "none");
+    if (res->ncalibrated)
+        fprintf(f, "; links alpha %.2f us, beta %.6f us/byte (median of %zu, probes of %u bytes)\n",
+                res->alpha_us, res->beta_us, res->ncalibrated, p->size);
+    else
+        fprintf(f, "; links not calibrated (--probes 0)\n");
+    fprintf(f, "# %-10s %12s %12s %12s %12s %12s %11s %8s %14s\n", "Size", "Avg(us)", "Min(us)",
+            "Max(us)", "P50(us)", "P99(us)", "Iterations", "Steps", "Predicted(us)");
+    for (size_t k = 0; k < res->npoints; k++) {
+        const coord_point_t *pt = &res->points[k];
+        if (pt->state != COORD_POINT_DONE)
+            continue;
+        sweep_stats_t s;
+        sweep_stats(pt->wall_ns, pt->nwall, &s);
+        double pred = coord_point_predicted_us(o, res, pt);
+        fprintf(f, "  %-10u %12.2f %12.2f %12.2f %12.2f %12.2f %11zu %8llu ", pt->size, s.avg,
+                s.min, s.max, s.p50, s.p99, s.n, (unsigned long long) pt->steps);
+        if (pred >= 0)
+            fprintf(f, "%14.2f\n", pred);
+        else
+            fprintf(f, "%14s\n", "-");
+    }
+    const coord_point_t *bad_pt = failed_point(res);
+    if (res->failed && bad_pt)
+        fprintf(f, "# FAILED at size %u: %s\n", bad_pt->size, res->error);
+    else if (res->failed)
+        fprintf(f, "# FAILED: %s\n", res->error);
+}
+
+void sweep_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res)
+{
+    const coord_point_t *bad_pt = failed_point(res);
+    for (size_t k = 0; k < res->npoints; k++) {
+        const coord_point_t *pt = &res->points[k];
+        if (pt->state == COORD_POINT_PENDING)
+            continue;
+        cli_ctx_t c = *o->ctx; /* the run's context at this size (nothing here is freed) */
+        c.params.size = pt->size;
+        int done = pt->state == COORD_POINT_DONE;
+        sweep_stats_t s;
+        sweep_stats(pt->wall_ns, pt->nwall, &s);
+        char hash[24];
+        snprintf(hash, sizeof hash, "%016llx", (unsigned long long) pt->trace_hash);
+        json_t j;
+        json_begin(&j, f);
+        sweep_json_meta(&j, res);
+        report_json_head(&j, "bench", &c);
+        if (done) {
+            json_uint(&j, "steps", pt->steps);
+            json_uint(&j, "packets", pt->packets);
+            json_uint(&j, "deliveries", pt->deliveries);
+            json_str(&j, "trace_hash", hash);
+        } else {
+            json_null(&j, "steps");
+            json_null(&j, "packets");
+            json_null(&j, "deliveries");
+            json_null(&j, "trace_hash");
+        }
+        json_uint(&j, "expected_deliveries", sn_coll_expected_total(c.topo, &c.params));
+        json_bool(&j, "verified", done);
+        json_str(&j, "nodes_mode", o->join ? "join" : "local");
+        json_uint(&j, "warmup", o->warmup);
+        sweep_json_stats(&j, &s);
+        json_open(&j, "wall_us", '[');
+        for (size_t i = 0; i < pt->nwall; i++)
+            json_double(&j, NULL, (double) pt->wall_ns[i] / NS_PER_US);
+        json_close(&j, ']');
+        json_double(&j, "alpha_us", res->alpha_us);
+        json_double(&j, "beta_us_per_byte", res->beta_us);
+        double pred = coord_point_predicted_us(o, res, pt);
+        if (pred >= 0)
+            json_double(&j, "predicted_us", pred);
+        else
+            json_null(&j, "predicted_us");
+        if (done)
+            json_uint(&j, "bytes_checked", pt->bytes_checked);
+        else
+            json_null(&j, "bytes_checked");
+        json_str(&j, "security", o->security == SN_SEC_SODIUM ? "sodium" : "none");
+        sweep_json_hosts_links(&j, res);
+        if (pt == bad_pt)
+            json_str(&j, "error", res->error);
+        json_end(&j);
+    }
+}

@@ -1,0 +1,67 @@
+/* Sweeps and measured-output helpers (coordinator): the --sizes list of `stepnet bench`, the
+ * statistics of a size's wall times, the CSV rows of run and bench, the JSON fields every run and
+ * bench record carries (schema, version, timestamp, hosts, per-link calibration), and the report
+ * of `stepnet bench`. docs/output.md documents every field. */
+#ifndef STEPNET_SWEEP_H
+#define STEPNET_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "coord.h"
+#include "json.h"
+
+/* The version of the JSON records of run and bench (their `schema` field): raised when a field
+ * changes meaning or goes away; new fields do not raise it. */
+#define SWEEP_JSON_SCHEMA 1
+/* At most this many sizes in one --sizes list. */
+#define SWEEP_MAX_SIZES 256
+/* The default --sizes, --iters and --warmup of `stepnet bench`. */
+#define SWEEP_DEFAULT_SIZES  "8:1M:x2"
+#define SWEEP_DEFAULT_ITERS  20
+#define SWEEP_DEFAULT_WARMUP 2
+
+/* Parses a --sizes value into *out (malloc'd, strictly increasing) and *n:
+ *   FROM:TO        FROM, 2 FROM, 4 FROM, ... up to TO (FROM at least 1)
+ *   FROM:TO:xF     the same with factor F (2 to 1024)
+ *   FROM:TO:+S     FROM, FROM + S, ... up to TO (S at least 1)
+ *   A,B,C          these sizes, strictly increasing
+ * Every size is decimal digits with an optional K, M or G (powers of two: 1K = 1024 bytes), from
+ * 0 to SN_MAX_PACKET_SIZE. 0, or SN_EINVAL with err naming the value and what is accepted. */
+int sweep_parse_sizes(const char *text, uint32_t **out, size_t *n, sn_err_t *err);
+
+/* Statistics of wall times in microseconds: average, least, largest, median (p50: the mean of
+ * the two middle values when n is even) and the 99th percentile by nearest rank (the value at
+ * rank ceil(0.99 n)). All 0 when n is 0. */
+typedef struct sweep_stats_s {
+    size_t n;
+    double avg, min, max, p50, p99;
+} sweep_stats_t;
+void sweep_stats(const uint64_t *wall_ns, size_t n, sweep_stats_t *out);
+
+/* The CSV header line of run and bench (without the newline), and one row per size. */
+#define SWEEP_CSV_HEADER                                                                           \
+    "topology,collective,algorithm,ports,rx,duplex,size,avg_us,min_us,max_us,p50_us,p99_us,"       \
+    "iterations,steps,predicted_us,verified"
+void sweep_csv_header(FILE *f);
+void sweep_csv_row(FILE *f, const coord_opts_t *o, const coord_result_t *res,
+                   const coord_point_t *pt);
+
+/* The fields that open every run and bench record: schema, stepnet_version, timestamp. */
+void sweep_json_meta(json_t *j, const coord_result_t *res);
+/* The statistics fields (iterations, wall_us_avg, _min, _max, _p50, _p99). */
+void sweep_json_stats(json_t *j, const sweep_stats_t *s);
+/* hosts (per node id) and link_calibration (per calibrated link). */
+void sweep_json_hosts_links(json_t *j, const coord_result_t *res);
+
+/* The prediction for one size in microseconds (the run's prediction with that size's steps and
+ * packet size); negative when the size did not run to the end. */
+double coord_point_predicted_us(const coord_opts_t *o, const coord_result_t *res,
+                                const coord_point_t *pt);
+
+/* `stepnet bench`: the OSU-style table, and one JSON object per line and size. */
+void sweep_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res);
+void sweep_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res);
+
+#endif

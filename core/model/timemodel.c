@@ -1,0 +1,175 @@
+/* The time model (core/model): a run's wall time from its slot schedule, per slot the maximum over
+ * nodes of the link and NIC terms of what each node moves, plus the control legs. Contracts and
+ * the formula in include/stepnet/timemodel.h; docs/model.md explains the terms. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stepnet/timemodel.h"
+#include "stepnet/util.h"
+
+struct sn_tm_s {
+    const sn_topo_t *t;
+    sn_tm_calib_t c;
+    double *alpha; /* [nedges]: measured, or the median of the measured ones */
+    double floor;
+    uint32_t floor_node;
+    /* the slot being accumulated: per node its data frames and its largest link term */
+    uint64_t slot;
+    uint32_t *k;
+    double *link;
+    uint32_t *touched;
+    size_t ntouched;
+    uint8_t *is_touched;
+    sn_tm_result_t r;
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : (x > y);
+}
+
+sn_tm_t *sn_tm_new(const sn_topo_t *t, const sn_tm_calib_t *c)
+{
+    sn_tm_t *m = sn_xcalloc(1, sizeof *m);
+    m->t = t;
+    m->c = *c;
+    m->alpha = sn_xcalloc((size_t) t->nedges + 1, sizeof *m->alpha);
+    double *meas = sn_xcalloc((size_t) t->nedges + 1, sizeof *meas);
+    size_t nm = 0;
+    for (uint32_t e = 0; e < t->nedges; e++)
+        if (c->edge_alpha_us && c->edge_alpha_us[e] >= 0)
+            meas[nm++] = c->edge_alpha_us[e];
+    double med = 0;
+    if (nm) {
+        qsort(meas, nm, sizeof *meas, cmp_double);
+        med = meas[nm / 2];
+    }
+    free(meas);
+    for (uint32_t e = 0; e < t->nedges; e++) {
+        m->alpha[e] = c->edge_alpha_us && c->edge_alpha_us[e] >= 0 ? c->edge_alpha_us[e] : med;
+        if (m->alpha[e] > m->floor) {
+            m->floor = m->alpha[e];
+            m->floor_node = t->edges[e].a;
+        }
+    }
+    for (uint32_t u = 0; c->node_alpha_us && u < t->n; u++)
+        if (c->node_alpha_us[u] > m->floor) {
+            m->floor = c->node_alpha_us[u];
+            m->floor_node = u;
+        }
+    if (c->slot_us > m->floor) {
+        m->floor = c->slot_us;
+        m->floor_node = UINT32_MAX; /* the whole network */
+    }
+    m->k = sn_xcalloc((size_t) t->n + 1, sizeof *m->k);
+    m->link = sn_xcalloc((size_t) t->n + 1, sizeof *m->link);
+    m->touched = sn_xcalloc((size_t) t->n + 1, sizeof *m->touched);
+    m->is_touched = sn_xcalloc((size_t) t->n + 1, 1);
+    m->r.floor_us = m->floor;
+    m->r.floor_node = m->floor_node;
+    m->r.ctl_us = c->ctl_us;
+    return m;
+}
+
+void sn_tm_free(sn_tm_t *m)
+{
+    if (m == NULL)
+        return;
+    free(m->alpha);
+    free(m->k);
+    free(m->link);
+    free(m->touched);
+    free(m->is_touched);
+    free(m);
+}
+
+/* Adds the slot being accumulated (and the empty slots before it) to the result. */
+static void close_slot(sn_tm_t *m, uint64_t upto)
+{
+    if (m->slot == 0)
+        return;
+    double best = m->floor;
+    uint32_t who = m->floor_node;
+    int kind = 0; /* 0 floor, 1 link, 2 NIC */
+    for (size_t i = 0; i < m->ntouched; i++) {
+        uint32_t u = m->touched[i];
+        if (m->link[u] > best) {
+            best = m->link[u];
+            who = u;
+            kind = 1;
+        }
+        if (m->c.node_alpha_us && m->c.node_beta_us) {
+            double nic = m->c.node_alpha_us[u] +
+                         (double) m->k[u] * (double) m->c.size * m->c.node_beta_us[u];
+            if (nic > best) {
+                best = nic;
+                who = u;
+                kind = 2;
+            }
+        }
+        m->k[u] = 0;
+        m->link[u] = 0;
+        m->is_touched[u] = 0;
+    }
+    m->ntouched = 0;
+    if (m->slot <= upto) {
+        m->r.slots_us += best;
+        m->r.floor_slots += kind == 0;
+        m->r.link_slots += kind == 1;
+        m->r.nic_slots += kind == 2;
+        if (best > m->r.max_slot_us) {
+            m->r.max_slot_us = best;
+            m->r.max_slot = m->slot;
+            m->r.max_slot_node = who;
+        }
+    }
+}
+
+void sn_tm_send(sn_tm_t *m, uint64_t slot, uint32_t node, uint32_t port, int data)
+{
+    if (slot != m->slot) {
+        close_slot(m, UINT64_MAX);
+        m->slot = slot;
+    }
+    const sn_topo_t *t = m->t;
+    if (node >= t->n || port >= sn_topo_degree(t, node))
+        return;
+    uint32_t e = sn_topo_port(t, node, port)->edge;
+    double beta = m->c.edge_beta_us && m->c.edge_beta_us[e] > 0 ? m->c.edge_beta_us[e] : 0;
+    double cost = m->alpha[e] + (data ? (double) m->c.size * beta : 0);
+    if (!m->is_touched[node]) {
+        m->is_touched[node] = 1;
+        m->touched[m->ntouched++] = node;
+    }
+    if (cost > m->link[node])
+        m->link[node] = cost;
+    m->k[node] += data != 0;
+}
+
+void sn_tm_finish(sn_tm_t *m, uint64_t steps, sn_tm_result_t *out)
+{
+    /* slots with transmissions were added as they closed; the rest take the floor */
+    close_slot(m, steps);
+    uint64_t seen = m->r.floor_slots + m->r.link_slots + m->r.nic_slots;
+    if (steps > seen) {
+        m->r.slots_us += (double) (steps - seen) * m->floor;
+        m->r.floor_slots += steps - seen;
+        if (m->floor > m->r.max_slot_us) {
+            m->r.max_slot_us = m->floor;
+            m->r.max_slot_node = m->floor_node;
+        }
+    }
+    m->r.slots = steps;
+    m->r.predicted_us = m->r.ctl_us + m->r.slots_us;
+    m->slot = 0;
+    *out = m->r;
+}
+
+void sn_tm_node_terms(double rtt0_us, double rtt_us, uint32_t deg, uint32_t size, double *nalpha_us,
+                      double *nbeta_us)
+{
+    *nalpha_us = rtt0_us / 2;
+    double out = rtt_us - rtt0_us;
+    *nbeta_us = deg && size && out > 0 ? out / ((double) deg * size) : 0;
+}

@@ -1,0 +1,80 @@
+/* stepnet time model (core/model/timemodel.c): the wall time of a run over real links predicted
+ * from its slot schedule and a per-link and per-node calibration (docs/model.md, "The time
+ * model").
+ *
+ * Under the slot barrier a node plays slot s+1 only with the slot-s frame of every neighbour, so a
+ * slot lasts as long as the slowest frame of that slot: the time of slot s is the maximum over
+ * nodes u of what u must move in it,
+ *
+ *   T(s) = max( F, max_u max( L_u(s), N_u(s) ) )
+ *   F      = max( max over edges of alpha_e, max over nodes of nalpha_u, slot )
+ *            (every link carries a frame every slot, every node sends on all its links at once;
+ *            slot: an empty slot of the whole network measured under the barrier, if given)
+ *   L_u(s) = max over u's data ports q in s of alpha_e(q) + size * beta_e(q)      (the link)
+ *   N_u(s) = nalpha_u + k_u(s) * size * nbeta_u        (u's NIC: its k data frames share it)
+ *
+ * and the run takes ctl + sum over s = 1 .. steps of T(s), ctl being the control legs (the Start
+ * fan-out and the Complete fan-in through the coordinator). Pure: the caller feeds the
+ * transmissions of the schedule (from the simulator) slot by slot. */
+#ifndef STEPNET_TIMEMODEL_H
+#define STEPNET_TIMEMODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stepnet/topo.h"
+
+/* The calibration the model uses; times in microseconds. Arrays are borrowed for the model's
+ * life. A negative edge_alpha_us[e] marks an edge that was not measured (the median of the
+ * measured edges stands in for it); node arrays may be NULL (no NIC term). */
+typedef struct sn_tm_calib_s {
+    const double *edge_alpha_us; /* [nedges]: one-way time of an empty frame */
+    const double *edge_beta_us;  /* [nedges]: per byte */
+    const double *node_alpha_us; /* [n]: one-way time of empty frames on all links at once */
+    const double *node_beta_us;  /* [n]: per byte through the node's NIC */
+    double ctl_us;               /* the control legs of one repetition */
+    double slot_us;              /* a measured empty slot of the whole network (0: none) */
+    uint32_t size;               /* bytes of a data packet */
+} sn_tm_calib_t;
+
+/* The prediction and its terms. */
+typedef struct sn_tm_result_s {
+    double predicted_us;    /* ctl_us + slots_us */
+    double slots_us;        /* sum of T(s) */
+    double ctl_us;          /* the control legs */
+    double floor_us;        /* F: the least a slot takes */
+    uint32_t floor_node;    /* the node that sets F (an end of the slowest edge, or the node of
+                               the slowest concurrent empty frames); UINT32_MAX: the measured
+                               empty slot */
+    uint64_t slots;         /* steps */
+    uint64_t floor_slots;   /* slots that take F */
+    uint64_t link_slots;    /* slots set by a link term L */
+    uint64_t nic_slots;     /* slots set by a NIC term N */
+    double max_slot_us;     /* the longest slot */
+    uint64_t max_slot;      /* which (the first of equals) */
+    uint32_t max_slot_node; /* the node whose term sets it (F: floor_node) */
+} sn_tm_result_t;
+
+typedef struct sn_tm_s sn_tm_t;
+
+/* A model of topology t with calibration c (both borrowed). Free with sn_tm_free. */
+sn_tm_t *sn_tm_new(const sn_topo_t *t, const sn_tm_calib_t *c);
+void sn_tm_free(sn_tm_t *m);
+
+/* One transmission of the schedule: node sends on port in slot; data is 1 for a data packet
+ * (size bytes), 0 for a control packet (an empty frame's cost). Slots must not decrease from one
+ * call to the next. */
+void sn_tm_send(sn_tm_t *m, uint64_t slot, uint32_t node, uint32_t port, int data);
+
+/* Closes the schedule at `steps` slots and fills *out. */
+void sn_tm_finish(sn_tm_t *m, uint64_t steps, sn_tm_result_t *out);
+
+/* The NIC terms of a node of degree deg from its concurrent calibration: rtt0_us and rtt_us, the
+ * time until every neighbour answered an empty and a size-byte probe sent on all its links at
+ * once (the answers carry no bytes). Every node probes at the same time, as in a slot, so the
+ * difference is the time the node's interface takes for deg size bytes: nalpha = rtt0 / 2; nbeta
+ * = max(0, rtt - rtt0) / (deg size) (0 when size or deg is 0). */
+void sn_tm_node_terms(double rtt0_us, double rtt_us, uint32_t deg, uint32_t size, double *nalpha_us,
+                      double *nbeta_us);
+
+#endif

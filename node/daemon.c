@@ -1,0 +1,451 @@
+/* The persistent daemon of stepnet-node (node/): `stepnet-node --serve --listen HOST:PORT` stays
+ * up and serves one run after another, like `iperf3 -s`. A coordinator (`stepnet run --nodes
+ * ADDR,...`) dials it, passes the handshake of net/secure.c with the cluster key and sends a
+ * DaemonInvite; the daemon starts one node process that joins the coordinator at the invitation's
+ * source address, answers with the node's id and pid, and reaps the process when the run ends.
+ * The run's state lives only in that process, so a run that dies leaves nothing in the daemon. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "conn.h"
+#include "errors.h"
+#include "node.h"
+#include "stepnet/util.h"
+#include "wire.h"
+
+#define KEY_FD         3   /* the descriptor on which a started node reads the key */
+#define SERVE_BACKLOG  64  /* invitations are few: one per run */
+#define MAX_CHILDREN   256 /* node processes of concurrent runs */
+#define CHILD_ARGS_MAX 24
+
+typedef struct daemon_s daemon_t;
+
+typedef struct child_s { /* one node process of one run */
+    uv_process_t proc;
+    daemon_t *d;
+    uint32_t id;
+    struct child_s *prev, *next;
+} child_t;
+
+typedef struct dconn_s { /* one invitation connection */
+    sn_conn_t c;
+    daemon_t *d;
+    int replied;
+    struct dconn_s *prev, *next;
+} dconn_t;
+
+struct daemon_s {
+    const sn_node_opts_t *o;
+    uv_loop_t loop;
+    uv_tcp_t listener;
+    sn_admit_t admit;
+    sn_conn_sec_cfg_t sec;
+    uv_signal_t sigint, sigterm;
+    sn_addr_t addr;                   /* --listen */
+    char link_host[SN_ADDR_MAX_TEXT]; /* the nodes' --listen: the host of --listen */
+    child_t *children;
+    uint32_t nchildren;
+    dconn_t *conns;
+    uint64_t runs;
+    int stopping;
+};
+
+static void dlog(const char *event, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* One line on stderr in the node's format, with "daemon" for the node id. */
+static void dlog(const char *event, const char *fmt, ...)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    struct tm tm;
+    localtime_r(&tv.tv_sec, &tm);
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%02d:%02d:%02d.%06ld daemon %s %s\n", tm.tm_hour, tm.tm_min, tm.tm_sec,
+            (long) tv.tv_usec, event, msg);
+}
+
+/* ---- node processes ------------------------------------------------------------------------ */
+
+static void on_child_closed(uv_handle_t *h)
+{
+    child_t *ch = h->data;
+    daemon_t *d = ch->d;
+    if (ch->prev)
+        ch->prev->next = ch->next;
+    else
+        d->children = ch->next;
+    if (ch->next)
+        ch->next->prev = ch->prev;
+    d->nchildren--;
+    free(ch);
+}
+
+static void on_child_exit(uv_process_t *p, int64_t status, int term_signal)
+{
+    child_t *ch = p->data;
+    if (!ch->d->o->quiet || status != 0 || term_signal != 0)
+        dlog("DAEMON-NODE-EXIT", "node %u (pid %d) exited with status %lld%s%s", ch->id, p->pid,
+             (long long) status, term_signal ? ", signal " : "",
+             term_signal ? strsignal(term_signal) : "");
+    uv_close((uv_handle_t *) p, on_child_closed);
+}
+
+/* A pipe holding the key in the file format, its write end closed: the read end in *out. The key
+ * never appears on a command line or in the environment. */
+static int key_pipe(const sn_key_t *key, int *out)
+{
+    int kp[2];
+    char text[2 * SN_KEY_BYTES + 1];
+    if (pipe(kp) != 0)
+        return -1;
+    if (fcntl(kp[0], F_SETFD, FD_CLOEXEC) != 0 || fcntl(kp[1], F_SETFD, FD_CLOEXEC) != 0) {
+        close(kp[0]);
+        close(kp[1]);
+        return -1;
+    }
+    sn_key_format(key, text);
+    ssize_t w = write(kp[1], text, sizeof text); /* 65 bytes: fits any pipe buffer */
+    sodium_memzero(text, sizeof text);
+    close(kp[1]);
+    if (w != (ssize_t) sizeof text) {
+        close(kp[0]);
+        return -1;
+    }
+    *out = kp[0];
+    return 0;
+}
+
+/* Starts the node of an invitation: it joins `coord` (HOST:PORT) as `id`. 0 with its pid, or -1
+ * with why. */
+static int start_node(daemon_t *d, const char *coord, uint32_t id, const Stepnet__DaemonInvite *inv,
+                      int *pid, char *why, size_t cap)
+{
+    const sn_node_opts_t *o = d->o;
+    if (d->nchildren >= MAX_CHILDREN) {
+        snprintf(why, cap, "the daemon already runs %u node processes", d->nchildren);
+        return -1;
+    }
+    char idbuf[16], msbuf[16], range[16];
+    snprintf(idbuf, sizeof idbuf, "%u", id);
+    snprintf(msbuf, sizeof msbuf, "%u",
+             inv->has_connect_ms && inv->connect_ms ? inv->connect_ms : o->connect_ms);
+    snprintf(range, sizeof range, "%u-%u", o->port_lo, o->port_hi);
+    const char *args[CHILD_ARGS_MAX];
+    int na = 0, kfd = -1;
+    args[na++] = o->node_bin;
+    args[na++] = "--join";
+    args[na++] = coord;
+    args[na++] = "--id";
+    args[na++] = idbuf;
+    args[na++] = "--listen";
+    args[na++] = d->link_host;
+    args[na++] = "--connect-timeout-ms";
+    args[na++] = msbuf;
+    if (o->port_lo) {
+        args[na++] = "--port-range";
+        args[na++] = range;
+    }
+    if (o->advertise) {
+        args[na++] = "--advertise";
+        args[na++] = o->advertise;
+    }
+    if (o->security == SN_SEC_SODIUM) {
+        if (key_pipe(o->key, &kfd) < 0) {
+            snprintf(why, cap, "cannot create the key pipe: %s", strerror(errno));
+            return -1;
+        }
+        args[na++] = "--key-fd";
+        args[na++] = "3";
+    } else {
+        args[na++] = "--security";
+        args[na++] = "none";
+        args[na++] = "--insecure-ok";
+    }
+    if (!(inv->has_verbose && inv->verbose))
+        args[na++] = "--quiet";
+    args[na] = NULL;
+    uv_stdio_container_t stdio[KEY_FD + 1];
+    stdio[0].flags = UV_IGNORE;
+    stdio[1].flags = UV_IGNORE; /* LISTEN and READY lines: the coordinator already knows */
+    stdio[2].flags = UV_INHERIT_FD;
+    stdio[2].data.fd = 2;
+    stdio[KEY_FD].flags = UV_INHERIT_FD;
+    stdio[KEY_FD].data.fd = kfd;
+    uv_process_options_t po;
+    memset(&po, 0, sizeof po);
+    po.file = o->node_bin;
+    po.args = (char **) args;
+    po.exit_cb = on_child_exit;
+    po.stdio = stdio;
+    po.stdio_count = kfd >= 0 ? KEY_FD + 1 : KEY_FD;
+    child_t *ch = sn_xcalloc(1, sizeof *ch);
+    ch->d = d;
+    ch->id = id;
+    ch->proc.data = ch;
+    ch->next = d->children;
+    if (d->children)
+        d->children->prev = ch;
+    d->children = ch;
+    d->nchildren++;
+    int rc = uv_spawn(&d->loop, &ch->proc, &po);
+    if (kfd >= 0)
+        close(kfd);
+    if (rc < 0) {
+        snprintf(why, cap, "cannot start %s: %s", o->node_bin, uv_strerror(rc));
+        /* libuv: the handle is closed even after a failed spawn; freed in its close callback */
+        uv_close((uv_handle_t *) &ch->proc, on_child_closed);
+        return -1;
+    }
+    *pid = ch->proc.pid;
+    return 0;
+}
+
+/* ---- invitations ---------------------------------------------------------------------------- */
+
+static void reply(dconn_t *dc, uint32_t id, int pid, const char *error)
+{
+    Stepnet__Control m = STEPNET__CONTROL__INIT;
+    Stepnet__DaemonReply r = STEPNET__DAEMON_REPLY__INIT;
+    if (error) {
+        r.error = (char *) error;
+    } else {
+        r.has_id = 1;
+        r.id = id;
+        r.has_pid = 1;
+        r.pid = (uint32_t) pid;
+    }
+    m.msg_case = STEPNET__CONTROL__MSG_DAEMON_REPLY;
+    m.daemon_reply = &r;
+    sn_wire_send_control(&dc->c, &m);
+    dc->replied = 1;
+    /* the coordinator closes the connection once it has the reply; one that does not is closed
+     * at the deadline */
+    sn_conn_expect(&dc->c, dc->d->o->connect_ms, "close after the reply");
+}
+
+/* The coordinator's address for the node: the invitation's source address and coord_port. */
+static int coord_address(dconn_t *dc, uint32_t port, char *out, size_t cap)
+{
+    struct sockaddr_storage sa;
+    int len = sizeof sa;
+    if (uv_tcp_getpeername(&dc->c.tcp, (struct sockaddr *) &sa, &len) < 0)
+        return -1;
+    if (sa.ss_family == AF_INET6)
+        ((struct sockaddr_in6 *) &sa)->sin6_port = htons((uint16_t) port);
+    else
+        ((struct sockaddr_in *) &sa)->sin_port = htons((uint16_t) port);
+    sn_addr_format((struct sockaddr *) &sa, out, cap);
+    return 0;
+}
+
+static void on_invite(dconn_t *dc, const Stepnet__DaemonInvite *inv)
+{
+    daemon_t *d = dc->d;
+    char coord[SN_ADDR_MAX_TEXT], why[300];
+    if (inv->version != SN_WIRE_VERSION) {
+        snprintf(why, sizeof why, "the daemon speaks protocol version %u, the coordinator %u",
+                 SN_WIRE_VERSION, inv->version);
+        dlog("DAEMON-REFUSED", "invitation from %s: %s", dc->c.peer, why);
+        reply(dc, 0, 0, why);
+        return;
+    }
+    if (inv->coord_port == 0 || inv->coord_port > 65535 ||
+        coord_address(dc, inv->coord_port, coord, sizeof coord) < 0) {
+        dlog("DAEMON-REFUSED", "invitation from %s: bad coordinator port %u", dc->c.peer,
+             inv->coord_port);
+        reply(dc, 0, 0, "bad coordinator port");
+        return;
+    }
+    /* the daemon's --id, when given, is the node's id; else the position in --nodes */
+    uint32_t id = d->o->want_id >= 0 ? (uint32_t) d->o->want_id : inv->id;
+    int pid = 0;
+    if (start_node(d, coord, id, inv, &pid, why, sizeof why) < 0) {
+        dlog("DAEMON-SPAWN", "invitation from %s: %s", dc->c.peer, why);
+        reply(dc, id, 0, why);
+        return;
+    }
+    d->runs++;
+    if (!d->o->quiet)
+        dlog("DAEMON-RUN", "run %llu: node %u (pid %d) joins the coordinator at %s",
+             (unsigned long long) d->runs, id, pid, coord);
+    reply(dc, id, pid, NULL);
+}
+
+static void dc_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
+{
+    dconn_t *dc = c->owner;
+    sn_admit_done(&dc->d->admit, c);
+    Stepnet__Control *m = type == SN_FRAME_CONTROL ? sn_wire_unpack_control(body, len) : NULL;
+    if (dc->replied || m == NULL || m->msg_case != STEPNET__CONTROL__MSG_DAEMON_INVITE) {
+        dlog("DAEMON-PROTO", "%s sent a frame that is not an invitation (%zu bytes): closed",
+             c->peer, len);
+        sn_conn_close(c);
+    } else {
+        sn_conn_expect_done(c);
+        on_invite(dc, m->daemon_invite);
+    }
+    if (m)
+        stepnet__control__free_unpacked(m, NULL);
+}
+
+static void dc_on_error(sn_conn_t *c, int status, const char *what)
+{
+    dconn_t *dc = c->owner;
+    if (!dc->replied && !dc->d->o->quiet)
+        dlog("DAEMON-CONN", "%s: %s: %s", c->peer, what, sn_net_strerror(status));
+}
+
+static void dc_on_closed(sn_conn_t *c)
+{
+    dconn_t *dc = c->owner;
+    daemon_t *d = dc->d;
+    sn_admit_done(&d->admit, c);
+    if (dc->prev)
+        dc->prev->next = dc->next;
+    else
+        d->conns = dc->next;
+    if (dc->next)
+        dc->next->prev = dc->prev;
+    free(dc);
+}
+
+static const sn_conn_ops_t dc_ops = {dc_on_frame, dc_on_error, dc_on_closed};
+
+static void admit_log(sn_admit_t *a, const char *line)
+{
+    (void) a;
+    dlog("DAEMON-REFUSED", "%s", line);
+}
+
+static void accept_one(sn_admit_t *a)
+{
+    daemon_t *d = a->owner;
+    dconn_t *dc = sn_xcalloc(1, sizeof *dc);
+    dc->d = d;
+    sn_conn_init(&d->loop, &dc->c, &dc_ops, dc);
+    dc->next = d->conns;
+    if (d->conns)
+        d->conns->prev = dc;
+    d->conns = dc;
+    sn_wire_limits_control_prehello(&dc->c);
+    snprintf(dc->c.name, sizeof dc->c.name, "invitation");
+    sn_conn_expect(&dc->c, d->o->connect_ms, "invitation");
+    if (uv_accept((uv_stream_t *) &d->listener, (uv_stream_t *) &dc->c.tcp) < 0 ||
+        sn_conn_start(&dc->c, &d->sec, 0) < 0) {
+        sn_conn_close(&dc->c);
+        return;
+    }
+    sn_admit_add(&d->admit, &dc->c);
+}
+
+static const sn_admit_ops_t admit_ops = {admit_log, accept_one};
+
+static void on_connection(uv_stream_t *server, int status)
+{
+    daemon_t *d = server->data;
+    if (d->stopping || sn_admit_gate(&d->admit, status))
+        return;
+    accept_one(&d->admit);
+}
+
+/* ---- life cycle ----------------------------------------------------------------------------- */
+
+static void close_if_open(uv_handle_t *h)
+{
+    if (h->loop && !uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+static void on_signal(uv_signal_t *s, int signum)
+{
+    daemon_t *d = s->data;
+    if (d->stopping)
+        return;
+    d->stopping = 1;
+    dlog("DAEMON-STOP", "%s: stopping %u node process(es) and exiting", strsignal(signum),
+         d->nchildren);
+    for (child_t *ch = d->children; ch; ch = ch->next)
+        if (!uv_is_closing((uv_handle_t *) &ch->proc))
+            uv_process_kill(&ch->proc, SIGTERM);
+    for (dconn_t *dc = d->conns; dc; dc = dc->next)
+        sn_conn_close(&dc->c);
+    close_if_open((uv_handle_t *) &d->listener);
+    if (d->admit.timers_live)
+        sn_admit_close(&d->admit);
+    close_if_open((uv_handle_t *) &d->sigint);
+    close_if_open((uv_handle_t *) &d->sigterm);
+}
+
+int sn_node_serve(const sn_node_opts_t *o)
+{
+    daemon_t *d = sn_xcalloc(1, sizeof *d);
+    d->o = o;
+    d->sec.mode = o->security;
+    d->sec.key = o->key;
+    d->sec.deadline_ms = o->connect_ms;
+    int rc = 1;
+    sn_err_t err = {0};
+    struct sockaddr_storage sa;
+    uv_loop_init(&d->loop);
+    signal(SIGPIPE, SIG_IGN);
+    if (sn_addr_parse(o->serve_listen, -1, &d->addr, &err) < 0 ||
+        sn_addr_resolve(&d->loop, &d->addr, &sa, &err) < 0) {
+        dlog("DAEMON-ARGS", "bad --listen: %s", err.msg);
+        goto out;
+    }
+    snprintf(d->link_host, sizeof d->link_host, strchr(d->addr.host, ':') ? "[%s]" : "%s",
+             d->addr.host);
+    uv_tcp_init(&d->loop, &d->listener);
+    d->listener.data = d;
+    /* a coordinator that lists this daemon k times sends k invitations at once, all from one
+     * address: the reserve admits as many as the daemon may run nodes */
+    sn_admit_init(&d->admit, &d->loop, &admit_ops, d, MAX_CHILDREN, "invitation");
+    int lrc =
+        sn_addr_listen(&d->listener, (struct sockaddr *) &sa, 0, 0, SERVE_BACKLOG, on_connection);
+    if (lrc < 0) {
+        dlog("DAEMON-LISTEN", "cannot listen on %s: %s", o->serve_listen, uv_strerror(lrc));
+        close_if_open((uv_handle_t *) &d->listener);
+        sn_admit_close(&d->admit);
+        uv_run(&d->loop, UV_RUN_DEFAULT);
+        goto out;
+    }
+    int salen = sizeof sa;
+    uv_tcp_getsockname(&d->listener, (struct sockaddr *) &sa, &salen);
+    char bound[SN_ADDR_MAX_TEXT];
+    sn_addr_format((struct sockaddr *) &sa, bound, sizeof bound);
+    printf("SERVE port=%d\n",
+           ntohs(sa.ss_family == AF_INET6 ? ((struct sockaddr_in6 *) &sa)->sin6_port
+                                          : ((struct sockaddr_in *) &sa)->sin_port));
+    fflush(stdout);
+    dlog("DAEMON-LISTEN", "serving runs on %s (stepnet run --nodes ADDR,...)", bound);
+    uv_signal_init(&d->loop, &d->sigint);
+    d->sigint.data = d;
+    uv_signal_start(&d->sigint, on_signal, SIGINT);
+    uv_signal_init(&d->loop, &d->sigterm);
+    d->sigterm.data = d;
+    uv_signal_start(&d->sigterm, on_signal, SIGTERM);
+    uv_run(&d->loop, UV_RUN_DEFAULT);
+    rc = 0;
+out:
+    uv_run(&d->loop, UV_RUN_DEFAULT);
+    if (uv_loop_close(&d->loop) != 0) {
+        dlog("DAEMON-EXIT", "event loop still busy at exit");
+        rc = 1;
+    }
+    free(d);
+    return rc;
+}

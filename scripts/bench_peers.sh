@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Peer benchmark: stepnet next to Open MPI on the same machine, in one run, round by round.
+#   stepnet: `stepnet run` with --security none and with the default (sodium), one run per size;
+#            its figure is coll_us_median, the collective's own time (the latest completion minus
+#            the earliest start at the nodes, after the in-band barrier; docs/runtime.md), with
+#            wall_us_median (from the coordinator's START to the last COMPLETE) beside it.
+#   Open MPI: bench/osu_peer.c under mpirun (--mca btl tcp,self on lo: TCP over loopback, as stepnet),
+#            timed the way the OSU Micro-Benchmarks time a collective: MPI_Barrier, then the call
+#            timed by each rank; the figure is the average over ranks of each rank's mean
+#            (OSU's "Avg Latency"), with the maximum over ranks beside it.
+# Cases, for N processes: alltoall (stepnet te) and allgather (stepnet mnb) on complete:N, bcast on
+# complete:N and on hypercube:log2(N) (bcast over a tree of single hops, as MPI's trees).
+# Every figure is the median over --rounds rounds; within a round the three runs of a case and
+# size follow one another, so that they see the same machine state. Open MPI (openmpi-bin,
+# libopenmpi-dev) is installed here when missing, never by setup.sh or the tests.
+#
+#   scripts/bench_peers.sh [--rounds R] [--np "8 16"] [--sizes "8 ... 1048576"] [--reps K]
+#                          [--iters I] [--csv FILE]
+#     --rounds R  rounds (default 3)          --reps K   stepnet repetitions per run (default 5)
+#     --np LIST   process counts (8 16)       --iters I  MPI iterations per size (default 20)
+#     --sizes L   bytes per message (8 64 512 4096 32768 262144 1048576)
+#     --csv FILE  also write the table as CSV
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=3 nps="8 16" sizes="8 64 512 4096 32768 262144 1048576" reps=5 iters=20 csv=""
+posint() { # posint NAME VALUE MAX
+    [[ "$2" =~ ^[0-9]+$ ]] && [ "$2" -ge 1 ] && [ "$2" -le "$3" ] ||
+        { echo "bench_peers: $1 '$2': expected an integer from 1 to $3" >&2; exit 2; }
+}
+while [ $# -gt 0 ]; do
+    case "$1" in --rounds | --reps | --iters | --np | --sizes | --csv)
+        [ $# -ge 2 ] || { echo "bench_peers: $1 needs a value (see --help)" >&2; exit 2; } ;;
+    esac
+    case "$1" in
+    --rounds) posint --rounds "$2" 100; rounds="$2"; shift 2 ;;
+    --reps) posint --reps "$2" 1000; reps="$2"; shift 2 ;;
+    --iters) posint --iters "$2" 100000; iters="$2"; shift 2 ;;
+    --np) for n in $2; do
+              case "$n" in 2 | 4 | 8 | 16 | 32 | 64) ;; *)
+                  echo "bench_peers: --np '$n': expected powers of two from 2 to 64 (hypercube:log2 N)" >&2
+                  exit 2 ;;
+              esac
+          done
+          nps="$2"; shift 2 ;;
+    --sizes) for s in $2; do posint --sizes "$s" 16777216; done; sizes="$2"; shift 2 ;;
+    --csv) csv="$2"; shift 2 ;;
+    -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
+    *) echo "bench_peers: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    esac
+done
+[ -x build/stepnet ] && [ -x build/stepnet-node ] || scripts/setup.sh >/dev/null
+
+# Open MPI: only for this benchmark, only when it runs
+if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO=sudo
+    echo "bench_peers: installing openmpi-bin libopenmpi-dev (for this benchmark only)" >&2
+    $SUDO apt-get update >/dev/null
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends \
+        openmpi-bin libopenmpi-dev >/dev/null
+fi
+mpicc -O2 -Wall -Wextra -o build/osu_peer bench/osu_peer.c
+mpi_version=$(mpirun --version 2>/dev/null | head -n1)
+
+. scripts/bench_lib.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# stepnet_run KEYFILE SECURITY TOPO COLL SIZE: one run; appends "coll wall" to KEYFILE
+stepnet_run() {
+    local out
+    out=$(build/stepnet run --topo "$3" --coll "$4" --size "$5" --security "$2" --reps "$reps" \
+        --warmup 1 --probes 2 --json 2>"$tmp/err" </dev/null) || true
+    if [ "$(jget verified "$out")" != true ]; then
+        echo "bench_peers: stepnet run --topo $3 --coll $4 --size $5 --security $2 failed:" >&2
+        tail -n 3 "$tmp/err" >&2
+        exit 1
+    fi
+    echo "$(jget coll_us_median "$out") $(jget wall_us_median "$out") $(jget algorithm "$out")" >>"$1"
+}
+# mpi_run KEYPREFIX NP COLL: one mpirun over every size; appends "avg max" to KEYPREFIX.SIZE.
+# Loopback only (lo), as stepnet's 127.0.0.1: interfaces that come and go (other users' network
+# namespaces) break Open MPI's wiring up. A failed mpirun is said and run again, three times at
+# most.
+mpi_run() {
+    local line s try
+    for try in 1 2 3; do
+        # shellcheck disable=SC2086 # $sizes: one argument per size
+        mpirun --allow-run-as-root --oversubscribe --mca btl tcp,self \
+            --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo -np "$2" build/osu_peer "$3" \
+            $sizes --iters "$iters" --skip 3 </dev/null >"$tmp/mpi" 2>"$tmp/err" && break
+        echo "bench_peers: mpirun -np $2 osu_peer $3 failed (attempt $try of 3):" >&2
+        tail -n 5 "$tmp/err" >&2
+        [ "$try" = 3 ] && exit 1
+    done
+    while read -r line; do
+        s=$(kv size "$line")
+        echo "$(kv avg_us "$line") $(kv max_us "$line")" >>"$1.$s"
+    done <"$tmp/mpi"
+}
+
+cases() { # the cases for N processes: LABEL TOPO STEPNET-COLL MPI-COLL
+    local n=$1 d=0 m=$1
+    while [ "$m" -gt 1 ]; do m=$((m / 2)); d=$((d + 1)); done
+    echo "alltoall complete:$n te alltoall"
+    echo "allgather complete:$n mnb allgather"
+    echo "bcast complete:$n bcast bcast"
+    echo "bcast hypercube:$d bcast bcast"
+}
+
+started=$(date +%s)
+for r in $(seq "$rounds"); do
+    for n in $nps; do
+        while read -r label topo coll mcoll; do
+            key="$tmp/$n.$label.$topo"
+            mpi_run "$key.mpi" "$n" "$mcoll"
+            for s in $sizes; do
+                stepnet_run "$key.none.$s" none "$topo" "$coll" "$s"
+                stepnet_run "$key.sodium.$s" sodium "$topo" "$coll" "$s"
+            done
+        done < <(cases "$n")
+    done
+    echo "bench_peers: round $r of $rounds done ($(($(date +%s) - started)) s)" >&2
+done
+
+col() { awk -v c="$1" '{print $c}' "$2" | median; } # col N FILE: median of column N
+echo "stepnet $(build/stepnet --version 2>/dev/null | head -n1) vs $mpi_version; $(nproc) cores, $(uname -m)"
+echo "medians of $rounds rounds; stepnet: coll_us_median of $reps repetitions per run (wall_us_median"
+echo "beside it); Open MPI: OSU-style average over ranks of $iters timed iterations (max over ranks beside)"
+echo
+hdr="np,collective,topology,algorithm,size,stepnet_none_coll_us,stepnet_none_wall_us,stepnet_sodium_coll_us,mpi_avg_us,mpi_max_us,none_over_mpi,sodium_over_mpi"
+[ -n "$csv" ] && echo "$hdr" >"$csv"
+printf '%3s %-9s %-12s %-11s %8s %10s %10s %10s %10s %10s %7s %7s\n' np coll topology algorithm size \
+    none_us none_wall sodium_us mpi_avg mpi_max none/mpi sod/mpi
+for n in $nps; do
+    while read -r label topo coll mcoll; do
+        key="$tmp/$n.$label.$topo"
+        for s in $sizes; do
+            nc=$(col 1 "$key.none.$s") nw=$(col 2 "$key.none.$s") sc=$(col 1 "$key.sodium.$s")
+            algo=$(awk '{print $3}' "$key.none.$s" | head -n1)
+            ma=$(col 1 "$key.mpi.$s") mx=$(col 2 "$key.mpi.$s")
+            rn=$(awk -v a="$nc" -v b="$ma" 'BEGIN {printf "%.2f", a / b}')
+            rs=$(awk -v a="$sc" -v b="$ma" 'BEGIN {printf "%.2f", a / b}')
+            printf '%3s %-9s %-12s %-11s %8s %10.1f %10.1f %10.1f %10.1f %10.1f %7s %7s\n' "$n" \
+                "$label" "$topo" "$algo" "$s" "$nc" "$nw" "$sc" "$ma" "$mx" "$rn" "$rs"
+            [ -n "$csv" ] && echo "$n,$label,$topo,$algo,$s,$nc,$nw,$sc,$ma,$mx,$rn,$rs" >>"$csv"
+        done
+    done < <(cases "$n")
+done
+echo
+echo "none/mpi, sod/mpi: stepnet coll_us (--security none, default sodium) over Open MPI's average;"
+echo "below 1 stepnet is faster. Both exclude start-up; stepnet's figure is the span from the first"
+echo "node's start to the last node's completion, Open MPI's the mean of each rank's own call."

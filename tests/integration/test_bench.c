@@ -1,0 +1,564 @@
+/* Tests of the measured outputs of `stepnet bench` and `stepnet run` over real processes on
+ * 127.0.0.1: a sweep over three packet sizes in one launch (each size's steps and trace hash equal
+ * to `stepnet sim` at that size), its OSU-style text, JSON lines and CSV; the run report's
+ * statistics, CSV, schema, version, timestamp, hosts and per-link calibration; predicted_us null
+ * for a failed run; the strict parsing of --sizes (exit 2); the memory budget of the largest size;
+ * progress on stderr (forced, silenced, and on a terminal through script(1)); and that
+ * docs/output.md documents every JSON key run and bench emit and their CSV header. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define RUN_DEADLINE_S 120
+
+static tu_proc_t run_(const char *const *args)
+{
+    tu_exec_opts_t o = {.name = "stepnet", .deadline_s = RUN_DEADLINE_S};
+    return tu_exec(tu_env_bin("STEPNET"), args, &o);
+}
+
+#define RUN(...) run_((const char *const[]){__VA_ARGS__, NULL})
+
+/* A fresh temporary path (the file is created empty). */
+static void temp_path(char *path, size_t cap, const char *tag)
+{
+    snprintf(path, cap, "/tmp/stepnet-test-bench-%s-XXXXXX", tag);
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+}
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        fail_msg("cannot read %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t) n + 1);
+    assert_non_null(s);
+    assert_int_equal(fread(s, 1, (size_t) n, f), (size_t) n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+/* The line `i` (from 0) of s, without its newline, into buf; 0 when there is none. */
+static int nth_line(const char *s, size_t i, char *buf, size_t cap)
+{
+    for (; i > 0 && s; i--) {
+        s = strchr(s, '\n');
+        if (s)
+            s++;
+    }
+    if (s == NULL || *s == '\0')
+        return 0;
+    size_t len = strcspn(s, "\n");
+    if (len >= cap)
+        len = cap - 1;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    return 1;
+}
+
+static size_t count_lines(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* The steps and trace hash `stepnet sim` gives at `size`. */
+static void sim_at(const char *topo, const char *coll, const char *size, int64_t *steps, char *hash,
+                   size_t cap)
+{
+    tu_proc_t r = RUN("sim", "--topo", topo, "--coll", coll, "--size", size, "--json");
+    tu_expect_status(&r, 0);
+    const char *j = tu_json_line(&r);
+    *steps = tu_json_int(j, "steps");
+    tu_json_str(j, "trace_hash", hash, cap);
+    tu_exec_free(&r);
+}
+
+/* Splits a CSV line without quoted fields in place; returns the number of fields. */
+static size_t split_csv(char *line, char **f, size_t cap)
+{
+    size_t n = 0;
+    for (char *p = line; n < cap;) {
+        f[n++] = p;
+        p = strchr(p, ',');
+        if (p == NULL)
+            break;
+        *p++ = '\0';
+    }
+    return n;
+}
+
+/* ---- the JSON keys of a record, for the documentation check --------------------------------- */
+
+typedef struct keys_s {
+    char name[256][48];
+    size_t n;
+} keys_t;
+
+static void add_key(keys_t *k, const char *s, size_t len)
+{
+    if (len >= sizeof k->name[0])
+        fail_msg("JSON key too long: %.*s", (int) len, s);
+    for (size_t i = 0; i < k->n; i++)
+        if (strlen(k->name[i]) == len && memcmp(k->name[i], s, len) == 0)
+            return;
+    assert_true(k->n < 256);
+    memcpy(k->name[k->n], s, len);
+    k->name[k->n][len] = '\0';
+    k->n++;
+}
+
+/* Every member name of the value at p, nested ones included; returns the position after it. */
+static const char *walk(const char *p, keys_t *k)
+{
+    p = tu_json_ws(p);
+    if (*p == '{' || *p == '[') {
+        char close = *p == '{' ? '}' : ']';
+        p = tu_json_ws(p + 1);
+        if (*p == close)
+            return p + 1;
+        for (;;) {
+            p = tu_json_ws(p);
+            if (close == '}') {
+                assert_int_equal(*p, '"');
+                const char *q = strchr(p + 1, '"');
+                assert_non_null(q);
+                add_key(k, p + 1, (size_t) (q - p - 1));
+                p = tu_json_ws(q + 1);
+                assert_int_equal(*p, ':');
+                p++;
+            }
+            p = tu_json_ws(walk(p, k));
+            if (*p == ',') {
+                p++;
+                continue;
+            }
+            assert_int_equal(*p, close);
+            return p + 1;
+        }
+    }
+    const char *e = tu_json_skip(p);
+    assert_non_null(e);
+    return e;
+}
+
+static void expect_documented(const char *doc, const char *json, const char *what)
+{
+    keys_t k = {.n = 0};
+    walk(json, &k);
+    assert_true(k.n > 10);
+    for (size_t i = 0; i < k.n; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "`%s`", k.name[i]);
+        if (strstr(doc, want) == NULL)
+            fail_msg("docs/output.md does not document the key \"%s\" of %s", k.name[i], what);
+    }
+}
+
+static char *read_doc(void)
+{
+    const char *src = getenv("STEPNET_SRC");
+    if (src == NULL || *src == '\0')
+        fail_msg("STEPNET_SRC is not set: run this test through ctest");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/docs/output.md", src);
+    return read_text(path);
+}
+
+/* ---- tests ----------------------------------------------------------------------------------- */
+
+static const char *const sweep_sizes[] = {"8", "1024", "65536"};
+
+/* A three-size sweep of bcast on ring:4 in one launch: one JSON line per size, each verified with
+ * the simulator's steps and trace hash at its size, and the CSV with its header and three rows. */
+static void test_sweep_json_csv(void **state)
+{
+    (void) state;
+    char csv[256];
+    temp_path(csv, sizeof csv, "csv");
+    tu_proc_t r = RUN("bench", "--topo", "ring:4", "--coll", "bcast", "--sizes", "8,1K,64K",
+                      "--iters", "3", "--warmup", "1", "--json", "--csv", csv);
+    tu_expect_status(&r, 0);
+    assert_int_equal(count_lines(r.out), 3);
+    for (size_t i = 0; i < 3; i++) {
+        char line[16384];
+        assert_true(nth_line(r.out, i, line, sizeof line));
+        const char *e = tu_json_skip(line);
+        if (e == NULL || *tu_json_ws(e) != '\0')
+            fail_msg("line %zu of bench --json is not one JSON object: %s", i, line);
+        char buf[64];
+        assert_int_equal(tu_json_int(line, "schema"), 1);
+        assert_string_equal(tu_json_str(line, "cmd", buf, sizeof buf), "bench");
+        assert_true(strlen(tu_json_str(line, "stepnet_version", buf, sizeof buf)) > 0);
+        assert_int_equal(tu_json_int(line, "size"), atoll(sweep_sizes[i]));
+        assert_true(tu_json_bool(line, "verified"));
+        assert_int_equal(tu_json_int(line, "iterations"), 3);
+        double wall[8];
+        assert_int_equal(tu_json_nums(line, "wall_us", wall, 8), 3);
+        double mn = tu_json_num(line, "wall_us_min"), mx = tu_json_num(line, "wall_us_max");
+        double p50 = tu_json_num(line, "wall_us_p50"), avg = tu_json_num(line, "wall_us_avg");
+        assert_true(mn > 0 && mn <= p50 && p50 <= mx && mn <= avg && avg <= mx);
+        assert_true(tu_json_num(line, "predicted_us") > 0);
+        int64_t steps;
+        char hash[32], got[32];
+        sim_at("ring:4", "bcast", sweep_sizes[i], &steps, hash, sizeof hash);
+        assert_int_equal(tu_json_int(line, "steps"), steps);
+        assert_string_equal(tu_json_str(line, "trace_hash", got, sizeof got), hash);
+        assert_int_equal(tu_json_int(line, "bytes_checked"),
+                         tu_json_int(line, "deliveries") * atoll(sweep_sizes[i]));
+        int64_t hosts_n = 0;
+        const char *h = tu_json_need(line, "hosts");
+        assert_int_equal(*h, '[');
+        for (const char *q = h; *q && *q != ']'; q++)
+            hosts_n += *q == '"';
+        assert_int_equal(hosts_n, 2 * 4); /* one quoted name per node */
+    }
+    char *text = read_text(csv);
+    assert_int_equal(count_lines(text), 4);
+    char line[512];
+    assert_true(nth_line(text, 0, line, sizeof line));
+    assert_string_equal(line, "topology,collective,algorithm,ports,rx,duplex,size,avg_us,min_us,"
+                              "max_us,p50_us,p99_us,iterations,steps,predicted_us,verified");
+    for (size_t i = 0; i < 3; i++) {
+        assert_true(nth_line(text, i + 1, line, sizeof line));
+        char want[64];
+        snprintf(want, sizeof want, "ring:4,bcast,");
+        assert_memory_equal(line, want, strlen(want));
+        snprintf(want, sizeof want, ",full,%s,", sweep_sizes[i]);
+        assert_non_null(strstr(line, want));
+        char *f[20];
+        assert_int_equal(split_csv(line, f, 20), 16);
+        assert_string_equal(f[12], "3"); /* iterations */
+        int64_t steps;
+        char hash[32];
+        sim_at("ring:4", "bcast", sweep_sizes[i], &steps, hash, sizeof hash);
+        assert_int_equal(atoll(f[13]), steps);
+        assert_true(atof(f[14]) > 0);    /* predicted_us */
+        assert_string_equal(f[15], "1"); /* verified */
+    }
+    free(text);
+    tu_exec_free(&r);
+    unlink(csv);
+}
+
+static void expect_bad(const char *needle, const char *const *args)
+{
+    tu_proc_t r = run_(args);
+    tu_expect_status(&r, 2);
+    tu_expect_one_line(&r, r.err, r.nerr, "stderr");
+    if (strstr(r.err, needle) == NULL)
+        fail_msg("%s: stderr does not say '%s': %s", r.cmd, needle, r.err);
+    assert_int_equal(r.nout, 0);
+    tu_exec_free(&r);
+}
+
+#define BAD(needle, ...) expect_bad(needle, (const char *const[]){__VA_ARGS__, NULL})
+
+/* Several topologies and port models: one launch each, every size swept in each, the records in
+ * the order topology, then port model, then size; a bad item of either list is refused (exit 2)
+ * before any node starts. */
+static void test_cases(void **state)
+{
+    (void) state;
+    char csv[256];
+    temp_path(csv, sizeof csv, "cases");
+    tu_proc_t r =
+        RUN("bench", "--topo", "ring:4;hypercube:2", "--ports", "multi,single", "--coll", "bcast",
+            "--sizes", "8,64", "--iters", "2", "--warmup", "0", "--json", "--csv", csv);
+    tu_expect_status(&r, 0);
+    assert_int_equal(count_lines(r.out), 8);
+    char *text = read_text(csv);
+    assert_int_equal(count_lines(text), 9);
+    static const char *const want[][3] = {
+        {"ring:4", "multi", "8"},       {"ring:4", "multi", "64"},
+        {"ring:4", "single", "8"},      {"ring:4", "single", "64"},
+        {"hypercube:2", "multi", "8"},  {"hypercube:2", "multi", "64"},
+        {"hypercube:2", "single", "8"}, {"hypercube:2", "single", "64"},
+    };
+    for (size_t i = 0; i < 8; i++) {
+        char line[16384], buf[64];
+        assert_true(nth_line(r.out, i, line, sizeof line));
+        assert_string_equal(tu_json_str(line, "topology", buf, sizeof buf), want[i][0]);
+        assert_string_equal(tu_json_str(line, "ports", buf, sizeof buf), want[i][1]);
+        assert_int_equal(tu_json_int(line, "size"), atoll(want[i][2]));
+        assert_true(tu_json_bool(line, "verified"));
+        int64_t steps;
+        char hash[32];
+        tu_proc_t s = RUN("sim", "--topo", want[i][0], "--coll", "bcast", "--ports", want[i][1],
+                          "--size", want[i][2], "--json");
+        tu_expect_status(&s, 0);
+        const char *sj = tu_json_line(&s);
+        steps = tu_json_int(sj, "steps");
+        tu_json_str(sj, "trace_hash", hash, sizeof hash);
+        assert_int_equal(tu_json_int(line, "steps"), steps);
+        assert_string_equal(tu_json_str(line, "trace_hash", buf, sizeof buf), hash);
+        tu_exec_free(&s);
+        char *f[20];
+        assert_true(nth_line(text, i + 1, line, sizeof line));
+        assert_int_equal(split_csv(line, f, 20), 16);
+        assert_string_equal(f[0], want[i][0]);
+        assert_string_equal(f[3], want[i][1]);
+        assert_string_equal(f[6], want[i][2]);
+    }
+    free(text);
+    unlink(csv);
+    tu_exec_free(&r);
+    BAD("an empty item", "bench", "--topo", "ring:4;", "--coll", "bcast");
+    BAD("'foo'", "bench", "--topo", "ring:4", "--ports", "multi,foo", "--coll", "bcast");
+    BAD("'ring:x'", "bench", "--topo", "ring:4;ring:x", "--coll", "bcast");
+}
+
+/* The OSU-style table: its column header and one row per size, in order. */
+static void test_sweep_text(void **state)
+{
+    (void) state;
+    tu_proc_t r = RUN("bench", "--topo", "ring:4", "--coll", "te", "--ports", "single", "--sizes",
+                      "8:32", "--iters", "2", "--warmup", "0", "--no-progress");
+    tu_expect_status(&r, 0);
+    const char *hdr = strstr(r.out, "# Size");
+    assert_non_null(hdr);
+    static const char *const cols[] = {"Avg(us)", "Min(us)",    "Max(us)", "P50(us)",
+                                       "P99(us)", "Iterations", "Steps",   "Predicted(us)"};
+    const char *prev = hdr;
+    for (size_t i = 0; i < sizeof cols / sizeof *cols; i++) {
+        const char *c = strstr(prev, cols[i]);
+        if (c == NULL || c > strchr(hdr, '\n'))
+            fail_msg("the bench header lacks column %s (in order): %s", cols[i], r.out);
+        prev = c;
+    }
+    static const char *const sizes[] = {"8", "16", "32"};
+    const char *row = strchr(hdr, '\n') + 1;
+    for (size_t i = 0; i < 3; i++) {
+        char want[16];
+        snprintf(want, sizeof want, "  %s ", sizes[i]);
+        if (strncmp(row, want, strlen(want)) != 0)
+            fail_msg("row %zu of the bench table is not size %s: %s", i, sizes[i], r.out);
+        row = strchr(row, '\n') + 1;
+    }
+    assert_int_equal(*row, '\0');
+    tu_exec_free(&r);
+}
+
+static void test_bad_input(void **state)
+{
+    (void) state;
+    BAD("'8:1X'", "bench", "--topo", "ring:4", "--coll", "bcast", "--sizes", "8:1X");
+    BAD("'64,8'", "bench", "--topo", "ring:4", "--coll", "bcast", "--sizes", "64,8");
+    BAD("'8:2G'", "bench", "--topo", "ring:4", "--coll", "bcast", "--sizes", "8:2G");
+    BAD("'0:8'", "bench", "--topo", "ring:4", "--coll", "bcast", "--sizes", "0:8");
+    BAD("step", "bench", "--topo", "ring:4", "--coll", "bcast", "--sizes", "8:64:x1");
+    BAD("--sizes applies to stepnet bench", "run", "--topo", "ring:4", "--coll", "bcast", "--sizes",
+        "8,64");
+    BAD("either --sizes or --size", "bench", "--topo", "ring:4", "--coll", "bcast", "--sizes",
+        "8,64", "--size", "8");
+    BAD("--idle-slots", "bench", "--topo", "ring:4", "--coll", "bcast", "--idle-slots", "10");
+    BAD("dynbcast", "bench", "--topo", "mesh:4x4", "--coll", "dynbcast", "--rho", "0.5");
+    BAD("'0'", "bench", "--topo", "ring:4", "--coll", "bcast", "--iters", "0");
+    BAD("--csv", "run", "--topo", "ring:4", "--coll", "bcast", "--csv", "/nonexistent/dir/x.csv");
+    /* the memory budget is the largest size's, checked before any node starts: frames stream
+     * through chunks, so a 1 GiB packet costs a node only about a chunk more than 16 bytes (the
+     * estimates: about 17 MiB in all for 16 bytes, 22 MiB for 1 GiB); under 20M, 8 and 16 bytes
+     * pass and 1G does not */
+    BAD("packet size 1073741824 bytes", "bench", "--topo", "ring:4", "--coll", "te", "--sizes",
+        "8,16,1G", "--max-memory", "20M");
+    tu_proc_t r = RUN("bench", "--topo", "ring:4", "--coll", "te", "--sizes", "8,16", "--iters",
+                      "1", "--warmup", "0", "--max-memory", "20M");
+    tu_expect_status(&r, 0);
+    tu_exec_free(&r);
+    r = RUN("bench", "--help");
+    tu_expect_status(&r, 0);
+    assert_non_null(strstr(r.out, "--sizes LIST"));
+    assert_non_null(strstr(r.out, "--iters N"));
+    assert_non_null(strstr(r.out, "--csv FILE"));
+    tu_exec_free(&r);
+}
+
+/* `stepnet run`: the statistics in text, JSON and CSV, and the fields of its JSON record. */
+static void test_run_outputs(void **state)
+{
+    (void) state;
+    char csv[256];
+    temp_path(csv, sizeof csv, "runcsv");
+    tu_proc_t r =
+        RUN("run", "--topo", "ring:5", "--coll", "mnb", "--reps", "4", "--json", "--csv", csv);
+    tu_expect_status(&r, 0);
+    const char *j = tu_json_line(&r);
+    char buf[64];
+    assert_int_equal(tu_json_int(j, "schema"), 1);
+    assert_true(strlen(tu_json_str(j, "stepnet_version", buf, sizeof buf)) > 0);
+    tu_json_str(j, "timestamp", buf, sizeof buf); /* 2026-01-02T03:04:05Z */
+    assert_int_equal(strlen(buf), 20);
+    assert_true(buf[4] == '-' && buf[10] == 'T' && buf[19] == 'Z');
+    assert_int_equal(tu_json_int(j, "iterations"), 4);
+    assert_true(tu_json_num(j, "wall_us_min") <= tu_json_num(j, "wall_us_p50"));
+    assert_true(tu_json_num(j, "wall_us_p50") <= tu_json_num(j, "wall_us_p99"));
+    assert_true(tu_json_num(j, "wall_us_p99") <= tu_json_num(j, "wall_us_max"));
+    assert_true(tu_json_num(j, "wall_us_p50") == tu_json_num(j, "wall_us_median"));
+    const char *links = tu_json_need(j, "link_calibration");
+    assert_int_equal(*links, '[');
+    size_t nedge = 0;
+    for (const char *q = strstr(links, "\"edge\""); q && q < tu_json_skip(links);
+         q = strstr(q + 1, "\"edge\""))
+        nedge++;
+    assert_int_equal(nedge, 5); /* every link of ring:5, calibrated by its dialler */
+    assert_non_null(strstr(links, "\"alpha_us\""));
+    assert_non_null(strstr(links, "\"rtt0_us\""));
+    tu_exec_free(&r);
+    char *text = read_text(csv);
+    assert_int_equal(count_lines(text), 2);
+    assert_non_null(strstr(text, "ring:5,mnb,"));
+    free(text);
+    unlink(csv);
+
+    r = RUN("run", "--topo", "ring:5", "--coll", "mnb", "--reps", "3");
+    tu_expect_status(&r, 0);
+    const char *w = strstr(r.out, "wall time");
+    assert_non_null(w);
+    assert_non_null(strstr(w, "avg "));
+    assert_non_null(strstr(w, "min "));
+    assert_non_null(strstr(w, "max "));
+    assert_non_null(strstr(w, "p99 "));
+    assert_non_null(strstr(w, "over 3 iterations"));
+    tu_exec_free(&r);
+}
+
+/* A failed run has no prediction: predicted_us is null, not 0 (and its CSV row leaves it empty). */
+static void test_failed_run_null_prediction(void **state)
+{
+    (void) state;
+    char csv[256];
+    temp_path(csv, sizeof csv, "failcsv");
+    tu_proc_t r = RUN("run", "--topo", "ring:4", "--coll", "te", "--fault", "1:garbage@1", "--json",
+                      "--csv", csv);
+    tu_expect_status(&r, 1);
+    const char *j = tu_json_line(&r);
+    assert_false(tu_json_bool(j, "verified"));
+    assert_true(tu_json_is_null(j, "predicted_us"));
+    tu_exec_free(&r);
+    char *text = read_text(csv);
+    char line[512];
+    assert_true(nth_line(text, 1, line, sizeof line));
+    assert_string_equal(line + strlen(line) - 3, ",,0"); /* no prediction, not verified */
+    free(text);
+    unlink(csv);
+}
+
+/* docs/output.md names every key of the JSON records of run (verified, failed, idle barrier) and
+ * bench, and holds their CSV header. */
+static void test_docs_cover_outputs(void **state)
+{
+    (void) state;
+    char *doc = read_doc();
+    tu_proc_t r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--reps", "1", "--json");
+    tu_expect_status(&r, 0);
+    expect_documented(doc, tu_json_line(&r), "stepnet run --json");
+    tu_exec_free(&r);
+    r = RUN("run", "--topo", "hypercube:3", "--coll", "pmna", "--m", "3", "--reps", "1", "--json");
+    tu_expect_status(&r, 0);
+    expect_documented(doc, tu_json_line(&r), "stepnet run --json (combining, sources)");
+    tu_exec_free(&r);
+    r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--reps", "1", "--idle-slots", "10",
+            "--json");
+    tu_expect_status(&r, 0);
+    expect_documented(doc, tu_json_line(&r), "stepnet run --idle-slots --json");
+    tu_exec_free(&r);
+    r = RUN("run", "--topo", "ring:4", "--coll", "te", "--fault", "1:garbage@1", "--json");
+    tu_expect_status(&r, 1);
+    expect_documented(doc, tu_json_line(&r), "a failed stepnet run --json");
+    tu_exec_free(&r);
+    char csv[256];
+    temp_path(csv, sizeof csv, "doccsv");
+    r = RUN("bench", "--topo", "ring:4", "--coll", "bcast", "--sizes", "8,16", "--iters", "1",
+            "--warmup", "0", "--json", "--csv", csv);
+    tu_expect_status(&r, 0);
+    char line[16384];
+    assert_true(nth_line(r.out, 0, line, sizeof line));
+    expect_documented(doc, line, "stepnet bench --json");
+    tu_exec_free(&r);
+    char *text = read_text(csv);
+    assert_true(nth_line(text, 0, line, sizeof line));
+    if (strstr(doc, line) == NULL)
+        fail_msg("docs/output.md does not hold the CSV header %s", line);
+    free(text);
+    unlink(csv);
+    free(doc);
+}
+
+/* Progress on stderr: forced by --progress into a pipe, silenced by --no-progress, off by default
+ * when stderr is not a terminal, and on by default on a terminal (script(1) gives the run one). */
+static void test_progress(void **state)
+{
+    (void) state;
+    tu_proc_t r = RUN("bench", "--topo", "ring:4", "--coll", "bcast", "--sizes", "8,64", "--iters",
+                      "3", "--warmup", "1", "--progress");
+    tu_expect_status(&r, 0);
+    assert_non_null(strstr(r.err, "stepnet bench: 4/8 repetitions, size 8 B (1 of 2)"));
+    assert_non_null(strstr(r.err, "stepnet bench: 8/8 repetitions, size 64 B (2 of 2)"));
+    assert_non_null(strstr(r.err, "slots/s"));
+    assert_non_null(strstr(r.err, ", done"));
+    assert_null(strstr(r.out, "repetitions")); /* stdout stays the report's */
+    tu_exec_free(&r);
+    r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--reps", "2", "--progress");
+    tu_expect_status(&r, 0);
+    assert_non_null(strstr(r.err, "stepnet run: 3/3 repetitions"));
+    tu_exec_free(&r);
+    r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--reps", "2", "--no-progress");
+    tu_expect_status(&r, 0);
+    assert_null(strstr(r.err, "repetitions"));
+    tu_exec_free(&r);
+    r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--reps", "2");
+    tu_expect_status(&r, 0);
+    assert_null(strstr(r.err, "repetitions"));
+    tu_exec_free(&r);
+
+    /* on a terminal */
+    char cmd[4096];
+    const char *bin = tu_env_bin("STEPNET");
+    for (int quiet = 0; quiet < 2; quiet++) {
+        snprintf(cmd, sizeof cmd,
+                 "'%s' bench --topo ring:4 --coll bcast --sizes 8,64 --iters 2 --warmup 0%s", bin,
+                 quiet ? " --no-progress" : "");
+        tu_exec_opts_t o = {.name = "script", .deadline_s = RUN_DEADLINE_S};
+        r = tu_exec("/usr/bin/script",
+                    (const char *const[]){"-q", "-e", "-c", cmd, "/dev/null", NULL}, &o);
+        tu_expect_status(&r, 0);
+        assert_non_null(strstr(r.out, "# Size"));
+        if (quiet)
+            assert_null(strstr(r.out, "repetitions"));
+        else
+            assert_non_null(strstr(r.out, "\rstepnet bench: 4/4 repetitions"));
+        tu_exec_free(&r);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sweep_json_csv),
+        cmocka_unit_test(test_sweep_text),
+        cmocka_unit_test(test_cases),
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_run_outputs),
+        cmocka_unit_test(test_failed_run_null_prediction),
+        cmocka_unit_test(test_docs_cover_outputs),
+        cmocka_unit_test(test_progress),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,113 @@
+/* Unit tests of core/model/timemodel.c: per slot the maximum over nodes of the link and NIC terms,
+ * the floor of the slowest link, empty slots, the control legs, and the NIC terms from a concurrent
+ * calibration. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+
+#include "stepnet/timemodel.h"
+#include "testutil.h"
+
+#define near(a, b) (fabs((a) - (b)) < 1e-9)
+
+static void test_floor_and_slow_link(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("linear:4"); /* edges 0-1, 1-2, 2-3 */
+    double alpha[3] = {10, 1000, 10}, beta[3] = {0.01, 0.01, 0.01};
+    sn_tm_calib_t c = {.edge_alpha_us = alpha, .edge_beta_us = beta, .ctl_us = 50, .size = 100};
+    sn_tm_t *m = sn_tm_new(t, &c);
+    /* slot 1: node 0 sends data to 1; slot 3: node 2 sends to 1 over the slow edge */
+    sn_tm_send(m, 1, 0, 0, 1);
+    sn_tm_send(m, 3, 2, sn_topo_port(t, 2, 0)->peer == 1 ? 0 : 1, 1);
+    sn_tm_result_t r;
+    sn_tm_finish(m, 4, &r);
+    /* every slot takes at least the slow edge's 1000; slot 3 adds its bytes */
+    assert_true(near(r.floor_us, 1000));
+    assert_true(near(r.slots_us, 1000 + 1000 + 1001 + 1000));
+    assert_true(near(r.predicted_us, r.slots_us + 50));
+    assert_int_equal(r.slots, 4);
+    assert_int_equal(r.link_slots, 1);
+    assert_int_equal(r.floor_slots, 3);
+    assert_int_equal(r.max_slot, 3);
+    assert_int_equal(r.max_slot_node, 2);
+    sn_tm_free(m);
+    sn_topo_free(t);
+}
+
+static void test_nic_sharing(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("complete:4");
+    double alpha[6], beta[6], nalpha[4], nbeta[4];
+    for (int e = 0; e < 6; e++)
+        alpha[e] = 10, beta[e] = 0.001;
+    for (int u = 0; u < 4; u++)
+        nalpha[u] = 12, nbeta[u] = 0.01;
+    sn_tm_calib_t c = {.edge_alpha_us = alpha,
+                       .edge_beta_us = beta,
+                       .node_alpha_us = nalpha,
+                       .node_beta_us = nbeta,
+                       .size = 1000};
+    sn_tm_t *m = sn_tm_new(t, &c);
+    /* slot 1: node 0 sends on its 3 links: the NIC term 12 + 3 * 1000 * 0.01 = 42 wins over the
+     * link term 10 + 1 */
+    for (uint32_t q = 0; q < 3; q++)
+        sn_tm_send(m, 1, 0, q, 1);
+    /* slot 2: node 1 sends one control packet: empty, the floor (12, a node's concurrent frames) */
+    sn_tm_send(m, 2, 1, 0, 0);
+    sn_tm_result_t r;
+    sn_tm_finish(m, 2, &r);
+    assert_true(near(r.floor_us, 12));
+    assert_true(near(r.slots_us, 42 + 12));
+    assert_int_equal(r.nic_slots, 1);
+    assert_int_equal(r.floor_slots, 1);
+    assert_int_equal(r.max_slot_node, 0);
+    sn_tm_free(m);
+    /* uncalibrated edges take the median of the measured ones; no node terms */
+    double part[6] = {-1, 20, 30, -1, 40, -1};
+    sn_tm_calib_t c2 = {.edge_alpha_us = part, .size = 8};
+    m = sn_tm_new(t, &c2);
+    sn_tm_finish(m, 3, &r);
+    assert_true(near(r.floor_us, 40));
+    assert_true(near(r.predicted_us, 120));
+    sn_tm_free(m);
+    /* a measured empty slot above every link raises the floor for the whole network */
+    double al[6] = {10, 10, 10, 10, 10, 10};
+    sn_tm_calib_t c3 = {.edge_alpha_us = al, .slot_us = 25, .size = 8};
+    m = sn_tm_new(t, &c3);
+    sn_tm_finish(m, 4, &r);
+    assert_true(near(r.predicted_us, 100));
+    assert_int_equal(r.floor_node, UINT32_MAX);
+    sn_tm_free(m);
+    sn_topo_free(t);
+}
+
+static void test_node_terms(void **state)
+{
+    (void) state;
+    double a, b;
+    /* 7 links, 1000 bytes: all answers back after 2000 us, for empty probes after 200 us: the
+     * interface took 1800 us for 7000 bytes */
+    sn_tm_node_terms(200, 2000, 7, 1000, &a, &b);
+    assert_true(near(a, 100));
+    assert_true(near(b, 1800.0 / 7000));
+    sn_tm_node_terms(200, 150, 7, 1000, &a, &b); /* noise: no negative beta */
+    assert_true(near(b, 0));
+    sn_tm_node_terms(200, 2000, 0, 1000, &a, &b);
+    assert_true(near(b, 0));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_floor_and_slow_link),
+        cmocka_unit_test(test_nic_sharing),
+        cmocka_unit_test(test_node_terms),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
