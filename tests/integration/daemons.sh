@@ -172,8 +172,14 @@ for d in "${dpids[@]}"; do
     [ "$(fds "$d")" = "$f0" ] || fail "daemon $d holds $(fds "$d") descriptors after 30 runs, $f0 before"
 done
 m1=$(rss "${dpids[0]}")
-[ $((m1 - m0)) -lt 1024 ] || fail "daemon RSS grew from $m0 kB to $m1 kB over 30 runs"
-echo "ok 30 runs: $f0 descriptors before and after, RSS $m0 kB -> $m1 kB"
+# under AddressSanitizer freed memory waits in its quarantine (256 MiB by default), so RSS grows
+# by design; LeakSanitizer checks the daemon's memory at its exit instead
+if [ -n "${ASAN_OPTIONS:-}" ] || ldd "$node" 2>/dev/null | grep -q libasan; then
+    echo "ok 30 runs: $f0 descriptors before and after (RSS $m0 kB -> $m1 kB not judged under ASan)"
+else
+    [ $((m1 - m0)) -lt 1024 ] || fail "daemon RSS grew from $m0 kB to $m1 kB over 30 runs"
+    echo "ok 30 runs: $f0 descriptors before and after, RSS $m0 kB -> $m1 kB"
+fi
 # 6. SIGTERM ends a daemon with status 0, and its node processes with it (the run fails, naming
 #    the node)
 "$stepnet" run --nodes "$list" --key "$key" --topo ring:4 --coll te --idle-slots 50000000 \
