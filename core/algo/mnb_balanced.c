@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "algo_internal.h"
+#include "heap.h"
 #include "stepnet/util.h"
 
 #define MAX_NODES 2048u
@@ -46,10 +47,8 @@ typedef struct {
     sn_packet_t pkt;
 } item_t;
 
-typedef struct {
-    item_t *a;
-    size_t n, cap;
-} heap_t;
+static int above(const item_t *a, const item_t *b);
+SN_HEAP_DEFINE(heap, item_t, above)
 
 typedef struct {
     const plan_t *pl;
@@ -194,7 +193,7 @@ static void node_fini(void *state)
 {
     state_t *s = state;
     for (uint32_t p = 0; s->q && p < s->deg; p++)
-        free(s->q[p].a);
+        free(s->q[p].v);
     free(s->q);
 }
 
@@ -202,38 +201,6 @@ static void node_fini(void *state)
 static int above(const item_t *a, const item_t *b)
 {
     return a->key > b->key || (a->key == b->key && a->order < b->order);
-}
-
-static void heap_push(heap_t *h, const item_t *it)
-{
-    if (h->n == h->cap)
-        sn_grow((void **) &h->a, &h->cap, h->n + 1, sizeof *h->a);
-    size_t i = h->n++;
-    while (i > 0 && above(it, &h->a[(i - 1) / 2])) {
-        h->a[i] = h->a[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h->a[i] = *it;
-}
-
-static item_t heap_pop(heap_t *h)
-{
-    item_t top = h->a[0], last = h->a[--h->n];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= h->n)
-            break;
-        if (c + 1 < h->n && above(&h->a[c + 1], &h->a[c]))
-            c++;
-        if (!above(&h->a[c], &last))
-            break;
-        h->a[i] = h->a[c];
-        i = c;
-    }
-    if (h->n > 0)
-        h->a[i] = last;
-    return top;
 }
 
 /* Queues pkt on every port of u that leads to a child of u in tree pkt->src with processors. */

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "algo_internal.h"
+#include "heap.h"
 #include "stepnet/util.h"
 
 /* The longest timetable kept (12 bytes an entry, 48 MiB): M (N - 1) edges. */
@@ -95,42 +96,7 @@ static int before(const cand_t *a, const cand_t *b)
     return a->child < b->child;
 }
 
-typedef struct {
-    cand_t *v;
-    size_t n, cap;
-} heap_t;
-
-static void heap_push(heap_t *h, cand_t c)
-{
-    if (h->n == h->cap)
-        sn_grow((void **) &h->v, &h->cap, h->n + 1, sizeof *h->v);
-    size_t i = h->n++;
-    while (i > 0 && before(&c, &h->v[(i - 1) / 2])) {
-        h->v[i] = h->v[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h->v[i] = c;
-}
-
-static cand_t heap_pop(heap_t *h)
-{
-    cand_t top = h->v[0], last = h->v[--h->n];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= h->n)
-            break;
-        if (c + 1 < h->n && before(&h->v[c + 1], &h->v[c]))
-            c++;
-        if (!before(&h->v[c], &last))
-            break;
-        h->v[i] = h->v[c];
-        i = c;
-    }
-    if (h->n > 0)
-        h->v[i] = last;
-    return top;
-}
+SN_HEAP_DEFINE(heap, cand_t, before)
 
 /* The balanced breadth-first tree of the identity: parent[v] and the port at the parent (pport),
  * children lists (first child, next sibling), subtree heights. */
@@ -227,7 +193,7 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
     heap_t *h = sn_xcalloc(nh, sizeof *h), ready = {0};
     for (uint32_t c = tr.first[0]; c != UINT32_MAX; c = tr.next[c])
         for (uint32_t k = 0; k < M; k++)
-            heap_push(&h[single ? 0 : tr.pport[c]], (cand_t){c, k, tr.height[c]});
+            heap_push(&h[single ? 0 : tr.pport[c]], &(cand_t){c, k, tr.height[c]});
     uint64_t done = 0;
     while (done < pl->E) {
         ready.n = 0;
@@ -238,13 +204,13 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
             uint32_t x = tr.parent[c.child]; /* the edge x -> child, source x^-1 */
             pl->ent[done++] = (entry_t){sn_topo_inv(t, x), c.k, tr.pport[c.child]};
             for (uint32_t g = tr.first[c.child]; g != UINT32_MAX; g = tr.next[g])
-                heap_push(&ready, (cand_t){g, c.k, tr.height[g]});
+                heap_push(&ready, &(cand_t){g, c.k, tr.height[g]});
         }
         if (++pl->T + 1 > cap_off)
             sn_grow((void **) &pl->slot_off, &cap_off, pl->T + 1, sizeof *pl->slot_off);
         pl->slot_off[pl->T] = done;
         for (size_t i = 0; i < ready.n; i++)
-            heap_push(&h[single ? 0 : tr.pport[ready.v[i].child]], ready.v[i]);
+            heap_push(&h[single ? 0 : tr.pport[ready.v[i].child]], &ready.v[i]);
         if (pl->slot_off[pl->T] == pl->slot_off[pl->T - 1] && ready.n == 0) {
             rc = sn_err_set(err, SN_EALGO, "mnb-cayley on %s: the timetable stalled at slot %llu",
                             t->spec, (unsigned long long) pl->T);
