@@ -1,6 +1,6 @@
 /* Allocation helpers and growable arrays for the whole project (core/util).
  * Out-of-memory on a control allocation is not recoverable in a meaningful way, so it aborts with
- * a message instead of threading ENOMEM through every caller (STYLE.md: one sn_xmalloc). */
+ * a message instead of threading ENOMEM through every caller: one sn_xmalloc for the whole tree. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
