@@ -204,7 +204,13 @@ void sweep_csv_row(FILE *f, const coord_opts_t *o, const coord_result_t *res,
     double pred = coord_point_predicted_us(o, res, pt);
     if (pred >= 0)
         fprintf(f, "%.3f", pred);
-    fprintf(f, ",%d\n", done);
+    fprintf(f, ",%d,", done);
+    sweep_stats_t cs; /* the collective's own time, OSU-style (empty: not measured) */
+    sweep_stats(pt->coll_ns, pt->ncoll, &cs);
+    if (cs.n)
+        fprintf(f, "%.3f,%.3f\n", cs.avg, cs.p50);
+    else
+        fputs(",\n", f);
 }
 
 /* ---- JSON fields of run and bench ------------------------------------------------------------ */
@@ -293,8 +299,9 @@ void sweep_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
                 res->alpha_us, res->beta_us, res->ncalibrated, p->size);
     else
         fprintf(f, "; links not calibrated (--probes 0)\n");
-    fprintf(f, "# %-10s %12s %12s %12s %12s %12s %11s %8s %14s\n", "Size", "Avg(us)", "Min(us)",
-            "Max(us)", "P50(us)", "P99(us)", "Iterations", "Steps", "Predicted(us)");
+    fprintf(f, "# %-10s %12s %12s %12s %12s %12s %11s %8s %14s %13s\n", "Size", "Avg(us)",
+            "Min(us)", "Max(us)", "P50(us)", "P99(us)", "Iterations", "Steps", "Predicted(us)",
+            "CollAvg(us)");
     for (size_t k = 0; k < res->npoints; k++) {
         const coord_point_t *pt = &res->points[k];
         if (pt->state != COORD_POINT_DONE)
@@ -305,9 +312,15 @@ void sweep_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
         fprintf(f, "  %-10u %12.2f %12.2f %12.2f %12.2f %12.2f %11zu %8llu ", pt->size, s.avg,
                 s.min, s.max, s.p50, s.p99, s.n, (unsigned long long) pt->steps);
         if (pred >= 0)
-            fprintf(f, "%14.2f\n", pred);
+            fprintf(f, "%14.2f", pred);
         else
-            fprintf(f, "%14s\n", "-");
+            fprintf(f, "%14s", "-");
+        sweep_stats_t cs;
+        sweep_stats(pt->coll_ns, pt->ncoll, &cs);
+        if (cs.n)
+            fprintf(f, " %13.2f\n", cs.avg);
+        else
+            fprintf(f, " %13s\n", "-");
     }
     const coord_point_t *bad_pt = failed_point(res);
     if (res->failed && bad_pt)
@@ -347,13 +360,32 @@ void sweep_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
         }
         json_uint(&j, "expected_deliveries", sn_coll_expected_total(c.topo, &c.params));
         json_bool(&j, "verified", done);
-        json_str(&j, "nodes_mode", o->join ? "join" : "local");
+        json_str(&j, "nodes_mode",
+                 o->join      ? "join"
+                 : o->hosts   ? "ssh"
+                 : o->daemons ? "daemons"
+                              : "local");
         json_uint(&j, "warmup", o->warmup);
         sweep_json_stats(&j, &s);
         json_open(&j, "wall_us", '[');
         for (size_t i = 0; i < pt->nwall; i++)
             json_double(&j, NULL, (double) pt->wall_ns[i] / NS_PER_US);
         json_close(&j, ']');
+        /* the collective's own time, OSU-style, as in run */
+        json_open(&j, "coll_us", '[');
+        for (size_t i = 0; i < pt->ncoll; i++)
+            json_double(&j, NULL, (double) pt->coll_ns[i] / NS_PER_US);
+        json_close(&j, ']');
+        sweep_stats_t cs;
+        sweep_stats(pt->coll_ns, pt->ncoll, &cs);
+        if (cs.n) {
+            json_double(&j, "coll_us_avg", cs.avg);
+            json_double(&j, "coll_us_median", cs.p50);
+        } else {
+            json_null(&j, "coll_us_avg");
+            json_null(&j, "coll_us_median");
+        }
+        json_str(&j, "clock", res->clock_offsets ? "offsets" : "one");
         json_double(&j, "alpha_us", res->alpha_us);
         json_double(&j, "beta_us_per_byte", res->beta_us);
         double pred = coord_point_predicted_us(o, res, pt);

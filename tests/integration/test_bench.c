@@ -235,7 +235,8 @@ static void test_sweep_json_csv(void **state)
     char line[512];
     assert_true(nth_line(text, 0, line, sizeof line));
     assert_string_equal(line, "topology,collective,algorithm,ports,rx,duplex,size,avg_us,min_us,"
-                              "max_us,p50_us,p99_us,iterations,steps,predicted_us,verified");
+                              "max_us,p50_us,p99_us,iterations,steps,predicted_us,verified,"
+                              "coll_avg_us,coll_p50_us");
     for (size_t i = 0; i < 3; i++) {
         assert_true(nth_line(text, i + 1, line, sizeof line));
         char want[64];
@@ -244,8 +245,11 @@ static void test_sweep_json_csv(void **state)
         snprintf(want, sizeof want, ",full,%s,", sweep_sizes[i]);
         assert_non_null(strstr(line, want));
         char *f[20];
-        assert_int_equal(split_csv(line, f, 20), 16);
+        assert_int_equal(split_csv(line, f, 20), 18);
         assert_string_equal(f[12], "3"); /* iterations */
+        /* the collective's own time (after the in-band barrier) is within the wall time */
+        assert_true(atof(f[16]) > 0 && atof(f[16]) <= atof(f[7]));
+        assert_true(atof(f[17]) > 0 && atof(f[17]) <= atof(f[10]));
         int64_t steps;
         char hash[32];
         sim_at("ring:4", "bcast", sweep_sizes[i], &steps, hash, sizeof hash);
@@ -312,7 +316,7 @@ static void test_cases(void **state)
         tu_exec_free(&s);
         char *f[20];
         assert_true(nth_line(text, i + 1, line, sizeof line));
-        assert_int_equal(split_csv(line, f, 20), 16);
+        assert_int_equal(split_csv(line, f, 20), 18);
         assert_string_equal(f[0], want[i][0]);
         assert_string_equal(f[3], want[i][1]);
         assert_string_equal(f[6], want[i][2]);
@@ -334,8 +338,9 @@ static void test_sweep_text(void **state)
     tu_expect_status(&r, 0);
     const char *hdr = strstr(r.out, "# Size");
     assert_non_null(hdr);
-    static const char *const cols[] = {"Avg(us)", "Min(us)",    "Max(us)", "P50(us)",
-                                       "P99(us)", "Iterations", "Steps",   "Predicted(us)"};
+    static const char *const cols[] = {"Avg(us)", "Min(us)",       "Max(us)",
+                                       "P50(us)", "P99(us)",       "Iterations",
+                                       "Steps",   "Predicted(us)", "CollAvg(us)"};
     const char *prev = hdr;
     for (size_t i = 0; i < sizeof cols / sizeof *cols; i++) {
         const char *c = strstr(prev, cols[i]);
@@ -455,7 +460,8 @@ static void test_failed_run_null_prediction(void **state)
     char *text = read_text(csv);
     char line[512];
     assert_true(nth_line(text, 1, line, sizeof line));
-    assert_string_equal(line + strlen(line) - 3, ",,0"); /* no prediction, not verified */
+    /* no prediction, not verified, no collective time */
+    assert_string_equal(line + strlen(line) - 5, ",,0,,");
     free(text);
     unlink(csv);
 }
