@@ -60,6 +60,8 @@ int sn__node_send_probe(sn_conn_t *c, int type, uint64_t seq, uint32_t bytes)
 
 void sn__node_link_probe(link_t *l, int type, uint64_t seq, uint32_t bytes)
 {
+    if (l->lc == NULL) /* the link's connection closed (its failure is reported already) */
+        return;
     sn_conn_t *c = &l->lc->c;
     if (!l->emu_on) {
         sn__node_send_probe(c, type, seq, bytes);

@@ -276,7 +276,7 @@ void sn__node_on_pong(link_t *l, uint64_t seq);
  * probe bytes, generated as the frame goes out (links.c). */
 int sn__node_send_probe(sn_conn_t *c, int type, uint64_t seq, uint32_t bytes);
 /* The same on link l, through its link emulation when it has one (the frame then built whole and
- * held until its release time, emulate.c). */
+ * held until its release time, emulate.c); nothing once the link's connection has closed. */
 void sn__node_link_probe(link_t *l, int type, uint64_t seq, uint32_t bytes);
 /* The packet size a data frame arriving now must have: the running collective's, or between
  * collectives the next one's (sweeps). */

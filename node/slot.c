@@ -147,6 +147,8 @@ static void on_slot_timer(uv_timer_t *t)
 static void send_frame(link_t *l, uint32_t cid, uint64_t s, uint32_t radius, uint64_t cmax,
                        const sn_packet_t *pkt, const sn_params_t *p)
 {
+    if (l->lc == NULL) /* the link's connection closed (its failure is reported already) */
+        return;
     if (!l->emu_on) {
         sn_wire_send_data(&l->lc->c, cid, s, radius, cmax, pkt, p);
         return;
