@@ -84,7 +84,11 @@ static int take_assignment(node_t *nd, const Stepnet__Assign *a, sn_err_t *err)
 
 /* The coordinator's liveness, checked every heartbeat period: outside a collective, a coordinator
  * that sent nothing for SN_HEARTBEAT_MISSES periods is stopped or unreachable, and the node
- * leaves. In a collective the silence is not counted (the coordinator sends nothing then). */
+ * leaves. In a collective the silence is not counted (the coordinator sends nothing then). After
+ * this node's own abort it is counted too: a live coordinator answers, or at least sends its
+ * heartbeats while it finds the root cause, so a node whose neighbours never started (the
+ * coordinator stopped in the middle of a START) leaves naming the coordinator at the heartbeat
+ * deadline instead of waiting for an answer that cannot come. */
 static void on_hb_check(uv_timer_t *t)
 {
     node_t *nd = t->data;
@@ -92,7 +96,7 @@ static void on_hb_check(uv_timer_t *t)
     /* a tick two periods late: this node was stalled and could not read; not judged */
     int stalled = nd->ctl.last_tick && now - nd->ctl.last_tick > 2 * (uint64_t) nd->ctl.hb_ms;
     nd->ctl.last_tick = now;
-    if (nd->ex.running || nd->stopping || nd->exit_code || stalled) {
+    if (nd->ex.running || nd->stopping || stalled) {
         nd->ctl.last_heard = now;
         return;
     }
