@@ -226,6 +226,12 @@ void sn__prefix_init(sn_prefix_t *s, uint32_t nlevels, const uint32_t *len, cons
 int sn__prefix_tick(sn_prefix_t *s, uint64_t tick, int has_in, uint64_t in, sn_prefix_out_t *out,
                     sn_err_t *err);
 
+/* One tick of prefix instance i at node u inside a node_step: its value from this slot's arrivals
+ * (the control packet with flags i, at most one), sn__prefix_tick, and its control packet (flags
+ * i, the value in the digest) sent on the port it names. 0, or SN_EALGO with err set. */
+int sn__prefix_step(sn_prefix_t *s, uint32_t i, uint64_t tick, const sn_topo_t *t, uint32_t u,
+                    sn_step_t *io, sn_err_t *err);
+
 /* Descriptors, one per algorithm (registered in core/model/registry.c). */
 extern const sn_algo_t sn__algo_bcast_ering;
 extern const sn_algo_t sn__algo_bcast_product;

@@ -182,32 +182,10 @@ static void node_fini(void *st)
     free(s->port);
 }
 
-/* Runs prefix i at its tick, with its control packet (flags = i) from rx if any. */
+/* Runs prefix instance i at its tick (prefix.c). */
 static int run_prefix(node_t *s, uint32_t i, uint64_t tick, sn_step_t *io, sn_err_t *err)
 {
-    int has = 0;
-    uint64_t in = 0;
-    for (size_t r = 0; r < io->nrx; r++) {
-        const sn_packet_t *k = &io->rx[r].pkt;
-        if (k->kind == SN_PKT_CONTROL && k->flags == i) {
-            if (has)
-                return sn_err_set(err, SN_EALGO, "node %u: two values of prefix %u in slot %llu",
-                                  s->u, i, (unsigned long long) io->slot);
-            has = 1, in = k->digest;
-        }
-    }
-    sn_prefix_out_t o;
-    int rc = sn__prefix_tick(&s->pre[i], tick, has, in, &o, err);
-    if (rc || !o.send)
-        return rc;
-    sn_packet_t k = {0};
-    k.src = s->u;
-    k.dst = sn_topo_port(s->pl->t, s->u, o.port)->peer;
-    k.kind = SN_PKT_CONTROL;
-    k.flags = (uint8_t) i;
-    k.digest = o.value;
-    sn_step_send(io, o.port, &k);
-    return 0;
+    return sn__prefix_step(&s->pre[i], i, tick, s->pl->t, s->u, io, err);
 }
 
 static void send_data(node_t *s, sn_step_t *io, uint32_t port, uint32_t src, uint8_t flags,

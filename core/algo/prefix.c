@@ -136,3 +136,31 @@ int sn__prefix_tick(sn_prefix_t *s, uint64_t tick, int has_in, uint64_t in, sn_p
     s->rev_pending = 0;
     return 0;
 }
+
+int sn__prefix_step(sn_prefix_t *s, uint32_t i, uint64_t tick, const sn_topo_t *t, uint32_t u,
+                    sn_step_t *io, sn_err_t *err)
+{
+    int has = 0;
+    uint64_t in = 0;
+    for (size_t r = 0; r < io->nrx; r++) {
+        const sn_packet_t *k = &io->rx[r].pkt;
+        if (k->kind == SN_PKT_CONTROL && k->flags == i) {
+            if (has)
+                return sn_err_set(err, SN_EALGO, "node %u: two values of prefix %u in slot %llu", u,
+                                  i, (unsigned long long) io->slot);
+            has = 1, in = k->digest;
+        }
+    }
+    sn_prefix_out_t o;
+    int rc = sn__prefix_tick(s, tick, has, in, &o, err);
+    if (rc || !o.send)
+        return rc;
+    sn_packet_t k = {0};
+    k.src = u;
+    k.dst = sn_topo_port(t, u, o.port)->peer;
+    k.kind = SN_PKT_CONTROL;
+    k.flags = (uint8_t) i;
+    k.digest = o.value;
+    sn_step_send(io, o.port, &k);
+    return 0;
+}
