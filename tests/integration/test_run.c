@@ -738,7 +738,12 @@ static void expect_run_report(const char *j, int64_t reps, int64_t size)
     /* the model sums the collective's slots and the in-band barrier's empty ones */
     int64_t slots = steps + tu_json_int(j, "barrier_slots");
     assert_int_equal(tu_json_int(tm, "slots"), slots);
-    assert_true(tu_json_num(tm, "slots_us") >= (double) slots * tu_json_num(tm, "floor_us") - 0.1);
+    /* every slot costs the floor at least; JSON numbers carry 6 significant digits (%.6g), so
+     * both sides are compared within their rounding, 5e-6 relative each */
+    double slots_us = tu_json_num(tm, "slots_us"), floor_us = tu_json_num(tm, "floor_us");
+    if (slots_us * (1 + 1e-5) < (double) slots * floor_us)
+        fail_msg("time_model.slots_us %g < slots %lld x floor_us %g", slots_us, (long long) slots,
+                 floor_us);
     assert_true(strlen(jstr(j, "security")) > 0);
     expect_coll_times(j, reps);
     /* local nodes: one clock, and an in-band barrier before each repetition (an even number of
