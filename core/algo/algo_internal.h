@@ -283,7 +283,8 @@ extern const sn_algo_t sn__algo_te_mns;
 extern const sn_algo_t sn__algo_mnb_balanced;    /* mnb_balanced.c: generic, balanced trees */
 extern const sn_algo_t sn__algo_mnb_cycle;       /* mnb_cycle.c: single-port Hamiltonian pipeline */
 extern const sn_algo_t sn__algo_mnb_cayley;      /* mnb_cayley.c: one balanced tree, translated */
-extern const sn_algo_t sn__algo_bcast_multitree; /* bcast_multitree.c: single-port, M > 1 */
+extern const sn_algo_t sn__algo_bcast_multitree; /* bcast_pipelined.c: single-port, M > 1 */
+extern const sn_algo_t sn__algo_bcast_match;     /* bcast_pipelined.c: single-port, M > 1 */
 /* faulty.c: deliberately illegal algorithms for tests, registered as hidden */
 extern const sn_algo_t sn__algo_test_double_send;
 extern const sn_algo_t sn__algo_test_past_wake;

@@ -39,6 +39,7 @@ static const sn_algo_t *const registry[] = {
     &sn__algo_mnb_bsg,         &sn__algo_scatter_bsg,     &sn__algo_gather_bsg,
     &sn__algo_te_mns,          &sn__algo_mnb_balanced,    &sn__algo_mnb_cycle,
     &sn__algo_bcast_multitree,
+    &sn__algo_bcast_match,
     /* Varvarigos, folded-cube PMNB with its prefixes */
     &sn__algo_pmnb_fcube,
     &sn__algo_mnb_cayley,

@@ -618,7 +618,7 @@ static void test_exact_torus_framework(void **state)
 
 /* The generic multinode broadcasts: balanced per-source trees (multiport), the single-port
  * pipeline around a Hamiltonian cycle and the translated tree of Cayley graphs; and the
- * single-port broadcast with one tree per packet. */
+ * single-port broadcasts of several packets (one tree per packet; a matching per slot). */
 static void test_exact_mnb_generic(void **state)
 {
     (void) state;
@@ -631,6 +631,10 @@ static void test_exact_mnb_generic(void **state)
           "--duplex", "half"}},
         {{"--topo", "hypercube:4", "--coll", "bcast", "--algo", "bcast-multitree", "--ports",
           "single", "--msgs", "3"}},
+        {{"--topo", "hypercube:4", "--coll", "bcast", "--algo", "bcast-match", "--ports", "single",
+          "--msgs", "5"}},
+        {{"--topo", "torus:3x4", "--coll", "bcast", "--algo", "bcast-match", "--ports", "single",
+          "--rx", "any", "--msgs", "3", "--root", "7"}},
         {{"--topo", "hypercube:4", "--coll", "mnb", "--algo", "mnb-cayley"}},
         {{"--topo", "star:4", "--coll", "mnb", "--algo", "mnb-cayley", "--ports", "single"}},
         {{"--topo", "torus:3x5", "--coll", "mnb", "--algo", "mnb-cayley", "--msgs", "2"}},

@@ -128,6 +128,7 @@ static void test_registry(void **state)
         {"mnb-balanced", SN_COLL_MNB},
         {"mnb-cycle", SN_COLL_MNB},
         {"bcast-multitree", SN_COLL_BCAST},
+        {"bcast-match", SN_COLL_BCAST},
         {"pmnb-fcube", SN_COLL_PMNB},
         {"mnb-cayley", SN_COLL_MNB},
         /* the MPI staples */
