@@ -285,6 +285,7 @@ extern const sn_algo_t sn__algo_mnb_cycle;       /* mnb_cycle.c: single-port Ham
 extern const sn_algo_t sn__algo_mnb_cayley;      /* mnb_cayley.c: one balanced tree, translated */
 extern const sn_algo_t sn__algo_bcast_multitree; /* bcast_pipelined.c: single-port, M > 1 */
 extern const sn_algo_t sn__algo_bcast_match;     /* bcast_pipelined.c: single-port, M > 1 */
+extern const sn_algo_t sn__algo_mnb_gossip;      /* mnb_gossip.c: multiport, any graph */
 /* faulty.c: deliberately illegal algorithms for tests, registered as hidden */
 extern const sn_algo_t sn__algo_test_double_send;
 extern const sn_algo_t sn__algo_test_past_wake;

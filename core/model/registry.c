@@ -43,6 +43,8 @@ static const sn_algo_t *const registry[] = {
     /* Varvarigos, folded-cube PMNB with its prefixes */
     &sn__algo_pmnb_fcube,
     &sn__algo_mnb_cayley,
+    /* any graph, by a timetable that costs seconds to plan on the largest: after the families */
+    &sn__algo_mnb_gossip,
     /* the MPI staples: allreduce and barrier (recursive doubling before the generic tree, which
      * it ties or beats), mna (reduce_scatter) */
     &sn__algo_allreduce_rd,
@@ -184,6 +186,7 @@ int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
     size_t nopen = 0;
     char why[sizeof err->msg] = "";
     int why_any = 0;
+    int64_t lower = -2; /* the lower bound, computed once a plan predicts: -1 when unknown */
     for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++) {
         const sn_algo_t *a = registry[i];
         if (a->coll != p->coll || a->manual)
@@ -206,21 +209,44 @@ int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
             if (best)
                 best->plan_free(best_plan);
             best = a, best_plan = pl, best_pred = pr;
+            /* a plan that meets the lower bound cannot be beaten, and a later tie would keep it:
+             * the rest (some plan in seconds on large graphs) need not be planned */
+            if (lower == -2) {
+                sn_bounds_t b;
+                sn_err_t e3 = {0};
+                lower = sn_model_bounds(t, p, &b, &e3) == 0 ? b.best : -1;
+            }
+            if (lower >= 0 && best_pred <= lower)
+                break;
         } else {
             a->plan_free(pl);
         }
     }
-    /* nothing else predicts: the generic algorithms' steps by a dry run when the collective is
-     * small, against the predictions of the vs_generic ones; a known count beats an unknown one;
-     * ties keep the earlier (the registry lists the more specific algorithms first) */
+    /* The generic algorithms (no prediction) are settled by a dry run when the collective is
+     * small. When nothing else predicts, they compete with each other and with the predictions
+     * of the vs_generic ones; a known count beats an unknown one. When the best prediction is a
+     * heuristic timetable's (mnb-gossip, which can lose a step or two to the route oracle's trees
+     * on thin meshes), a generic algorithm still wins if its dry run, cut one slot below the
+     * prediction, finishes; the vs_generic ones do not compete then. Ties keep the earlier (the
+     * registry lists the more specific algorithms first). */
     int settle = best == NULL;
-    int dry = settle && nopen > 1 && sn_coll_expected_total(t, p) <= SN_MODEL_DRY_DELIVERIES;
-    int64_t best_cost = -1;
+    int small = sn_coll_expected_total(t, p) <= SN_MODEL_DRY_DELIVERIES;
+    int dry = small && (settle ? nopen > 1 : nopen > 0 && best->heuristic);
+    int64_t best_cost = settle ? -1 : best_pred;
     for (size_t i = 0; i < nopen; i++) {
-        int64_t pr = settle ? open[i]->predicted(open_plan[i]) : -1, cost = pr;
-        if (settle && pr < 0 && dry)
-            cost = sn_model_dry_run(open[i], open_plan[i], t, p, best_cost);
-        if (settle && (best == NULL || (cost >= 0 && (best_cost < 0 || cost < best_cost)))) {
+        int64_t pr = open[i]->predicted(open_plan[i]), cost = -1;
+        int take;
+        if (settle) {
+            cost = pr;
+            if (pr < 0 && dry)
+                cost = sn_model_dry_run(open[i], open_plan[i], t, p, best_cost);
+            take = best == NULL || (cost >= 0 && (best_cost < 0 || cost < best_cost));
+        } else {
+            if (pr < 0 && dry && best_cost > 1)
+                cost = sn_model_dry_run(open[i], open_plan[i], t, p, best_cost - 1);
+            take = cost >= 0 && cost < best_cost;
+        }
+        if (take) {
             if (best)
                 best->plan_free(best_plan);
             best = open[i], best_plan = open_plan[i], best_pred = pr, best_cost = cost;

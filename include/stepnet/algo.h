@@ -361,6 +361,11 @@ struct sn_algo_s {
      * on-line algorithms that pay control slots to learn what the generic router is simply told
      * (the sources of a partial broadcast), so that the router can be faster at small sizes. */
     int vs_generic;
+    /* 1: the prediction is the length of a timetable that a heuristic planned for any graph,
+     * not a count that a construction guarantees: when auto takes it, the generic algorithms
+     * that predict nothing still run dry (on small collectives) and win if they finish in fewer
+     * slots (sn_model_select). */
+    int heuristic;
 };
 
 #endif

@@ -636,6 +636,8 @@ static void test_exact_mnb_generic(void **state)
         {{"--topo", "torus:3x4", "--coll", "bcast", "--algo", "bcast-match", "--ports", "single",
           "--rx", "any", "--msgs", "3", "--root", "7"}},
         {{"--topo", "hypercube:4", "--coll", "mnb", "--algo", "mnb-cayley"}},
+        {{"--topo", "mesh:3x8", "--coll", "mnb", "--algo", "mnb-gossip"}},
+        {{"--topo", "mesh:2x3x4", "--coll", "mnb", "--algo", "mnb-gossip", "--msgs", "2"}},
         {{"--topo", "star:4", "--coll", "mnb", "--algo", "mnb-cayley", "--ports", "single"}},
         {{"--topo", "torus:3x5", "--coll", "mnb", "--algo", "mnb-cayley", "--msgs", "2"}},
     };

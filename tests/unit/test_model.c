@@ -129,6 +129,7 @@ static void test_registry(void **state)
         {"mnb-cycle", SN_COLL_MNB},
         {"bcast-multitree", SN_COLL_BCAST},
         {"bcast-match", SN_COLL_BCAST},
+        {"mnb-gossip", SN_COLL_MNB},
         {"pmnb-fcube", SN_COLL_PMNB},
         {"mnb-cayley", SN_COLL_MNB},
         /* the MPI staples */
