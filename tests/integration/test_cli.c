@@ -148,10 +148,12 @@ static void test_sim_json_contract(void **state)
 }
 
 /* Reads `algos --json` into parallel arrays name -> collective. */
+#define MAX_ALGOS 128
+
 typedef struct algo_list_s {
     size_t n;
-    char name[64][64];
-    char coll[64][32];
+    char name[MAX_ALGOS][64];
+    char coll[MAX_ALGOS][32];
 } algo_list_t;
 
 static void read_algos(const char *j, algo_list_t *al)
@@ -162,7 +164,7 @@ static void read_algos(const char *j, algo_list_t *al)
     p = tu_json_ws(p + 1);
     while (*p != ']') {
         assert_int_equal(*p, '{');
-        assert_true(al->n < 64);
+        assert_true(al->n < MAX_ALGOS);
         char pm[128], src[512];
         tu_json_str(p, "name", al->name[al->n], sizeof al->name[0]);
         tu_json_str(p, "collective", al->coll[al->n], sizeof al->coll[0]);
