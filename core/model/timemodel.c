@@ -58,7 +58,12 @@ sn_tm_t *sn_tm_new(const sn_topo_t *t, const sn_tm_calib_t *c)
             m->floor = c->node_alpha_us[u];
             m->floor_node = u;
         }
-    if (c->slot_us > m->floor) {
+    /* A measured empty slot replaces the ping terms as the floor: it is the slot pattern itself
+     * (every node wakes once, every link carries one frame, the slowest link waited for), while
+     * a ping's half round trip also pays the echo's own frame and wakeup and so overstates a slot
+     * when processes share cores or frames wait in an emulated delay (200 us links: pings of
+     * 415-500 us one way, slots of 510 us, concurrent rounds of 700 us per half). */
+    if (c->slot_us > 0) {
         m->floor = c->slot_us;
         m->floor_node = UINT32_MAX; /* the whole network */
     }
@@ -100,8 +105,9 @@ static void close_slot(sn_tm_t *m, uint64_t upto)
             kind = 1;
         }
         if (m->c.node_alpha_us && m->c.node_beta_us) {
-            double nic = m->c.node_alpha_us[u] +
-                         (double) m->k[u] * (double) m->c.size * m->c.node_beta_us[u];
+            /* the node's fixed cost: the measured empty slot when there is one (see sn_tm_new) */
+            double base = m->c.slot_us > 0 ? m->c.slot_us : m->c.node_alpha_us[u];
+            double nic = base + (double) m->k[u] * (double) m->c.size * m->c.node_beta_us[u];
             if (nic > best) {
                 best = nic;
                 who = u;

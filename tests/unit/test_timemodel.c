@@ -84,6 +84,21 @@ static void test_nic_sharing(void **state)
     assert_true(near(r.predicted_us, 100));
     assert_int_equal(r.floor_node, UINT32_MAX);
     sn_tm_free(m);
+    /* a measured empty slot below the pings' half round trips is the floor all the same (the
+     * pings pay their echoes' frames and wakeups), and the NIC terms add their bytes to it:
+     * slot 1 is 30 + 3 x 1000 x 0.01 = 60, slot 2 the empty slot */
+    double hi[6] = {45, 45, 45, 45, 45, 45}, nb[4] = {0.01, 0.01, 0.01, 0.01};
+    double na[4] = {70, 70, 70, 70};
+    sn_tm_calib_t c4 = {
+        .edge_alpha_us = hi, .node_alpha_us = na, .node_beta_us = nb, .slot_us = 30, .size = 1000};
+    m = sn_tm_new(t, &c4);
+    for (uint32_t q = 0; q < 3; q++)
+        sn_tm_send(m, 1, 0, q, 1);
+    sn_tm_finish(m, 2, &r);
+    assert_true(near(r.floor_us, 30));
+    assert_true(near(r.slots_us, 60 + 30));
+    assert_int_equal(r.nic_slots, 1);
+    sn_tm_free(m);
     sn_topo_free(t);
 }
 
