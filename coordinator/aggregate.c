@@ -140,10 +140,16 @@ static int aggregate_idle(coord_t *r)
             return -1;
         }
     }
-    if (r->floor_rep) { /* the time model's empty slot: the wall time less the control legs */
+    if (r->floor_rep) { /* the time model's empty slot: the wall time less the control legs,
+                         * the median of the repetitions so far */
         double wall = (double) (uv_hrtime() - r->t0) / NS_PER_US;
         double ctl = r->res->ctl_us > 0 ? r->res->ctl_us : 0;
-        r->res->empty_slot_us = wall > ctl ? (wall - ctl) / COORD_FLOOR_SLOTS : 0;
+        if (r->floor_done < COORD_FLOOR_REPS)
+            r->floor_us[r->floor_done++] = wall > ctl ? (wall - ctl) / COORD_FLOOR_SLOTS : 0;
+        double sorted[COORD_FLOOR_REPS];
+        memcpy(sorted, r->floor_us, r->floor_done * sizeof *sorted);
+        qsort(sorted, r->floor_done, sizeof *sorted, cmp_double);
+        r->res->empty_slot_us = sorted[r->floor_done / 2];
         return 0;
     }
     add_times(r, uv_hrtime() - r->t0);

@@ -116,11 +116,14 @@ static void start_rep(coord_t *r)
     if (r->res->failed) /* waiting for the blame window to end */
         return;
     uint64_t per = (uint64_t) r->o->warmup + r->o->reps;
-    if (r->floor_rep) { /* the empty-slot repetition ended: the run's repetitions follow */
+    if (r->floor_rep && r->floor_done >= COORD_FLOOR_REPS) {
+        /* the empty-slot repetitions ended: the run's repetitions follow */
         r->floor_rep = 0;
         r->cid0 = r->cid;
     }
-    if (r->floor_next) {
+    if (r->floor_rep) {
+        /* another empty-slot repetition */
+    } else if (r->floor_next) {
         r->floor_next = 0;
         r->floor_rep = 1;
     } else if (r->cid - r->cid0 >= per * r->res->npoints) {

@@ -27,6 +27,9 @@
 #define COORD_BLAME_WINDOW_MS 300
 /* The idle slots of the repetition that measures an empty slot for the time model. */
 #define COORD_FLOOR_SLOTS 20
+/* Repetitions of the empty-slot measurement, whose median is taken: the first one after the
+ * calibration is often slower (200 us emulated links: 656 us a slot against 510 us later). */
+#define COORD_FLOOR_REPS 3
 /* The control-leg rounds: --probes, at most this many (as the nodes cap their probes). */
 #define COORD_CTL_ROUNDS_MAX 1000
 #define COORD_CTL_ROUNDS(o)                                                                        \
@@ -149,10 +152,13 @@ struct coord_s {
     uint32_t ctl_round, ctl_got;
     uint64_t ctl_t0;
     uint64_t *ctl_rtt;
-    /* and the measured empty slot: one unmeasured repetition of COORD_FLOOR_SLOTS idle slots
-     * before the warm-up (floor_next: it comes next; floor_rep: it runs); cid0 is the cid of the
-     * last such repetition (0: none), so that repetition k of the run is cid - cid0 */
+    /* and the measured empty slot: COORD_FLOOR_REPS unmeasured repetitions of COORD_FLOOR_SLOTS
+     * idle slots before the warm-up, the median per slot (floor_next: they come next; floor_rep:
+     * one runs; floor_us[floor_done]: the per-slot times so far); cid0 is the cid of the last such
+     * repetition (0: none), so that repetition k of the run is cid - cid0 */
     int floor_next, floor_rep;
+    uint32_t floor_done;
+    double floor_us[COORD_FLOOR_REPS];
     uint32_t cid0;
     uint64_t t0, tlast;
     /* per node: the offset of its clock (all 0 on one clock), and the timestamps of a repetition */
