@@ -283,8 +283,9 @@ extern const sn_algo_t sn__algo_te_mns;
 extern const sn_algo_t sn__algo_mnb_balanced;    /* mnb_balanced.c: generic, balanced trees */
 extern const sn_algo_t sn__algo_mnb_cycle;       /* mnb_cycle.c: single-port Hamiltonian pipeline */
 extern const sn_algo_t sn__algo_mnb_cayley;      /* mnb_cayley.c: one balanced tree, translated */
-extern const sn_algo_t sn__algo_bcast_multitree; /* bcast_pipelined.c: single-port, M > 1 */
-extern const sn_algo_t sn__algo_bcast_match;     /* bcast_pipelined.c: single-port, M > 1 */
+extern const sn_algo_t sn__algo_bcast_multitree; /* single_timetable.c: single-port, M > 1 */
+extern const sn_algo_t sn__algo_bcast_match;     /* single_timetable.c: single-port, M > 1 */
+extern const sn_algo_t sn__algo_mnb_match;       /* single_timetable.c: single-port, any graph */
 extern const sn_algo_t sn__algo_mnb_gossip;      /* mnb_gossip.c: multiport, any graph */
 /* faulty.c: deliberately illegal algorithms for tests, registered as hidden */
 extern const sn_algo_t sn__algo_test_double_send;

@@ -6,8 +6,10 @@
  * transmissions per step (Dimakopoulos, thesis, section 2.4; core/model/bounds.c). The cycles
  * used: ring:N and complete:N in id order, hypercube:d in binary reflected Gray code order,
  * torus:AxB... in reflected mixed-radix Gray code order with a side of the right parity as the
- * most significant digit (checked: every consecutive pair, and the last and first, must be
- * adjacent; other tori, such as all sides odd, are refused). */
+ * most significant digit, mesh:AxB... (and products of arrays and rings) with a side of even
+ * length by the snake of grid_cycle (checked: every consecutive pair, and the last and first, must
+ * be adjacent; meshes with every side odd have none, being bipartite with an odd node count, and
+ * are refused, as are tori whose Gray code does not close). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,7 +56,33 @@ static int check_cycle(const sn_topo_t *t, const uint32_t *cyc, uint32_t *port)
     return 1;
 }
 
-/* The reflected mixed-radix Gray code of a torus with factor `top` most significant. */
+/* The reflected mixed-radix Gray code over the factors ord[0..nord-1] (ord[0] most significant):
+ * out[i] is the id offset of the i-th word, count the product of their sizes. Consecutive words
+ * differ by one in one digit without wrapping, so on linear-array and ring factors it is a
+ * Hamiltonian path of their product. */
+static void gray_order(const sn_topo_t *t, const uint32_t *ord, uint32_t nord, uint32_t count,
+                       uint32_t *out)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t rem = i, digit[SN_TOPO_MAX_FACTORS];
+        for (uint32_t a = nord; a-- > 0;) {
+            uint32_t k = t->factors[ord[a]]->n;
+            digit[a] = rem % k;
+            rem /= k;
+        }
+        uint64_t prefix = 0;
+        uint32_t id = 0;
+        for (uint32_t a = 0; a < nord; a++) {
+            uint32_t k = t->factors[ord[a]]->n, g = prefix % 2 == 0 ? digit[a] : k - 1 - digit[a];
+            id += g * t->stride[ord[a]];
+            prefix = prefix * k + digit[a];
+        }
+        out[i] = id;
+    }
+}
+
+/* The reflected Gray code of a torus with factor `top` most significant: it closes into a cycle
+ * when that side has the right parity. */
 static void torus_gray(const sn_topo_t *t, uint32_t top, uint32_t *cyc)
 {
     uint32_t nf = t->nfactors, ord[SN_TOPO_MAX_FACTORS], j = 0;
@@ -62,22 +90,34 @@ static void torus_gray(const sn_topo_t *t, uint32_t top, uint32_t *cyc)
     for (uint32_t f = 0; f < nf; f++)
         if (f != top)
             ord[j++] = f;
-    for (uint32_t i = 0; i < t->n; i++) {
-        uint32_t rem = i, digit[SN_TOPO_MAX_FACTORS];
-        for (uint32_t a = nf; a-- > 0;) {
-            uint32_t k = t->factors[ord[a]]->n;
-            digit[a] = rem % k;
-            rem /= k;
-        }
-        uint64_t prefix = 0;
-        uint32_t id = 0;
-        for (uint32_t a = 0; a < nf; a++) {
-            uint32_t k = t->factors[ord[a]]->n, g = prefix % 2 == 0 ? digit[a] : k - 1 - digit[a];
-            id += g * t->stride[ord[a]];
-            prefix = prefix * k + digit[a];
-        }
-        cyc[i] = id;
-    }
+    gray_order(t, ord, nf, t->n, cyc);
+}
+
+/* A mesh (or a product of arrays and rings) with a side of even length E: the other factors
+ * form a grid column of m positions along their Gray path P, and the E x m grid has the cycle
+ * that runs along row 0, snakes back and forth through columns 1..m-1 of rows 1..E-1 (E - 1 is
+ * odd, so the snake ends in column 1 of the last row), and returns up column 0. Needs m >= 2. */
+static int grid_cycle(const sn_topo_t *t, uint32_t ev, uint32_t *cyc)
+{
+    uint32_t nf = t->nfactors, ord[SN_TOPO_MAX_FACTORS], j = 0;
+    uint32_t E = t->factors[ev]->n, m = t->n / E;
+    if (E % 2 != 0 || m < 2)
+        return 0;
+    for (uint32_t f = 0; f < nf; f++)
+        if (f != ev)
+            ord[j++] = f;
+    uint32_t *path = sn_xmalloc((size_t) m * sizeof *path);
+    gray_order(t, ord, j, m, path);
+    uint32_t s = t->stride[ev], i = 0;
+    for (uint32_t c = 0; c < m; c++)
+        cyc[i++] = path[c];
+    for (uint32_t r = 1; r < E; r++)
+        for (uint32_t c = 1; c < m; c++)
+            cyc[i++] = r * s + path[r % 2 == 1 ? m - c : c];
+    for (uint32_t r = E - 1; r >= 1; r--)
+        cyc[i++] = r * s + path[0];
+    free(path);
+    return 1;
 }
 
 /* Fills cyc[] (and port[]) with a Hamiltonian cycle of t, or fails with SN_ENOTSUP naming why. */
@@ -106,11 +146,14 @@ static int find_cycle(const sn_topo_t *t, const sn_params_t *p, uint32_t *cyc, u
             ok = check_cycle(t, cyc, port);
         }
     }
+    if (!ok && (t->kind == SN_TOPO_MESH || t->kind == SN_TOPO_PRODUCT || t->kind == SN_TOPO_TORUS))
+        for (uint32_t ev = 0; ev < t->nfactors && !ok; ev++)
+            ok = grid_cycle(t, ev, cyc) && check_cycle(t, cyc, port);
     if (!ok)
         return sn_err_set(err, SN_ENOTSUP,
                           "mnb-cycle knows a Hamiltonian cycle of ring:N, complete:N, "
-                          "hypercube:D and of tori whose Gray code closes (a side of even "
-                          "length, or one dimension); %s is not one",
+                          "hypercube:D, tori whose Gray code closes (a side of even length, or "
+                          "one dimension) and meshes with a side of even length; %s is not one",
                           t->spec);
     return 0;
 }
@@ -202,7 +245,7 @@ const sn_algo_t sn__algo_mnb_cycle = {
     .name = "mnb-cycle",
     .coll = SN_COLL_MNB,
     .pm_mask = SN_PM_SINGLE | SN_PM_SINGLE_ANY | SN_PM_HALF,
-    .topos = "ring, complete, hypercube, tori whose Gray code closes",
+    .topos = "ring, complete, hypercube, tori whose Gray code closes, meshes with an even side",
     .summary = "single-port pipeline around a Hamiltonian cycle: one send, one reception a step",
     .source = "generic; optimal by the single-port reception bound (Dimakopoulos, thesis, 2.4)",
     .predicts = "M (N - 1), the single-port lower bound",

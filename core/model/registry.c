@@ -45,6 +45,7 @@ static const sn_algo_t *const registry[] = {
     &sn__algo_mnb_cayley,
     /* any graph, by a timetable that costs seconds to plan on the largest: after the families */
     &sn__algo_mnb_gossip,
+    &sn__algo_mnb_match,
     /* the MPI staples: allreduce and barrier (recursive doubling before the generic tree, which
      * it ties or beats), mna (reduce_scatter) */
     &sn__algo_allreduce_rd,

@@ -639,6 +639,10 @@ static void test_exact_mnb_generic(void **state)
         {{"--topo", "mesh:3x8", "--coll", "mnb", "--algo", "mnb-gossip"}},
         {{"--topo", "mesh:2x3x4", "--coll", "mnb", "--algo", "mnb-gossip", "--msgs", "2"}},
         {{"--topo", "star:4", "--coll", "mnb", "--algo", "mnb-cayley", "--ports", "single"}},
+        {{"--topo", "mesh:3x3", "--coll", "mnb", "--algo", "mnb-match", "--ports", "single"}},
+        {{"--topo", "mesh:3x5", "--coll", "mnb", "--algo", "mnb-match", "--ports", "single", "--rx",
+          "any", "--msgs", "2"}},
+        {{"--topo", "mesh:3x4", "--coll", "mnb", "--algo", "mnb-cycle", "--ports", "single"}},
         {{"--topo", "torus:3x5", "--coll", "mnb", "--algo", "mnb-cayley", "--msgs", "2"}},
     };
     EXACT_ALL(cases);

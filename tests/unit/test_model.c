@@ -130,6 +130,7 @@ static void test_registry(void **state)
         {"bcast-multitree", SN_COLL_BCAST},
         {"bcast-match", SN_COLL_BCAST},
         {"mnb-gossip", SN_COLL_MNB},
+        {"mnb-match", SN_COLL_MNB},
         {"pmnb-fcube", SN_COLL_PMNB},
         {"mnb-cayley", SN_COLL_MNB},
         /* the MPI staples */
@@ -248,8 +249,9 @@ static void test_select_auto(void **state)
         {"ring:8", "single", "one", "full", SN_COLL_TE, "te-cayley", 16},
         {"linear:6", "multi", "one", "full", SN_COLL_TE, "te-linear", 9},
         {"linear:6", "multi", "one", "half", SN_COLL_TE, "te-route", -1},
-        {"ring:8", "single", "one", "half", SN_COLL_MNB, "mnb-cycle", 7}, /* = the bound */
-        {"mesh:3x4", "single", "one", "half", SN_COLL_MNB, "mnb-route", -1},
+        {"ring:8", "single", "one", "half", SN_COLL_MNB, "mnb-cycle", 7},    /* = the bound */
+        {"mesh:3x4", "single", "one", "half", SN_COLL_MNB, "mnb-cycle", 11}, /* = the bound */
+        {"mesh:3x3", "single", "one", "half", SN_COLL_MNB, "mnb-route", -1},
         {"linear:5", "multi", "one", "full", SN_COLL_SCATTER, "scatter-balanced", 4},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -1,5 +1,5 @@
-/* Single-port broadcast of M > 1 packets as a timetable that the nodes replay (core/algo): two
- * planners, one replay.
+/* Single-port timetables that the nodes replay (core/algo): broadcast of M > 1 packets by two
+ * planners, and multinode broadcast by the second of them; one replay.
  *
  * bcast-multitree pipelines over one shortest-path tree per packet. Generic. Packet x travels its
  * own tree T_x: on hypercubes the binomial tree (Dimakopoulos, thesis, section 3.1, Fig. 3.1) with
@@ -23,6 +23,14 @@
  * over full-duplex links) is that of the thesis's Theorem 3.6 proof, and the rarest-first choice
  * is the piece-selection heuristic of peer-to-peer distribution.
  *
+ * mnb-match is bcast-match over the packets of every source (N M of them, each node holding its
+ * own M at the start): the single-port multinode broadcast on any graph without a known
+ * Hamiltonian cycle (mnb-cycle meets the bound M (N - 1) where one is known). The bounds it is
+ * measured against are the single-port ones of core/model, the bipartite one included: on a
+ * bipartite graph every transmission crosses the colour classes, so the larger class B receives
+ * at most |A| packets a slot with one reception per node, at least ceil(|B| (N - 1) M / |A|)
+ * slots; (N + 1) M on a mesh with every side odd.
+ *
  * Both: the nodes replay the timetable; a node only sends a packet it holds. predicted_steps =
  * the timetable's length (exact: the replayed count, as for bcast-tree); the lower bound is the
  * pipelined Theorem 3.3 bound of core/model. A timetable planned with one reception per node is
@@ -35,6 +43,10 @@
 
 #define MAX_WORK       (1u << 22) /* nodes x packets the tree planner handles */
 #define MATCH_MAX_WORK (1u << 22) /* nodes x packets the matching planner handles */
+/* mnb-match's nodes x packets: a slot's matching tests holder sets of n M bits along augmenting
+ * paths, so the planning time grows like n^3 M per slot row; 2^20 (1024 nodes at M = 1) plans in
+ * seconds */
+#define MNB_MATCH_MAX_WORK (1u << 20)
 
 typedef struct {
     uint64_t slot;
@@ -46,6 +58,7 @@ typedef struct {
     const sn_topo_t *t;
     const sn_params_t *p;
     uint32_t n, M;
+    uint32_t mnb;  /* 1: packet x is message x % M of source x / M (mnb-match); 0: of the root */
     uint32_t *off; /* [n+1] node u's sends: ev[off[u] .. off[u+1]-1], by slot */
     ev_t *ev;
     uint64_t T;
@@ -54,7 +67,7 @@ typedef struct {
 typedef struct {
     const plan_t *pl;
     uint32_t u, next;
-    uint8_t *have; /* [M] */
+    uint8_t *have; /* [M], mnb: [n M] */
 } state_t;
 
 static int applies_upto(const sn_topo_t *t, const sn_params_t *p, const char *name, uint32_t max,
@@ -78,6 +91,26 @@ static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 static int match_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     return applies_upto(t, p, "bcast-match", MATCH_MAX_WORK, err);
+}
+
+static int mnb_match_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+{
+    if (p->sources != NULL)
+        return sn_err_set(err, SN_ENOTSUP, "mnb-match broadcasts from every node");
+    if (t->n > MNB_MATCH_MAX_WORK)
+        return sn_err_set(err, SN_ERANGE, "mnb-match plans at most %u nodes; %s has %u",
+                          MNB_MATCH_MAX_WORK, t->spec, t->n);
+    /* the packets of every source: n x (n M) node-packets */
+    uint64_t work = (uint64_t) t->n * t->n * p->msgs * p->frags;
+    if (t->is_router != NULL)
+        return sn_err_set(err, SN_ENOTSUP, "mnb-match needs every node a processor");
+    if (work > MNB_MATCH_MAX_WORK)
+        return sn_err_set(err, SN_ERANGE,
+                          "mnb-match plans at most %u node-packets; %s with %u packets from each "
+                          "of its %u nodes has %llu",
+                          MNB_MATCH_MAX_WORK, t->spec, p->msgs * p->frags, t->n,
+                          (unsigned long long) work);
+    return 0;
 }
 
 static void plan_free(void *plan)
@@ -146,8 +179,8 @@ static void tree_x(const sn_topo_t *t, uint32_t root, uint32_t x, uint32_t *pare
 }
 
 /* The plan of a timetable of T slots: events evs[i] (in slot order) sent by node evnode[i]. */
-static plan_t *plan_of(const char *name, const sn_topo_t *t, const sn_params_t *p, uint64_t T,
-                       const ev_t *evs, const uint32_t *evnode, size_t nev)
+static plan_t *plan_of(const char *name, const sn_topo_t *t, const sn_params_t *p, uint32_t mnb,
+                       uint64_t T, const ev_t *evs, const uint32_t *evnode, size_t nev)
 {
     uint32_t n = t->n;
     plan_t *pl = sn_xcalloc(1, sizeof *pl);
@@ -156,6 +189,7 @@ static plan_t *plan_of(const char *name, const sn_topo_t *t, const sn_params_t *
     pl->p = p;
     pl->n = n;
     pl->M = p->msgs * p->frags;
+    pl->mnb = mnb;
     pl->T = T;
     pl->off = sn_xcalloc((size_t) n + 1, sizeof *pl->off);
     pl->ev = sn_xmalloc((nev + 1) * sizeof *pl->ev);
@@ -287,7 +321,7 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
             evnode[nev++] = u;
         }
     }
-    *out = plan_of("bcast-multitree", t, p, slot, evs, evnode, nev);
+    *out = plan_of("bcast-multitree", t, p, 0, slot, evs, evnode, nev);
     free(parent);
     free(cport);
     free(height);
@@ -369,13 +403,15 @@ static int augment(match_t *m, uint32_t v0)
     }
 }
 
-static int match_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+/* The matching timetable: of the root's M packets (mnb 0), or of every node's (mnb 1: packet x is
+ * message x % M of node x / M). */
+static int match_plan(const char *name, const sn_topo_t *t, const sn_params_t *p, uint32_t mnb,
+                      void **out, sn_err_t *err)
 {
-    int rc = match_applies(t, p, err);
-    if (rc < 0)
-        return rc;
+    int rc = 0;
     uint32_t n = t->n, M = p->msgs * p->frags, root = p->root;
-    match_t m = {.t = t, .n = n, .M = M, .W = (M + 63) / 64};
+    uint32_t P = mnb ? n * M : M; /* the packets; n M <= MNB_MATCH_MAX_WORK */
+    match_t m = {.t = t, .n = n, .M = P, .W = (P + 63) / 64};
     m.have = sn_xcalloc((size_t) n * m.W, sizeof *m.have);
     m.nhave = sn_xcalloc(n, sizeof *m.nhave);
     m.mate_s = sn_xmalloc(n * sizeof *m.mate_s);
@@ -385,31 +421,35 @@ static int match_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, 
     m.sq = sn_xmalloc(((size_t) n + 1) * sizeof *m.sq);
     m.su = sn_xmalloc(((size_t) n + 1) * sizeof *m.su);
     m.sp = sn_xmalloc(((size_t) n + 1) * sizeof *m.sp);
-    uint32_t *holders = sn_xcalloc(M, sizeof *holders);
-    uint32_t *bucket = sn_xcalloc((size_t) M + 2, sizeof *bucket),
+    uint32_t *holders = sn_xcalloc(P, sizeof *holders);
+    uint32_t *bucket = sn_xcalloc((size_t) P + 2, sizeof *bucket),
              *order = sn_xmalloc(n * sizeof *order);
     uint32_t *pick = sn_xmalloc(n * sizeof *pick);
-    for (uint32_t x = 0; x < M; x++) {
-        m.have[(size_t) root * m.W + x / 64] |= 1ull << (x % 64);
-        holders[x] = 1;
+    for (uint32_t u = 0; u < n; u++) {
+        if (!mnb && u != root)
+            continue;
+        for (uint32_t x = mnb ? u * M : 0, e = x + M; x < e; x++) {
+            m.have[(size_t) u * m.W + x / 64] |= 1ull << (x % 64);
+            holders[x] = 1;
+        }
+        m.nhave[u] = M;
     }
-    m.nhave[root] = M;
     ev_t *evs = NULL;
     uint32_t *evnode = NULL;
     size_t nev = 0, capev = 0, capn = 0;
-    uint64_t left = (uint64_t) (n - 1) * M, slot = 0;
+    uint64_t left = (uint64_t) (n - 1) * P, slot = 0;
     while (left > 0) {
         slot++;
         /* receivers that lack packets, the fewest held first (then node id): a counting sort */
-        memset(bucket, 0, ((size_t) M + 2) * sizeof *bucket);
+        memset(bucket, 0, ((size_t) P + 2) * sizeof *bucket);
         for (uint32_t v = 0; v < n; v++)
-            if (m.nhave[v] < M)
+            if (m.nhave[v] < P)
                 bucket[m.nhave[v] + 1]++;
-        for (uint32_t k = 0; k < M; k++)
+        for (uint32_t k = 0; k < P; k++)
             bucket[k + 1] += bucket[k];
         uint32_t nr = 0;
         for (uint32_t v = 0; v < n; v++)
-            if (m.nhave[v] < M) {
+            if (m.nhave[v] < P) {
                 order[bucket[m.nhave[v]]++] = v;
                 nr++;
             }
@@ -442,8 +482,7 @@ static int match_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, 
         }
         if (nev == first) { /* nothing can move: some node cannot be reached from the root */
             rc = sn_err_set(err, SN_EALGO,
-                            "bcast-match: no transmission possible in slot %llu "
-                            "(%s is not connected)",
+                            "%s: no transmission possible in slot %llu (%s is not connected)", name,
                             (unsigned long long) slot, t->spec);
             goto out;
         }
@@ -455,7 +494,7 @@ static int match_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, 
             left--;
         }
     }
-    *out = plan_of("bcast-match", t, p, slot, evs, evnode, nev);
+    *out = plan_of(name, t, p, mnb, slot, evs, evnode, nev);
 out:
     free(m.have);
     free(m.nhave);
@@ -475,6 +514,18 @@ out:
     return rc;
 }
 
+static int match_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+{
+    int rc = match_applies(t, p, err);
+    return rc < 0 ? rc : match_plan("bcast-match", t, p, 0, out, err);
+}
+
+static int mnb_match_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+{
+    int rc = mnb_match_applies(t, p, err);
+    return rc < 0 ? rc : match_plan("mnb-match", t, p, 1, out, err);
+}
+
 static int64_t predicted(const void *plan)
 {
     return (int64_t) ((const plan_t *) plan)->T;
@@ -487,9 +538,12 @@ static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err
     s->pl = plan;
     s->u = node;
     s->next = s->pl->off[node];
-    s->have = sn_xcalloc(s->pl->M, 1);
-    if (node == s->pl->p->root)
-        memset(s->have, 1, s->pl->M);
+    uint32_t M = s->pl->M;
+    s->have = sn_xcalloc(s->pl->mnb ? (size_t) s->pl->n * M : M, 1);
+    if (s->pl->mnb)
+        memset(s->have + (size_t) node * M, 1, M);
+    else if (node == s->pl->p->root)
+        memset(s->have, 1, M);
     return 0;
 }
 
@@ -502,10 +556,11 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
 {
     state_t *s = state;
     const plan_t *pl = s->pl;
-    uint32_t f = pl->p->frags;
+    uint32_t f = pl->p->frags, M = pl->M;
     for (size_t r = 0; r < io->nrx; r++) {
         const sn_packet_t *pkt = &io->rx[r].pkt;
-        s->have[pkt->seq * f + pkt->frag] = 1;
+        size_t base = pl->mnb ? (size_t) pkt->src * M : 0;
+        s->have[base + pkt->seq * f + pkt->frag] = 1;
         sn_step_deliver(io, pkt);
     }
     uint32_t end = pl->off[s->u + 1];
@@ -514,7 +569,8 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
         if (e->slot != io->slot || !s->have[e->x])
             return sn_err_set(err, SN_EALGO, "%s: node %u cannot send packet %u in step %llu",
                               pl->name, s->u, e->x, (unsigned long long) e->slot);
-        sn_packet_t pkt = sn_packet_data(pl->p, pl->p->root, SN_NODE_ALL, e->x / f, e->x % f);
+        uint32_t src = pl->mnb ? e->x / M : pl->p->root, x = pl->mnb ? e->x % M : e->x;
+        sn_packet_t pkt = sn_packet_data(pl->p, src, SN_NODE_ALL, x / f, x % f);
         sn_step_send(io, e->port, &pkt);
     }
     if (s->next < end)
@@ -550,6 +606,25 @@ const sn_algo_t sn__algo_bcast_match = {
     .predicts = "the length of the matching timetable (replayed exactly)",
     .applies = match_applies,
     .plan_new = match_plan_new,
+    .plan_free = plan_free,
+    .predicted = predicted,
+    .state_size = sizeof(state_t),
+    .node_init = node_init,
+    .node_fini = node_fini,
+    .node_step = node_step,
+};
+
+const sn_algo_t sn__algo_mnb_match = {
+    .name = "mnb-match",
+    .coll = SN_COLL_MNB,
+    .pm_mask = SN_PM_SINGLE | SN_PM_SINGLE_ANY, /* a matching may pair u->v with v->u */
+    .topos = "any without routers",
+    .summary = "single-port multinode broadcast: a maximum matching per slot, rarest packet first",
+    .source = "generic; the single-port model of Dimakopoulos, thesis, Theorem 3.6",
+    .predicts = "the length of the matching timetable (replayed exactly)",
+    .heuristic = 1,
+    .applies = mnb_match_applies,
+    .plan_new = mnb_match_plan_new,
     .plan_free = plan_free,
     .predicted = predicted,
     .state_size = sizeof(state_t),
