@@ -2,7 +2,9 @@
  * and sizes it prints the paper's formula and its value, the algorithm stepnet picks and its
  * predicted steps, the steps the simulator measures, the lower bound, and optionally the steps
  * measured over TCP by `stepnet run`; as Markdown or CSV. docs/reproduction.md is its output for
- * the default set. */
+ * the default set. Above the usual size on purpose: each paper's formulas are
+ * computed here independently of the algorithms' predictions (the cases themselves are data in
+ * table_cases.c), and a formula reads best next to the row that prints it. */
 #include <math.h>
 #include <stdarg.h>
 #include <errno.h>

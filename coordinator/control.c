@@ -1,6 +1,8 @@
 /* The control state machine (coordinator): hellos, assignments, READY, calibration, START of each
  * repetition, COMPLETE and RESULT, node aborts, and the deadline of every phase. There is no
- * per-slot round trip: nodes detect termination in-band and report once per collective. */
+ * per-slot round trip: nodes detect termination in-band and report once per collective. Above
+ * the usual size on purpose: it is one state machine, and its phases, their deadlines and the
+ * transitions between them read best in one place. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,7 +6,9 @@
  * first (no request, no callback when the socket takes it at once). Reading: large units are read
  * directly into place (no staging copy); small frames are parsed out of a 64 KiB staging buffer,
  * many per read; sealed chunks are opened in place as each arrives. Admission control of the
- * unauthenticated connections at a listener (sn_admit_*, declared in conn.h) is in admit.c. */
+ * unauthenticated connections at a listener (sn_admit_*, declared in conn.h) is in admit.c. Above
+ * the usual size on purpose: the write queue, the chunked reader and the handshake share one
+ * connection state and one set of buffer-ownership rules, which a split would spread over files. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
