@@ -73,6 +73,23 @@ void sn__node_link_probe(link_t *l, int type, uint64_t seq, uint32_t bytes)
     sn__node_link_send(l, b, 8 + (size_t) bytes);
 }
 
+/* 1 when every one of the n bytes is the probes' 0x5a: eight at a time (a byte loop took a fifth
+ * of the nodes' CPU in runs of 1 MiB packets, whose calibration probes are as large). */
+static int probe_bytes_ok(const uint8_t *p, size_t n)
+{
+    const uint64_t want = 0x5a5a5a5a5a5a5a5aull;
+    uint64_t diff = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        diff |= w ^ want;
+    }
+    for (; i < n; i++)
+        diff |= (uint64_t) (p[i] ^ 0x5a);
+    return diff == 0;
+}
+
 /* A frame of a bound link that arrives in pieces (conn.h): a data frame is parsed from its first
  * piece and its payload checked piece by piece, then taken whole into the window; a probe is
  * answered (PING) or timed (PONG) after its last piece. */
@@ -94,12 +111,10 @@ static void link_on_piece(sn_conn_t *c, int type, const uint8_t *p, size_t off, 
         size_t from = 0;
         if (off == 0)
             memcpy(&lc->piece_seq, p, 8), from = 8; /* the first piece holds far more than 8 */
-        for (size_t i = from; i < n; i++) {
-            if (p[i] != 0x5a) {
-                lc->piece_bad = 1;
-                sn_conn_fail(c, SN_EPROTO, "calibration probe with bytes other than the probe's");
-                return;
-            }
+        if (!probe_bytes_ok(p + from, n - from)) {
+            lc->piece_bad = 1;
+            sn_conn_fail(c, SN_EPROTO, "calibration probe with bytes other than the probe's");
+            return;
         }
         if (!last)
             return;
