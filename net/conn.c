@@ -468,6 +468,11 @@ static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
     }
     buf->base = (char *) c->stage;
     buf->len = c->stage_cap;
+    /* After a large frame, the header of the next one alone: its body then goes straight into
+     * place instead of most of it through the stage and a copy (te on complete:8 at 64 KiB spent
+     * a tenth of its CPU in that copy), for one more read per large frame. */
+    if (c->type < 0 && c->expect_large)
+        buf->len = hdr_bytes(c) - c->hdr_have;
 }
 
 static int check_type(sn_conn_t *c, int type, uint32_t len)
@@ -507,6 +512,7 @@ static uint8_t *body_buf(sn_conn_t *c, uint32_t len)
 /* The frame is over: ready for the next header. */
 static void frame_end(sn_conn_t *c)
 {
+    c->expect_large = c->flen >= DIRECT_MIN;
     c->type = -1;
     c->hdr_have = 0;
     c->unit_have = c->unit_len = 0;

@@ -89,11 +89,12 @@ struct sn_conn_s {
     /* reader */
     uint8_t hdr[SN_FRAME_HDR];
     uint32_t hdr_have;
-    int type;      /* -1 while reading a header; 0 while a sealed frame's type is unknown */
-    int streaming; /* the current frame goes to on_piece */
-    uint32_t flen; /* the plaintext length of the frame: type byte + body */
-    uint32_t fpos; /* plaintext bytes of the frame consumed */
-    uint8_t *unit; /* where the bytes being read go: a chunk, or the whole body */
+    int type;         /* -1 while reading a header; 0 while a sealed frame's type is unknown */
+    int streaming;    /* the current frame goes to on_piece */
+    int expect_large; /* the last frame was large: read the next header alone (see alloc_cb) */
+    uint32_t flen;    /* the plaintext length of the frame: type byte + body */
+    uint32_t fpos;    /* plaintext bytes of the frame consumed */
+    uint8_t *unit;    /* where the bytes being read go: a chunk, or the whole body */
     uint32_t unit_len, unit_have;
     uint8_t *chunk; /* one sealed chunk, or one plaintext piece */
     uint8_t *body;  /* a whole frame for on_frame (multi-chunk frames not streamed) */
