@@ -393,7 +393,9 @@ static void on_ready(coord_t *r, coord_node_t *cn)
     r->phase = COORD_PH_CALIBRATE;
     Stepnet__Control cm = STEPNET__CONTROL__INIT;
     Stepnet__Calibrate cal = STEPNET__CALIBRATE__INIT;
-    cal.bytes = r->ctx->params.size;
+    uint32_t size = r->ctx->params.size;
+    r->res->probe_bytes = size < COORD_PROBE_MAX_BYTES ? size : COORD_PROBE_MAX_BYTES;
+    cal.bytes = r->res->probe_bytes;
     cal.probes = r->o->probes;
     cal.has_concurrent = 1;
     cal.concurrent = 1; /* the NIC terms of the time model */

@@ -25,6 +25,12 @@
 #define COORD_DEFAULT_LISTEN_DAEMONS "0.0.0.0:0" /* --nodes ADDR,...: daemons dial back */
 #define COORD_MAX_LOCAL_NODES        4096        /* local runs start one process per node */
 
+/* The largest calibration probe. The per-byte terms of the time model are linear in the size, so
+ * probes of 4 MiB measure them as well as probes of the packet size, and a run of 1 GiB packets
+ * does not spend minutes ping-ponging gigabytes before it starts (it ran into the calibration
+ * deadline). */
+#define COORD_PROBE_MAX_BYTES (4u << 20)
+
 typedef struct coord_opts_s {
     const cli_ctx_t *ctx;  /* topology, parameters, algorithm: borrowed for the call */
     const char *topo_text; /* the --topo text (its file: factors are sent to the nodes) */
@@ -167,6 +173,8 @@ typedef struct coord_result_s {
     double *node_conc_rtt0_us, *node_conc_rtt_us;
     double ctl_us;
     double empty_slot_us; /* one measured empty slot of the whole network (0: not measured) */
+    uint32_t probe_bytes; /* the calibration probes' size: the packet size, at most
+                             COORD_PROBE_MAX_BYTES (every per-byte term is divided by it) */
     int has_model;
     sn_tm_result_t model;
 } coord_result_t;

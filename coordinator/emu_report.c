@@ -145,7 +145,7 @@ void coord_emu_report_json(json_t *j, const coord_opts_t *o, const coord_result_
     json_open(j, "link_emulation", '{');
     json_str(j, "by", "stepnet");
     json_str(j, "file", o->emu_file);
-    json_uint(j, "probe_bytes", o->ctx->params.size);
+    json_uint(j, "probe_bytes", res->probe_bytes);
     json_open(j, "groups", '[');
     for (size_t g = 0; g < ng; g++) {
         json_open(j, NULL, '{');

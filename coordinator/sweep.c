@@ -296,7 +296,7 @@ void sweep_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
             o->security == SN_SEC_SODIUM ? "sodium" : "none");
     if (res->ncalibrated)
         fprintf(f, "; links alpha %.2f us, beta %.6f us/byte (median of %zu, probes of %u bytes)\n",
-                res->alpha_us, res->beta_us, res->ncalibrated, p->size);
+                res->alpha_us, res->beta_us, res->ncalibrated, res->probe_bytes);
     else
         fprintf(f, "; links not calibrated (--probes 0)\n");
     fprintf(f, "# %-10s %12s %12s %12s %12s %12s %11s %8s %14s %13s\n", "Size", "Avg(us)",

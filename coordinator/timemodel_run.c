@@ -26,10 +26,13 @@ static int model_at(const coord_opts_t *o, const coord_result_t *res, uint32_t s
     if (res->failed || res->ncalibrated == 0 || res->edge_alpha_us == NULL)
         return -1;
     int rc = -1;
+    /* per byte: the probes' difference over the probes' size (a sweep's points share the probes of
+     * its largest size, and probes are capped at COORD_PROBE_MAX_BYTES) */
+    uint32_t pb = res->probe_bytes;
     double *beta = sn_xcalloc((size_t) t->nedges + 1, sizeof *beta);
     for (uint32_t e = 0; e < t->nedges; e++)
-        beta[e] = size && res->edge_alpha_us[e] >= 0 && res->edge_hop_us[e] > res->edge_alpha_us[e]
-                      ? (res->edge_hop_us[e] - res->edge_alpha_us[e]) / size
+        beta[e] = pb && res->edge_alpha_us[e] >= 0 && res->edge_hop_us[e] > res->edge_alpha_us[e]
+                      ? (res->edge_hop_us[e] - res->edge_alpha_us[e]) / pb
                       : 0;
     /* per node: the NIC terms of its concurrent rounds */
     double *nalpha = NULL, *nbeta = NULL;
@@ -39,7 +42,7 @@ static int model_at(const coord_opts_t *o, const coord_result_t *res, uint32_t s
         for (uint32_t u = 0; u < t->n; u++)
             if (res->node_conc_rtt0_us[u] >= 0)
                 sn_tm_node_terms(res->node_conc_rtt0_us[u], res->node_conc_rtt_us[u],
-                                 sn_topo_degree(t, u), size, &nalpha[u], &nbeta[u]);
+                                 sn_topo_degree(t, u), pb, &nalpha[u], &nbeta[u]);
     }
     sn_tm_calib_t cal = {.edge_alpha_us = res->edge_alpha_us,
                          .edge_beta_us = beta,
@@ -135,10 +138,15 @@ void coord_model_report_text(FILE *f, const coord_opts_t *o, const coord_result_
     if (!res->has_model)
         return;
     const sn_tm_result_t *m = &res->model;
+    char by[48]; /* the floor is the measured empty slot, or (not measured) a node's */
+    if (m->floor_node == UINT32_MAX)
+        snprintf(by, sizeof by, "the measured empty slot");
+    else
+        snprintf(by, sizeof by, "set by node %u", m->floor_node);
     fprintf(f,
-            "  time model      %.1f us = control legs %.1f + %llu slots %.1f (floor %.1f us set by "
-            "node %u; slots at the floor %llu, set by a link %llu, by a NIC %llu)\n",
-            m->predicted_us, m->ctl_us, (unsigned long long) m->slots, m->slots_us, m->floor_us,
-            m->floor_node, (unsigned long long) m->floor_slots, (unsigned long long) m->link_slots,
+            "  time model      %.1f us = control legs %.1f + %llu slots %.1f (floor %.1f us, %s; "
+            "slots at the floor %llu, set by a link %llu, by a NIC %llu)\n",
+            m->predicted_us, m->ctl_us, (unsigned long long) m->slots, m->slots_us, m->floor_us, by,
+            (unsigned long long) m->floor_slots, (unsigned long long) m->link_slots,
             (unsigned long long) m->nic_slots);
 }

@@ -885,6 +885,29 @@ static void test_run_out_file(void **state)
     free(path);
 }
 
+/* Packets above COORD_PROBE_MAX_BYTES are calibrated with probes of 4 MiB (a run of 1 GiB packets
+ * spent its 30 s calibration deadline on probes as large as its packets): every link reports
+ * probes of 4194304 bytes, the run verifies and the time model is computed. */
+static void test_run_probe_cap(void **state)
+{
+    (void) state;
+    tu_proc_t p =
+        STEPNET(120, "run", "--topo", "ring:2", "--coll", "te", "--size", "6291456", "--reps", "1",
+                "--warmup", "0", "--probes", "2", "--security", "none", "--json");
+    tu_expect_status(&p, 0);
+    const char *j = tu_json_line(&p);
+    assert_true(tu_json_bool(j, "verified"));
+    const char *cal = strstr(j, "\"link_calibration\"");
+    assert_non_null(cal);
+    size_t links = 0;
+    for (const char *b = strstr(cal, "\"bytes\":"); b != NULL && b < strchr(cal, ']');
+         b = strstr(b + 1, "\"bytes\":"), links++)
+        assert_int_equal(strtoull(b + strlen("\"bytes\":"), NULL, 10), 4194304);
+    assert_int_equal(links, 1);
+    assert_non_null(strstr(j, "\"time_model\":{"));
+    tu_exec_free(&p);
+}
+
 static void test_run_idle_slots(void **state)
 {
     (void) state;
@@ -2394,6 +2417,7 @@ int main(void)
         cmocka_unit_test_teardown(test_exact_mnb_generic, teardown),
         cmocka_unit_test_teardown(test_run_json_contract, teardown),
         cmocka_unit_test_teardown(test_run_out_file, teardown),
+        cmocka_unit_test_teardown(test_run_probe_cap, teardown),
         cmocka_unit_test_teardown(test_run_idle_slots, teardown),
         cmocka_unit_test_teardown(test_fault_kill, teardown),
         cmocka_unit_test_teardown(test_fault_stop, teardown),
