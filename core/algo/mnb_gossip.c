@@ -14,38 +14,20 @@
  * per-source trees (mnb-balanced) take up to 1.4x that.
  *
  * The rule is ours (rarest first is the piece selection of peer-to-peer distribution; the
- * schedule is computed centrally, as a list schedule). The nodes replay the timetable: node u
- * sends, in slot s, the packets the plan gave its links; it only sends a packet it holds.
- * predicted_steps = the timetable's length, replayed exactly by both executors. */
+ * schedule is computed centrally, as a list schedule). The nodes replay the timetable
+ * (timetable.h): node u sends, in slot s, the packets the plan gave its links; it only sends a
+ * packet it holds. predicted_steps = the timetable's length, replayed exactly by both executors. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "algo_internal.h"
 #include "stepnet/util.h"
+#include "timetable.h"
 
 /* The plan's work grows as slots x links x packets, its timetable as deliveries (12 bytes each):
  * at most 2^11 packets (N M), so 2^22 deliveries (hypercube:11 plans and simulates in about 7 s
  * and 200 MiB; twice the packets would take 7 times longer and 700 MiB). */
 #define MAX_PACKETS (1u << 11)
-
-typedef struct {
-    uint32_t slot, port, x; /* x = source * M + k, k = seq * frags + frag; slots < K N < 2^32 */
-} ev_t;
-
-typedef struct {
-    const sn_topo_t *t;
-    const sn_params_t *p;
-    uint32_t n, M, W; /* W: 64-bit words of a set of the N M packets */
-    uint32_t *off;    /* [n+1] node u's sends: ev[off[u] .. off[u+1]-1], by slot */
-    ev_t *ev;
-    uint64_t T;
-} plan_t;
-
-typedef struct {
-    const plan_t *pl;
-    uint32_t u, next;
-    uint64_t *have; /* [W] */
-} state_t;
 
 static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
@@ -60,16 +42,6 @@ static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
                           "%u packets per node has %llu",
                           MAX_PACKETS, t->spec, p->msgs * p->frags, (unsigned long long) K);
     return 0;
-}
-
-static void plan_free(void *plan)
-{
-    plan_t *pl = plan;
-    if (pl == NULL)
-        return;
-    free(pl->off);
-    free(pl->ev);
-    free(pl);
 }
 
 /* Hop distances from every node: [n * n], UINT16_MAX where unreachable. */
@@ -132,7 +104,7 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
             maxdeg = sn_topo_degree(t, v);
     offer_t *offers = sn_xmalloc(((size_t) maxdeg + 1) * sizeof *offers);
     uint32_t *taken = sn_xmalloc(((size_t) maxdeg + 1) * sizeof *taken);
-    ev_t *evs = NULL;
+    sn_tt_ev_t *evs = NULL;
     uint32_t *evnode = NULL, *evdst = NULL;
     size_t nev = 0, capev = 0, capn = 0, capd = 0;
     uint64_t left = (uint64_t) K * (n - 1), slot = 0;
@@ -185,7 +157,7 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
                     sn_grow((void **) &evnode, &capn, nev + 1, sizeof *evnode);
                 if (nev >= capd)
                     sn_grow((void **) &evdst, &capd, nev + 1, sizeof *evdst);
-                evs[nev] = (ev_t){(uint32_t) slot, pt->rport, best};
+                evs[nev] = (sn_tt_ev_t){(uint32_t) slot, pt->rport, best};
                 evnode[nev] = pt->peer;
                 evdst[nev++] = v;
             }
@@ -199,25 +171,7 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
             left--;
         }
     }
-    /* events by sender, each sender's in slot order (they were made in slot order) */
-    plan_t *pl = sn_xcalloc(1, sizeof *pl);
-    pl->t = t;
-    pl->p = p;
-    pl->n = n;
-    pl->M = M;
-    pl->W = W;
-    pl->T = slot;
-    pl->off = sn_xcalloc((size_t) n + 1, sizeof *pl->off);
-    pl->ev = sn_xmalloc((nev + 1) * sizeof *pl->ev);
-    for (size_t i = 0; i < nev; i++)
-        pl->off[evnode[i] + 1]++;
-    for (uint32_t u = 0; u < n; u++)
-        pl->off[u + 1] += pl->off[u];
-    uint32_t *fill = sn_xmalloc(((size_t) n + 1) * sizeof *fill);
-    memcpy(fill, pl->off, ((size_t) n + 1) * sizeof *fill);
-    for (size_t i = 0; i < nev; i++)
-        pl->ev[fill[evnode[i]]++] = evs[i];
-    free(fill);
+    sn_tt_plan_t *pl = sn_tt_plan_new("mnb-gossip", t, p, 1, slot, evs, evnode, nev);
     free(D);
     free(have);
     free(holders);
@@ -231,60 +185,6 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
     return 0;
 }
 
-static int64_t predicted(const void *plan)
-{
-    return (int64_t) ((const plan_t *) plan)->T;
-}
-
-static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
-{
-    (void) err;
-    state_t *s = state;
-    s->pl = plan;
-    s->u = node;
-    s->next = s->pl->off[node];
-    s->have = sn_xcalloc(s->pl->W, sizeof *s->have);
-    for (uint32_t k = 0; k < s->pl->M; k++) {
-        uint32_t x = node * s->pl->M + k;
-        s->have[x / 64] |= 1ull << (x % 64);
-    }
-    return 0;
-}
-
-static void node_fini(void *state)
-{
-    free(((state_t *) state)->have);
-}
-
-static int node_step(void *state, sn_step_t *io, sn_err_t *err)
-{
-    state_t *s = state;
-    const plan_t *pl = s->pl;
-    uint32_t f = pl->p->frags, M = pl->M;
-    for (size_t r = 0; r < io->nrx; r++) {
-        const sn_packet_t *pkt = &io->rx[r].pkt;
-        if (pkt->src >= pl->n || pkt->seq * f + pkt->frag >= M)
-            return sn_err_set(err, SN_EALGO, "mnb-gossip: node %u got a packet of no source", s->u);
-        uint32_t x = pkt->src * M + pkt->seq * f + pkt->frag;
-        s->have[x / 64] |= 1ull << (x % 64);
-        sn_step_deliver(io, pkt);
-    }
-    uint32_t end = pl->off[s->u + 1];
-    while (s->next < end && pl->ev[s->next].slot <= io->slot) {
-        const ev_t *e = &pl->ev[s->next++];
-        if (e->slot != io->slot || !(s->have[e->x / 64] & (1ull << (e->x % 64))))
-            return sn_err_set(err, SN_EALGO,
-                              "mnb-gossip: node %u cannot send packet %u in step %llu", s->u, e->x,
-                              (unsigned long long) e->slot);
-        uint32_t src = e->x / M, k = e->x % M;
-        sn_packet_t pkt = sn_packet_data(pl->p, src, SN_NODE_ALL, k / f, k % f);
-        sn_step_send(io, e->port, &pkt);
-    }
-    if (s->next < end)
-        io->wake = pl->ev[s->next].slot;
-    return 0;
-}
-
 const sn_algo_t sn__algo_mnb_gossip = {
     .name = "mnb-gossip",
     .coll = SN_COLL_MNB,
@@ -295,11 +195,11 @@ const sn_algo_t sn__algo_mnb_gossip = {
     .predicts = "the length of the timetable (replayed exactly)",
     .applies = applies,
     .plan_new = plan_new,
-    .plan_free = plan_free,
-    .predicted = predicted,
-    .state_size = sizeof(state_t),
-    .node_init = node_init,
-    .node_fini = node_fini,
-    .node_step = node_step,
+    .plan_free = sn_tt_plan_free,
+    .predicted = sn_tt_predicted,
+    .state_size = sizeof(sn_tt_state_t),
+    .node_init = sn_tt_node_init,
+    .node_fini = sn_tt_node_fini,
+    .node_step = sn_tt_node_step,
     .heuristic = 1,
 };

@@ -40,6 +40,7 @@
 
 #include "algo_internal.h"
 #include "stepnet/util.h"
+#include "timetable.h"
 
 #define MAX_WORK       (1u << 22) /* nodes x packets the tree planner handles */
 #define MATCH_MAX_WORK (1u << 22) /* nodes x packets the matching planner handles */
@@ -47,28 +48,6 @@
  * paths, so the planning time grows like n^3 M per slot row; 2^20 (1024 nodes at M = 1) plans in
  * seconds */
 #define MNB_MATCH_MAX_WORK (1u << 20)
-
-typedef struct {
-    uint64_t slot;
-    uint32_t port, x;
-} ev_t;
-
-typedef struct {
-    const char *name;
-    const sn_topo_t *t;
-    const sn_params_t *p;
-    uint32_t n, M;
-    uint32_t mnb;  /* 1: packet x is message x % M of source x / M (mnb-match); 0: of the root */
-    uint32_t *off; /* [n+1] node u's sends: ev[off[u] .. off[u+1]-1], by slot */
-    ev_t *ev;
-    uint64_t T;
-} plan_t;
-
-typedef struct {
-    const plan_t *pl;
-    uint32_t u, next;
-    uint8_t *have; /* [M], mnb: [n M] */
-} state_t;
 
 static int applies_upto(const sn_topo_t *t, const sn_params_t *p, const char *name, uint32_t max,
                         sn_err_t *err)
@@ -111,16 +90,6 @@ static int mnb_match_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t 
                           MNB_MATCH_MAX_WORK, t->spec, p->msgs * p->frags, t->n,
                           (unsigned long long) work);
     return 0;
-}
-
-static void plan_free(void *plan)
-{
-    plan_t *pl = plan;
-    if (pl == NULL)
-        return;
-    free(pl->off);
-    free(pl->ev);
-    free(pl);
 }
 
 /* parent[] of T_x rooted at root (UINT32_MAX at the root), as the port of the parent towards
@@ -176,33 +145,6 @@ static void tree_x(const sn_topo_t *t, uint32_t root, uint32_t x, uint32_t *pare
         }
     }
     free(seen);
-}
-
-/* The plan of a timetable of T slots: events evs[i] (in slot order) sent by node evnode[i]. */
-static plan_t *plan_of(const char *name, const sn_topo_t *t, const sn_params_t *p, uint32_t mnb,
-                       uint64_t T, const ev_t *evs, const uint32_t *evnode, size_t nev)
-{
-    uint32_t n = t->n;
-    plan_t *pl = sn_xcalloc(1, sizeof *pl);
-    pl->name = name;
-    pl->t = t;
-    pl->p = p;
-    pl->n = n;
-    pl->M = p->msgs * p->frags;
-    pl->mnb = mnb;
-    pl->T = T;
-    pl->off = sn_xcalloc((size_t) n + 1, sizeof *pl->off);
-    pl->ev = sn_xmalloc((nev + 1) * sizeof *pl->ev);
-    uint32_t *fill = sn_xmalloc(((size_t) n + 1) * sizeof *fill);
-    for (size_t i = 0; i < nev; i++)
-        pl->off[evnode[i] + 1]++;
-    for (uint32_t u = 0; u < n; u++)
-        pl->off[u + 1] += pl->off[u];
-    memcpy(fill, pl->off, ((size_t) n + 1) * sizeof *fill);
-    for (size_t i = 0; i < nev; i++) /* events were made in slot order: stays sorted per node */
-        pl->ev[fill[evnode[i]]++] = evs[i];
-    free(fill);
-    return pl;
 }
 
 typedef struct {
@@ -280,7 +222,7 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
         }
     uint8_t *sent = sn_xcalloc(nm + 1, 1); /* per child slot in ch[]: served */
     uint8_t *busy_tx = sn_xmalloc(n), *busy_rx = sn_xmalloc(n);
-    ev_t *evs = NULL;
+    sn_tt_ev_t *evs = NULL;
     uint32_t *evnode = NULL;
     size_t nev = 0, capev = 0, capn = 0, left = nm - M;
     cand_t *cands = NULL;
@@ -317,11 +259,11 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
                 sn_grow((void **) &evs, &capev, nev + 1, sizeof *evs);
             if (nev >= capn)
                 sn_grow((void **) &evnode, &capn, nev + 1, sizeof *evnode);
-            evs[nev] = (ev_t){slot, cport[(size_t) x * n + v], x};
+            evs[nev] = (sn_tt_ev_t){(uint32_t) slot, cport[(size_t) x * n + v], x};
             evnode[nev++] = u;
         }
     }
-    *out = plan_of("bcast-multitree", t, p, 0, slot, evs, evnode, nev);
+    *out = sn_tt_plan_new("bcast-multitree", t, p, 0, slot, evs, evnode, nev);
     free(parent);
     free(cport);
     free(height);
@@ -434,7 +376,7 @@ static int match_plan(const char *name, const sn_topo_t *t, const sn_params_t *p
         }
         m.nhave[u] = M;
     }
-    ev_t *evs = NULL;
+    sn_tt_ev_t *evs = NULL;
     uint32_t *evnode = NULL;
     size_t nev = 0, capev = 0, capn = 0;
     uint64_t left = (uint64_t) (n - 1) * P, slot = 0;
@@ -477,7 +419,7 @@ static int match_plan(const char *name, const sn_topo_t *t, const sn_params_t *p
                 sn_grow((void **) &evs, &capev, nev + 1, sizeof *evs);
             if (nev >= capn)
                 sn_grow((void **) &evnode, &capn, nev + 1, sizeof *evnode);
-            evs[nev] = (ev_t){slot, sn_topo_port(t, v, m.mate_q[v])->rport, best};
+            evs[nev] = (sn_tt_ev_t){(uint32_t) slot, sn_topo_port(t, v, m.mate_q[v])->rport, best};
             evnode[nev++] = u;
         }
         if (nev == first) { /* nothing can move: some node cannot be reached from the root */
@@ -494,7 +436,7 @@ static int match_plan(const char *name, const sn_topo_t *t, const sn_params_t *p
             left--;
         }
     }
-    *out = plan_of(name, t, p, mnb, slot, evs, evnode, nev);
+    *out = sn_tt_plan_new(name, t, p, mnb, slot, evs, evnode, nev);
 out:
     free(m.have);
     free(m.nhave);
@@ -526,58 +468,6 @@ static int mnb_match_plan_new(const sn_topo_t *t, const sn_params_t *p, void **o
     return rc < 0 ? rc : match_plan("mnb-match", t, p, 1, out, err);
 }
 
-static int64_t predicted(const void *plan)
-{
-    return (int64_t) ((const plan_t *) plan)->T;
-}
-
-static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
-{
-    (void) err;
-    state_t *s = state;
-    s->pl = plan;
-    s->u = node;
-    s->next = s->pl->off[node];
-    uint32_t M = s->pl->M;
-    s->have = sn_xcalloc(s->pl->mnb ? (size_t) s->pl->n * M : M, 1);
-    if (s->pl->mnb)
-        memset(s->have + (size_t) node * M, 1, M);
-    else if (node == s->pl->p->root)
-        memset(s->have, 1, M);
-    return 0;
-}
-
-static void node_fini(void *state)
-{
-    free(((state_t *) state)->have);
-}
-
-static int node_step(void *state, sn_step_t *io, sn_err_t *err)
-{
-    state_t *s = state;
-    const plan_t *pl = s->pl;
-    uint32_t f = pl->p->frags, M = pl->M;
-    for (size_t r = 0; r < io->nrx; r++) {
-        const sn_packet_t *pkt = &io->rx[r].pkt;
-        size_t base = pl->mnb ? (size_t) pkt->src * M : 0;
-        s->have[base + pkt->seq * f + pkt->frag] = 1;
-        sn_step_deliver(io, pkt);
-    }
-    uint32_t end = pl->off[s->u + 1];
-    while (s->next < end && pl->ev[s->next].slot <= io->slot) {
-        const ev_t *e = &pl->ev[s->next++];
-        if (e->slot != io->slot || !s->have[e->x])
-            return sn_err_set(err, SN_EALGO, "%s: node %u cannot send packet %u in step %llu",
-                              pl->name, s->u, e->x, (unsigned long long) e->slot);
-        uint32_t src = pl->mnb ? e->x / M : pl->p->root, x = pl->mnb ? e->x % M : e->x;
-        sn_packet_t pkt = sn_packet_data(pl->p, src, SN_NODE_ALL, x / f, x % f);
-        sn_step_send(io, e->port, &pkt);
-    }
-    if (s->next < end)
-        io->wake = pl->ev[s->next].slot;
-    return 0;
-}
-
 const sn_algo_t sn__algo_bcast_multitree = {
     .name = "bcast-multitree",
     .coll = SN_COLL_BCAST,
@@ -588,12 +478,12 @@ const sn_algo_t sn__algo_bcast_multitree = {
     .predicts = "the length of the greedy timetable (replayed exactly)",
     .applies = applies,
     .plan_new = plan_new,
-    .plan_free = plan_free,
-    .predicted = predicted,
-    .state_size = sizeof(state_t),
-    .node_init = node_init,
-    .node_fini = node_fini,
-    .node_step = node_step,
+    .plan_free = sn_tt_plan_free,
+    .predicted = sn_tt_predicted,
+    .state_size = sizeof(sn_tt_state_t),
+    .node_init = sn_tt_node_init,
+    .node_fini = sn_tt_node_fini,
+    .node_step = sn_tt_node_step,
 };
 
 const sn_algo_t sn__algo_bcast_match = {
@@ -606,12 +496,12 @@ const sn_algo_t sn__algo_bcast_match = {
     .predicts = "the length of the matching timetable (replayed exactly)",
     .applies = match_applies,
     .plan_new = match_plan_new,
-    .plan_free = plan_free,
-    .predicted = predicted,
-    .state_size = sizeof(state_t),
-    .node_init = node_init,
-    .node_fini = node_fini,
-    .node_step = node_step,
+    .plan_free = sn_tt_plan_free,
+    .predicted = sn_tt_predicted,
+    .state_size = sizeof(sn_tt_state_t),
+    .node_init = sn_tt_node_init,
+    .node_fini = sn_tt_node_fini,
+    .node_step = sn_tt_node_step,
 };
 
 const sn_algo_t sn__algo_mnb_match = {
@@ -625,10 +515,10 @@ const sn_algo_t sn__algo_mnb_match = {
     .heuristic = 1,
     .applies = mnb_match_applies,
     .plan_new = mnb_match_plan_new,
-    .plan_free = plan_free,
-    .predicted = predicted,
-    .state_size = sizeof(state_t),
-    .node_init = node_init,
-    .node_fini = node_fini,
-    .node_step = node_step,
+    .plan_free = sn_tt_plan_free,
+    .predicted = sn_tt_predicted,
+    .state_size = sizeof(sn_tt_state_t),
+    .node_init = sn_tt_node_init,
+    .node_fini = sn_tt_node_fini,
+    .node_step = sn_tt_node_step,
 };

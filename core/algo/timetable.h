@@ -1,0 +1,51 @@
+/* Timetables replayed by the nodes (core/algo): a plan computed centrally as a list of
+ * transmissions (slot, port, packet) per sender, which every node replays, sending in each slot
+ * what the plan gives its links and checking that it holds each packet it sends. Shared by the
+ * planners that keep no per-node rule: bcast-multitree, bcast-match and mnb-match
+ * (single_timetable.c) and mnb-gossip (mnb_gossip.c). predicted_steps = the timetable's length,
+ * which both executors replay exactly.
+ *
+ * Packets are numbered x = k for a broadcast from the root, x = source * M + k for a multinode
+ * broadcast, with k = seq * frags + frag and M = msgs * frags. */
+#ifndef STEPNET_CORE_ALGO_TIMETABLE_H
+#define STEPNET_CORE_ALGO_TIMETABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stepnet/algo.h"
+
+typedef struct {
+    uint32_t slot, port, x; /* slots < 2^32: every planner's work is far below */
+} sn_tt_ev_t;
+
+typedef struct {
+    const char *name; /* for messages */
+    const sn_topo_t *t;
+    const sn_params_t *p;
+    uint32_t n, M, W; /* W: 64-bit words of a node's packet set */
+    int mnb;          /* 1: the packets of every node; 0: the root's */
+    uint32_t *off;    /* [n+1] node u's sends: ev[off[u] .. off[u+1]-1], by slot */
+    sn_tt_ev_t *ev;
+    uint64_t T;
+} sn_tt_plan_t;
+
+typedef struct {
+    const sn_tt_plan_t *pl;
+    uint32_t u, next;
+    uint64_t *have; /* [W] the packets the node holds */
+} sn_tt_state_t;
+
+/* The plan of a timetable of T slots from events evs[i] (made in slot order) sent by node
+ * evnode[i]; the events are regrouped by sender, each sender's staying in slot order. */
+sn_tt_plan_t *sn_tt_plan_new(const char *name, const sn_topo_t *t, const sn_params_t *p, int mnb,
+                             uint64_t T, const sn_tt_ev_t *evs, const uint32_t *evnode, size_t nev);
+
+/* The sn_algo_t members of a timetable algorithm (state_size = sizeof(sn_tt_state_t)). */
+void sn_tt_plan_free(void *plan);
+int64_t sn_tt_predicted(const void *plan);
+int sn_tt_node_init(const void *plan, uint32_t node, void *state, sn_err_t *err);
+void sn_tt_node_fini(void *state);
+int sn_tt_node_step(void *state, sn_step_t *io, sn_err_t *err);
+
+#endif
