@@ -5,7 +5,9 @@
 #   2. the idle slot barrier of stepnet (empty frames on every link) against the raw probe of the
 #      same pattern, on ring:2, ring:8, ring:64 and torus:8x8;
 #   3. te on complete:8 at 8 B, 64 KiB and 1 MiB per packet against the raw barrier moving frames
-#      of the same size on the same links.
+#      of the same size on the same links;
+#   4. 256 node processes on this machine: the idle barrier of torus:16x16 against the raw probe,
+#      with each node's descriptors and resident memory sampled while the slots run.
 # stepnet and the raw probe alternate round by round (--reps rounds, default 5), so that both see
 # the same machine state (on a shared VM it drifts by a factor of two within minutes); every
 # figure is the median over the rounds. The runtime runs with --security none by default, so that
@@ -21,7 +23,7 @@ while [ $# -gt 0 ]; do
     --reps) reps="$2"; shift 2 ;;
     --csv) csv="$2"; shift 2 ;;
     --security) security="$2"; shift 2 ;;
-    -h | --help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "bench_run: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -80,6 +82,35 @@ for size in 8 65536 1048576; do
     rawmb=$(awk -v s="$size" -v u="$raw" 'BEGIN {printf "%.1f", 56 * s / u}')
     row "te bandwidth" complete:8 "$size" "$mb" "$rawmb" MB/s
 done
+# 256 node processes on this machine: the idle barrier of torus:16x16 next to the raw probe, and
+# each node's footprint sampled while the slots run (descriptors and resident memory of every
+# stepnet-node, medians; the raw probe's processes hold their links only)
+svals=() rvals=() fds=() rss=()
+for _ in $(seq "$reps"); do
+    tmp=$(mktemp)
+    build/stepnet run --topo torus:16x16 --coll bcast --idle-slots 3000 --reps 1 --warmup 0 \
+        --probes 1 --security "$security" --json >"$tmp" 2>/dev/null &
+    run=$!
+    for _ in $(seq 200); do # up to 20 s for the 256 nodes to start and connect
+        [ "$(pgrep -c -x stepnet-node || true)" -ge 256 ] && break
+        sleep 0.1
+    done
+    sleep 2 # calibration done, the idle slots running
+    for pid in $(pgrep -x stepnet-node); do
+        n=$(find "/proc/$pid/fd" -mindepth 1 2>/dev/null | wc -l) || true
+        r=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status" 2>/dev/null) || true
+        [ -n "$r" ] && fds+=("$n") && rss+=("$r")
+    done
+    wait "$run" || { echo "bench_run: the 256-node run failed" >&2; exit 1; }
+    out=$(cat "$tmp")
+    rm -f "$tmp"
+    [ "$(jget verified "$out")" = true ] || { echo "bench_run: the 256-node run failed" >&2; exit 1; }
+    svals+=("$(jget us_per_slot "$out")")
+    rvals+=("$(kv us_per_slot "$(build/stepnet-rawprobe barrier --topo torus:16x16 --size 8 --slots 1000)")")
+done
+row "idle barrier, 256 proc" torus:16x16 8 "$(printf '%s\n' "${svals[@]}" | median)" \
+    "$(printf '%s\n' "${rvals[@]}" | median)" us/slot
+echo "  per node process while the 256-node run's slots ran: $(printf '%s\n' "${fds[@]}" | median) descriptors (links: 4), $(printf '%s\n' "${rss[@]}" | median) KiB resident (median of ${#rss[@]} samples)"
 echo
 echo "ratio = stepnet / raw: above 1 is slower for times, below 1 is slower for bandwidths."
 echo "stepnet generates and checks every payload byte at every hop; the raw probe sends a static buffer."
