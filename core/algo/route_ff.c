@@ -29,17 +29,24 @@
 #include "stepnet/util.h"
 
 /* Queued packets. Every packet these algorithms move is a data packet made by sn_packet_data (no
- * tag, no flags), so its identity is all a queue keeps: words [src, dst] when every pair sends
- * one packet, [src, dst, k] otherwise (k = seq * frags + frag < 2^24), 8 or 12 bytes instead of
- * 40; the digest is derived again when it leaves (stepnet-node checks the payload bytes against
- * that identity at every hop, and the receiver's delivery check compares the digest it was sent
- * with). Each bucket's FIFO is a list of 64-byte chunks (a link word and 7 or 5 entries) from the
- * node's chunk pool, so pushes and pops walk memory in order: queued packets are most of the
- * memory of a large run, and with one link per packet their cache misses were most of its time.
- * A position in a FIFO is chunk * per-chunk entries + offset. */
+ * tag, no flags), so its identity is all a queue keeps: one word src << 16 | dst when every pair
+ * sends one packet and node ids fit in 16 bits (a broadcast's SN_NODE_ALL as 0xffff), words
+ * [src, dst] for larger graphs, [src, dst, k] with several packets (k = seq * frags + frag <
+ * 2^24): 4, 8 or 12 bytes instead of 40 (the single word took te-route on hypercube:12 from 59 to
+ * 43 MiB; its time hardly moved, about 20 s); the digest is derived again when it leaves
+ * (stepnet-node checks the payload bytes against that identity at every hop, and the receiver's
+ * delivery check compares the digest it was sent with). Each bucket's FIFO is a list of 64-byte
+ * chunks (a link word and 7 or 5 entries) from the node's chunk pool, so pushes and pops walk
+ * memory in order: queued packets are most of the memory of a large run, and with one link per
+ * packet their cache misses were most of its time. A position in a FIFO is chunk << 4 | offset (a
+ * shift, not a division by the entries per chunk, which took a fifth of each push). */
 #define CHUNK_WORDS      16u
-#define ENTRY_WORDS(pl)  ((pl)->p->msgs * (pl)->p->frags == 1 ? 2u : 3u)
+#define ENTRY_WORDS(pl)  ((pl)->entry_words)
+#define PACK_ALL         0xffffu /* SN_NODE_ALL in a one-word entry */
 #define CHUNK_ENTRIES(w) ((CHUNK_WORDS - 1) / (w))
+#define POS(c, off)      ((c) << 4 | (off)) /* off < CHUNK_ENTRIES(1) = 15 < 16 */
+#define POS_CHUNK(i)     ((i) >> 4)
+#define POS_OFF(i)       ((i) &15u)
 
 #define NIL UINT32_MAX
 
@@ -89,8 +96,9 @@ typedef struct plan_s {
     const sn_params_t *p;
     int bcast; /* mnb / pmnb */
     sn_route_t *route;
-    uint32_t nbuckets; /* priorities are 0 .. nbuckets-1 */
-    uint32_t *colour;  /* per edge (single-port, rx one) */
+    uint32_t nbuckets;    /* priorities are 0 .. nbuckets-1 */
+    uint32_t entry_words; /* of a queued packet: 1, 2 or 3 (see the chunks above) */
+    uint32_t *colour;     /* per edge (single-port, rx one) */
     uint32_t ncolours;
     uint8_t *is_src; /* [n] */
     ownlist_t own0;  /* Cayley graphs: the identity's own list, relative destinations */
@@ -114,9 +122,9 @@ static uint32_t chunk_new(state_t *s)
     }
     if (s->nchunks == s->capchunks) {
         uint64_t cap = (uint64_t) s->capchunks + s->capchunks / 4 + 4;
-        /* positions (chunk * entries per chunk) must stay below NIL */
-        if (cap > (UINT32_MAX - 1) / CHUNK_WORDS)
-            cap = (UINT32_MAX - 1) / CHUNK_WORDS;
+        /* positions (chunk << 4 | offset) must stay below NIL */
+        if (cap > (UINT32_MAX - 1) / 16)
+            cap = (UINT32_MAX - 1) / 16;
         s->chunks = sn_xrealloc(s->chunks, (size_t) cap * CHUNK_WORDS * sizeof *s->chunks);
         s->capchunks = (uint32_t) cap;
     }
@@ -145,22 +153,26 @@ static void pq_push(state_t *s, uint32_t g, uint32_t key, const sn_packet_t *pkt
     }
     const uint32_t w = ENTRY_WORDS(s->pl), per = CHUNK_ENTRIES(w);
     uint32_t pos, t = q->tail[key];
-    if (q->head[key] != NIL && t % per + 1 < per) {
+    if (q->head[key] != NIL && POS_OFF(t) + 1 < per) {
         pos = t + 1;
     } else {
         uint32_t c = chunk_new(s);
         if (q->head[key] == NIL)
-            q->head[key] = c * per;
+            q->head[key] = POS(c, 0);
         else
-            s->chunks[(size_t) (t / per) * CHUNK_WORDS] = c;
-        pos = c * per;
+            s->chunks[(size_t) POS_CHUNK(t) * CHUNK_WORDS] = c;
+        pos = POS(c, 0);
     }
     q->tail[key] = pos;
-    uint32_t *e = &s->chunks[(size_t) (pos / per) * CHUNK_WORDS + 1 + (pos % per) * w];
-    e[0] = pkt->src;
-    e[1] = pkt->dst;
-    if (w == 3)
-        e[2] = pkt->seq * s->pl->p->frags + pkt->frag;
+    uint32_t *e = &s->chunks[(size_t) POS_CHUNK(pos) * CHUNK_WORDS + 1 + POS_OFF(pos) * w];
+    if (w == 1) {
+        e[0] = pkt->src << 16 | (pkt->dst == SN_NODE_ALL ? PACK_ALL : pkt->dst);
+    } else {
+        e[0] = pkt->src;
+        e[1] = pkt->dst;
+        if (w == 3)
+            e[2] = pkt->seq * s->pl->p->frags + pkt->frag;
+    }
     if (q->count == 0 || key > q->top)
         q->top = key;
     q->count++;
@@ -181,18 +193,21 @@ static sn_packet_t pq_pop(state_t *s, uint32_t g)
     pq_t *q = &s->q[g];
     uint32_t key = pq_top(s, g), i = q->head[key];
     const uint32_t w = ENTRY_WORDS(s->pl), per = CHUNK_ENTRIES(w);
-    const uint32_t *e = &s->chunks[(size_t) (i / per) * CHUNK_WORDS + 1 + (i % per) * w];
+    const uint32_t *e = &s->chunks[(size_t) POS_CHUNK(i) * CHUNK_WORDS + 1 + POS_OFF(i) * w];
     const sn_params_t *p = s->pl->p;
     uint32_t k = w == 3 ? e[2] : 0, seq = p->frags == 1 ? k : k / p->frags;
-    sn_packet_t pkt = sn_packet_data(p, e[0], e[1], seq, k - seq * p->frags);
+    uint32_t src = w == 1 ? e[0] >> 16 : e[0], dst = w == 1 ? e[0] & PACK_ALL : e[1];
+    if (w == 1 && dst == PACK_ALL)
+        dst = SN_NODE_ALL;
+    sn_packet_t pkt = sn_packet_data(p, src, dst, seq, k - seq * p->frags);
     if (i == q->tail[key]) { /* the FIFO is empty now */
-        chunk_free(s, i / per);
+        chunk_free(s, POS_CHUNK(i));
         q->head[key] = NIL;
-    } else if (i % per + 1 < per) {
+    } else if (POS_OFF(i) + 1 < per) {
         q->head[key] = i + 1;
     } else {
-        q->head[key] = s->chunks[(size_t) (i / per) * CHUNK_WORDS] * per;
-        chunk_free(s, i / per);
+        q->head[key] = POS(s->chunks[(size_t) POS_CHUNK(i) * CHUNK_WORDS], 0);
+        chunk_free(s, POS_CHUNK(i));
     }
     q->count--;
     s->queued--;
@@ -213,6 +228,7 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
         return rc;
     }
     pl->nbuckets = sn_topo_diameter(t, 0) + 1;
+    pl->entry_words = p->msgs * p->frags > 1 ? 3u : t->n < PACK_ALL ? 1u : 2u;
     if (p->pm.ports == SN_PORTS_SINGLE && p->pm.rx == SN_RX_ONE) {
         pl->colour = sn_xmalloc((t->nedges + 1) * sizeof *pl->colour);
         pl->ncolours = sn_topo_edge_colouring(t, pl->colour);
