@@ -66,6 +66,138 @@ int sn_wire_send_linkhello(sn_conn_t *c, uint64_t token, uint32_t edge, uint32_t
     return sn_conn_send(c, body);
 }
 
+/* ---- the data header's canonical protobuf encoding, by hand -------------------------------- */
+
+enum { WT_VARINT = 0, WT_LEN = 2 };
+
+static uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (uint8_t) (v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t) v;
+    return p;
+}
+
+static uint8_t *put_field(uint8_t *p, uint32_t field, uint64_t v)
+{
+    *p++ = (uint8_t) (field << 3 | WT_VARINT);
+    return put_varint(p, v);
+}
+
+size_t sn_wire_pack_data_header(const Stepnet__DataHeader *h, uint8_t *out)
+{
+    uint8_t *p = out;
+    p = put_field(p, 1, h->cid);
+    p = put_field(p, 2, h->slot);
+    p = put_field(p, 3, h->radius);
+    p = put_field(p, 4, h->cmax);
+    if (h->packet) {
+        const Stepnet__PacketHeader *ph = h->packet;
+        uint8_t sub[64]; /* 5 x (1 + 5) + 2 x (1 + 5) + 1 + 10 bytes at most */
+        uint8_t *q = sub;
+        q = put_field(q, 1, ph->src);
+        q = put_field(q, 2, ph->dst);
+        q = put_field(q, 3, ph->seq);
+        q = put_field(q, 4, ph->frag);
+        q = put_field(q, 5, ph->kind);
+        if (ph->has_flags)
+            q = put_field(q, 6, ph->flags);
+        if (ph->has_tag)
+            q = put_field(q, 7, ph->tag);
+        if (ph->has_value)
+            q = put_field(q, 8, ph->value);
+        *p++ = (uint8_t) (5u << 3 | WT_LEN);
+        p = put_varint(p, (uint64_t) (q - sub));
+        memcpy(p, sub, (size_t) (q - sub));
+        p += q - sub;
+    }
+    return (size_t) (p - out);
+}
+
+/* A canonical varint (no redundant trailing 0x80 groups) of at most `max` bytes at b[*i]. */
+static int get_varint(const uint8_t *b, size_t n, size_t *i, unsigned max, uint64_t *v)
+{
+    uint64_t r = 0;
+    for (unsigned k = 0; k < max && *i < n; k++) {
+        uint8_t c = b[(*i)++];
+        r |= (uint64_t) (c & 0x7f) << (7 * k);
+        if (!(c & 0x80)) {
+            if (c == 0 && k > 0) /* overlong: protobuf-c decides */
+                return 0;
+            *v = r;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The next field, which must be `field` with varint type: its value in *v (uint32 fields: at
+ * most 5 bytes and 32 bits). */
+static int get_field(const uint8_t *b, size_t n, size_t *i, uint32_t field, int is32, uint64_t *v)
+{
+    if (*i >= n || b[*i] != (uint8_t) (field << 3 | WT_VARINT))
+        return 0;
+    (*i)++;
+    if (!get_varint(b, n, i, is32 ? 5 : 10, v))
+        return 0;
+    return !is32 || *v <= UINT32_MAX;
+}
+
+/* Optional field `field` if it is next: 1 and *v, or 0 (absent) leaving *i. */
+static int opt_field(const uint8_t *b, size_t n, size_t *i, uint32_t field, int is32, uint64_t *v,
+                     int *ok)
+{
+    if (*i >= n || b[*i] != (uint8_t) (field << 3 | WT_VARINT))
+        return 0;
+    if (!get_field(b, n, i, field, is32, v))
+        *ok = 0;
+    return 1;
+}
+
+int sn_wire_unpack_data_header(const uint8_t *b, size_t n, Stepnet__DataHeader *h,
+                               Stepnet__PacketHeader *ph)
+{
+    size_t i = 0;
+    uint64_t cid, slot, radius, cmax;
+    if (!get_field(b, n, &i, 1, 1, &cid) || !get_field(b, n, &i, 2, 0, &slot) ||
+        !get_field(b, n, &i, 3, 1, &radius) || !get_field(b, n, &i, 4, 0, &cmax))
+        return 0;
+    *h = (Stepnet__DataHeader) STEPNET__DATA_HEADER__INIT;
+    h->cid = (uint32_t) cid;
+    h->slot = slot;
+    h->radius = (uint32_t) radius;
+    h->cmax = cmax;
+    if (i == n)
+        return 1;
+    uint64_t len;
+    if (b[i++] != (uint8_t) (5u << 3 | WT_LEN) || !get_varint(b, n, &i, 5, &len) || len != n - i)
+        return 0;
+    uint64_t src, dst, seq, frag, kind, flags = 0, tag = 0, value = 0;
+    if (!get_field(b, n, &i, 1, 1, &src) || !get_field(b, n, &i, 2, 1, &dst) ||
+        !get_field(b, n, &i, 3, 1, &seq) || !get_field(b, n, &i, 4, 1, &frag) ||
+        !get_field(b, n, &i, 5, 1, &kind))
+        return 0;
+    int ok = 1;
+    *ph = (Stepnet__PacketHeader) STEPNET__PACKET_HEADER__INIT;
+    ph->has_flags = (protobuf_c_boolean) opt_field(b, n, &i, 6, 1, &flags, &ok);
+    ph->has_tag = (protobuf_c_boolean) opt_field(b, n, &i, 7, 1, &tag, &ok);
+    ph->has_value = (protobuf_c_boolean) opt_field(b, n, &i, 8, 0, &value, &ok);
+    if (!ok || i != n)
+        return 0;
+    ph->src = (uint32_t) src;
+    ph->dst = (uint32_t) dst;
+    ph->seq = (uint32_t) seq;
+    ph->frag = (uint32_t) frag;
+    ph->kind = (uint32_t) kind;
+    ph->flags = (uint32_t) flags;
+    ph->tag = (uint32_t) tag;
+    ph->value = value;
+    h->packet = ph;
+    return 1;
+}
+
 /* A data frame's head (4-byte header length, DataHeader) into head[], and what generates its
  * payload; returns the head's length, the payload's in *plen; 0 when the header does not fit. */
 static size_t data_head(uint32_t cid, uint64_t slot, uint32_t radius, uint64_t cmax,
@@ -106,14 +238,11 @@ static size_t data_head(uint32_t cid, uint64_t slot, uint32_t radius, uint64_t c
         }
         h.packet = &ph;
     }
-    size_t hlen = stepnet__data_header__get_packed_size(&h);
-    if (hlen > SN_WIRE_MAX_DATAHDR)
-        return 0;
+    size_t hlen = sn_wire_pack_data_header(&h, head + 4); /* at most 89 bytes: it fits */
     head[0] = (uint8_t) (hlen >> 24);
     head[1] = (uint8_t) (hlen >> 16);
     head[2] = (uint8_t) (hlen >> 8);
     head[3] = (uint8_t) hlen;
-    stepnet__data_header__pack(&h, head + 4);
     return 4 + hlen;
 }
 
@@ -206,7 +335,10 @@ int sn_wire_parse_data_head(const uint8_t *body, size_t avail, size_t len, uint3
         hlen > avail - 4) {
         return sn_err_set(err, SN_EPROTO, "data frame header length out of range");
     }
-    Stepnet__DataHeader *h = stepnet__data_header__unpack(&alloc, hlen, body + 4);
+    Stepnet__DataHeader fast_h;
+    Stepnet__PacketHeader fast_ph;
+    int fast = sn_wire_unpack_data_header(body + 4, hlen, &fast_h, &fast_ph);
+    Stepnet__DataHeader *h = fast ? &fast_h : stepnet__data_header__unpack(&alloc, hlen, body + 4);
     if (h == NULL) {
         return sn_err_set(err, SN_EPROTO, "malformed data frame header");
     }
@@ -239,7 +371,8 @@ int sn_wire_parse_data_head(const uint8_t *body, size_t avail, size_t len, uint3
     } else if (out->payload_len != 0) {
         rc = sn_err_set(err, SN_EPROTO, "payload bytes in a frame without a packet");
     }
-    stepnet__data_header__free_unpacked(h, &alloc);
+    if (!fast)
+        stepnet__data_header__free_unpacked(h, &alloc);
     return rc;
 }
 
