@@ -140,19 +140,37 @@ int sn_conn_init(uv_loop_t *loop, sn_conn_t *c, const sn_conn_ops_t *ops, void *
 
 /* ---- writing ------------------------------------------------------------------------------- */
 
-static wreq_t *wreq_new(sn_conn_t *c, size_t need)
+void sn_conn_use_pool(sn_conn_t *c, sn_conn_pool_t *pool)
 {
-    wreq_t *w = NULL;
-    for (int i = c->nspare - 1; i >= 0; i--) { /* the most recently released first: cache-warm */
-        wreq_t *s = (wreq_t *) c->spare[i];
+    c->pool = pool;
+}
+
+void sn_conn_pool_free(sn_conn_pool_t *pool)
+{
+    while (pool->n > 0)
+        free(pool->buf[--pool->n]);
+}
+
+/* The most recently released buffer of at least `need` bytes from a LIFO list (cache-warm), or
+ * NULL. */
+static wreq_t *take_cached(uint8_t **list, int *n, size_t need)
+{
+    for (int i = *n - 1; i >= 0; i--) {
+        wreq_t *s = (wreq_t *) list[i];
         if (s->cap >= need) {
-            w = s;
-            memmove(&c->spare[i], &c->spare[i + 1],
-                    (size_t) (c->nspare - 1 - i) * sizeof *c->spare);
-            c->nspare--;
-            break;
+            memmove(&list[i], &list[i + 1], (size_t) (*n - 1 - i) * sizeof *list);
+            (*n)--;
+            return s;
         }
     }
+    return NULL;
+}
+
+static wreq_t *wreq_new(sn_conn_t *c, size_t need)
+{
+    wreq_t *w = c->pool ? take_cached(c->pool->buf, &c->pool->n, need) : NULL;
+    if (w == NULL)
+        w = take_cached(c->spare, &c->nspare, need);
     if (w == NULL) {
         w = sn_xmalloc(sizeof *w + need);
         w->cap = need;
@@ -170,7 +188,16 @@ static void release(sn_conn_t *c, wreq_t *w)
 {
     /* keep small buffers for the next frames (one frame per link and slot); large ones go, so
      * that a connection keeps no whole large frame */
-    if (!c->closing && c->nspare < 4 && w->cap <= SN_CONN_CHUNK + 2 * SN_FRAME_HDR + SN_SEC_ABYTES)
+    int small = w->cap <= SN_CONN_CHUNK + 2 * SN_FRAME_HDR + SN_SEC_ABYTES;
+    if (small && c->pool) {
+        sn_conn_pool_t *pl = c->pool;
+        if (pl->n == SN_CONN_POOL_MAX) { /* the least recently released goes */
+            free(pl->buf[0]);
+            memmove(&pl->buf[0], &pl->buf[1], (SN_CONN_POOL_MAX - 1) * sizeof pl->buf[0]);
+            pl->n--;
+        }
+        pl->buf[pl->n++] = (uint8_t *) w;
+    } else if (!c->closing && c->nspare < 4 && small)
         c->spare[c->nspare++] = (uint8_t *) w;
     else
         free(w);

@@ -61,6 +61,17 @@ typedef struct sn_conn_sec_cfg_s {
 
 typedef struct sn_conn_s sn_conn_t;
 
+/* Frame buffers of at most one chunk shared by the connections of one owner on one loop (a node's
+ * links): the buffer released last is taken first, so a frame is built in memory the cache still
+ * holds, where per-connection spares rotate through one buffer per link (te on complete:8 at 64
+ * KiB: 9 % less time a step, 29 % less user CPU). Zero-initialised; the owner frees it with
+ * sn_conn_pool_free after every connection using it is closed. */
+#define SN_CONN_POOL_MAX 32
+typedef struct sn_conn_pool_s {
+    uint8_t *buf[SN_CONN_POOL_MAX];
+    int n;
+} sn_conn_pool_t;
+
 typedef struct sn_conn_ops_s {
     /* A complete frame; body is valid until the callback returns. The callee may call
      * sn_conn_close on c. */
@@ -122,12 +133,20 @@ struct sn_conn_s {
     int ncfree, pumping;
     uint8_t *spare[4]; /* cached small frame buffers, so that frames need no allocation */
     int nspare;
+    sn_conn_pool_t *pool; /* NULL, or the owner's shared buffers (taken before the spares) */
     int reading, closing, errored;
 };
 
 /* Initialises c on loop (uv_tcp_init and the deadline timer) with its callbacks. The caller then
  * connects it, or accepts into it, and calls sn_conn_start; or sn_conn_close to give it up. */
 int sn_conn_init(uv_loop_t *loop, sn_conn_t *c, const sn_conn_ops_t *ops, void *owner);
+
+/* Frames of c take their buffers from `pool` and give them back there (before its first frame;
+ * the pool must outlive c). */
+void sn_conn_use_pool(sn_conn_t *c, sn_conn_pool_t *pool);
+
+/* Frees the buffers the pool holds; it is empty (and usable) afterwards. */
+void sn_conn_pool_free(sn_conn_pool_t *pool);
 
 /* Sets TCP_NODELAY, starts the handshake (initiator: the side that dialled) under its deadline and
  * starts reading. Frames may be sent at once: they leave when the handshake completes. */

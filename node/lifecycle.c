@@ -249,6 +249,7 @@ static void node_free(node_t *nd)
         free(nd->links[q].cal.rtt);
     }
     free(nd->links);
+    sn_conn_pool_free(&nd->net.pool); /* after every link connection closed */
     free(nd->conc.rtt);
     free(nd->ex.out);
     free(nd->ex.out_has);

@@ -344,6 +344,7 @@ lconn_t *sn__node_lconn_new(node_t *nd, const sn_conn_ops_t *ops)
     lconn_t *lc = sn_xcalloc(1, sizeof *lc);
     lc->nd = nd;
     sn_conn_init(nd->loop, &lc->c, ops, lc);
+    sn_conn_use_pool(&lc->c, &nd->net.pool);
     sn_grow((void **) &nd->conns, &nd->capconns, nd->nconns + 1, sizeof *nd->conns);
     lc->index = nd->nconns;
     nd->conns[nd->nconns++] = lc;

@@ -121,6 +121,7 @@ typedef struct node_net_s {
     size_t npending, cappending;
     uint32_t links_up;
     int ready_sent;
+    sn_conn_pool_t pool; /* the frame buffers all links share (net/conn.h) */
 } node_net_t;
 
 /* The slot executor and the collective it runs (slot.c). */

@@ -62,9 +62,11 @@ typedef struct world_s {
     uv_tcp_t raw; /* a raw client that never completes the handshake */
     uv_connect_t raw_req;
     int raw_used;
+    sn_conn_pool_t pool; /* both ends' frame buffers when use_pool is set */
 } world_t;
 
 static world_t *W;
+static int use_pool; /* run() with both ends sharing one buffer pool */
 
 /* ---- the two ends ---------------------------------------------------------------------------- */
 
@@ -107,6 +109,8 @@ static void on_server_conn(uv_stream_t *s, int status)
     assert_false(W->have_server);
     W->have_server = 1;
     sn_conn_init(&W->loop, &W->server.c, &ops, &W->server);
+    if (use_pool)
+        sn_conn_use_pool(&W->server.c, &W->pool);
     limits(&W->server.c);
     assert_int_equal(uv_accept(s, (uv_stream_t *) &W->server.c.tcp), 0);
     assert_int_equal(sn_conn_start(&W->server.c, &W->cs, 0), 0);
@@ -319,6 +323,7 @@ typedef struct outcome_s {
     int server_frames, bad_content;
     int server_status, client_status;
     char server_err[400], client_err[400];
+    int pool_n; /* buffers left in the shared pool once both ends closed */
 } outcome_t;
 
 /* Runs one connection: client (cfg cc) -> proxy (mutation) -> server (cfg cs). */
@@ -348,6 +353,8 @@ static outcome_t run(const sn_conn_sec_cfg_t *cc, const sn_conn_sec_cfg_t *cs, s
         uv_tcp_connect(&w->raw_req, &w->raw, (struct sockaddr *) &sa, NULL);
     } else {
         sn_conn_init(&w->loop, &w->client.c, &ops, &w->client);
+        if (use_pool)
+            sn_conn_use_pool(&w->client.c, &w->pool);
         limits(&w->client.c);
         uv_ip4_addr("127.0.0.1", w->px.port, &sa);
         static uv_connect_t creq;
@@ -373,6 +380,9 @@ static outcome_t run(const sn_conn_sec_cfg_t *cc, const sn_conn_sec_cfg_t *cs, s
     uv_walk(&w->loop, close_walk, NULL);
     uv_run(&w->loop, UV_RUN_DEFAULT);
     assert_int_equal(uv_loop_close(&w->loop), 0);
+    o.pool_n = w->pool.n;
+    sn_conn_pool_free(&w->pool);
+    assert_int_equal(w->pool.n, 0);
     if (w->have_server)
         assert_true(w->server.closed); /* every resource of the connection freed */
     free(w->px.buf);
@@ -413,6 +423,28 @@ static void test_delivers_in_order(void **state)
         assert_int_equal(o.server_frames, NFRAMES);
         assert_int_equal(o.bad_content, 0);
     }
+}
+
+/* Both ends take their frame buffers from one pool (as a node's links do): every frame arrives
+ * intact and in order in both security modes and at every size, so no buffer is reused while a
+ * write still holds it; the pool keeps the released buffers (at most SN_CONN_POOL_MAX) until it
+ * is freed. */
+static void test_shared_pool(void **state)
+{
+    (void) state;
+    sn_conn_sec_cfg_t a = secure(&key_a), p = plain();
+    const size_t sizes[] = {0, 100, 65536, 70000, 300000};
+    use_pool = 1;
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        for (int m = 0; m < 2; m++) {
+            outcome_t o = m ? run(&a, &a, sizes[i], MUT_NONE, 0, 0, 0)
+                            : run(&p, &p, sizes[i], MUT_NONE, 0, 0, 0);
+            assert_int_equal(o.server_frames, NFRAMES);
+            assert_int_equal(o.bad_content, 0);
+            assert_true(o.pool_n >= 1 && o.pool_n <= SN_CONN_POOL_MAX);
+        }
+    }
+    use_pool = 0;
 }
 
 static void expect_auth_failure(const outcome_t *o, int frames, const char *what)
@@ -746,15 +778,11 @@ int main(void)
     sn_key_random(&key_a);
     sn_key_random(&key_b);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_delivers_in_order),
-        cmocka_unit_test(test_memory_model_matches),
-        cmocka_unit_test(test_altered_frames),
-        cmocka_unit_test(test_altered_handshake),
-        cmocka_unit_test(test_wrong_key),
-        cmocka_unit_test(test_plaintext_peers),
-        cmocka_unit_test(test_handshake_deadline),
-        cmocka_unit_test(test_admission_caps),
-        cmocka_unit_test(test_admission_accept_error),
+        cmocka_unit_test(test_delivers_in_order),    cmocka_unit_test(test_shared_pool),
+        cmocka_unit_test(test_memory_model_matches), cmocka_unit_test(test_altered_frames),
+        cmocka_unit_test(test_altered_handshake),    cmocka_unit_test(test_wrong_key),
+        cmocka_unit_test(test_plaintext_peers),      cmocka_unit_test(test_handshake_deadline),
+        cmocka_unit_test(test_admission_caps),       cmocka_unit_test(test_admission_accept_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
