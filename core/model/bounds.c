@@ -267,56 +267,40 @@ static void mesh_bounds(const sn_topo_t *t, const sn_params_t *p, uint64_t per, 
  * receiver, one per sender of Y). The broadcast collectives need dl_X deliveries into X's
  * processors: at least ceil(dl_X / min(|X|, |Y|)) slots. On a mesh with every side odd this is
  * (N + 1) M, where the reception and transmission bounds give (N - 1) M. 0 when t is not
- * bipartite. Derived for stepnet from the single-port model of the thesis (section 2.4). */
+ * bipartite (an edge between two nodes of equal distance parity from node 0) or not connected.
+ * Derived for stepnet from the single-port model of the thesis (section 2.4). */
 static int64_t bipartite_bound(const sn_topo_t *t, const uint8_t *is_src, uint64_t S, uint64_t M,
                                char *detail, size_t detail_len)
 {
     uint32_t n = t->n;
-    uint8_t *colour = sn_xmalloc(n);
-    uint32_t *queue = sn_xmalloc((size_t) n * sizeof *queue);
-    memset(colour, 2, n); /* 2: not reached yet */
+    uint32_t *dist = sn_xmalloc((size_t) n * sizeof *dist);
+    sn_topo_bfs(t, 0, dist);
+    uint64_t size[2] = {0, 0}, dl[2] = {0, 0};
     int ok = 1;
-    for (uint32_t s0 = 0; s0 < n && ok; s0++) {
-        if (colour[s0] != 2)
-            continue;
-        colour[s0] = 0;
-        size_t head = 0, tail = 0;
-        queue[tail++] = s0;
-        while (head < tail && ok) {
-            uint32_t u = queue[head++];
-            for (uint32_t q = 0; q < sn_topo_degree(t, u) && ok; q++) {
-                uint32_t v = sn_topo_port(t, u, q)->peer;
-                if (colour[v] == 2) {
-                    colour[v] = (uint8_t) (1 - colour[u]);
-                    queue[tail++] = v;
-                } else if (colour[v] == colour[u]) {
-                    ok = 0;
-                }
-            }
+    for (uint32_t u = 0; u < n && ok; u++) {
+        if (dist[u] == UINT32_MAX) {
+            ok = 0;
+            break;
         }
+        for (uint32_t q = 0; q < sn_topo_degree(t, u) && ok; q++)
+            ok = (dist[sn_topo_port(t, u, q)->peer] ^ dist[u]) & 1;
+        size[dist[u] & 1]++;
+        if (sn_topo_is_proc(t, u))
+            dl[dist[u] & 1] += (S - (is_src == NULL || is_src[u] ? 1 : 0)) * M;
     }
+    free(dist);
     int64_t best = 0;
-    if (ok) {
-        uint64_t size[2] = {0, 0}, dl[2] = {0, 0};
-        for (uint32_t u = 0; u < n; u++) {
-            size[colour[u]]++;
-            if (sn_topo_is_proc(t, u))
-                dl[colour[u]] += (S - (is_src == NULL || is_src[u] ? 1 : 0)) * M;
-        }
-        uint64_t per = size[0] < size[1] ? size[0] : size[1];
-        for (int c = 0; c < 2 && per > 0; c++) {
-            int64_t v = (int64_t) sn_ceil_div(dl[c], per);
-            if (v > best) {
-                best = v;
-                snprintf(detail, detail_len,
-                         "%llu deliveries into a class of %llu nodes, at most %llu a slot",
-                         (unsigned long long) dl[c], (unsigned long long) size[c],
-                         (unsigned long long) per);
-            }
+    uint64_t per = size[0] < size[1] ? size[0] : size[1];
+    for (int c = 0; c < 2 && ok && per > 0; c++) {
+        int64_t v = (int64_t) sn_ceil_div(dl[c], per);
+        if (v > best) {
+            best = v;
+            snprintf(detail, detail_len,
+                     "%llu deliveries into a class of %llu nodes, at most %llu a slot",
+                     (unsigned long long) dl[c], (unsigned long long) size[c],
+                     (unsigned long long) per);
         }
     }
-    free(colour);
-    free(queue);
     return best;
 }
 
