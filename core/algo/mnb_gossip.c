@@ -104,13 +104,11 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
             maxdeg = sn_topo_degree(t, v);
     offer_t *offers = sn_xmalloc(((size_t) maxdeg + 1) * sizeof *offers);
     uint32_t *taken = sn_xmalloc(((size_t) maxdeg + 1) * sizeof *taken);
-    sn_tt_ev_t *evs = NULL;
-    uint32_t *evnode = NULL, *evdst = NULL;
-    size_t nev = 0, capev = 0, capn = 0, capd = 0;
+    sn_tt_list_t l = {0};
     uint64_t left = (uint64_t) K * (n - 1), slot = 0;
     while (left > 0) {
         slot++;
-        size_t first = nev;
+        size_t first = l.n;
         for (uint32_t v = 0; v < n; v++) {
             if (nhave[v] == K)
                 continue;
@@ -151,36 +149,26 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
                 if (best == UINT32_MAX)
                     continue; /* everything it could pass is passed by another neighbour */
                 taken[ntaken++] = best;
-                if (nev == capev)
-                    sn_grow((void **) &evs, &capev, nev + 1, sizeof *evs);
-                if (nev >= capn)
-                    sn_grow((void **) &evnode, &capn, nev + 1, sizeof *evnode);
-                if (nev >= capd)
-                    sn_grow((void **) &evdst, &capd, nev + 1, sizeof *evdst);
-                evs[nev] = (sn_tt_ev_t){(uint32_t) slot, pt->rport, best};
-                evnode[nev] = pt->peer;
-                evdst[nev++] = v;
+                sn_tt_add(&l, (uint32_t) slot, pt->peer, pt->rport, v, best);
             }
         }
         /* the sets change after every choice of the slot is made: all choices see its start */
-        for (size_t i = first; i < nev; i++) {
-            uint32_t v = evdst[i], x = evs[i].x;
+        for (size_t i = first; i < l.n; i++) {
+            uint32_t v = l.to[i], x = l.ev[i].x;
             have[(size_t) v * W + x / 64] |= 1ull << (x % 64);
             nhave[v]++;
             holders[x]++;
             left--;
         }
     }
-    sn_tt_plan_t *pl = sn_tt_plan_new("mnb-gossip", t, p, 1, slot, evs, evnode, nev);
+    sn_tt_plan_t *pl = sn_tt_plan_new("mnb-gossip", t, p, 1, slot, &l);
     free(D);
     free(have);
     free(holders);
     free(nhave);
     free(offers);
     free(taken);
-    free(evs);
-    free(evnode);
-    free(evdst);
+    sn_tt_list_free(&l);
     *out = pl;
     return 0;
 }

@@ -76,13 +76,11 @@ static int mnb_match_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t 
 {
     if (p->sources != NULL)
         return sn_err_set(err, SN_ENOTSUP, "mnb-match broadcasts from every node");
-    if (t->n > MNB_MATCH_MAX_WORK)
-        return sn_err_set(err, SN_ERANGE, "mnb-match plans at most %u nodes; %s has %u",
-                          MNB_MATCH_MAX_WORK, t->spec, t->n);
-    /* the packets of every source: n x (n M) node-packets */
+    int rc = applies_upto(t, p, "mnb-match", MNB_MATCH_MAX_WORK, err); /* n M <= 2^20 */
+    if (rc < 0)
+        return rc;
+    /* the packets of every source: n x (n M) node-packets, below 2^40 after the check above */
     uint64_t work = (uint64_t) t->n * t->n * p->msgs * p->frags;
-    if (t->is_router != NULL)
-        return sn_err_set(err, SN_ENOTSUP, "mnb-match needs every node a processor");
     if (work > MNB_MATCH_MAX_WORK)
         return sn_err_set(err, SN_ERANGE,
                           "mnb-match plans at most %u node-packets; %s with %u packets from each "
@@ -222,9 +220,8 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
         }
     uint8_t *sent = sn_xcalloc(nm + 1, 1); /* per child slot in ch[]: served */
     uint8_t *busy_tx = sn_xmalloc(n), *busy_rx = sn_xmalloc(n);
-    sn_tt_ev_t *evs = NULL;
-    uint32_t *evnode = NULL;
-    size_t nev = 0, capev = 0, capn = 0, left = nm - M;
+    sn_tt_list_t l = {0};
+    size_t left = nm - M;
     cand_t *cands = NULL;
     size_t capc = 0;
     uint64_t slot = 0;
@@ -255,15 +252,10 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
             sent[cands[j].c] = 1;
             got[(size_t) x * n + v] = slot;
             left--;
-            if (nev == capev)
-                sn_grow((void **) &evs, &capev, nev + 1, sizeof *evs);
-            if (nev >= capn)
-                sn_grow((void **) &evnode, &capn, nev + 1, sizeof *evnode);
-            evs[nev] = (sn_tt_ev_t){(uint32_t) slot, cport[(size_t) x * n + v], x};
-            evnode[nev++] = u;
+            sn_tt_add(&l, (uint32_t) slot, u, cport[(size_t) x * n + v], v, x);
         }
     }
-    *out = sn_tt_plan_new("bcast-multitree", t, p, 0, slot, evs, evnode, nev);
+    *out = sn_tt_plan_new("bcast-multitree", t, p, 0, slot, &l);
     free(parent);
     free(cport);
     free(height);
@@ -275,8 +267,7 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
     free(sent);
     free(busy_tx);
     free(busy_rx);
-    free(evs);
-    free(evnode);
+    sn_tt_list_free(&l);
     free(cands);
     return 0;
 }
@@ -366,7 +357,6 @@ static int match_plan(const char *name, const sn_topo_t *t, const sn_params_t *p
     uint32_t *holders = sn_xcalloc(P, sizeof *holders);
     uint32_t *bucket = sn_xcalloc((size_t) P + 2, sizeof *bucket),
              *order = sn_xmalloc(n * sizeof *order);
-    uint32_t *pick = sn_xmalloc(n * sizeof *pick);
     for (uint32_t u = 0; u < n; u++) {
         if (!mnb && u != root)
             continue;
@@ -376,9 +366,7 @@ static int match_plan(const char *name, const sn_topo_t *t, const sn_params_t *p
         }
         m.nhave[u] = M;
     }
-    sn_tt_ev_t *evs = NULL;
-    uint32_t *evnode = NULL;
-    size_t nev = 0, capev = 0, capn = 0;
+    sn_tt_list_t l = {0};
     uint64_t left = (uint64_t) (n - 1) * P, slot = 0;
     while (left > 0) {
         slot++;
@@ -401,7 +389,7 @@ static int match_plan(const char *name, const sn_topo_t *t, const sn_params_t *p
             augment(&m, order[i]);
         /* each matched sender passes the rarest packet its receiver lacks; the sets change after
          * every choice is made, so all choices see the slot's start */
-        size_t first = nev;
+        size_t first = l.n;
         for (uint32_t u = 0; u < n; u++) {
             uint32_t v = m.mate_s[u];
             if (v == UINT32_MAX)
@@ -414,29 +402,23 @@ static int match_plan(const char *name, const sn_topo_t *t, const sn_params_t *p
                     if (best == UINT32_MAX || holders[x] < holders[best])
                         best = x;
                 }
-            pick[u] = best;
-            if (nev == capev)
-                sn_grow((void **) &evs, &capev, nev + 1, sizeof *evs);
-            if (nev >= capn)
-                sn_grow((void **) &evnode, &capn, nev + 1, sizeof *evnode);
-            evs[nev] = (sn_tt_ev_t){(uint32_t) slot, sn_topo_port(t, v, m.mate_q[v])->rport, best};
-            evnode[nev++] = u;
+            sn_tt_add(&l, (uint32_t) slot, u, sn_topo_port(t, v, m.mate_q[v])->rport, v, best);
         }
-        if (nev == first) { /* nothing can move: some node cannot be reached from the root */
+        if (l.n == first) { /* nothing can move: some node cannot be reached from the root */
             rc = sn_err_set(err, SN_EALGO,
                             "%s: no transmission possible in slot %llu (%s is not connected)", name,
                             (unsigned long long) slot, t->spec);
             goto out;
         }
-        for (size_t i = first; i < nev; i++) {
-            uint32_t u = evnode[i], v = m.mate_s[u], x = pick[u];
+        for (size_t i = first; i < l.n; i++) {
+            uint32_t v = l.to[i], x = l.ev[i].x;
             m.have[(size_t) v * m.W + x / 64] |= 1ull << (x % 64);
             m.nhave[v]++;
             holders[x]++;
             left--;
         }
     }
-    *out = sn_tt_plan_new(name, t, p, mnb, slot, evs, evnode, nev);
+    *out = sn_tt_plan_new(name, t, p, mnb, slot, &l);
 out:
     free(m.have);
     free(m.nhave);
@@ -450,9 +432,7 @@ out:
     free(holders);
     free(bucket);
     free(order);
-    free(pick);
-    free(evs);
-    free(evnode);
+    sn_tt_list_free(&l);
     return rc;
 }
 

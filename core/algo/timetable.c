@@ -6,9 +6,34 @@
 #include "stepnet/util.h"
 #include "timetable.h"
 
-sn_tt_plan_t *sn_tt_plan_new(const char *name, const sn_topo_t *t, const sn_params_t *p, int mnb,
-                             uint64_t T, const sn_tt_ev_t *evs, const uint32_t *evnode, size_t nev)
+void sn_tt_add(sn_tt_list_t *l, uint32_t slot, uint32_t u, uint32_t port, uint32_t v, uint32_t x)
 {
+    if (l->n == l->cap) { /* the three arrays grow together */
+        size_t cap = l->cap;
+        sn_grow((void **) &l->ev, &cap, l->n + 1, sizeof *l->ev);
+        l->from = sn_xrealloc(l->from, cap * sizeof *l->from);
+        l->to = sn_xrealloc(l->to, cap * sizeof *l->to);
+        l->cap = cap;
+    }
+    l->ev[l->n] = (sn_tt_ev_t){slot, port, x};
+    l->from[l->n] = u;
+    l->to[l->n++] = v;
+}
+
+void sn_tt_list_free(sn_tt_list_t *l)
+{
+    free(l->ev);
+    free(l->from);
+    free(l->to);
+    *l = (sn_tt_list_t){0};
+}
+
+sn_tt_plan_t *sn_tt_plan_new(const char *name, const sn_topo_t *t, const sn_params_t *p, int mnb,
+                             uint64_t T, const sn_tt_list_t *l)
+{
+    const sn_tt_ev_t *evs = l->ev;
+    const uint32_t *evnode = l->from;
+    size_t nev = l->n;
     uint32_t n = t->n;
     sn_tt_plan_t *pl = sn_xcalloc(1, sizeof *pl);
     pl->name = name;

@@ -36,10 +36,24 @@ typedef struct {
     uint64_t *have; /* [W] the packets the node holds */
 } sn_tt_state_t;
 
-/* The plan of a timetable of T slots from events evs[i] (made in slot order) sent by node
- * evnode[i]; the events are regrouped by sender, each sender's staying in slot order. */
+/* The transmissions a planner has chosen so far, in slot order: ev[i] is sent by node from[i] to
+ * node to[i] (the planners update what the receivers hold from it at the end of each slot). */
+typedef struct {
+    sn_tt_ev_t *ev;
+    uint32_t *from, *to;
+    size_t n, cap;
+} sn_tt_list_t;
+
+/* Appends a transmission of packet x from node u on its port `port` to node v in `slot`. */
+void sn_tt_add(sn_tt_list_t *l, uint32_t slot, uint32_t u, uint32_t port, uint32_t v, uint32_t x);
+
+/* Frees the list's arrays (the list may be reused, empty). */
+void sn_tt_list_free(sn_tt_list_t *l);
+
+/* The plan of a timetable of T slots from the list; the transmissions are regrouped by sender,
+ * each sender's staying in slot order. The list is left as it is. */
 sn_tt_plan_t *sn_tt_plan_new(const char *name, const sn_topo_t *t, const sn_params_t *p, int mnb,
-                             uint64_t T, const sn_tt_ev_t *evs, const uint32_t *evnode, size_t nev);
+                             uint64_t T, const sn_tt_list_t *l);
 
 /* The sn_algo_t members of a timetable algorithm (state_size = sizeof(sn_tt_state_t)). */
 void sn_tt_plan_free(void *plan);
