@@ -76,17 +76,15 @@ static int mnb_match_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t 
 {
     if (p->sources != NULL)
         return sn_err_set(err, SN_ENOTSUP, "mnb-match broadcasts from every node");
-    int rc = applies_upto(t, p, "mnb-match", MNB_MATCH_MAX_WORK, err); /* n M <= 2^20 */
-    if (rc < 0)
-        return rc;
-    /* the packets of every source: n x (n M) node-packets, below 2^40 after the check above */
-    uint64_t work = (uint64_t) t->n * t->n * p->msgs * p->frags;
+    if (t->is_router != NULL)
+        return sn_err_set(err, SN_ENOTSUP, "mnb-match needs every node a processor");
+    /* the packets of every source: n x (n M) node-packets (a double: n^2 M may pass 2^64) */
+    double work = (double) t->n * t->n * p->msgs * p->frags;
     if (work > MNB_MATCH_MAX_WORK)
         return sn_err_set(err, SN_ERANGE,
                           "mnb-match plans at most %u node-packets; %s with %u packets from each "
-                          "of its %u nodes has %llu",
-                          MNB_MATCH_MAX_WORK, t->spec, p->msgs * p->frags, t->n,
-                          (unsigned long long) work);
+                          "of its %u nodes has %.0f",
+                          MNB_MATCH_MAX_WORK, t->spec, p->msgs * p->frags, t->n, work);
     return 0;
 }
 
