@@ -91,8 +91,7 @@ static void on_close(uv_handle_t *h)
     free(c->body);
     free(c->stage);
     free(c->chunk);
-    while (c->nspare > 0)
-        free(c->spare[--c->nspare]);
+    sn_conn_pool_free(&c->own);
     while (c->ncfree > 0)
         free(c->cfree[--c->ncfree]);
     c->body = c->stage = c->chunk = NULL;
@@ -131,6 +130,8 @@ int sn_conn_init(uv_loop_t *loop, sn_conn_t *c, const sn_conn_ops_t *ops, void *
     c->type = -1;
     c->tcp.data = c;
     c->timer.data = c;
+    c->own.max = SN_CONN_OWN_BUFFERS;
+    c->pool = &c->own;
     c->open_handles = 2;
     snprintf(c->name, sizeof c->name, "connection");
     snprintf(c->peer, sizeof c->peer, "an unknown address");
@@ -151,15 +152,14 @@ void sn_conn_pool_free(sn_conn_pool_t *pool)
         free(pool->buf[--pool->n]);
 }
 
-/* The most recently released buffer of at least `need` bytes from a LIFO list (cache-warm), or
- * NULL. */
-static wreq_t *take_cached(uint8_t **list, int *n, size_t need)
+/* The most recently released buffer of the pool of at least `need` bytes (cache-warm), or NULL. */
+static wreq_t *take_cached(sn_conn_pool_t *pl, size_t need)
 {
-    for (int i = *n - 1; i >= 0; i--) {
-        wreq_t *s = (wreq_t *) list[i];
+    for (int i = pl->n - 1; i >= 0; i--) {
+        wreq_t *s = (wreq_t *) pl->buf[i];
         if (s->cap >= need) {
-            memmove(&list[i], &list[i + 1], (size_t) (*n - 1 - i) * sizeof *list);
-            (*n)--;
+            memmove(&pl->buf[i], &pl->buf[i + 1], (size_t) (pl->n - 1 - i) * sizeof pl->buf[0]);
+            pl->n--;
             return s;
         }
     }
@@ -168,9 +168,7 @@ static wreq_t *take_cached(uint8_t **list, int *n, size_t need)
 
 static wreq_t *wreq_new(sn_conn_t *c, size_t need)
 {
-    wreq_t *w = c->pool ? take_cached(c->pool->buf, &c->pool->n, need) : NULL;
-    if (w == NULL)
-        w = take_cached(c->spare, &c->nspare, need);
+    wreq_t *w = take_cached(c->pool, need);
     if (w == NULL) {
         w = sn_xmalloc(sizeof *w + need);
         w->cap = need;
@@ -188,19 +186,20 @@ static void release(sn_conn_t *c, wreq_t *w)
 {
     /* keep small buffers for the next frames (one frame per link and slot); large ones go, so
      * that a connection keeps no whole large frame */
-    int small = w->cap <= SN_CONN_CHUNK + 2 * SN_FRAME_HDR + SN_SEC_ABYTES;
-    if (small && c->pool) {
-        sn_conn_pool_t *pl = c->pool;
-        if (pl->n == SN_CONN_POOL_MAX) { /* the least recently released goes */
-            free(pl->buf[0]);
-            memmove(&pl->buf[0], &pl->buf[1], (SN_CONN_POOL_MAX - 1) * sizeof pl->buf[0]);
-            pl->n--;
-        }
-        pl->buf[pl->n++] = (uint8_t *) w;
-    } else if (!c->closing && c->nspare < 4 && small)
-        c->spare[c->nspare++] = (uint8_t *) w;
-    else
+    sn_conn_pool_t *pl = c->pool;
+    int max = pl->max ? pl->max : SN_CONN_POOL_MAX;
+    /* a closing connection keeps nothing of its own; a shared pool outlives it */
+    if (w->cap > SN_CONN_CHUNK + 2 * SN_FRAME_HDR + SN_SEC_ABYTES ||
+        (c->closing && pl == &c->own)) {
         free(w);
+        return;
+    }
+    if (pl->n == max) { /* the least recently released goes */
+        free(pl->buf[0]);
+        memmove(&pl->buf[0], &pl->buf[1], (size_t) (max - 1) * sizeof pl->buf[0]);
+        pl->n--;
+    }
+    pl->buf[pl->n++] = (uint8_t *) w;
 }
 
 static void put_u32(uint8_t *p, uint32_t v)

@@ -61,15 +61,19 @@ typedef struct sn_conn_sec_cfg_s {
 
 typedef struct sn_conn_s sn_conn_t;
 
-/* Frame buffers of at most one chunk shared by the connections of one owner on one loop (a node's
- * links): the buffer released last is taken first, so a frame is built in memory the cache still
- * holds, where per-connection spares rotate through one buffer per link (te on complete:8 at 64
- * KiB: 9 % less time a step, 29 % less user CPU). Zero-initialised; the owner frees it with
- * sn_conn_pool_free after every connection using it is closed. */
-#define SN_CONN_POOL_MAX 32
+/* Cached frame buffers of at most one chunk, so that frames need no allocation: the buffer
+ * released last is taken first (cache-warm), and beyond `max` the least recently released goes.
+ * Every connection has one of its own (at most SN_CONN_OWN_BUFFERS); the connections of one owner
+ * on one loop (a node's links) can share one instead, so that a frame is built in memory the
+ * cache still holds where per-connection buffers rotate through one buffer per link (te on
+ * complete:8 at 64 KiB: 9 % less time a step, 29 % less user CPU). A shared pool is
+ * zero-initialised (max 0: SN_CONN_POOL_MAX); its owner frees it with sn_conn_pool_free after
+ * every connection using it is closed. */
+#define SN_CONN_POOL_MAX    32
+#define SN_CONN_OWN_BUFFERS 4 /* one frame per link and slot, a few in flight */
 typedef struct sn_conn_pool_s {
     uint8_t *buf[SN_CONN_POOL_MAX];
-    int n;
+    int n, max;
 } sn_conn_pool_t;
 
 typedef struct sn_conn_ops_s {
@@ -131,9 +135,8 @@ struct sn_conn_s {
     uint32_t inflight;               /* chunk writes waiting in libuv's queue */
     void *cfree[SN_CONN_WINDOW + 1]; /* chunk buffers ready for reuse */
     int ncfree, pumping;
-    uint8_t *spare[4]; /* cached small frame buffers, so that frames need no allocation */
-    int nspare;
-    sn_conn_pool_t *pool; /* NULL, or the owner's shared buffers (taken before the spares) */
+    sn_conn_pool_t own;   /* its cached frame buffers, unless the owner shares a pool */
+    sn_conn_pool_t *pool; /* &own, or the owner's shared pool */
     int reading, closing, errored;
 };
 
