@@ -199,7 +199,7 @@ int sn_wire_unpack_data_header(const uint8_t *b, size_t n, Stepnet__DataHeader *
 }
 
 /* A data frame's head (4-byte header length, DataHeader) into head[], and what generates its
- * payload; returns the head's length, the payload's in *plen; 0 when the header does not fit. */
+ * payload; returns the head's length (at most 4 + 89 bytes), the payload's in *plen. */
 static size_t data_head(uint32_t cid, uint64_t slot, uint32_t radius, uint64_t cmax,
                         const sn_packet_t *pkt, const sn_params_t *p,
                         uint8_t head[4 + SN_WIRE_MAX_DATAHDR], uint32_t *plen, sn_wire_payload_t *g)
@@ -238,7 +238,7 @@ static size_t data_head(uint32_t cid, uint64_t slot, uint32_t radius, uint64_t c
         }
         h.packet = &ph;
     }
-    size_t hlen = sn_wire_pack_data_header(&h, head + 4); /* at most 89 bytes: it fits */
+    size_t hlen = sn_wire_pack_data_header(&h, head + 4);
     head[0] = (uint8_t) (hlen >> 24);
     head[1] = (uint8_t) (hlen >> 16);
     head[2] = (uint8_t) (hlen >> 8);
@@ -253,8 +253,6 @@ int sn_wire_send_data(sn_conn_t *c, uint32_t cid, uint64_t slot, uint32_t radius
     uint32_t plen;
     sn_wire_payload_t g;
     size_t hl = data_head(cid, slot, radius, cmax, pkt, p, head, &plen, &g);
-    if (hl == 0)
-        return SN_EPROTO;
     /* the payload is generated chunk by chunk as the frame goes out */
     return sn_conn_send_gen(c, SN_FRAME_DATA, head, hl, plen, sn_wire_payload_fill, &g, sizeof g);
 }
@@ -267,8 +265,6 @@ uint8_t *sn_wire_frame_data(sn_conn_t *c, uint32_t cid, uint64_t slot, uint32_t 
     uint32_t plen;
     sn_wire_payload_t g;
     size_t hl = data_head(cid, slot, radius, cmax, pkt, p, head, &plen, &g);
-    if (hl == 0)
-        return NULL;
     uint8_t *body = sn_conn_frame(c, SN_FRAME_DATA, hl + plen);
     memcpy(body, head, hl);
     if (plen)

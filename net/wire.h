@@ -65,7 +65,7 @@ typedef struct sn_wire_payload_s {
 void sn_wire_payload_fill(const void *ctx, uint32_t off, uint8_t *dst, uint32_t n);
 
 /* The same data frame, built but not sent: its body (for sn_conn_send on c, which then owns it)
- * and, in *len, the body's length (NULL: the header does not fit). The whole payload is in it,
+ * and, in *len, the body's length. The whole payload is in it,
  * not streamed: the link emulation (node/emulate.c) holds it until its release
  * time. */
 uint8_t *sn_wire_frame_data(sn_conn_t *c, uint32_t cid, uint64_t slot, uint32_t radius,

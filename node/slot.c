@@ -155,8 +155,7 @@ static void send_frame(link_t *l, uint32_t cid, uint64_t s, uint32_t radius, uin
     }
     size_t len;
     uint8_t *b = sn_wire_frame_data(&l->lc->c, cid, s, radius, cmax, pkt, p, &len);
-    if (b)
-        sn__node_link_send(l, b, len);
+    sn__node_link_send(l, b, len);
 }
 
 static void finish(node_t *nd);
