@@ -5,7 +5,10 @@
  *   bandwidth one process streams SIZE-byte messages to another; prints MB/s
  *   barrier   one process per node of --topo, one TCP connection per link; in every slot each
  *             process writes one SIZE-byte frame on every link and reads one from every link
- *             (the pattern of stepnet's slot barrier); prints microseconds per slot
+ *             (the pattern of stepnet's slot barrier); prints microseconds per slot. With
+ *             --spin-us US a process polls without sleeping (poll with timeout 0, sched_yield
+ *             between polls) for the first US microseconds of every slot, as stepnet's nodes do
+ *             with their --spin-us; default 0: it sleeps in poll
  *   seal      one process seals and opens SIZE-byte frames exactly as stepnet's secure transport
  *             does (net/secure.c, in place, length header as associated data); prints the CPU
  *             cost of each per frame: what security adds to the sender and to the receiver
@@ -26,6 +29,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,7 +175,7 @@ static int bandwidth(size_t size, size_t total)
 }
 
 /* One process per node; fds[p] is node u's socket for its port p. */
-static int barrier(const char *spec, size_t size, long slots)
+static int barrier(const char *spec, size_t size, long slots, long spin_us)
 {
     sn_topo_t *t = NULL;
     sn_err_t err = {0};
@@ -213,6 +217,7 @@ static int barrier(const char *spec, size_t size, long slots)
             for (uint32_t p = 0; p < deg; p++)
                 have[p] = sent[p] = 0;
             uint32_t left = 2 * deg;
+            double spin_end = spin_us ? now_us() + (double) spin_us : 0;
             while (left > 0) {
                 for (uint32_t p = 0; p < deg; p++) {
                     pf[p].fd = mine[p];
@@ -221,8 +226,14 @@ static int barrier(const char *spec, size_t size, long slots)
                     if (pf[p].events == 0)
                         pf[p].fd = -1;
                 }
-                if (poll(pf, deg, -1) < 0 && errno != EINTR)
+                int spin = spin_us && now_us() < spin_end;
+                int ready = poll(pf, deg, spin ? 0 : -1);
+                if (ready < 0 && errno != EINTR)
                     die("poll");
+                if (ready == 0 && spin) {
+                    sched_yield();
+                    continue;
+                }
                 for (uint32_t p = 0; p < deg; p++) {
                     if (pf[p].fd < 0)
                         continue;
@@ -265,9 +276,9 @@ static int barrier(const char *spec, size_t size, long slots)
     double us = now_us() - t0;
     while (wait(NULL) > 0)
         ;
-    printf("mode=barrier topo=%s nodes=%u links=%u size=%zu slots=%ld us_per_slot=%.2f "
-           "MBps=%.1f\n",
-           t->spec, n, t->nedges, size, slots, us / (double) slots,
+    printf("mode=barrier topo=%s nodes=%u links=%u size=%zu slots=%ld spin_us=%ld "
+           "us_per_slot=%.2f MBps=%.1f\n",
+           t->spec, n, t->nedges, size, slots, spin_us, us / (double) slots,
            (double) size * 2 * t->nedges * (double) slots / us);
     sn_topo_free(t);
     free(fd);
@@ -447,7 +458,7 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
     size_t size = 8;
-    long iters = 10000, slots = 2000, links = 7;
+    long iters = 10000, slots = 2000, links = 7, spin_us = 0;
     size_t total = 1u << 30;
     const char *topo = "ring:2";
     for (int i = 2; i + 1 < argc; i += 2) {
@@ -463,7 +474,17 @@ int main(int argc, char **argv)
             topo = argv[i + 1];
         else if (strcmp(argv[i], "--links") == 0)
             links = strtol(argv[i + 1], NULL, 10);
-        else {
+        else if (strcmp(argv[i], "--spin-us") == 0) {
+            char *end;
+            spin_us = strtol(argv[i + 1], &end, 10);
+            if (*argv[i + 1] == '\0' || *end || spin_us < 0 || spin_us > 1000000) {
+                fprintf(stderr,
+                        "stepnet-rawprobe: bad value '%s' for --spin-us: expected microseconds "
+                        "from 0 to 1000000\n",
+                        argv[i + 1]);
+                return 2;
+            }
+        } else {
             fprintf(stderr, "stepnet-rawprobe: unknown option '%s'\n", argv[i]);
             return 2;
         }
@@ -475,7 +496,7 @@ int main(int argc, char **argv)
     if (strcmp(mode, "bandwidth") == 0)
         return bandwidth(size, total);
     if (strcmp(mode, "barrier") == 0)
-        return barrier(topo, size, slots);
+        return barrier(topo, size, slots, spin_us);
     if (strcmp(mode, "seal") == 0)
         return seal(size, iters);
     if (strcmp(mode, "ciphers") == 0)
@@ -483,6 +504,7 @@ int main(int argc, char **argv)
     if (strcmp(mode, "payload") == 0)
         return payload(size, iters, links);
     fprintf(stderr, "usage: stepnet-rawprobe latency|bandwidth|barrier|seal|ciphers|payload "
-                    "[--size B] [--iters N] [--bytes N] [--topo SPEC] [--slots N] [--links N]\n");
+                    "[--size B] [--iters N] [--bytes N] [--topo SPEC] [--slots N] [--links N] "
+                    "[--spin-us US]\n");
     return 2;
 }

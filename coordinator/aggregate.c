@@ -91,9 +91,15 @@ double coord_result_coll_median_us(const coord_result_t *res)
     return coord_median_ns_us(res->coll_ns, res->ncoll);
 }
 
+double coord_result_node_median_us(const coord_result_t *res)
+{
+    return coord_median_ns_us(res->node_ns, res->nnode);
+}
+
 /* A measured repetition's times: the wall time (from the START to the last COMPLETE, on the
  * coordinator's clock, or to now for an idle barrier) and the collective's own time from the
- * nodes' timestamps, put on the coordinator's clock by their offsets. */
+ * nodes' timestamps, put on the coordinator's clock by their offsets, and the mean of the nodes'
+ * own times (each on its own clock). */
 static void add_times(coord_t *r, uint64_t wall_ns)
 {
     if (r->rep <= r->o->warmup)
@@ -113,6 +119,9 @@ static void add_times(coord_t *r, uint64_t wall_ns)
     uint64_t span = coord_coll_span_ns(r->start_ns, r->complete_ns, r->offset_ns, r->n);
     r->res->coll_ns[r->res->ncoll++] = span;
     pt->coll_ns[pt->ncoll++] = span;
+    uint64_t mean = coord_node_mean_ns(r->start_ns, r->complete_ns, r->n);
+    r->res->node_ns[r->res->nnode++] = mean;
+    pt->node_ns[pt->nnode++] = mean;
 }
 
 /* A measured repetition's wall time, into the run's and its size's; the size is done after its
@@ -122,7 +131,7 @@ void sn__coord_point_begin(coord_t *r, uint32_t k)
     r->point = k;
     r->params = r->ctx->params;
     r->params.size = r->res->points[k].size;
-    r->res->nwall = r->res->ncoll = 0;
+    r->res->nwall = r->res->ncoll = r->res->nnode = 0;
     for (uint32_t i = 0; i < r->n; i++)
         r->digest_want[i] = sn_coll_digest_sum(r->t, &r->params, i);
 }

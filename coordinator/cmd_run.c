@@ -64,6 +64,10 @@
     "  --collective-timeout-ms MS one repetition (default 300000)\n"                               \
     "  --heartbeat-ms MS  control-channel heartbeat period outside collectives (default 1000;\n"   \
     "                     0: none); 5 periods of silence end the run, or make a node leave\n"      \
+    "  --spin-us US       while a slot waits for frames, each node polls its sockets without\n"    \
+    "                     sleeping (yielding the CPU between polls, as MPI libraries do) for up\n" \
+    "                     to US microseconds after the slot began, then sleeps until a frame\n"    \
+    "                     comes (default 1000; 0: always sleep)\n"                                 \
     "  --fault ID:KIND@SLOT       testing: node ID kills itself (kill), stops (stop), sends a\n"   \
     "                             malformed (garbage) or oversized (oversize) frame at SLOT, or\n" \
     "                             flips one bit of its next frame on the wire (flip)\n"            \

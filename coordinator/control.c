@@ -226,6 +226,8 @@ static void fill_assign(const coord_t *r, uint32_t id, Stepnet__Assign *a, Stepn
     a->collective_ms = r->o->collective_ms;
     a->has_heartbeat_ms = 1;
     a->heartbeat_ms = r->o->heartbeat_ms;
+    a->has_spin_us = 1;
+    a->spin_us = r->o->spin_us;
     if (r->o->fault && r->o->fault_node == (int) id)
         a->fault = (char *) r->o->fault;
     a->n_emu = 0; /* emu, emu_seed: filled by send_assign, which owns their storage */

@@ -27,6 +27,7 @@ void coord_opts_default(coord_opts_t *o)
     o->slot_ms = COORD_DEFAULT_SLOT_MS;
     o->collective_ms = COORD_DEFAULT_COLLECTIVE_MS;
     o->heartbeat_ms = SN_HEARTBEAT_DEFAULT_MS;
+    o->spin_us = COORD_DEFAULT_SPIN_US;
 }
 
 void coord_result_free(coord_result_t *result)
@@ -34,6 +35,7 @@ void coord_result_free(coord_result_t *result)
     for (size_t k = 0; result->points && k < result->npoints; k++) {
         free(result->points[k].wall_ns);
         free(result->points[k].coll_ns);
+        free(result->points[k].node_ns);
     }
     free(result->points);
     free(result->links);
@@ -41,6 +43,7 @@ void coord_result_free(coord_result_t *result)
     free(result->wall_ns);
     coord_trace_free(result->trace);
     free(result->coll_ns);
+    free(result->node_ns);
     sn_emu_free(result->emu);
     free(result->edge_alpha_us);
     free(result->edge_hop_us);
@@ -290,12 +293,14 @@ static int prepare(coord_t *r, sn_err_t *err)
         r->res->points[k].size = o->sizes && o->nsizes ? o->sizes[k] : r->ctx->params.size;
         r->res->points[k].wall_ns = sn_xcalloc((size_t) o->reps + 1, sizeof(uint64_t));
         r->res->points[k].coll_ns = sn_xcalloc((size_t) o->reps + 1, sizeof(uint64_t));
+        r->res->points[k].node_ns = sn_xcalloc((size_t) o->reps + 1, sizeof(uint64_t));
     }
     r->res->hosts = sn_xcalloc(r->n, sizeof *r->res->hosts);
     r->res->nhosts = r->n;
     r->params = r->ctx->params;
     r->params.size = r->res->points[0].size;
     r->res->coll_ns = sn_xcalloc((size_t) o->reps + 1, sizeof *r->res->coll_ns);
+    r->res->node_ns = sn_xcalloc((size_t) o->reps + 1, sizeof *r->res->node_ns);
     r->offset_ns = sn_xcalloc(r->n, sizeof *r->offset_ns);
     r->start_ns = sn_xcalloc(r->n, sizeof *r->start_ns);
     r->complete_ns = sn_xcalloc(r->n, sizeof *r->complete_ns);

@@ -14,13 +14,18 @@
 #include "stepnet/timemodel.h"
 
 /* Defaults of `stepnet run` (its --help states them). */
-#define COORD_DEFAULT_REPS           5
-#define COORD_DEFAULT_WARMUP         1
-#define COORD_DEFAULT_PROBES         20
-#define COORD_DEFAULT_CONNECT_MS     10000
-#define COORD_DEFAULT_READY_MS       30000
-#define COORD_DEFAULT_SLOT_MS        5000
-#define COORD_DEFAULT_COLLECTIVE_MS  300000
+#define COORD_DEFAULT_REPS          5
+#define COORD_DEFAULT_WARMUP        1
+#define COORD_DEFAULT_PROBES        20
+#define COORD_DEFAULT_CONNECT_MS    10000
+#define COORD_DEFAULT_READY_MS      30000
+#define COORD_DEFAULT_SLOT_MS       5000
+#define COORD_DEFAULT_COLLECTIVE_MS 300000
+/* How long a node polls without sleeping while a slot waits for frames (docs/runtime.md, "Waiting
+ * for frames"): long enough to cover an empty slot of 64 processes on 2 cores (400-700 us), short
+ * enough that a slot waiting for an emulated delay or a large frame soon sleeps. */
+#define COORD_DEFAULT_SPIN_US        1000
+#define COORD_MAX_SPIN_US            1000000
 #define COORD_DEFAULT_LISTEN         "127.0.0.1:0"
 #define COORD_DEFAULT_LISTEN_DAEMONS "0.0.0.0:0" /* --nodes ADDR,...: daemons dial back */
 #define COORD_MAX_LOCAL_NODES        4096        /* local runs start one process per node */
@@ -48,6 +53,7 @@ typedef struct coord_opts_s {
     uint64_t token;
     uint32_t connect_ms, ready_ms, slot_ms, collective_ms;
     uint32_t heartbeat_ms; /* control-channel heartbeat period; 0: none */
+    uint32_t spin_us;      /* nodes poll without sleeping this long into a slot; 0: never */
     /* --coll dynbcast: --lambda, --rho, --sweep-rho as given (NULL: not given), --slots (-1) */
     const char *dyn_lambda, *dyn_rho, *dyn_sweep;
     int64_t dyn_slots;
@@ -92,6 +98,8 @@ typedef struct coord_point_s {
     size_t nwall;
     uint64_t *coll_ns; /* the collective's own time, one per measured repetition (timing.h) */
     size_t ncoll;
+    uint64_t *node_ns; /* the mean of the nodes' own times, one per measured repetition */
+    size_t nnode;
     int has_model; /* the time model at this size (coord_time_model; 0: none) */
     sn_tm_result_t model;
 } coord_point_t;
@@ -158,6 +166,10 @@ typedef struct coord_result_s {
      * the earliest start over the nodes, from their own clocks */
     uint64_t *coll_ns;
     size_t ncoll;
+    /* per measured repetition, the mean over the nodes of each node's own completion minus its
+     * own start (timing.h: OSU's "Avg Latency"); as many as coll_ns */
+    uint64_t *node_ns;
+    size_t nnode;
     int clock_offsets;             /* 0: every node on the coordinator's clock (local nodes) */
     uint64_t clock_uncertainty_ns; /* the largest uncertainty of a node's estimated offset */
     uint64_t barrier_slots;        /* the in-band barrier before each repetition (0: none) */
@@ -202,6 +214,8 @@ void coord_trace_free(coord_trace_t *trace);
 double coord_result_median_us(const coord_result_t *result);
 /* The median of the measured collective times (coll_ns) in microseconds (0 without any). */
 double coord_result_coll_median_us(const coord_result_t *result);
+/* The median of the nodes' mean own times (node_ns) in microseconds (0 without any). */
+double coord_result_node_median_us(const coord_result_t *result);
 
 /* Link emulation (emu_report.c): the per-edge values of opts (its --link-* options and
  * --link-file, read here, at most SN_EMU_MAX_FILE bytes) for topology t into *out (NULL when

@@ -102,7 +102,7 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
     }
     int64_t reps = o->reps, warmup = o->warmup, probes = o->probes, idle = 0;
     int64_t connect = o->connect_ms, ready = o->ready_ms, slot = o->slot_ms;
-    int64_t collective = o->collective_ms, heartbeat = o->heartbeat_ms;
+    int64_t collective = o->collective_ms, heartbeat = o->heartbeat_ms, spin = o->spin_us;
     const char *nodes = "local", *security = "sodium", *fault = NULL, *token = NULL;
     const char *link_delay = NULL, *link_jitter = NULL, *link_rate = NULL; /* link emulation */
     const char *port_range = NULL;
@@ -135,6 +135,11 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
          .lo = 0,
          .hi = MAX_MS,
          .unit = "milliseconds"},
+        {.name = "--spin-us",
+         .num = &spin,
+         .lo = 0,
+         .hi = COORD_MAX_SPIN_US,
+         .unit = "microseconds"},
         {.name = "--nodes", .str = &nodes},
         {.name = "--listen", .str = &o->listen},
         {.name = "--out", .str = out_file},
@@ -201,6 +206,7 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
     o->slot_ms = (uint32_t) slot;
     o->collective_ms = (uint32_t) collective;
     o->heartbeat_ms = (uint32_t) heartbeat;
+    o->spin_us = (uint32_t) spin;
     o->topo_text = cli->topo;
     if (strcmp(nodes, "local") == 0)
         o->join = 0;

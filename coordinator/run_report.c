@@ -71,6 +71,10 @@ static void print_coll(FILE *f, const coord_result_t *res)
                 (double) res->clock_uncertainty_ns / NS_PER_US);
     else
         fprintf(f, "; one clock)\n");
+    fprintf(f,
+            "  per-node time   %.1f us median of %zu (each node's completion - start on its own "
+            "clock, averaged over the nodes: OSU's Avg Latency)\n",
+            coord_result_node_median_us(res), res->nnode);
 }
 
 void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res)
@@ -126,6 +130,15 @@ void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
         json_double(&j, "coll_us_median", coord_result_coll_median_us(res));
     else
         json_null(&j, "coll_us_median");
+    /* each node's own time, averaged over the nodes: OSU's "Avg Latency" (timing.h) */
+    json_open(&j, "node_us", '[');
+    for (size_t i = 0; i < res->nnode; i++)
+        json_double(&j, NULL, (double) res->node_ns[i] / NS_PER_US);
+    json_close(&j, ']');
+    if (res->nnode)
+        json_double(&j, "node_us_median", coord_result_node_median_us(res));
+    else
+        json_null(&j, "node_us_median");
     json_str(&j, "clock", res->clock_offsets ? "offsets" : "one");
     json_double(&j, "clock_uncertainty_us", (double) res->clock_uncertainty_ns / NS_PER_US);
     json_uint(&j, "barrier_slots", res->barrier_slots);
@@ -142,6 +155,7 @@ void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
         json_double(&j, "us_per_slot", median_us / (double) o->idle_slots);
     }
     json_str(&j, "security", o->security == SN_SEC_SODIUM ? "sodium" : "none");
+    json_uint(&j, "spin_us", o->spin_us);
     sweep_json_hosts_links(&j, res);
     coord_emu_report_json(&j, o, res);
     coord_model_report_json(&j, o, res);
@@ -155,13 +169,14 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
     const cli_ctx_t *c = o->ctx;
     double median_us = coord_result_median_us(res);
     report_text_head(f, "run", c);
-    fprintf(f, "  nodes           %u %s processes, %u TCP links, security %s\n", c->topo->n,
-            o->join      ? "joined"
-            : o->daemons ? "daemon"
-                         : "local",
-            c->topo->nedges,
-            o->security == SN_SEC_SODIUM ? "sodium (X25519 + XChaCha20-Poly1305)"
-                                         : "none (plaintext)");
+    fprintf(
+        f, "  nodes           %u %s processes, %u TCP links, security %s, spin %u us\n", c->topo->n,
+        o->join      ? "joined"
+        : o->daemons ? "daemon"
+                     : "local",
+        c->topo->nedges,
+        o->security == SN_SEC_SODIUM ? "sodium (X25519 + XChaCha20-Poly1305)" : "none (plaintext)",
+        o->spin_us);
     if (res->failed) {
         fprintf(f, "  FAILED          %s\n", res->error);
         return;

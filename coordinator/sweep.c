@@ -208,7 +208,13 @@ void sweep_csv_row(FILE *f, const coord_opts_t *o, const coord_result_t *res,
     sweep_stats_t cs; /* the collective's own time, OSU-style (empty: not measured) */
     sweep_stats(pt->coll_ns, pt->ncoll, &cs);
     if (cs.n)
-        fprintf(f, "%.3f,%.3f\n", cs.avg, cs.p50);
+        fprintf(f, "%.3f,%.3f,", cs.avg, cs.p50);
+    else
+        fputs(",,", f);
+    sweep_stats_t ns; /* each node's own time, averaged over the nodes (OSU's Avg Latency) */
+    sweep_stats(pt->node_ns, pt->nnode, &ns);
+    if (ns.n)
+        fprintf(f, "%.3f,%.3f\n", ns.avg, ns.p50);
     else
         fputs(",\n", f);
 }
@@ -299,9 +305,9 @@ void sweep_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
                 res->alpha_us, res->beta_us, res->ncalibrated, res->probe_bytes);
     else
         fprintf(f, "; links not calibrated (--probes 0)\n");
-    fprintf(f, "# %-10s %12s %12s %12s %12s %12s %11s %8s %14s %13s\n", "Size", "Avg(us)",
+    fprintf(f, "# %-10s %12s %12s %12s %12s %12s %11s %8s %14s %13s %13s\n", "Size", "Avg(us)",
             "Min(us)", "Max(us)", "P50(us)", "P99(us)", "Iterations", "Steps", "Predicted(us)",
-            "CollAvg(us)");
+            "CollAvg(us)", "NodeAvg(us)");
     for (size_t k = 0; k < res->npoints; k++) {
         const coord_point_t *pt = &res->points[k];
         if (pt->state != COORD_POINT_DONE)
@@ -318,7 +324,13 @@ void sweep_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
         sweep_stats_t cs;
         sweep_stats(pt->coll_ns, pt->ncoll, &cs);
         if (cs.n)
-            fprintf(f, " %13.2f\n", cs.avg);
+            fprintf(f, " %13.2f", cs.avg);
+        else
+            fprintf(f, " %13s", "-");
+        sweep_stats_t ns;
+        sweep_stats(pt->node_ns, pt->nnode, &ns);
+        if (ns.n)
+            fprintf(f, " %13.2f\n", ns.avg);
         else
             fprintf(f, " %13s\n", "-");
     }
@@ -385,6 +397,19 @@ void sweep_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
             json_null(&j, "coll_us_avg");
             json_null(&j, "coll_us_median");
         }
+        json_open(&j, "node_us", '[');
+        for (size_t i = 0; i < pt->nnode; i++)
+            json_double(&j, NULL, (double) pt->node_ns[i] / NS_PER_US);
+        json_close(&j, ']');
+        sweep_stats_t ns;
+        sweep_stats(pt->node_ns, pt->nnode, &ns);
+        if (ns.n) {
+            json_double(&j, "node_us_avg", ns.avg);
+            json_double(&j, "node_us_median", ns.p50);
+        } else {
+            json_null(&j, "node_us_avg");
+            json_null(&j, "node_us_median");
+        }
         json_str(&j, "clock", res->clock_offsets ? "offsets" : "one");
         json_double(&j, "alpha_us", res->alpha_us);
         json_double(&j, "beta_us_per_byte", res->beta_us);
@@ -398,6 +423,7 @@ void sweep_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
         else
             json_null(&j, "bytes_checked");
         json_str(&j, "security", o->security == SN_SEC_SODIUM ? "sodium" : "none");
+        json_uint(&j, "spin_us", o->spin_us);
         sweep_json_hosts_links(&j, res);
         if (pt == bad_pt)
             json_str(&j, "error", res->error);

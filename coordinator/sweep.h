@@ -43,7 +43,8 @@ void sweep_stats(const uint64_t *wall_ns, size_t n, sweep_stats_t *out);
 /* The CSV header line of run and bench (without the newline), and one row per size. */
 #define SWEEP_CSV_HEADER                                                                           \
     "topology,collective,algorithm,ports,rx,duplex,size,avg_us,min_us,max_us,p50_us,p99_us,"       \
-    "iterations,steps,predicted_us,verified,coll_avg_us,coll_p50_us"
+    "iterations,steps,predicted_us,verified,coll_avg_us,coll_p50_us,"                              \
+    "node_avg_us,node_p50_us"
 void sweep_csv_header(FILE *f);
 void sweep_csv_row(FILE *f, const coord_opts_t *o, const coord_result_t *res,
                    const coord_point_t *pt);

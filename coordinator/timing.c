@@ -45,6 +45,14 @@ uint64_t coord_coll_span_ns(const uint64_t *start_ns, const uint64_t *complete_n
     return last > first ? (uint64_t) (last - first) : 0;
 }
 
+uint64_t coord_node_mean_ns(const uint64_t *start_ns, const uint64_t *complete_ns, size_t n)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += complete_ns[i] > start_ns[i] ? complete_ns[i] - start_ns[i] : 0;
+    return (sum + n / 2) / n;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;

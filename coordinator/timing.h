@@ -28,6 +28,12 @@ int coord_clock_offset(const coord_clock_sample_t *s, size_t n, int64_t *offset_
 uint64_t coord_coll_span_ns(const uint64_t *start_ns, const uint64_t *complete_ns,
                             const int64_t *offset_ns, size_t n);
 
+/* The mean over the `n` nodes of each node's own time, its completion minus its start on its own
+ * clock (no offsets needed): the figure the OSU Micro-Benchmarks report as "Avg Latency" (each
+ * rank times its own call; the report averages the ranks). Never more than the span on one clock.
+ * n must be at least 1. */
+uint64_t coord_node_mean_ns(const uint64_t *start_ns, const uint64_t *complete_ns, size_t n);
+
 /* The median of n nanosecond figures in microseconds (0 when n is 0); v is left unchanged. */
 double coord_median_ns_us(const uint64_t *v, size_t n);
 

@@ -72,6 +72,7 @@ static int take_assignment(node_t *nd, const Stepnet__Assign *a, sn_err_t *err)
     nd->slot_ms = a->slot_ms;
     nd->collective_ms = a->collective_ms;
     nd->max_slots = a->max_slots ? a->max_slots : UINT64_MAX;
+    nd->spin_ns = a->has_spin_us ? (uint64_t) a->spin_us * 1000 : 0;
     if (a->fault && (rc = sn_wire_fault_parse(a->fault, &nd->fault, err)) < 0)
         return rc;
     if ((rc = sn__node_links_init(nd, a, err)) < 0 || (rc = sn__node_emu_init(nd, a, err)) < 0)
@@ -169,8 +170,9 @@ static void ctl_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len
             hb_start(nd);
         }
         if (!nd->opts.quiet)
-            sn__node_log(nd, "NODE-ASSIGN", "%s, %s with %s, %u links", nd->topo->spec,
-                         sn_coll_name(nd->params.coll), nd->algo->name, nd->deg);
+            sn__node_log(nd, "NODE-ASSIGN", "%s, %s with %s, %u links, spin %llu us",
+                         nd->topo->spec, sn_coll_name(nd->params.coll), nd->algo->name, nd->deg,
+                         (unsigned long long) (nd->spin_ns / 1000));
         sn__node_links_start(nd);
         break;
     case STEPNET__CONTROL__MSG_CALIBRATE:

@@ -1,3 +1,4 @@
+#include <sched.h>
 /* The life of a stepnet-node process (node/): start-up (the listener, the control channel),
  * logging, failure reports, signals, and shutdown: every handle closed and its close callback run
  * before the loop is closed and the node's memory freed. */
@@ -271,6 +272,36 @@ static void node_free(node_t *nd)
     free(nd);
 }
 
+/* The node's event loop. While a collective runs, for up to nd->spin_ns (the run's --spin-us)
+ * after each new slot, the node polls its sockets without sleeping and yields the CPU between
+ * polls, as MPI progress engines do; then it sleeps in epoll until the next event. A sleeping
+ * process that a frame wakes pays the kernel's wake-up and context switch, on a loaded machine
+ * several microseconds per frame; a spinning one is already runnable (docs/runtime.md, "Waiting
+ * for frames"). */
+static void run_loop(node_t *nd)
+{
+    uint64_t seen_t = 0, since = 0;
+    uint32_t seen_cid = 0;
+    for (;;) {
+        if (nd->spin_ns && nd->ex.running) {
+            uint64_t now = uv_hrtime();
+            if (nd->ex.t != seen_t || nd->ex.cid != seen_cid) {
+                seen_t = nd->ex.t;
+                seen_cid = nd->ex.cid;
+                since = now;
+            }
+            if (now - since < nd->spin_ns) {
+                if (!uv_run(nd->loop, UV_RUN_NOWAIT))
+                    break;
+                sched_yield();
+                continue;
+            }
+        }
+        if (!uv_run(nd->loop, UV_RUN_ONCE))
+            break;
+    }
+}
+
 int sn_node_main(const sn_node_opts_t *o)
 {
     if (o->serve)
@@ -319,7 +350,7 @@ int sn_node_main(const sn_node_opts_t *o)
     uv_signal_start(&nd->sigint, on_signal, SIGINT);
     nd->ctl.deadline = uv_now(nd->loop) + (o->connect_ms ? o->connect_ms : 10000);
     sn__node_ctl_connect(nd);
-    uv_run(nd->loop, UV_RUN_DEFAULT);
+    run_loop(nd);
     rc = nd->exit_code;
 out:
     sn__node_exit(nd, nd->exit_code ? nd->exit_code : rc);

@@ -189,6 +189,7 @@ struct node_s {
     link_t *links;
     uint32_t connect_ms, slot_ms, collective_ms;
     uint64_t max_slots;
+    uint64_t spin_ns;  /* poll without sleeping this long into a slot (Assign.spin_us); 0: never */
     sn_fault_t fault;  /* kind SN_FAULT_NONE: none (fault.c) */
     uint32_t cal_left; /* links still calibrating (calibrate.c) */
     /* the concurrent rounds of the calibration (calibrate.c): round, echoes still missing */

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Peer benchmark: stepnet next to Open MPI on the same machine, in one run, round by round.
 #   stepnet: `stepnet run` with --security none and with the default (sodium), one run per size;
-#            its figure is coll_us_median, the collective's own time (the latest completion minus
-#            the earliest start at the nodes, after the in-band barrier; docs/runtime.md), with
-#            wall_us_median (from the coordinator's START to the last COMPLETE) beside it.
+#            its figure is node_us_median, each node's own time (its completion minus its start of
+#            slot 1, after the in-band barrier) averaged over the nodes: the quantity OSU calls
+#            "Avg Latency" (docs/runtime.md). Beside it coll_us_median, the stricter span (the
+#            latest completion minus the earliest start), and wall_us_median (from the
+#            coordinator's START to the last COMPLETE).
 #   Open MPI: bench/osu_peer.c under mpirun (--mca btl tcp,self on lo: TCP over loopback, as stepnet),
 #            timed the way the OSU Micro-Benchmarks time a collective: MPI_Barrier, then the call
 #            timed by each rank; the figure is the average over ranks of each rank's mean
@@ -66,7 +68,8 @@ mpi_version=$(mpirun --version 2>/dev/null | head -n1)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# stepnet_run KEYFILE SECURITY TOPO COLL SIZE: one run; appends "coll wall" to KEYFILE
+# stepnet_run KEYFILE SECURITY TOPO COLL SIZE: one run; appends "node span wall algorithm" to
+# KEYFILE
 stepnet_run() {
     local out
     out=$(build/stepnet run --topo "$3" --coll "$4" --size "$5" --security "$2" --reps "$reps" \
@@ -76,7 +79,8 @@ stepnet_run() {
         tail -n 3 "$tmp/err" >&2
         exit 1
     fi
-    echo "$(jget coll_us_median "$out") $(jget wall_us_median "$out") $(jget algorithm "$out")" >>"$1"
+    echo "$(jget node_us_median "$out") $(jget coll_us_median "$out") $(jget wall_us_median "$out")" \
+        "$(jget algorithm "$out")" >>"$1"
 }
 # mpi_run KEYPREFIX NP COLL: one mpirun over every size; appends "avg max" to KEYPREFIX.SIZE.
 # Loopback only (lo), as stepnet's 127.0.0.1: interfaces that come and go (other users' network
@@ -125,29 +129,33 @@ done
 
 col() { awk -v c="$1" '{print $c}' "$2" | median; } # col N FILE: median of column N
 echo "stepnet $(build/stepnet --version 2>/dev/null | head -n1) vs $mpi_version; $(nproc) cores, $(uname -m)"
-echo "medians of $rounds rounds; stepnet: coll_us_median of $reps repetitions per run (wall_us_median"
-echo "beside it); Open MPI: OSU-style average over ranks of $iters timed iterations (max over ranks beside)"
+echo "medians of $rounds rounds; stepnet: node_us_median of $reps repetitions per run (coll_us_median,"
+echo "the span, and wall_us_median beside it); Open MPI: OSU-style average over ranks of $iters timed"
+echo "iterations (max over ranks beside)"
 echo
-hdr="np,collective,topology,algorithm,size,stepnet_none_coll_us,stepnet_none_wall_us,stepnet_sodium_coll_us,mpi_avg_us,mpi_max_us,none_over_mpi,sodium_over_mpi"
+hdr="np,collective,topology,algorithm,size,stepnet_none_node_us,stepnet_none_span_us,stepnet_none_wall_us,stepnet_sodium_node_us,mpi_avg_us,mpi_max_us,none_over_mpi,span_over_mpi,sodium_over_mpi"
 [ -n "$csv" ] && echo "$hdr" >"$csv"
-printf '%3s %-9s %-12s %-11s %8s %10s %10s %10s %10s %10s %7s %7s\n' np coll topology algorithm size \
-    none_us none_wall sodium_us mpi_avg mpi_max none/mpi sod/mpi
+printf '%3s %-9s %-12s %-14s %8s %9s %9s %9s %9s %9s %9s %8s %8s %7s\n' np coll topology algorithm \
+    size none_us none_span none_wall sodium_us mpi_avg mpi_max none/mpi span/mpi sod/mpi
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 for n in $nps; do
     while read -r label topo coll mcoll; do
         key="$tmp/$n.$label.$topo"
         for s in $sizes; do
-            nc=$(col 1 "$key.none.$s") nw=$(col 2 "$key.none.$s") sc=$(col 1 "$key.sodium.$s")
-            algo=$(awk '{print $3}' "$key.none.$s" | head -n1)
+            nn=$(col 1 "$key.none.$s") nc=$(col 2 "$key.none.$s") nw=$(col 3 "$key.none.$s")
+            sn=$(col 1 "$key.sodium.$s")
+            algo=$(awk '{print $4}' "$key.none.$s" | head -n1)
             ma=$(col 1 "$key.mpi.$s") mx=$(col 2 "$key.mpi.$s")
-            rn=$(awk -v a="$nc" -v b="$ma" 'BEGIN {printf "%.2f", a / b}')
-            rs=$(awk -v a="$sc" -v b="$ma" 'BEGIN {printf "%.2f", a / b}')
-            printf '%3s %-9s %-12s %-11s %8s %10.1f %10.1f %10.1f %10.1f %10.1f %7s %7s\n' "$n" \
-                "$label" "$topo" "$algo" "$s" "$nc" "$nw" "$sc" "$ma" "$mx" "$rn" "$rs"
-            [ -n "$csv" ] && echo "$n,$label,$topo,$algo,$s,$nc,$nw,$sc,$ma,$mx,$rn,$rs" >>"$csv"
+            rn=$(ratio "$nn" "$ma") rc=$(ratio "$nc" "$ma") rs=$(ratio "$sn" "$ma")
+            printf '%3s %-9s %-12s %-14s %8s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %8s %8s %7s\n' \
+                "$n" "$label" "$topo" "$algo" "$s" "$nn" "$nc" "$nw" "$sn" "$ma" "$mx" "$rn" "$rc" "$rs"
+            [ -n "$csv" ] &&
+                echo "$n,$label,$topo,$algo,$s,$nn,$nc,$nw,$sn,$ma,$mx,$rn,$rc,$rs" >>"$csv"
         done
     done < <(cases "$n")
 done
 echo
-echo "none/mpi, sod/mpi: stepnet coll_us (--security none, default sodium) over Open MPI's average;"
-echo "below 1 stepnet is faster. Both exclude start-up; stepnet's figure is the span from the first"
-echo "node's start to the last node's completion, Open MPI's the mean of each rank's own call."
+echo "none/mpi, sod/mpi: stepnet's per-node time (--security none, default sodium) over Open MPI's"
+echo "average, the same quantity (each process times its own part of the collective after a barrier;"
+echo "the processes are averaged); below 1 stepnet is faster. span/mpi: stepnet's stricter span (first"
+echo "node's start to the last node's completion) over the same average. Start-up excluded in all."

@@ -27,6 +27,7 @@ run latency one_way_us -- --size 8 --iters 200
 run bandwidth MBps -- --size 65536 --bytes 16777216
 run barrier us_per_slot -- --topo ring:4 --size 8 --slots 50
 run barrier us_per_slot MBps -- --topo complete:4 --size 65536 --slots 10
+run barrier us_per_slot spin_us -- --topo ring:4 --size 8 --slots 50 --spin-us 500
 run seal seal_us open_us -- --size 1024 --iters 200
 run ciphers secretstream_seal_ns_per_byte xchacha20poly1305_seal_ns_per_byte -- --size 4096 --iters 50
 run payload fill_ns_per_byte check_ns_per_byte -- --size 65536 --links 3 --iters 20
@@ -35,5 +36,9 @@ case "$LAST" in *"verified=yes"*) ;; *) fail "payload did not verify: $LAST" ;; 
 [ $? -eq 2 ] || fail "an unknown mode is not refused with status 2"
 "$probe" barrier --nosuch 1 >/dev/null 2>&1
 [ $? -eq 2 ] || fail "an unknown option is not refused with status 2"
+for bad in x -1 1000001; do
+    "$probe" barrier --spin-us "$bad" >/dev/null 2>&1
+    [ $? -eq 2 ] || fail "--spin-us $bad is not refused with status 2"
+done
 [ "$fails" -eq 0 ] && echo "rawprobe: all passed"
 exit $((fails > 0))

@@ -216,6 +216,14 @@ static void test_sweep_json_csv(void **state)
         double p50 = tu_json_num(line, "wall_us_p50"), avg = tu_json_num(line, "wall_us_avg");
         assert_true(mn > 0 && mn <= p50 && p50 <= mx && mn <= avg && avg <= mx);
         assert_true(tu_json_num(line, "predicted_us") > 0);
+        /* the nodes' mean own time of every repetition, within its span (one clock) */
+        double coll[8], node[8];
+        assert_int_equal(tu_json_nums(line, "coll_us", coll, 8), 3);
+        assert_int_equal(tu_json_nums(line, "node_us", node, 8), 3);
+        for (size_t k = 0; k < 3; k++)
+            assert_true(node[k] > 0 && node[k] <= coll[k] + 0.01);
+        assert_true(tu_json_num(line, "node_us_median") <=
+                    tu_json_num(line, "coll_us_median") + 0.01);
         int64_t steps;
         char hash[32], got[32];
         sim_at("ring:4", "bcast", sweep_sizes[i], &steps, hash, sizeof hash);
@@ -236,7 +244,7 @@ static void test_sweep_json_csv(void **state)
     assert_true(nth_line(text, 0, line, sizeof line));
     assert_string_equal(line, "topology,collective,algorithm,ports,rx,duplex,size,avg_us,min_us,"
                               "max_us,p50_us,p99_us,iterations,steps,predicted_us,verified,"
-                              "coll_avg_us,coll_p50_us");
+                              "coll_avg_us,coll_p50_us,node_avg_us,node_p50_us");
     for (size_t i = 0; i < 3; i++) {
         assert_true(nth_line(text, i + 1, line, sizeof line));
         char want[64];
@@ -244,12 +252,15 @@ static void test_sweep_json_csv(void **state)
         assert_memory_equal(line, want, strlen(want));
         snprintf(want, sizeof want, ",full,%s,", sweep_sizes[i]);
         assert_non_null(strstr(line, want));
-        char *f[20];
-        assert_int_equal(split_csv(line, f, 20), 18);
+        char *f[24];
+        assert_int_equal(split_csv(line, f, 24), 20);
         assert_string_equal(f[12], "3"); /* iterations */
         /* the collective's own time (after the in-band barrier) is within the wall time */
         assert_true(atof(f[16]) > 0 && atof(f[16]) <= atof(f[7]));
         assert_true(atof(f[17]) > 0 && atof(f[17]) <= atof(f[10]));
+        /* the nodes' mean own time lies within the span, repetition by repetition */
+        assert_true(atof(f[18]) > 0 && atof(f[18]) <= atof(f[16]) + 0.01);
+        assert_true(atof(f[19]) > 0 && atof(f[19]) <= atof(f[17]) + 0.01);
         int64_t steps;
         char hash[32];
         sim_at("ring:4", "bcast", sweep_sizes[i], &steps, hash, sizeof hash);
@@ -314,9 +325,9 @@ static void test_cases(void **state)
         assert_int_equal(tu_json_int(line, "steps"), steps);
         assert_string_equal(tu_json_str(line, "trace_hash", buf, sizeof buf), hash);
         tu_exec_free(&s);
-        char *f[20];
+        char *f[24];
         assert_true(nth_line(text, i + 1, line, sizeof line));
-        assert_int_equal(split_csv(line, f, 20), 18);
+        assert_int_equal(split_csv(line, f, 24), 20);
         assert_string_equal(f[0], want[i][0]);
         assert_string_equal(f[3], want[i][1]);
         assert_string_equal(f[6], want[i][2]);
@@ -338,9 +349,9 @@ static void test_sweep_text(void **state)
     tu_expect_status(&r, 0);
     const char *hdr = strstr(r.out, "# Size");
     assert_non_null(hdr);
-    static const char *const cols[] = {"Avg(us)", "Min(us)",       "Max(us)",
-                                       "P50(us)", "P99(us)",       "Iterations",
-                                       "Steps",   "Predicted(us)", "CollAvg(us)"};
+    static const char *const cols[] = {"Avg(us)",     "Min(us)",    "Max(us)", "P50(us)",
+                                       "P99(us)",     "Iterations", "Steps",   "Predicted(us)",
+                                       "CollAvg(us)", "NodeAvg(us)"};
     const char *prev = hdr;
     for (size_t i = 0; i < sizeof cols / sizeof *cols; i++) {
         const char *c = strstr(prev, cols[i]);
@@ -460,8 +471,8 @@ static void test_failed_run_null_prediction(void **state)
     char *text = read_text(csv);
     char line[512];
     assert_true(nth_line(text, 1, line, sizeof line));
-    /* no prediction, not verified, no collective time */
-    assert_string_equal(line + strlen(line) - 5, ",,0,,");
+    /* no prediction, not verified, no collective time, no per-node time */
+    assert_string_equal(line + strlen(line) - 7, ",,0,,,,");
     free(text);
     unlink(csv);
 }

@@ -864,6 +864,12 @@ static void test_run_name_value(void **state)
     r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--slot-timeout-ms=0");
     expect_bad(&r, "--slot-timeout-ms", "milliseconds");
     tu_exec_free(&r);
+    r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--spin-us", "1000001");
+    expect_bad(&r, "'1000001'", "microseconds from 0 to 1000000");
+    tu_exec_free(&r);
+    r = RUN("bench", "--topo", "ring:4", "--coll", "bcast", "--spin-us=-1");
+    expect_bad(&r, "'-1'", "--spin-us");
+    tu_exec_free(&r);
     r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--verbose=1");
     expect_bad(&r, "--verbose", "no value");
     tu_exec_free(&r);

@@ -659,8 +659,11 @@ static const char *const run_fields[] = {"size",
                                          "beta_us_per_byte",
                                          "predicted_us",
                                          "security",
+                                         "spin_us",
                                          "coll_us",
                                          "coll_us_median",
+                                         "node_us",
+                                         "node_us_median",
                                          "clock",
                                          "clock_uncertainty_us",
                                          "barrier_slots"};
@@ -680,20 +683,31 @@ static int cmp_double(const void *a, const void *b)
 /* The collective times of a successful run report j with `reps` repetitions: one per repetition,
  * each positive, their median in coll_us_median, and (a logical relation, not a timing threshold:
  * every node's interval lies inside the coordinator's START-to-last-COMPLETE interval on one
- * clock) no more than each repetition's wall time, hence the median no more than wall_us_median. */
+ * clock) no more than each repetition's wall time, hence the median no more than wall_us_median.
+ * The nodes' mean own time of a repetition (node_us) is positive and, every node's interval lying
+ * inside the span, no more than its coll_us on one clock; its median is node_us_median. */
 static void expect_coll_times(const char *j, int64_t reps)
 {
-    double coll[64], wall[64];
+    double coll[64], wall[64], node[64];
     size_t n = tu_json_nums(j, "coll_us", coll, 64);
     assert_int_equal(n, (size_t) reps);
     assert_int_equal(tu_json_nums(j, "wall_us", wall, 64), (size_t) reps);
+    assert_int_equal(tu_json_nums(j, "node_us", node, 64), (size_t) reps);
     char clock[16];
     int one = strcmp(tu_json_str(j, "clock", clock, sizeof clock), "one") == 0;
     for (size_t i = 0; i < n; i++) {
         assert_true(coll[i] > 0);
+        assert_true(node[i] > 0);
         if (one && coll[i] > wall[i])
             fail_msg("repetition %zu: coll_us %g > wall_us %g on one clock", i, coll[i], wall[i]);
+        if (one && node[i] > coll[i] && !near(node[i], coll[i]))
+            fail_msg("repetition %zu: node_us %g > coll_us %g on one clock", i, node[i], coll[i]);
     }
+    qsort(node, n, sizeof *node, cmp_double);
+    double node_median = n % 2 ? node[n / 2] : (node[n / 2 - 1] + node[n / 2]) / 2;
+    if (!near(tu_json_num(j, "node_us_median"), node_median))
+        fail_msg("node_us_median %g is not the median %g of node_us",
+                 tu_json_num(j, "node_us_median"), node_median);
     qsort(coll, n, sizeof *coll, cmp_double);
     double median = n % 2 ? coll[n / 2] : (coll[n / 2 - 1] + coll[n / 2]) / 2;
     double med = tu_json_num(j, "coll_us_median");
@@ -796,6 +810,31 @@ static void test_streamed_frames(void **state)
     }
 }
 
+static size_t count_str(const char *s, const char *needle);
+
+/* --spin-us reaches every node (its routine log states the value it took from its assignment) and
+ * is reported; with 0 (always sleep) and with a long spin the collectives verify alike. Whether
+ * spinning pays is for scripts/bench_run.sh to say, not a test. */
+static void test_spin(void **state)
+{
+    (void) state;
+    static const char *const spins[] = {"0", "250000"};
+    char want[64];
+    for (size_t i = 0; i < 2; i++) {
+        tu_proc_t p =
+            STEPNET(60, "run", "--topo", "torus:3x3", "--coll", "mnb", "--size", "100", "--reps",
+                    "3", "--probes", "2", "--spin-us", spins[i], "--verbose", "--json");
+        tu_expect_status(&p, 0);
+        const char *j = tu_json_line(&p);
+        assert_true(tu_json_bool(j, "verified"));
+        assert_int_equal(tu_json_int(j, "spin_us"), atoll(spins[i]));
+        snprintf(want, sizeof want, "links, spin %s us", spins[i]);
+        if (count_str(p.err, want) != 9)
+            fail_msg("--spin-us %s: not every node of 9 logged '%s':\n%s", spins[i], want, p.err);
+        tu_exec_free(&p);
+    }
+}
+
 static void test_run_json_contract(void **state)
 {
     (void) state;
@@ -806,6 +845,7 @@ static void test_run_json_contract(void **state)
     const char *j = tu_json_line(&p);
     expect_run_report(j, 3, 64);
     assert_int_equal(tu_json_int(j, "barrier_slots"), 4); /* the diameter of torus:4x4 */
+    assert_int_equal(tu_json_int(j, "spin_us"), 1000);    /* the default */
     assert_string_equal(jstr(j, "topology"), "torus:4x4");
     assert_string_equal(jstr(j, "collective"), "te");
     assert_string_equal(jstr(j, "ports"), "single");
@@ -2416,6 +2456,7 @@ int main(void)
         cmocka_unit_test_teardown(test_exact_torus_framework, teardown),
         cmocka_unit_test_teardown(test_exact_mnb_generic, teardown),
         cmocka_unit_test_teardown(test_run_json_contract, teardown),
+        cmocka_unit_test_teardown(test_spin, teardown),
         cmocka_unit_test_teardown(test_run_out_file, teardown),
         cmocka_unit_test_teardown(test_run_probe_cap, teardown),
         cmocka_unit_test_teardown(test_run_idle_slots, teardown),

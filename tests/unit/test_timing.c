@@ -1,7 +1,7 @@
 /* Unit tests of coordinator/timing.c: the clock offset of a node from control round trips (the
  * shortest round trip wins, the true offset within the stated uncertainty whatever the split of
- * the trip), the span of a collective over the nodes' own timestamps with and without offsets,
- * and the median. timing.c is pure: no clocks, no sockets. */
+ * the trip), the span of a collective over the nodes' own timestamps with and without offsets, the
+ * mean of the nodes' own times, and the median. timing.c is pure: no clocks, no sockets. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -101,6 +101,20 @@ static void test_span_never_negative(void **state)
     assert_true(coord_coll_span_ns(start, done, off_late, 2) >= 300);
 }
 
+static void test_node_mean(void **state)
+{
+    (void) state;
+    /* the nodes of test_span_one_clock: own times 4000, 3100 and 5300 */
+    uint64_t start[3] = {1000, 900, 1200}, done[3] = {5000, 4000, 6500};
+    assert_int_equal(coord_node_mean_ns(start, done, 3), 4133);
+    assert_true(coord_node_mean_ns(start, done, 3) <= coord_coll_span_ns(start, done, NULL, 3));
+    /* own clocks: an offset between the nodes does not change it */
+    uint64_t start_off[3] = {1000 + 1000000, 900 - 400, 1200 + 37};
+    uint64_t done_off[3] = {5000 + 1000000, 4000 - 400, 6500 + 37};
+    assert_int_equal(coord_node_mean_ns(start_off, done_off, 3), 4133);
+    assert_int_equal(coord_node_mean_ns(start, done, 1), 4000);
+}
+
 static void test_median(void **state)
 {
     (void) state;
@@ -121,6 +135,7 @@ int main(void)
         cmocka_unit_test(test_span_one_clock),
         cmocka_unit_test(test_span_offsets),
         cmocka_unit_test(test_span_never_negative),
+        cmocka_unit_test(test_node_mean),
         cmocka_unit_test(test_median),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
