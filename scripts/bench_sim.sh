@@ -3,28 +3,44 @@
 # runs. Prints one row per case with the median wall time over the repetitions; with --csv FILE
 # also writes the rows as CSV. Figures, not a test: nothing here fails on a slow machine.
 #
-#   scripts/bench_sim.sh [--reps N] [--big] [--csv FILE] [--baseline BIN]
+#   scripts/bench_sim.sh [--reps N] [--big] [--csv FILE] [--threads N] [--baseline BIN]
+#                        [--base-threads N]
 #     --reps N        repetitions of each small case (default 3; the large cases run once)
 #     --big           add the 10^6-node torus scatter cases (about a minute each)
+#     --threads N     `stepnet sim --threads N` (default: stepnet's, the CPUs it may use); the
+#                     threads column says how many stepped each case (1 where the algorithm
+#                     steps serially)
 #     --baseline BIN  also run every case with another stepnet binary (e.g. a copy built from an
 #                     older commit), alternating run by run, and print its hops/s, peak memory
 #                     and the ratio new/baseline next to each row (the trace_hash must agree)
+#     --base-threads N  pass --threads N to the baseline (a build that knows the option: e.g.
+#                     build/stepnet itself with --base-threads 1, to measure the threads' gain)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-reps=3 big=0 csv="" base=""
+reps=3 big=0 csv="" base="" threads="" bthreads=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --reps) reps="$2"; shift 2 ;;
     --big) big=1; shift ;;
     --csv) csv="$2"; shift 2 ;;
     --baseline) base="$2"; shift 2 ;;
-    -h | --help) sed -n '2,12p' "$0"; exit 0 ;;
+    --threads) threads="$2"; shift 2 ;;
+    --base-threads) bthreads="$2"; shift 2 ;;
+    -h | --help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "bench_sim: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
 [ -x build/stepnet ] || scripts/setup.sh >/dev/null
 if [ -n "$base" ] && [ ! -x "$base" ]; then
     echo "bench_sim: --baseline '$base' is not an executable file" >&2
+    exit 2
+fi
+for v in "$threads" "$bthreads"; do
+    [ -z "$v" ] || { [[ "$v" =~ ^[0-9]+$ ]] && [ "$v" -ge 1 ] && [ "$v" -le 64 ]; } ||
+        { echo "bench_sim: --threads/--base-threads '$v': expected a count from 1 to 64" >&2; exit 2; }
+done
+if [ -n "$bthreads" ] && [ -z "$base" ]; then
+    echo "bench_sim: --base-threads needs --baseline BIN" >&2
     exit 2
 fi
 
@@ -55,14 +71,16 @@ cases=(
 
 hdr_base=""
 [ -n "$base" ] && hdr_base=$(printf ' %9s %13s %9s %7s' base_s base_hops_s base_MiB ratio)
-printf '%-8s %-17s %-7s %-17s %9s %9s %9s %13s %9s %13s %9s%s\n' coll topology ports algorithm \
-    steps predicted lower packets wall_s hops_per_s rss_MiB "$hdr_base"
-[ -n "$csv" ] && echo "coll,topology,ports,algorithm,steps,predicted,lower_bound,packets,wall_s_median,hops_per_s,peak_rss_kib,reps${base:+,base_wall_s_median,base_hops_per_s,base_peak_rss_kib,ratio}" >"$csv"
-# one_run BIN -> the JSON of one run of the current case (fails the script if it does not verify)
+printf '%-8s %-17s %-7s %-17s %9s %9s %9s %13s %9s %13s %9s %7s%s\n' coll topology ports algorithm \
+    steps predicted lower packets wall_s hops_per_s rss_MiB threads "$hdr_base"
+[ -n "$csv" ] && echo "coll,topology,ports,algorithm,steps,predicted,lower_bound,packets,wall_s_median,hops_per_s,peak_rss_kib,reps,threads${base:+,base_wall_s_median,base_hops_per_s,base_peak_rss_kib,ratio}" >"$csv"
+# one_run BIN [THREADS] -> the JSON of one run of the current case (fails the script if it does
+# not verify)
 one_run() {
-    local o
+    local o targs=()
+    [ -n "${2:-}" ] && targs=(--threads "$2")
     o=$("$1" sim --topo "$topo" --coll "$coll" --ports "$ports" --algo "${algo:-auto}" --json \
-        --no-progress)
+        --no-progress "${targs[@]}")
     [ "$(jget verified "$o")" = true ] || { echo "bench_sim: $coll on $topo did not verify ($1)" >&2; exit 1; }
     printf '%s' "$o"
 }
@@ -73,12 +91,12 @@ for c in "${cases[@]}"; do
     walls=() bwalls=() rss=0 brss=0 out="" bout=""
     for _ in $(seq "$n"); do
         if [ -n "$base" ]; then # alternate, baseline first
-            bout=$(one_run "$base")
+            bout=$(one_run "$base" "$bthreads")
             bwalls+=("$(jget wall_s "$bout")")
             r=$(jget peak_rss_kb "$bout")
             [ "$r" -gt "$brss" ] && brss=$r
         fi
-        out=$(one_run build/stepnet)
+        out=$(one_run build/stepnet "$threads")
         walls+=("$(jget wall_s "$out")")
         r=$(jget peak_rss_kb "$out")
         [ "$r" -gt "$rss" ] && rss=$r
@@ -98,9 +116,10 @@ for c in "${cases[@]}"; do
         extra=$(printf ' %9.2f %13s %9d %7s' "$bwall" "$bhps" $((brss / 1024)) "$ratio")
         cextra=",$bwall,$bhps,$brss,$ratio"
     fi
-    printf '%-8s %-17s %-7s %-17s %9s %9s %9s %13s %9.2f %13s %9d%s\n' "$coll" "$topo" "$ports" \
+    nth=$(jget threads "$out")
+    printf '%-8s %-17s %-7s %-17s %9s %9s %9s %13s %9.2f %13s %9d %7s%s\n' "$coll" "$topo" "$ports" \
         "$(jget algorithm "$out")" "$(jget steps "$out")" "$(jget predicted_steps "$out")" \
-        "$(jget lower_bound "$out")" "$packets" "$wall" "$hps" $((rss / 1024)) "$extra"
-    [ -n "$csv" ] && echo "$coll,$topo,$ports,$(jget algorithm "$out"),$(jget steps "$out"),$(jget predicted_steps "$out"),$(jget lower_bound "$out"),$packets,$wall,$hps,$rss,$n$cextra" >>"$csv"
+        "$(jget lower_bound "$out")" "$packets" "$wall" "$hps" $((rss / 1024)) "${nth:-1}" "$extra"
+    [ -n "$csv" ] && echo "$coll,$topo,$ports,$(jget algorithm "$out"),$(jget steps "$out"),$(jget predicted_steps "$out"),$(jget lower_bound "$out"),$packets,$wall,$hps,$rss,$n,${nth:-1}$cextra" >>"$csv"
 done
 echo "(median wall time over $reps runs for the small cases, one run for the large ones${base:+; ratio = baseline wall / new wall, runs alternated}; $(nproc) cores, $(uname -m))"

@@ -2,7 +2,8 @@
 # Everything CI runs: install what is missing, build with warnings as errors, check the format,
 # run every test; build (without running the tests) Release with GCC and RelWithDebInfo and
 # Release with clang, warnings as errors, so that no compiler or optimisation level warns; then
-# build with AddressSanitizer + UndefinedBehaviorSanitizer and run every test again.
+# build with AddressSanitizer + UndefinedBehaviorSanitizer and run every test again; and run the
+# simulator's threaded stepping (test_sim_threads) under ThreadSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,4 +26,11 @@ cmake --build build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan --output-on-failure -j2
-echo "test: all tests passed (plain and ASan+UBSan; Release with GCC, RelWithDebInfo and Release with clang built)"
+# the simulator's parallel stepping under ThreadSanitizer (clang; only the test that splits slots)
+CC=clang cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTEPNET_WERROR=ON \
+    -DSTEPNET_MANPAGES=OFF -DCMAKE_C_FLAGS=-fsanitize=thread \
+    -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread >/dev/null
+cmake --build build-tsan --target test_sim_threads >build-tsan/build.log 2>&1 ||
+    { cat build-tsan/build.log; exit 1; }
+TSAN_OPTIONS=halt_on_error=1:abort_on_error=1 build-tsan/tests/test_sim_threads
+echo "test: all tests passed (plain, ASan+UBSan, and the threaded simulator under TSan; Release with GCC, RelWithDebInfo and Release with clang built)"

@@ -224,4 +224,5 @@ const sn_algo_t sn__algo_bcast_tree = {
     .node_init = sn__ordered_node_init,
     .node_fini = sn__ordered_node_fini,
     .node_step = sn__ordered_node_step,
+    .parallel = 1,
 };

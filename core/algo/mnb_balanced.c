@@ -263,4 +263,5 @@ const sn_algo_t sn__algo_mnb_balanced = {
     .node_init = node_init,
     .node_fini = node_fini,
     .node_step = node_step,
+    .parallel = 1,
 };

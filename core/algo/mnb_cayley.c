@@ -311,4 +311,5 @@ const sn_algo_t sn__algo_mnb_cayley = {
     .node_init = node_init,
     .node_fini = NULL,
     .node_step = node_step,
+    .parallel = 1,
 };

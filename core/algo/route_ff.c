@@ -545,6 +545,7 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
         .node_init = node_init,                                                                    \
         .node_fini = node_fini,                                                                    \
         .node_step = node_step,                                                                    \
+        .parallel = 1,                                                                             \
     }
 
 ROUTE_ALGO(sn__algo_mnb_route, "mnb-route", SN_COLL_MNB,

@@ -282,6 +282,7 @@ int sn__lanes_gather_step(void *state, sn_step_t *io, sn_err_t *err)
         .state_size = SN__LANES_STATE_SIZE,                                                        \
         .node_init = sn__lanes_node_init,                                                          \
         .node_step = step,                                                                         \
+        .parallel = 1,                                                                             \
     }
 
 TREE_ALGO(sn__algo_scatter_ff, "scatter-ff", SN_COLL_SCATTER, SN_PM_ALL, plan_scatter_ff,

@@ -390,4 +390,5 @@ const sn_algo_t sn__algo_te_a2 = {
     .node_init = node_init,
     .node_fini = NULL,
     .node_step = node_step,
+    .parallel = 1,
 };

@@ -540,4 +540,5 @@ const sn_algo_t sn__algo_te_a3 = {
     .node_init = node_init,
     .node_fini = node_fini,
     .node_step = node_step,
+    .parallel = 1,
 };

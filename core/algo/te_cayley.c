@@ -308,4 +308,5 @@ const sn_algo_t sn__algo_te_cayley = {
     .node_init = node_init,
     .node_fini = NULL,
     .node_step = node_step,
+    .parallel = 1,
 };

@@ -10,7 +10,11 @@
  * receiver's mailbox of its arrival port (a directed link carries one packet per slot, so one
  * mailbox per port and slot parity suffices): the receiver reads its ports in order and finds its
  * arrivals already sorted, with no pool, grouping or sort at all. Single-port receivers get one or
- * a few packets, which the pool finds faster than a scan of every port's mailbox. */
+ * a few packets, which the pool finds faster than a scan of every port's mailbox.
+ *
+ * With several threads (sn_sim_opts_t.threads), busy slots are stepped side by side: see
+ * "parallel stepping" below. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,10 +39,28 @@ typedef struct {
     uint32_t node;
 } wake_t;
 
+typedef struct worker_s worker_t;
+
+/* A barrier of `count` threads (count may shrink before anyone waits past it: the workers that
+ * could be started). */
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint32_t count, waiting;
+    uint64_t gen;
+} barrier_t;
+
 typedef struct {
     const sn_topo_t *t;
     const sn_params_t *p;
     const sn_algo_t *a;
+    /* parallel stepping: nworkers > 1 (workers[0] is the calling thread) */
+    worker_t *workers;
+    uint32_t nworkers, nalloc; /* started (with the caller), set up */
+    barrier_t go, done;
+    int quit;           /* the workers leave at the next `go` */
+    uint64_t slot;      /* the slot the workers step */
+    uint32_t min_split; /* slots with fewer active nodes: the calling thread alone */
     /* per node */
     uint8_t *states;       /* n * state_size */
     uint64_t *wake;        /* the wake slot asked for at the node's last step */
@@ -258,10 +280,358 @@ static size_t gather_rx(sim_t *s, uint32_t u, int par)
     return k;
 }
 
+/* Folds a step's queue report into res: the largest, the lowest node id on ties. */
+static void note_queue(sn_sim_result_t *res, uint32_t u, uint32_t queue)
+{
+    if (queue == SN_QUEUE_UNREPORTED)
+        return;
+    res->max_queue_reported = 1;
+    if (queue > res->max_queue ||
+        (queue > 0 && queue == res->max_queue && u < res->max_queue_node)) {
+        res->max_queue = queue;
+        res->max_queue_node = u;
+    }
+}
+
+/* Steps every node of the slot's active list, one after the other. */
+static int step_serial(sim_t *s, uint64_t slot, uint64_t *data_sends, uint64_t *ctl_sends,
+                       const sn_sim_opts_t *opts, sn_sim_result_t *res, sn_err_t *err)
+{
+    const sn_topo_t *t = s->t;
+    const sn_params_t *p = s->p;
+    const sn_algo_t *a = s->a;
+    int par = (int) (slot & 1), rc;
+    for (size_t ai = 0; ai < s->active_n[par]; ai++) {
+        uint32_t u = s->active[par][ai];
+        sn_step_t *io = &s->io;
+        io->slot = slot;
+        io->nrx = gather_rx(s, u, par);
+        io->rx = s->rx;
+        if ((++res->node_steps & 0xfffff) == 0 && opts && opts->progress)
+            opts->progress(opts->progress_ctx, slot, res->deliveries, res->expected_deliveries);
+        if (io->nrx > 0) { /* the arrivals of slot - 1, in port order */
+            if (s->link_slot)
+                for (size_t i = 0; i < io->nrx; i++)
+                    s->echo[i] = s->link_slot[sn_topo_link_id(t, u, s->rx[i].port)] == slot - 1;
+            if ((rc = sn_exec_check_arrivals(t, &p->pm, u, slot - 1, s->rx, io->nrx, s->echo,
+                                             err)) < 0)
+                return rc;
+        }
+        if ((rc = sn_exec_step(a, s->states + (size_t) u * a->state_size, t, &p->pm, u, io,
+                               s->verify, s->mark, err)) < 0)
+            return rc;
+        res->deliveries += io->ndlv;
+        note_queue(res, u, io->queue);
+        send_all(s, u, slot, res, data_sends, ctl_sends, opts);
+        s->wake[u] = io->wake;
+        if (io->wake != SN_WAKE_NEVER) {
+            if (io->wake == slot + 1)
+                activate(s, u, slot + 1);
+            else
+                heap_push(s, io->wake, u);
+        }
+    }
+    return 0;
+}
+
+/* ---- parallel stepping ----------------------------------------------------------------------
+ * With opts->threads > 1 and an algorithm whose steps touch only their own node's state
+ * (sn_algo_t.parallel), the nodes of a busy slot are stepped by several threads, each over a
+ * contiguous share of the slot's active list. What they share is written by one of them only or
+ * merged afterwards: a send goes to the mailbox of its directed link (every port has one, read by
+ * a scan of the receiver's ports, so no arrival counts are kept), a node's state, deliveries and
+ * half-duplex link stamps are its own, the verifier sets its bits atomically, and the receivers
+ * and wake-ups of the next slot and the slot's counters are kept per thread and merged by the
+ * calling thread in worker order. Every result is a sum, a per-node fact or a maximum with a
+ * node-id tie-break, so none depends on the number of threads; an error is the one of the earliest
+ * node of the active list, the one the serial order meets first. Slots with few active nodes are
+ * stepped by the calling thread alone, through the same code. */
+
+struct worker_s {
+    sim_t *s;
+    pthread_t th;
+    size_t lo, hi; /* its share of the active list */
+    sn_step_t io;
+    sn_msg_t *rx;
+    size_t rx_cap;
+    uint8_t *echo, *mark;
+    uint64_t *listed;        /* [n] the slot for which it last listed a node in `next` */
+    uint32_t *next;          /* nodes active in the next slot (receivers, wakes at slot + 1) */
+    size_t next_n, next_cap; /* */
+    wake_t *wakes;           /* later wake-ups, for the heap */
+    size_t wakes_n, wakes_cap;
+    /* the slot's tallies */
+    uint64_t data_sends, ctl_sends, deliveries, node_steps, trace_hash;
+    uint32_t max_queue, max_queue_node;
+    int max_queue_reported;
+    int rc; /* 0, or the error of its first failing node */
+    sn_err_t err;
+};
+
+static void listed_next(worker_t *w, uint32_t v, uint64_t next)
+{
+    if (w->listed[v] == next)
+        return;
+    w->listed[v] = next;
+    if (w->next_n == w->next_cap)
+        sn_grow((void **) &w->next, &w->next_cap, w->next_n + 1, sizeof *w->next);
+    w->next[w->next_n++] = v;
+}
+
+/* Steps the nodes of w's share of the active list of s->slot. */
+static void par_steps(worker_t *w)
+{
+    sim_t *s = w->s;
+    const sn_topo_t *t = s->t;
+    const sn_params_t *p = s->p;
+    const sn_algo_t *a = s->a;
+    uint64_t slot = s->slot;
+    int par = (int) (slot & 1);
+    sn_step_t *io = &w->io;
+    for (size_t ai = w->lo; ai < w->hi; ai++) {
+        uint32_t u = s->active[par][ai], deg = sn_topo_degree(t, u);
+        sn_msg_t *m = &s->mail[par][t->port_off[u]];
+        size_t nrx = 0;
+        for (uint32_t q = 0; q < deg; q++) { /* its ports' mailboxes, in port order */
+            if (m[q].port == MAIL_EMPTY)
+                continue;
+            if (nrx == w->rx_cap) {
+                sn_grow((void **) &w->rx, &w->rx_cap, nrx + 1, sizeof *w->rx);
+                w->echo = sn_xrealloc(w->echo, w->rx_cap * sizeof *w->echo);
+            }
+            w->rx[nrx++] = m[q];
+            m[q].port = MAIL_EMPTY;
+        }
+        io->slot = slot;
+        io->nrx = nrx;
+        io->rx = w->rx;
+        w->node_steps++;
+        if (nrx > 0) {
+            if (s->link_slot)
+                for (size_t i = 0; i < nrx; i++)
+                    w->echo[i] = s->link_slot[sn_topo_link_id(t, u, w->rx[i].port)] == slot - 1;
+            if ((w->rc = sn_exec_check_arrivals(t, &p->pm, u, slot - 1, w->rx, nrx, w->echo,
+                                                &w->err)) < 0)
+                return;
+        }
+        if ((w->rc = sn_exec_step(a, s->states + (size_t) u * a->state_size, t, &p->pm, u, io,
+                                  s->verify, w->mark, &w->err)) < 0)
+            return;
+        w->deliveries += io->ndlv;
+        if (io->queue != SN_QUEUE_UNREPORTED) {
+            w->max_queue_reported = 1;
+            if (io->queue > w->max_queue ||
+                (io->queue > 0 && io->queue == w->max_queue && u < w->max_queue_node)) {
+                w->max_queue = io->queue;
+                w->max_queue_node = u;
+            }
+        }
+        for (size_t i = 0; i < io->ntx; i++) {
+            uint32_t port = io->tx[i].port;
+            const sn_port_t *pp = sn_topo_port(t, u, port);
+            uint32_t v = pp->peer, link = sn_topo_link_id(t, u, port);
+            if (s->link_slot)
+                s->link_slot[link] = slot;
+            sn_msg_t *dst = &s->mail[(slot + 1) & 1][t->port_off[v] + pp->rport];
+            dst->pkt = io->tx[i].pkt;
+            dst->port = pp->rport;
+            listed_next(w, v, slot + 1);
+            w->trace_hash += sn_trace_event(slot, link, &io->tx[i].pkt);
+            if (io->tx[i].pkt.kind == SN_PKT_CONTROL)
+                w->ctl_sends++;
+            else
+                w->data_sends++;
+        }
+        s->wake[u] = io->wake;
+        if (io->wake == slot + 1) {
+            listed_next(w, u, slot + 1);
+        } else if (io->wake != SN_WAKE_NEVER) {
+            if (w->wakes_n == w->wakes_cap)
+                sn_grow((void **) &w->wakes, &w->wakes_cap, w->wakes_n + 1, sizeof *w->wakes);
+            w->wakes[w->wakes_n++] = (wake_t){io->wake, u};
+        }
+    }
+}
+
+static void barrier_init(barrier_t *b, uint32_t count)
+{
+    pthread_mutex_init(&b->mu, NULL);
+    pthread_cond_init(&b->cv, NULL);
+    b->count = count;
+    b->waiting = 0;
+    b->gen = 0;
+}
+
+static void barrier_wait(barrier_t *b)
+{
+    pthread_mutex_lock(&b->mu);
+    uint64_t gen = b->gen;
+    if (++b->waiting >= b->count) {
+        b->waiting = 0;
+        b->gen++;
+        pthread_cond_broadcast(&b->cv);
+    } else {
+        while (gen == b->gen)
+            pthread_cond_wait(&b->cv, &b->mu);
+    }
+    pthread_mutex_unlock(&b->mu);
+}
+
+static void barrier_resize(barrier_t *b, uint32_t count)
+{
+    pthread_mutex_lock(&b->mu);
+    b->count = count;
+    pthread_mutex_unlock(&b->mu);
+}
+
+static void barrier_destroy(barrier_t *b)
+{
+    pthread_mutex_destroy(&b->mu);
+    pthread_cond_destroy(&b->cv);
+}
+
+static void *worker_main(void *arg)
+{
+    worker_t *w = arg;
+    sim_t *s = w->s;
+    for (;;) {
+        barrier_wait(&s->go);
+        if (s->quit)
+            return NULL;
+        par_steps(w);
+        barrier_wait(&s->done);
+    }
+}
+
+/* Steps the slot's active list with the workers, then merges their tallies into res and their
+ * next-slot nodes and wake-ups into the simulator's lists, in worker order. */
+static int step_parallel(sim_t *s, uint64_t slot, uint64_t *data_sends, uint64_t *ctl_sends,
+                         const sn_sim_opts_t *opts, sn_sim_result_t *res, sn_err_t *err)
+{
+    int par = (int) (slot & 1);
+    size_t k = s->active_n[par];
+    uint32_t nw = k >= s->min_split ? s->nworkers : 1;
+    s->slot = slot;
+    for (uint32_t i = 0; i < s->nworkers; i++) {
+        worker_t *w = &s->workers[i];
+        w->lo = i < nw ? k * i / nw : k;
+        w->hi = i < nw ? k * (i + 1) / nw : k;
+        w->next_n = w->wakes_n = 0;
+        w->data_sends = w->ctl_sends = w->deliveries = w->node_steps = w->trace_hash = 0;
+        w->max_queue = w->max_queue_node = 0;
+        w->max_queue_reported = 0;
+        w->rc = 0;
+    }
+    if (nw > 1) {
+        barrier_wait(&s->go);
+        par_steps(&s->workers[0]);
+        barrier_wait(&s->done);
+    } else {
+        par_steps(&s->workers[0]);
+    }
+    uint64_t steps_before = res->node_steps;
+    for (uint32_t i = 0; i < nw; i++) {
+        worker_t *w = &s->workers[i];
+        if (w->rc < 0) {
+            *err = w->err;
+            return w->rc;
+        }
+        *data_sends += w->data_sends;
+        *ctl_sends += w->ctl_sends;
+        res->deliveries += w->deliveries;
+        res->node_steps += w->node_steps;
+        res->trace_hash += w->trace_hash;
+        if (w->max_queue_reported)
+            note_queue(res, w->max_queue_node, w->max_queue);
+        for (size_t j = 0; j < w->next_n; j++)
+            activate(s, w->next[j], slot + 1);
+        for (size_t j = 0; j < w->wakes_n; j++)
+            heap_push(s, w->wakes[j].slot, w->wakes[j].node);
+    }
+    if (opts && opts->progress && (steps_before >> 20) != (res->node_steps >> 20))
+        opts->progress(opts->progress_ctx, slot, res->deliveries, res->expected_deliveries);
+    return 0;
+}
+
+uint32_t sn_sim_threads_used(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a,
+                             const sn_sim_opts_t *opts, const char **why)
+{
+    const char *r = NULL;
+    if (!opts || opts->threads <= 1)
+        r = "one thread asked for";
+    else if (!a->parallel)
+        r = "the algorithm's steps are not marked independent";
+    else if (opts->on_send)
+        r = "every send is reported in order";
+    else if ((uint64_t) t->port_off[t->n] * 2 * sizeof(sn_msg_t) > MAIL_MAX_BYTES)
+        r = "the mailboxes of every port would not fit";
+    (void) p;
+    if (why)
+        *why = r;
+    if (r)
+        return 1;
+    return opts->threads < SN_SIM_MAX_THREADS ? opts->threads : SN_SIM_MAX_THREADS;
+}
+
+/* Sets up nw workers, workers[0] being the calling thread, and starts the others; when the system
+ * refuses a thread, the run goes on with those that started (the results do not depend on how
+ * many). */
+static void workers_start(sim_t *s, uint32_t nw)
+{
+    uint32_t n = s->t->n;
+    s->workers = sn_xcalloc(nw, sizeof *s->workers);
+    s->nalloc = nw;
+    for (uint32_t i = 0; i < nw; i++) {
+        worker_t *w = &s->workers[i];
+        w->s = s;
+        w->mark = sn_xcalloc(s->maxdeg + 1, 1);
+        w->listed = sn_xcalloc((size_t) n + 1, sizeof *w->listed);
+    }
+    s->nworkers = nw;
+    barrier_init(&s->go, nw);
+    barrier_init(&s->done, nw);
+    for (uint32_t i = 1; i < nw; i++) {
+        if (pthread_create(&s->workers[i].th, NULL, worker_main, &s->workers[i]) != 0) {
+            s->nworkers = i;
+            barrier_resize(&s->go, i);
+            barrier_resize(&s->done, i);
+            break;
+        }
+    }
+}
+
+static void workers_stop(sim_t *s)
+{
+    if (s->workers == NULL)
+        return;
+    if (s->nworkers > 1) {
+        s->quit = 1;
+        barrier_wait(&s->go);
+        for (uint32_t i = 1; i < s->nworkers; i++)
+            pthread_join(s->workers[i].th, NULL);
+    }
+    barrier_destroy(&s->go);
+    barrier_destroy(&s->done);
+    for (uint32_t i = 0; i < s->nalloc; i++) {
+        worker_t *w = &s->workers[i];
+        free(w->io.tx);
+        free(w->io.dlv);
+        free(w->rx);
+        free(w->echo);
+        free(w->mark);
+        free(w->listed);
+        free(w->next);
+        free(w->wakes);
+    }
+    free(s->workers);
+    s->workers = NULL;
+}
+
 /* ---- the run ---------------------------------------------------------------------------- */
 
 static void sim_free(sim_t *s)
 {
+    workers_stop(s);
     if (s->states && s->a->node_fini)
         for (uint32_t u = 0; u < s->t->n; u++)
             s->a->node_fini(s->states + (size_t) u * s->a->state_size);
@@ -314,7 +684,8 @@ int sn_sim_run(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a, con
             s.maxdeg = sn_topo_degree(t, u);
     s.mark = sn_xcalloc(s.maxdeg + 1, 1);
     size_t nports = t->port_off[n];
-    if (p->pm.ports == SN_PORTS_MULTI &&
+    uint32_t nthreads = sn_sim_threads_used(t, p, a, opts, NULL);
+    if ((p->pm.ports == SN_PORTS_MULTI || nthreads > 1) &&
         (uint64_t) nports * 2 * sizeof(sn_msg_t) <= MAIL_MAX_BYTES) {
         for (int i = 0; i < 2; i++) {
             s.mail[i] = sn_xmalloc((nports ? nports : 1) * sizeof *s.mail[i]);
@@ -326,6 +697,11 @@ int sn_sim_run(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a, con
 
     s.verify = sn_verify_new(t, p, 0, n);
     res->expected_deliveries = sn_coll_expected_total(t, p);
+    if (nthreads > 1) {
+        sn_verify_concurrent(s.verify);
+        s.min_split = opts->min_split ? opts->min_split : SN_SIM_MIN_SPLIT;
+        workers_start(&s, nthreads);
+    }
 
     /* node states */
     s.states = sn_xcalloc(n, a->state_size ? a->state_size : 1);
@@ -345,43 +721,10 @@ int sn_sim_run(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a, con
         int par = (int) (slot & 1), npar = par ^ 1;
         uint64_t data_sends = 0, ctl_sends = 0;
         order_active(&s, par);
-        for (size_t ai = 0; ai < s.active_n[par]; ai++) {
-            uint32_t u = s.active[par][ai];
-            sn_step_t *io = &s.io;
-            io->slot = slot;
-            io->nrx = gather_rx(&s, u, par);
-            io->rx = s.rx;
-            if ((++res->node_steps & 0xfffff) == 0 && opts && opts->progress)
-                opts->progress(opts->progress_ctx, slot, res->deliveries, res->expected_deliveries);
-            if (io->nrx > 0) { /* the arrivals of slot - 1, in port order */
-                if (s.link_slot)
-                    for (size_t i = 0; i < io->nrx; i++)
-                        s.echo[i] = s.link_slot[sn_topo_link_id(t, u, s.rx[i].port)] == slot - 1;
-                if ((rc = sn_exec_check_arrivals(t, &p->pm, u, slot - 1, s.rx, io->nrx, s.echo,
-                                                 err)) < 0)
-                    goto done;
-            }
-            if ((rc = sn_exec_step(a, s.states + (size_t) u * a->state_size, t, &p->pm, u, io,
-                                   s.verify, s.mark, err)) < 0)
-                goto done;
-            res->deliveries += io->ndlv;
-            if (io->queue != SN_QUEUE_UNREPORTED)
-                res->max_queue_reported = 1;
-            if (io->queue != SN_QUEUE_UNREPORTED &&
-                (io->queue > res->max_queue ||
-                 (io->queue > 0 && io->queue == res->max_queue && u < res->max_queue_node))) {
-                res->max_queue = io->queue;
-                res->max_queue_node = u;
-            }
-            send_all(&s, u, slot, res, &data_sends, &ctl_sends, opts);
-            s.wake[u] = io->wake;
-            if (io->wake != SN_WAKE_NEVER) {
-                if (io->wake == slot + 1)
-                    activate(&s, u, slot + 1);
-                else
-                    heap_push(&s, io->wake, u);
-            }
-        }
+        rc = s.workers ? step_parallel(&s, slot, &data_sends, &ctl_sends, opts, res, err)
+                       : step_serial(&s, slot, &data_sends, &ctl_sends, opts, res, err);
+        if (rc < 0)
+            goto done;
         s.active_n[par] = 0;
         uint64_t sends = data_sends + ctl_sends;
         if (sends > 0) {

@@ -20,6 +20,7 @@ struct sn_verify_s {
     uint64_t *expect;  /* [count] */
     uint64_t *dsum;    /* [count] */
     uint64_t *bits;
+    int concurrent; /* sn_verify_concurrent: set bits atomically */
 };
 
 sn_verify_t *sn_verify_new(const sn_topo_t *t, const sn_params_t *p, uint32_t first, uint32_t count)
@@ -90,15 +91,23 @@ int sn_verify_delivery(sn_verify_t *v, uint32_t node, uint64_t slot, const sn_pa
     uint64_t bit = v->bit_off[i] + (uint64_t) idx * p->msgs * p->frags +
                    (uint64_t) k->seq * p->frags + k->frag;
     uint64_t mask = 1ull << (bit & 63);
-    if (v->bits[bit >> 6] & mask)
+    uint64_t old = v->concurrent ? __atomic_fetch_or(&v->bits[bit >> 6], mask, __ATOMIC_RELAXED)
+                                 : v->bits[bit >> 6];
+    if (old & mask)
         return sn_err_set(err, SN_EVERIFY,
                           "slot %llu: node %s received the packet from %s (seq %u, frag %u) twice",
                           (unsigned long long) slot, sn_topo_label(v->t, node, b1, sizeof b1),
                           sn_topo_label(v->t, k->src, b2, sizeof b2), k->seq, k->frag);
-    v->bits[bit >> 6] |= mask;
+    if (!v->concurrent)
+        v->bits[bit >> 6] |= mask;
     v->got[i]++;
     v->dsum[i] += k->digest;
     return 0;
+}
+
+void sn_verify_concurrent(sn_verify_t *v)
+{
+    v->concurrent = 1;
 }
 
 uint64_t sn_verify_got(const sn_verify_t *v, uint32_t node)

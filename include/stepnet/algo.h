@@ -366,6 +366,10 @@ struct sn_algo_s {
      * that predict nothing still run dry (on small collectives) and win if they finish in fewer
      * slots (sn_model_select). */
     int heuristic;
+    /* 1: node_step writes nothing but its own state (the plan, topology and parameters are only
+     * read, and every function it calls is thread-safe), so the simulator may step the nodes of a
+     * slot on several threads (sn_sim_opts_t.threads). 0: always stepped one at a time. */
+    int parallel;
 };
 
 #endif

@@ -25,7 +25,20 @@ typedef struct sn_sim_opts_s {
      * (composite algorithms take their factors' schedules this way). May be NULL. */
     void (*on_send)(void *ctx, uint64_t slot, uint32_t node, uint32_t port, const sn_packet_t *pkt);
     void *send_ctx;
+    /* Threads that step the nodes of a slot side by side (0 or 1: the calling thread alone; at
+     * most SN_SIM_MAX_THREADS). Honoured when the algorithm says its steps are independent
+     * (sn_algo_t.parallel), no on_send is given and the mailboxes fit (sn_sim_threads_used says
+     * which); the result is the same whatever the number. */
+    uint32_t threads;
+    /* With threads: slots with fewer active nodes are stepped by the calling thread alone, since
+     * splitting them costs more than it gains (0: SN_SIM_MIN_SPLIT; tests set 1 to split every
+     * slot). */
+    uint32_t min_split;
 } sn_sim_opts_t;
+
+#define SN_SIM_MIN_SPLIT 256
+
+#define SN_SIM_MAX_THREADS 64
 
 typedef struct sn_sim_result_s {
     uint64_t steps;           /* last slot in which any packet crossed any link */
@@ -52,6 +65,11 @@ typedef struct sn_sim_result_s {
 int sn_sim_run(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a, const void *plan,
                const sn_sim_opts_t *opts, sn_sim_result_t *res, sn_err_t *err);
 
+/* The threads sn_sim_run will step with for these inputs and opts (1 when it will step serially,
+ * with the reason in *why when why is not NULL: a static string). */
+uint32_t sn_sim_threads_used(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a,
+                             const sn_sim_opts_t *opts, const char **why);
+
 /* ---- delivery verification, shared by both executors ------------------------------------------
  * Tracks the deliveries of nodes [first, first + count): the simulator verifies every node, a
  * stepnet-node only itself. */
@@ -68,6 +86,10 @@ void sn_verify_free(sn_verify_t *v);
  * packet. */
 int sn_verify_delivery(sn_verify_t *v, uint32_t node, uint64_t slot, const sn_packet_t *k,
                        sn_err_t *err);
+
+/* Makes v safe for concurrent sn_verify_delivery calls on different nodes (their bitmaps may share
+ * a word at the edges): the simulator's parallel stepping. */
+void sn_verify_concurrent(sn_verify_t *v);
 
 /* Deliveries verified at `node`, and the number it expects. */
 uint64_t sn_verify_got(const sn_verify_t *v, uint32_t node);

@@ -379,6 +379,58 @@ static void test_determinism(void **state)
     }
 }
 
+static void expect_bad(const tu_proc_t *r, const char *needle, const char *needle2);
+
+/* --threads: a run large enough to split its slots (hypercube:9, 512 nodes, every one active)
+ * gives the serial result on 2 and 3 threads, and says how many ran; an algorithm whose steps are
+ * not marked independent runs on one and says why; bad counts are refused. */
+static void test_sim_threads(void **state)
+{
+    (void) state;
+    tu_proc_t one, two, three;
+    RUN_JSON(one, "sim", "--topo", "hypercube:9", "--coll", "te", "--algo", "te-route", "--threads",
+             "1", "--json");
+    RUN_JSON(two, "sim", "--topo", "hypercube:9", "--coll", "te", "--algo", "te-route", "--threads",
+             "2", "--json");
+    RUN_JSON(three, "sim", "--topo", "hypercube:9", "--coll", "te", "--algo", "te-route",
+             "--threads", "3", "--json");
+    static const char *const same[] = {"steps", "packets", "deliveries", "node_steps", "max_queue"};
+    for (size_t i = 0; i < sizeof same / sizeof *same; i++) {
+        assert_int_equal(tu_json_int(one.out, same[i]), tu_json_int(two.out, same[i]));
+        assert_int_equal(tu_json_int(one.out, same[i]), tu_json_int(three.out, same[i]));
+    }
+    char h1[64], h2[64], h3[64];
+    assert_string_equal(tu_json_str(one.out, "trace_hash", h1, sizeof h1),
+                        tu_json_str(two.out, "trace_hash", h2, sizeof h2));
+    assert_string_equal(h1, tu_json_str(three.out, "trace_hash", h3, sizeof h3));
+    assert_true(tu_json_bool(two.out, "verified"));
+    assert_int_equal(tu_json_int(one.out, "threads"), 1);
+    assert_non_null(strstr(tu_json_str(one.out, "threads_note", h1, sizeof h1), "one thread"));
+    assert_int_equal(tu_json_int(two.out, "threads"), 2);
+    assert_true(tu_json_is_null(two.out, "threads_note"));
+    assert_int_equal(tu_json_int(three.out, "threads"), 3);
+    tu_exec_free(&one);
+    tu_exec_free(&two);
+    tu_exec_free(&three);
+
+    tu_proc_t r;
+    RUN_JSON(r, "sim", "--topo", "ring:16", "--coll", "te", "--algo", "te-ring", "--threads", "2",
+             "--json");
+    assert_int_equal(tu_json_int(r.out, "threads"), 1);
+    assert_non_null(strstr(tu_json_str(r.out, "threads_note", h1, sizeof h1), "not marked"));
+    tu_exec_free(&r);
+    r = RUN("sim", "--topo", "ring:16", "--coll", "te", "--threads", "2");
+    tu_expect_status(&r, 0);
+    assert_non_null(strstr(r.out, "1 thread (the algorithm's steps are not marked independent)"));
+    tu_exec_free(&r);
+    static const char *const bad[] = {"0", "65", "x", "-2"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        r = RUN("sim", "--topo", "ring:16", "--coll", "te", "--threads", bad[i]);
+        expect_bad(&r, "--threads", "threads from 1 to 64");
+        tu_exec_free(&r);
+    }
+}
+
 static void test_aliases(void **state)
 {
     (void) state;
@@ -1127,6 +1179,7 @@ int main(void)
         cmocka_unit_test(test_sim_text_output),
         cmocka_unit_test(test_json_stdout_one_line),
         cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_sim_threads),
         cmocka_unit_test(test_aliases),
         cmocka_unit_test(test_combining_op),
         cmocka_unit_test(test_predicted_equals_steps),
