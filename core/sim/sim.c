@@ -42,7 +42,9 @@ typedef struct {
 typedef struct worker_s worker_t;
 
 /* A barrier of `count` threads (count may shrink before anyone waits past it: the workers that
- * could be started). */
+ * could be started). A waiter first spins a while on the generation, then sleeps on the condition
+ * variable: single-port runs cross two barriers per slot, tens of thousands of slots, and a
+ * sleeping thread's wake-up costs tens of microseconds where the other thread arrives in a few. */
 typedef struct {
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -73,6 +75,10 @@ typedef struct {
     arrival_t *pool, *sorted;
     size_t pool_n, pool_cap, sorted_cap;
     sn_msg_t *mail[2]; /* [ports] by slot parity, or NULL: the mailbox of each arrival port */
+    /* parallel single-port stepping, degrees up to 64: per node and slot parity, the ports whose
+     * mailbox holds an arrival (a receiver reads those instead of scanning all its ports); NULL
+     * otherwise */
+    uint64_t *occ[2];
     uint32_t *active[2];
     size_t active_n[2], active_cap[2];
     wake_t *heap;
@@ -339,7 +345,9 @@ static int step_serial(sim_t *s, uint64_t slot, uint64_t *data_sends, uint64_t *
  * (sn_algo_t.parallel), the nodes of a busy slot are stepped by several threads, each over a
  * contiguous share of the slot's active list. What they share is written by one of them only or
  * merged afterwards: a send goes to the mailbox of its directed link (every port has one, read by
- * a scan of the receiver's ports, so no arrival counts are kept), a node's state, deliveries and
+ * a scan of the receiver's ports, so no arrival counts are kept; single-port, where a receiver
+ * has one arrival or none, the sender also marks the port in the receiver's occupancy word, an
+ * atomic OR, and the receiver reads only the marked ports), a node's state, deliveries and
  * half-duplex link stamps are its own, the verifier sets its bits atomically, and the receivers
  * and wake-ups of the next slot and the slot's counters are kept per thread and merged by the
  * calling thread in worker order. Every result is a sum, a per-node fact or a maximum with a
@@ -392,15 +400,24 @@ static void par_steps(worker_t *w)
         uint32_t u = s->active[par][ai], deg = sn_topo_degree(t, u);
         sn_msg_t *m = &s->mail[par][t->port_off[u]];
         size_t nrx = 0;
-        for (uint32_t q = 0; q < deg; q++) { /* its ports' mailboxes, in port order */
-            if (m[q].port == MAIL_EMPTY)
-                continue;
-            if (nrx == w->rx_cap) {
-                sn_grow((void **) &w->rx, &w->rx_cap, nrx + 1, sizeof *w->rx);
-                w->echo = sn_xrealloc(w->echo, w->rx_cap * sizeof *w->echo);
+        if (w->rx_cap < deg) {
+            sn_grow((void **) &w->rx, &w->rx_cap, deg, sizeof *w->rx);
+            w->echo = sn_xrealloc(w->echo, w->rx_cap * sizeof *w->echo);
+        }
+        if (s->occ[0]) { /* the ports the senders marked, in port order */
+            for (uint64_t bits = s->occ[par][u]; bits; bits &= bits - 1) {
+                uint32_t q = (uint32_t) __builtin_ctzll(bits);
+                w->rx[nrx++] = m[q];
+                m[q].port = MAIL_EMPTY;
             }
-            w->rx[nrx++] = m[q];
-            m[q].port = MAIL_EMPTY;
+            s->occ[par][u] = 0;
+        } else {
+            for (uint32_t q = 0; q < deg; q++) { /* its ports' mailboxes, in port order */
+                if (m[q].port == MAIL_EMPTY)
+                    continue;
+                w->rx[nrx++] = m[q];
+                m[q].port = MAIL_EMPTY;
+            }
         }
         io->slot = slot;
         io->nrx = nrx;
@@ -435,6 +452,8 @@ static void par_steps(worker_t *w)
             sn_msg_t *dst = &s->mail[(slot + 1) & 1][t->port_off[v] + pp->rport];
             dst->pkt = io->tx[i].pkt;
             dst->port = pp->rport;
+            if (s->occ[0]) /* senders on other threads may mark v's other ports */
+                __atomic_fetch_or(&s->occ[(slot + 1) & 1][v], 1ull << pp->rport, __ATOMIC_RELAXED);
             listed_next(w, v, slot + 1);
             w->trace_hash += sn_trace_event(slot, link, &io->tx[i].pkt);
             if (io->tx[i].pkt.kind == SN_PKT_CONTROL)
@@ -462,26 +481,43 @@ static void barrier_init(barrier_t *b, uint32_t count)
     b->gen = 0;
 }
 
+/* Spins of a barrier waiter before it sleeps (a pause each: some tens of microseconds). */
+#define BARRIER_SPINS 2000
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
 static void barrier_wait(barrier_t *b)
 {
-    pthread_mutex_lock(&b->mu);
-    uint64_t gen = b->gen;
-    if (++b->waiting >= b->count) {
-        b->waiting = 0;
-        b->gen++;
+    uint64_t gen = __atomic_load_n(&b->gen, __ATOMIC_ACQUIRE);
+    if (__atomic_add_fetch(&b->waiting, 1, __ATOMIC_ACQ_REL) >=
+        __atomic_load_n(&b->count, __ATOMIC_ACQUIRE)) {
+        /* the last one: reset the count before the others can see the new generation */
+        __atomic_store_n(&b->waiting, 0, __ATOMIC_RELAXED);
+        pthread_mutex_lock(&b->mu);
+        __atomic_store_n(&b->gen, gen + 1, __ATOMIC_RELEASE);
         pthread_cond_broadcast(&b->cv);
-    } else {
-        while (gen == b->gen)
-            pthread_cond_wait(&b->cv, &b->mu);
+        pthread_mutex_unlock(&b->mu);
+        return;
     }
+    for (int i = 0; i < BARRIER_SPINS; i++) {
+        if (__atomic_load_n(&b->gen, __ATOMIC_ACQUIRE) != gen)
+            return;
+        cpu_relax();
+    }
+    pthread_mutex_lock(&b->mu);
+    while (__atomic_load_n(&b->gen, __ATOMIC_ACQUIRE) == gen)
+        pthread_cond_wait(&b->cv, &b->mu);
     pthread_mutex_unlock(&b->mu);
 }
 
 static void barrier_resize(barrier_t *b, uint32_t count)
 {
-    pthread_mutex_lock(&b->mu);
-    b->count = count;
-    pthread_mutex_unlock(&b->mu);
+    __atomic_store_n(&b->count, count, __ATOMIC_RELEASE);
 }
 
 static void barrier_destroy(barrier_t *b)
@@ -647,6 +683,8 @@ static void sim_free(sim_t *s)
     free(s->sorted);
     free(s->mail[0]);
     free(s->mail[1]);
+    free(s->occ[0]);
+    free(s->occ[1]);
     free(s->active[0]);
     free(s->active[1]);
     free(s->heap);
@@ -700,6 +738,9 @@ int sn_sim_run(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a, con
     if (nthreads > 1) {
         sn_verify_concurrent(s.verify);
         s.min_split = opts->min_split ? opts->min_split : SN_SIM_MIN_SPLIT;
+        if (p->pm.ports == SN_PORTS_SINGLE && s.maxdeg <= 64)
+            for (int i = 0; i < 2; i++)
+                s.occ[i] = sn_xcalloc((size_t) n + 1, sizeof *s.occ[i]);
         workers_start(&s, nthreads);
     }
 
