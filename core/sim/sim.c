@@ -156,22 +156,35 @@ static inline void activate(sim_t *s, uint32_t u, uint64_t slot)
 
 /* ---- sends -------------------------------------------------------------------------------- */
 
+/* The port u sends on in `slot`, its directed link in *link, stamped for the half-duplex check. */
+static inline const sn_port_t *send_port(sim_t *s, uint32_t u, uint32_t port, uint64_t slot,
+                                         uint32_t *link)
+{
+    *link = sn_topo_link_id(s->t, u, port);
+    if (s->link_slot)
+        s->link_slot[*link] = slot;
+    return sn_topo_port(s->t, u, port);
+}
+
+/* Puts a packet sent in `slot` over pp into the receiver's mailbox of its arrival port. */
+static inline void mail_put(sim_t *s, const sn_port_t *pp, uint64_t slot, const sn_packet_t *pkt)
+{
+    sn_msg_t *m = &s->mail[(slot + 1) & 1][s->t->port_off[pp->peer] + pp->rport];
+    m->pkt = *pkt;
+    m->port = pp->rport;
+}
+
 /* Queues the sends of u's step (checked by sn_exec_step) as arrivals of slot + 1. */
 static void send_all(sim_t *s, uint32_t u, uint64_t slot, sn_sim_result_t *res,
                      uint64_t *data_sends, uint64_t *ctl_sends, const sn_sim_opts_t *opts)
 {
-    const sn_topo_t *t = s->t;
     sn_step_t *io = &s->io;
     for (size_t i = 0; i < io->ntx; i++) {
-        uint32_t port = io->tx[i].port;
-        const sn_port_t *pp = sn_topo_port(t, u, port);
-        uint32_t v = pp->peer, link = sn_topo_link_id(t, u, port);
-        if (s->link_slot)
-            s->link_slot[link] = slot;
+        uint32_t port = io->tx[i].port, link;
+        const sn_port_t *pp = send_port(s, u, port, slot, &link);
+        uint32_t v = pp->peer;
         if (s->mail[0]) {
-            sn_msg_t *m = &s->mail[(slot + 1) & 1][t->port_off[v] + pp->rport];
-            m->pkt = io->tx[i].pkt;
-            m->port = pp->rport;
+            mail_put(s, pp, slot, &io->tx[i].pkt);
         } else {
             /* queue the arrival */
             if (s->pool_n == s->pool_cap)
@@ -369,10 +382,9 @@ struct worker_s {
     wake_t *wakes;           /* later wake-ups, for the heap */
     size_t wakes_n, wakes_cap;
     /* the slot's tallies */
-    uint64_t data_sends, ctl_sends, deliveries, node_steps, trace_hash;
-    uint32_t max_queue, max_queue_node;
-    int max_queue_reported;
-    int rc; /* 0, or the error of its first failing node */
+    uint64_t data_sends, ctl_sends;
+    sn_sim_result_t tally; /* its deliveries, node steps, trace hash and largest queue */
+    int rc;                /* 0, or the error of its first failing node */
     sn_err_t err;
 };
 
@@ -422,7 +434,7 @@ static void par_steps(worker_t *w)
         io->slot = slot;
         io->nrx = nrx;
         io->rx = w->rx;
-        w->node_steps++;
+        w->tally.node_steps++;
         if (nrx > 0) {
             if (s->link_slot)
                 for (size_t i = 0; i < nrx; i++)
@@ -434,28 +446,17 @@ static void par_steps(worker_t *w)
         if ((w->rc = sn_exec_step(a, s->states + (size_t) u * a->state_size, t, &p->pm, u, io,
                                   s->verify, w->mark, &w->err)) < 0)
             return;
-        w->deliveries += io->ndlv;
-        if (io->queue != SN_QUEUE_UNREPORTED) {
-            w->max_queue_reported = 1;
-            if (io->queue > w->max_queue ||
-                (io->queue > 0 && io->queue == w->max_queue && u < w->max_queue_node)) {
-                w->max_queue = io->queue;
-                w->max_queue_node = u;
-            }
-        }
+        w->tally.deliveries += io->ndlv;
+        note_queue(&w->tally, u, io->queue);
         for (size_t i = 0; i < io->ntx; i++) {
-            uint32_t port = io->tx[i].port;
-            const sn_port_t *pp = sn_topo_port(t, u, port);
-            uint32_t v = pp->peer, link = sn_topo_link_id(t, u, port);
-            if (s->link_slot)
-                s->link_slot[link] = slot;
-            sn_msg_t *dst = &s->mail[(slot + 1) & 1][t->port_off[v] + pp->rport];
-            dst->pkt = io->tx[i].pkt;
-            dst->port = pp->rport;
+            uint32_t link;
+            const sn_port_t *pp = send_port(s, u, io->tx[i].port, slot, &link);
+            uint32_t v = pp->peer;
+            mail_put(s, pp, slot, &io->tx[i].pkt);
             if (s->occ[0]) /* senders on other threads may mark v's other ports */
                 __atomic_fetch_or(&s->occ[(slot + 1) & 1][v], 1ull << pp->rport, __ATOMIC_RELAXED);
             listed_next(w, v, slot + 1);
-            w->trace_hash += sn_trace_event(slot, link, &io->tx[i].pkt);
+            w->tally.trace_hash += sn_trace_event(slot, link, &io->tx[i].pkt);
             if (io->tx[i].pkt.kind == SN_PKT_CONTROL)
                 w->ctl_sends++;
             else
@@ -553,9 +554,8 @@ static int step_parallel(sim_t *s, uint64_t slot, uint64_t *data_sends, uint64_t
         w->lo = i < nw ? k * i / nw : k;
         w->hi = i < nw ? k * (i + 1) / nw : k;
         w->next_n = w->wakes_n = 0;
-        w->data_sends = w->ctl_sends = w->deliveries = w->node_steps = w->trace_hash = 0;
-        w->max_queue = w->max_queue_node = 0;
-        w->max_queue_reported = 0;
+        w->data_sends = w->ctl_sends = 0;
+        memset(&w->tally, 0, sizeof w->tally);
         w->rc = 0;
     }
     if (nw > 1) {
@@ -574,11 +574,11 @@ static int step_parallel(sim_t *s, uint64_t slot, uint64_t *data_sends, uint64_t
         }
         *data_sends += w->data_sends;
         *ctl_sends += w->ctl_sends;
-        res->deliveries += w->deliveries;
-        res->node_steps += w->node_steps;
-        res->trace_hash += w->trace_hash;
-        if (w->max_queue_reported)
-            note_queue(res, w->max_queue_node, w->max_queue);
+        res->deliveries += w->tally.deliveries;
+        res->node_steps += w->tally.node_steps;
+        res->trace_hash += w->tally.trace_hash;
+        if (w->tally.max_queue_reported)
+            note_queue(res, w->tally.max_queue_node, (uint32_t) w->tally.max_queue);
         for (size_t j = 0; j < w->next_n; j++)
             activate(s, w->next[j], slot + 1);
         for (size_t j = 0; j < w->wakes_n; j++)
