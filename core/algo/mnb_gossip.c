@@ -183,11 +183,6 @@ const sn_algo_t sn__algo_mnb_gossip = {
     .predicts = "the length of the timetable (replayed exactly)",
     .applies = applies,
     .plan_new = plan_new,
-    .plan_free = sn_tt_plan_free,
-    .predicted = sn_tt_predicted,
-    .state_size = sizeof(sn_tt_state_t),
-    .node_init = sn_tt_node_init,
-    .node_fini = sn_tt_node_fini,
-    .node_step = sn_tt_node_step,
+    SN_TT_REPLAY_FIELDS,
     .heuristic = 1,
 };

@@ -456,12 +456,7 @@ const sn_algo_t sn__algo_bcast_multitree = {
     .predicts = "the length of the greedy timetable (replayed exactly)",
     .applies = applies,
     .plan_new = plan_new,
-    .plan_free = sn_tt_plan_free,
-    .predicted = sn_tt_predicted,
-    .state_size = sizeof(sn_tt_state_t),
-    .node_init = sn_tt_node_init,
-    .node_fini = sn_tt_node_fini,
-    .node_step = sn_tt_node_step,
+    SN_TT_REPLAY_FIELDS,
 };
 
 const sn_algo_t sn__algo_bcast_match = {
@@ -474,12 +469,7 @@ const sn_algo_t sn__algo_bcast_match = {
     .predicts = "the length of the matching timetable (replayed exactly)",
     .applies = match_applies,
     .plan_new = match_plan_new,
-    .plan_free = sn_tt_plan_free,
-    .predicted = sn_tt_predicted,
-    .state_size = sizeof(sn_tt_state_t),
-    .node_init = sn_tt_node_init,
-    .node_fini = sn_tt_node_fini,
-    .node_step = sn_tt_node_step,
+    SN_TT_REPLAY_FIELDS,
 };
 
 const sn_algo_t sn__algo_mnb_match = {
@@ -493,10 +483,5 @@ const sn_algo_t sn__algo_mnb_match = {
     .heuristic = 1,
     .applies = mnb_match_applies,
     .plan_new = mnb_match_plan_new,
-    .plan_free = sn_tt_plan_free,
-    .predicted = sn_tt_predicted,
-    .state_size = sizeof(sn_tt_state_t),
-    .node_init = sn_tt_node_init,
-    .node_fini = sn_tt_node_fini,
-    .node_step = sn_tt_node_step,
+    SN_TT_REPLAY_FIELDS,
 };

@@ -62,4 +62,10 @@ int sn_tt_node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
 void sn_tt_node_fini(void *state);
 int sn_tt_node_step(void *state, sn_step_t *io, sn_err_t *err);
 
+/* The descriptor fields of an algorithm that replays its plan's timetable (sn_algo_t). */
+#define SN_TT_REPLAY_FIELDS                                                                        \
+    .plan_free = sn_tt_plan_free, .predicted = sn_tt_predicted,                                    \
+    .state_size = sizeof(sn_tt_state_t), .node_init = sn_tt_node_init,                             \
+    .node_fini = sn_tt_node_fini, .node_step = sn_tt_node_step
+
 #endif
