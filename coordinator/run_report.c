@@ -122,23 +122,9 @@ void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
     sweep_stats(res->wall_ns, res->nwall, &st);
     sweep_json_stats(&j, &st);
     /* the collective's own time, OSU-style (timing.h), on one clock or with estimated offsets */
-    json_open(&j, "coll_us", '[');
-    for (size_t i = 0; i < res->ncoll; i++)
-        json_double(&j, NULL, (double) res->coll_ns[i] / NS_PER_US);
-    json_close(&j, ']');
-    if (res->ncoll)
-        json_double(&j, "coll_us_median", coord_result_coll_median_us(res));
-    else
-        json_null(&j, "coll_us_median");
+    sweep_json_series(&j, "coll_us", res->coll_ns, res->ncoll, 0);
     /* each node's own time, averaged over the nodes: OSU's "Avg Latency" (timing.h) */
-    json_open(&j, "node_us", '[');
-    for (size_t i = 0; i < res->nnode; i++)
-        json_double(&j, NULL, (double) res->node_ns[i] / NS_PER_US);
-    json_close(&j, ']');
-    if (res->nnode)
-        json_double(&j, "node_us_median", coord_result_node_median_us(res));
-    else
-        json_null(&j, "node_us_median");
+    sweep_json_series(&j, "node_us", res->node_ns, res->nnode, 0);
     json_str(&j, "clock", res->clock_offsets ? "offsets" : "one");
     json_double(&j, "clock_uncertainty_us", (double) res->clock_uncertainty_ns / NS_PER_US);
     json_uint(&j, "barrier_slots", res->barrier_slots);

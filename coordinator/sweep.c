@@ -159,6 +159,18 @@ void sweep_stats(const uint64_t *wall_ns, size_t n, sweep_stats_t *out)
 /* ---- CSV ---------------------------------------------------------------------------------------
  */
 
+/* The mean and median of a series of times in microseconds, as two CSV fields followed by `end`
+ * (both empty when the series is). */
+static void csv_series(FILE *f, const uint64_t *ns, size_t n, char end)
+{
+    sweep_stats_t st;
+    sweep_stats(ns, n, &st);
+    if (n)
+        fprintf(f, "%.3f,%.3f%c", st.avg, st.p50, end);
+    else
+        fprintf(f, ",%c", end);
+}
+
 /* A CSV field: quoted (RFC 4180) when it holds a comma, a quote or a line break. */
 static void csv_str(FILE *f, const char *s)
 {
@@ -205,18 +217,10 @@ void sweep_csv_row(FILE *f, const coord_opts_t *o, const coord_result_t *res,
     if (pred >= 0)
         fprintf(f, "%.3f", pred);
     fprintf(f, ",%d,", done);
-    sweep_stats_t cs; /* the collective's own time, OSU-style (empty: not measured) */
-    sweep_stats(pt->coll_ns, pt->ncoll, &cs);
-    if (cs.n)
-        fprintf(f, "%.3f,%.3f,", cs.avg, cs.p50);
-    else
-        fputs(",,", f);
-    sweep_stats_t ns; /* each node's own time, averaged over the nodes (OSU's Avg Latency) */
-    sweep_stats(pt->node_ns, pt->nnode, &ns);
-    if (ns.n)
-        fprintf(f, "%.3f,%.3f\n", ns.avg, ns.p50);
-    else
-        fputs(",\n", f);
+    /* the collective's span and each node's own time, averaged over the nodes (OSU's Avg
+     * Latency); empty when not measured */
+    csv_series(f, pt->coll_ns, pt->ncoll, ',');
+    csv_series(f, pt->node_ns, pt->nnode, '\n');
 }
 
 /* ---- JSON fields of run and bench ------------------------------------------------------------ */
@@ -231,6 +235,29 @@ void sweep_json_meta(json_t *j, const coord_result_t *res)
     json_int(j, "schema", SWEEP_JSON_SCHEMA);
     json_str(j, "stepnet_version", SN_VERSION);
     json_str(j, "timestamp", when);
+}
+
+void sweep_json_series(json_t *j, const char *key, const uint64_t *ns, size_t n, int with_avg)
+{
+    char name[64];
+    json_open(j, key, '[');
+    for (size_t i = 0; i < n; i++)
+        json_double(j, NULL, (double) ns[i] / NS_PER_US);
+    json_close(j, ']');
+    sweep_stats_t st;
+    sweep_stats(ns, n, &st);
+    if (with_avg) {
+        snprintf(name, sizeof name, "%s_avg", key);
+        if (n)
+            json_double(j, name, st.avg);
+        else
+            json_null(j, name);
+    }
+    snprintf(name, sizeof name, "%s_median", key);
+    if (n)
+        json_double(j, name, st.p50);
+    else
+        json_null(j, name);
 }
 
 void sweep_json_stats(json_t *j, const sweep_stats_t *s)
@@ -383,33 +410,9 @@ void sweep_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
         for (size_t i = 0; i < pt->nwall; i++)
             json_double(&j, NULL, (double) pt->wall_ns[i] / NS_PER_US);
         json_close(&j, ']');
-        /* the collective's own time, OSU-style, as in run */
-        json_open(&j, "coll_us", '[');
-        for (size_t i = 0; i < pt->ncoll; i++)
-            json_double(&j, NULL, (double) pt->coll_ns[i] / NS_PER_US);
-        json_close(&j, ']');
-        sweep_stats_t cs;
-        sweep_stats(pt->coll_ns, pt->ncoll, &cs);
-        if (cs.n) {
-            json_double(&j, "coll_us_avg", cs.avg);
-            json_double(&j, "coll_us_median", cs.p50);
-        } else {
-            json_null(&j, "coll_us_avg");
-            json_null(&j, "coll_us_median");
-        }
-        json_open(&j, "node_us", '[');
-        for (size_t i = 0; i < pt->nnode; i++)
-            json_double(&j, NULL, (double) pt->node_ns[i] / NS_PER_US);
-        json_close(&j, ']');
-        sweep_stats_t ns;
-        sweep_stats(pt->node_ns, pt->nnode, &ns);
-        if (ns.n) {
-            json_double(&j, "node_us_avg", ns.avg);
-            json_double(&j, "node_us_median", ns.p50);
-        } else {
-            json_null(&j, "node_us_avg");
-            json_null(&j, "node_us_median");
-        }
+        /* the collective's own time (the span) and the nodes' own, as in run */
+        sweep_json_series(&j, "coll_us", pt->coll_ns, pt->ncoll, 1);
+        sweep_json_series(&j, "node_us", pt->node_ns, pt->nnode, 1);
         json_str(&j, "clock", res->clock_offsets ? "offsets" : "one");
         json_double(&j, "alpha_us", res->alpha_us);
         json_double(&j, "beta_us_per_byte", res->beta_us);

@@ -53,6 +53,9 @@ void sweep_csv_row(FILE *f, const coord_opts_t *o, const coord_result_t *res,
 void sweep_json_meta(json_t *j, const coord_result_t *res);
 /* The statistics fields (iterations, wall_us_avg, _min, _max, _p50, _p99). */
 void sweep_json_stats(json_t *j, const sweep_stats_t *s);
+/* A series of per-repetition times: KEY as a list of microseconds, then KEY_avg (when with_avg)
+ * and KEY_median, null when the series is empty (coll_us and node_us of run and bench). */
+void sweep_json_series(json_t *j, const char *key, const uint64_t *ns, size_t n, int with_avg);
 /* hosts (per node id) and link_calibration (per calibrated link). */
 void sweep_json_hosts_links(json_t *j, const coord_result_t *res);
 
