@@ -240,6 +240,7 @@ int sn__coord_aggregate_rep(coord_t *r)
         return aggregate_idle(r);
     coord_result_t *out = r->res;
     uint64_t steps = 0, trace = 0, packets = 0, cpackets = 0, dl = 0, bytes = 0, maxq = 0;
+    uint64_t quiet = 0;
     uint32_t maxq_node = 0;
     int maxq_reported = 0;
     size_t words = 0;
@@ -258,6 +259,15 @@ int sn__coord_aggregate_rep(coord_t *r)
         const Stepnet__Result *res = r->nodes[i].res;
         if (check_node(r, i, res) < 0)
             goto out;
+        /* termination detection makes the quiet slot global; a learned stop gives it to all */
+        if (i > 0 && res->quiet_slot != quiet) {
+            sn__coord_fail(r, (int) i, 0,
+                           "node %u went quiet at slot %llu, node 0 at slot %llu (collective %u)",
+                           i, (unsigned long long) res->quiet_slot, (unsigned long long) quiet,
+                           r->cid);
+            goto out;
+        }
+        quiet = res->quiet_slot;
         if (res->last_send_slot > steps)
             steps = res->last_send_slot;
         trace += res->trace_hash;
@@ -279,6 +289,14 @@ int sn__coord_aggregate_rep(coord_t *r)
     uint64_t cslots = 0;
     for (size_t w = 0; w < words; w++)
         cslots += (uint64_t) __builtin_popcountll(cbits[w] & ~dbits[w]);
+    coord_point_t *pt = &out->points[r->point];
+    if (r->rep > 1 && quiet != pt->quiet_slot) {
+        sn__coord_fail(r, COORD_NODE_NONE, 0,
+                       "repetition %u went quiet at slot %llu, the first of its size at slot %llu",
+                       r->cid, (unsigned long long) quiet, (unsigned long long) pt->quiet_slot);
+        goto out;
+    }
+    pt->quiet_slot = quiet;
     if (r->rep > 1 && (steps != out->steps || trace != out->trace_hash)) {
         sn__coord_fail(r, COORD_NODE_NONE, 0,
                        "repetition %u differs from the first of its size: %llu steps (trace "
@@ -297,7 +315,6 @@ int sn__coord_aggregate_rep(coord_t *r)
     out->max_queue = maxq;
     out->max_queue_reported = maxq_reported;
     out->max_queue_node = maxq_node;
-    coord_point_t *pt = &out->points[r->point];
     pt->steps = steps;
     pt->trace_hash = trace;
     pt->packets = packets;

@@ -68,6 +68,10 @@
     "                     sleeping (yielding the CPU between polls, as MPI libraries do) for up\n" \
     "                     to US microseconds after the slot began, then sleeps until a frame\n"    \
     "                     comes (default 1000; 0: always sleep)\n"                                 \
+    "  --termination learn|detect  learn (default): the first repetition of each size detects\n"   \
+    "                     its end (diameter + 1 slots of empty frames after the last node is\n"    \
+    "                     done), the later ones stop at the slot it found, each node checking\n"   \
+    "                     that it is done there; detect: every repetition detects its end\n"       \
     "  --fault ID:KIND@SLOT       testing: node ID kills itself (kill), stops (stop), sends a\n"   \
     "                             malformed (garbage) or oversized (oversize) frame at SLOT, or\n" \
     "                             flips one bit of its next frame on the wire (flip)\n"            \

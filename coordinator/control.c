@@ -168,6 +168,11 @@ static void start_rep(coord_t *r)
     st.trace_slots = st.has_trace_slots ? (uint32_t) r->o->trace_slots : 0;
     st.has_barrier_slots = barrier > 0;
     st.barrier_slots = barrier;
+    /* --termination learn: after the first repetition of a size, stop where it went quiet */
+    uint64_t quiet = r->res->points[r->point].quiet_slot;
+    st.has_quiet_slot =
+        !r->o->termination_detect && !r->floor_rep && !r->o->idle_slots && r->rep > 1 && quiet > 0;
+    st.quiet_slot = st.has_quiet_slot ? quiet : 0;
     m.msg_case = STEPNET__CONTROL__MSG_START;
     m.start = &st;
     uv_timer_start(&r->deadline, sn__coord_on_deadline, r->o->collective_ms, 0);
@@ -452,9 +457,9 @@ static void on_clock_echo(coord_t *r, coord_node_t *cn, const Stepnet__ClockEcho
 static void start_clocks(coord_t *r)
 {
     /* the in-band barrier: long enough for every node to hear of every other's start (the
-     * diameter), even so that its frames and the collective's first ones fit the window */
+     * diameter; one slot on a complete graph) */
     uint64_t d = sn_topo_diameter(r->t, 0);
-    r->barrier_slots = r->o->idle_slots ? 0 : (d < 2 ? 2 : d + (d & 1));
+    r->barrier_slots = r->o->idle_slots ? 0 : (d < 1 ? 1 : d);
     r->res->barrier_slots = r->barrier_slots;
     if (!r->o->join && !r->o->hosts && !r->o->daemons) { /* local: the coordinator's clock */
         start_rep(r);

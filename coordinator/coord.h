@@ -54,6 +54,10 @@ typedef struct coord_opts_s {
     uint32_t connect_ms, ready_ms, slot_ms, collective_ms;
     uint32_t heartbeat_ms; /* control-channel heartbeat period; 0: none */
     uint32_t spin_us;      /* nodes poll without sleeping this long into a slot; 0: never */
+    /* --termination detect: every repetition detects its termination (D + 1 slots of empty
+     * frames after the last node is done); 0 (learn): the first repetition of each size does, the
+     * later ones stop at the slot it found (Start.quiet_slot), checked by every node */
+    int termination_detect;
     /* --coll dynbcast: --lambda, --rho, --sweep-rho as given (NULL: not given), --slots (-1) */
     const char *dyn_lambda, *dyn_rho, *dyn_sweep;
     int64_t dyn_slots;
@@ -94,6 +98,9 @@ typedef struct coord_point_s {
     uint32_t size;
     coord_point_state_t state;
     uint64_t steps, trace_hash, packets, deliveries, bytes_checked;
+    /* the global last done start G of the first repetition (every node done from slot G on):
+     * where the later repetitions stop under --termination learn (0: not yet known) */
+    uint64_t quiet_slot;
     uint64_t *wall_ns; /* one per measured repetition of this size */
     size_t nwall;
     uint64_t *coll_ns; /* the collective's own time, one per measured repetition (timing.h) */

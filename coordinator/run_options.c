@@ -104,6 +104,7 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
     int64_t connect = o->connect_ms, ready = o->ready_ms, slot = o->slot_ms;
     int64_t collective = o->collective_ms, heartbeat = o->heartbeat_ms, spin = o->spin_us;
     const char *nodes = "local", *security = "sodium", *fault = NULL, *token = NULL;
+    const char *termination = "learn";
     const char *link_delay = NULL, *link_jitter = NULL, *link_rate = NULL; /* link emulation */
     const char *port_range = NULL;
     int insecure_ok = 0;
@@ -140,6 +141,7 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
          .lo = 0,
          .hi = COORD_MAX_SPIN_US,
          .unit = "microseconds"},
+        {.name = "--termination", .str = &termination},
         {.name = "--nodes", .str = &nodes},
         {.name = "--listen", .str = &o->listen},
         {.name = "--out", .str = out_file},
@@ -226,6 +228,10 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
         if (sn_addr_parse(o->listen, -1, &a, &e) < 0)
             return bad(err, "--listen: %s", e.msg);
     }
+    if (strcmp(termination, "learn") == 0 || strcmp(termination, "detect") == 0)
+        o->termination_detect = termination[0] == 'd';
+    else
+        return bad(err, "bad value '%s' for --termination: expected learn or detect", termination);
     if (strcmp(security, "none") == 0)
         o->security = SN_SEC_NONE;
     else if (strcmp(security, "sodium") == 0)

@@ -427,6 +427,11 @@ void sweep_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
             json_null(&j, "bytes_checked");
         json_str(&j, "security", o->security == SN_SEC_SODIUM ? "sodium" : "none");
         json_uint(&j, "spin_us", o->spin_us);
+        json_str(&j, "termination", o->termination_detect ? "detect" : "learn");
+        if (pt->quiet_slot)
+            json_uint(&j, "quiet_slot", pt->quiet_slot);
+        else
+            json_null(&j, "quiet_slot");
         sweep_json_hosts_links(&j, res);
         if (pt == bad_pt)
             json_str(&j, "error", res->error);

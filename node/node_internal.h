@@ -139,9 +139,14 @@ typedef struct node_exec_s {
      * then_cid (0: none); the node's clock (uv_hrtime) at slot 1 of the collective and at its
      * completion, reported in the Result */
     uint32_t then_cid;
+    uint32_t win_off; /* the collective's window offset (slot.c, win) */
     uint64_t start_ns, complete_ns;
     uint32_t radius;
     uint64_t cmax;
+    /* a learned stop (Start.quiet_slot): the collective ends by playing this slot without frames
+     * (0: termination is detected); next_quiet: the one the START asked for, for the collective
+     * after its in-band barrier */
+    uint64_t quiet, next_quiet;
     int was_done, complete_sent;
     sn_verify_t *verify;
     sn_step_t io;

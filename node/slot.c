@@ -15,7 +15,11 @@
  * over links R_link(s-1) : 0 and M(s) = max(own done start, M_link(s-1)). Once R reaches D+1
  * (D = diameter) every delivery in the network is complete and M is the global last done start
  * G; every node learns this by slot G + D, so all stop after slot G + D + 1 without talking to
- * the coordinator. */
+ * the coordinator.
+ *
+ * Learned stop (Start.quiet_slot = G, docs/runtime.md): the first repetition of a size detects
+ * termination as above and reports G; the later ones play slot G without frames and stop there,
+ * each node checking that it is done (the schedule repeats, or the run fails). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +82,8 @@ static void send_result(node_t *nd, const char *error, uint64_t error_slot)
     r.has_start_ns = r.has_complete_ns = error == NULL;
     r.start_ns = nd->ex.start_ns;
     r.complete_ns = nd->ex.complete_ns;
+    r.has_quiet_slot = error == NULL && !nd->ex.idle;
+    r.quiet_slot = nd->ex.quiet ? nd->ex.quiet : nd->ex.cmax;
     m.msg_case = STEPNET__CONTROL__MSG_RESULT;
     m.result = &r;
     sn__node_send_ctl(nd, &m);
@@ -119,6 +125,20 @@ static void trace_arrived(node_t *nd, uint64_t s, uint32_t q)
     nd->ex.trace_slots[(s - 1) * (1 + nd->deg) + 1 + q] = trace_now(nd);
 }
 
+/* The half of link l's two-frame window that holds its frame of collective cid, slot s. The
+ * halves alternate with the slot; a collective that follows an in-band barrier of B slots starts
+ * in the half after the barrier's last (offset B & 1), so that a neighbour's first frames of the
+ * collective never meet its last ones of the barrier, whatever B is. */
+static rxframe_t *win(node_t *nd, link_t *l, uint32_t cid, uint64_t s)
+{
+    uint32_t off = 0;
+    if (nd->ex.running && cid == nd->ex.cid)
+        off = nd->ex.win_off;
+    else if (nd->ex.running && nd->ex.then_cid && cid == nd->ex.then_cid)
+        off = (uint32_t) (nd->ex.idle & 1);
+    return &l->rx[(s + off) & 1];
+}
+
 static void on_slot_timer(uv_timer_t *t)
 {
     node_t *nd = t->data;
@@ -126,7 +146,7 @@ static void on_slot_timer(uv_timer_t *t)
     size_t len = 0;
     uint32_t *ids = sn_xcalloc(nd->deg + 1, sizeof *ids), nids = 0;
     for (uint32_t p = 0; p < nd->deg; p++) {
-        rxframe_t *f = &nd->links[p].rx[nd->ex.t & 1];
+        rxframe_t *f = win(nd, &nd->links[p], nd->ex.cid, nd->ex.t);
         if (f->have && f->slot == nd->ex.t && f->cid == nd->ex.cid)
             continue;
         ids[nids++] = nd->links[p].peer;
@@ -178,7 +198,7 @@ static void play(node_t *nd, uint64_t s)
             min_r = 0;
             continue;
         }
-        rxframe_t *f = &l->rx[(s - 1) & 1];
+        rxframe_t *f = win(nd, l, nd->ex.cid, s - 1);
         f->have = 0;
         if (f->radius < min_r)
             min_r = f->radius;
@@ -251,10 +271,33 @@ static void play(node_t *nd, uint64_t s)
     if (done && !nd->ex.was_done)
         nd->ex.done_start = s;
     nd->ex.was_done = done;
+    if (nd->ex.quiet && s == nd->ex.quiet) { /* a learned stop: this slot sends no frames */
+        if (!done) {
+            char why[96];
+            if (!complete)
+                snprintf(why, sizeof why, "it holds %llu of its %llu deliveries",
+                         (unsigned long long) got,
+                         (unsigned long long) sn_verify_expected(nd->ex.verify, nd->id));
+            else if (ntx)
+                snprintf(why, sizeof why, "it sends %zu packets in this slot", ntx);
+            else
+                snprintf(why, sizeof why, "the algorithm asks to wake at slot %llu",
+                         (unsigned long long) nd->ex.wake);
+            sn__node_abort(nd, SN_EALGO, s,
+                           "learned stop at slot %llu (where the first repetition of this size "
+                           "went quiet): the node is not done, %s; the schedule differs between "
+                           "repetitions (--termination detect runs without the learned stop)",
+                           (unsigned long long) s, why);
+            return;
+        }
+        nd->ex.t = s;
+        finish(nd);
+        return;
+    }
     uint32_t cap = nd->diameter + 1;
     nd->ex.radius = done ? (min_r + 1 > cap ? cap : min_r + 1) : 0;
     nd->ex.cmax = max_m > (done ? nd->ex.done_start : 0) ? max_m : (done ? nd->ex.done_start : 0);
-    if (nd->ex.radius >= cap && nd->ex.stop_slot == 0) {
+    if (!nd->ex.quiet && nd->ex.radius >= cap && nd->ex.stop_slot == 0) {
         nd->ex.stop_slot = nd->ex.cmax + nd->diameter + 1;
         if (nd->ex.stop_slot <= s) {
             sn__node_abort(nd, SN_EALGO, s,
@@ -294,7 +337,7 @@ static void advance(node_t *nd)
 {
     while (nd->ex.running) {
         for (uint32_t q = 0; q < nd->deg; q++) {
-            rxframe_t *f = &nd->links[q].rx[nd->ex.t & 1];
+            rxframe_t *f = win(nd, &nd->links[q], nd->ex.cid, nd->ex.t);
             if (!f->have || f->slot != nd->ex.t || f->cid != nd->ex.cid)
                 return;
         }
@@ -311,7 +354,7 @@ static void advance(node_t *nd)
     }
 }
 
-static void start_run(node_t *nd, uint32_t cid, uint64_t idle, uint64_t then_cid);
+static void start_run(node_t *nd, uint32_t cid, uint64_t idle, uint64_t then_cid, uint32_t off);
 
 /* The stop slot was played and its frames are in: reports and waits for the next START, or, at
  * the end of the in-band barrier, starts the collective it precedes. */
@@ -320,7 +363,7 @@ static void finish(node_t *nd)
     nd->ex.running = 0;
     uv_timer_stop(&nd->ex.slot_timer);
     if (nd->ex.then_cid) {
-        start_run(nd, nd->ex.then_cid, 0, 0);
+        start_run(nd, nd->ex.then_cid, 0, 0, (uint32_t) (nd->ex.idle & 1));
         return;
     }
     if (nd->ex.idle)
@@ -331,6 +374,11 @@ static void finish(node_t *nd)
                        (unsigned long long) nd->ex.t, err.msg);
         return;
     }
+    if (!nd->ex.idle)
+        sn__node_log(nd, "NODE-STOP", "collective %u stopped at slot %llu (%s), %llu deliveries",
+                     nd->ex.cid, (unsigned long long) nd->ex.t,
+                     nd->ex.quiet ? "learned stop" : "termination detected",
+                     (unsigned long long) sn_verify_got(nd->ex.verify, nd->id));
     send_result(nd, NULL, 0);
     nd->ex.bytes_checked = 0;
 }
@@ -341,6 +389,7 @@ void sn__node_start(node_t *nd, const Stepnet__Start *st)
     uint64_t seed = st->seed, idle = st->has_idle_slots ? st->idle_slots : 0;
     uint64_t trace_cap = st->has_trace_slots ? st->trace_slots : 0;
     uint64_t barrier = st->has_barrier_slots ? st->barrier_slots : 0;
+    uint64_t quiet = st->has_quiet_slot ? st->quiet_slot : 0;
     if (nd->ex.running) {
         sn__node_abort(nd, SN_EPROTO, nd->ex.t, "START %u while collective %u is running", cid,
                        nd->ex.cid);
@@ -386,29 +435,35 @@ void sn__node_start(node_t *nd, const Stepnet__Start *st)
         return;
     }
     nd->ex.trace_want = trace_cap;
-    /* the barrier must leave the frame window free for the collective's first frames (an even
-     * count: its last frames and those sit in different halves) */
-    if (barrier && (idle || barrier % 2 || cid < 2)) {
+    if (barrier && (idle || cid < 2)) {
         sn__node_abort(nd, SN_EPROTO, 0,
-                       "START %u with a barrier of %llu slots (accepted: an even number, before a "
-                       "collective of id 2 or more)",
+                       "START %u with a barrier of %llu slots (accepted: before a collective of id "
+                       "2 or more)",
                        cid, (unsigned long long) barrier);
         return;
     }
+    if (quiet && (idle || quiet > nd->max_slots)) {
+        sn__node_abort(nd, SN_EPROTO, 0,
+                       "START %u with a learned stop at slot %llu (accepted: a collective, not an "
+                       "idle barrier, and a slot within the limit of %llu)",
+                       cid, (unsigned long long) quiet, (unsigned long long) nd->max_slots);
+        return;
+    }
+    nd->ex.next_quiet = quiet;
     if (nd->ex.out == NULL) { /* the first collective */
         nd->ex.out = sn_xcalloc(nd->deg + 1, sizeof *nd->ex.out);
         nd->ex.out_has = sn_xcalloc(nd->deg + 1, 1);
         nd->ex.mark = sn_xcalloc(nd->deg + 1, 1);
     }
     if (barrier)
-        start_run(nd, cid - 1, barrier, cid);
+        start_run(nd, cid - 1, barrier, cid, 0);
     else
-        start_run(nd, cid, idle, 0);
+        start_run(nd, cid, idle, 0, 0);
 }
 
 /* Starts collective cid (idle > 0: an idle run of that many slots, followed by collective then_cid
- * when then_cid is not 0) and plays as far as the frames allow. */
-static void start_run(node_t *nd, uint32_t cid, uint64_t idle, uint64_t then_cid)
+ * when then_cid is not 0; off: its window offset, win) and plays as far as the frames allow. */
+static void start_run(node_t *nd, uint32_t cid, uint64_t idle, uint64_t then_cid, uint32_t off)
 {
     sn_err_t err = {0};
     if (nd->ex.state_live && nd->algo->node_fini)
@@ -426,6 +481,7 @@ static void start_run(node_t *nd, uint32_t cid, uint64_t idle, uint64_t then_cid
     nd->ex.cid = cid;
     nd->ex.last_cid = cid;
     nd->ex.then_cid = (uint32_t) then_cid;
+    nd->ex.win_off = off;
     nd->ex.t = 0;
     nd->ex.wake = SN_WAKE_NEVER;
     nd->ex.stop_slot = nd->ex.done_start = nd->ex.complete_slot = 0;
@@ -462,6 +518,7 @@ static void start_run(node_t *nd, uint32_t cid, uint64_t idle, uint64_t then_cid
         nd->ex.trace_t0 = uv_hrtime();
     }
     nd->ex.idle = idle;
+    nd->ex.quiet = idle ? 0 : nd->ex.next_quiet;
     if (idle) {
         nd->ex.stop_slot = idle;
         nd->ex.complete_sent = 1;
@@ -552,7 +609,7 @@ void sn__node_data_accept(link_t *l, sn_wire_data_t *dp)
               nd->ex.t == nd->ex.stop_slot);
     else
         ok = d.cid == nd->ex.last_cid + 1 && d.slot == 1;
-    rxframe_t *f = &l->rx[d.slot & 1];
+    rxframe_t *f = win(nd, l, d.cid, d.slot);
     if (!ok || (f->have && f->cid == d.cid && f->slot == d.slot)) {
         sn__node_report(nd, SN_EPROTO, nd->ex.t, STEPNET__ABORT_KIND__ABORT_PROTO, l->peer, NULL, 0,
                         "protocol error on the link to node %u (edge %u): frame for collective %u "

@@ -231,6 +231,9 @@ static void test_sweep_json_csv(void **state)
         assert_string_equal(tu_json_str(line, "trace_hash", got, sizeof got), hash);
         assert_int_equal(tu_json_int(line, "bytes_checked"),
                          tu_json_int(line, "deliveries") * atoll(sweep_sizes[i]));
+        /* each size learns its quiet slot (after its last send) in its first repetition */
+        assert_string_equal(tu_json_str(line, "termination", buf, sizeof buf), "learn");
+        assert_true(tu_json_int(line, "quiet_slot") > steps);
         int64_t hosts_n = 0;
         const char *h = tu_json_need(line, "hosts");
         assert_int_equal(*h, '[');

@@ -922,6 +922,12 @@ static void test_run_name_value(void **state)
     r = RUN("bench", "--topo", "ring:4", "--coll", "bcast", "--spin-us=-1");
     expect_bad(&r, "'-1'", "--spin-us");
     tu_exec_free(&r);
+    r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--termination", "never");
+    expect_bad(&r, "'never'", "expected learn or detect");
+    tu_exec_free(&r);
+    r = RUN("bench", "--topo", "ring:4", "--coll", "bcast", "--termination=");
+    expect_bad(&r, "--termination", "learn or detect");
+    tu_exec_free(&r);
     r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--verbose=1");
     expect_bad(&r, "--verbose", "no value");
     tu_exec_free(&r);

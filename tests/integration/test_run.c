@@ -660,6 +660,8 @@ static const char *const run_fields[] = {"size",
                                          "predicted_us",
                                          "security",
                                          "spin_us",
+                                         "termination",
+                                         "quiet_slot",
                                          "coll_us",
                                          "coll_us_median",
                                          "node_us",
@@ -770,11 +772,13 @@ static void expect_run_report(const char *j, int64_t reps, int64_t size)
                  floor_us);
     assert_true(strlen(jstr(j, "security")) > 0);
     expect_coll_times(j, reps);
-    /* local nodes: one clock, and an in-band barrier before each repetition (an even number of
-     * slots, 2 at least) */
+    /* local nodes: one clock, and an in-band barrier before each repetition (the diameter, one
+     * slot at least) */
     assert_string_equal(jstr(j, "clock"), "one");
-    int64_t b = tu_json_int(j, "barrier_slots");
-    assert_true(b >= 2 && b % 2 == 0);
+    assert_true(tu_json_int(j, "barrier_slots") >= 1);
+    /* every node is done from the quiet slot on, after the last send */
+    assert_string_equal(jstr(j, "termination"), "learn");
+    assert_true(tu_json_int(j, "quiet_slot") > steps);
 }
 
 /* Frames longer than one chunk (SN_CONN_CHUNK, 66560 bytes) travel in chunks and are checked in
@@ -832,6 +836,55 @@ static void test_spin(void **state)
         if (count_str(p.err, want) != 9)
             fail_msg("--spin-us %s: not every node of 9 logged '%s':\n%s", spins[i], want, p.err);
         tu_exec_free(&p);
+    }
+}
+
+/* --termination: under learn (the default) the first repetition detects its end, D + 1 slots after
+ * the quiet slot G, and the later ones stop at G; under detect every repetition detects it. Each
+ * node logs where it stopped and how; both modes give the same steps, trace and quiet slot. The
+ * one-slot barrier of a complete graph (its diameter) is exercised by complete:5. */
+static void test_termination(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *topo;
+        int nodes, diameter;
+    } cases[] = {{"torus:3x3", 9, 2}, {"complete:5", 5, 1}};
+    for (size_t c = 0; c < 2; c++) {
+        int64_t steps[2] = {0}, quiet[2] = {0};
+        char trace[2][64];
+        tu_proc_t p[2];
+        for (int m = 0; m < 2; m++) {
+            p[m] = STEPNET(60, "run", "--topo", cases[c].topo, "--coll", "te", "--size", "100",
+                           "--reps", "3", "--warmup", "0", "--probes", "2", "--termination",
+                           m ? "detect" : "learn", "--verbose", "--json");
+            tu_expect_status(&p[m], 0);
+            const char *j = tu_json_line(&p[m]);
+            assert_true(tu_json_bool(j, "verified"));
+            assert_string_equal(jstr(j, "termination"), m ? "detect" : "learn");
+            assert_int_equal(tu_json_int(j, "barrier_slots"), cases[c].diameter);
+            steps[m] = tu_json_int(j, "steps");
+            quiet[m] = tu_json_int(j, "quiet_slot");
+            snprintf(trace[m], sizeof trace[m], "%s", jstr(j, "trace_hash"));
+            assert_true(quiet[m] > steps[m] && steps[m] > 0);
+            /* 3 repetitions: under learn, the first detects (G + D + 1) and two stop at G */
+            char detected[96], learned[96];
+            snprintf(detected, sizeof detected, "stopped at slot %lld (termination detected)",
+                     (long long) (quiet[m] + cases[c].diameter + 1));
+            snprintf(learned, sizeof learned, "stopped at slot %lld (learned stop)",
+                     (long long) quiet[m]);
+            size_t want_d = (size_t) cases[c].nodes * (m ? 3 : 1);
+            size_t want_l = (size_t) cases[c].nodes * (m ? 0 : 2);
+            if (count_str(p[m].err, detected) != want_d || count_str(p[m].err, learned) != want_l)
+                fail_msg("%s --termination %s: expected %zu '%s' and %zu '%s' in:\n%s",
+                         cases[c].topo, m ? "detect" : "learn", want_d, detected, want_l, learned,
+                         p[m].err);
+        }
+        assert_int_equal(steps[0], steps[1]);
+        assert_int_equal(quiet[0], quiet[1]);
+        assert_string_equal(trace[0], trace[1]);
+        tu_exec_free(&p[0]);
+        tu_exec_free(&p[1]);
     }
 }
 
@@ -2457,6 +2510,7 @@ int main(void)
         cmocka_unit_test_teardown(test_exact_mnb_generic, teardown),
         cmocka_unit_test_teardown(test_run_json_contract, teardown),
         cmocka_unit_test_teardown(test_spin, teardown),
+        cmocka_unit_test_teardown(test_termination, teardown),
         cmocka_unit_test_teardown(test_run_out_file, teardown),
         cmocka_unit_test_teardown(test_run_probe_cap, teardown),
         cmocka_unit_test_teardown(test_run_idle_slots, teardown),
