@@ -10,9 +10,15 @@
 #            timed the way the OSU Micro-Benchmarks time a collective: MPI_Barrier, then the call
 #            timed by each rank; the figure is the average over ranks of each rank's mean
 #            (OSU's "Avg Latency"), with the maximum over ranks beside it.
+#   raw:     build/stepnet-rawprobe barrier on the same topology and size, polling as the nodes do:
+#            one slot of frames on every link with no protocol, verification or termination (its
+#            time per slot over back-to-back slots). te and mnb on complete:N are one such slot, so
+#            raw/mpi is the floor of the model's one-frame-per-link slot on this machine: where it
+#            is above 1, no implementation of that slot over one TCP connection per link can reach
+#            Open MPI's figure, whatever its protocol.
 # Cases, for N processes: alltoall (stepnet te) and allgather (stepnet mnb) on complete:N, bcast on
 # complete:N and on hypercube:log2(N) (bcast over a tree of single hops, as MPI's trees).
-# Every figure is the median over --rounds rounds; within a round the three runs of a case and
+# Every figure is the median over --rounds rounds; within a round the four runs of a case and
 # size follow one another, so that they see the same machine state. Open MPI (openmpi-bin,
 # libopenmpi-dev) is installed here when missing, never by setup.sh or the tests.
 #
@@ -46,11 +52,11 @@ while [ $# -gt 0 ]; do
           nps="$2"; shift 2 ;;
     --sizes) for s in $2; do posint --sizes "$s" 16777216; done; sizes="$2"; shift 2 ;;
     --csv) csv="$2"; shift 2 ;;
-    -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "bench_peers: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
-[ -x build/stepnet ] && [ -x build/stepnet-node ] || scripts/setup.sh >/dev/null
+[ -x build/stepnet ] && [ -x build/stepnet-node ] && [ -x build/stepnet-rawprobe ] || scripts/setup.sh >/dev/null
 
 # Open MPI: only for this benchmark, only when it runs
 if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then
@@ -103,6 +109,21 @@ mpi_run() {
     done <"$tmp/mpi"
 }
 
+# raw_run KEYFILE TOPO SIZE: the raw barrier's time per slot, appended to KEYFILE (fewer slots for
+# larger frames: 200 up to 4 KiB, 40 up to 256 KiB, 10 above)
+raw_run() {
+    local slots=200 out
+    [ "$3" -gt 4096 ] && slots=40
+    [ "$3" -gt 262144 ] && slots=10
+    out=$(build/stepnet-rawprobe barrier --topo "$2" --size "$3" --slots "$slots" --spin-us 1000 \
+        2>"$tmp/err" </dev/null) || {
+        echo "bench_peers: stepnet-rawprobe barrier --topo $2 --size $3 failed:" >&2
+        tail -n 3 "$tmp/err" >&2
+        exit 1
+    }
+    kv us_per_slot "$out" >>"$1"
+}
+
 cases() { # the cases for N processes: LABEL TOPO STEPNET-COLL MPI-COLL
     local n=$1 d=0 m=$1
     while [ "$m" -gt 1 ]; do m=$((m / 2)); d=$((d + 1)); done
@@ -121,6 +142,7 @@ for r in $(seq "$rounds"); do
             for s in $sizes; do
                 stepnet_run "$key.none.$s" none "$topo" "$coll" "$s"
                 stepnet_run "$key.sodium.$s" sodium "$topo" "$coll" "$s"
+                raw_run "$key.raw.$s" "$topo" "$s"
             done
         done < <(cases "$n")
     done
@@ -133,24 +155,27 @@ echo "medians of $rounds rounds; stepnet: node_us_median of $reps repetitions pe
 echo "the span, and wall_us_median beside it); Open MPI: OSU-style average over ranks of $iters timed"
 echo "iterations (max over ranks beside)"
 echo
-hdr="np,collective,topology,algorithm,size,stepnet_none_node_us,stepnet_none_span_us,stepnet_none_wall_us,stepnet_sodium_node_us,mpi_avg_us,mpi_max_us,none_over_mpi,span_over_mpi,sodium_over_mpi"
+hdr="np,collective,topology,algorithm,size,stepnet_none_node_us,stepnet_none_span_us,stepnet_none_wall_us,stepnet_sodium_node_us,raw_slot_us,mpi_avg_us,mpi_max_us,none_over_mpi,span_over_mpi,sodium_over_mpi,raw_over_mpi"
 [ -n "$csv" ] && echo "$hdr" >"$csv"
-printf '%3s %-9s %-12s %-14s %8s %9s %9s %9s %9s %9s %9s %8s %8s %7s\n' np coll topology algorithm \
-    size none_us none_span none_wall sodium_us mpi_avg mpi_max none/mpi span/mpi sod/mpi
+printf '%3s %-9s %-12s %-14s %8s %9s %9s %9s %9s %9s %9s %9s %8s %8s %7s %7s\n' np coll topology \
+    algorithm size none_us none_span none_wall sodium_us raw_slot mpi_avg mpi_max none/mpi span/mpi \
+    sod/mpi raw/mpi
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 for n in $nps; do
     while read -r label topo coll mcoll; do
         key="$tmp/$n.$label.$topo"
         for s in $sizes; do
             nn=$(col 1 "$key.none.$s") nc=$(col 2 "$key.none.$s") nw=$(col 3 "$key.none.$s")
-            sn=$(col 1 "$key.sodium.$s")
+            sn=$(col 1 "$key.sodium.$s") rw=$(col 1 "$key.raw.$s")
             algo=$(awk '{print $4}' "$key.none.$s" | head -n1)
             ma=$(col 1 "$key.mpi.$s") mx=$(col 2 "$key.mpi.$s")
             rn=$(ratio "$nn" "$ma") rc=$(ratio "$nc" "$ma") rs=$(ratio "$sn" "$ma")
-            printf '%3s %-9s %-12s %-14s %8s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %8s %8s %7s\n' \
-                "$n" "$label" "$topo" "$algo" "$s" "$nn" "$nc" "$nw" "$sn" "$ma" "$mx" "$rn" "$rc" "$rs"
+            rr=$(ratio "$rw" "$ma")
+            printf '%3s %-9s %-12s %-14s %8s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %8s %8s %7s %7s\n' \
+                "$n" "$label" "$topo" "$algo" "$s" "$nn" "$nc" "$nw" "$sn" "$rw" "$ma" "$mx" "$rn" \
+                "$rc" "$rs" "$rr"
             [ -n "$csv" ] &&
-                echo "$n,$label,$topo,$algo,$s,$nn,$nc,$nw,$sn,$ma,$mx,$rn,$rc,$rs" >>"$csv"
+                echo "$n,$label,$topo,$algo,$s,$nn,$nc,$nw,$sn,$rw,$ma,$mx,$rn,$rc,$rs,$rr" >>"$csv"
         done
     done < <(cases "$n")
 done
@@ -159,3 +184,6 @@ echo "none/mpi, sod/mpi: stepnet's per-node time (--security none, default sodiu
 echo "average, the same quantity (each process times its own part of the collective after a barrier;"
 echo "the processes are averaged); below 1 stepnet is faster. span/mpi: stepnet's stricter span (first"
 echo "node's start to the last node's completion) over the same average. Start-up excluded in all."
+echo "raw_slot, raw/mpi: one slot of the raw barrier (stepnet-rawprobe: a frame on every link, no"
+echo "protocol) on the same topology and size; te and mnb on complete:N are one such slot, so where"
+echo "raw/mpi is above 1 that slot over TCP cannot reach Open MPI's figure on this machine."
