@@ -10,6 +10,12 @@
 #            timed the way the OSU Micro-Benchmarks time a collective: MPI_Barrier, then the call
 #            timed by each rank; the figure is the average over ranks of each rank's mean
 #            (OSU's "Avg Latency"), with the maximum over ranks beside it.
+#   mpi_lin: Open MPI's MPI_Alltoall forced to its basic linear algorithm (coll_tuned algorithm 1:
+#            every rank sends one message to every other), at the same size: the very frames of
+#            one slot of te or mnb on complete:N, so the like-for-like pattern for both. Open MPI's
+#            own choice at small sizes may combine messages (Bruck, recursive doubling: log2 N
+#            rounds), which the papers' model excludes (one packet per link and slot, no
+#            combining).
 #   raw:     build/stepnet-rawprobe barrier on the same topology and size, polling as the nodes do:
 #            one slot of frames on every link with no protocol, verification or termination (its
 #            time per slot over back-to-back slots). te and mnb on complete:N are one such slot, so
@@ -88,7 +94,8 @@ stepnet_run() {
     echo "$(jget node_us_median "$out") $(jget coll_us_median "$out") $(jget wall_us_median "$out")" \
         "$(jget algorithm "$out")" >>"$1"
 }
-# mpi_run KEYPREFIX NP COLL: one mpirun over every size; appends "avg max" to KEYPREFIX.SIZE.
+# mpi_run KEYPREFIX NP COLL [MCA...]: one mpirun over every size; appends "avg max" to
+# KEYPREFIX.SIZE.
 # Loopback only (lo), as stepnet's 127.0.0.1: interfaces that come and go (other users' network
 # namespaces) break Open MPI's wiring up. A failed mpirun is said and run again, three times at
 # most.
@@ -97,8 +104,9 @@ mpi_run() {
     for try in 1 2 3; do
         # shellcheck disable=SC2086 # $sizes: one argument per size
         mpirun --allow-run-as-root --oversubscribe --mca btl tcp,self \
-            --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo -np "$2" build/osu_peer "$3" \
-            $sizes --iters "$iters" --skip 3 </dev/null >"$tmp/mpi" 2>"$tmp/err" && break
+            --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo "${@:4}" -np "$2" \
+            build/osu_peer "$3" $sizes --iters "$iters" --skip 3 </dev/null >"$tmp/mpi" \
+            2>"$tmp/err" && break
         echo "bench_peers: mpirun -np $2 osu_peer $3 failed (attempt $try of 3):" >&2
         tail -n 5 "$tmp/err" >&2
         [ "$try" = 3 ] && exit 1
@@ -134,8 +142,10 @@ cases() { # the cases for N processes: LABEL TOPO STEPNET-COLL MPI-COLL
 }
 
 started=$(date +%s)
+linear=(--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_alltoall_algorithm 1)
 for r in $(seq "$rounds"); do
     for n in $nps; do
+        mpi_run "$tmp/$n.lin" "$n" alltoall "${linear[@]}"
         while read -r label topo coll mcoll; do
             key="$tmp/$n.$label.$topo"
             mpi_run "$key.mpi" "$n" "$mcoll"
@@ -155,11 +165,11 @@ echo "medians of $rounds rounds; stepnet: node_us_median of $reps repetitions pe
 echo "the span, and wall_us_median beside it); Open MPI: OSU-style average over ranks of $iters timed"
 echo "iterations (max over ranks beside)"
 echo
-hdr="np,collective,topology,algorithm,size,stepnet_none_node_us,stepnet_none_span_us,stepnet_none_wall_us,stepnet_sodium_node_us,raw_slot_us,mpi_avg_us,mpi_max_us,none_over_mpi,span_over_mpi,sodium_over_mpi,raw_over_mpi"
+hdr="np,collective,topology,algorithm,size,stepnet_none_node_us,stepnet_none_span_us,stepnet_none_wall_us,stepnet_sodium_node_us,raw_slot_us,mpi_avg_us,mpi_max_us,mpi_linear_avg_us,none_over_mpi,span_over_mpi,sodium_over_mpi,raw_over_mpi,none_over_mpi_linear"
 [ -n "$csv" ] && echo "$hdr" >"$csv"
-printf '%3s %-9s %-12s %-14s %8s %9s %9s %9s %9s %9s %9s %9s %8s %8s %7s %7s\n' np coll topology \
-    algorithm size none_us none_span none_wall sodium_us raw_slot mpi_avg mpi_max none/mpi span/mpi \
-    sod/mpi raw/mpi
+printf '%3s %-9s %-12s %-14s %8s %9s %9s %9s %9s %9s %9s %9s %9s %8s %8s %7s %7s %7s\n' np coll \
+    topology algorithm size none_us none_span none_wall sodium_us raw_slot mpi_avg mpi_max mpi_lin \
+    none/mpi span/mpi sod/mpi raw/mpi none/lin
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 for n in $nps; do
     while read -r label topo coll mcoll; do
@@ -171,11 +181,14 @@ for n in $nps; do
             ma=$(col 1 "$key.mpi.$s") mx=$(col 2 "$key.mpi.$s")
             rn=$(ratio "$nn" "$ma") rc=$(ratio "$nc" "$ma") rs=$(ratio "$sn" "$ma")
             rr=$(ratio "$rw" "$ma")
-            printf '%3s %-9s %-12s %-14s %8s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %8s %8s %7s %7s\n' \
-                "$n" "$label" "$topo" "$algo" "$s" "$nn" "$nc" "$nw" "$sn" "$rw" "$ma" "$mx" "$rn" \
-                "$rc" "$rs" "$rr"
+            # the linear alltoall is the pattern of one slot on complete:N (te and mnb there)
+            ml=- rl=-
+            if [ "$coll" != bcast ]; then ml=$(col 1 "$tmp/$n.lin.$s") rl=$(ratio "$nn" "$ml"); fi
+            printf '%3s %-9s %-12s %-14s %8s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9s %8s %8s %7s %7s %7s\n' \
+                "$n" "$label" "$topo" "$algo" "$s" "$nn" "$nc" "$nw" "$sn" "$rw" "$ma" "$mx" "$ml" \
+                "$rn" "$rc" "$rs" "$rr" "$rl"
             [ -n "$csv" ] &&
-                echo "$n,$label,$topo,$algo,$s,$nn,$nc,$nw,$sn,$rw,$ma,$mx,$rn,$rc,$rs,$rr" >>"$csv"
+                echo "$n,$label,$topo,$algo,$s,$nn,$nc,$nw,$sn,$rw,$ma,$mx,$ml,$rn,$rc,$rs,$rr,$rl" >>"$csv"
         done
     done < <(cases "$n")
 done
@@ -187,3 +200,6 @@ echo "node's start to the last node's completion) over the same average. Start-u
 echo "raw_slot, raw/mpi: one slot of the raw barrier (stepnet-rawprobe: a frame on every link, no"
 echo "protocol) on the same topology and size; te and mnb on complete:N are one such slot, so where"
 echo "raw/mpi is above 1 that slot over TCP cannot reach Open MPI's figure on this machine."
+echo "mpi_lin, none/lin: Open MPI's alltoall forced to its linear algorithm (one message from every"
+echo "rank to every other: the frames of te's and mnb's one slot on complete:N) and stepnet's per-node"
+echo "time over it: the same pattern on both sides; Open MPI's own choice (mpi_avg) may combine."
