@@ -10,8 +10,10 @@
  *             between polls) for the first US microseconds of every slot, as stepnet's nodes do
  *             with their --spin-us; default 0: it sleeps in poll
  *   seal      one process seals and opens SIZE-byte frames exactly as stepnet's secure transport
- *             does (net/secure.c, in place, length header as associated data); prints the CPU
- *             cost of each per frame: what security adds to the sender and to the receiver
+ *             does (net/secure.c, in place, length header as associated data), in the cipher the
+ *             handshake negotiates on this machine or the one --cipher names (xchacha20poly1305,
+ *             aes256gcm); prints the CPU cost of each per frame: what security adds to the sender
+ *             and to the receiver
  *   ciphers   the AEADs libsodium offers on this CPU, on SIZE-byte messages (64 KiB: one chunk of
  *             the transport): crypto_secretstream_xchacha20poly1305 (what stepnet uses),
  *             crypto_aead_xchacha20poly1305_ietf and, where the CPU has AES-NI and PCLMUL
@@ -293,7 +295,7 @@ static double cpu_us(void)
     return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec / 1e3;
 }
 
-static int seal(size_t size, long iters)
+static int seal(size_t size, long iters, int cipher)
 {
     sn_sec_init();
     sn_key_t k;
@@ -302,8 +304,14 @@ static int seal(size_t size, long iters)
     uint8_t m1[SN_SEC_M1_BYTES], m2[SN_SEC_MAX_REPLY], m3[SN_SEC_MAX_REPLY], none[SN_SEC_M1_BYTES];
     size_t n1, n2, n3, n0, w;
     const char *why;
-    sn_hs_start(&i, SN_SEC_SODIUM, &k, 1, NULL, m1, &n1);
-    sn_hs_start(&r, SN_SEC_SODIUM, &k, 0, NULL, none, &n0);
+    int offer = cipher ? cipher : sn_sec_ciphers_available();
+    if (!(offer & sn_sec_ciphers_available())) {
+        fprintf(stderr, "stepnet-rawprobe: this CPU cannot run %s (no AES-NI)\n",
+                sn_sec_cipher_name(cipher));
+        return 2;
+    }
+    sn_hs_start(&i, SN_SEC_SODIUM, &k, 1, offer, NULL, m1, &n1);
+    sn_hs_start(&r, SN_SEC_SODIUM, &k, 0, sn_sec_ciphers_available(), NULL, none, &n0);
     w = r.want;
     sn_hs_step(&r, m1, m2, &n2, &why);
     sn_hs_step(&r, m1 + w, m2, &n2, &why);
@@ -347,10 +355,10 @@ static int seal(size_t size, long iters)
         done += batch;
     }
     iters = done;
-    printf("mode=seal size=%zu iters=%ld seal_us=%.3f open_us=%.3f total_us=%.3f "
+    printf("mode=seal cipher=%s size=%zu iters=%ld seal_us=%.3f open_us=%.3f total_us=%.3f "
            "ns_per_byte=%.3f\n",
-           size, iters, seal_us / (double) iters, open_us / (double) iters,
-           (seal_us + open_us) / (double) iters,
+           sn_sec_cipher_name(i.sec.cipher), size, iters, seal_us / (double) iters,
+           open_us / (double) iters, (seal_us + open_us) / (double) iters,
            (seal_us + open_us) * 1e3 / (double) iters / (double) size);
     free(buf);
     return 0;
@@ -461,6 +469,7 @@ int main(int argc, char **argv)
     long iters = 10000, slots = 2000, links = 7, spin_us = 0;
     size_t total = 1u << 30;
     const char *topo = "ring:2";
+    int cipher = 0;
     for (int i = 2; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--size") == 0)
             size = strtoull(argv[i + 1], NULL, 10);
@@ -474,7 +483,18 @@ int main(int argc, char **argv)
             topo = argv[i + 1];
         else if (strcmp(argv[i], "--links") == 0)
             links = strtol(argv[i + 1], NULL, 10);
-        else if (strcmp(argv[i], "--spin-us") == 0) {
+        else if (strcmp(argv[i], "--cipher") == 0) {
+            cipher = strcmp(argv[i + 1], "xchacha20poly1305") == 0 ? SN_CIPHER_XCHACHA20
+                     : strcmp(argv[i + 1], "aes256gcm") == 0       ? SN_CIPHER_AES256GCM
+                                                                   : -1;
+            if (cipher < 0) {
+                fprintf(stderr,
+                        "stepnet-rawprobe: bad value '%s' for --cipher: expected "
+                        "xchacha20poly1305 or aes256gcm\n",
+                        argv[i + 1]);
+                return 2;
+            }
+        } else if (strcmp(argv[i], "--spin-us") == 0) {
             char *end;
             spin_us = strtol(argv[i + 1], &end, 10);
             if (*argv[i + 1] == '\0' || *end || spin_us < 0 || spin_us > 1000000) {
@@ -498,13 +518,13 @@ int main(int argc, char **argv)
     if (strcmp(mode, "barrier") == 0)
         return barrier(topo, size, slots, spin_us);
     if (strcmp(mode, "seal") == 0)
-        return seal(size, iters);
+        return seal(size, iters, cipher);
     if (strcmp(mode, "ciphers") == 0)
         return ciphers(size, iters);
     if (strcmp(mode, "payload") == 0)
         return payload(size, iters, links);
     fprintf(stderr, "usage: stepnet-rawprobe latency|bandwidth|barrier|seal|ciphers|payload "
                     "[--size B] [--iters N] [--bytes N] [--topo SPEC] [--slots N] [--links N] "
-                    "[--spin-us US]\n");
+                    "[--spin-us US] [--cipher xchacha20poly1305|aes256gcm]\n");
     return 2;
 }

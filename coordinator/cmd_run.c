@@ -54,6 +54,9 @@
     "                     (plaintext, for raw measurements; join mode and --hosts also need\n"     \
     "                     --insecure-ok)\n"                                                        \
     "  --insecure-ok      accept --security none in join mode or with --hosts\n"                   \
+    "  --cipher C         sodium's cipher: auto (default: AES-256-GCM where both ends of a\n"      \
+    "                     connection have AES-NI, else XChaCha20-Poly1305), aes256gcm or\n"        \
+    "                     xchacha20poly1305 (every connection must then use it)\n"                 \
     "  --node-bin PATH    the stepnet-node executable (default: next to stepnet)\n"                \
     "  --probes N         ping-pong probes per link and size for calibration, and rounds of the\n" \
     "                     time model's node and control-leg probes (default 20; 0 skips them\n"    \

@@ -233,6 +233,8 @@ static void fill_assign(const coord_t *r, uint32_t id, Stepnet__Assign *a, Stepn
     a->heartbeat_ms = r->o->heartbeat_ms;
     a->has_spin_us = 1;
     a->spin_us = r->o->spin_us;
+    a->has_ciphers = r->o->ciphers != 0;
+    a->ciphers = (uint32_t) r->o->ciphers;
     if (r->o->fault && r->o->fault_node == (int) id)
         a->fault = (char *) r->o->fault;
     a->n_emu = 0; /* emu, emu_seed: filled by send_assign, which owns their storage */
@@ -390,11 +392,16 @@ static void on_hello(coord_t *r, coord_pconn_t *pc, const Stepnet__Hello *h)
     }
 }
 
-static void on_ready(coord_t *r, coord_node_t *cn)
+static void on_ready(coord_t *r, coord_node_t *cn, const Stepnet__Ready *m)
 {
     if (cn->ready)
         return;
     cn->ready = 1;
+    /* what the handshakes chose, for the report */
+    if (cn->conn && cn->conn->sec)
+        r->res->ctl_ciphers |= cn->conn->sec->cipher;
+    if (m->has_link_ciphers)
+        r->res->link_ciphers |= (int) m->link_ciphers;
     if (++r->nready < r->n)
         return;
     r->phase = COORD_PH_CALIBRATE;
@@ -586,7 +593,7 @@ static void ctl_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
             on_hello(r, pc, m->hello);
         break;
     case STEPNET__CONTROL__MSG_READY:
-        on_ready(r, cn);
+        on_ready(r, cn, m->ready);
         break;
     case STEPNET__CONTROL__MSG_CALIBRATED:
         on_calibrated(r, cn, m->calibrated);

@@ -253,6 +253,7 @@ static int prepare(coord_t *r, sn_err_t *err)
                           "most %u (use stepnet sim for larger networks)",
                           r->t->spec, r->n, COORD_MAX_LOCAL_NODES);
     r->sec.mode = o->security;
+    r->sec.ciphers = o->ciphers;
     r->sec.deadline_ms = o->connect_ms ? o->connect_ms : COORD_DEFAULT_CONNECT_MS;
     if (o->security == SN_SEC_SODIUM) {
         char kerr[sizeof err->msg];

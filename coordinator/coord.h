@@ -43,6 +43,7 @@ typedef struct coord_opts_s {
     uint64_t idle_slots;  /* 0: the collective; else each repetition is that many bare slots */
     int join;             /* 0: spawn one local node per topology node; 1: wait for --join nodes */
     int security;         /* SN_SEC_SODIUM or SN_SEC_NONE (net/secure.h) */
+    int ciphers;          /* --cipher: SN_CIPHER_* bits every connection may use (0: auto) */
     int verbose;          /* nodes log routine events */
     const char *listen;   /* HOST:PORT of the control listener; NULL: COORD_DEFAULT_LISTEN */
     const char *key_file; /* the cluster key; NULL: a fresh key (local runs only) */
@@ -180,6 +181,8 @@ typedef struct coord_result_s {
     int clock_offsets;             /* 0: every node on the coordinator's clock (local nodes) */
     uint64_t clock_uncertainty_ns; /* the largest uncertainty of a node's estimated offset */
     uint64_t barrier_slots;        /* the in-band barrier before each repetition (0: none) */
+    /* the ciphers (SN_CIPHER_* bits) the control connections and the links negotiated */
+    int ctl_ciphers, link_ciphers;
     /* link emulation and the per-edge calibration it is reported with: the emulated values of
      * every edge (NULL: nothing emulated); per edge, the one-way time of an empty probe and of a
      * probe of the run's size (rtt / 2, microseconds; negative: not calibrated) */

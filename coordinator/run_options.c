@@ -104,7 +104,7 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
     int64_t connect = o->connect_ms, ready = o->ready_ms, slot = o->slot_ms;
     int64_t collective = o->collective_ms, heartbeat = o->heartbeat_ms, spin = o->spin_us;
     const char *nodes = "local", *security = "sodium", *fault = NULL, *token = NULL;
-    const char *termination = "learn";
+    const char *termination = "learn", *cipher = NULL;
     const char *link_delay = NULL, *link_jitter = NULL, *link_rate = NULL; /* link emulation */
     const char *port_range = NULL;
     int insecure_ok = 0;
@@ -142,6 +142,7 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
          .hi = COORD_MAX_SPIN_US,
          .unit = "microseconds"},
         {.name = "--termination", .str = &termination},
+        {.name = "--cipher", .str = &cipher},
         {.name = "--nodes", .str = &nodes},
         {.name = "--listen", .str = &o->listen},
         {.name = "--out", .str = out_file},
@@ -243,6 +244,21 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
                         "network; add --insecure-ok to accept that in join mode");
     if (o->security == SN_SEC_NONE && o->key_file)
         return bad(err, "--security none takes no --key");
+    if (cipher && strcmp(cipher, "auto") == 0)
+        o->ciphers = 0;
+    else if (cipher && strcmp(cipher, "xchacha20poly1305") == 0)
+        o->ciphers = SN_CIPHER_XCHACHA20;
+    else if (cipher && strcmp(cipher, "aes256gcm") == 0)
+        o->ciphers = SN_CIPHER_AES256GCM;
+    else if (cipher)
+        return bad(err,
+                   "bad value '%s' for --cipher: expected auto, xchacha20poly1305 or aes256gcm",
+                   cipher);
+    if (cipher && o->security == SN_SEC_NONE)
+        return bad(err, "--cipher applies to --security sodium (none sends plaintext)");
+    if (o->ciphers == SN_CIPHER_AES256GCM && !(sn_sec_ciphers_available() & SN_CIPHER_AES256GCM))
+        return bad(err, "--cipher aes256gcm: this CPU has no AES-NI (libsodium's "
+                        "crypto_aead_aes256gcm_is_available); use auto or xchacha20poly1305");
     if (o->security == SN_SEC_SODIUM && o->daemons && o->key_file == NULL)
         return bad(err, "--nodes ADDR,... (daemons) needs --key FILE, the cluster key the "
                         "daemons were started with, or --security none --insecure-ok");

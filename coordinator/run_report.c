@@ -145,7 +145,7 @@ void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
         json_uint(&j, "idle_slots", o->idle_slots);
         json_double(&j, "us_per_slot", median_us / (double) o->idle_slots);
     }
-    json_str(&j, "security", o->security == SN_SEC_SODIUM ? "sodium" : "none");
+    sweep_json_security(&j, o, res);
     json_uint(&j, "spin_us", o->spin_us);
     sweep_json_hosts_links(&j, res);
     coord_emu_report_json(&j, o, res);
@@ -160,14 +160,14 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
     const cli_ctx_t *c = o->ctx;
     double median_us = coord_result_median_us(res);
     report_text_head(f, "run", c);
-    fprintf(
-        f, "  nodes           %u %s processes, %u TCP links, security %s, spin %u us\n", c->topo->n,
-        o->join      ? "joined"
-        : o->daemons ? "daemon"
-                     : "local",
-        c->topo->nedges,
-        o->security == SN_SEC_SODIUM ? "sodium (X25519 + XChaCha20-Poly1305)" : "none (plaintext)",
-        o->spin_us);
+    char sec[96];
+    sweep_security_text(o, res, sec, sizeof sec);
+    fprintf(f, "  nodes           %u %s processes, %u TCP links, security %s, spin %u us\n",
+            c->topo->n,
+            o->join      ? "joined"
+            : o->daemons ? "daemon"
+                         : "local",
+            c->topo->nedges, sec, o->spin_us);
     if (res->failed) {
         fprintf(f, "  FAILED          %s\n", res->error);
         return;

@@ -3,6 +3,7 @@
  * of `stepnet bench` (an OSU-style table, or JSON lines). The fields are documented in
  * docs/output.md. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -278,6 +279,35 @@ void sweep_json_stats(json_t *j, const sweep_stats_t *s)
     json_double(j, "wall_us_p99", s->p99);
 }
 
+void sweep_json_security(json_t *j, const coord_opts_t *o, const coord_result_t *res)
+{
+    json_str(j, "security", o->security == SN_SEC_SODIUM ? "sodium" : "none");
+    json_str(j, "cipher",
+             o->security == SN_SEC_NONE ? "none"
+             : o->ciphers               ? sn_sec_cipher_name(o->ciphers)
+                                        : "auto");
+    int used = res->ctl_ciphers | res->link_ciphers;
+    json_open(j, "ciphers_used", '[');
+    for (int c = SN_CIPHER_AES256GCM; c >= SN_CIPHER_XCHACHA20; c--)
+        if (used & c)
+            json_str(j, NULL, sn_sec_cipher_name(c));
+    json_close(j, ']');
+}
+
+void sweep_security_text(const coord_opts_t *o, const coord_result_t *res, char *buf, size_t cap)
+{
+    int used = res->ctl_ciphers | res->link_ciphers;
+    if (o->security == SN_SEC_NONE)
+        snprintf(buf, cap, "none (plaintext)");
+    else
+        snprintf(buf, cap, "sodium (X25519 + %s%s%s)",
+                 used & SN_CIPHER_AES256GCM ? "AES-256-GCM" : "",
+                 used == (SN_CIPHER_AES256GCM | SN_CIPHER_XCHACHA20) ? ", " : "",
+                 used & SN_CIPHER_XCHACHA20 ? "XChaCha20-Poly1305"
+                 : used                     ? ""
+                                            : "no connection established");
+}
+
 void sweep_json_hosts_links(json_t *j, const coord_result_t *res)
 {
     json_open(j, "hosts", '[');
@@ -325,8 +355,9 @@ void sweep_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
         cli_ports_name(p),
         p->pm.ports == SN_PORTS_SINGLE ? (p->pm.rx == SN_RX_ANY ? " (rx any)" : " (rx one)") : "",
         cli_duplex_name(p));
-    fprintf(f, "# %u iterations after %u warm-up per size, security %s", o->reps, o->warmup,
-            o->security == SN_SEC_SODIUM ? "sodium" : "none");
+    char sec[96];
+    sweep_security_text(o, res, sec, sizeof sec);
+    fprintf(f, "# %u iterations after %u warm-up per size, security %s", o->reps, o->warmup, sec);
     if (res->ncalibrated)
         fprintf(f, "; links alpha %.2f us, beta %.6f us/byte (median of %zu, probes of %u bytes)\n",
                 res->alpha_us, res->beta_us, res->ncalibrated, res->probe_bytes);
@@ -425,7 +456,7 @@ void sweep_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
             json_uint(&j, "bytes_checked", pt->bytes_checked);
         else
             json_null(&j, "bytes_checked");
-        json_str(&j, "security", o->security == SN_SEC_SODIUM ? "sodium" : "none");
+        sweep_json_security(&j, o, res);
         json_uint(&j, "spin_us", o->spin_us);
         json_str(&j, "termination", o->termination_detect ? "detect" : "learn");
         if (pt->quiet_slot)

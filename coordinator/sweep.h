@@ -58,6 +58,11 @@ void sweep_json_stats(json_t *j, const sweep_stats_t *s);
 void sweep_json_series(json_t *j, const char *key, const uint64_t *ns, size_t n, int with_avg);
 /* hosts (per node id) and link_calibration (per calibrated link). */
 void sweep_json_hosts_links(json_t *j, const coord_result_t *res);
+/* security, cipher (--cipher: auto or the one cipher; none without security) and ciphers_used
+ * (what the control connections and the links negotiated, by name). */
+void sweep_json_security(json_t *j, const coord_opts_t *o, const coord_result_t *res);
+/* The security of the text reports: "none (plaintext)" or "sodium (X25519 + CIPHERS)". */
+void sweep_security_text(const coord_opts_t *o, const coord_result_t *res, char *buf, size_t cap);
 
 /* The prediction for one size in microseconds (the run's prediction with that size's steps and
  * packet size); negative when the size did not run to the end. */

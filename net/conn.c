@@ -832,7 +832,9 @@ int sn_conn_start(sn_conn_t *c, const sn_conn_sec_cfg_t *sec, int initiator)
     c->hs = sn_xmalloc(sizeof *c->hs);
     uint8_t m1[SN_SEC_M1_BYTES];
     size_t m1len = 0;
-    sn_hs_start(c->hs, sec->mode, sec->key, initiator, NULL, m1, &m1len);
+    int avail = sn_sec_ciphers_available();
+    sn_hs_start(c->hs, sec->mode, sec->key, initiator, sec->ciphers ? sec->ciphers & avail : avail,
+                NULL, m1, &m1len);
     c->deadline_ms = sec->deadline_ms ? sec->deadline_ms : 10000;
     uv_timer_start(&c->timer, on_deadline, c->deadline_ms, 0);
     int rc = uv_tcp_nodelay(&c->tcp, 1);

@@ -52,11 +52,13 @@ typedef void (*sn_conn_fill_fn)(const void *ctx, uint32_t off, uint8_t *dst, uin
 #define SN_CONN_FAULT_FLIP     2 /* one bit in the middle of the frame, after sealing */
 
 /* How a connection protects itself: the mode (SN_SEC_SODIUM or SN_SEC_NONE), the cluster key
- * (borrowed; must outlive the connection) and the handshake deadline. */
+ * (borrowed; must outlive the connection), the handshake deadline and the ciphers it offers as
+ * initiator or accepts as responder (SN_CIPHER_* bits; 0: every one this machine runs). */
 typedef struct sn_conn_sec_cfg_s {
     int mode;
     const sn_key_t *key;
     uint32_t deadline_ms; /* 0: 10000 */
+    int ciphers;
 } sn_conn_sec_cfg_t;
 
 typedef struct sn_conn_s sn_conn_t;

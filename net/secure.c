@@ -19,6 +19,7 @@ static const uint8_t magic[6] = {'s', 't', 'p', 'n', 'e', 't'};
 static const char label_master[] = "stepnet-v1-master";
 static const char label_resp[] = "stepnet-v1-responder";
 static const char label_init[] = "stepnet-v1-initiator";
+static const char label_aes[] = "stepnet-v3-aes256gcm";
 static const char kdf_ctx[crypto_kdf_CONTEXTBYTES] = {'s', 't', 'e', 'p', 'n', 'e', 't', '1'};
 
 void sn_sec_init(void)
@@ -27,6 +28,19 @@ void sn_sec_init(void)
         fprintf(stderr, "stepnet: libsodium failed to initialise (no entropy source?)\n");
         abort();
     }
+}
+
+int sn_sec_ciphers_available(void)
+{
+    sn_sec_init();
+    return SN_CIPHER_XCHACHA20 | (crypto_aead_aes256gcm_is_available() ? SN_CIPHER_AES256GCM : 0);
+}
+
+const char *sn_sec_cipher_name(int cipher)
+{
+    return cipher == SN_CIPHER_XCHACHA20   ? "xchacha20poly1305"
+           : cipher == SN_CIPHER_AES256GCM ? "aes256gcm"
+                                           : "none";
 }
 
 /* ---- key files ----------------------------------------------------------------------------- */
@@ -282,20 +296,52 @@ void sn_hs_derive(const sn_key_t *key, const uint8_t s[64], const uint8_t th[32]
     sodium_memzero(master, sizeof master);
 }
 
-/* A secretstream state from a key and a header: identical to what init_push computes after it
- * draws its random header, which lets the header come from sn_hs_fixed_t in the test vectors. */
-static void stream_init(crypto_secretstream_xchacha20poly1305_state *st, const uint8_t hdr[24],
-                        const uint8_t key[32])
+void sn_sec_aes_epoch_key(const uint8_t key[32], const uint8_t hdr[24], uint64_t e, uint8_t out[32])
 {
-    crypto_secretstream_xchacha20poly1305_init_pull(st, hdr, key);
+    uint8_t le[8];
+    for (int i = 0; i < 8; i++)
+        le[i] = (uint8_t) (e >> (8 * i));
+    crypto_generichash_state st;
+    crypto_generichash_init(&st, key, 32, 32);
+    crypto_generichash_update(&st, (const uint8_t *) label_aes, strlen(label_aes));
+    crypto_generichash_update(&st, hdr, 24);
+    crypto_generichash_update(&st, le, 8);
+    crypto_generichash_final(&st, out, 32);
+    sodium_memzero(&st, sizeof st);
 }
 
-void sn_hs_start(sn_hs_t *hs, int mode, const sn_key_t *key, int initiator,
+/* The expanded AES key of the epoch that chunk a->n falls in. */
+static void aes_rekey(sn_sec_aes_t *a)
+{
+    uint8_t k[32];
+    sn_sec_aes_epoch_key(a->key, a->hdr, a->n >> SN_SEC_AES_EPOCH_BITS, k);
+    crypto_aead_aes256gcm_beforenm(&a->st, k);
+    sodium_memzero(k, sizeof k);
+}
+
+/* One direction of the connection from its key and stream header. The secretstream state is
+ * identical to what init_push computes after it draws its random header, which lets the header
+ * come from sn_hs_fixed_t in the test vectors. */
+static void dir_init(sn_sec_t *s, int tx, const uint8_t hdr[24], const uint8_t key[32])
+{
+    if (s->cipher == SN_CIPHER_AES256GCM) {
+        sn_sec_aes_t *a = tx ? &s->atx : &s->arx;
+        memcpy(a->key, key, 32);
+        memcpy(a->hdr, hdr, 24);
+        a->n = 0;
+        aes_rekey(a);
+        return;
+    }
+    crypto_secretstream_xchacha20poly1305_init_pull(tx ? &s->tx : &s->rx, hdr, key);
+}
+
+void sn_hs_start(sn_hs_t *hs, int mode, const sn_key_t *key, int initiator, int ciphers,
                  const sn_hs_fixed_t *fixed, uint8_t out[SN_SEC_M1_BYTES], size_t *outlen)
 {
     memset(hs, 0, sizeof *hs);
     hs->mode = mode;
     hs->initiator = initiator;
+    hs->ciphers = ciphers & (SN_CIPHER_XCHACHA20 | SN_CIPHER_AES256GCM);
     if (key)
         hs->key = key; /* borrowed: the cluster key stays in its owner's sodium_malloc memory */
     hs->want = SN_SEC_PREAMBLE;
@@ -315,7 +361,8 @@ void sn_hs_start(sn_hs_t *hs, int mode, const sn_key_t *key, int initiator,
         *outlen = SN_SEC_PREAMBLE;
         if (mode == SN_SEC_SODIUM) {
             memcpy(out + SN_SEC_PREAMBLE, hs->e_pk, 32);
-            *outlen += 32;
+            out[SN_SEC_PREAMBLE + 32] = (uint8_t) hs->ciphers; /* c_I: the offer */
+            *outlen += 33;
         }
         tr_add(hs, out, *outlen);
     }
@@ -383,12 +430,12 @@ int sn_hs_step(sn_hs_t *hs, const uint8_t *in, uint8_t out[SN_SEC_MAX_REPLY], si
         }
         tr_add(hs, in, SN_SEC_PREAMBLE);
         hs->stage = 1;
-        hs->want = hs->initiator ? SN_SEC_M2_BYTES - SN_SEC_PREAMBLE : 32;
+        hs->want = hs->initiator ? SN_SEC_M2_BYTES - SN_SEC_PREAMBLE : 32 + 1;
         return 0;
     }
-    if (hs->initiator && hs->stage == 1) { /* e_R | hdr_R | tag_R */
+    if (hs->initiator && hs->stage == 1) { /* e_R | c_R | hdr_R | tag_R */
         memcpy(hs->peer_pk, in, 32);
-        tr_add(hs, in, 32 + 24); /* transcript: P_I e_I P_R e_R hdr_R */
+        tr_add(hs, in, 32 + 1 + 24); /* transcript: P_I e_I c_I P_R e_R c_R hdr_R */
         if (crypto_kx_client_session_keys(rx, tx, hs->e_pk, hs->e_sk, hs->peer_pk) != 0) {
             *why = "the peer sent an invalid ephemeral key";
             rc = SN_EPROTO;
@@ -396,26 +443,52 @@ int sn_hs_step(sn_hs_t *hs, const uint8_t *in, uint8_t out[SN_SEC_MAX_REPLY], si
         }
         memcpy(s, rx, 32); /* s = BLAKE2b-512(q | e_I | e_R) */
         memcpy(s + 32, tx, 32);
-        crypto_generichash(th, 32, hs->tr, SN_SEC_M1_BYTES + SN_SEC_PREAMBLE + 32, NULL, 0);
+        crypto_generichash(th, 32, hs->tr, SN_SEC_M1_BYTES + SN_SEC_PREAMBLE + 32 + 1, NULL, 0);
         sn_hs_derive(hs->key, s, th, hs->k_tx, hs->k_rx, hs->k_mac);
         tag_of(hs->k_mac, label_resp, hs->tr, hs->trlen, NULL, 0, tag);
-        if (crypto_verify_32(tag, in + 56) != 0) {
+        if (crypto_verify_32(tag, in + 57) != 0) {
             *why = auth_failed;
             rc = SN_EPROTO;
             goto out;
         }
-        tr_add(hs, in + 56, 32);
-        stream_init(&hs->sec.rx, in + 32, hs->k_rx);
-        stream_init(&hs->sec.tx, hs->hdr_tx, hs->k_tx);
+        /* the choice is authenticated now; it must be one cipher of the offer */
+        int chosen = in[32];
+        if ((chosen != SN_CIPHER_XCHACHA20 && chosen != SN_CIPHER_AES256GCM) ||
+            !(chosen & hs->ciphers)) {
+            *why = "the peer chose a cipher this side did not offer";
+            rc = SN_EPROTO;
+            goto out;
+        }
+        hs->sec.cipher = chosen;
+        tr_add(hs, in + 57, 32);
+        dir_init(&hs->sec, 0, in + 33, hs->k_rx);
+        dir_init(&hs->sec, 1, hs->hdr_tx, hs->k_tx);
         memcpy(out, hs->hdr_tx, 24);
         tag_of(hs->k_mac, label_init, hs->tr, hs->trlen, hs->hdr_tx, 24, out + 24);
         *outlen = SN_SEC_M3_BYTES;
         hs->done = 1;
         goto out;
     }
-    if (!hs->initiator && hs->stage == 1) { /* e_I */
+    if (!hs->initiator && hs->stage == 1) { /* e_I | c_I */
         memcpy(hs->peer_pk, in, 32);
-        tr_add(hs, in, 32);
+        tr_add(hs, in, 32 + 1);
+        /* the choice: AES-256-GCM where both allow it (the faster on CPUs with AES-NI) */
+        int common = in[32] & hs->ciphers;
+        if (common == 0) {
+            static char text[160];
+            snprintf(text, sizeof text,
+                     "no cipher in common: the peer offers %s%s%s, this side accepts %s%s%s",
+                     in[32] & SN_CIPHER_AES256GCM ? "aes256gcm " : "",
+                     in[32] & SN_CIPHER_XCHACHA20 ? "xchacha20poly1305" : "",
+                     in[32] & (SN_CIPHER_AES256GCM | SN_CIPHER_XCHACHA20) ? "" : "nothing",
+                     hs->ciphers & SN_CIPHER_AES256GCM ? "aes256gcm " : "",
+                     hs->ciphers & SN_CIPHER_XCHACHA20 ? "xchacha20poly1305" : "",
+                     hs->ciphers ? "" : "nothing");
+            *why = text;
+            rc = SN_EPROTO;
+            goto out;
+        }
+        hs->sec.cipher = common & SN_CIPHER_AES256GCM ? SN_CIPHER_AES256GCM : SN_CIPHER_XCHACHA20;
         if (crypto_kx_server_session_keys(rx, tx, hs->e_pk, hs->e_sk, hs->peer_pk) != 0) {
             *why = "the peer sent an invalid ephemeral key";
             rc = SN_EPROTO;
@@ -425,14 +498,15 @@ int sn_hs_step(sn_hs_t *hs, const uint8_t *in, uint8_t out[SN_SEC_MAX_REPLY], si
         memcpy(s + 32, rx, 32);
         preamble(hs->mode, out);
         memcpy(out + SN_SEC_PREAMBLE, hs->e_pk, 32);
-        tr_add(hs, out, SN_SEC_PREAMBLE + 32);
+        out[SN_SEC_PREAMBLE + 32] = (uint8_t) hs->sec.cipher; /* c_R: the choice */
+        tr_add(hs, out, SN_SEC_PREAMBLE + 32 + 1);
         crypto_generichash(th, 32, hs->tr, hs->trlen, NULL, 0);
         sn_hs_derive(hs->key, s, th, hs->k_rx, hs->k_tx, hs->k_mac);
-        memcpy(out + SN_SEC_PREAMBLE + 32, hs->hdr_tx, 24);
+        memcpy(out + SN_SEC_PREAMBLE + 33, hs->hdr_tx, 24);
         tr_add(hs, hs->hdr_tx, 24);
-        tag_of(hs->k_mac, label_resp, hs->tr, hs->trlen, NULL, 0, out + SN_SEC_PREAMBLE + 56);
-        tr_add(hs, out + SN_SEC_PREAMBLE + 56, 32);
-        stream_init(&hs->sec.tx, hs->hdr_tx, hs->k_tx);
+        tag_of(hs->k_mac, label_resp, hs->tr, hs->trlen, NULL, 0, out + SN_SEC_PREAMBLE + 57);
+        tr_add(hs, out + SN_SEC_PREAMBLE + 57, 32);
+        dir_init(&hs->sec, 1, hs->hdr_tx, hs->k_tx);
         *outlen = SN_SEC_M2_BYTES;
         hs->stage = 2;
         hs->want = SN_SEC_M3_BYTES;
@@ -445,7 +519,7 @@ int sn_hs_step(sn_hs_t *hs, const uint8_t *in, uint8_t out[SN_SEC_MAX_REPLY], si
             rc = SN_EPROTO;
             goto out;
         }
-        stream_init(&hs->sec.rx, in, hs->k_rx);
+        dir_init(&hs->sec, 0, in, hs->k_rx);
         hs->done = 1;
         goto out;
     }
@@ -470,9 +544,38 @@ void sn_hs_wipe(sn_hs_t *hs)
 
 /* ---- frames -------------------------------------------------------------------------------- */
 
+/* AES-256-GCM chunks: tag byte (0 a frame's inner chunk, 1 its last, as the secretstream's
+ * TAG_MESSAGE and TAG_PUSH) in clear, then the ciphertext and the 16-byte MAC; the associated data
+ * is the frame's length header and the tag byte; the nonce is the direction's chunk count, 8 bytes
+ * little-endian then 4 zero bytes, so a replayed, dropped or reordered chunk fails its MAC. */
+static void aes_nonce(uint64_t n, uint8_t nonce[crypto_aead_aes256gcm_NPUBBYTES])
+{
+    memset(nonce, 0, crypto_aead_aes256gcm_NPUBBYTES);
+    for (int i = 0; i < 8; i++)
+        nonce[i] = (uint8_t) (n >> (8 * i));
+}
+
+/* The next chunk's nonce, the key changed at an epoch boundary. */
+static void aes_next(sn_sec_aes_t *a, uint8_t nonce[crypto_aead_aes256gcm_NPUBBYTES])
+{
+    if (a->n > 0 && (a->n & ((1ull << SN_SEC_AES_EPOCH_BITS) - 1)) == 0)
+        aes_rekey(a);
+    aes_nonce(a->n, nonce);
+    a->n++;
+}
+
 void sn_sec_seal(sn_sec_t *s, uint8_t *c, const uint8_t *m, size_t mlen, const uint8_t ad[4],
                  int last)
 {
+    if (s->cipher == SN_CIPHER_AES256GCM) {
+        uint8_t nonce[crypto_aead_aes256gcm_NPUBBYTES], ad5[5];
+        aes_next(&s->atx, nonce);
+        memcpy(ad5, ad, 4);
+        ad5[4] = c[0] = last ? 1 : 0;
+        crypto_aead_aes256gcm_encrypt_afternm(c + 1, NULL, m, mlen, ad5, 5, NULL, nonce,
+                                              &s->atx.st);
+        return;
+    }
     crypto_secretstream_xchacha20poly1305_push(
         &s->tx, c, NULL, m, mlen, ad, 4,
         last ? crypto_secretstream_xchacha20poly1305_TAG_PUSH
@@ -485,6 +588,18 @@ int sn_sec_open(sn_sec_t *s, uint8_t *m, const uint8_t *c, size_t clen, const ui
     unsigned char tag = 0xff;
     if (clen < SN_SEC_ABYTES)
         return SN_EPROTO;
+    if (s->cipher == SN_CIPHER_AES256GCM) {
+        uint8_t nonce[crypto_aead_aes256gcm_NPUBBYTES], ad5[5];
+        aes_next(&s->arx, nonce);
+        if (c[0] != (last ? 1 : 0))
+            return SN_EPROTO;
+        memcpy(ad5, ad, 4);
+        ad5[4] = c[0];
+        if (crypto_aead_aes256gcm_decrypt_afternm(m, NULL, NULL, c + 1, clen - 1, ad5, 5, nonce,
+                                                  &s->arx.st) != 0)
+            return SN_EPROTO;
+        return 0;
+    }
     if (crypto_secretstream_xchacha20poly1305_pull(&s->rx, m, NULL, &tag, c, clen, ad, 4) != 0)
         return SN_EPROTO;
     if (tag != (last ? crypto_secretstream_xchacha20poly1305_TAG_PUSH

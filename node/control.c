@@ -73,6 +73,8 @@ static int take_assignment(node_t *nd, const Stepnet__Assign *a, sn_err_t *err)
     nd->collective_ms = a->collective_ms;
     nd->max_slots = a->max_slots ? a->max_slots : UINT64_MAX;
     nd->spin_ns = a->has_spin_us ? (uint64_t) a->spin_us * 1000 : 0;
+    if (a->has_ciphers) /* the links this node dials offer these (--cipher) */
+        nd->sec.ciphers = (int) a->ciphers;
     if (a->fault && (rc = sn_wire_fault_parse(a->fault, &nd->fault, err)) < 0)
         return rc;
     if ((rc = sn__node_links_init(nd, a, err)) < 0 || (rc = sn__node_emu_init(nd, a, err)) < 0)

@@ -25,6 +25,10 @@ static void check_ready(node_t *nd)
     Stepnet__Control m = STEPNET__CONTROL__INIT;
     Stepnet__Ready r = STEPNET__READY__INIT;
     r.node = nd->id;
+    for (uint32_t q = 0; q < nd->deg; q++)
+        if (nd->links[q].lc && nd->links[q].lc->c.sec)
+            r.link_ciphers |= (uint32_t) nd->links[q].lc->c.sec->cipher;
+    r.has_link_ciphers = 1;
     m.msg_case = STEPNET__CONTROL__MSG_READY;
     m.ready = &r;
     sn__node_send_ctl(nd, &m);

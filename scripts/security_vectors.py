@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Recomputes the handshake test vectors of docs/security.md without libsodium.
+"""Recomputes the handshake test vectors of docs/security.md (both ciphers) without libsodium.
 
 An independent check of net/secure.c: X25519 from the `cryptography` package, BLAKE2b from
 hashlib (crypto_generichash is BLAKE2b; crypto_kdf_derive_from_key is BLAKE2b keyed with the
@@ -37,27 +37,25 @@ e_r_sk = bytes(range(0x60, 0x80))
 hdr_r = bytes(range(0x80, 0x98))
 hdr_i = bytes(range(0xA0, 0xB8))
 
-P_I = b"stpnet\x02\x01"  # transport version 2, mode sodium
-P_R = b"stpnet\x02\x01"
-e_i = pub(e_i_sk)
-e_r = pub(e_r_sk)
-M1 = P_I + e_i
-q = dh(e_i_sk, e_r)
-s = b2b(q + e_i + e_r, 64)
-th = b2b(M1 + P_R + e_r)
-master = b2b(b"stepnet-v1-master" + s + th, key=K)
-k_i2r, k_r2i, k_mac = kdf(master, 1), kdf(master, 2), kdf(master, 3)
-tr = M1 + P_R + e_r + hdr_r
-tag_r = b2b(b"stepnet-v1-responder" + tr, key=k_mac)
-M2 = P_R + e_r + hdr_r + tag_r
-tag_i = b2b(b"stepnet-v1-initiator" + M1 + M2 + hdr_i, key=k_mac)
-M3 = hdr_i + tag_i
+def handshake(c_i, c_r):
+    """The three messages and the keys for the initiator's offer c_i and the responder's choice c_r
+    (one byte each: bit 0 XChaCha20-Poly1305, bit 1 AES-256-GCM)."""
+    P = b"stpnet\x03\x01"  # transport version 3, mode sodium
+    e_i, e_r = pub(e_i_sk), pub(e_r_sk)
+    M1 = P + e_i + bytes([c_i])
+    q = dh(e_i_sk, e_r)
+    s = b2b(q + e_i + e_r, 64)
+    th = b2b(M1 + P + e_r + bytes([c_r]))
+    master = b2b(b"stepnet-v1-master" + s + th, key=K)
+    k_i2r, k_r2i, k_mac = kdf(master, 1), kdf(master, 2), kdf(master, 3)
+    tr = M1 + P + e_r + bytes([c_r]) + hdr_r
+    tag_r = b2b(b"stepnet-v1-responder" + tr, key=k_mac)
+    M2 = P + e_r + bytes([c_r]) + hdr_r + tag_r
+    tag_i = b2b(b"stepnet-v1-initiator" + M1 + M2 + hdr_i, key=k_mac)
+    M3 = hdr_i + tag_i
+    return dict(e_I=e_i, e_R=e_r, s=s, th=th, master=master, k_i2r=k_i2r, k_r2i=k_r2i,
+                k_mac=k_mac, tag_R=tag_r, tag_I=tag_i, M1=M1, M2=M2, M3=M3)
 
-for name, v in [("K", K), ("e_I_sk", e_i_sk), ("e_R_sk", e_r_sk), ("hdr_R", hdr_r),
-                ("hdr_I", hdr_i), ("e_I", e_i), ("e_R", e_r), ("s", s), ("th", th),
-                ("master", master), ("k_i2r", k_i2r), ("k_r2i", k_r2i), ("k_mac", k_mac),
-                ("tag_R", tag_r), ("tag_I", tag_i), ("M1", M1), ("M2", M2), ("M3", M3)]:
-    print(f"{name:7s} {v.hex()}")
 
 # ---- the first sealed frame, initiator to responder: crypto_secretstream_xchacha20poly1305 ----
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms  # noqa: E402
@@ -104,8 +102,42 @@ def secretstream_push_first(key, header, m, ad, tag=0):
     return bytes([tagblock[0]]) + c + p.finalize()
 
 
-# transport version 2: the length header counts the plaintext (type byte + body) and is the
+# transport version 3: the length header counts the plaintext (type byte + body) and is the
 # associated data of every chunk; a frame of one chunk is tagged PUSH (1), the frame's last chunk
 m = bytes([3]) + b"hello"
 ad = len(m).to_bytes(4, "big")
-print(f"{'frame1':7s} {(ad + secretstream_push_first(k_i2r, hdr_i, m, ad, tag=1)).hex()}")
+
+
+def aes_first(k_dir, hdr, m, ad, tag=1):
+    """The first AES-256-GCM chunk of a direction: the epoch-0 key BLAKE2b-256 keyed with the
+    direction's key over "stepnet-v3-aes256gcm" || hdr || 0 (8 bytes little-endian); nonce = the
+    chunk count 0 (8 bytes little-endian) || 4 zero bytes; associated data = length header || tag
+    byte; the chunk = tag byte || ciphertext || 16-byte MAC."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    k = b2b(b"stepnet-v3-aes256gcm" + hdr + (0).to_bytes(8, "little"), key=k_dir)
+    nonce = (0).to_bytes(8, "little") + bytes(4)
+    return k, bytes([tag]) + AESGCM(k).encrypt(nonce, m, ad + bytes([tag]))
+
+
+def show(name, v):
+    """One value as docs/security.md prints it: 32 bytes per line, continued under the first."""
+    h = v.hex()
+    print(f"{name:7s} " + "\n        ".join(h[i:i + 64] for i in range(0, len(h), 64)))
+
+
+for name, v in [("K", K), ("e_I_sk", e_i_sk), ("e_R_sk", e_r_sk), ("hdr_R", hdr_r),
+                ("hdr_I", hdr_i)]:
+    show(name, v)
+for title, c_i, c_r in [("offer 03 (both), choice 02: AES-256-GCM", 3, 2),
+                        ("offer 01, choice 01: XChaCha20-Poly1305", 1, 1)]:
+    print(f"# {title}")
+    h = handshake(c_i, c_r)
+    for name in ["e_I", "e_R", "s", "th", "master", "k_i2r", "k_r2i", "k_mac", "tag_R", "tag_I",
+                 "M1", "M2", "M3"]:
+        show(name, h[name])
+    if c_r == 2:
+        k0, chunk = aes_first(h["k_i2r"], hdr_i, m, ad)
+        show("aes_k0", k0)
+        show("frame1", ad + chunk)
+    else:
+        show("frame1", ad + secretstream_push_first(h["k_i2r"], hdr_i, m, ad, tag=1))

@@ -18,8 +18,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int initiator = data[0] & 1, mode = (data[0] & 2) ? SN_SEC_NONE : SN_SEC_SODIUM;
     sn_hs_t hs;
     uint8_t out[SN_SEC_MAX_REPLY];
-    size_t outlen = 0, pos = 1;
-    sn_hs_start(&hs, mode, &key, initiator, &fixed, out, &outlen);
+    size_t outlen = 0, pos = size > 1 ? 2 : 1;
+    /* the side's ciphers from the second byte: all four sets, the empty one included */
+    int ciphers = size > 1 ? (data[1] & 3) : SN_CIPHER_XCHACHA20;
+    sn_hs_start(&hs, mode, &key, initiator, ciphers, &fixed, out, &outlen);
     while (!hs.done && hs.want > 0 && size - pos >= hs.want) {
         const char *why = NULL;
         size_t take = hs.want;

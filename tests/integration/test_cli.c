@@ -922,6 +922,13 @@ static void test_run_name_value(void **state)
     r = RUN("bench", "--topo", "ring:4", "--coll", "bcast", "--spin-us=-1");
     expect_bad(&r, "'-1'", "--spin-us");
     tu_exec_free(&r);
+    r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--cipher", "rot13");
+    expect_bad(&r, "'rot13'", "expected auto, xchacha20poly1305 or aes256gcm");
+    tu_exec_free(&r);
+    r = RUN("bench", "--topo", "ring:4", "--coll", "bcast", "--security", "none", "--cipher",
+            "aes256gcm");
+    expect_bad(&r, "--cipher", "--security sodium");
+    tu_exec_free(&r);
     r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--termination", "never");
     expect_bad(&r, "'never'", "expected learn or detect");
     tu_exec_free(&r);

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "secure.h"
 #include "stepnet.pb-c.h"
 #include "testutil.h"
 
@@ -659,6 +660,8 @@ static const char *const run_fields[] = {"size",
                                          "beta_us_per_byte",
                                          "predicted_us",
                                          "security",
+                                         "cipher",
+                                         "ciphers_used",
                                          "spin_us",
                                          "termination",
                                          "quiet_slot",
@@ -1867,12 +1870,35 @@ static void test_security_reported(void **state)
     assert_string_equal(jstr(tu_json_line(&p), "security"), "none");
     if (strstr(p.err, "security none: links and the control channel are plaintext") == NULL)
         fail_msg("no security-none notice on stderr:\n%s", p.err);
+    assert_string_equal(jstr(tu_json_line(&p), "cipher"), "none");
+    assert_int_equal(strncmp(tu_json_need(tu_json_line(&p), "ciphers_used"), "[]", 2), 0);
     tu_exec_free(&p);
     p = STEPNET(60, "run", "--topo", "torus:3x3", "--coll", "te");
     tu_expect_status(&p, 0);
     if (strstr(p.out, "security sodium") == NULL)
         fail_msg("the text report does not name the transport:\n%s", p.out);
     tu_exec_free(&p);
+    /* --cipher: every control connection and every link runs the cipher asked for (the nodes
+     * report their links' in Ready); auto takes AES-256-GCM where the CPU has AES-NI */
+    const char *aes = "aes256gcm", *xc = "xchacha20poly1305";
+    const char *want_auto = sn_sec_ciphers_available() & SN_CIPHER_AES256GCM ? aes : xc;
+    static const char *const modes[] = {"auto", "xchacha20poly1305", "aes256gcm"};
+    for (size_t m = 0; m < 3; m++) {
+        if (m == 2 && want_auto != aes)
+            break; /* no AES-NI here: test_cli checks the refusal */
+        p = STEPNET(60, "run", "--topo", "torus:3x3", "--coll", "te", "--size", "70000", "--reps",
+                    "2", "--probes", "2", "--cipher", modes[m], "--json");
+        tu_expect_status(&p, 0);
+        const char *j = tu_json_line(&p);
+        assert_true(tu_json_bool(j, "verified"));
+        assert_string_equal(jstr(j, "cipher"), modes[m]);
+        char used[64];
+        snprintf(used, sizeof used, "[\"%s\"]", m == 0 ? want_auto : modes[m]);
+        if (strncmp(tu_json_need(j, "ciphers_used"), used, strlen(used)) != 0)
+            fail_msg("--cipher %s: ciphers_used is %s, expected %s", modes[m],
+                     tu_json_need(j, "ciphers_used"), used);
+        tu_exec_free(&p);
+    }
 }
 
 /* A 64-hex-digit word, as a key in the file format would be. */

@@ -498,6 +498,41 @@ static void test_altered_handshake(void **state)
     assert_non_null(strstr(o.server_err, "127.0.0.1:"));
 }
 
+/* Each cipher over a real connection (the initiator offers only it): frames of 0 B to 300 kB
+ * arrive in order and intact. An initiator offering only XChaCha20-Poly1305 to a responder that
+ * accepts only AES-256-GCM is refused by the responder, which names both sets. */
+static void test_ciphers(void **state)
+{
+    (void) state;
+    int avail = sn_sec_ciphers_available();
+    const size_t sizes[] = {0, 100, 300000};
+    for (int c = SN_CIPHER_XCHACHA20; c <= SN_CIPHER_AES256GCM; c++) {
+        if (!(avail & c)) {
+            print_message("  (no AES-NI here: %s not run)\n", sn_sec_cipher_name(c));
+            continue;
+        }
+        sn_conn_sec_cfg_t a = secure(&key_a), any = secure(&key_a);
+        a.ciphers = c;
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+            outcome_t o = run(&a, &any, sizes[i], MUT_NONE, 0, 0, 0);
+            assert_int_equal(o.server_frames, NFRAMES);
+            assert_int_equal(o.bad_content, 0);
+        }
+    }
+    if (!(avail & SN_CIPHER_AES256GCM))
+        return;
+    sn_conn_sec_cfg_t x = secure(&key_a), y = secure(&key_a);
+    x.ciphers = SN_CIPHER_XCHACHA20;
+    y.ciphers = SN_CIPHER_AES256GCM;
+    outcome_t o = run(&x, &y, 16, MUT_NONE, 0, 0, 0);
+    assert_int_equal(o.server_frames, 0);
+    assert_int_equal(o.server_status, SN_EPROTO);
+    if (strstr(o.server_err, "no cipher in common: the peer offers xchacha20poly1305, this side "
+                             "accepts aes256gcm") == NULL)
+        fail_msg("server error: %s", o.server_err);
+    assert_non_null(strstr(o.client_err, "during the handshake"));
+}
+
 static void test_wrong_key(void **state)
 {
     (void) state;
@@ -778,11 +813,17 @@ int main(void)
     sn_key_random(&key_a);
     sn_key_random(&key_b);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_delivers_in_order),    cmocka_unit_test(test_shared_pool),
-        cmocka_unit_test(test_memory_model_matches), cmocka_unit_test(test_altered_frames),
-        cmocka_unit_test(test_altered_handshake),    cmocka_unit_test(test_wrong_key),
-        cmocka_unit_test(test_plaintext_peers),      cmocka_unit_test(test_handshake_deadline),
-        cmocka_unit_test(test_admission_caps),       cmocka_unit_test(test_admission_accept_error),
+        cmocka_unit_test(test_delivers_in_order),
+        cmocka_unit_test(test_shared_pool),
+        cmocka_unit_test(test_memory_model_matches),
+        cmocka_unit_test(test_altered_frames),
+        cmocka_unit_test(test_altered_handshake),
+        cmocka_unit_test(test_ciphers),
+        cmocka_unit_test(test_wrong_key),
+        cmocka_unit_test(test_plaintext_peers),
+        cmocka_unit_test(test_handshake_deadline),
+        cmocka_unit_test(test_admission_caps),
+        cmocka_unit_test(test_admission_accept_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

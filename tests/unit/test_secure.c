@@ -1,6 +1,7 @@
-/* Unit tests of net/secure.c: the test vectors of docs/security.md (computed independently by
- * scripts/security_vectors.py), every single-bit alteration of every handshake message, mode
- * mismatches, frame sealing against alteration, replay, loss and reordering, and key files. */
+/* Unit tests of net/secure.c: the test vectors of docs/security.md for both ciphers (computed
+ * independently by scripts/security_vectors.py), every single-bit alteration of every handshake
+ * message, mode mismatches, frame sealing against alteration, replay, loss and reordering, and key
+ * files. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,26 +29,49 @@ static const char *const V_HDR_I = "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5
 static const char *const V_S =
     "658ab5697c8d05d86c4c2c7cf86f4fe59b039cb1a1c0d626ab54245a90d62f6a4053daef6960b133a632efc172"
     "a5b4b07c77481f0be540edffc57fe2369c5c0e";
-static const char *const V_TH = "86b1c70bf6524ba4d4cbfede4fa83e678fe0f1bcac30cb19f93651c52aa7ae40";
-static const char *const V_KI2R =
-    "907cf7c8c155ee149103ee2d71e3584f13757d3f0fcf87c05792c8bf1bed6b5f";
-static const char *const V_KR2I =
-    "214ad9fa66919620b8d736195d4d92b1ea942ee1062ed5745627cc3514d959ba";
-static const char *const V_KMAC =
-    "423b89c856c710a8f2d7ff96ef3844e985ecc74ba5053b7ff8f7ce04375733ba";
-static const char *const V_M1 =
-    "7374706e6574020179a631eede1bf9c98f12032cdeadd0e7a079398fc786b88cc846ec89af85a51a";
-static const char *const V_M2 =
-    "7374706e65740201675dd574ed7789310b3d2e7681f3790b466c773b1521fecf36577958371ea52f8081828384"
-    "85868788898a8b8c8d8e8f9091929394959697293107e3ef93e1a06753c968d49bfb12b57f02cb9306414a4202"
-    "8739ac830582";
-static const char *const V_M3 =
-    "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b76233939bf404767bdc3fff2217544da72babc654c9"
-    "aef4be2869cd70af6084ae";
-/* The first frame from the initiator after the handshake: type 3 and body "hello", one chunk
- * tagged PUSH, sealed with its length header 00 00 00 06 as associated data
- * (scripts/security_vectors.py computes it too from the secretstream definition). */
-static const char *const V_FRAME1 = "00000006dd04a1d1e3d33715ceacaf8888e66fb3cbdf58985d5917";
+/* Per cipher: the initiator's offer and the responder's choice, th, k_i2r, k_r2i, k_mac, the
+ * three messages, and the first frame from the initiator after the handshake: type 3 and body
+ * "hello", one chunk tagged PUSH, sealed with its length header 00 00 00 06 as associated data
+ * (scripts/security_vectors.py computes it too, from the AES-GCM and secretstream definitions). */
+typedef struct vectors_s {
+    int offer, choice;
+    const char *th, *k_i2r, *k_r2i, *k_mac, *m1, *m2, *m3, *frame1;
+} vectors_t;
+static const vectors_t V[2] = {
+    {
+        SN_CIPHER_XCHACHA20 | SN_CIPHER_AES256GCM,
+        SN_CIPHER_AES256GCM,
+        "8154c44f86fd08a1fe5b0c5219966cbedd6be9dd3821dd452e0877927047d73c",
+        "474c5386a9f7c2f9329bdc45f2b0893ad26d1a76968279b528363ed75cffc7f8",
+        "8fa110b74c531ae91dbb45e150b4569bd8011a33d6e00fe8bbcc1cfc147309c1",
+        "12f2ba2d12d32d2504b644e5cf87a6b3c347ece913ee7923178fef3dd632930f",
+        "7374706e6574030179a631eede1bf9c98f12032cdeadd0e7a079398fc786b88cc846ec89af85a51a03",
+        "7374706e65740301675dd574ed7789310b3d2e7681f3790b466c773b1521fecf36577958371ea52f02808182"
+        "838485868788898a8b8c8d8e8f9091929394959697e72cc0bb845541aa1dba6ac32487e100fdbdf3d75a7849"
+        "08c0e4ebf8ee90216b",
+        "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7cf8f93226deb4d34025e6e506e473b4d95da0c06"
+        "613500b6d72371c207430228",
+        "0000000601e2475ebd02bc8a9a31409846fb45a2fb073de50bce0c",
+    },
+    {
+        SN_CIPHER_XCHACHA20,
+        SN_CIPHER_XCHACHA20,
+        "1eab8a2028d8493321fbc7df029fcb045c9631e82bfb4449b63eb7c094327ff6",
+        "aebc0b6c997f7c96559eda6fe94a1a65144c41fdddc666d16404a14d681d6087",
+        "aa1058edd6bce69cccccaf98ea0312eabcb8b3a86b7e3e01199162ad0b3e85c8",
+        "1c9dd2f59c6bff2a6e9fe174342601e05b40d535021b453ed5bebbf2605bed4c",
+        "7374706e6574030179a631eede1bf9c98f12032cdeadd0e7a079398fc786b88cc846ec89af85a51a01",
+        "7374706e65740301675dd574ed7789310b3d2e7681f3790b466c773b1521fecf36577958371ea52f01808182"
+        "838485868788898a8b8c8d8e8f9091929394959697fc3077f46bc47860df1f80a72fac6ea25cbe4f7982d6e5"
+        "8b6179fc882d2c92dc",
+        "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b70f51354fbfd9caa1d249968c73355013099fa306"
+        "63cab1e9b411d8a231eb09ca",
+        "000000064eda7cb5a32c886be8657641145571ff53475255fedb7a",
+    },
+};
+/* AES-256-GCM: the initiator's key of epoch 0 (sn_sec_aes_epoch_key of k_i2r and hdr_I) */
+static const char *const V_AES_K0 =
+    "bf92bf09d6446a621680797685fc102b1032384702ff0734336f995ed14bcce3";
 
 static size_t unhex(const char *hex, uint8_t *out, size_t cap)
 {
@@ -85,14 +109,33 @@ typedef struct pair_s {
     size_t n1, n2, n3;
 } pair_t;
 
+/* The ciphers the initiator offers and the responder accepts in handshake(): every one this
+ * machine runs unless a test says otherwise (reset before each test by reset_ciphers). */
+static int offer, accept;
+
+static int reset_ciphers(void **state)
+{
+    (void) state;
+    offer = accept = sn_sec_ciphers_available();
+    return 0;
+}
+
+static int have_aes(void)
+{
+    if (sn_sec_ciphers_available() & SN_CIPHER_AES256GCM)
+        return 1;
+    print_message("  (this CPU has no AES-NI: the AES-256-GCM cases are skipped)\n");
+    return 0;
+}
+
 static int handshake(pair_t *p, int mode_i, const sn_key_t *ki, int mode_r, const sn_key_t *kr,
                      const sn_hs_fixed_t *fi, const sn_hs_fixed_t *fr, tamper_fn tamper, void *arg)
 {
     memset(p, 0, sizeof *p);
-    sn_hs_start(&p->i, mode_i, ki, 1, fi, p->m1, &p->n1);
+    sn_hs_start(&p->i, mode_i, ki, 1, offer, fi, p->m1, &p->n1);
     uint8_t none[SN_SEC_M1_BYTES];
     size_t n0 = 0;
-    sn_hs_start(&p->r, mode_r, kr, 0, fr, none, &n0);
+    sn_hs_start(&p->r, mode_r, kr, 0, accept, fr, none, &n0);
     assert_int_equal(n0, 0);
     if (tamper)
         tamper(1, p->m1, p->n1, arg);
@@ -138,37 +181,100 @@ static void test_vectors(void **state)
     sn_key_t k;
     sn_hs_fixed_t fi, fr;
     vector_inputs(&k, &fi, &fr);
+    for (int v = 0; v < 2; v++) {
+        if (V[v].choice == SN_CIPHER_AES256GCM && !have_aes())
+            continue;
+        offer = V[v].offer;
+        pair_t p;
+        assert_true(handshake(&p, SN_SEC_SODIUM, &k, SN_SEC_SODIUM, &k, &fi, &fr, NULL, NULL));
+        assert_int_equal(p.i.sec.cipher, V[v].choice);
+        assert_int_equal(p.r.sec.cipher, V[v].choice);
+        assert_hex(p.m1, p.n1, V[v].m1);
+        assert_hex(p.m2, p.n2, V[v].m2);
+        assert_hex(p.m3, p.n3, V[v].m3);
+        /* the derivation on its own */
+        uint8_t s[64], th[32], a[32], b[32], c[32];
+        unhex(V_S, s, sizeof s);
+        unhex(V[v].th, th, sizeof th);
+        sn_hs_derive(&k, s, th, a, b, c);
+        assert_hex(a, 32, V[v].k_i2r);
+        assert_hex(b, 32, V[v].k_r2i);
+        assert_hex(c, 32, V[v].k_mac);
+        if (V[v].choice == SN_CIPHER_AES256GCM) {
+            uint8_t hdr[24], k0[32];
+            unhex(V_HDR_I, hdr, sizeof hdr);
+            sn_sec_aes_epoch_key(a, hdr, 0, k0);
+            assert_hex(k0, 32, V_AES_K0);
+        }
+        /* the first sealed frame, and the responder opens it */
+        uint8_t buf[64];
+        const uint8_t m[] = {3, 'h', 'e', 'l', 'l', 'o'};
+        uint32_t clen = (uint32_t) sizeof m + SN_SEC_ABYTES;
+        buf[0] = 0, buf[1] = 0, buf[2] = 0, buf[3] = (uint8_t) sizeof m;
+        sn_sec_seal(&p.i.sec, buf + 4, m, sizeof m, buf, 1);
+        assert_hex(buf, 4 + clen, V[v].frame1);
+        uint8_t back[sizeof m];
+        assert_int_equal(sn_sec_open(&p.r.sec, back, buf + 4, clen, buf, 1), 0);
+        assert_memory_equal(back, m, sizeof m);
+        sn_hs_wipe(&p.i);
+        sn_hs_wipe(&p.r);
+    }
+}
+
+/* The responder takes AES-256-GCM when both sides allow it, else XChaCha20-Poly1305; sides that
+ * share no cipher fail with the offer and the accepted set named; a choice outside the offer is
+ * refused even when its tag is right. */
+static void test_cipher_negotiation(void **state)
+{
+    (void) state;
+    sn_key_t k;
+    sn_key_random(&k);
     pair_t p;
-    assert_true(handshake(&p, SN_SEC_SODIUM, &k, SN_SEC_SODIUM, &k, &fi, &fr, NULL, NULL));
-    assert_hex(p.m1, p.n1, V_M1);
-    assert_hex(p.m2, p.n2, V_M2);
-    assert_hex(p.m3, p.n3, V_M3);
-    /* the derivation on its own */
-    uint8_t s[64], th[32], a[32], b[32], c[32];
-    unhex(V_S, s, sizeof s);
-    unhex(V_TH, th, sizeof th);
-    sn_hs_derive(&k, s, th, a, b, c);
-    assert_hex(a, 32, V_KI2R);
-    assert_hex(b, 32, V_KR2I);
-    assert_hex(c, 32, V_KMAC);
-    /* the first sealed frame, and the responder opens it */
-    uint8_t buf[64];
-    const uint8_t m[] = {3, 'h', 'e', 'l', 'l', 'o'};
-    uint32_t clen = (uint32_t) sizeof m + SN_SEC_ABYTES;
-    buf[0] = 0, buf[1] = 0, buf[2] = 0, buf[3] = (uint8_t) sizeof m;
-    sn_sec_seal(&p.i.sec, buf + 4, m, sizeof m, buf, 1);
-    assert_hex(buf, 4 + clen, V_FRAME1);
-    uint8_t back[sizeof m];
-    assert_int_equal(sn_sec_open(&p.r.sec, back, buf + 4, clen, buf, 1), 0);
-    assert_memory_equal(back, m, sizeof m);
+    offer = SN_CIPHER_XCHACHA20;
+    assert_true(handshake(&p, SN_SEC_SODIUM, &k, SN_SEC_SODIUM, &k, NULL, NULL, NULL, NULL));
+    assert_int_equal(p.i.sec.cipher, SN_CIPHER_XCHACHA20);
+    offer = SN_CIPHER_XCHACHA20 | SN_CIPHER_AES256GCM;
+    accept = SN_CIPHER_XCHACHA20;
+    assert_true(handshake(&p, SN_SEC_SODIUM, &k, SN_SEC_SODIUM, &k, NULL, NULL, NULL, NULL));
+    assert_int_equal(p.r.sec.cipher, SN_CIPHER_XCHACHA20);
+    offer = SN_CIPHER_AES256GCM;
+    assert_false(handshake(&p, SN_SEC_SODIUM, &k, SN_SEC_SODIUM, &k, NULL, NULL, NULL, NULL));
+    assert_int_equal(p.rc_r, SN_EPROTO);
+    assert_non_null(strstr(p.why_r, "no cipher in common: the peer offers aes256gcm"));
+    assert_non_null(strstr(p.why_r, "this side accepts xchacha20poly1305"));
+    assert_int_equal(p.n2, 0); /* no answer: the initiator sees the connection close */
+    if (!have_aes())
+        return;
+    offer = accept = SN_CIPHER_XCHACHA20 | SN_CIPHER_AES256GCM;
+    assert_true(handshake(&p, SN_SEC_SODIUM, &k, SN_SEC_SODIUM, &k, NULL, NULL, NULL, NULL));
+    assert_int_equal(p.i.sec.cipher, SN_CIPHER_AES256GCM);
+    assert_int_equal(p.r.sec.cipher, SN_CIPHER_AES256GCM);
+    /* an initiator that offered both but (a bug, or a peer holding the key) gets a choice it no
+     * longer allows: the transcript is intact, the choice check refuses it */
+    memset(&p, 0, sizeof p);
+    uint8_t out[SN_SEC_MAX_REPLY], m2[SN_SEC_MAX_REPLY];
+    size_t n = 0, n2 = 0, n0 = 0;
+    sn_hs_start(&p.i, SN_SEC_SODIUM, &k, 1, offer, NULL, p.m1, &p.n1);
+    sn_hs_start(&p.r, SN_SEC_SODIUM, &k, 0, accept, NULL, out, &n0);
+    for (size_t off = 0; !p.r.done && off + p.r.want <= p.n1;) {
+        size_t w = p.r.want;
+        assert_int_equal(sn_hs_step(&p.r, p.m1 + off, out, &n, &p.why_r), 0);
+        memcpy(m2 + n2, out, n);
+        n2 += n;
+        off += w;
+    }
+    p.i.ciphers = SN_CIPHER_XCHACHA20;
+    assert_int_equal(sn_hs_step(&p.i, m2, out, &n, &p.why_i), 0); /* the preamble */
+    assert_int_equal(sn_hs_step(&p.i, m2 + SN_SEC_PREAMBLE, out, &n, &p.why_i), SN_EPROTO);
+    assert_non_null(strstr(p.why_i, "did not offer"));
+    assert_int_equal(n, 0);
     sn_hs_wipe(&p.i);
     sn_hs_wipe(&p.r);
 }
 
 /* Random keys both ways: the streams work in both directions, in place, for many frames. */
-static void test_streams_both_ways(void **state)
+static void streams_both_ways_with(void)
 {
-    (void) state;
     sn_key_t k;
     sn_key_random(&k);
     pair_t p;
@@ -204,9 +310,8 @@ static void flip_bit(int msg, uint8_t *p, size_t n, void *arg)
 
 /* One flipped bit anywhere in M1, M2 or M3 and the handshake does not complete on both sides;
  * the side that notices says why. */
-static void test_every_bit_of_the_handshake(void **state)
+static void every_bit_of_the_handshake_with(void)
 {
-    (void) state;
     sn_key_t k;
     sn_key_random(&k);
     const size_t len[] = {0, SN_SEC_M1_BYTES, SN_SEC_M2_BYTES, SN_SEC_M3_BYTES};
@@ -273,11 +378,11 @@ static void test_mode_mismatch(void **state)
     uint8_t out[SN_SEC_MAX_REPLY];
     size_t n;
     const char *why = NULL;
-    sn_hs_start(&r, SN_SEC_SODIUM, &k, 0, NULL, out, &n);
+    sn_hs_start(&r, SN_SEC_SODIUM, &k, 0, accept, NULL, out, &n);
     assert_int_equal(sn_hs_step(&r, (const uint8_t *) "GET / HT", out, &n, &why), SN_EPROTO);
     assert_int_equal(n, 0);
     assert_non_null(strstr(why, "not a stepnet process"));
-    sn_hs_start(&r, SN_SEC_SODIUM, &k, 0, NULL, out, &n);
+    sn_hs_start(&r, SN_SEC_SODIUM, &k, 0, accept, NULL, out, &n);
     assert_int_equal(sn_hs_step(&r, (const uint8_t *) "stpnet\x01\x01", out, &n, &why), SN_EPROTO);
     assert_non_null(strstr(why, "version"));
     sn_hs_wipe(&r);
@@ -285,9 +390,8 @@ static void test_mode_mismatch(void **state)
 
 /* After the handshake: a flipped bit anywhere in a frame (length header included), a replay, a
  * lost frame and two frames swapped are all refused. */
-static void test_frames_refused(void **state)
+static void frames_refused_with(void)
 {
-    (void) state;
     sn_key_t k;
     sn_key_random(&k);
     enum { N = 4, M = 24 };
@@ -348,6 +452,47 @@ static void test_frames_refused(void **state)
         sn_sec_seal(&t2, mid + 4, mm, M, mid, 0);
         assert_int_equal(sn_sec_open(&r2, out, mid + 4, clen, mid, 1), SN_EPROTO);
     }
+}
+
+/* AES-256-GCM changes its key every 2^SN_SEC_AES_EPOCH_BITS chunks: the chunks on both sides of
+ * a boundary open, and the first chunk of the new epoch is exactly AES-256-GCM under
+ * sn_sec_aes_epoch_key(k, hdr, 1) with the chunk count as nonce (checked with libsodium's
+ * one-shot API, not through sn_sec_open); the old epoch's key does not open it. */
+static void test_aes_epochs(void **state)
+{
+    (void) state;
+    if (!have_aes())
+        return;
+    sn_key_t k;
+    sn_key_random(&k);
+    pair_t p;
+    offer = accept = SN_CIPHER_AES256GCM;
+    assert_true(handshake(&p, SN_SEC_SODIUM, &k, SN_SEC_SODIUM, &k, NULL, NULL, NULL, NULL));
+    const uint64_t edge = 1ull << SN_SEC_AES_EPOCH_BITS;
+    /* both ends skip to the last chunk of epoch 0 (its key is the one they hold) */
+    p.i.sec.atx.n = p.r.sec.arx.n = edge - 1;
+    uint8_t ad[4] = {0, 0, 0, 9}, m[9] = "epochtest", c[9 + SN_SEC_ABYTES], out[9];
+    for (uint64_t n = edge - 1; n <= edge + 1; n++) {
+        sn_sec_seal(&p.i.sec, c, m, sizeof m, ad, 1);
+        if (n == edge) {
+            uint8_t key[32], nonce[crypto_aead_aes256gcm_NPUBBYTES] = {0}, ad5[5] = {0, 0, 0, 9, 1};
+            for (int b = 0; b < 8; b++)
+                nonce[b] = (uint8_t) (n >> (8 * b));
+            sn_sec_aes_epoch_key(p.i.sec.atx.key, p.i.sec.atx.hdr, 1, key);
+            assert_int_equal(c[0], 1);
+            assert_int_equal(crypto_aead_aes256gcm_decrypt(out, NULL, NULL, c + 1, sizeof c - 1,
+                                                           ad5, 5, nonce, key),
+                             0);
+            assert_memory_equal(out, m, sizeof m);
+            sn_sec_aes_epoch_key(p.i.sec.atx.key, p.i.sec.atx.hdr, 0, key);
+            assert_int_not_equal(crypto_aead_aes256gcm_decrypt(out, NULL, NULL, c + 1, sizeof c - 1,
+                                                               ad5, 5, nonce, key),
+                                 0);
+        }
+        assert_int_equal(sn_sec_open(&p.r.sec, out, c, sizeof c, ad, 1), 0);
+        assert_memory_equal(out, m, sizeof m);
+    }
+    assert_int_equal(p.r.sec.arx.n, edge + 2);
 }
 
 /* ---- key files ----------------------------------------------------------------------------- */
@@ -438,17 +583,53 @@ static void test_key_files(void **state)
     rmdir(dir);
 }
 
+/* The stream tests, once per cipher this machine runs. */
+static void test_streams_both_ways(void **state)
+{
+    (void) state;
+    for (int c = SN_CIPHER_XCHACHA20; c <= SN_CIPHER_AES256GCM; c++) {
+        if (c == SN_CIPHER_AES256GCM && !have_aes())
+            break;
+        offer = accept = c;
+        streams_both_ways_with();
+    }
+}
+
+static void test_every_bit_of_the_handshake(void **state)
+{
+    (void) state;
+    for (int c = SN_CIPHER_XCHACHA20; c <= SN_CIPHER_AES256GCM; c++) {
+        if (c == SN_CIPHER_AES256GCM && !have_aes())
+            break;
+        offer = accept = c;
+        every_bit_of_the_handshake_with();
+    }
+}
+
+static void test_frames_refused(void **state)
+{
+    (void) state;
+    for (int c = SN_CIPHER_XCHACHA20; c <= SN_CIPHER_AES256GCM; c++) {
+        if (c == SN_CIPHER_AES256GCM && !have_aes())
+            break;
+        offer = accept = c;
+        frames_refused_with();
+    }
+}
+
 int main(void)
 {
     sn_sec_init();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_vectors),
-        cmocka_unit_test(test_streams_both_ways),
-        cmocka_unit_test(test_every_bit_of_the_handshake),
-        cmocka_unit_test(test_wrong_key),
-        cmocka_unit_test(test_mode_mismatch),
-        cmocka_unit_test(test_frames_refused),
-        cmocka_unit_test(test_key_files),
+        cmocka_unit_test_setup(test_vectors, reset_ciphers),
+        cmocka_unit_test_setup(test_cipher_negotiation, reset_ciphers),
+        cmocka_unit_test_setup(test_streams_both_ways, reset_ciphers),
+        cmocka_unit_test_setup(test_every_bit_of_the_handshake, reset_ciphers),
+        cmocka_unit_test_setup(test_wrong_key, reset_ciphers),
+        cmocka_unit_test_setup(test_mode_mismatch, reset_ciphers),
+        cmocka_unit_test_setup(test_frames_refused, reset_ciphers),
+        cmocka_unit_test_setup(test_aes_epochs, reset_ciphers),
+        cmocka_unit_test_setup(test_key_files, reset_ciphers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
