@@ -1547,7 +1547,7 @@ static int dial_port(int port)
 
 /* The transport preamble of a --security none peer (docs/security.md). */
 /* transport version 2, mode none */
-static const uint8_t plain_preamble[8] = {'s', 't', 'p', 'n', 'e', 't', 2, 0};
+static const uint8_t plain_preamble[8] = {'s', 't', 'p', 'n', 'e', 't', SN_SEC_VERSION, 0};
 
 /* Reads exactly n bytes within the deadline; 0 on success. */
 static int read_exact(int fd, uint8_t *p, size_t n, double deadline_s)
@@ -2051,7 +2051,7 @@ static void test_join_secure_refusals(void **state)
     int fd_plain = dial_port(port), fd_http = dial_port(port);
     assert_int_equal(send(fd_plain, plain_preamble, 8, MSG_NOSIGNAL), 8);
     uint8_t answer[8];
-    if (read_exact(fd_plain, answer, 8, 5 * SLOW) != 0 || memcmp(answer, "stpnet\x02\x01", 8))
+    if (read_exact(fd_plain, answer, 8, 5 * SLOW) != 0 || memcmp(answer, "stpnet\x03\x01", 8))
         fail_msg("the node did not answer a plaintext peer with its own (secure) preamble");
     const char http[] = "GET / HTTP/1.0\r\n\r\n";
     assert_int_equal(send(fd_http, http, sizeof http - 1, MSG_NOSIGNAL), (ssize_t) sizeof http - 1);
