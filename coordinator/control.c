@@ -93,10 +93,13 @@ void sn__coord_on_heartbeat(uv_timer_t *t)
             continue;
         }
         /* in a collective, a node gets no heartbeat until its result, or until every node has
-         * completed (the measured window ends at the last Complete): no heartbeat disturbs a
-         * timed repetition; the slot and collective deadlines watch the nodes until then */
+         * completed (the measured window ends at the last Complete), or until some node has sent
+         * its result: before that no heartbeat disturbs a timed repetition, and the slot
+         * deadlines watch the nodes. After a node's result the others may owe it nothing more
+         * (under a learned stop, a node stopped after its last frames holds up no neighbour),
+         * so only the heartbeat can see them */
         if (!cn->hello || cn->conn == NULL || stalled ||
-            (r->phase == COORD_PH_RUN && !cn->result && r->ncomplete < r->n)) {
+            (r->phase == COORD_PH_RUN && !cn->result && r->ncomplete < r->n && r->nresult == 0)) {
             cn->last_heard = now;
             continue;
         }
