@@ -374,7 +374,7 @@ static void finish(node_t *nd)
                        (unsigned long long) nd->ex.t, err.msg);
         return;
     }
-    if (!nd->ex.idle)
+    if (!nd->ex.idle && !nd->opts.quiet)
         sn__node_log(nd, "NODE-STOP", "collective %u stopped at slot %llu (%s), %llu deliveries",
                      nd->ex.cid, (unsigned long long) nd->ex.t,
                      nd->ex.quiet ? "learned stop" : "termination detected",
