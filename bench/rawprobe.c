@@ -484,10 +484,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--links") == 0)
             links = strtol(argv[i + 1], NULL, 10);
         else if (strcmp(argv[i], "--cipher") == 0) {
-            cipher = strcmp(argv[i + 1], "xchacha20poly1305") == 0 ? SN_CIPHER_XCHACHA20
-                     : strcmp(argv[i + 1], "aes256gcm") == 0       ? SN_CIPHER_AES256GCM
-                                                                   : -1;
-            if (cipher < 0) {
+            if ((cipher = sn_sec_cipher_parse(argv[i + 1])) < 0) {
                 fprintf(stderr,
                         "stepnet-rawprobe: bad value '%s' for --cipher: expected "
                         "xchacha20poly1305 or aes256gcm\n",

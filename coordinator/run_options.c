@@ -246,10 +246,8 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
         return bad(err, "--security none takes no --key");
     if (cipher && strcmp(cipher, "auto") == 0)
         o->ciphers = 0;
-    else if (cipher && strcmp(cipher, "xchacha20poly1305") == 0)
-        o->ciphers = SN_CIPHER_XCHACHA20;
-    else if (cipher && strcmp(cipher, "aes256gcm") == 0)
-        o->ciphers = SN_CIPHER_AES256GCM;
+    else if (cipher && sn_sec_cipher_parse(cipher) > 0)
+        o->ciphers = sn_sec_cipher_parse(cipher);
     else if (cipher)
         return bad(err,
                    "bad value '%s' for --cipher: expected auto, xchacha20poly1305 or aes256gcm",

@@ -43,6 +43,34 @@ const char *sn_sec_cipher_name(int cipher)
                                            : "none";
 }
 
+int sn_sec_cipher_parse(const char *name)
+{
+    for (int c = SN_CIPHER_XCHACHA20; c <= SN_CIPHER_AES256GCM; c++)
+        if (strcmp(name, sn_sec_cipher_name(c)) == 0)
+            return c;
+    return -1;
+}
+
+/* A set of ciphers as text: their names, space-separated, or "nothing". */
+static void cipher_set_text(int set, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int c = SN_CIPHER_AES256GCM; c >= SN_CIPHER_XCHACHA20; c--)
+        if (set & c)
+            len += (size_t) snprintf(buf + len, cap - len, "%s%s", len ? " " : "",
+                                     sn_sec_cipher_name(c));
+    if (len == 0)
+        snprintf(buf, cap, "nothing");
+}
+
+/* n as 8 bytes little-endian (the AES epoch number and chunk count). */
+static void put_le64(uint8_t out[8], uint64_t n)
+{
+    for (int i = 0; i < 8; i++)
+        out[i] = (uint8_t) (n >> (8 * i));
+}
+
 /* ---- key files ----------------------------------------------------------------------------- */
 
 static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
@@ -299,8 +327,7 @@ void sn_hs_derive(const sn_key_t *key, const uint8_t s[64], const uint8_t th[32]
 void sn_sec_aes_epoch_key(const uint8_t key[32], const uint8_t hdr[24], uint64_t e, uint8_t out[32])
 {
     uint8_t le[8];
-    for (int i = 0; i < 8; i++)
-        le[i] = (uint8_t) (e >> (8 * i));
+    put_le64(le, e);
     crypto_generichash_state st;
     crypto_generichash_init(&st, key, 32, 32);
     crypto_generichash_update(&st, (const uint8_t *) label_aes, strlen(label_aes));
@@ -476,14 +503,12 @@ int sn_hs_step(sn_hs_t *hs, const uint8_t *in, uint8_t out[SN_SEC_MAX_REPLY], si
         int common = in[32] & hs->ciphers;
         if (common == 0) {
             static char text[160];
+            char offer[48], accept[48];
+            cipher_set_text(in[32], offer, sizeof offer);
+            cipher_set_text(hs->ciphers, accept, sizeof accept);
             snprintf(text, sizeof text,
-                     "no cipher in common: the peer offers %s%s%s, this side accepts %s%s%s",
-                     in[32] & SN_CIPHER_AES256GCM ? "aes256gcm " : "",
-                     in[32] & SN_CIPHER_XCHACHA20 ? "xchacha20poly1305" : "",
-                     in[32] & (SN_CIPHER_AES256GCM | SN_CIPHER_XCHACHA20) ? "" : "nothing",
-                     hs->ciphers & SN_CIPHER_AES256GCM ? "aes256gcm " : "",
-                     hs->ciphers & SN_CIPHER_XCHACHA20 ? "xchacha20poly1305" : "",
-                     hs->ciphers ? "" : "nothing");
+                     "no cipher in common: the peer offers %s, this side accepts %s", offer,
+                     accept);
             *why = text;
             rc = SN_EPROTO;
             goto out;
@@ -551,8 +576,7 @@ void sn_hs_wipe(sn_hs_t *hs)
 static void aes_nonce(uint64_t n, uint8_t nonce[crypto_aead_aes256gcm_NPUBBYTES])
 {
     memset(nonce, 0, crypto_aead_aes256gcm_NPUBBYTES);
-    for (int i = 0; i < 8; i++)
-        nonce[i] = (uint8_t) (n >> (8 * i));
+    put_le64(nonce, n);
 }
 
 /* The next chunk's nonce, the key changed at an epoch boundary. */

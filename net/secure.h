@@ -79,6 +79,8 @@ void sn_key_format(const sn_key_t *key, char out[2 * SN_KEY_BYTES + 1]);
 int sn_sec_ciphers_available(void);
 /* "xchacha20poly1305" or "aes256gcm" (one cipher), else "none". */
 const char *sn_sec_cipher_name(int cipher);
+/* The cipher named so by sn_sec_cipher_name, or -1 for any other text. */
+int sn_sec_cipher_parse(const char *name);
 
 /* One direction of AES-256-GCM: the direction's key and stream header from the handshake, the
  * number of chunks so far (the nonce), and the expanded key of the current epoch. */
