@@ -128,11 +128,7 @@ void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
     json_str(&j, "clock", res->clock_offsets ? "offsets" : "one");
     json_double(&j, "clock_uncertainty_us", (double) res->clock_uncertainty_ns / NS_PER_US);
     json_uint(&j, "barrier_slots", res->barrier_slots);
-    json_str(&j, "termination", o->termination_detect ? "detect" : "learn");
-    if (res->npoints && res->points[res->npoints - 1].quiet_slot)
-        json_uint(&j, "quiet_slot", res->points[res->npoints - 1].quiet_slot);
-    else
-        json_null(&j, "quiet_slot");
+    sweep_json_termination(&j, o, res->npoints ? res->points[res->npoints - 1].quiet_slot : 0);
     json_double(&j, "us_per_step", res->steps ? median_us / (double) res->steps : 0.0);
     json_double(&j, "alpha_us", res->alpha_us);
     json_double(&j, "beta_us_per_byte", res->beta_us);

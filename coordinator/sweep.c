@@ -294,6 +294,15 @@ void sweep_json_security(json_t *j, const coord_opts_t *o, const coord_result_t 
     json_close(j, ']');
 }
 
+void sweep_json_termination(json_t *j, const coord_opts_t *o, uint64_t quiet_slot)
+{
+    json_str(j, "termination", o->termination_detect ? "detect" : "learn");
+    if (quiet_slot)
+        json_uint(j, "quiet_slot", quiet_slot);
+    else
+        json_null(j, "quiet_slot");
+}
+
 void sweep_security_text(const coord_opts_t *o, const coord_result_t *res, char *buf, size_t cap)
 {
     int used = res->ctl_ciphers | res->link_ciphers;
@@ -458,11 +467,7 @@ void sweep_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
             json_null(&j, "bytes_checked");
         sweep_json_security(&j, o, res);
         json_uint(&j, "spin_us", o->spin_us);
-        json_str(&j, "termination", o->termination_detect ? "detect" : "learn");
-        if (pt->quiet_slot)
-            json_uint(&j, "quiet_slot", pt->quiet_slot);
-        else
-            json_null(&j, "quiet_slot");
+        sweep_json_termination(&j, o, pt->quiet_slot);
         sweep_json_hosts_links(&j, res);
         if (pt == bad_pt)
             json_str(&j, "error", res->error);
