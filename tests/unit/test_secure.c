@@ -584,37 +584,32 @@ static void test_key_files(void **state)
 }
 
 /* The stream tests, once per cipher this machine runs. */
-static void test_streams_both_ways(void **state)
+static void each_cipher(void (*fn)(void))
 {
-    (void) state;
     for (int c = SN_CIPHER_XCHACHA20; c <= SN_CIPHER_AES256GCM; c++) {
         if (c == SN_CIPHER_AES256GCM && !have_aes())
             break;
         offer = accept = c;
-        streams_both_ways_with();
+        fn();
     }
+}
+
+static void test_streams_both_ways(void **state)
+{
+    (void) state;
+    each_cipher(streams_both_ways_with);
 }
 
 static void test_every_bit_of_the_handshake(void **state)
 {
     (void) state;
-    for (int c = SN_CIPHER_XCHACHA20; c <= SN_CIPHER_AES256GCM; c++) {
-        if (c == SN_CIPHER_AES256GCM && !have_aes())
-            break;
-        offer = accept = c;
-        every_bit_of_the_handshake_with();
-    }
+    each_cipher(every_bit_of_the_handshake_with);
 }
 
 static void test_frames_refused(void **state)
 {
     (void) state;
-    for (int c = SN_CIPHER_XCHACHA20; c <= SN_CIPHER_AES256GCM; c++) {
-        if (c == SN_CIPHER_AES256GCM && !have_aes())
-            break;
-        offer = accept = c;
-        frames_refused_with();
-    }
+    each_cipher(frames_refused_with);
 }
 
 int main(void)
