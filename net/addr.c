@@ -1,8 +1,11 @@
 /* Network addresses (net/): one HOST:PORT parser for the node's and the coordinator's options,
  * host name resolution at start-up, and the printed form used in every log and error message. */
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "addr.h"
 
@@ -123,12 +126,31 @@ static void set_port(struct sockaddr_storage *ss, uint16_t port)
         ((struct sockaddr_in *) ss)->sin_port = htons(port);
 }
 
+/* One port of a range: a fresh socket, bound and listening, or a negative errno (closed). A
+ * socket that failed is never reused: two processes may both bind a port under SO_REUSEADDR
+ * while neither listens yet, and the loser's listen() fails with EADDRINUSE on a socket that
+ * stays bound, so binding it to the next port would fail with EINVAL. */
+static int listen_fd(const struct sockaddr *sa, socklen_t len, int backlog)
+{
+    int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    int on = 1; /* as uv_tcp_bind: a port in TIME_WAIT from an earlier run is free */
+    if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) < 0 || bind(fd, sa, len) < 0 ||
+        listen(fd, backlog) < 0) {
+        int e = -errno;
+        close(fd);
+        return e;
+    }
+    return fd;
+}
+
 int sn_addr_listen(uv_tcp_t *h, const struct sockaddr *sa, uint16_t lo, uint16_t hi, int backlog,
                    uv_connection_cb cb)
 {
     struct sockaddr_storage ss;
-    size_t len =
-        sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    socklen_t len = sa->sa_family == AF_INET6 ? (socklen_t) sizeof(struct sockaddr_in6)
+                                              : (socklen_t) sizeof(struct sockaddr_in);
     memset(&ss, 0, sizeof ss);
     memcpy(&ss, sa, len);
     if (lo == 0) {
@@ -137,12 +159,17 @@ int sn_addr_listen(uv_tcp_t *h, const struct sockaddr *sa, uint16_t lo, uint16_t
     }
     for (uint32_t p = lo; p <= hi; p++) {
         set_port(&ss, (uint16_t) p);
-        /* a failed bind leaves the socket unbound, so the same handle tries the next port */
-        int rc = uv_tcp_bind(h, (struct sockaddr *) &ss, 0);
-        if (rc == 0)
-            rc = uv_listen((uv_stream_t *) h, backlog, cb);
-        if (rc != UV_EADDRINUSE)
+        int fd = listen_fd((struct sockaddr *) &ss, len, backlog);
+        if (fd == -EADDRINUSE)
+            continue;
+        if (fd < 0)
+            return fd; /* libuv codes are negative errnos on Unix */
+        int rc = uv_tcp_open(h, fd);
+        if (rc < 0) {
+            close(fd);
             return rc;
+        }
+        return uv_listen((uv_stream_t *) h, backlog, cb); /* already listening: sets the callback */
     }
     return UV_EADDRINUSE;
 }

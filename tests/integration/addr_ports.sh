@@ -55,7 +55,7 @@ for i in 0 1 2; do
         --key "$key" --quiet "${adv[@]}" >"$tmp/n$i.out" 2>"$tmp/n$i.err" &
     pids+=("$!")
 done
-wait "$cpid" || fail "join run over localhost failed: $(cat "$tmp/coord.err")"
+wait "$cpid" || fail "join run over localhost failed: $(cat "$tmp/coord.err"; for i in 0 1 2; do echo "node $i:"; cat "$tmp/n$i.out" "$tmp/n$i.err"; done)"
 out=$(cat "$tmp/coord.out")
 [ "$(jget verified "$out")" = true ] || fail "join run over localhost: $out"
 for i in 0 1 2; do

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <netinet/in.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "addr.h"
@@ -150,12 +151,85 @@ static void test_listen_range(void **state)
     assert_int_equal(uv_loop_close(&loop), 0);
 }
 
+/* Processes starting together race for the first ports of one range: two may bind the same port
+ * (SO_REUSEADDR, neither listening yet) and the second's listen fails. Each must still end up on
+ * a port of its own; a socket left bound by the failed listen once made the next bind fail with
+ * EINVAL (a node of the addr_ports test could not listen, one run in about twenty). */
+enum { RACERS = 4, RACE_ROUNDS = 200, RACE_PORTS = 8 };
+
+typedef struct {
+    pthread_barrier_t *go;
+    struct sockaddr_in sin;
+    uint16_t lo, hi;
+    int rc;
+    uint16_t port;
+} racer_t;
+
+static void *race_listen(void *arg)
+{
+    racer_t *r = arg;
+    uv_loop_t loop;
+    uv_tcp_t h;
+    uv_loop_init(&loop);
+    uv_tcp_init(&loop, &h);
+    pthread_barrier_wait(r->go);
+    r->rc = sn_addr_listen(&h, (struct sockaddr *) &r->sin, r->lo, r->hi, 8, on_conn);
+    r->port = r->rc == 0 ? bound_port(&h) : 0;
+    pthread_barrier_wait(r->go); /* every racer holds its port until all have one */
+    uv_close((uv_handle_t *) &h, NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    uv_loop_close(&loop);
+    return NULL;
+}
+
+static void test_listen_range_race(void **state)
+{
+    (void) state;
+    uv_loop_t loop;
+    uv_tcp_t probe;
+    struct sockaddr_in sin;
+    assert_int_equal(uv_loop_init(&loop), 0);
+    assert_int_equal(uv_ip4_addr("127.0.0.1", 0, &sin), 0);
+    uv_tcp_init(&loop, &probe);
+    tu_assert_rc(sn_addr_listen(&probe, (struct sockaddr *) &sin, 0, 0, 8, on_conn), 0);
+    uint16_t base = bound_port(&probe); /* the range lies above a port the kernel just chose */
+    uv_close((uv_handle_t *) &probe, NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    if (base > 65535 - RACE_PORTS - 1)
+        base = 40000;
+    pthread_barrier_t go;
+    assert_int_equal(pthread_barrier_init(&go, NULL, RACERS), 0);
+    for (int round = 0; round < RACE_ROUNDS; round++) {
+        racer_t r[RACERS];
+        pthread_t t[RACERS];
+        for (int i = 0; i < RACERS; i++) {
+            r[i] = (racer_t){.go = &go,
+                             .sin = sin,
+                             .lo = (uint16_t) (base + 1),
+                             .hi = (uint16_t) (base + RACE_PORTS)};
+            assert_int_equal(pthread_create(&t[i], NULL, race_listen, &r[i]), 0);
+        }
+        for (int i = 0; i < RACERS; i++)
+            assert_int_equal(pthread_join(t[i], NULL), 0);
+        for (int i = 0; i < RACERS; i++) {
+            if (r[i].rc == UV_EADDRINUSE)
+                continue; /* another program holds the range's ports: nothing to compare */
+            tu_assert_rc(r[i].rc, 0);
+            assert_true(r[i].port > base && r[i].port <= base + RACE_PORTS);
+            for (int j = 0; j < i; j++)
+                assert_true(r[j].port != r[i].port);
+        }
+    }
+    pthread_barrier_destroy(&go);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_accepts),      cmocka_unit_test(test_parse_refuses),
         cmocka_unit_test(test_resolve_and_format), cmocka_unit_test(test_parse_range),
-        cmocka_unit_test(test_listen_range),
+        cmocka_unit_test(test_listen_range),       cmocka_unit_test(test_listen_range_race),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
