@@ -71,6 +71,9 @@
     "                     sleeping (yielding the CPU between polls, as MPI libraries do) for up\n" \
     "                     to US microseconds after the slot began, then sleeps until a frame\n"    \
     "                     comes (default 1000; 0: always sleep)\n"                                 \
+    "  --coord-nice N     once the local nodes are started, the coordinator adds N (0 to 19) to\n" \
+    "                     its nice value, so that its bookkeeping yields the CPU to the nodes\n"   \
+    "                     sharing its machine (default 10; 0: same priority as the nodes)\n"       \
     "  --termination learn|detect  learn (default): the first repetition of each size detects\n"   \
     "                     its end (diameter + 1 slots of empty frames after the last node is\n"    \
     "                     done), the later ones stop at the slot it found, each node checking\n"   \

@@ -2,11 +2,14 @@
  * control listener, starts or awaits the nodes (spawn.c), lets the control state machine
  * (control.c) drive the phases, collects failure reports for blame (blame.c), and shuts down: STOP
  * or ABORT to every node, a grace period, every handle closed before the loop is. */
+#include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "coord_internal.h"
@@ -28,6 +31,7 @@ void coord_opts_default(coord_opts_t *o)
     o->collective_ms = COORD_DEFAULT_COLLECTIVE_MS;
     o->heartbeat_ms = SN_HEARTBEAT_DEFAULT_MS;
     o->spin_us = COORD_DEFAULT_SPIN_US;
+    o->coord_nice = COORD_DEFAULT_NICE;
 }
 
 void coord_result_free(coord_result_t *result)
@@ -388,7 +392,30 @@ static void release(coord_t *r)
     sn_key_free(r->key);
 }
 
-int coord_run(const coord_opts_t *opts, coord_result_t *result, sn_err_t *err)
+/* --coord-nice: after the local node processes are started (they keep the priority the
+ * coordinator was started with), the thread that runs this coordinator's event loop lowers its
+ * own (Linux keeps a nice value per thread, and a thread may raise it but not lower it again
+ * without privileges; so coord_run gives each run its own thread, and the caller's priority, for
+ * the next run's nodes, is untouched). On a machine shared with the nodes, the Start, Complete and
+ * Result messages it handles while the nodes play then take CPU from them less often
+ * (docs/runtime.md, "The coordinator's priority"). Lowering is always permitted, so a failure is
+ * reported, not ignored. */
+static void lower_priority(coord_t *r)
+{
+    if (r->o->coord_nice == 0)
+        return;
+    errno = 0;
+    int cur = getpriority(PRIO_PROCESS, 0);
+    int want = cur + (int) r->o->coord_nice > COORD_MAX_NICE ? COORD_MAX_NICE
+                                                             : cur + (int) r->o->coord_nice;
+    if ((cur == -1 && errno) || setpriority(PRIO_PROCESS, 0, want) < 0) {
+        sn__coord_fail(r, COORD_NODE_NONE, 0, "--coord-nice %u: cannot lower the priority: %s",
+                       r->o->coord_nice, strerror(errno));
+        sn__coord_finish(r, 1);
+    }
+}
+
+static int run_here(const coord_opts_t *opts, coord_result_t *result, sn_err_t *err)
 {
     coord_t run;
     coord_t *r = &run;
@@ -434,6 +461,8 @@ int coord_run(const coord_opts_t *opts, coord_result_t *result, sn_err_t *err)
         }
     }
     if (!r->stopping)
+        lower_priority(r);
+    if (!r->stopping)
         uv_timer_start(&r->deadline, sn__coord_on_deadline, opts->ready_ms, 0);
     if (!r->stopping && opts->heartbeat_ms)
         uv_timer_start(&r->heartbeat, sn__coord_on_heartbeat, opts->heartbeat_ms,
@@ -460,4 +489,31 @@ done:
     else
         coord_time_model(opts, result);
     return rc;
+}
+
+typedef struct {
+    const coord_opts_t *opts;
+    coord_result_t *result;
+    sn_err_t *err;
+    int rc;
+} run_thread_t;
+
+static void *run_thread(void *arg)
+{
+    run_thread_t *t = arg;
+    t->rc = run_here(t->opts, t->result, t->err);
+    return NULL;
+}
+
+int coord_run(const coord_opts_t *opts, coord_result_t *result, sn_err_t *err)
+{
+    if (opts->coord_nice == 0)
+        return run_here(opts, result, err);
+    run_thread_t t = {opts, result, err, 0};
+    pthread_t th;
+    int e = pthread_create(&th, NULL, run_thread, &t);
+    if (e != 0)
+        return sn_err_set(err, SN_ENOMEM, "cannot start the coordinator's thread: %s", strerror(e));
+    pthread_join(th, NULL);
+    return t.rc;
 }

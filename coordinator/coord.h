@@ -24,8 +24,13 @@
 /* How long a node polls without sleeping while a slot waits for frames (docs/runtime.md, "Waiting
  * for frames"): long enough to cover an empty slot of 64 processes on 2 cores (400-700 us), short
  * enough that a slot waiting for an emulated delay or a large frame soon sleeps. */
-#define COORD_DEFAULT_SPIN_US        1000
-#define COORD_MAX_SPIN_US            1000000
+#define COORD_DEFAULT_SPIN_US 1000
+#define COORD_MAX_SPIN_US     1000000
+/* How far the coordinator lowers its own CPU priority (nice) once its local node processes are
+ * started (docs/runtime.md, "The coordinator's priority"): on a machine shared with the nodes,
+ * its bookkeeping between and during repetitions yields to their slots. */
+#define COORD_DEFAULT_NICE           10
+#define COORD_MAX_NICE               19
 #define COORD_DEFAULT_LISTEN         "127.0.0.1:0"
 #define COORD_DEFAULT_LISTEN_DAEMONS "0.0.0.0:0" /* --nodes ADDR,...: daemons dial back */
 #define COORD_MAX_LOCAL_NODES        4096        /* local runs start one process per node */
@@ -55,6 +60,7 @@ typedef struct coord_opts_s {
     uint32_t connect_ms, ready_ms, slot_ms, collective_ms;
     uint32_t heartbeat_ms; /* control-channel heartbeat period; 0: none */
     uint32_t spin_us;      /* nodes poll without sleeping this long into a slot; 0: never */
+    uint32_t coord_nice;   /* added to the coordinator's nice once its local nodes are started */
     /* --termination detect: every repetition detects its termination (D + 1 slots of empty
      * frames after the last node is done); 0 (learn): the first repetition of each size does, the
      * later ones stop at the slot it found (Start.quiet_slot), checked by every node */
@@ -215,7 +221,9 @@ void coord_opts_default(coord_opts_t *o);
  * negative code with err naming the cause when it could not start: SN_EINVAL for bad input (a bad
  * --listen, key or token, an unsupported topology), a libuv code when the listener fails. Logs the
  * run's events (nodes joining, refused connections) on stderr. Not reentrant: one at a time per
- * process (it handles SIGINT and SIGTERM while it runs). */
+ * process (it handles SIGINT and SIGTERM while it runs). With --coord-nice (opts->coord_nice > 0)
+ * the run takes place on a thread of its own, which lowers its priority once the nodes are
+ * started; the caller waits for it. */
 int coord_run(const coord_opts_t *opts, coord_result_t *result, sn_err_t *err);
 void coord_result_free(coord_result_t *result);
 void coord_trace_free(coord_trace_t *trace);

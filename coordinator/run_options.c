@@ -103,6 +103,7 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
     int64_t reps = o->reps, warmup = o->warmup, probes = o->probes, idle = 0;
     int64_t connect = o->connect_ms, ready = o->ready_ms, slot = o->slot_ms;
     int64_t collective = o->collective_ms, heartbeat = o->heartbeat_ms, spin = o->spin_us;
+    int64_t nice = o->coord_nice;
     const char *nodes = "local", *security = "sodium", *fault = NULL, *token = NULL;
     const char *termination = "learn", *cipher = NULL;
     const char *link_delay = NULL, *link_jitter = NULL, *link_rate = NULL; /* link emulation */
@@ -141,6 +142,7 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
          .lo = 0,
          .hi = COORD_MAX_SPIN_US,
          .unit = "microseconds"},
+        {.name = "--coord-nice", .num = &nice, .lo = 0, .hi = COORD_MAX_NICE},
         {.name = "--termination", .str = &termination},
         {.name = "--cipher", .str = &cipher},
         {.name = "--nodes", .str = &nodes},
@@ -210,6 +212,7 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
     o->collective_ms = (uint32_t) collective;
     o->heartbeat_ms = (uint32_t) heartbeat;
     o->spin_us = (uint32_t) spin;
+    o->coord_nice = (uint32_t) nice;
     o->topo_text = cli->topo;
     if (strcmp(nodes, "local") == 0)
         o->join = 0;

@@ -142,7 +142,7 @@ void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
         json_double(&j, "us_per_slot", median_us / (double) o->idle_slots);
     }
     sweep_json_security(&j, o, res);
-    json_uint(&j, "spin_us", o->spin_us);
+    sweep_json_cpu(&j, o);
     sweep_json_hosts_links(&j, res);
     coord_emu_report_json(&j, o, res);
     coord_model_report_json(&j, o, res);
@@ -158,12 +158,14 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
     report_text_head(f, "run", c);
     char sec[96];
     sweep_security_text(o, res, sec, sizeof sec);
-    fprintf(f, "  nodes           %u %s processes, %u TCP links, security %s, spin %u us\n",
+    fprintf(f,
+            "  nodes           %u %s processes, %u TCP links, security %s, spin %u us, "
+            "coordinator nice +%u\n",
             c->topo->n,
             o->join      ? "joined"
             : o->daemons ? "daemon"
                          : "local",
-            c->topo->nedges, sec, o->spin_us);
+            c->topo->nedges, sec, o->spin_us, o->coord_nice);
     if (res->failed) {
         fprintf(f, "  FAILED          %s\n", res->error);
         return;

@@ -294,6 +294,12 @@ void sweep_json_security(json_t *j, const coord_opts_t *o, const coord_result_t 
     json_close(j, ']');
 }
 
+void sweep_json_cpu(json_t *j, const coord_opts_t *o)
+{
+    json_uint(j, "spin_us", o->spin_us);
+    json_uint(j, "coord_nice", o->coord_nice);
+}
+
 void sweep_json_termination(json_t *j, const coord_opts_t *o, uint64_t quiet_slot)
 {
     json_str(j, "termination", o->termination_detect ? "detect" : "learn");
@@ -466,7 +472,7 @@ void sweep_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
         else
             json_null(&j, "bytes_checked");
         sweep_json_security(&j, o, res);
-        json_uint(&j, "spin_us", o->spin_us);
+        sweep_json_cpu(&j, o);
         sweep_json_termination(&j, o, pt->quiet_slot);
         sweep_json_hosts_links(&j, res);
         if (pt == bad_pt)

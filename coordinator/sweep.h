@@ -61,6 +61,9 @@ void sweep_json_hosts_links(json_t *j, const coord_result_t *res);
 /* security, cipher (--cipher: auto or the one cipher; none without security) and ciphers_used
  * (what the control connections and the links negotiated, by name). */
 void sweep_json_security(json_t *j, const coord_opts_t *o, const coord_result_t *res);
+/* spin_us (--spin-us) and coord_nice (--coord-nice): how the nodes wait and the coordinator yields.
+ */
+void sweep_json_cpu(json_t *j, const coord_opts_t *o);
 /* termination (learn or detect) and quiet_slot (null while unknown: 0). */
 void sweep_json_termination(json_t *j, const coord_opts_t *o, uint64_t quiet_slot);
 /* The security of the text reports: "none (plaintext)" or "sodium (X25519 + CIPHERS)". */

@@ -922,6 +922,12 @@ static void test_run_name_value(void **state)
     r = RUN("bench", "--topo", "ring:4", "--coll", "bcast", "--spin-us=-1");
     expect_bad(&r, "'-1'", "--spin-us");
     tu_exec_free(&r);
+    r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--coord-nice", "20");
+    expect_bad(&r, "'20'", "from 0 to 19");
+    tu_exec_free(&r);
+    r = RUN("bench", "--topo", "ring:4", "--coll", "bcast", "--coord-nice=-1");
+    expect_bad(&r, "'-1'", "--coord-nice");
+    tu_exec_free(&r);
     r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--cipher", "rot13");
     expect_bad(&r, "'rot13'", "expected auto, xchacha20poly1305 or aes256gcm");
     tu_exec_free(&r);

@@ -663,6 +663,7 @@ static const char *const run_fields[] = {"size",
                                          "cipher",
                                          "ciphers_used",
                                          "spin_us",
+                                         "coord_nice",
                                          "termination",
                                          "quiet_slot",
                                          "coll_us",
@@ -902,6 +903,7 @@ static void test_run_json_contract(void **state)
     expect_run_report(j, 3, 64);
     assert_int_equal(tu_json_int(j, "barrier_slots"), 4); /* the diameter of torus:4x4 */
     assert_int_equal(tu_json_int(j, "spin_us"), 1000);    /* the default */
+    assert_int_equal(tu_json_int(j, "coord_nice"), 10);   /* the default */
     assert_string_equal(jstr(j, "topology"), "torus:4x4");
     assert_string_equal(jstr(j, "collective"), "te");
     assert_string_equal(jstr(j, "ports"), "single");
@@ -1979,6 +1981,90 @@ static void test_local_key_not_exposed(void **state)
     tu_bg_free(b);
 }
 
+/* The nice value of task `tid` of process `pid` (/proc/PID/task/TID/stat, field 19), or -100 when
+ * it cannot be read. */
+static int task_nice(long pid, long tid)
+{
+    char path[96], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/task/%ld/stat", pid, tid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return -100;
+    size_t len = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[len] = '\0';
+    const char *p = strrchr(buf, ')'); /* after the command name, which may hold spaces */
+    int field = 2;
+    long v = -100;
+    for (char *tok = p ? strtok((char *) p + 1, " ") : NULL; tok; tok = strtok(NULL, " "))
+        if (++field == 19) {
+            v = strtol(tok, NULL, 10);
+            break;
+        }
+    return (int) v;
+}
+
+/* --coord-nice N: once the nodes are started, the coordinator's run thread (the only one with
+ * the raised value: the main thread waits for it and starts the next run's nodes) runs N above the
+ * priority it was started with, and every node process keeps that priority; with 0 the run stays
+ * on the main thread, at the start priority. Checked in /proc on a held run. */
+static void test_coord_nice(void **state)
+{
+    (void) state;
+    errno = 0;
+    int base = getpriority(PRIO_PROCESS, 0);
+    assert_false(base == -1 && errno);
+    static const char *const nices[] = {"7", "0"};
+    for (size_t i = 0; i < 2; i++) {
+        int inc = atoi(nices[i]), want = base + inc > 19 ? 19 : base + inc;
+        char tag[128];
+        new_tag(tag, sizeof tag);
+        tu_exec_opts_t o = {.name = "stepnet", .env = tag};
+        tu_bg_t *b = tu_bg_start(tu_env_bin("STEPNET"),
+                                 (const char *const[]){"run", "--topo", "ring:4", "--coll", "mnb",
+                                                       "--coord-nice", nices[i], LOCAL_HOLD_ARGS,
+                                                       "--json", NULL},
+                                 &o);
+        if (!wait_stderr(b, "injecting stop@1", 30 * SLOW))
+            fail_msg("%s: node 0 did not stop itself at slot 1:\n%s", b->cmd, b->buf[1]);
+        char dir[64];
+        snprintf(dir, sizeof dir, "/proc/%ld/task", (long) b->pid);
+        DIR *d = opendir(dir);
+        assert_non_null(d);
+        int at_base = 0, raised = 0, other = 0;
+        for (struct dirent *e; (e = readdir(d)) != NULL;) {
+            if (e->d_name[0] == '.')
+                continue;
+            int v = task_nice((long) b->pid, atol(e->d_name));
+            if (v == -100)
+                continue; /* a thread that has just ended */
+            at_base += v == base;
+            raised += v == want && want != base;
+            other += v != base && v != want;
+        }
+        closedir(d);
+        if (at_base < 1 || raised != (inc ? 1 : 0) || other)
+            fail_msg("--coord-nice %s: coordinator threads at nice %d: %d, at %d: %d, others: %d",
+                     nices[i], base, at_base, want, raised, other);
+        pid_t pids[16];
+        size_t n = tu_env_procs(tag, 0, pids, 16), nodes = 0;
+        for (size_t k = 0; k < n && k < 16; k++) {
+            if (pids[k] == b->pid)
+                continue;
+            int v = task_nice((long) pids[k], (long) pids[k]);
+            if (v != -100 && v != base)
+                fail_msg("--coord-nice %s: node process %ld at nice %d, want %d", nices[i],
+                         (long) pids[k], v, base);
+            nodes += v != -100;
+        }
+        assert_int_equal(nodes, 4);
+        tu_bg_signal(b, SIGTERM);
+        bg_wait_or_fail(b, 30 * SLOW);
+        expect_no_survivors(b->cmd, tag);
+        tu_bg_free(b);
+    }
+}
+
 /* SIGTERM while the nodes are still starting (some have said hello, some not): the coordinator
  * stops cleanly (exit 143, "interrupted by the user", no sanitizer report, no process left), and a
  * hello that arrives after the interruption starts nothing. The run is held (LOCAL_HOLD_ARGS), so
@@ -2553,6 +2639,7 @@ int main(void)
         cmocka_unit_test_teardown(test_security_reported, teardown),
         cmocka_unit_test_teardown(test_local_key_not_exposed, teardown),
         cmocka_unit_test_teardown(test_interrupt_while_joining, teardown),
+        cmocka_unit_test_teardown(test_coord_nice, teardown),
         cmocka_unit_test_teardown(test_join_secure_refusals, teardown),
         cmocka_unit_test_teardown(test_join_needs_listen, teardown),
         cmocka_unit_test_teardown(test_join_missing_node, teardown),

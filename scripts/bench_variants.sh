@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Variants of stepnet's options side by side: te and mnb on complete:8 and complete:16 at 8 B and
+# 4 KiB, each node's own time (node_us_median, the figure compared with Open MPI), once per
+# --variant NAME=OPTIONS (extra options of `stepnet run`, split on spaces) and, with --baseline DIR,
+# with the stepnet and stepnet-node of another build (its defaults) as a variant named baseline.
+# The variants alternate run by run, so that they see the same machine state; prints the median
+# over --reps rounds per variant and the ratio of each to the first (below 1: faster).
+# --security none, so that the runtime alone is measured. Figures, not a test.
+# scripts/bench_termination.sh and the coordinator's priority in docs/performance.md use it.
+#
+#   scripts/bench_variants.sh --variant NAME=OPTIONS... [--reps N] [--baseline DIR] [--csv FILE]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+me=${BENCH_NAME:-bench_variants}
+reps=5 baseline="" csv=""
+variants=() opts=()
+while [ $# -gt 0 ]; do
+    case "$1" in --reps | --baseline | --csv | --variant)
+        [ $# -ge 2 ] || { echo "$me: $1 needs a value (see --help)" >&2; exit 2; } ;;
+    esac
+    case "$1" in
+    --reps) reps="$2"; shift 2 ;;
+    --baseline) baseline="$2"; shift 2 ;;
+    --csv) csv="$2"; shift 2 ;;
+    --variant)
+        [[ "$2" =~ ^[A-Za-z0-9_-]+= ]] && [ "${2%%=*}" != baseline ] ||
+            { echo "$me: --variant '$2': expected NAME=OPTIONS (NAME of letters, digits, _ and -, not baseline)" >&2; exit 2; }
+        for v in "${variants[@]}"; do
+            [ "$v" != "${2%%=*}" ] || { echo "$me: --variant name '$v' given twice" >&2; exit 2; }
+        done
+        variants+=("${2%%=*}")
+        opts+=("${2#*=}")
+        shift 2 ;;
+    -h | --help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) echo "$me: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    esac
+done
+[ ${#variants[@]} -ge 1 ] || { echo "$me: give at least one --variant NAME=OPTIONS" >&2; exit 2; }
+[[ "$reps" =~ ^[0-9]+$ ]] && [ "$reps" -ge 1 ] ||
+    { echo "$me: --reps '$reps': expected a positive integer" >&2; exit 2; }
+if [ -n "$baseline" ] && { [ ! -x "$baseline/stepnet" ] || [ ! -x "$baseline/stepnet-node" ]; }; then
+    echo "$me: --baseline '$baseline': expected a directory holding stepnet and" \
+        "stepnet-node" >&2
+    exit 2
+fi
+[ -x build/stepnet ] && [ -x build/stepnet-node ] || scripts/setup.sh >/dev/null
+. scripts/bench_lib.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+[ -n "$baseline" ] && variants+=(baseline)
+cases=()
+for n in 8 16; do
+    for c in te mnb; do
+        for s in 8 4096; do cases+=("$c complete:$n $s"); done
+    done
+done
+started=$(date +%s)
+for r in $(seq "$reps"); do
+    for i in "${!cases[@]}"; do
+        read -r coll topo size <<<"${cases[$i]}"
+        for k in "${!variants[@]}"; do
+            v=${variants[$k]}
+            if [ "$v" = baseline ]; then
+                bin=(env STEPNET_NODE="$baseline/stepnet-node" "$baseline/stepnet")
+                extra=()
+            else
+                bin=(build/stepnet)
+                read -r -a extra <<<"${opts[$k]}"
+            fi
+            out=$("${bin[@]}" run --topo "$topo" --coll "$coll" --size "$size" --reps 21 \
+                --warmup 1 --probes 2 --security none "${extra[@]}" --json 2>/dev/null) || true
+            [ "$(jget verified "$out")" = true ] ||
+                { echo "$me: ${cases[$i]} ($v) failed" >&2; exit 1; }
+            jget node_us_median "$out" >>"$tmp/$i.$v"
+            echo >>"$tmp/$i.$v"
+        done
+    done
+    echo "$me: round $r of $reps done ($(($(date +%s) - started)) s)" >&2
+done
+printf '%-20s %6s' case size
+for v in "${variants[@]}"; do printf ' %11s' "$v"; done
+ref=${variants[0]}
+for v in "${variants[@]:1}"; do printf ' %9s' "$v/${ref:0:3}"; done
+echo
+[ -n "$csv" ] && echo "case,size,variant,node_us_median,ratio_to_$ref" >"$csv"
+for i in "${!cases[@]}"; do
+    read -r coll topo size <<<"${cases[$i]}"
+    base=$(grep -v '^$' "$tmp/$i.$ref" | median)
+    printf '%-20s %6s' "$coll $topo" "$size"
+    for v in "${variants[@]}"; do printf ' %11.1f' "$(grep -v '^$' "$tmp/$i.$v" | median)"; done
+    for v in "${variants[@]}"; do
+        m=$(grep -v '^$' "$tmp/$i.$v" | median)
+        ratio=$(awk -v a="$m" -v b="$base" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')
+        [ "$v" = "$ref" ] || printf ' %9s' "$ratio"
+        [ -n "$csv" ] && echo "$coll $topo,$size,$v,$m,$ratio" >>"$csv"
+    done
+    echo
+done
+echo "node_us_median in us (each node's own time, averaged over the nodes; median of 21"
+echo "repetitions per run, then over $reps rounds); $(nproc) cores"
