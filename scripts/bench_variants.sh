@@ -81,7 +81,7 @@ done
 printf '%-20s %6s' case size
 for v in "${variants[@]}"; do printf ' %11s' "$v"; done
 ref=${variants[0]}
-for v in "${variants[@]:1}"; do printf ' %9s' "$v/${ref:0:3}"; done
+for v in "${variants[@]:1}"; do printf ' %14s' "$v/$ref"; done
 echo
 [ -n "$csv" ] && echo "case,size,variant,node_us_median,ratio_to_$ref" >"$csv"
 for i in "${!cases[@]}"; do
@@ -92,7 +92,7 @@ for i in "${!cases[@]}"; do
     for v in "${variants[@]}"; do
         m=$(grep -v '^$' "$tmp/$i.$v" | median)
         ratio=$(awk -v a="$m" -v b="$base" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')
-        [ "$v" = "$ref" ] || printf ' %9s' "$ratio"
+        [ "$v" = "$ref" ] || printf ' %14s' "$ratio"
         [ -n "$csv" ] && echo "$coll $topo,$size,$v,$m,$ratio" >>"$csv"
     done
     echo
