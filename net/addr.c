@@ -126,18 +126,22 @@ static void set_port(struct sockaddr_storage *ss, uint16_t port)
         ((struct sockaddr_in *) ss)->sin_port = htons(port);
 }
 
-/* One port of a range: a fresh socket, bound and listening, or a negative errno (closed). A
- * socket that failed is never reused: two processes may both bind a port under SO_REUSEADDR
- * while neither listens yet, and the loser's listen() fails with EADDRINUSE on a socket that
- * stays bound, so binding it to the next port would fail with EINVAL. */
+/* One port: a fresh socket, bound and listening, or a negative errno (closed). Set up as
+ * uv_tcp_bind would (SO_REUSEADDR, so that a port in TIME_WAIT from an earlier run is free; an
+ * IPv6 socket that also takes IPv4). A socket that failed is never reused: two processes may both
+ * bind a port under SO_REUSEADDR while neither listens yet, and the loser's listen() fails with
+ * EADDRINUSE on a socket that stays bound, so binding it to the next port of a range would fail
+ * with EINVAL. */
 static int listen_fd(const struct sockaddr *sa, socklen_t len, int backlog)
 {
     int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -errno;
-    int on = 1; /* as uv_tcp_bind: a port in TIME_WAIT from an earlier run is free */
-    if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) < 0 || bind(fd, sa, len) < 0 ||
-        listen(fd, backlog) < 0) {
+    int on = 1, off = 0;
+    if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) < 0 ||
+        (sa->sa_family == AF_INET6 &&
+         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off) < 0) ||
+        bind(fd, sa, len) < 0 || listen(fd, backlog) < 0) {
         int e = -errno;
         close(fd);
         return e;
@@ -153,17 +157,15 @@ int sn_addr_listen(uv_tcp_t *h, const struct sockaddr *sa, uint16_t lo, uint16_t
                                               : (socklen_t) sizeof(struct sockaddr_in);
     memset(&ss, 0, sizeof ss);
     memcpy(&ss, sa, len);
-    if (lo == 0) {
-        int rc = uv_tcp_bind(h, (struct sockaddr *) &ss, 0);
-        return rc < 0 ? rc : uv_listen((uv_stream_t *) h, backlog, cb);
-    }
-    for (uint32_t p = lo; p <= hi; p++) {
-        set_port(&ss, (uint16_t) p);
+    /* lo 0: the one port of sa (0: the kernel's choice); else lo, lo + 1, ... up to hi */
+    for (uint32_t p = lo;; p++) {
+        if (lo)
+            set_port(&ss, (uint16_t) p);
         int fd = listen_fd((struct sockaddr *) &ss, len, backlog);
-        if (fd == -EADDRINUSE)
+        if (fd == -EADDRINUSE && lo && p < hi)
             continue;
         if (fd < 0)
-            return fd; /* libuv codes are negative errnos on Unix */
+            return fd; /* libuv codes are negative errnos on Unix: UV_EADDRINUSE included */
         int rc = uv_tcp_open(h, fd);
         if (rc < 0) {
             close(fd);
@@ -171,7 +173,6 @@ int sn_addr_listen(uv_tcp_t *h, const struct sockaddr *sa, uint16_t lo, uint16_t
         }
         return uv_listen((uv_stream_t *) h, backlog, cb); /* already listening: sets the callback */
     }
-    return UV_EADDRINUSE;
 }
 
 void sn_addr_format(const struct sockaddr *sa, char *buf, size_t cap)

@@ -37,7 +37,8 @@ int sn_addr_parse_range(const char *text, uint16_t *lo, uint16_t *hi, sn_err_t *
 /* Binds `h` (initialised, not yet bound) to `sa` and listens with `backlog` and `cb`: on the port
  * of `sa` when lo is 0, else on the first port from lo to hi that is free (EADDRINUSE, at bind or
  * at listen, moves on to the next port with a new socket). 0; UV_EADDRINUSE when every port of
- * the range is taken; another libuv code on any other error. Synchronous; start-up only. */
+ * the range is taken (or the one port, lo 0); another libuv code on any other error.
+ * Synchronous; start-up only. */
 int sn_addr_listen(uv_tcp_t *h, const struct sockaddr *sa, uint16_t lo, uint16_t hi, int backlog,
                    uv_connection_cb cb);
 
