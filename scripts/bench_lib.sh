@@ -31,3 +31,27 @@ compare_modes() {
     CMP_RATIO=$(awk -v a="$CMP_A" -v b="$CMP_B" 'BEGIN {printf "%.2f", a / b}')
     CMP_OVER=$(awk -v a="$CMP_A" -v b="$CMP_B" 'BEGIN {printf "%+.0f%%", (a / b - 1) * 100}')
 }
+
+# variant_head NAME...: the column heads of variant_row: each name, then each but the first over it.
+variant_head() {
+    local v
+    for v in "$@"; do printf ' %12s' "$v"; done
+    for v in "${@:2}"; do printf ' %14s' "$v/$1"; done
+}
+
+# variant_row DIR I CSV CSVHEAD NAME...: the medians of case I for each variant NAME (the numbers
+# in DIR/I.NAME, one per line), then the ratio of each but the first to the first (below 1: less
+# than the first); appends "CSVHEAD,NAME,median,ratio" per variant to CSV when it is not empty.
+variant_row() {
+    local dir=$1 i=$2 csv=$3 head=$4
+    shift 4
+    local base m ratio v
+    base=$(median <"$dir/$i.$1")
+    for v in "$@"; do printf ' %12.2f' "$(median <"$dir/$i.$v")"; done
+    for v in "$@"; do
+        m=$(median <"$dir/$i.$v")
+        ratio=$(awk -v a="$m" -v b="$base" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')
+        [ "$v" = "$1" ] || printf ' %14s' "$ratio"
+        [ -z "$csv" ] || echo "$head,$v,$m,$ratio" >>"$csv"
+    done
+}

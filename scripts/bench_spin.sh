@@ -60,23 +60,16 @@ for r in $(seq "$reps"); do
     done
     echo "bench_spin: round $r of $reps done ($(($(date +%s) - started)) s)" >&2
 done
-first=${values%% *}
+read -r -a vals <<<"$values"
 printf '%-30s %-8s' case unit
-for v in $values; do printf ' %12s' "spin=$v"; done
-for v in $values; do [ "$v" = "$first" ] || printf ' %10s' "ratio $v"; done
+variant_head "${vals[@]}"
 echo
 [ -n "$csv" ] && echo "case,unit,spin_us,median,ratio_to_first" >"$csv"
 for i in "${!cases[@]}"; do
     IFS='|' read -r label _ unit _ <<<"${cases[$i]}"
-    base=$(grep -v '^$' "$tmp/$i.$first" | median)
     printf '%-30s %-8s' "$label" "$unit"
-    for v in $values; do printf ' %12.2f' "$(grep -v '^$' "$tmp/$i.$v" | median)"; done
-    for v in $values; do
-        m=$(grep -v '^$' "$tmp/$i.$v" | median)
-        ratio=$(awk -v a="$m" -v b="$base" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')
-        [ "$v" = "$first" ] || printf ' %10s' "$ratio"
-        [ -n "$csv" ] && echo "$label,$unit,$v,$m,$ratio" >>"$csv"
-    done
+    variant_row "$tmp" "$i" "$csv" "$label,$unit" "${vals[@]}"
     echo
 done
-echo "(medians of $reps rounds, values alternated within each round; --security none; $(nproc) cores, $(uname -m))"
+echo "(columns: the --spin-us values, then each over the first; medians of $reps rounds, values"
+echo " alternated within each round; --security none; $(nproc) cores, $(uname -m))"

@@ -79,22 +79,13 @@ for r in $(seq "$reps"); do
     echo "$me: round $r of $reps done ($(($(date +%s) - started)) s)" >&2
 done
 printf '%-20s %6s' case size
-for v in "${variants[@]}"; do printf ' %11s' "$v"; done
-ref=${variants[0]}
-for v in "${variants[@]:1}"; do printf ' %14s' "$v/$ref"; done
+variant_head "${variants[@]}"
 echo
-[ -n "$csv" ] && echo "case,size,variant,node_us_median,ratio_to_$ref" >"$csv"
+[ -n "$csv" ] && echo "case,size,variant,node_us_median,ratio_to_${variants[0]}" >"$csv"
 for i in "${!cases[@]}"; do
     read -r coll topo size <<<"${cases[$i]}"
-    base=$(grep -v '^$' "$tmp/$i.$ref" | median)
     printf '%-20s %6s' "$coll $topo" "$size"
-    for v in "${variants[@]}"; do printf ' %11.1f' "$(grep -v '^$' "$tmp/$i.$v" | median)"; done
-    for v in "${variants[@]}"; do
-        m=$(grep -v '^$' "$tmp/$i.$v" | median)
-        ratio=$(awk -v a="$m" -v b="$base" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')
-        [ "$v" = "$ref" ] || printf ' %14s' "$ratio"
-        [ -n "$csv" ] && echo "$coll $topo,$size,$v,$m,$ratio" >>"$csv"
-    done
+    variant_row "$tmp" "$i" "$csv" "$coll $topo,$size" "${variants[@]}"
     echo
 done
 echo "node_us_median in us (each node's own time, averaged over the nodes; median of 21"
