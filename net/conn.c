@@ -212,13 +212,38 @@ static void put_u32(uint8_t *p, uint32_t v)
 
 static void pump(sn_conn_t *c);
 
+static void on_drain_end(uv_timer_t *t)
+{
+    sn_conn_t *c = t->data;
+    sn_conn_fail(c, c->write_error, "write failed");
+}
+
+/* A write failed: the peer closed or reset the connection (or the network failed). What the peer
+ * sent before it went may still wait in the receive queue, such as a node's last report of why it
+ * left; failing at once would drop it unread. So, on a connection that is reading, nothing more
+ * is written, the reader goes on through the event loop as usual, and the connection fails with
+ * the write's error when the reading ends (end of stream or reset, which follow at once when the
+ * peer is gone) or after SN_CONN_DRAIN_MS. */
+static void write_failed(sn_conn_t *c, int status)
+{
+    if (c->write_error || c->closing)
+        return;
+    if (!c->established || !c->reading) {
+        sn_conn_fail(c, status, "write failed");
+        return;
+    }
+    c->write_error = status;
+    uv_timer_stop(&c->timer);
+    uv_timer_start(&c->timer, on_drain_end, SN_CONN_DRAIN_MS, 0);
+}
+
 static void write_cb(uv_write_t *req, int status)
 {
     wreq_t *w = (wreq_t *) req;
     sn_conn_t *c = w->c;
     release(c, w);
     if (status < 0 && status != UV_ECANCELED)
-        sn_conn_fail(c, status, "write failed");
+        write_failed(c, status);
 }
 
 static void chunk_release(sn_conn_t *c, chunk_t *k)
@@ -236,7 +261,7 @@ static void chunk_cb(uv_write_t *req, int status)
     c->inflight--;
     chunk_release(c, k);
     if (status < 0 && status != UV_ECANCELED) {
-        sn_conn_fail(c, status, "write failed");
+        write_failed(c, status);
         return;
     }
     pump(c);
@@ -246,6 +271,8 @@ static void chunk_cb(uv_write_t *req, int status)
  * through uv_write with req and cb (0: the buffer is borrowed until cb), or fails (-1). */
 static int put_bytes(sn_conn_t *c, uv_write_t *req, uv_write_cb cb, const uint8_t *p, size_t n)
 {
+    if (c->write_error)
+        return -1;
     uv_buf_t b = uv_buf_init((char *) p, (unsigned) n);
     int done = uv_try_write((uv_stream_t *) &c->tcp, &b, 1);
     if (done == (int) n)
@@ -253,12 +280,12 @@ static int put_bytes(sn_conn_t *c, uv_write_t *req, uv_write_cb cb, const uint8_
     if (done > 0)
         b = uv_buf_init((char *) p + done, (unsigned) (n - (size_t) done));
     else if (done != UV_EAGAIN && done != UV_ENOSYS) {
-        sn_conn_fail(c, done, "write failed");
+        write_failed(c, done);
         return -1;
     }
     int rc = uv_write(req, (uv_stream_t *) &c->tcp, &b, 1, cb);
     if (rc < 0) {
-        sn_conn_fail(c, rc, "write failed");
+        write_failed(c, rc);
         return -1;
     }
     return 0;
@@ -352,26 +379,26 @@ static int emit_chunk(sn_conn_t *c, wreq_t *w)
         apply_fault(c, k->data, k->len);
     w->pos += n;
     int rc = put_bytes(c, &k->req, chunk_cb, k->data, k->len);
-    if (rc == 1)
-        chunk_release(c, k);
-    else if (rc == 0)
+    if (rc == 0)
         c->inflight++;
+    else /* written at once, or never: the chunk buffer is free */
+        chunk_release(c, k);
     return rc < 0 ? -1 : 0;
 }
 
 /* Hands queued frames to the socket in order, as far as the chunk window allows. */
 static void pump(sn_conn_t *c)
 {
-    if (!c->established || c->closing || c->pumping)
+    if (!c->established || c->closing || c->write_error || c->pumping)
         return;
     c->pumping = 1;
-    while (c->outq && !c->closing) {
+    while (c->outq && !c->closing && !c->write_error) {
         wreq_t *w = c->outq;
         uint32_t plen = (uint32_t) (1 + w->body_len);
         int chunked =
             !w->raw && (w->fill || (c->sec_mode == SN_SEC_SODIUM && plen > SN_CONN_CHUNK));
         if (chunked) {
-            while (w->pos < plen && c->inflight < SN_CONN_WINDOW && !c->closing)
+            while (w->pos < plen && c->inflight < SN_CONN_WINDOW && !c->closing && !c->write_error)
                 if (emit_chunk(c, w) < 0)
                     break;
             if (w->pos < plen)
@@ -428,7 +455,7 @@ static wreq_t *wreq_of(uint8_t *body)
 int sn_conn_send(sn_conn_t *c, uint8_t *body)
 {
     wreq_t *w = wreq_of(body);
-    if (c->closing) {
+    if (c->closing || c->write_error) {
         free(w);
         return UV_ECANCELED;
     }
@@ -457,7 +484,7 @@ int sn_conn_send_gen(sn_conn_t *c, int type, const uint8_t *head, size_t head_le
     w->fill = fill;
     if (ctx_len)
         memcpy(w->ctx, ctx, ctx_len);
-    if (c->closing) {
+    if (c->closing || c->write_error) {
         free(w);
         return UV_ECANCELED;
     }
@@ -729,14 +756,14 @@ void sn_conn_expect(sn_conn_t *c, uint32_t ms, const char *what)
 {
     c->expect_ms = ms;
     c->expect_what = what;
-    if (c->established && !c->closing)
+    if (c->established && !c->closing && !c->write_error) /* the timer ends a drain then */
         uv_timer_start(&c->timer, on_expect, ms, 0);
 }
 
 void sn_conn_expect_done(sn_conn_t *c)
 {
     c->expect_ms = 0;
-    if (c->established && !c->closing)
+    if (c->established && !c->closing && !c->write_error)
         uv_timer_stop(&c->timer);
 }
 
@@ -791,8 +818,11 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
                      c->peer);
         else
             snprintf(what, sizeof what, "%s",
-                     nread == UV_EOF ? "closed by the peer" : "read failed");
-        sn_conn_fail(c, (int) nread, what);
+                     c->write_error    ? "write failed"
+                     : nread == UV_EOF ? "closed by the peer"
+                                       : "read failed");
+        /* after a failed write, the end of the reading ends the drain: the write's error */
+        sn_conn_fail(c, c->write_error ? c->write_error : (int) nread, what);
         return;
     }
     if (nread == 0 || c->closing)

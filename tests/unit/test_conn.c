@@ -28,6 +28,7 @@ typedef struct end_s {
     sn_conn_t c;
     int frames, bad_content, closed;
     int status;
+    int frames_at_error; /* frames delivered before on_error */
     char err[400];
 } end_t;
 
@@ -87,6 +88,7 @@ static void on_error(sn_conn_t *c, int status, const char *what)
 {
     end_t *e = c->owner;
     e->status = status;
+    e->frames_at_error = e->frames;
     snprintf(e->err, sizeof e->err, "%s", what);
 }
 
@@ -807,6 +809,76 @@ static void test_memory_model_matches(void **state)
     assert_true(sn_model_mem_link(100) < sn_model_mem_link(SN_CONN_CHUNK));
 }
 
+/* ---- a peer that leaves ---------------------------------------------------------------------- */
+
+static void on_left_connect(uv_connect_t *req, int status)
+{
+    (void) req;
+    assert_int_equal(status, 0);
+    assert_int_equal(sn_conn_start(&W->client.c, &W->cc, 1), 0);
+}
+
+/* Frame f of the pattern on_frame checks. */
+static void send_pattern(sn_conn_t *c, int f)
+{
+    uint8_t *b = sn_conn_frame(c, SN_FRAME_DATA, W->body);
+    for (size_t i = 0; i < W->body; i++)
+        b[i] = (uint8_t) (f * 7 + (int) i);
+    sn_conn_send(c, b);
+}
+
+/* A peer sends its last frame and closes while a frame of ours lies unread on its side, so the
+ * close resets the connection; our next write fails before we have read anything. The frame the
+ * peer sent must still reach on_frame, before on_error names the failed write (a node's last
+ * report, why it left, reaches the coordinator although a write to that node failed first). In
+ * both security modes. */
+static void test_write_after_peer_left(void **state)
+{
+    (void) state;
+    sn_conn_sec_cfg_t cfgs[] = {plain(), secure(&key_a)};
+    for (size_t m = 0; m < 2; m++) {
+        world_t *w = calloc(1, sizeof *w);
+        W = w;
+        uv_loop_init(&w->loop);
+        w->cc = w->cs = cfgs[m];
+        w->body = 16;
+        w->port = listen_on(&w->listener, on_server_conn, w);
+        uv_timer_init(&w->loop, &w->deadline);
+        uv_timer_start(&w->deadline, on_deadline, 10000, 0);
+        sn_conn_init(&w->loop, &w->client.c, &ops, &w->client);
+        limits(&w->client.c);
+        struct sockaddr_in sa;
+        uv_ip4_addr("127.0.0.1", w->port, &sa);
+        uv_connect_t creq;
+        assert_int_equal(
+            uv_tcp_connect(&creq, &w->client.c.tcp, (struct sockaddr *) &sa, on_left_connect), 0);
+        while (!(w->have_server && w->server.c.established && w->client.c.established) &&
+               !w->timed_out)
+            uv_run(&w->loop, UV_RUN_ONCE);
+        assert_false(w->timed_out);
+        uv_read_stop((uv_stream_t *) &w->client.c.tcp); /* the peer reads no more */
+        send_pattern(&w->server.c, 0);                  /* lies unread at the peer */
+        send_pattern(&w->client.c, 0);                  /* the peer's last frame */
+        sn_conn_close(&w->client.c);                    /* closed with unread data: a reset */
+        for (int k = 1; k < 50 && !w->server.c.write_error && !w->server.c.closing; k++)
+            send_pattern(&w->server.c, k); /* before the loop reads anything */
+        assert_int_equal(w->server.frames, 0);
+        while (!w->server.closed && !w->timed_out)
+            uv_run(&w->loop, UV_RUN_ONCE);
+        assert_false(w->timed_out);
+        if (w->server.frames != 1 || w->server.frames_at_error != 1 || w->server.bad_content)
+            fail_msg("mode %zu: %d frames (%d before the error '%s'), want the peer's 1 first", m,
+                     w->server.frames, w->server.frames_at_error, w->server.err);
+        assert_true(w->server.status == UV_EPIPE || w->server.status == UV_ECONNRESET);
+        assert_string_equal(w->server.err, "write failed");
+        uv_walk(&w->loop, close_walk, NULL);
+        uv_run(&w->loop, UV_RUN_DEFAULT);
+        assert_int_equal(uv_loop_close(&w->loop), 0);
+        free(w);
+        W = NULL;
+    }
+}
+
 int main(void)
 {
     sn_sec_init();
@@ -822,6 +894,7 @@ int main(void)
         cmocka_unit_test(test_wrong_key),
         cmocka_unit_test(test_plaintext_peers),
         cmocka_unit_test(test_handshake_deadline),
+        cmocka_unit_test(test_write_after_peer_left),
         cmocka_unit_test(test_admission_caps),
         cmocka_unit_test(test_admission_accept_error),
     };
