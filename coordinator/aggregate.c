@@ -129,7 +129,7 @@ static void add_times(coord_t *r, uint64_t wall_ns)
 void sn__coord_point_begin(coord_t *r, uint32_t k)
 {
     r->point = k;
-    r->params = r->ctx->params;
+    r->params = r->job->params;
     r->params.size = r->res->points[k].size;
     r->res->nwall = r->res->ncoll = r->res->nnode = 0;
     for (uint32_t i = 0; i < r->n; i++)

@@ -1,13 +1,13 @@
-/* `stepnet run` (coordinator): the command around coord_run. Runs a collective over real TCP links
- * between stepnet-node processes: by default one local process per topology node on 127.0.0.1
- * (port 0, no set-up); with --nodes join, nodes started anywhere with `stepnet-node --join`.
- * Parses the options, calls coord_run, prints the report; errors are printed here only. */
+/* `stepnet run` and `stepnet bench` (cli): the commands around coord_run. Runs a collective over
+ * real TCP links between stepnet-node processes: by default one local process per topology node on
+ * 127.0.0.1 (port 0, no set-up); with --nodes join, nodes started anywhere with `stepnet-node
+ * --join`. Parses the options, calls coord_run, prints the report; errors are printed here only. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "coord.h"
+#include "run.h"
 #include "secure.h"
 #include "sweep.h"
 #include "wire.h"
@@ -173,7 +173,7 @@ static int tcp_round(void *vctx, const sn_topo_t *t, const sn_params_t *q, const
     int rc = cli_ctx_build(&co, &ctx, err);
     if (rc == 0) {
         coord_opts_t ro = *base;
-        ro.ctx = &ctx;
+        cli_run_job(&ctx, &ro.job);
         ro.reps = 1, ro.warmup = 0, ro.probes = 0;
         rc = coord_run(&ro, &res, err);
         if (rc == 0) {
@@ -193,17 +193,17 @@ static int tcp_round(void *vctx, const sn_topo_t *t, const sn_params_t *q, const
 /* The sizes of `stepnet bench` (--sizes, or the default) into o, and the largest into cli->size:
  * the memory budget and the calibration probes are those of the largest size. 0, or EXIT_BADINPUT
  * after printing why. *sizes is malloc'd. */
-static int bench_sizes(cli_opts_t *cli, coord_opts_t *o, uint32_t **sizes)
+static int bench_sizes(cli_opts_t *cli, cli_run_t *run, uint32_t **sizes)
 {
     sn_err_t err = {0};
     size_t n = 0;
-    if (sweep_parse_sizes(o->sizes_text ? o->sizes_text : SWEEP_DEFAULT_SIZES, sizes, &n, &err) <
-        0) {
+    if (sweep_parse_sizes(run->sizes_text ? run->sizes_text : SWEEP_DEFAULT_SIZES, sizes, &n,
+                          &err) < 0) {
         cli_err_print("stepnet", &err);
         return EXIT_BADINPUT;
     }
-    o->sizes = *sizes;
-    o->nsizes = n;
+    run->coord.sizes = *sizes;
+    run->coord.nsizes = n;
     cli->size = (*sizes)[n - 1];
     return 0;
 }
@@ -342,68 +342,69 @@ static void free_cases(run_case_t *cases, size_t n)
 static int run_command(const char *cmd, const char *help, int argc, char **argv)
 {
     cli_opts_t cli = {.cmd = cmd};
-    coord_opts_t o;
-    const char *out_file;
+    cli_run_t run;
+    const coord_opts_t *o = &run.coord;
     sn_err_t err = {0};
     uint32_t *sizes = NULL;
     FILE *outf = NULL, *csvf = NULL, *tracef = NULL;
     run_case_t *cases = NULL;
     size_t ncases = 0;
     int bench = strcmp(cmd, "bench") == 0;
-    int rc = coord_opts_parse(argc, argv, &cli, &o, &out_file, help, &err);
+    int rc = cli_run_parse(argc, argv, &cli, &run, help, &err);
     if (rc == CLI_HELP)
         return EXIT_OK;
     if (rc < 0) {
         cli_err_print("stepnet", &err);
         return EXIT_BADINPUT;
     }
-    if (o.trace_file && cli.coll && strcmp(cli.coll, "dynbcast") == 0) {
+    if (run.trace_file && cli.coll && strcmp(cli.coll, "dynbcast") == 0) {
         fprintf(stderr, "stepnet: --trace applies to one collective, not to --coll dynbcast\n");
         return EXIT_BADINPUT;
     }
-    if (bench && o.trace_file) {
+    if (bench && run.trace_file) {
         fprintf(stderr, "stepnet: --trace applies to stepnet run, not to the sweeps of bench\n");
         return EXIT_BADINPUT;
     }
     if (!bench && cli.coll && strcmp(cli.coll, "dynbcast") == 0 && cli.topo) {
-        if (o.csv_file) {
+        if (run.csv_file) {
             fprintf(stderr, "stepnet: --csv does not apply to --coll dynbcast (its --sweep-rho "
                             "prints CSV)\n");
             return EXIT_BADINPUT;
         }
-        return cli_dyn("run", &cli, o.dyn_lambda, o.dyn_rho, o.dyn_slots, o.dyn_sweep, tcp_round,
-                       &o);
+        return cli_dyn("run", &cli, run.dyn_lambda, run.dyn_rho, run.dyn_slots, run.dyn_sweep,
+                       tcp_round, (void *) o);
     }
-    if (o.dyn_lambda || o.dyn_rho || o.dyn_sweep || o.dyn_slots > 0) {
+    if (run.dyn_lambda || run.dyn_rho || run.dyn_sweep || run.dyn_slots > 0) {
         fprintf(stderr, "stepnet: --lambda, --rho, --sweep-rho and --slots apply to --coll "
                         "dynbcast only\n");
         return EXIT_BADINPUT;
     }
-    if (bench && (rc = bench_sizes(&cli, &o, &sizes)) != 0)
+    if (bench && (rc = bench_sizes(&cli, &run, &sizes)) != 0)
         return rc;
     rc = EXIT_BADINPUT;
-    if (build_cases(&cli, &o, bench, &cases, &ncases) != 0)
+    if (build_cases(&cli, o, bench, &cases, &ncases) != 0)
         goto done;
-    if (open_out(out_file, "--out", &outf) < 0 || open_out(o.csv_file, "--csv", &csvf) < 0 ||
-        open_out(o.trace_file, "--trace", &tracef) < 0)
+    if (open_out(run.out_file, "--out", &outf) < 0 || open_out(run.csv_file, "--csv", &csvf) < 0 ||
+        open_out(run.trace_file, "--trace", &tracef) < 0)
         goto done;
-    if (o.security == SN_SEC_NONE)
+    if (o->security == SN_SEC_NONE)
         fprintf(stderr,
                 "stepnet %s: security none: links and the control channel are plaintext "
                 "and unauthenticated\n",
                 cmd);
-    void (*json)(FILE *, const coord_opts_t *, const coord_result_t *) =
+    void (*json)(FILE *, const cli_run_t *, const coord_result_t *) =
         bench ? sweep_report_json : coord_report_json;
     if (csvf)
         sweep_csv_header(csvf);
     int write_failed = 0;
     rc = EXIT_OK;
     for (size_t i = 0; i < ncases && rc == EXIT_OK; i++) {
-        coord_opts_t co = o;
-        co.ctx = &cases[i].ctx;
-        co.topo_text = cases[i].topo;
+        cli_run_t one = run;
+        one.ctx = &cases[i].ctx;
+        cli_run_job(one.ctx, &one.coord.job);
+        one.coord.topo_text = cases[i].topo;
         coord_result_t res;
-        int crc = coord_run(&co, &res, &err);
+        int crc = coord_run(&one.coord, &res, &err);
         if (crc < 0) {
             cli_err_print("stepnet", &err);
             rc = crc == SN_EINVAL ? EXIT_BADINPUT : EXIT_FAILED;
@@ -412,27 +413,27 @@ static int run_command(const char *cmd, const char *help, int argc, char **argv)
         if (res.failed)
             fprintf(stderr, "stepnet %s: %s\n", cmd, res.error);
         if (cli.json)
-            json(stdout, &co, &res);
+            json(stdout, &one, &res);
         if (outf)
-            json(outf, &co, &res);
+            json(outf, &one, &res);
         for (size_t k = 0; csvf && k < res.npoints; k++)
             if (res.points[k].state != COORD_POINT_PENDING)
-                sweep_csv_row(csvf, &co, &res, &res.points[k]);
+                sweep_csv_row(csvf, &one, &res, &res.points[k]);
         if (tracef) /* a failed run's trace says why (docs/trace.md) */
-            coord_trace_write(tracef, &co, &res);
+            coord_trace_write(tracef, &one, &res);
         if (!cli.json)
-            (bench ? sweep_report_text : coord_report_text)(stdout, &co, &res);
+            (bench ? sweep_report_text : coord_report_text)(stdout, &one, &res);
         /* interrupted (SIGINT, SIGTERM): 128 + the signal, as a shell reports it; a failed
          * case ends the command */
         rc = res.interrupted ? 128 + res.interrupted : res.failed ? EXIT_FAILED : EXIT_OK;
         coord_result_free(&res);
     }
     if (outf)
-        write_failed |= cli_close_out(outf, out_file, "--out") < 0;
+        write_failed |= cli_close_out(outf, run.out_file, "--out") < 0;
     if (csvf)
-        write_failed |= cli_close_out(csvf, o.csv_file, "--csv") < 0;
+        write_failed |= cli_close_out(csvf, run.csv_file, "--csv") < 0;
     if (tracef)
-        write_failed |= cli_close_out(tracef, o.trace_file, "--trace") < 0;
+        write_failed |= cli_close_out(tracef, run.trace_file, "--trace") < 0;
     outf = csvf = tracef = NULL;
     if (rc == EXIT_OK && write_failed)
         rc = EXIT_FAILED;

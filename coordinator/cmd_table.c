@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "coord.h"
+#include "run.h"
 #include "stepnet/model.h"
 #include "stepnet/sim.h"
 #include "stepnet/util.h"
@@ -351,7 +351,7 @@ static int64_t run_case(const row_t *r, uint64_t max_memory, char *note, size_t 
         snprintf(note, cap, "stepnet run failed");
         goto out;
     }
-    co.ctx = &ctx;
+    cli_run_job(&ctx, &co.job);
     if (coord_run(&co, &res, &err) < 0) {
         cli_err_print("stepnet", &err);
         snprintf(note, cap, "stepnet run failed");

@@ -160,7 +160,7 @@ static void start_rep(coord_t *r)
     Stepnet__Control m = STEPNET__CONTROL__INIT;
     Stepnet__Start st = STEPNET__START__INIT;
     st.cid = r->wire_cid;
-    st.seed = r->ctx->params.seed;
+    st.seed = r->job->params.seed;
     st.has_idle_slots = r->o->idle_slots > 0 || r->floor_rep;
     st.idle_slots = r->floor_rep ? COORD_FLOOR_SLOTS : r->o->idle_slots;
     st.has_size = 1;
@@ -193,7 +193,7 @@ static void fill_assign(const coord_t *r, uint32_t id, Stepnet__Assign *a, Stepn
                         Stepnet__Peer **pp)
 {
     const sn_topo_t *t = r->t;
-    const sn_params_t *p = &r->ctx->params;
+    const sn_params_t *p = &r->job->params;
     uint32_t deg = sn_topo_degree(t, id);
     size_t np = 0;
     for (uint32_t q = 0; q < deg; q++) {
@@ -227,8 +227,8 @@ static void fill_assign(const coord_t *r, uint32_t id, Stepnet__Assign *a, Stepn
     a->size = r->res->points[0].size;
     a->has_max_size = r->res->npoints > 1;
     a->max_size = r->res->points[r->res->npoints - 1].size;
-    a->algorithm = (char *) r->ctx->algo->name;
-    a->max_slots = sn_model_slot_limit(t, p, r->ctx->predicted);
+    a->algorithm = (char *) r->job->algo->name;
+    a->max_slots = sn_model_slot_limit(t, p, r->job->predicted);
     a->connect_ms = r->o->connect_ms;
     a->slot_ms = r->o->slot_ms;
     a->collective_ms = r->o->collective_ms;
@@ -410,7 +410,7 @@ static void on_ready(coord_t *r, coord_node_t *cn, const Stepnet__Ready *m)
     r->phase = COORD_PH_CALIBRATE;
     Stepnet__Control cm = STEPNET__CONTROL__INIT;
     Stepnet__Calibrate cal = STEPNET__CALIBRATE__INIT;
-    uint32_t size = r->ctx->params.size;
+    uint32_t size = r->job->params.size;
     r->res->probe_bytes = size < COORD_PROBE_MAX_BYTES ? size : COORD_PROBE_MAX_BYTES;
     cal.bytes = r->res->probe_bytes;
     cal.probes = r->o->probes;

@@ -295,14 +295,14 @@ static int prepare(coord_t *r, sn_err_t *err)
     r->res->points = sn_xcalloc(np, sizeof *r->res->points);
     r->res->npoints = np;
     for (size_t k = 0; k < np; k++) {
-        r->res->points[k].size = o->sizes && o->nsizes ? o->sizes[k] : r->ctx->params.size;
+        r->res->points[k].size = o->sizes && o->nsizes ? o->sizes[k] : r->job->params.size;
         r->res->points[k].wall_ns = sn_xcalloc((size_t) o->reps + 1, sizeof(uint64_t));
         r->res->points[k].coll_ns = sn_xcalloc((size_t) o->reps + 1, sizeof(uint64_t));
         r->res->points[k].node_ns = sn_xcalloc((size_t) o->reps + 1, sizeof(uint64_t));
     }
     r->res->hosts = sn_xcalloc(r->n, sizeof *r->res->hosts);
     r->res->nhosts = r->n;
-    r->params = r->ctx->params;
+    r->params = r->job->params;
     r->params.size = r->res->points[0].size;
     r->res->coll_ns = sn_xcalloc((size_t) o->reps + 1, sizeof *r->res->coll_ns);
     r->res->node_ns = sn_xcalloc((size_t) o->reps + 1, sizeof *r->res->node_ns);
@@ -424,8 +424,8 @@ static int run_here(const coord_opts_t *opts, coord_result_t *result, sn_err_t *
     result->fail_node = COORD_NODE_NONE;
     r->o = opts;
     r->res = result;
-    r->ctx = opts->ctx;
-    r->t = opts->ctx->topo;
+    r->job = &opts->job;
+    r->t = opts->job.topo;
     r->n = r->t->n;
     result->started = (int64_t) time(NULL);
     int rc = prepare(r, err);

@@ -1,6 +1,7 @@
-/* The coordinator as a function (coordinator): coord_run runs one collective over real TCP links
- * between stepnet-node processes and returns what it measured. `stepnet run` and `stepnet table
- * --run` both call it; neither prints from inside it except the run's own log lines on stderr. */
+/* The run engine (coordinator/): coord_run runs one collective over real TCP links between
+ * stepnet-node processes and returns what it measured. It takes a job (topology, parameters,
+ * algorithm and plan) and the run's settings, knows nothing of argv, and prints nothing but the
+ * run's own log and progress lines on stderr; the commands (cli/) parse and report. */
 #ifndef STEPNET_COORD_H
 #define STEPNET_COORD_H
 
@@ -8,10 +9,12 @@
 #include <stdint.h>
 
 #include "blame.h"
-#include "cli.h"
+#include "stepnet/algo.h"
 #include "stepnet/error.h"
 #include "stepnet/linkemu.h"
+#include "stepnet/model.h"
 #include "stepnet/timemodel.h"
+#include "stepnet/topo.h"
 
 /* Defaults of `stepnet run` (its --help states them). */
 #define COORD_DEFAULT_REPS          5
@@ -41,9 +44,20 @@
  * deadline). */
 #define COORD_PROBE_MAX_BYTES (4u << 20)
 
+/* What to run: the topology, the collective's parameters (at the largest packet size of a sweep),
+ * the algorithm, its plan and its predicted steps (-1: none). Every pointer is borrowed for the
+ * call (params.sources too). */
+typedef struct coord_job_s {
+    const sn_topo_t *topo;
+    sn_params_t params;
+    const sn_algo_t *algo;
+    const void *plan;
+    int64_t predicted;
+} coord_job_t;
+
 typedef struct coord_opts_s {
-    const cli_ctx_t *ctx;  /* topology, parameters, algorithm: borrowed for the call */
-    const char *topo_text; /* the --topo text (its file: factors are sent to the nodes) */
+    coord_job_t job;
+    const char *topo_text; /* the topology spec (its file: factors are sent to the nodes) */
     uint32_t reps, warmup, probes;
     uint64_t idle_slots;  /* 0: the collective; else each repetition is that many bare slots */
     int join;             /* 0: spawn one local node per topology node; 1: wait for --join nodes */
@@ -65,21 +79,15 @@ typedef struct coord_opts_s {
      * frames after the last node is done); 0 (learn): the first repetition of each size does, the
      * later ones stop at the slot it found (Start.quiet_slot), checked by every node */
     int termination_detect;
-    /* --coll dynbcast: --lambda, --rho, --sweep-rho as given (NULL: not given), --slots (-1) */
-    const char *dyn_lambda, *dyn_rho, *dyn_sweep;
-    int64_t dyn_slots;
     /* sweeps (`stepnet bench`): the packet sizes, increasing, each run for warmup + reps
-     * repetitions in one launch of the nodes; NULL: the one size of ctx->params. ctx->params.size
+     * repetitions in one launch of the nodes; NULL: the one size of job.params. job.params.size
      * must be the largest (the memory budget and the calibration probes use it). */
     const uint32_t *sizes;
     size_t nsizes;
-    const char *cmd_name;   /* "run" or "bench": progress lines and reports name it */
-    int progress;           /* progress lines on stderr (coord_progress_t in progress.c) */
-    const char *csv_file;   /* --csv FILE (NULL: none) */
-    const char *sizes_text; /* --sizes as given (bench; NULL: not given) */
+    const char *cmd_name; /* "run" or "bench": progress lines name it */
+    int progress;         /* progress lines on stderr (coord_progress_t in progress.c) */
     /* --trace: the nodes record slots 1 to trace_slots (0: no trace) of measured repetition
      * trace_rep (1 to reps) and send them with their result (docs/trace.md) */
-    const char *trace_file; /* --trace FILE (NULL: none) */
     uint64_t trace_slots;
     uint32_t trace_rep;
     /* link emulation (emu_report.c): --link-delay, --link-jitter, --link-rate for every link, and
@@ -213,10 +221,10 @@ typedef struct coord_result_s {
 int coord_daemons_check(const char *list, sn_err_t *err);
 int coord_port_range_check(const char *text, coord_opts_t *opts, sn_err_t *err);
 
-/* The defaults above; ctx and topo_text stay NULL (the caller sets them). */
+/* The defaults above; job and topo_text stay empty (the caller sets them). */
 void coord_opts_default(coord_opts_t *o);
 
-/* Runs the collective of opts->ctx as opts ask. Returns 0 when the run took place, verified or
+/* Runs the collective of opts->job as opts ask. Returns 0 when the run took place, verified or
  * not (result->failed says which; free the result with coord_result_free either way), or a
  * negative code with err naming the cause when it could not start: SN_EINVAL for bad input (a bad
  * --listen, key or token, an unsupported topology), a libuv code when the listener fails. Logs the
@@ -235,41 +243,14 @@ double coord_result_coll_median_us(const coord_result_t *result);
 /* The median of the nodes' mean own times (node_ns) in microseconds (0 without any). */
 double coord_result_node_median_us(const coord_result_t *result);
 
-/* Link emulation (emu_report.c): the per-edge values of opts (its --link-* options and
+/* Link emulation (emu.c): the per-edge values of opts (its --link-* options and
  * --link-file, read here, at most SN_EMU_MAX_FILE bytes) for topology t into *out (NULL when
  * nothing is emulated). 0, or SN_EINVAL with err naming the file, line and value. */
 int coord_emu_build(const coord_opts_t *opts, const sn_topo_t *t, sn_emu_t **out, sn_err_t *err);
 
-/* The emulated values next to the measured per-link calibration: the key "link_emulation" of the
- * JSON report (null when nothing is emulated) and the text report's lines. */
-struct json_s;
-void coord_emu_report_json(struct json_s *j, const coord_opts_t *opts, const coord_result_t *res);
-void coord_emu_report_text(FILE *f, const coord_opts_t *opts, const coord_result_t *res);
-
-/* The time model (timemodel_run.c): predicts the run's wall time from the calibration in `res`
- * and the schedule of opts->ctx (replayed by the simulator; the idle barrier has none) and sets
+/* The time model (timemodel.c): predicts the run's wall time from the calibration in `res`
+ * and the schedule of opts->job (replayed by the simulator; the idle barrier has none) and sets
  * res->model and res->has_model. Does nothing for a failed or uncalibrated run. */
 void coord_time_model(const coord_opts_t *opts, coord_result_t *res);
-
-/* The model's terms: the key "time_model" of the JSON report (null without a model) and the text
- * report's line. */
-void coord_model_report_json(struct json_s *j, const coord_opts_t *opts, const coord_result_t *res);
-void coord_model_report_text(FILE *f, const coord_opts_t *opts, const coord_result_t *res);
-
-/* The JSON report (one line) and the human-readable report of a run (run_report.c). */
-void coord_report_json(FILE *f, const coord_opts_t *opts, const coord_result_t *result);
-void coord_report_text(FILE *f, const coord_opts_t *opts, const coord_result_t *result);
-
-/* Writes the trace of the run (run_trace.c; docs/trace.md): the slots and transmissions the nodes
- * recorded in the traced repetition, or, when the run did not get that far, a trace that says so.
- * The caller closes f. */
-void coord_trace_write(FILE *f, const coord_opts_t *opts, const coord_result_t *result);
-
-/* Parses `stepnet run` options (run_options.c) into the shared options `cli`, the run's `opts`
- * (whose ctx is left NULL: build it with cli_ctx_build) and --out FILE (*out_file, NULL when not
- * given). Strings point into argv. 0; CLI_HELP after --help (usage printed on stdout); SN_EINVAL
- * with err naming the bad value and what is accepted. */
-int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *opts,
-                     const char **out_file, const char *usage, sn_err_t *err);
 
 #endif

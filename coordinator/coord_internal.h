@@ -108,7 +108,7 @@ struct coord_s {
     uv_loop_t *loop;
     const coord_opts_t *o;
     coord_result_t *res;
-    const cli_ctx_t *ctx;
+    const coord_job_t *job;
     const sn_topo_t *t;
     uint32_t n;
     sn_conn_sec_cfg_t sec;
@@ -145,7 +145,7 @@ struct coord_s {
     uint32_t cid, wire_cid;
     uint64_t barrier_slots;
     uint32_t point, rep; /* the size (index in res->points) and the repetition in it (from 1) */
-    sn_params_t params;  /* ctx->params with the current size */
+    sn_params_t params;  /* job->params with the current size */
     coord_progress_t progress;
     /* the control legs of the time model: rounds of a heartbeat to every node and every answer
      * back (control.c), the time of each */

@@ -1,60 +1,14 @@
-/* Link emulation in the coordinator: the per-edge values of a run (--link-delay, --link-jitter,
- * --link-rate and --link-file, read and validated before any node starts) and their report next
- * to the measured per-link calibration, in JSON ("link_emulation") and text. The nodes apply the
- * values (node/emulate.c); the Assign message carries them. */
-#include <errno.h>
+/* The link emulation of a run next to its measured per-link calibration (cli): the emulated
+ * values of every edge, grouped, in JSON ("link_emulation") and text. The engine builds the
+ * values (coordinator/emu.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "coord.h"
-#include "json.h"
+#include "run.h"
 #include "stepnet/util.h"
 
 #define MAX_GROUPS_TEXT 8 /* distinct (delay, jitter, rate) values the text report lists */
-
-/* Reads the link file, at most SN_EMU_MAX_FILE bytes, into a NUL-terminated buffer. */
-static int read_file(const char *path, char **out, sn_err_t *err)
-{
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return sn_err_set(err, SN_EINVAL, "cannot read '%s' (--link-file): %s", path,
-                          strerror(errno));
-    char *buf = sn_xmalloc(SN_EMU_MAX_FILE + 1);
-    size_t n = fread(buf, 1, SN_EMU_MAX_FILE + 1, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad || n > SN_EMU_MAX_FILE || memchr(buf, '\0', n)) {
-        free(buf);
-        return sn_err_set(err, SN_EINVAL,
-                          bad ? "cannot read '%s' (--link-file)"
-                              : "'%s' (--link-file): expected a text file of at most 4 MiB",
-                          path);
-    }
-    buf[n] = '\0';
-    *out = buf;
-    return 0;
-}
-
-int coord_emu_build(const coord_opts_t *o, const sn_topo_t *t, sn_emu_t **out, sn_err_t *err)
-{
-    *out = NULL;
-    char *text = NULL;
-    int rc;
-    if (o->emu_file && (rc = read_file(o->emu_file, &text, err)) < 0)
-        return rc;
-    sn_emu_t *emu = NULL;
-    rc = sn_emu_build(t, &o->emu, text, o->emu_file ? o->emu_file : "", &emu, err);
-    free(text);
-    if (rc < 0)
-        return err ? (err->code = SN_EINVAL) : SN_EINVAL;
-    if (!emu->active) {
-        sn_emu_free(emu);
-        return 0;
-    }
-    *out = emu;
-    return 0;
-}
 
 static int same(const sn_emu_link_t *a, const sn_emu_link_t *b)
 {
@@ -131,14 +85,15 @@ static void json_values(json_t *j, const sn_emu_link_t *v)
         json_null(j, "rate_bps");
 }
 
-void coord_emu_report_json(json_t *j, const coord_opts_t *o, const coord_result_t *res)
+void coord_emu_report_json(json_t *j, const cli_run_t *run, const coord_result_t *res)
 {
+    const coord_opts_t *o = &run->coord;
     const sn_emu_t *emu = res->emu;
     if (emu == NULL) {
         json_null(j, "link_emulation");
         return;
     }
-    const sn_topo_t *t = o->ctx->topo;
+    const sn_topo_t *t = run->ctx->topo;
     uint32_t *first = sn_xcalloc((size_t) emu->nedges + 1, sizeof *first);
     int *group = sn_xcalloc((size_t) emu->nedges + 1, sizeof *group);
     size_t ng = group_edges(emu, first, group, emu->nedges);
@@ -175,8 +130,9 @@ void coord_emu_report_json(json_t *j, const coord_opts_t *o, const coord_result_
     free(group);
 }
 
-void coord_emu_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res)
+void coord_emu_report_text(FILE *f, const cli_run_t *run, const coord_result_t *res)
 {
+    const coord_opts_t *o = &run->coord;
     const sn_emu_t *emu = res->emu;
     if (emu == NULL)
         return;
@@ -198,7 +154,7 @@ void coord_emu_report_text(FILE *f, const coord_opts_t *o, const coord_result_t 
             fprintf(f, "nothing (--probes 0)\n");
         else
             fprintf(f, "%.1f us one-way, %.1f us at %u bytes (median)\n", m, ms,
-                    o->ctx->params.size);
+                    run->ctx->params.size);
     }
     if (shown < emu->nedges)
         fprintf(f, "  %-16s%zu more links with other values (see --json)\n", "",

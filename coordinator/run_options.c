@@ -1,15 +1,16 @@
-/* The options of `stepnet run` (coordinator): the shared ones through cli_opts_parse, the run's own
- * through the same machinery (so every option takes --name value and --name=value), then the
- * checks that need several of them together. Errors are SN_EINVAL with an sn_err_t that names the
- * bad value and what is accepted; nothing is printed here except --help. */
+/* The options of `stepnet run` and `stepnet bench` (cli): the shared ones through cli_opts_parse,
+ * the run's own through the same machinery (so every option takes --name value and --name=value),
+ * then the checks that need several of them together, one helper per group. Errors are SN_EINVAL
+ * with an sn_err_t that names the bad value and what is accepted; nothing is printed here except
+ * --help. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "addr.h"
-#include "coord.h"
 #include "hostfile.h"
+#include "run.h"
 #include "secure.h"
 #include "sweep.h"
 #include "trace.h"
@@ -18,6 +19,8 @@
 #define MAX_COUNT      1000000   /* --reps, --warmup, --probes */
 #define MAX_IDLE_SLOTS 100000000 /* --idle-slots */
 #define MAX_MS         86400000  /* every --*-timeout-ms: one day */
+#define MS             "milliseconds"
+#define US             "microseconds"
 
 #define bad(err, ...) sn_err_set((err), SN_EINVAL, __VA_ARGS__)
 
@@ -89,140 +92,85 @@ static int check_hosts(coord_opts_t *o, const char *map_by, const char *nodes, i
     return 0;
 }
 
-int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, const char **out_file,
-                     const char *usage, sn_err_t *err)
+/* The option values as given, before they are checked and copied into the run. */
+typedef struct raw_s {
+    int64_t reps, warmup, probes, idle, connect, ready, slot, collective, heartbeat, spin, nice;
+    int64_t trace_slots, trace_rep;
+    const char *nodes, *security, *fault, *token, *termination, *cipher, *map_by, *port_range;
+    const char *link_delay, *link_jitter, *link_rate; /* link emulation */
+    int insecure_ok;
+} raw_t;
+
+/* The engine's defaults (bench's per size), as option values. */
+static void raw_defaults(raw_t *w, coord_opts_t *o, int bench)
 {
     coord_opts_default(o);
-    o->dyn_slots = -1;
-    *out_file = NULL;
-    int bench = cli->cmd && strcmp(cli->cmd, "bench") == 0;
     if (bench) { /* per size */
         o->reps = SWEEP_DEFAULT_ITERS;
         o->warmup = SWEEP_DEFAULT_WARMUP;
     }
-    int64_t reps = o->reps, warmup = o->warmup, probes = o->probes, idle = 0;
-    int64_t connect = o->connect_ms, ready = o->ready_ms, slot = o->slot_ms;
-    int64_t collective = o->collective_ms, heartbeat = o->heartbeat_ms, spin = o->spin_us;
-    int64_t nice = o->coord_nice;
-    const char *nodes = "local", *security = "sodium", *fault = NULL, *token = NULL;
-    const char *termination = "learn", *cipher = NULL;
-    const char *link_delay = NULL, *link_jitter = NULL, *link_rate = NULL; /* link emulation */
-    const char *port_range = NULL;
-    int insecure_ok = 0;
-    int64_t trace_slots = -1, trace_rep = -1;
-    const char *map_by = NULL;
-    const cli_opt_t extra[] = {
-        {.name = "--reps", .num = &reps, .lo = 1, .hi = MAX_COUNT},
-        {.name = "--warmup", .num = &warmup, .lo = 0, .hi = MAX_COUNT},
-        {.name = "--probes", .num = &probes, .lo = 0, .hi = MAX_COUNT},
-        {.name = "--idle-slots", .num = &idle, .lo = 1, .hi = MAX_IDLE_SLOTS},
-        {.name = "--connect-timeout-ms",
-         .num = &connect,
-         .lo = 1,
-         .hi = MAX_MS,
-         .unit = "milliseconds"},
-        {.name = "--ready-timeout-ms",
-         .num = &ready,
-         .lo = 1,
-         .hi = MAX_MS,
-         .unit = "milliseconds"},
-        {.name = "--slot-timeout-ms", .num = &slot, .lo = 1, .hi = MAX_MS, .unit = "milliseconds"},
-        {.name = "--collective-timeout-ms",
-         .num = &collective,
-         .lo = 1,
-         .hi = MAX_MS,
-         .unit = "milliseconds"},
-        {.name = "--heartbeat-ms",
-         .num = &heartbeat,
-         .lo = 0,
-         .hi = MAX_MS,
-         .unit = "milliseconds"},
-        {.name = "--spin-us",
-         .num = &spin,
-         .lo = 0,
-         .hi = COORD_MAX_SPIN_US,
-         .unit = "microseconds"},
-        {.name = "--coord-nice", .num = &nice, .lo = 0, .hi = COORD_MAX_NICE},
-        {.name = "--termination", .str = &termination},
-        {.name = "--cipher", .str = &cipher},
-        {.name = "--nodes", .str = &nodes},
-        {.name = "--listen", .str = &o->listen},
-        {.name = "--out", .str = out_file},
-        {.name = "--node-bin", .str = &o->node_bin},
-        {.name = "--fault", .str = &fault},
-        {.name = "--token", .str = &token},
-        {.name = "--key", .str = &o->key_file},
-        {.name = "--security", .str = &security},
-        {.name = "--verbose", .flag = &o->verbose},
-        {.name = "--insecure-ok", .flag = &insecure_ok},
-        {.name = "--lambda", .str = &o->dyn_lambda},
-        {.name = "--rho", .str = &o->dyn_rho},
-        {.name = "--sweep-rho", .str = &o->dyn_sweep},
-        {.name = "--slots", .num = &o->dyn_slots, .lo = 1, .hi = 1000000000, .unit = "time units"},
-        /* sweeps and measured outputs: --iters is --reps by its OSU name */
-        {.name = "--iters", .num = &reps, .lo = 1, .hi = MAX_COUNT},
-        {.name = "--csv", .str = &o->csv_file},
-        {.name = "--sizes", .str = &o->sizes_text},
-        {.name = "--trace", .str = &o->trace_file},
-        {.name = "--trace-slots",
-         .num = &trace_slots,
-         .lo = 1,
-         .hi = SN_WIRE_MAX_TRACE_SLOTS,
-         .unit = "slots"},
-        {.name = "--trace-rep",
-         .num = &trace_rep,
-         .lo = 1,
-         .hi = MAX_COUNT,
-         .unit = "a repetition"},
-        /* link emulation */
-        {.name = "--link-delay", .str = &link_delay},
-        {.name = "--link-jitter", .str = &link_jitter},
-        {.name = "--link-rate", .str = &link_rate},
-        {.name = "--link-file", .str = &o->emu_file},
-        /* nodes started over ssh (launch_ssh.c) */
-        {.name = "--hosts", .str = &o->hosts},
-        {.name = "--map-by", .str = &map_by},
-        {.name = "--remote-node", .str = &o->remote_node},
-        {.name = "--ssh", .str = &o->ssh},
-        {.name = "--port-range", .str = &port_range},
-        {0},
-    };
-    cli->cmd = bench ? "bench" : "run";
-    int rc = cli_opts_parse(argc, argv, cli, extra, usage, err);
-    if (rc != 0)
-        return rc;
-    o->cmd_name = cli->cmd;
-    o->progress = cli->progress == 1 || (cli->progress == -1 && isatty(2));
-    if (!bench && o->sizes_text)
+    *w = (raw_t){.reps = o->reps,
+                 .warmup = o->warmup,
+                 .probes = o->probes,
+                 .connect = o->connect_ms,
+                 .ready = o->ready_ms,
+                 .slot = o->slot_ms,
+                 .collective = o->collective_ms,
+                 .heartbeat = o->heartbeat_ms,
+                 .spin = o->spin_us,
+                 .nice = o->coord_nice,
+                 .trace_slots = -1,
+                 .trace_rep = -1,
+                 .nodes = "local",
+                 .security = "sodium",
+                 .termination = "learn"};
+}
+
+/* What one of run and bench takes and the other does not. */
+static int check_command(const cli_opts_t *cli, const cli_run_t *run, const raw_t *w, int bench,
+                         sn_err_t *err)
+{
+    if (!bench && run->sizes_text)
         return bad(err, "--sizes applies to stepnet bench (run takes one --size)");
-    if (bench && o->sizes_text && cli->size >= 0)
+    if (bench && run->sizes_text && cli->size >= 0)
         return bad(err, "give either --sizes or --size, not both");
-    if (bench && idle)
+    if (bench && w->idle)
         return bad(err, "--idle-slots applies to stepnet run, not bench");
-    if (bench && (o->dyn_lambda || o->dyn_rho || o->dyn_sweep || o->dyn_slots > 0 ||
+    if (bench && (run->dyn_lambda || run->dyn_rho || run->dyn_sweep || run->dyn_slots > 0 ||
                   (cli->coll && strcmp(cli->coll, "dynbcast") == 0)))
         return bad(err, "stepnet bench does not run --coll dynbcast (use stepnet run)");
-    o->reps = (uint32_t) reps;
-    o->warmup = (uint32_t) warmup;
-    o->probes = (uint32_t) probes;
-    o->idle_slots = (uint64_t) idle;
-    o->connect_ms = (uint32_t) connect;
-    o->ready_ms = (uint32_t) ready;
-    o->slot_ms = (uint32_t) slot;
-    o->collective_ms = (uint32_t) collective;
-    o->heartbeat_ms = (uint32_t) heartbeat;
-    o->spin_us = (uint32_t) spin;
-    o->coord_nice = (uint32_t) nice;
-    o->topo_text = cli->topo;
-    if (strcmp(nodes, "local") == 0)
+    return 0;
+}
+
+/* The counts and timeouts, checked against their ranges by the parser. */
+static void apply_numbers(coord_opts_t *o, const raw_t *w)
+{
+    o->reps = (uint32_t) w->reps;
+    o->warmup = (uint32_t) w->warmup;
+    o->probes = (uint32_t) w->probes;
+    o->idle_slots = (uint64_t) w->idle;
+    o->connect_ms = (uint32_t) w->connect;
+    o->ready_ms = (uint32_t) w->ready;
+    o->slot_ms = (uint32_t) w->slot;
+    o->collective_ms = (uint32_t) w->collective;
+    o->heartbeat_ms = (uint32_t) w->heartbeat;
+    o->spin_us = (uint32_t) w->spin;
+    o->coord_nice = (uint32_t) w->nice;
+}
+
+/* Where the nodes come from (--nodes local|join|ADDR,...), --port-range and --listen. */
+static int check_nodes(coord_opts_t *o, const raw_t *w, sn_err_t *err)
+{
+    int rc;
+    if (strcmp(w->nodes, "local") == 0)
         o->join = 0;
-    else if (strcmp(nodes, "join") == 0)
+    else if (strcmp(w->nodes, "join") == 0)
         o->join = 1;
-    else if ((rc = coord_daemons_check(nodes, err)) < 0)
+    else if ((rc = coord_daemons_check(w->nodes, err)) < 0)
         return rc;
     else
-        o->daemons = nodes;
-    if (port_range && (rc = coord_port_range_check(port_range, o, err)) < 0)
+        o->daemons = w->nodes;
+    if (w->port_range && (rc = coord_port_range_check(w->port_range, o, err)) < 0)
         return rc;
     if (o->join && o->listen == NULL)
         return bad(err, "--nodes join needs --listen HOST:PORT (where the nodes join)");
@@ -232,17 +180,25 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
         if (sn_addr_parse(o->listen, -1, &a, &e) < 0)
             return bad(err, "--listen: %s", e.msg);
     }
-    if (strcmp(termination, "learn") == 0 || strcmp(termination, "detect") == 0)
-        o->termination_detect = termination[0] == 'd';
+    if (strcmp(w->termination, "learn") == 0 || strcmp(w->termination, "detect") == 0)
+        o->termination_detect = w->termination[0] == 'd';
     else
-        return bad(err, "bad value '%s' for --termination: expected learn or detect", termination);
-    if (strcmp(security, "none") == 0)
+        return bad(err, "bad value '%s' for --termination: expected learn or detect",
+                   w->termination);
+    return 0;
+}
+
+/* --security, --cipher and the key they need. */
+static int check_security(coord_opts_t *o, const raw_t *w, sn_err_t *err)
+{
+    const char *cipher = w->cipher;
+    if (strcmp(w->security, "none") == 0)
         o->security = SN_SEC_NONE;
-    else if (strcmp(security, "sodium") == 0)
+    else if (strcmp(w->security, "sodium") == 0)
         o->security = SN_SEC_SODIUM;
     else
-        return bad(err, "bad value '%s' for --security: expected sodium or none", security);
-    if (o->security == SN_SEC_NONE && (o->join || o->daemons) && !insecure_ok)
+        return bad(err, "bad value '%s' for --security: expected sodium or none", w->security);
+    if (o->security == SN_SEC_NONE && (o->join || o->daemons) && !w->insecure_ok)
         return bad(err, "--security none sends plaintext, unauthenticated frames over the "
                         "network; add --insecure-ok to accept that in join mode");
     if (o->security == SN_SEC_NONE && o->key_file)
@@ -266,37 +222,145 @@ int coord_opts_parse(int argc, char **argv, cli_opts_t *cli, coord_opts_t *o, co
     if (o->security == SN_SEC_SODIUM && o->join && o->key_file == NULL)
         return bad(err, "--nodes join needs --key FILE, the cluster key every node also gets "
                         "(create it with stepnet keygen FILE), or --security none --insecure-ok");
-    if ((rc = check_hosts(o, map_by, nodes, insecure_ok, err)) < 0)
-        return rc;
-    if (fault && (rc = parse_fault(fault, o, err)) < 0)
-        return rc;
-    if (!o->trace_file && (trace_slots > 0 || trace_rep > 0))
+    return 0;
+}
+
+/* --trace FILE with --trace-slots and --trace-rep. */
+static int check_trace(cli_run_t *run, const raw_t *w, sn_err_t *err)
+{
+    coord_opts_t *o = &run->coord;
+    if (!run->trace_file && (w->trace_slots > 0 || w->trace_rep > 0))
         return bad(err, "--trace-slots and --trace-rep apply with --trace FILE only");
-    if (o->trace_file && o->idle_slots)
+    if (run->trace_file && o->idle_slots)
         return bad(err, "--trace records a collective, not the --idle-slots barrier");
-    if (trace_rep > (int64_t) o->reps)
+    if (w->trace_rep > (int64_t) o->reps)
         return bad(err,
                    "bad value '%lld' for --trace-rep: expected a measured repetition from 1 to "
                    "%u (--reps)",
-                   (long long) trace_rep, o->reps);
-    if (o->trace_file) {
-        o->trace_slots = trace_slots > 0 ? (uint64_t) trace_slots : TRACE_DEFAULT_SLOTS;
-        o->trace_rep = trace_rep > 0 ? (uint32_t) trace_rep : o->reps;
+                   (long long) w->trace_rep, o->reps);
+    if (run->trace_file) {
+        o->trace_slots = w->trace_slots > 0 ? (uint64_t) w->trace_slots : TRACE_DEFAULT_SLOTS;
+        o->trace_rep = w->trace_rep > 0 ? (uint32_t) w->trace_rep : o->reps;
     }
-    if ((link_delay &&
-         (rc = sn_emu_parse_time(link_delay, "--link-delay", &o->emu.delay_ns, err)) < 0) ||
-        (link_jitter &&
-         (rc = sn_emu_parse_time(link_jitter, "--link-jitter", &o->emu.jitter_ns, err)) < 0) ||
-        (link_rate &&
-         (rc = sn_emu_parse_rate(link_rate, "--link-rate", &o->emu.rate_bps, err)) < 0))
+    return 0;
+}
+
+/* The link emulation of every link, and the testing --token. */
+static int check_emu_token(coord_opts_t *o, const raw_t *w, sn_err_t *err)
+{
+    int rc = 0;
+    if ((w->link_delay &&
+         (rc = sn_emu_parse_time(w->link_delay, "--link-delay", &o->emu.delay_ns, err)) < 0) ||
+        (w->link_jitter &&
+         (rc = sn_emu_parse_time(w->link_jitter, "--link-jitter", &o->emu.jitter_ns, err)) < 0) ||
+        (w->link_rate &&
+         (rc = sn_emu_parse_rate(w->link_rate, "--link-rate", &o->emu.rate_bps, err)) < 0))
         return rc;
-    if (token) {
+    if (w->token) {
         char *end;
         errno = 0;
-        o->token = strtoull(token, &end, 16);
-        if (errno || *end != '\0' || end == token)
-            return bad(err, "bad value '%s' for --token: expected hexadecimal digits", token);
+        o->token = strtoull(w->token, &end, 16);
+        if (errno || *end != '\0' || end == w->token)
+            return bad(err, "bad value '%s' for --token: expected hexadecimal digits", w->token);
         o->has_token = 1;
     }
     return 0;
+}
+
+int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const char *usage,
+                  sn_err_t *err)
+{
+    int bench = cli->cmd && strcmp(cli->cmd, "bench") == 0;
+    raw_t w;
+    *run = (cli_run_t){.dyn_slots = -1};
+    coord_opts_t *o = &run->coord;
+    raw_defaults(&w, o, bench);
+    const cli_opt_t extra[] = {
+        {.name = "--reps", .num = &w.reps, .lo = 1, .hi = MAX_COUNT},
+        {.name = "--warmup", .num = &w.warmup, .lo = 0, .hi = MAX_COUNT},
+        {.name = "--probes", .num = &w.probes, .lo = 0, .hi = MAX_COUNT},
+        {.name = "--idle-slots", .num = &w.idle, .lo = 1, .hi = MAX_IDLE_SLOTS},
+        {.name = "--connect-timeout-ms", .num = &w.connect, .lo = 1, .hi = MAX_MS, .unit = MS},
+        {.name = "--ready-timeout-ms", .num = &w.ready, .lo = 1, .hi = MAX_MS, .unit = MS},
+        {.name = "--slot-timeout-ms", .num = &w.slot, .lo = 1, .hi = MAX_MS, .unit = MS},
+        {.name = "--collective-timeout-ms",
+         .num = &w.collective,
+         .lo = 1,
+         .hi = MAX_MS,
+         .unit = MS},
+        {.name = "--heartbeat-ms", .num = &w.heartbeat, .lo = 0, .hi = MAX_MS, .unit = MS},
+        {.name = "--spin-us", .num = &w.spin, .lo = 0, .hi = COORD_MAX_SPIN_US, .unit = US},
+        {.name = "--coord-nice", .num = &w.nice, .lo = 0, .hi = COORD_MAX_NICE},
+        {.name = "--termination", .str = &w.termination},
+        {.name = "--cipher", .str = &w.cipher},
+        {.name = "--nodes", .str = &w.nodes},
+        {.name = "--listen", .str = &o->listen},
+        {.name = "--out", .str = &run->out_file},
+        {.name = "--node-bin", .str = &o->node_bin},
+        {.name = "--fault", .str = &w.fault},
+        {.name = "--token", .str = &w.token},
+        {.name = "--key", .str = &o->key_file},
+        {.name = "--security", .str = &w.security},
+        {.name = "--verbose", .flag = &o->verbose},
+        {.name = "--insecure-ok", .flag = &w.insecure_ok},
+        {.name = "--lambda", .str = &run->dyn_lambda},
+        {.name = "--rho", .str = &run->dyn_rho},
+        {.name = "--sweep-rho", .str = &run->dyn_sweep},
+        {.name = "--slots",
+         .num = &run->dyn_slots,
+         .lo = 1,
+         .hi = 1000000000,
+         .unit = "time units"},
+        /* sweeps and measured outputs: --iters is --reps by its OSU name */
+        {.name = "--iters", .num = &w.reps, .lo = 1, .hi = MAX_COUNT},
+        {.name = "--csv", .str = &run->csv_file},
+        {.name = "--sizes", .str = &run->sizes_text},
+        {.name = "--trace", .str = &run->trace_file},
+        {.name = "--trace-slots",
+         .num = &w.trace_slots,
+         .lo = 1,
+         .hi = SN_WIRE_MAX_TRACE_SLOTS,
+         .unit = "slots"},
+        {.name = "--trace-rep",
+         .num = &w.trace_rep,
+         .lo = 1,
+         .hi = MAX_COUNT,
+         .unit = "a repetition"},
+        /* link emulation */
+        {.name = "--link-delay", .str = &w.link_delay},
+        {.name = "--link-jitter", .str = &w.link_jitter},
+        {.name = "--link-rate", .str = &w.link_rate},
+        {.name = "--link-file", .str = &o->emu_file},
+        /* nodes started over ssh (launch/ssh.c) */
+        {.name = "--hosts", .str = &o->hosts},
+        {.name = "--map-by", .str = &w.map_by},
+        {.name = "--remote-node", .str = &o->remote_node},
+        {.name = "--ssh", .str = &o->ssh},
+        {.name = "--port-range", .str = &w.port_range},
+        {0},
+    };
+    cli->cmd = bench ? "bench" : "run";
+    int rc = cli_opts_parse(argc, argv, cli, extra, usage, err);
+    if (rc != 0)
+        return rc;
+    o->cmd_name = cli->cmd;
+    o->progress = cli->progress == 1 || (cli->progress == -1 && isatty(2));
+    o->topo_text = cli->topo;
+    apply_numbers(o, &w);
+    if ((rc = check_command(cli, run, &w, bench, err)) < 0 || (rc = check_nodes(o, &w, err)) < 0 ||
+        (rc = check_security(o, &w, err)) < 0 ||
+        (rc = check_hosts(o, w.map_by, w.nodes, w.insecure_ok, err)) < 0 ||
+        (w.fault && (rc = parse_fault(w.fault, o, err)) < 0) ||
+        (rc = check_trace(run, &w, err)) < 0)
+        return rc;
+    return check_emu_token(o, &w, err);
+}
+
+void cli_run_job(const cli_ctx_t *c, coord_job_t *job)
+{
+    *job = (coord_job_t){.topo = c->topo,
+                         .params = c->params,
+                         .algo = c->algo,
+                         .plan = c->plan,
+                         .predicted = c->predicted};
 }

@@ -2,8 +2,7 @@
  * run's options and result. Calls nothing but the formatters: no network, no clocks. */
 #include <stdio.h>
 
-#include "coord.h"
-#include "json.h"
+#include "run.h"
 #include "report.h"
 #include "secure.h"
 #include "stepnet/sim.h"
@@ -16,16 +15,17 @@
 
 /* The time model's prediction (timemodel_run.c); without one (no calibration), the simple
  * steps x (alpha + size x beta) of the median link. */
-static double predicted_us(const coord_opts_t *o, const coord_result_t *res)
+static double predicted_us(const cli_run_t *run, const coord_result_t *res)
 {
     if (res->has_model)
         return res->model.predicted_us;
-    return (double) res->steps * (res->alpha_us + o->ctx->params.size * res->beta_us);
+    return (double) res->steps * (res->alpha_us + run->ctx->params.size * res->beta_us);
 }
 
-double coord_point_predicted_us(const coord_opts_t *o, const coord_result_t *res,
+double coord_point_predicted_us(const cli_run_t *run, const coord_result_t *res,
                                 const coord_point_t *pt)
 {
+    const coord_opts_t *o = &run->coord;
     (void) o;
     if (pt->state != COORD_POINT_DONE)
         return -1;
@@ -38,9 +38,9 @@ double coord_point_predicted_us(const coord_opts_t *o, const coord_result_t *res
 /* The calibration line. Probes of 0 and `size` bytes give alpha + size * beta, the one-way time
  * of a hop at the run's size, exactly; but below a few KiB the difference between the two probes
  * is noise, so beta alone is not shown there (the JSON report still carries the fitted value). */
-static void print_links(FILE *f, const coord_opts_t *o, const coord_result_t *res)
+static void print_links(FILE *f, const cli_run_t *run, const coord_result_t *res)
 {
-    uint32_t size = o->ctx->params.size;
+    uint32_t size = run->ctx->params.size;
     if (res->ncalibrated == 0) {
         fprintf(f, "  links           not calibrated (--probes 0)\n");
         return;
@@ -77,9 +77,10 @@ static void print_coll(FILE *f, const coord_result_t *res)
             coord_result_node_median_us(res), res->nnode);
 }
 
-void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res)
+void coord_report_json(FILE *f, const cli_run_t *run, const coord_result_t *res)
 {
-    const cli_ctx_t *c = o->ctx;
+    const coord_opts_t *o = &run->coord;
+    const cli_ctx_t *c = run->ctx;
     double median_us = coord_result_median_us(res);
     json_t j;
     char hash[24];
@@ -135,7 +136,7 @@ void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
     if (res->failed) /* no prediction for a run that did not end */
         json_null(&j, "predicted_us");
     else
-        json_double(&j, "predicted_us", predicted_us(o, res));
+        json_double(&j, "predicted_us", predicted_us(run, res));
     json_uint(&j, "bytes_checked", res->bytes_checked);
     if (o->idle_slots) {
         json_uint(&j, "idle_slots", o->idle_slots);
@@ -144,16 +145,17 @@ void coord_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
     sweep_json_security(&j, o, res);
     sweep_json_cpu(&j, o);
     sweep_json_hosts_links(&j, res);
-    coord_emu_report_json(&j, o, res);
-    coord_model_report_json(&j, o, res);
+    coord_emu_report_json(&j, run, res);
+    coord_model_report_json(&j, run, res);
     if (res->failed)
         json_str(&j, "error", res->error);
     json_end(&j);
 }
 
-void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res)
+void coord_report_text(FILE *f, const cli_run_t *run, const coord_result_t *res)
 {
-    const cli_ctx_t *c = o->ctx;
+    const coord_opts_t *o = &run->coord;
+    const cli_ctx_t *c = run->ctx;
     double median_us = coord_result_median_us(res);
     report_text_head(f, "run", c);
     char sec[96];
@@ -179,9 +181,9 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
                 (unsigned long long) o->idle_slots, st.avg, st.min, st.max, st.p50, st.p99, st.n,
                 median_us / (double) o->idle_slots);
         print_coll(f, res);
-        print_links(f, o, res);
-        coord_emu_report_text(f, o, res);
-        coord_model_report_text(f, o, res);
+        print_links(f, run, res);
+        coord_emu_report_text(f, run, res);
+        coord_model_report_text(f, run, res);
         return;
     }
     fprintf(f, "  steps           %llu%s\n", (unsigned long long) res->steps,
@@ -208,9 +210,9 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
                 sn_topo_label(c->topo, res->max_queue_node, qnode, sizeof qnode));
     else
         fprintf(f, "  max_queue       not reported by %s\n", c->algo->name);
-    print_links(f, o, res);
-    coord_emu_report_text(f, o, res);
-    coord_model_report_text(f, o, res);
+    print_links(f, run, res);
+    coord_emu_report_text(f, run, res);
+    coord_model_report_text(f, run, res);
     sweep_stats_t st;
     sweep_stats(res->wall_ns, res->nwall, &st);
     fprintf(f,
@@ -218,6 +220,7 @@ void coord_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
             "iterations (%.2f us per step at p50)\n",
             st.avg, st.min, st.max, st.p50, st.p99, st.n,
             res->steps ? median_us / (double) res->steps : 0.0);
-    fprintf(f, "  predicted time  %.1f us (the time model, docs/model.md)\n", predicted_us(o, res));
+    fprintf(f, "  predicted time  %.1f us (the time model, docs/model.md)\n",
+            predicted_us(run, res));
     print_coll(f, res);
 }

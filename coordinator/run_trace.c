@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 
-#include "coord.h"
+#include "run.h"
 #include "trace.h"
 
 #define NS_PER_US 1000.0
@@ -50,9 +50,10 @@ static double arrival_at_peer(const coord_trace_t *ct, const sn_topo_t *t, uint6
     return v ? (double) (pn->t0_ns - base + v) / NS_PER_US : -1;
 }
 
-void coord_trace_write(FILE *f, const coord_opts_t *o, const coord_result_t *res)
+void coord_trace_write(FILE *f, const cli_run_t *run, const coord_result_t *res)
 {
-    const cli_ctx_t *c = o->ctx;
+    const coord_opts_t *o = &run->coord;
+    const cli_ctx_t *c = run->ctx;
     const sn_topo_t *t = c->topo;
     const coord_trace_t *ct = res->trace;
     trace_t tr;

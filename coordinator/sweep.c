@@ -193,10 +193,10 @@ void sweep_csv_header(FILE *f)
     fputs(SWEEP_CSV_HEADER "\n", f);
 }
 
-void sweep_csv_row(FILE *f, const coord_opts_t *o, const coord_result_t *res,
+void sweep_csv_row(FILE *f, const cli_run_t *run, const coord_result_t *res,
                    const coord_point_t *pt)
 {
-    const cli_ctx_t *c = o->ctx;
+    const cli_ctx_t *c = run->ctx;
     sweep_stats_t s;
     sweep_stats(pt->wall_ns, pt->nwall, &s);
     csv_str(f, c->topo->spec);
@@ -214,7 +214,7 @@ void sweep_csv_row(FILE *f, const coord_opts_t *o, const coord_result_t *res,
         fprintf(f, "%llu,", (unsigned long long) pt->steps);
     else
         fputc(',', f);
-    double pred = coord_point_predicted_us(o, res, pt);
+    double pred = coord_point_predicted_us(run, res, pt);
     if (pred >= 0)
         fprintf(f, "%.3f", pred);
     fprintf(f, ",%d,", done);
@@ -360,9 +360,10 @@ static const coord_point_t *failed_point(const coord_result_t *res)
     return NULL;
 }
 
-void sweep_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res)
+void sweep_report_text(FILE *f, const cli_run_t *run, const coord_result_t *res)
 {
-    const cli_ctx_t *c = o->ctx;
+    const coord_opts_t *o = &run->coord;
+    const cli_ctx_t *c = run->ctx;
     const sn_params_t *p = &c->params;
     fprintf(
         f, "# stepnet bench: %s on %s (%u nodes, %u links), algorithm %s, ports %s%s, %s duplex\n",
@@ -387,7 +388,7 @@ void sweep_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
             continue;
         sweep_stats_t s;
         sweep_stats(pt->wall_ns, pt->nwall, &s);
-        double pred = coord_point_predicted_us(o, res, pt);
+        double pred = coord_point_predicted_us(run, res, pt);
         fprintf(f, "  %-10u %12.2f %12.2f %12.2f %12.2f %12.2f %11zu %8llu ", pt->size, s.avg,
                 s.min, s.max, s.p50, s.p99, s.n, (unsigned long long) pt->steps);
         if (pred >= 0)
@@ -414,14 +415,15 @@ void sweep_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res
         fprintf(f, "# FAILED: %s\n", res->error);
 }
 
-void sweep_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res)
+void sweep_report_json(FILE *f, const cli_run_t *run, const coord_result_t *res)
 {
+    const coord_opts_t *o = &run->coord;
     const coord_point_t *bad_pt = failed_point(res);
     for (size_t k = 0; k < res->npoints; k++) {
         const coord_point_t *pt = &res->points[k];
         if (pt->state == COORD_POINT_PENDING)
             continue;
-        cli_ctx_t c = *o->ctx; /* the run's context at this size (nothing here is freed) */
+        cli_ctx_t c = *run->ctx; /* the run's context at this size (nothing here is freed) */
         c.params.size = pt->size;
         int done = pt->state == COORD_POINT_DONE;
         sweep_stats_t s;
@@ -462,7 +464,7 @@ void sweep_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res
         json_str(&j, "clock", res->clock_offsets ? "offsets" : "one");
         json_double(&j, "alpha_us", res->alpha_us);
         json_double(&j, "beta_us_per_byte", res->beta_us);
-        double pred = coord_point_predicted_us(o, res, pt);
+        double pred = coord_point_predicted_us(run, res, pt);
         if (pred >= 0)
             json_double(&j, "predicted_us", pred);
         else

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "coord.h"
 #include "json.h"
+#include "run.h"
 
 /* The version of the JSON records of run and bench (their `schema` field): raised when a field
  * changes meaning or goes away; new fields do not raise it. */
@@ -46,7 +46,7 @@ void sweep_stats(const uint64_t *wall_ns, size_t n, sweep_stats_t *out);
     "iterations,steps,predicted_us,verified,coll_avg_us,coll_p50_us,"                              \
     "node_avg_us,node_p50_us"
 void sweep_csv_header(FILE *f);
-void sweep_csv_row(FILE *f, const coord_opts_t *o, const coord_result_t *res,
+void sweep_csv_row(FILE *f, const cli_run_t *run, const coord_result_t *res,
                    const coord_point_t *pt);
 
 /* The fields that open every run and bench record: schema, stepnet_version, timestamp. */
@@ -71,11 +71,11 @@ void sweep_security_text(const coord_opts_t *o, const coord_result_t *res, char 
 
 /* The prediction for one size in microseconds (the run's prediction with that size's steps and
  * packet size); negative when the size did not run to the end. */
-double coord_point_predicted_us(const coord_opts_t *o, const coord_result_t *res,
+double coord_point_predicted_us(const cli_run_t *run, const coord_result_t *res,
                                 const coord_point_t *pt);
 
 /* `stepnet bench`: the OSU-style table, and one JSON object per line and size. */
-void sweep_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res);
-void sweep_report_json(FILE *f, const coord_opts_t *o, const coord_result_t *res);
+void sweep_report_text(FILE *f, const cli_run_t *run, const coord_result_t *res);
+void sweep_report_json(FILE *f, const cli_run_t *run, const coord_result_t *res);
 
 #endif

@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coord.h"
+#include "run.h"
 #include "testutil.h"
 
 typedef struct {
     cli_ctx_t ctx;
-    coord_opts_t o;
+    cli_run_t run;
     coord_result_t res;
 } fx_t;
 
@@ -28,10 +28,12 @@ static void fx_init(fx_t *f, const char *topo)
     co.coll = "bcast";
     sn_err_t err = {0};
     assert_int_equal(cli_ctx_build(&co, &f->ctx, &err), 0);
-    coord_opts_default(&f->o);
-    f->o.ctx = &f->ctx;
-    f->o.trace_slots = 2;
-    f->o.trace_rep = 1;
+    memset(&f->run, 0, sizeof f->run);
+    coord_opts_default(&f->run.coord);
+    f->run.ctx = &f->ctx;
+    cli_run_job(&f->ctx, &f->run.coord.job);
+    f->run.coord.trace_slots = 2;
+    f->run.coord.trace_rep = 1;
     memset(&f->res, 0, sizeof f->res);
 }
 
@@ -48,7 +50,7 @@ static char *write_trace(const fx_t *f)
     size_t len = 0;
     FILE *m = open_memstream(&buf, &len);
     assert_non_null(m);
-    coord_trace_write(m, &f->o, &f->res);
+    coord_trace_write(m, &f->run, &f->res);
     assert_int_equal(fclose(m), 0);
     const char *end = tu_json_skip(buf);
     assert_non_null(end);

@@ -1,13 +1,12 @@
 /* The time model of a run (coordinator): turns the calibration the coordinator gathered (per edge,
- * per node on all links at once, the control legs) into the terms of core/model/timemodel.c, feeds
- * it the run's schedule replayed by the simulator (the same transmissions the nodes made: equal
- * steps and trace hash), and reports the prediction with its terms (docs/model.md, "The time
- * model"). */
+ * per node on all links at once, the control legs) into the terms of core/model/timemodel.c and
+ * feeds it the run's schedule replayed by the simulator (the same transmissions the nodes made:
+ * equal steps and trace hash) (docs/model.md, "The time model"). The report of its terms is the
+ * command's (cli/timemodel_report.c). */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "coord.h"
-#include "json.h"
 #include "stepnet/sim.h"
 #include "stepnet/util.h"
 
@@ -21,7 +20,7 @@ static void on_send(void *ctx, uint64_t slot, uint32_t node, uint32_t port, cons
 static int model_at(const coord_opts_t *o, const coord_result_t *res, uint32_t size, uint64_t steps,
                     sn_tm_result_t *out)
 {
-    const cli_ctx_t *c = o->ctx;
+    const coord_job_t *c = &o->job;
     const sn_topo_t *t = c->topo;
     if (res->failed || res->ncalibrated == 0 || res->edge_alpha_us == NULL)
         return -1;
@@ -93,60 +92,4 @@ void coord_time_model(const coord_opts_t *o, coord_result_t *res)
             res->model = res->points[k].model;
             break;
         }
-}
-
-void coord_model_report_json(json_t *j, const coord_opts_t *o, const coord_result_t *res)
-{
-    if (!res->has_model) {
-        json_null(j, "time_model");
-        return;
-    }
-    const sn_tm_result_t *m = &res->model;
-    json_open(j, "time_model", '{');
-    json_double(j, "predicted_us", m->predicted_us);
-    json_double(j, "simple_us",
-                (double) res->steps * (res->alpha_us + o->ctx->params.size * res->beta_us));
-    json_double(j, "slots_us", m->slots_us);
-    json_double(j, "ctl_us", m->ctl_us);
-    json_double(j, "floor_us", m->floor_us);
-    if (m->floor_node == UINT32_MAX)
-        json_null(j, "floor_node"); /* the measured empty slot */
-    else
-        json_uint(j, "floor_node", m->floor_node);
-    if (res->empty_slot_us > 0)
-        json_double(j, "empty_slot_us", res->empty_slot_us);
-    else
-        json_null(j, "empty_slot_us");
-    json_uint(j, "slots", m->slots);
-    json_uint(j, "floor_slots", m->floor_slots);
-    json_uint(j, "link_slots", m->link_slots);
-    json_uint(j, "nic_slots", m->nic_slots);
-    json_double(j, "max_slot_us", m->max_slot_us);
-    json_uint(j, "max_slot", m->max_slot);
-    json_uint(j, "max_slot_node", m->max_slot_node);
-    double med = coord_result_median_us(res);
-    if (med > 0 && m->predicted_us > 0)
-        json_double(j, "measured_over_predicted", med / m->predicted_us);
-    else
-        json_null(j, "measured_over_predicted");
-    json_close(j, '}');
-}
-
-void coord_model_report_text(FILE *f, const coord_opts_t *o, const coord_result_t *res)
-{
-    (void) o;
-    if (!res->has_model)
-        return;
-    const sn_tm_result_t *m = &res->model;
-    char by[48]; /* the floor is the measured empty slot, or (not measured) a node's */
-    if (m->floor_node == UINT32_MAX)
-        snprintf(by, sizeof by, "the measured empty slot");
-    else
-        snprintf(by, sizeof by, "set by node %u", m->floor_node);
-    fprintf(f,
-            "  time model      %.1f us = control legs %.1f + %llu slots %.1f (floor %.1f us, %s; "
-            "slots at the floor %llu, set by a link %llu, by a NIC %llu)\n",
-            m->predicted_us, m->ctl_us, (unsigned long long) m->slots, m->slots_us, m->floor_us, by,
-            (unsigned long long) m->floor_slots, (unsigned long long) m->link_slots,
-            (unsigned long long) m->nic_slots);
 }
