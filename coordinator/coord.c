@@ -1,5 +1,5 @@
 /* coord_run (coordinator): the life cycle of one TCP run. Sets up the key, the token and the
- * control listener, starts or awaits the nodes (spawn.c), lets the control state machine
+ * control listener, starts or awaits the nodes (launch/), lets the control state machine
  * (control.c) drive the phases, collects failure reports for blame (blame.c), and shuts down: STOP
  * or ABORT to every node, a grace period, every handle closed before the loop is. */
 #include <errno.h>
@@ -80,7 +80,7 @@ void sn__coord_close_all(coord_t *r)
      * finished its handshake or never said hello must not keep the run alive) */
     for (coord_pconn_t *pc = r->pconns; pc; pc = pc->next)
         sn_conn_close(&pc->c);
-    sn__coord_daemons_close(r);
+    sn__launch_daemons_close(r);
     close_handle((uv_handle_t *) &r->listener);
     if (r->admit.timers_live)
         sn_admit_close(&r->admit);
@@ -93,7 +93,7 @@ void sn__coord_close_all(coord_t *r)
     for (uint32_t i = 0; i < r->n; i++)
         if (r->nodes[i].spawned)
             close_handle((uv_handle_t *) &r->nodes[i].proc);
-    sn__coord_ssh_close(r);
+    sn__launch_ssh_close(r);
 }
 
 static void on_grace(uv_timer_t *t)
@@ -272,7 +272,7 @@ static int prepare(coord_t *r, sn_err_t *err)
     else
         uv_random(NULL, NULL, &r->token, sizeof r->token, 0, NULL);
     r->node_bin =
-        o->node_bin ? o->node_bin : sn__coord_node_bin(r->node_bin_buf, sizeof r->node_bin_buf);
+        o->node_bin ? o->node_bin : sn__launch_node_bin(r->node_bin_buf, sizeof r->node_bin_buf);
     int rc = coord_emu_build(o, r->t, &r->res->emu, err);
     if (rc < 0)
         return rc;
@@ -286,7 +286,7 @@ static int prepare(coord_t *r, sn_err_t *err)
         r->res->node_conc_rtt0_us[u] = r->res->node_conc_rtt_us[u] = -1;
     r->res->ctl_us = -1;
     r->nodes = sn_xcalloc(r->n, sizeof *r->nodes);
-    if (o->hosts && (rc = sn__coord_hosts_prepare(r, err)) < 0)
+    if (o->hosts && (rc = sn__launch_hosts_prepare(r, err)) < 0)
         return rc;
     r->res->wall_ns = sn_xcalloc((size_t) o->reps + 1, sizeof *r->res->wall_ns);
     /* the sizes: a sweep's, or the run's one (the expected digests follow the size:
@@ -388,7 +388,7 @@ static void release(coord_t *r)
     free(r->beta);
     free(r->ctl_rtt);
     sn_topo_files_free(r->files, r->nfiles);
-    sn_hostlist_free(&r->hosts);
+    sn_launch_hostlist_free(&r->hosts);
     sn_key_free(r->key);
 }
 
@@ -430,7 +430,7 @@ static int run_here(const coord_opts_t *opts, coord_result_t *result, sn_err_t *
     result->started = (int64_t) time(NULL);
     int rc = prepare(r, err);
     if (rc == 0 && opts->daemons)
-        rc = sn__coord_daemons_new(r, err);
+        rc = sn__launch_daemons_new(r, err);
     if (rc < 0)
         goto done;
     uv_loop_t loop;
@@ -452,10 +452,10 @@ static int run_here(const coord_opts_t *opts, coord_result_t *result, sn_err_t *
         fprintf(stderr, "stepnet run: waiting for %u nodes: stepnet-node --join %s\n", r->n,
                 r->listen_addr);
     } else if (opts->daemons) {
-        sn__coord_daemons_invite(r);
+        sn__launch_daemons_invite(r);
     } else {
         sn_err_t e = {0};
-        if ((opts->hosts ? sn__coord_launch_ssh(r, &e) : sn__coord_spawn(r, &e)) < 0) {
+        if ((opts->hosts ? sn__launch_ssh(r, &e) : sn__launch_local(r, &e)) < 0) {
             sn__coord_fail(r, COORD_NODE_NONE, 0, "could not start the node processes: %s", e.msg);
             sn__coord_finish(r, 1);
         }

@@ -94,7 +94,8 @@ typedef struct coord_opts_s {
      * --link-file (NULL: none) with per-link values */
     sn_emu_link_t emu;
     const char *emu_file;
-    /* --hosts: nodes started over ssh on these hosts (launch_ssh.c, hostfile.h); NULL: none */
+    /* --hosts: nodes started over ssh on these hosts (launch/ssh.c, launch/hostfile.h); NULL: none
+     */
     const char *hosts;       /* a hostfile or a host[:slots],... list, as given */
     int map_by;              /* --map-by: SN_MAP_BY_SLOT or SN_MAP_BY_NODE (hostfile.h) */
     const char *remote_node; /* --remote-node: stepnet-node on the hosts; NULL: on their PATH */
@@ -202,7 +203,7 @@ typedef struct coord_result_s {
      * probe of the run's size (rtt / 2, microseconds; negative: not calibrated) */
     sn_emu_t *emu;
     double *edge_alpha_us, *edge_hop_us;
-    /* the time model (timemodel_run.c): per node the concurrent round trips of empty and of
+    /* the time model (timemodel.c): per node the concurrent round trips of empty and of
      * size-byte probes on all its links (microseconds; negative: not measured), the control legs
      * (median round of a heartbeat to every node and back; negative: not measured), and the
      * prediction with its terms (has_model 0: not computed) */
@@ -214,12 +215,6 @@ typedef struct coord_result_s {
     int has_model;
     sn_tm_result_t model;
 } coord_result_t;
-
-/* daemons.c: checks --nodes ADDR,ADDR,... (daemon addresses, each with a port) and --port-range
- * LO-HI (into opts->port_lo/hi; refused with a --listen that names a port). 0, or SN_EINVAL with
- * err naming the value and what is accepted. */
-int coord_daemons_check(const char *list, sn_err_t *err);
-int coord_port_range_check(const char *text, coord_opts_t *opts, sn_err_t *err);
 
 /* The defaults above; job and topo_text stay empty (the caller sets them). */
 void coord_opts_default(coord_opts_t *o);

@@ -1,7 +1,7 @@
 /* The state of one coord_run (coordinator), shared by its parts: coord.c (life cycle, failures,
- * shutdown), spawn.c (local node processes), control.c (the control state machine) and
- * aggregate.c (checking and combining the nodes' results). Not for the commands: they use coord.h.
- */
+ * shutdown), control.c (the control state machine), aggregate.c (checking and combining the
+ * nodes' results), progress.c, and the launchers of launch/ (launch.h). Not for the commands: they
+ * use coord.h. */
 #ifndef STEPNET_COORD_INTERNAL_H
 #define STEPNET_COORD_INTERNAL_H
 
@@ -11,6 +11,7 @@
 #include "conn.h"
 #include "coord.h"
 #include "hostfile.h"
+#include "launch.h"
 #include "secure.h"
 #include "timing.h"
 #include "wire.h"
@@ -52,9 +53,6 @@ typedef enum {
     COORD_PH_DONE
 } coord_phase_t;
 
-typedef struct coord_s coord_t;
-typedef struct coord_daemon_s coord_daemon_t; /* daemons.c: one --nodes daemon's invitation */
-
 /* Progress lines on stderr (progress.c): repetitions done, the size, slots per second. */
 typedef struct coord_progress_s {
     int on, tty;       /* printing at all; stderr is a terminal (one line redrawn in place) */
@@ -83,7 +81,7 @@ typedef struct coord_node_s {
     int clocked;
     int64_t clk_offset_ns;
     uint64_t clk_uncertainty_ns;
-    /* --hosts (launch_ssh.c): `proc` is the ssh client; its standard input carries the key and
+    /* --hosts (launch/ssh.c): `proc` is the ssh client; its standard input carries the key and
      * stays open for the whole run (the remote node leaves when it closes), its standard error is
      * relayed line by line with the host's name, the last line kept for the failure report */
     uint32_t host_index; /* into run->hosts */
@@ -169,7 +167,7 @@ struct coord_s {
     int stopping;
     coord_report_t *reports;
     size_t nreports, capreports;
-    /* --nodes ADDR,...: the daemons invited (daemons.c), and the control listener's port */
+    /* --nodes ADDR,...: the daemons invited (launch/daemons.c), and the control listener's port */
     coord_daemon_t *daemons;
     uint32_t ndaemons, nreplied;
     uint16_t listen_port;
@@ -200,30 +198,6 @@ void sn__coord_finish(coord_t *r, int failed);
 void sn__coord_close_all(coord_t *r);
 /* coord.c: sends `m` to every node with a control connection. */
 void sn__coord_send_all(coord_t *r, const Stepnet__Control *m);
-
-/* spawn.c: starts one stepnet-node per topology node, each dialling r->listen_addr, the key on
- * a pipe. 0, or a negative code with err naming the executable or the pipe; the nodes started
- * before the failure keep running until the run ends them. */
-int sn__coord_spawn(coord_t *r, sn_err_t *err);
-/* launch_ssh.c: --hosts: reads and places the hosts (r->hosts, every node's host) and splits the
- * ssh command. 0, or SN_EINVAL with err naming the bad hostfile line, entry or slot count. */
-int sn__coord_hosts_prepare(coord_t *r, sn_err_t *err);
-/* launch_ssh.c: prints the placement and starts one ssh client per node, each running the remote
- * stepnet-node with the node's --id and the key on its standard input. 0, or a negative code with
- * err naming the ssh program; a host's own failure is reported when its ssh exits. */
-int sn__coord_launch_ssh(coord_t *r, sn_err_t *err);
-/* launch_ssh.c: closes the ssh pipes of every node (once its ssh has exited). */
-void sn__coord_ssh_close(coord_t *r);
-
-/* spawn.c: the stepnet-node to start: $STEPNET_NODE, else the one next to this executable. */
-const char *sn__coord_node_bin(char *buf, size_t cap);
-
-/* daemons.c: parses --nodes ADDR,... into r->daemons (SN_EINVAL unless one daemon per node);
- * invites every daemon once the control listener is up (a failure ends the run, naming the
- * daemon); closes the invitations still open (from sn__coord_close_all). */
-int sn__coord_daemons_new(coord_t *r, sn_err_t *err);
-void sn__coord_daemons_invite(coord_t *r);
-void sn__coord_daemons_close(coord_t *r);
 
 /* control.c: the heartbeat timer (every o->heartbeat_ms): pings every node outside a collective and
  * reports one silent for SN_HEARTBEAT_MISSES periods. */

@@ -43,7 +43,7 @@ enum {
 
 /* The run parameters an error can be about. Core messages name the concept (the second column),
  * never a command-line flag: a front end maps the parameter to its own spelling (the stepnet CLI
- * to its flags, in one table in coordinator/errmap.c). XX(name, concept) */
+ * to its flags, in one table in cli/errmap.c). XX(name, concept) */
 #define SN_PARAM_MAP(XX)                                                                           \
     XX(NONE, "")                                                                                   \
     XX(ROOT, "root")                                                                               \

@@ -633,7 +633,7 @@ static const bad_case_t bad_cases[] = {
     {{"sim", "--topo", "ring:8", "--coll", "bcast", "--frags", "0"}, "--frags", "'0'"},
     {{"sim", "--topo", "ring:8", "--coll", "bcast", "--tp", "-1"}, "--tp", "'-1'"},
     {{"sim", "--topo", "ring:8", "--coll", "bcast", "--tp", "x"}, "--tp", "'x'"},
-    /* core refusals name the concept and the CLI adds the flag (coordinator/errmap.c) */
+    /* core refusals name the concept and the CLI adds the flag (cli/errmap.c) */
     {{"sim", "--topo", "ring:8", "--coll", "te", "--algo", "te-ring", "--ports", "single"},
      "single-port",
      "--ports single|multi"},

@@ -1,4 +1,4 @@
-/* Unit tests of the CLI's map from core run parameters to its flags (coordinator/errmap.c): every
+/* Unit tests of the CLI's map from core run parameters to its flags (cli/errmap.c): every
  * parameter a flag sets has its flag, and a user's message is the core's plus the flag. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* Unit tests of coordinator/hostfile.c: the hostfile and -H list parsers of `stepnet run
+/* Unit tests of launch/hostfile.c: the hostfile and -H list parsers of `stepnet run
  * --hosts`, the placement of ranks (--map-by slot|node) and the splitting of the --ssh command. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,7 +15,7 @@
 
 static int parse_file(const char *text, sn_hostlist_t *hl, sn_err_t *err)
 {
-    return sn_hostfile_parse(text, strlen(text), "hosts.txt", hl, err);
+    return sn_launch_hostfile_parse(text, strlen(text), "hosts.txt", hl, err);
 }
 
 static void test_hostfile_accepts(void **state)
@@ -50,13 +50,13 @@ static void test_hostfile_accepts(void **state)
     assert_string_equal(hl.hosts[4].name, "::1");
     assert_string_equal(hl.hosts[5].name, "last-line_without-newline");
     char text[300];
-    sn_host_format(&hl.hosts[1], text, sizeof text);
+    sn_launch_host_format(&hl.hosts[1], text, sizeof text);
     assert_string_equal(text, "alice@ws2.lan:2222");
-    sn_host_format(&hl.hosts[3], text, sizeof text);
+    sn_launch_host_format(&hl.hosts[3], text, sizeof text);
     assert_string_equal(text, "[fe80::1]:22");
-    sn_host_format(&hl.hosts[4], text, sizeof text);
+    sn_launch_host_format(&hl.hosts[4], text, sizeof text);
     assert_string_equal(text, "bob@::1");
-    sn_hostlist_free(&hl);
+    sn_launch_hostlist_free(&hl);
     assert_null(hl.hosts);
 }
 
@@ -98,7 +98,7 @@ static void test_hostfile_refuses(void **state)
     /* a NUL byte, and a host name of 256 characters */
     sn_hostlist_t hl;
     sn_err_t err = {0};
-    tu_assert_rc(sn_hostfile_parse("ws1\0ws2\n", 8, "h", &hl, &err), SN_EINVAL);
+    tu_assert_rc(sn_launch_hostfile_parse("ws1\0ws2\n", 8, "h", &hl, &err), SN_EINVAL);
     assert_non_null(strstr(err.msg, "NUL"));
     char longname[SN_HOST_MAX_NAME + 2];
     memset(longname, 'a', SN_HOST_MAX_NAME);
@@ -107,7 +107,7 @@ static void test_hostfile_refuses(void **state)
     assert_non_null(strstr(err.msg, "bad host"));
     longname[SN_HOST_MAX_NAME - 1] = '\0'; /* 255 characters: the longest accepted */
     tu_assert_rc(parse_file(longname, &hl, &err), 0);
-    sn_hostlist_free(&hl);
+    sn_launch_hostlist_free(&hl);
 }
 
 static void test_hostlist(void **state)
@@ -115,7 +115,7 @@ static void test_hostlist(void **state)
     (void) state;
     sn_hostlist_t hl;
     sn_err_t err = {0};
-    tu_assert_rc(sn_hostlist_parse("h1,h2:4,me@10.0.0.3:2,[::1]:3", &hl, &err), 0);
+    tu_assert_rc(sn_launch_hostlist_parse("h1,h2:4,me@10.0.0.3:2,[::1]:3", &hl, &err), 0);
     assert_int_equal(hl.n, 4);
     assert_string_equal(hl.hosts[0].name, "h1");
     assert_int_equal(hl.hosts[0].slots, 1);
@@ -125,13 +125,13 @@ static void test_hostlist(void **state)
     assert_int_equal(hl.hosts[2].slots, 2);
     assert_string_equal(hl.hosts[3].name, "::1");
     assert_int_equal(hl.hosts[3].slots, 3);
-    sn_hostlist_free(&hl);
+    sn_launch_hostlist_free(&hl);
     const char *bad[] = {"", "h1,", ",h1", "h1,,h2", "h1:0", "h1:4097", "h1 h2", "-x", "h1:2:3"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        tu_assert_rc(sn_hostlist_parse(bad[i], &hl, &err), SN_EINVAL);
+        tu_assert_rc(sn_launch_hostlist_parse(bad[i], &hl, &err), SN_EINVAL);
         assert_null(hl.hosts);
     }
-    tu_assert_rc(sn_hostlist_parse("h1:0", &hl, &err), SN_EINVAL);
+    tu_assert_rc(sn_launch_hostlist_parse("h1:0", &hl, &err), SN_EINVAL);
     assert_non_null(strstr(err.msg, "bad slots in 'h1:0'"));
 }
 
@@ -141,11 +141,11 @@ static void test_load(void **state)
     sn_hostlist_t hl;
     sn_err_t err = {0};
     /* no '/' and no such file: a list */
-    tu_assert_rc(sn_hosts_load("no-such-host-file-here,h2", &hl, &err), 0);
+    tu_assert_rc(sn_launch_hosts_load("no-such-host-file-here,h2", &hl, &err), 0);
     assert_int_equal(hl.n, 2);
-    sn_hostlist_free(&hl);
+    sn_launch_hostlist_free(&hl);
     /* a '/': a file, which must exist */
-    tu_assert_rc(sn_hosts_load("/nonexistent/hosts", &hl, &err), SN_EINVAL);
+    tu_assert_rc(sn_launch_hosts_load("/nonexistent/hosts", &hl, &err), SN_EINVAL);
     assert_non_null(strstr(err.msg, "cannot read the hostfile /nonexistent/hosts"));
     char path[] = "/tmp/test_hostfile_XXXXXX";
     int fd = mkstemp(path);
@@ -153,10 +153,10 @@ static void test_load(void **state)
     FILE *f = fdopen(fd, "w");
     fputs("a slots=2\nb\n", f);
     fclose(f);
-    tu_assert_rc(sn_hosts_load(path, &hl, &err), 0);
+    tu_assert_rc(sn_launch_hosts_load(path, &hl, &err), 0);
     assert_int_equal(hl.n, 2);
     assert_int_equal(hl.hosts[0].slots, 2);
-    sn_hostlist_free(&hl);
+    sn_launch_hostlist_free(&hl);
     remove(path);
 }
 
@@ -164,14 +164,14 @@ static void place(const char *list, uint32_t n, sn_map_by_t by, const uint32_t *
 {
     sn_hostlist_t hl;
     sn_err_t err = {0};
-    tu_assert_rc(sn_hostlist_parse(list, &hl, &err), 0);
+    tu_assert_rc(sn_launch_hostlist_parse(list, &hl, &err), 0);
     uint32_t got[64];
-    tu_assert_rc(sn_hosts_place(&hl, n, by, got, &err), 0);
+    tu_assert_rc(sn_launch_hosts_place(&hl, n, by, got, &err), 0);
     for (uint32_t i = 0; i < n; i++)
         if (got[i] != want[i])
             fail_msg("%s, %u ranks, by %s: rank %u on host %u, expected %u", list, n,
                      by == SN_MAP_BY_SLOT ? "slot" : "node", i, got[i], want[i]);
-    sn_hostlist_free(&hl);
+    sn_launch_hostlist_free(&hl);
 }
 
 static void test_place(void **state)
@@ -187,18 +187,18 @@ static void test_place(void **state)
     /* too few slots */
     sn_hostlist_t hl;
     sn_err_t err = {0};
-    tu_assert_rc(sn_hostlist_parse("a:2,b", &hl, &err), 0);
+    tu_assert_rc(sn_launch_hostlist_parse("a:2,b", &hl, &err), 0);
     uint32_t got[4];
-    tu_assert_rc(sn_hosts_place(&hl, 4, SN_MAP_BY_SLOT, got, &err), SN_EINVAL);
+    tu_assert_rc(sn_launch_hosts_place(&hl, 4, SN_MAP_BY_SLOT, got, &err), SN_EINVAL);
     assert_non_null(strstr(err.msg, "4 nodes but the 2 hosts offer 3 slots"));
-    tu_assert_rc(sn_hosts_place(&hl, 3, SN_MAP_BY_NODE, got, &err), 0);
-    sn_hostlist_free(&hl);
+    tu_assert_rc(sn_launch_hosts_place(&hl, 3, SN_MAP_BY_NODE, got, &err), 0);
+    sn_launch_hostlist_free(&hl);
     sn_map_by_t by;
-    tu_assert_rc(sn_map_by_parse("node", &by, &err), 0);
+    tu_assert_rc(sn_launch_map_by_parse("node", &by, &err), 0);
     assert_int_equal(by, SN_MAP_BY_NODE);
-    tu_assert_rc(sn_map_by_parse("slot", &by, &err), 0);
+    tu_assert_rc(sn_launch_map_by_parse("slot", &by, &err), 0);
     assert_int_equal(by, SN_MAP_BY_SLOT);
-    tu_assert_rc(sn_map_by_parse("core", &by, &err), SN_EINVAL);
+    tu_assert_rc(sn_launch_map_by_parse("core", &by, &err), SN_EINVAL);
     assert_non_null(strstr(err.msg, "'core' for --map-by: expected slot or node"));
 }
 
@@ -209,19 +209,19 @@ static void test_ssh_split(void **state)
     const char *w[4];
     size_t n;
     sn_err_t err = {0};
-    tu_assert_rc(sn_ssh_split("  ssh -p\t2222 -i key ", buf, sizeof buf, w, 4, &n, &err),
+    tu_assert_rc(sn_launch_ssh_split("  ssh -p\t2222 -i key ", buf, sizeof buf, w, 4, &n, &err),
                  SN_EINVAL); /* five words, four allowed */
-    tu_assert_rc(sn_ssh_split("  ssh -p\t2222  ", buf, sizeof buf, w, 4, &n, &err), 0);
+    tu_assert_rc(sn_launch_ssh_split("  ssh -p\t2222  ", buf, sizeof buf, w, 4, &n, &err), 0);
     assert_int_equal(n, 3);
     assert_string_equal(w[0], "ssh");
     assert_string_equal(w[1], "-p");
     assert_string_equal(w[2], "2222");
-    tu_assert_rc(sn_ssh_split("   ", buf, sizeof buf, w, 4, &n, &err), SN_EINVAL);
+    tu_assert_rc(sn_launch_ssh_split("   ", buf, sizeof buf, w, 4, &n, &err), SN_EINVAL);
     assert_non_null(strstr(err.msg, "empty"));
     char lng[100];
     memset(lng, 'x', sizeof lng - 1);
     lng[sizeof lng - 1] = '\0';
-    tu_assert_rc(sn_ssh_split(lng, buf, sizeof buf, w, 4, &n, &err), SN_EINVAL);
+    tu_assert_rc(sn_launch_ssh_split(lng, buf, sizeof buf, w, 4, &n, &err), SN_EINVAL);
 }
 
 int main(void)

@@ -447,7 +447,7 @@ static void check_params(const sn_topo_t *t, const sn_params_t *p, int code, con
     if (code != 0) {
         tu_assert_rc(err.code, code);
         assert_has(err.msg, what);
-        /* core messages name concepts; the CLI adds its flags (coordinator/errmap.c) */
+        /* core messages name concepts; the CLI adds its flags (cli/errmap.c) */
         if (strstr(err.msg, "--") != NULL)
             fail_msg("core message names a flag: %s", err.msg);
     }

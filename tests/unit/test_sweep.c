@@ -1,4 +1,4 @@
-/* Unit tests of coordinator/sweep.c: the --sizes parser of `stepnet bench` (ranges by factor and
+/* Unit tests of cli/sweep.c: the --sizes parser of `stepnet bench` (ranges by factor and
  * by step, lists, the K/M/G units as powers of two, and every refusal with the value named), and
  * the statistics of wall times (average, min, max, median, 99th percentile by nearest rank). */
 #include <setjmp.h>

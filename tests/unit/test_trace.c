@@ -1,4 +1,4 @@
-/* Unit tests of the trace writer of stepnet run (coordinator/run_trace.c, coordinator/trace.c):
+/* Unit tests of the trace writer of stepnet run (cli/run_trace.c, cli/trace.c):
  * the nodes' records, including records that do not fit the topology, become trace events with
  * the times aligned on the earliest Start; a run without a record says so. The end-to-end checks
  * (format, transmissions of real runs) are the integration test `trace`. */

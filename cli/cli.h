@@ -1,4 +1,4 @@
-/* The stepnet command line (coordinator): options shared by `model`, `sim`, `run` and `table`, the
+/* The stepnet command line (cli): options shared by `model`, `sim`, `run` and `table`, the
  * context every command builds from them, and the commands. Exit status of every command: 0
  * success, 1 the collective failed or did not verify, 2 bad input. */
 #ifndef STEPNET_CLI_H

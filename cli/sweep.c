@@ -1,4 +1,4 @@
-/* Sweeps and measured outputs (coordinator): the --sizes parser, wall-time statistics, the CSV of
+/* Sweeps and measured outputs (cli): the --sizes parser, wall-time statistics, the CSV of
  * run and bench, the fields every run and bench JSON record opens and closes with, and the report
  * of `stepnet bench` (an OSU-style table, or JSON lines). The fields are documented in
  * docs/output.md. */

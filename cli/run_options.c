@@ -10,6 +10,7 @@
 
 #include "addr.h"
 #include "hostfile.h"
+#include "launch.h"
 #include "run.h"
 #include "secure.h"
 #include "sweep.h"
@@ -57,7 +58,7 @@ static int check_hosts(coord_opts_t *o, const char *map_by, const char *nodes, i
     }
     sn_map_by_t by = SN_MAP_BY_SLOT;
     int rc;
-    if (map_by && (rc = sn_map_by_parse(map_by, &by, err)) < 0)
+    if (map_by && (rc = sn_launch_map_by_parse(map_by, &by, err)) < 0)
         return rc;
     o->map_by = (int) by;
     if (o->join || strcmp(nodes, "local") != 0 || o->node_bin)
@@ -86,7 +87,7 @@ static int check_hosts(coord_opts_t *o, const char *map_by, const char *nodes, i
         char buf[1024];
         const char *words[SN_SSH_MAX_WORDS];
         size_t nw;
-        if ((rc = sn_ssh_split(ssh, buf, sizeof buf, words, SN_SSH_MAX_WORDS, &nw, &e)) < 0)
+        if ((rc = sn_launch_ssh_split(ssh, buf, sizeof buf, words, SN_SSH_MAX_WORDS, &nw, &e)) < 0)
             return bad(err, "%s: %s", o->ssh ? "--ssh" : "STEPNET_SSH", e.msg);
     }
     return 0;
@@ -166,11 +167,11 @@ static int check_nodes(coord_opts_t *o, const raw_t *w, sn_err_t *err)
         o->join = 0;
     else if (strcmp(w->nodes, "join") == 0)
         o->join = 1;
-    else if ((rc = coord_daemons_check(w->nodes, err)) < 0)
+    else if ((rc = sn_launch_daemons_check(w->nodes, err)) < 0)
         return rc;
     else
         o->daemons = w->nodes;
-    if (w->port_range && (rc = coord_port_range_check(w->port_range, o, err)) < 0)
+    if (w->port_range && (rc = sn_launch_port_range_check(w->port_range, o, err)) < 0)
         return rc;
     if (o->join && o->listen == NULL)
         return bad(err, "--nodes join needs --listen HOST:PORT (where the nodes join)");

@@ -1,4 +1,4 @@
-/* Shared pieces of the stepnet reports (coordinator): the fields every JSON object starts with,
+/* Shared pieces of the stepnet reports (cli): the fields every JSON object starts with,
  * the bounds, and the human-readable header. */
 #ifndef STEPNET_CLI_REPORT_H
 #define STEPNET_CLI_REPORT_H

@@ -1,4 +1,4 @@
-/* stepnet: the command line entry point (coordinator). Dispatches to the commands. */
+/* stepnet: the command line entry point (cli). Dispatches to the commands. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* The case list of `stepnet table` (coordinator): every reproduced theorem and table at a few
+/* The case list of `stepnet table` (cli): every reproduced theorem and table at a few
  * sizes, as data; cmd_table.c computes and prints the rows. */
 #include "table.h"
 

@@ -1,4 +1,4 @@
-/* The trace of `stepnet run --trace FILE` (coordinator): turns the records the nodes sent with
+/* The trace of `stepnet run --trace FILE` (cli): turns the records the nodes sent with
  * their results (the Result's trace fields) into trace events. Each node's times are its own
  * monotonic clock (uv_hrtime, CLOCK_MONOTONIC), drawn from the earliest node's Start: on one
  * machine all nodes share that clock; across machines the offsets are not corrected

@@ -1,4 +1,4 @@
-/* Chrome trace-event writer (coordinator): the events of `stepnet sim --trace` and `stepnet run
+/* Chrome trace-event writer (cli): the events of `stepnet sim --trace` and `stepnet run
  * --trace` in the JSON Object Format, streamed to the file as they come, with the metadata that
  * names each node (process) and port (thread) written before its first event. */
 #include <stdlib.h>

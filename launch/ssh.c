@@ -1,4 +1,4 @@
-/* Nodes started over ssh (coordinator): `stepnet run --hosts`. One OpenSSH client per node, in
+/* Nodes started over ssh (launch): `stepnet run --hosts`. One OpenSSH client per node, in
  * batch mode, runs `stepnet-node --join ADDR --id N --stdin-session` on the node's host; the
  * cluster key travels on the ssh channel's standard input (never on a command line), which stays
  * open for the run: when the coordinator ends or dies, ssh's input closes, the session ends and
@@ -21,14 +21,14 @@
 #define SH_NOT_EXECUTABLE 126
 #define SH_NOT_FOUND      127
 
-int sn__coord_hosts_prepare(coord_t *r, sn_err_t *err)
+int sn__launch_hosts_prepare(coord_t *r, sn_err_t *err)
 {
     const coord_opts_t *o = r->o;
-    int rc = sn_hosts_load(o->hosts, &r->hosts, err);
+    int rc = sn_launch_hosts_load(o->hosts, &r->hosts, err);
     if (rc < 0)
         return rc;
     uint32_t *place = sn_xcalloc(r->n, sizeof *place);
-    rc = sn_hosts_place(&r->hosts, r->n, (sn_map_by_t) o->map_by, place, err);
+    rc = sn_launch_hosts_place(&r->hosts, r->n, (sn_map_by_t) o->map_by, place, err);
     for (uint32_t i = 0; rc == 0 && i < r->n; i++)
         r->nodes[i].host_index = place[i];
     free(place);
@@ -37,15 +37,15 @@ int sn__coord_hosts_prepare(coord_t *r, sn_err_t *err)
     const char *ssh = o->ssh ? o->ssh : getenv("STEPNET_SSH");
     if (ssh == NULL || *ssh == '\0')
         ssh = DEFAULT_SSH;
-    return sn_ssh_split(ssh, r->ssh_buf, sizeof r->ssh_buf, r->ssh_words, SN_SSH_MAX_WORDS,
-                        &r->nssh, err);
+    return sn_launch_ssh_split(ssh, r->ssh_buf, sizeof r->ssh_buf, r->ssh_words, SN_SSH_MAX_WORDS,
+                               &r->nssh, err);
 }
 
 /* ---- one host's ssh -------------------------------------------------------------------------- */
 
 static const char *host_text(const coord_t *r, const coord_node_t *cn, char *buf, size_t cap)
 {
-    sn_host_format(&r->hosts.hosts[cn->host_index], buf, cap);
+    sn_launch_host_format(&r->hosts.hosts[cn->host_index], buf, cap);
     return buf;
 }
 
@@ -236,7 +236,7 @@ static void print_placement(const coord_t *r)
     fprintf(stderr, "stepnet run: %u nodes on %zu hosts (--map-by %s):\n", r->n, r->hosts.n,
             r->o->map_by == SN_MAP_BY_NODE ? "node" : "slot");
     for (size_t h = 0; h < r->hosts.n; h++) {
-        sn_host_format(&r->hosts.hosts[h], host, sizeof host);
+        sn_launch_host_format(&r->hosts.hosts[h], host, sizeof host);
         fprintf(stderr, "stepnet run:   %s (slots %u): nodes", host, r->hosts.hosts[h].slots);
         int any = 0;
         for (uint32_t i = 0; i < r->n; i++)
@@ -248,7 +248,7 @@ static void print_placement(const coord_t *r)
     }
 }
 
-int sn__coord_launch_ssh(coord_t *r, sn_err_t *err)
+int sn__launch_ssh(coord_t *r, sn_err_t *err)
 {
     print_placement(r);
     for (uint32_t i = 0; i < r->n; i++) {
@@ -259,7 +259,7 @@ int sn__coord_launch_ssh(coord_t *r, sn_err_t *err)
     return 0;
 }
 
-void sn__coord_ssh_close(coord_t *r)
+void sn__launch_ssh_close(coord_t *r)
 {
     for (uint32_t i = 0; i < r->n; i++) {
         coord_node_t *cn = &r->nodes[i];

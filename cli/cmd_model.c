@@ -1,5 +1,5 @@
 /* `stepnet model`: predicted steps, lower bounds and the algorithm auto would pick, running
- * nothing but auto's dry runs of small collectives (coordinator). */
+ * nothing but auto's dry runs of small collectives (cli). */
 #include <stdio.h>
 #include <string.h>
 

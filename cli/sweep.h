@@ -1,4 +1,4 @@
-/* Sweeps and measured-output helpers (coordinator): the --sizes list of `stepnet bench`, the
+/* Sweeps and measured-output helpers (cli): the --sizes list of `stepnet bench`, the
  * statistics of a size's wall times, the CSV rows of run and bench, the JSON fields every run and
  * bench record carries (schema, version, timestamp, hosts, per-link calibration), and the report
  * of `stepnet bench`. docs/output.md documents every field. */

@@ -1,4 +1,4 @@
-/* Host lists for `stepnet run --hosts` (coordinator): the hostfile and the comma-separated list
+/* Host lists for `stepnet run --hosts` (launch): the hostfile and the comma-separated list
  * parsers, the placement of ranks on hosts (--map-by slot|node) and the splitting of the --ssh
  * command. Pure: no processes, no sockets, no globals; tested in tests/unit/test_hostfile.c. */
 #ifndef STEPNET_HOSTFILE_H
@@ -31,40 +31,40 @@ typedef struct sn_hostlist_s {
 typedef enum { SN_MAP_BY_SLOT = 0, SN_MAP_BY_NODE = 1 } sn_map_by_t;
 
 /* Parses hostfile text (`len` bytes; NUL bytes refused) into *out, which the caller frees with
- * sn_hostlist_free. One host per line: `[user@]host[:port] [slots=N]`, where host is a name, an
- * IPv4 address or an [IPv6] address in brackets; `#` starts a comment; blank lines are skipped;
+ * sn_launch_hostlist_free. One host per line: `[user@]host[:port] [slots=N]`, where host is a name,
+ * an IPv4 address or an [IPv6] address in brackets; `#` starts a comment; blank lines are skipped;
  * as in an Open MPI hostfile. `origin` names the text in errors (a file name). 0, or SN_EINVAL
  * with err naming the line, the bad value and what is accepted. */
-int sn_hostfile_parse(const char *text, size_t len, const char *origin, sn_hostlist_t *out,
-                      sn_err_t *err);
+int sn_launch_hostfile_parse(const char *text, size_t len, const char *origin, sn_hostlist_t *out,
+                             sn_err_t *err);
 
 /* Parses a comma-separated list `[user@]host[:slots],...` as mpirun's -H takes it into *out (free
- * with sn_hostlist_free). 0, or SN_EINVAL with err naming the bad entry. */
-int sn_hostlist_parse(const char *list, sn_hostlist_t *out, sn_err_t *err);
+ * with sn_launch_hostlist_free). 0, or SN_EINVAL with err naming the bad entry. */
+int sn_launch_hostlist_parse(const char *list, sn_hostlist_t *out, sn_err_t *err);
 
 /* The hosts of `--hosts ARG`: the file ARG when ARG contains a '/' or names an existing regular
  * file, else the list ARG. 0, or SN_EINVAL (bad syntax, unreadable or oversized file). */
-int sn_hosts_load(const char *arg, sn_hostlist_t *out, sn_err_t *err);
+int sn_launch_hosts_load(const char *arg, sn_hostlist_t *out, sn_err_t *err);
 
-void sn_hostlist_free(sn_hostlist_t *hl);
+void sn_launch_hostlist_free(sn_hostlist_t *hl);
 
 /* "slot" or "node" into *out: 0, or SN_EINVAL naming the value. */
-int sn_map_by_parse(const char *text, sn_map_by_t *out, sn_err_t *err);
+int sn_launch_map_by_parse(const char *text, sn_map_by_t *out, sn_err_t *err);
 
 /* Places ranks 0..n-1 on the hosts of `hl` into rank_host[n] (an index into hl->hosts).
  * SN_MAP_BY_SLOT fills the first host's slots with consecutive ranks, then the next host's, in
  * the order of the list; SN_MAP_BY_NODE deals ranks round-robin, one per host in list order,
  * skipping hosts whose slots are full. 0, or SN_EINVAL when the hosts offer fewer than n slots. */
-int sn_hosts_place(const sn_hostlist_t *hl, uint32_t n, sn_map_by_t by, uint32_t *rank_host,
-                   sn_err_t *err);
+int sn_launch_hosts_place(const sn_hostlist_t *hl, uint32_t n, sn_map_by_t by, uint32_t *rank_host,
+                          sn_err_t *err);
 
 /* Splits the --ssh command `text` at spaces and tabs (no quoting) into words, which point into
  * `buf` (a copy of text, `cap` bytes). *nwords gets the count. 0, or SN_EINVAL when the command is
  * empty, too long for buf or has more than max words. */
-int sn_ssh_split(const char *text, char *buf, size_t cap, const char **words, size_t max,
-                 size_t *nwords, sn_err_t *err);
+int sn_launch_ssh_split(const char *text, char *buf, size_t cap, const char **words, size_t max,
+                        size_t *nwords, sn_err_t *err);
 
 /* The host as text for messages: `user@name:port` with the parts that were given. */
-void sn_host_format(const sn_host_t *h, char *buf, size_t cap);
+void sn_launch_host_format(const sn_host_t *h, char *buf, size_t cap);
 
 #endif

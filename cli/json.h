@@ -1,4 +1,4 @@
-/* A minimal JSON writer for the one-line --json reports of the stepnet CLI (coordinator). */
+/* A minimal JSON writer for the one-line --json reports of the stepnet CLI (cli). */
 #ifndef STEPNET_CLI_JSON_H
 #define STEPNET_CLI_JSON_H
 

@@ -1,4 +1,4 @@
-/* Shared report fields for model, sim and run (coordinator). */
+/* Shared report fields for model, sim and run (cli). */
 #include <stdio.h>
 
 #include "report.h"

@@ -1,4 +1,4 @@
-/* Minimal JSON writer (coordinator): keys and strings are escaped, numbers printed exactly. */
+/* Minimal JSON writer (cli): keys and strings are escaped, numbers printed exactly. */
 #include "json.h"
 
 static void sep(json_t *j)

@@ -1,4 +1,4 @@
-/* Option parsing and context construction shared by the stepnet commands (coordinator). The
+/* Option parsing and context construction shared by the stepnet commands (cli). The
  * parsers return 0 or SN_EINVAL with an sn_err_t naming the bad value and what is accepted;
  * cli_parse and cli_ctx_init are the command-boundary wrappers that print it (exit status 2). */
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* The stepnet CLI's names for the core's run parameters (coordinator): core messages name concepts
+/* The stepnet CLI's names for the core's run parameters (cli): core messages name concepts
  * ("messages per pair"), and this one table maps the parameter an error is about to the flags
  * that set it, so that every message a user sees names the flag. */
 #include <stdio.h>

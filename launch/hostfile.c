@@ -1,6 +1,6 @@
-/* Host lists for `stepnet run --hosts` (coordinator): parsing hostfiles (Open MPI's syntax where
+/* Host lists for `stepnet run --hosts` (launch): parsing hostfiles (Open MPI's syntax where
  * it fits) and mpirun -H style lists, placing ranks on hosts, splitting the --ssh command. Pure
- * except sn_hosts_load, which reads the file it is given. */
+ * except sn_launch_hosts_load, which reads the file it is given. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,14 +12,14 @@
 
 #define bad(err, ...) sn_err_set((err), SN_EINVAL, __VA_ARGS__)
 
-void sn_hostlist_free(sn_hostlist_t *hl)
+void sn_launch_hostlist_free(sn_hostlist_t *hl)
 {
     free(hl->hosts);
     hl->hosts = NULL;
     hl->n = 0;
 }
 
-void sn_host_format(const sn_host_t *h, char *buf, size_t cap)
+void sn_launch_host_format(const sn_host_t *h, char *buf, size_t cap)
 {
     int v6 = strchr(h->name, ':') != NULL;
     char port[8] = "";
@@ -133,8 +133,8 @@ static int is_space(char c)
     return c == ' ' || c == '\t' || c == '\r';
 }
 
-int sn_hostfile_parse(const char *text, size_t len, const char *origin, sn_hostlist_t *out,
-                      sn_err_t *err)
+int sn_launch_hostfile_parse(const char *text, size_t len, const char *origin, sn_hostlist_t *out,
+                             sn_err_t *err)
 {
     memset(out, 0, sizeof *out);
     size_t cap = 0;
@@ -210,13 +210,13 @@ int sn_hostfile_parse(const char *text, size_t len, const char *origin, sn_hostl
     }
     return 0;
 fail:
-    sn_hostlist_free(out);
+    sn_launch_hostlist_free(out);
     return SN_EINVAL;
 }
 
 /* ---- -H list --------------------------------------------------------------------------------- */
 
-int sn_hostlist_parse(const char *list, sn_hostlist_t *out, sn_err_t *err)
+int sn_launch_hostlist_parse(const char *list, sn_hostlist_t *out, sn_err_t *err)
 {
     memset(out, 0, sizeof *out);
     size_t cap = 0;
@@ -244,17 +244,17 @@ int sn_hostlist_parse(const char *list, sn_hostlist_t *out, sn_err_t *err)
     }
     return 0;
 fail:
-    sn_hostlist_free(out);
+    sn_launch_hostlist_free(out);
     return SN_EINVAL;
 }
 
-int sn_hosts_load(const char *arg, sn_hostlist_t *out, sn_err_t *err)
+int sn_launch_hosts_load(const char *arg, sn_hostlist_t *out, sn_err_t *err)
 {
     struct stat st;
     int exists = stat(arg, &st) == 0 && S_ISREG(st.st_mode);
     memset(out, 0, sizeof *out);
     if (!exists && strchr(arg, '/') == NULL)
-        return sn_hostlist_parse(arg, out, err);
+        return sn_launch_hostlist_parse(arg, out, err);
     if (!exists)
         return bad(err, "--hosts: cannot read the hostfile %s: %s", arg,
                    stat(arg, &st) == 0 ? "not a regular file" : strerror(errno));
@@ -272,14 +272,14 @@ int sn_hosts_load(const char *arg, sn_hostlist_t *out, sn_err_t *err)
     if (rerr)
         rc = bad(err, "--hosts: cannot read the hostfile %s", arg);
     else
-        rc = sn_hostfile_parse(buf, n, arg, out, err);
+        rc = sn_launch_hostfile_parse(buf, n, arg, out, err);
     free(buf);
     return rc;
 }
 
 /* ---- placement ------------------------------------------------------------------------------- */
 
-int sn_map_by_parse(const char *text, sn_map_by_t *out, sn_err_t *err)
+int sn_launch_map_by_parse(const char *text, sn_map_by_t *out, sn_err_t *err)
 {
     if (strcmp(text, "slot") == 0)
         *out = SN_MAP_BY_SLOT;
@@ -290,8 +290,8 @@ int sn_map_by_parse(const char *text, sn_map_by_t *out, sn_err_t *err)
     return 0;
 }
 
-int sn_hosts_place(const sn_hostlist_t *hl, uint32_t n, sn_map_by_t by, uint32_t *rank_host,
-                   sn_err_t *err)
+int sn_launch_hosts_place(const sn_hostlist_t *hl, uint32_t n, sn_map_by_t by, uint32_t *rank_host,
+                          sn_err_t *err)
 {
     uint64_t total = 0;
     for (size_t h = 0; h < hl->n; h++)
@@ -323,8 +323,8 @@ int sn_hosts_place(const sn_hostlist_t *hl, uint32_t n, sn_map_by_t by, uint32_t
 
 /* ---- the ssh command ------------------------------------------------------------------------- */
 
-int sn_ssh_split(const char *text, char *buf, size_t cap, const char **words, size_t max,
-                 size_t *nwords, sn_err_t *err)
+int sn_launch_ssh_split(const char *text, char *buf, size_t cap, const char **words, size_t max,
+                        size_t *nwords, sn_err_t *err)
 {
     size_t len = strlen(text);
     *nwords = 0;

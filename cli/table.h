@@ -1,4 +1,4 @@
-/* The cases of `stepnet table` (coordinator): how each paper's count is computed (formula_t) and
+/* The cases of `stepnet table` (cli): how each paper's count is computed (formula_t) and
  * the case list itself (table_cases.c), shared by the command (cmd_table.c). */
 #ifndef STEPNET_COORDINATOR_TABLE_H
 #define STEPNET_COORDINATOR_TABLE_H

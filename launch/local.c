@@ -1,4 +1,4 @@
-/* Local nodes (coordinator): spawning one stepnet-node process per topology node for a local
+/* Local nodes (launch): spawning one stepnet-node process per topology node for a local
  * run, handing each the cluster key through a pipe, and noticing when one exits early. */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 #define KEY_FD      3
 #define KEY_FD_TEXT "3"
 
-const char *sn__coord_node_bin(char *buf, size_t cap)
+const char *sn__launch_node_bin(char *buf, size_t cap)
 {
     const char *env = getenv("STEPNET_NODE");
     if (env && *env)
@@ -75,7 +75,7 @@ static int key_pipe(const coord_t *r, int *out, sn_err_t *err)
     return 0;
 }
 
-int sn__coord_spawn(coord_t *r, sn_err_t *err)
+int sn__launch_local(coord_t *r, sn_err_t *err)
 {
     char idbuf[16], range[16];
     snprintf(range, sizeof range, "%u-%u", r->o->port_lo, r->o->port_hi);

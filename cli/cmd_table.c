@@ -1,4 +1,4 @@
-/* `stepnet table`: the reproduction table of the thesis (coordinator). For a set of topologies
+/* `stepnet table`: the reproduction table of the thesis (cli). For a set of topologies
  * and sizes it prints the paper's formula and its value, the algorithm stepnet picks and its
  * predicted steps, the steps the simulator measures, the lower bound, and optionally the steps
  * measured over TCP by `stepnet run`; as Markdown or CSV. docs/reproduction.md is its output for

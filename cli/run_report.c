@@ -1,4 +1,4 @@
-/* The report of `stepnet run` (coordinator): one JSON object or the human-readable lines, from a
+/* The report of `stepnet run` (cli): one JSON object or the human-readable lines, from a
  * run's options and result. Calls nothing but the formatters: no network, no clocks. */
 #include <stdio.h>
 
@@ -13,7 +13,7 @@
 #define BETA_RESOLVED_BYTES 4096
 #define NS_PER_US           1000.0
 
-/* The time model's prediction (timemodel_run.c); without one (no calibration), the simple
+/* The time model's prediction (coordinator/timemodel.c); without one (no calibration), the simple
  * steps x (alpha + size x beta) of the median link. */
 static double predicted_us(const cli_run_t *run, const coord_result_t *res)
 {

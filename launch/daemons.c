@@ -1,4 +1,4 @@
-/* Persistent daemons (coordinator): `stepnet run --nodes ADDR,ADDR,...` dials every
+/* Persistent daemons (launch): `stepnet run --nodes ADDR,ADDR,...` dials every
  * `stepnet-node --serve` daemon of the list over an authenticated connection (net/secure.c) and
  * invites it to the run; each daemon starts one node process that joins the control listener like
  * a `--join` node. Also the checks of --nodes ADDR,... and --port-range (docs/deploy.md). */
@@ -78,13 +78,13 @@ static int one_item(void *vctx, const char *item, size_t len)
     return 0;
 }
 
-int coord_daemons_check(const char *list, sn_err_t *err)
+int sn_launch_daemons_check(const char *list, sn_err_t *err)
 {
     items_t it = {.list = list, .err = err};
     return each_item(list, one_item, &it);
 }
 
-int coord_port_range_check(const char *text, coord_opts_t *o, sn_err_t *err)
+int sn_launch_port_range_check(const char *text, coord_opts_t *o, sn_err_t *err)
 {
     sn_err_t e = {0};
     if (sn_addr_parse_range(text, &o->port_lo, &o->port_hi, &e) < 0)
@@ -219,7 +219,7 @@ static void on_connect(uv_connect_t *req, int status)
     sn_wire_send_control(&d->c, &m);
 }
 
-int sn__coord_daemons_new(coord_t *r, sn_err_t *err)
+int sn__launch_daemons_new(coord_t *r, sn_err_t *err)
 {
     items_t it = {.list = r->o->daemons, .err = err};
     int rc = each_item(r->o->daemons, one_item, &it);
@@ -237,7 +237,7 @@ int sn__coord_daemons_new(coord_t *r, sn_err_t *err)
     return each_item(r->o->daemons, one_item, &it);
 }
 
-void sn__coord_daemons_invite(coord_t *r)
+void sn__launch_daemons_invite(coord_t *r)
 {
     for (uint32_t i = 0; i < r->ndaemons && !r->stopping; i++) {
         coord_daemon_t *d = &r->daemons[i];
@@ -260,7 +260,7 @@ void sn__coord_daemons_invite(coord_t *r)
     }
 }
 
-void sn__coord_daemons_close(coord_t *r)
+void sn__launch_daemons_close(coord_t *r)
 {
     for (uint32_t i = 0; i < r->ndaemons; i++)
         if (r->daemons[i].open)

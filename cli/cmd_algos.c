@@ -1,5 +1,5 @@
 /* `stepnet algos`: the algorithm registry with collectives, port models, topologies, predictions
- * and sources (coordinator). */
+ * and sources (cli). */
 #include <stdio.h>
 #include <string.h>
 

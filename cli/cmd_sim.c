@@ -1,5 +1,5 @@
 /* `stepnet sim`: runs a collective in process with core/sim and reports the measured steps next to
- * the predicted count and the lower bounds (coordinator). */
+ * the predicted count and the lower bounds (cli). */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
 #include <sched.h>

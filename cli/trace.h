@@ -1,4 +1,4 @@
-/* Chrome trace-event files (coordinator): `stepnet sim --trace FILE` and `stepnet run --trace FILE`
+/* Chrome trace-event files (cli): `stepnet sim --trace FILE` and `stepnet run --trace FILE`
  * write the JSON Object Format of the trace-event format ({"traceEvents": [...], ...}), which
  * Perfetto and chrome://tracing open. One process per topology node (pid = node id + 1), one
  * thread per port (its tid derived from the directed link id, unique in the trace) and, for run,

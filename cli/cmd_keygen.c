@@ -1,4 +1,4 @@
-/* stepnet keygen FILE (coordinator): creates a cluster key file for join-mode runs (net/secure.h,
+/* stepnet keygen FILE (cli): creates a cluster key file for join-mode runs (net/secure.h,
  * docs/security.md). */
 #include <stdio.h>
 #include <string.h>

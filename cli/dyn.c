@@ -1,4 +1,4 @@
-/* Dynamic broadcasting from the command line (coordinator): the options of `--coll dynbcast`, the
+/* Dynamic broadcasting from the command line (cli): the options of `--coll dynbcast`, the
  * run (core/model's sn_dyn_run, whose rounds the simulator plays for `sim` and TCP runs for
  * `run`), the report, and the delay-versus-load sweep. */
 #include <stdio.h>
