@@ -153,12 +153,12 @@ int cli_close_out(FILE *f, const char *path, const char *flag);
 int cli_dyn(const char *cmd, const cli_opts_t *o, const char *lambda_s, const char *rho_s,
             int64_t slots, const char *sweep, sn_dyn_round_fn round, void *round_ctx);
 
-int cmd_model(int argc, char **argv);
-int cmd_sim(int argc, char **argv);
-int cmd_algos(int argc, char **argv);
-int cmd_run(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
-int cmd_table(int argc, char **argv);
-int cmd_keygen(int argc, char **argv);
+int cli_cmd_model(int argc, char **argv);
+int cli_cmd_sim(int argc, char **argv);
+int cli_cmd_algos(int argc, char **argv);
+int cli_cmd_run(int argc, char **argv);
+int cli_cmd_bench(int argc, char **argv);
+int cli_cmd_table(int argc, char **argv);
+int cli_cmd_keygen(int argc, char **argv);
 
 #endif

@@ -25,7 +25,7 @@ static void pm_words(unsigned m, char *buf, size_t cap)
         buf[len - 1] = '\0';
 }
 
-int cmd_algos(int argc, char **argv)
+int cli_cmd_algos(int argc, char **argv)
 {
     int json = 0, have = 0;
     sn_coll_t coll = SN_COLL_BCAST;
@@ -53,11 +53,11 @@ int cmd_algos(int argc, char **argv)
     }
     size_t n;
     const sn_algo_t *const *all = sn_model_algos(&n);
-    json_t j;
+    cli_json_t j;
     if (json) {
-        json_begin(&j, stdout);
-        json_str(&j, "cmd", "algos");
-        json_open(&j, "algorithms", '[');
+        cli_json_begin(&j, stdout);
+        cli_json_str(&j, "cmd", "algos");
+        cli_json_open(&j, "algorithms", '[');
     } else {
         printf("%-18s %-10s %-38s %s\n", "ALGORITHM", "COLL", "PORT MODELS", "TOPOLOGIES");
     }
@@ -68,15 +68,15 @@ int cmd_algos(int argc, char **argv)
         char pm[96];
         pm_words(a->pm_mask, pm, sizeof pm);
         if (json) {
-            json_open(&j, NULL, '{');
-            json_str(&j, "name", a->name);
-            json_str(&j, "collective", sn_coll_name(a->coll));
-            json_str(&j, "port_models", pm);
-            json_str(&j, "topologies", a->topos);
-            json_str(&j, "summary", a->summary);
-            json_str(&j, "predicted", a->predicts);
-            json_str(&j, "source", a->source);
-            json_close(&j, '}');
+            cli_json_open(&j, NULL, '{');
+            cli_json_str(&j, "name", a->name);
+            cli_json_str(&j, "collective", sn_coll_name(a->coll));
+            cli_json_str(&j, "port_models", pm);
+            cli_json_str(&j, "topologies", a->topos);
+            cli_json_str(&j, "summary", a->summary);
+            cli_json_str(&j, "predicted", a->predicts);
+            cli_json_str(&j, "source", a->source);
+            cli_json_close(&j, '}');
         } else {
             printf("%-18s %-10s %-38s %s\n", a->name, sn_coll_name(a->coll), pm, a->topos);
             printf("    %s\n    predicted: %s\n    source: %s\n", a->summary, a->predicts,
@@ -84,8 +84,8 @@ int cmd_algos(int argc, char **argv)
         }
     }
     if (json) {
-        json_close(&j, ']');
-        json_end(&j);
+        cli_json_close(&j, ']');
+        cli_json_end(&j);
     }
     return EXIT_OK;
 }

@@ -17,7 +17,7 @@ static const char usage[] =
     "\n"
     "Exit status: 0 created, 1 the file could not be created, 2 bad arguments.\n";
 
-int cmd_keygen(int argc, char **argv)
+int cli_cmd_keygen(int argc, char **argv)
 {
     if (argc == 1 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
         fputs(usage, stdout);

@@ -18,7 +18,7 @@ static const char usage[] =
     "\n" CLI_SHARED_OPTIONS_HELP "\n"
     "Exit status: 0 success, 2 bad input.\n";
 
-int cmd_model(int argc, char **argv)
+int cli_cmd_model(int argc, char **argv)
 {
     cli_opts_t o = {.cmd = "model"};
     int rc = cli_parse(argc, argv, &o, usage);
@@ -36,11 +36,11 @@ int cmd_model(int argc, char **argv)
     size_t na;
     const sn_algo_t *const *all = sn_model_algos(&na);
     if (o.json) {
-        json_t j;
-        json_begin(&j, stdout);
-        report_json_head(&j, "model", &c);
-        json_uint(&j, "diameter", diam);
-        json_open(&j, "candidates", '[');
+        cli_json_t j;
+        cli_json_begin(&j, stdout);
+        cli_report_json_head(&j, "model", &c);
+        cli_json_uint(&j, "diameter", diam);
+        cli_json_open(&j, "candidates", '[');
         for (size_t i = 0; i < na; i++) {
             void *pl = NULL;
             if (sn_model_check(all[i], t, &c.params, NULL) < 0 ||
@@ -49,22 +49,22 @@ int cmd_model(int argc, char **argv)
             int64_t pr = all[i]->predicted(pl);
             int64_t dr = pr < 0 && dry ? sn_model_dry_run(all[i], pl, t, &c.params, -1) : -1;
             all[i]->plan_free(pl);
-            json_open(&j, NULL, '{');
-            json_str(&j, "algorithm", all[i]->name);
+            cli_json_open(&j, NULL, '{');
+            cli_json_str(&j, "algorithm", all[i]->name);
             if (pr >= 0)
-                json_int(&j, "predicted_steps", pr);
+                cli_json_int(&j, "predicted_steps", pr);
             else
-                json_null(&j, "predicted_steps");
+                cli_json_null(&j, "predicted_steps");
             if (dr >= 0)
-                json_int(&j, "dry_run_steps", dr);
+                cli_json_int(&j, "dry_run_steps", dr);
             else
-                json_null(&j, "dry_run_steps");
-            json_close(&j, '}');
+                cli_json_null(&j, "dry_run_steps");
+            cli_json_close(&j, '}');
         }
-        json_close(&j, ']');
-        json_end(&j);
+        cli_json_close(&j, ']');
+        cli_json_end(&j);
     } else {
-        report_text_head(stdout, "model", &c);
+        cli_report_text_head(stdout, "model", &c);
         printf("  diameter        %u (between processors)\n", diam);
         printf("  candidates\n");
         for (size_t i = 0; i < na; i++) {

@@ -1,7 +1,8 @@
-/* `stepnet run` and `stepnet bench` (cli): the commands around coord_run. Runs a collective over
+/* `stepnet run` and `stepnet bench` (cli): the commands around sn_coord_run. Runs a collective over
  * real TCP links between stepnet-node processes: by default one local process per topology node on
  * 127.0.0.1 (port 0, no set-up); with --nodes join, nodes started anywhere with `stepnet-node
- * --join`. Parses the options, calls coord_run, prints the report; errors are printed here only. */
+ * --join`. Parses the options, calls sn_coord_run, prints the report; errors are printed here only.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,79 +13,6 @@
 #include "sweep.h"
 #include "wire.h"
 #include "stepnet/util.h"
-
-/* The options run and bench share after their own. */
-#define RUN_TRANSPORT_HELP                                                                         \
-    "  --csv FILE         also write the measurements as CSV to FILE (header and one row per\n"    \
-    "                     size; docs/output.md)\n"                                                 \
-    "  --progress         progress on stderr (repetitions, size, slots per second) even when\n"    \
-    "                     stderr is not a terminal; --no-progress: none (default: on a "           \
-    "terminal)\n"                                                                                  \
-    "  --nodes local|join local: spawn the nodes on 127.0.0.1 (default); join: wait for nodes\n"   \
-    "                     started with `stepnet-node --join HOST:PORT`\n"                          \
-    "  --listen ADDR      coordinator address (default 127.0.0.1:0; join mode needs it, e.g.\n"    \
-    "                     0.0.0.0:7000; --hosts needs an address the hosts can reach)\n"           \
-    "  --nodes ADDR,ADDR,...  persistent daemons (`stepnet-node --serve --listen ADDR`), one\n"    \
-    "                     per node: the coordinator dials each (authenticated with --key) and\n"   \
-    "                     invites it; the daemon's node joins back. Node id = position in the\n"   \
-    "                     list unless the daemon was started with --id (docs/deploy.md). Here\n"   \
-    "                     --listen defaults to 0.0.0.0:0 (give [::]:0 for IPv6 daemons)\n"         \
-    "  --port-range LO-HI the control listener takes the first free port from LO to HI (with\n"    \
-    "                     --listen HOST:0 or the default); local nodes' link listeners too\n"      \
-    "  --hosts FILE|LIST  start the nodes over ssh on these hosts: a hostfile (one host per\n"     \
-    "                     line, `[user@]host[:port] [slots=N]`, # comments, as Open MPI's) or\n"   \
-    "                     a list `host[:slots],...` as mpirun -H takes it; an argument with a\n"   \
-    "                     '/' or naming an existing file is a hostfile. A host without slots=N\n"  \
-    "                     has 1 slot; every node is one process on its host\n"                     \
-    "  --map-by slot|node placement of node ids on the hosts (printed on stderr): slot "           \
-    "(default)\n"                                                                                  \
-    "                     fills each host's slots in list order; node deals ids round-robin, "     \
-    "one\n"                                                                                        \
-    "                     per host, skipping full hosts\n"                                         \
-    "  --remote-node PATH the stepnet-node program on the hosts (default: stepnet-node on the\n"   \
-    "                     remote PATH)\n"                                                          \
-    "  --ssh COMMAND      the ssh client and its options, split at spaces, no quoting (default\n"  \
-    "                     $STEPNET_SSH, else ssh), e.g. \"ssh -p 2222 -i /home/me/lab.key\";\n"    \
-    "                     stepnet adds -T -o BatchMode=yes -o ConnectTimeout=S and sends the\n"    \
-    "                     cluster key on ssh's standard input, never on a command line\n"          \
-    "  --key FILE         the cluster key (stepnet keygen): required in join mode; local and\n"    \
-    "                     --hosts runs make a fresh key per run unless this is given\n"            \
-    "  --security MODE    sodium (default: every connection authenticated and encrypted) or "      \
-    "none\n"                                                                                       \
-    "                     (plaintext, for raw measurements; join mode and --hosts also need\n"     \
-    "                     --insecure-ok)\n"                                                        \
-    "  --insecure-ok      accept --security none in join mode or with --hosts\n"                   \
-    "  --cipher C         sodium's cipher: auto (default: AES-256-GCM where both ends of a\n"      \
-    "                     connection have AES-NI, else XChaCha20-Poly1305), aes256gcm or\n"        \
-    "                     xchacha20poly1305 (every connection must then use it)\n"                 \
-    "  --node-bin PATH    the stepnet-node executable (default: next to stepnet)\n"                \
-    "  --probes N         ping-pong probes per link and size for calibration, and rounds of the\n" \
-    "                     time model's node and control-leg probes (default 20; 0 skips them\n"    \
-    "                     and the model)\n"                                                        \
-    "  --connect-timeout-ms MS    nodes connecting to each other (default 10000)\n"                \
-    "  --ready-timeout-ms MS      every node joined and ready (default 30000)\n"                   \
-    "  --slot-timeout-ms MS       one slot without progress (default 5000)\n"                      \
-    "  --collective-timeout-ms MS one repetition (default 300000)\n"                               \
-    "  --heartbeat-ms MS  control-channel heartbeat period outside collectives (default 1000;\n"   \
-    "                     0: none); 5 periods of silence end the run, or make a node leave\n"      \
-    "  --spin-us US       while a slot waits for frames, each node polls its sockets without\n"    \
-    "                     sleeping (yielding the CPU between polls, as MPI libraries do) for up\n" \
-    "                     to US microseconds after the slot began, then sleeps until a frame\n"    \
-    "                     comes (default 1000; 0: always sleep)\n"                                 \
-    "  --coord-nice N     once the local nodes are started, the coordinator adds N (0 to 19) to\n" \
-    "                     its nice value, so that its bookkeeping yields the CPU to the nodes\n"   \
-    "                     sharing its machine (default 10; 0: same priority as the nodes)\n"       \
-    "  --termination learn|detect  learn (default): the first repetition of each size detects\n"   \
-    "                     its end (diameter + 1 slots of empty frames after the last node is\n"    \
-    "                     done), the later ones stop at the slot it found, each node checking\n"   \
-    "                     that it is done there; detect: every repetition detects its end\n"       \
-    "  --fault ID:KIND@SLOT       testing: node ID kills itself (kill), stops (stop), sends a\n"   \
-    "                             malformed (garbage) or oversized (oversize) frame at SLOT, or\n" \
-    "                             flips one bit of its next frame on the wire (flip)\n"            \
-    "  --token HEX        testing: a fixed run token instead of a random one (every link hello "   \
-    "must\n"                                                                                       \
-    "                     carry the token)\n"                                                      \
-    "  --verbose          node logs of routine events on stderr\n"
 
 static const char usage[] =
     "usage: stepnet run --topo SPEC --coll C [options]\n"
@@ -125,34 +53,12 @@ static const char usage[] =
     "failed: ssh, a missing stepnet-node, a node that left; the error names it), 2 bad input,\n"
     "130 interrupted by SIGINT (Ctrl-C), 143 interrupted by SIGTERM.\n";
 
-static const char bench_usage[] =
-    "usage: stepnet bench --topo SPEC --coll C [--sizes LIST] [options]\n"
-    "\n"
-    "An OSU-style sweep over packet sizes in one launch of the nodes: the collective of stepnet\n"
-    "run, --warmup then --iters repetitions at each size, every payload byte checked at every\n"
-    "hop. Prints one row per size (Size, Avg, Min, Max, P50, P99 in microseconds, Iterations,\n"
-    "Steps, Predicted); --json prints one JSON object per line and size, --csv FILE the CSV\n"
-    "(docs/output.md). The memory budget is checked for the largest size before anything starts,\n"
-    "and the links are calibrated with probes of the largest size.\n"
-    "\n" CLI_SHARED_OPTIONS_HELP
-    "  --sizes LIST       packet sizes in bytes (default " SWEEP_DEFAULT_SIZES
-    "): FROM:TO (doubling),\n"
-    "                     FROM:TO:xF (factor F), FROM:TO:+S (step S) or a list A,B,C, increasing;\n"
-    "                     K, M, G are powers of two (1K = 1024); at most 256 sizes, up to 1G\n"
-    "  --topo 'A;B'       several topologies, separated by ';': one launch of the nodes each\n"
-    "  --ports P,Q        several port models (multi,single): one launch each, for every topology\n"
-    "  --iters N          measured repetitions per size (default 20; --reps N is the same)\n"
-    "  --warmup N         unmeasured repetitions before each size (default 2)\n"
-    "  --out FILE         also write the JSON lines to FILE\n" RUN_TRANSPORT_HELP "\n"
-    "Exit status: 0 every size verified, 1 a size failed (the sizes before it are reported),\n"
-    "2 bad input, 130 interrupted by SIGINT (Ctrl-C), 143 interrupted by SIGTERM.\n";
-
 /* One dynamic-broadcasting round over TCP: the round's partial multinode broadcast as `stepnet run
  * --algo ALGO --sources ...` would run it (one repetition, no calibration). */
 static int tcp_round(void *vctx, const sn_topo_t *t, const sn_params_t *q, const char *algo,
                      sn_dyn_round_t *out, sn_err_t *err)
 {
-    const coord_opts_t *base = vctx;
+    const sn_coord_opts_t *base = vctx;
     size_t cap = (size_t) q->nsources * 11 + 1, len = 0;
     char *list = sn_xmalloc(cap);
     list[0] = '\0';
@@ -169,43 +75,25 @@ static int tcp_round(void *vctx, const sn_topo_t *t, const sn_params_t *q, const
     co.seed = (int64_t) q->seed;
     co.size = q->size;
     cli_ctx_t ctx;
-    coord_result_t res;
+    sn_coord_result_t res;
     int rc = cli_ctx_build(&co, &ctx, err);
     if (rc == 0) {
-        coord_opts_t ro = *base;
+        sn_coord_opts_t ro = *base;
         cli_run_job(&ctx, &ro.job);
         ro.reps = 1, ro.warmup = 0, ro.probes = 0;
-        rc = coord_run(&ro, &res, err);
+        rc = sn_coord_run(&ro, &res, err);
         if (rc == 0) {
             if (res.failed)
                 rc = sn_err_set(err, SN_EVERIFY, "a round over TCP failed: %s", res.error);
             out->steps = res.steps;
             out->control_slots = res.control_slots;
             out->deliveries = res.deliveries;
-            coord_result_free(&res);
+            sn_coord_result_free(&res);
         }
     }
     cli_ctx_free(&ctx);
     free(list);
     return rc;
-}
-
-/* The sizes of `stepnet bench` (--sizes, or the default) into o, and the largest into cli->size:
- * the memory budget and the calibration probes are those of the largest size. 0, or EXIT_BADINPUT
- * after printing why. *sizes is malloc'd. */
-static int bench_sizes(cli_opts_t *cli, cli_run_t *run, uint32_t **sizes)
-{
-    sn_err_t err = {0};
-    size_t n = 0;
-    if (sweep_parse_sizes(run->sizes_text ? run->sizes_text : SWEEP_DEFAULT_SIZES, sizes, &n,
-                          &err) < 0) {
-        cli_err_print("stepnet", &err);
-        return EXIT_BADINPUT;
-    }
-    run->coord.sizes = *sizes;
-    run->coord.nsizes = n;
-    cli->size = (*sizes)[n - 1];
-    return 0;
 }
 
 /* Opens a report file before the run, so that a path that cannot be written is refused before
@@ -258,8 +146,8 @@ static int split_list(const char *text, char sep, const char *flag, char **items
 /* Builds every case of the command (each topology and port model checked, its memory budget
  * for the largest size included) before any node starts. 0, or EXIT_BADINPUT after printing why.
  * *cases and its strings are malloc'd (free_cases). */
-static int build_cases(const cli_opts_t *cli, const coord_opts_t *o, int bench, run_case_t **cases,
-                       size_t *ncases)
+static int build_cases(const cli_opts_t *cli, const sn_coord_opts_t *o, int bench,
+                       run_case_t **cases, size_t *ncases)
 {
     char *topos[BENCH_MAX_CASES], *ports[BENCH_MAX_CASES];
     size_t nt = 0, np = 0;
@@ -338,12 +226,12 @@ static void free_cases(run_case_t *cases, size_t n)
     free(cases);
 }
 
-/* `stepnet run` and `stepnet bench`: the same life cycle, their own reports. */
-static int run_command(const char *cmd, const char *help, int argc, char **argv)
+/* `stepnet run` and `stepnet bench` (cmd_bench.c): the same life cycle, their own reports. */
+int cli_run_command(const char *cmd, const char *help, int argc, char **argv)
 {
     cli_opts_t cli = {.cmd = cmd};
     cli_run_t run;
-    const coord_opts_t *o = &run.coord;
+    const sn_coord_opts_t *o = &run.coord;
     sn_err_t err = {0};
     uint32_t *sizes = NULL;
     FILE *outf = NULL, *csvf = NULL, *tracef = NULL;
@@ -379,7 +267,7 @@ static int run_command(const char *cmd, const char *help, int argc, char **argv)
                         "dynbcast only\n");
         return EXIT_BADINPUT;
     }
-    if (bench && (rc = bench_sizes(&cli, &run, &sizes)) != 0)
+    if (bench && (rc = cli_bench_sizes(&cli, &run, &sizes)) != 0)
         return rc;
     rc = EXIT_BADINPUT;
     if (build_cases(&cli, o, bench, &cases, &ncases) != 0)
@@ -392,10 +280,10 @@ static int run_command(const char *cmd, const char *help, int argc, char **argv)
                 "stepnet %s: security none: links and the control channel are plaintext "
                 "and unauthenticated\n",
                 cmd);
-    void (*json)(FILE *, const cli_run_t *, const coord_result_t *) =
-        bench ? sweep_report_json : coord_report_json;
+    void (*json)(FILE *, const cli_run_t *, const sn_coord_result_t *) =
+        bench ? cli_sweep_report_json : cli_run_report_json;
     if (csvf)
-        sweep_csv_header(csvf);
+        cli_sweep_csv_header(csvf);
     int write_failed = 0;
     rc = EXIT_OK;
     for (size_t i = 0; i < ncases && rc == EXIT_OK; i++) {
@@ -403,8 +291,8 @@ static int run_command(const char *cmd, const char *help, int argc, char **argv)
         one.ctx = &cases[i].ctx;
         cli_run_job(one.ctx, &one.coord.job);
         one.coord.topo_text = cases[i].topo;
-        coord_result_t res;
-        int crc = coord_run(&one.coord, &res, &err);
+        sn_coord_result_t res;
+        int crc = sn_coord_run(&one.coord, &res, &err);
         if (crc < 0) {
             cli_err_print("stepnet", &err);
             rc = crc == SN_EINVAL ? EXIT_BADINPUT : EXIT_FAILED;
@@ -417,16 +305,16 @@ static int run_command(const char *cmd, const char *help, int argc, char **argv)
         if (outf)
             json(outf, &one, &res);
         for (size_t k = 0; csvf && k < res.npoints; k++)
-            if (res.points[k].state != COORD_POINT_PENDING)
-                sweep_csv_row(csvf, &one, &res, &res.points[k]);
+            if (res.points[k].state != SN_COORD_POINT_PENDING)
+                cli_sweep_csv_row(csvf, &one, &res, &res.points[k]);
         if (tracef) /* a failed run's trace says why (docs/trace.md) */
-            coord_trace_write(tracef, &one, &res);
+            cli_run_trace_write(tracef, &one, &res);
         if (!cli.json)
-            (bench ? sweep_report_text : coord_report_text)(stdout, &one, &res);
+            (bench ? cli_sweep_report_text : cli_run_report_text)(stdout, &one, &res);
         /* interrupted (SIGINT, SIGTERM): 128 + the signal, as a shell reports it; a failed
          * case ends the command */
         rc = res.interrupted ? 128 + res.interrupted : res.failed ? EXIT_FAILED : EXIT_OK;
-        coord_result_free(&res);
+        sn_coord_result_free(&res);
     }
     if (outf)
         write_failed |= cli_close_out(outf, run.out_file, "--out") < 0;
@@ -449,12 +337,7 @@ done:
     return rc;
 }
 
-int cmd_run(int argc, char **argv)
+int cli_cmd_run(int argc, char **argv)
 {
-    return run_command("run", usage, argc, argv);
-}
-
-int cmd_bench(int argc, char **argv)
-{
-    return run_command("bench", bench_usage, argc, argv);
+    return cli_run_command("run", usage, argc, argv);
 }

@@ -57,7 +57,7 @@ static const char usage[] =
 
 /* --trace: the file, the slots recorded and the transmissions past them. */
 typedef struct {
-    trace_t tr;
+    cli_trace_t tr;
     uint64_t cap, dropped;
 } sim_trace_t;
 
@@ -68,8 +68,8 @@ static void on_send(void *ctx, uint64_t slot, uint32_t node, uint32_t port, cons
         st->dropped++;
         return;
     }
-    trace_send(&st->tr, node, port, slot, pkt, (double) (slot - 1) * TRACE_SIM_US_PER_SLOT,
-               TRACE_SIM_US_PER_SLOT, -1);
+    cli_trace_send(&st->tr, node, port, slot, pkt, (double) (slot - 1) * CLI_TRACE_SIM_US_PER_SLOT,
+                   CLI_TRACE_SIM_US_PER_SLOT, -1);
 }
 
 /* --coll dynbcast: rounds of verified partial multinode broadcasts under Poisson arrivals. */
@@ -103,7 +103,7 @@ static int64_t default_threads(void)
     return n < 1 ? 1 : n > SN_SIM_MAX_THREADS ? SN_SIM_MAX_THREADS : n;
 }
 
-int cmd_sim(int argc, char **argv)
+int cli_cmd_sim(int argc, char **argv)
 {
     cli_opts_t o = {.cmd = "sim"};
     const char *lambda_s = NULL, *rho_s = NULL, *sweep = NULL, *trace_file = NULL;
@@ -122,7 +122,7 @@ int cmd_sim(int argc, char **argv)
         {.name = "--trace-slots",
          .num = &trace_slots,
          .lo = 1,
-         .hi = TRACE_MAX_SLOTS,
+         .hi = CLI_TRACE_MAX_SLOTS,
          .unit = "slots"},
         {0}};
     sn_err_t perr = {0};
@@ -155,7 +155,7 @@ int cmd_sim(int argc, char **argv)
     }
     /* the trace file is opened before the run: a path that cannot be written is bad input */
     FILE *tf = NULL;
-    sim_trace_t st = {.cap = trace_slots > 0 ? (uint64_t) trace_slots : TRACE_DEFAULT_SLOTS};
+    sim_trace_t st = {.cap = trace_slots > 0 ? (uint64_t) trace_slots : CLI_TRACE_DEFAULT_SLOTS};
     if (trace_file && (tf = fopen(trace_file, "w")) == NULL) {
         fprintf(stderr, "stepnet: cannot write '%s' (--trace): %s\n", trace_file, strerror(errno));
         cli_ctx_free(&c);
@@ -173,7 +173,7 @@ int cmd_sim(int argc, char **argv)
         so.progress_ctx = &pr;
     }
     if (tf) {
-        trace_begin(&st.tr, tf, c.topo);
+        cli_trace_begin(&st.tr, tf, c.topo);
         so.on_send = on_send;
         so.send_ctx = &st;
     }
@@ -190,16 +190,19 @@ int cmd_sim(int argc, char **argv)
             snprintf(note, sizeof note,
                      "slots after %llu not recorded (--trace-slots): %llu transmissions left out",
                      (unsigned long long) st.cap, (unsigned long long) st.dropped);
-            trace_note(&st.tr, "trace truncated", (double) st.cap * TRACE_SIM_US_PER_SLOT, note);
+            cli_trace_note(&st.tr, "trace truncated", (double) st.cap * CLI_TRACE_SIM_US_PER_SLOT,
+                           note);
             trunc = note;
         }
         if (src < 0) { /* the run stopped where the error says: the trace ends there */
             char etx[CLI_ERR_TEXT_MAX];
             cli_err_text(&err, etx, sizeof etx);
-            trace_note(&st.tr, "sim failed", (double) res.steps * TRACE_SIM_US_PER_SLOT, etx);
+            cli_trace_note(&st.tr, "sim failed", (double) res.steps * CLI_TRACE_SIM_US_PER_SLOT,
+                           etx);
         }
-        trace_end(&st.tr, "sim", &c, "1 ms of the time axis is 1 slot: slot s spans [s-1, s) ms", 0,
-                  res.steps < st.cap ? res.steps : st.cap, trunc);
+        cli_trace_end(&st.tr, "sim", &c,
+                      "1 ms of the time axis is 1 slot: slot s spans [s-1, s) ms", 0,
+                      res.steps < st.cap ? res.steps : st.cap, trunc);
         trace_failed = cli_close_out(tf, trace_file, "--trace") < 0;
     }
     struct timespec end;
@@ -217,40 +220,40 @@ int cmd_sim(int argc, char **argv)
     char qnode[SN_TOPO_MAX_LABEL];
     sn_topo_label(c.topo, res.max_queue_node, qnode, sizeof qnode);
     if (o.json) {
-        json_t j;
-        json_begin(&j, stdout);
-        report_json_head(&j, "sim", &c);
-        json_uint(&j, "steps", res.steps);
-        json_uint(&j, "control_slots", res.control_slots);
-        json_uint(&j, "data_slots", res.steps - res.control_slots);
-        json_double(&j, "time_units", cli_time_units(&c, res.steps, res.control_slots));
-        json_uint(&j, "packets", res.packets);
-        json_uint(&j, "control_packets", res.control_packets);
-        json_uint(&j, "deliveries", res.deliveries);
-        json_uint(&j, "expected_deliveries", res.expected_deliveries);
-        json_bool(&j, "verified", ok);
-        json_str(&j, "trace_hash", hash);
-        json_uint(&j, "node_steps", res.node_steps);
+        cli_json_t j;
+        cli_json_begin(&j, stdout);
+        cli_report_json_head(&j, "sim", &c);
+        cli_json_uint(&j, "steps", res.steps);
+        cli_json_uint(&j, "control_slots", res.control_slots);
+        cli_json_uint(&j, "data_slots", res.steps - res.control_slots);
+        cli_json_double(&j, "time_units", cli_time_units(&c, res.steps, res.control_slots));
+        cli_json_uint(&j, "packets", res.packets);
+        cli_json_uint(&j, "control_packets", res.control_packets);
+        cli_json_uint(&j, "deliveries", res.deliveries);
+        cli_json_uint(&j, "expected_deliveries", res.expected_deliveries);
+        cli_json_bool(&j, "verified", ok);
+        cli_json_str(&j, "trace_hash", hash);
+        cli_json_uint(&j, "node_steps", res.node_steps);
         if (res.max_queue_reported) {
-            json_uint(&j, "max_queue", res.max_queue);
-            json_str(&j, "max_queue_node", qnode);
+            cli_json_uint(&j, "max_queue", res.max_queue);
+            cli_json_str(&j, "max_queue_node", qnode);
         } else { /* not measured: the algorithm does not report its queues */
-            json_null(&j, "max_queue");
-            json_null(&j, "max_queue_node");
+            cli_json_null(&j, "max_queue");
+            cli_json_null(&j, "max_queue_node");
         }
-        json_double(&j, "wall_s", secs);
-        json_double(&j, "hops_per_s", secs > 0 ? (double) res.packets / secs : 0.0);
-        json_uint(&j, "peak_rss_kb", (uint64_t) ru.ru_maxrss);
-        json_uint(&j, "threads", nthreads);
+        cli_json_double(&j, "wall_s", secs);
+        cli_json_double(&j, "hops_per_s", secs > 0 ? (double) res.packets / secs : 0.0);
+        cli_json_uint(&j, "peak_rss_kb", (uint64_t) ru.ru_maxrss);
+        cli_json_uint(&j, "threads", nthreads);
         if (serial_why)
-            json_str(&j, "threads_note", serial_why);
+            cli_json_str(&j, "threads_note", serial_why);
         else
-            json_null(&j, "threads_note");
+            cli_json_null(&j, "threads_note");
         if (!ok)
-            json_str(&j, "error", etext);
-        json_end(&j);
+            cli_json_str(&j, "error", etext);
+        cli_json_end(&j);
     } else {
-        report_text_head(stdout, "sim", &c);
+        cli_report_text_head(stdout, "sim", &c);
         printf("  steps           %llu%s\n", (unsigned long long) res.steps,
                c.predicted < 0                      ? ""
                : (int64_t) res.steps == c.predicted ? "  (= predicted)"

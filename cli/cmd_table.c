@@ -318,7 +318,7 @@ typedef struct {
     int agree;
 } row_t;
 
-/* The steps a TCP run (coord_run, as `stepnet run --reps 1 --warmup 0 --probes 1` makes it)
+/* The steps a TCP run (sn_coord_run, as `stepnet run --reps 1 --warmup 0 --probes 1` makes it)
  * measures for the case, with the same algorithm as the simulator, or -1 (with the reason in
  * note). A run whose trace_hash differs from the simulator's is a failure
  * too: the same state machine must make the same sends over TCP. */
@@ -336,14 +336,14 @@ static int64_t run_case(const row_t *r, uint64_t max_memory, char *note, size_t 
     if (r->c->frags)
         o.frags = r->c->frags;
     o.msgs = r->c->msgs ? (int64_t) r->c->msgs : -1;
-    coord_opts_t co;
-    coord_opts_default(&co);
+    sn_coord_opts_t co;
+    sn_coord_opts_default(&co);
     co.reps = 1;
     co.warmup = 0;
     co.probes = 1;
     co.topo_text = r->spec;
     cli_ctx_t ctx;
-    coord_result_t res;
+    sn_coord_result_t res;
     sn_err_t err = {0};
     int64_t steps = -1;
     if (cli_ctx_build(&o, &ctx, &err) < 0) {
@@ -352,7 +352,7 @@ static int64_t run_case(const row_t *r, uint64_t max_memory, char *note, size_t 
         goto out;
     }
     cli_run_job(&ctx, &co.job);
-    if (coord_run(&co, &res, &err) < 0) {
+    if (sn_coord_run(&co, &res, &err) < 0) {
         cli_err_print("stepnet", &err);
         snprintf(note, cap, "stepnet run failed");
         goto out;
@@ -365,7 +365,7 @@ static int64_t run_case(const row_t *r, uint64_t max_memory, char *note, size_t 
     } else {
         steps = (int64_t) res.steps;
     }
-    coord_result_free(&res);
+    sn_coord_result_free(&res);
 out:
     cli_ctx_free(&ctx);
     return steps;
@@ -563,7 +563,7 @@ static void num(FILE *f, int64_t v)
         fprintf(f, "%lld", (long long) v);
 }
 
-int cmd_table(int argc, char **argv)
+int cli_cmd_table(int argc, char **argv)
 {
     int csv = 0, with_run = 0, quick = 0;
     const char *out = NULL, *match = NULL;

@@ -137,55 +137,55 @@ int cli_dyn(const char *cmd, const cli_opts_t *o, const char *lambda_s, const ch
     if (rc < 0)
         goto bad;
     if (o->json) {
-        json_t j;
-        json_begin(&j, stdout);
-        json_str(&j, "cmd", cmd);
-        json_str(&j, "topology", t->spec);
-        json_uint(&j, "nodes", t->n);
-        json_str(&j, "collective", "dynbcast");
-        json_str(&j, "algorithm", r.algorithm);
-        json_uint(&j, "seed", p.seed);
-        json_uint(&j, "frags", p.frags);
-        json_double(&j, "tp", dopt.tp);
-        json_double(&j, "lambda", dopt.lambda);
-        json_double(&j, "duration", dopt.horizon);
-        json_uint(&j, "requests", r.requests);
-        json_uint(&j, "measured", r.measured);
-        json_uint(&j, "rounds", r.rounds);
-        json_uint(&j, "empty_rounds", r.empty_rounds);
-        json_uint(&j, "broadcasts", r.broadcasts);
-        json_uint(&j, "deliveries", r.deliveries);
-        json_uint(&j, "control_slots", r.control_slots);
-        json_uint(&j, "data_slots", r.data_slots);
-        json_double(&j, "time_units", r.time_units);
-        json_double(&j, "throughput", r.throughput);
-        json_double(&j, "delay_mean", r.delay_mean);
+        cli_json_t j;
+        cli_json_begin(&j, stdout);
+        cli_json_str(&j, "cmd", cmd);
+        cli_json_str(&j, "topology", t->spec);
+        cli_json_uint(&j, "nodes", t->n);
+        cli_json_str(&j, "collective", "dynbcast");
+        cli_json_str(&j, "algorithm", r.algorithm);
+        cli_json_uint(&j, "seed", p.seed);
+        cli_json_uint(&j, "frags", p.frags);
+        cli_json_double(&j, "tp", dopt.tp);
+        cli_json_double(&j, "lambda", dopt.lambda);
+        cli_json_double(&j, "duration", dopt.horizon);
+        cli_json_uint(&j, "requests", r.requests);
+        cli_json_uint(&j, "measured", r.measured);
+        cli_json_uint(&j, "rounds", r.rounds);
+        cli_json_uint(&j, "empty_rounds", r.empty_rounds);
+        cli_json_uint(&j, "broadcasts", r.broadcasts);
+        cli_json_uint(&j, "deliveries", r.deliveries);
+        cli_json_uint(&j, "control_slots", r.control_slots);
+        cli_json_uint(&j, "data_slots", r.data_slots);
+        cli_json_double(&j, "time_units", r.time_units);
+        cli_json_double(&j, "throughput", r.throughput);
+        cli_json_double(&j, "delay_mean", r.delay_mean);
         if (r.delay_ci >= 0)
-            json_double(&j, "delay_ci95", r.delay_ci);
+            cli_json_double(&j, "delay_ci95", r.delay_ci);
         else
-            json_null(&j, "delay_ci95");
-        json_double(&j, "delay_p50", r.delay_p50);
-        json_double(&j, "delay_p99", r.delay_p99);
-        json_double(&j, "delay_max", r.delay_max);
-        json_double(&j, "rho", r.rho);
+            cli_json_null(&j, "delay_ci95");
+        cli_json_double(&j, "delay_p50", r.delay_p50);
+        cli_json_double(&j, "delay_p99", r.delay_p99);
+        cli_json_double(&j, "delay_max", r.delay_max);
+        cli_json_double(&j, "rho", r.rho);
         if (r.fcube) { /* the mesh's (12)-(13) have no folded-cube counterpart */
-            json_null(&j, "rho_mesh");
-            json_null(&j, "necessary_13");
+            cli_json_null(&j, "rho_mesh");
+            cli_json_null(&j, "necessary_13");
         } else {
-            json_double(&j, "rho_mesh", r.rho_mesh);
-            json_bool(&j, "necessary_13", r.rho_mesh <= 1.0);
+            cli_json_double(&j, "rho_mesh", r.rho_mesh);
+            cli_json_bool(&j, "necessary_13", r.rho_mesh <= 1.0);
         }
-        json_str(&j, "stability_eq", r.eq_stability);
-        json_str(&j, "bound_eq", r.eq_bound);
-        json_double(&j, "rho_star", r.rho_star);
-        json_double(&j, "X", r.X);
-        json_double(&j, "V", r.V);
+        cli_json_str(&j, "stability_eq", r.eq_stability);
+        cli_json_str(&j, "bound_eq", r.eq_bound);
+        cli_json_double(&j, "rho_star", r.rho_star);
+        cli_json_double(&j, "X", r.X);
+        cli_json_double(&j, "V", r.V);
         if (r.delay_bound >= 0)
-            json_double(&j, "delay_bound", r.delay_bound);
+            cli_json_double(&j, "delay_bound", r.delay_bound);
         else
-            json_null(&j, "delay_bound");
-        json_bool(&j, "verified", 1);
-        json_end(&j);
+            cli_json_null(&j, "delay_bound");
+        cli_json_bool(&j, "verified", 1);
+        cli_json_end(&j);
     } else {
         printf("stepnet %s: dynbcast on %s (%u nodes), %s rounds, %u fragments, t_p %g\n", cmd,
                t->spec, t->n, r.algorithm, p.frags, dopt.tp);

@@ -67,72 +67,72 @@ static size_t group_size(const int *group, int g, uint32_t nedges)
     return n;
 }
 
-static void json_measured(json_t *j, const char *key, double v)
+static void json_measured(cli_json_t *j, const char *key, double v)
 {
     if (v < 0)
-        json_null(j, key);
+        cli_json_null(j, key);
     else
-        json_double(j, key, v);
+        cli_json_double(j, key, v);
 }
 
-static void json_values(json_t *j, const sn_emu_link_t *v)
+static void json_values(cli_json_t *j, const sn_emu_link_t *v)
 {
-    json_double(j, "delay_us", (double) v->delay_ns / 1e3);
-    json_double(j, "jitter_us", (double) v->jitter_ns / 1e3);
+    cli_json_double(j, "delay_us", (double) v->delay_ns / 1e3);
+    cli_json_double(j, "jitter_us", (double) v->jitter_ns / 1e3);
     if (v->rate_bps)
-        json_uint(j, "rate_bps", v->rate_bps);
+        cli_json_uint(j, "rate_bps", v->rate_bps);
     else
-        json_null(j, "rate_bps");
+        cli_json_null(j, "rate_bps");
 }
 
-void coord_emu_report_json(json_t *j, const cli_run_t *run, const coord_result_t *res)
+void cli_emu_report_json(cli_json_t *j, const cli_run_t *run, const sn_coord_result_t *res)
 {
-    const coord_opts_t *o = &run->coord;
+    const sn_coord_opts_t *o = &run->coord;
     const sn_emu_t *emu = res->emu;
     if (emu == NULL) {
-        json_null(j, "link_emulation");
+        cli_json_null(j, "link_emulation");
         return;
     }
     const sn_topo_t *t = run->ctx->topo;
     uint32_t *first = sn_xcalloc((size_t) emu->nedges + 1, sizeof *first);
     int *group = sn_xcalloc((size_t) emu->nedges + 1, sizeof *group);
     size_t ng = group_edges(emu, first, group, emu->nedges);
-    json_open(j, "link_emulation", '{');
-    json_str(j, "by", "stepnet");
-    json_str(j, "file", o->emu_file);
-    json_uint(j, "probe_bytes", res->probe_bytes);
-    json_open(j, "groups", '[');
+    cli_json_open(j, "link_emulation", '{');
+    cli_json_str(j, "by", "stepnet");
+    cli_json_str(j, "file", o->emu_file);
+    cli_json_uint(j, "probe_bytes", res->probe_bytes);
+    cli_json_open(j, "groups", '[');
     for (size_t g = 0; g < ng; g++) {
-        json_open(j, NULL, '{');
+        cli_json_open(j, NULL, '{');
         json_values(j, &emu->edge[first[g]]);
-        json_uint(j, "links", group_size(group, (int) g, emu->nedges));
+        cli_json_uint(j, "links", group_size(group, (int) g, emu->nedges));
         json_measured(j, "measured_us",
                       group_median(group, (int) g, res->edge_alpha_us, emu->nedges));
         json_measured(j, "measured_size_us",
                       group_median(group, (int) g, res->edge_hop_us, emu->nedges));
-        json_close(j, '}');
+        cli_json_close(j, '}');
     }
-    json_close(j, ']');
-    json_open(j, "links", '[');
+    cli_json_close(j, ']');
+    cli_json_open(j, "links", '[');
     for (uint32_t e = 0; e < emu->nedges; e++) {
-        json_open(j, NULL, '{');
-        json_uint(j, "edge", e);
-        json_uint(j, "a", t->edges[e].a);
-        json_uint(j, "b", t->edges[e].b);
+        cli_json_open(j, NULL, '{');
+        cli_json_uint(j, "edge", e);
+        cli_json_uint(j, "a", t->edges[e].a);
+        cli_json_uint(j, "b", t->edges[e].b);
         json_values(j, &emu->edge[e]);
         json_measured(j, "measured_us", res->edge_alpha_us ? res->edge_alpha_us[e] : -1);
         json_measured(j, "measured_size_us", res->edge_hop_us ? res->edge_hop_us[e] : -1);
-        json_close(j, '}');
+        cli_json_close(j, '}');
     }
-    json_close(j, ']');
-    json_close(j, '}');
+    cli_json_close(j, ']');
+    cli_json_close(j, '}');
     free(first);
     free(group);
 }
 
-void coord_emu_report_text(FILE *f, const cli_run_t *run, const coord_result_t *res)
+void cli_emu_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t *res)
 {
-    const coord_opts_t *o = &run->coord;
+    const sn_coord_opts_t *o = &run->coord;
     const sn_emu_t *emu = res->emu;
     if (emu == NULL)
         return;

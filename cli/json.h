@@ -5,22 +5,23 @@
 #include <stdint.h>
 #include <stdio.h>
 
-typedef struct json_s {
+typedef struct cli_json_s {
     FILE *f;
     int depth;
     int first[16]; /* per nesting level: no comma needed before the next member */
-} json_t;
+} cli_json_t;
 
-void json_begin(json_t *j, FILE *f); /* { */
-void json_end(json_t *j);            /* }\n */
-void json_key(json_t *j, const char *key);
-void json_str(json_t *j, const char *key, const char *value); /* value NULL -> null */
-void json_int(json_t *j, const char *key, int64_t value);
-void json_uint(json_t *j, const char *key, uint64_t value);
-void json_null(json_t *j, const char *key);
-void json_bool(json_t *j, const char *key, int value);
-void json_double(json_t *j, const char *key, double value);
-void json_open(json_t *j, const char *key, char bracket); /* key may be NULL inside arrays */
-void json_close(json_t *j, char bracket);
+void cli_json_begin(cli_json_t *j, FILE *f); /* { */
+void cli_json_end(cli_json_t *j);            /* }\n */
+void cli_json_key(cli_json_t *j, const char *key);
+void cli_json_str(cli_json_t *j, const char *key, const char *value); /* value NULL -> null */
+void cli_json_int(cli_json_t *j, const char *key, int64_t value);
+void cli_json_uint(cli_json_t *j, const char *key, uint64_t value);
+void cli_json_null(cli_json_t *j, const char *key);
+void cli_json_bool(cli_json_t *j, const char *key, int value);
+void cli_json_double(cli_json_t *j, const char *key, double value);
+void cli_json_open(cli_json_t *j, const char *key,
+                   char bracket); /* key may be NULL inside arrays */
+void cli_json_close(cli_json_t *j, char bracket);
 
 #endif

@@ -48,19 +48,19 @@ static int dispatch(int argc, char **argv)
         return EXIT_OK;
     }
     if (strcmp(argv[1], "model") == 0)
-        return cmd_model(argc - 2, argv + 2);
+        return cli_cmd_model(argc - 2, argv + 2);
     if (strcmp(argv[1], "sim") == 0)
-        return cmd_sim(argc - 2, argv + 2);
+        return cli_cmd_sim(argc - 2, argv + 2);
     if (strcmp(argv[1], "algos") == 0)
-        return cmd_algos(argc - 2, argv + 2);
+        return cli_cmd_algos(argc - 2, argv + 2);
     if (strcmp(argv[1], "run") == 0)
-        return cmd_run(argc - 2, argv + 2);
+        return cli_cmd_run(argc - 2, argv + 2);
     if (strcmp(argv[1], "bench") == 0)
-        return cmd_bench(argc - 2, argv + 2);
+        return cli_cmd_bench(argc - 2, argv + 2);
     if (strcmp(argv[1], "table") == 0)
-        return cmd_table(argc - 2, argv + 2);
+        return cli_cmd_table(argc - 2, argv + 2);
     if (strcmp(argv[1], "keygen") == 0)
-        return cmd_keygen(argc - 2, argv + 2);
+        return cli_cmd_keygen(argc - 2, argv + 2);
     fprintf(stderr,
             "stepnet: unknown command '%s'; commands: model, sim, run, bench, algos, table, keygen "
             "(see "

@@ -3,55 +3,55 @@
 
 #include "report.h"
 
-void report_json_head(json_t *j, const char *cmd, const cli_ctx_t *c)
+void cli_report_json_head(cli_json_t *j, const char *cmd, const cli_ctx_t *c)
 {
     const sn_topo_t *t = c->topo;
     const sn_params_t *p = &c->params;
-    json_str(j, "cmd", cmd);
-    json_str(j, "topology", t->spec);
-    json_uint(j, "nodes", t->n);
-    json_uint(j, "processors", t->nproc);
-    json_uint(j, "links", t->nedges);
-    json_str(j, "collective", sn_coll_name(p->coll));
-    json_str(j, "ports", cli_ports_name(p));
-    json_str(j, "rx", cli_rx_name(p));
-    json_str(j, "duplex", cli_duplex_name(p));
-    json_int(j, "root", sn_topo_rank(t, p->root));
-    json_uint(j, "msgs", p->msgs);
-    json_uint(j, "frags", p->frags);
-    json_double(j, "tp", c->tp);
-    json_uint(j, "size", p->size);
-    json_uint(j, "seed", p->seed);
+    cli_json_str(j, "cmd", cmd);
+    cli_json_str(j, "topology", t->spec);
+    cli_json_uint(j, "nodes", t->n);
+    cli_json_uint(j, "processors", t->nproc);
+    cli_json_uint(j, "links", t->nedges);
+    cli_json_str(j, "collective", sn_coll_name(p->coll));
+    cli_json_str(j, "ports", cli_ports_name(p));
+    cli_json_str(j, "rx", cli_rx_name(p));
+    cli_json_str(j, "duplex", cli_duplex_name(p));
+    cli_json_int(j, "root", sn_topo_rank(t, p->root));
+    cli_json_uint(j, "msgs", p->msgs);
+    cli_json_uint(j, "frags", p->frags);
+    cli_json_double(j, "tp", c->tp);
+    cli_json_uint(j, "size", p->size);
+    cli_json_uint(j, "seed", p->seed);
     if (sn_coll_is_combining(p->coll))
-        json_str(j, "op", sn_op_name(p->op));
-    json_uint(j, "memory_estimate", c->mem.per_process);
-    json_uint(j, "memory_estimate_total", c->mem.total);
+        cli_json_str(j, "op", sn_op_name(p->op));
+    cli_json_uint(j, "memory_estimate", c->mem.per_process);
+    cli_json_uint(j, "memory_estimate_total", c->mem.total);
     if (p->sources) {
-        json_open(j, "sources", '[');
+        cli_json_open(j, "sources", '[');
         for (uint32_t i = 0; i < p->nsources; i++)
-            json_int(j, NULL, sn_topo_rank(t, p->sources[i]));
-        json_close(j, ']');
+            cli_json_int(j, NULL, sn_topo_rank(t, p->sources[i]));
+        cli_json_close(j, ']');
     }
-    json_str(j, "algorithm", c->algo->name);
+    cli_json_str(j, "algorithm", c->algo->name);
     if (c->predicted >= 0)
-        json_int(j, "predicted_steps", c->predicted);
+        cli_json_int(j, "predicted_steps", c->predicted);
     else
-        json_null(j, "predicted_steps");
-    json_int(j, "lower_bound", c->bounds.best);
-    json_open(j, "bounds", '[');
+        cli_json_null(j, "predicted_steps");
+    cli_json_int(j, "lower_bound", c->bounds.best);
+    cli_json_open(j, "bounds", '[');
     for (size_t i = 0; i < c->bounds.count; i++) {
         const sn_bound_t *b = &c->bounds.b[i];
-        json_open(j, NULL, '{');
-        json_str(j, "name", b->name);
-        json_int(j, "value", b->value);
-        json_str(j, "detail", b->detail);
-        json_str(j, "source", b->source);
-        json_close(j, '}');
+        cli_json_open(j, NULL, '{');
+        cli_json_str(j, "name", b->name);
+        cli_json_int(j, "value", b->value);
+        cli_json_str(j, "detail", b->detail);
+        cli_json_str(j, "source", b->source);
+        cli_json_close(j, '}');
     }
-    json_close(j, ']');
+    cli_json_close(j, ']');
 }
 
-void report_text_head(FILE *f, const char *cmd, const cli_ctx_t *c)
+void cli_report_text_head(FILE *f, const char *cmd, const cli_ctx_t *c)
 {
     const sn_topo_t *t = c->topo;
     const sn_params_t *p = &c->params;

@@ -8,9 +8,9 @@
 
 /* cmd, topology, nodes, processors, links, collective, ports, rx, duplex, root, msgs, size, seed,
  * algorithm, predicted_steps, lower_bound, bounds */
-void report_json_head(json_t *j, const char *cmd, const cli_ctx_t *c);
+void cli_report_json_head(cli_json_t *j, const char *cmd, const cli_ctx_t *c);
 
 /* The header lines of the human-readable report. */
-void report_text_head(FILE *f, const char *cmd, const cli_ctx_t *c);
+void cli_report_text_head(FILE *f, const char *cmd, const cli_ctx_t *c);
 
 #endif

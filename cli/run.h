@@ -1,5 +1,5 @@
 /* `stepnet run` and `stepnet bench` around the run engine (cli): their options, the engine's
- * settings among them, and their reports. The engine (coord.h) gets only coord_opts_t; what the
+ * settings among them, and their reports. The engine (coord.h) gets only sn_coord_opts_t; what the
  * command alone reads (its output files, --sizes as given, dynamic broadcasting) stays here. */
 #ifndef STEPNET_CLI_RUN_H
 #define STEPNET_CLI_RUN_H
@@ -11,7 +11,7 @@
 #include "json.h"
 
 typedef struct cli_run_s {
-    coord_opts_t coord;     /* the engine's settings; coord.job is the case being run */
+    sn_coord_opts_t coord;  /* the engine's settings; coord.job is the case being run */
     const cli_ctx_t *ctx;   /* what the case's options resolved to (coord.job borrows from it) */
     const char *out_file;   /* --out FILE (NULL: none) */
     const char *csv_file;   /* --csv FILE (NULL: none) */
@@ -22,9 +22,92 @@ typedef struct cli_run_s {
     int64_t dyn_slots;
 } cli_run_t;
 
+/* The help lines of the options run and bench share after their own. */
+#define RUN_TRANSPORT_HELP                                                                         \
+    "  --csv FILE         also write the measurements as CSV to FILE (header and one row per\n"    \
+    "                     size; docs/output.md)\n"                                                 \
+    "  --progress         progress on stderr (repetitions, size, slots per second) even when\n"    \
+    "                     stderr is not a terminal; --no-progress: none (default: on a "           \
+    "terminal)\n"                                                                                  \
+    "  --nodes local|join local: spawn the nodes on 127.0.0.1 (default); join: wait for nodes\n"   \
+    "                     started with `stepnet-node --join HOST:PORT`\n"                          \
+    "  --listen ADDR      coordinator address (default 127.0.0.1:0; join mode needs it, e.g.\n"    \
+    "                     0.0.0.0:7000; --hosts needs an address the hosts can reach)\n"           \
+    "  --nodes ADDR,ADDR,...  persistent daemons (`stepnet-node --serve --listen ADDR`), one\n"    \
+    "                     per node: the coordinator dials each (authenticated with --key) and\n"   \
+    "                     invites it; the daemon's node joins back. Node id = position in the\n"   \
+    "                     list unless the daemon was started with --id (docs/deploy.md). Here\n"   \
+    "                     --listen defaults to 0.0.0.0:0 (give [::]:0 for IPv6 daemons)\n"         \
+    "  --port-range LO-HI the control listener takes the first free port from LO to HI (with\n"    \
+    "                     --listen HOST:0 or the default); local nodes' link listeners too\n"      \
+    "  --hosts FILE|LIST  start the nodes over ssh on these hosts: a hostfile (one host per\n"     \
+    "                     line, `[user@]host[:port] [slots=N]`, # comments, as Open MPI's) or\n"   \
+    "                     a list `host[:slots],...` as mpirun -H takes it; an argument with a\n"   \
+    "                     '/' or naming an existing file is a hostfile. A host without slots=N\n"  \
+    "                     has 1 slot; every node is one process on its host\n"                     \
+    "  --map-by slot|node placement of node ids on the hosts (printed on stderr): slot "           \
+    "(default)\n"                                                                                  \
+    "                     fills each host's slots in list order; node deals ids round-robin, "     \
+    "one\n"                                                                                        \
+    "                     per host, skipping full hosts\n"                                         \
+    "  --remote-node PATH the stepnet-node program on the hosts (default: stepnet-node on the\n"   \
+    "                     remote PATH)\n"                                                          \
+    "  --ssh COMMAND      the ssh client and its options, split at spaces, no quoting (default\n"  \
+    "                     $STEPNET_SSH, else ssh), e.g. \"ssh -p 2222 -i /home/me/lab.key\";\n"    \
+    "                     stepnet adds -T -o BatchMode=yes -o ConnectTimeout=S and sends the\n"    \
+    "                     cluster key on ssh's standard input, never on a command line\n"          \
+    "  --key FILE         the cluster key (stepnet keygen): required in join mode; local and\n"    \
+    "                     --hosts runs make a fresh key per run unless this is given\n"            \
+    "  --security MODE    sodium (default: every connection authenticated and encrypted) or "      \
+    "none\n"                                                                                       \
+    "                     (plaintext, for raw measurements; join mode and --hosts also need\n"     \
+    "                     --insecure-ok)\n"                                                        \
+    "  --insecure-ok      accept --security none in join mode or with --hosts\n"                   \
+    "  --cipher C         sodium's cipher: auto (default: AES-256-GCM where both ends of a\n"      \
+    "                     connection have AES-NI, else XChaCha20-Poly1305), aes256gcm or\n"        \
+    "                     xchacha20poly1305 (every connection must then use it)\n"                 \
+    "  --node-bin PATH    the stepnet-node executable (default: next to stepnet)\n"                \
+    "  --probes N         ping-pong probes per link and size for calibration, and rounds of the\n" \
+    "                     time model's node and control-leg probes (default 20; 0 skips them\n"    \
+    "                     and the model)\n"                                                        \
+    "  --connect-timeout-ms MS    nodes connecting to each other (default 10000)\n"                \
+    "  --ready-timeout-ms MS      every node joined and ready (default 30000)\n"                   \
+    "  --slot-timeout-ms MS       one slot without progress (default 5000)\n"                      \
+    "  --collective-timeout-ms MS one repetition (default 300000)\n"                               \
+    "  --heartbeat-ms MS  control-channel heartbeat period outside collectives (default 1000;\n"   \
+    "                     0: none); 5 periods of silence end the run, or make a node leave\n"      \
+    "  --spin-us US       while a slot waits for frames, each node polls its sockets without\n"    \
+    "                     sleeping (yielding the CPU between polls, as MPI libraries do) for up\n" \
+    "                     to US microseconds after the slot began, then sleeps until a frame\n"    \
+    "                     comes (default 1000; 0: always sleep)\n"                                 \
+    "  --coord-nice N     once the local nodes are started, the coordinator adds N (0 to 19) to\n" \
+    "                     its nice value, so that its bookkeeping yields the CPU to the nodes\n"   \
+    "                     sharing its machine (default 10; 0: same priority as the nodes)\n"       \
+    "  --termination learn|detect  learn (default): the first repetition of each size detects\n"   \
+    "                     its end (diameter + 1 slots of empty frames after the last node is\n"    \
+    "                     done), the later ones stop at the slot it found, each node checking\n"   \
+    "                     that it is done there; detect: every repetition detects its end\n"       \
+    "  --fault ID:KIND@SLOT       testing: node ID kills itself (kill), stops (stop), sends a\n"   \
+    "                             malformed (garbage) or oversized (oversize) frame at SLOT, or\n" \
+    "                             flips one bit of its next frame on the wire (flip)\n"            \
+    "  --token HEX        testing: a fixed run token instead of a random one (every link hello "   \
+    "must\n"                                                                                       \
+    "                     carry the token)\n"                                                      \
+    "  --verbose          node logs of routine events on stderr\n"
+
+/* `stepnet run` and `stepnet bench` (cmd_run.c): parses the options of command `cmd` ("run" or
+ * "bench"), builds every case, runs each with sn_coord_run and prints its reports. Returns the
+ * exit status. */
+int cli_run_command(const char *cmd, const char *help, int argc, char **argv);
+
+/* The sizes of `stepnet bench` (cmd_bench.c): --sizes, or the default, into run->coord, and the
+ * largest into cli->size (the memory budget and the calibration probes are those of the largest
+ * size). 0, or EXIT_BADINPUT after printing why. *sizes is malloc'd. */
+int cli_bench_sizes(cli_opts_t *cli, cli_run_t *run, uint32_t **sizes);
+
 /* The engine's job from what the options resolved to: c's topology, parameters, algorithm, plan
  * and prediction, borrowed. */
-void cli_run_job(const cli_ctx_t *c, coord_job_t *job);
+void cli_run_job(const cli_ctx_t *c, sn_coord_job_t *job);
 
 /* Parses `stepnet run` or `stepnet bench` options (run_options.c; cli->cmd names the command)
  * into the shared options `cli` and `run` (whose ctx and coord.job are left empty: build them with
@@ -34,23 +117,23 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
                   sn_err_t *err);
 
 /* The JSON report (one line) and the human-readable report of a run (run_report.c). */
-void coord_report_json(FILE *f, const cli_run_t *run, const coord_result_t *result);
-void coord_report_text(FILE *f, const cli_run_t *run, const coord_result_t *result);
+void cli_run_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_t *result);
+void cli_run_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t *result);
 
 /* The emulated values next to the measured per-link calibration (emu_report.c): the key
  * "link_emulation" of the JSON report (null when nothing is emulated) and the text report's
  * lines. */
-void coord_emu_report_json(json_t *j, const cli_run_t *run, const coord_result_t *res);
-void coord_emu_report_text(FILE *f, const cli_run_t *run, const coord_result_t *res);
+void cli_emu_report_json(cli_json_t *j, const cli_run_t *run, const sn_coord_result_t *res);
+void cli_emu_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t *res);
 
 /* The time model's terms (timemodel_report.c): the key "time_model" of the JSON report (null
  * without a model) and the text report's line. */
-void coord_model_report_json(json_t *j, const cli_run_t *run, const coord_result_t *res);
-void coord_model_report_text(FILE *f, const cli_run_t *run, const coord_result_t *res);
+void cli_model_report_json(cli_json_t *j, const cli_run_t *run, const sn_coord_result_t *res);
+void cli_model_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t *res);
 
 /* Writes the trace of the run (run_trace.c; docs/trace.md): the slots and transmissions the nodes
  * recorded in the traced repetition, or, when the run did not get that far, a trace that says so.
  * The caller closes f. */
-void coord_trace_write(FILE *f, const cli_run_t *run, const coord_result_t *result);
+void cli_run_trace_write(FILE *f, const cli_run_t *run, const sn_coord_result_t *result);
 
 #endif

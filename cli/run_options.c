@@ -26,7 +26,7 @@
 #define bad(err, ...) sn_err_set((err), SN_EINVAL, __VA_ARGS__)
 
 /* --fault ID:KIND@SLOT into the node id and its KIND@SLOT. */
-static int parse_fault(const char *v, coord_opts_t *o, sn_err_t *err)
+static int parse_fault(const char *v, sn_coord_opts_t *o, sn_err_t *err)
 {
     char *end;
     errno = 0;
@@ -42,9 +42,9 @@ static int parse_fault(const char *v, coord_opts_t *o, sn_err_t *err)
     return 0;
 }
 
-/* --hosts and its companions: the combinations (the hosts themselves are read by coord_run,
+/* --hosts and its companions: the combinations (the hosts themselves are read by sn_coord_run,
  * which knows how many nodes to place). */
-static int check_hosts(coord_opts_t *o, const char *map_by, const char *nodes, int insecure_ok,
+static int check_hosts(sn_coord_opts_t *o, const char *map_by, const char *nodes, int insecure_ok,
                        sn_err_t *err)
 {
     if (o->hosts == NULL) {
@@ -103,12 +103,12 @@ typedef struct raw_s {
 } raw_t;
 
 /* The engine's defaults (bench's per size), as option values. */
-static void raw_defaults(raw_t *w, coord_opts_t *o, int bench)
+static void raw_defaults(raw_t *w, sn_coord_opts_t *o, int bench)
 {
-    coord_opts_default(o);
+    sn_coord_opts_default(o);
     if (bench) { /* per size */
-        o->reps = SWEEP_DEFAULT_ITERS;
-        o->warmup = SWEEP_DEFAULT_WARMUP;
+        o->reps = CLI_SWEEP_DEFAULT_ITERS;
+        o->warmup = CLI_SWEEP_DEFAULT_WARMUP;
     }
     *w = (raw_t){.reps = o->reps,
                  .warmup = o->warmup,
@@ -144,7 +144,7 @@ static int check_command(const cli_opts_t *cli, const cli_run_t *run, const raw_
 }
 
 /* The counts and timeouts, checked against their ranges by the parser. */
-static void apply_numbers(coord_opts_t *o, const raw_t *w)
+static void apply_numbers(sn_coord_opts_t *o, const raw_t *w)
 {
     o->reps = (uint32_t) w->reps;
     o->warmup = (uint32_t) w->warmup;
@@ -160,7 +160,7 @@ static void apply_numbers(coord_opts_t *o, const raw_t *w)
 }
 
 /* Where the nodes come from (--nodes local|join|ADDR,...), --port-range and --listen. */
-static int check_nodes(coord_opts_t *o, const raw_t *w, sn_err_t *err)
+static int check_nodes(sn_coord_opts_t *o, const raw_t *w, sn_err_t *err)
 {
     int rc;
     if (strcmp(w->nodes, "local") == 0)
@@ -190,7 +190,7 @@ static int check_nodes(coord_opts_t *o, const raw_t *w, sn_err_t *err)
 }
 
 /* --security, --cipher and the key they need. */
-static int check_security(coord_opts_t *o, const raw_t *w, sn_err_t *err)
+static int check_security(sn_coord_opts_t *o, const raw_t *w, sn_err_t *err)
 {
     const char *cipher = w->cipher;
     if (strcmp(w->security, "none") == 0)
@@ -229,7 +229,7 @@ static int check_security(coord_opts_t *o, const raw_t *w, sn_err_t *err)
 /* --trace FILE with --trace-slots and --trace-rep. */
 static int check_trace(cli_run_t *run, const raw_t *w, sn_err_t *err)
 {
-    coord_opts_t *o = &run->coord;
+    sn_coord_opts_t *o = &run->coord;
     if (!run->trace_file && (w->trace_slots > 0 || w->trace_rep > 0))
         return bad(err, "--trace-slots and --trace-rep apply with --trace FILE only");
     if (run->trace_file && o->idle_slots)
@@ -240,14 +240,14 @@ static int check_trace(cli_run_t *run, const raw_t *w, sn_err_t *err)
                    "%u (--reps)",
                    (long long) w->trace_rep, o->reps);
     if (run->trace_file) {
-        o->trace_slots = w->trace_slots > 0 ? (uint64_t) w->trace_slots : TRACE_DEFAULT_SLOTS;
+        o->trace_slots = w->trace_slots > 0 ? (uint64_t) w->trace_slots : CLI_TRACE_DEFAULT_SLOTS;
         o->trace_rep = w->trace_rep > 0 ? (uint32_t) w->trace_rep : o->reps;
     }
     return 0;
 }
 
 /* The link emulation of every link, and the testing --token. */
-static int check_emu_token(coord_opts_t *o, const raw_t *w, sn_err_t *err)
+static int check_emu_token(sn_coord_opts_t *o, const raw_t *w, sn_err_t *err)
 {
     int rc = 0;
     if ((w->link_delay &&
@@ -274,7 +274,7 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
     int bench = cli->cmd && strcmp(cli->cmd, "bench") == 0;
     raw_t w;
     *run = (cli_run_t){.dyn_slots = -1};
-    coord_opts_t *o = &run->coord;
+    sn_coord_opts_t *o = &run->coord;
     raw_defaults(&w, o, bench);
     const cli_opt_t extra[] = {
         {.name = "--reps", .num = &w.reps, .lo = 1, .hi = MAX_COUNT},
@@ -290,8 +290,8 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
          .hi = MAX_MS,
          .unit = MS},
         {.name = "--heartbeat-ms", .num = &w.heartbeat, .lo = 0, .hi = MAX_MS, .unit = MS},
-        {.name = "--spin-us", .num = &w.spin, .lo = 0, .hi = COORD_MAX_SPIN_US, .unit = US},
-        {.name = "--coord-nice", .num = &w.nice, .lo = 0, .hi = COORD_MAX_NICE},
+        {.name = "--spin-us", .num = &w.spin, .lo = 0, .hi = SN_COORD_MAX_SPIN_US, .unit = US},
+        {.name = "--coord-nice", .num = &w.nice, .lo = 0, .hi = SN_COORD_MAX_NICE},
         {.name = "--termination", .str = &w.termination},
         {.name = "--cipher", .str = &w.cipher},
         {.name = "--nodes", .str = &w.nodes},
@@ -357,11 +357,11 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
     return check_emu_token(o, &w, err);
 }
 
-void cli_run_job(const cli_ctx_t *c, coord_job_t *job)
+void cli_run_job(const cli_ctx_t *c, sn_coord_job_t *job)
 {
-    *job = (coord_job_t){.topo = c->topo,
-                         .params = c->params,
-                         .algo = c->algo,
-                         .plan = c->plan,
-                         .predicted = c->predicted};
+    *job = (sn_coord_job_t){.topo = c->topo,
+                            .params = c->params,
+                            .algo = c->algo,
+                            .plan = c->plan,
+                            .predicted = c->predicted};
 }

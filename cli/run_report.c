@@ -15,19 +15,19 @@
 
 /* The time model's prediction (coordinator/timemodel.c); without one (no calibration), the simple
  * steps x (alpha + size x beta) of the median link. */
-static double predicted_us(const cli_run_t *run, const coord_result_t *res)
+static double predicted_us(const cli_run_t *run, const sn_coord_result_t *res)
 {
     if (res->has_model)
         return res->model.predicted_us;
     return (double) res->steps * (res->alpha_us + run->ctx->params.size * res->beta_us);
 }
 
-double coord_point_predicted_us(const cli_run_t *run, const coord_result_t *res,
-                                const coord_point_t *pt)
+double cli_sweep_point_predicted_us(const cli_run_t *run, const sn_coord_result_t *res,
+                                    const sn_coord_point_t *pt)
 {
-    const coord_opts_t *o = &run->coord;
+    const sn_coord_opts_t *o = &run->coord;
     (void) o;
-    if (pt->state != COORD_POINT_DONE)
+    if (pt->state != SN_COORD_POINT_DONE)
         return -1;
     if (pt->has_model)
         return pt->model.predicted_us;
@@ -38,7 +38,7 @@ double coord_point_predicted_us(const cli_run_t *run, const coord_result_t *res,
 /* The calibration line. Probes of 0 and `size` bytes give alpha + size * beta, the one-way time
  * of a hop at the run's size, exactly; but below a few KiB the difference between the two probes
  * is noise, so beta alone is not shown there (the JSON report still carries the fitted value). */
-static void print_links(FILE *f, const cli_run_t *run, const coord_result_t *res)
+static void print_links(FILE *f, const cli_run_t *run, const sn_coord_result_t *res)
 {
     uint32_t size = run->ctx->params.size;
     if (res->ncalibrated == 0) {
@@ -56,14 +56,14 @@ static void print_links(FILE *f, const cli_run_t *run, const coord_result_t *res
 }
 
 /* The collective's own time next to the wall time, and the clock it is read on. */
-static void print_coll(FILE *f, const coord_result_t *res)
+static void print_coll(FILE *f, const sn_coord_result_t *res)
 {
     if (res->ncoll == 0)
         return;
     fprintf(f,
             "  collective time %.1f us median of %zu (latest completion - earliest start at the "
             "nodes",
-            coord_result_coll_median_us(res), res->ncoll);
+            sn_coord_result_coll_median_us(res), res->ncoll);
     if (res->barrier_slots)
         fprintf(f, ", after a %llu-slot in-band barrier", (unsigned long long) res->barrier_slots);
     if (res->clock_offsets)
@@ -74,92 +74,92 @@ static void print_coll(FILE *f, const coord_result_t *res)
     fprintf(f,
             "  per-node time   %.1f us median of %zu (each node's completion - start on its own "
             "clock, averaged over the nodes: OSU's Avg Latency)\n",
-            coord_result_node_median_us(res), res->nnode);
+            sn_coord_result_node_median_us(res), res->nnode);
 }
 
-void coord_report_json(FILE *f, const cli_run_t *run, const coord_result_t *res)
+void cli_run_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_t *res)
 {
-    const coord_opts_t *o = &run->coord;
+    const sn_coord_opts_t *o = &run->coord;
     const cli_ctx_t *c = run->ctx;
-    double median_us = coord_result_median_us(res);
-    json_t j;
+    double median_us = sn_coord_result_median_us(res);
+    cli_json_t j;
     char hash[24];
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long) res->trace_hash);
-    json_begin(&j, f);
-    sweep_json_meta(&j, res);
-    report_json_head(&j, "run", c);
-    json_uint(&j, "steps", res->steps);
-    json_uint(&j, "control_slots", res->control_slots);
-    json_uint(&j, "data_slots", res->steps - res->control_slots);
-    json_double(&j, "time_units", cli_time_units(c, res->steps, res->control_slots));
-    json_uint(&j, "packets", res->packets);
-    json_uint(&j, "control_packets", res->control_packets);
-    json_uint(&j, "deliveries", res->deliveries);
-    json_uint(&j, "expected_deliveries", sn_coll_expected_total(c->topo, &c->params));
-    json_bool(&j, "verified", !res->failed);
-    json_str(&j, "trace_hash", hash);
+    cli_json_begin(&j, f);
+    cli_sweep_json_meta(&j, res);
+    cli_report_json_head(&j, "run", c);
+    cli_json_uint(&j, "steps", res->steps);
+    cli_json_uint(&j, "control_slots", res->control_slots);
+    cli_json_uint(&j, "data_slots", res->steps - res->control_slots);
+    cli_json_double(&j, "time_units", cli_time_units(c, res->steps, res->control_slots));
+    cli_json_uint(&j, "packets", res->packets);
+    cli_json_uint(&j, "control_packets", res->control_packets);
+    cli_json_uint(&j, "deliveries", res->deliveries);
+    cli_json_uint(&j, "expected_deliveries", sn_coll_expected_total(c->topo, &c->params));
+    cli_json_bool(&j, "verified", !res->failed);
+    cli_json_str(&j, "trace_hash", hash);
     char qnode[SN_TOPO_MAX_LABEL];
     if (res->max_queue_reported) {
-        json_uint(&j, "max_queue", res->max_queue);
-        json_str(&j, "max_queue_node",
-                 sn_topo_label(c->topo, res->max_queue_node, qnode, sizeof qnode));
+        cli_json_uint(&j, "max_queue", res->max_queue);
+        cli_json_str(&j, "max_queue_node",
+                     sn_topo_label(c->topo, res->max_queue_node, qnode, sizeof qnode));
     } else { /* not measured: the algorithm does not report its queues */
-        json_null(&j, "max_queue");
-        json_null(&j, "max_queue_node");
+        cli_json_null(&j, "max_queue");
+        cli_json_null(&j, "max_queue_node");
     }
-    json_str(&j, "nodes_mode",
-             o->join      ? "join"
-             : o->hosts   ? "ssh"
-             : o->daemons ? "daemons"
-                          : "local");
-    json_uint(&j, "reps", o->reps);
-    json_uint(&j, "warmup", o->warmup);
-    json_open(&j, "wall_us", '[');
+    cli_json_str(&j, "nodes_mode",
+                 o->join      ? "join"
+                 : o->hosts   ? "ssh"
+                 : o->daemons ? "daemons"
+                              : "local");
+    cli_json_uint(&j, "reps", o->reps);
+    cli_json_uint(&j, "warmup", o->warmup);
+    cli_json_open(&j, "wall_us", '[');
     for (size_t i = 0; i < res->nwall; i++)
-        json_double(&j, NULL, (double) res->wall_ns[i] / NS_PER_US);
-    json_close(&j, ']');
-    json_double(&j, "wall_us_median", median_us);
-    sweep_stats_t st;
-    sweep_stats(res->wall_ns, res->nwall, &st);
-    sweep_json_stats(&j, &st);
+        cli_json_double(&j, NULL, (double) res->wall_ns[i] / NS_PER_US);
+    cli_json_close(&j, ']');
+    cli_json_double(&j, "wall_us_median", median_us);
+    cli_sweep_stats_t st;
+    cli_sweep_stats(res->wall_ns, res->nwall, &st);
+    cli_sweep_json_stats(&j, &st);
     /* the collective's own time, OSU-style (timing.h), on one clock or with estimated offsets */
-    sweep_json_series(&j, "coll_us", res->coll_ns, res->ncoll, 0);
+    cli_sweep_json_series(&j, "coll_us", res->coll_ns, res->ncoll, 0);
     /* each node's own time, averaged over the nodes: OSU's "Avg Latency" (timing.h) */
-    sweep_json_series(&j, "node_us", res->node_ns, res->nnode, 0);
-    json_str(&j, "clock", res->clock_offsets ? "offsets" : "one");
-    json_double(&j, "clock_uncertainty_us", (double) res->clock_uncertainty_ns / NS_PER_US);
-    json_uint(&j, "barrier_slots", res->barrier_slots);
-    sweep_json_termination(&j, o, res->npoints ? res->points[res->npoints - 1].quiet_slot : 0);
-    json_double(&j, "us_per_step", res->steps ? median_us / (double) res->steps : 0.0);
-    json_double(&j, "alpha_us", res->alpha_us);
-    json_double(&j, "beta_us_per_byte", res->beta_us);
+    cli_sweep_json_series(&j, "node_us", res->node_ns, res->nnode, 0);
+    cli_json_str(&j, "clock", res->clock_offsets ? "offsets" : "one");
+    cli_json_double(&j, "clock_uncertainty_us", (double) res->clock_uncertainty_ns / NS_PER_US);
+    cli_json_uint(&j, "barrier_slots", res->barrier_slots);
+    cli_sweep_json_termination(&j, o, res->npoints ? res->points[res->npoints - 1].quiet_slot : 0);
+    cli_json_double(&j, "us_per_step", res->steps ? median_us / (double) res->steps : 0.0);
+    cli_json_double(&j, "alpha_us", res->alpha_us);
+    cli_json_double(&j, "beta_us_per_byte", res->beta_us);
     if (res->failed) /* no prediction for a run that did not end */
-        json_null(&j, "predicted_us");
+        cli_json_null(&j, "predicted_us");
     else
-        json_double(&j, "predicted_us", predicted_us(run, res));
-    json_uint(&j, "bytes_checked", res->bytes_checked);
+        cli_json_double(&j, "predicted_us", predicted_us(run, res));
+    cli_json_uint(&j, "bytes_checked", res->bytes_checked);
     if (o->idle_slots) {
-        json_uint(&j, "idle_slots", o->idle_slots);
-        json_double(&j, "us_per_slot", median_us / (double) o->idle_slots);
+        cli_json_uint(&j, "idle_slots", o->idle_slots);
+        cli_json_double(&j, "us_per_slot", median_us / (double) o->idle_slots);
     }
-    sweep_json_security(&j, o, res);
-    sweep_json_cpu(&j, o);
-    sweep_json_hosts_links(&j, res);
-    coord_emu_report_json(&j, run, res);
-    coord_model_report_json(&j, run, res);
+    cli_sweep_json_security(&j, o, res);
+    cli_sweep_json_cpu(&j, o);
+    cli_sweep_json_hosts_links(&j, res);
+    cli_emu_report_json(&j, run, res);
+    cli_model_report_json(&j, run, res);
     if (res->failed)
-        json_str(&j, "error", res->error);
-    json_end(&j);
+        cli_json_str(&j, "error", res->error);
+    cli_json_end(&j);
 }
 
-void coord_report_text(FILE *f, const cli_run_t *run, const coord_result_t *res)
+void cli_run_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t *res)
 {
-    const coord_opts_t *o = &run->coord;
+    const sn_coord_opts_t *o = &run->coord;
     const cli_ctx_t *c = run->ctx;
-    double median_us = coord_result_median_us(res);
-    report_text_head(f, "run", c);
+    double median_us = sn_coord_result_median_us(res);
+    cli_report_text_head(f, "run", c);
     char sec[96];
-    sweep_security_text(o, res, sec, sizeof sec);
+    cli_sweep_security_text(o, res, sec, sizeof sec);
     fprintf(f,
             "  nodes           %u %s processes, %u TCP links, security %s, spin %u us, "
             "coordinator nice +%u\n",
@@ -173,8 +173,8 @@ void coord_report_text(FILE *f, const cli_run_t *run, const coord_result_t *res)
         return;
     }
     if (o->idle_slots) {
-        sweep_stats_t st;
-        sweep_stats(res->wall_ns, res->nwall, &st);
+        cli_sweep_stats_t st;
+        cli_sweep_stats(res->wall_ns, res->nwall, &st);
         fprintf(f,
                 "  idle barrier    %llu slots: avg %.1f us, min %.1f, max %.1f, p50 %.1f, p99 %.1f "
                 "over %zu iterations; %.2f us per slot at p50\n",
@@ -182,8 +182,8 @@ void coord_report_text(FILE *f, const cli_run_t *run, const coord_result_t *res)
                 median_us / (double) o->idle_slots);
         print_coll(f, res);
         print_links(f, run, res);
-        coord_emu_report_text(f, run, res);
-        coord_model_report_text(f, run, res);
+        cli_emu_report_text(f, run, res);
+        cli_model_report_text(f, run, res);
         return;
     }
     fprintf(f, "  steps           %llu%s\n", (unsigned long long) res->steps,
@@ -211,10 +211,10 @@ void coord_report_text(FILE *f, const cli_run_t *run, const coord_result_t *res)
     else
         fprintf(f, "  max_queue       not reported by %s\n", c->algo->name);
     print_links(f, run, res);
-    coord_emu_report_text(f, run, res);
-    coord_model_report_text(f, run, res);
-    sweep_stats_t st;
-    sweep_stats(res->wall_ns, res->nwall, &st);
+    cli_emu_report_text(f, run, res);
+    cli_model_report_text(f, run, res);
+    cli_sweep_stats_t st;
+    cli_sweep_stats(res->wall_ns, res->nwall, &st);
     fprintf(f,
             "  wall time       avg %.1f us, min %.1f, max %.1f, p50 %.1f, p99 %.1f over %zu "
             "iterations (%.2f us per step at p50)\n",

@@ -19,7 +19,7 @@ static const char run_scale[] =
 /* Slot s of node record tn (deg ports): when its frames left, how long until it held the frame of
  * every port (ns; 0 when all were there before its own left), and the port whose frame came last
  * (-1: none came after its own left). A frame that came before the Start (0) counts as at 0. */
-static void slot_times(const coord_trace_node_t *tn, uint32_t deg, uint64_t s, uint64_t *sent,
+static void slot_times(const sn_coord_trace_node_t *tn, uint32_t deg, uint64_t s, uint64_t *sent,
                        uint64_t *wait, int64_t *last)
 {
     const uint64_t *v = tn->slots + (s - 1) * (1 + (uint64_t) deg);
@@ -38,11 +38,11 @@ static void slot_times(const coord_trace_node_t *tn, uint32_t deg, uint64_t s, u
 
 /* When the frame node sent on port in slot s reached the neighbour, on the trace's axis (us), from
  * the neighbour's record; -1 when it did not record it (or it came before its Start). */
-static double arrival_at_peer(const coord_trace_t *ct, const sn_topo_t *t, uint64_t base,
+static double arrival_at_peer(const sn_coord_trace_t *ct, const sn_topo_t *t, uint64_t base,
                               uint32_t node, uint32_t port, uint64_t s)
 {
     const sn_port_t *pp = sn_topo_port(t, node, port);
-    const coord_trace_node_t *pn = &ct->nodes[pp->peer];
+    const sn_coord_trace_node_t *pn = &ct->nodes[pp->peer];
     uint64_t stride = 1 + (uint64_t) sn_topo_degree(t, pp->peer);
     if (s > pn->nslots / stride)
         return -1;
@@ -50,18 +50,18 @@ static double arrival_at_peer(const coord_trace_t *ct, const sn_topo_t *t, uint6
     return v ? (double) (pn->t0_ns - base + v) / NS_PER_US : -1;
 }
 
-void coord_trace_write(FILE *f, const cli_run_t *run, const coord_result_t *res)
+void cli_run_trace_write(FILE *f, const cli_run_t *run, const sn_coord_result_t *res)
 {
-    const coord_opts_t *o = &run->coord;
+    const sn_coord_opts_t *o = &run->coord;
     const cli_ctx_t *c = run->ctx;
     const sn_topo_t *t = c->topo;
-    const coord_trace_t *ct = res->trace;
-    trace_t tr;
-    trace_begin(&tr, f, t);
+    const sn_coord_trace_t *ct = res->trace;
+    cli_trace_t tr;
+    cli_trace_begin(&tr, f, t);
     if (ct == NULL || ct->n != t->n) {
         const char *why = "the run ended before the traced repetition was complete";
-        trace_note(&tr, "no trace", 0, why);
-        trace_end(&tr, "run", c, run_scale, o->trace_rep, 0, why);
+        cli_trace_note(&tr, "no trace", 0, why);
+        cli_trace_end(&tr, "run", c, run_scale, o->trace_rep, 0, why);
         return;
     }
     uint64_t base = UINT64_MAX, recorded = 0, dropped = 0, invalid = 0, cut = 0;
@@ -70,7 +70,7 @@ void coord_trace_write(FILE *f, const cli_run_t *run, const coord_result_t *res)
             base = ct->nodes[i].t0_ns;
     double last_us = 0;
     for (uint32_t i = 0; i < ct->n; i++) {
-        const coord_trace_node_t *tn = &ct->nodes[i];
+        const sn_coord_trace_node_t *tn = &ct->nodes[i];
         double off = (double) (tn->t0_ns - base) / NS_PER_US;
         uint32_t deg = sn_topo_degree(t, i);
         uint64_t nslots = tn->nslots / (1 + (uint64_t) deg), sent, wait;
@@ -82,13 +82,13 @@ void coord_trace_write(FILE *f, const cli_run_t *run, const coord_result_t *res)
         for (uint64_t s = 1; s <= nslots; s++) {
             slot_times(tn, deg, s, &sent, &wait, &lastp);
             double ts = off + (double) sent / NS_PER_US, dur = (double) wait / NS_PER_US;
-            trace_slot(&tr, i, s, ts, dur, lastp);
+            cli_trace_slot(&tr, i, s, ts, dur, lastp);
             if (ts + dur > last_us)
                 last_us = ts + dur;
             const uint64_t *v = tn->slots + (s - 1) * (1 + (uint64_t) deg);
             for (uint32_t q = 0; q < deg; q++)
-                trace_frame(&tr, i, q, s, off + (double) v[1 + q] / NS_PER_US, (int64_t) q == lastp,
-                            v[1 + q] == 0);
+                cli_trace_frame(&tr, i, q, s, off + (double) v[1 + q] / NS_PER_US,
+                                (int64_t) q == lastp, v[1 + q] == 0);
         }
         for (size_t k = 0; k + 4 <= tn->nsends; k += 4) {
             const uint64_t *v = tn->sends + k;
@@ -104,8 +104,8 @@ void coord_trace_write(FILE *f, const cli_run_t *run, const coord_result_t *res)
                                .frag = (uint16_t) (v[3] >> 32),
                                .kind = (uint8_t) (v[1] >> 32)};
             slot_times(tn, deg, s, &sent, &wait, &lastp);
-            trace_send(&tr, i, port, s, &pkt, off + (double) sent / NS_PER_US,
-                       (double) wait / NS_PER_US, arrival_at_peer(ct, t, base, i, port, s));
+            cli_trace_send(&tr, i, port, s, &pkt, off + (double) sent / NS_PER_US,
+                           (double) wait / NS_PER_US, arrival_at_peer(ct, t, base, i, port, s));
         }
         uint64_t got = tn->nsends / 4;
         if (tn->transmissions > got)
@@ -121,8 +121,8 @@ void coord_trace_write(FILE *f, const cli_run_t *run, const coord_result_t *res)
                  (unsigned long long) cut, (unsigned long long) o->trace_slots,
                  SN_WIRE_MAX_TRACE_VALUES, (unsigned long long) dropped,
                  (unsigned long long) invalid);
-        trace_note(&tr, "trace truncated", last_us, note);
+        cli_trace_note(&tr, "trace truncated", last_us, note);
         trunc = note;
     }
-    trace_end(&tr, "run", c, run_scale, o->trace_rep, recorded, trunc);
+    cli_trace_end(&tr, "run", c, run_scale, o->trace_rep, recorded, trunc);
 }

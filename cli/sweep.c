@@ -48,8 +48,9 @@ static int parse_one(const char *s, const char *e, uint64_t *out)
 
 static int push(uint32_t *v, size_t *n, uint64_t x, const char *text, sn_err_t *err)
 {
-    if (*n >= SWEEP_MAX_SIZES)
-        return bad(err, "bad value '%s' for --sizes: more than %d sizes", text, SWEEP_MAX_SIZES);
+    if (*n >= CLI_SWEEP_MAX_SIZES)
+        return bad(err, "bad value '%s' for --sizes: more than %d sizes", text,
+                   CLI_SWEEP_MAX_SIZES);
     if (*n > 0 && x <= v[*n - 1])
         return bad(err, "bad value '%s' for --sizes: sizes must increase (%llu after %u)", text,
                    (unsigned long long) x, v[*n - 1]);
@@ -57,12 +58,12 @@ static int push(uint32_t *v, size_t *n, uint64_t x, const char *text, sn_err_t *
     return 0;
 }
 
-int sweep_parse_sizes(const char *text, uint32_t **out, size_t *n, sn_err_t *err)
+int cli_sweep_parse_sizes(const char *text, uint32_t **out, size_t *n, sn_err_t *err)
 {
     static const char accepted[] =
         "expected FROM:TO, FROM:TO:xF, FROM:TO:+S or a list A,B,C of sizes in bytes (digits "
         "with an optional K, M or G, powers of two), from 0 to 1G";
-    uint32_t *v = sn_xcalloc(SWEEP_MAX_SIZES, sizeof *v);
+    uint32_t *v = sn_xcalloc(CLI_SWEEP_MAX_SIZES, sizeof *v);
     size_t k = 0;
     int rc = 0;
     const char *colon = strchr(text, ':');
@@ -135,7 +136,7 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : (x > y);
 }
 
-void sweep_stats(const uint64_t *wall_ns, size_t n, sweep_stats_t *out)
+void cli_sweep_stats(const uint64_t *wall_ns, size_t n, cli_sweep_stats_t *out)
 {
     memset(out, 0, sizeof *out);
     out->n = n;
@@ -164,8 +165,8 @@ void sweep_stats(const uint64_t *wall_ns, size_t n, sweep_stats_t *out)
  * (both empty when the series is). */
 static void csv_series(FILE *f, const uint64_t *ns, size_t n, char end)
 {
-    sweep_stats_t st;
-    sweep_stats(ns, n, &st);
+    cli_sweep_stats_t st;
+    cli_sweep_stats(ns, n, &st);
     if (n)
         fprintf(f, "%.3f,%.3f%c", st.avg, st.p50, end);
     else
@@ -188,17 +189,17 @@ static void csv_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-void sweep_csv_header(FILE *f)
+void cli_sweep_csv_header(FILE *f)
 {
-    fputs(SWEEP_CSV_HEADER "\n", f);
+    fputs(CLI_SWEEP_CSV_HEADER "\n", f);
 }
 
-void sweep_csv_row(FILE *f, const cli_run_t *run, const coord_result_t *res,
-                   const coord_point_t *pt)
+void cli_sweep_csv_row(FILE *f, const cli_run_t *run, const sn_coord_result_t *res,
+                       const sn_coord_point_t *pt)
 {
     const cli_ctx_t *c = run->ctx;
-    sweep_stats_t s;
-    sweep_stats(pt->wall_ns, pt->nwall, &s);
+    cli_sweep_stats_t s;
+    cli_sweep_stats(pt->wall_ns, pt->nwall, &s);
     csv_str(f, c->topo->spec);
     fprintf(f, ",%s,", sn_coll_name(c->params.coll));
     csv_str(f, c->algo->name);
@@ -208,13 +209,13 @@ void sweep_csv_row(FILE *f, const cli_run_t *run, const coord_result_t *res,
         fprintf(f, "%.3f,%.3f,%.3f,%.3f,%.3f,", s.avg, s.min, s.max, s.p50, s.p99);
     else
         fputs(",,,,,", f);
-    int done = pt->state == COORD_POINT_DONE;
+    int done = pt->state == SN_COORD_POINT_DONE;
     fprintf(f, "%zu,", s.n);
     if (done)
         fprintf(f, "%llu,", (unsigned long long) pt->steps);
     else
         fputc(',', f);
-    double pred = coord_point_predicted_us(run, res, pt);
+    double pred = cli_sweep_point_predicted_us(run, res, pt);
     if (pred >= 0)
         fprintf(f, "%.3f", pred);
     fprintf(f, ",%d,", done);
@@ -226,90 +227,92 @@ void sweep_csv_row(FILE *f, const cli_run_t *run, const coord_result_t *res,
 
 /* ---- JSON fields of run and bench ------------------------------------------------------------ */
 
-void sweep_json_meta(json_t *j, const coord_result_t *res)
+void cli_sweep_json_meta(cli_json_t *j, const sn_coord_result_t *res)
 {
     char when[32] = "";
     time_t t = (time_t) res->started;
     struct tm tm;
     if (gmtime_r(&t, &tm))
         strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    json_int(j, "schema", SWEEP_JSON_SCHEMA);
-    json_str(j, "stepnet_version", SN_VERSION);
-    json_str(j, "timestamp", when);
+    cli_json_int(j, "schema", CLI_SWEEP_JSON_SCHEMA);
+    cli_json_str(j, "stepnet_version", SN_VERSION);
+    cli_json_str(j, "timestamp", when);
 }
 
-void sweep_json_series(json_t *j, const char *key, const uint64_t *ns, size_t n, int with_avg)
+void cli_sweep_json_series(cli_json_t *j, const char *key, const uint64_t *ns, size_t n,
+                           int with_avg)
 {
     char name[64];
-    json_open(j, key, '[');
+    cli_json_open(j, key, '[');
     for (size_t i = 0; i < n; i++)
-        json_double(j, NULL, (double) ns[i] / NS_PER_US);
-    json_close(j, ']');
-    sweep_stats_t st;
-    sweep_stats(ns, n, &st);
+        cli_json_double(j, NULL, (double) ns[i] / NS_PER_US);
+    cli_json_close(j, ']');
+    cli_sweep_stats_t st;
+    cli_sweep_stats(ns, n, &st);
     if (with_avg) {
         snprintf(name, sizeof name, "%s_avg", key);
         if (n)
-            json_double(j, name, st.avg);
+            cli_json_double(j, name, st.avg);
         else
-            json_null(j, name);
+            cli_json_null(j, name);
     }
     snprintf(name, sizeof name, "%s_median", key);
     if (n)
-        json_double(j, name, st.p50);
+        cli_json_double(j, name, st.p50);
     else
-        json_null(j, name);
+        cli_json_null(j, name);
 }
 
-void sweep_json_stats(json_t *j, const sweep_stats_t *s)
+void cli_sweep_json_stats(cli_json_t *j, const cli_sweep_stats_t *s)
 {
-    json_uint(j, "iterations", s->n);
+    cli_json_uint(j, "iterations", s->n);
     if (s->n == 0) { /* nothing measured: null, never 0 */
-        json_null(j, "wall_us_avg");
-        json_null(j, "wall_us_min");
-        json_null(j, "wall_us_max");
-        json_null(j, "wall_us_p50");
-        json_null(j, "wall_us_p99");
+        cli_json_null(j, "wall_us_avg");
+        cli_json_null(j, "wall_us_min");
+        cli_json_null(j, "wall_us_max");
+        cli_json_null(j, "wall_us_p50");
+        cli_json_null(j, "wall_us_p99");
         return;
     }
-    json_double(j, "wall_us_avg", s->avg);
-    json_double(j, "wall_us_min", s->min);
-    json_double(j, "wall_us_max", s->max);
-    json_double(j, "wall_us_p50", s->p50);
-    json_double(j, "wall_us_p99", s->p99);
+    cli_json_double(j, "wall_us_avg", s->avg);
+    cli_json_double(j, "wall_us_min", s->min);
+    cli_json_double(j, "wall_us_max", s->max);
+    cli_json_double(j, "wall_us_p50", s->p50);
+    cli_json_double(j, "wall_us_p99", s->p99);
 }
 
-void sweep_json_security(json_t *j, const coord_opts_t *o, const coord_result_t *res)
+void cli_sweep_json_security(cli_json_t *j, const sn_coord_opts_t *o, const sn_coord_result_t *res)
 {
-    json_str(j, "security", o->security == SN_SEC_SODIUM ? "sodium" : "none");
-    json_str(j, "cipher",
-             o->security == SN_SEC_NONE ? "none"
-             : o->ciphers               ? sn_sec_cipher_name(o->ciphers)
-                                        : "auto");
+    cli_json_str(j, "security", o->security == SN_SEC_SODIUM ? "sodium" : "none");
+    cli_json_str(j, "cipher",
+                 o->security == SN_SEC_NONE ? "none"
+                 : o->ciphers               ? sn_sec_cipher_name(o->ciphers)
+                                            : "auto");
     int used = res->ctl_ciphers | res->link_ciphers;
-    json_open(j, "ciphers_used", '[');
+    cli_json_open(j, "ciphers_used", '[');
     for (int c = SN_CIPHER_AES256GCM; c >= SN_CIPHER_XCHACHA20; c--)
         if (used & c)
-            json_str(j, NULL, sn_sec_cipher_name(c));
-    json_close(j, ']');
+            cli_json_str(j, NULL, sn_sec_cipher_name(c));
+    cli_json_close(j, ']');
 }
 
-void sweep_json_cpu(json_t *j, const coord_opts_t *o)
+void cli_sweep_json_cpu(cli_json_t *j, const sn_coord_opts_t *o)
 {
-    json_uint(j, "spin_us", o->spin_us);
-    json_uint(j, "coord_nice", o->coord_nice);
+    cli_json_uint(j, "spin_us", o->spin_us);
+    cli_json_uint(j, "coord_nice", o->coord_nice);
 }
 
-void sweep_json_termination(json_t *j, const coord_opts_t *o, uint64_t quiet_slot)
+void cli_sweep_json_termination(cli_json_t *j, const sn_coord_opts_t *o, uint64_t quiet_slot)
 {
-    json_str(j, "termination", o->termination_detect ? "detect" : "learn");
+    cli_json_str(j, "termination", o->termination_detect ? "detect" : "learn");
     if (quiet_slot)
-        json_uint(j, "quiet_slot", quiet_slot);
+        cli_json_uint(j, "quiet_slot", quiet_slot);
     else
-        json_null(j, "quiet_slot");
+        cli_json_null(j, "quiet_slot");
 }
 
-void sweep_security_text(const coord_opts_t *o, const coord_result_t *res, char *buf, size_t cap)
+void cli_sweep_security_text(const sn_coord_opts_t *o, const sn_coord_result_t *res, char *buf,
+                             size_t cap)
 {
     int used = res->ctl_ciphers | res->link_ciphers;
     if (o->security == SN_SEC_NONE)
@@ -323,46 +326,46 @@ void sweep_security_text(const coord_opts_t *o, const coord_result_t *res, char 
                                             : "no connection established");
 }
 
-void sweep_json_hosts_links(json_t *j, const coord_result_t *res)
+void cli_sweep_json_hosts_links(cli_json_t *j, const sn_coord_result_t *res)
 {
-    json_open(j, "hosts", '[');
+    cli_json_open(j, "hosts", '[');
     for (uint32_t i = 0; i < res->nhosts; i++)
-        json_str(j, NULL, res->hosts[i].name);
-    json_close(j, ']');
-    json_open(j, "link_calibration", '[');
+        cli_json_str(j, NULL, res->hosts[i].name);
+    cli_json_close(j, ']');
+    cli_json_open(j, "link_calibration", '[');
     for (size_t i = 0; i < res->nlinks; i++) {
-        const coord_link_cal_t *l = &res->links[i];
+        const sn_coord_link_cal_t *l = &res->links[i];
         double rtt0 = (double) l->rtt0_ns / NS_PER_US, rtt = (double) l->rtt_ns / NS_PER_US;
-        json_open(j, NULL, '{');
-        json_uint(j, "edge", l->edge);
-        json_uint(j, "a", l->a);
-        json_uint(j, "b", l->b);
-        json_double(j, "rtt0_us", rtt0);
-        json_double(j, "rtt_us", rtt);
-        json_uint(j, "bytes", l->bytes);
-        json_double(j, "alpha_us", rtt0 / 2);
-        json_double(j, "beta_us_per_byte",
-                    l->bytes && l->rtt_ns > l->rtt0_ns ? (rtt - rtt0) / 2 / l->bytes : 0.0);
-        json_close(j, '}');
+        cli_json_open(j, NULL, '{');
+        cli_json_uint(j, "edge", l->edge);
+        cli_json_uint(j, "a", l->a);
+        cli_json_uint(j, "b", l->b);
+        cli_json_double(j, "rtt0_us", rtt0);
+        cli_json_double(j, "rtt_us", rtt);
+        cli_json_uint(j, "bytes", l->bytes);
+        cli_json_double(j, "alpha_us", rtt0 / 2);
+        cli_json_double(j, "beta_us_per_byte",
+                        l->bytes && l->rtt_ns > l->rtt0_ns ? (rtt - rtt0) / 2 / l->bytes : 0.0);
+        cli_json_close(j, '}');
     }
-    json_close(j, ']');
+    cli_json_close(j, ']');
 }
 
 /* ---- the report of stepnet bench --------------------------------------------------------------
  */
 
 /* The point that failed, if any. */
-static const coord_point_t *failed_point(const coord_result_t *res)
+static const sn_coord_point_t *failed_point(const sn_coord_result_t *res)
 {
     for (size_t k = 0; k < res->npoints; k++)
-        if (res->points[k].state == COORD_POINT_FAILED)
+        if (res->points[k].state == SN_COORD_POINT_FAILED)
             return &res->points[k];
     return NULL;
 }
 
-void sweep_report_text(FILE *f, const cli_run_t *run, const coord_result_t *res)
+void cli_sweep_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t *res)
 {
-    const coord_opts_t *o = &run->coord;
+    const sn_coord_opts_t *o = &run->coord;
     const cli_ctx_t *c = run->ctx;
     const sn_params_t *p = &c->params;
     fprintf(
@@ -372,7 +375,7 @@ void sweep_report_text(FILE *f, const cli_run_t *run, const coord_result_t *res)
         p->pm.ports == SN_PORTS_SINGLE ? (p->pm.rx == SN_RX_ANY ? " (rx any)" : " (rx one)") : "",
         cli_duplex_name(p));
     char sec[96];
-    sweep_security_text(o, res, sec, sizeof sec);
+    cli_sweep_security_text(o, res, sec, sizeof sec);
     fprintf(f, "# %u iterations after %u warm-up per size, security %s", o->reps, o->warmup, sec);
     if (res->ncalibrated)
         fprintf(f, "; links alpha %.2f us, beta %.6f us/byte (median of %zu, probes of %u bytes)\n",
@@ -383,102 +386,102 @@ void sweep_report_text(FILE *f, const cli_run_t *run, const coord_result_t *res)
             "Min(us)", "Max(us)", "P50(us)", "P99(us)", "Iterations", "Steps", "Predicted(us)",
             "CollAvg(us)", "NodeAvg(us)");
     for (size_t k = 0; k < res->npoints; k++) {
-        const coord_point_t *pt = &res->points[k];
-        if (pt->state != COORD_POINT_DONE)
+        const sn_coord_point_t *pt = &res->points[k];
+        if (pt->state != SN_COORD_POINT_DONE)
             continue;
-        sweep_stats_t s;
-        sweep_stats(pt->wall_ns, pt->nwall, &s);
-        double pred = coord_point_predicted_us(run, res, pt);
+        cli_sweep_stats_t s;
+        cli_sweep_stats(pt->wall_ns, pt->nwall, &s);
+        double pred = cli_sweep_point_predicted_us(run, res, pt);
         fprintf(f, "  %-10u %12.2f %12.2f %12.2f %12.2f %12.2f %11zu %8llu ", pt->size, s.avg,
                 s.min, s.max, s.p50, s.p99, s.n, (unsigned long long) pt->steps);
         if (pred >= 0)
             fprintf(f, "%14.2f", pred);
         else
             fprintf(f, "%14s", "-");
-        sweep_stats_t cs;
-        sweep_stats(pt->coll_ns, pt->ncoll, &cs);
+        cli_sweep_stats_t cs;
+        cli_sweep_stats(pt->coll_ns, pt->ncoll, &cs);
         if (cs.n)
             fprintf(f, " %13.2f", cs.avg);
         else
             fprintf(f, " %13s", "-");
-        sweep_stats_t ns;
-        sweep_stats(pt->node_ns, pt->nnode, &ns);
+        cli_sweep_stats_t ns;
+        cli_sweep_stats(pt->node_ns, pt->nnode, &ns);
         if (ns.n)
             fprintf(f, " %13.2f\n", ns.avg);
         else
             fprintf(f, " %13s\n", "-");
     }
-    const coord_point_t *bad_pt = failed_point(res);
+    const sn_coord_point_t *bad_pt = failed_point(res);
     if (res->failed && bad_pt)
         fprintf(f, "# FAILED at size %u: %s\n", bad_pt->size, res->error);
     else if (res->failed)
         fprintf(f, "# FAILED: %s\n", res->error);
 }
 
-void sweep_report_json(FILE *f, const cli_run_t *run, const coord_result_t *res)
+void cli_sweep_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_t *res)
 {
-    const coord_opts_t *o = &run->coord;
-    const coord_point_t *bad_pt = failed_point(res);
+    const sn_coord_opts_t *o = &run->coord;
+    const sn_coord_point_t *bad_pt = failed_point(res);
     for (size_t k = 0; k < res->npoints; k++) {
-        const coord_point_t *pt = &res->points[k];
-        if (pt->state == COORD_POINT_PENDING)
+        const sn_coord_point_t *pt = &res->points[k];
+        if (pt->state == SN_COORD_POINT_PENDING)
             continue;
         cli_ctx_t c = *run->ctx; /* the run's context at this size (nothing here is freed) */
         c.params.size = pt->size;
-        int done = pt->state == COORD_POINT_DONE;
-        sweep_stats_t s;
-        sweep_stats(pt->wall_ns, pt->nwall, &s);
+        int done = pt->state == SN_COORD_POINT_DONE;
+        cli_sweep_stats_t s;
+        cli_sweep_stats(pt->wall_ns, pt->nwall, &s);
         char hash[24];
         snprintf(hash, sizeof hash, "%016llx", (unsigned long long) pt->trace_hash);
-        json_t j;
-        json_begin(&j, f);
-        sweep_json_meta(&j, res);
-        report_json_head(&j, "bench", &c);
+        cli_json_t j;
+        cli_json_begin(&j, f);
+        cli_sweep_json_meta(&j, res);
+        cli_report_json_head(&j, "bench", &c);
         if (done) {
-            json_uint(&j, "steps", pt->steps);
-            json_uint(&j, "packets", pt->packets);
-            json_uint(&j, "deliveries", pt->deliveries);
-            json_str(&j, "trace_hash", hash);
+            cli_json_uint(&j, "steps", pt->steps);
+            cli_json_uint(&j, "packets", pt->packets);
+            cli_json_uint(&j, "deliveries", pt->deliveries);
+            cli_json_str(&j, "trace_hash", hash);
         } else {
-            json_null(&j, "steps");
-            json_null(&j, "packets");
-            json_null(&j, "deliveries");
-            json_null(&j, "trace_hash");
+            cli_json_null(&j, "steps");
+            cli_json_null(&j, "packets");
+            cli_json_null(&j, "deliveries");
+            cli_json_null(&j, "trace_hash");
         }
-        json_uint(&j, "expected_deliveries", sn_coll_expected_total(c.topo, &c.params));
-        json_bool(&j, "verified", done);
-        json_str(&j, "nodes_mode",
-                 o->join      ? "join"
-                 : o->hosts   ? "ssh"
-                 : o->daemons ? "daemons"
-                              : "local");
-        json_uint(&j, "warmup", o->warmup);
-        sweep_json_stats(&j, &s);
-        json_open(&j, "wall_us", '[');
+        cli_json_uint(&j, "expected_deliveries", sn_coll_expected_total(c.topo, &c.params));
+        cli_json_bool(&j, "verified", done);
+        cli_json_str(&j, "nodes_mode",
+                     o->join      ? "join"
+                     : o->hosts   ? "ssh"
+                     : o->daemons ? "daemons"
+                                  : "local");
+        cli_json_uint(&j, "warmup", o->warmup);
+        cli_sweep_json_stats(&j, &s);
+        cli_json_open(&j, "wall_us", '[');
         for (size_t i = 0; i < pt->nwall; i++)
-            json_double(&j, NULL, (double) pt->wall_ns[i] / NS_PER_US);
-        json_close(&j, ']');
+            cli_json_double(&j, NULL, (double) pt->wall_ns[i] / NS_PER_US);
+        cli_json_close(&j, ']');
         /* the collective's own time (the span) and the nodes' own, as in run */
-        sweep_json_series(&j, "coll_us", pt->coll_ns, pt->ncoll, 1);
-        sweep_json_series(&j, "node_us", pt->node_ns, pt->nnode, 1);
-        json_str(&j, "clock", res->clock_offsets ? "offsets" : "one");
-        json_double(&j, "alpha_us", res->alpha_us);
-        json_double(&j, "beta_us_per_byte", res->beta_us);
-        double pred = coord_point_predicted_us(run, res, pt);
+        cli_sweep_json_series(&j, "coll_us", pt->coll_ns, pt->ncoll, 1);
+        cli_sweep_json_series(&j, "node_us", pt->node_ns, pt->nnode, 1);
+        cli_json_str(&j, "clock", res->clock_offsets ? "offsets" : "one");
+        cli_json_double(&j, "alpha_us", res->alpha_us);
+        cli_json_double(&j, "beta_us_per_byte", res->beta_us);
+        double pred = cli_sweep_point_predicted_us(run, res, pt);
         if (pred >= 0)
-            json_double(&j, "predicted_us", pred);
+            cli_json_double(&j, "predicted_us", pred);
         else
-            json_null(&j, "predicted_us");
+            cli_json_null(&j, "predicted_us");
         if (done)
-            json_uint(&j, "bytes_checked", pt->bytes_checked);
+            cli_json_uint(&j, "bytes_checked", pt->bytes_checked);
         else
-            json_null(&j, "bytes_checked");
-        sweep_json_security(&j, o, res);
-        sweep_json_cpu(&j, o);
-        sweep_json_termination(&j, o, pt->quiet_slot);
-        sweep_json_hosts_links(&j, res);
+            cli_json_null(&j, "bytes_checked");
+        cli_sweep_json_security(&j, o, res);
+        cli_sweep_json_cpu(&j, o);
+        cli_sweep_json_termination(&j, o, pt->quiet_slot);
+        cli_sweep_json_hosts_links(&j, res);
         if (pt == bad_pt)
-            json_str(&j, "error", res->error);
-        json_end(&j);
+            cli_json_str(&j, "error", res->error);
+        cli_json_end(&j);
     }
 }

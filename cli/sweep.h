@@ -2,8 +2,8 @@
  * statistics of a size's wall times, the CSV rows of run and bench, the JSON fields every run and
  * bench record carries (schema, version, timestamp, hosts, per-link calibration), and the report
  * of `stepnet bench`. docs/output.md documents every field. */
-#ifndef STEPNET_SWEEP_H
-#define STEPNET_SWEEP_H
+#ifndef STEPNET_CLI_SWEEP_H
+#define STEPNET_CLI_SWEEP_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -14,13 +14,13 @@
 
 /* The version of the JSON records of run and bench (their `schema` field): raised when a field
  * changes meaning or goes away; new fields do not raise it. */
-#define SWEEP_JSON_SCHEMA 1
+#define CLI_SWEEP_JSON_SCHEMA 1
 /* At most this many sizes in one --sizes list. */
-#define SWEEP_MAX_SIZES 256
+#define CLI_SWEEP_MAX_SIZES 256
 /* The default --sizes, --iters and --warmup of `stepnet bench`. */
-#define SWEEP_DEFAULT_SIZES  "8:1M:x2"
-#define SWEEP_DEFAULT_ITERS  20
-#define SWEEP_DEFAULT_WARMUP 2
+#define CLI_SWEEP_DEFAULT_SIZES  "8:1M:x2"
+#define CLI_SWEEP_DEFAULT_ITERS  20
+#define CLI_SWEEP_DEFAULT_WARMUP 2
 
 /* Parses a --sizes value into *out (malloc'd, strictly increasing) and *n:
  *   FROM:TO        FROM, 2 FROM, 4 FROM, ... up to TO (FROM at least 1)
@@ -29,53 +29,55 @@
  *   A,B,C          these sizes, strictly increasing
  * Every size is decimal digits with an optional K, M or G (powers of two: 1K = 1024 bytes), from
  * 0 to SN_MAX_PACKET_SIZE. 0, or SN_EINVAL with err naming the value and what is accepted. */
-int sweep_parse_sizes(const char *text, uint32_t **out, size_t *n, sn_err_t *err);
+int cli_sweep_parse_sizes(const char *text, uint32_t **out, size_t *n, sn_err_t *err);
 
 /* Statistics of wall times in microseconds: average, least, largest, median (p50: the mean of
  * the two middle values when n is even) and the 99th percentile by nearest rank (the value at
  * rank ceil(0.99 n)). All 0 when n is 0. */
-typedef struct sweep_stats_s {
+typedef struct cli_sweep_stats_s {
     size_t n;
     double avg, min, max, p50, p99;
-} sweep_stats_t;
-void sweep_stats(const uint64_t *wall_ns, size_t n, sweep_stats_t *out);
+} cli_sweep_stats_t;
+void cli_sweep_stats(const uint64_t *wall_ns, size_t n, cli_sweep_stats_t *out);
 
 /* The CSV header line of run and bench (without the newline), and one row per size. */
-#define SWEEP_CSV_HEADER                                                                           \
+#define CLI_SWEEP_CSV_HEADER                                                                       \
     "topology,collective,algorithm,ports,rx,duplex,size,avg_us,min_us,max_us,p50_us,p99_us,"       \
     "iterations,steps,predicted_us,verified,coll_avg_us,coll_p50_us,"                              \
     "node_avg_us,node_p50_us"
-void sweep_csv_header(FILE *f);
-void sweep_csv_row(FILE *f, const cli_run_t *run, const coord_result_t *res,
-                   const coord_point_t *pt);
+void cli_sweep_csv_header(FILE *f);
+void cli_sweep_csv_row(FILE *f, const cli_run_t *run, const sn_coord_result_t *res,
+                       const sn_coord_point_t *pt);
 
 /* The fields that open every run and bench record: schema, stepnet_version, timestamp. */
-void sweep_json_meta(json_t *j, const coord_result_t *res);
+void cli_sweep_json_meta(cli_json_t *j, const sn_coord_result_t *res);
 /* The statistics fields (iterations, wall_us_avg, _min, _max, _p50, _p99). */
-void sweep_json_stats(json_t *j, const sweep_stats_t *s);
+void cli_sweep_json_stats(cli_json_t *j, const cli_sweep_stats_t *s);
 /* A series of per-repetition times: KEY as a list of microseconds, then KEY_avg (when with_avg)
  * and KEY_median, null when the series is empty (coll_us and node_us of run and bench). */
-void sweep_json_series(json_t *j, const char *key, const uint64_t *ns, size_t n, int with_avg);
+void cli_sweep_json_series(cli_json_t *j, const char *key, const uint64_t *ns, size_t n,
+                           int with_avg);
 /* hosts (per node id) and link_calibration (per calibrated link). */
-void sweep_json_hosts_links(json_t *j, const coord_result_t *res);
+void cli_sweep_json_hosts_links(cli_json_t *j, const sn_coord_result_t *res);
 /* security, cipher (--cipher: auto or the one cipher; none without security) and ciphers_used
  * (what the control connections and the links negotiated, by name). */
-void sweep_json_security(json_t *j, const coord_opts_t *o, const coord_result_t *res);
+void cli_sweep_json_security(cli_json_t *j, const sn_coord_opts_t *o, const sn_coord_result_t *res);
 /* spin_us (--spin-us) and coord_nice (--coord-nice): how the nodes wait and the coordinator yields.
  */
-void sweep_json_cpu(json_t *j, const coord_opts_t *o);
+void cli_sweep_json_cpu(cli_json_t *j, const sn_coord_opts_t *o);
 /* termination (learn or detect) and quiet_slot (null while unknown: 0). */
-void sweep_json_termination(json_t *j, const coord_opts_t *o, uint64_t quiet_slot);
+void cli_sweep_json_termination(cli_json_t *j, const sn_coord_opts_t *o, uint64_t quiet_slot);
 /* The security of the text reports: "none (plaintext)" or "sodium (X25519 + CIPHERS)". */
-void sweep_security_text(const coord_opts_t *o, const coord_result_t *res, char *buf, size_t cap);
+void cli_sweep_security_text(const sn_coord_opts_t *o, const sn_coord_result_t *res, char *buf,
+                             size_t cap);
 
 /* The prediction for one size in microseconds (the run's prediction with that size's steps and
  * packet size); negative when the size did not run to the end. */
-double coord_point_predicted_us(const cli_run_t *run, const coord_result_t *res,
-                                const coord_point_t *pt);
+double cli_sweep_point_predicted_us(const cli_run_t *run, const sn_coord_result_t *res,
+                                    const sn_coord_point_t *pt);
 
 /* `stepnet bench`: the OSU-style table, and one JSON object per line and size. */
-void sweep_report_text(FILE *f, const cli_run_t *run, const coord_result_t *res);
-void sweep_report_json(FILE *f, const cli_run_t *run, const coord_result_t *res);
+void cli_sweep_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t *res);
+void cli_sweep_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_t *res);
 
 #endif

@@ -1,7 +1,7 @@
 /* The cases of `stepnet table` (cli): how each paper's count is computed (formula_t) and
- * the case list itself (table_cases.c), shared by the command (cmd_table.c). */
-#ifndef STEPNET_COORDINATOR_TABLE_H
-#define STEPNET_COORDINATOR_TABLE_H
+ * the case list itself (table_cases.c), shared by the command (cli_cmd_table.c). */
+#ifndef STEPNET_CLI_TABLE_H
+#define STEPNET_CLI_TABLE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* The case list of `stepnet table` (cli): every reproduced theorem and table at a few
- * sizes, as data; cmd_table.c computes and prints the rows. */
+ * sizes, as data; cli_cmd_table.c computes and prints the rows. */
 #include "table.h"
 
 #define FQ_MNB_TEXT "d + sum_k ceil(ceil(N/(d+1))/2^k) <= ceil(N/(d+1)) + 2d - 1"

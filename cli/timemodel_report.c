@@ -5,44 +5,44 @@
 
 #include "run.h"
 
-void coord_model_report_json(json_t *j, const cli_run_t *run, const coord_result_t *res)
+void cli_model_report_json(cli_json_t *j, const cli_run_t *run, const sn_coord_result_t *res)
 {
     if (!res->has_model) {
-        json_null(j, "time_model");
+        cli_json_null(j, "time_model");
         return;
     }
     const sn_tm_result_t *m = &res->model;
-    json_open(j, "time_model", '{');
-    json_double(j, "predicted_us", m->predicted_us);
-    json_double(j, "simple_us",
-                (double) res->steps * (res->alpha_us + run->ctx->params.size * res->beta_us));
-    json_double(j, "slots_us", m->slots_us);
-    json_double(j, "ctl_us", m->ctl_us);
-    json_double(j, "floor_us", m->floor_us);
+    cli_json_open(j, "time_model", '{');
+    cli_json_double(j, "predicted_us", m->predicted_us);
+    cli_json_double(j, "simple_us",
+                    (double) res->steps * (res->alpha_us + run->ctx->params.size * res->beta_us));
+    cli_json_double(j, "slots_us", m->slots_us);
+    cli_json_double(j, "ctl_us", m->ctl_us);
+    cli_json_double(j, "floor_us", m->floor_us);
     if (m->floor_node == UINT32_MAX)
-        json_null(j, "floor_node"); /* the measured empty slot */
+        cli_json_null(j, "floor_node"); /* the measured empty slot */
     else
-        json_uint(j, "floor_node", m->floor_node);
+        cli_json_uint(j, "floor_node", m->floor_node);
     if (res->empty_slot_us > 0)
-        json_double(j, "empty_slot_us", res->empty_slot_us);
+        cli_json_double(j, "empty_slot_us", res->empty_slot_us);
     else
-        json_null(j, "empty_slot_us");
-    json_uint(j, "slots", m->slots);
-    json_uint(j, "floor_slots", m->floor_slots);
-    json_uint(j, "link_slots", m->link_slots);
-    json_uint(j, "nic_slots", m->nic_slots);
-    json_double(j, "max_slot_us", m->max_slot_us);
-    json_uint(j, "max_slot", m->max_slot);
-    json_uint(j, "max_slot_node", m->max_slot_node);
-    double med = coord_result_median_us(res);
+        cli_json_null(j, "empty_slot_us");
+    cli_json_uint(j, "slots", m->slots);
+    cli_json_uint(j, "floor_slots", m->floor_slots);
+    cli_json_uint(j, "link_slots", m->link_slots);
+    cli_json_uint(j, "nic_slots", m->nic_slots);
+    cli_json_double(j, "max_slot_us", m->max_slot_us);
+    cli_json_uint(j, "max_slot", m->max_slot);
+    cli_json_uint(j, "max_slot_node", m->max_slot_node);
+    double med = sn_coord_result_median_us(res);
     if (med > 0 && m->predicted_us > 0)
-        json_double(j, "measured_over_predicted", med / m->predicted_us);
+        cli_json_double(j, "measured_over_predicted", med / m->predicted_us);
     else
-        json_null(j, "measured_over_predicted");
-    json_close(j, '}');
+        cli_json_null(j, "measured_over_predicted");
+    cli_json_close(j, '}');
 }
 
-void coord_model_report_text(FILE *f, const cli_run_t *run, const coord_result_t *res)
+void cli_model_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t *res)
 {
     (void) run;
     if (!res->has_model)

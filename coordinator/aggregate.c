@@ -18,7 +18,7 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : (x > y);
 }
 
-void sn__coord_add_calibration(coord_t *r, const Stepnet__Calibrated *cal)
+void sn__coord_add_calibration(sn_coord_t *r, const Stepnet__Calibrated *cal)
 {
     if (cal->node < r->n && cal->has_conc_rtt0_ns && cal->has_conc_rtt_ns &&
         r->res->node_conc_rtt0_us) {
@@ -43,9 +43,9 @@ void sn__coord_add_calibration(coord_t *r, const Stepnet__Calibrated *cal)
                                  : 0.0;
         r->ncalib++;
         /* and the link itself, for the report (per-link calibration) */
-        coord_result_t *out = r->res;
+        sn_coord_result_t *out = r->res;
         sn_grow((void **) &out->links, &r->caplinks, out->nlinks + 1, sizeof *out->links);
-        coord_link_cal_t *lk = &out->links[out->nlinks++];
+        sn_coord_link_cal_t *lk = &out->links[out->nlinks++];
         lk->edge = lt->edge;
         lk->a = lt->edge < r->t->nedges ? r->t->edges[lt->edge].a : 0;
         lk->b = lt->edge < r->t->nedges ? r->t->edges[lt->edge].b : 0;
@@ -61,16 +61,16 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : (x > y);
 }
 
-void sn__coord_ctl_done(coord_t *r)
+void sn__coord_ctl_done(sn_coord_t *r)
 {
-    uint32_t rounds = COORD_CTL_ROUNDS(r->o);
+    uint32_t rounds = SN_COORD_CTL_ROUNDS(r->o);
     if (rounds == 0 || r->ctl_rtt == NULL)
         return;
     qsort(r->ctl_rtt, rounds, sizeof *r->ctl_rtt, cmp_u64);
     r->res->ctl_us = (double) r->ctl_rtt[rounds / 2] / NS_PER_US;
 }
 
-void sn__coord_calibration_done(coord_t *r)
+void sn__coord_calibration_done(sn_coord_t *r)
 {
     r->res->ncalibrated = r->ncalib;
     if (r->ncalib == 0)
@@ -81,34 +81,34 @@ void sn__coord_calibration_done(coord_t *r)
     r->res->beta_us = r->beta[r->ncalib / 2];
 }
 
-double coord_result_median_us(const coord_result_t *res)
+double sn_coord_result_median_us(const sn_coord_result_t *res)
 {
-    return coord_median_ns_us(res->wall_ns, res->nwall);
+    return sn_coord_median_ns_us(res->wall_ns, res->nwall);
 }
 
-double coord_result_coll_median_us(const coord_result_t *res)
+double sn_coord_result_coll_median_us(const sn_coord_result_t *res)
 {
-    return coord_median_ns_us(res->coll_ns, res->ncoll);
+    return sn_coord_median_ns_us(res->coll_ns, res->ncoll);
 }
 
-double coord_result_node_median_us(const coord_result_t *res)
+double sn_coord_result_node_median_us(const sn_coord_result_t *res)
 {
-    return coord_median_ns_us(res->node_ns, res->nnode);
+    return sn_coord_median_ns_us(res->node_ns, res->nnode);
 }
 
 /* A measured repetition's times: the wall time (from the START to the last COMPLETE, on the
  * coordinator's clock, or to now for an idle barrier) and the collective's own time from the
  * nodes' timestamps, put on the coordinator's clock by their offsets, and the mean of the nodes'
  * own times (each on its own clock). */
-static void add_times(coord_t *r, uint64_t wall_ns)
+static void add_times(sn_coord_t *r, uint64_t wall_ns)
 {
     if (r->rep <= r->o->warmup)
         return;
-    coord_point_t *pt = &r->res->points[r->point];
+    sn_coord_point_t *pt = &r->res->points[r->point];
     r->res->wall_ns[r->res->nwall++] = wall_ns;
     pt->wall_ns[pt->nwall++] = wall_ns;
     if (r->rep == r->o->warmup + r->o->reps)
-        pt->state = COORD_POINT_DONE;
+        pt->state = SN_COORD_POINT_DONE;
     for (uint32_t i = 0; i < r->n; i++) {
         const Stepnet__Result *res = r->nodes[i].res;
         if (!res->has_start_ns || !res->has_complete_ns || res->complete_ns < res->start_ns)
@@ -116,17 +116,17 @@ static void add_times(coord_t *r, uint64_t wall_ns)
         r->start_ns[i] = res->start_ns;
         r->complete_ns[i] = res->complete_ns;
     }
-    uint64_t span = coord_coll_span_ns(r->start_ns, r->complete_ns, r->offset_ns, r->n);
+    uint64_t span = sn_coord_coll_span_ns(r->start_ns, r->complete_ns, r->offset_ns, r->n);
     r->res->coll_ns[r->res->ncoll++] = span;
     pt->coll_ns[pt->ncoll++] = span;
-    uint64_t mean = coord_node_mean_ns(r->start_ns, r->complete_ns, r->n);
+    uint64_t mean = sn_coord_node_mean_ns(r->start_ns, r->complete_ns, r->n);
     r->res->node_ns[r->res->nnode++] = mean;
     pt->node_ns[pt->nnode++] = mean;
 }
 
 /* A measured repetition's wall time, into the run's and its size's; the size is done after its
  * last repetition. */
-void sn__coord_point_begin(coord_t *r, uint32_t k)
+void sn__coord_point_begin(sn_coord_t *r, uint32_t k)
 {
     r->point = k;
     r->params = r->job->params;
@@ -137,9 +137,9 @@ void sn__coord_point_begin(coord_t *r, uint32_t k)
 }
 
 /* The idle barrier: every node stopped at the last idle slot; the time is to the last result. */
-static int aggregate_idle(coord_t *r)
+static int aggregate_idle(sn_coord_t *r)
 {
-    uint64_t slots = r->floor_rep ? COORD_FLOOR_SLOTS : r->o->idle_slots;
+    uint64_t slots = r->floor_rep ? SN_COORD_FLOOR_SLOTS : r->o->idle_slots;
     for (uint32_t i = 0; i < r->n; i++) {
         const Stepnet__Result *res = r->nodes[i].res;
         if (res->error || res->stop_slot != slots) {
@@ -153,9 +153,9 @@ static int aggregate_idle(coord_t *r)
                          * the median of the repetitions so far */
         double wall = (double) (uv_hrtime() - r->t0) / NS_PER_US;
         double ctl = r->res->ctl_us > 0 ? r->res->ctl_us : 0;
-        if (r->floor_done < COORD_FLOOR_REPS)
-            r->floor_us[r->floor_done++] = wall > ctl ? (wall - ctl) / COORD_FLOOR_SLOTS : 0;
-        double sorted[COORD_FLOOR_REPS];
+        if (r->floor_done < SN_COORD_FLOOR_REPS)
+            r->floor_us[r->floor_done++] = wall > ctl ? (wall - ctl) / SN_COORD_FLOOR_SLOTS : 0;
+        double sorted[SN_COORD_FLOOR_REPS];
         memcpy(sorted, r->floor_us, r->floor_done * sizeof *sorted);
         qsort(sorted, r->floor_done, sizeof *sorted, cmp_double);
         r->res->empty_slot_us = sorted[r->floor_done / 2];
@@ -166,7 +166,7 @@ static int aggregate_idle(coord_t *r)
 }
 
 /* One node's result checked against what the collective must give it. 0 or -1 (reported). */
-static int check_node(coord_t *r, uint32_t i, const Stepnet__Result *res)
+static int check_node(sn_coord_t *r, uint32_t i, const Stepnet__Result *res)
 {
     if (res->error) {
         sn__coord_fail(r, (int) i, res->has_error_slot ? res->error_slot : 0, "node %u: %s", i,
@@ -198,15 +198,15 @@ static int check_node(coord_t *r, uint32_t i, const Stepnet__Result *res)
 }
 
 /* --trace: copies every node's record of this repetition into r->res->trace. */
-static void keep_trace(coord_t *r)
+static void keep_trace(sn_coord_t *r)
 {
-    coord_trace_t *tr = sn_xcalloc(1, sizeof *tr);
+    sn_coord_trace_t *tr = sn_xcalloc(1, sizeof *tr);
     tr->cid = r->cid;
     tr->n = r->n;
     tr->nodes = sn_xcalloc(r->n, sizeof *tr->nodes);
     for (uint32_t i = 0; i < r->n; i++) {
         const Stepnet__Result *res = r->nodes[i].res;
-        coord_trace_node_t *tn = &tr->nodes[i];
+        sn_coord_trace_node_t *tn = &tr->nodes[i];
         tn->t0_ns = res->trace_t0_ns;
         tn->stop_slot = res->stop_slot;
         tn->transmissions = res->data_packets + res->control_packets;
@@ -222,7 +222,7 @@ static void keep_trace(coord_t *r)
     r->res->trace = tr;
 }
 
-void coord_trace_free(coord_trace_t *tr)
+void sn_coord_trace_free(sn_coord_trace_t *tr)
 {
     if (tr == NULL)
         return;
@@ -234,11 +234,11 @@ void coord_trace_free(coord_trace_t *tr)
     free(tr);
 }
 
-int sn__coord_aggregate_rep(coord_t *r)
+int sn__coord_aggregate_rep(sn_coord_t *r)
 {
     if (r->o->idle_slots || r->floor_rep)
         return aggregate_idle(r);
-    coord_result_t *out = r->res;
+    sn_coord_result_t *out = r->res;
     uint64_t steps = 0, trace = 0, packets = 0, cpackets = 0, dl = 0, bytes = 0, maxq = 0;
     uint64_t quiet = 0;
     uint32_t maxq_node = 0;
@@ -289,16 +289,16 @@ int sn__coord_aggregate_rep(coord_t *r)
     uint64_t cslots = 0;
     for (size_t w = 0; w < words; w++)
         cslots += (uint64_t) __builtin_popcountll(cbits[w] & ~dbits[w]);
-    coord_point_t *pt = &out->points[r->point];
+    sn_coord_point_t *pt = &out->points[r->point];
     if (r->rep > 1 && quiet != pt->quiet_slot) {
-        sn__coord_fail(r, COORD_NODE_NONE, 0,
+        sn__coord_fail(r, SN_COORD_NODE_NONE, 0,
                        "repetition %u went quiet at slot %llu, the first of its size at slot %llu",
                        r->cid, (unsigned long long) quiet, (unsigned long long) pt->quiet_slot);
         goto out;
     }
     pt->quiet_slot = quiet;
     if (r->rep > 1 && (steps != out->steps || trace != out->trace_hash)) {
-        sn__coord_fail(r, COORD_NODE_NONE, 0,
+        sn__coord_fail(r, SN_COORD_NODE_NONE, 0,
                        "repetition %u differs from the first of its size: %llu steps (trace "
                        "%016llx) against %llu (trace %016llx)",
                        r->cid, (unsigned long long) steps, (unsigned long long) trace,

@@ -6,7 +6,7 @@
 #include "blame.h"
 
 /* Does report `rp` point at node x (as the peer it blames or among the silent neighbours)? */
-static int names(const coord_report_t *rp, int x)
+static int names(const sn_coord_report_t *rp, int x)
 {
     if (rp->peer == x)
         return 1;
@@ -17,21 +17,21 @@ static int names(const coord_report_t *rp, int x)
 }
 
 /* A report that accuses a silent or disconnected neighbour. */
-static int accuses(const coord_report_t *rp)
+static int accuses(const sn_coord_report_t *rp)
 {
     return rp->kind == STEPNET__ABORT_KIND__ABORT_DEADLINE ||
            rp->kind == STEPNET__ABORT_KIND__ABORT_LINK;
 }
 
 /* A report that accuses the sender of a bad frame. */
-static int bad_frame(const coord_report_t *rp)
+static int bad_frame(const sn_coord_report_t *rp)
 {
     return rp->kind == STEPNET__ABORT_KIND__ABORT_PROTO ||
            rp->kind == STEPNET__ABORT_KIND__ABORT_CORRUPT;
 }
 
 /* Did node x send any report? */
-static int reported(const coord_report_t *rp, size_t n, int x)
+static int reported(const sn_coord_report_t *rp, size_t n, int x)
 {
     for (size_t i = 0; i < n; i++)
         if (rp[i].node == x)
@@ -40,11 +40,11 @@ static int reported(const coord_report_t *rp, size_t n, int x)
 }
 
 /* The node that the deadline and link reports name most, preferring nodes that sent no report
- * themselves and are not known alive (a stopped node is silent); COORD_NODE_NONE when no report
+ * themselves and are not known alive (a stopped node is silent); SN_COORD_NODE_NONE when no report
  * names anyone. */
-static int most_named(const coord_report_t *rp, size_t n, uint32_t nnodes, const uint8_t *alive)
+static int most_named(const sn_coord_report_t *rp, size_t n, uint32_t nnodes, const uint8_t *alive)
 {
-    int best = COORD_NODE_NONE, best_silent = 0;
+    int best = SN_COORD_NODE_NONE, best_silent = 0;
     uint32_t best_votes = 0;
     for (uint32_t x = 0; x < nnodes; x++) {
         uint32_t votes = 0;
@@ -60,8 +60,8 @@ static int most_named(const coord_report_t *rp, size_t n, uint32_t nnodes, const
 }
 
 /* Two reports whose nodes accuse each other: the link between them (x < y), or 0. */
-static int mutual(const coord_report_t *rp, size_t n, const coord_report_t **a,
-                  const coord_report_t **b)
+static int mutual(const sn_coord_report_t *rp, size_t n, const sn_coord_report_t **a,
+                  const sn_coord_report_t **b)
 {
     for (size_t i = 0; i < n; i++) {
         if (!accuses(&rp[i]) || rp[i].node < 0)
@@ -83,8 +83,8 @@ static int mutual(const coord_report_t *rp, size_t n, const coord_report_t **a,
 /* An accusation whose accused node sent no report but is alive: the accusing report (*by) and the
  * accused node (*x), or 0. Only when every accused node that sent no report is alive: a dead or
  * stopped node among them explains the silence better than a link. */
-static int alive_accused(const coord_report_t *rp, size_t n, uint32_t nnodes, const uint8_t *alive,
-                         const coord_report_t **by, int *x)
+static int alive_accused(const sn_coord_report_t *rp, size_t n, uint32_t nnodes,
+                         const uint8_t *alive, const sn_coord_report_t **by, int *x)
 {
     if (alive == NULL)
         return 0;
@@ -105,12 +105,12 @@ static int alive_accused(const coord_report_t *rp, size_t n, uint32_t nnodes, co
     return *by != NULL;
 }
 
-/* The verdict of an interrupt: the coordinator's own (kind COORD_KIND_INTERRUPT) or a node's. */
-static int interrupt_verdict(const coord_report_t *rp, size_t n, coord_verdict_t *out)
+/* The verdict of an interrupt: the coordinator's own (kind SN_COORD_KIND_INTERRUPT) or a node's. */
+static int interrupt_verdict(const sn_coord_report_t *rp, size_t n, sn_coord_verdict_t *out)
 {
-    const coord_report_t *cause = NULL;
+    const sn_coord_report_t *cause = NULL;
     for (size_t i = 0; i < n && !cause; i++)
-        if (rp[i].kind == COORD_KIND_INTERRUPT)
+        if (rp[i].kind == SN_COORD_KIND_INTERRUPT)
             cause = &rp[i];
     for (size_t i = 0; i < n && !cause; i++)
         if (rp[i].kind == STEPNET__ABORT_KIND__ABORT_INTERRUPT)
@@ -131,8 +131,8 @@ static int interrupt_verdict(const coord_report_t *rp, size_t n, coord_verdict_t
 
 /* The verdict of a link between live nodes a < b: `ra` and `rb` are their reports (NULL for an
  * end that sent none: it answered the liveness probe), at least one of them given. */
-static void link_verdict(int a, int b, const coord_report_t *ra, const coord_report_t *rb,
-                         coord_verdict_t *out)
+static void link_verdict(int a, int b, const sn_coord_report_t *ra, const sn_coord_report_t *rb,
+                         sn_coord_verdict_t *out)
 {
     uint64_t slot = ra ? ra->slot : 0, sb = rb ? rb->slot : 0;
     if (slot == 0 || (sb && sb < slot))
@@ -141,13 +141,13 @@ static void link_verdict(int a, int b, const coord_report_t *ra, const coord_rep
     out->link_b = b;
     out->slot = slot;
     char edge[32] = "";
-    const coord_report_t *e = ra && ra->edge_known ? ra : rb && rb->edge_known ? rb : NULL;
+    const sn_coord_report_t *e = ra && ra->edge_known ? ra : rb && rb->edge_known ? rb : NULL;
     if (e && (e->peer == a || e->peer == b))
         snprintf(edge, sizeof edge, " (edge %u)", e->edge);
     char at[40] = "";
     if (slot)
         snprintf(at, sizeof at, " at slot %llu", (unsigned long long) slot);
-    char quiet[2][COORD_BLAME_TEXT];
+    char quiet[2][SN_COORD_BLAME_TEXT];
     snprintf(quiet[0], sizeof quiet[0],
              "node %d: no report; it answers the coordinator (its frames were sent)", a);
     snprintf(quiet[1], sizeof quiet[1],
@@ -158,20 +158,20 @@ static void link_verdict(int a, int b, const coord_report_t *ra, const coord_rep
              ra ? ra->text : quiet[0], rb ? rb->text : quiet[1]);
 }
 
-void sn__coord_blame(const coord_report_t *rp, size_t n, uint32_t nnodes, const uint8_t *alive,
-                     coord_verdict_t *out)
+void sn__coord_blame(const sn_coord_report_t *rp, size_t n, uint32_t nnodes, const uint8_t *alive,
+                     sn_coord_verdict_t *out)
 {
     memset(out, 0, sizeof *out);
-    out->culprit = COORD_NODE_NONE;
-    out->link_a = out->link_b = COORD_NODE_NONE;
+    out->culprit = SN_COORD_NODE_NONE;
+    out->link_a = out->link_b = SN_COORD_NODE_NONE;
     if (n == 0)
         return;
     if (interrupt_verdict(rp, n, out))
         return;
-    const coord_report_t *cause = NULL;
-    int culprit = COORD_NODE_NONE;
+    const sn_coord_report_t *cause = NULL;
+    int culprit = SN_COORD_NODE_NONE;
     for (size_t i = 0; i < n && !cause; i++)
-        if (rp[i].kind == COORD_KIND_DEATH)
+        if (rp[i].kind == SN_COORD_KIND_DEATH)
             cause = &rp[i], culprit = rp[i].node;
     for (size_t i = 0; i < n && !cause; i++)
         if (rp[i].kind == STEPNET__ABORT_KIND__ABORT_SELF)
@@ -179,12 +179,12 @@ void sn__coord_blame(const coord_report_t *rp, size_t n, uint32_t nnodes, const 
     for (size_t i = 0; i < n && !cause; i++)
         if (bad_frame(&rp[i]) && rp[i].peer >= 0)
             cause = &rp[i], culprit = rp[i].peer;
-    const coord_report_t *la, *lb;
+    const sn_coord_report_t *la, *lb;
     if (!cause && mutual(rp, n, &la, &lb)) {
         link_verdict(la->node, lb->node, la, lb, out);
         return;
     }
-    const coord_report_t *by;
+    const sn_coord_report_t *by;
     int quiet;
     if (!cause && alive_accused(rp, n, nnodes, alive, &by, &quiet)) {
         if (by->node < quiet)
@@ -206,7 +206,7 @@ void sn__coord_blame(const coord_report_t *rp, size_t n, uint32_t nnodes, const 
         cause = &rp[0], culprit = rp[0].node;
     /* the slot: the cause's, or the earliest slot of a report that names the culprit */
     uint64_t slot = cause->slot;
-    const coord_report_t *witness = NULL;
+    const sn_coord_report_t *witness = NULL;
     for (size_t i = 0; i < n; i++) {
         if (&rp[i] == cause || culprit < 0 || !names(&rp[i], culprit))
             continue;
@@ -220,7 +220,7 @@ void sn__coord_blame(const coord_report_t *rp, size_t n, uint32_t nnodes, const 
     char *e = out->error;
     size_t cap = sizeof out->error, len = 0;
     if (culprit >= 0 && cause->kind != STEPNET__ABORT_KIND__ABORT_SELF &&
-        cause->kind != COORD_KIND_DEATH)
+        cause->kind != SN_COORD_KIND_DEATH)
         len = (size_t) snprintf(e, cap, "node %d failed%s: ", culprit,
                                 bad_frame(cause) ? " (it sent a bad frame)"
                                 : cause->kind == STEPNET__ABORT_KIND__ABORT_DEADLINE

@@ -12,38 +12,38 @@
  * (STEPNET__ABORT_KIND__*: self, link, proto, deadline, corrupt); the coordinator's own
  * observations are numbered apart from them, so that the two sets can never meet. */
 typedef enum {
-    COORD_KIND_DEATH = 100,    /* the coordinator saw `node` die or lose its control connection */
-    COORD_KIND_RUN = 101,      /* the coordinator's own finding (deadlines, results, start-up) */
-    COORD_KIND_INTERRUPT = 102 /* the coordinator received SIGINT or SIGTERM */
-} coord_kind_t;
+    SN_COORD_KIND_DEATH = 100, /* the coordinator saw `node` die or lose its control connection */
+    SN_COORD_KIND_RUN = 101,   /* the coordinator's own finding (deadlines, results, start-up) */
+    SN_COORD_KIND_INTERRUPT = 102 /* the coordinator received SIGINT or SIGTERM */
+} sn_coord_kind_t;
 
-#define COORD_BLAME_TEXT 400 /* one report's text */
-#define COORD_ERROR_TEXT 900 /* the verdict's message */
-#define COORD_NODE_NONE  (-1)
+#define SN_COORD_BLAME_TEXT 400 /* one report's text */
+#define SN_COORD_ERROR_TEXT 900 /* the verdict's message */
+#define SN_COORD_NODE_NONE  (-1)
 
-/* One failure report: `kind` (an AbortKind or a coord_kind_t), the reporting `node`, the `peer` it
- * blames (COORD_NODE_NONE when none), the slot (0: unknown), the silent neighbours of a deadline
- * report, its text, and the edge of the link to `peer` (edge_known 0: not said). */
-typedef struct coord_report_s {
+/* One failure report: `kind` (an AbortKind or a sn_coord_kind_t), the reporting `node`, the `peer`
+ * it blames (SN_COORD_NODE_NONE when none), the slot (0: unknown), the silent neighbours of a
+ * deadline report, its text, and the edge of the link to `peer` (edge_known 0: not said). */
+typedef struct sn_coord_report_s {
     int kind, node, peer;
     uint64_t slot;
     const uint32_t *missing;
     size_t nmissing;
-    char text[COORD_BLAME_TEXT];
+    char text[SN_COORD_BLAME_TEXT];
     int edge_known;
     uint32_t edge;
-} coord_report_t;
+} sn_coord_report_t;
 
-/* The root cause: the culprit node (COORD_NODE_NONE when none can be named), the two ends of the
- * culprit link when it is a link (COORD_NODE_NONE otherwise), whether the run was interrupted, the
- * slot (0: unknown), and one message saying what failed, how, and one witness report. */
-typedef struct coord_verdict_s {
+/* The root cause: the culprit node (SN_COORD_NODE_NONE when none can be named), the two ends of the
+ * culprit link when it is a link (SN_COORD_NODE_NONE otherwise), whether the run was interrupted,
+ * the slot (0: unknown), and one message saying what failed, how, and one witness report. */
+typedef struct sn_coord_verdict_s {
     int culprit;
     int link_a, link_b;
     int interrupted;
     uint64_t slot;
-    char error[COORD_ERROR_TEXT];
-} coord_verdict_t;
+    char error[SN_COORD_ERROR_TEXT];
+} sn_coord_verdict_t;
 
 /* Picks the root cause among `n` >= 1 reports of a run with `nnodes` nodes. Reports cascade
  * through the links (a killed node's neighbours lose their links, abort and close theirs; stalled
@@ -62,7 +62,7 @@ typedef struct coord_verdict_s {
  * lost on the way), so when no accused node is dead or silent, the link between accuser and
  * accused is named ("link 2-3 ... went silent ...; both ends alive"), not the node. Reads the
  * reports only; writes `out`. */
-void sn__coord_blame(const coord_report_t *rp, size_t n, uint32_t nnodes, const uint8_t *alive,
-                     coord_verdict_t *out);
+void sn__coord_blame(const sn_coord_report_t *rp, size_t n, uint32_t nnodes, const uint8_t *alive,
+                     sn_coord_verdict_t *out);
 
 #endif

@@ -15,21 +15,21 @@
 /* Deadline messages list at most this many characters of missing node ids. */
 #define MISSING_TEXT 300
 
-static void start_rep(coord_t *r);
+static void start_rep(sn_coord_t *r);
 
 void sn__coord_on_deadline(uv_timer_t *t)
 {
-    coord_t *r = t->data;
+    sn_coord_t *r = t->data;
     char missing[MISSING_TEXT] = "";
     size_t len = 0;
     uint32_t count = 0;
     for (uint32_t i = 0; i < r->n; i++) {
-        coord_node_t *cn = &r->nodes[i];
-        int have = r->phase == COORD_PH_JOIN        ? cn->hello
-                   : r->phase == COORD_PH_READY     ? cn->ready
-                   : r->phase == COORD_PH_CALIBRATE ? cn->calibrated
-                   : r->phase == COORD_PH_CLOCK     ? cn->clocked
-                                                    : cn->result;
+        sn_coord_node_t *cn = &r->nodes[i];
+        int have = r->phase == SN_COORD_PH_JOIN        ? cn->hello
+                   : r->phase == SN_COORD_PH_READY     ? cn->ready
+                   : r->phase == SN_COORD_PH_CALIBRATE ? cn->calibrated
+                   : r->phase == SN_COORD_PH_CLOCK     ? cn->clocked
+                                                       : cn->result;
         if (have)
             continue;
         count++;
@@ -37,23 +37,23 @@ void sn__coord_on_deadline(uv_timer_t *t)
             len +=
                 (size_t) snprintf(missing + len, sizeof missing - len, "%s%u", len ? "," : "", i);
     }
-    const char *what = r->phase == COORD_PH_JOIN        ? "ready deadline: nodes joined"
-                       : r->phase == COORD_PH_READY     ? "ready deadline: nodes ready"
-                       : r->phase == COORD_PH_CALIBRATE ? "ready deadline: links calibrated"
-                       : r->phase == COORD_PH_CLOCK     ? "ready deadline: clocks probed"
-                                                        : "collective deadline";
-    uint32_t ms = r->phase == COORD_PH_RUN ? r->o->collective_ms : r->o->ready_ms;
-    if (r->phase == COORD_PH_JOIN && r->o->join) /* ids are given in join order: none yet here */
-        sn__coord_fail(r, COORD_NODE_NONE, 0,
+    const char *what = r->phase == SN_COORD_PH_JOIN        ? "ready deadline: nodes joined"
+                       : r->phase == SN_COORD_PH_READY     ? "ready deadline: nodes ready"
+                       : r->phase == SN_COORD_PH_CALIBRATE ? "ready deadline: links calibrated"
+                       : r->phase == SN_COORD_PH_CLOCK     ? "ready deadline: clocks probed"
+                                                           : "collective deadline";
+    uint32_t ms = r->phase == SN_COORD_PH_RUN ? r->o->collective_ms : r->o->ready_ms;
+    if (r->phase == SN_COORD_PH_JOIN && r->o->join) /* ids are given in join order: none yet here */
+        sn__coord_fail(r, SN_COORD_NODE_NONE, 0,
                        "%s (%u ms) expired: %u of %u nodes missing (%u have joined)", what, ms,
                        r->n - r->joined, r->n, r->joined);
     else
-        sn__coord_fail(r, COORD_NODE_NONE, 0,
+        sn__coord_fail(r, SN_COORD_NODE_NONE, 0,
                        "%s (%u ms) expired: %u of %u nodes missing (nodes %s)", what, ms, count,
                        r->n, missing);
 }
 
-uint64_t sn__coord_probe(coord_t *r)
+uint64_t sn__coord_probe(sn_coord_t *r)
 {
     Stepnet__Control m = STEPNET__CONTROL__INIT;
     Stepnet__Heartbeat hb = STEPNET__HEARTBEAT__INIT;
@@ -68,7 +68,7 @@ uint64_t sn__coord_probe(coord_t *r)
 
 void sn__coord_on_heartbeat(uv_timer_t *t)
 {
-    coord_t *r = t->data;
+    sn_coord_t *r = t->data;
     if (r->stopping)
         return;
     /* during the blame window of a failed run every node keeps getting heartbeats (one that left
@@ -85,7 +85,7 @@ void sn__coord_on_heartbeat(uv_timer_t *t)
     m.msg_case = STEPNET__CONTROL__MSG_HEARTBEAT;
     m.heartbeat = &hb;
     for (uint32_t i = 0; i < r->n; i++) {
-        coord_node_t *cn = &r->nodes[i];
+        sn_coord_node_t *cn = &r->nodes[i];
         if (!judging) {
             cn->last_heard = now;
             if (cn->hello && cn->conn != NULL)
@@ -99,12 +99,13 @@ void sn__coord_on_heartbeat(uv_timer_t *t)
          * (under a learned stop, a node stopped after its last frames holds up no neighbour),
          * so only the heartbeat can see them */
         if (!cn->hello || cn->conn == NULL || stalled ||
-            (r->phase == COORD_PH_RUN && !cn->result && r->ncomplete < r->n && r->nresult == 0)) {
+            (r->phase == SN_COORD_PH_RUN && !cn->result && r->ncomplete < r->n &&
+             r->nresult == 0)) {
             cn->last_heard = now;
             continue;
         }
         if (now - cn->last_heard > limit) {
-            sn__coord_report(r, COORD_KIND_DEATH, cn->id, COORD_NODE_NONE, 0, NULL, 0,
+            sn__coord_report(r, SN_COORD_KIND_DEATH, cn->id, SN_COORD_NODE_NONE, 0, NULL, 0,
                              "node %d (pid %u, %s) answered no heartbeat for %llu ms (%u x %u ms): "
                              "it is stopped or unreachable",
                              cn->id, cn->pid, cn->conn->peer,
@@ -116,12 +117,12 @@ void sn__coord_on_heartbeat(uv_timer_t *t)
     }
 }
 
-static void start_rep(coord_t *r)
+static void start_rep(sn_coord_t *r)
 {
     if (r->res->failed) /* waiting for the blame window to end */
         return;
     uint64_t per = (uint64_t) r->o->warmup + r->o->reps;
-    if (r->floor_rep && r->floor_done >= COORD_FLOOR_REPS) {
+    if (r->floor_rep && r->floor_done >= SN_COORD_FLOOR_REPS) {
         /* the empty-slot repetitions ended: the run's repetitions follow */
         r->floor_rep = 0;
         r->cid0 = r->cid;
@@ -148,10 +149,10 @@ static void start_rep(coord_t *r)
      * then the collective's); the empty-slot repetition is idle and has none */
     uint64_t barrier = r->floor_rep ? 0 : r->barrier_slots;
     r->wire_cid += barrier ? 2 : 1;
-    r->phase = COORD_PH_RUN;
+    r->phase = SN_COORD_PH_RUN;
     r->ncomplete = r->nresult = 0;
     for (uint32_t i = 0; i < r->n; i++) {
-        coord_node_t *cn = &r->nodes[i];
+        sn_coord_node_t *cn = &r->nodes[i];
         cn->complete = cn->result = 0;
         if (cn->res)
             stepnet__result__free_unpacked(cn->res, NULL);
@@ -162,7 +163,7 @@ static void start_rep(coord_t *r)
     st.cid = r->wire_cid;
     st.seed = r->job->params.seed;
     st.has_idle_slots = r->o->idle_slots > 0 || r->floor_rep;
-    st.idle_slots = r->floor_rep ? COORD_FLOOR_SLOTS : r->o->idle_slots;
+    st.idle_slots = r->floor_rep ? SN_COORD_FLOOR_SLOTS : r->o->idle_slots;
     st.has_size = 1;
     st.size = r->params.size;
     st.has_next_size = 1;
@@ -189,7 +190,7 @@ static void start_rep(coord_t *r)
 /* The assignment of node `id`: the run's parameters, its peers (once each, parallel links
  * included) and its fault. The one place that maps the run to a protobuf Assign: `peers` and `pp`
  * have room for the node's degree; `fault` holds the fault text. */
-static void fill_assign(const coord_t *r, uint32_t id, Stepnet__Assign *a, Stepnet__Peer *peers,
+static void fill_assign(const sn_coord_t *r, uint32_t id, Stepnet__Assign *a, Stepnet__Peer *peers,
                         Stepnet__Peer **pp)
 {
     const sn_topo_t *t = r->t;
@@ -243,7 +244,7 @@ static void fill_assign(const coord_t *r, uint32_t id, Stepnet__Assign *a, Stepn
     a->n_emu = 0; /* emu, emu_seed: filled by send_assign, which owns their storage */
 }
 
-static void send_assign(coord_t *r, coord_node_t *cn)
+static void send_assign(sn_coord_t *r, sn_coord_node_t *cn)
 {
     if (cn->conn == NULL) /* its connection is gone: the failure is already reported */
         return;
@@ -286,10 +287,10 @@ static void send_assign(coord_t *r, coord_node_t *cn)
 /* ---- control messages ------------------------------------------------------------------------ */
 
 /* Refuses a connection that said hello (rate-limited log, with the peer's address). */
-static void refuse(coord_t *r, coord_pconn_t *pc, const char *fmt, ...)
+static void refuse(sn_coord_t *r, sn_coord_pconn_t *pc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static void refuse(coord_t *r, coord_pconn_t *pc, const char *fmt, ...)
+static void refuse(sn_coord_t *r, sn_coord_pconn_t *pc, const char *fmt, ...)
 {
     char why[200];
     va_list ap;
@@ -302,7 +303,7 @@ static void refuse(coord_t *r, coord_pconn_t *pc, const char *fmt, ...)
 
 /* Tells a node it is refused, with the reason, in an ABORT written before its connection is
  * closed (written at once when the socket can take it: a refused node then says why it left). */
-static void tell_abort(coord_pconn_t *pc, const char *reason)
+static void tell_abort(sn_coord_pconn_t *pc, const char *reason)
 {
     Stepnet__Control m = STEPNET__CONTROL__INIT;
     Stepnet__Abort ab = STEPNET__ABORT__INIT;
@@ -314,7 +315,7 @@ static void tell_abort(coord_pconn_t *pc, const char *reason)
 
 /* Refuses a join-mode node that asked for an id out of range or already taken: logged on stderr
  * (always, not rate-limited: a launcher's mistake), and told to the node in an ABORT. */
-static void refuse_id(coord_t *r, coord_pconn_t *pc, const Stepnet__Hello *h, int id)
+static void refuse_id(sn_coord_t *r, sn_coord_pconn_t *pc, const Stepnet__Hello *h, int id)
 {
     char why[SN_ADDR_MAX_HOST + 100];
     if ((uint32_t) id >= r->n)
@@ -332,7 +333,7 @@ static void refuse_id(coord_t *r, coord_pconn_t *pc, const Stepnet__Hello *h, in
     sn_conn_close(&pc->c);
 }
 
-static void on_hello(coord_t *r, coord_pconn_t *pc, const Stepnet__Hello *h)
+static void on_hello(sn_coord_t *r, sn_coord_pconn_t *pc, const Stepnet__Hello *h)
 {
     if (h->version != SN_WIRE_VERSION) {
         char why[120];
@@ -371,7 +372,7 @@ static void on_hello(coord_t *r, coord_pconn_t *pc, const Stepnet__Hello *h)
     /* a node of this run: no longer a stranger, and its frames may be as large as a Result */
     sn_admit_done(&r->admit, &pc->c);
     sn_wire_limits_control(&pc->c);
-    coord_node_t *cn = &r->nodes[id];
+    sn_coord_node_t *cn = &r->nodes[id];
     cn->hello = 1;
     cn->conn = &pc->c;
     pc->node = cn;
@@ -389,13 +390,13 @@ static void on_hello(coord_t *r, coord_pconn_t *pc, const Stepnet__Hello *h)
                 h->data_host, h->data_port, h->pid, h->hostname ? h->hostname : "?", r->joined,
                 r->n);
     if (r->joined == r->n) {
-        r->phase = COORD_PH_READY;
+        r->phase = SN_COORD_PH_READY;
         for (uint32_t i = 0; i < r->n; i++)
             send_assign(r, &r->nodes[i]);
     }
 }
 
-static void on_ready(coord_t *r, coord_node_t *cn, const Stepnet__Ready *m)
+static void on_ready(sn_coord_t *r, sn_coord_node_t *cn, const Stepnet__Ready *m)
 {
     if (cn->ready)
         return;
@@ -407,11 +408,11 @@ static void on_ready(coord_t *r, coord_node_t *cn, const Stepnet__Ready *m)
         r->res->link_ciphers |= (int) m->link_ciphers;
     if (++r->nready < r->n)
         return;
-    r->phase = COORD_PH_CALIBRATE;
+    r->phase = SN_COORD_PH_CALIBRATE;
     Stepnet__Control cm = STEPNET__CONTROL__INIT;
     Stepnet__Calibrate cal = STEPNET__CALIBRATE__INIT;
     uint32_t size = r->job->params.size;
-    r->res->probe_bytes = size < COORD_PROBE_MAX_BYTES ? size : COORD_PROBE_MAX_BYTES;
+    r->res->probe_bytes = size < SN_COORD_PROBE_MAX_BYTES ? size : SN_COORD_PROBE_MAX_BYTES;
     cal.bytes = r->res->probe_bytes;
     cal.probes = r->o->probes;
     cal.has_concurrent = 1;
@@ -423,7 +424,7 @@ static void on_ready(coord_t *r, coord_node_t *cn, const Stepnet__Ready *m)
 
 /* ---- clocks ---------------------------------------------------------------------------------- */
 
-static void send_clock_probe(coord_node_t *cn)
+static void send_clock_probe(sn_coord_node_t *cn)
 {
     if (cn->conn == NULL)
         return;
@@ -437,18 +438,18 @@ static void send_clock_probe(coord_node_t *cn)
 }
 
 /* An echo of the probe in flight: the next probe, or the node's offset after the last. */
-static void on_clock_echo(coord_t *r, coord_node_t *cn, const Stepnet__ClockEcho *ce)
+static void on_clock_echo(sn_coord_t *r, sn_coord_node_t *cn, const Stepnet__ClockEcho *ce)
 {
     uint64_t now = uv_hrtime();
-    if (r->phase != COORD_PH_CLOCK || cn->clocked || ce->seq != cn->nclk + 1)
+    if (r->phase != SN_COORD_PH_CLOCK || cn->clocked || ce->seq != cn->nclk + 1)
         return;
     cn->clk[cn->nclk].node_ns = ce->node_ns;
     cn->clk[cn->nclk].recv_ns = now;
-    if (++cn->nclk < COORD_CLOCK_PROBES) {
+    if (++cn->nclk < SN_COORD_CLOCK_PROBES) {
         send_clock_probe(cn);
         return;
     }
-    if (coord_clock_offset(cn->clk, cn->nclk, &cn->clk_offset_ns, &cn->clk_uncertainty_ns) < 0) {
+    if (sn_coord_clock_offset(cn->clk, cn->nclk, &cn->clk_offset_ns, &cn->clk_uncertainty_ns) < 0) {
         sn__coord_fail(r, cn->id, 0, "node %d: clock probes came back before they were sent",
                        cn->id);
         return;
@@ -464,7 +465,7 @@ static void on_clock_echo(coord_t *r, coord_node_t *cn, const Stepnet__ClockEcho
 /* After calibration: local nodes share the coordinator's clock (CLOCK_MONOTONIC of one host);
  * joined nodes and nodes started over ssh may not, so their offsets are estimated first, every
  * node probed in parallel. */
-static void start_clocks(coord_t *r)
+static void start_clocks(sn_coord_t *r)
 {
     /* the in-band barrier: long enough for every node to hear of every other's start (the
      * diameter; one slot on a complete graph) */
@@ -476,7 +477,7 @@ static void start_clocks(coord_t *r)
         return;
     }
     r->res->clock_offsets = 1;
-    r->phase = COORD_PH_CLOCK; /* under the ready deadline, as the phases before */
+    r->phase = SN_COORD_PH_CLOCK; /* under the ready deadline, as the phases before */
     for (uint32_t i = 0; i < r->n; i++)
         send_clock_probe(&r->nodes[i]);
 }
@@ -486,7 +487,7 @@ static void start_clocks(coord_t *r)
  * Their sequence numbers carry CTL_SEQ, apart from the liveness heartbeats. */
 #define CTL_SEQ (1ull << 63)
 
-static void ctl_round(coord_t *r)
+static void ctl_round(sn_coord_t *r)
 {
     Stepnet__Control m = STEPNET__CONTROL__INIT;
     Stepnet__Heartbeat hb = STEPNET__HEARTBEAT__INIT;
@@ -498,14 +499,14 @@ static void ctl_round(coord_t *r)
     sn__coord_send_all(r, &m);
 }
 
-static void on_ctl_answer(coord_t *r, uint64_t seq)
+static void on_ctl_answer(sn_coord_t *r, uint64_t seq)
 {
-    if (r->phase != COORD_PH_CALIBRATE || r->ncal < r->n || seq != (CTL_SEQ | r->ctl_round))
+    if (r->phase != SN_COORD_PH_CALIBRATE || r->ncal < r->n || seq != (CTL_SEQ | r->ctl_round))
         return;
     if (++r->ctl_got < r->n)
         return;
     r->ctl_rtt[r->ctl_round] = uv_hrtime() - r->ctl_t0;
-    if (++r->ctl_round < COORD_CTL_ROUNDS(r->o)) {
+    if (++r->ctl_round < SN_COORD_CTL_ROUNDS(r->o)) {
         ctl_round(r);
         return;
     }
@@ -514,7 +515,7 @@ static void on_ctl_answer(coord_t *r, uint64_t seq)
     start_clocks(r);
 }
 
-static void on_calibrated(coord_t *r, coord_node_t *cn, const Stepnet__Calibrated *cal)
+static void on_calibrated(sn_coord_t *r, sn_coord_node_t *cn, const Stepnet__Calibrated *cal)
 {
     if (cn->calibrated)
         return;
@@ -526,16 +527,16 @@ static void on_calibrated(coord_t *r, coord_node_t *cn, const Stepnet__Calibrate
             start_clocks(r);
             return;
         }
-        r->ctl_rtt = sn_xcalloc((size_t) COORD_CTL_ROUNDS(r->o) + 1, sizeof *r->ctl_rtt);
+        r->ctl_rtt = sn_xcalloc((size_t) SN_COORD_CTL_ROUNDS(r->o) + 1, sizeof *r->ctl_rtt);
         r->ctl_round = 0;
         ctl_round(r);
     }
 }
 
 /* Takes the result (m->result is NULL afterwards): kept until the next repetition. */
-static void on_result(coord_t *r, coord_node_t *cn, Stepnet__Control *m)
+static void on_result(sn_coord_t *r, sn_coord_node_t *cn, Stepnet__Control *m)
 {
-    if (r->phase != COORD_PH_RUN || m->result->cid != r->wire_cid || cn->result)
+    if (r->phase != SN_COORD_PH_RUN || m->result->cid != r->wire_cid || cn->result)
         return;
     cn->result = 1;
     cn->res = m->result;
@@ -544,7 +545,7 @@ static void on_result(coord_t *r, coord_node_t *cn, Stepnet__Control *m)
     if (++r->nresult < r->n)
         return;
     if (r->ncomplete < r->n) {
-        sn__coord_fail(r, COORD_NODE_NONE, 0,
+        sn__coord_fail(r, SN_COORD_NODE_NONE, 0,
                        "every node stopped but only %u of %u reported completion", r->ncomplete,
                        r->n);
         return;
@@ -559,12 +560,12 @@ static void on_result(coord_t *r, coord_node_t *cn, Stepnet__Control *m)
 
 static void ctl_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
 {
-    coord_pconn_t *pc = c->owner;
-    coord_t *r = pc->run;
+    sn_coord_pconn_t *pc = c->owner;
+    sn_coord_t *r = pc->run;
     if (r->stopping) /* the run is over (or interrupted): a late hello must not start anything */
         return;
     Stepnet__Control *m = type == SN_FRAME_CONTROL ? sn_wire_unpack_control(body, len) : NULL;
-    coord_node_t *cn = pc->node;
+    sn_coord_node_t *cn = pc->node;
     if (cn == NULL && (m == NULL || m->msg_case != STEPNET__CONTROL__MSG_HELLO)) {
         /* a stranger (with --security none, anyone who connects): that connection goes, the run
          * does not */
@@ -602,7 +603,7 @@ static void ctl_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
         on_calibrated(r, cn, m->calibrated);
         break;
     case STEPNET__CONTROL__MSG_COMPLETE:
-        if (r->phase == COORD_PH_RUN && m->complete->cid == r->wire_cid && !cn->complete) {
+        if (r->phase == SN_COORD_PH_RUN && m->complete->cid == r->wire_cid && !cn->complete) {
             cn->complete = 1;
             if (++r->ncomplete == r->n)
                 r->tlast = uv_hrtime();
@@ -618,7 +619,7 @@ static void ctl_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
         const Stepnet__Abort *ab = m->abort;
         int who = ab->has_node ? (int) ab->node : cn->id;
         sn__coord_report(r, ab->has_kind ? (int) ab->kind : STEPNET__ABORT_KIND__ABORT_SELF, who,
-                         ab->has_peer ? (int) ab->peer : COORD_NODE_NONE,
+                         ab->has_peer ? (int) ab->peer : SN_COORD_NODE_NONE,
                          ab->has_slot ? ab->slot : 0, ab->missing, ab->n_missing, "node %d: %s",
                          who, ab->reason);
         if (ab->has_edge && r->nreports > 0 && r->reports[r->nreports - 1].node == who) {
@@ -638,8 +639,8 @@ out:
 
 static void ctl_error(sn_conn_t *c, int status, const char *what)
 {
-    coord_pconn_t *pc = c->owner;
-    coord_t *r = pc->run;
+    sn_coord_pconn_t *pc = c->owner;
+    sn_coord_t *r = pc->run;
     if (r->stopping)
         return;
     if (pc->node == NULL) { /* not a node of this run (yet): refused, the run goes on */
@@ -648,15 +649,15 @@ static void ctl_error(sn_conn_t *c, int status, const char *what)
             sn_admit_refused(&r->admit, c->peer, what);
         return;
     }
-    coord_node_t *cn = pc->node;
-    sn__coord_report(r, COORD_KIND_DEATH, cn->id, COORD_NODE_NONE, 0, NULL, 0,
+    sn_coord_node_t *cn = pc->node;
+    sn__coord_report(r, SN_COORD_KIND_DEATH, cn->id, SN_COORD_NODE_NONE, 0, NULL, 0,
                      "node %d (pid %u) lost its control connection: %s (%s)", cn->id, cn->pid, what,
                      sn_err_is_own(status) ? sn_net_strerror(status) : sn_net_err_name(status));
 }
 
 static void ctl_closed(sn_conn_t *c)
 {
-    coord_pconn_t *pc = c->owner;
+    sn_coord_pconn_t *pc = c->owner;
     sn_admit_done(&pc->run->admit, c);
     if (pc->node && pc->node->conn == c)
         pc->node->conn = NULL;
@@ -680,8 +681,8 @@ static void admit_log(sn_admit_t *a, const char *line)
 /* Accepts one connection of the listener: a stranger until its hello. */
 static void accept_one(sn_admit_t *a)
 {
-    coord_t *r = a->owner;
-    coord_pconn_t *pc = sn_xcalloc(1, sizeof *pc);
+    sn_coord_t *r = a->owner;
+    sn_coord_pconn_t *pc = sn_xcalloc(1, sizeof *pc);
     pc->run = r;
     pc->next = r->pconns;
     if (r->pconns)
@@ -691,7 +692,8 @@ static void accept_one(sn_admit_t *a)
     sn_wire_limits_control_prehello(&pc->c);
     /* a peer that authenticates (or, with --security none, just connects) and then says nothing
      * is closed at the connect deadline instead of holding a connection for the whole run */
-    sn_conn_expect(&pc->c, r->o->connect_ms ? r->o->connect_ms : COORD_DEFAULT_CONNECT_MS, "hello");
+    sn_conn_expect(&pc->c, r->o->connect_ms ? r->o->connect_ms : SN_COORD_DEFAULT_CONNECT_MS,
+                   "hello");
     if (uv_accept((uv_stream_t *) &r->listener, (uv_stream_t *) &pc->c.tcp) < 0 ||
         sn_conn_start(&pc->c, &r->sec, 0) < 0 || r->stopping) {
         sn_conn_close(&pc->c);
@@ -704,7 +706,7 @@ const sn_admit_ops_t sn__coord_admit_ops = {admit_log, accept_one};
 
 void sn__coord_on_connection(uv_stream_t *server, int status)
 {
-    coord_t *r = server->data;
+    sn_coord_t *r = server->data;
     if (sn_admit_gate(&r->admit, status) == 0)
         accept_one(&r->admit);
 }

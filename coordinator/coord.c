@@ -1,4 +1,4 @@
-/* coord_run (coordinator): the life cycle of one TCP run. Sets up the key, the token and the
+/* sn_coord_run (coordinator): the life cycle of one TCP run. Sets up the key, the token and the
  * control listener, starts or awaits the nodes (launch/), lets the control state machine
  * (control.c) drive the phases, collects failure reports for blame (blame.c), and shuts down: STOP
  * or ABORT to every node, a grace period, every handle closed before the loop is. */
@@ -17,24 +17,24 @@
 #include "stepnet/sim.h"
 #include "stepnet/util.h"
 
-void coord_opts_default(coord_opts_t *o)
+void sn_coord_opts_default(sn_coord_opts_t *o)
 {
     memset(o, 0, sizeof *o);
-    o->reps = COORD_DEFAULT_REPS;
-    o->warmup = COORD_DEFAULT_WARMUP;
-    o->probes = COORD_DEFAULT_PROBES;
+    o->reps = SN_COORD_DEFAULT_REPS;
+    o->warmup = SN_COORD_DEFAULT_WARMUP;
+    o->probes = SN_COORD_DEFAULT_PROBES;
     o->security = SN_SEC_SODIUM;
-    o->fault_node = COORD_NODE_NONE;
-    o->connect_ms = COORD_DEFAULT_CONNECT_MS;
-    o->ready_ms = COORD_DEFAULT_READY_MS;
-    o->slot_ms = COORD_DEFAULT_SLOT_MS;
-    o->collective_ms = COORD_DEFAULT_COLLECTIVE_MS;
+    o->fault_node = SN_COORD_NODE_NONE;
+    o->connect_ms = SN_COORD_DEFAULT_CONNECT_MS;
+    o->ready_ms = SN_COORD_DEFAULT_READY_MS;
+    o->slot_ms = SN_COORD_DEFAULT_SLOT_MS;
+    o->collective_ms = SN_COORD_DEFAULT_COLLECTIVE_MS;
     o->heartbeat_ms = SN_HEARTBEAT_DEFAULT_MS;
-    o->spin_us = COORD_DEFAULT_SPIN_US;
-    o->coord_nice = COORD_DEFAULT_NICE;
+    o->spin_us = SN_COORD_DEFAULT_SPIN_US;
+    o->coord_nice = SN_COORD_DEFAULT_NICE;
 }
 
-void coord_result_free(coord_result_t *result)
+void sn_coord_result_free(sn_coord_result_t *result)
 {
     for (size_t k = 0; result->points && k < result->npoints; k++) {
         free(result->points[k].wall_ns);
@@ -45,7 +45,7 @@ void coord_result_free(coord_result_t *result)
     free(result->links);
     free(result->hosts);
     free(result->wall_ns);
-    coord_trace_free(result->trace);
+    sn_coord_trace_free(result->trace);
     free(result->coll_ns);
     free(result->node_ns);
     sn_emu_free(result->emu);
@@ -58,7 +58,7 @@ void coord_result_free(coord_result_t *result)
 
 /* ---- failure and shutdown ------------------------------------------------------------------ */
 
-static int all_exited(const coord_t *r)
+static int all_exited(const sn_coord_t *r)
 {
     for (uint32_t i = 0; i < r->n; i++)
         if (r->nodes[i].spawned && !r->nodes[i].exited)
@@ -72,13 +72,13 @@ static void close_handle(uv_handle_t *h)
         uv_close(h, NULL);
 }
 
-void sn__coord_close_all(coord_t *r)
+void sn__coord_close_all(sn_coord_t *r)
 {
     if (!all_exited(r))
         return;
     /* the nodes' control connections and any stranger's that is still open (one that never
      * finished its handshake or never said hello must not keep the run alive) */
-    for (coord_pconn_t *pc = r->pconns; pc; pc = pc->next)
+    for (sn_coord_pconn_t *pc = r->pconns; pc; pc = pc->next)
         sn_conn_close(&pc->c);
     sn__launch_daemons_close(r);
     close_handle((uv_handle_t *) &r->listener);
@@ -98,16 +98,16 @@ void sn__coord_close_all(coord_t *r)
 
 static void on_grace(uv_timer_t *t)
 {
-    coord_t *r = t->data;
+    sn_coord_t *r = t->data;
     for (uint32_t i = 0; i < r->n; i++) {
-        coord_node_t *cn = &r->nodes[i];
+        sn_coord_node_t *cn = &r->nodes[i];
         if (cn->spawned && !cn->exited)
             uv_process_kill(&cn->proc, SIGKILL);
     }
     sn__coord_close_all(r);
 }
 
-void sn__coord_send_all(coord_t *r, const Stepnet__Control *m)
+void sn__coord_send_all(sn_coord_t *r, const Stepnet__Control *m)
 {
     for (uint32_t i = 0; i < r->n; i++)
         if (r->nodes[i].conn)
@@ -115,9 +115,9 @@ void sn__coord_send_all(coord_t *r, const Stepnet__Control *m)
 }
 
 /* The verdict of blame over the reports so far, into the result. */
-static void blame(coord_t *r)
+static void blame(sn_coord_t *r)
 {
-    coord_verdict_t v;
+    sn_coord_verdict_t v;
     uint8_t *alive = NULL;
     if (r->probe_seq) {
         alive = sn_xcalloc(r->n, 1);
@@ -131,7 +131,7 @@ static void blame(coord_t *r)
     snprintf(r->res->error, sizeof r->res->error, "%s", v.error);
 }
 
-void sn__coord_finish(coord_t *r, int failed)
+void sn__coord_finish(sn_coord_t *r, int failed)
 {
     if (r->stopping)
         return;
@@ -140,10 +140,10 @@ void sn__coord_finish(coord_t *r, int failed)
         blame(r);
     r->stopping = 1;
     /* the size whose repetition failed (the first when none started) */
-    if (failed && r->res->points[r->point].state == COORD_POINT_PENDING)
-        r->res->points[r->point].state = COORD_POINT_FAILED;
+    if (failed && r->res->points[r->point].state == SN_COORD_POINT_PENDING)
+        r->res->points[r->point].state = SN_COORD_POINT_FAILED;
     sn__coord_progress(r, 0, 1);
-    r->phase = COORD_PH_DONE;
+    r->phase = SN_COORD_PH_DONE;
     uv_timer_stop(&r->deadline);
     uv_timer_stop(&r->blame_timer);
     uv_timer_stop(&r->heartbeat);
@@ -159,23 +159,24 @@ void sn__coord_finish(coord_t *r, int failed)
         m.stop = &st;
     }
     sn__coord_send_all(r, &m);
-    uv_timer_start(&r->grace, on_grace, failed ? COORD_GRACE_FAILED_MS : COORD_GRACE_STOP_MS, 0);
+    uv_timer_start(&r->grace, on_grace, failed ? SN_COORD_GRACE_FAILED_MS : SN_COORD_GRACE_STOP_MS,
+                   0);
     sn__coord_close_all(r);
 }
 
 static void on_blame_window(uv_timer_t *t)
 {
-    coord_t *r = t->data;
+    sn_coord_t *r = t->data;
     blame(r);
     sn__coord_finish(r, 1);
 }
 
 /* 1 when every node that a slot-deadline report names as silent has reported too (a link cut:
  * both ends alive and accusing each other), or no report accuses anyone. */
-static int accused_all_reported(const coord_t *r)
+static int accused_all_reported(const sn_coord_t *r)
 {
     for (size_t i = 0; i < r->nreports; i++) {
-        const coord_report_t *rp = &r->reports[i];
+        const sn_coord_report_t *rp = &r->reports[i];
         if (rp->kind != STEPNET__ABORT_KIND__ABORT_DEADLINE)
             continue;
         for (size_t m = 0; m < rp->nmissing; m++) {
@@ -189,13 +190,13 @@ static int accused_all_reported(const coord_t *r)
     return 1;
 }
 
-void sn__coord_report(coord_t *r, int kind, int node, int peer, uint64_t slot,
+void sn__coord_report(sn_coord_t *r, int kind, int node, int peer, uint64_t slot,
                       const uint32_t *missing, size_t nmissing, const char *fmt, ...)
 {
     if (r->stopping)
         return;
     sn_grow((void **) &r->reports, &r->capreports, r->nreports + 1, sizeof *r->reports);
-    coord_report_t *rp = &r->reports[r->nreports++];
+    sn_coord_report_t *rp = &r->reports[r->nreports++];
     memset(rp, 0, sizeof *rp);
     rp->kind = kind;
     rp->node = node;
@@ -211,7 +212,7 @@ void sn__coord_report(coord_t *r, int kind, int node, int peer, uint64_t slot,
     va_start(ap, fmt);
     vsnprintf(rp->text, sizeof rp->text, fmt, ap);
     va_end(ap);
-    uint64_t window = COORD_BLAME_WINDOW_MS;
+    uint64_t window = SN_COORD_BLAME_WINDOW_MS;
     if (!accused_all_reported(r))
         window += r->o->slot_ms;
     uint64_t due = uv_now(r->loop) + window;
@@ -229,11 +230,11 @@ void sn__coord_report(coord_t *r, int kind, int node, int peer, uint64_t slot,
  * that died of the same Ctrl-C first); `stepnet run` exits with 128 + the signal's number. */
 static void on_signal(uv_signal_t *s, int signum)
 {
-    coord_t *r = s->data;
+    sn_coord_t *r = s->data;
     if (r->stopping)
         return;
     r->res->interrupted = signum;
-    sn__coord_report(r, COORD_KIND_INTERRUPT, COORD_NODE_NONE, COORD_NODE_NONE, 0, NULL, 0,
+    sn__coord_report(r, SN_COORD_KIND_INTERRUPT, SN_COORD_NODE_NONE, SN_COORD_NODE_NONE, 0, NULL, 0,
                      "interrupted by the user (%s)", signum == SIGINT ? "SIGINT" : "SIGTERM");
     blame(r);
     sn__coord_finish(r, 1);
@@ -242,23 +243,23 @@ static void on_signal(uv_signal_t *s, int signum)
 /* ---- set-up ---------------------------------------------------------------------------------- */
 
 /* Everything that needs no event loop: topology files, the key, the token, the tables. */
-static int prepare(coord_t *r, sn_err_t *err)
+static int prepare(sn_coord_t *r, sn_err_t *err)
 {
-    const coord_opts_t *o = r->o;
+    const sn_coord_opts_t *o = r->o;
     if (sn_topo_read_files(o->topo_text ? o->topo_text : r->t->spec, &r->files, &r->nfiles, err) <
         0)
         return err ? (err->code = SN_EINVAL) : SN_EINVAL; /* the --topo text: bad input */
     if (r->nfiles > 1)
         return sn_err_set(err, SN_EINVAL, "run supports one file: factor per topology (got %zu)",
                           r->nfiles);
-    if (r->n > COORD_MAX_LOCAL_NODES && !o->join && !o->daemons)
+    if (r->n > SN_COORD_MAX_LOCAL_NODES && !o->join && !o->daemons)
         return sn_err_set(err, SN_EINVAL,
                           "%s has %u nodes; local runs start one process per node and allow at "
                           "most %u (use stepnet sim for larger networks)",
-                          r->t->spec, r->n, COORD_MAX_LOCAL_NODES);
+                          r->t->spec, r->n, SN_COORD_MAX_LOCAL_NODES);
     r->sec.mode = o->security;
     r->sec.ciphers = o->ciphers;
-    r->sec.deadline_ms = o->connect_ms ? o->connect_ms : COORD_DEFAULT_CONNECT_MS;
+    r->sec.deadline_ms = o->connect_ms ? o->connect_ms : SN_COORD_DEFAULT_CONNECT_MS;
     if (o->security == SN_SEC_SODIUM) {
         char kerr[sizeof err->msg];
         r->key = sn_key_new(o->key_file, -1, kerr, sizeof kerr); /* fresh if no file */
@@ -273,7 +274,7 @@ static int prepare(coord_t *r, sn_err_t *err)
         uv_random(NULL, NULL, &r->token, sizeof r->token, 0, NULL);
     r->node_bin =
         o->node_bin ? o->node_bin : sn__launch_node_bin(r->node_bin_buf, sizeof r->node_bin_buf);
-    int rc = coord_emu_build(o, r->t, &r->res->emu, err);
+    int rc = sn_coord_emu_build(o, r->t, &r->res->emu, err);
     if (rc < 0)
         return rc;
     r->res->edge_alpha_us = sn_xcalloc((size_t) r->t->nedges + 1, sizeof *r->res->edge_alpha_us);
@@ -318,11 +319,11 @@ static int prepare(coord_t *r, sn_err_t *err)
 }
 
 /* The control listener on --listen; its bound address in r->listen_addr. */
-static int start_listener(coord_t *r, sn_err_t *err)
+static int start_listener(sn_coord_t *r, sn_err_t *err)
 {
     const char *listen = r->o->listen    ? r->o->listen
-                         : r->o->daemons ? COORD_DEFAULT_LISTEN_DAEMONS
-                                         : COORD_DEFAULT_LISTEN;
+                         : r->o->daemons ? SN_COORD_DEFAULT_LISTEN_DAEMONS
+                                         : SN_COORD_DEFAULT_LISTEN;
     sn_addr_t addr;
     struct sockaddr_storage sa;
     sn_err_t e = {0};
@@ -336,7 +337,7 @@ static int start_listener(coord_t *r, sn_err_t *err)
     /* every node may connect at once, all from one host */
     sn_admit_init(&r->admit, r->loop, &sn__coord_admit_ops, r, r->n, "control connection");
     rc = sn_addr_listen(&r->listener, (struct sockaddr *) &sa, r->o->port_lo, r->o->port_hi,
-                        COORD_LISTEN_BACKLOG, sn__coord_on_connection);
+                        SN_COORD_LISTEN_BACKLOG, sn__coord_on_connection);
     if (rc == UV_EADDRINUSE && r->o->port_lo)
         return sn_err_set(err, rc,
                           "cannot listen on %s: every port of --port-range %u-%u is in use", listen,
@@ -351,7 +352,7 @@ static int start_listener(coord_t *r, sn_err_t *err)
     return 0;
 }
 
-static void init_handles(coord_t *r)
+static void init_handles(sn_coord_t *r)
 {
     signal(SIGPIPE, SIG_IGN);
     uv_timer_init(r->loop, &r->deadline);
@@ -370,7 +371,7 @@ static void init_handles(coord_t *r)
     uv_signal_start(&r->sigterm, on_signal, SIGTERM);
 }
 
-static void release(coord_t *r)
+static void release(sn_coord_t *r)
 {
     for (uint32_t i = 0; r->nodes && i < r->n; i++)
         if (r->nodes[i].res)
@@ -395,33 +396,33 @@ static void release(coord_t *r)
 /* --coord-nice: after the local node processes are started (they keep the priority the
  * coordinator was started with), the thread that runs this coordinator's event loop lowers its
  * own (Linux keeps a nice value per thread, and a thread may raise it but not lower it again
- * without privileges; so coord_run gives each run its own thread, and the caller's priority, for
+ * without privileges; so sn_coord_run gives each run its own thread, and the caller's priority, for
  * the next run's nodes, is untouched). On a machine shared with the nodes, the Start, Complete and
  * Result messages it handles while the nodes play then take CPU from them less often
  * (docs/runtime.md, "The coordinator's priority"). Lowering is always permitted, so a failure is
  * reported, not ignored. */
-static void lower_priority(coord_t *r)
+static void lower_priority(sn_coord_t *r)
 {
     if (r->o->coord_nice == 0)
         return;
     errno = 0;
     int cur = getpriority(PRIO_PROCESS, 0);
-    int want = cur + (int) r->o->coord_nice > COORD_MAX_NICE ? COORD_MAX_NICE
-                                                             : cur + (int) r->o->coord_nice;
+    int want = cur + (int) r->o->coord_nice > SN_COORD_MAX_NICE ? SN_COORD_MAX_NICE
+                                                                : cur + (int) r->o->coord_nice;
     if ((cur == -1 && errno) || setpriority(PRIO_PROCESS, 0, want) < 0) {
-        sn__coord_fail(r, COORD_NODE_NONE, 0, "--coord-nice %u: cannot lower the priority: %s",
+        sn__coord_fail(r, SN_COORD_NODE_NONE, 0, "--coord-nice %u: cannot lower the priority: %s",
                        r->o->coord_nice, strerror(errno));
         sn__coord_finish(r, 1);
     }
 }
 
-static int run_here(const coord_opts_t *opts, coord_result_t *result, sn_err_t *err)
+static int run_here(const sn_coord_opts_t *opts, sn_coord_result_t *result, sn_err_t *err)
 {
-    coord_t run;
-    coord_t *r = &run;
+    sn_coord_t run;
+    sn_coord_t *r = &run;
     memset(r, 0, sizeof *r);
     memset(result, 0, sizeof *result);
-    result->fail_node = COORD_NODE_NONE;
+    result->fail_node = SN_COORD_NODE_NONE;
     r->o = opts;
     r->res = result;
     r->job = &opts->job;
@@ -440,10 +441,10 @@ static int run_here(const coord_opts_t *opts, coord_result_t *result, sn_err_t *
     sn__coord_progress_init(r);
     if ((rc = start_listener(r, err)) < 0)
         goto loop_done;
-    uint64_t need = (uint64_t) r->n + COORD_FD_BASE + SN_ADMIT_FD_HEADROOM;
+    uint64_t need = (uint64_t) r->n + SN_COORD_FD_BASE + SN_ADMIT_FD_HEADROOM;
     if (r->admit.fd_limit && r->admit.fd_limit < need) {
         char lim[64];
-        sn__coord_fail(r, COORD_NODE_NONE, 0,
+        sn__coord_fail(r, SN_COORD_NODE_NONE, 0,
                        "the %s is too low for %u nodes: the coordinator holds one control "
                        "connection per node and needs at least %llu descriptors",
                        sn_admit_limit_text(lim, sizeof lim), r->n, (unsigned long long) need);
@@ -456,7 +457,8 @@ static int run_here(const coord_opts_t *opts, coord_result_t *result, sn_err_t *
     } else {
         sn_err_t e = {0};
         if ((opts->hosts ? sn__launch_ssh(r, &e) : sn__launch_local(r, &e)) < 0) {
-            sn__coord_fail(r, COORD_NODE_NONE, 0, "could not start the node processes: %s", e.msg);
+            sn__coord_fail(r, SN_COORD_NODE_NONE, 0, "could not start the node processes: %s",
+                           e.msg);
             sn__coord_finish(r, 1);
         }
     }
@@ -485,15 +487,15 @@ loop_done:
 done:
     release(r);
     if (rc < 0)
-        coord_result_free(result);
+        sn_coord_result_free(result);
     else
-        coord_time_model(opts, result);
+        sn_coord_time_model(opts, result);
     return rc;
 }
 
 typedef struct {
-    const coord_opts_t *opts;
-    coord_result_t *result;
+    const sn_coord_opts_t *opts;
+    sn_coord_result_t *result;
     sn_err_t *err;
     int rc;
 } run_thread_t;
@@ -505,7 +507,7 @@ static void *run_thread(void *arg)
     return NULL;
 }
 
-int coord_run(const coord_opts_t *opts, coord_result_t *result, sn_err_t *err)
+int sn_coord_run(const sn_coord_opts_t *opts, sn_coord_result_t *result, sn_err_t *err)
 {
     if (opts->coord_nice == 0)
         return run_here(opts, result, err);

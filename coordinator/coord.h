@@ -1,4 +1,4 @@
-/* The run engine (coordinator/): coord_run runs one collective over real TCP links between
+/* The run engine (coordinator/): sn_coord_run runs one collective over real TCP links between
  * stepnet-node processes and returns what it measured. It takes a job (topology, parameters,
  * algorithm and plan) and the run's settings, knows nothing of argv, and prints nothing but the
  * run's own log and progress lines on stderr; the commands (cli/) parse and report. */
@@ -17,46 +17,46 @@
 #include "stepnet/topo.h"
 
 /* Defaults of `stepnet run` (its --help states them). */
-#define COORD_DEFAULT_REPS          5
-#define COORD_DEFAULT_WARMUP        1
-#define COORD_DEFAULT_PROBES        20
-#define COORD_DEFAULT_CONNECT_MS    10000
-#define COORD_DEFAULT_READY_MS      30000
-#define COORD_DEFAULT_SLOT_MS       5000
-#define COORD_DEFAULT_COLLECTIVE_MS 300000
+#define SN_COORD_DEFAULT_REPS          5
+#define SN_COORD_DEFAULT_WARMUP        1
+#define SN_COORD_DEFAULT_PROBES        20
+#define SN_COORD_DEFAULT_CONNECT_MS    10000
+#define SN_COORD_DEFAULT_READY_MS      30000
+#define SN_COORD_DEFAULT_SLOT_MS       5000
+#define SN_COORD_DEFAULT_COLLECTIVE_MS 300000
 /* How long a node polls without sleeping while a slot waits for frames (docs/runtime.md, "Waiting
  * for frames"): long enough to cover an empty slot of 64 processes on 2 cores (400-700 us), short
  * enough that a slot waiting for an emulated delay or a large frame soon sleeps. */
-#define COORD_DEFAULT_SPIN_US 1000
-#define COORD_MAX_SPIN_US     1000000
+#define SN_COORD_DEFAULT_SPIN_US 1000
+#define SN_COORD_MAX_SPIN_US     1000000
 /* How far the coordinator lowers its own CPU priority (nice) once its local node processes are
  * started (docs/runtime.md, "The coordinator's priority"): on a machine shared with the nodes,
  * its bookkeeping between and during repetitions yields to their slots. */
-#define COORD_DEFAULT_NICE           10
-#define COORD_MAX_NICE               19
-#define COORD_DEFAULT_LISTEN         "127.0.0.1:0"
-#define COORD_DEFAULT_LISTEN_DAEMONS "0.0.0.0:0" /* --nodes ADDR,...: daemons dial back */
-#define COORD_MAX_LOCAL_NODES        4096        /* local runs start one process per node */
+#define SN_COORD_DEFAULT_NICE           10
+#define SN_COORD_MAX_NICE               19
+#define SN_COORD_DEFAULT_LISTEN         "127.0.0.1:0"
+#define SN_COORD_DEFAULT_LISTEN_DAEMONS "0.0.0.0:0" /* --nodes ADDR,...: daemons dial back */
+#define SN_COORD_MAX_LOCAL_NODES        4096        /* local runs start one process per node */
 
 /* The largest calibration probe. The per-byte terms of the time model are linear in the size, so
  * probes of 4 MiB measure them as well as probes of the packet size, and a run of 1 GiB packets
  * does not spend minutes ping-ponging gigabytes before it starts (it ran into the calibration
  * deadline). */
-#define COORD_PROBE_MAX_BYTES (4u << 20)
+#define SN_COORD_PROBE_MAX_BYTES (4u << 20)
 
 /* What to run: the topology, the collective's parameters (at the largest packet size of a sweep),
  * the algorithm, its plan and its predicted steps (-1: none). Every pointer is borrowed for the
  * call (params.sources too). */
-typedef struct coord_job_s {
+typedef struct sn_coord_job_s {
     const sn_topo_t *topo;
     sn_params_t params;
     const sn_algo_t *algo;
     const void *plan;
     int64_t predicted;
-} coord_job_t;
+} sn_coord_job_t;
 
-typedef struct coord_opts_s {
-    coord_job_t job;
+typedef struct sn_coord_opts_s {
+    sn_coord_job_t job;
     const char *topo_text; /* the topology spec (its file: factors are sent to the nodes) */
     uint32_t reps, warmup, probes;
     uint64_t idle_slots;  /* 0: the collective; else each repetition is that many bare slots */
@@ -64,7 +64,7 @@ typedef struct coord_opts_s {
     int security;         /* SN_SEC_SODIUM or SN_SEC_NONE (net/secure.h) */
     int ciphers;          /* --cipher: SN_CIPHER_* bits every connection may use (0: auto) */
     int verbose;          /* nodes log routine events */
-    const char *listen;   /* HOST:PORT of the control listener; NULL: COORD_DEFAULT_LISTEN */
+    const char *listen;   /* HOST:PORT of the control listener; NULL: SN_COORD_DEFAULT_LISTEN */
     const char *key_file; /* the cluster key; NULL: a fresh key (local runs only) */
     const char *node_bin; /* the stepnet-node executable; NULL: $STEPNET_NODE or next to us */
     int fault_node;       /* testing: this node injects `fault` (KIND@SLOT); -1: none */
@@ -85,7 +85,7 @@ typedef struct coord_opts_s {
     const uint32_t *sizes;
     size_t nsizes;
     const char *cmd_name; /* "run" or "bench": progress lines name it */
-    int progress;         /* progress lines on stderr (coord_progress_t in progress.c) */
+    int progress;         /* progress lines on stderr (sn_coord_progress_t in progress.c) */
     /* --trace: the nodes record slots 1 to trace_slots (0: no trace) of measured repetition
      * trace_rep (1 to reps) and send them with their result (docs/trace.md) */
     uint64_t trace_slots;
@@ -105,14 +105,18 @@ typedef struct coord_opts_s {
      * and --port-range LO-HI for the control listener and the nodes' link listeners (0: none) */
     const char *daemons;
     uint16_t port_lo, port_hi;
-} coord_opts_t;
+} sn_coord_opts_t;
 
 /* One packet size of a run (a plain run has one, a sweep one per size), filled as its
  * repetitions end. */
-typedef enum { COORD_POINT_PENDING, COORD_POINT_DONE, COORD_POINT_FAILED } coord_point_state_t;
-typedef struct coord_point_s {
+typedef enum {
+    SN_COORD_POINT_PENDING,
+    SN_COORD_POINT_DONE,
+    SN_COORD_POINT_FAILED
+} sn_coord_point_state_t;
+typedef struct sn_coord_point_s {
     uint32_t size;
-    coord_point_state_t state;
+    sn_coord_point_state_t state;
     uint64_t steps, trace_hash, packets, deliveries, bytes_checked;
     /* the global last done start G of the first repetition (every node done from slot G on):
      * where the later repetitions stop under --termination learn (0: not yet known) */
@@ -123,25 +127,25 @@ typedef struct coord_point_s {
     size_t ncoll;
     uint64_t *node_ns; /* the mean of the nodes' own times, one per measured repetition */
     size_t nnode;
-    int has_model; /* the time model at this size (coord_time_model; 0: none) */
+    int has_model; /* the time model at this size (sn_coord_time_model; 0: none) */
     sn_tm_result_t model;
-} coord_point_t;
+} sn_coord_point_t;
 
 /* One calibrated link: its edge and ends, and the median round trips of its probes. */
-typedef struct coord_link_cal_s {
+typedef struct sn_coord_link_cal_s {
     uint32_t edge, a, b;
     uint64_t rtt0_ns, rtt_ns; /* empty probes, and probes of `bytes` payload bytes */
     uint32_t bytes;
-} coord_link_cal_t;
+} sn_coord_link_cal_t;
 
-#define COORD_HOST_MAX 64
-typedef struct coord_host_s {
-    char name[COORD_HOST_MAX]; /* the node's host name, as its hello gave it ("" until then) */
-} coord_host_t;
+#define SN_COORD_HOST_MAX 64
+typedef struct sn_coord_host_s {
+    char name[SN_COORD_HOST_MAX]; /* the node's host name, as its hello gave it ("" until then) */
+} sn_coord_host_t;
 
 /* One node's record of the traced repetition: the Result's trace fields (proto/stepnet.proto),
  * copied. */
-typedef struct coord_trace_node_s {
+typedef struct sn_coord_trace_node_s {
     uint64_t t0_ns;         /* its monotonic clock at its Start */
     uint64_t *slots;        /* 1 + degree values per recorded slot */
     size_t nslots;          /* values */
@@ -149,20 +153,20 @@ typedef struct coord_trace_node_s {
     size_t nsends;          /* values */
     uint64_t stop_slot;     /* the last slot it played */
     uint64_t transmissions; /* data and control packets it sent (recorded or not) */
-} coord_trace_node_t;
+} sn_coord_trace_node_t;
 
-typedef struct coord_trace_s {
+typedef struct sn_coord_trace_s {
     uint32_t cid; /* the traced collective (warmup + trace_rep) */
     uint32_t n;
-    coord_trace_node_t *nodes; /* [n] */
-} coord_trace_t;
+    sn_coord_trace_node_t *nodes; /* [n] */
+} sn_coord_trace_t;
 
 /* What a run measured. On failure `failed` is 1, `error` names the culprit node, slot and a
  * witness (blame.h), and the counters hold the last verified repetition's values, if any. */
-typedef struct coord_result_s {
+typedef struct sn_coord_result_s {
     int failed;
-    char error[COORD_ERROR_TEXT];
-    int fail_node;   /* COORD_NODE_NONE when none can be named */
+    char error[SN_COORD_ERROR_TEXT];
+    int fail_node;   /* SN_COORD_NODE_NONE when none can be named */
     int interrupted; /* the signal (SIGINT, SIGTERM) that interrupted the coordinator; 0: none */
     uint64_t fail_slot;
     uint64_t steps, trace_hash, packets, control_packets, deliveries, control_slots;
@@ -176,14 +180,14 @@ typedef struct coord_result_s {
     size_t ncalibrated;       /* links calibrated (0: --probes 0) */
     /* the packet sizes (one per opts->sizes, or the one size of the run); the counters and
      * wall_ns above are those of the last size that ran */
-    coord_point_t *points;
+    sn_coord_point_t *points;
     size_t npoints;
-    coord_link_cal_t *links; /* every calibrated link, in the order the nodes reported them */
+    sn_coord_link_cal_t *links; /* every calibrated link, in the order the nodes reported them */
     size_t nlinks;
-    coord_host_t *hosts; /* [nhosts]: per node id */
+    sn_coord_host_t *hosts; /* [nhosts]: per node id */
     uint32_t nhosts;
-    int64_t started;      /* when the run started: seconds since the epoch (UTC) */
-    coord_trace_t *trace; /* --trace: the traced repetition; NULL when not traced or not
+    int64_t started;         /* when the run started: seconds since the epoch (UTC) */
+    sn_coord_trace_t *trace; /* --trace: the traced repetition; NULL when not traced or not
                              reached */
     /* per measured repetition, the collective's own time (timing.h): the latest completion minus
      * the earliest start over the nodes, from their own clocks */
@@ -211,41 +215,42 @@ typedef struct coord_result_s {
     double ctl_us;
     double empty_slot_us; /* one measured empty slot of the whole network (0: not measured) */
     uint32_t probe_bytes; /* the calibration probes' size: the packet size, at most
-                             COORD_PROBE_MAX_BYTES (every per-byte term is divided by it) */
+                             SN_COORD_PROBE_MAX_BYTES (every per-byte term is divided by it) */
     int has_model;
     sn_tm_result_t model;
-} coord_result_t;
+} sn_coord_result_t;
 
 /* The defaults above; job and topo_text stay empty (the caller sets them). */
-void coord_opts_default(coord_opts_t *o);
+void sn_coord_opts_default(sn_coord_opts_t *o);
 
 /* Runs the collective of opts->job as opts ask. Returns 0 when the run took place, verified or
- * not (result->failed says which; free the result with coord_result_free either way), or a
+ * not (result->failed says which; free the result with sn_coord_result_free either way), or a
  * negative code with err naming the cause when it could not start: SN_EINVAL for bad input (a bad
  * --listen, key or token, an unsupported topology), a libuv code when the listener fails. Logs the
  * run's events (nodes joining, refused connections) on stderr. Not reentrant: one at a time per
  * process (it handles SIGINT and SIGTERM while it runs). With --coord-nice (opts->coord_nice > 0)
  * the run takes place on a thread of its own, which lowers its priority once the nodes are
  * started; the caller waits for it. */
-int coord_run(const coord_opts_t *opts, coord_result_t *result, sn_err_t *err);
-void coord_result_free(coord_result_t *result);
-void coord_trace_free(coord_trace_t *trace);
+int sn_coord_run(const sn_coord_opts_t *opts, sn_coord_result_t *result, sn_err_t *err);
+void sn_coord_result_free(sn_coord_result_t *result);
+void sn_coord_trace_free(sn_coord_trace_t *trace);
 
 /* The median of the measured wall times in microseconds (0 without any). */
-double coord_result_median_us(const coord_result_t *result);
+double sn_coord_result_median_us(const sn_coord_result_t *result);
 /* The median of the measured collective times (coll_ns) in microseconds (0 without any). */
-double coord_result_coll_median_us(const coord_result_t *result);
+double sn_coord_result_coll_median_us(const sn_coord_result_t *result);
 /* The median of the nodes' mean own times (node_ns) in microseconds (0 without any). */
-double coord_result_node_median_us(const coord_result_t *result);
+double sn_coord_result_node_median_us(const sn_coord_result_t *result);
 
 /* Link emulation (emu.c): the per-edge values of opts (its --link-* options and
  * --link-file, read here, at most SN_EMU_MAX_FILE bytes) for topology t into *out (NULL when
  * nothing is emulated). 0, or SN_EINVAL with err naming the file, line and value. */
-int coord_emu_build(const coord_opts_t *opts, const sn_topo_t *t, sn_emu_t **out, sn_err_t *err);
+int sn_coord_emu_build(const sn_coord_opts_t *opts, const sn_topo_t *t, sn_emu_t **out,
+                       sn_err_t *err);
 
 /* The time model (timemodel.c): predicts the run's wall time from the calibration in `res`
  * and the schedule of opts->job (replayed by the simulator; the idle barrier has none) and sets
  * res->model and res->has_model. Does nothing for a failed or uncalibrated run. */
-void coord_time_model(const coord_opts_t *opts, coord_result_t *res);
+void sn_coord_time_model(const sn_coord_opts_t *opts, sn_coord_result_t *res);
 
 #endif

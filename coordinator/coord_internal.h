@@ -1,4 +1,4 @@
-/* The state of one coord_run (coordinator), shared by its parts: coord.c (life cycle, failures,
+/* The state of one sn_coord_run (coordinator), shared by its parts: coord.c (life cycle, failures,
  * shutdown), control.c (the control state machine), aggregate.c (checking and combining the
  * nodes' results), progress.c, and the launchers of launch/ (launch.h). Not for the commands: they
  * use coord.h. */
@@ -17,54 +17,54 @@
 #include "wire.h"
 
 /* Clock probes per node in join mode (timing.h), one at a time. */
-#define COORD_CLOCK_PROBES 8
+#define SN_COORD_CLOCK_PROBES 8
 
 /* After the run ends, how long nodes get to exit before they are killed: a failed run's nodes
  * have already aborted, a successful run's nodes finish their STOP and close links cleanly. */
-#define COORD_GRACE_FAILED_MS 300
-#define COORD_GRACE_STOP_MS   5000
+#define SN_COORD_GRACE_FAILED_MS 300
+#define SN_COORD_GRACE_STOP_MS   5000
 /* After the first failure report, how long the cascade of reports it causes may arrive before
  * blame picks the root cause. */
-#define COORD_BLAME_WINDOW_MS 300
+#define SN_COORD_BLAME_WINDOW_MS 300
 /* The idle slots of the repetition that measures an empty slot for the time model. */
-#define COORD_FLOOR_SLOTS 20
+#define SN_COORD_FLOOR_SLOTS 20
 /* Repetitions of the empty-slot measurement, whose median is taken: the first one after the
  * calibration is often slower (200 us emulated links: 656 us a slot against 510 us later). */
-#define COORD_FLOOR_REPS 3
+#define SN_COORD_FLOOR_REPS 3
 /* The control-leg rounds: --probes, at most this many (as the nodes cap their probes). */
-#define COORD_CTL_ROUNDS_MAX 1000
-#define COORD_CTL_ROUNDS(o)                                                                        \
-    ((o)->probes < COORD_CTL_ROUNDS_MAX ? (o)->probes : COORD_CTL_ROUNDS_MAX)
+#define SN_COORD_CTL_ROUNDS_MAX 1000
+#define SN_COORD_CTL_ROUNDS(o)                                                                     \
+    ((o)->probes < SN_COORD_CTL_ROUNDS_MAX ? (o)->probes : SN_COORD_CTL_ROUNDS_MAX)
 /* A slot-deadline report accuses a neighbour that may be alive (a cut link): its own deadline
  * fires up to one slot deadline later, so the window waits for it, up to the slot deadline more,
- * and closes COORD_BLAME_WINDOW_MS after every accused node has reported. */
-#define COORD_LISTEN_BACKLOG 4096
+ * and closes SN_COORD_BLAME_WINDOW_MS after every accused node has reported. */
+#define SN_COORD_LISTEN_BACKLOG 4096
 /* Descriptors the coordinator holds besides one control connection per node: stdio, the event
  * loop's, the signal pipe, the listener, a spawn in progress. With SN_ADMIT_FD_HEADROOM for
  * strangers, the least descriptor limit (RLIMIT_NOFILE) a run of n nodes starts with. */
-#define COORD_FD_BASE 16
+#define SN_COORD_FD_BASE 16
 
 typedef enum {
-    COORD_PH_JOIN,      /* waiting for every node's hello */
-    COORD_PH_READY,     /* assignments sent, waiting for every READY */
-    COORD_PH_CALIBRATE, /* links measured by ping-pong */
-    COORD_PH_CLOCK,     /* join mode: the nodes' clock offsets by control round trips */
-    COORD_PH_RUN,       /* repetitions */
-    COORD_PH_DONE
-} coord_phase_t;
+    SN_COORD_PH_JOIN,      /* waiting for every node's hello */
+    SN_COORD_PH_READY,     /* assignments sent, waiting for every READY */
+    SN_COORD_PH_CALIBRATE, /* links measured by ping-pong */
+    SN_COORD_PH_CLOCK,     /* join mode: the nodes' clock offsets by control round trips */
+    SN_COORD_PH_RUN,       /* repetitions */
+    SN_COORD_PH_DONE
+} sn_coord_phase_t;
 
 /* Progress lines on stderr (progress.c): repetitions done, the size, slots per second. */
-typedef struct coord_progress_s {
+typedef struct sn_coord_progress_s {
     int on, tty;       /* printing at all; stderr is a terminal (one line redrawn in place) */
     uint64_t t0, last; /* uv_hrtime of the first START and of the last line printed */
     uint64_t slots;    /* slots played by the repetitions that ended */
     uint64_t done;     /* repetitions that ended */
     int drawn;         /* a line without its newline is on the terminal */
     int ended;         /* the final line was printed */
-} coord_progress_t;
+} sn_coord_progress_t;
 
-typedef struct coord_node_s {
-    coord_t *run;
+typedef struct sn_coord_node_s {
+    sn_coord_t *run;
     sn_conn_t *conn; /* control connection (NULL until hello, or after it closed) */
     int id;
     int hello, ready, calibrated, complete, result;
@@ -76,7 +76,7 @@ typedef struct coord_node_s {
     int spawned, exited;
     Stepnet__Result *res; /* of the current repetition */
     /* its clock (join mode): the probes so far, then the offset from the coordinator's clock */
-    coord_clock_sample_t clk[COORD_CLOCK_PROBES];
+    sn_coord_clock_sample_t clk[SN_COORD_CLOCK_PROBES];
     uint32_t nclk;
     int clocked;
     int64_t clk_offset_ns;
@@ -93,20 +93,20 @@ typedef struct coord_node_s {
     size_t err_len;
     int err_eof, exit_signal; /* the report waits for both the exit and the last stderr line */
     int64_t exit_status;
-} coord_node_t;
+} sn_coord_node_t;
 
-typedef struct coord_pconn_s { /* a control connection (before its hello: node == NULL) */
+typedef struct sn_coord_pconn_s { /* a control connection (before its hello: node == NULL) */
     sn_conn_t c;
-    coord_t *run;
-    coord_node_t *node;
-    struct coord_pconn_s *prev, *next; /* every open one, so that the end can close them all */
-} coord_pconn_t;
+    sn_coord_t *run;
+    sn_coord_node_t *node;
+    struct sn_coord_pconn_s *prev, *next; /* every open one, so that the end can close them all */
+} sn_coord_pconn_t;
 
-struct coord_s {
+struct sn_coord_s {
     uv_loop_t *loop;
-    const coord_opts_t *o;
-    coord_result_t *res;
-    const coord_job_t *job;
+    const sn_coord_opts_t *o;
+    sn_coord_result_t *res;
+    const sn_coord_job_t *job;
     const sn_topo_t *t;
     uint32_t n;
     sn_conn_sec_cfg_t sec;
@@ -121,12 +121,12 @@ struct coord_s {
     const char *ssh_words[SN_SSH_MAX_WORDS];
     size_t nssh;
     /* state */
-    coord_phase_t phase;
+    sn_coord_phase_t phase;
     uv_tcp_t listener;
     sn_admit_t admit;                   /* unauthenticated control connections (net/conn.h) */
     char listen_addr[SN_ADDR_MAX_TEXT]; /* the bound address, as nodes must dial it */
-    coord_node_t *nodes;
-    coord_pconn_t *pconns;
+    sn_coord_node_t *nodes;
+    sn_coord_pconn_t *pconns;
     uint32_t joined, nready, ncal, nclocked, ncomplete, nresult;
     uv_timer_t deadline, grace, blame_timer, heartbeat;
     uint64_t blame_due;            /* uv_now at which the blame window closes */
@@ -144,19 +144,19 @@ struct coord_s {
     uint64_t barrier_slots;
     uint32_t point, rep; /* the size (index in res->points) and the repetition in it (from 1) */
     sn_params_t params;  /* job->params with the current size */
-    coord_progress_t progress;
+    sn_coord_progress_t progress;
     /* the control legs of the time model: rounds of a heartbeat to every node and every answer
      * back (control.c), the time of each */
     uint32_t ctl_round, ctl_got;
     uint64_t ctl_t0;
     uint64_t *ctl_rtt;
-    /* and the measured empty slot: COORD_FLOOR_REPS unmeasured repetitions of COORD_FLOOR_SLOTS
-     * idle slots before the warm-up, the median per slot (floor_next: they come next; floor_rep:
-     * one runs; floor_us[floor_done]: the per-slot times so far); cid0 is the cid of the last such
-     * repetition (0: none), so that repetition k of the run is cid - cid0 */
+    /* and the measured empty slot: SN_COORD_FLOOR_REPS unmeasured repetitions of
+     * SN_COORD_FLOOR_SLOTS idle slots before the warm-up, the median per slot (floor_next: they
+     * come next; floor_rep: one runs; floor_us[floor_done]: the per-slot times so far); cid0 is the
+     * cid of the last such repetition (0: none), so that repetition k of the run is cid - cid0 */
     int floor_next, floor_rep;
     uint32_t floor_done;
-    double floor_us[COORD_FLOOR_REPS];
+    double floor_us[SN_COORD_FLOOR_REPS];
     uint32_t cid0;
     uint64_t t0, tlast;
     /* per node: the offset of its clock (all 0 on one clock), and the timestamps of a repetition */
@@ -165,27 +165,28 @@ struct coord_s {
     uint64_t *digest_want; /* per node */
     /* failure: every report of the blame window, then the root cause */
     int stopping;
-    coord_report_t *reports;
+    sn_coord_report_t *reports;
     size_t nreports, capreports;
     /* --nodes ADDR,...: the daemons invited (launch/daemons.c), and the control listener's port */
-    coord_daemon_t *daemons;
+    sn_coord_daemon_t *daemons;
     uint32_t ndaemons, nreplied;
     uint16_t listen_port;
 };
 
-/* coord.c: records a failure report (kind: an AbortKind or a coord_kind_t). The first starts the
+/* coord.c: records a failure report (kind: an AbortKind or a sn_coord_kind_t). The first starts the
  * blame window; then sn__coord_blame picks the root cause and the run ends. */
-void sn__coord_report(coord_t *r, int kind, int node, int peer, uint64_t slot,
+void sn__coord_report(sn_coord_t *r, int kind, int node, int peer, uint64_t slot,
                       const uint32_t *missing, size_t nmissing, const char *fmt, ...)
     __attribute__((format(printf, 8, 9)));
 
 /* The coordinator's own findings (deadlines, results, start-up). */
 #define sn__coord_fail(r, node, slot, ...)                                                         \
-    sn__coord_report((r), COORD_KIND_RUN, (node), COORD_NODE_NONE, (slot), NULL, 0, __VA_ARGS__)
+    sn__coord_report((r), SN_COORD_KIND_RUN, (node), SN_COORD_NODE_NONE, (slot), NULL, 0,          \
+                     __VA_ARGS__)
 
 /* Is the current collective the traced one (--trace: measured repetition trace_rep of the last
  * size; `run` has one size)? */
-static inline int sn__coord_traced(const coord_t *r)
+static inline int sn__coord_traced(const sn_coord_t *r)
 {
     return r->o->trace_slots && r->point + 1 == r->res->npoints &&
            r->rep == r->o->warmup + r->o->trace_rep;
@@ -193,18 +194,18 @@ static inline int sn__coord_traced(const coord_t *r)
 
 /* coord.c: ends the run: STOP (success) or ABORT (failure) to every node, then waits for local
  * nodes to exit, killing them after a grace period. */
-void sn__coord_finish(coord_t *r, int failed);
+void sn__coord_finish(sn_coord_t *r, int failed);
 /* coord.c: closes every handle once the local nodes are gone. */
-void sn__coord_close_all(coord_t *r);
+void sn__coord_close_all(sn_coord_t *r);
 /* coord.c: sends `m` to every node with a control connection. */
-void sn__coord_send_all(coord_t *r, const Stepnet__Control *m);
+void sn__coord_send_all(sn_coord_t *r, const Stepnet__Control *m);
 
 /* control.c: the heartbeat timer (every o->heartbeat_ms): pings every node outside a collective and
  * reports one silent for SN_HEARTBEAT_MISSES periods. */
 void sn__coord_on_heartbeat(uv_timer_t *t);
 /* control.c: a heartbeat to every connected node now, whatever the phase; its sequence number.
  * Sent at the first failure report: a node that answers it is alive (blame.h). */
-uint64_t sn__coord_probe(coord_t *r);
+uint64_t sn__coord_probe(sn_coord_t *r);
 
 /* control.c: the listener's connection callback and its admission control (r->admit), and the
  * phase deadline. */
@@ -213,22 +214,22 @@ extern const sn_admit_ops_t sn__coord_admit_ops;
 void sn__coord_on_deadline(uv_timer_t *t);
 
 /* aggregate.c: the link timings of one node's CALIBRATED message. */
-void sn__coord_add_calibration(coord_t *r, const Stepnet__Calibrated *cal);
+void sn__coord_add_calibration(sn_coord_t *r, const Stepnet__Calibrated *cal);
 /* aggregate.c: the median of the control-leg rounds into r->res->ctl_us. */
-void sn__coord_ctl_done(coord_t *r);
+void sn__coord_ctl_done(sn_coord_t *r);
 /* aggregate.c: the medians of alpha and beta over every calibrated link, into r->res. */
-void sn__coord_calibration_done(coord_t *r);
+void sn__coord_calibration_done(sn_coord_t *r);
 /* aggregate.c: checks every node's result of the repetition that just ended and adds it to
  * r->res. 0, or -1 after reporting the failure. */
-int sn__coord_aggregate_rep(coord_t *r);
+int sn__coord_aggregate_rep(sn_coord_t *r);
 /* aggregate.c: makes size k (r->res->points[k]) the current one: r->params and the expected
  * digest sums follow it. */
-void sn__coord_point_begin(coord_t *r, uint32_t k);
+void sn__coord_point_begin(sn_coord_t *r, uint32_t k);
 
 /* progress.c: sets r->progress up from r->o (on when opts->progress). */
-void sn__coord_progress_init(coord_t *r);
+void sn__coord_progress_init(sn_coord_t *r);
 /* progress.c: a repetition ended (slots: the slots it played); prints a line at most every
- * COORD_PROGRESS_MS, at the end of every size, and at the end (final: the run is over). */
-void sn__coord_progress(coord_t *r, uint64_t slots, int final);
+ * SN_COORD_PROGRESS_MS, at the end of every size, and at the end (final: the run is over). */
+void sn__coord_progress(sn_coord_t *r, uint64_t slots, int final);
 
 #endif

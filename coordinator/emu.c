@@ -32,7 +32,7 @@ static int read_file(const char *path, char **out, sn_err_t *err)
     return 0;
 }
 
-int coord_emu_build(const coord_opts_t *o, const sn_topo_t *t, sn_emu_t **out, sn_err_t *err)
+int sn_coord_emu_build(const sn_coord_opts_t *o, const sn_topo_t *t, sn_emu_t **out, sn_err_t *err)
 {
     *out = NULL;
     char *text = NULL;

@@ -10,21 +10,21 @@
 
 /* The least interval between two lines, on a terminal and elsewhere (the end of every size and
  * of the run are always shown). */
-#define COORD_PROGRESS_TTY_MS  200
-#define COORD_PROGRESS_FILE_MS 1000
-#define NS_PER_MS              1000000ull
+#define SN_COORD_PROGRESS_TTY_MS  200
+#define SN_COORD_PROGRESS_FILE_MS 1000
+#define NS_PER_MS                 1000000ull
 
-void sn__coord_progress_init(coord_t *r)
+void sn__coord_progress_init(sn_coord_t *r)
 {
-    coord_progress_t *p = &r->progress;
+    sn_coord_progress_t *p = &r->progress;
     memset(p, 0, sizeof *p);
     p->on = r->o->progress;
     p->tty = isatty(2);
 }
 
-void sn__coord_progress(coord_t *r, uint64_t slots, int final)
+void sn__coord_progress(sn_coord_t *r, uint64_t slots, int final)
 {
-    coord_progress_t *p = &r->progress;
+    sn_coord_progress_t *p = &r->progress;
     if (!p->on || p->ended)
         return;
     uint64_t now = uv_hrtime();
@@ -38,7 +38,7 @@ void sn__coord_progress(coord_t *r, uint64_t slots, int final)
             p->t0 = r->t0; /* the first repetition's START */
         p->done++;
         p->slots += slots;
-        uint64_t gap = (p->tty ? COORD_PROGRESS_TTY_MS : COORD_PROGRESS_FILE_MS) * NS_PER_MS;
+        uint64_t gap = (p->tty ? SN_COORD_PROGRESS_TTY_MS : SN_COORD_PROGRESS_FILE_MS) * NS_PER_MS;
         int size_end = r->rep == per;
         if (!size_end && p->last && now - p->last < gap)
             return;

@@ -17,16 +17,16 @@ static void on_send(void *ctx, uint64_t slot, uint32_t node, uint32_t port, cons
 
 /* The model of the run at packet size `size` (its schedule replayed in the simulator, its steps
  * plus the in-band barrier's empty slots); 0 with *out filled, or -1 when it cannot be computed. */
-static int model_at(const coord_opts_t *o, const coord_result_t *res, uint32_t size, uint64_t steps,
-                    sn_tm_result_t *out)
+static int model_at(const sn_coord_opts_t *o, const sn_coord_result_t *res, uint32_t size,
+                    uint64_t steps, sn_tm_result_t *out)
 {
-    const coord_job_t *c = &o->job;
+    const sn_coord_job_t *c = &o->job;
     const sn_topo_t *t = c->topo;
     if (res->failed || res->ncalibrated == 0 || res->edge_alpha_us == NULL)
         return -1;
     int rc = -1;
     /* per byte: the probes' difference over the probes' size (a sweep's points share the probes of
-     * its largest size, and probes are capped at COORD_PROBE_MAX_BYTES) */
+     * its largest size, and probes are capped at SN_COORD_PROBE_MAX_BYTES) */
     uint32_t pb = res->probe_bytes;
     double *beta = sn_xcalloc((size_t) t->nedges + 1, sizeof *beta);
     for (uint32_t e = 0; e < t->nedges; e++)
@@ -77,17 +77,17 @@ out:
     return rc;
 }
 
-void coord_time_model(const coord_opts_t *o, coord_result_t *res)
+void sn_coord_time_model(const sn_coord_opts_t *o, sn_coord_result_t *res)
 {
     /* per packet size (a sweep's), then the run's: the last size that ran */
     for (size_t k = 0; k < res->npoints; k++) {
-        coord_point_t *pt = &res->points[k];
-        pt->has_model =
-            pt->state == COORD_POINT_DONE && model_at(o, res, pt->size, pt->steps, &pt->model) == 0;
+        sn_coord_point_t *pt = &res->points[k];
+        pt->has_model = pt->state == SN_COORD_POINT_DONE &&
+                        model_at(o, res, pt->size, pt->steps, &pt->model) == 0;
     }
     res->has_model = 0;
     for (size_t k = res->npoints; k-- > 0;)
-        if (res->points[k].state == COORD_POINT_DONE) {
+        if (res->points[k].state == SN_COORD_POINT_DONE) {
             res->has_model = res->points[k].has_model;
             res->model = res->points[k].model;
             break;

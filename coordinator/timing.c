@@ -11,8 +11,8 @@
 
 #define NS_PER_US 1000.0
 
-int coord_clock_offset(const coord_clock_sample_t *s, size_t n, int64_t *offset_ns,
-                       uint64_t *uncertainty_ns)
+int sn_coord_clock_offset(const sn_coord_clock_sample_t *s, size_t n, int64_t *offset_ns,
+                          uint64_t *uncertainty_ns)
 {
     if (n == 0)
         return SN_EINVAL;
@@ -30,8 +30,8 @@ int coord_clock_offset(const coord_clock_sample_t *s, size_t n, int64_t *offset_
     return 0;
 }
 
-uint64_t coord_coll_span_ns(const uint64_t *start_ns, const uint64_t *complete_ns,
-                            const int64_t *offset_ns, size_t n)
+uint64_t sn_coord_coll_span_ns(const uint64_t *start_ns, const uint64_t *complete_ns,
+                               const int64_t *offset_ns, size_t n)
 {
     int64_t first = 0, last = 0;
     for (size_t i = 0; i < n; i++) {
@@ -45,7 +45,7 @@ uint64_t coord_coll_span_ns(const uint64_t *start_ns, const uint64_t *complete_n
     return last > first ? (uint64_t) (last - first) : 0;
 }
 
-uint64_t coord_node_mean_ns(const uint64_t *start_ns, const uint64_t *complete_ns, size_t n)
+uint64_t sn_coord_node_mean_ns(const uint64_t *start_ns, const uint64_t *complete_ns, size_t n)
 {
     uint64_t sum = 0;
     for (size_t i = 0; i < n; i++)
@@ -59,7 +59,7 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : (x > y);
 }
 
-double coord_median_ns_us(const uint64_t *v, size_t n)
+double sn_coord_median_ns_us(const uint64_t *v, size_t n)
 {
     if (n == 0)
         return 0;

@@ -13,8 +13,8 @@
 
 #define bad(err, ...) sn_err_set((err), SN_EINVAL, __VA_ARGS__)
 
-struct coord_daemon_s {
-    coord_t *run;
+struct sn_coord_daemon_s {
+    sn_coord_t *run;
     sn_conn_t c;
     uv_connect_t req;
     char text[SN_ADDR_MAX_TEXT]; /* as given in --nodes */
@@ -43,7 +43,7 @@ static int each_item(const char *list, int (*fn)(void *, const char *, size_t), 
 typedef struct {
     const char *list;
     sn_err_t *err;
-    coord_t *r; /* NULL: only check */
+    sn_coord_t *r; /* NULL: only check */
     uint32_t count;
 } items_t;
 
@@ -68,7 +68,7 @@ static int one_item(void *vctx, const char *item, size_t len)
                    "is not one",
                    it->list, buf);
     if (it->r) {
-        coord_daemon_t *d = &it->r->daemons[it->count];
+        sn_coord_daemon_t *d = &it->r->daemons[it->count];
         memcpy(d->text, buf, len + 1);
         d->addr = a;
         d->index = it->count;
@@ -84,7 +84,7 @@ int sn_launch_daemons_check(const char *list, sn_err_t *err)
     return each_item(list, one_item, &it);
 }
 
-int sn_launch_port_range_check(const char *text, coord_opts_t *o, sn_err_t *err)
+int sn_launch_port_range_check(const char *text, sn_coord_opts_t *o, sn_err_t *err)
 {
     sn_err_t e = {0};
     if (sn_addr_parse_range(text, &o->port_lo, &o->port_hi, &e) < 0)
@@ -104,19 +104,19 @@ int sn_launch_port_range_check(const char *text, coord_opts_t *o, sn_err_t *err)
 /* ---- the invitations -------------------------------------------------------------------------
  */
 
-static void daemon_fail(coord_daemon_t *d, const char *fmt, ...)
+static void daemon_fail(sn_coord_daemon_t *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-static void daemon_fail(coord_daemon_t *d, const char *fmt, ...)
+static void daemon_fail(sn_coord_daemon_t *d, const char *fmt, ...)
 {
-    coord_t *r = d->run;
+    sn_coord_t *r = d->run;
     char why[300];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
     if (!r->stopping) {
-        sn__coord_fail(r, COORD_NODE_NONE, 0, "daemon %s (node %u in --nodes): %s", d->text,
+        sn__coord_fail(r, SN_COORD_NODE_NONE, 0, "daemon %s (node %u in --nodes): %s", d->text,
                        d->index, why);
         sn__coord_finish(r, 1);
     }
@@ -124,10 +124,10 @@ static void daemon_fail(coord_daemon_t *d, const char *fmt, ...)
 }
 
 /* Every daemon answered: the ids they claim must be each node id once. */
-static void check_ids(coord_t *r)
+static void check_ids(sn_coord_t *r)
 {
     for (uint32_t i = 0; i < r->ndaemons; i++) {
-        coord_daemon_t *d = &r->daemons[i];
+        sn_coord_daemon_t *d = &r->daemons[i];
         if (d->id >= r->n) {
             daemon_fail(d, "its node claims id %u, but the topology has nodes 0 to %u", d->id,
                         r->n - 1);
@@ -144,8 +144,8 @@ static void check_ids(coord_t *r)
 
 static void on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
 {
-    coord_daemon_t *d = c->owner;
-    coord_t *r = d->run;
+    sn_coord_daemon_t *d = c->owner;
+    sn_coord_t *r = d->run;
     Stepnet__Control *m = type == SN_FRAME_CONTROL ? sn_wire_unpack_control(body, len) : NULL;
     if (m == NULL || m->msg_case != STEPNET__CONTROL__MSG_DAEMON_REPLY || d->replied) {
         daemon_fail(d,
@@ -171,14 +171,14 @@ static void on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
 
 static void on_error(sn_conn_t *c, int status, const char *what)
 {
-    coord_daemon_t *d = c->owner;
+    sn_coord_daemon_t *d = c->owner;
     if (!d->replied)
         daemon_fail(d, "%s: %s", what, sn_net_strerror(status));
 }
 
 static void on_closed(sn_conn_t *c)
 {
-    coord_daemon_t *d = c->owner;
+    sn_coord_daemon_t *d = c->owner;
     d->open = 0;
 }
 
@@ -186,8 +186,8 @@ static const sn_conn_ops_t daemon_ops = {on_frame, on_error, on_closed};
 
 static void on_connect(uv_connect_t *req, int status)
 {
-    coord_daemon_t *d = req->data;
-    coord_t *r = d->run;
+    sn_coord_daemon_t *d = req->data;
+    sn_coord_t *r = d->run;
     if (status == UV_ECANCELED)
         return;
     if (status < 0) {
@@ -219,7 +219,7 @@ static void on_connect(uv_connect_t *req, int status)
     sn_wire_send_control(&d->c, &m);
 }
 
-int sn__launch_daemons_new(coord_t *r, sn_err_t *err)
+int sn__launch_daemons_new(sn_coord_t *r, sn_err_t *err)
 {
     items_t it = {.list = r->o->daemons, .err = err};
     int rc = each_item(r->o->daemons, one_item, &it);
@@ -237,10 +237,10 @@ int sn__launch_daemons_new(coord_t *r, sn_err_t *err)
     return each_item(r->o->daemons, one_item, &it);
 }
 
-void sn__launch_daemons_invite(coord_t *r)
+void sn__launch_daemons_invite(sn_coord_t *r)
 {
     for (uint32_t i = 0; i < r->ndaemons && !r->stopping; i++) {
-        coord_daemon_t *d = &r->daemons[i];
+        sn_coord_daemon_t *d = &r->daemons[i];
         struct sockaddr_storage sa;
         sn_err_t e = {0};
         sn_conn_init(r->loop, &d->c, &daemon_ops, d);
@@ -260,7 +260,7 @@ void sn__launch_daemons_invite(coord_t *r)
     }
 }
 
-void sn__launch_daemons_close(coord_t *r)
+void sn__launch_daemons_close(sn_coord_t *r)
 {
     for (uint32_t i = 0; i < r->ndaemons; i++)
         if (r->daemons[i].open)

@@ -8,29 +8,29 @@
 
 #include "stepnet/error.h"
 
-typedef struct coord_s coord_t;
-typedef struct coord_opts_s coord_opts_t;
-typedef struct coord_daemon_s coord_daemon_t; /* daemons.c: one --nodes daemon's invitation */
+typedef struct sn_coord_s sn_coord_t;
+typedef struct sn_coord_opts_s sn_coord_opts_t;
+typedef struct sn_coord_daemon_s sn_coord_daemon_t; /* daemons.c: one --nodes daemon's invitation */
 
 /* daemons.c: checks --nodes ADDR,ADDR,... (daemon addresses, each with a port) and --port-range
  * LO-HI (into opts->port_lo/hi; refused with a --listen that names a port). 0, or SN_EINVAL with
  * err naming the value and what is accepted. */
 int sn_launch_daemons_check(const char *list, sn_err_t *err);
-int sn_launch_port_range_check(const char *text, coord_opts_t *opts, sn_err_t *err);
+int sn_launch_port_range_check(const char *text, sn_coord_opts_t *opts, sn_err_t *err);
 
 /* local.c: starts one stepnet-node per topology node, each dialling r->listen_addr, the key on
  * a pipe. 0, or a negative code with err naming the executable or the pipe; the nodes started
  * before the failure keep running until the run ends them. */
-int sn__launch_local(coord_t *r, sn_err_t *err);
+int sn__launch_local(sn_coord_t *r, sn_err_t *err);
 /* ssh.c: --hosts: reads and places the hosts (r->hosts, every node's host) and splits the
  * ssh command. 0, or SN_EINVAL with err naming the bad hostfile line, entry or slot count. */
-int sn__launch_hosts_prepare(coord_t *r, sn_err_t *err);
+int sn__launch_hosts_prepare(sn_coord_t *r, sn_err_t *err);
 /* ssh.c: prints the placement and starts one ssh client per node, each running the remote
  * stepnet-node with the node's --id and the key on its standard input. 0, or a negative code with
  * err naming the ssh program; a host's own failure is reported when its ssh exits. */
-int sn__launch_ssh(coord_t *r, sn_err_t *err);
+int sn__launch_ssh(sn_coord_t *r, sn_err_t *err);
 /* ssh.c: closes the ssh pipes of every node (once its ssh has exited). */
-void sn__launch_ssh_close(coord_t *r);
+void sn__launch_ssh_close(sn_coord_t *r);
 
 /* local.c: the stepnet-node to start: $STEPNET_NODE, else the one next to this executable. */
 const char *sn__launch_node_bin(char *buf, size_t cap);
@@ -38,8 +38,8 @@ const char *sn__launch_node_bin(char *buf, size_t cap);
 /* daemons.c: parses --nodes ADDR,... into r->daemons (SN_EINVAL unless one daemon per node);
  * invites every daemon once the control listener is up (a failure ends the run, naming the
  * daemon); closes the invitations still open (from sn__coord_close_all). */
-int sn__launch_daemons_new(coord_t *r, sn_err_t *err);
-void sn__launch_daemons_invite(coord_t *r);
-void sn__launch_daemons_close(coord_t *r);
+int sn__launch_daemons_new(sn_coord_t *r, sn_err_t *err);
+void sn__launch_daemons_invite(sn_coord_t *r);
+void sn__launch_daemons_close(sn_coord_t *r);
 
 #endif

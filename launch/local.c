@@ -30,16 +30,16 @@ const char *sn__launch_node_bin(char *buf, size_t cap)
 
 static void on_node_exit(uv_process_t *p, int64_t status, int term_signal)
 {
-    coord_node_t *cn = p->data;
-    coord_t *r = cn->run;
+    sn_coord_node_t *cn = p->data;
+    sn_coord_t *r = cn->run;
     cn->exited = 1;
     if (!r->stopping && (status != 0 || term_signal != 0)) {
         if (term_signal)
-            sn__coord_report(r, COORD_KIND_DEATH, cn->id, COORD_NODE_NONE, 0, NULL, 0,
+            sn__coord_report(r, SN_COORD_KIND_DEATH, cn->id, SN_COORD_NODE_NONE, 0, NULL, 0,
                              "node %d (pid %d) was killed by signal %d (%s)", cn->id, p->pid,
                              term_signal, strsignal(term_signal));
         else
-            sn__coord_report(r, COORD_KIND_DEATH, cn->id, COORD_NODE_NONE, 0, NULL, 0,
+            sn__coord_report(r, SN_COORD_KIND_DEATH, cn->id, SN_COORD_NODE_NONE, 0, NULL, 0,
                              "node %d (pid %d) exited with status %lld%s", cn->id, p->pid,
                              (long long) status, cn->hello ? "" : " before joining the run");
     }
@@ -50,7 +50,7 @@ static void on_node_exit(uv_process_t *p, int64_t status, int term_signal)
 /* A pipe holding the key in the file format, its write end closed: the read end in *out. The key
  * travels through a pipe that only the child inherits: never on a command line or in the
  * environment, where other users could read it. */
-static int key_pipe(const coord_t *r, int *out, sn_err_t *err)
+static int key_pipe(const sn_coord_t *r, int *out, sn_err_t *err)
 {
     int kp[2];
     char text[2 * SN_KEY_BYTES + 1];
@@ -75,12 +75,12 @@ static int key_pipe(const coord_t *r, int *out, sn_err_t *err)
     return 0;
 }
 
-int sn__launch_local(coord_t *r, sn_err_t *err)
+int sn__launch_local(sn_coord_t *r, sn_err_t *err)
 {
     char idbuf[16], range[16];
     snprintf(range, sizeof range, "%u-%u", r->o->port_lo, r->o->port_hi);
     for (uint32_t i = 0; i < r->n; i++) {
-        coord_node_t *cn = &r->nodes[i];
+        sn_coord_node_t *cn = &r->nodes[i];
         snprintf(idbuf, sizeof idbuf, "%u", i);
         int kfd = -1;
         const char *args[14];

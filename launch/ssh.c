@@ -21,9 +21,9 @@
 #define SH_NOT_EXECUTABLE 126
 #define SH_NOT_FOUND      127
 
-int sn__launch_hosts_prepare(coord_t *r, sn_err_t *err)
+int sn__launch_hosts_prepare(sn_coord_t *r, sn_err_t *err)
 {
-    const coord_opts_t *o = r->o;
+    const sn_coord_opts_t *o = r->o;
     int rc = sn_launch_hosts_load(o->hosts, &r->hosts, err);
     if (rc < 0)
         return rc;
@@ -43,7 +43,7 @@ int sn__launch_hosts_prepare(coord_t *r, sn_err_t *err)
 
 /* ---- one host's ssh -------------------------------------------------------------------------- */
 
-static const char *host_text(const coord_t *r, const coord_node_t *cn, char *buf, size_t cap)
+static const char *host_text(const sn_coord_t *r, const sn_coord_node_t *cn, char *buf, size_t cap)
 {
     sn_launch_host_format(&r->hosts.hosts[cn->host_index], buf, cap);
     return buf;
@@ -51,9 +51,9 @@ static const char *host_text(const coord_t *r, const coord_node_t *cn, char *buf
 
 /* Reports the host's failure once its ssh has exited and its standard error has ended (so that
  * the report carries ssh's or the node's last word), unless the run was already ending. */
-static void ssh_done(coord_node_t *cn)
+static void ssh_done(sn_coord_node_t *cn)
 {
-    coord_t *r = cn->run;
+    sn_coord_t *r = cn->run;
     if (!cn->exited || !cn->err_eof || r->stopping)
         return;
     char host[SN_HOST_MAX_NAME + SN_HOST_MAX_USER + 16];
@@ -61,23 +61,23 @@ static void ssh_done(coord_node_t *cn)
     const char *last = cn->err_last[0] ? cn->err_last : "nothing on standard error";
     int64_t status = cn->exit_status;
     if (cn->exit_signal)
-        sn__coord_report(r, COORD_KIND_DEATH, cn->id, COORD_NODE_NONE, 0, NULL, 0,
+        sn__coord_report(r, SN_COORD_KIND_DEATH, cn->id, SN_COORD_NODE_NONE, 0, NULL, 0,
                          "host %s (node %d): ssh was killed by signal %d (%s)", host, cn->id,
                          cn->exit_signal, strsignal(cn->exit_signal));
     else if (status == SSH_FAILED)
-        sn__coord_report(r, COORD_KIND_DEATH, cn->id, COORD_NODE_NONE, 0, NULL, 0,
+        sn__coord_report(r, SN_COORD_KIND_DEATH, cn->id, SN_COORD_NODE_NONE, 0, NULL, 0,
                          "host %s (node %d): ssh failed (status 255: no route, connection "
                          "refused, host key or authentication): %s",
                          host, cn->id, last);
     else if (status == SH_NOT_FOUND || status == SH_NOT_EXECUTABLE)
-        sn__coord_report(r, COORD_KIND_DEATH, cn->id, COORD_NODE_NONE, 0, NULL, 0,
+        sn__coord_report(r, SN_COORD_KIND_DEATH, cn->id, SN_COORD_NODE_NONE, 0, NULL, 0,
                          "host %s (node %d): cannot run %s there (status %lld: %s; name it "
                          "with --remote-node PATH): %s",
                          host, cn->id, r->o->remote_node ? r->o->remote_node : DEFAULT_REMOTE_NODE,
                          (long long) status,
                          status == SH_NOT_FOUND ? "not found" : "not executable", last);
     else
-        sn__coord_report(r, COORD_KIND_DEATH, cn->id, COORD_NODE_NONE, 0, NULL, 0,
+        sn__coord_report(r, SN_COORD_KIND_DEATH, cn->id, SN_COORD_NODE_NONE, 0, NULL, 0,
                          "host %s (node %d): stepnet-node exited with status %lld%s: %s", host,
                          cn->id, (long long) status, cn->hello ? "" : " before joining the run",
                          last);
@@ -85,8 +85,8 @@ static void ssh_done(coord_node_t *cn)
 
 static void on_ssh_exit(uv_process_t *p, int64_t status, int term_signal)
 {
-    coord_node_t *cn = p->data;
-    coord_t *r = cn->run;
+    sn_coord_node_t *cn = p->data;
+    sn_coord_t *r = cn->run;
     cn->exited = 1;
     cn->exit_status = status;
     cn->exit_signal = term_signal;
@@ -104,7 +104,7 @@ static void err_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 }
 
 /* One line of the host's standard error: relayed with the host's name, kept as the last. */
-static void err_line(coord_node_t *cn)
+static void err_line(sn_coord_node_t *cn)
 {
     char host[SN_HOST_MAX_NAME + SN_HOST_MAX_USER + 16];
     cn->err_line[cn->err_len] = '\0';
@@ -118,7 +118,7 @@ static void err_line(coord_node_t *cn)
 
 static void on_err_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
-    coord_node_t *cn = s->data;
+    sn_coord_node_t *cn = s->data;
     if (nread < 0) {
         err_line(cn);
         uv_read_stop(s);
@@ -140,7 +140,7 @@ static void on_err_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 
 static void on_key_written(uv_write_t *req, int status)
 {
-    coord_node_t *cn = req->data;
+    sn_coord_node_t *cn = req->data;
     (void) status; /* a host that did not read its key fails, and its ssh exit says why */
     sodium_memzero(cn->key_text, sizeof cn->key_text);
 }
@@ -151,10 +151,10 @@ static void sh_quote(const char *text, char *buf, size_t cap)
     snprintf(buf, cap, "'%s'", text);
 }
 
-static int launch_one(coord_t *r, coord_node_t *cn, sn_err_t *err)
+static int launch_one(sn_coord_t *r, sn_coord_node_t *cn, sn_err_t *err)
 {
     const sn_host_t *h = &r->hosts.hosts[cn->host_index];
-    const coord_opts_t *o = r->o;
+    const sn_coord_opts_t *o = r->o;
     char qnode[1100], qaddr[SN_ADDR_MAX_TEXT + 4], cmd[1600], timeout[32], port[8];
     sh_quote(o->remote_node ? o->remote_node : DEFAULT_REMOTE_NODE, qnode, sizeof qnode);
     sh_quote(r->listen_addr, qaddr, sizeof qaddr);
@@ -230,7 +230,7 @@ static int launch_one(coord_t *r, coord_node_t *cn, sn_err_t *err)
 
 /* ---- placement and start --------------------------------------------------------------------- */
 
-static void print_placement(const coord_t *r)
+static void print_placement(const sn_coord_t *r)
 {
     char host[SN_HOST_MAX_NAME + SN_HOST_MAX_USER + 16];
     fprintf(stderr, "stepnet run: %u nodes on %zu hosts (--map-by %s):\n", r->n, r->hosts.n,
@@ -248,7 +248,7 @@ static void print_placement(const coord_t *r)
     }
 }
 
-int sn__launch_ssh(coord_t *r, sn_err_t *err)
+int sn__launch_ssh(sn_coord_t *r, sn_err_t *err)
 {
     print_placement(r);
     for (uint32_t i = 0; i < r->n; i++) {
@@ -259,10 +259,10 @@ int sn__launch_ssh(coord_t *r, sn_err_t *err)
     return 0;
 }
 
-void sn__launch_ssh_close(coord_t *r)
+void sn__launch_ssh_close(sn_coord_t *r)
 {
     for (uint32_t i = 0; i < r->n; i++) {
-        coord_node_t *cn = &r->nodes[i];
+        sn_coord_node_t *cn = &r->nodes[i];
         if (!cn->ssh_pipes)
             continue;
         if (!uv_is_closing((uv_handle_t *) &cn->ssh_in))

@@ -17,12 +17,12 @@
 #define PROTO    STEPNET__ABORT_KIND__ABORT_PROTO
 #define DEADLINE STEPNET__ABORT_KIND__ABORT_DEADLINE
 #define CORRUPT  STEPNET__ABORT_KIND__ABORT_CORRUPT
-#define NONE     COORD_NODE_NONE
+#define NONE     SN_COORD_NODE_NONE
 
-static coord_report_t rep(int kind, int node, int peer, uint64_t slot, const uint32_t *missing,
-                          size_t nmissing, const char *text)
+static sn_coord_report_t rep(int kind, int node, int peer, uint64_t slot, const uint32_t *missing,
+                             size_t nmissing, const char *text)
 {
-    coord_report_t r;
+    sn_coord_report_t r;
     memset(&r, 0, sizeof r);
     r.kind = kind;
     r.node = node;
@@ -47,9 +47,9 @@ static void test_kinds_apart(void **state)
     const int node_kinds[] = {SELF,     LINK,    PROTO,
                               DEADLINE, CORRUPT, STEPNET__ABORT_KIND__ABORT_INTERRUPT};
     for (size_t i = 0; i < sizeof node_kinds / sizeof *node_kinds; i++) {
-        assert_true(node_kinds[i] != COORD_KIND_DEATH);
-        assert_true(node_kinds[i] != COORD_KIND_RUN);
-        assert_true(node_kinds[i] != COORD_KIND_INTERRUPT);
+        assert_true(node_kinds[i] != SN_COORD_KIND_DEATH);
+        assert_true(node_kinds[i] != SN_COORD_KIND_RUN);
+        assert_true(node_kinds[i] != SN_COORD_KIND_INTERRUPT);
     }
 }
 
@@ -58,13 +58,13 @@ static void test_kinds_apart(void **state)
 static void test_kill_cascade(void **state)
 {
     (void) state;
-    coord_report_t r[4];
+    sn_coord_report_t r[4];
     r[0] = rep(LINK, 2, 1, 3, NULL, 0, "node 2: link to node 1 (edge 2) failed at slot 3");
     r[1] = rep(LINK, 0, 1, 3, NULL, 0, "node 0: link to node 1 (edge 0) failed at slot 3");
     r[2] = rep(LINK, 3, 2, 4, NULL, 0, "node 3: link to node 2 (edge 3) failed at slot 4");
-    r[3] = rep(COORD_KIND_DEATH, 1, NONE, 0, NULL, 0,
+    r[3] = rep(SN_COORD_KIND_DEATH, 1, NONE, 0, NULL, 0,
                "node 1 (pid 42) was killed by signal 9 (Killed)");
-    coord_verdict_t v;
+    sn_coord_verdict_t v;
     sn__coord_blame(r, 4, 4, NULL, &v);
     assert_int_equal(v.culprit, 1);
     assert_int_equal(v.slot, 3);
@@ -72,8 +72,8 @@ static void test_kill_cascade(void **state)
     expect_contains(v.error, "at slot 3");
     expect_contains(v.error, "[node 2: link to node 1 (edge 2) failed at slot 3]");
     /* the order of arrival does not matter */
-    coord_report_t s[4] = {r[3], r[2], r[1], r[0]};
-    coord_verdict_t w;
+    sn_coord_report_t s[4] = {r[3], r[2], r[1], r[0]};
+    sn_coord_verdict_t w;
     sn__coord_blame(s, 4, 4, NULL, &w);
     assert_int_equal(w.culprit, 1);
     assert_int_equal(w.slot, 3);
@@ -86,14 +86,14 @@ static void test_deadline_chain(void **state)
 {
     (void) state;
     static const uint32_t m2[] = {2}, m1[] = {1}, m3[] = {3}, m04[] = {0, 4};
-    coord_report_t r[6];
+    sn_coord_report_t r[6];
     r[0] = rep(DEADLINE, 0, NONE, 6, m1, 1, "node 0: slot 6 deadline: node 1 silent");
     r[1] = rep(DEADLINE, 1, NONE, 5, m2, 1, "node 1: slot 5 deadline: node 2 silent");
     r[2] = rep(DEADLINE, 4, NONE, 6, m3, 1, "node 4: slot 6 deadline: node 3 silent");
     r[3] = rep(DEADLINE, 3, NONE, 5, m2, 1, "node 3: slot 5 deadline: node 2 silent");
     r[4] = rep(DEADLINE, 5, NONE, 7, m04, 2, "node 5: slot 7 deadline: nodes 0,4 silent");
     r[5] = rep(LINK, 5, 3, 7, NULL, 0, "node 5: link to node 3 failed at slot 7");
-    coord_verdict_t v;
+    sn_coord_verdict_t v;
     sn__coord_blame(r, 6, 6, NULL, &v);
     assert_int_equal(v.culprit, 2);
     assert_int_equal(v.slot, 5);
@@ -108,11 +108,11 @@ static void test_deadline_chain(void **state)
 static void test_corrupt_frame(void **state)
 {
     (void) state;
-    coord_report_t r[3];
+    sn_coord_report_t r[3];
     r[0] = rep(LINK, 3, 2, 4, NULL, 0, "node 3: link to node 2 failed at slot 4");
     r[1] = rep(LINK, 1, 2, 4, NULL, 0, "node 1: link to node 2 failed at slot 4");
     r[2] = rep(CORRUPT, 2, 3, 4, NULL, 0, "node 2: corrupt payload from node 3 at slot 4");
-    coord_verdict_t v;
+    sn_coord_verdict_t v;
     sn__coord_blame(r, 3, 4, NULL, &v);
     assert_int_equal(v.culprit, 3);
     assert_int_equal(v.slot, 4);
@@ -131,19 +131,19 @@ static void test_corrupt_frame(void **state)
 static void test_link_both_ends(void **state)
 {
     (void) state;
-    coord_report_t r[2];
+    sn_coord_report_t r[2];
     r[0] = rep(LINK, 0, 1, 7, NULL, 0, "node 0: link to node 1 failed at slot 7: reset");
     r[1] = rep(LINK, 1, 0, 7, NULL, 0, "node 1: link to node 0 failed at slot 7: reset");
     r[1].edge_known = 1;
     r[1].edge = 2;
-    coord_verdict_t a, b;
+    sn_coord_verdict_t a, b;
     sn__coord_blame(r, 2, 4, NULL, &a);
     assert_int_equal(a.culprit, NONE);
     assert_int_equal(a.link_a, 0);
     assert_int_equal(a.link_b, 1);
     assert_int_equal(a.slot, 7);
     expect_contains(a.error, "link 0-1 (edge 2) went silent at slot 7; both ends alive");
-    coord_report_t s[2] = {r[1], r[0]};
+    sn_coord_report_t s[2] = {r[1], r[0]};
     sn__coord_blame(s, 2, 4, NULL, &b);
     assert_int_equal(b.culprit, a.culprit);
     assert_string_equal(b.error, a.error);
@@ -156,14 +156,14 @@ static void test_link_cut_deadlines(void **state)
 {
     (void) state;
     static const uint32_t m5[] = {6}, m6[] = {5}, m4[] = {5}, m7[] = {6};
-    coord_report_t r[4];
+    sn_coord_report_t r[4];
     r[0] = rep(DEADLINE, 4, 5, 13, m4, 1, "node 4: slot deadline at slot 13: no frame from node 5");
     r[1] = rep(DEADLINE, 6, 5, 12, m6, 1, "node 6: slot deadline at slot 12: no frame from node 5");
     r[2] = rep(DEADLINE, 7, 6, 13, m7, 1, "node 7: slot deadline at slot 13: no frame from node 6");
     r[3] = rep(DEADLINE, 5, 6, 12, m5, 1, "node 5: slot deadline at slot 12: no frame from node 6");
     r[3].edge_known = 1;
     r[3].edge = 5;
-    coord_verdict_t v;
+    sn_coord_verdict_t v;
     sn__coord_blame(r, 4, 8, NULL, &v);
     assert_int_equal(v.culprit, NONE);
     assert_int_equal(v.link_a, 5);
@@ -185,12 +185,12 @@ static void test_link_cut_one_side(void **state)
 {
     (void) state;
     static const uint32_t m3[] = {2}, m5[] = {4}, m3b[] = {2, 4};
-    coord_report_t r[2];
+    sn_coord_report_t r[2];
     r[0] = rep(DEADLINE, 3, 2, 10, m3, 1, "node 3: slot deadline at slot 10: no frame from node 2");
     r[0].edge_known = 1;
     r[0].edge = 3;
     uint8_t alive[6] = {1, 1, 1, 1, 1, 1};
-    coord_verdict_t v;
+    sn_coord_verdict_t v;
     sn__coord_blame(r, 1, 6, alive, &v);
     assert_int_equal(v.culprit, NONE);
     assert_int_equal(v.link_a, 2);
@@ -231,12 +231,14 @@ static void test_link_cut_one_side(void **state)
 static void test_coordinator_silent(void **state)
 {
     (void) state;
-    coord_report_t r[3];
+    sn_coord_report_t r[3];
     r[0] = rep(STEPNET__ABORT_KIND__ABORT_COORDINATOR, 1, NONE, 0, NULL, 0,
                "node 1: the coordinator at 10.0.0.1:4000 sent nothing for 5003 ms");
-    r[1] = rep(COORD_KIND_DEATH, 1, NONE, 0, NULL, 0, "node 1 (pid 7) lost its control connection");
-    r[2] = rep(COORD_KIND_DEATH, 0, NONE, 0, NULL, 0, "node 0 (pid 6) lost its control connection");
-    coord_verdict_t v;
+    r[1] =
+        rep(SN_COORD_KIND_DEATH, 1, NONE, 0, NULL, 0, "node 1 (pid 7) lost its control connection");
+    r[2] =
+        rep(SN_COORD_KIND_DEATH, 0, NONE, 0, NULL, 0, "node 0 (pid 6) lost its control connection");
+    sn_coord_verdict_t v;
     sn__coord_blame(r, 3, 4, NULL, &v);
     assert_int_equal(v.culprit, NONE);
     assert_false(v.interrupted);
@@ -249,11 +251,11 @@ static void test_coordinator_silent(void **state)
 static void test_interrupt(void **state)
 {
     (void) state;
-    coord_report_t r[3];
-    r[0] = rep(COORD_KIND_DEATH, 2, NONE, 0, NULL, 0, "node 2 (pid 9) was killed by signal 2");
+    sn_coord_report_t r[3];
+    r[0] = rep(SN_COORD_KIND_DEATH, 2, NONE, 0, NULL, 0, "node 2 (pid 9) was killed by signal 2");
     r[1] = rep(LINK, 1, 2, 4, NULL, 0, "node 1: link to node 2 failed at slot 4");
-    r[2] = rep(COORD_KIND_INTERRUPT, NONE, NONE, 0, NULL, 0, "interrupted by the user (SIGINT)");
-    coord_verdict_t v;
+    r[2] = rep(SN_COORD_KIND_INTERRUPT, NONE, NONE, 0, NULL, 0, "interrupted by the user (SIGINT)");
+    sn_coord_verdict_t v;
     sn__coord_blame(r, 3, 4, NULL, &v);
     assert_int_equal(v.culprit, NONE);
     assert_true(v.interrupted);
@@ -274,11 +276,11 @@ static void test_interrupt(void **state)
 static void test_precedence(void **state)
 {
     (void) state;
-    coord_report_t r[3];
+    sn_coord_report_t r[3];
     r[0] = rep(LINK, 1, 2, 9, NULL, 0, "node 1: link to node 2 failed at slot 9");
     r[1] = rep(SELF, 2, NONE, 9, NULL, 0, "node 2: port model violation at slot 9");
-    r[2] = rep(COORD_KIND_DEATH, 3, NONE, 0, NULL, 0, "node 3 (pid 7) exited with status 1");
-    coord_verdict_t v;
+    r[2] = rep(SN_COORD_KIND_DEATH, 3, NONE, 0, NULL, 0, "node 3 (pid 7) exited with status 1");
+    sn_coord_verdict_t v;
     sn__coord_blame(r, 2, 4, NULL, &v);
     assert_int_equal(v.culprit, 2);
     assert_string_equal(v.error, "node 2: port model violation at slot 9 [node 1: link to node 2 "
@@ -292,10 +294,10 @@ static void test_precedence(void **state)
 static void test_own_finding(void **state)
 {
     (void) state;
-    coord_report_t r =
-        rep(COORD_KIND_RUN, NONE, NONE, 0, NULL, 0,
+    sn_coord_report_t r =
+        rep(SN_COORD_KIND_RUN, NONE, NONE, 0, NULL, 0,
             "collective deadline (1 ms) expired: 4 of 4 nodes missing (nodes 0,1,2,3)");
-    coord_verdict_t v;
+    sn_coord_verdict_t v;
     sn__coord_blame(&r, 1, 4, NULL, &v);
     assert_int_equal(v.culprit, NONE);
     assert_int_equal(v.slot, 0);

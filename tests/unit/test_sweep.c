@@ -18,7 +18,7 @@ static void expect_sizes(const char *text, const uint32_t *want, size_t nwant)
     uint32_t *v = NULL;
     size_t n = 0;
     sn_err_t err = {0};
-    if (sweep_parse_sizes(text, &v, &n, &err) != 0)
+    if (cli_sweep_parse_sizes(text, &v, &n, &err) != 0)
         fail_msg("--sizes '%s' refused: %s", text, err.msg);
     if (n != nwant)
         fail_msg("--sizes '%s' gave %zu sizes, want %zu", text, n, nwant);
@@ -48,7 +48,7 @@ static void test_sizes_accepted(void **state)
     /* the default */
     uint32_t *v = NULL;
     size_t n = 0;
-    assert_int_equal(sweep_parse_sizes(SWEEP_DEFAULT_SIZES, &v, &n, NULL), 0);
+    assert_int_equal(cli_sweep_parse_sizes(CLI_SWEEP_DEFAULT_SIZES, &v, &n, NULL), 0);
     assert_int_equal(n, 18); /* 8 B to 1 MiB, doubling */
     assert_int_equal(v[0], 8);
     assert_int_equal(v[n - 1], 1u << 20);
@@ -60,7 +60,7 @@ static void expect_refused(const char *text, const char *needle)
     uint32_t *v = (uint32_t *) 1;
     size_t n = 7;
     sn_err_t err = {0};
-    int rc = sweep_parse_sizes(text, &v, &n, &err);
+    int rc = cli_sweep_parse_sizes(text, &v, &n, &err);
     if (rc != SN_EINVAL)
         fail_msg("--sizes '%s' accepted (rc %d), want a refusal", text, rc);
     if (strstr(err.msg, text) == NULL || strstr(err.msg, "--sizes") == NULL)
@@ -99,29 +99,29 @@ static void test_sizes_refused(void **state)
 static void test_stats(void **state)
 {
     (void) state;
-    sweep_stats_t s;
-    sweep_stats(NULL, 0, &s);
+    cli_sweep_stats_t s;
+    cli_sweep_stats(NULL, 0, &s);
     assert_int_equal(s.n, 0);
     assert_true(s.avg == 0 && s.min == 0 && s.max == 0 && s.p50 == 0 && s.p99 == 0);
 
     const uint64_t odd[] = {5000, 1000, 3000}; /* ns, unsorted */
-    sweep_stats(odd, 3, &s);
+    cli_sweep_stats(odd, 3, &s);
     assert_int_equal(s.n, 3);
     assert_true(s.avg == 3.0 && s.min == 1.0 && s.max == 5.0 && s.p50 == 3.0 && s.p99 == 5.0);
 
     const uint64_t even[] = {4000, 1000, 2000, 3000};
-    sweep_stats(even, 4, &s);
+    cli_sweep_stats(even, 4, &s);
     assert_true(s.p50 == 2.5 && s.avg == 2.5);
 
     /* 200 values 1..200 us: p99 is the value at rank ceil(0.99 * 200) = 198 */
     uint64_t many[200];
     for (int i = 0; i < 200; i++)
         many[i] = (uint64_t) (200 - i) * 1000;
-    sweep_stats(many, 200, &s);
+    cli_sweep_stats(many, 200, &s);
     assert_true(s.p99 == 198.0);
     assert_true(s.min == 1.0 && s.max == 200.0 && s.p50 == 100.5);
     /* 100 values: rank 99 */
-    sweep_stats(many + 100, 100, &s);
+    cli_sweep_stats(many + 100, 100, &s);
     assert_true(s.p99 == 99.0);
 }
 
@@ -131,9 +131,9 @@ static void test_csv_header(void **state)
     char buf[512] = "";
     FILE *f = fmemopen(buf, sizeof buf, "w");
     assert_non_null(f);
-    sweep_csv_header(f);
+    cli_sweep_csv_header(f);
     fclose(f);
-    assert_string_equal(buf, SWEEP_CSV_HEADER "\n");
+    assert_string_equal(buf, CLI_SWEEP_CSV_HEADER "\n");
     /* the OSU columns, in the order of the text table */
     assert_non_null(strstr(buf, "size,avg_us,min_us,max_us,p50_us,p99_us,iterations,steps,"
                                 "predicted_us"));

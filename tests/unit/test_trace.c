@@ -17,7 +17,7 @@
 typedef struct {
     cli_ctx_t ctx;
     cli_run_t run;
-    coord_result_t res;
+    sn_coord_result_t res;
 } fx_t;
 
 static void fx_init(fx_t *f, const char *topo)
@@ -29,7 +29,7 @@ static void fx_init(fx_t *f, const char *topo)
     sn_err_t err = {0};
     assert_int_equal(cli_ctx_build(&co, &f->ctx, &err), 0);
     memset(&f->run, 0, sizeof f->run);
-    coord_opts_default(&f->run.coord);
+    sn_coord_opts_default(&f->run.coord);
     f->run.ctx = &f->ctx;
     cli_run_job(&f->ctx, &f->run.coord.job);
     f->run.coord.trace_slots = 2;
@@ -39,7 +39,7 @@ static void fx_init(fx_t *f, const char *topo)
 
 static void fx_free(fx_t *f)
 {
-    coord_result_free(&f->res);
+    sn_coord_result_free(&f->res);
     cli_ctx_free(&f->ctx);
 }
 
@@ -50,7 +50,7 @@ static char *write_trace(const fx_t *f)
     size_t len = 0;
     FILE *m = open_memstream(&buf, &len);
     assert_non_null(m);
-    coord_trace_write(m, &f->run, &f->res);
+    cli_run_trace_write(m, &f->run, &f->res);
     assert_int_equal(fclose(m), 0);
     const char *end = tu_json_skip(buf);
     assert_non_null(end);
@@ -67,7 +67,7 @@ static size_t count(const char *s, const char *needle)
 }
 
 /* Node i's record: nslots slots and the given sends (4 values each). */
-static void set_node(coord_trace_node_t *tn, uint64_t t0, const uint64_t *slots, size_t nslots,
+static void set_node(sn_coord_trace_node_t *tn, uint64_t t0, const uint64_t *slots, size_t nslots,
                      const uint64_t *sends, size_t nsends, uint64_t stop, uint64_t tx)
 {
     tn->t0_ns = t0;
@@ -87,7 +87,7 @@ static void test_records_become_events(void **state)
     (void) state;
     fx_t f;
     fx_init(&f, "ring:4");
-    coord_trace_t *tr = calloc(1, sizeof *tr);
+    sn_coord_trace_t *tr = calloc(1, sizeof *tr);
     tr->cid = 2;
     tr->n = 4;
     tr->nodes = calloc(4, sizeof *tr->nodes);
@@ -192,7 +192,7 @@ static void test_complete_record_is_not_truncated(void **state)
     (void) state;
     fx_t f;
     fx_init(&f, "ring:3");
-    coord_trace_t *tr = calloc(1, sizeof *tr);
+    sn_coord_trace_t *tr = calloc(1, sizeof *tr);
     tr->n = 3;
     tr->nodes = calloc(3, sizeof *tr->nodes);
     const uint64_t s[] = {1000, 2000, 1500};
