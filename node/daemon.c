@@ -4,8 +4,6 @@
  * DaemonInvite; the daemon starts one node process that joins the coordinator at the invitation's
  * source address, answers with the node's id and pid, and reaps the process when the run ends.
  * The run's state lives only in that process, so a run that dies leaves nothing in the daemon. */
-#include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,15 +13,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <sodium.h>
-
 #include "conn.h"
 #include "errors.h"
 #include "node.h"
+#include "spawn.h"
 #include "stepnet/util.h"
 #include "wire.h"
 
-#define KEY_FD         3   /* the descriptor on which a started node reads the key */
 #define SERVE_BACKLOG  64  /* invitations are few: one per run */
 #define MAX_CHILDREN   256 /* node processes of concurrent runs */
 #define CHILD_ARGS_MAX 24
@@ -104,31 +100,6 @@ static void on_child_exit(uv_process_t *p, int64_t status, int term_signal)
     uv_close((uv_handle_t *) p, on_child_closed);
 }
 
-/* A pipe holding the key in the file format, its write end closed: the read end in *out. The key
- * never appears on a command line or in the environment. */
-static int key_pipe(const sn_key_t *key, int *out)
-{
-    int kp[2];
-    char text[2 * SN_KEY_BYTES + 1];
-    if (pipe(kp) != 0)
-        return -1;
-    if (fcntl(kp[0], F_SETFD, FD_CLOEXEC) != 0 || fcntl(kp[1], F_SETFD, FD_CLOEXEC) != 0) {
-        close(kp[0]);
-        close(kp[1]);
-        return -1;
-    }
-    sn_key_format(key, text);
-    ssize_t w = write(kp[1], text, sizeof text); /* 65 bytes: fits any pipe buffer */
-    sodium_memzero(text, sizeof text);
-    close(kp[1]);
-    if (w != (ssize_t) sizeof text) {
-        close(kp[0]);
-        return -1;
-    }
-    *out = kp[0];
-    return 0;
-}
-
 /* Starts the node of an invitation: it joins `coord` (HOST:PORT) as `id`. 0 with its pid, or -1
  * with why. */
 static int start_node(daemon_t *d, const char *coord, uint32_t id, const Stepnet__DaemonInvite *inv,
@@ -145,8 +116,7 @@ static int start_node(daemon_t *d, const char *coord, uint32_t id, const Stepnet
              inv->has_connect_ms && inv->connect_ms ? inv->connect_ms : o->connect_ms);
     snprintf(range, sizeof range, "%u-%u", o->port_lo, o->port_hi);
     const char *args[CHILD_ARGS_MAX];
-    int na = 0, kfd = -1;
-    args[na++] = o->node_bin;
+    int na = 0;
     args[na++] = "--join";
     args[na++] = coord;
     args[na++] = "--id";
@@ -163,14 +133,7 @@ static int start_node(daemon_t *d, const char *coord, uint32_t id, const Stepnet
         args[na++] = "--advertise";
         args[na++] = o->advertise;
     }
-    if (o->security == SN_SEC_SODIUM) {
-        if (key_pipe(o->key, &kfd) < 0) {
-            snprintf(why, cap, "cannot create the key pipe: %s", strerror(errno));
-            return -1;
-        }
-        args[na++] = "--key-fd";
-        args[na++] = "3";
-    } else {
+    if (o->security != SN_SEC_SODIUM) {
         args[na++] = "--security";
         args[na++] = "none";
         args[na++] = "--insecure-ok";
@@ -178,20 +141,12 @@ static int start_node(daemon_t *d, const char *coord, uint32_t id, const Stepnet
     if (!(inv->has_verbose && inv->verbose))
         args[na++] = "--quiet";
     args[na] = NULL;
-    uv_stdio_container_t stdio[KEY_FD + 1];
-    stdio[0].flags = UV_IGNORE;
-    stdio[1].flags = UV_IGNORE; /* LISTEN and READY lines: the coordinator already knows */
-    stdio[2].flags = UV_INHERIT_FD;
-    stdio[2].data.fd = 2;
-    stdio[KEY_FD].flags = UV_INHERIT_FD;
-    stdio[KEY_FD].data.fd = kfd;
-    uv_process_options_t po;
-    memset(&po, 0, sizeof po);
-    po.file = o->node_bin;
-    po.args = (char **) args;
-    po.exit_cb = on_child_exit;
-    po.stdio = stdio;
-    po.stdio_count = kfd >= 0 ? KEY_FD + 1 : KEY_FD;
+    /* the key on a pipe (net/spawn.c); LISTEN and READY lines ignored: the coordinator knows */
+    sn_spawn_opts_t so = {.bin = o->node_bin,
+                          .args = args,
+                          .key = o->security == SN_SEC_SODIUM ? o->key : NULL,
+                          .exit_cb = on_child_exit,
+                          .close_cb = on_child_closed};
     child_t *ch = sn_xcalloc(1, sizeof *ch);
     ch->d = d;
     ch->id = id;
@@ -201,13 +156,13 @@ static int start_node(daemon_t *d, const char *coord, uint32_t id, const Stepnet
         d->children->prev = ch;
     d->children = ch;
     d->nchildren++;
-    int rc = uv_spawn(&d->loop, &ch->proc, &po);
-    if (kfd >= 0)
-        close(kfd);
-    if (rc < 0) {
-        snprintf(why, cap, "cannot start %s: %s", o->node_bin, uv_strerror(rc));
-        /* libuv: the handle is closed even after a failed spawn; freed in its close callback */
-        uv_close((uv_handle_t *) &ch->proc, on_child_closed);
+    sn_err_t err = {0};
+    if (sn_spawn_node(&d->loop, &ch->proc, &so, &err) < 0) {
+        snprintf(why, cap, "%s", err.msg);
+        /* a failed uv_spawn closes the handle (freed in on_child_closed); an earlier failure
+         * left it untouched */
+        if (!uv_is_closing((uv_handle_t *) &ch->proc))
+            on_child_closed((uv_handle_t *) &ch->proc);
         return -1;
     }
     *pid = ch->proc.pid;
@@ -255,7 +210,7 @@ static int coord_address(dconn_t *dc, uint32_t port, char *out, size_t cap)
 static void on_invite(dconn_t *dc, const Stepnet__DaemonInvite *inv)
 {
     daemon_t *d = dc->d;
-    char coord[SN_ADDR_MAX_TEXT], why[300];
+    char coord[SN_ADDR_MAX_TEXT], why[sizeof((sn_err_t *) 0)->msg];
     if (inv->version != SN_WIRE_VERSION) {
         snprintf(why, sizeof why, "the daemon speaks protocol version %u, the coordinator %u",
                  SN_WIRE_VERSION, inv->version);
