@@ -15,6 +15,7 @@
 
 #include "conn.h"
 #include "errors.h"
+#include "log.h"
 #include "node.h"
 #include "spawn.h"
 #include "stepnet/util.h"
@@ -54,25 +55,8 @@ struct daemon_s {
     dconn_t *conns;
     uint64_t runs;
     int stopping;
+    sn_log_t log; /* "daemon EVENT ..." */
 };
-
-static void dlog(const char *event, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* One line on stderr in the node's format, with "daemon" for the node id. */
-static void dlog(const char *event, const char *fmt, ...)
-{
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    struct tm tm;
-    localtime_r(&tv.tv_sec, &tm);
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "%02d:%02d:%02d.%06ld daemon %s %s\n", tm.tm_hour, tm.tm_min, tm.tm_sec,
-            (long) tv.tv_usec, event, msg);
-}
 
 /* ---- node processes ------------------------------------------------------------------------ */
 
@@ -93,10 +77,10 @@ static void on_child_closed(uv_handle_t *h)
 static void on_child_exit(uv_process_t *p, int64_t status, int term_signal)
 {
     child_t *ch = p->data;
-    if (!ch->d->o->quiet || status != 0 || term_signal != 0)
-        dlog("DAEMON-NODE-EXIT", "node %u (pid %d) exited with status %lld%s%s", ch->id, p->pid,
-             (long long) status, term_signal ? ", signal " : "",
-             term_signal ? strsignal(term_signal) : "");
+    sn_log_write(&ch->d->log, status != 0 || term_signal != 0 ? SN_LOG_ERROR : SN_LOG_INFO,
+                 "DAEMON-NODE-EXIT", "node %u (pid %d) exited with status %lld%s%s", ch->id, p->pid,
+                 (long long) status, term_signal ? ", signal " : "",
+                 term_signal ? strsignal(term_signal) : "");
     uv_close((uv_handle_t *) p, on_child_closed);
 }
 
@@ -214,14 +198,15 @@ static void on_invite(dconn_t *dc, const Stepnet__DaemonInvite *inv)
     if (inv->version != SN_WIRE_VERSION) {
         snprintf(why, sizeof why, "the daemon speaks protocol version %u, the coordinator %u",
                  SN_WIRE_VERSION, inv->version);
-        dlog("DAEMON-REFUSED", "invitation from %s: %s", dc->c.peer, why);
+        sn_log_write(&d->log, SN_LOG_ERROR, "DAEMON-REFUSED", "invitation from %s: %s", dc->c.peer,
+                     why);
         reply(dc, 0, 0, why);
         return;
     }
     if (inv->coord_port == 0 || inv->coord_port > 65535 ||
         coord_address(dc, inv->coord_port, coord, sizeof coord) < 0) {
-        dlog("DAEMON-REFUSED", "invitation from %s: bad coordinator port %u", dc->c.peer,
-             inv->coord_port);
+        sn_log_write(&d->log, SN_LOG_ERROR, "DAEMON-REFUSED",
+                     "invitation from %s: bad coordinator port %u", dc->c.peer, inv->coord_port);
         reply(dc, 0, 0, "bad coordinator port");
         return;
     }
@@ -229,14 +214,15 @@ static void on_invite(dconn_t *dc, const Stepnet__DaemonInvite *inv)
     uint32_t id = d->o->want_id >= 0 ? (uint32_t) d->o->want_id : inv->id;
     int pid = 0;
     if (start_node(d, coord, id, inv, &pid, why, sizeof why) < 0) {
-        dlog("DAEMON-SPAWN", "invitation from %s: %s", dc->c.peer, why);
+        sn_log_write(&d->log, SN_LOG_ERROR, "DAEMON-SPAWN", "invitation from %s: %s", dc->c.peer,
+                     why);
         reply(dc, id, 0, why);
         return;
     }
     d->runs++;
-    if (!d->o->quiet)
-        dlog("DAEMON-RUN", "run %llu: node %u (pid %d) joins the coordinator at %s",
-             (unsigned long long) d->runs, id, pid, coord);
+    sn_log_write(&d->log, SN_LOG_INFO, "DAEMON-RUN",
+                 "run %llu: node %u (pid %d) joins the coordinator at %s",
+                 (unsigned long long) d->runs, id, pid, coord);
     reply(dc, id, pid, NULL);
 }
 
@@ -246,8 +232,8 @@ static void dc_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
     sn_admit_done(&dc->d->admit, c);
     Stepnet__Control *m = type == SN_FRAME_CONTROL ? sn_wire_unpack_control(body, len) : NULL;
     if (dc->replied || m == NULL || m->msg_case != STEPNET__CONTROL__MSG_DAEMON_INVITE) {
-        dlog("DAEMON-PROTO", "%s sent a frame that is not an invitation (%zu bytes): closed",
-             c->peer, len);
+        sn_log_write(&dc->d->log, SN_LOG_ERROR, "DAEMON-PROTO",
+                     "%s sent a frame that is not an invitation (%zu bytes): closed", c->peer, len);
         sn_conn_close(c);
     } else {
         sn_conn_expect_done(c);
@@ -260,8 +246,9 @@ static void dc_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
 static void dc_on_error(sn_conn_t *c, int status, const char *what)
 {
     dconn_t *dc = c->owner;
-    if (!dc->replied && !dc->d->o->quiet)
-        dlog("DAEMON-CONN", "%s: %s: %s", c->peer, what, sn_net_strerror(status));
+    if (!dc->replied)
+        sn_log_write(&dc->d->log, SN_LOG_INFO, "DAEMON-CONN", "%s: %s: %s", c->peer, what,
+                     sn_net_strerror(status));
 }
 
 static void dc_on_closed(sn_conn_t *c)
@@ -282,8 +269,7 @@ static const sn_conn_ops_t dc_ops = {dc_on_frame, dc_on_error, dc_on_closed};
 
 static void admit_log(sn_admit_t *a, const char *line)
 {
-    (void) a;
-    dlog("DAEMON-REFUSED", "%s", line);
+    sn_log_write(&((daemon_t *) a->owner)->log, SN_LOG_ERROR, "DAEMON-REFUSED", "%s", line);
 }
 
 static void accept_one(sn_admit_t *a)
@@ -331,8 +317,8 @@ static void on_signal(uv_signal_t *s, int signum)
     if (d->stopping)
         return;
     d->stopping = 1;
-    dlog("DAEMON-STOP", "%s: stopping %u node process(es) and exiting", strsignal(signum),
-         d->nchildren);
+    sn_log_write(&d->log, SN_LOG_WARN, "DAEMON-STOP",
+                 "%s: stopping %u node process(es) and exiting", strsignal(signum), d->nchildren);
     for (child_t *ch = d->children; ch; ch = ch->next)
         if (!uv_is_closing((uv_handle_t *) &ch->proc))
             uv_process_kill(&ch->proc, SIGTERM);
@@ -349,6 +335,7 @@ int sn_node_serve(const sn_node_opts_t *o)
 {
     daemon_t *d = sn_xcalloc(1, sizeof *d);
     d->o = o;
+    sn_log_init(&d->log, "daemon", SN_LOG_ID_NONE, o->quiet ? SN_LOG_WARN : SN_LOG_INFO);
     d->sec.mode = o->security;
     d->sec.key = o->key;
     d->sec.deadline_ms = o->connect_ms;
@@ -359,7 +346,7 @@ int sn_node_serve(const sn_node_opts_t *o)
     signal(SIGPIPE, SIG_IGN);
     if (sn_addr_parse(o->serve_listen, -1, &d->addr, &err) < 0 ||
         sn_addr_resolve(&d->loop, &d->addr, &sa, &err) < 0) {
-        dlog("DAEMON-ARGS", "bad --listen: %s", err.msg);
+        sn_log_write(&d->log, SN_LOG_ERROR, "DAEMON-ARGS", "bad --listen: %s", err.msg);
         goto out;
     }
     snprintf(d->link_host, sizeof d->link_host, strchr(d->addr.host, ':') ? "[%s]" : "%s",
@@ -372,7 +359,8 @@ int sn_node_serve(const sn_node_opts_t *o)
     int lrc =
         sn_addr_listen(&d->listener, (struct sockaddr *) &sa, 0, 0, SERVE_BACKLOG, on_connection);
     if (lrc < 0) {
-        dlog("DAEMON-LISTEN", "cannot listen on %s: %s", o->serve_listen, uv_strerror(lrc));
+        sn_log_write(&d->log, SN_LOG_ERROR, "DAEMON-LISTEN", "cannot listen on %s: %s",
+                     o->serve_listen, uv_strerror(lrc));
         close_if_open((uv_handle_t *) &d->listener);
         sn_admit_close(&d->admit);
         uv_run(&d->loop, UV_RUN_DEFAULT);
@@ -386,7 +374,8 @@ int sn_node_serve(const sn_node_opts_t *o)
            ntohs(sa.ss_family == AF_INET6 ? ((struct sockaddr_in6 *) &sa)->sin6_port
                                           : ((struct sockaddr_in *) &sa)->sin_port));
     fflush(stdout);
-    dlog("DAEMON-LISTEN", "serving runs on %s (stepnet run --nodes ADDR,...)", bound);
+    sn_log_write(&d->log, SN_LOG_WARN, "DAEMON-LISTEN",
+                 "serving runs on %s (stepnet run --nodes ADDR,...)", bound);
     uv_signal_init(&d->loop, &d->sigint);
     d->sigint.data = d;
     uv_signal_start(&d->sigint, on_signal, SIGINT);
@@ -398,7 +387,7 @@ int sn_node_serve(const sn_node_opts_t *o)
 out:
     uv_run(&d->loop, UV_RUN_DEFAULT);
     if (uv_loop_close(&d->loop) != 0) {
-        dlog("DAEMON-EXIT", "event loop still busy at exit");
+        sn_log_write(&d->log, SN_LOG_ERROR, "DAEMON-EXIT", "event loop still busy at exit");
         rc = 1;
     }
     free(d);
