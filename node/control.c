@@ -79,7 +79,7 @@ static int take_assignment(node_t *nd, const Stepnet__Assign *a, sn_err_t *err)
         return rc;
     if ((rc = sn__node_links_init(nd, a, err)) < 0 || (rc = sn__node_emu_init(nd, a, err)) < 0)
         return rc;
-    nd->assigned = 1;
+    sn__node_assigned(nd);
     return 0;
 }
 
@@ -116,7 +116,7 @@ static void on_hb_check(uv_timer_t *t)
              "is stopped or unreachable; leaving",
              nd->opts.coordinator, (unsigned long long) (now - nd->ctl.last_heard),
              SN_HEARTBEAT_MISSES, nd->ctl.hb_ms);
-    sn__node_log(nd, "CTL-SILENT", "%s", msg);
+    sn_log_write(&nd->log, SN_LOG_ERROR, "CTL-SILENT", "%s", msg);
     /* said on the control connection too: a stopped coordinator reads it when it resumes */
     sn__node_report(nd, SN_ETIMEOUT, 0, STEPNET__ABORT_KIND__ABORT_COORDINATOR, -1, NULL, 0, "%s",
                     msg);
@@ -140,7 +140,8 @@ static void ctl_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len
     nd->ctl.heard_any = 1;
     Stepnet__Control *m = type == SN_FRAME_CONTROL ? sn_wire_unpack_control(body, len) : NULL;
     if (m == NULL) {
-        sn__node_log(nd, "CTL-PROTO", "malformed control frame from the coordinator");
+        sn_log_write(&nd->log, SN_LOG_ERROR, "CTL-PROTO",
+                     "malformed control frame from the coordinator");
         sn__node_exit(nd, 1);
         return;
     }
@@ -157,12 +158,12 @@ static void ctl_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len
     }
     case STEPNET__CONTROL__MSG_ASSIGN:
         if (nd->assigned) {
-            sn__node_log(nd, "CTL-PROTO", "second assignment");
+            sn_log_write(&nd->log, SN_LOG_ERROR, "CTL-PROTO", "second assignment");
             sn__node_exit(nd, 1);
             break;
         }
         if (take_assignment(nd, m->assign, &err) < 0) {
-            nd->assigned = 1;
+            sn__node_assigned(nd);
             sn__node_abort(nd, SN_EINVAL, 0, "bad assignment: %s", err.msg);
             break;
         }
@@ -171,10 +172,9 @@ static void ctl_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len
             nd->ctl.hb_ms = m->assign->heartbeat_ms;
             hb_start(nd);
         }
-        if (!nd->opts.quiet)
-            sn__node_log(nd, "NODE-ASSIGN", "%s, %s with %s, %u links, spin %llu us",
-                         nd->topo->spec, sn_coll_name(nd->params.coll), nd->algo->name, nd->deg,
-                         (unsigned long long) (nd->spin_ns / 1000));
+        sn_log_write(&nd->log, SN_LOG_INFO, "NODE-ASSIGN", "%s, %s with %s, %u links, spin %llu us",
+                     nd->topo->spec, sn_coll_name(nd->params.coll), nd->algo->name, nd->deg,
+                     (unsigned long long) (nd->spin_ns / 1000));
         sn__node_links_start(nd);
         break;
     case STEPNET__CONTROL__MSG_CALIBRATE:
@@ -200,11 +200,13 @@ static void ctl_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len
         sn__node_exit(nd, nd->exit_code);
         break;
     case STEPNET__CONTROL__MSG_ABORT:
-        sn__node_log(nd, "NODE-STOP", "the coordinator aborted the run: %s", m->abort->reason);
+        sn_log_write(&nd->log, SN_LOG_ERROR, "NODE-STOP", "the coordinator aborted the run: %s",
+                     m->abort->reason);
         sn__node_exit(nd, 1);
         break;
     default:
-        sn__node_log(nd, "CTL-PROTO", "unexpected control message %d", (int) m->msg_case);
+        sn_log_write(&nd->log, SN_LOG_ERROR, "CTL-PROTO", "unexpected control message %d",
+                     (int) m->msg_case);
         sn__node_exit(nd, 1);
     }
     stepnet__control__free_unpacked(m, NULL);
@@ -216,8 +218,8 @@ static void ctl_on_error(sn_conn_t *c, int status, const char *what)
     nd->ctl.up = 0;
     if (nd->stopping)
         return;
-    sn__node_log(nd, "CTL-DOWN", "control connection to the coordinator: %s (%s)", what,
-                 sn_net_err_name(status));
+    sn_log_write(&nd->log, SN_LOG_ERROR, "CTL-DOWN",
+                 "control connection to the coordinator: %s (%s)", what, sn_net_err_name(status));
     sn__node_exit(nd, 1);
 }
 
@@ -279,7 +281,7 @@ static void on_ctl_connect(uv_connect_t *req, int status)
         return;
     if (status < 0) {
         if (uv_now(nd->loop) >= nd->ctl.deadline) {
-            sn__node_log(nd, "CTL-CONNECT",
+            sn_log_write(&nd->log, SN_LOG_ERROR, "CTL-CONNECT",
                          "connect deadline (%u ms): cannot reach the coordinator at %s: %s",
                          nd->opts.connect_ms, nd->opts.coordinator, uv_strerror(status));
             sn__node_exit(nd, 1);
@@ -309,7 +311,8 @@ void sn__node_ctl_connect(node_t *nd)
     int rc = uv_tcp_connect(&nd->ctl.req, &nd->ctl.lc->c.tcp,
                             (const struct sockaddr *) &nd->ctl.coord_sa, on_ctl_connect);
     if (rc < 0) {
-        sn__node_log(nd, "CTL-CONNECT", "connect to %s: %s", nd->opts.coordinator, uv_strerror(rc));
+        sn_log_write(&nd->log, SN_LOG_ERROR, "CTL-CONNECT", "connect to %s: %s",
+                     nd->opts.coordinator, uv_strerror(rc));
         sn__node_exit(nd, 1);
     }
 }

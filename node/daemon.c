@@ -4,8 +4,6 @@
  * DaemonInvite; the daemon starts one node process that joins the coordinator at the invitation's
  * source address, answers with the node's id and pid, and reaps the process when the run ends.
  * The run's state lives only in that process, so a run that dies leaves nothing in the daemon. */
-#include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,15 +13,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <sodium.h>
-
 #include "conn.h"
 #include "errors.h"
+#include "log.h"
 #include "node.h"
+#include "spawn.h"
 #include "stepnet/util.h"
 #include "wire.h"
 
-#define KEY_FD         3   /* the descriptor on which a started node reads the key */
 #define SERVE_BACKLOG  64  /* invitations are few: one per run */
 #define MAX_CHILDREN   256 /* node processes of concurrent runs */
 #define CHILD_ARGS_MAX 24
@@ -58,25 +55,8 @@ struct daemon_s {
     dconn_t *conns;
     uint64_t runs;
     int stopping;
+    sn_log_t log; /* "daemon EVENT ..." */
 };
-
-static void dlog(const char *event, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* One line on stderr in the node's format, with "daemon" for the node id. */
-static void dlog(const char *event, const char *fmt, ...)
-{
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    struct tm tm;
-    localtime_r(&tv.tv_sec, &tm);
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "%02d:%02d:%02d.%06ld daemon %s %s\n", tm.tm_hour, tm.tm_min, tm.tm_sec,
-            (long) tv.tv_usec, event, msg);
-}
 
 /* ---- node processes ------------------------------------------------------------------------ */
 
@@ -97,36 +77,11 @@ static void on_child_closed(uv_handle_t *h)
 static void on_child_exit(uv_process_t *p, int64_t status, int term_signal)
 {
     child_t *ch = p->data;
-    if (!ch->d->o->quiet || status != 0 || term_signal != 0)
-        dlog("DAEMON-NODE-EXIT", "node %u (pid %d) exited with status %lld%s%s", ch->id, p->pid,
-             (long long) status, term_signal ? ", signal " : "",
-             term_signal ? strsignal(term_signal) : "");
+    sn_log_write(&ch->d->log, status != 0 || term_signal != 0 ? SN_LOG_ERROR : SN_LOG_INFO,
+                 "DAEMON-NODE-EXIT", "node %u (pid %d) exited with status %lld%s%s", ch->id, p->pid,
+                 (long long) status, term_signal ? ", signal " : "",
+                 term_signal ? strsignal(term_signal) : "");
     uv_close((uv_handle_t *) p, on_child_closed);
-}
-
-/* A pipe holding the key in the file format, its write end closed: the read end in *out. The key
- * never appears on a command line or in the environment. */
-static int key_pipe(const sn_key_t *key, int *out)
-{
-    int kp[2];
-    char text[2 * SN_KEY_BYTES + 1];
-    if (pipe(kp) != 0)
-        return -1;
-    if (fcntl(kp[0], F_SETFD, FD_CLOEXEC) != 0 || fcntl(kp[1], F_SETFD, FD_CLOEXEC) != 0) {
-        close(kp[0]);
-        close(kp[1]);
-        return -1;
-    }
-    sn_key_format(key, text);
-    ssize_t w = write(kp[1], text, sizeof text); /* 65 bytes: fits any pipe buffer */
-    sodium_memzero(text, sizeof text);
-    close(kp[1]);
-    if (w != (ssize_t) sizeof text) {
-        close(kp[0]);
-        return -1;
-    }
-    *out = kp[0];
-    return 0;
 }
 
 /* Starts the node of an invitation: it joins `coord` (HOST:PORT) as `id`. 0 with its pid, or -1
@@ -145,8 +100,7 @@ static int start_node(daemon_t *d, const char *coord, uint32_t id, const Stepnet
              inv->has_connect_ms && inv->connect_ms ? inv->connect_ms : o->connect_ms);
     snprintf(range, sizeof range, "%u-%u", o->port_lo, o->port_hi);
     const char *args[CHILD_ARGS_MAX];
-    int na = 0, kfd = -1;
-    args[na++] = o->node_bin;
+    int na = 0;
     args[na++] = "--join";
     args[na++] = coord;
     args[na++] = "--id";
@@ -163,14 +117,7 @@ static int start_node(daemon_t *d, const char *coord, uint32_t id, const Stepnet
         args[na++] = "--advertise";
         args[na++] = o->advertise;
     }
-    if (o->security == SN_SEC_SODIUM) {
-        if (key_pipe(o->key, &kfd) < 0) {
-            snprintf(why, cap, "cannot create the key pipe: %s", strerror(errno));
-            return -1;
-        }
-        args[na++] = "--key-fd";
-        args[na++] = "3";
-    } else {
+    if (o->security != SN_SEC_SODIUM) {
         args[na++] = "--security";
         args[na++] = "none";
         args[na++] = "--insecure-ok";
@@ -178,20 +125,12 @@ static int start_node(daemon_t *d, const char *coord, uint32_t id, const Stepnet
     if (!(inv->has_verbose && inv->verbose))
         args[na++] = "--quiet";
     args[na] = NULL;
-    uv_stdio_container_t stdio[KEY_FD + 1];
-    stdio[0].flags = UV_IGNORE;
-    stdio[1].flags = UV_IGNORE; /* LISTEN and READY lines: the coordinator already knows */
-    stdio[2].flags = UV_INHERIT_FD;
-    stdio[2].data.fd = 2;
-    stdio[KEY_FD].flags = UV_INHERIT_FD;
-    stdio[KEY_FD].data.fd = kfd;
-    uv_process_options_t po;
-    memset(&po, 0, sizeof po);
-    po.file = o->node_bin;
-    po.args = (char **) args;
-    po.exit_cb = on_child_exit;
-    po.stdio = stdio;
-    po.stdio_count = kfd >= 0 ? KEY_FD + 1 : KEY_FD;
+    /* the key on a pipe (net/spawn.c); LISTEN and READY lines ignored: the coordinator knows */
+    sn_spawn_opts_t so = {.bin = o->node_bin,
+                          .args = args,
+                          .key = o->security == SN_SEC_SODIUM ? o->key : NULL,
+                          .exit_cb = on_child_exit,
+                          .close_cb = on_child_closed};
     child_t *ch = sn_xcalloc(1, sizeof *ch);
     ch->d = d;
     ch->id = id;
@@ -201,13 +140,13 @@ static int start_node(daemon_t *d, const char *coord, uint32_t id, const Stepnet
         d->children->prev = ch;
     d->children = ch;
     d->nchildren++;
-    int rc = uv_spawn(&d->loop, &ch->proc, &po);
-    if (kfd >= 0)
-        close(kfd);
-    if (rc < 0) {
-        snprintf(why, cap, "cannot start %s: %s", o->node_bin, uv_strerror(rc));
-        /* libuv: the handle is closed even after a failed spawn; freed in its close callback */
-        uv_close((uv_handle_t *) &ch->proc, on_child_closed);
+    sn_err_t err = {0};
+    if (sn_spawn_node(&d->loop, &ch->proc, &so, &err) < 0) {
+        snprintf(why, cap, "%s", err.msg);
+        /* a failed uv_spawn closes the handle (freed in on_child_closed); an earlier failure
+         * left it untouched */
+        if (!uv_is_closing((uv_handle_t *) &ch->proc))
+            on_child_closed((uv_handle_t *) &ch->proc);
         return -1;
     }
     *pid = ch->proc.pid;
@@ -255,18 +194,19 @@ static int coord_address(dconn_t *dc, uint32_t port, char *out, size_t cap)
 static void on_invite(dconn_t *dc, const Stepnet__DaemonInvite *inv)
 {
     daemon_t *d = dc->d;
-    char coord[SN_ADDR_MAX_TEXT], why[300];
+    char coord[SN_ADDR_MAX_TEXT], why[sizeof((sn_err_t *) 0)->msg];
     if (inv->version != SN_WIRE_VERSION) {
         snprintf(why, sizeof why, "the daemon speaks protocol version %u, the coordinator %u",
                  SN_WIRE_VERSION, inv->version);
-        dlog("DAEMON-REFUSED", "invitation from %s: %s", dc->c.peer, why);
+        sn_log_write(&d->log, SN_LOG_ERROR, "DAEMON-REFUSED", "invitation from %s: %s", dc->c.peer,
+                     why);
         reply(dc, 0, 0, why);
         return;
     }
     if (inv->coord_port == 0 || inv->coord_port > 65535 ||
         coord_address(dc, inv->coord_port, coord, sizeof coord) < 0) {
-        dlog("DAEMON-REFUSED", "invitation from %s: bad coordinator port %u", dc->c.peer,
-             inv->coord_port);
+        sn_log_write(&d->log, SN_LOG_ERROR, "DAEMON-REFUSED",
+                     "invitation from %s: bad coordinator port %u", dc->c.peer, inv->coord_port);
         reply(dc, 0, 0, "bad coordinator port");
         return;
     }
@@ -274,14 +214,15 @@ static void on_invite(dconn_t *dc, const Stepnet__DaemonInvite *inv)
     uint32_t id = d->o->want_id >= 0 ? (uint32_t) d->o->want_id : inv->id;
     int pid = 0;
     if (start_node(d, coord, id, inv, &pid, why, sizeof why) < 0) {
-        dlog("DAEMON-SPAWN", "invitation from %s: %s", dc->c.peer, why);
+        sn_log_write(&d->log, SN_LOG_ERROR, "DAEMON-SPAWN", "invitation from %s: %s", dc->c.peer,
+                     why);
         reply(dc, id, 0, why);
         return;
     }
     d->runs++;
-    if (!d->o->quiet)
-        dlog("DAEMON-RUN", "run %llu: node %u (pid %d) joins the coordinator at %s",
-             (unsigned long long) d->runs, id, pid, coord);
+    sn_log_write(&d->log, SN_LOG_INFO, "DAEMON-RUN",
+                 "run %llu: node %u (pid %d) joins the coordinator at %s",
+                 (unsigned long long) d->runs, id, pid, coord);
     reply(dc, id, pid, NULL);
 }
 
@@ -291,8 +232,8 @@ static void dc_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
     sn_admit_done(&dc->d->admit, c);
     Stepnet__Control *m = type == SN_FRAME_CONTROL ? sn_wire_unpack_control(body, len) : NULL;
     if (dc->replied || m == NULL || m->msg_case != STEPNET__CONTROL__MSG_DAEMON_INVITE) {
-        dlog("DAEMON-PROTO", "%s sent a frame that is not an invitation (%zu bytes): closed",
-             c->peer, len);
+        sn_log_write(&dc->d->log, SN_LOG_ERROR, "DAEMON-PROTO",
+                     "%s sent a frame that is not an invitation (%zu bytes): closed", c->peer, len);
         sn_conn_close(c);
     } else {
         sn_conn_expect_done(c);
@@ -305,8 +246,9 @@ static void dc_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
 static void dc_on_error(sn_conn_t *c, int status, const char *what)
 {
     dconn_t *dc = c->owner;
-    if (!dc->replied && !dc->d->o->quiet)
-        dlog("DAEMON-CONN", "%s: %s: %s", c->peer, what, sn_net_strerror(status));
+    if (!dc->replied)
+        sn_log_write(&dc->d->log, SN_LOG_INFO, "DAEMON-CONN", "%s: %s: %s", c->peer, what,
+                     sn_net_strerror(status));
 }
 
 static void dc_on_closed(sn_conn_t *c)
@@ -327,8 +269,7 @@ static const sn_conn_ops_t dc_ops = {dc_on_frame, dc_on_error, dc_on_closed};
 
 static void admit_log(sn_admit_t *a, const char *line)
 {
-    (void) a;
-    dlog("DAEMON-REFUSED", "%s", line);
+    sn_log_write(&((daemon_t *) a->owner)->log, SN_LOG_ERROR, "DAEMON-REFUSED", "%s", line);
 }
 
 static void accept_one(sn_admit_t *a)
@@ -376,8 +317,8 @@ static void on_signal(uv_signal_t *s, int signum)
     if (d->stopping)
         return;
     d->stopping = 1;
-    dlog("DAEMON-STOP", "%s: stopping %u node process(es) and exiting", strsignal(signum),
-         d->nchildren);
+    sn_log_write(&d->log, SN_LOG_WARN, "DAEMON-STOP",
+                 "%s: stopping %u node process(es) and exiting", strsignal(signum), d->nchildren);
     for (child_t *ch = d->children; ch; ch = ch->next)
         if (!uv_is_closing((uv_handle_t *) &ch->proc))
             uv_process_kill(&ch->proc, SIGTERM);
@@ -394,6 +335,7 @@ int sn_node_serve(const sn_node_opts_t *o)
 {
     daemon_t *d = sn_xcalloc(1, sizeof *d);
     d->o = o;
+    sn_log_init(&d->log, "daemon", SN_LOG_ID_NONE, o->quiet ? SN_LOG_WARN : SN_LOG_INFO);
     d->sec.mode = o->security;
     d->sec.key = o->key;
     d->sec.deadline_ms = o->connect_ms;
@@ -404,7 +346,7 @@ int sn_node_serve(const sn_node_opts_t *o)
     signal(SIGPIPE, SIG_IGN);
     if (sn_addr_parse(o->serve_listen, -1, &d->addr, &err) < 0 ||
         sn_addr_resolve(&d->loop, &d->addr, &sa, &err) < 0) {
-        dlog("DAEMON-ARGS", "bad --listen: %s", err.msg);
+        sn_log_write(&d->log, SN_LOG_ERROR, "DAEMON-ARGS", "bad --listen: %s", err.msg);
         goto out;
     }
     snprintf(d->link_host, sizeof d->link_host, strchr(d->addr.host, ':') ? "[%s]" : "%s",
@@ -417,7 +359,8 @@ int sn_node_serve(const sn_node_opts_t *o)
     int lrc =
         sn_addr_listen(&d->listener, (struct sockaddr *) &sa, 0, 0, SERVE_BACKLOG, on_connection);
     if (lrc < 0) {
-        dlog("DAEMON-LISTEN", "cannot listen on %s: %s", o->serve_listen, uv_strerror(lrc));
+        sn_log_write(&d->log, SN_LOG_ERROR, "DAEMON-LISTEN", "cannot listen on %s: %s",
+                     o->serve_listen, uv_strerror(lrc));
         close_if_open((uv_handle_t *) &d->listener);
         sn_admit_close(&d->admit);
         uv_run(&d->loop, UV_RUN_DEFAULT);
@@ -431,7 +374,8 @@ int sn_node_serve(const sn_node_opts_t *o)
            ntohs(sa.ss_family == AF_INET6 ? ((struct sockaddr_in6 *) &sa)->sin6_port
                                           : ((struct sockaddr_in *) &sa)->sin_port));
     fflush(stdout);
-    dlog("DAEMON-LISTEN", "serving runs on %s (stepnet run --nodes ADDR,...)", bound);
+    sn_log_write(&d->log, SN_LOG_WARN, "DAEMON-LISTEN",
+                 "serving runs on %s (stepnet run --nodes ADDR,...)", bound);
     uv_signal_init(&d->loop, &d->sigint);
     d->sigint.data = d;
     uv_signal_start(&d->sigint, on_signal, SIGINT);
@@ -443,7 +387,7 @@ int sn_node_serve(const sn_node_opts_t *o)
 out:
     uv_run(&d->loop, UV_RUN_DEFAULT);
     if (uv_loop_close(&d->loop) != 0) {
-        dlog("DAEMON-EXIT", "event loop still busy at exit");
+        sn_log_write(&d->log, SN_LOG_ERROR, "DAEMON-EXIT", "event loop still busy at exit");
         rc = 1;
     }
     free(d);

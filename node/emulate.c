@@ -182,7 +182,6 @@ int sn__node_emu_init(node_t *nd, const Stepnet__Assign *a, sn_err_t *err)
     nd->emu_poll.data = nd;
     nd->emu_live = 1;
     uv_poll_start(&nd->emu_poll, UV_READABLE, on_timer);
-    if (!nd->opts.quiet)
-        sn__node_log(nd, "NODE-EMU", "emulating %zu of this node's links", a->n_emu);
+    sn_log_write(&nd->log, SN_LOG_INFO, "NODE-EMU", "emulating %zu of this node's links", a->n_emu);
     return 0;
 }

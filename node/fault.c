@@ -10,7 +10,7 @@ void sn__node_fault_inject(node_t *nd, uint64_t slot)
 {
     if (nd->fault.kind == SN_FAULT_NONE || slot != nd->fault.slot)
         return;
-    sn__node_log(nd, "NODE-FAULT", "injecting %s@%llu at slot %llu",
+    sn_log_write(&nd->log, SN_LOG_WARN, "NODE-FAULT", "injecting %s@%llu at slot %llu",
                  sn_wire_fault_name(nd->fault.kind), (unsigned long long) nd->fault.slot,
                  (unsigned long long) slot);
     sn_conn_t *c0 = nd->deg > 0 && nd->links[0].lc ? &nd->links[0].lc->c : NULL;

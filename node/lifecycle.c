@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/time.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "errors.h"
@@ -19,23 +17,10 @@
 
 /* ---- logging --------------------------------------------------------------------------------- */
 
-void sn__node_log(const node_t *nd, const char *event, const char *fmt, ...)
+void sn__node_assigned(node_t *nd)
 {
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    struct tm tm;
-    localtime_r(&tv.tv_sec, &tm);
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (nd->assigned)
-        fprintf(stderr, "%02d:%02d:%02d.%06ld node %u %s %s\n", tm.tm_hour, tm.tm_min, tm.tm_sec,
-                (long) tv.tv_usec, nd->id, event, msg);
-    else
-        fprintf(stderr, "%02d:%02d:%02d.%06ld node ? %s %s\n", tm.tm_hour, tm.tm_min, tm.tm_sec,
-                (long) tv.tv_usec, event, msg);
+    nd->assigned = 1;
+    sn_log_set_id(&nd->log, nd->id);
 }
 
 /* ---- shutdown ------------------------------------------------------------------------------- */
@@ -79,7 +64,8 @@ void sn__node_exit(node_t *nd, int code)
 static void on_exit_timer(uv_timer_t *t)
 {
     node_t *nd = t->data;
-    sn__node_log(nd, "NODE-EXIT", "the coordinator did not answer the abort; exiting");
+    sn_log_write(&nd->log, SN_LOG_ERROR, "NODE-EXIT",
+                 "the coordinator did not answer the abort; exiting");
     sn__node_exit(nd, 1);
 }
 
@@ -95,7 +81,7 @@ void sn__node_report(node_t *nd, int code, uint64_t slot, int kind, int64_t peer
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    sn__node_log(nd, "NODE-ABORT", "%s: %s", sn_net_err_name(code), msg);
+    sn_log_write(&nd->log, SN_LOG_ERROR, "NODE-ABORT", "%s: %s", sn_net_err_name(code), msg);
     nd->exit_code = 1;
     nd->ex.running = 0;
     if (nd->ex.slot_timer.data)
@@ -151,7 +137,7 @@ static void on_signal(uv_signal_t *s, int signum)
     node_t *nd = s->data;
     const char *name = signum == SIGINT ? "SIGINT" : "SIGTERM";
     if (nd->interrupted || nd->exit_code || !nd->ctl.up) {
-        sn__node_log(nd, "NODE-SIGNAL", "%s: exiting", name);
+        sn_log_write(&nd->log, SN_LOG_WARN, "NODE-SIGNAL", "%s: exiting", name);
         sn__node_exit(nd, 1);
         return;
     }
@@ -174,7 +160,7 @@ static int start_listener(node_t *nd)
     const char *lhost =
         o->listen_host ? o->listen_host : (o->local ? nd->ctl.coord.host : "0.0.0.0");
     if (sn_node_parse_host(lhost, &la, &err) < 0 || sn_addr_resolve(nd->loop, &la, &sa, &err) < 0) {
-        sn__node_log(nd, "NODE-ARGS", "bad listen address: %s", err.msg);
+        sn_log_write(&nd->log, SN_LOG_ERROR, "NODE-ARGS", "bad listen address: %s", err.msg);
         return -1;
     }
     uv_tcp_init(nd->loop, &nd->net.listener);
@@ -184,11 +170,12 @@ static int start_listener(node_t *nd)
     int lrc = sn_addr_listen(&nd->net.listener, (struct sockaddr *) &sa, o->port_lo, o->port_hi,
                              512, sn__node_on_link_connection);
     if (lrc == UV_EADDRINUSE && o->port_lo)
-        sn__node_log(nd, "NODE-LISTEN",
+        sn_log_write(&nd->log, SN_LOG_ERROR, "NODE-LISTEN",
                      "cannot listen on %s: every port of --port-range %u-%u is in use", lhost,
                      o->port_lo, o->port_hi);
     else if (lrc < 0)
-        sn__node_log(nd, "NODE-LISTEN", "cannot listen on %s: %s", lhost, uv_strerror(lrc));
+        sn_log_write(&nd->log, SN_LOG_ERROR, "NODE-LISTEN", "cannot listen on %s: %s", lhost,
+                     uv_strerror(lrc));
     if (lrc < 0) {
         uv_close((uv_handle_t *) &nd->net.listener, NULL);
         uv_run(nd->loop, UV_RUN_DEFAULT);
@@ -221,7 +208,8 @@ static void session_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     (void) buf;
     if (nread >= 0 || nd->stopping)
         return;
-    sn__node_log(nd, "NODE-SESSION", "standard input closed (%s): the ssh session ended; leaving",
+    sn_log_write(&nd->log, SN_LOG_ERROR, "NODE-SESSION",
+                 "standard input closed (%s): the ssh session ended; leaving",
                  nread == UV_EOF ? "end of file" : uv_strerror((int) nread));
     sn__node_exit(nd, nd->exit_code ? nd->exit_code : 1);
 }
@@ -235,7 +223,8 @@ static int session_watch(node_t *nd)
     if (rc == 0)
         rc = uv_read_start((uv_stream_t *) &nd->session, session_alloc, session_read);
     if (rc < 0)
-        sn__node_log(nd, "NODE-SESSION", "cannot watch standard input: %s", uv_strerror(rc));
+        sn_log_write(&nd->log, SN_LOG_ERROR, "NODE-SESSION", "cannot watch standard input: %s",
+                     uv_strerror(rc));
     return rc;
 }
 
@@ -308,6 +297,7 @@ int sn_node_main(const sn_node_opts_t *o)
         return sn_node_serve(o);
     node_t *nd = sn_xcalloc(1, sizeof *nd);
     nd->opts = *o;
+    sn_log_init(&nd->log, "node", SN_LOG_ID_UNKNOWN, o->quiet ? SN_LOG_WARN : SN_LOG_INFO);
     nd->loop = sn_xmalloc(sizeof *nd->loop);
     uv_loop_init(nd->loop);
     signal(SIGPIPE, SIG_IGN);
@@ -322,13 +312,13 @@ int sn_node_main(const sn_node_opts_t *o)
     nd->sec.key = o->key;
     nd->sec.deadline_ms = o->connect_ms ? o->connect_ms : 10000;
     if (o->security == SN_SEC_NONE && !o->local)
-        sn__node_log(nd, "NODE-INSECURE",
+        sn_log_write(&nd->log, SN_LOG_WARN, "NODE-INSECURE",
                      "security none: links and the control channel are plaintext "
                      "and unauthenticated");
     sn_err_t err = {0};
     if (sn_addr_parse(o->coordinator, -1, &nd->ctl.coord, &err) < 0 ||
         sn_addr_resolve(nd->loop, &nd->ctl.coord, &nd->ctl.coord_sa, &err) < 0) {
-        sn__node_log(nd, "NODE-ARGS", "bad coordinator address: %s", err.msg);
+        sn_log_write(&nd->log, SN_LOG_ERROR, "NODE-ARGS", "bad coordinator address: %s", err.msg);
         goto out;
     }
     if (o->stdin_session && session_watch(nd) < 0)
@@ -356,7 +346,7 @@ out:
     sn__node_exit(nd, nd->exit_code ? nd->exit_code : rc);
     uv_run(nd->loop, UV_RUN_DEFAULT); /* the close callbacks */
     if (uv_loop_close(nd->loop) != 0) {
-        sn__node_log(nd, "NODE-EXIT", "event loop still busy at exit");
+        sn_log_write(&nd->log, SN_LOG_ERROR, "NODE-EXIT", "event loop still busy at exit");
         rc = rc ? rc : 1;
     }
     free(nd->loop);

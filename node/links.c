@@ -34,8 +34,7 @@ static void check_ready(node_t *nd)
     sn__node_send_ctl(nd, &m);
     printf("READY id=%u port=%d\n", nd->id, nd->net.data_port);
     fflush(stdout);
-    if (!nd->opts.quiet)
-        sn__node_log(nd, "NODE-READY", "%u links up", nd->deg);
+    sn_log_write(&nd->log, SN_LOG_INFO, "NODE-READY", "%u links up", nd->deg);
 }
 
 static void link_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len);
@@ -285,8 +284,8 @@ static void link_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t le
         break;
     }
     default:
-        sn__node_log(nd, "LINK-PROTO", "edge %u (node %u): unexpected frame type %d", l->edge,
-                     l->peer, type);
+        sn_log_write(&nd->log, SN_LOG_ERROR, "LINK-PROTO",
+                     "edge %u (node %u): unexpected frame type %d", l->edge, l->peer, type);
         sn__node_report(nd, SN_EPROTO, nd->ex.t, STEPNET__ABORT_KIND__ABORT_PROTO, l->peer, NULL, 0,
                         "protocol error on the link to node %u (edge %u): frame type %d", l->peer,
                         l->edge, type);
@@ -310,13 +309,12 @@ static void link_on_error(sn_conn_t *c, int status, const char *what)
     l->down = 1;
     if (!nd->ex.running && status != SN_EPROTO) {
         /* between collectives (a peer leaving after STOP): the next START fails if it matters */
-        if (!nd->opts.quiet)
-            sn__node_log(nd, "LINK-DOWN", "edge %u (node %u) closed between collectives: %s",
-                         l->edge, l->peer, what);
+        sn_log_write(&nd->log, SN_LOG_INFO, "LINK-DOWN",
+                     "edge %u (node %u) closed between collectives: %s", l->edge, l->peer, what);
         return;
     }
-    sn__node_log(nd, status == SN_EPROTO ? "LINK-PROTO" : "LINK-DOWN", "edge %u (node %u): %s (%s)",
-                 l->edge, l->peer, what, sn_net_err_name(status));
+    sn_log_write(&nd->log, SN_LOG_ERROR, status == SN_EPROTO ? "LINK-PROTO" : "LINK-DOWN",
+                 "edge %u (node %u): %s (%s)", l->edge, l->peer, what, sn_net_err_name(status));
     if (nd->exit_code == 0)
         sn__node_report(nd, status == SN_EPROTO ? SN_EPROTO : SN_ELINK, nd->ex.t,
                         status == SN_EPROTO ? STEPNET__ABORT_KIND__ABORT_PROTO
@@ -357,7 +355,7 @@ lconn_t *sn__node_lconn_new(node_t *nd, const sn_conn_ops_t *ops)
 
 static void admit_log(sn_admit_t *a, const char *line)
 {
-    sn__node_log(a->owner, "LINK-REFUSED", "%s", line);
+    sn_log_write(&((node_t *) a->owner)->log, SN_LOG_ERROR, "LINK-REFUSED", "%s", line);
 }
 
 /* Accepts one inbound connection: unauthenticated until its link hello. */

@@ -1,6 +1,7 @@
 /* stepnet-node: the command line of one network node (node/). Started by `stepnet run` on the
- * local machine, or by hand on any machine with --join HOST:PORT. */
-#include <errno.h>
+ * local machine, or by hand on any machine with --join HOST:PORT. main parses the options
+ * (net/opts.c), checks their combinations, loads the key and runs the node or the daemon; every
+ * bad argument is one line on stderr and exit status 2. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 
 #include "launch_env.h"
 #include "node.h"
+#include "opts.h"
 #include "secure.h"
 #include "stepnet_version.h"
 
@@ -64,224 +66,206 @@ static const char usage[] =
     "  0 after the coordinator stops the run, 1 after a failure, 2 bad arguments; with --serve,\n"
     "  0 after SIGINT or SIGTERM, 1 when it cannot listen.\n";
 
-/* A decimal integer from lo to hi, all of `v` (no sign, spaces or trailing text). */
-static int parse_long(const char *v, long lo, long hi, long *out)
+/* The command line: the node's options and what is only needed to fill them in. */
+typedef struct args_s {
+    sn_node_opts_t o;
+    const char *key_file, *security;
+    int64_t key_fd, connect_ms, wire_version;
+    int insecure_ok, help, version;
+} args_t;
+
+/* --id auto|N: the launcher's rank, or N. */
+static int opt_id(const sn_opt_t *opt, const char *v, sn_err_t *err)
 {
-    if (*v < '0' || *v > '9')
-        return -1;
-    errno = 0;
-    char *end;
-    long x = strtol(v, &end, 10);
-    if (errno != 0 || *end != '\0' || x < lo || x > hi)
-        return -1;
-    *out = x;
+    int32_t *want = opt->ctx;
+    int64_t x;
+    const char *var;
+    if (strcmp(v, "auto") == 0)
+        return sn_launch_env_rank(getenv, want, &var, err);
+    if (sn_opts_int(opt->name, v, 0, 1 << 30, NULL, &x, err) < 0)
+        return sn_err_set(err, SN_EINVAL,
+                          "bad value '%s' for %s: expected an integer from 0 to %d, or auto", v,
+                          opt->name, 1 << 30);
+    *want = (int32_t) x;
     return 0;
 }
 
-int main(int argc, char **argv)
+/* --port-range LO-HI. */
+static int opt_port_range(const sn_opt_t *opt, const char *v, sn_err_t *err)
 {
-    sn_node_opts_t o;
-    memset(&o, 0, sizeof o);
-    o.want_id = -1;
-    o.connect_ms = 10000;
-    o.security = SN_SEC_SODIUM;
-    const char *key_file = NULL, *security = "sodium";
-    int key_fd = -1, insecure_ok = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(usage, stdout);
-            return 0;
-        } else if (strcmp(a, "--version") == 0) {
-            printf("stepnet-node " SN_VERSION "\n");
-            return 0;
-        } else if (strcmp(a, "--local") == 0) {
-            o.local = 1;
-            continue;
-        } else if (strcmp(a, "--quiet") == 0) {
-            o.quiet = 1;
-            continue;
-        } else if (strcmp(a, "--insecure-ok") == 0) {
-            insecure_ok = 1;
-            continue;
-        } else if (strcmp(a, "--stdin-session") == 0) {
-            o.stdin_session = 1;
-            continue;
-        } else if (strcmp(a, "--serve") == 0) {
-            o.serve = 1;
-            continue;
-        }
-        if (v == NULL) {
-            fprintf(stderr, "stepnet-node: option %s needs a value; see --help\n", a);
-            return 2;
-        }
-        i++;
-        if (strcmp(a, "--join") == 0 || strcmp(a, "--coordinator") == 0) {
-            o.coordinator = v;
-        } else if (strcmp(a, "--listen") == 0) {
-            o.listen_host = v;
-        } else if (strcmp(a, "--advertise") == 0) {
-            o.advertise = v;
-        } else if (strcmp(a, "--key") == 0) {
-            key_file = v;
-        } else if (strcmp(a, "--security") == 0) {
-            security = v;
-        } else if (strcmp(a, "--port-range") == 0) {
-            if (sn_addr_parse_range(v, &o.port_lo, &o.port_hi, NULL) < 0) {
-                fprintf(stderr,
-                        "stepnet-node: bad value '%s' for --port-range: expected LO-HI with 1 <= "
-                        "LO <= HI <= 65535 (e.g. 7000-7099)\n",
-                        v);
-                return 2;
-            }
-        } else if (strcmp(a, "--key-fd") == 0) {
-            long x;
-            if (parse_long(v, 3, 1 << 20, &x) < 0) {
-                fprintf(stderr,
-                        "stepnet-node: bad value '%s' for --key-fd: expected a descriptor "
-                        "number from 3 to %d\n",
-                        v, 1 << 20);
-                return 2;
-            }
-            key_fd = (int) x;
-        } else if (strcmp(a, "--id") == 0 && strcmp(v, "auto") == 0) {
-            sn_err_t e = {0};
-            const char *var;
-            if (sn_launch_env_rank(getenv, &o.want_id, &var, &e) < 0) {
-                fprintf(stderr, "stepnet-node: %s\n", e.msg);
-                return 2;
-            }
-        } else if (strcmp(a, "--wire-version") == 0) {
-            long x;
-            if (parse_long(v, 1, 1000, &x) < 0) {
-                fprintf(stderr,
-                        "stepnet-node: bad value '%s' for --wire-version: expected an integer "
-                        "from 1 to 1000\n",
-                        v);
-                return 2;
-            }
-            o.wire_version = (uint32_t) x;
-        } else if (strcmp(a, "--id") == 0 || strcmp(a, "--connect-timeout-ms") == 0) {
-            long x;
-            if (parse_long(v, 0, 1 << 30, &x) < 0) {
-                fprintf(stderr,
-                        "stepnet-node: bad value '%s' for %s: expected an integer from 0 to "
-                        "%d%s\n",
-                        v, a, 1 << 30, a[2] == 'i' ? ", or auto" : "");
-                return 2;
-            }
-            if (a[2] == 'i')
-                o.want_id = (int32_t) x;
-            else
-                o.connect_ms = (uint32_t) x;
-        } else {
-            fprintf(stderr, "stepnet-node: unknown option '%s'; see --help\n", a);
-            return 2;
-        }
-    }
-    if (o.serve) {
-        /* a daemon: --listen is its own HOST:PORT; the nodes it starts join the coordinators */
-        sn_addr_t sa;
-        if (o.coordinator || o.local) {
-            fprintf(stderr, "stepnet-node: --serve takes no --join or --local: the coordinator "
-                            "invites the daemon (stepnet run --nodes HOST:PORT,...)\n");
-            return 2;
-        }
-        if (o.listen_host == NULL || sn_addr_parse(o.listen_host, -1, &sa, NULL) < 0) {
-            fprintf(stderr,
-                    "stepnet-node: bad value '%s' for --listen: --serve needs --listen HOST:PORT "
-                    "(an IPv4 address, an [IPv6] address or a host name, and a port; 0: any)\n",
-                    o.listen_host ? o.listen_host : "(none)");
-            return 2;
-        }
-        o.serve_listen = o.listen_host;
-        o.listen_host = NULL;
-        static char self[4096];
-        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-        if (n > 0)
-            self[n] = '\0';
-        o.node_bin = n > 0 ? self : argv[0];
-        o.coordinator = "";
-    } else if (o.coordinator == NULL) {
-        fprintf(stderr, "stepnet-node: --join HOST:PORT is required; see --help\n");
-        return 2;
-    }
-    /* the addresses' forms are checked here (exit 2); host names are resolved at start-up */
+    sn_node_opts_t *o = opt->ctx;
+    if (sn_addr_parse_range(v, &o->port_lo, &o->port_hi, NULL) < 0)
+        return sn_err_set(err, SN_EINVAL,
+                          "bad value '%s' for --port-range: expected LO-HI with 1 <= LO <= HI <= "
+                          "65535 (e.g. 7000-7099)",
+                          v);
+    return 0;
+}
+
+/* Reads the command line (after the program name) into a, defaults first. 0, SN_OPTS_STOP after
+ * --help or --version, or SN_EINVAL with err. */
+static int parse(int argc, char **argv, args_t *a, sn_err_t *err)
+{
+    memset(a, 0, sizeof *a);
+    sn_node_opts_t *o = &a->o;
+    o->want_id = -1;
+    o->security = SN_SEC_SODIUM;
+    a->security = "sodium";
+    a->key_fd = -1;
+    a->connect_ms = 10000;
+    const sn_opt_t table[] = {
+        {.name = "--help", .kind = SN_OPT_STOP, .flag = &a->help},
+        {.name = "-h", .kind = SN_OPT_STOP, .flag = &a->help},
+        {.name = "--version", .kind = SN_OPT_STOP, .flag = &a->version},
+        {.name = "--local", .kind = SN_OPT_FLAG, .flag = &o->local},
+        {.name = "--quiet", .kind = SN_OPT_FLAG, .flag = &o->quiet},
+        {.name = "--insecure-ok", .kind = SN_OPT_FLAG, .flag = &a->insecure_ok},
+        {.name = "--stdin-session", .kind = SN_OPT_FLAG, .flag = &o->stdin_session},
+        {.name = "--serve", .kind = SN_OPT_FLAG, .flag = &o->serve},
+        {.name = "--join", .kind = SN_OPT_STR, .str = &o->coordinator},
+        {.name = "--coordinator", .kind = SN_OPT_STR, .str = &o->coordinator},
+        {.name = "--listen", .kind = SN_OPT_STR, .str = &o->listen_host},
+        {.name = "--advertise", .kind = SN_OPT_STR, .str = &o->advertise},
+        {.name = "--key", .kind = SN_OPT_STR, .str = &a->key_file},
+        {.name = "--security", .kind = SN_OPT_STR, .str = &a->security},
+        {.name = "--port-range", .kind = SN_OPT_FN, .fn = opt_port_range, .ctx = o},
+        {.name = "--key-fd",
+         .kind = SN_OPT_INT,
+         .num = &a->key_fd,
+         .lo = 3,
+         .hi = 1 << 20,
+         .unit = "a descriptor number"},
+        {.name = "--id", .kind = SN_OPT_FN, .fn = opt_id, .ctx = &o->want_id},
+        {.name = "--wire-version",
+         .kind = SN_OPT_INT,
+         .num = &a->wire_version,
+         .lo = 1,
+         .hi = 1000},
+        {.name = "--connect-timeout-ms",
+         .kind = SN_OPT_INT,
+         .num = &a->connect_ms,
+         .lo = 0,
+         .hi = 1 << 30},
+        {0},
+    };
+    int rc = sn_opts_parse(argc, argv, table, err);
+    o->connect_ms = (uint32_t) a->connect_ms;
+    o->wire_version = (uint32_t) a->wire_version;
+    return rc;
+}
+
+/* --serve: --listen is the daemon's own HOST:PORT; the nodes it starts join the coordinators. */
+static int check_serve(args_t *a, const char *argv0, sn_err_t *err)
+{
+    sn_node_opts_t *o = &a->o;
+    sn_addr_t sa;
+    if (o->coordinator || o->local)
+        return sn_err_set(err, SN_EINVAL,
+                          "--serve takes no --join or --local: the coordinator invites the daemon "
+                          "(stepnet run --nodes HOST:PORT,...)");
+    if (o->listen_host == NULL || sn_addr_parse(o->listen_host, -1, &sa, NULL) < 0)
+        return sn_err_set(err, SN_EINVAL,
+                          "bad value '%s' for --listen: --serve needs --listen HOST:PORT (an IPv4 "
+                          "address, an [IPv6] address or a host name, and a port; 0: any)",
+                          o->listen_host ? o->listen_host : "(none)");
+    o->serve_listen = o->listen_host;
+    o->listen_host = NULL;
+    static char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0)
+        self[n] = '\0';
+    o->node_bin = n > 0 ? self : argv0;
+    o->coordinator = "";
+    return 0;
+}
+
+/* The combinations of options, and the forms of the addresses (host names are resolved at
+ * start-up). 0, or SN_EINVAL with err. */
+static int check(args_t *a, const char *argv0, sn_err_t *err)
+{
+    sn_node_opts_t *o = &a->o;
     sn_addr_t addr;
-    sn_err_t err = {0};
-    if (!o.serve && (sn_addr_parse(o.coordinator, -1, &addr, &err) < 0 || addr.port == 0)) {
-        fprintf(stderr,
-                "stepnet-node: bad value '%s' for --join: expected HOST:PORT (an IPv4 address, "
-                "an [IPv6] address or a host name, and a port from 1 to 65535)\n",
-                o.coordinator);
-        return 2;
-    }
-    if (o.listen_host && sn_node_parse_host(o.listen_host, &addr, &err) < 0) {
-        fprintf(stderr, "stepnet-node: --listen: %s\n", err.msg);
-        return 2;
-    }
-    if (o.port_lo && o.listen_host && addr.port != 0) {
-        fprintf(stderr,
-                "stepnet-node: --port-range and --listen %s both choose the link port: give "
-                "--listen without a port\n",
-                o.listen_host);
-        return 2;
-    }
-    if (o.advertise && sn_node_parse_host(o.advertise, &addr, &err) < 0) {
-        fprintf(stderr, "stepnet-node: --advertise: %s\n", err.msg);
-        return 2;
-    }
-    if (strcmp(security, "none") == 0) {
-        o.security = SN_SEC_NONE;
-    } else if (strcmp(security, "sodium") != 0) {
-        fprintf(stderr, "stepnet-node: bad value '%s' for --security: expected sodium or none\n",
-                security);
-        return 2;
-    }
-    if (o.security == SN_SEC_NONE) {
-        if (!o.local && !insecure_ok) {
-            fprintf(stderr, "stepnet-node: --security none sends plaintext, unauthenticated frames "
-                            "over the network; add --insecure-ok to accept that in join mode\n");
-            return 2;
-        }
-        if (key_file || key_fd >= 0) {
-            fprintf(stderr, "stepnet-node: --security none takes no key\n");
-            return 2;
-        }
-        return sn_node_main(&o);
-    }
-    if (o.stdin_session && (key_file || key_fd >= 0)) {
-        fprintf(stderr, "stepnet-node: --stdin-session reads the key from standard input; it "
-                        "takes no --key or --key-fd\n");
-        return 2;
-    }
-    if (o.stdin_session) {
+    sn_err_t e = {0};
+    if (o->serve && check_serve(a, argv0, err) < 0)
+        return SN_EINVAL;
+    if (!o->serve && o->coordinator == NULL)
+        return sn_err_set(err, SN_EINVAL, "--join HOST:PORT is required; see --help");
+    if (!o->serve && (sn_addr_parse(o->coordinator, -1, &addr, NULL) < 0 || addr.port == 0))
+        return sn_err_set(err, SN_EINVAL,
+                          "bad value '%s' for --join: expected HOST:PORT (an IPv4 address, an "
+                          "[IPv6] address or a host name, and a port from 1 to 65535)",
+                          o->coordinator);
+    if (o->listen_host && sn_node_parse_host(o->listen_host, &addr, &e) < 0)
+        return sn_err_set(err, SN_EINVAL, "--listen: %s", e.msg);
+    if (o->port_lo && o->listen_host && addr.port != 0)
+        return sn_err_set(err, SN_EINVAL,
+                          "--port-range and --listen %s both choose the link port: give --listen "
+                          "without a port",
+                          o->listen_host);
+    if (o->advertise && sn_node_parse_host(o->advertise, &addr, &e) < 0)
+        return sn_err_set(err, SN_EINVAL, "--advertise: %s", e.msg);
+    if (strcmp(a->security, "none") == 0)
+        o->security = SN_SEC_NONE;
+    else if (strcmp(a->security, "sodium") != 0)
+        return sn_err_set(err, SN_EINVAL, "bad value '%s' for --security: expected sodium or none",
+                          a->security);
+    int has_key = a->key_file || a->key_fd >= 0;
+    if (o->security == SN_SEC_NONE && !o->local && !a->insecure_ok)
+        return sn_err_set(err, SN_EINVAL,
+                          "--security none sends plaintext, unauthenticated frames over the "
+                          "network; add --insecure-ok to accept that in join mode");
+    if (o->security == SN_SEC_NONE && has_key)
+        return sn_err_set(err, SN_EINVAL, "--security none takes no key");
+    if (o->security == SN_SEC_SODIUM && o->stdin_session && has_key)
+        return sn_err_set(err, SN_EINVAL,
+                          "--stdin-session reads the key from standard input; it takes no --key "
+                          "or --key-fd");
+    if (o->security == SN_SEC_SODIUM && !o->stdin_session &&
+        (a->key_file == NULL) == (a->key_fd < 0))
+        return sn_err_set(err, SN_EINVAL,
+                          "give the cluster key with exactly one of --key FILE (from stepnet "
+                          "keygen) or --key-fd N, or run with --security none --insecure-ok");
+    return 0;
+}
+
+/* Loads the key (with --security sodium: the first line of standard input with --stdin-session,
+ * else --key or --key-fd), then runs the node or the daemon. The exit status. */
+static int run(args_t *a)
+{
+    sn_key_t *key = NULL;
+    if (a->o.security == SN_SEC_SODIUM) {
         char kerr[512];
-        sn_key_t *key = sn_key_new_line(0, kerr, sizeof kerr);
+        key = a->o.stdin_session ? sn_key_new_line(0, kerr, sizeof kerr)
+                                 : sn_key_new(a->key_file, (int) a->key_fd, kerr, sizeof kerr);
         if (key == NULL) {
             fprintf(stderr, "stepnet-node: %s\n", kerr);
             return 2;
         }
-        o.key = key;
-        int rc = sn_node_main(&o);
-        sn_key_free(key);
-        return rc;
+        a->o.key = key;
     }
-    if ((key_file == NULL) == (key_fd < 0)) {
-        fprintf(stderr, "stepnet-node: give the cluster key with exactly one of --key FILE (from "
-                        "stepnet keygen) or --key-fd N, or run with --security none "
-                        "--insecure-ok\n");
-        return 2;
-    }
-    char kerr[512];
-    sn_key_t *key = sn_key_new(key_file, key_fd, kerr, sizeof kerr);
-    if (key == NULL) {
-        fprintf(stderr, "stepnet-node: %s\n", kerr);
-        return 2;
-    }
-    o.key = key;
-    int rc = sn_node_main(&o);
+    int rc = sn_node_main(&a->o);
     sn_key_free(key);
     return rc;
+}
+
+int main(int argc, char **argv)
+{
+    args_t a;
+    sn_err_t err = {0};
+    int rc = parse(argc - 1, argv + 1, &a, &err);
+    if (rc == SN_OPTS_STOP && a.help) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (rc == SN_OPTS_STOP) {
+        printf("stepnet-node " SN_VERSION "\n");
+        return 0;
+    }
+    if (rc == 0)
+        rc = check(&a, argv[0], &err);
+    if (rc < 0) {
+        fprintf(stderr, "stepnet-node: %s\n", err.msg);
+        return 2;
+    }
+    return run(&a);
 }

@@ -19,6 +19,7 @@
 
 #include "addr.h"
 #include "conn.h"
+#include "log.h"
 #include "node.h"
 #include "stepnet/algo.h"
 #include "stepnet/linkemu.h"
@@ -182,6 +183,7 @@ struct node_s {
     node_net_t net;
     /* the assignment (control.c) */
     int assigned;
+    sn_log_t log; /* "node ID EVENT ...": the id once assigned (sn__node_assigned), else "?" */
     uint32_t id;
     uint64_t token;
     sn_topo_t *topo;
@@ -220,9 +222,8 @@ struct node_s {
 
 /* ---- lifecycle.c ---- */
 
-/* One log line on stderr: time, node id, a stable event id, the message. */
-void sn__node_log(const node_t *nd, const char *event, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* Marks the node assigned: from now on its log lines carry its id. */
+void sn__node_assigned(node_t *nd);
 
 /* Leaves the loop: closes every connection and handle; sn_node_main returns `code`. */
 void sn__node_exit(node_t *nd, int code);

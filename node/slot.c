@@ -374,9 +374,10 @@ static void finish(node_t *nd)
                        (unsigned long long) nd->ex.t, err.msg);
         return;
     }
-    if (!nd->ex.idle && !nd->opts.quiet)
-        sn__node_log(nd, "NODE-STOP", "collective %u stopped at slot %llu (%s), %llu deliveries",
-                     nd->ex.cid, (unsigned long long) nd->ex.t,
+    if (!nd->ex.idle)
+        sn_log_write(&nd->log, SN_LOG_INFO, "NODE-STOP",
+                     "collective %u stopped at slot %llu (%s), %llu deliveries", nd->ex.cid,
+                     (unsigned long long) nd->ex.t,
                      nd->ex.quiet ? "learned stop" : "termination detected",
                      (unsigned long long) sn_verify_got(nd->ex.verify, nd->id));
     send_result(nd, NULL, 0);
@@ -587,7 +588,8 @@ uint32_t sn__node_frame_size(const node_t *nd)
 void sn__node_data_malformed(link_t *l, const char *msg)
 {
     node_t *nd = l->nd;
-    sn__node_log(nd, "LINK-PROTO", "edge %u (node %u): %s", l->edge, l->peer, msg);
+    sn_log_write(&nd->log, SN_LOG_ERROR, "LINK-PROTO", "edge %u (node %u): %s", l->edge, l->peer,
+                 msg);
     sn__node_report(nd, SN_EPROTO, nd->ex.t, STEPNET__ABORT_KIND__ABORT_PROTO, l->peer, NULL, 0,
                     "protocol error on the link to node %u (edge %u) at slot %llu: %s", l->peer,
                     l->edge, (unsigned long long) nd->ex.t, msg);

@@ -5,7 +5,8 @@
 # every node gets the id its variable says, and the run verifies. (2) An id taken or out of range
 # is refused with a message naming the node and the value, on both sides; a node without --id
 # gets the lowest free id. (3) `--id auto` without a launcher is refused (exit 2). (4) A node
-# started with --stdin-session leaves when its standard input closes.
+# started with --stdin-session leaves when its standard input closes. (5) Every option takes
+# `--opt=value` too (`--join=HOST:PORT --id=N`), and a bad value so spelled is refused (exit 2).
 set -euo pipefail
 stepnet=${STEPNET:?set STEPNET to the stepnet program, or run this test through ctest}
 node=${STEPNET_NODE:?set STEPNET_NODE to the stepnet-node program, or run this test through ctest}
@@ -140,4 +141,25 @@ grep -q "NODE-SESSION.*standard input closed" "$tmp/session" ||
 kill "$coord" 2>/dev/null || true
 wait "$coord" 2>/dev/null || true
 echo "ok --stdin-session: the node left when its standard input closed"
+
+# ---- (5) --opt=value --------------------------------------------------------------------------
+start_coord ring:2
+for r in 1 0; do
+    "$node" --join="127.0.0.1:$port" --key="$tmp/key" --id="$r" --connect-timeout-ms=20000 \
+        --quiet >/dev/null 2>>"$tmp/nodes.err" &
+    pids+=("$!")
+    wait_joined "$r"
+done
+finish "--join=HOST:PORT"
+for bad in --connect-timeout-ms=abc --id=-1 --key-fd=2; do
+    rc=0
+    "$node" --join=127.0.0.1:9 --key="$tmp/key" "$bad" 2>"$tmp/bad" || rc=$?
+    [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/bad")" -eq 1 ] && grep -qF "bad value '${bad#*=}' for ${bad%%=*}: expected" "$tmp/bad" ||
+        fail "$bad: exit status $rc: $(cat "$tmp/bad")"
+done
+rc=0
+"$node" --join=127.0.0.1:9 --key="$tmp/key" --quiet=1 2>"$tmp/bad" || rc=$?
+[ "$rc" -eq 2 ] && grep -qF "option '--quiet=1' takes no value" "$tmp/bad" ||
+    fail "--quiet=1: exit status $rc: $(cat "$tmp/bad")"
+echo "ok --join=HOST:PORT --id=N joins; --connect-timeout-ms=abc, --id=-1, --key-fd=2, --quiet=1: exit 2, named"
 echo "join_ids: all passed"

@@ -1,0 +1,60 @@
+/* Command-line options (net/): one table-driven parser for both programs, `stepnet` and
+ * `stepnet-node`. A program describes its options as a table of sn_opt_t; sn_opts_parse walks argv
+ * once, stores every value where its entry says, and fails with one line naming the option, the
+ * value and what is accepted. */
+#ifndef STEPNET_NET_OPTS_H
+#define STEPNET_NET_OPTS_H
+
+#include <stdint.h>
+
+#include "stepnet/error.h"
+
+/* sn_opts_parse's return after an option of kind SN_OPT_STOP (--help, --version). */
+#define SN_OPTS_STOP 1
+
+typedef struct sn_opt_s sn_opt_t;
+
+/* A value parser of kind SN_OPT_FN: reads `value` (never NULL) for option `opt` into what
+ * opt->ctx points to. 0, or a negative code with err naming the value and what is accepted. */
+typedef int (*sn_opt_fn)(const sn_opt_t *opt, const char *value, sn_err_t *err);
+
+typedef enum {
+    SN_OPT_END = 0, /* the zeroed entry that ends a table */
+    SN_OPT_FLAG,    /* no value: *flag = 1; refuses --name=value */
+    SN_OPT_STOP,    /* a flag that ends parsing at once (--help): *flag = 1, SN_OPTS_STOP */
+    SN_OPT_INT,     /* an integer from lo to hi into *num; `unit` names it ("a port"), NULL:
+                       "an integer" */
+    SN_OPT_STR,     /* the value as given into *str (borrowed from argv) */
+    SN_OPT_FN       /* the value through fn(opt, value, err), for forms like auto|N or LO-HI */
+} sn_opt_kind_t;
+
+/* One option. `name` is the whole spelling ("--reps", or "-h"); an option spelled two ways takes
+ * two entries. Only the members of its kind are read. Tables end with a zeroed entry. */
+struct sn_opt_s {
+    const char *name;
+    sn_opt_kind_t kind;
+    int *flag;        /* SN_OPT_FLAG, SN_OPT_STOP */
+    int64_t *num;     /* SN_OPT_INT */
+    int64_t lo, hi;   /* SN_OPT_INT: the accepted range, inclusive */
+    const char *unit; /* SN_OPT_INT: what the number is, for the error; NULL: "an integer" */
+    const char **str; /* SN_OPT_STR */
+    sn_opt_fn fn;     /* SN_OPT_FN */
+    void *ctx;        /* SN_OPT_FN: where fn stores the value */
+};
+
+/* Parses argv[0..argc-1] (the arguments after the program or command name) against `table`.
+ * Every option with a value takes `--name value` and `--name=value`; a flag takes neither form of
+ * value. Values are borrowed from argv. Returns 0; SN_OPTS_STOP as soon as an SN_OPT_STOP option
+ * is met (the arguments after it are not read); SN_EINVAL with err ("see --help" where useful)
+ * for an argument that is not an option, an unknown option, a flag given a value, a missing
+ * value, or a value its entry refuses; an SN_OPT_FN's own code and message. Values stored before
+ * an error stay stored. May be called any time; keeps no state. */
+int sn_opts_parse(int argc, char *const *argv, const sn_opt_t *table, sn_err_t *err);
+
+/* A decimal integer from lo to hi: all of `v`, an optional '-' and digits (no spaces, '+' or
+ * trailing text). 0 with *out; SN_EINVAL with err "bad value 'V' for NAME: expected UNIT from LO
+ * to HI" (UNIT NULL: "an integer"), *out untouched. */
+int sn_opts_int(const char *name, const char *v, int64_t lo, int64_t hi, const char *unit,
+                int64_t *out, sn_err_t *err);
+
+#endif

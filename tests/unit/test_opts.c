@@ -1,0 +1,191 @@
+/* Unit tests of net/opts.c: the table-driven option parser of stepnet and stepnet-node. Both
+ * spellings of a value, flags refusing a value, ranges, strings, values read by a callback, and
+ * the message of every refusal (the option, the value, what is accepted). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "opts.h"
+#include "testutil.h"
+
+/* What the test table fills in. */
+typedef struct vals_s {
+    int quiet, help, version;
+    int64_t reps, offset;
+    const char *name;
+    int64_t id; /* --id auto|N: -2 for auto */
+} vals_t;
+
+static int parse_id(const sn_opt_t *opt, const char *v, sn_err_t *err)
+{
+    int64_t *id = opt->ctx;
+    if (strcmp(v, "auto") == 0) {
+        *id = -2;
+        return 0;
+    }
+    if (sn_opts_int(opt->name, v, 0, 99, NULL, id, err) < 0)
+        return sn_err_set(err, SN_EINVAL,
+                          "bad value '%s' for %s: expected an integer from 0 to 99, "
+                          "or auto",
+                          v, opt->name);
+    return 0;
+}
+
+/* Parses the NULL-terminated args into v (reset first). */
+static int parse(vals_t *v, sn_err_t *err, const char *const *args)
+{
+    memset(v, 0, sizeof *v);
+    v->reps = v->offset = v->id = -1;
+    const sn_opt_t table[] = {
+        {.name = "--quiet", .kind = SN_OPT_FLAG, .flag = &v->quiet},
+        {.name = "--help", .kind = SN_OPT_STOP, .flag = &v->help},
+        {.name = "-h", .kind = SN_OPT_STOP, .flag = &v->help},
+        {.name = "--version", .kind = SN_OPT_STOP, .flag = &v->version},
+        {.name = "--reps", .kind = SN_OPT_INT, .num = &v->reps, .lo = 1, .hi = 1000},
+        {.name = "--offset",
+         .kind = SN_OPT_INT,
+         .num = &v->offset,
+         .lo = -5,
+         .hi = 5,
+         .unit = "an offset"},
+        {.name = "--name", .kind = SN_OPT_STR, .str = &v->name},
+        {.name = "--id", .kind = SN_OPT_FN, .fn = parse_id, .ctx = &v->id},
+        {0},
+    };
+    int argc = 0;
+    while (args[argc])
+        argc++;
+    memset(err, 0, sizeof *err);
+    return sn_opts_parse(argc, (char *const *) args, table, err);
+}
+
+/* args are refused with SN_EINVAL and a message holding `want`. */
+static void refused(const char *const *args, const char *want)
+{
+    vals_t v;
+    sn_err_t err;
+    tu_assert_rc(parse(&v, &err, args), SN_EINVAL);
+    if (strstr(err.msg, want) == NULL)
+        fail_msg("%s ...: message '%s' lacks '%s'", args[0], err.msg, want);
+}
+
+static void test_both_spellings(void **state)
+{
+    (void) state;
+    vals_t v;
+    sn_err_t err;
+    tu_assert_rc(parse(&v, &err,
+                       (const char *[]){"--reps", "7", "--name", "a b", "--offset=-5", "--quiet",
+                                        "--id=auto", NULL}),
+                 0);
+    assert_int_equal(v.reps, 7);
+    assert_int_equal(v.offset, -5);
+    assert_string_equal(v.name, "a b");
+    assert_int_equal(v.quiet, 1);
+    assert_int_equal(v.id, -2);
+    tu_assert_rc(
+        parse(&v, &err,
+              (const char *[]){"--reps=1000", "--name=x=y", "--id", "42", "--offset", "5", NULL}),
+        0);
+    assert_int_equal(v.reps, 1000);
+    assert_string_equal(v.name, "x=y");
+    assert_int_equal(v.id, 42);
+    assert_int_equal(v.offset, 5);
+    assert_int_equal(v.quiet, 0);
+    /* an empty value and a value that looks like an option are values */
+    tu_assert_rc(parse(&v, &err, (const char *[]){"--name=", NULL}), 0);
+    assert_string_equal(v.name, "");
+    tu_assert_rc(parse(&v, &err, (const char *[]){"--name", "--quiet", NULL}), 0);
+    assert_string_equal(v.name, "--quiet");
+    assert_int_equal(v.quiet, 0);
+    /* the last of repeated options wins; no arguments at all is fine */
+    tu_assert_rc(parse(&v, &err, (const char *[]){"--reps", "2", "--reps=3", NULL}), 0);
+    assert_int_equal(v.reps, 3);
+    tu_assert_rc(parse(&v, &err, (const char *[]){NULL}), 0);
+    assert_int_equal(v.reps, -1);
+}
+
+static void test_flags(void **state)
+{
+    (void) state;
+    refused((const char *[]){"--quiet=1", NULL}, "option '--quiet=1' takes no value; see --help");
+    refused((const char *[]){"--quiet=", NULL}, "option '--quiet=' takes no value");
+    refused((const char *[]){"--help=yes", NULL}, "option '--help=yes' takes no value");
+    /* --help stops at once: what follows is not read */
+    vals_t v;
+    sn_err_t err;
+    tu_assert_rc(parse(&v, &err, (const char *[]){"--reps", "2", "--help", "--bogus", NULL}),
+                 SN_OPTS_STOP);
+    assert_int_equal(v.help, 1);
+    assert_int_equal(v.reps, 2);
+    tu_assert_rc(parse(&v, &err, (const char *[]){"-h", NULL}), SN_OPTS_STOP);
+    assert_int_equal(v.help, 1);
+    tu_assert_rc(parse(&v, &err, (const char *[]){"--version", NULL}), SN_OPTS_STOP);
+    assert_int_equal(v.version, 1);
+    assert_int_equal(v.help, 0);
+    /* an error before --help wins */
+    refused((const char *[]){"--reps", "0", "--help", NULL}, "bad value '0' for --reps");
+}
+
+static void test_ranges(void **state)
+{
+    (void) state;
+    refused((const char *[]){"--reps", "0", NULL},
+            "bad value '0' for --reps: expected an integer from 1 to 1000");
+    refused((const char *[]){"--reps=1001", NULL},
+            "bad value '1001' for --reps: expected an integer from 1 to 1000");
+    refused((const char *[]){"--offset", "6", NULL},
+            "bad value '6' for --offset: expected an offset from -5 to 5");
+    refused((const char *[]){"--offset=-6", NULL}, "bad value '-6' for --offset");
+    /* all of the value, digits only */
+    static const char *const junk[] = {"",   "abc", "1x",   " 1",  "1 ",
+                                       "+1", "-",   "0x10", "1e3", "99999999999999999999999"};
+    for (size_t i = 0; i < sizeof junk / sizeof junk[0]; i++) {
+        char want[128];
+        snprintf(want, sizeof want, "bad value '%s' for --reps: expected an integer", junk[i]);
+        refused((const char *[]){"--reps", junk[i], NULL}, want);
+    }
+    /* the whole int64_t range is available */
+    int64_t x = 0;
+    sn_err_t err = {0};
+    tu_assert_rc(sn_opts_int("--n", "-9223372036854775808", INT64_MIN, INT64_MAX, NULL, &x, &err),
+                 0);
+    assert_true(x == INT64_MIN);
+    tu_assert_rc(sn_opts_int("--n", "9223372036854775808", INT64_MIN, INT64_MAX, NULL, &x, &err),
+                 SN_EINVAL);
+    assert_true(x == INT64_MIN);
+    /* a callback's own refusal */
+    refused((const char *[]){"--id", "-1", NULL},
+            "bad value '-1' for --id: expected an integer from 0 to 99, or auto");
+    refused((const char *[]){"--id=autox", NULL}, "bad value 'autox' for --id");
+}
+
+static void test_unknown_and_missing(void **state)
+{
+    (void) state;
+    refused((const char *[]){"--bogus", "1", NULL}, "unknown option '--bogus'; see --help");
+    refused((const char *[]){"--bogus=1", NULL}, "unknown option '--bogus'; see --help");
+    refused((const char *[]){"--rep", "1", NULL}, "unknown option '--rep'"); /* no prefixes */
+    refused((const char *[]){"stray", NULL}, "unexpected argument 'stray'; see --help");
+    refused((const char *[]){"-q", NULL}, "unexpected argument '-q'");
+    refused((const char *[]){"--reps", NULL}, "option --reps needs a value");
+    refused((const char *[]){"--quiet", "--name", NULL}, "option --name needs a value");
+    /* a value is consumed before the option is looked up, as stepnet always did */
+    refused((const char *[]){"--bogus", NULL}, "option --bogus needs a value");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_both_spellings),
+        cmocka_unit_test(test_flags),
+        cmocka_unit_test(test_ranges),
+        cmocka_unit_test(test_unknown_and_missing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
