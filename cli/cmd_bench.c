@@ -35,8 +35,8 @@ int cli_bench_sizes(cli_opts_t *cli, cli_run_t *run, uint32_t **sizes)
 {
     sn_err_t err = {0};
     size_t n = 0;
-    if (cli_sweep_parse_sizes(run->sizes_text ? run->sizes_text : CLI_SWEEP_DEFAULT_SIZES, sizes, &n,
-                          &err) < 0) {
+    if (cli_sweep_parse_sizes(run->sizes_text ? run->sizes_text : CLI_SWEEP_DEFAULT_SIZES, sizes,
+                              &n, &err) < 0) {
         cli_err_print("stepnet", &err);
         return EXIT_BADINPUT;
     }
