@@ -103,51 +103,228 @@ static int64_t default_threads(void)
     return n < 1 ? 1 : n > SN_SIM_MAX_THREADS ? SN_SIM_MAX_THREADS : n;
 }
 
-int cli_cmd_sim(int argc, char **argv)
+/* What a simulator run gave, for its reports. */
+typedef struct sim_outcome_s {
+    sn_sim_result_t res;
+    int ok;                 /* it ran to the end and verified */
+    double secs;            /* its wall time */
+    long rss_kb;            /* the process's peak resident set */
+    uint32_t threads;       /* the threads that stepped it */
+    const char *serial_why; /* why one thread, or NULL */
+    char etext[CLI_ERR_TEXT_MAX];
+    char hash[24];
+    char qnode[SN_TOPO_MAX_LABEL];
+} sim_outcome_t;
+
+/* Closes the trace of a run that stopped at res->steps (src < 0: with the error err), noting what
+ * --trace-slots left out. 0, or -1 when the file could not be written. */
+static int sim_trace_close(sim_trace_t *st, FILE *tf, const char *trace_file, const cli_ctx_t *c,
+                           int src, const sn_sim_result_t *res, const sn_err_t *err)
 {
-    cli_opts_t o = {.cmd = "sim"};
-    const char *lambda_s = NULL, *rho_s = NULL, *sweep = NULL, *trace_file = NULL;
-    int64_t slots = -1, trace_slots = -1, threads = default_threads();
+    char note[160];
+    const char *trunc = NULL;
+    if (st->dropped) {
+        snprintf(note, sizeof note,
+                 "slots after %llu not recorded (--trace-slots): %llu transmissions left out",
+                 (unsigned long long) st->cap, (unsigned long long) st->dropped);
+        cli_trace_note(&st->tr, "trace truncated", (double) st->cap * CLI_TRACE_SIM_US_PER_SLOT,
+                       note);
+        trunc = note;
+    }
+    if (src < 0) { /* the run stopped where the error says: the trace ends there */
+        char etx[CLI_ERR_TEXT_MAX];
+        cli_err_text(err, etx, sizeof etx);
+        cli_trace_note(&st->tr, "sim failed", (double) res->steps * CLI_TRACE_SIM_US_PER_SLOT, etx);
+    }
+    cli_trace_end(&st->tr, "sim", c, "1 ms of the time axis is 1 slot: slot s spans [s-1, s) ms", 0,
+                  res->steps < st->cap ? res->steps : st->cap, trunc);
+    return cli_close_out(tf, trace_file, "--trace");
+}
+
+static void sim_report_json(const cli_ctx_t *c, const sim_outcome_t *out)
+{
+    const sn_sim_result_t *res = &out->res;
+    cli_json_t j;
+    cli_json_begin(&j, stdout);
+    cli_report_json_head(&j, "sim", c);
+    cli_json_uint(&j, "steps", res->steps);
+    cli_json_uint(&j, "control_slots", res->control_slots);
+    cli_json_uint(&j, "data_slots", res->steps - res->control_slots);
+    cli_json_double(&j, "time_units", cli_time_units(c, res->steps, res->control_slots));
+    cli_json_uint(&j, "packets", res->packets);
+    cli_json_uint(&j, "control_packets", res->control_packets);
+    cli_json_uint(&j, "deliveries", res->deliveries);
+    cli_json_uint(&j, "expected_deliveries", res->expected_deliveries);
+    cli_json_bool(&j, "verified", out->ok);
+    cli_json_str(&j, "trace_hash", out->hash);
+    cli_json_uint(&j, "node_steps", res->node_steps);
+    if (res->max_queue_reported) {
+        cli_json_uint(&j, "max_queue", res->max_queue);
+        cli_json_str(&j, "max_queue_node", out->qnode);
+    } else { /* not measured: the algorithm does not report its queues */
+        cli_json_null(&j, "max_queue");
+        cli_json_null(&j, "max_queue_node");
+    }
+    cli_json_double(&j, "wall_s", out->secs);
+    cli_json_double(&j, "hops_per_s", out->secs > 0 ? (double) res->packets / out->secs : 0.0);
+    cli_json_uint(&j, "peak_rss_kb", (uint64_t) out->rss_kb);
+    cli_json_uint(&j, "threads", out->threads);
+    if (out->serial_why)
+        cli_json_str(&j, "threads_note", out->serial_why);
+    else
+        cli_json_null(&j, "threads_note");
+    if (!out->ok)
+        cli_json_str(&j, "error", out->etext);
+    cli_json_end(&j);
+}
+
+static void sim_report_text(const cli_ctx_t *c, const sim_outcome_t *out)
+{
+    const sn_sim_result_t *res = &out->res;
+    cli_report_text_head(stdout, "sim", c);
+    printf("  steps           %llu%s\n", (unsigned long long) res->steps,
+           c->predicted < 0                       ? ""
+           : (int64_t) res->steps == c->predicted ? "  (= predicted)"
+                                                  : "  (DIFFERS from predicted)");
+    if (res->control_slots || res->control_packets)
+        printf("  control         %llu slots, %llu packets\n",
+               (unsigned long long) res->control_slots, (unsigned long long) res->control_packets);
+    if (res->control_slots || c->params.frags > 1)
+        printf("  time            %.6g time units (%llu data slots / %u + %llu control slots "
+               "x tp %g)\n",
+               cli_time_units(c, res->steps, res->control_slots),
+               (unsigned long long) (res->steps - res->control_slots), c->params.frags,
+               (unsigned long long) res->control_slots, c->tp);
+    if (res->control_slots && c->topo->kind == SN_TOPO_FOLDEDCUBE &&
+        c->params.coll == SN_COLL_PMNB && c->params.nsources > 0)
+        printf("  eq. (4)         %.6g time units (ceil(M/(d+1)) + 2d - 1 + 4d x tp: the "
+               "folded-cube PMNB bound, Varvarigos)\n",
+               sn_model_fcube_eq4(c->topo->a, c->params.nsources, c->tp));
+    printf("  deliveries      %llu of %llu, %s\n", (unsigned long long) res->deliveries,
+           (unsigned long long) res->expected_deliveries, out->ok ? "verified" : "NOT verified");
+    printf("  packets         %llu link crossings\n", (unsigned long long) res->packets);
+    printf("  trace_hash      %s\n", out->hash);
+    if (res->max_queue_reported)
+        printf("  max_queue       %llu packets waiting at node %s\n",
+               (unsigned long long) res->max_queue, out->qnode);
+    else
+        printf("  max_queue       not reported by %s\n", c->algo->name);
+    printf("  simulator       %.3f s, %.3g packet-hops/s, peak RSS %ld MiB, ", out->secs,
+           out->secs > 0 ? (double) res->packets / out->secs : 0.0, out->rss_kb / 1024);
+    if (out->serial_why)
+        printf("1 thread (%s)\n", out->serial_why);
+    else
+        printf("%u threads\n", out->threads);
+}
+
+/* The options of `stepnet sim` besides the shared ones, as given. */
+typedef struct sim_args_s {
+    const char *lambda, *rho, *sweep, *trace_file;
+    int64_t slots, trace_slots, threads;
+} sim_args_t;
+
+/* Parses the options; checks those that go together. 0, CLI_HELP, or EXIT_BADINPUT after printing
+ * why. */
+static int sim_parse(int argc, char **argv, cli_opts_t *o, sim_args_t *a)
+{
+    *a = (sim_args_t){.slots = -1, .trace_slots = -1, .threads = default_threads()};
     const cli_opt_t extra[] = {
         {.name = "--threads",
-         .num = &threads,
+         .num = &a->threads,
          .lo = 1,
          .hi = SN_SIM_MAX_THREADS,
          .unit = "threads"},
-        {.name = "--lambda", .str = &lambda_s},
-        {.name = "--rho", .str = &rho_s},
-        {.name = "--sweep-rho", .str = &sweep},
-        {.name = "--slots", .num = &slots, .lo = 1, .hi = 1000000000, .unit = "time units"},
-        {.name = "--trace", .str = &trace_file},
+        {.name = "--lambda", .str = &a->lambda},
+        {.name = "--rho", .str = &a->rho},
+        {.name = "--sweep-rho", .str = &a->sweep},
+        {.name = "--slots", .num = &a->slots, .lo = 1, .hi = 1000000000, .unit = "time units"},
+        {.name = "--trace", .str = &a->trace_file},
         {.name = "--trace-slots",
-         .num = &trace_slots,
+         .num = &a->trace_slots,
          .lo = 1,
          .hi = CLI_TRACE_MAX_SLOTS,
          .unit = "slots"},
         {0}};
     sn_err_t perr = {0};
-    int rc = cli_opts_parse(argc, argv, &o, extra, usage, &perr);
+    int rc = cli_opts_parse(argc, argv, o, extra, usage, &perr);
     if (rc == CLI_HELP)
-        return EXIT_OK;
+        return CLI_HELP;
     if (rc < 0) {
         cli_err_print("stepnet", &perr);
         return EXIT_BADINPUT;
     }
-    if (trace_slots > 0 && trace_file == NULL) {
+    int dyn = o->coll && strcmp(o->coll, "dynbcast") == 0;
+    if (a->trace_slots > 0 && a->trace_file == NULL) {
         fprintf(stderr, "stepnet: --trace-slots applies with --trace FILE only\n");
         return EXIT_BADINPUT;
     }
-    if (trace_file && o.coll && strcmp(o.coll, "dynbcast") == 0) {
+    if (a->trace_file && dyn) {
         fprintf(stderr, "stepnet: --trace applies to one collective, not to --coll dynbcast\n");
         return EXIT_BADINPUT;
     }
-    if (o.coll && strcmp(o.coll, "dynbcast") == 0 && o.topo)
-        return cli_dyn("sim", &o, lambda_s, rho_s, slots, sweep, NULL, NULL);
-    if (lambda_s || rho_s || slots > 0 || sweep) {
+    if (!(dyn && o->topo) && (a->lambda || a->rho || a->slots > 0 || a->sweep)) {
         fprintf(stderr, "stepnet: --lambda, --rho, --sweep-rho and --slots apply to --coll "
                         "dynbcast only\n");
         return EXIT_BADINPUT;
     }
+    return 0;
+}
+
+/* Runs the collective of c in the simulator with the options' threads, progress, slot limit and
+ * trace; fills out. The trace file (tf, NULL: none) is closed here. 0, or -1 when the trace could
+ * not be written. */
+static int sim_run(const cli_opts_t *o, const sim_args_t *a, const cli_ctx_t *c, FILE *tf,
+                   sim_outcome_t *out)
+{
+    sim_trace_t st = {.cap =
+                          a->trace_slots > 0 ? (uint64_t) a->trace_slots : CLI_TRACE_DEFAULT_SLOTS};
+    progress_t pr;
+    clock_gettime(CLOCK_MONOTONIC, &pr.start);
+    pr.last = pr.start;
+    sn_sim_opts_t so = {0};
+    so.max_slots = o->max_slots > 0 ? (uint64_t) o->max_slots
+                                    : sn_model_slot_limit(c->topo, &c->params, c->predicted);
+    so.threads = (uint32_t) a->threads;
+    if (o->progress == 1 || (o->progress == -1 && isatty(2))) {
+        so.progress = on_progress;
+        so.progress_ctx = &pr;
+    }
+    if (tf) {
+        cli_trace_begin(&st.tr, tf, c->topo);
+        so.on_send = on_send;
+        so.send_ctx = &st;
+    }
+    sn_err_t err = {0};
+    out->serial_why = NULL;
+    out->threads = sn_sim_threads_used(c->topo, &c->params, c->algo, &so, &out->serial_why);
+    int src = sn_sim_run(c->topo, &c->params, c->algo, c->plan, &so, &out->res, &err);
+    int trace_failed = tf && sim_trace_close(&st, tf, a->trace_file, c, src, &out->res, &err) < 0;
+    struct timespec end;
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    out->secs = since(&pr.start, &end);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    out->rss_kb = ru.ru_maxrss;
+    out->ok = src == 0 && out->res.verified;
+    cli_err_text(&err, out->etext, sizeof out->etext); /* names the flag, e.g. of the slot limit */
+    if (!out->ok)
+        fprintf(stderr, "stepnet sim: %s: %s\n", sn_err_name(src ? src : SN_EVERIFY), out->etext);
+    snprintf(out->hash, sizeof out->hash, "%016llx", (unsigned long long) out->res.trace_hash);
+    sn_topo_label(c->topo, out->res.max_queue_node, out->qnode, sizeof out->qnode);
+    return trace_failed ? -1 : 0;
+}
+
+int cli_cmd_sim(int argc, char **argv)
+{
+    cli_opts_t o = {.cmd = "sim"};
+    sim_args_t a;
+    int rc = sim_parse(argc, argv, &o, &a);
+    if (rc == CLI_HELP)
+        return EXIT_OK;
+    if (rc != 0)
+        return rc;
+    if (o.coll && strcmp(o.coll, "dynbcast") == 0 && o.topo)
+        return cli_dyn("sim", &o, a.lambda, a.rho, a.slots, a.sweep, NULL, NULL);
     cli_ctx_t c;
     if ((rc = cli_ctx_init(&o, &c))) {
         cli_ctx_free(&c);
@@ -155,140 +332,18 @@ int cli_cmd_sim(int argc, char **argv)
     }
     /* the trace file is opened before the run: a path that cannot be written is bad input */
     FILE *tf = NULL;
-    sim_trace_t st = {.cap = trace_slots > 0 ? (uint64_t) trace_slots : CLI_TRACE_DEFAULT_SLOTS};
-    if (trace_file && (tf = fopen(trace_file, "w")) == NULL) {
-        fprintf(stderr, "stepnet: cannot write '%s' (--trace): %s\n", trace_file, strerror(errno));
+    if (a.trace_file && (tf = fopen(a.trace_file, "w")) == NULL) {
+        fprintf(stderr, "stepnet: cannot write '%s' (--trace): %s\n", a.trace_file,
+                strerror(errno));
         cli_ctx_free(&c);
         return EXIT_BADINPUT;
     }
-    progress_t pr;
-    clock_gettime(CLOCK_MONOTONIC, &pr.start);
-    pr.last = pr.start;
-    sn_sim_opts_t so = {0};
-    so.max_slots = o.max_slots > 0 ? (uint64_t) o.max_slots
-                                   : sn_model_slot_limit(c.topo, &c.params, c.predicted);
-    so.threads = (uint32_t) threads;
-    if (o.progress == 1 || (o.progress == -1 && isatty(2))) {
-        so.progress = on_progress;
-        so.progress_ctx = &pr;
-    }
-    if (tf) {
-        cli_trace_begin(&st.tr, tf, c.topo);
-        so.on_send = on_send;
-        so.send_ctx = &st;
-    }
-    sn_sim_result_t res;
-    sn_err_t err = {0};
-    const char *serial_why = NULL;
-    uint32_t nthreads = sn_sim_threads_used(c.topo, &c.params, c.algo, &so, &serial_why);
-    int src = sn_sim_run(c.topo, &c.params, c.algo, c.plan, &so, &res, &err);
-    int trace_failed = 0;
-    if (tf) {
-        char note[160];
-        const char *trunc = NULL;
-        if (st.dropped) {
-            snprintf(note, sizeof note,
-                     "slots after %llu not recorded (--trace-slots): %llu transmissions left out",
-                     (unsigned long long) st.cap, (unsigned long long) st.dropped);
-            cli_trace_note(&st.tr, "trace truncated", (double) st.cap * CLI_TRACE_SIM_US_PER_SLOT,
-                           note);
-            trunc = note;
-        }
-        if (src < 0) { /* the run stopped where the error says: the trace ends there */
-            char etx[CLI_ERR_TEXT_MAX];
-            cli_err_text(&err, etx, sizeof etx);
-            cli_trace_note(&st.tr, "sim failed", (double) res.steps * CLI_TRACE_SIM_US_PER_SLOT,
-                           etx);
-        }
-        cli_trace_end(&st.tr, "sim", &c,
-                      "1 ms of the time axis is 1 slot: slot s spans [s-1, s) ms", 0,
-                      res.steps < st.cap ? res.steps : st.cap, trunc);
-        trace_failed = cli_close_out(tf, trace_file, "--trace") < 0;
-    }
-    struct timespec end;
-    clock_gettime(CLOCK_MONOTONIC, &end);
-    double secs = since(&pr.start, &end);
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    int ok = src == 0 && res.verified;
-    char etext[CLI_ERR_TEXT_MAX];
-    cli_err_text(&err, etext, sizeof etext); /* names the flag, e.g. of the slot limit */
-    if (!ok)
-        fprintf(stderr, "stepnet sim: %s: %s\n", sn_err_name(src ? src : SN_EVERIFY), etext);
-    char hash[24];
-    snprintf(hash, sizeof hash, "%016llx", (unsigned long long) res.trace_hash);
-    char qnode[SN_TOPO_MAX_LABEL];
-    sn_topo_label(c.topo, res.max_queue_node, qnode, sizeof qnode);
-    if (o.json) {
-        cli_json_t j;
-        cli_json_begin(&j, stdout);
-        cli_report_json_head(&j, "sim", &c);
-        cli_json_uint(&j, "steps", res.steps);
-        cli_json_uint(&j, "control_slots", res.control_slots);
-        cli_json_uint(&j, "data_slots", res.steps - res.control_slots);
-        cli_json_double(&j, "time_units", cli_time_units(&c, res.steps, res.control_slots));
-        cli_json_uint(&j, "packets", res.packets);
-        cli_json_uint(&j, "control_packets", res.control_packets);
-        cli_json_uint(&j, "deliveries", res.deliveries);
-        cli_json_uint(&j, "expected_deliveries", res.expected_deliveries);
-        cli_json_bool(&j, "verified", ok);
-        cli_json_str(&j, "trace_hash", hash);
-        cli_json_uint(&j, "node_steps", res.node_steps);
-        if (res.max_queue_reported) {
-            cli_json_uint(&j, "max_queue", res.max_queue);
-            cli_json_str(&j, "max_queue_node", qnode);
-        } else { /* not measured: the algorithm does not report its queues */
-            cli_json_null(&j, "max_queue");
-            cli_json_null(&j, "max_queue_node");
-        }
-        cli_json_double(&j, "wall_s", secs);
-        cli_json_double(&j, "hops_per_s", secs > 0 ? (double) res.packets / secs : 0.0);
-        cli_json_uint(&j, "peak_rss_kb", (uint64_t) ru.ru_maxrss);
-        cli_json_uint(&j, "threads", nthreads);
-        if (serial_why)
-            cli_json_str(&j, "threads_note", serial_why);
-        else
-            cli_json_null(&j, "threads_note");
-        if (!ok)
-            cli_json_str(&j, "error", etext);
-        cli_json_end(&j);
-    } else {
-        cli_report_text_head(stdout, "sim", &c);
-        printf("  steps           %llu%s\n", (unsigned long long) res.steps,
-               c.predicted < 0                      ? ""
-               : (int64_t) res.steps == c.predicted ? "  (= predicted)"
-                                                    : "  (DIFFERS from predicted)");
-        if (res.control_slots || res.control_packets)
-            printf("  control         %llu slots, %llu packets\n",
-                   (unsigned long long) res.control_slots,
-                   (unsigned long long) res.control_packets);
-        if (res.control_slots || c.params.frags > 1)
-            printf("  time            %.6g time units (%llu data slots / %u + %llu control slots "
-                   "x tp %g)\n",
-                   cli_time_units(&c, res.steps, res.control_slots),
-                   (unsigned long long) (res.steps - res.control_slots), c.params.frags,
-                   (unsigned long long) res.control_slots, c.tp);
-        if (res.control_slots && c.topo->kind == SN_TOPO_FOLDEDCUBE &&
-            c.params.coll == SN_COLL_PMNB && c.params.nsources > 0)
-            printf("  eq. (4)         %.6g time units (ceil(M/(d+1)) + 2d - 1 + 4d x tp: the "
-                   "folded-cube PMNB bound, Varvarigos)\n",
-                   sn_model_fcube_eq4(c.topo->a, c.params.nsources, c.tp));
-        printf("  deliveries      %llu of %llu, %s\n", (unsigned long long) res.deliveries,
-               (unsigned long long) res.expected_deliveries, ok ? "verified" : "NOT verified");
-        printf("  packets         %llu link crossings\n", (unsigned long long) res.packets);
-        printf("  trace_hash      %s\n", hash);
-        if (res.max_queue_reported)
-            printf("  max_queue       %llu packets waiting at node %s\n",
-                   (unsigned long long) res.max_queue, qnode);
-        else
-            printf("  max_queue       not reported by %s\n", c.algo->name);
-        printf("  simulator       %.3f s, %.3g packet-hops/s, peak RSS %ld MiB, ", secs,
-               secs > 0 ? (double) res.packets / secs : 0.0, ru.ru_maxrss / 1024);
-        if (serial_why)
-            printf("1 thread (%s)\n", serial_why);
-        else
-            printf("%u threads\n", nthreads);
-    }
+    sim_outcome_t out;
+    int trace_failed = sim_run(&o, &a, &c, tf, &out) < 0;
+    if (o.json)
+        sim_report_json(&c, &out);
+    else
+        sim_report_text(&c, &out);
     cli_ctx_free(&c);
-    return ok && !trace_failed ? EXIT_OK : EXIT_FAILED;
+    return out.ok && !trace_failed ? EXIT_OK : EXIT_FAILED;
 }
