@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "opts.h"
 #include "stepnet/algo.h"
 #include "stepnet/error.h"
 #include "stepnet/model.h"
@@ -82,19 +83,6 @@ int cli_parse_real(const char *name, const char *v, double dflt, double lo, doub
 /* cli_opts_parse's return after --help (usage printed on stdout; the command exits 0). */
 #define CLI_HELP 1
 
-/* An option one command adds to the shared ones; lists end with a zeroed entry. Exactly one of
- * `flag` (no value: set to 1), `num` (an integer from lo to hi; `unit` names it in the error,
- * NULL: "an integer") or `str` (the value as given) is set. Every option takes `--name value` and
- * `--name=value`; a flag refuses `--name=value`. */
-typedef struct cli_opt_s {
-    const char *name; /* "--reps" */
-    int *flag;
-    int64_t *num;
-    int64_t lo, hi;
-    const char *unit;
-    const char **str;
-} cli_opt_t;
-
 /* The default of --max-memory: half the machine's physical memory (sysconf), or 4 GiB when the
  * system does not say. */
 #define CLI_MEMORY_FRACTION 2 /* the default limit is physical memory / this */
@@ -110,7 +98,7 @@ void cli_opts_init(cli_opts_t *o, const char *cmd);
 /* Parses argv (after the command name) into `o`, and the command's own options `extra` (may be
  * NULL). 0; CLI_HELP after --help or -h (prints `usage` on stdout); SN_EINVAL with err naming the
  * bad value or unknown option and what is accepted. */
-int cli_opts_parse(int argc, char **argv, cli_opts_t *o, const cli_opt_t *extra, const char *usage,
+int cli_opts_parse(int argc, char **argv, cli_opts_t *o, const sn_opt_t *extra, const char *usage,
                    sn_err_t *err);
 
 /* Builds topology, parameters, bounds and the algorithm from the options. 0, or a negative code

@@ -228,23 +228,29 @@ typedef struct sim_args_s {
 static int sim_parse(int argc, char **argv, cli_opts_t *o, sim_args_t *a)
 {
     *a = (sim_args_t){.slots = -1, .trace_slots = -1, .threads = default_threads()};
-    const cli_opt_t extra[] = {
-        {.name = "--threads",
-         .num = &a->threads,
-         .lo = 1,
-         .hi = SN_SIM_MAX_THREADS,
-         .unit = "threads"},
-        {.name = "--lambda", .str = &a->lambda},
-        {.name = "--rho", .str = &a->rho},
-        {.name = "--sweep-rho", .str = &a->sweep},
-        {.name = "--slots", .num = &a->slots, .lo = 1, .hi = 1000000000, .unit = "time units"},
-        {.name = "--trace", .str = &a->trace_file},
-        {.name = "--trace-slots",
-         .num = &a->trace_slots,
-         .lo = 1,
-         .hi = CLI_TRACE_MAX_SLOTS,
-         .unit = "slots"},
-        {0}};
+    const sn_opt_t extra[] = {{.name = "--threads",
+                               .kind = SN_OPT_INT,
+                               .num = &a->threads,
+                               .lo = 1,
+                               .hi = SN_SIM_MAX_THREADS,
+                               .unit = "threads"},
+                              {.name = "--lambda", .kind = SN_OPT_STR, .str = &a->lambda},
+                              {.name = "--rho", .kind = SN_OPT_STR, .str = &a->rho},
+                              {.name = "--sweep-rho", .kind = SN_OPT_STR, .str = &a->sweep},
+                              {.name = "--slots",
+                               .kind = SN_OPT_INT,
+                               .num = &a->slots,
+                               .lo = 1,
+                               .hi = 1000000000,
+                               .unit = "time units"},
+                              {.name = "--trace", .kind = SN_OPT_STR, .str = &a->trace_file},
+                              {.name = "--trace-slots",
+                               .kind = SN_OPT_INT,
+                               .num = &a->trace_slots,
+                               .lo = 1,
+                               .hi = CLI_TRACE_MAX_SLOTS,
+                               .unit = "slots"},
+                              {0}};
     sn_err_t perr = {0};
     int rc = cli_opts_parse(argc, argv, o, extra, usage, &perr);
     if (rc == CLI_HELP)

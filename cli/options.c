@@ -12,33 +12,6 @@
 
 #define bad(err, ...) sn_err_set((err), SN_EINVAL, __VA_ARGS__)
 
-static int parse_num(const char *name, const char *v, int64_t lo, int64_t hi, const char *unit,
-                     int64_t *out, sn_err_t *err)
-{
-    char *end;
-    errno = 0;
-    long long x = strtoll(v, &end, 10);
-    if (errno || end == v || *end != '\0' || x < lo || x > hi)
-        return bad(err, "bad value '%s' for %s: expected %s from %lld to %lld", v, name,
-                   unit ? unit : "an integer", (long long) lo, (long long) hi);
-    *out = x;
-    return 0;
-}
-
-static int parse_int(const char *name, const char *v, int64_t lo, int64_t hi, int64_t *out,
-                     sn_err_t *err)
-{
-    return parse_num(name, v, lo, hi, NULL, out, err);
-}
-
-static const cli_opt_t *find_extra(const cli_opt_t *extra, const char *name)
-{
-    for (; extra && extra->name; extra++)
-        if (strcmp(extra->name, name) == 0)
-            return extra;
-    return NULL;
-}
-
 uint64_t cli_default_max_memory(void)
 {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -90,113 +63,83 @@ void cli_opts_init(cli_opts_t *o, const char *cmd)
     o->max_memory = cli_default_max_memory();
 }
 
-int cli_opts_parse(int argc, char **argv, cli_opts_t *o, const cli_opt_t *extra, const char *usage,
+/* --max-memory SIZE (an SN_OPT_FN of the shared table). */
+static int opt_memory(const sn_opt_t *opt, const char *v, sn_err_t *err)
+{
+    return cli_parse_size(opt->name, v, opt->ctx, err);
+}
+
+/* --max-slots under `stepnet model`, which runs no collective. */
+static int opt_refused_by_model(const sn_opt_t *opt, const char *v, sn_err_t *err)
+{
+    (void) v;
+    return bad(err, "%s applies to sim, not model", opt->name);
+}
+
+/* The options every command shares, into o; *progress and *help are set by --progress,
+ * --no-progress and --help. */
+#define CLI_SHARED_OPTIONS 24
+static void shared_table(cli_opts_t *o, int64_t *progress, int *help, sn_opt_t *t)
+{
+    int model = o->cmd && strcmp(o->cmd, "model") == 0;
+    const sn_opt_t shared[CLI_SHARED_OPTIONS] = {
+        {.name = "--help", .kind = SN_OPT_STOP, .flag = help},
+        {.name = "-h", .kind = SN_OPT_STOP, .flag = help},
+        {.name = "--json", .kind = SN_OPT_FLAG, .flag = &o->json},
+        {.name = "--progress", .kind = SN_OPT_SET, .num = progress, .lo = 1},
+        {.name = "--no-progress", .kind = SN_OPT_SET, .num = progress, .lo = 0},
+        {.name = "--topo", .kind = SN_OPT_STR, .str = &o->topo},
+        {.name = "--coll", .kind = SN_OPT_STR, .str = &o->coll},
+        {.name = "--algo", .kind = SN_OPT_STR, .str = &o->algo},
+        {.name = "--ports", .kind = SN_OPT_STR, .str = &o->ports},
+        {.name = "--rx", .kind = SN_OPT_STR, .str = &o->rx},
+        {.name = "--duplex", .kind = SN_OPT_STR, .str = &o->duplex},
+        {.name = "--sources", .kind = SN_OPT_STR, .str = &o->sources},
+        {.name = "--op", .kind = SN_OPT_STR, .str = &o->op},
+        {.name = "--tp", .kind = SN_OPT_STR, .str = &o->tp},
+        {.name = "--root", .kind = SN_OPT_INT, .num = &o->root, .lo = 0, .hi = INT32_MAX},
+        {.name = "--msgs", .kind = SN_OPT_INT, .num = &o->msgs, .lo = 1, .hi = 1 << 20},
+        {.name = "--frags", .kind = SN_OPT_INT, .num = &o->frags, .lo = 1, .hi = 1 << 16},
+        {.name = "--m", .kind = SN_OPT_INT, .num = &o->m, .lo = 1, .hi = INT32_MAX},
+        {.name = "--size", .kind = SN_OPT_INT, .num = &o->size, .lo = 0, .hi = 1 << 30},
+        {.name = "--seed", .kind = SN_OPT_INT, .num = &o->seed, .lo = 0, .hi = INT64_MAX},
+        {.name = "--max-memory", .kind = SN_OPT_FN, .fn = opt_memory, .ctx = &o->max_memory},
+        model ? (sn_opt_t){.name = "--max-slots", .kind = SN_OPT_FN, .fn = opt_refused_by_model}
+              : (sn_opt_t){.name = "--max-slots",
+                           .kind = SN_OPT_INT,
+                           .num = &o->max_slots,
+                           .lo = 1,
+                           .hi = INT64_MAX},
+        {0},
+    };
+    memcpy(t, shared, sizeof shared);
+}
+
+int cli_opts_parse(int argc, char **argv, cli_opts_t *o, const sn_opt_t *extra, const char *usage,
                    sn_err_t *err)
 {
     cli_opts_init(o, o->cmd);
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        /* a flag given a value */
-        const char *eqf = strchr(a, '=');
-        if (eqf && strncmp(a, "--", 2) == 0) {
-            char fname[32];
-            size_t flen = (size_t) (eqf - a);
-            if (flen < sizeof fname) {
-                memcpy(fname, a, flen);
-                fname[flen] = '\0';
-                const cli_opt_t *x = find_extra(extra, fname);
-                if (strcmp(fname, "--json") == 0 || strcmp(fname, "--help") == 0 ||
-                    strcmp(fname, "--progress") == 0 || strcmp(fname, "--no-progress") == 0 ||
-                    (x && x->flag))
-                    return bad(err, "option '%s' takes no value; see --help", a);
-            }
-        }
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(usage, stdout);
-            return CLI_HELP;
-        }
-        if (strcmp(a, "--json") == 0) {
-            o->json = 1;
-            continue;
-        }
-        if (strcmp(a, "--progress") == 0 || strcmp(a, "--no-progress") == 0) {
-            if (o->cmd && strcmp(o->cmd, "model") == 0)
-                return bad(err, "%s applies to sim, not model", a);
-            o->progress = strcmp(a, "--progress") == 0;
-            continue;
-        }
-        const cli_opt_t *fx = find_extra(extra, a);
-        if (fx && fx->flag) {
-            *fx->flag = 1;
-            continue;
-        }
-        if (strncmp(a, "--", 2) != 0)
-            return bad(err, "unexpected argument '%s'; see --help", a);
-        /* --name value or --name=value */
-        char name[32];
-        const char *val;
-        if (eqf) {
-            size_t len = (size_t) (eqf - a);
-            if (len >= sizeof name)
-                return bad(err, "unknown option '%s'; see --help", a);
-            memcpy(name, a, len);
-            name[len] = '\0';
-            val = eqf + 1;
-        } else {
-            if (strlen(a) >= sizeof name)
-                return bad(err, "unknown option '%s'; see --help", a);
-            strcpy(name, a);
-            if (i + 1 >= argc)
-                return bad(err, "option %s needs a value", a);
-            val = argv[++i];
-        }
-        int rc = 0;
-        const cli_opt_t *x = find_extra(extra, name);
-        if (x && x->num)
-            rc = parse_num(name, val, x->lo, x->hi, x->unit, x->num, err);
-        else if (x && x->str)
-            *x->str = val;
-        else if (strcmp(name, "--topo") == 0)
-            o->topo = val;
-        else if (strcmp(name, "--coll") == 0)
-            o->coll = val;
-        else if (strcmp(name, "--algo") == 0)
-            o->algo = val;
-        else if (strcmp(name, "--ports") == 0)
-            o->ports = val;
-        else if (strcmp(name, "--rx") == 0)
-            o->rx = val;
-        else if (strcmp(name, "--duplex") == 0)
-            o->duplex = val;
-        else if (strcmp(name, "--sources") == 0)
-            o->sources = val;
-        else if (strcmp(name, "--op") == 0)
-            o->op = val;
-        else if (strcmp(name, "--root") == 0)
-            rc = parse_int("--root", val, 0, INT32_MAX, &o->root, err);
-        else if (strcmp(name, "--msgs") == 0)
-            rc = parse_int("--msgs", val, 1, 1 << 20, &o->msgs, err);
-        else if (strcmp(name, "--frags") == 0)
-            rc = parse_int("--frags", val, 1, 1 << 16, &o->frags, err);
-        else if (strcmp(name, "--tp") == 0)
-            o->tp = val;
-        else if (strcmp(name, "--m") == 0)
-            rc = parse_int("--m", val, 1, INT32_MAX, &o->m, err);
-        else if (strcmp(name, "--size") == 0)
-            rc = parse_int("--size", val, 0, 1 << 30, &o->size, err);
-        else if (strcmp(name, "--seed") == 0)
-            rc = parse_int("--seed", val, 0, INT64_MAX, &o->seed, err);
-        else if (strcmp(name, "--max-memory") == 0)
-            rc = cli_parse_size("--max-memory", val, &o->max_memory, err);
-        else if (strcmp(name, "--max-slots") == 0 && o->cmd && strcmp(o->cmd, "model") == 0)
-            return bad(err, "--max-slots applies to sim, not %s", o->cmd);
-        else if (strcmp(name, "--max-slots") == 0)
-            rc = parse_int("--max-slots", val, 1, INT64_MAX, &o->max_slots, err);
-        else
-            return bad(err, "unknown option '%s'; see --help", name);
-        if (rc)
-            return rc;
+    int64_t progress = o->progress;
+    int help = 0;
+    size_t nextra = 0;
+    while (extra && extra[nextra].kind != SN_OPT_END)
+        nextra++;
+    /* the command's own options first (a name in both is the command's), then the shared ones */
+    sn_opt_t *table = sn_xcalloc(nextra + CLI_SHARED_OPTIONS, sizeof *table);
+    if (nextra)
+        memcpy(table, extra, nextra * sizeof *table);
+    shared_table(o, &progress, &help, table + nextra);
+    int rc = sn_opts_parse(argc, argv, table, err);
+    free(table);
+    if (rc == SN_OPTS_STOP) {
+        fputs(usage, stdout);
+        return CLI_HELP;
     }
+    if (rc < 0)
+        return rc;
+    if (progress != o->progress && o->cmd && strcmp(o->cmd, "model") == 0)
+        return bad(err, "%s applies to sim, not model", progress ? "--progress" : "--no-progress");
+    o->progress = (int) progress;
     return 0;
 }
 
@@ -246,11 +189,11 @@ static int parse_sources(const char *s, const sn_topo_t *t, uint32_t **out, uint
         }
         if (dash) {
             *dash = '\0';
-            if ((rc = parse_int(name, tok, 0, (int64_t) t->nproc - 1, &lo, err)) ||
-                (rc = parse_int(name, dash + 1, lo, (int64_t) t->nproc - 1, &hi, err)))
+            if ((rc = sn_opts_int(name, tok, 0, (int64_t) t->nproc - 1, NULL, &lo, err)) ||
+                (rc = sn_opts_int(name, dash + 1, lo, (int64_t) t->nproc - 1, NULL, &hi, err)))
                 goto done;
         } else {
-            if ((rc = parse_int(name, tok, 0, (int64_t) t->nproc - 1, &lo, err)))
+            if ((rc = sn_opts_int(name, tok, 0, (int64_t) t->nproc - 1, NULL, &lo, err)))
                 goto done;
             hi = lo;
         }

@@ -20,7 +20,7 @@ static const sn_opt_t *find(const sn_opt_t *table, const char *name, size_t len)
 
 static int is_flag(const sn_opt_t *x)
 {
-    return x && (x->kind == SN_OPT_FLAG || x->kind == SN_OPT_STOP);
+    return x && (x->kind == SN_OPT_FLAG || x->kind == SN_OPT_STOP || x->kind == SN_OPT_SET);
 }
 
 int sn_opts_int(const char *name, const char *v, int64_t lo, int64_t hi, const char *unit,
@@ -62,7 +62,10 @@ int sn_opts_parse(int argc, char *const *argv, const sn_opt_t *table, sn_err_t *
             return bad(err, "option '%s' takes no value; see --help", a);
         const sn_opt_t *x = find(table, a, strlen(a));
         if (is_flag(x)) {
-            *x->flag = 1;
+            if (x->kind == SN_OPT_SET)
+                *x->num = x->lo;
+            else
+                *x->flag = 1;
             if (x->kind == SN_OPT_STOP)
                 return SN_OPTS_STOP;
             continue;

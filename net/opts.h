@@ -22,6 +22,8 @@ typedef enum {
     SN_OPT_END = 0, /* the zeroed entry that ends a table */
     SN_OPT_FLAG,    /* no value: *flag = 1; refuses --name=value */
     SN_OPT_STOP,    /* a flag that ends parsing at once (--help): *flag = 1, SN_OPTS_STOP */
+    SN_OPT_SET,     /* a flag that stores `lo` into *num (--progress / --no-progress: the last
+                       one given wins); refuses --name=value */
     SN_OPT_INT,     /* an integer from lo to hi into *num; `unit` names it ("a port"), NULL:
                        "an integer" */
     SN_OPT_STR,     /* the value as given into *str (borrowed from argv) */
@@ -34,8 +36,8 @@ struct sn_opt_s {
     const char *name;
     sn_opt_kind_t kind;
     int *flag;        /* SN_OPT_FLAG, SN_OPT_STOP */
-    int64_t *num;     /* SN_OPT_INT */
-    int64_t lo, hi;   /* SN_OPT_INT: the accepted range, inclusive */
+    int64_t *num;     /* SN_OPT_INT, SN_OPT_SET */
+    int64_t lo, hi;   /* SN_OPT_INT: the accepted range, inclusive; SN_OPT_SET: lo is stored */
     const char *unit; /* SN_OPT_INT: what the number is, for the error; NULL: "an integer" */
     const char **str; /* SN_OPT_STR */
     sn_opt_fn fn;     /* SN_OPT_FN */

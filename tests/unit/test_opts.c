@@ -18,7 +18,8 @@ typedef struct vals_s {
     int quiet, help, version;
     int64_t reps, offset;
     const char *name;
-    int64_t id; /* --id auto|N: -2 for auto */
+    int64_t id;   /* --id auto|N: -2 for auto */
+    int64_t mode; /* --loud 1, --soft 0 (SN_OPT_SET; -1: neither) */
 } vals_t;
 
 static int parse_id(const sn_opt_t *opt, const char *v, sn_err_t *err)
@@ -40,7 +41,7 @@ static int parse_id(const sn_opt_t *opt, const char *v, sn_err_t *err)
 static int parse(vals_t *v, sn_err_t *err, const char *const *args)
 {
     memset(v, 0, sizeof *v);
-    v->reps = v->offset = v->id = -1;
+    v->reps = v->offset = v->id = v->mode = -1;
     const sn_opt_t table[] = {
         {.name = "--quiet", .kind = SN_OPT_FLAG, .flag = &v->quiet},
         {.name = "--help", .kind = SN_OPT_STOP, .flag = &v->help},
@@ -55,6 +56,8 @@ static int parse(vals_t *v, sn_err_t *err, const char *const *args)
          .unit = "an offset"},
         {.name = "--name", .kind = SN_OPT_STR, .str = &v->name},
         {.name = "--id", .kind = SN_OPT_FN, .fn = parse_id, .ctx = &v->id},
+        {.name = "--loud", .kind = SN_OPT_SET, .num = &v->mode, .lo = 1},
+        {.name = "--soft", .kind = SN_OPT_SET, .num = &v->mode, .lo = 0},
         {0},
     };
     int argc = 0;
@@ -132,6 +135,26 @@ static void test_flags(void **state)
     refused((const char *[]){"--reps", "0", "--help", NULL}, "bad value '0' for --reps");
 }
 
+/* A flag that stores a value: the last one given wins, and neither takes a value. */
+static void test_set_flags(void **state)
+{
+    (void) state;
+    vals_t v;
+    sn_err_t err;
+    tu_assert_rc(parse(&v, &err, (const char *const[]){"--quiet", NULL}), 0);
+    assert_int_equal(v.mode, -1);
+    tu_assert_rc(parse(&v, &err, (const char *const[]){"--loud", NULL}), 0);
+    assert_int_equal(v.mode, 1);
+    tu_assert_rc(parse(&v, &err, (const char *const[]){"--loud", "--soft", NULL}), 0);
+    assert_int_equal(v.mode, 0);
+    tu_assert_rc(parse(&v, &err, (const char *const[]){"--soft", "--reps", "3", "--loud", NULL}),
+                 0);
+    assert_int_equal(v.mode, 1);
+    assert_int_equal(v.reps, 3);
+    refused((const char *const[]){"--loud=1", NULL}, "option '--loud=1' takes no value");
+    refused((const char *const[]){"--soft=", NULL}, "option '--soft=' takes no value");
+}
+
 static void test_ranges(void **state)
 {
     (void) state;
@@ -182,9 +205,8 @@ static void test_unknown_and_missing(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_both_spellings),
-        cmocka_unit_test(test_flags),
-        cmocka_unit_test(test_ranges),
+        cmocka_unit_test(test_both_spellings),      cmocka_unit_test(test_flags),
+        cmocka_unit_test(test_set_flags),           cmocka_unit_test(test_ranges),
         cmocka_unit_test(test_unknown_and_missing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
