@@ -131,6 +131,12 @@ const char *cli_err_text(const sn_err_t *err, char *buf, size_t cap);
 /* Prints "WHO: " and cli_err_text's line on stderr: how every command reports a bad input. */
 void cli_err_print(const char *who, const sn_err_t *err);
 
+/* The one way a command ends on an error, printed here once ("stepnet: ..."): cli_refuse for
+ * input refused before anything ran (EXIT_BADINPUT whatever the code), cli_fail for an error
+ * while running (EXIT_BADINPUT for SN_EINVAL, else EXIT_FAILED). Return the exit status. */
+int cli_refuse(const sn_err_t *err);
+int cli_fail(const sn_err_t *err);
+
 /* Flushes and closes f, a file the command wrote (`path`, given by option `flag`). 0, or -1 after
  * printing "stepnet: cannot write PATH (FLAG): REASON" when any write, the flush or the close
  * failed (a full disk, /dev/full): the command then exits 1. */

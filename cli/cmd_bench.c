@@ -31,15 +31,13 @@ static const char bench_usage[] =
 /* The sizes of `stepnet bench` (--sizes, or the default) into o, and the largest into cli->size:
  * the memory budget and the calibration probes are those of the largest size. 0, or EXIT_BADINPUT
  * after printing why. *sizes is malloc'd. */
-int cli_bench_sizes(cli_opts_t *cli, cli_run_t *run, uint32_t **sizes)
+int cli_bench_sizes(cli_opts_t *cli, cli_run_t *run, uint32_t **sizes, sn_err_t *err)
 {
-    sn_err_t err = {0};
     size_t n = 0;
-    if (cli_sweep_parse_sizes(run->sizes_text ? run->sizes_text : CLI_SWEEP_DEFAULT_SIZES, sizes,
-                              &n, &err) < 0) {
-        cli_err_print("stepnet", &err);
-        return EXIT_BADINPUT;
-    }
+    int rc = cli_sweep_parse_sizes(run->sizes_text ? run->sizes_text : CLI_SWEEP_DEFAULT_SIZES,
+                                   sizes, &n, err);
+    if (rc < 0)
+        return rc;
     run->coord.sizes = *sizes;
     run->coord.nsizes = n;
     cli->size = (*sizes)[n - 1];

@@ -97,14 +97,12 @@ static int tcp_round(void *vctx, const sn_topo_t *t, const sn_params_t *q, const
 }
 
 /* Opens a report file before the run, so that a path that cannot be written is refused before
- * any node starts. */
-static int open_out(const char *path, const char *flag, FILE **f)
+ * any node starts. 0, or SN_EINVAL naming the path and the option. */
+static int open_out(const char *path, const char *flag, FILE **f, sn_err_t *err)
 {
     *f = NULL;
-    if (path && (*f = fopen(path, "w")) == NULL) {
-        fprintf(stderr, "stepnet: cannot write '%s' (%s): %s\n", path, flag, strerror(errno));
-        return -1;
-    }
+    if (path && (*f = fopen(path, "w")) == NULL)
+        return sn_err_inval(err, "cannot write '%s' (%s): %s", path, flag, strerror(errno));
     return 0;
 }
 
@@ -118,21 +116,18 @@ typedef struct run_case_s {
 
 #define BENCH_MAX_CASES 64
 
-/* Splits `text` at `sep` into owned copies; 0, or -1 after printing why (an empty item, too many).
- */
-static int split_list(const char *text, char sep, const char *flag, char **items, size_t *n)
+/* Splits `text` at `sep` into owned copies; 0, or SN_EINVAL (an empty item, too many). */
+static int split_list(const char *text, char sep, const char *flag, char **items, size_t *n,
+                      sn_err_t *err)
 {
     *n = 0;
     for (const char *s = text;;) {
         const char *e = strchr(s, sep);
         size_t len = e ? (size_t) (e - s) : strlen(s);
-        if (len == 0 || *n >= BENCH_MAX_CASES) {
-            fprintf(stderr,
-                    "stepnet: bad value '%s' for %s: %s (a list separated by '%c', at most %d)\n",
-                    text, flag, len == 0 ? "an empty item" : "too many items", sep,
-                    BENCH_MAX_CASES);
-            return -1;
-        }
+        if (len == 0 || *n >= BENCH_MAX_CASES)
+            return sn_err_inval(
+                err, "bad value '%s' for %s: %s (a list separated by '%c', at most %d)", text, flag,
+                len == 0 ? "an empty item" : "too many items", sep, BENCH_MAX_CASES);
         items[*n] = sn_xmalloc(len + 1);
         memcpy(items[*n], s, len);
         items[*n][len] = '\0';
@@ -143,20 +138,40 @@ static int split_list(const char *text, char sep, const char *flag, char **items
     }
 }
 
+/* The fault a --fault option injects must be able to fire in case x. 0, or SN_EINVAL. */
+static int check_fault(const sn_coord_opts_t *o, const cli_ctx_t *x, sn_err_t *err)
+{
+    if (o->fault == NULL)
+        return 0;
+    if ((uint32_t) o->fault_node >= x->topo->n)
+        return sn_err_inval(err,
+                            "bad value '%d:%s' for --fault: node %d is out of range (%s has nodes "
+                            "0 to %u)",
+                            o->fault_node, o->fault, o->fault_node, x->topo->spec, x->topo->n - 1);
+    uint64_t limit = sn_model_slot_limit(x->topo, &x->params, x->predicted);
+    sn_fault_t fault;
+    if (sn_wire_fault_parse(o->fault, &fault, NULL) == 0 && fault.slot > limit)
+        return sn_err_inval(err,
+                            "bad value '%d:%s' for --fault: slot %llu is past the run's slot limit "
+                            "%llu",
+                            o->fault_node, o->fault, (unsigned long long) fault.slot,
+                            (unsigned long long) limit);
+    return 0;
+}
+
 /* Builds every case of the command (each topology and port model checked, its memory budget
- * for the largest size included) before any node starts. 0, or EXIT_BADINPUT after printing why.
- * *cases and its strings are malloc'd (free_cases). */
+ * for the largest size included) before any node starts. 0, or a negative code with err naming
+ * the bad value. *cases and its strings are malloc'd (free_cases). */
 static int build_cases(const cli_opts_t *cli, const sn_coord_opts_t *o, int bench,
-                       run_case_t **cases, size_t *ncases)
+                       run_case_t **cases, size_t *ncases, sn_err_t *err)
 {
     char *topos[BENCH_MAX_CASES], *ports[BENCH_MAX_CASES];
     size_t nt = 0, np = 0;
     *cases = NULL;
     *ncases = 0;
-    int rc = EXIT_BADINPUT;
-    if (bench && cli->topo && split_list(cli->topo, ';', "--topo", topos, &nt) < 0)
-        goto out;
-    if (bench && cli->ports && split_list(cli->ports, ',', "--ports", ports, &np) < 0)
+    int rc;
+    if ((bench && cli->topo && (rc = split_list(cli->topo, ';', "--topo", topos, &nt, err)) < 0) ||
+        (bench && cli->ports && (rc = split_list(cli->ports, ',', "--ports", ports, &np, err)) < 0))
         goto out;
     if (!bench || cli->topo == NULL) { /* one case; the missing --topo is reported by the build */
         topos[0] = cli->topo ? sn_xstrdup(cli->topo) : NULL;
@@ -167,8 +182,8 @@ static int build_cases(const cli_opts_t *cli, const sn_coord_opts_t *o, int benc
         np = 1;
     }
     if (nt * np > BENCH_MAX_CASES) {
-        fprintf(stderr, "stepnet: %zu topologies times %zu port models is more than %d runs\n", nt,
-                np, BENCH_MAX_CASES);
+        rc = sn_err_inval(err, "%zu topologies times %zu port models is more than %d runs", nt, np,
+                          BENCH_MAX_CASES);
         goto out;
     }
     *cases = sn_xcalloc(nt * np, sizeof **cases);
@@ -180,31 +195,10 @@ static int build_cases(const cli_opts_t *cli, const sn_coord_opts_t *o, int benc
             cli_opts_t one = *cli;
             one.topo = c->topo;
             one.ports = c->ports;
-            sn_err_t err = {0};
             c->built = 1;
-            if (cli_ctx_build(&one, &c->ctx, &err) < 0) {
-                cli_err_print("stepnet", &err);
+            if ((rc = cli_ctx_build(&one, &c->ctx, err)) < 0 ||
+                (rc = check_fault(o, &c->ctx, err)) < 0)
                 goto out;
-            }
-            const cli_ctx_t *x = &c->ctx;
-            if (o->fault && (uint32_t) o->fault_node >= x->topo->n) {
-                fprintf(stderr,
-                        "stepnet: bad value '%d:%s' for --fault: node %d is out of range (%s has "
-                        "nodes 0 to %u)\n",
-                        o->fault_node, o->fault, o->fault_node, x->topo->spec, x->topo->n - 1);
-                goto out;
-            }
-            uint64_t limit = sn_model_slot_limit(x->topo, &x->params, x->predicted);
-            sn_fault_t fault;
-            if (o->fault && sn_wire_fault_parse(o->fault, &fault, NULL) == 0 &&
-                fault.slot > limit) {
-                fprintf(stderr,
-                        "stepnet: bad value '%d:%s' for --fault: slot %llu is past the run's slot "
-                        "limit %llu\n",
-                        o->fault_node, o->fault, (unsigned long long) fault.slot,
-                        (unsigned long long) limit);
-                goto out;
-            }
         }
     rc = 0;
 out:
@@ -226,112 +220,113 @@ static void free_cases(run_case_t *cases, size_t n)
     free(cases);
 }
 
-/* `stepnet run` and `stepnet bench` (cmd_bench.c): the same life cycle, their own reports. */
+/* The report files of a command: --out, --csv and --trace (each NULL when not given). */
+typedef struct run_files_s {
+    FILE *out, *csv, *trace;
+} run_files_t;
+
+/* Runs case c of `run` and writes its reports. Returns the command's exit status so far (0: go
+ * on with the next case), or a negative code with err when the run could not start. */
+static int run_case(const cli_run_t *run, const cli_opts_t *cli, int bench, run_case_t *c,
+                    const run_files_t *files, sn_err_t *err)
+{
+    void (*json)(FILE *, const cli_run_t *, const sn_coord_result_t *) =
+        bench ? cli_sweep_report_json : cli_run_report_json;
+    cli_run_t one = *run;
+    one.ctx = &c->ctx;
+    cli_run_job(one.ctx, &one.coord.job);
+    one.coord.topo_text = c->topo;
+    sn_coord_result_t res;
+    int rc = sn_coord_run(&one.coord, &res, err);
+    if (rc < 0)
+        return rc;
+    if (res.failed)
+        fprintf(stderr, "stepnet %s: %s\n", cli->cmd, res.error);
+    if (cli->json)
+        json(stdout, &one, &res);
+    if (files->out)
+        json(files->out, &one, &res);
+    for (size_t k = 0; files->csv && k < res.npoints; k++)
+        if (res.points[k].state != SN_COORD_POINT_PENDING)
+            cli_sweep_csv_row(files->csv, &one, &res, &res.points[k]);
+    if (files->trace) /* a failed run's trace says why (docs/trace.md) */
+        cli_run_trace_write(files->trace, &one, &res);
+    if (!cli->json)
+        (bench ? cli_sweep_report_text : cli_run_report_text)(stdout, &one, &res);
+    /* interrupted (SIGINT, SIGTERM): 128 + the signal, as a shell reports it; a failed case ends
+     * the command */
+    rc = res.interrupted ? 128 + res.interrupted : res.failed ? EXIT_FAILED : EXIT_OK;
+    sn_coord_result_free(&res);
+    return rc;
+}
+
+/* Closes the report files; 1 when a write failed (cli_close_out said which), else 0. */
+static int close_files(run_files_t *files, const cli_run_t *run)
+{
+    int failed = 0;
+    if (files->out)
+        failed |= cli_close_out(files->out, run->out_file, "--out") < 0;
+    if (files->csv)
+        failed |= cli_close_out(files->csv, run->csv_file, "--csv") < 0;
+    if (files->trace)
+        failed |= cli_close_out(files->trace, run->trace_file, "--trace") < 0;
+    *files = (run_files_t){0};
+    return failed;
+}
+
+/* Runs every case (cases built, files opened); the exit status. */
+static int run_cases(const cli_run_t *run, const cli_opts_t *cli, int bench, run_case_t *cases,
+                     size_t ncases, run_files_t *files)
+{
+    sn_err_t err = {0};
+    if (run->coord.security == SN_SEC_NONE)
+        fprintf(stderr,
+                "stepnet %s: security none: links and the control channel are plaintext "
+                "and unauthenticated\n",
+                cli->cmd);
+    if (files->csv)
+        cli_sweep_csv_header(files->csv);
+    int rc = EXIT_OK;
+    for (size_t i = 0; i < ncases && rc == EXIT_OK; i++) {
+        rc = run_case(run, cli, bench, &cases[i], files, &err);
+        if (rc < 0)
+            rc = cli_fail(&err);
+    }
+    int write_failed = close_files(files, run);
+    return rc == EXIT_OK && write_failed ? EXIT_FAILED : rc;
+}
+
+/* `stepnet run` and `stepnet bench` (cmd_bench.c): the same life cycle, their own reports. Bad
+ * input is refused before any node starts, and printed here once. */
 int cli_run_command(const char *cmd, const char *help, int argc, char **argv)
 {
     cli_opts_t cli = {.cmd = cmd};
     cli_run_t run;
-    const sn_coord_opts_t *o = &run.coord;
     sn_err_t err = {0};
     uint32_t *sizes = NULL;
-    FILE *outf = NULL, *csvf = NULL, *tracef = NULL;
+    run_files_t files = {0};
     run_case_t *cases = NULL;
     size_t ncases = 0;
     int bench = strcmp(cmd, "bench") == 0;
     int rc = cli_run_parse(argc, argv, &cli, &run, help, &err);
     if (rc == CLI_HELP)
         return EXIT_OK;
-    if (rc < 0) {
-        cli_err_print("stepnet", &err);
-        return EXIT_BADINPUT;
-    }
-    if (run.trace_file && cli.coll && strcmp(cli.coll, "dynbcast") == 0) {
-        fprintf(stderr, "stepnet: --trace applies to one collective, not to --coll dynbcast\n");
-        return EXIT_BADINPUT;
-    }
-    if (bench && run.trace_file) {
-        fprintf(stderr, "stepnet: --trace applies to stepnet run, not to the sweeps of bench\n");
-        return EXIT_BADINPUT;
-    }
-    if (!bench && cli.coll && strcmp(cli.coll, "dynbcast") == 0 && cli.topo) {
-        if (run.csv_file) {
-            fprintf(stderr, "stepnet: --csv does not apply to --coll dynbcast (its --sweep-rho "
-                            "prints CSV)\n");
-            return EXIT_BADINPUT;
-        }
+    if (rc < 0)
+        return cli_refuse(&err);
+    if (!bench && cli.coll && strcmp(cli.coll, "dynbcast") == 0 && cli.topo)
         return cli_dyn("run", &cli, run.dyn_lambda, run.dyn_rho, run.dyn_slots, run.dyn_sweep,
-                       tcp_round, (void *) o);
+                       tcp_round, &run.coord);
+    if (bench && (rc = cli_bench_sizes(&cli, &run, &sizes, &err)) < 0)
+        return cli_refuse(&err);
+    if ((rc = build_cases(&cli, &run.coord, bench, &cases, &ncases, &err)) < 0 ||
+        (rc = open_out(run.out_file, "--out", &files.out, &err)) < 0 ||
+        (rc = open_out(run.csv_file, "--csv", &files.csv, &err)) < 0 ||
+        (rc = open_out(run.trace_file, "--trace", &files.trace, &err)) < 0) {
+        rc = cli_refuse(&err);
+        close_files(&files, &run);
+    } else {
+        rc = run_cases(&run, &cli, bench, cases, ncases, &files);
     }
-    if (run.dyn_lambda || run.dyn_rho || run.dyn_sweep || run.dyn_slots > 0) {
-        fprintf(stderr, "stepnet: --lambda, --rho, --sweep-rho and --slots apply to --coll "
-                        "dynbcast only\n");
-        return EXIT_BADINPUT;
-    }
-    if (bench && (rc = cli_bench_sizes(&cli, &run, &sizes)) != 0)
-        return rc;
-    rc = EXIT_BADINPUT;
-    if (build_cases(&cli, o, bench, &cases, &ncases) != 0)
-        goto done;
-    if (open_out(run.out_file, "--out", &outf) < 0 || open_out(run.csv_file, "--csv", &csvf) < 0 ||
-        open_out(run.trace_file, "--trace", &tracef) < 0)
-        goto done;
-    if (o->security == SN_SEC_NONE)
-        fprintf(stderr,
-                "stepnet %s: security none: links and the control channel are plaintext "
-                "and unauthenticated\n",
-                cmd);
-    void (*json)(FILE *, const cli_run_t *, const sn_coord_result_t *) =
-        bench ? cli_sweep_report_json : cli_run_report_json;
-    if (csvf)
-        cli_sweep_csv_header(csvf);
-    int write_failed = 0;
-    rc = EXIT_OK;
-    for (size_t i = 0; i < ncases && rc == EXIT_OK; i++) {
-        cli_run_t one = run;
-        one.ctx = &cases[i].ctx;
-        cli_run_job(one.ctx, &one.coord.job);
-        one.coord.topo_text = cases[i].topo;
-        sn_coord_result_t res;
-        int crc = sn_coord_run(&one.coord, &res, &err);
-        if (crc < 0) {
-            cli_err_print("stepnet", &err);
-            rc = crc == SN_EINVAL ? EXIT_BADINPUT : EXIT_FAILED;
-            break;
-        }
-        if (res.failed)
-            fprintf(stderr, "stepnet %s: %s\n", cmd, res.error);
-        if (cli.json)
-            json(stdout, &one, &res);
-        if (outf)
-            json(outf, &one, &res);
-        for (size_t k = 0; csvf && k < res.npoints; k++)
-            if (res.points[k].state != SN_COORD_POINT_PENDING)
-                cli_sweep_csv_row(csvf, &one, &res, &res.points[k]);
-        if (tracef) /* a failed run's trace says why (docs/trace.md) */
-            cli_run_trace_write(tracef, &one, &res);
-        if (!cli.json)
-            (bench ? cli_sweep_report_text : cli_run_report_text)(stdout, &one, &res);
-        /* interrupted (SIGINT, SIGTERM): 128 + the signal, as a shell reports it; a failed
-         * case ends the command */
-        rc = res.interrupted ? 128 + res.interrupted : res.failed ? EXIT_FAILED : EXIT_OK;
-        sn_coord_result_free(&res);
-    }
-    if (outf)
-        write_failed |= cli_close_out(outf, run.out_file, "--out") < 0;
-    if (csvf)
-        write_failed |= cli_close_out(csvf, run.csv_file, "--csv") < 0;
-    if (tracef)
-        write_failed |= cli_close_out(tracef, run.trace_file, "--trace") < 0;
-    outf = csvf = tracef = NULL;
-    if (rc == EXIT_OK && write_failed)
-        rc = EXIT_FAILED;
-done:
-    if (outf)
-        fclose(outf);
-    if (csvf)
-        fclose(csvf);
-    if (tracef)
-        fclose(tracef);
     free_cases(cases, ncases);
     free(sizes);
     return rc;

@@ -223,9 +223,9 @@ typedef struct sim_args_s {
     int64_t slots, trace_slots, threads;
 } sim_args_t;
 
-/* Parses the options; checks those that go together. 0, CLI_HELP, or EXIT_BADINPUT after printing
- * why. */
-static int sim_parse(int argc, char **argv, cli_opts_t *o, sim_args_t *a)
+/* Parses the options; checks those that go together. 0, CLI_HELP, or SN_EINVAL with err naming
+ * the bad value. */
+static int sim_parse(int argc, char **argv, cli_opts_t *o, sim_args_t *a, sn_err_t *err)
 {
     *a = (sim_args_t){.slots = -1, .trace_slots = -1, .threads = default_threads()};
     const sn_opt_t extra[] = {{.name = "--threads",
@@ -251,28 +251,17 @@ static int sim_parse(int argc, char **argv, cli_opts_t *o, sim_args_t *a)
                                .hi = CLI_TRACE_MAX_SLOTS,
                                .unit = "slots"},
                               {0}};
-    sn_err_t perr = {0};
-    int rc = cli_opts_parse(argc, argv, o, extra, usage, &perr);
-    if (rc == CLI_HELP)
-        return CLI_HELP;
-    if (rc < 0) {
-        cli_err_print("stepnet", &perr);
-        return EXIT_BADINPUT;
-    }
+    int rc = cli_opts_parse(argc, argv, o, extra, usage, err);
+    if (rc != 0)
+        return rc;
     int dyn = o->coll && strcmp(o->coll, "dynbcast") == 0;
-    if (a->trace_slots > 0 && a->trace_file == NULL) {
-        fprintf(stderr, "stepnet: --trace-slots applies with --trace FILE only\n");
-        return EXIT_BADINPUT;
-    }
-    if (a->trace_file && dyn) {
-        fprintf(stderr, "stepnet: --trace applies to one collective, not to --coll dynbcast\n");
-        return EXIT_BADINPUT;
-    }
-    if (!(dyn && o->topo) && (a->lambda || a->rho || a->slots > 0 || a->sweep)) {
-        fprintf(stderr, "stepnet: --lambda, --rho, --sweep-rho and --slots apply to --coll "
-                        "dynbcast only\n");
-        return EXIT_BADINPUT;
-    }
+    if (a->trace_slots > 0 && a->trace_file == NULL)
+        return sn_err_inval(err, "--trace-slots applies with --trace FILE only");
+    if (a->trace_file && dyn)
+        return sn_err_inval(err, "--trace applies to one collective, not to --coll dynbcast");
+    if (!(dyn && o->topo) && (a->lambda || a->rho || a->slots > 0 || a->sweep))
+        return sn_err_inval(err, "--lambda, --rho, --sweep-rho and --slots apply to --coll "
+                                 "dynbcast only");
     return 0;
 }
 
@@ -324,11 +313,12 @@ int cli_cmd_sim(int argc, char **argv)
 {
     cli_opts_t o = {.cmd = "sim"};
     sim_args_t a;
-    int rc = sim_parse(argc, argv, &o, &a);
+    sn_err_t err = {0};
+    int rc = sim_parse(argc, argv, &o, &a, &err);
     if (rc == CLI_HELP)
         return EXIT_OK;
-    if (rc != 0)
-        return rc;
+    if (rc < 0)
+        return cli_refuse(&err);
     if (o.coll && strcmp(o.coll, "dynbcast") == 0 && o.topo)
         return cli_dyn("sim", &o, a.lambda, a.rho, a.slots, a.sweep, NULL, NULL);
     cli_ctx_t c;
@@ -339,10 +329,9 @@ int cli_cmd_sim(int argc, char **argv)
     /* the trace file is opened before the run: a path that cannot be written is bad input */
     FILE *tf = NULL;
     if (a.trace_file && (tf = fopen(a.trace_file, "w")) == NULL) {
-        fprintf(stderr, "stepnet: cannot write '%s' (--trace): %s\n", a.trace_file,
-                strerror(errno));
+        sn_err_inval(&err, "cannot write '%s' (--trace): %s", a.trace_file, strerror(errno));
         cli_ctx_free(&c);
-        return EXIT_BADINPUT;
+        return cli_refuse(&err);
     }
     sim_outcome_t out;
     int trace_failed = sim_run(&o, &a, &c, tf, &out) < 0;

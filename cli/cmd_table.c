@@ -563,56 +563,57 @@ static void num(FILE *f, int64_t v)
         fprintf(f, "%lld", (long long) v);
 }
 
+/* --set default|quick (an SN_OPT_FN): *(int *) ctx is 1 for quick. */
+static int opt_set(const sn_opt_t *opt, const char *v, sn_err_t *err)
+{
+    int *quick = opt->ctx;
+    if (strcmp(v, "quick") != 0 && strcmp(v, "default") != 0)
+        return sn_err_inval(err, "bad value '%s' for %s: expected default or quick", v, opt->name);
+    *quick = v[0] == 'q';
+    return 0;
+}
+
+static int opt_memory(const sn_opt_t *opt, const char *v, sn_err_t *err)
+{
+    return cli_parse_size(opt->name, v, opt->ctx, err);
+}
+
 int cli_cmd_table(int argc, char **argv)
 {
-    int csv = 0, with_run = 0, quick = 0;
+    int csv = 0, with_run = 0, quick = 0, help = 0;
     const char *out = NULL, *match = NULL;
     uint64_t max_memory = cli_default_max_memory();
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(usage, stdout);
-            return EXIT_OK;
-        } else if (strcmp(a, "--csv") == 0) {
-            csv = 1;
-        } else if (strcmp(a, "--run") == 0) {
-            with_run = 1;
-        } else if (strcmp(a, "--set") == 0 && i + 1 < argc) {
-            const char *v = argv[++i];
-            if (strcmp(v, "quick") == 0)
-                quick = 1;
-            else if (strcmp(v, "default") != 0) {
-                fprintf(stderr, "stepnet: bad value '%s' for --set: expected default or quick\n",
-                        v);
-                return EXIT_BADINPUT;
-            }
-        } else if (strcmp(a, "--match") == 0 && i + 1 < argc) {
-            match = argv[++i];
-        } else if (strcmp(a, "--out") == 0 && i + 1 < argc) {
-            out = argv[++i];
-        } else if (strcmp(a, "--max-memory") == 0 && i + 1 < argc) {
-            sn_err_t err = {0};
-            if (cli_parse_size("--max-memory", argv[++i], &max_memory, &err) < 0) {
-                cli_err_print("stepnet", &err);
-                return EXIT_BADINPUT;
-            }
-        } else {
-            fprintf(stderr, "stepnet: unexpected argument '%s' for table; see --help\n", a);
-            return EXIT_BADINPUT;
-        }
+    const sn_opt_t table[] = {
+        {.name = "--help", .kind = SN_OPT_STOP, .flag = &help},
+        {.name = "-h", .kind = SN_OPT_STOP, .flag = &help},
+        {.name = "--csv", .kind = SN_OPT_FLAG, .flag = &csv},
+        {.name = "--run", .kind = SN_OPT_FLAG, .flag = &with_run},
+        {.name = "--set", .kind = SN_OPT_FN, .fn = opt_set, .ctx = &quick},
+        {.name = "--match", .kind = SN_OPT_STR, .str = &match},
+        {.name = "--out", .kind = SN_OPT_STR, .str = &out},
+        {.name = "--max-memory", .kind = SN_OPT_FN, .fn = opt_memory, .ctx = &max_memory},
+        {0},
+    };
+    sn_err_t err = {0};
+    int rc = sn_opts_parse(argc, argv, table, &err);
+    if (rc == SN_OPTS_STOP) {
+        fputs(usage, stdout);
+        return EXIT_OK;
     }
+    if (rc < 0)
+        return cli_refuse(&err);
     size_t rows = 0;
     for (size_t i = 0; i < table_ncases; i++)
         rows += selected(&table_cases[i], quick, match);
     if (rows == 0) {
-        fprintf(stderr, "stepnet: no case of the %s set matches '%s'\n",
-                quick ? "quick" : "default", match);
-        return EXIT_BADINPUT;
+        sn_err_inval(&err, "no case of the %s set matches '%s'", quick ? "quick" : "default",
+                     match);
+        return cli_refuse(&err);
     }
     FILE *f = stdout;
     if (out && (f = fopen(out, "w")) == NULL) {
-        fprintf(stderr, "stepnet: cannot write '%s' (--out): %s\n", out, strerror(errno));
-        return EXIT_BADINPUT;
+        sn_err_inval(&err, "cannot write '%s' (--out): %s", out, strerror(errno));
+        return cli_refuse(&err);
     }
     if (csv)
         fprintf(f,
@@ -631,7 +632,7 @@ int cli_cmd_table(int argc, char **argv)
         if (!selected(&table_cases[i], quick, match))
             continue;
         row_t r;
-        int rc = build_row(&r, &table_cases[i], with_run, max_memory);
+        rc = build_row(&r, &table_cases[i], with_run, max_memory);
         if (rc) {
             if (out)
                 fclose(f);

@@ -57,3 +57,15 @@ void cli_err_print(const char *who, const sn_err_t *err)
     char text[CLI_ERR_TEXT_MAX];
     fprintf(stderr, "%s: %s\n", who, cli_err_text(err, text, sizeof text));
 }
+
+int cli_refuse(const sn_err_t *err)
+{
+    cli_err_print("stepnet", err);
+    return EXIT_BADINPUT;
+}
+
+int cli_fail(const sn_err_t *err)
+{
+    cli_err_print("stepnet", err);
+    return err->code == SN_EINVAL ? EXIT_BADINPUT : EXIT_FAILED;
+}

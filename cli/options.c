@@ -10,8 +10,6 @@
 #include "cli.h"
 #include "stepnet/util.h"
 
-#define bad(err, ...) sn_err_set((err), SN_EINVAL, __VA_ARGS__)
-
 uint64_t cli_default_max_memory(void)
 {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -32,10 +30,11 @@ int cli_parse_size(const char *name, const char *v, uint64_t *out, sn_err_t *err
     }
     if (errno || end == v || v[0] == '-' || shift < 0 || x > (1ull << 60) >> shift ||
         (x << shift) < (1ull << 20))
-        return bad(err,
-                   "bad value '%s' for %s: expected a size from 1M to 1024P (bytes, or a number "
-                   "with K, M, G or T)",
-                   v, name);
+        return sn_err_inval(
+            err,
+            "bad value '%s' for %s: expected a size from 1M to 1024P (bytes, or a number "
+            "with K, M, G or T)",
+            v, name);
     *out = (uint64_t) x << shift;
     return 0;
 }
@@ -73,7 +72,7 @@ static int opt_memory(const sn_opt_t *opt, const char *v, sn_err_t *err)
 static int opt_refused_by_model(const sn_opt_t *opt, const char *v, sn_err_t *err)
 {
     (void) v;
-    return bad(err, "%s applies to sim, not model", opt->name);
+    return sn_err_inval(err, "%s applies to sim, not model", opt->name);
 }
 
 /* The options every command shares, into o; *progress and *help are set by --progress,
@@ -138,7 +137,8 @@ int cli_opts_parse(int argc, char **argv, cli_opts_t *o, const sn_opt_t *extra, 
     if (rc < 0)
         return rc;
     if (progress != o->progress && o->cmd && strcmp(o->cmd, "model") == 0)
-        return bad(err, "%s applies to sim, not model", progress ? "--progress" : "--no-progress");
+        return sn_err_inval(err, "%s applies to sim, not model",
+                            progress ? "--progress" : "--no-progress");
     o->progress = (int) progress;
     return 0;
 }
@@ -182,9 +182,9 @@ static int parse_sources(const char *s, const sn_topo_t *t, uint32_t **out, uint
         int64_t lo = 0, hi = 0;
         char name[] = "--sources";
         if (dash == tok || (dash && dash[1] == '\0')) {
-            rc = bad(err,
-                     "bad value '%s' for --sources: expected ranks like 0,3,5 or ranges like 0-7",
-                     tok);
+            rc = sn_err_inval(
+                err, "bad value '%s' for --sources: expected ranks like 0,3,5 or ranges like 0-7",
+                tok);
             goto done;
         }
         if (dash) {
@@ -203,7 +203,7 @@ static int parse_sources(const char *s, const sn_topo_t *t, uint32_t **out, uint
         }
     }
     if (n == 0) {
-        rc = bad(err, "--sources '%s' names no processor", s);
+        rc = sn_err_inval(err, "--sources '%s' names no processor", s);
         goto done;
     }
 done:
@@ -227,12 +227,13 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
 {
     memset(c, 0, sizeof *c);
     if (o->topo == NULL)
-        return bad(err, "%s needs --topo SPEC (e.g. --topo torus:4x4)", o->cmd);
+        return sn_err_inval(err, "%s needs --topo SPEC (e.g. --topo torus:4x4)", o->cmd);
     if (o->coll == NULL)
-        return bad(err,
-                   "%s needs --coll C (bcast, scatter, gather, mnb, te, pmnb, pexchange, sna, "
-                   "pmna, allreduce, barrier, mna)",
-                   o->cmd);
+        return sn_err_inval(
+            err,
+            "%s needs --coll C (bcast, scatter, gather, mnb, te, pmnb, pexchange, sna, "
+            "pmna, allreduce, barrier, mna)",
+            o->cmd);
     sn_coll_t coll;
     int rc;
     /* every value that needs no topology first: a bad one is reported before anything large is
@@ -247,7 +248,8 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
         else if (strcmp(o->ports, "single") == 0)
             p->pm.ports = SN_PORTS_SINGLE;
         else
-            return bad(err, "bad value '%s' for --ports: expected multi or single", o->ports);
+            return sn_err_inval(err, "bad value '%s' for --ports: expected multi or single",
+                                o->ports);
     }
     if (o->rx) {
         if (strcmp(o->rx, "one") == 0)
@@ -255,7 +257,7 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
         else if (strcmp(o->rx, "any") == 0)
             p->pm.rx = SN_RX_ANY;
         else
-            return bad(err, "bad value '%s' for --rx: expected one or any", o->rx);
+            return sn_err_inval(err, "bad value '%s' for --rx: expected one or any", o->rx);
     }
     if (o->duplex) {
         if (strcmp(o->duplex, "full") == 0)
@@ -263,31 +265,34 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
         else if (strcmp(o->duplex, "half") == 0)
             p->pm.duplex = SN_DUPLEX_HALF;
         else
-            return bad(err, "bad value '%s' for --duplex: expected full or half", o->duplex);
+            return sn_err_inval(err, "bad value '%s' for --duplex: expected full or half",
+                                o->duplex);
     }
     if (o->op) {
         if (!sn_coll_is_combining(coll))
-            return bad(err,
-                       "--op applies to the combining collectives (sna, pmna, mna, allreduce, "
-                       "barrier), not %s",
-                       sn_coll_name(coll));
+            return sn_err_inval(
+                err,
+                "--op applies to the combining collectives (sna, pmna, mna, allreduce, "
+                "barrier), not %s",
+                sn_coll_name(coll));
         if ((rc = sn_op_parse(o->op, &p->op, err)) < 0)
-            return bad(err, "bad value '%s' for --op: expected sum, xor or max", o->op);
+            return sn_err_inval(err, "bad value '%s' for --op: expected sum, xor or max", o->op);
     }
     if (o->algo && strcmp(o->algo, "auto") != 0 && sn_model_find(o->algo) == NULL)
-        return bad(err,
-                   "unknown algorithm '%s' for --algo: expected auto or a name that stepnet "
-                   "algos lists",
-                   o->algo);
+        return sn_err_inval(
+            err,
+            "unknown algorithm '%s' for --algo: expected auto or a name that stepnet "
+            "algos lists",
+            o->algo);
     if (o->sources && o->m > 0)
-        return bad(err, "give either --sources or --m, not both");
+        return sn_err_inval(err, "give either --sources or --m, not both");
     uint64_t limit = o->max_memory ? o->max_memory : cli_default_max_memory();
     if ((rc = sn_topo_parse_budget(o->topo, NULL, 0, limit, &c->topo, err)) < 0)
         return rc;
     if (o->root >= 0) {
         if (o->root >= (int64_t) c->topo->nproc) {
-            return bad(err, "--root %lld is out of range: %s has processors 0 to %u",
-                       (long long) o->root, c->topo->spec, c->topo->nproc - 1);
+            return sn_err_inval(err, "--root %lld is out of range: %s has processors 0 to %u",
+                                (long long) o->root, c->topo->spec, c->topo->nproc - 1);
         }
         p->root = sn_topo_proc(c->topo, (uint32_t) o->root);
     } else {
@@ -303,7 +308,8 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
         errno = 0;
         double v = strtod(o->tp, &end);
         if (errno || end == o->tp || *end != '\0' || !(v >= 0.0 && v <= 1e6))
-            return bad(err, "bad value '%s' for --tp: expected a number from 0 to 1000000", o->tp);
+            return sn_err_inval(err, "bad value '%s' for --tp: expected a number from 0 to 1000000",
+                                o->tp);
         c->tp = v;
     }
     if (o->size >= 0)
@@ -315,8 +321,8 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
             return rc;
     } else if (o->m > 0) {
         if (o->m > (int64_t) c->topo->nproc) {
-            return bad(err, "--m %lld is more than the %u processors of %s", (long long) o->m,
-                       c->topo->nproc, c->topo->spec);
+            return sn_err_inval(err, "--m %lld is more than the %u processors of %s",
+                                (long long) o->m, c->topo->nproc, c->topo->spec);
         }
         /* M distinct processors drawn from the seed (Fisher-Yates over the ranks) */
         uint32_t np = c->topo->nproc;
@@ -341,8 +347,8 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
         qsort(c->sources, p->nsources, sizeof *c->sources, cmp_u32);
         for (uint32_t i = 1; i < p->nsources; i++)
             if (c->sources[i] == c->sources[i - 1]) {
-                return bad(err, "--sources names processor %d twice",
-                           sn_topo_rank(c->topo, c->sources[i]));
+                return sn_err_inval(err, "--sources names processor %d twice",
+                                    sn_topo_rank(c->topo, c->sources[i]));
             }
         p->sources = c->sources;
     }
@@ -384,7 +390,8 @@ int cli_parse_real(const char *name, const char *v, double dflt, double lo, doub
     errno = 0;
     double x = strtod(v, &end);
     if (errno || end == v || *end != '\0' || !(x >= lo && x <= hi))
-        return bad(err, "bad value '%s' for %s: expected a number from %g to %g", v, name, lo, hi);
+        return sn_err_inval(err, "bad value '%s' for %s: expected a number from %g to %g", v, name,
+                            lo, hi);
     *out = x;
     return 0;
 }

@@ -23,8 +23,6 @@
 #define MS             "milliseconds"
 #define US             "microseconds"
 
-#define bad(err, ...) sn_err_set((err), SN_EINVAL, __VA_ARGS__)
-
 /* --fault ID:KIND@SLOT into the node id and its KIND@SLOT. */
 static int parse_fault(const char *v, sn_coord_opts_t *o, sn_err_t *err)
 {
@@ -34,9 +32,10 @@ static int parse_fault(const char *v, sn_coord_opts_t *o, sn_err_t *err)
     sn_fault_t f;
     sn_err_t e = {0};
     if (errno || end == v || *end != ':' || id < 0 || id > INT32_MAX)
-        return bad(err, "bad value '%s' for --fault: expected ID:KIND@SLOT (ID a node id)", v);
+        return sn_err_inval(err, "bad value '%s' for --fault: expected ID:KIND@SLOT (ID a node id)",
+                            v);
     if (sn_wire_fault_parse(end + 1, &f, &e) < 0)
-        return bad(err, "bad value '%s' for --fault: expected ID:KIND@SLOT; %s", v, e.msg);
+        return sn_err_inval(err, "bad value '%s' for --fault: expected ID:KIND@SLOT; %s", v, e.msg);
     o->fault_node = (int) id;
     o->fault = end + 1;
     return 0;
@@ -53,7 +52,7 @@ static int check_hosts(sn_coord_opts_t *o, const char *map_by, const char *nodes
                              : o->ssh         ? "--ssh"
                                               : NULL;
         if (orphan)
-            return bad(err, "%s applies to --hosts only", orphan);
+            return sn_err_inval(err, "%s applies to --hosts only", orphan);
         return 0;
     }
     sn_map_by_t by = SN_MAP_BY_SLOT;
@@ -62,33 +61,37 @@ static int check_hosts(sn_coord_opts_t *o, const char *map_by, const char *nodes
         return rc;
     o->map_by = (int) by;
     if (o->join || strcmp(nodes, "local") != 0 || o->node_bin)
-        return bad(err, "--hosts starts the nodes itself over ssh: it takes no --nodes or "
-                        "--node-bin (use --remote-node PATH for the program on the hosts)");
+        return sn_err_inval(err,
+                            "--hosts starts the nodes itself over ssh: it takes no --nodes or "
+                            "--node-bin (use --remote-node PATH for the program on the hosts)");
     if (o->listen == NULL)
-        return bad(err, "--hosts needs --listen HOST:PORT, an address of this machine that the "
-                        "hosts can reach (port 0: any free port), e.g. --listen 192.168.1.10:0");
+        return sn_err_inval(
+            err, "--hosts needs --listen HOST:PORT, an address of this machine that the "
+                 "hosts can reach (port 0: any free port), e.g. --listen 192.168.1.10:0");
     sn_addr_t a;
     sn_err_t e = {0};
     if (sn_addr_parse(o->listen, -1, &a, &e) == 0 &&
         (strcmp(a.host, "0.0.0.0") == 0 || strcmp(a.host, "::") == 0))
-        return bad(err,
-                   "--hosts needs --listen with the address the hosts dial, not the wildcard "
-                   "'%s'",
-                   o->listen);
+        return sn_err_inval(
+            err,
+            "--hosts needs --listen with the address the hosts dial, not the wildcard "
+            "'%s'",
+            o->listen);
     if (o->security == SN_SEC_NONE && !insecure_ok)
-        return bad(err, "--security none sends plaintext, unauthenticated frames over the "
-                        "network; add --insecure-ok to accept that with --hosts");
+        return sn_err_inval(err, "--security none sends plaintext, unauthenticated frames over the "
+                                 "network; add --insecure-ok to accept that with --hosts");
     if (o->remote_node && (o->remote_node[0] == '\0' || strlen(o->remote_node) > 1024 ||
                            strchr(o->remote_node, '\n') || strchr(o->remote_node, '\'')))
-        return bad(err, "bad value for --remote-node: expected a path of 1 to 1024 characters "
-                        "without a newline or a single quote");
+        return sn_err_inval(err,
+                            "bad value for --remote-node: expected a path of 1 to 1024 characters "
+                            "without a newline or a single quote");
     const char *ssh = o->ssh ? o->ssh : getenv("STEPNET_SSH");
     if (ssh) {
         char buf[1024];
         const char *words[SN_SSH_MAX_WORDS];
         size_t nw;
         if ((rc = sn_launch_ssh_split(ssh, buf, sizeof buf, words, SN_SSH_MAX_WORDS, &nw, &e)) < 0)
-            return bad(err, "%s: %s", o->ssh ? "--ssh" : "STEPNET_SSH", e.msg);
+            return sn_err_inval(err, "%s: %s", o->ssh ? "--ssh" : "STEPNET_SSH", e.msg);
     }
     return 0;
 }
@@ -132,14 +135,14 @@ static int check_command(const cli_opts_t *cli, const cli_run_t *run, const raw_
                          sn_err_t *err)
 {
     if (!bench && run->sizes_text)
-        return bad(err, "--sizes applies to stepnet bench (run takes one --size)");
+        return sn_err_inval(err, "--sizes applies to stepnet bench (run takes one --size)");
     if (bench && run->sizes_text && cli->size >= 0)
-        return bad(err, "give either --sizes or --size, not both");
+        return sn_err_inval(err, "give either --sizes or --size, not both");
     if (bench && w->idle)
-        return bad(err, "--idle-slots applies to stepnet run, not bench");
+        return sn_err_inval(err, "--idle-slots applies to stepnet run, not bench");
     if (bench && (run->dyn_lambda || run->dyn_rho || run->dyn_sweep || run->dyn_slots > 0 ||
                   (cli->coll && strcmp(cli->coll, "dynbcast") == 0)))
-        return bad(err, "stepnet bench does not run --coll dynbcast (use stepnet run)");
+        return sn_err_inval(err, "stepnet bench does not run --coll dynbcast (use stepnet run)");
     return 0;
 }
 
@@ -174,18 +177,18 @@ static int check_nodes(sn_coord_opts_t *o, const raw_t *w, sn_err_t *err)
     if (w->port_range && (rc = sn_launch_port_range_check(w->port_range, o, err)) < 0)
         return rc;
     if (o->join && o->listen == NULL)
-        return bad(err, "--nodes join needs --listen HOST:PORT (where the nodes join)");
+        return sn_err_inval(err, "--nodes join needs --listen HOST:PORT (where the nodes join)");
     if (o->listen) {
         sn_addr_t a;
         sn_err_t e = {0};
         if (sn_addr_parse(o->listen, -1, &a, &e) < 0)
-            return bad(err, "--listen: %s", e.msg);
+            return sn_err_inval(err, "--listen: %s", e.msg);
     }
     if (strcmp(w->termination, "learn") == 0 || strcmp(w->termination, "detect") == 0)
         o->termination_detect = w->termination[0] == 'd';
     else
-        return bad(err, "bad value '%s' for --termination: expected learn or detect",
-                   w->termination);
+        return sn_err_inval(err, "bad value '%s' for --termination: expected learn or detect",
+                            w->termination);
     return 0;
 }
 
@@ -198,31 +201,34 @@ static int check_security(sn_coord_opts_t *o, const raw_t *w, sn_err_t *err)
     else if (strcmp(w->security, "sodium") == 0)
         o->security = SN_SEC_SODIUM;
     else
-        return bad(err, "bad value '%s' for --security: expected sodium or none", w->security);
+        return sn_err_inval(err, "bad value '%s' for --security: expected sodium or none",
+                            w->security);
     if (o->security == SN_SEC_NONE && (o->join || o->daemons) && !w->insecure_ok)
-        return bad(err, "--security none sends plaintext, unauthenticated frames over the "
-                        "network; add --insecure-ok to accept that in join mode");
+        return sn_err_inval(err, "--security none sends plaintext, unauthenticated frames over the "
+                                 "network; add --insecure-ok to accept that in join mode");
     if (o->security == SN_SEC_NONE && o->key_file)
-        return bad(err, "--security none takes no --key");
+        return sn_err_inval(err, "--security none takes no --key");
     if (cipher && strcmp(cipher, "auto") == 0)
         o->ciphers = 0;
     else if (cipher && sn_sec_cipher_parse(cipher) > 0)
         o->ciphers = sn_sec_cipher_parse(cipher);
     else if (cipher)
-        return bad(err,
-                   "bad value '%s' for --cipher: expected auto, xchacha20poly1305 or aes256gcm",
-                   cipher);
+        return sn_err_inval(
+            err, "bad value '%s' for --cipher: expected auto, xchacha20poly1305 or aes256gcm",
+            cipher);
     if (cipher && o->security == SN_SEC_NONE)
-        return bad(err, "--cipher applies to --security sodium (none sends plaintext)");
+        return sn_err_inval(err, "--cipher applies to --security sodium (none sends plaintext)");
     if (o->ciphers == SN_CIPHER_AES256GCM && !(sn_sec_ciphers_available() & SN_CIPHER_AES256GCM))
-        return bad(err, "--cipher aes256gcm: this CPU has no AES-NI (libsodium's "
-                        "crypto_aead_aes256gcm_is_available); use auto or xchacha20poly1305");
+        return sn_err_inval(err,
+                            "--cipher aes256gcm: this CPU has no AES-NI (libsodium's "
+                            "crypto_aead_aes256gcm_is_available); use auto or xchacha20poly1305");
     if (o->security == SN_SEC_SODIUM && o->daemons && o->key_file == NULL)
-        return bad(err, "--nodes ADDR,... (daemons) needs --key FILE, the cluster key the "
-                        "daemons were started with, or --security none --insecure-ok");
+        return sn_err_inval(err, "--nodes ADDR,... (daemons) needs --key FILE, the cluster key the "
+                                 "daemons were started with, or --security none --insecure-ok");
     if (o->security == SN_SEC_SODIUM && o->join && o->key_file == NULL)
-        return bad(err, "--nodes join needs --key FILE, the cluster key every node also gets "
-                        "(create it with stepnet keygen FILE), or --security none --insecure-ok");
+        return sn_err_inval(
+            err, "--nodes join needs --key FILE, the cluster key every node also gets "
+                 "(create it with stepnet keygen FILE), or --security none --insecure-ok");
     return 0;
 }
 
@@ -231,14 +237,15 @@ static int check_trace(cli_run_t *run, const raw_t *w, sn_err_t *err)
 {
     sn_coord_opts_t *o = &run->coord;
     if (!run->trace_file && (w->trace_slots > 0 || w->trace_rep > 0))
-        return bad(err, "--trace-slots and --trace-rep apply with --trace FILE only");
+        return sn_err_inval(err, "--trace-slots and --trace-rep apply with --trace FILE only");
     if (run->trace_file && o->idle_slots)
-        return bad(err, "--trace records a collective, not the --idle-slots barrier");
+        return sn_err_inval(err, "--trace records a collective, not the --idle-slots barrier");
     if (w->trace_rep > (int64_t) o->reps)
-        return bad(err,
-                   "bad value '%lld' for --trace-rep: expected a measured repetition from 1 to "
-                   "%u (--reps)",
-                   (long long) w->trace_rep, o->reps);
+        return sn_err_inval(
+            err,
+            "bad value '%lld' for --trace-rep: expected a measured repetition from 1 to "
+            "%u (--reps)",
+            (long long) w->trace_rep, o->reps);
     if (run->trace_file) {
         o->trace_slots = w->trace_slots > 0 ? (uint64_t) w->trace_slots : CLI_TRACE_DEFAULT_SLOTS;
         o->trace_rep = w->trace_rep > 0 ? (uint32_t) w->trace_rep : o->reps;
@@ -262,9 +269,30 @@ static int check_emu_token(sn_coord_opts_t *o, const raw_t *w, sn_err_t *err)
         errno = 0;
         o->token = strtoull(w->token, &end, 16);
         if (errno || *end != '\0' || end == w->token)
-            return bad(err, "bad value '%s' for --token: expected hexadecimal digits", w->token);
+            return sn_err_inval(err, "bad value '%s' for --token: expected hexadecimal digits",
+                                w->token);
         o->has_token = 1;
     }
+    return 0;
+}
+
+/* The outputs and dynamic broadcasting against the collective: --trace records one collective
+ * of stepnet run, --csv is not dynbcast's (its --sweep-rho prints CSV), and the dynbcast options
+ * need --coll dynbcast. */
+static int check_outputs(const cli_opts_t *cli, const cli_run_t *run, int bench, sn_err_t *err)
+{
+    int dyn = cli->coll && strcmp(cli->coll, "dynbcast") == 0;
+    if (run->trace_file && dyn)
+        return sn_err_inval(err, "--trace applies to one collective, not to --coll dynbcast");
+    if (bench && run->trace_file)
+        return sn_err_inval(err, "--trace applies to stepnet run, not to the sweeps of bench");
+    if (!bench && dyn && cli->topo && run->csv_file)
+        return sn_err_inval(err,
+                            "--csv does not apply to --coll dynbcast (its --sweep-rho prints CSV)");
+    if (!(!bench && dyn && cli->topo) &&
+        (run->dyn_lambda || run->dyn_rho || run->dyn_sweep || run->dyn_slots > 0))
+        return sn_err_inval(
+            err, "--lambda, --rho, --sweep-rho and --slots apply to --coll dynbcast only");
     return 0;
 }
 
@@ -387,7 +415,9 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
         (w.fault && (rc = parse_fault(w.fault, o, err)) < 0) ||
         (rc = check_trace(run, &w, err)) < 0)
         return rc;
-    return check_emu_token(o, &w, err);
+    if ((rc = check_emu_token(o, &w, err)) < 0)
+        return rc;
+    return check_outputs(cli, run, bench, err);
 }
 
 void cli_run_job(const cli_ctx_t *c, sn_coord_job_t *job)

@@ -18,8 +18,6 @@
 #define NS_PER_US  1000.0
 #define MAX_FACTOR 1024
 
-#define bad(err, ...) sn_err_set((err), SN_EINVAL, __VA_ARGS__)
-
 /* ---- --sizes ----------------------------------------------------------------------------------
  */
 
@@ -49,11 +47,11 @@ static int parse_one(const char *s, const char *e, uint64_t *out)
 static int push(uint32_t *v, size_t *n, uint64_t x, const char *text, sn_err_t *err)
 {
     if (*n >= CLI_SWEEP_MAX_SIZES)
-        return bad(err, "bad value '%s' for --sizes: more than %d sizes", text,
-                   CLI_SWEEP_MAX_SIZES);
+        return sn_err_inval(err, "bad value '%s' for --sizes: more than %d sizes", text,
+                            CLI_SWEEP_MAX_SIZES);
     if (*n > 0 && x <= v[*n - 1])
-        return bad(err, "bad value '%s' for --sizes: sizes must increase (%llu after %u)", text,
-                   (unsigned long long) x, v[*n - 1]);
+        return sn_err_inval(err, "bad value '%s' for --sizes: sizes must increase (%llu after %u)",
+                            text, (unsigned long long) x, v[*n - 1]);
     v[(*n)++] = (uint32_t) x;
     return 0;
 }
@@ -75,8 +73,8 @@ int cli_sweep_parse_sizes(const char *text, uint32_t **out, size_t *n, sn_err_t 
                 e = s + strlen(s);
             uint64_t x;
             if (parse_one(s, e, &x) < 0) {
-                rc = bad(err, "bad value '%s' for --sizes: '%.*s' is not a size; %s", text,
-                         (int) (e - s), s, accepted);
+                rc = sn_err_inval(err, "bad value '%s' for --sizes: '%.*s' is not a size; %s", text,
+                                  (int) (e - s), s, accepted);
                 goto fail;
             }
             if ((rc = push(v, &k, x, text, err)) < 0)
@@ -91,7 +89,7 @@ int cli_sweep_parse_sizes(const char *text, uint32_t **out, size_t *n, sn_err_t 
         uint64_t from, to, step = 2;
         int add = 0;
         if (parse_one(text, colon, &from) < 0 || parse_one(colon + 1, end_to, &to) < 0) {
-            rc = bad(err, "bad value '%s' for --sizes: %s", text, accepted);
+            rc = sn_err_inval(err, "bad value '%s' for --sizes: %s", text, accepted);
             goto fail;
         }
         if (c2) {
@@ -99,21 +97,22 @@ int cli_sweep_parse_sizes(const char *text, uint32_t **out, size_t *n, sn_err_t 
             add = *st == '+';
             if ((*st != 'x' && *st != '+') || parse_one(st + 1, st + strlen(st), &step) < 0 ||
                 (add ? step < 1 : (step < 2 || step > MAX_FACTOR))) {
-                rc = bad(err,
-                         "bad value '%s' for --sizes: the step '%s' must be xF (F from 2 to %d) or "
-                         "+S (S at least 1)",
-                         text, st, MAX_FACTOR);
+                rc = sn_err_inval(
+                    err,
+                    "bad value '%s' for --sizes: the step '%s' must be xF (F from 2 to %d) or "
+                    "+S (S at least 1)",
+                    text, st, MAX_FACTOR);
                 goto fail;
             }
         }
         if (from > to) {
-            rc = bad(err, "bad value '%s' for --sizes: FROM %llu is larger than TO %llu", text,
-                     (unsigned long long) from, (unsigned long long) to);
+            rc = sn_err_inval(err, "bad value '%s' for --sizes: FROM %llu is larger than TO %llu",
+                              text, (unsigned long long) from, (unsigned long long) to);
             goto fail;
         }
         if (!add && from == 0) {
-            rc =
-                bad(err, "bad value '%s' for --sizes: a range by factor starts at 1 or more", text);
+            rc = sn_err_inval(
+                err, "bad value '%s' for --sizes: a range by factor starts at 1 or more", text);
             goto fail;
         }
         for (uint64_t x = from; x <= to; x = add ? x + step : x * step)

@@ -11,8 +11,6 @@
 #include "errors.h"
 #include "stepnet/util.h"
 
-#define bad(err, ...) sn_err_set((err), SN_EINVAL, __VA_ARGS__)
-
 struct sn_coord_daemon_s {
     sn_coord_t *run;
     sn_conn_t c;
@@ -54,19 +52,21 @@ static int one_item(void *vctx, const char *item, size_t len)
     sn_addr_t a;
     sn_err_t e = {0};
     if (len == 0 || len >= sizeof buf)
-        return bad(it->err,
-                   "bad value '%s' for --nodes: expected local, join or a comma-separated list "
-                   "of daemon addresses HOST:PORT (stepnet-node --serve); an item is empty or "
-                   "too long",
-                   it->list);
+        return sn_err_inval(
+            it->err,
+            "bad value '%s' for --nodes: expected local, join or a comma-separated list "
+            "of daemon addresses HOST:PORT (stepnet-node --serve); an item is empty or "
+            "too long",
+            it->list);
     memcpy(buf, item, len);
     buf[len] = '\0';
     if (sn_addr_parse(buf, -1, &a, &e) < 0 || a.port == 0)
-        return bad(it->err,
-                   "bad value '%s' for --nodes: expected local, join or a comma-separated list "
-                   "of daemon addresses HOST:PORT (stepnet-node --serve, port 1 to 65535); '%s' "
-                   "is not one",
-                   it->list, buf);
+        return sn_err_inval(
+            it->err,
+            "bad value '%s' for --nodes: expected local, join or a comma-separated list "
+            "of daemon addresses HOST:PORT (stepnet-node --serve, port 1 to 65535); '%s' "
+            "is not one",
+            it->list, buf);
     if (it->r) {
         sn_coord_daemon_t *d = &it->r->daemons[it->count];
         memcpy(d->text, buf, len + 1);
@@ -88,16 +88,17 @@ int sn_launch_port_range_check(const char *text, sn_coord_opts_t *o, sn_err_t *e
 {
     sn_err_t e = {0};
     if (sn_addr_parse_range(text, &o->port_lo, &o->port_hi, &e) < 0)
-        return bad(err,
-                   "bad value '%s' for --port-range: expected LO-HI with 1 <= LO <= HI <= "
-                   "65535 (e.g. 7000-7099)",
-                   text);
+        return sn_err_inval(err,
+                            "bad value '%s' for --port-range: expected LO-HI with 1 <= LO <= HI <= "
+                            "65535 (e.g. 7000-7099)",
+                            text);
     sn_addr_t a;
     if (o->listen && sn_addr_parse(o->listen, -1, &a, &e) == 0 && a.port != 0)
-        return bad(err,
-                   "--port-range %s and --listen %s both choose the control port: give --listen "
-                   "HOST:0 to take the first free port of the range",
-                   text, o->listen);
+        return sn_err_inval(
+            err,
+            "--port-range %s and --listen %s both choose the control port: give --listen "
+            "HOST:0 to take the first free port of the range",
+            text, o->listen);
     return 0;
 }
 
@@ -226,10 +227,11 @@ int sn__launch_daemons_new(sn_coord_t *r, sn_err_t *err)
     if (rc < 0)
         return rc;
     if (it.count != r->n)
-        return bad(err,
-                   "--nodes lists %u daemons, but the topology has %u nodes: give one daemon "
-                   "address per node (a daemon may be listed more than once)",
-                   it.count, r->n);
+        return sn_err_inval(
+            err,
+            "--nodes lists %u daemons, but the topology has %u nodes: give one daemon "
+            "address per node (a daemon may be listed more than once)",
+            it.count, r->n);
     r->daemons = sn_xcalloc(it.count, sizeof *r->daemons);
     r->ndaemons = it.count;
     it.r = r;

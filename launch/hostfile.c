@@ -10,8 +10,6 @@
 #include "hostfile.h"
 #include "stepnet/util.h"
 
-#define bad(err, ...) sn_err_set((err), SN_EINVAL, __VA_ARGS__)
-
 void sn_launch_hostlist_free(sn_hostlist_t *hl)
 {
     free(hl->hosts);
@@ -104,20 +102,22 @@ static int parse_target(const char *s, size_t len, const char *what, long numhi,
     size_t rl = len - (size_t) (rest - s);
     if (rl > 0) {
         if (rest[0] != ':' || parse_num(rest + 1, rl - 1, 1, numhi, num) < 0)
-            return bad(err, "%s: bad %s in '%.*s': expected HOST:N with N from 1 to %ld", where,
-                       what, (int) len0, s0, numhi);
+            return sn_err_inval(err, "%s: bad %s in '%.*s': expected HOST:N with N from 1 to %ld",
+                                where, what, (int) len0, s0, numhi);
     }
     return 0;
 bad_user:
-    return bad(err,
-               "%s: bad user in '%.*s': expected letters, digits, '.', '_' or '-' (not first) "
-               "before '@'",
-               where, (int) len0, s0);
+    return sn_err_inval(
+        err,
+        "%s: bad user in '%.*s': expected letters, digits, '.', '_' or '-' (not first) "
+        "before '@'",
+        where, (int) len0, s0);
 bad_host:
-    return bad(err,
-               "%s: bad host in '%.*s': expected a host name or IPv4 address (letters, digits, "
-               "'.', '-', '_', not starting with '-'; at most %d characters) or an [IPv6] address",
-               where, (int) len0, s0, SN_HOST_MAX_NAME - 1);
+    return sn_err_inval(
+        err,
+        "%s: bad host in '%.*s': expected a host name or IPv4 address (letters, digits, "
+        "'.', '-', '_', not starting with '-'; at most %d characters) or an [IPv6] address",
+        where, (int) len0, s0, SN_HOST_MAX_NAME - 1);
 }
 
 static void add_host(sn_hostlist_t *hl, size_t *cap, const sn_host_t *h)
@@ -140,11 +140,12 @@ int sn_launch_hostfile_parse(const char *text, size_t len, const char *origin, s
     size_t cap = 0;
     char where[SN_HOST_MAX_NAME + 32];
     if (len > SN_HOST_MAX_TEXT) {
-        bad(err, "%s: %zu bytes; a hostfile may have at most %d", origin, len, SN_HOST_MAX_TEXT);
+        sn_err_inval(err, "%s: %zu bytes; a hostfile may have at most %d", origin, len,
+                     SN_HOST_MAX_TEXT);
         goto fail;
     }
     if (memchr(text, '\0', len)) {
-        bad(err, "%s: a NUL byte; a hostfile is text", origin);
+        sn_err_inval(err, "%s: a NUL byte; a hostfile is text", origin);
         goto fail;
     }
     size_t lineno = 0;
@@ -184,28 +185,28 @@ int sn_launch_hostfile_parse(const char *text, size_t len, const char *origin, s
             long slots;
             if (tl > 6 && memcmp(tok, "slots=", 6) == 0 && !have_slots) {
                 if (parse_num(tok + 6, tl - 6, 1, SN_HOST_MAX_SLOTS, &slots) < 0) {
-                    bad(err, "%s: bad value '%.*s': expected slots=N with N from 1 to %d", where,
-                        (int) tl, tok, SN_HOST_MAX_SLOTS);
+                    sn_err_inval(err, "%s: bad value '%.*s': expected slots=N with N from 1 to %d",
+                                 where, (int) tl, tok, SN_HOST_MAX_SLOTS);
                     goto fail;
                 }
                 h.slots = (uint32_t) slots;
                 have_slots = 1;
                 continue;
             }
-            bad(err, "%s: unexpected '%.*s': a line is [user@]host[:port] [slots=N]", where,
-                (int) tl, tok);
+            sn_err_inval(err, "%s: unexpected '%.*s': a line is [user@]host[:port] [slots=N]",
+                         where, (int) tl, tok);
             goto fail;
         }
         if (!have_target)
             continue;
         if (out->n >= SN_HOST_MAX_HOSTS) {
-            bad(err, "%s: more than %d hosts", origin, SN_HOST_MAX_HOSTS);
+            sn_err_inval(err, "%s: more than %d hosts", origin, SN_HOST_MAX_HOSTS);
             goto fail;
         }
         add_host(out, &cap, &h);
     }
     if (out->n == 0) {
-        bad(err, "%s: no hosts (one per line: [user@]host[:port] [slots=N])", origin);
+        sn_err_inval(err, "%s: no hosts (one per line: [user@]host[:port] [slots=N])", origin);
         goto fail;
     }
     return 0;
@@ -227,14 +228,15 @@ int sn_launch_hostlist_parse(const char *list, sn_hostlist_t *out, sn_err_t *err
         sn_host_t h;
         long slots;
         if (len == 0) {
-            bad(err, "bad value '%s' for --hosts: an empty entry; expected host[:slots],...", list);
+            sn_err_inval(
+                err, "bad value '%s' for --hosts: an empty entry; expected host[:slots],...", list);
             goto fail;
         }
         if (parse_target(s, len, "slots", SN_HOST_MAX_SLOTS, &h, &slots, "--hosts", err) < 0)
             goto fail;
         h.slots = slots > 0 ? (uint32_t) slots : 1;
         if (out->n >= SN_HOST_MAX_HOSTS) {
-            bad(err, "--hosts: more than %d hosts", SN_HOST_MAX_HOSTS);
+            sn_err_inval(err, "--hosts: more than %d hosts", SN_HOST_MAX_HOSTS);
             goto fail;
         }
         add_host(out, &cap, &h);
@@ -256,21 +258,21 @@ int sn_launch_hosts_load(const char *arg, sn_hostlist_t *out, sn_err_t *err)
     if (!exists && strchr(arg, '/') == NULL)
         return sn_launch_hostlist_parse(arg, out, err);
     if (!exists)
-        return bad(err, "--hosts: cannot read the hostfile %s: %s", arg,
-                   stat(arg, &st) == 0 ? "not a regular file" : strerror(errno));
+        return sn_err_inval(err, "--hosts: cannot read the hostfile %s: %s", arg,
+                            stat(arg, &st) == 0 ? "not a regular file" : strerror(errno));
     if (st.st_size > SN_HOST_MAX_TEXT)
-        return bad(err, "--hosts: %s has %lld bytes; a hostfile may have at most %d", arg,
-                   (long long) st.st_size, SN_HOST_MAX_TEXT);
+        return sn_err_inval(err, "--hosts: %s has %lld bytes; a hostfile may have at most %d", arg,
+                            (long long) st.st_size, SN_HOST_MAX_TEXT);
     FILE *f = fopen(arg, "rb");
     if (f == NULL)
-        return bad(err, "--hosts: cannot read the hostfile %s: %s", arg, strerror(errno));
+        return sn_err_inval(err, "--hosts: cannot read the hostfile %s: %s", arg, strerror(errno));
     char *buf = sn_xmalloc(SN_HOST_MAX_TEXT + 1);
     size_t n = fread(buf, 1, SN_HOST_MAX_TEXT + 1, f);
     int rerr = ferror(f);
     fclose(f);
     int rc;
     if (rerr)
-        rc = bad(err, "--hosts: cannot read the hostfile %s", arg);
+        rc = sn_err_inval(err, "--hosts: cannot read the hostfile %s", arg);
     else
         rc = sn_launch_hostfile_parse(buf, n, arg, out, err);
     free(buf);
@@ -286,7 +288,7 @@ int sn_launch_map_by_parse(const char *text, sn_map_by_t *out, sn_err_t *err)
     else if (strcmp(text, "node") == 0)
         *out = SN_MAP_BY_NODE;
     else
-        return bad(err, "bad value '%s' for --map-by: expected slot or node", text);
+        return sn_err_inval(err, "bad value '%s' for --map-by: expected slot or node", text);
     return 0;
 }
 
@@ -297,11 +299,12 @@ int sn_launch_hosts_place(const sn_hostlist_t *hl, uint32_t n, sn_map_by_t by, u
     for (size_t h = 0; h < hl->n; h++)
         total += hl->hosts[h].slots;
     if (total < n)
-        return bad(err,
-                   "the topology has %u nodes but the %zu host%s offer%s %llu slot%s: give more "
-                   "hosts or slots=N (each node is one process on its host)",
-                   n, hl->n, hl->n == 1 ? "" : "s", hl->n == 1 ? "s" : "",
-                   (unsigned long long) total, total == 1 ? "" : "s");
+        return sn_err_inval(
+            err,
+            "the topology has %u nodes but the %zu host%s offer%s %llu slot%s: give more "
+            "hosts or slots=N (each node is one process on its host)",
+            n, hl->n, hl->n == 1 ? "" : "s", hl->n == 1 ? "s" : "", (unsigned long long) total,
+            total == 1 ? "" : "s");
     if (by == SN_MAP_BY_SLOT) {
         uint32_t r = 0;
         for (size_t h = 0; h < hl->n && r < n; h++)
@@ -329,7 +332,8 @@ int sn_launch_ssh_split(const char *text, char *buf, size_t cap, const char **wo
     size_t len = strlen(text);
     *nwords = 0;
     if (len + 1 > cap)
-        return bad(err, "the ssh command '%.40s...' is longer than %zu characters", text, cap - 1);
+        return sn_err_inval(err, "the ssh command '%.40s...' is longer than %zu characters", text,
+                            cap - 1);
     memcpy(buf, text, len + 1);
     size_t n = 0;
     char *p = buf;
@@ -339,14 +343,15 @@ int sn_launch_ssh_split(const char *text, char *buf, size_t cap, const char **wo
         if (*p == '\0')
             break;
         if (n == max)
-            return bad(err, "the ssh command '%s' has more than %zu words", text, max);
+            return sn_err_inval(err, "the ssh command '%s' has more than %zu words", text, max);
         words[n++] = p;
         while (*p && *p != ' ' && *p != '\t')
             p++;
     }
     if (n == 0)
-        return bad(err, "the ssh command is empty; expected a program and its options, e.g. "
-                        "\"ssh -p 2222 -i KEY\"");
+        return sn_err_inval(err,
+                            "the ssh command is empty; expected a program and its options, e.g. "
+                            "\"ssh -p 2222 -i KEY\"");
     *nwords = n;
     return 0;
 }

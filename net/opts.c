@@ -7,8 +7,6 @@
 
 #include "opts.h"
 
-#define bad(err, ...) sn_err_set((err), SN_EINVAL, __VA_ARGS__)
-
 /* The entry spelled as the first len characters of `name`, or NULL. */
 static const sn_opt_t *find(const sn_opt_t *table, const char *name, size_t len)
 {
@@ -31,8 +29,8 @@ int sn_opts_int(const char *name, const char *v, int64_t lo, int64_t hi, const c
     errno = 0;
     long long x = strtoll(v, &end, 10);
     if (*digits < '0' || *digits > '9' || errno || *end != '\0' || x < lo || x > hi)
-        return bad(err, "bad value '%s' for %s: expected %s from %lld to %lld", v, name,
-                   unit ? unit : "an integer", (long long) lo, (long long) hi);
+        return sn_err_inval(err, "bad value '%s' for %s: expected %s from %lld to %lld", v, name,
+                            unit ? unit : "an integer", (long long) lo, (long long) hi);
     *out = x;
     return 0;
 }
@@ -49,7 +47,7 @@ static int store(const sn_opt_t *x, const char *val, sn_err_t *err)
     case SN_OPT_FN:
         return x->fn(x, val, err);
     default:
-        return bad(err, "option %s: bad option table", x->name);
+        return sn_err_inval(err, "option %s: bad option table", x->name);
     }
 }
 
@@ -59,7 +57,7 @@ int sn_opts_parse(int argc, char *const *argv, const sn_opt_t *table, sn_err_t *
         const char *a = argv[i];
         const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
         if (eq && is_flag(find(table, a, (size_t) (eq - a))))
-            return bad(err, "option '%s' takes no value; see --help", a);
+            return sn_err_inval(err, "option '%s' takes no value; see --help", a);
         const sn_opt_t *x = find(table, a, strlen(a));
         if (is_flag(x)) {
             if (x->kind == SN_OPT_SET)
@@ -71,18 +69,18 @@ int sn_opts_parse(int argc, char *const *argv, const sn_opt_t *table, sn_err_t *
             continue;
         }
         if (strncmp(a, "--", 2) != 0)
-            return bad(err, "unexpected argument '%s'; see --help", a);
+            return sn_err_inval(err, "unexpected argument '%s'; see --help", a);
         /* --name value or --name=value */
         size_t len = eq ? (size_t) (eq - a) : strlen(a);
         const char *val = eq ? eq + 1 : NULL;
         if (val == NULL) {
             if (i + 1 >= argc)
-                return bad(err, "option %s needs a value", a);
+                return sn_err_inval(err, "option %s needs a value", a);
             val = argv[++i];
         }
         x = find(table, a, len);
         if (x == NULL)
-            return bad(err, "unknown option '%.*s'; see --help", (int) len, a);
+            return sn_err_inval(err, "unknown option '%.*s'; see --help", (int) len, a);
         int rc = store(x, val, err);
         if (rc < 0)
             return rc;

@@ -81,6 +81,8 @@ typedef struct sn_err_s {
  * callers can write `return sn_err_set(err, SN_EINVAL, "...", ...)`. A second call overwrites
  * (param becomes SN_PARAM_NONE). */
 int sn_err_set(sn_err_t *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* sn_err_set with SN_EINVAL: bad input, with a message naming the value and what is accepted. */
+#define sn_err_inval(err, ...) sn_err_set((err), SN_EINVAL, __VA_ARGS__)
 
 /* The same for an error about one run parameter: records `param` too. */
 int sn_err_set_param(sn_err_t *err, int code, sn_param_t param, const char *fmt, ...)
