@@ -324,8 +324,9 @@ static void refuse_id(sn_coord_t *r, sn_coord_pconn_t *pc, const Stepnet__Hello 
     else
         snprintf(why, sizeof why, "id %d is taken by the node that joined from %s (pid %u)", id,
                  r->nodes[id].host, r->nodes[id].pid);
-    fprintf(stderr, "stepnet run: refused the node at %s (pid %u on %s) asking for --id %d: %s\n",
-            pc->c.peer, h->pid, h->hostname ? h->hostname : "?", id, why);
+    sn_log_write(&r->log, SN_LOG_WARN, "COORD-REFUSED",
+                 "refused the node at %s (pid %u on %s) asking for --id %d: %s", pc->c.peer, h->pid,
+                 h->hostname ? h->hostname : "?", id, why);
     char reason[SN_ADDR_MAX_HOST + 140];
     snprintf(reason, sizeof reason, "refused --id %d: %s", id, why);
     tell_abort(pc, reason);
@@ -386,9 +387,9 @@ static void on_hello(sn_coord_t *r, sn_coord_pconn_t *pc, const Stepnet__Hello *
     snprintf(pc->c.name, sizeof pc->c.name, "node %d", id);
     r->joined++;
     if (r->o->join)
-        fprintf(stderr, "stepnet run: node %d joined from %s:%u (pid %u on %s), %u of %u\n", id,
-                h->data_host, h->data_port, h->pid, h->hostname ? h->hostname : "?", r->joined,
-                r->n);
+        sn_log_write(&r->log, SN_LOG_INFO, "COORD-JOINED",
+                     "node %d joined from %s:%u (pid %u on %s), %u of %u", id, h->data_host,
+                     h->data_port, h->pid, h->hostname ? h->hostname : "?", r->joined, r->n);
     if (r->joined == r->n) {
         r->phase = SN_COORD_PH_READY;
         for (uint32_t i = 0; i < r->n; i++)
@@ -674,8 +675,8 @@ static const sn_conn_ops_t ctl_ops = {ctl_frame, ctl_error, ctl_closed};
 
 static void admit_log(sn_admit_t *a, const char *line)
 {
-    (void) a;
-    fprintf(stderr, "stepnet run: %s\n", line);
+    const sn_coord_t *r = a->owner;
+    sn_log_write(&r->log, SN_LOG_WARN, "COORD-ADMIT", "%s", line);
 }
 
 /* Accepts one connection of the listener: a stranger until its hello. */

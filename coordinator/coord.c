@@ -436,6 +436,7 @@ static int run_here(const sn_coord_opts_t *opts, sn_coord_result_t *result, sn_e
         goto done;
     uv_loop_t loop;
     r->loop = &loop;
+    sn_log_init(&r->log, "coord", SN_LOG_ID_NONE, SN_LOG_INFO);
     uv_loop_init(r->loop);
     init_handles(r);
     sn__coord_progress_init(r);
@@ -450,8 +451,8 @@ static int run_here(const sn_coord_opts_t *opts, sn_coord_result_t *result, sn_e
                        sn_admit_limit_text(lim, sizeof lim), r->n, (unsigned long long) need);
         sn__coord_finish(r, 1);
     } else if (opts->join) {
-        fprintf(stderr, "stepnet run: waiting for %u nodes: stepnet-node --join %s\n", r->n,
-                r->listen_addr);
+        sn_log_write(&r->log, SN_LOG_INFO, "COORD-WAITING",
+                     "waiting for %u nodes: stepnet-node --join %s", r->n, r->listen_addr);
     } else if (opts->daemons) {
         sn__launch_daemons_invite(r);
     } else {
@@ -483,7 +484,7 @@ loop_done:
     close_handle((uv_handle_t *) &r->sigterm);
     uv_run(r->loop, UV_RUN_DEFAULT);
     if (uv_loop_close(r->loop) != 0)
-        fprintf(stderr, "stepnet run: event loop still busy at exit\n");
+        sn_log_write(&r->log, SN_LOG_ERROR, "COORD-LOOP-BUSY", "event loop still busy at exit");
 done:
     release(r);
     if (rc < 0)

@@ -129,7 +129,7 @@ for ((i = 0; i < n; i++)); do
 done
 rc=0
 wait "$coord" || rc=$?
-grep -v '^stepnet run: node [0-9]* joined' "$log" >&2 || true
+grep -v 'COORD-JOINED' "$log" >&2 || true
 rm -f "$log"
 rm -rf "$keydir"
 exit "$rc"

@@ -161,7 +161,8 @@ static void on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
         d->pid = m->daemon_reply->pid;
         sn_conn_expect_done(c);
         /* the placement is printed like join mode's "node N joined from ..." */
-        fprintf(stderr, "stepnet run: daemon %s runs node %u (pid %u)\n", d->text, d->id, d->pid);
+        sn_log_write(&r->log, SN_LOG_INFO, "LAUNCH-DAEMON", "daemon %s runs node %u (pid %u)",
+                     d->text, d->id, d->pid);
         sn_conn_close(c);
         if (++r->nreplied == r->ndaemons)
             check_ids(r);

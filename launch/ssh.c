@@ -109,8 +109,8 @@ static void err_line(sn_coord_node_t *cn)
     char host[SN_HOST_MAX_NAME + SN_HOST_MAX_USER + 16];
     cn->err_line[cn->err_len] = '\0';
     if (cn->err_len > 0) {
-        fprintf(stderr, "stepnet run: [%s node %d] %s\n", host_text(cn->run, cn, host, sizeof host),
-                cn->id, cn->err_line);
+        sn_log_write(&cn->run->log, SN_LOG_INFO, "LAUNCH-SSH-STDERR", "[%s node %d] %s",
+                     host_text(cn->run, cn, host, sizeof host), cn->id, cn->err_line);
         snprintf(cn->err_last, sizeof cn->err_last, "%s", cn->err_line);
     }
     cn->err_len = 0;
@@ -233,18 +233,17 @@ static int launch_one(sn_coord_t *r, sn_coord_node_t *cn, sn_err_t *err)
 static void print_placement(const sn_coord_t *r)
 {
     char host[SN_HOST_MAX_NAME + SN_HOST_MAX_USER + 16];
-    fprintf(stderr, "stepnet run: %u nodes on %zu hosts (--map-by %s):\n", r->n, r->hosts.n,
-            r->o->map_by == SN_MAP_BY_NODE ? "node" : "slot");
+    sn_log_write(&r->log, SN_LOG_INFO, "LAUNCH-PLACEMENT", "%u nodes on %zu hosts (--map-by %s)",
+                 r->n, r->hosts.n, r->o->map_by == SN_MAP_BY_NODE ? "node" : "slot");
     for (size_t h = 0; h < r->hosts.n; h++) {
         sn_launch_host_format(&r->hosts.hosts[h], host, sizeof host);
-        fprintf(stderr, "stepnet run:   %s (slots %u): nodes", host, r->hosts.hosts[h].slots);
-        int any = 0;
-        for (uint32_t i = 0; i < r->n; i++)
-            if (r->nodes[i].host_index == h) {
-                fprintf(stderr, " %u", i);
-                any = 1;
-            }
-        fprintf(stderr, "%s\n", any ? "" : " none");
+        char ids[400]; /* the log line is cut at 511 bytes anyway */
+        size_t len = 0;
+        for (uint32_t i = 0; i < r->n && len < sizeof ids - 12; i++)
+            if (r->nodes[i].host_index == h)
+                len += (size_t) snprintf(ids + len, sizeof ids - len, " %u", i);
+        sn_log_write(&r->log, SN_LOG_INFO, "LAUNCH-PLACEMENT", "%s (slots %u): nodes%s", host,
+                     r->hosts.hosts[h].slots, len ? ids : " none");
     }
 }
 
