@@ -223,81 +223,69 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : (x > y);
 }
 
-int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
+/* One of two words for option `flag`: *out = v0 or v1. 0, or SN_EINVAL naming both. */
+static int parse_choice(const char *flag, const char *v, const char *w0, int v0, const char *w1,
+                        int v1, int *out, sn_err_t *err)
 {
-    memset(c, 0, sizeof *c);
-    if (o->topo == NULL)
-        return sn_err_inval(err, "%s needs --topo SPEC (e.g. --topo torus:4x4)", o->cmd);
-    if (o->coll == NULL)
-        return sn_err_inval(
-            err,
-            "%s needs --coll C (bcast, scatter, gather, mnb, te, pmnb, pexchange, sna, "
-            "pmna, allreduce, barrier, mna)",
-            o->cmd);
-    sn_coll_t coll;
-    int rc;
-    /* every value that needs no topology first: a bad one is reported before anything large is
-     * built */
-    if ((rc = sn_coll_parse(o->coll, &coll, err)) < 0)
-        return rc;
-    sn_params_t *p = &c->params;
-    sn_params_default(p, coll);
+    if (strcmp(v, w0) == 0)
+        *out = v0;
+    else if (strcmp(v, w1) == 0)
+        *out = v1;
+    else
+        return sn_err_inval(err, "bad value '%s' for %s: expected %s or %s", v, flag, w0, w1);
+    return 0;
+}
+
+/* --ports, --rx, --duplex and --op into p, and the --algo name and --sources/--m against each
+ * other: every value that needs no topology, so that a bad one is reported before anything large
+ * is built. */
+static int parse_free_values(const cli_opts_t *o, sn_params_t *p, sn_err_t *err)
+{
+    int rc, v = 0;
     if (o->ports) {
-        if (strcmp(o->ports, "multi") == 0)
-            p->pm.ports = SN_PORTS_MULTI;
-        else if (strcmp(o->ports, "single") == 0)
-            p->pm.ports = SN_PORTS_SINGLE;
-        else
-            return sn_err_inval(err, "bad value '%s' for --ports: expected multi or single",
-                                o->ports);
+        if ((rc = parse_choice("--ports", o->ports, "multi", SN_PORTS_MULTI, "single",
+                               SN_PORTS_SINGLE, &v, err)) < 0)
+            return rc;
+        p->pm.ports = v;
     }
     if (o->rx) {
-        if (strcmp(o->rx, "one") == 0)
-            p->pm.rx = SN_RX_ONE;
-        else if (strcmp(o->rx, "any") == 0)
-            p->pm.rx = SN_RX_ANY;
-        else
-            return sn_err_inval(err, "bad value '%s' for --rx: expected one or any", o->rx);
+        if ((rc = parse_choice("--rx", o->rx, "one", SN_RX_ONE, "any", SN_RX_ANY, &v, err)) < 0)
+            return rc;
+        p->pm.rx = v;
     }
     if (o->duplex) {
-        if (strcmp(o->duplex, "full") == 0)
-            p->pm.duplex = SN_DUPLEX_FULL;
-        else if (strcmp(o->duplex, "half") == 0)
-            p->pm.duplex = SN_DUPLEX_HALF;
-        else
-            return sn_err_inval(err, "bad value '%s' for --duplex: expected full or half",
-                                o->duplex);
+        if ((rc = parse_choice("--duplex", o->duplex, "full", SN_DUPLEX_FULL, "half",
+                               SN_DUPLEX_HALF, &v, err)) < 0)
+            return rc;
+        p->pm.duplex = v;
     }
     if (o->op) {
-        if (!sn_coll_is_combining(coll))
-            return sn_err_inval(
-                err,
-                "--op applies to the combining collectives (sna, pmna, mna, allreduce, "
-                "barrier), not %s",
-                sn_coll_name(coll));
-        if ((rc = sn_op_parse(o->op, &p->op, err)) < 0)
+        if (!sn_coll_is_combining(p->coll))
+            return sn_err_inval(err,
+                                "--op applies to the combining collectives (sna, pmna, mna, "
+                                "allreduce, barrier), not %s",
+                                sn_coll_name(p->coll));
+        if (sn_op_parse(o->op, &p->op, err) < 0)
             return sn_err_inval(err, "bad value '%s' for --op: expected sum, xor or max", o->op);
     }
     if (o->algo && strcmp(o->algo, "auto") != 0 && sn_model_find(o->algo) == NULL)
-        return sn_err_inval(
-            err,
-            "unknown algorithm '%s' for --algo: expected auto or a name that stepnet "
-            "algos lists",
-            o->algo);
+        return sn_err_inval(err,
+                            "unknown algorithm '%s' for --algo: expected auto or a name that "
+                            "stepnet algos lists",
+                            o->algo);
     if (o->sources && o->m > 0)
         return sn_err_inval(err, "give either --sources or --m, not both");
-    uint64_t limit = o->max_memory ? o->max_memory : cli_default_max_memory();
-    if ((rc = sn_topo_parse_budget(o->topo, NULL, 0, limit, &c->topo, err)) < 0)
-        return rc;
-    if (o->root >= 0) {
-        if (o->root >= (int64_t) c->topo->nproc) {
-            return sn_err_inval(err, "--root %lld is out of range: %s has processors 0 to %u",
-                                (long long) o->root, c->topo->spec, c->topo->nproc - 1);
-        }
-        p->root = sn_topo_proc(c->topo, (uint32_t) o->root);
-    } else {
-        p->root = sn_topo_proc(c->topo, 0);
-    }
+    return 0;
+}
+
+/* --root, --msgs, --frags, --tp, --size and --seed on the built topology. */
+static int parse_counts(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
+{
+    sn_params_t *p = &c->params;
+    if (o->root >= (int64_t) c->topo->nproc)
+        return sn_err_inval(err, "--root %lld is out of range: %s has processors 0 to %u",
+                            (long long) o->root, c->topo->spec, c->topo->nproc - 1);
+    p->root = sn_topo_proc(c->topo, o->root >= 0 ? (uint32_t) o->root : 0);
     if (o->msgs > 0)
         p->msgs = (uint32_t) o->msgs;
     if (o->frags > 0)
@@ -316,43 +304,80 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
         p->size = (uint32_t) o->size;
     if (o->seed >= 0)
         p->seed = (uint64_t) o->seed;
-    if (o->sources) {
-        if ((rc = parse_sources(o->sources, c->topo, &c->sources, &p->nsources, err)))
-            return rc;
-    } else if (o->m > 0) {
-        if (o->m > (int64_t) c->topo->nproc) {
-            return sn_err_inval(err, "--m %lld is more than the %u processors of %s",
-                                (long long) o->m, c->topo->nproc, c->topo->spec);
-        }
-        /* M distinct processors drawn from the seed (Fisher-Yates over the ranks) */
-        uint32_t np = c->topo->nproc;
-        uint32_t *perm = sn_xmalloc((size_t) np * sizeof *perm);
-        for (uint32_t i = 0; i < np; i++)
-            perm[i] = i;
-        uint64_t x = sn_mix64(p->seed ^ 0x736f75726365ULL);
-        for (uint32_t i = 0; i < (uint32_t) o->m; i++) {
-            x = sn_mix64(x + 0x9e3779b97f4a7c15ULL);
-            uint32_t j = i + (uint32_t) (x % (np - i));
-            uint32_t tmp = perm[i];
-            perm[i] = perm[j];
-            perm[j] = tmp;
-        }
-        c->sources = sn_xmalloc((size_t) o->m * sizeof *c->sources);
-        for (uint32_t i = 0; i < (uint32_t) o->m; i++)
-            c->sources[i] = sn_topo_proc(c->topo, perm[i]);
-        p->nsources = (uint32_t) o->m;
-        free(perm);
+    return 0;
+}
+
+/* --m M: M distinct processors drawn from the seed (Fisher-Yates over the ranks) into c->sources.
+ */
+static int draw_sources(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
+{
+    sn_params_t *p = &c->params;
+    uint32_t np = c->topo->nproc;
+    if (o->m > (int64_t) np)
+        return sn_err_inval(err, "--m %lld is more than the %u processors of %s", (long long) o->m,
+                            np, c->topo->spec);
+    uint32_t *perm = sn_xmalloc((size_t) np * sizeof *perm);
+    for (uint32_t i = 0; i < np; i++)
+        perm[i] = i;
+    uint64_t x = sn_mix64(p->seed ^ 0x736f75726365ULL);
+    for (uint32_t i = 0; i < (uint32_t) o->m; i++) {
+        x = sn_mix64(x + 0x9e3779b97f4a7c15ULL);
+        uint32_t j = i + (uint32_t) (x % (np - i));
+        uint32_t tmp = perm[i];
+        perm[i] = perm[j];
+        perm[j] = tmp;
     }
-    if (c->sources) {
-        qsort(c->sources, p->nsources, sizeof *c->sources, cmp_u32);
-        for (uint32_t i = 1; i < p->nsources; i++)
-            if (c->sources[i] == c->sources[i - 1]) {
-                return sn_err_inval(err, "--sources names processor %d twice",
-                                    sn_topo_rank(c->topo, c->sources[i]));
-            }
-        p->sources = c->sources;
-    }
-    if ((rc = sn_params_check(c->topo, p, err)) < 0)
+    c->sources = sn_xmalloc((size_t) o->m * sizeof *c->sources);
+    for (uint32_t i = 0; i < (uint32_t) o->m; i++)
+        c->sources[i] = sn_topo_proc(c->topo, perm[i]);
+    p->nsources = (uint32_t) o->m;
+    free(perm);
+    return 0;
+}
+
+/* The sources of a partial collective (--sources or --m), sorted and checked for repeats. */
+static int build_sources(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
+{
+    sn_params_t *p = &c->params;
+    int rc = 0;
+    if (o->sources)
+        rc = parse_sources(o->sources, c->topo, &c->sources, &p->nsources, err);
+    else if (o->m > 0)
+        rc = draw_sources(o, c, err);
+    if (rc < 0 || c->sources == NULL)
+        return rc;
+    qsort(c->sources, p->nsources, sizeof *c->sources, cmp_u32);
+    for (uint32_t i = 1; i < p->nsources; i++)
+        if (c->sources[i] == c->sources[i - 1])
+            return sn_err_inval(err, "--sources names processor %d twice",
+                                sn_topo_rank(c->topo, c->sources[i]));
+    p->sources = c->sources;
+    return 0;
+}
+
+int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
+{
+    memset(c, 0, sizeof *c);
+    if (o->topo == NULL)
+        return sn_err_inval(err, "%s needs --topo SPEC (e.g. --topo torus:4x4)", o->cmd);
+    if (o->coll == NULL)
+        return sn_err_inval(
+            err,
+            "%s needs --coll C (bcast, scatter, gather, mnb, te, pmnb, pexchange, sna, "
+            "pmna, allreduce, barrier, mna)",
+            o->cmd);
+    sn_coll_t coll;
+    int rc;
+    if ((rc = sn_coll_parse(o->coll, &coll, err)) < 0)
+        return rc;
+    sn_params_t *p = &c->params;
+    sn_params_default(p, coll);
+    if ((rc = parse_free_values(o, p, err)) < 0)
+        return rc;
+    uint64_t limit = o->max_memory ? o->max_memory : cli_default_max_memory();
+    if ((rc = sn_topo_parse_budget(o->topo, NULL, 0, limit, &c->topo, err)) < 0 ||
+        (rc = parse_counts(o, c, err)) < 0 || (rc = build_sources(o, c, err)) < 0 ||
+        (rc = sn_params_check(c->topo, p, err)) < 0)
         return rc;
     sn_mem_use_t use = SN_MEM_SIM;
     if (o->cmd && strcmp(o->cmd, "model") == 0)
@@ -360,13 +385,10 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
     else if (o->cmd && (strcmp(o->cmd, "run") == 0 || strcmp(o->cmd, "bench") == 0))
         use = SN_MEM_RUN;
     sn_model_mem_estimate(c->topo, p, use, &c->mem);
-    if ((rc = sn_model_mem_check(c->topo, p, &c->mem, limit, err)) < 0)
+    if ((rc = sn_model_mem_check(c->topo, p, &c->mem, limit, err)) < 0 ||
+        (rc = sn_model_select(o->algo, c->topo, p, &c->algo, &c->plan, &c->predicted, err)) < 0)
         return rc;
-    if ((rc = sn_model_select(o->algo, c->topo, p, &c->algo, &c->plan, &c->predicted, err)) < 0)
-        return rc;
-    if ((rc = sn_model_bounds(c->topo, p, &c->bounds, err)) < 0)
-        return rc;
-    return 0;
+    return sn_model_bounds(c->topo, p, &c->bounds, err);
 }
 
 int cli_ctx_init(const cli_opts_t *o, cli_ctx_t *c)
