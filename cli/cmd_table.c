@@ -408,109 +408,70 @@ static void ft_note(const row_t *r, const sn_topo_t *t, char *note, size_t cap)
         note_add(note, cap, "optimal: meets the lower bound");
 }
 
-static int build_row(row_t *r, const case_t *c, int with_run, uint64_t max_memory)
+/* The parameters of case c: collective, port model, fragments, messages and its sources (into
+ * src, at most 256: the largest list of a case is 0-127, the folded-cube PMNB with d = 8). */
+static void case_params(const case_t *c, sn_params_t *p, uint32_t *src)
 {
-    memset(r, 0, sizeof *r);
-    r->c = c;
-    snprintf(r->spec, sizeof r->spec, "%s", c->topo);
-    r->formula = r->predicted = r->lower = r->sim = r->run = -1;
-    sn_err_t err = {0};
-    sn_topo_t *t = NULL;
-    if (sn_topo_parse_budget(c->topo, NULL, 0, max_memory, &t, &err) < 0) {
-        cli_err_print("stepnet table", &err);
-        return EXIT_BADINPUT;
-    }
-    r->n = t->n;
-    sn_coll_t coll;
-    sn_coll_parse(c->coll, &coll, &err);
-    sn_params_t p;
-    sn_params_default(&p, coll);
-    p.pm.ports = strncmp(c->ports, "single", 6) == 0 ? SN_PORTS_SINGLE : SN_PORTS_MULTI;
-    p.pm.rx = strstr(c->ports, "rx any") ? SN_RX_ANY : SN_RX_ONE;
-    uint32_t src[256]; /* the largest source list of a case: 0-127 (FQ PMNB, d = 8) */
+    sn_coll_t coll = SN_COLL_BCAST;
+    sn_coll_parse(c->coll, &coll, NULL);
+    sn_params_default(p, coll);
+    p->pm.ports = strncmp(c->ports, "single", 6) == 0 ? SN_PORTS_SINGLE : SN_PORTS_MULTI;
+    p->pm.rx = strstr(c->ports, "rx any") ? SN_RX_ANY : SN_RX_ONE;
     if (c->frags)
-        p.frags = c->frags;
+        p->frags = c->frags;
     if (c->sources) { /* "a-b" or "a,b,c": node ids of the mesh rows (ranks = ids there) */
         const char *q = c->sources;
-        while (*q && p.nsources < 256) {
+        while (*q && p->nsources < 256) {
             char *end;
             uint32_t lo = (uint32_t) strtoul(q, &end, 10), hi = lo;
             if (*end == '-')
                 hi = (uint32_t) strtoul(end + 1, &end, 10);
-            for (uint32_t v = lo; v <= hi && p.nsources < 256; v++)
-                src[p.nsources++] = v;
+            for (uint32_t v = lo; v <= hi && p->nsources < 256; v++)
+                src[p->nsources++] = v;
             q = *end == ',' ? end + 1 : end;
         }
-        p.sources = src;
+        p->sources = src;
     }
-    sn_mem_t mem;
-    sn_model_mem_estimate(t, &p, with_run ? SN_MEM_RUN : SN_MEM_SIM, &mem);
-    if (sn_model_mem_check(t, &p, &mem, max_memory, &err) < 0) {
-        cli_err_print("stepnet table", &err);
-        sn_topo_free(t);
-        return EXIT_BADINPUT;
-    }
-    p.msgs = c->msgs ? c->msgs : 1;
-    r->formula = formula_value(c, t, &p);
-    const sn_algo_t *a = NULL;
-    void *plan = NULL;
-    sn_bounds_t b;
+}
+
+/* The algorithm of case c: the one its theorem names (gather: the twin of the scatter named), or
+ * auto when this build lacks it (said in the note). */
+static const char *case_want(row_t *r, const case_t *c, char *gname, size_t cap)
+{
     const char *want = case_algo(c);
-    char gname[64];
-    if (want && coll == SN_COLL_GATHER && strncmp(want, "scatter-", 8) == 0) {
+    if (want && strcmp(c->coll, "gather") == 0 && strncmp(want, "scatter-", 8) == 0) {
         /* gather is the scatter schedule reversed in time: the same theorem, the gather twin */
-        snprintf(gname, sizeof gname, "gather-%s", want + 8);
+        snprintf(gname, cap, "gather-%s", want + 8);
         want = gname;
     }
     if (want && sn_model_find(want) == NULL) {
         snprintf(r->note, sizeof r->note, "%s is not in this build; auto: ", want);
         want = NULL;
     }
+    return want;
+}
+
+/* What the row's note adds after a simulated run res: the paper's time units for the partial
+ * collectives, and why the count is not the formula's or not known to be optimal. */
+static void row_notes(row_t *r, const case_t *c, const sn_topo_t *t, const sn_params_t *p,
+                      const sn_sim_result_t *res, const char *algo)
+{
     size_t nl = strlen(r->note);
-    if (sn_model_select(want, t, &p, &a, &plan, &r->predicted, &err) < 0 ||
-        sn_model_bounds(t, &p, &b, &err) < 0) {
-        snprintf(r->note + nl, sizeof r->note - nl, "%s", err.msg);
-        sn_topo_free(t);
-        return 0;
-    }
-    r->algo = a->name;
-    r->lower = b.best;
-    sn_sim_opts_t so = {0};
-    so.max_slots = sn_model_slot_limit(t, &p, r->predicted);
-    sn_sim_result_t res;
-    if (sn_sim_run(t, &p, a, plan, &so, &res, &err) == 0 && res.verified) {
-        r->sim = (int64_t) res.steps;
-        r->sim_hash = res.trace_hash;
-    } else
-        snprintf(r->note, sizeof r->note, "sim: %s", err.msg);
-    a->plan_free(plan);
-    /* one process per node, each rebuilding the plan: the largest folded cubes stay in the
-     * simulator */
-    int run_it = with_run && r->n <= TABLE_RUN_MAX_NODES;
-    if (with_run && !run_it)
-        snprintf(r->note, sizeof r->note, "not run over TCP (%u node processes; at most %d) ", r->n,
-                 TABLE_RUN_MAX_NODES);
-    if (run_it && r->sim >= 0)
-        r->run =
-            run_case(r, max_memory, r->note + strlen(r->note), sizeof r->note - strlen(r->note));
-    r->agree = r->sim == r->formula && (r->predicted < 0 || r->predicted == r->sim) &&
-               (!run_it || r->run == r->sim);
-    nl = strlen(r->note);
     if (r->sim >= 0 && c->f >= F_VB_SPLIT) {
         /* the paper's unit: data slots / frags + control slots * t_p */
-        double data = (double) (res.steps - res.control_slots) / p.frags;
+        double data = (double) (res->steps - res->control_slots) / p->frags;
         nl += (size_t) snprintf(r->note + nl, sizeof r->note - nl,
                                 "%llu control + %llu data slots: %.4g time units at t_p = 0, "
                                 "%.4g at t_p = 1; ",
-                                (unsigned long long) res.control_slots,
-                                (unsigned long long) (res.steps - res.control_slots), data,
-                                data + (double) res.control_slots);
+                                (unsigned long long) res->control_slots,
+                                (unsigned long long) (res->steps - res->control_slots), data,
+                                data + (double) res->control_slots);
         if (c->f == F_FQ_PMNB)
             nl += (size_t) snprintf(r->note + nl, sizeof r->note - nl, "eq. (4): %.4g + %u t_p; ",
-                                    sn_model_fcube_eq4(t->a, p.nsources, 0.0), 4 * t->a);
+                                    sn_model_fcube_eq4(t->a, p->nsources, 0.0), 4 * t->a);
     }
     if (r->sim >= 0 && r->sim != r->formula)
-        snprintf(r->note + nl, sizeof r->note - nl, "differs from the formula (%s)", a->name);
+        snprintf(r->note + nl, sizeof r->note - nl, "differs from the formula (%s)", algo);
     else if (r->sim >= 0 && r->lower >= 0 && r->sim > r->lower) {
         /* the paper's count is reproduced, but no lower bound stepnet knows proves it optimal
          */
@@ -526,6 +487,69 @@ static int build_row(row_t *r, const case_t *c, int with_run, uint64_t max_memor
     }
     if (is_fattree(c->f))
         ft_note(r, t, r->note, sizeof r->note);
+}
+
+/* One row: the formula, the prediction, the bounds, a simulated run and (with_run) a TCP run of
+ * case c. 0 (a case that cannot run says why in its note), or a negative code with err when the
+ * case does not fit the memory budget. */
+static int build_row(row_t *r, const case_t *c, int with_run, uint64_t max_memory, sn_err_t *err)
+{
+    memset(r, 0, sizeof *r);
+    r->c = c;
+    snprintf(r->spec, sizeof r->spec, "%s", c->topo);
+    r->formula = r->predicted = r->lower = r->sim = r->run = -1;
+    sn_topo_t *t = NULL;
+    int rc = sn_topo_parse_budget(c->topo, NULL, 0, max_memory, &t, err);
+    if (rc < 0)
+        return rc;
+    r->n = t->n;
+    sn_params_t p;
+    uint32_t src[256];
+    case_params(c, &p, src);
+    sn_mem_t mem;
+    sn_model_mem_estimate(t, &p, with_run ? SN_MEM_RUN : SN_MEM_SIM, &mem);
+    if ((rc = sn_model_mem_check(t, &p, &mem, max_memory, err)) < 0) {
+        sn_topo_free(t);
+        return rc;
+    }
+    p.msgs = c->msgs ? c->msgs : 1;
+    r->formula = formula_value(c, t, &p);
+    const sn_algo_t *a = NULL;
+    void *plan = NULL;
+    sn_bounds_t b;
+    char gname[64];
+    const char *want = case_want(r, c, gname, sizeof gname);
+    size_t nl = strlen(r->note);
+    sn_err_t e = {0};
+    if (sn_model_select(want, t, &p, &a, &plan, &r->predicted, &e) < 0 ||
+        sn_model_bounds(t, &p, &b, &e) < 0) {
+        snprintf(r->note + nl, sizeof r->note - nl, "%s", e.msg);
+        sn_topo_free(t);
+        return 0;
+    }
+    r->algo = a->name;
+    r->lower = b.best;
+    sn_sim_opts_t so = {0};
+    so.max_slots = sn_model_slot_limit(t, &p, r->predicted);
+    sn_sim_result_t res;
+    if (sn_sim_run(t, &p, a, plan, &so, &res, &e) == 0 && res.verified) {
+        r->sim = (int64_t) res.steps;
+        r->sim_hash = res.trace_hash;
+    } else
+        snprintf(r->note, sizeof r->note, "sim: %s", e.msg);
+    a->plan_free(plan);
+    /* one process per node, each rebuilding the plan: the largest folded cubes stay in the
+     * simulator */
+    int run_it = with_run && r->n <= TABLE_RUN_MAX_NODES;
+    if (with_run && !run_it)
+        snprintf(r->note, sizeof r->note, "not run over TCP (%u node processes; at most %d) ", r->n,
+                 TABLE_RUN_MAX_NODES);
+    if (run_it && r->sim >= 0)
+        r->run =
+            run_case(r, max_memory, r->note + strlen(r->note), sizeof r->note - strlen(r->note));
+    r->agree = r->sim == r->formula && (r->predicted < 0 || r->predicted == r->sim) &&
+               (!run_it || r->run == r->sim);
+    row_notes(r, c, t, &p, &res, a->name);
     sn_topo_free(t);
     return 0;
 }
@@ -561,6 +585,65 @@ static void num(FILE *f, int64_t v)
         fputs("-", f);
     else
         fprintf(f, "%lld", (long long) v);
+}
+
+/* The header of the table: CSV, or a markdown table. */
+static void table_head(FILE *f, int csv, int with_run)
+{
+    if (csv)
+        fprintf(f,
+                "section,topology,nodes,collective,ports,formula,paper,algorithm,predicted,"
+                "simulated,%slower_bound,agree,note\n",
+                with_run ? "tcp," : "");
+    else
+        fprintf(f,
+                "| section | topology | n | coll | ports | formula | paper | algorithm | "
+                "predicted | sim |%s lower bound | agree | note "
+                "|\n|---|---|---|---|---|---|---|---|"
+                "---|---|%s---|---|---|\n",
+                with_run ? " tcp |" : "", with_run ? "---|" : "");
+}
+
+static void row_csv(FILE *f, const row_t *r, int with_run)
+{
+    csv_field(f, r->c->section, ',');
+    csv_field(f, r->spec, ',');
+    fprintf(f, "%u,", r->n);
+    csv_field(f, r->c->coll, ',');
+    csv_field(f, r->c->ports, ',');
+    csv_field(f, r->c->formula, ',');
+    num(f, r->formula);
+    fputc(',', f);
+    csv_field(f, r->algo ? r->algo : "-", ',');
+    num(f, r->predicted);
+    fputc(',', f);
+    num(f, r->sim);
+    fputc(',', f);
+    if (with_run) {
+        num(f, r->run);
+        fputc(',', f);
+    }
+    num(f, r->lower);
+    fprintf(f, ",%s,", r->agree ? "=" : "DIFFERS");
+    csv_field(f, r->note, '\n');
+}
+
+static void row_markdown(FILE *f, const row_t *r, int with_run)
+{
+    fprintf(f, "| %s | `%s` | %u | %s | %s | %s | ", r->c->section, r->spec, r->n, r->c->coll,
+            r->c->ports, r->c->formula);
+    num(f, r->formula);
+    fprintf(f, " | %s | ", r->algo ? r->algo : "-");
+    num(f, r->predicted);
+    fputs(" | ", f);
+    num(f, r->sim);
+    fputs(" | ", f);
+    if (with_run) {
+        num(f, r->run);
+        fputs(" | ", f);
+    }
+    num(f, r->lower);
+    fprintf(f, " | %s | %s |\n", r->agree ? "=" : "DIFFERS", r->note);
 }
 
 /* --set default|quick (an SN_OPT_FN): *(int *) ctx is 1 for quick. */
@@ -615,68 +698,20 @@ int cli_cmd_table(int argc, char **argv)
         sn_err_inval(&err, "cannot write '%s' (--out): %s", out, strerror(errno));
         return cli_refuse(&err);
     }
-    if (csv)
-        fprintf(f,
-                "section,topology,nodes,collective,ports,formula,paper,algorithm,predicted,"
-                "simulated,%slower_bound,agree,note\n",
-                with_run ? "tcp," : "");
-    else
-        fprintf(f,
-                "| section | topology | n | coll | ports | formula | paper | algorithm | "
-                "predicted | sim |%s lower bound | agree | note "
-                "|\n|---|---|---|---|---|---|---|---|"
-                "---|---|%s---|---|---|\n",
-                with_run ? " tcp |" : "", with_run ? "---|" : "");
+    table_head(f, csv, with_run);
     int all = 1;
     for (size_t i = 0; i < table_ncases; i++) {
         if (!selected(&table_cases[i], quick, match))
             continue;
         row_t r;
-        rc = build_row(&r, &table_cases[i], with_run, max_memory);
-        if (rc) {
+        if ((rc = build_row(&r, &table_cases[i], with_run, max_memory, &err)) < 0) {
+            cli_err_print("stepnet table", &err);
             if (out)
                 fclose(f);
-            return rc;
+            return EXIT_BADINPUT;
         }
         all &= r.agree;
-        const char *mark = r.agree ? "=" : "DIFFERS";
-        if (csv) {
-            csv_field(f, r.c->section, ',');
-            csv_field(f, r.spec, ',');
-            fprintf(f, "%u,", r.n);
-            csv_field(f, r.c->coll, ',');
-            csv_field(f, r.c->ports, ',');
-            csv_field(f, r.c->formula, ',');
-            num(f, r.formula);
-            fputc(',', f);
-            csv_field(f, r.algo ? r.algo : "-", ',');
-            num(f, r.predicted);
-            fputc(',', f);
-            num(f, r.sim);
-            fputc(',', f);
-            if (with_run) {
-                num(f, r.run);
-                fputc(',', f);
-            }
-            num(f, r.lower);
-            fprintf(f, ",%s,", mark);
-            csv_field(f, r.note, '\n');
-        } else {
-            fprintf(f, "| %s | `%s` | %u | %s | %s | %s | ", r.c->section, r.spec, r.n, r.c->coll,
-                    r.c->ports, r.c->formula);
-            num(f, r.formula);
-            fprintf(f, " | %s | ", r.algo ? r.algo : "-");
-            num(f, r.predicted);
-            fputs(" | ", f);
-            num(f, r.sim);
-            fputs(" | ", f);
-            if (with_run) {
-                num(f, r.run);
-                fputs(" | ", f);
-            }
-            num(f, r.lower);
-            fprintf(f, " | %s | %s |\n", mark, r.note);
-        }
+        (csv ? row_csv : row_markdown)(f, &r, with_run);
         fflush(f);
     }
     if (out && cli_close_out(f, out, "--out") < 0)
