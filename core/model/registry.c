@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "algo/algo_internal.h"
+#include "algo/algos.h"
 #include "stepnet/model.h"
 #include "stepnet/sim.h"
 
@@ -58,7 +58,7 @@ static const sn_algo_t *const registry[] = {
 
 /* Hidden algorithms: found by their exact name only (sn_model_find, so --algo NAME), never chosen
  * by auto, listed by sn_model_algos or named in messages: the deliberately illegal test fixtures
- * of core/algo/faulty.c, which check that both executors report a broken rule alike. */
+ * of core/algo/fixtures/faulty.c, which check that both executors report a broken rule alike. */
 static const sn_algo_t *const hidden[] = {
     &sn__algo_test_double_send,
     &sn__algo_test_past_wake,

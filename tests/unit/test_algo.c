@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "algo/algo_internal.h"
+#include "algo/engine/tree.h"
 #include "testutil.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/algo_internal.h"
+#include "algo/engine/prefix.h"
 #include "stepnet/util.h"
 #include "testutil.h"
 

@@ -1,5 +1,6 @@
-/* Unit tests of the single-port total exchanges of thesis chapters 4-5 (core/algo/te_cayley.c,
- * core/algo/te_a2.c), run in the slot simulator with every transmission recorded:
+/* Unit tests of the single-port total exchanges of thesis chapters 4-5
+ * (core/algo/thesis/te_cayley.c, core/algo/te_a2.c), run in the slot simulator with every
+ * transmission recorded:
  *  - te-cayley (Fig. 4.5) on every Cayley family at several sizes: verified, steps == predicted ==
  *    s_G == the status bound (4.4) (Theorem 4.11), values computed apart (CCC, BF, S_n, FQ_d,
  *    hypercycles), every node sends and receives exactly one packet in every step (Lemma 4.8), all
@@ -21,7 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/algo_internal.h"
+#include "algo/algos.h"
+#include "algo/thesis/te_a2.h"
 #include "testutil.h"
 
 #define NELEMS(a) (sizeof(a) / sizeof((a)[0]))

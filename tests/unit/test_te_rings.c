@@ -1,10 +1,10 @@
-/* Unit tests of te-linear and te-ring (core/algo/te_linear.c, te_ring.c), the optimal multiport
- * total exchanges of thesis sections 4.2-4.3 (Dimakopoulos, thesis), run in the slot simulator with
- * every transmission recorded through sn_sim_opts_t.on_send: every size 2..40 against Theorems 4.3,
- * 4.5 and 4.6 and the cut bound (4.1), --msgs and fragments, and the thesis's worked examples slot
- * by slot (as reconstructed and checked independently, since the text gives some only in figures):
- * Fig. 4.2 (with the closed form of eq. 4.9 for every n), Fig. 4.4(a) with Lemma 4.4, Fig. 4.4(b)
- * and the phases of Theorem 4.6.
+/* Unit tests of te-linear and te-ring (core/algo/thesis/te_linear.c, te_ring.c), the optimal
+ * multiport total exchanges of thesis sections 4.2-4.3 (Dimakopoulos, thesis), run in the slot
+ * simulator with every transmission recorded through sn_sim_opts_t.on_send: every size 2..40
+ * against Theorems 4.3, 4.5 and 4.6 and the cut bound (4.1), --msgs and fragments, and the thesis's
+ * worked examples slot by slot (as reconstructed and checked independently, since the text gives
+ * some only in figures): Fig. 4.2 (with the closed form of eq. 4.9 for every n), Fig. 4.4(a) with
+ * Lemma 4.4, Fig. 4.4(b) and the phases of Theorem 4.6.
  *
  * Labels: the thesis numbers the linear array 1..n and stepnet 0..n-1, so the thesis's node j is
  * stepnet node j-1 (and m_k(i) is the packet from node k-1 to node i-1). Rings are 0-based in both.
@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/algo_internal.h"
 #include "testutil.h"
 
 /* ---- recording a run ------------------------------------------------------------------------- */

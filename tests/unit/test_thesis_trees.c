@@ -15,7 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/algo_internal.h"
+#include "algo/engine/tree.h"
+#include "algo/engine/tree_binomial.h"
+#include "algo/engine/tree_ering.h"
+#include "algo/engine/tree_product.h"
+#include "algo/engine/tree_torus.h"
 #include "testutil.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */

@@ -1,5 +1,5 @@
-/* Unit tests of the torus framework of Fragopoulou and Akl (core/algo/torus_necklace.c) and of
- * the all-port algorithms built on it (bcast-bst, mnb-bsg, scatter-bsg, gather-bsg, te-mns):
+/* Unit tests of the torus framework of Fragopoulou and Akl (core/algo/engine/torus_necklace.c) and
+ * of the all-port algorithms built on it (bcast-bst, mnb-bsg, scatter-bsg, gather-bsg, te-mns):
  *  - the definitions' worked examples (translation, rotation, generator, period, the Lemma 3
  *    edge chain), the necklace lists of MT_{3,3} and MT_{3,4}, the BST and the six BSG trees of
  *    MT_{3,3} (Figs. 2-3) and the BSG of MT_{2,4} and MT_{1,4};
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/torus_necklace.h"
+#include "algo/engine/torus_necklace.h"
 #include "testutil.h"
 
 #define NELEMS(a) (sizeof(a) / sizeof((a)[0]))
