@@ -55,7 +55,7 @@ static int rd_get(const sn_topo_t *t, uint32_t *d, int *complete, sn_err_t *err)
     return sn__a0_get(t, d, "recursive doubling (hypercube, folded cube or complete:2^d)", err);
 }
 
-static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int allreduce_rd_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     (void) p;
     uint32_t d;
@@ -63,7 +63,8 @@ static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
     return rd_get(t, &d, &c, err);
 }
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int allreduce_rd_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out,
+                                 sn_err_t *err)
 {
     uint32_t d;
     int c, rc;
@@ -80,7 +81,7 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
     return 0;
 }
 
-static void plan_free(void *plan)
+static void allreduce_rd_plan_free(void *plan)
 {
     free(plan);
 }
@@ -90,12 +91,12 @@ static uint64_t steps(const plan_t *pl)
     return pl->single ? (uint64_t) pl->d * pl->npk : (uint64_t) pl->npk + pl->d - 1;
 }
 
-static int64_t predicted(const void *plan)
+static int64_t allreduce_rd_predicted(const void *plan)
 {
     return (int64_t) steps(plan);
 }
 
-static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
+static int allreduce_rd_node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
 {
     (void) err;
     const plan_t *pl = plan;
@@ -109,7 +110,7 @@ static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err
     return 0;
 }
 
-static void node_fini(void *state)
+static void allreduce_rd_node_fini(void *state)
 {
     state_t *s = state;
     free(s->value);
@@ -134,7 +135,7 @@ static void send_value(state_t *s, sn_step_t *io, uint32_t k, uint32_t i)
     sn_step_send(io, dim_port(s->pl, s->u, i), &pk);
 }
 
-static int node_step(void *state, sn_step_t *io, sn_err_t *err)
+static int allreduce_rd_node_step(void *state, sn_step_t *io, sn_err_t *err)
 {
     state_t *s = state;
     const plan_t *pl = s->pl;
@@ -180,9 +181,11 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
 
 #define RD_FIELDS                                                                                  \
     .pm_mask = SN_PM_MULTI | SN_PM_SINGLE | SN_PM_SINGLE_ANY,                                      \
-    .topos = "hypercube, foldedcube, complete:2^d", .applies = applies, .plan_new = plan_new,      \
-    .plan_free = plan_free, .predicted = predicted, .state_size = sizeof(state_t),                 \
-    .node_init = node_init, .node_fini = node_fini, .node_step = node_step
+    .topos = "hypercube, foldedcube, complete:2^d", .applies = allreduce_rd_applies,               \
+    .plan_new = allreduce_rd_plan_new, .plan_free = allreduce_rd_plan_free,                        \
+    .predicted = allreduce_rd_predicted, .state_size = sizeof(state_t),                            \
+    .node_init = allreduce_rd_node_init, .node_fini = allreduce_rd_node_fini,                      \
+    .node_step = allreduce_rd_node_step
 
 const sn_algo_t sn__algo_allreduce_rd = {
     .name = "allreduce-rd",

@@ -78,7 +78,7 @@ static uint32_t pick_root(const sn_topo_t *t, const sn_params_t *p)
     return best;
 }
 
-static void plan_free(void *plan)
+static void allreduce_tree_plan_free(void *plan)
 {
     plan_t *pl = plan;
     if (pl == NULL)
@@ -94,7 +94,8 @@ static void plan_free(void *plan)
     free(pl);
 }
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int allreduce_tree_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out,
+                                   sn_err_t *err)
 {
     uint32_t root = pick_root(t, p);
     sn_tree_t *tr = sn__tree_bfs(t, root);
@@ -170,12 +171,12 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
     return 0;
 }
 
-static int64_t predicted(const void *plan)
+static int64_t allreduce_tree_predicted(const void *plan)
 {
     return (int64_t) ((const plan_t *) plan)->steps;
 }
 
-static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
+static int allreduce_tree_node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
 {
     (void) err;
     const plan_t *pl = plan;
@@ -189,7 +190,7 @@ static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err
     return 0;
 }
 
-static void node_fini(void *state)
+static void allreduce_tree_node_fini(void *state)
 {
     state_t *s = state;
     free(s->pending);
@@ -229,7 +230,7 @@ static void learn(state_t *s, sn_step_t *io, uint32_t k, uint64_t v)
     }
 }
 
-static int node_step(void *state, sn_step_t *io, sn_err_t *err)
+static int allreduce_tree_node_step(void *state, sn_step_t *io, sn_err_t *err)
 {
     state_t *s = state;
     const plan_t *pl = s->pl;
@@ -314,9 +315,10 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
 }
 
 #define TREE_FIELDS                                                                                \
-    .pm_mask = SN_PM_ALL, .topos = "any", .applies = NULL, .plan_new = plan_new,                   \
-    .plan_free = plan_free, .predicted = predicted, .state_size = sizeof(state_t),                 \
-    .node_init = node_init, .node_fini = node_fini, .node_step = node_step
+    .pm_mask = SN_PM_ALL, .topos = "any", .applies = NULL, .plan_new = allreduce_tree_plan_new,    \
+    .plan_free = allreduce_tree_plan_free, .predicted = allreduce_tree_predicted,                  \
+    .state_size = sizeof(state_t), .node_init = allreduce_tree_node_init,                          \
+    .node_fini = allreduce_tree_node_fini, .node_step = allreduce_tree_node_step
 
 const sn_algo_t sn__algo_allreduce_tree = {
     .name = "allreduce-tree",

@@ -43,7 +43,7 @@ typedef struct {
 
 _Static_assert(sizeof(state_t) <= SN__ACCUM_STATE_SIZE, "SN__ACCUM_STATE_SIZE is too small");
 
-static void push(queue_t *q, item_t it)
+static void accum_push(queue_t *q, item_t it)
 {
     if (q->head > 0 && q->head == q->n) {
         q->head = q->n = 0;
@@ -153,7 +153,7 @@ void sn__accum_node_fini(void *state)
 }
 
 /* Position of node x among the targets, or -1. */
-static int64_t target_index(const plan_t *pl, uint32_t x)
+static int64_t accum_target_index(const plan_t *pl, uint32_t x)
 {
     uint32_t lo = 0, hi = pl->ntgt;
     while (lo < hi) {
@@ -178,7 +178,7 @@ static void complete(state_t *s, sn_step_t *io, uint32_t i, uint32_t k)
         return;
     }
     uint32_t port = pl->up_port[(size_t) i * pl->t->n + s->u];
-    push(&s->queue[pl->single ? 0 : port], (item_t){i, k});
+    accum_push(&s->queue[pl->single ? 0 : port], (item_t){i, k});
 }
 
 int sn__accum_node_step(void *state, sn_step_t *io, sn_err_t *err)
@@ -206,7 +206,7 @@ int sn__accum_node_step(void *state, sn_step_t *io, sn_err_t *err)
     }
     for (size_t r = 0; r < io->nrx; r++) {
         const sn_packet_t *pk = &io->rx[r].pkt;
-        int64_t i = target_index(pl, pk->dst);
+        int64_t i = accum_target_index(pl, pk->dst);
         uint32_t k = pk->seq * p->frags + pk->frag;
         size_t x = (size_t) i * pl->npk + k;
         if (i < 0 || pk->src != SN_SRC_COMBINED || pk->seq >= p->msgs || pk->frag >= p->frags ||

@@ -115,7 +115,7 @@ typedef struct {
 
 _Static_assert(sizeof(state_t) <= SN__FT_STATE_SIZE, "SN__FT_STATE_SIZE is too small");
 
-static void fifo_push(state_t *s, uint32_t qi, uint32_t branch, const sn_packet_t *pkt)
+static void fattree_fifo_push(state_t *s, uint32_t qi, uint32_t branch, const sn_packet_t *pkt)
 {
     fifo_t *f = &s->q[qi];
     if (f->head > 0 && f->head + f->len == f->cap) { /* compact before growing */
@@ -130,7 +130,7 @@ static void fifo_push(state_t *s, uint32_t qi, uint32_t branch, const sn_packet_
     s->queued++;
 }
 
-static sn_msg_t fifo_pop(state_t *s, uint32_t qi)
+static sn_msg_t fattree_fifo_pop(state_t *s, uint32_t qi)
 {
     fifo_t *f = &s->q[qi];
     sn_msg_t m = f->v[f->head++];
@@ -214,12 +214,12 @@ static uint32_t queue_of(const state_t *s, uint32_t b)
     return b;
 }
 
-static void push(state_t *s, uint32_t b, const sn_packet_t *pkt)
+static void fattree_push(state_t *s, uint32_t b, const sn_packet_t *pkt)
 {
-    fifo_push(s, queue_of(s, b), b, pkt);
+    fattree_fifo_push(s, queue_of(s, b), b, pkt);
 }
 
-static int route(state_t *s, uint32_t f, const sn_packet_t *pkt, sn_err_t *err)
+static int fattree_route(state_t *s, uint32_t f, const sn_packet_t *pkt, sn_err_t *err)
 {
     const sn_ft_plan_t *pl = s->pl;
     uint32_t k = pl->k, top = s->level == pl->h;
@@ -227,37 +227,37 @@ static int route(state_t *s, uint32_t f, const sn_packet_t *pkt, sn_err_t *err)
     case SN_FT_ROUTE:
         if (pkt->dst >= pl->n)
             return sn_err_set(err, SN_EALGO, "packet for node %u, which is not a leaf", pkt->dst);
-        push(s, next_branch(s, pkt->dst), pkt);
+        fattree_push(s, next_branch(s, pkt->dst), pkt);
         break;
     case SN_FT_BCAST_SP:
         if (f != k && !top)
-            push(s, k, pkt);
+            fattree_push(s, k, pkt);
         for (uint32_t b = 0; b < k; b++)
             if (b != f)
-                push(s, b, pkt);
+                fattree_push(s, b, pkt);
         break;
     case SN_FT_FLOOD:
         for (uint32_t b = 0; b <= k; b++)
             if (b != f && !(b == k && top))
-                push(s, b, pkt);
+                fattree_push(s, b, pkt);
         break;
     case SN_FT_QUEUE_FREE: {
         uint32_t L = pl->h - pkt->tag;
         if (f != k && s->level < L)
-            push(s, k, pkt);
+            fattree_push(s, k, pkt);
         else
             for (uint32_t b = 0; b < k; b++)
                 if (b != f)
-                    push(s, b, pkt);
+                    fattree_push(s, b, pkt);
         break;
     }
     }
     return 0;
 }
 
-static void send_head(state_t *s, sn_step_t *io, uint32_t qi, uint32_t j)
+static void fattree_send_head(state_t *s, sn_step_t *io, uint32_t qi, uint32_t j)
 {
-    sn_msg_t m = fifo_pop(s, qi);
+    sn_msg_t m = fattree_fifo_pop(s, qi);
     sn_step_send(io, branch_port(s, m.port, j), &m.pkt);
 }
 
@@ -271,7 +271,7 @@ static void router_send(state_t *s, sn_step_t *io)
                 continue;
             uint32_t c = branch_cap(s, b);
             for (uint32_t j = 0; j < c && s->q[b].len > 0; j++)
-                send_head(s, io, b, j);
+                fattree_send_head(s, io, b, j);
         }
         return;
     }
@@ -279,12 +279,12 @@ static void router_send(state_t *s, sn_step_t *io)
     switch (pl->disc) {
     case SN_FT_SP_FIFO:
         if (s->q[0].len > 0)
-            send_head(s, io, 0, 0);
+            fattree_send_head(s, io, 0, 0);
         break;
     case SN_FT_SP_MNB: /* Fig. 6.6 */
         if (in_phase_a) {
             if (s->q[k].len > 0) {
-                send_head(s, io, k, 0);
+                fattree_send_head(s, io, k, 0);
                 s->sent_up++;
             }
             break;
@@ -292,7 +292,7 @@ static void router_send(state_t *s, sn_step_t *io)
         for (uint32_t off = 0; off < k; off++) {
             uint32_t b = (s->rr + off) % k;
             if (s->q[b].len > 0) {
-                send_head(s, io, b, 0);
+                fattree_send_head(s, io, b, 0);
                 s->rr = (b + 1) % k;
                 break;
             }
@@ -301,11 +301,11 @@ static void router_send(state_t *s, sn_step_t *io)
     case SN_FT_SP_TE: /* Fig. 6.8 */
         if (in_phase_a) {
             if (s->q[k].len > 0) {
-                send_head(s, io, k, 0);
+                fattree_send_head(s, io, k, 0);
                 s->sent_up++;
             }
         } else if (s->q[0].len > 0) {
-            send_head(s, io, 0, 0);
+            fattree_send_head(s, io, 0, 0);
         }
         break;
     }
@@ -323,7 +323,7 @@ int sn__ft_node_step(void *state, sn_step_t *io, sn_err_t *err)
             sn_step_deliver(io, pkt);
             continue;
         }
-        int rc = route(s, port_branch(s, io->rx[i].port), pkt, err);
+        int rc = fattree_route(s, port_branch(s, io->rx[i].port), pkt, err);
         if (rc < 0)
             return rc;
     }

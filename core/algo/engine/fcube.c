@@ -104,7 +104,7 @@ void sn__fcsched_add(sn_fcsched_t *s, uint32_t node, uint64_t slot, uint32_t por
         s->steps = slot;
 }
 
-static int cmp_ev(const void *a, const void *b)
+static int fcube_cmp_ev(const void *a, const void *b)
 {
     const sn_fcev_t *x = a, *y = b;
     if (x->node != y->node)
@@ -116,7 +116,7 @@ static int cmp_ev(const void *a, const void *b)
 
 void sn__fcsched_finish(sn_fcsched_t *s, uint32_t n)
 {
-    qsort(s->ev, s->nev, sizeof *s->ev, cmp_ev);
+    qsort(s->ev, s->nev, sizeof *s->ev, fcube_cmp_ev);
     s->n = n;
     s->off = sn_xcalloc((size_t) n + 1, sizeof *s->off);
     for (size_t i = 0; i < s->nev; i++)

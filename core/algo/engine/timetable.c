@@ -72,7 +72,7 @@ int64_t sn_tt_predicted(const void *plan)
     return (int64_t) ((const sn_tt_plan_t *) plan)->T;
 }
 
-static void hold(sn_tt_state_t *s, uint32_t x)
+static void timetable_hold(sn_tt_state_t *s, uint32_t x)
 {
     s->have[x / 64] |= 1ull << (x % 64);
 }
@@ -88,7 +88,7 @@ int sn_tt_node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
     s->have = sn_xcalloc(pl->W, sizeof *s->have);
     if (pl->mnb || node == pl->p->root)
         for (uint32_t k = 0; k < pl->M; k++)
-            hold(s, pl->mnb ? node * pl->M + k : k);
+            timetable_hold(s, pl->mnb ? node * pl->M + k : k);
     return 0;
 }
 
@@ -108,7 +108,7 @@ int sn_tt_node_step(void *state, sn_step_t *io, sn_err_t *err)
         if (k >= M || (pl->mnb ? pkt->src >= pl->n : pkt->src != pl->p->root))
             return sn_err_set(err, SN_EALGO, "%s: node %u got a packet of no source", pl->name,
                               s->u);
-        hold(s, pl->mnb ? pkt->src * M + k : k);
+        timetable_hold(s, pl->mnb ? pkt->src * M + k : k);
         sn_step_deliver(io, pkt);
     }
     uint32_t end = pl->off[s->u + 1];

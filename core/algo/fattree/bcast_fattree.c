@@ -22,12 +22,13 @@ static void inject(const sn_ft_plan_t *pl, uint32_t leaf, uint64_t i, uint64_t *
     *pkt = sn_packet_data(pl->p, leaf, SN_NODE_ALL, 0, 0);
 }
 
-static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int bcast_fattree_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     return sn__ft_applies(t, p, "bcast-fattree", err);
 }
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int bcast_fattree_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out,
+                                  sn_err_t *err)
 {
     (void) err;
     sn_ft_plan_t *pl = sn__ft_plan_alloc(t, p);
@@ -55,7 +56,7 @@ const sn_algo_t sn__algo_bcast_fattree = {
                "(multiport)",
     .source = "Dimakopoulos, thesis, section 6.2.1, Fig. 6.4, Theorem 6.1; section 6.3.1",
     .predicts = "(k+1) h - 1 single-port (Theorem 6.1); 2h multiport (section 6.3.1)",
-    .applies = applies,
-    .plan_new = plan_new,
+    .applies = bcast_fattree_applies,
+    .plan_new = bcast_fattree_plan_new,
     SN__FT_ALGO_FIELDS,
 };

@@ -55,7 +55,7 @@ static void inject_phases(const sn_ft_plan_t *pl, uint32_t leaf, uint64_t ph, ui
     pkt->tag = (uint32_t) ph;
 }
 
-static int applies_mnb(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int mnb_fattree_applies_mnb(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     return sn__ft_applies(t, p, "mnb-fattree", err);
 }
@@ -65,7 +65,7 @@ static int applies_qf(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
     return sn__ft_applies(t, p, "mnb-fattree-qf", err);
 }
 
-static int plan_mnb(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int mnb_fattree_plan_mnb(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {
     (void) err;
     sn_ft_plan_t *pl = sn__ft_plan_alloc(t, p);
@@ -123,8 +123,8 @@ const sn_algo_t sn__algo_mnb_fattree = {
     .source = "Dimakopoulos, thesis, section 6.2.3, Fig. 6.6, Theorems 6.3, 6.5; section "
               "6.3.2.1, Theorem 6.9",
     .predicts = "kn + (k+1)(h-2) + 1 single-port; n (k >= 3) or n + 1 (k = 2) multiport",
-    .applies = applies_mnb,
-    .plan_new = plan_mnb,
+    .applies = mnb_fattree_applies_mnb,
+    .plan_new = mnb_fattree_plan_mnb,
     SN__FT_ALGO_FIELDS,
 };
 

@@ -53,17 +53,17 @@ static void inject_gather(const sn_ft_plan_t *pl, uint32_t leaf, uint64_t i, uin
     *pkt = sn_packet_data(pl->p, leaf, sink, 0, 0);
 }
 
-static int applies_scatter(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int scatter_fattree_applies_scatter(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     return sn__ft_applies(t, p, "scatter-fattree", err);
 }
 
-static int applies_gather(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int scatter_fattree_applies_gather(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     return sn__ft_applies(t, p, "gather-fattree", err);
 }
 
-static sn_ft_plan_t *plan_common(const sn_topo_t *t, const sn_params_t *p)
+static sn_ft_plan_t *scatter_fattree_plan_common(const sn_topo_t *t, const sn_params_t *p)
 {
     sn_ft_plan_t *pl = sn__ft_plan_alloc(t, p);
     pl->rule = SN_FT_ROUTE;
@@ -73,20 +73,22 @@ static sn_ft_plan_t *plan_common(const sn_topo_t *t, const sn_params_t *p)
     return pl;
 }
 
-static int plan_scatter(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int scatter_fattree_plan_scatter(const sn_topo_t *t, const sn_params_t *p, void **out,
+                                        sn_err_t *err)
 {
     (void) err;
-    sn_ft_plan_t *pl = plan_common(t, p);
+    sn_ft_plan_t *pl = scatter_fattree_plan_common(t, p);
     pl->count = count_scatter;
     pl->inject = inject_scatter;
     *out = pl;
     return 0;
 }
 
-static int plan_gather(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int scatter_fattree_plan_gather(const sn_topo_t *t, const sn_params_t *p, void **out,
+                                       sn_err_t *err)
 {
     (void) err;
-    sn_ft_plan_t *pl = plan_common(t, p);
+    sn_ft_plan_t *pl = scatter_fattree_plan_common(t, p);
     pl->count = count_gather;
     pl->inject = inject_gather;
     *out = pl;
@@ -101,8 +103,8 @@ const sn_algo_t sn__algo_scatter_fattree = {
     .summary = "fat tree: the source sends furthest first, routers forward at once",
     .source = "Dimakopoulos, thesis, section 6.2.2, Theorem 6.2; section 6.3",
     .predicts = "n (k >= 3), n + 1 (k = 2) (Theorem 6.2)",
-    .applies = applies_scatter,
-    .plan_new = plan_scatter,
+    .applies = scatter_fattree_applies_scatter,
+    .plan_new = scatter_fattree_plan_scatter,
     SN__FT_ALGO_FIELDS,
 };
 
@@ -114,7 +116,7 @@ const sn_algo_t sn__algo_gather_fattree = {
     .summary = "fat tree: the time reversal of scatter-fattree",
     .source = "Dimakopoulos, thesis, section 6.2.2, Theorem 6.2; section 6.3",
     .predicts = "n (k >= 3), n + 1 (k = 2) (Theorem 6.2)",
-    .applies = applies_gather,
-    .plan_new = plan_gather,
+    .applies = scatter_fattree_applies_gather,
+    .plan_new = scatter_fattree_plan_gather,
     SN__FT_ALGO_FIELDS,
 };

@@ -13,7 +13,7 @@
 #include "algo/engine/fcube.h"
 #include "algo/engine/flood.h"
 
-static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int bcast_fcube_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     (void) p;
     uint32_t d;
@@ -38,7 +38,7 @@ const sn_algo_t sn__algo_bcast_fcube = {
     .summary = "flooding over the folded cube's depth-ceil(d/2) tree (all-port)",
     .source = "Varvarigos, folded-cube paper, section 3, Fig. 1",
     .predicts = "ceil(d/2) + msgs - 1",
-    .applies = applies,
+    .applies = bcast_fcube_applies,
     .plan_new = plan_bcast,
     SN__FLOOD_ALGO_FIELDS,
 };
@@ -51,7 +51,7 @@ const sn_algo_t sn__algo_sna_fcube = {
     .summary = "accumulation up the folded cube's depth-ceil(d/2) tree, combining on the way",
     .source = "Varvarigos, folded-cube paper, section 3, Fig. 1 (the dual of the broadcast)",
     .predicts = "ceil(d/2) + msgs - 1",
-    .applies = applies,
+    .applies = bcast_fcube_applies,
     .plan_new = plan_sna,
     SN__ACCUM_ALGO_FIELDS,
 };

@@ -49,7 +49,7 @@ static int cmp_raw(const void *a, const void *b)
     return (x->slot > y->slot) - (x->slot < y->slot);
 }
 
-static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int mnb_fcube_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     uint32_t d;
     const char *who = p->coll == SN_COLL_MNB      ? "mnb-fcube"
@@ -58,14 +58,15 @@ static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
     return sn__fcube_get(t, &d, who, err);
 }
 
-static int applies_a0(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int mnb_fcube_applies_a0(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     (void) p;
     uint32_t d;
     return sn__a0_get(t, &d, "mnb-a0", err);
 }
 
-static int plan_build(const sn_topo_t *t, const sn_params_t *p, int a0, void **out, sn_err_t *err)
+static int mnb_fcube_plan_build(const sn_topo_t *t, const sn_params_t *p, int a0, void **out,
+                                sn_err_t *err)
 {
     uint32_t d;
     int rc = a0 ? sn__a0_get(t, &d, "mnb-a0", err)
@@ -148,17 +149,18 @@ static int plan_build(const sn_topo_t *t, const sn_params_t *p, int a0, void **o
     return 0;
 }
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int mnb_fcube_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {
-    return plan_build(t, p, 0, out, err);
+    return mnb_fcube_plan_build(t, p, 0, out, err);
 }
 
-static int plan_new_a0(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int mnb_fcube_plan_new_a0(const sn_topo_t *t, const sn_params_t *p, void **out,
+                                 sn_err_t *err)
 {
-    return plan_build(t, p, 1, out, err);
+    return mnb_fcube_plan_build(t, p, 1, out, err);
 }
 
-static void plan_free(void *plan)
+static void mnb_fcube_plan_free(void *plan)
 {
     plan_t *pl = plan;
     sn__fcsched_free(&pl->s);
@@ -168,7 +170,7 @@ static void plan_free(void *plan)
 /* MNB: the rounds' closed form. Gather and scatter keep a subset of each round, so a root's
  * schedule may end before the round does (and, for scatter, start after its first slot): the
  * exact count is the last slot of the kept transmissions, at most the MNB's. */
-static int64_t predicted(const void *plan)
+static int64_t mnb_fcube_predicted(const void *plan)
 {
     const plan_t *pl = plan;
     if (pl->s.p->coll == SN_COLL_MNB)
@@ -176,7 +178,7 @@ static int64_t predicted(const void *plan)
     return (int64_t) pl->s.steps;
 }
 
-static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
+static int mnb_fcube_node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
 {
     (void) err;
     const plan_t *pl = plan;
@@ -184,9 +186,10 @@ static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err
 }
 
 #define FIELDS                                                                                     \
-    .pm_mask = SN_PM_MULTI, .topos = "foldedcube", .applies = applies, .plan_new = plan_new,       \
-    .plan_free = plan_free, .predicted = predicted, .state_size = SN__FCSCHED_STATE_SIZE,          \
-    .node_init = node_init, .node_step = sn__fcsched_node_step
+    .pm_mask = SN_PM_MULTI, .topos = "foldedcube", .applies = mnb_fcube_applies,                   \
+    .plan_new = mnb_fcube_plan_new, .plan_free = mnb_fcube_plan_free,                              \
+    .predicted = mnb_fcube_predicted, .state_size = SN__FCSCHED_STATE_SIZE,                        \
+    .node_init = mnb_fcube_node_init, .node_step = sn__fcsched_node_step
 
 const sn_algo_t sn__algo_mnb_fcube = {
     .name = "mnb-fcube",
@@ -228,11 +231,11 @@ const sn_algo_t sn__algo_mnb_a0 = {
                "per slot",
     .source = "Varvarigos, folded-cube paper, section 3, eq. (3) (A_0, reconstructed)",
     .predicts = "msgs * (N - 1)",
-    .applies = applies_a0,
-    .plan_new = plan_new_a0,
-    .plan_free = plan_free,
-    .predicted = predicted,
+    .applies = mnb_fcube_applies_a0,
+    .plan_new = mnb_fcube_plan_new_a0,
+    .plan_free = mnb_fcube_plan_free,
+    .predicted = mnb_fcube_predicted,
     .state_size = SN__FCSCHED_STATE_SIZE,
-    .node_init = node_init,
+    .node_init = mnb_fcube_node_init,
     .node_step = sn__fcsched_node_step,
 };

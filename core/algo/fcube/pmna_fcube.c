@@ -50,14 +50,14 @@ typedef struct {
     uint8_t *have;   /* [ntgt * npk] */
 } state_t;
 
-static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int pmna_fcube_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     (void) p;
     uint32_t d;
     return sn__fcube_get(t, &d, "pmna-fcube", err);
 }
 
-static int cmp_ev(const void *a, const void *b)
+static int pmna_fcube_cmp_ev(const void *a, const void *b)
 {
     const ev_t *x = a, *y = b;
     if (x->node != y->node)
@@ -67,14 +67,15 @@ static int cmp_ev(const void *a, const void *b)
     return (x->port > y->port) - (x->port < y->port);
 }
 
-static int applies_a0(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int pmna_fcube_applies_a0(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     (void) p;
     uint32_t d;
     return sn__a0_get(t, &d, "pmna-a0", err);
 }
 
-static int plan_build(const sn_topo_t *t, const sn_params_t *p, int a0, void **out, sn_err_t *err)
+static int pmna_fcube_plan_build(const sn_topo_t *t, const sn_params_t *p, int a0, void **out,
+                                 sn_err_t *err)
 {
     uint32_t d;
     int rc = a0 ? sn__a0_get(t, &d, "pmna-a0", err) : sn__fcube_get(t, &d, "pmna-fcube", err);
@@ -122,7 +123,7 @@ static int plan_build(const sn_topo_t *t, const sn_params_t *p, int a0, void **o
     free(first);
     free(idx);
     free(raw);
-    qsort(pl->ev, nev, sizeof *pl->ev, cmp_ev);
+    qsort(pl->ev, nev, sizeof *pl->ev, pmna_fcube_cmp_ev);
     pl->off = sn_xcalloc((size_t) t->n + 1, sizeof *pl->off);
     for (size_t e = 0; e < nev; e++)
         pl->off[pl->ev[e].node + 1]++;
@@ -132,17 +133,18 @@ static int plan_build(const sn_topo_t *t, const sn_params_t *p, int a0, void **o
     return 0;
 }
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int pmna_fcube_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {
-    return plan_build(t, p, 0, out, err);
+    return pmna_fcube_plan_build(t, p, 0, out, err);
 }
 
-static int plan_new_a0(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int pmna_fcube_plan_new_a0(const sn_topo_t *t, const sn_params_t *p, void **out,
+                                  sn_err_t *err)
 {
-    return plan_build(t, p, 1, out, err);
+    return pmna_fcube_plan_build(t, p, 1, out, err);
 }
 
-static void plan_free(void *plan)
+static void pmna_fcube_plan_free(void *plan)
 {
     plan_t *pl = plan;
     free(pl->ev);
@@ -150,13 +152,13 @@ static void plan_free(void *plan)
     free(pl);
 }
 
-static int64_t predicted(const void *plan)
+static int64_t pmna_fcube_predicted(const void *plan)
 {
     const plan_t *pl = plan;
     return (int64_t) pl->steps;
 }
 
-static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
+static int pmna_fcube_node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
 {
     (void) err;
     const plan_t *pl = plan;
@@ -177,14 +179,14 @@ static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err
     return 0;
 }
 
-static void node_fini(void *state)
+static void pmna_fcube_node_fini(void *state)
 {
     state_t *s = state;
     free(s->value);
     free(s->have);
 }
 
-static int64_t target_index(const plan_t *pl, uint32_t x)
+static int64_t pmna_fcube_target_index(const plan_t *pl, uint32_t x)
 {
     uint32_t lo = 0, hi = pl->ntgt;
     while (lo < hi) {
@@ -197,14 +199,14 @@ static int64_t target_index(const plan_t *pl, uint32_t x)
     return (lo < pl->ntgt && pl->tgt[lo] == x) ? (int64_t) lo : -1;
 }
 
-static int node_step(void *state, sn_step_t *io, sn_err_t *err)
+static int pmna_fcube_node_step(void *state, sn_step_t *io, sn_err_t *err)
 {
     state_t *s = state;
     const plan_t *pl = s->pl;
     const sn_params_t *p = pl->p;
     for (size_t r = 0; r < io->nrx; r++) {
         const sn_packet_t *pk = &io->rx[r].pkt;
-        int64_t i = target_index(pl, pk->dst);
+        int64_t i = pmna_fcube_target_index(pl, pk->dst);
         if (i < 0 || pk->src != SN_SRC_COMBINED || pk->seq >= p->msgs || pk->frag >= p->frags)
             return sn_err_set(err, SN_EALGO, "unexpected partial for node %u", pk->dst);
         size_t x = (size_t) i * pl->npk + pk->seq * p->frags + pk->frag;
@@ -244,14 +246,14 @@ const sn_algo_t sn__algo_pmna_fcube = {
     .summary = "the folded-cube PMNB reversed: accumulate over d+1 hypercube copies, then unpack",
     .source = "Varvarigos, folded-cube paper, sections 1 and 3, eq. (4) (the dual of the PMNB)",
     .predicts = "the PMNB round's slots, <= ceil(M/(d+1)) + 2d - 1, times msgs",
-    .applies = applies,
-    .plan_new = plan_new,
-    .plan_free = plan_free,
-    .predicted = predicted,
+    .applies = pmna_fcube_applies,
+    .plan_new = pmna_fcube_plan_new,
+    .plan_free = pmna_fcube_plan_free,
+    .predicted = pmna_fcube_predicted,
     .state_size = sizeof(state_t),
-    .node_init = node_init,
-    .node_fini = node_fini,
-    .node_step = node_step,
+    .node_init = pmna_fcube_node_init,
+    .node_fini = pmna_fcube_node_fini,
+    .node_step = pmna_fcube_node_step,
 };
 
 /* The same with the hypercube algorithm A_0 alone (one copy, dimensions 0..d-1): one dimension per
@@ -267,12 +269,12 @@ const sn_algo_t sn__algo_pmna_a0 = {
                "then unpack",
     .source = "Varvarigos, folded-cube paper, section 3, eq. (3) (A_0, reconstructed; its dual)",
     .predicts = "the A_0 round's slots, <= M + 2d - 1, times msgs",
-    .applies = applies_a0,
-    .plan_new = plan_new_a0,
-    .plan_free = plan_free,
-    .predicted = predicted,
+    .applies = pmna_fcube_applies_a0,
+    .plan_new = pmna_fcube_plan_new_a0,
+    .plan_free = pmna_fcube_plan_free,
+    .predicted = pmna_fcube_predicted,
     .state_size = sizeof(state_t),
-    .node_init = node_init,
-    .node_fini = node_fini,
-    .node_step = node_step,
+    .node_init = pmna_fcube_node_init,
+    .node_fini = pmna_fcube_node_fini,
+    .node_step = pmna_fcube_node_step,
 };

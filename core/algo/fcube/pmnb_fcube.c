@@ -65,7 +65,7 @@ typedef struct {
     uint32_t *snap;       /* [d+1]: known packets at the start of the phase */
 } node_t;
 
-static void list_push(list_t *l, uint32_t src, uint32_t pos)
+static void pmnb_fcube_list_push(list_t *l, uint32_t src, uint32_t pos)
 {
     if (l->n == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 4;
@@ -80,7 +80,7 @@ static uint64_t data_slots(uint32_t d, uint64_t M)
     return M == 0 ? 0 : sn__fcube_round_slots(d, sn_ceil_div(M, d + 1));
 }
 
-static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int pmnb_fcube_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     uint32_t d;
     int rc = sn__fcube_get(t, &d, "pmnb-fcube", err);
@@ -102,9 +102,9 @@ static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
     return 0;
 }
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int pmnb_fcube_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {
-    int rc = applies(t, p, err);
+    int rc = pmnb_fcube_applies(t, p, err);
     if (rc < 0)
         return rc;
     plan_t *pl = sn_xcalloc(1, sizeof *pl);
@@ -115,12 +115,12 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
     return 0;
 }
 
-static void plan_free(void *vp)
+static void pmnb_fcube_plan_free(void *vp)
 {
     free(vp);
 }
 
-static int64_t predicted(const void *vp)
+static int64_t pmnb_fcube_predicted(const void *vp)
 {
     return ((const plan_t *) vp)->predicted;
 }
@@ -128,8 +128,8 @@ static int64_t predicted(const void *vp)
 /* ---- node ---------------------------------------------------------------------------------- */
 
 /* Prefix i over labels lab with level k on port[k] (len 2 per level: a hypercube). */
-static void prefix_init(const node_t *s, uint32_t i, uint32_t label, const uint32_t *port,
-                        uint32_t x)
+static void pmnb_fcube_prefix_init(const node_t *s, uint32_t i, uint32_t label,
+                                   const uint32_t *port, uint32_t x)
 {
     uint32_t d = s->pl->d, len[SN_PREFIX_MAX_LEVELS], dg[SN_PREFIX_MAX_LEVELS];
     for (uint32_t k = 0; k < d; k++) {
@@ -139,7 +139,7 @@ static void prefix_init(const node_t *s, uint32_t i, uint32_t label, const uint3
     sn__prefix_init(&s->pre[i], d, len, dg, port, port, x);
 }
 
-static int node_init(const void *vp, uint32_t u, void *st, sn_err_t *err)
+static int pmnb_fcube_node_init(const void *vp, uint32_t u, void *st, sn_err_t *err)
 {
     (void) err;
     const plan_t *pl = vp;
@@ -161,14 +161,14 @@ static int node_init(const void *vp, uint32_t u, void *st, sn_err_t *err)
     for (uint32_t k = 0; k < d; k++)
         idp[k] = k;
     s->pre = sn_xcalloc((size_t) d + 2, sizeof *s->pre);
-    prefix_init(s, 0, u, idp, (uint32_t) s->is_src);
+    pmnb_fcube_prefix_init(s, 0, u, idp, (uint32_t) s->is_src);
     s->held = sn_xcalloc((size_t) d + 1, sizeof *s->held);
     s->known = sn_xcalloc((size_t) d + 1, sizeof *s->known);
     s->snap = sn_xcalloc((size_t) d + 1, sizeof *s->snap);
     return 0;
 }
 
-static void node_fini(void *st)
+static void pmnb_fcube_node_fini(void *st)
 {
     node_t *s = st;
     if (s->pl == NULL)
@@ -186,7 +186,7 @@ static void node_fini(void *st)
 }
 
 /* Runs prefix instance i at its tick (engine/prefix.c). */
-static int run_prefix(node_t *s, uint32_t i, uint64_t tick, sn_step_t *io, sn_err_t *err)
+static int pmnb_fcube_run_prefix(node_t *s, uint32_t i, uint64_t tick, sn_step_t *io, sn_err_t *err)
 {
     return sn__prefix_step(&s->pre[i], i, tick, s->pl->t, s->u, io, err);
 }
@@ -200,7 +200,7 @@ static void send_data(node_t *s, sn_step_t *io, uint32_t port, uint32_t src, uin
     sn_step_send(io, port, &k);
 }
 
-static int on_data(node_t *s, const sn_packet_t *k, sn_step_t *io, sn_err_t *err)
+static int pmnb_fcube_on_data(node_t *s, const sn_packet_t *k, sn_step_t *io, sn_err_t *err)
 {
     uint32_t d = s->pl->d;
     if (k->flags == FL_PACK) {
@@ -209,7 +209,7 @@ static int on_data(node_t *s, const sn_packet_t *k, sn_step_t *io, sn_err_t *err
             return sn_err_set(err, SN_EALGO, "node %u: packing move of class %u", s->u, c);
         if (s->lab[c] == pos && k->src != s->u)
             sn_step_deliver(io, k);
-        list_push(&s->held[c], k->src, pos);
+        pmnb_fcube_list_push(&s->held[c], k->src, pos);
         return 0;
     }
     if (k->flags != FL_BCAST || k->tag > d)
@@ -217,11 +217,11 @@ static int on_data(node_t *s, const sn_packet_t *k, sn_step_t *io, sn_err_t *err
                           k->flags, k->tag);
     if (k->src != s->u)
         sn_step_deliver(io, k);
-    list_push(&s->known[k->tag], k->src, 0);
+    pmnb_fcube_list_push(&s->known[k->tag], k->src, 0);
     return 0;
 }
 
-static int node_step(void *st, sn_step_t *io, sn_err_t *err)
+static int pmnb_fcube_node_step(void *st, sn_step_t *io, sn_err_t *err)
 {
     node_t *s = st;
     const plan_t *pl = s->pl;
@@ -229,10 +229,11 @@ static int node_step(void *st, sn_step_t *io, sn_err_t *err)
     uint64_t slot = io->slot, T0 = pl->T0;
     int rc;
     for (size_t i = 0; i < io->nrx; i++)
-        if (io->rx[i].pkt.kind == SN_PKT_DATA && (rc = on_data(s, &io->rx[i].pkt, io, err)))
+        if (io->rx[i].pkt.kind == SN_PKT_DATA &&
+            (rc = pmnb_fcube_on_data(s, &io->rx[i].pkt, io, err)))
             return rc;
     /* ---- the class computation, then the d+1 class prefixes ---- */
-    if (slot <= T0 + 1 && (rc = run_prefix(s, 0, slot, io, err)))
+    if (slot <= T0 + 1 && (rc = pmnb_fcube_run_prefix(s, 0, slot, io, err)))
         return rc;
     if (slot == T0 + 1) {
         if (!s->pre[0].done)
@@ -241,11 +242,12 @@ static int node_step(void *st, sn_step_t *io, sn_err_t *err)
         s->Mbar = sn_ceil_div(s->M, d + 1);
         s->cls = (uint32_t) (s->pre[0].rank % (d + 1));
         for (uint32_t c = 0; c <= d; c++)
-            prefix_init(s, 1 + c, s->lab[c], s->port + (size_t) c * d, s->is_src && s->cls == c);
+            pmnb_fcube_prefix_init(s, 1 + c, s->lab[c], s->port + (size_t) c * d,
+                                   s->is_src && s->cls == c);
     }
     if (slot > T0 && slot <= 2 * T0 + 1)
         for (uint32_t c = 0; c <= d; c++)
-            if ((rc = run_prefix(s, 1 + c, slot - T0, io, err)))
+            if ((rc = pmnb_fcube_run_prefix(s, 1 + c, slot - T0, io, err)))
                 return rc;
     uint64_t start = 2 * T0 + 1; /* the first packet slot */
     if (slot == start) {
@@ -261,7 +263,7 @@ static int node_step(void *st, sn_step_t *io, sn_err_t *err)
                 return sn_err_set(err, SN_EALGO, "node %u: position %llu in class %u, Mbar %llu",
                                   s->u, (unsigned long long) pos, s->cls,
                                   (unsigned long long) s->Mbar);
-            list_push(&s->held[s->cls], s->u, (uint32_t) pos);
+            pmnb_fcube_list_push(&s->held[s->cls], s->u, (uint32_t) pos);
         }
     }
     uint64_t end = start - 1 + data_slots(d, s->M);
@@ -302,7 +304,7 @@ static int node_step(void *st, sn_step_t *io, sn_err_t *err)
                                                   "node %u still holds a class-%u packet for "
                                                   "position %u",
                                                   s->u, c, h->v[i].pos);
-                            list_push(&s->known[c], h->v[i].src, 0);
+                            pmnb_fcube_list_push(&s->known[c], h->v[i].src, 0);
                         }
                         h->n = 0;
                     }
@@ -332,14 +334,14 @@ const sn_algo_t sn__algo_pmnb_fcube = {
     .source = "Varvarigos, folded-cube paper, section 3, eq. (4), Lemma 1",
     .predicts = "4d control slots + d + sum_k ceil(ceil(M/(d+1))/2^k) packet slots "
                 "(<= ceil(M/(d+1)) + 2d - 1)",
-    .applies = applies,
-    .plan_new = plan_new,
-    .plan_free = plan_free,
-    .predicted = predicted,
+    .applies = pmnb_fcube_applies,
+    .plan_new = pmnb_fcube_plan_new,
+    .plan_free = pmnb_fcube_plan_free,
+    .predicted = pmnb_fcube_predicted,
     .state_size = sizeof(node_t),
-    .node_init = node_init,
-    .node_fini = node_fini,
-    .node_step = node_step,
+    .node_init = pmnb_fcube_node_init,
+    .node_fini = pmnb_fcube_node_fini,
+    .node_step = pmnb_fcube_node_step,
     /* vs_generic: auto weighs its prediction against a dry run of pmnb-route, which predicts
      * nothing; the 4d control slots count as whole slots in the step count, so at small M the
      * router (told the sources off-line) is faster (docs/reproduction.md) */

@@ -179,15 +179,15 @@ static void konig(uint32_t d, uint32_t h, const uint32_t *eu, const uint32_t *ej
     free(cr);
 }
 
-static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int te_fcube_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     (void) p;
     uint32_t d;
     return sn__fcube_get(t, &d, "te-fcube", err);
 }
 
-static int plan_build(const sn_topo_t *t, const sn_params_t *p, int greedy, void **out,
-                      sn_err_t *err)
+static int te_fcube_plan_build(const sn_topo_t *t, const sn_params_t *p, int greedy, void **out,
+                               sn_err_t *err)
 {
     uint32_t d;
     int rc = sn__fcube_get(t, &d, greedy ? "te-fcube-greedy" : "te-fcube", err);
@@ -299,17 +299,17 @@ static int plan_build(const sn_topo_t *t, const sn_params_t *p, int greedy, void
     return 0;
 }
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int te_fcube_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {
-    return plan_build(t, p, 0, out, err);
+    return te_fcube_plan_build(t, p, 0, out, err);
 }
 
 static int plan_new_greedy(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {
-    return plan_build(t, p, 1, out, err);
+    return te_fcube_plan_build(t, p, 1, out, err);
 }
 
-static void plan_free(void *plan)
+static void te_fcube_plan_free(void *plan)
 {
     plan_t *pl = plan;
     free(pl->off);
@@ -317,7 +317,7 @@ static void plan_free(void *plan)
     free(pl);
 }
 
-static int64_t predicted(const void *plan)
+static int64_t te_fcube_predicted(const void *plan)
 {
     const plan_t *pl = plan;
     return (int64_t) pl->h * pl->npk;
@@ -329,7 +329,7 @@ static int64_t predicted_none(const void *plan)
     return -1;
 }
 
-static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
+static int te_fcube_node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
 {
     (void) err;
     state_t *s = state;
@@ -338,7 +338,7 @@ static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err
     return 0;
 }
 
-static int node_step(void *state, sn_step_t *io, sn_err_t *err)
+static int te_fcube_node_step(void *state, sn_step_t *io, sn_err_t *err)
 {
     (void) err;
     state_t *s = state;
@@ -375,13 +375,13 @@ const sn_algo_t sn__algo_te_fcube = {
     .summary = "symmetric switching: the task matrix split into permutations (Hall, Konig)",
     .source = "Varvarigos, folded-cube paper, section 4, Lemma 2, eq. (7)",
     .predicts = "msgs * ceil(2^(d-1) - C(d, ceil(d/2))/2) (eq. 7, rounded up: erratum)",
-    .applies = applies,
-    .plan_new = plan_new,
-    .plan_free = plan_free,
-    .predicted = predicted,
+    .applies = te_fcube_applies,
+    .plan_new = te_fcube_plan_new,
+    .plan_free = te_fcube_plan_free,
+    .predicted = te_fcube_predicted,
     .state_size = sizeof(state_t),
-    .node_init = node_init,
-    .node_step = node_step,
+    .node_init = te_fcube_node_init,
+    .node_step = te_fcube_node_step,
 };
 
 const sn_algo_t sn__algo_te_fcube_greedy = {
@@ -392,11 +392,11 @@ const sn_algo_t sn__algo_te_fcube_greedy = {
     .summary = "symmetric greedy switching: a maximal matching of rows and links per slot",
     .source = "Varvarigos, folded-cube paper, section 4 (the greedy scheme)",
     .predicts = "none (at most T_TE + d - 1)",
-    .applies = applies,
+    .applies = te_fcube_applies,
     .plan_new = plan_new_greedy,
-    .plan_free = plan_free,
+    .plan_free = te_fcube_plan_free,
     .predicted = predicted_none,
     .state_size = sizeof(state_t),
-    .node_init = node_init,
-    .node_step = node_step,
+    .node_init = te_fcube_node_init,
+    .node_step = te_fcube_node_step,
 };

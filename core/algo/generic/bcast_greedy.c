@@ -170,7 +170,8 @@ static sn_tree_t *tree_greedy(const sn_topo_t *t, uint32_t root)
     return best;
 }
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int bcast_greedy_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out,
+                                 sn_err_t *err)
 {
     return sn__ordered_plan_new(t, p, tree_greedy, out, err);
 }
@@ -186,7 +187,7 @@ const sn_algo_t sn__algo_bcast_greedy = {
         "heuristic for the single-port bound of Dimakopoulos, thesis, Theorem 3.3; schedule of "
         "eq. (6.1), section 6.2.1",
     .predicts = "the schedule's exact count (at most the number of calling rounds for one packet)",
-    .plan_new = plan_new,
+    .plan_new = bcast_greedy_plan_new,
     .plan_free = sn__ordered_plan_free,
     .predicted = sn__ordered_predicted,
     .state_size = SN__ORDERED_STATE_SIZE,

@@ -57,7 +57,7 @@ typedef struct {
     uint64_t order, pending;
 } state_t;
 
-static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int mnb_balanced_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     if (p->sources != NULL)
         return sn_err_set(err, SN_ENOTSUP, "mnb-balanced broadcasts from every processor");
@@ -68,7 +68,7 @@ static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
     return 0;
 }
 
-static void plan_free(void *plan)
+static void mnb_balanced_plan_free(void *plan)
 {
     plan_t *pl = plan;
     if (pl == NULL)
@@ -78,9 +78,10 @@ static void plan_free(void *plan)
     free(pl);
 }
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int mnb_balanced_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out,
+                                 sn_err_t *err)
 {
-    int rc = applies(t, p, err);
+    int rc = mnb_balanced_applies(t, p, err);
     if (rc < 0)
         return rc;
     uint32_t n = t->n;
@@ -160,7 +161,7 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
             free(lvl);
             free(dist);
             free(order);
-            plan_free(pl);
+            mnb_balanced_plan_free(pl);
             return sn_err_set(err, SN_EALGO, "mnb-balanced: %s is not connected", t->spec);
         }
     }
@@ -172,13 +173,13 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
     return 0;
 }
 
-static int64_t predicted(const void *plan)
+static int64_t mnb_balanced_predicted(const void *plan)
 {
     (void) plan;
     return -1;
 }
 
-static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
+static int mnb_balanced_node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
 {
     (void) err;
     state_t *s = state;
@@ -189,7 +190,7 @@ static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err
     return 0;
 }
 
-static void node_fini(void *state)
+static void mnb_balanced_node_fini(void *state)
 {
     state_t *s = state;
     for (uint32_t p = 0; s->q && p < s->deg; p++)
@@ -204,7 +205,7 @@ static int above(const item_t *a, const item_t *b)
 }
 
 /* Queues pkt on every port of u that leads to a child of u in tree pkt->src with processors. */
-static void push_children(state_t *s, const sn_packet_t *pkt)
+static void mnb_balanced_push_children(state_t *s, const sn_packet_t *pkt)
 {
     const plan_t *pl = s->pl;
     const uint32_t *up = pl->up + (size_t) pkt->src * pl->n;
@@ -220,7 +221,7 @@ static void push_children(state_t *s, const sn_packet_t *pkt)
     }
 }
 
-static int node_step(void *state, sn_step_t *io, sn_err_t *err)
+static int mnb_balanced_node_step(void *state, sn_step_t *io, sn_err_t *err)
 {
     (void) err;
     state_t *s = state;
@@ -229,12 +230,12 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
     if (io->slot == 1 && sn_topo_is_proc(pl->t, s->u))
         for (uint32_t k = 0; k < pl->M; k++) {
             sn_packet_t pkt = sn_packet_data(pl->p, s->u, SN_NODE_ALL, k / f, k % f);
-            push_children(s, &pkt);
+            mnb_balanced_push_children(s, &pkt);
         }
     for (size_t i = 0; i < io->nrx; i++) {
         if (sn_topo_is_proc(pl->t, s->u))
             sn_step_deliver(io, &io->rx[i].pkt);
-        push_children(s, &io->rx[i].pkt);
+        mnb_balanced_push_children(s, &io->rx[i].pkt);
     }
     for (uint32_t p = 0; p < s->deg; p++)
         if (s->q[p].n > 0) {
@@ -255,13 +256,13 @@ const sn_algo_t sn__algo_mnb_balanced = {
     .summary = "per-source shortest-path trees with balanced link loads; furthest-first per port",
     .source = "generic; bounds from Dimakopoulos, thesis, section 2.1 (diameter, receptions)",
     .predicts = "no exact count in theory for this generic algorithm",
-    .applies = applies,
-    .plan_new = plan_new,
-    .plan_free = plan_free,
-    .predicted = predicted,
+    .applies = mnb_balanced_applies,
+    .plan_new = mnb_balanced_plan_new,
+    .plan_free = mnb_balanced_plan_free,
+    .predicted = mnb_balanced_predicted,
     .state_size = sizeof(state_t),
-    .node_init = node_init,
-    .node_fini = node_fini,
-    .node_step = node_step,
+    .node_init = mnb_balanced_node_init,
+    .node_fini = mnb_balanced_node_fini,
+    .node_step = mnb_balanced_node_step,
     .parallel = 1,
 };

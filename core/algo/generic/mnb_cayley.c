@@ -52,7 +52,7 @@ typedef struct {
     uint32_t u;
 } state_t;
 
-static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int mnb_cayley_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     if (!t->cayley || t->is_router != NULL)
         return sn_err_set(err, SN_ENOTSUP,
@@ -69,7 +69,7 @@ static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
     return 0;
 }
 
-static void plan_free(void *plan)
+static void mnb_cayley_plan_free(void *plan)
 {
     plan_t *pl = plan;
     if (pl == NULL)
@@ -167,9 +167,9 @@ static void tree_build(const sn_topo_t *t, tree_t *tr)
 }
 
 /* The identity's timetable: list scheduling of its tree edges (see the header). */
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int mnb_cayley_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {
-    int rc = applies(t, p, err);
+    int rc = mnb_cayley_applies(t, p, err);
     if (rc < 0)
         return rc;
     uint32_t n = t->n, deg = sn_topo_degree(t, 0), M = p->msgs * p->frags;
@@ -223,19 +223,19 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
     free(ready.v);
     tree_free(&tr);
     if (rc < 0) {
-        plan_free(pl);
+        mnb_cayley_plan_free(pl);
         return rc;
     }
     *out = pl;
     return 0;
 }
 
-static int64_t predicted(const void *plan)
+static int64_t mnb_cayley_predicted(const void *plan)
 {
     return (int64_t) ((const plan_t *) plan)->T;
 }
 
-static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
+static int mnb_cayley_node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
 {
     (void) err;
     state_t *s = state;
@@ -251,7 +251,7 @@ static sn_packet_t packet_of(const plan_t *pl, uint32_t u, const entry_t *m)
     return sn_packet_data(pl->p, sn_topo_mul(pl->t, u, m->xinv), SN_NODE_ALL, m->k / f, m->k % f);
 }
 
-static int node_step(void *state, sn_step_t *io, sn_err_t *err)
+static int mnb_cayley_node_step(void *state, sn_step_t *io, sn_err_t *err)
 {
     state_t *s = state;
     const plan_t *pl = s->pl;
@@ -303,13 +303,13 @@ const sn_algo_t sn__algo_mnb_cayley = {
               "Fragopoulou and Akl's translated trees; the timetable is list scheduling",
     .predicts = "the length of the identity's timetable (replayed exactly); single-port "
                 "M (N - 1)",
-    .applies = applies,
-    .plan_new = plan_new,
-    .plan_free = plan_free,
-    .predicted = predicted,
+    .applies = mnb_cayley_applies,
+    .plan_new = mnb_cayley_plan_new,
+    .plan_free = mnb_cayley_plan_free,
+    .predicted = mnb_cayley_predicted,
     .state_size = sizeof(state_t),
-    .node_init = node_init,
+    .node_init = mnb_cayley_node_init,
     .node_fini = NULL,
-    .node_step = node_step,
+    .node_step = mnb_cayley_node_step,
     .parallel = 1,
 };

@@ -31,7 +31,7 @@ typedef struct {
     uint8_t *have; /* [n * M] bits: message x of source s has arrived */
 } state_t;
 
-static void plan_free(void *plan)
+static void mnb_cycle_plan_free(void *plan)
 {
     plan_t *pl = plan;
     if (pl == NULL)
@@ -159,7 +159,7 @@ static int find_cycle(const sn_topo_t *t, const sn_params_t *p, uint32_t *cyc, u
     return 0;
 }
 
-static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int mnb_cycle_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     uint32_t *cyc = sn_xmalloc(((size_t) t->n + 1) * sizeof *cyc);
     uint32_t *port = sn_xmalloc(((size_t) t->n + 1) * sizeof *port);
@@ -169,7 +169,7 @@ static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
     return rc;
 }
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int mnb_cycle_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {
     uint32_t n = t->n;
     plan_t *pl = sn_xcalloc(1, sizeof *pl);
@@ -182,7 +182,7 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
     pl->port = sn_xmalloc(((size_t) n + 1) * sizeof *pl->port);
     int rc = find_cycle(t, p, pl->cycle, pl->port, err);
     if (rc < 0) {
-        plan_free(pl);
+        mnb_cycle_plan_free(pl);
         return rc;
     }
     for (uint32_t i = 0; i < n; i++)
@@ -191,13 +191,13 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
     return 0;
 }
 
-static int64_t predicted(const void *plan)
+static int64_t mnb_cycle_predicted(const void *plan)
 {
     const plan_t *pl = plan;
     return (int64_t) pl->M * (pl->n - 1);
 }
 
-static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
+static int mnb_cycle_node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
 {
     (void) err;
     state_t *s = state;
@@ -207,12 +207,12 @@ static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err
     return 0;
 }
 
-static void node_fini(void *state)
+static void mnb_cycle_node_fini(void *state)
 {
     free(((state_t *) state)->have);
 }
 
-static int node_step(void *state, sn_step_t *io, sn_err_t *err)
+static int mnb_cycle_node_step(void *state, sn_step_t *io, sn_err_t *err)
 {
     state_t *s = state;
     const plan_t *pl = s->pl;
@@ -250,12 +250,12 @@ const sn_algo_t sn__algo_mnb_cycle = {
     .summary = "single-port pipeline around a Hamiltonian cycle: one send, one reception a step",
     .source = "generic; optimal by the single-port reception bound (Dimakopoulos, thesis, 2.4)",
     .predicts = "M (N - 1), the single-port lower bound",
-    .applies = applies,
-    .plan_new = plan_new,
-    .plan_free = plan_free,
-    .predicted = predicted,
+    .applies = mnb_cycle_applies,
+    .plan_new = mnb_cycle_plan_new,
+    .plan_free = mnb_cycle_plan_free,
+    .predicted = mnb_cycle_predicted,
     .state_size = sizeof(state_t),
-    .node_init = node_init,
-    .node_fini = node_fini,
-    .node_step = node_step,
+    .node_init = mnb_cycle_node_init,
+    .node_fini = mnb_cycle_node_fini,
+    .node_step = mnb_cycle_node_step,
 };

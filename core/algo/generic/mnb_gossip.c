@@ -29,7 +29,7 @@
  * and 200 MiB; twice the packets would take 7 times longer and 700 MiB). */
 #define MAX_PACKETS (1u << 11)
 
-static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int mnb_gossip_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     uint64_t K = (uint64_t) t->n * p->msgs * p->frags;
     if (t->is_router != NULL)
@@ -76,9 +76,9 @@ typedef struct {
     uint32_t q, nopt; /* v's port towards the neighbour, packets it could pass v */
 } offer_t;
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int mnb_gossip_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {
-    int rc = applies(t, p, err);
+    int rc = mnb_gossip_applies(t, p, err);
     if (rc < 0)
         return rc;
     uint32_t n = t->n, M = p->msgs * p->frags, K = n * M, W = (K + 63) / 64;
@@ -181,8 +181,8 @@ const sn_algo_t sn__algo_mnb_gossip = {
     .summary = "multiport: each slot every link passes the rarest packet its receiver lacks",
     .source = "generic; the reception bound of Varvarigos and Bertsekas, eq. (4b)",
     .predicts = "the length of the timetable (replayed exactly)",
-    .applies = applies,
-    .plan_new = plan_new,
+    .applies = mnb_gossip_applies,
+    .plan_new = mnb_gossip_plan_new,
     SN_TT_REPLAY_FIELDS,
     .heuristic = 1,
 };

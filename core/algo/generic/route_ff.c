@@ -216,7 +216,7 @@ static sn_packet_t pq_pop(state_t *s, uint32_t g)
 
 /* ---- plan --------------------------------------------------------------------------------- */
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int route_ff_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {
     plan_t *pl = sn_xcalloc(1, sizeof *pl);
     pl->t = t;
@@ -249,7 +249,7 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
     return 0;
 }
 
-static void plan_free(void *plan)
+static void route_ff_plan_free(void *plan)
 {
     plan_t *pl = plan;
     sn_route_free(pl->route);
@@ -259,7 +259,7 @@ static void plan_free(void *plan)
     free(pl);
 }
 
-static int64_t predicted(const void *plan)
+static int64_t route_ff_predicted(const void *plan)
 {
     (void) plan;
     return -1;
@@ -308,7 +308,7 @@ static void own_build(const plan_t *pl, uint32_t u, ownlist_t *out)
 
 /* Queues a broadcast packet for every child of u in T_src (the neighbours whose next hop towards
  * src is u and whose subtree holds a processor), keyed by that child's subtree height. */
-static void push_children(state_t *s, const sn_packet_t *pkt)
+static void route_ff_push_children(state_t *s, const sn_packet_t *pkt)
 {
     const plan_t *pl = s->pl;
     for (uint32_t p = 0; p < s->deg; p++) {
@@ -325,7 +325,7 @@ static void push_children(state_t *s, const sn_packet_t *pkt)
     }
 }
 
-static int node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
+static int route_ff_node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
 {
     (void) err;
     state_t *s = state;
@@ -390,7 +390,7 @@ static int node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
     return 0;
 }
 
-static void node_fini(void *state)
+static void route_ff_node_fini(void *state)
 {
     state_t *s = state;
     for (uint32_t p = 0; s->q && !s->own_buckets && p < s->deg; p++)
@@ -448,7 +448,7 @@ static int dir_ok(const state_t *s, uint32_t p, uint64_t round)
     return (int) ((round + e) & 1) == (from_a ? 0 : 1);
 }
 
-static int node_step(void *state, sn_step_t *io, sn_err_t *err)
+static int route_ff_node_step(void *state, sn_step_t *io, sn_err_t *err)
 {
     (void) err;
     state_t *s = state;
@@ -458,7 +458,7 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
         for (uint32_t k = 0; k < pl->p->msgs * pl->p->frags; k++) {
             sn_packet_t pkt =
                 sn_packet_data(pl->p, s->u, SN_NODE_ALL, k / pl->p->frags, k % pl->p->frags);
-            push_children(s, &pkt);
+            route_ff_push_children(s, &pkt);
         }
     }
     for (size_t i = 0; i < io->nrx; i++) {
@@ -466,7 +466,7 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
         if (pl->bcast) {
             if (sn_topo_is_proc(t, s->u))
                 sn_step_deliver(io, k);
-            push_children(s, k);
+            route_ff_push_children(s, k);
         } else if (k->dst == s->u) {
             sn_step_deliver(io, k);
         } else {
@@ -538,13 +538,13 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
         .summary = summ,                                                                           \
         .source = "generic baseline; bounds from Dimakopoulos, thesis, section 4.1, (4.1), (4.4)", \
         .predicts = "no exact count in theory for this generic algorithm",                         \
-        .plan_new = plan_new,                                                                      \
-        .plan_free = plan_free,                                                                    \
-        .predicted = predicted,                                                                    \
+        .plan_new = route_ff_plan_new,                                                             \
+        .plan_free = route_ff_plan_free,                                                           \
+        .predicted = route_ff_predicted,                                                           \
         .state_size = sizeof(state_t),                                                             \
-        .node_init = node_init,                                                                    \
-        .node_fini = node_fini,                                                                    \
-        .node_step = node_step,                                                                    \
+        .node_init = route_ff_node_init,                                                           \
+        .node_fini = route_ff_node_fini,                                                           \
+        .node_step = route_ff_node_step,                                                           \
         .parallel = 1,                                                                             \
     }
 

@@ -62,7 +62,7 @@ static int applies_upto(const sn_topo_t *t, const sn_params_t *p, const char *na
     return 0;
 }
 
-static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int single_timetable_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     return applies_upto(t, p, "bcast-multitree", MAX_WORK, err);
 }
@@ -159,9 +159,10 @@ static int cmp_cand(const void *a, const void *b)
     return p->c < q->c ? -1 : p->c > q->c;
 }
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int single_timetable_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out,
+                                     sn_err_t *err)
 {
-    int rc = applies(t, p, err);
+    int rc = single_timetable_applies(t, p, err);
     if (rc < 0)
         return rc;
     uint32_t n = t->n, M = p->msgs * p->frags, root = p->root;
@@ -454,8 +455,8 @@ const sn_algo_t sn__algo_bcast_multitree = {
     .summary = "one rotated shortest-path tree per packet, greedy single-port timetable",
     .source = "generic; binomial tree of Dimakopoulos, thesis, section 3.1, Fig. 3.1",
     .predicts = "the length of the greedy timetable (replayed exactly)",
-    .applies = applies,
-    .plan_new = plan_new,
+    .applies = single_timetable_applies,
+    .plan_new = single_timetable_plan_new,
     SN_TT_REPLAY_FIELDS,
 };
 

@@ -44,7 +44,7 @@ typedef struct node_s {
     uint64_t queued;
 } node_t;
 
-static void fifo_push(fifo_t *f, const sn_packet_t *k)
+static void pexchange_mesh_fifo_push(fifo_t *f, const sn_packet_t *k)
 {
     if (f->head + f->n == f->cap) {
         if (f->head > 0) {
@@ -58,7 +58,7 @@ static void fifo_push(fifo_t *f, const sn_packet_t *k)
     f->v[f->head + f->n++] = *k;
 }
 
-static int shape(const sn_topo_t *t, uint32_t *side, sn_err_t *err)
+static int pexchange_mesh_shape(const sn_topo_t *t, uint32_t *side, sn_err_t *err)
 {
     if ((t->kind != SN_TOPO_MESH && t->kind != SN_TOPO_TORUS) || t->nfactors != 2 ||
         t->factors[0]->n != t->factors[1]->n)
@@ -70,10 +70,10 @@ static int shape(const sn_topo_t *t, uint32_t *side, sn_err_t *err)
     return 0;
 }
 
-static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int pexchange_mesh_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     uint32_t side;
-    int rc = shape(t, &side, err);
+    int rc = pexchange_mesh_shape(t, &side, err);
     if (rc)
         return rc;
     if (p->sources == NULL)
@@ -88,14 +88,15 @@ static uint32_t coord(const plan_t *pl, uint32_t u, uint32_t kind)
     return kind == ROW ? u % pl->side : u / pl->side;
 }
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int pexchange_mesh_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out,
+                                   sn_err_t *err)
 {
-    int rc = applies(t, p, err);
+    int rc = pexchange_mesh_applies(t, p, err);
     if (rc)
         return rc;
     plan_t *pl = sn_xcalloc(1, sizeof *pl);
     pl->t = t, pl->p = p;
-    shape(t, &pl->side, NULL);
+    pexchange_mesh_shape(t, &pl->side, NULL);
     pl->med = pl->side / 2;
     pl->phase1 = 2ull * pl->med;
     pl->port = sn_xmalloc((size_t) t->n * 4 * sizeof *pl->port);
@@ -118,7 +119,7 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
     return 0;
 }
 
-static void plan_free(void *vp)
+static void pexchange_mesh_plan_free(void *vp)
 {
     plan_t *pl = vp;
     if (pl == NULL)
@@ -128,13 +129,13 @@ static void plan_free(void *vp)
     free(pl);
 }
 
-static int64_t predicted(const void *vp)
+static int64_t pexchange_mesh_predicted(const void *vp)
 {
     (void) vp;
     return -1;
 }
 
-static int node_init(const void *vp, uint32_t u, void *st, sn_err_t *err)
+static int pexchange_mesh_node_init(const void *vp, uint32_t u, void *st, sn_err_t *err)
 {
     (void) err;
     const plan_t *pl = vp;
@@ -145,7 +146,7 @@ static int node_init(const void *vp, uint32_t u, void *st, sn_err_t *err)
     return 0;
 }
 
-static void node_fini(void *st)
+static void pexchange_mesh_node_fini(void *st)
 {
     node_t *s = st;
     for (int i = 0; i < 4; i++)
@@ -200,7 +201,7 @@ static void phase1_line(node_t *s, uint32_t kind, uint64_t tick, int got, uint64
 }
 
 /* The queue a packet at this node waits in, or -1 when it is home. */
-static int route(const node_t *s, const sn_packet_t *k, uint32_t *qi)
+static int pexchange_mesh_route(const node_t *s, const sn_packet_t *k, uint32_t *qi)
 {
     const plan_t *pl = s->pl;
     if (k->dst == s->u)
@@ -215,18 +216,18 @@ static int route(const node_t *s, const sn_packet_t *k, uint32_t *qi)
 static int enqueue(node_t *s, const sn_packet_t *k, sn_err_t *err)
 {
     uint32_t qi;
-    if (route(s, k, &qi) < 0)
+    if (pexchange_mesh_route(s, k, &qi) < 0)
         return 0;
     if (s->pl->port[s->u * 4 + qi] == NONE)
         return sn_err_set(err, SN_EALGO, "node %u: no link on the way to %u", s->u, k->dst);
     /* priority: R packets on row links, C packets on column links */
     uint32_t kind = qi / 2, prio = (kind == ROW) == (k->tag == CLS_R);
-    fifo_push(&s->q[qi][prio ? 0 : 1], k);
+    pexchange_mesh_fifo_push(&s->q[qi][prio ? 0 : 1], k);
     s->queued++;
     return 0;
 }
 
-static int node_step(void *st, sn_step_t *io, sn_err_t *err)
+static int pexchange_mesh_node_step(void *st, sn_step_t *io, sn_err_t *err)
 {
     node_t *s = st;
     const plan_t *pl = s->pl;
@@ -290,13 +291,13 @@ const sn_algo_t sn__algo_pexchange_mesh = {
                "column-first, each with priority on its first links",
     .source = "Varvarigos and Bertsekas, d-dimensional meshes, section 4, Lemma 3",
     .predicts = "none (the paper bounds it: 2 floor(sqrt(M)) (N - p) + 2(p - 1) + p t_p)",
-    .applies = applies,
-    .plan_new = plan_new,
-    .plan_free = plan_free,
-    .predicted = predicted,
+    .applies = pexchange_mesh_applies,
+    .plan_new = pexchange_mesh_plan_new,
+    .plan_free = pexchange_mesh_plan_free,
+    .predicted = pexchange_mesh_predicted,
     .state_size = sizeof(node_t),
-    .node_init = node_init,
-    .node_fini = node_fini,
-    .node_step = node_step,
+    .node_init = pexchange_mesh_node_init,
+    .node_fini = pexchange_mesh_node_fini,
+    .node_step = pexchange_mesh_node_step,
     .vs_generic = 1, /* auto compares dry runs of it and of pexchange-route */
 };

@@ -76,7 +76,7 @@ typedef struct node_s {
     fwd_t *fwd, *next;    /* [ncls * 2] */
 } node_t;
 
-static void list_push(list_t *l, uint32_t src, uint32_t key)
+static void pmnb_mesh_list_push(list_t *l, uint32_t src, uint32_t key)
 {
     if (l->n == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 4;
@@ -139,8 +139,8 @@ static uint64_t msched_of(const plan_t *pl, uint64_t M)
 /* ---- topology ------------------------------------------------------------------------------ */
 
 /* d, side and whether t is a torus, for a mesh, torus, linear array or ring with equal sides. */
-static int shape(const sn_topo_t *t, uint32_t *d, uint32_t *side, int *torus, const char *who,
-                 sn_err_t *err)
+static int pmnb_mesh_shape(const sn_topo_t *t, uint32_t *d, uint32_t *side, int *torus,
+                           const char *who, sn_err_t *err)
 {
     if (t->kind == SN_TOPO_LINEAR || t->kind == SN_TOPO_RING) {
         *d = 1, *side = t->n, *torus = t->kind == SN_TOPO_RING;
@@ -173,7 +173,7 @@ static int applies_common(const sn_algo_t *a, const sn_topo_t *t, const sn_param
 {
     uint32_t d = 0, side = 0;
     int torus = 0, rc;
-    if ((rc = shape(t, &d, &side, &torus, a->name, err)))
+    if ((rc = pmnb_mesh_shape(t, &d, &side, &torus, a->name, err)))
         return rc;
     if (p->msgs != 1)
         return sn_err_set_param(err, SN_ENOTSUP, SN_PARAM_MSGS,
@@ -197,15 +197,15 @@ static int applies_common(const sn_algo_t *a, const sn_topo_t *t, const sn_param
 
 /* ---- plan ---------------------------------------------------------------------------------- */
 
-static int plan_new(const sn_algo_t *a, const sn_topo_t *t, const sn_params_t *p, void **out,
-                    sn_err_t *err)
+static int pmnb_mesh_plan_new(const sn_algo_t *a, const sn_topo_t *t, const sn_params_t *p,
+                              void **out, sn_err_t *err)
 {
     int rc;
     if ((rc = applies_common(a, t, p, err)))
         return rc;
     plan_t *pl = sn_xcalloc(1, sizeof *pl);
     int torus = 0;
-    shape(t, &pl->d, &pl->side, &torus, a->name, NULL);
+    pmnb_mesh_shape(t, &pl->d, &pl->side, &torus, a->name, NULL);
     pl->t = t, pl->p = p, pl->v = variant_of(a), pl->n = t->n;
     pl->ring = torus && pl->side >= 3;
     pl->pw = sn_xmalloc((size_t) (pl->d + 1) * sizeof *pl->pw);
@@ -252,7 +252,7 @@ static int plan_new(const sn_algo_t *a, const sn_topo_t *t, const sn_params_t *p
     return 0;
 }
 
-static void plan_free(void *vp)
+static void pmnb_mesh_plan_free(void *vp)
 {
     plan_t *pl = vp;
     if (pl == NULL)
@@ -262,7 +262,7 @@ static void plan_free(void *vp)
     free(pl);
 }
 
-static int64_t predicted(const void *vp)
+static int64_t pmnb_mesh_predicted(const void *vp)
 {
     return ((const plan_t *) vp)->predicted;
 }
@@ -270,7 +270,8 @@ static int64_t predicted(const void *vp)
 /* ---- node ---------------------------------------------------------------------------------- */
 
 /* Prefix over the class-c rotated order: level j is dimension (j + c) mod d. */
-static void prefix_init(const plan_t *pl, uint32_t u, uint32_t c, sn_prefix_t *s, uint32_t x)
+static void pmnb_mesh_prefix_init(const plan_t *pl, uint32_t u, uint32_t c, sn_prefix_t *s,
+                                  uint32_t x)
 {
     uint32_t len[SN_PREFIX_MAX_LEVELS], dg[SN_PREFIX_MAX_LEVELS], nx[SN_PREFIX_MAX_LEVELS],
         pv[SN_PREFIX_MAX_LEVELS];
@@ -284,7 +285,7 @@ static void prefix_init(const plan_t *pl, uint32_t u, uint32_t c, sn_prefix_t *s
     sn__prefix_init(s, pl->d, len, dg, nx, pv, x);
 }
 
-static int node_init(const void *vp, uint32_t u, void *st, sn_err_t *err)
+static int pmnb_mesh_node_init(const void *vp, uint32_t u, void *st, sn_err_t *err)
 {
     (void) err;
     const plan_t *pl = vp;
@@ -302,9 +303,9 @@ static int node_init(const void *vp, uint32_t u, void *st, sn_err_t *err)
         s->pre = sn_xcalloc(s->npre, sizeof *s->pre);
     if (pl->v == V_SPLIT)
         for (uint32_t c = 0; c < pl->d; c++)
-            prefix_init(pl, u, c, &s->pre[c], (uint32_t) s->is_src);
+            pmnb_mesh_prefix_init(pl, u, c, &s->pre[c], (uint32_t) s->is_src);
     else if (pl->v != V_MNB)
-        prefix_init(pl, u, 0, &s->pre[0], (uint32_t) s->is_src);
+        pmnb_mesh_prefix_init(pl, u, 0, &s->pre[0], (uint32_t) s->is_src);
     s->held = sn_xcalloc(pl->ncls, sizeof *s->held);
     s->known = sn_xcalloc(pl->ncls, sizeof *s->known);
     s->snap = sn_xcalloc(pl->ncls, sizeof *s->snap);
@@ -313,7 +314,7 @@ static int node_init(const void *vp, uint32_t u, void *st, sn_err_t *err)
     return 0;
 }
 
-static void node_fini(void *st)
+static void pmnb_mesh_node_fini(void *st)
 {
     node_t *s = st;
     if (s->pl == NULL)
@@ -331,7 +332,7 @@ static void node_fini(void *st)
 }
 
 /* Runs prefix instance i at its tick (engine/prefix.c). */
-static int run_prefix(node_t *s, uint32_t i, uint64_t tick, sn_step_t *io, sn_err_t *err)
+static int pmnb_mesh_run_prefix(node_t *s, uint32_t i, uint64_t tick, sn_step_t *io, sn_err_t *err)
 {
     return sn__prefix_step(&s->pre[i], i, tick, s->pl->t, s->u, io, err);
 }
@@ -361,17 +362,17 @@ static int setup_packing(node_t *s, sn_err_t *err)
     switch (pl->v) {
     case V_SPLIT:
         for (uint32_t c = 0; c < pl->d; c++)
-            list_push(&s->held[c], s->u, unrank(pl, c, s->pre[c].rank));
+            pmnb_mesh_list_push(&s->held[c], s->u, unrank(pl, c, s->pre[c].rank));
         break;
     case V_A0:
-        list_push(&s->held[0], s->u, unrank(pl, 0, s->pre[0].rank));
+        pmnb_mesh_list_push(&s->held[0], s->u, unrank(pl, 0, s->pre[0].rank));
         break;
     case V_NOSPLIT:
-        list_push(&s->held[s->cls], s->u, unrank(pl, s->cls, s->pre[1 + s->cls].rank));
+        pmnb_mesh_list_push(&s->held[s->cls], s->u, unrank(pl, s->cls, s->pre[1 + s->cls].rank));
         break;
     case V_MNB:
         s->cls = s->u % pl->d;
-        list_push(&s->held[s->cls], s->u, unrank(pl, s->cls, mnb_class_rank(pl, s->u)));
+        pmnb_mesh_list_push(&s->held[s->cls], s->u, unrank(pl, s->cls, mnb_class_rank(pl, s->u)));
         break;
     }
     return 0;
@@ -382,7 +383,7 @@ static uint32_t frag_base(const plan_t *pl, uint32_t c)
     return pl->v == V_SPLIT ? c * pl->nh * pl->k : 0;
 }
 
-static int on_data(node_t *s, const sn_msg_t *m, sn_step_t *io, sn_err_t *err)
+static int pmnb_mesh_on_data(node_t *s, const sn_msg_t *m, sn_step_t *io, sn_err_t *err)
 {
     const plan_t *pl = s->pl;
     const sn_packet_t *k = &m->pkt;
@@ -393,7 +394,7 @@ static int on_data(node_t *s, const sn_msg_t *m, sn_step_t *io, sn_err_t *err)
         if (target == s->u && k->src != s->u)
             sn_step_deliver(io, k);
         if (k->frag - frag_base(pl, c) == pl->wp - 1)
-            list_push(&s->held[c], k->src, target);
+            pmnb_mesh_list_push(&s->held[c], k->src, target);
         return 0;
     }
     if (k->flags != FL_BCAST)
@@ -407,7 +408,7 @@ static int on_data(node_t *s, const sn_msg_t *m, sn_step_t *io, sn_err_t *err)
     if (q == pl->k - 1) {
         s->next[c * 2 + dir] = (fwd_t){k->src, hops, 1};
         if (pl->nh == 1 || dir == 0)
-            list_push(&s->known[c], k->src, 0);
+            pmnb_mesh_list_push(&s->known[c], k->src, 0);
     }
     return 0;
 }
@@ -483,33 +484,33 @@ static int bcast_slot(node_t *s, uint32_t l, uint64_t t, uint32_t q, sn_step_t *
     return 0;
 }
 
-static int node_step(void *st, sn_step_t *io, sn_err_t *err)
+static int pmnb_mesh_node_step(void *st, sn_step_t *io, sn_err_t *err)
 {
     node_t *s = st;
     const plan_t *pl = s->pl;
     uint64_t slot = io->slot;
     int rc;
     for (size_t i = 0; i < io->nrx; i++)
-        if (io->rx[i].pkt.kind == SN_PKT_DATA && (rc = on_data(s, &io->rx[i], io, err)))
+        if (io->rx[i].pkt.kind == SN_PKT_DATA && (rc = pmnb_mesh_on_data(s, &io->rx[i], io, err)))
             return rc;
     /* ---- phase 1: the prefixes (control slots 1 .. prefix, results at prefix + 1) ---- */
     if (pl->v == V_NOSPLIT) {
-        if (slot <= pl->T0 + 1 && (rc = run_prefix(s, 0, slot, io, err)))
+        if (slot <= pl->T0 + 1 && (rc = pmnb_mesh_run_prefix(s, 0, slot, io, err)))
             return rc;
         if (slot == pl->T0 + 1) {
             if (!s->pre[0].done)
                 return sn_err_set(err, SN_EALGO, "node %u: no rank after the first prefix", s->u);
             s->cls = (uint32_t) (s->pre[0].rank % pl->d);
             for (uint32_t c = 0; c < pl->d; c++)
-                prefix_init(pl, s->u, c, &s->pre[1 + c], s->is_src && s->cls == c);
+                pmnb_mesh_prefix_init(pl, s->u, c, &s->pre[1 + c], s->is_src && s->cls == c);
         }
         if (slot > pl->T0 && slot <= 2 * pl->T0 + 1)
             for (uint32_t c = 0; c < pl->d; c++)
-                if ((rc = run_prefix(s, 1 + c, slot - pl->T0, io, err)))
+                if ((rc = pmnb_mesh_run_prefix(s, 1 + c, slot - pl->T0, io, err)))
                     return rc;
     } else {
         for (uint32_t i = 0; i < s->npre && slot <= pl->T0 + 1; i++)
-            if ((rc = run_prefix(s, i, slot, io, err)))
+            if ((rc = pmnb_mesh_run_prefix(s, i, slot, io, err)))
                 return rc;
     }
     if (slot == pl->prefix + 1 && (rc = setup_packing(s, err)))
@@ -543,7 +544,7 @@ static int node_step(void *st, sn_step_t *io, sn_err_t *err)
                                     return sn_err_set(err, SN_EALGO,
                                                       "node %u still holds a packet for %u", s->u,
                                                       s->held[c].v[i].key);
-                                list_push(&s->known[c], s->held[c].v[i].src, 0);
+                                pmnb_mesh_list_push(&s->known[c], s->held[c].v[i].src, 0);
                             }
                             s->held[c].n = 0;
                         }
@@ -570,29 +571,29 @@ static int applies_nosplit(const sn_topo_t *t, const sn_params_t *p, sn_err_t *e
 {
     return applies_common(&sn__algo_pmnb_mesh_nosplit, t, p, err);
 }
-static int applies_a0(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int pmnb_mesh_applies_a0(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     return applies_common(&sn__algo_pmnb_mesh_a0, t, p, err);
 }
-static int applies_mnb(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int pmnb_mesh_applies_mnb(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     return applies_common(&sn__algo_mnb_mesh, t, p, err);
 }
 static int plan_split(const sn_topo_t *t, const sn_params_t *p, void **pl, sn_err_t *err)
 {
-    return plan_new(&sn__algo_pmnb_mesh_split, t, p, pl, err);
+    return pmnb_mesh_plan_new(&sn__algo_pmnb_mesh_split, t, p, pl, err);
 }
 static int plan_nosplit(const sn_topo_t *t, const sn_params_t *p, void **pl, sn_err_t *err)
 {
-    return plan_new(&sn__algo_pmnb_mesh_nosplit, t, p, pl, err);
+    return pmnb_mesh_plan_new(&sn__algo_pmnb_mesh_nosplit, t, p, pl, err);
 }
 static int plan_a0(const sn_topo_t *t, const sn_params_t *p, void **pl, sn_err_t *err)
 {
-    return plan_new(&sn__algo_pmnb_mesh_a0, t, p, pl, err);
+    return pmnb_mesh_plan_new(&sn__algo_pmnb_mesh_a0, t, p, pl, err);
 }
-static int plan_mnb(const sn_topo_t *t, const sn_params_t *p, void **pl, sn_err_t *err)
+static int pmnb_mesh_plan_mnb(const sn_topo_t *t, const sn_params_t *p, void **pl, sn_err_t *err)
 {
-    return plan_new(&sn__algo_mnb_mesh, t, p, pl, err);
+    return pmnb_mesh_plan_new(&sn__algo_mnb_mesh, t, p, pl, err);
 }
 
 static variant_t variant_of(const sn_algo_t *a)
@@ -611,8 +612,9 @@ static variant_t variant_of(const sn_algo_t *a)
  * large M with fragments (docs/reproduction.md). */
 #define MESH_FIELDS                                                                                \
     .pm_mask = SN_PM_MULTI, .topos = "mesh, torus (equal sides), linear, ring",                    \
-    .plan_free = plan_free, .predicted = predicted, .state_size = sizeof(node_t),                  \
-    .node_init = node_init, .node_fini = node_fini, .node_step = node_step, .vs_generic = 1
+    .plan_free = pmnb_mesh_plan_free, .predicted = pmnb_mesh_predicted,                            \
+    .state_size = sizeof(node_t), .node_init = pmnb_mesh_node_init,                                \
+    .node_fini = pmnb_mesh_node_fini, .node_step = pmnb_mesh_node_step, .vs_generic = 1
 
 const sn_algo_t sn__algo_pmnb_mesh_split = {
     .name = "pmnb-mesh-split",
@@ -648,7 +650,7 @@ const sn_algo_t sn__algo_pmnb_mesh_a0 = {
     .source = "Varvarigos and Bertsekas, d-dimensional meshes, section 3.1, Lemma 1, Lemma 2",
     .predicts = "2d(p-1) control slots + d(p-1) packing ticks + (p-1) sum_l ceil(M/p^l) "
                 "broadcast ticks, in fragment slots",
-    .applies = applies_a0,
+    .applies = pmnb_mesh_applies_a0,
     .plan_new = plan_a0,
     MESH_FIELDS,
 };
@@ -660,7 +662,7 @@ const sn_algo_t sn__algo_mnb_mesh = {
                "whole packets, no prefix",
     .source = "Varvarigos and Bertsekas, d-dimensional meshes, section 3.2 (M = N)",
     .predicts = "d(p-1) + ceil((p-1)/gamma) sum_l ceil(ceil(N/d)/p^l), times fragments",
-    .applies = applies_mnb,
-    .plan_new = plan_mnb,
+    .applies = pmnb_mesh_applies_mnb,
+    .plan_new = pmnb_mesh_plan_mnb,
     MESH_FIELDS,
 };

@@ -33,7 +33,7 @@ typedef struct {
     } sub;
 } state_t;
 
-static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int bcast_binomial_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     (void) p;
     if (t->kind != SN_TOPO_HYPERCUBE)
@@ -42,7 +42,8 @@ static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
     return 0;
 }
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int bcast_binomial_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out,
+                                   sn_err_t *err)
 {
     plan_t *pl = sn_xcalloc(1, sizeof *pl);
     pl->single = p->pm.ports == SN_PORTS_SINGLE;
@@ -56,7 +57,7 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
     return 0;
 }
 
-static void plan_free(void *plan)
+static void bcast_binomial_plan_free(void *plan)
 {
     plan_t *pl = plan;
     if (pl->single)
@@ -66,13 +67,13 @@ static void plan_free(void *plan)
     free(pl);
 }
 
-static int64_t predicted(const void *plan)
+static int64_t bcast_binomial_predicted(const void *plan)
 {
     const plan_t *pl = plan;
     return pl->single ? sn__ordered_predicted(pl->sub) : sn__flood_predicted(pl->sub);
 }
 
-static int node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
+static int bcast_binomial_node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
 {
     const plan_t *pl = plan;
     state_t *s = state;
@@ -81,14 +82,14 @@ static int node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
                       : sn__flood_node_init(pl->sub, u, s->sub.flood, err);
 }
 
-static void node_fini(void *state)
+static void bcast_binomial_node_fini(void *state)
 {
     state_t *s = state;
     if (s->single)
         sn__ordered_node_fini(s->sub.ordered);
 }
 
-static int node_step(void *state, sn_step_t *io, sn_err_t *err)
+static int bcast_binomial_node_step(void *state, sn_step_t *io, sn_err_t *err)
 {
     state_t *s = state;
     return s->single ? sn__ordered_node_step(s->sub.ordered, io, err)
@@ -103,12 +104,12 @@ const sn_algo_t sn__algo_bcast_binomial = {
     .summary = "binomial tree: flooding (multiport), highest dimension first (single-port)",
     .source = "Dimakopoulos, thesis, section 3.1, Fig. 3.1; section 3.2.2 (single-port optimal)",
     .predicts = "d + packets - 1 (multiport); the schedule's count, d for one packet (single-port)",
-    .applies = applies,
-    .plan_new = plan_new,
-    .plan_free = plan_free,
-    .predicted = predicted,
+    .applies = bcast_binomial_applies,
+    .plan_new = bcast_binomial_plan_new,
+    .plan_free = bcast_binomial_plan_free,
+    .predicted = bcast_binomial_predicted,
     .state_size = sizeof(state_t),
-    .node_init = node_init,
-    .node_fini = node_fini,
-    .node_step = node_step,
+    .node_init = bcast_binomial_node_init,
+    .node_fini = bcast_binomial_node_fini,
+    .node_step = bcast_binomial_node_step,
 };

@@ -32,14 +32,14 @@ typedef struct {
     uint32_t u;
 } state_t;
 
-static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int bcast_ering_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     (void) p;
     sn_ering_t e;
     return sn__ering_get(t, &e, "bcast-ering", err);
 }
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int bcast_ering_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {
     plan_t *pl = sn_xcalloc(1, sizeof *pl);
     int rc = sn__ering_get(t, &pl->e, "bcast-ering", err);
@@ -54,18 +54,18 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
     return 0;
 }
 
-static void plan_free(void *plan)
+static void bcast_ering_plan_free(void *plan)
 {
     free(plan);
 }
 
-static int64_t predicted(const void *plan)
+static int64_t bcast_ering_predicted(const void *plan)
 {
     const plan_t *pl = plan;
     return (int64_t) pl->e.D + pl->npk - 1;
 }
 
-static int node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
+static int bcast_ering_node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
 {
     (void) err;
     state_t *s = state;
@@ -81,7 +81,7 @@ static void send_weighted(const plan_t *pl, sn_step_t *io, sn_packet_t pkt, int 
     sn_step_send(io, sn__ering_port(&pl->e, ccw, jump), &pkt);
 }
 
-static int node_step(void *state, sn_step_t *io, sn_err_t *err)
+static int bcast_ering_node_step(void *state, sn_step_t *io, sn_err_t *err)
 {
     state_t *s = state;
     const plan_t *pl = s->pl;
@@ -126,11 +126,11 @@ const sn_algo_t sn__algo_bcast_ering = {
     .source = "Dimakopoulos, thesis, section 3.1 (from its reference [17]); weight-0 sends "
               "skipped (an erratum of the printed rule)",
     .predicts = "D + packets - 1, D = ceil(floor(n/2)/rho) the diameter",
-    .applies = applies,
-    .plan_new = plan_new,
-    .plan_free = plan_free,
-    .predicted = predicted,
+    .applies = bcast_ering_applies,
+    .plan_new = bcast_ering_plan_new,
+    .plan_free = bcast_ering_plan_free,
+    .predicted = bcast_ering_predicted,
     .state_size = sizeof(state_t),
-    .node_init = node_init,
-    .node_step = node_step,
+    .node_init = bcast_ering_node_init,
+    .node_step = bcast_ering_node_step,
 };

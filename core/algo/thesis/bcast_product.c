@@ -10,7 +10,7 @@
 #include "algo/engine/flood.h"
 #include "algo/engine/tree_product.h"
 
-static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int bcast_product_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     (void) p;
     if (t->nfactors == 0)
@@ -21,7 +21,8 @@ static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
     return 0;
 }
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int bcast_product_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out,
+                                  sn_err_t *err)
 {
     return sn__flood_plan_new(t, p, sn__tree_product, out, err);
 }
@@ -35,7 +36,7 @@ const sn_algo_t sn__algo_bcast_product = {
         "flooding over the Theorem 3.1 tree: forward in the lower dimensions and in one's own",
     .source = "Dimakopoulos, thesis, section 3.1.1, Theorem 3.1, Fig. 3.3",
     .predicts = "e(root) = sum of the factor eccentricities, + packets - 1",
-    .applies = applies,
-    .plan_new = plan_new,
+    .applies = bcast_product_applies,
+    .plan_new = bcast_product_plan_new,
     SN__FLOOD_ALGO_FIELDS,
 };

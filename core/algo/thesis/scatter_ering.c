@@ -13,26 +13,28 @@
 #include "algo/engine/lanes.h"
 #include "algo/engine/tree_ering.h"
 
-static int applies_scatter(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int scatter_ering_applies_scatter(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     (void) p;
     sn_ering_t e;
     return sn__ering_get(t, &e, "scatter-ering", err);
 }
 
-static int applies_gather(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int scatter_ering_applies_gather(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     (void) p;
     sn_ering_t e;
     return sn__ering_get(t, &e, "gather-ering", err);
 }
 
-static int plan_scatter(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int scatter_ering_plan_scatter(const sn_topo_t *t, const sn_params_t *p, void **out,
+                                      sn_err_t *err)
 {
     return sn__lanes_plan_new(t, p, sn__tree_ering, 0, out, err);
 }
 
-static int plan_gather(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int scatter_ering_plan_gather(const sn_topo_t *t, const sn_params_t *p, void **out,
+                                     sn_err_t *err)
 {
     return sn__lanes_plan_new(t, p, sn__tree_ering, 1, out, err);
 }
@@ -45,8 +47,8 @@ const sn_algo_t sn__algo_scatter_ering = {
     .summary = "furthest first down each path of the E_n^rho tree, all paths at once",
     .source = "Dimakopoulos, thesis, Theorem 3.8, tree of section 3.1",
     .predicts = "D * packets, D = ceil((n-1)/deg) (Theorem 3.8)",
-    .applies = applies_scatter,
-    .plan_new = plan_scatter,
+    .applies = scatter_ering_applies_scatter,
+    .plan_new = scatter_ering_plan_scatter,
     SN__LANES_ALGO_FIELDS(sn__lanes_scatter_step),
 };
 
@@ -58,7 +60,7 @@ const sn_algo_t sn__algo_gather_ering = {
     .summary = "scatter-ering reversed in time",
     .source = "Dimakopoulos, thesis, chapter 3 (gather = scatter reversed) with Theorem 3.8",
     .predicts = "the same count as scatter-ering",
-    .applies = applies_gather,
-    .plan_new = plan_gather,
+    .applies = scatter_ering_applies_gather,
+    .plan_new = scatter_ering_plan_gather,
     SN__LANES_ALGO_FIELDS(sn__lanes_gather_step),
 };

@@ -12,26 +12,28 @@
 #include "algo/engine/lanes.h"
 #include "algo/engine/tree_torus.h"
 
-static int applies_scatter(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int scatter_torus_applies_scatter(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     (void) p;
     uint32_t n, m;
     return sn__torus_get(t, &n, &m, "scatter-torus", err);
 }
 
-static int applies_gather(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int scatter_torus_applies_gather(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     (void) p;
     uint32_t n, m;
     return sn__torus_get(t, &n, &m, "gather-torus", err);
 }
 
-static int plan_scatter(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int scatter_torus_plan_scatter(const sn_topo_t *t, const sn_params_t *p, void **out,
+                                      sn_err_t *err)
 {
     return sn__lanes_plan_new(t, p, sn__tree_torus, 0, out, err);
 }
 
-static int plan_gather(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int scatter_torus_plan_gather(const sn_topo_t *t, const sn_params_t *p, void **out,
+                                     sn_err_t *err)
 {
     return sn__lanes_plan_new(t, p, sn__tree_torus, 1, out, err);
 }
@@ -45,8 +47,8 @@ const sn_algo_t sn__algo_scatter_torus = {
     .source =
         "Dimakopoulos, thesis, section 3.4.2, with Theorem 3.7 (printed construction corrected)",
     .predicts = "the largest region * packets = ceil((nm-1)/4) * packets",
-    .applies = applies_scatter,
-    .plan_new = plan_scatter,
+    .applies = scatter_torus_applies_scatter,
+    .plan_new = scatter_torus_plan_scatter,
     SN__LANES_ALGO_FIELDS(sn__lanes_scatter_step),
 };
 
@@ -58,7 +60,7 @@ const sn_algo_t sn__algo_gather_torus = {
     .summary = "scatter-torus reversed in time",
     .source = "Dimakopoulos, thesis, chapter 3 (gather = scatter reversed) with section 3.4.2",
     .predicts = "the same count as scatter-torus",
-    .applies = applies_gather,
-    .plan_new = plan_gather,
+    .applies = scatter_torus_applies_gather,
+    .plan_new = scatter_torus_plan_gather,
     SN__LANES_ALGO_FIELDS(sn__lanes_gather_step),
 };

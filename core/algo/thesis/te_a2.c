@@ -81,7 +81,7 @@ typedef struct {
     uint32_t base[SN_TOPO_MAX_FACTORS]; /* the first port of each factor at u */
 } state_t;
 
-static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int te_a2_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     (void) p;
     if (t->nfactors < 2 || t->is_router != NULL)
@@ -163,10 +163,10 @@ static int fsched_build(const sn_topo_t *f, const sn_params_t *p, const sn_sched
 /* The plan's inputs: each factor's single-port total exchange (auto-selection) with the run's
  * msgs and frags, recorded by the model; equal factors get equal requests, which share one
  * schedule. */
-static int plan_inputs(const sn_topo_t *t, const sn_params_t *p, sn_plan_input_t *in, size_t *n,
-                       sn_err_t *err)
+static int te_a2_plan_inputs(const sn_topo_t *t, const sn_params_t *p, sn_plan_input_t *in,
+                             size_t *n, sn_err_t *err)
 {
-    int rc = applies(t, p, err);
+    int rc = te_a2_applies(t, p, err);
     if (rc < 0)
         return rc;
     for (uint32_t i = 0; i < t->nfactors; i++) {
@@ -198,7 +198,7 @@ static int plan_inputs(const sn_topo_t *t, const sn_params_t *p, sn_plan_input_t
 
 /* ---- plan ------------------------------------------------------------------------------------ */
 
-static void plan_free(void *plan)
+static void te_a2_plan_free(void *plan)
 {
     plan_t *pl = plan;
     if (pl == NULL)
@@ -212,7 +212,7 @@ int sn__te_a2_plan_with(const sn_topo_t *t, const sn_params_t *p, const sn_sched
                         void **out, sn_err_t *err)
 {
     *out = NULL;
-    int rc = applies(t, p, err);
+    int rc = te_a2_applies(t, p, err);
     if (rc < 0)
         return rc;
     plan_t *pl = sn_xcalloc(1, sizeof *pl);
@@ -233,7 +233,7 @@ int sn__te_a2_plan_with(const sn_topo_t *t, const sn_params_t *p, const sn_sched
         }
     }
     if (rc < 0) {
-        plan_free(pl);
+        te_a2_plan_free(pl);
         return rc;
     }
     /* Theorem 5.3 level by level: TE on G_1 x .. x G_L takes N[L-1] T(G_L) + n_L TL[L-1] */
@@ -253,8 +253,8 @@ int sn__te_a2_plan_with(const sn_topo_t *t, const sn_params_t *p, const sn_sched
     return 0;
 }
 
-static int plan_from(const sn_topo_t *t, const sn_params_t *p, sn_plan_input_t *in, size_t n,
-                     void **out, sn_err_t *err)
+static int te_a2_plan_from(const sn_topo_t *t, const sn_params_t *p, sn_plan_input_t *in, size_t n,
+                           void **out, sn_err_t *err)
 {
     const sn_sched_t *given[SN_ALGO_MAX_INPUTS];
     if (n != t->nfactors)
@@ -265,7 +265,7 @@ static int plan_from(const sn_topo_t *t, const sn_params_t *p, sn_plan_input_t *
     return sn__te_a2_plan_with(t, p, given, out, err);
 }
 
-static int64_t predicted(const void *plan)
+static int64_t te_a2_predicted(const void *plan)
 {
     return ((const plan_t *) plan)->predicted;
 }
@@ -318,7 +318,7 @@ static const fev_t *event_at(const plan_t *pl, uint32_t L, uint32_t v, uint64_t 
 
 /* ---- node ------------------------------------------------------------------------------------ */
 
-static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
+static int te_a2_node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
 {
     (void) err;
     state_t *s = state;
@@ -333,7 +333,7 @@ static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err
     return 0;
 }
 
-static int node_step(void *state, sn_step_t *io, sn_err_t *err)
+static int te_a2_node_step(void *state, sn_step_t *io, sn_err_t *err)
 {
     state_t *s = state;
     const plan_t *pl = s->pl;
@@ -382,14 +382,14 @@ const sn_algo_t sn__algo_te_a2 = {
               "Corollary 5.4, Theorem 5.5",
     .predicts = "n1 T_B + n2 T_A from the factors' predictions (Theorem 5.3, Corollary 5.4; = s_G "
                 "on products of Cayley graphs, Theorem 5.5); none if a factor has none",
-    .applies = applies,
-    .plan_inputs = plan_inputs,
-    .plan_from = plan_from,
-    .plan_free = plan_free,
-    .predicted = predicted,
+    .applies = te_a2_applies,
+    .plan_inputs = te_a2_plan_inputs,
+    .plan_from = te_a2_plan_from,
+    .plan_free = te_a2_plan_free,
+    .predicted = te_a2_predicted,
     .state_size = sizeof(state_t),
-    .node_init = node_init,
+    .node_init = te_a2_node_init,
     .node_fini = NULL,
-    .node_step = node_step,
+    .node_step = te_a2_node_step,
     .parallel = 1,
 };

@@ -92,7 +92,7 @@ typedef struct {
 
 /* ---- applicability -------------------------------------------------------------------------- */
 
-static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int te_a3_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     (void) p;
     const char *need = "te-a3 needs a homogeneous product H x H or H^d with d a power of 2 (e.g. "
@@ -162,7 +162,7 @@ static int cmp_rx(const void *a, const void *b)
     return x->port < y->port ? -1 : (x->port > y->port);
 }
 
-static void plan_free(void *plan)
+static void te_a3_plan_free(void *plan)
 {
     plan_t *pl = plan;
     if (pl == NULL)
@@ -270,10 +270,10 @@ static int index_schedule(plan_t *pl, const sn_sched_t *sc, sn_err_t *err)
 /* The plan's one input: TE(H) under this run's port model and sizes, auto-selected for H = G's
  * factor, or te-a3's own schedule on H' = H^(d/2) (Cor. 5.7), a topology built here that the
  * plan keeps. */
-static int plan_inputs(const sn_topo_t *t, const sn_params_t *p, sn_plan_input_t *in, size_t *n,
-                       sn_err_t *err)
+static int te_a3_plan_inputs(const sn_topo_t *t, const sn_params_t *p, sn_plan_input_t *in,
+                             size_t *n, sn_err_t *err)
 {
-    int rc = applies(t, p, err);
+    int rc = te_a3_applies(t, p, err);
     if (rc < 0)
         return rc;
     uint32_t half = t->nfactors / 2;
@@ -295,11 +295,11 @@ static int plan_inputs(const sn_topo_t *t, const sn_params_t *p, sn_plan_input_t
     return 0;
 }
 
-static int plan_from(const sn_topo_t *t, const sn_params_t *p, sn_plan_input_t *in, size_t nin,
-                     void **out, sn_err_t *err)
+static int te_a3_plan_from(const sn_topo_t *t, const sn_params_t *p, sn_plan_input_t *in,
+                           size_t nin, void **out, sn_err_t *err)
 {
     *out = NULL;
-    int rc = applies(t, p, err);
+    int rc = te_a3_applies(t, p, err);
     if (rc < 0)
         return rc;
     if (nin != 1 || in[0].sched == NULL)
@@ -330,18 +330,18 @@ static int plan_from(const sn_topo_t *t, const sn_params_t *p, sn_plan_input_t *
     *out = pl;
     return 0;
 fail:
-    plan_free(pl);
+    te_a3_plan_free(pl);
     return rc;
 }
 
-static int64_t predicted(const void *plan)
+static int64_t te_a3_predicted(const void *plan)
 {
     return ((const plan_t *) plan)->pred;
 }
 
 /* ---- node ----------------------------------------------------------------------------------- */
 
-static int node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
+static int te_a3_node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
 {
     state_t *s = state;
     const plan_t *pl = plan;
@@ -389,7 +389,7 @@ static int node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
     return 0;
 }
 
-static void node_fini(void *state)
+static void te_a3_node_fini(void *state)
 {
     free(((state_t *) state)->block);
 }
@@ -472,7 +472,7 @@ static int bind_own(state_t *s, int d, uint32_t r, const htx_t *e, sn_packet_t *
     return 0;
 }
 
-static int node_step(void *state, sn_step_t *io, sn_err_t *err)
+static int te_a3_node_step(void *state, sn_step_t *io, sn_err_t *err)
 {
     state_t *s = state;
     const plan_t *pl = s->pl;
@@ -531,14 +531,14 @@ const sn_algo_t sn__algo_te_a3 = {
               "Corollary 5.7, Theorem 5.8",
     .predicts = "|H| * T_H (Thm 5.6), |H|^(d-1) * T_H on H^d (Cor. 5.7); T_H = the factor "
                 "algorithm's prediction, else its recorded steps",
-    .applies = applies,
-    .plan_inputs = plan_inputs,
-    .plan_from = plan_from,
-    .plan_free = plan_free,
-    .predicted = predicted,
+    .applies = te_a3_applies,
+    .plan_inputs = te_a3_plan_inputs,
+    .plan_from = te_a3_plan_from,
+    .plan_free = te_a3_plan_free,
+    .predicted = te_a3_predicted,
     .state_size = sizeof(state_t),
-    .node_init = node_init,
-    .node_fini = node_fini,
-    .node_step = node_step,
+    .node_init = te_a3_node_init,
+    .node_fini = te_a3_node_fini,
+    .node_step = te_a3_node_step,
     .parallel = 1,
 };

@@ -62,7 +62,7 @@ typedef struct {
     uint32_t gd[SN_TOPO_MAX_FACTORS]; /* products: g's coordinates */
 } state_t;
 
-static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int te_cayley_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     (void) p;
     if (!t->cayley || t->is_router != NULL)
@@ -101,7 +101,7 @@ static void shortest_table(const sn_topo_t *t, uint32_t *W, uint32_t *dist)
             W[z] = 31u - (uint32_t) __builtin_clz(z);
 }
 
-static void plan_free(void *plan)
+static void te_cayley_plan_free(void *plan)
 {
     plan_t *pl = plan;
     if (pl == NULL)
@@ -112,9 +112,9 @@ static void plan_free(void *plan)
 }
 
 /* Simulates the identity's queue (Fig. 4.5 at v_0) and records what it sends in every step. */
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int te_cayley_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {
-    int rc = applies(t, p, err);
+    int rc = te_cayley_applies(t, p, err);
     if (rc < 0)
         return rc;
     uint32_t n = t->n, deg = sn_topo_degree(t, 0), M = p->msgs * p->frags;
@@ -169,19 +169,19 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
     free(W);
     free(dist);
     if (rc < 0) {
-        plan_free(pl);
+        te_cayley_plan_free(pl);
         return rc;
     }
     *out = pl;
     return 0;
 }
 
-static int64_t predicted(const void *plan)
+static int64_t te_cayley_predicted(const void *plan)
 {
     return ((const plan_t *) plan)->predicted;
 }
 
-static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
+static int te_cayley_node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
 {
     state_t *s = state;
     s->pl = plan;
@@ -246,7 +246,7 @@ static int same_packet(const sn_packet_t *a, const sn_packet_t *b)
            a->kind == b->kind && a->flags == b->flags && a->tag == b->tag && a->digest == b->digest;
 }
 
-static int node_step(void *state, sn_step_t *io, sn_err_t *err)
+static int te_cayley_node_step(void *state, sn_step_t *io, sn_err_t *err)
 {
     state_t *s = state;
     const plan_t *pl = s->pl;
@@ -300,13 +300,13 @@ const sn_algo_t sn__algo_te_cayley = {
     .source = "Dimakopoulos, thesis, sec. 4.4.4 Fig. 4.5, Theorem 4.11, "
               "Lemmas 4.8-4.9; hypercubes Fig. 4.6",
     .predicts = "s_G, the status of a node (Theorem 4.11), times packets per pair",
-    .applies = applies,
-    .plan_new = plan_new,
-    .plan_free = plan_free,
-    .predicted = predicted,
+    .applies = te_cayley_applies,
+    .plan_new = te_cayley_plan_new,
+    .plan_free = te_cayley_plan_free,
+    .predicted = te_cayley_predicted,
     .state_size = sizeof(state_t),
-    .node_init = node_init,
+    .node_init = te_cayley_node_init,
     .node_fini = NULL,
-    .node_step = node_step,
+    .node_step = te_cayley_node_step,
     .parallel = 1,
 };

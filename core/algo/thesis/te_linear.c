@@ -122,7 +122,7 @@ static sn_packet_t heap_pop(heap_t *q)
 
 /* ---- descriptor ------------------------------------------------------------------------------ */
 
-static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int te_linear_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     (void) p;
     if (t->kind != SN_TOPO_LINEAR)
@@ -133,9 +133,9 @@ static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
     return 0;
 }
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int te_linear_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {
-    int rc = applies(t, p, err);
+    int rc = te_linear_applies(t, p, err);
     if (rc < 0)
         return rc;
     uint64_t n = t->n, K = (uint64_t) p->msgs * p->frags;
@@ -151,13 +151,13 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
     return 0;
 }
 
-static void plan_free(void *plan)
+static void te_linear_plan_free(void *plan)
 {
     free(plan);
 }
 
 /* Theorem 4.3: floor(n/2) * ceil(n/2) = ceil((n^2-1)/4), times K packets per pair. */
-static int64_t predicted(const void *plan)
+static int64_t te_linear_predicted(const void *plan)
 {
     const plan_t *pl = plan;
     return (int64_t) pl->K * (pl->n / 2) * (pl->n - pl->n / 2);
@@ -165,7 +165,7 @@ static int64_t predicted(const void *plan)
 
 /* ---- node ------------------------------------------------------------------------------------ */
 
-static int node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
+static int te_linear_node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
 {
     state_t *s = state;
     const plan_t *pl = plan;
@@ -190,7 +190,7 @@ static int node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
     return 0;
 }
 
-static void node_fini(void *state)
+static void te_linear_node_fini(void *state)
 {
     state_t *s = state;
     for (int dir = 0; dir < 2; dir++) {
@@ -226,7 +226,7 @@ static void send_best(state_t *s, int dir, sn_step_t *io)
     sn_step_send(io, s->port[dir], &k);
 }
 
-static int node_step(void *state, sn_step_t *io, sn_err_t *err)
+static int te_linear_node_step(void *state, sn_step_t *io, sn_err_t *err)
 {
     state_t *s = state;
     const plan_t *pl = s->pl;
@@ -263,12 +263,12 @@ const sn_algo_t sn__algo_te_linear = {
         "Dimakopoulos, thesis, sec. 4.2, Lemmas 4.1-4.2, Theorem 4.3 (tie rule "
         "of sec. 4.2); Dimakopoulos and Dimopoulos, linear arrays and rings, sec. 3, Theorem 1",
     .predicts = "Theorem 4.3: ceil((n^2-1)/4) = floor(n/2)ceil(n/2), times msgs*frags",
-    .applies = applies,
-    .plan_new = plan_new,
-    .plan_free = plan_free,
-    .predicted = predicted,
+    .applies = te_linear_applies,
+    .plan_new = te_linear_plan_new,
+    .plan_free = te_linear_plan_free,
+    .predicted = te_linear_predicted,
     .state_size = sizeof(state_t),
-    .node_init = node_init,
-    .node_fini = node_fini,
-    .node_step = node_step,
+    .node_init = te_linear_node_init,
+    .node_fini = te_linear_node_fini,
+    .node_step = te_linear_node_step,
 };

@@ -56,7 +56,7 @@ typedef struct {
 
 /* ---- FIFO ------------------------------------------------------------------------------------ */
 
-static void fifo_push(fifo_t *f, const sn_packet_t *k)
+static void te_ring_fifo_push(fifo_t *f, const sn_packet_t *k)
 {
     if (f->n == f->cap) {
         size_t old = f->cap;
@@ -69,7 +69,7 @@ static void fifo_push(fifo_t *f, const sn_packet_t *k)
     f->n++;
 }
 
-static sn_packet_t fifo_pop(fifo_t *f)
+static sn_packet_t te_ring_fifo_pop(fifo_t *f)
 {
     sn_packet_t k = f->a[f->head];
     f->head = (f->head + 1) % f->cap;
@@ -88,7 +88,7 @@ static uint32_t own_count(uint32_t n, uint32_t u, int dir)
     return (u % 2 == 0) == (dir == DIR_CW) ? n / 2 : n / 2 - 1;
 }
 
-static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int te_ring_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     (void) p;
     if (t->kind != SN_TOPO_RING)
@@ -99,9 +99,9 @@ static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
     return 0;
 }
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int te_ring_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {
-    int rc = applies(t, p, err);
+    int rc = te_ring_applies(t, p, err);
     if (rc < 0)
         return rc;
     plan_t *pl = sn_xcalloc(1, sizeof *pl);
@@ -113,14 +113,14 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
     return 0;
 }
 
-static void plan_free(void *plan)
+static void te_ring_plan_free(void *plan)
 {
     free(plan);
 }
 
 /* Theorems 4.5 and 4.6: (n^2-1)/8 for odd n, n^2/8 when 4 | n, (n^2+4)/8 when n = 2 mod 4; that
  * is ceil((n^2-1)/8) for every n >= 2. Times K packets per pair. */
-static int64_t predicted(const void *plan)
+static int64_t te_ring_predicted(const void *plan)
 {
     const plan_t *pl = plan;
     int64_t n = pl->n, t1;
@@ -135,7 +135,7 @@ static int64_t predicted(const void *plan)
 
 /* ---- node ------------------------------------------------------------------------------------ */
 
-static int node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
+static int te_ring_node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
 {
     state_t *s = state;
     const plan_t *pl = plan;
@@ -154,7 +154,7 @@ static int node_init(const void *plan, uint32_t u, void *state, sn_err_t *err)
     return 0;
 }
 
-static void node_fini(void *state)
+static void te_ring_node_fini(void *state)
 {
     state_t *s = state;
     free(s->q[DIR_CW].a);
@@ -163,7 +163,7 @@ static void node_fini(void *state)
 
 /* Sends the head of direction dir: the next own packet while there is one, then the oldest
  * arrival. */
-static void send_head(state_t *s, int dir, sn_step_t *io)
+static void te_ring_send_head(state_t *s, int dir, sn_step_t *io)
 {
     const plan_t *pl = s->pl;
     sn_packet_t k;
@@ -176,7 +176,7 @@ static void send_head(state_t *s, int dir, sn_step_t *io)
             s->own_dist[dir]--;
         }
     } else if (s->q[dir].n > 0) {
-        k = fifo_pop(&s->q[dir]);
+        k = te_ring_fifo_pop(&s->q[dir]);
     } else {
         return;
     }
@@ -184,7 +184,7 @@ static void send_head(state_t *s, int dir, sn_step_t *io)
     sn_step_send(io, s->port[dir], &k);
 }
 
-static int node_step(void *state, sn_step_t *io, sn_err_t *err)
+static int te_ring_node_step(void *state, sn_step_t *io, sn_err_t *err)
 {
     state_t *s = state;
     const plan_t *pl = s->pl;
@@ -202,11 +202,11 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
             return sn_err_set(err, SN_EALGO,
                               "te-ring: node %u got packet %u->%u on port %u in slot %llu", s->u,
                               k->src, k->dst, io->rx[i].port, (unsigned long long) io->slot);
-        fifo_push(&s->q[dir], k);
+        te_ring_fifo_push(&s->q[dir], k);
         s->pending++;
     }
-    send_head(s, DIR_CW, io);
-    send_head(s, DIR_CCW, io);
+    te_ring_send_head(s, DIR_CW, io);
+    te_ring_send_head(s, DIR_CCW, io);
     if (s->pending > 0)
         io->wake = io->slot + 1;
     return 0;
@@ -223,12 +223,12 @@ const sn_algo_t sn__algo_te_ring = {
               "4.3.2 Theorem 4.6 (even n); Dimakopoulos and Dimopoulos, linear arrays and rings, "
               "sec. 4, Theorems 2-3",
     .predicts = "Theorems 4.5-4.6: ceil((n^2-1)/8), times msgs*frags",
-    .applies = applies,
-    .plan_new = plan_new,
-    .plan_free = plan_free,
-    .predicted = predicted,
+    .applies = te_ring_applies,
+    .plan_new = te_ring_plan_new,
+    .plan_free = te_ring_plan_free,
+    .predicted = te_ring_predicted,
     .state_size = sizeof(state_t),
-    .node_init = node_init,
-    .node_fini = node_fini,
-    .node_step = node_step,
+    .node_init = te_ring_node_init,
+    .node_fini = te_ring_node_fini,
+    .node_step = te_ring_node_step,
 };

@@ -13,7 +13,7 @@
 #include "algo/engine/torus_necklace.h"
 #include "algo/engine/tree.h"
 
-static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int bcast_bst_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     (void) p;
     uint32_t n, k;
@@ -42,9 +42,9 @@ static sn_tree_t *build(const sn_topo_t *t, uint32_t root)
     return tr;
 }
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int bcast_bst_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {
-    int rc = applies(t, p, err);
+    int rc = bcast_bst_applies(t, p, err);
     if (rc < 0)
         return rc;
     return sn__flood_plan_new(t, p, build, out, err);
@@ -58,7 +58,7 @@ const sn_algo_t sn__algo_bcast_bst = {
     .summary = "pipelined flooding over the necklace spanning tree BST of the torus",
     .source = "Fragopoulou and Akl, torus framework, sec. 5.2, Def. 8, Lemma 6",
     .predicts = "M + n floor(k/2) - 1 (Table 1's +1 corrected)",
-    .applies = applies,
-    .plan_new = plan_new,
+    .applies = bcast_bst_applies,
+    .plan_new = bcast_bst_plan_new,
     SN__FLOOD_ALGO_FIELDS,
 };

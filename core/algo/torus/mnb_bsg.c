@@ -42,14 +42,14 @@ typedef struct {
     uint8_t *have; /* [N * M] bits: message (s, x) has arrived */
 } state_t;
 
-static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int mnb_bsg_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     (void) p;
     uint32_t n, k;
     return sn__tnk_get(t, &n, &k, "mnb-bsg", err);
 }
 
-static void plan_free(void *plan)
+static void mnb_bsg_plan_free(void *plan)
 {
     plan_t *pl = plan;
     if (pl == NULL)
@@ -61,7 +61,7 @@ static void plan_free(void *plan)
     free(pl);
 }
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int mnb_bsg_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {
     if (p->sources != NULL)
         return sn_err_set(err, SN_ENOTSUP, "mnb-bsg broadcasts from every node");
@@ -93,13 +93,13 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
     return 0;
 }
 
-static int64_t predicted(const void *plan)
+static int64_t mnb_bsg_predicted(const void *plan)
 {
     const plan_t *pl = plan;
     return (int64_t) pl->start[pl->K] - 1;
 }
 
-static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
+static int mnb_bsg_node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
 {
     (void) err;
     state_t *s = state;
@@ -109,12 +109,12 @@ static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err
     return 0;
 }
 
-static void node_fini(void *state)
+static void mnb_bsg_node_fini(void *state)
 {
     free(((state_t *) state)->have);
 }
 
-static int node_step(void *state, sn_step_t *io, sn_err_t *err)
+static int mnb_bsg_node_step(void *state, sn_step_t *io, sn_err_t *err)
 {
     state_t *s = state;
     const plan_t *pl = s->pl;
@@ -170,12 +170,12 @@ const sn_algo_t sn__algo_mnb_bsg = {
     .summary = "depth-first over the 2n necklace trees of the BSG, all sources interleaved",
     .source = "Fragopoulou and Akl, torus framework, sec. 5.3, Def. 9, Lemmas 5 and 7",
     .predicts = "sum over tree-0 nodes of ceil(M P/2n): M(k^n-1)/2n when L | M",
-    .applies = applies,
-    .plan_new = plan_new,
-    .plan_free = plan_free,
-    .predicted = predicted,
+    .applies = mnb_bsg_applies,
+    .plan_new = mnb_bsg_plan_new,
+    .plan_free = mnb_bsg_plan_free,
+    .predicted = mnb_bsg_predicted,
     .state_size = sizeof(state_t),
-    .node_init = node_init,
-    .node_fini = node_fini,
-    .node_step = node_step,
+    .node_init = mnb_bsg_node_init,
+    .node_fini = mnb_bsg_node_fini,
+    .node_step = mnb_bsg_node_step,
 };

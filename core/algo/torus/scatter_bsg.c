@@ -48,14 +48,14 @@ typedef struct {
     uint32_t nown, next;
 } state_t;
 
-static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int scatter_bsg_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     (void) p;
     uint32_t n, k;
     return sn__tnk_get(t, &n, &k, p->coll == SN_COLL_GATHER ? "gather-bsg" : "scatter-bsg", err);
 }
 
-static void plan_free(void *plan)
+static void scatter_bsg_plan_free(void *plan)
 {
     plan_t *pl = plan;
     if (pl == NULL)
@@ -66,8 +66,8 @@ static void plan_free(void *plan)
     free(pl);
 }
 
-static int plan_common(const sn_topo_t *t, const sn_params_t *p, int gather, void **out,
-                       sn_err_t *err)
+static int scatter_bsg_plan_common(const sn_topo_t *t, const sn_params_t *p, int gather, void **out,
+                                   sn_err_t *err)
 {
     sn_tnk_t *tk;
     int rc = sn__tnk_for(t, gather ? "gather-bsg" : "scatter-bsg", &tk, err);
@@ -97,17 +97,19 @@ static int plan_common(const sn_topo_t *t, const sn_params_t *p, int gather, voi
     return 0;
 }
 
-static int plan_scatter(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int scatter_bsg_plan_scatter(const sn_topo_t *t, const sn_params_t *p, void **out,
+                                    sn_err_t *err)
 {
-    return plan_common(t, p, 0, out, err);
+    return scatter_bsg_plan_common(t, p, 0, out, err);
 }
 
-static int plan_gather(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int scatter_bsg_plan_gather(const sn_topo_t *t, const sn_params_t *p, void **out,
+                                   sn_err_t *err)
 {
-    return plan_common(t, p, 1, out, err);
+    return scatter_bsg_plan_common(t, p, 1, out, err);
 }
 
-static int64_t predicted(const void *plan)
+static int64_t scatter_bsg_predicted(const void *plan)
 {
     return (int64_t) ((const plan_t *) plan)->T;
 }
@@ -120,7 +122,7 @@ static int cmp_gsend(const void *a, const void *b)
     return x->port < y->port ? -1 : x->port > y->port;
 }
 
-static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
+static int scatter_bsg_node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
 {
     state_t *s = state;
     const plan_t *pl = plan;
@@ -151,7 +153,7 @@ static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err
     return 0;
 }
 
-static void node_fini(void *state)
+static void scatter_bsg_node_fini(void *state)
 {
     free(((state_t *) state)->own);
 }
@@ -246,13 +248,13 @@ const sn_algo_t sn__algo_scatter_bsg = {
     .summary = "the 2n edge-disjoint necklace trees of the BSG in lockstep, farthest first",
     .source = "Fragopoulou and Akl, torus framework, sec. 5.4, Def. 9, Lemma 7",
     .predicts = "the last arrival of the table schedule: M(k^n-1)/2n when L | M",
-    .applies = applies,
-    .plan_new = plan_scatter,
-    .plan_free = plan_free,
-    .predicted = predicted,
+    .applies = scatter_bsg_applies,
+    .plan_new = scatter_bsg_plan_scatter,
+    .plan_free = scatter_bsg_plan_free,
+    .predicted = scatter_bsg_predicted,
     .state_size = sizeof(state_t),
-    .node_init = node_init,
-    .node_fini = node_fini,
+    .node_init = scatter_bsg_node_init,
+    .node_fini = scatter_bsg_node_fini,
     .node_step = scatter_step,
 };
 
@@ -264,12 +266,12 @@ const sn_algo_t sn__algo_gather_bsg = {
     .summary = "scatter-bsg reversed in time and direction",
     .source = "Fragopoulou and Akl, torus framework, sec. 5.4 and sec. 1 (inversion)",
     .predicts = "the same count as scatter-bsg",
-    .applies = applies,
-    .plan_new = plan_gather,
-    .plan_free = plan_free,
-    .predicted = predicted,
+    .applies = scatter_bsg_applies,
+    .plan_new = scatter_bsg_plan_gather,
+    .plan_free = scatter_bsg_plan_free,
+    .predicted = scatter_bsg_predicted,
     .state_size = sizeof(state_t),
-    .node_init = node_init,
-    .node_fini = node_fini,
+    .node_init = scatter_bsg_node_init,
+    .node_fini = scatter_bsg_node_fini,
     .node_step = gather_step,
 };

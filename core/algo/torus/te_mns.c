@@ -43,14 +43,14 @@ typedef struct {
     size_t head, len, cap;
 } state_t;
 
-static int applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+static int te_mns_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
     (void) p;
     uint32_t n, k;
     return sn__tnk_get(t, &n, &k, "te-mns", err);
 }
 
-static void plan_free(void *plan)
+static void te_mns_plan_free(void *plan)
 {
     plan_t *pl = plan;
     if (pl == NULL)
@@ -60,7 +60,7 @@ static void plan_free(void *plan)
     free(pl);
 }
 
-static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+static int te_mns_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {
     if (p->sources != NULL)
         return sn_err_set(err, SN_ENOTSUP, "te-mns exchanges between all nodes");
@@ -86,13 +86,13 @@ static int plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err
 }
 
 /* The last step: the last hop of the last entry's subgroup 0 (message m - 1 < M) is busy. */
-static int64_t predicted(const void *plan)
+static int64_t te_mns_predicted(const void *plan)
 {
     const plan_t *pl = plan;
     return (int64_t) pl->start[pl->K] - 1;
 }
 
-static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
+static int te_mns_node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
 {
     (void) err;
     state_t *s = state;
@@ -101,12 +101,12 @@ static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err
     return 0;
 }
 
-static void node_fini(void *state)
+static void te_mns_node_fini(void *state)
 {
     free(((state_t *) state)->q);
 }
 
-static void hold(state_t *s, uint64_t slot, uint32_t port, const sn_packet_t *pkt)
+static void te_mns_hold(state_t *s, uint64_t slot, uint32_t port, const sn_packet_t *pkt)
 {
     if (s->head > 0 && s->head == s->len) {
         s->head = 0;
@@ -124,7 +124,7 @@ static void hold(state_t *s, uint64_t slot, uint32_t port, const sn_packet_t *pk
     s->q[s->len++] = (held_t){slot, port, *pkt};
 }
 
-static int node_step(void *state, sn_step_t *io, sn_err_t *err)
+static int te_mns_node_step(void *state, sn_step_t *io, sn_err_t *err)
 {
     state_t *s = state;
     const plan_t *pl = s->pl;
@@ -145,7 +145,7 @@ static int node_step(void *state, sn_step_t *io, sn_err_t *err)
             return sn_err_set(err, SN_EALGO, "te-mns: node %u is not on tree %u's path %u -> %u",
                               s->u, pkt->tag, pkt->src, pkt->dst);
         /* sent in step t - 1; the block of its entry moves on m steps later */
-        hold(s, t - 1 + sn__tnk_share(tk, tk->gen[x], pl->M), port, pkt);
+        te_mns_hold(s, t - 1 + sn__tnk_share(tk, tk->gen[x], pl->M), port, pkt);
     }
     while (s->head < s->len && s->q[s->head].slot <= t) {
         const held_t *h = &s->q[s->head++];
@@ -192,12 +192,12 @@ const sn_algo_t sn__algo_te_mns = {
     .summary = "multinode scattering over the BSG necklace trees, all sources in lockstep, blocks",
     .source = "Fragopoulou and Akl, torus framework, sec. 5.5, Def. 9, Lemma 5",
     .predicts = "sum over the table of distance x ceil(M P/2n): the paper's count when L | M",
-    .applies = applies,
-    .plan_new = plan_new,
-    .plan_free = plan_free,
-    .predicted = predicted,
+    .applies = te_mns_applies,
+    .plan_new = te_mns_plan_new,
+    .plan_free = te_mns_plan_free,
+    .predicted = te_mns_predicted,
     .state_size = sizeof(state_t),
-    .node_init = node_init,
-    .node_fini = node_fini,
-    .node_step = node_step,
+    .node_init = te_mns_node_init,
+    .node_fini = te_mns_node_fini,
+    .node_step = te_mns_node_step,
 };
