@@ -1,6 +1,7 @@
-/* The algorithm registry and auto-selection (core/model). Order matters only for ties: the more
- * specific algorithms come first. The torus framework's algorithms (bcast-bst .. te-mns) and the
- * generic mnb-balanced and mnb-cycle come last, so that the others keep their ties. */
+/* The algorithm registry and auto-selection (core/model). The registry is the list of
+ * core/algo/algos.def in its order, which matters only for ties: the more specific algorithms come
+ * first. The torus framework's algorithms (bcast-bst .. te-mns) and the generic mnb-balanced and
+ * mnb-cycle come late, so that the others keep their ties. */
 #include <stdio.h>
 #include <string.h>
 
@@ -8,60 +9,18 @@
 #include "stepnet/model.h"
 #include "stepnet/sim.h"
 
-/* clang-format off */
+/* Every SN_ALGO line of the list, in its order. */
 static const sn_algo_t *const registry[] = {
-    /* the fat-tree algorithms of thesis chapter 6 first: they beat or tie the generic ones on fat
-     * trees and apply nowhere else */
-    &sn__algo_bcast_fattree,   &sn__algo_scatter_fattree, &sn__algo_gather_fattree,
-    &sn__algo_mnb_fattree,     &sn__algo_mnb_fattree_qf,  &sn__algo_mnb_fattree_qf_serial,
-    &sn__algo_te_fattree,      &sn__algo_te_fattree_serial,
-    /* the thesis's algorithms for particular families, before the generic ones they tie with */
-    &sn__algo_bcast_fcube,     &sn__algo_sna_fcube,       &sn__algo_te_fcube,
-    &sn__algo_mnb_fcube,       &sn__algo_gather_fcube,    &sn__algo_scatter_fcube,
-    &sn__algo_bcast_ering,     &sn__algo_bcast_product,   &sn__algo_bcast_binomial,
-    &sn__algo_bcast_bfs,       &sn__algo_bcast_tree,      &sn__algo_bcast_greedy,
-    &sn__algo_scatter_ering,   &sn__algo_scatter_torus,   &sn__algo_scatter_balanced,
-    &sn__algo_scatter_ff,      &sn__algo_gather_ering,    &sn__algo_gather_torus,
-    &sn__algo_gather_balanced, &sn__algo_gather_ff,       &sn__algo_mnb_route,
-    &sn__algo_te_linear,       &sn__algo_te_ring,         &sn__algo_te_a3,
-    &sn__algo_te_cayley,       &sn__algo_te_a2,           &sn__algo_te_route,
-    &sn__algo_pmnb_route,      &sn__algo_pexchange_route, &sn__algo_sna_tree,
-    &sn__algo_pmna_tree,       &sn__algo_te_fcube_greedy, &sn__algo_pmna_fcube,
-    &sn__algo_mnb_a0,          &sn__algo_pmna_a0,
-    /* Varvarigos and Bertsekas on d-dimensional meshes and tori;
-     * one line per addition, unformatted, keeps merges of this table small */
-    &sn__algo_pmnb_mesh_split,
-    &sn__algo_pmnb_mesh_nosplit,
-    &sn__algo_pmnb_mesh_a0,
-    &sn__algo_mnb_mesh,
-    &sn__algo_pexchange_mesh,
-    &sn__algo_bcast_bst,
-    &sn__algo_mnb_bsg,         &sn__algo_scatter_bsg,     &sn__algo_gather_bsg,
-    &sn__algo_te_mns,          &sn__algo_mnb_balanced,    &sn__algo_mnb_cycle,
-    &sn__algo_bcast_multitree,
-    &sn__algo_bcast_match,
-    /* Varvarigos, folded-cube PMNB with its prefixes */
-    &sn__algo_pmnb_fcube,
-    &sn__algo_mnb_cayley,
-    /* any graph, by a timetable that costs seconds to plan on the largest: after the families */
-    &sn__algo_mnb_gossip,
-    &sn__algo_mnb_match,
-    /* the MPI staples: allreduce and barrier (recursive doubling before the generic tree, which
-     * it ties or beats), mna (reduce_scatter) */
-    &sn__algo_allreduce_rd,
-    &sn__algo_allreduce_tree,
-    &sn__algo_barrier_rd,
-    &sn__algo_barrier_tree,
-    &sn__algo_mna_tree,
+#define SN_ALGO(id, topologies, steps) &sn__algo_##id,
+#include "algo/algos.def"
 };
-/* clang-format on */
 
-/* Hidden algorithms: found by their exact name only (sn_model_find, so --algo NAME), never chosen
- * by auto, listed by sn_model_algos or named in messages: the deliberately illegal test fixtures
- * of core/algo/fixtures/faulty.c, which check that both executors report a broken rule alike. */
+/* Hidden algorithms (SN_ALGO_HIDDEN): found by their exact name only (sn_model_find, so --algo
+ * NAME), never chosen by auto, listed by sn_model_algos or named in messages. */
 static const sn_algo_t *const hidden[] = {
-    &sn__algo_test_double_send,
-    &sn__algo_test_past_wake,
+#define SN_ALGO(id, topologies, steps)
+#define SN_ALGO_HIDDEN(id) &sn__algo_##id,
+#include "algo/algos.def"
 };
 
 const sn_algo_t *const *sn_model_algos(size_t *count)
