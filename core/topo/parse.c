@@ -626,10 +626,11 @@ fail:
 
 /* ---- file: edge lists ----------------------------------------------------------------------- */
 
-int sn_topo_from_edges(const char *name, uint32_t n, uint32_t ne, const uint32_t *eu,
-                       const uint32_t *ev, const uint8_t *router, sn_topo_t **out, sn_err_t *err)
+/* The checks of sn_topo_from_edges before anything of size n is built: sizes, a node on no edge,
+ * edges outside 0..n-1 and self loops; the degree of every node in *deg_out (free it). */
+static int edges_check(const char *name, uint32_t n, uint32_t ne, const uint32_t *eu,
+                       const uint32_t *ev, uint32_t **deg_out, sn_err_t *err)
 {
-    *out = NULL;
     if (n < 2)
         return sn_err_set(err, SN_ESPEC, "%s: a graph needs at least 2 nodes", name);
     if (n > SN_TOPO_MAX_NODES)
@@ -670,8 +671,15 @@ int sn_topo_from_edges(const char *name, uint32_t n, uint32_t ne, const uint32_t
         deg[eu[i]]++;
         deg[ev[i]]++;
     }
-    sn_topo_t *t = sn__topo_alloc(SN_TOPO_FILE, n, 2 * (uint64_t) ne);
-    set_spec(t, name);
+    *deg_out = deg;
+    return 0;
+}
+
+/* The ports of t (allocated for the edges, degrees deg) from the edge list. */
+static void edges_ports(sn_topo_t *t, uint32_t ne, const uint32_t *eu, const uint32_t *ev,
+                        uint32_t *deg)
+{
+    uint32_t n = t->n;
     uint32_t off = 0;
     for (uint32_t u = 0; u < n; u++) {
         t->port_off[u] = off;
@@ -729,7 +737,38 @@ int sn_topo_from_edges(const char *name, uint32_t n, uint32_t ne, const uint32_t
     free(grouped);
     free(taken);
     free(deg);
+}
+
+/* 0 when every node of t is reached from node 0, SN_ESPEC naming the first that is not. */
+static int edges_connected(const sn_topo_t *t, const char *name, sn_err_t *err)
+{
+    uint32_t n = t->n;
+    uint32_t *dist = sn_xmalloc((size_t) n * sizeof *dist);
+    sn_topo_bfs(t, 0, dist);
+    for (uint32_t u = 0; u < n; u++) {
+        if (dist[u] == UINT32_MAX) {
+            free(dist);
+            return sn_err_set(err, SN_ESPEC,
+                              "%s: the graph is not connected (node %u cannot be reached from node "
+                              "0%s)",
+                              name, u, sn_topo_degree(t, u) == 0 ? "; it appears in no edge" : "");
+        }
+    }
+    free(dist);
+    return 0;
+}
+
+int sn_topo_from_edges(const char *name, uint32_t n, uint32_t ne, const uint32_t *eu,
+                       const uint32_t *ev, const uint8_t *router, sn_topo_t **out, sn_err_t *err)
+{
+    *out = NULL;
+    uint32_t *deg = NULL;
     int rc;
+    if ((rc = edges_check(name, n, ne, eu, ev, &deg, err)) < 0)
+        return rc;
+    sn_topo_t *t = sn__topo_alloc(SN_TOPO_FILE, n, 2 * (uint64_t) ne);
+    set_spec(t, name);
+    edges_ports(t, ne, eu, ev, deg);
     if (router) {
         t->is_router = sn_xmalloc(n);
         memcpy(t->is_router, router, n);
@@ -744,20 +783,8 @@ int sn_topo_from_edges(const char *name, uint32_t n, uint32_t ne, const uint32_t
     }
     if ((rc = sn__topo_link(t, err)) < 0)
         goto fail;
-    /* Connected? */
-    uint32_t *dist = sn_xmalloc((size_t) n * sizeof *dist);
-    sn_topo_bfs(t, 0, dist);
-    for (uint32_t u = 0; u < n; u++) {
-        if (dist[u] == UINT32_MAX) {
-            free(dist);
-            rc = sn_err_set(err, SN_ESPEC,
-                            "%s: the graph is not connected (node %u cannot be reached from node "
-                            "0%s)",
-                            name, u, sn_topo_degree(t, u) == 0 ? "; it appears in no edge" : "");
-            goto fail;
-        }
-    }
-    free(dist);
+    if ((rc = edges_connected(t, name, err)) < 0)
+        goto fail;
     *out = t;
     return 0;
 fail:

@@ -162,30 +162,11 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
     return a;
 }
 
-sn_tnk_t *sn__tnk_new(uint32_t n, uint32_t k, sn_err_t *err)
+/* The necklaces: every node's distance, generator (the best of its orbit under rotation),
+ * period and displacement, the splitting modulus L, and the counts of generators. */
+static void necklace_orbits(sn_tnk_t *tk)
 {
-    uint64_t N = 1;
-    for (uint32_t i = 0; i < n && N <= SN_TNK_MAX_NODES; i++)
-        N *= k;
-    if (n < 1 || n > SN_TNK_MAX_DIMS || k < 3 || N > SN_TNK_MAX_NODES) {
-        sn_err_set(err, SN_ERANGE,
-                   "the torus framework needs 1 <= n <= %u, k >= 3 and k^n <= %u (n = %u, k = %u)",
-                   SN_TNK_MAX_DIMS, SN_TNK_MAX_NODES, n, k);
-        return NULL;
-    }
-    sn_tnk_t *tk = sn_xcalloc(1, sizeof *tk);
-    tk->n = n;
-    tk->k = k;
-    tk->N = (uint32_t) N;
-    tk->pw[0] = 1;
-    for (uint32_t i = 1; i <= n; i++)
-        tk->pw[i] = tk->pw[i - 1] * k;
-    tk->D = sn_xmalloc(N);
-    tk->P = sn_xmalloc(N);
-    tk->gen = sn_xmalloc(N * sizeof *tk->gen);
-    tk->dist = sn_xmalloc(N * sizeof *tk->dist);
-    tk->parent0 = sn_xmalloc(N * sizeof *tk->parent0);
-    tk->bst_parent = sn_xmalloc(N * sizeof *tk->bst_parent);
+    uint32_t n = tk->n, k = tk->k, N = tk->N;
     uint32_t two_n = 2 * n;
     uint64_t L = 1;
     /* necklaces: the generator of each orbit, then every member's displacement */
@@ -221,6 +202,13 @@ sn_tnk_t *sn__tnk_new(uint32_t n, uint32_t k, sn_err_t *err)
                 tk->nfull++;
         }
     }
+}
+
+/* Tree 0 over the generators (tk->parent0) and the table of generators by decreasing distance.
+ * SN_EALGO when a generator's parent is not a generator one hop closer. */
+static int necklace_tree0(sn_tnk_t *tk, sn_err_t *err)
+{
+    uint32_t n = tk->n, k = tk->k, N = tk->N;
     /* tree 0: every generator's parent must again be a generator, one hop closer */
     tk->table = sn_xmalloc((tk->ngen ? tk->ngen : 1) * sizeof *tk->table);
     uint32_t m = 0;
@@ -233,7 +221,7 @@ sn_tnk_t *sn__tnk_new(uint32_t n, uint32_t k, sn_err_t *err)
                        "torus framework MT_{%u,%u}: the tree-0 parent %u of %u is "
                        "not a generator one hop closer",
                        n, k, a, v);
-            goto fail;
+            return SN_EALGO;
         }
         tk->parent0[v] = a;
         tk->table[m++] = v;
@@ -247,41 +235,54 @@ sn_tnk_t *sn__tnk_new(uint32_t n, uint32_t k, sn_err_t *err)
         }
         tk->table[j] = x;
     }
-    /* DFS pre-order of tree 0, children by increasing id: an explicit stack over child lists */
-    {
-        uint32_t *off = sn_xcalloc((size_t) N + 1, sizeof *off);
-        uint32_t *ch = sn_xmalloc((tk->ngen ? tk->ngen : 1) * sizeof *ch);
-        for (uint32_t v = 1; v < N; v++)
-            if (tk->parent0[v] != SN_TNK_NONE)
-                off[tk->parent0[v] + 1]++;
-        for (uint32_t v = 0; v < N; v++)
-            off[v + 1] += off[v];
-        uint32_t *fill = sn_xmalloc((size_t) N * sizeof *fill);
-        memcpy(fill, off, (size_t) N * sizeof *fill);
-        for (uint32_t v = 1; v < N; v++)
-            if (tk->parent0[v] != SN_TNK_NONE)
-                ch[fill[tk->parent0[v]]++] = v;
-        tk->dfs = sn_xmalloc((tk->ngen ? tk->ngen : 1) * sizeof *tk->dfs);
-        uint32_t *stack = fill, sp = 0, nd = 0; /* reuse: at most ngen + 1 entries */
-        stack[sp++] = 0;
-        while (sp > 0) {
-            uint32_t v = stack[--sp];
-            if (v != 0)
-                tk->dfs[nd++] = v;
-            for (uint32_t c = off[v + 1]; c-- > off[v];)
-                stack[sp++] = ch[c];
-        }
-        free(off);
-        free(ch);
-        free(fill);
-        if (nd != tk->ngen) {
-            sn_err_set(err, SN_EALGO,
-                       "torus framework MT_{%u,%u}: tree 0 reaches %u of %u "
-                       "generators",
-                       n, k, nd, tk->ngen);
-            goto fail;
-        }
+    return 0;
+}
+
+/* The DFS pre-order of tree 0 (tk->dfs), children by increasing id: an explicit stack over child
+ * lists. SN_EALGO unless it reaches every generator. */
+static int necklace_dfs(sn_tnk_t *tk, sn_err_t *err)
+{
+    uint32_t n = tk->n, k = tk->k, N = tk->N;
+    uint32_t *off = sn_xcalloc((size_t) N + 1, sizeof *off);
+    uint32_t *ch = sn_xmalloc((tk->ngen ? tk->ngen : 1) * sizeof *ch);
+    for (uint32_t v = 1; v < N; v++)
+        if (tk->parent0[v] != SN_TNK_NONE)
+            off[tk->parent0[v] + 1]++;
+    for (uint32_t v = 0; v < N; v++)
+        off[v + 1] += off[v];
+    uint32_t *fill = sn_xmalloc((size_t) N * sizeof *fill);
+    memcpy(fill, off, (size_t) N * sizeof *fill);
+    for (uint32_t v = 1; v < N; v++)
+        if (tk->parent0[v] != SN_TNK_NONE)
+            ch[fill[tk->parent0[v]]++] = v;
+    tk->dfs = sn_xmalloc((tk->ngen ? tk->ngen : 1) * sizeof *tk->dfs);
+    uint32_t *stack = fill, sp = 0, nd = 0; /* reuse: at most ngen + 1 entries */
+    stack[sp++] = 0;
+    while (sp > 0) {
+        uint32_t v = stack[--sp];
+        if (v != 0)
+            tk->dfs[nd++] = v;
+        for (uint32_t c = off[v + 1]; c-- > off[v];)
+            stack[sp++] = ch[c];
     }
+    free(off);
+    free(ch);
+    free(fill);
+    if (nd != tk->ngen) {
+        sn_err_set(err, SN_EALGO,
+                   "torus framework MT_{%u,%u}: tree 0 reaches %u of %u "
+                   "generators",
+                   n, k, nd, tk->ngen);
+        return SN_EALGO;
+    }
+    return 0;
+}
+
+/* The BST (tk->bst_parent): the literal parent, or the repair for orphans (erratum B). SN_EALGO
+ * when an orphan has no repair. */
+static int necklace_bst(sn_tnk_t *tk, sn_err_t *err)
+{
+    uint32_t n = tk->n, k = tk->k, N = tk->N;
     /* BST: the literal parent, or the repair for orphans (erratum B) */
     tk->bst_parent[0] = SN_TNK_NONE;
     for (uint32_t w = 1; w < N; w++) {
@@ -302,15 +303,44 @@ sn_tnk_t *sn__tnk_new(uint32_t n, uint32_t k, sn_err_t *err)
                            "torus framework MT_{%u,%u}: node %u has no BST parent "
                            "with displacement %u",
                            n, k, w, D);
-                goto fail;
+                return SN_EALGO;
             }
         }
         tk->bst_parent[w] = c;
     }
+    return 0;
+}
+
+sn_tnk_t *sn__tnk_new(uint32_t n, uint32_t k, sn_err_t *err)
+{
+    uint64_t N = 1;
+    for (uint32_t i = 0; i < n && N <= SN_TNK_MAX_NODES; i++)
+        N *= k;
+    if (n < 1 || n > SN_TNK_MAX_DIMS || k < 3 || N > SN_TNK_MAX_NODES) {
+        sn_err_set(err, SN_ERANGE,
+                   "the torus framework needs 1 <= n <= %u, k >= 3 and k^n <= %u (n = %u, k = %u)",
+                   SN_TNK_MAX_DIMS, SN_TNK_MAX_NODES, n, k);
+        return NULL;
+    }
+    sn_tnk_t *tk = sn_xcalloc(1, sizeof *tk);
+    tk->n = n;
+    tk->k = k;
+    tk->N = (uint32_t) N;
+    tk->pw[0] = 1;
+    for (uint32_t i = 1; i <= n; i++)
+        tk->pw[i] = tk->pw[i - 1] * k;
+    tk->D = sn_xmalloc(N);
+    tk->P = sn_xmalloc(N);
+    tk->gen = sn_xmalloc(N * sizeof *tk->gen);
+    tk->dist = sn_xmalloc(N * sizeof *tk->dist);
+    tk->parent0 = sn_xmalloc(N * sizeof *tk->parent0);
+    tk->bst_parent = sn_xmalloc(N * sizeof *tk->bst_parent);
+    necklace_orbits(tk);
+    if (necklace_tree0(tk, err) < 0 || necklace_dfs(tk, err) < 0 || necklace_bst(tk, err) < 0) {
+        sn__tnk_free(tk);
+        return NULL;
+    }
     return tk;
-fail:
-    sn__tnk_free(tk);
-    return NULL;
 }
 
 int sn__tnk_in_tree(const sn_tnk_t *tk, uint32_t w, uint32_t i)
