@@ -186,6 +186,85 @@ static int te_fcube_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *
     return sn__fcube_get(t, &d, "te-fcube", err);
 }
 
+/* The greedy symmetric scheme: slot by slot, rows in order of u, each row's lowest link not yet
+ * used in the slot (a maximal matching per slot). Colours the ne links of the task matrix (row
+ * eu[e], column ej[e]) with their slots; returns the number of slots. */
+static uint32_t greedy_colour(uint32_t n, const uint32_t *tags, const uint32_t *eu,
+                              const uint32_t *ej, uint32_t *colour, size_t ne)
+{
+    size_t e;
+    uint32_t *left = sn_xcalloc(n, sizeof *left), *order = sn_xmalloc(n * sizeof *order);
+    uint32_t *first = sn_xcalloc((size_t) n + 1, sizeof *first);
+    uint8_t *done = sn_xcalloc(ne, 1);
+    for (e = 0; e < ne; e++)
+        left[eu[e]]++;
+    for (uint32_t u = 1; u < n; u++)
+        first[u + 1] = first[u] + (uint32_t) __builtin_popcount(tags[u]);
+    size_t remaining = ne;
+    uint32_t slot = 0;
+    while (remaining > 0) {
+        uint32_t m = 0;
+        for (uint32_t u = 1; u < n; u++)
+            if (left[u])
+                order[m++] = u;
+        uint32_t busy = 0;
+        for (uint32_t i = 0; i < m; i++) {
+            uint32_t u = order[i];
+            for (uint32_t x = first[u]; x < first[u + 1]; x++) {
+                if (done[x] || ((busy >> ej[x]) & 1))
+                    continue;
+                done[x] = 1;
+                colour[x] = slot;
+                busy |= 1u << ej[x];
+                left[u]--;
+                remaining--;
+                break;
+            }
+        }
+        slot++;
+    }
+    free(left);
+    free(order);
+    free(first);
+    free(done);
+    return slot;
+}
+
+/* The plan's entries slot by slot (off[h+1], ent): each link of the task matrix in its colour's
+ * slot, with the mask of the row's links used before it and whether it is the row's last. */
+static void te_fcube_entries(plan_t *pl, const uint32_t *eu, const uint32_t *ej,
+                             const uint32_t *colour, size_t ne)
+{
+    uint32_t d = pl->d, n = pl->n, h = pl->h;
+    size_t e;
+    pl->off = sn_xcalloc((size_t) h + 1, sizeof *pl->off);
+    pl->ent = sn_xmalloc(ne * sizeof *pl->ent);
+    for (e = 0; e < ne; e++)
+        pl->off[colour[e] + 1]++;
+    for (uint32_t k = 0; k < h; k++)
+        pl->off[k + 1] += pl->off[k];
+    uint32_t *fill = sn_xmalloc(((size_t) h + 1) * sizeof *fill);
+    memcpy(fill, pl->off, ((size_t) h + 1) * sizeof *fill);
+    /* entries in slot order within each row: mask = the links of the row used before */
+    for (e = 0; e < ne;) {
+        size_t end = e;
+        while (end < ne && eu[end] == eu[e])
+            end++;
+        for (size_t x = e; x < end; x++) {
+            uint32_t mask = 0, later = 0;
+            for (size_t y = e; y < end; y++) {
+                if (colour[y] < colour[x])
+                    mask ^= ej[y] == d ? n - 1 : 1u << ej[y];
+                else if (colour[y] > colour[x])
+                    later = 1;
+            }
+            pl->ent[fill[colour[x]]++] = (entry_t){eu[x], ej[x], mask, !later};
+        }
+        e = end;
+    }
+    free(fill);
+}
+
 static int te_fcube_plan_build(const sn_topo_t *t, const sn_params_t *p, int greedy, void **out,
                                sn_err_t *err)
 {
@@ -221,42 +300,7 @@ static int te_fcube_plan_build(const sn_topo_t *t, const sn_params_t *p, int gre
     if (!greedy) {
         konig(d, h, eu, ej, colour, ne);
     } else {
-        /* slot by slot, rows in order of u, each row's lowest link not yet used in the slot */
-        uint32_t *left = sn_xcalloc(n, sizeof *left), *order = sn_xmalloc(n * sizeof *order);
-        uint32_t *first = sn_xcalloc((size_t) n + 1, sizeof *first);
-        uint8_t *done = sn_xcalloc(ne, 1);
-        for (e = 0; e < ne; e++)
-            left[eu[e]]++;
-        for (uint32_t u = 1; u < n; u++)
-            first[u + 1] = first[u] + (uint32_t) __builtin_popcount(tags[u]);
-        size_t remaining = ne;
-        uint32_t slot = 0;
-        while (remaining > 0) {
-            uint32_t m = 0;
-            for (uint32_t u = 1; u < n; u++)
-                if (left[u])
-                    order[m++] = u;
-            uint32_t busy = 0;
-            for (uint32_t i = 0; i < m; i++) {
-                uint32_t u = order[i];
-                for (uint32_t x = first[u]; x < first[u + 1]; x++) {
-                    if (done[x] || ((busy >> ej[x]) & 1))
-                        continue;
-                    done[x] = 1;
-                    colour[x] = slot;
-                    busy |= 1u << ej[x];
-                    left[u]--;
-                    remaining--;
-                    break;
-                }
-            }
-            slot++;
-        }
-        h = slot;
-        free(left);
-        free(order);
-        free(first);
-        free(done);
+        h = greedy_colour(n, tags, eu, ej, colour, ne);
     }
     plan_t *pl = sn_xcalloc(1, sizeof *pl);
     pl->p = p;
@@ -264,32 +308,7 @@ static int te_fcube_plan_build(const sn_topo_t *t, const sn_params_t *p, int gre
     pl->n = n;
     pl->h = h;
     pl->npk = p->msgs * p->frags;
-    pl->off = sn_xcalloc((size_t) h + 1, sizeof *pl->off);
-    pl->ent = sn_xmalloc(ne * sizeof *pl->ent);
-    for (e = 0; e < ne; e++)
-        pl->off[colour[e] + 1]++;
-    for (uint32_t k = 0; k < h; k++)
-        pl->off[k + 1] += pl->off[k];
-    uint32_t *fill = sn_xmalloc(((size_t) h + 1) * sizeof *fill);
-    memcpy(fill, pl->off, ((size_t) h + 1) * sizeof *fill);
-    /* entries in slot order within each row: mask = the links of the row used before */
-    for (e = 0; e < ne;) {
-        size_t end = e;
-        while (end < ne && eu[end] == eu[e])
-            end++;
-        for (size_t x = e; x < end; x++) {
-            uint32_t mask = 0, later = 0;
-            for (size_t y = e; y < end; y++) {
-                if (colour[y] < colour[x])
-                    mask ^= ej[y] == d ? n - 1 : 1u << ej[y];
-                else if (colour[y] > colour[x])
-                    later = 1;
-            }
-            pl->ent[fill[colour[x]]++] = (entry_t){eu[x], ej[x], mask, !later};
-        }
-        e = end;
-    }
-    free(fill);
+    te_fcube_entries(pl, eu, ej, colour, ne);
     free(tags);
     free(eu);
     free(ej);
