@@ -159,49 +159,42 @@ static int cmp_cand(const void *a, const void *b)
     return p->c < q->c ? -1 : p->c > q->c;
 }
 
-static int single_timetable_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out,
-                                     sn_err_t *err)
+/* Heights h[] of the tree par[] rooted at root: relaxation in decreasing distance order (the
+ * BFS order reversed; order[] is scratch of n entries). */
+static void multitree_heights(const sn_topo_t *t, uint32_t root, const uint32_t *par, uint32_t *h,
+                              uint32_t *order)
 {
-    int rc = single_timetable_applies(t, p, err);
-    if (rc < 0)
-        return rc;
-    uint32_t n = t->n, M = p->msgs * p->frags, root = p->root;
-    size_t nm = (size_t) n * M;
-    uint32_t *parent = sn_xmalloc(nm * sizeof *parent), *cport = sn_xmalloc(nm * sizeof *cport);
-    uint32_t *height = sn_xcalloc(nm, sizeof *height), *order = sn_xmalloc(n * sizeof *order);
-    uint64_t *got = sn_xmalloc(nm * sizeof *got); /* slot the packet arrived, UINT64_MAX: not */
-    for (uint32_t x = 0; x < M; x++) {
-        uint32_t *par = parent + (size_t) x * n, *h = height + (size_t) x * n;
-        tree_x(t, root, x, par, cport + (size_t) x * n, order);
-        /* heights: repeat relaxation in decreasing distance order (BFS order reversed) */
-        uint32_t head = 0, tail = 0;
-        uint32_t *dist = sn_xmalloc(n * sizeof *dist);
-        for (uint32_t v = 0; v < n; v++)
-            dist[v] = UINT32_MAX;
-        dist[root] = 0;
-        order[tail++] = root;
-        while (head < tail) {
-            uint32_t u = order[head++];
-            for (uint32_t q = 0; q < sn_topo_degree(t, u); q++) {
-                uint32_t v = sn_topo_port(t, u, q)->peer;
-                if (dist[v] == UINT32_MAX) {
-                    dist[v] = dist[u] + 1;
-                    order[tail++] = v;
-                }
+    uint32_t n = t->n;
+    uint32_t head = 0, tail = 0;
+    uint32_t *dist = sn_xmalloc(n * sizeof *dist);
+    for (uint32_t v = 0; v < n; v++)
+        dist[v] = UINT32_MAX;
+    dist[root] = 0;
+    order[tail++] = root;
+    while (head < tail) {
+        uint32_t u = order[head++];
+        for (uint32_t q = 0; q < sn_topo_degree(t, u); q++) {
+            uint32_t v = sn_topo_port(t, u, q)->peer;
+            if (dist[v] == UINT32_MAX) {
+                dist[v] = dist[u] + 1;
+                order[tail++] = v;
             }
         }
-        for (uint32_t i = tail; i-- > 1;) {
-            uint32_t v = order[i];
-            if (h[v] + 1 > h[par[v]])
-                h[par[v]] = h[v] + 1;
-        }
-        free(dist);
     }
-    for (size_t i = 0; i < nm; i++)
-        got[i] = UINT64_MAX;
-    for (uint32_t x = 0; x < M; x++)
-        got[(size_t) x * n + root] = 0;
-    /* pending children: for each (x, v) the children in T_x not yet served */
+    for (uint32_t i = tail; i-- > 1;) {
+        uint32_t v = order[i];
+        if (h[v] + 1 > h[par[v]])
+            h[par[v]] = h[v] + 1;
+    }
+    free(dist);
+}
+
+/* The children of every (x, v) in tree T_x (parent[], n nodes per tree, M trees) as lists:
+ * ch[coff[i] .. coff[i+1]-1] for i = x * n + v; the caller frees *coff_out and *ch_out. */
+static void multitree_children(const uint32_t *parent, uint32_t n, uint32_t M, uint32_t **coff_out,
+                               uint32_t **ch_out)
+{
+    size_t nm = (size_t) n * M;
     uint32_t *coff = sn_xcalloc(nm + 1, sizeof *coff), *ch = sn_xmalloc((nm + 1) * sizeof *ch);
     for (uint32_t x = 0; x < M; x++)
         for (uint32_t v = 0; v < n; v++)
@@ -217,6 +210,34 @@ static int single_timetable_plan_new(const sn_topo_t *t, const sn_params_t *p, v
             if (pa != UINT32_MAX)
                 ch[fill[(size_t) x * n + pa]++] = v;
         }
+    free(fill);
+    *coff_out = coff;
+    *ch_out = ch;
+}
+
+static int single_timetable_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out,
+                                     sn_err_t *err)
+{
+    int rc = single_timetable_applies(t, p, err);
+    if (rc < 0)
+        return rc;
+    uint32_t n = t->n, M = p->msgs * p->frags, root = p->root;
+    size_t nm = (size_t) n * M;
+    uint32_t *parent = sn_xmalloc(nm * sizeof *parent), *cport = sn_xmalloc(nm * sizeof *cport);
+    uint32_t *height = sn_xcalloc(nm, sizeof *height), *order = sn_xmalloc(n * sizeof *order);
+    uint64_t *got = sn_xmalloc(nm * sizeof *got); /* slot the packet arrived, UINT64_MAX: not */
+    for (uint32_t x = 0; x < M; x++) {
+        uint32_t *par = parent + (size_t) x * n, *h = height + (size_t) x * n;
+        tree_x(t, root, x, par, cport + (size_t) x * n, order);
+        multitree_heights(t, root, par, h, order);
+    }
+    for (size_t i = 0; i < nm; i++)
+        got[i] = UINT64_MAX;
+    for (uint32_t x = 0; x < M; x++)
+        got[(size_t) x * n + root] = 0;
+    /* pending children: for each (x, v) the children in T_x not yet served */
+    uint32_t *coff, *ch;
+    multitree_children(parent, n, M, &coff, &ch);
     uint8_t *sent = sn_xcalloc(nm + 1, 1); /* per child slot in ch[]: served */
     uint8_t *busy_tx = sn_xmalloc(n), *busy_rx = sn_xmalloc(n);
     sn_tt_list_t l = {0};
@@ -262,7 +283,6 @@ static int single_timetable_plan_new(const sn_topo_t *t, const sn_params_t *p, v
     free(got);
     free(coff);
     free(ch);
-    free(fill);
     free(sent);
     free(busy_tx);
     free(busy_rx);
