@@ -887,17 +887,76 @@ void sn_topo_files_free(sn_topo_file_t *files, size_t nfiles)
     free(files);
 }
 
+/* The edges and router lines of a graph file as they are read. */
+typedef struct {
+    uint32_t *eu, *ev, *routers;
+    size_t ecap, ecap2, rcap, ne, nr;
+    uint32_t maxid;
+} file_graph_t;
+
+/* One line of a graph file (line: its text, NUL-terminated, changed in place): an edge 'U V', a
+ * 'router N' line, a comment or nothing. */
+static int file_line(file_graph_t *g, const char *path, unsigned lineno, char *line, sn_err_t *err)
+{
+    int rc;
+    const uint32_t idmax = SN_TOPO_MAX_NODES - 1;
+    char *hash = strchr(line, '#');
+    if (hash)
+        *hash = '\0';
+    char shown[MAX_FILE_LINE + 2]; /* the line as written, for error messages */
+    size_t sl = strlen(line);
+    while (sl > 0 && (line[sl - 1] == '\r' || line[sl - 1] == ' ' || line[sl - 1] == '\t'))
+        sl--;
+    memcpy(shown, line, sl);
+    shown[sl] = '\0';
+    char *save = NULL;
+    char *a = strtok_r(line, " \t\r\n", &save);
+    if (a == NULL)
+        return 0;
+    char *b = strtok_r(NULL, " \t\r\n", &save);
+    char *extra = b ? strtok_r(NULL, " \t\r\n", &save) : NULL;
+    if (b == NULL || extra != NULL) {
+        return sn_err_set(err, SN_ESPEC, "%s:%u: expected 'U V' (an edge) or 'router N', got '%s'",
+                          path, lineno, shown + strspn(shown, " \t"));
+    }
+    uint64_t x, y;
+    if (strcmp(a, "router") == 0) {
+        if ((rc = parse_num(b, strlen(b), 0, idmax, "router id", path, &x, err)) < 0)
+            return rc;
+        sn_grow((void **) &g->routers, &g->rcap, g->nr + 1, sizeof *g->routers);
+        g->routers[g->nr++] = (uint32_t) x;
+        return 0;
+    }
+    if ((rc = parse_num(a, strlen(a), 0, idmax, "node id", path, &x, err)) < 0 ||
+        (rc = parse_num(b, strlen(b), 0, idmax, "node id", path, &y, err)) < 0) {
+        char m[sizeof err->msg];
+        snprintf(m, sizeof m, "%s", err ? err->msg : "");
+        sn_err_set(err, rc, "%s:%u: %s", path, lineno, m);
+        return rc;
+    }
+    if (g->ne * 2 >= SN_TOPO_MAX_PORTS) {
+        return sn_err_set(err, SN_ERANGE, "%s: more than %u edges", path, SN_TOPO_MAX_PORTS / 2);
+    }
+    sn_grow((void **) &g->eu, &g->ecap, g->ne + 1, sizeof *g->eu);
+    sn_grow((void **) &g->ev, &g->ecap2, g->ne + 1, sizeof *g->ev);
+    g->eu[g->ne] = (uint32_t) x;
+    g->ev[g->ne] = (uint32_t) y;
+    g->ne++;
+    if (x > g->maxid)
+        g->maxid = (uint32_t) x;
+    if (y > g->maxid)
+        g->maxid = (uint32_t) y;
+    return 0;
+}
+
 /* Parses the text of an edge-list file: 'U V' edges, 'router N' lines, '#' comments. */
 static int parse_text(const char *path, const char *text, size_t len, sn_topo_t **out,
                       sn_err_t *err)
 {
-    uint32_t *eu = NULL, *ev = NULL, *routers = NULL;
-    size_t ecap = 0, ecap2 = 0, rcap = 0, ne = 0, nr = 0;
-    uint32_t maxid = 0;
-    int rc = 0, any = 0;
+    file_graph_t g = {0};
+    int rc = 0;
     char line[MAX_FILE_LINE + 2];
     unsigned lineno = 0;
-    const uint32_t idmax = SN_TOPO_MAX_NODES - 1;
     size_t pos = 0;
     const char *nul = memchr(text, '\0', len);
     if (nul != NULL) /* a text file has none; bytes after one would be silently lost */
@@ -915,81 +974,33 @@ static int parse_text(const char *path, const char *text, size_t len, sn_topo_t 
         memcpy(line, text + pos, l);
         line[l] = '\0';
         pos += l + 1;
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = '\0';
-        char shown[MAX_FILE_LINE + 2]; /* the line as written, for error messages */
-        size_t sl = strlen(line);
-        while (sl > 0 && (line[sl - 1] == '\r' || line[sl - 1] == ' ' || line[sl - 1] == '\t'))
-            sl--;
-        memcpy(shown, line, sl);
-        shown[sl] = '\0';
-        char *save = NULL;
-        char *a = strtok_r(line, " \t\r\n", &save);
-        if (a == NULL)
-            continue;
-        char *b = strtok_r(NULL, " \t\r\n", &save);
-        char *extra = b ? strtok_r(NULL, " \t\r\n", &save) : NULL;
-        if (b == NULL || extra != NULL) {
-            rc =
-                sn_err_set(err, SN_ESPEC, "%s:%u: expected 'U V' (an edge) or 'router N', got '%s'",
-                           path, lineno, shown + strspn(shown, " \t"));
+        if ((rc = file_line(&g, path, lineno, line, err)) < 0)
             goto done;
-        }
-        uint64_t x, y;
-        if (strcmp(a, "router") == 0) {
-            if ((rc = parse_num(b, strlen(b), 0, idmax, "router id", path, &x, err)) < 0)
-                goto done;
-            sn_grow((void **) &routers, &rcap, nr + 1, sizeof *routers);
-            routers[nr++] = (uint32_t) x;
-            continue;
-        }
-        if ((rc = parse_num(a, strlen(a), 0, idmax, "node id", path, &x, err)) < 0 ||
-            (rc = parse_num(b, strlen(b), 0, idmax, "node id", path, &y, err)) < 0) {
-            char m[sizeof err->msg];
-            snprintf(m, sizeof m, "%s", err ? err->msg : "");
-            sn_err_set(err, rc, "%s:%u: %s", path, lineno, m);
-            goto done;
-        }
-        if (ne * 2 >= SN_TOPO_MAX_PORTS) {
-            rc = sn_err_set(err, SN_ERANGE, "%s: more than %u edges", path, SN_TOPO_MAX_PORTS / 2);
-            goto done;
-        }
-        sn_grow((void **) &eu, &ecap, ne + 1, sizeof *eu);
-        sn_grow((void **) &ev, &ecap2, ne + 1, sizeof *ev);
-        eu[ne] = (uint32_t) x;
-        ev[ne] = (uint32_t) y;
-        ne++;
-        any = 1;
-        if (x > maxid)
-            maxid = (uint32_t) x;
-        if (y > maxid)
-            maxid = (uint32_t) y;
     }
-    if (!any) {
+    if (g.ne == 0) {
         rc = sn_err_set(err, SN_ESPEC, "%s: no edges (expected one 'U V' edge per line)", path);
         goto done;
     }
     uint8_t *isr = NULL;
-    if (nr) {
-        isr = sn_xcalloc((size_t) maxid + 1, 1);
-        for (size_t i = 0; i < nr; i++) {
-            if (routers[i] > maxid) {
+    if (g.nr) {
+        isr = sn_xcalloc((size_t) g.maxid + 1, 1);
+        for (size_t i = 0; i < g.nr; i++) {
+            if (g.routers[i] > g.maxid) {
                 free(isr);
                 rc = sn_err_set(err, SN_ESPEC, "%s: 'router %u' names a node that has no edge",
-                                path, routers[i]);
+                                path, g.routers[i]);
                 goto done;
             }
-            isr[routers[i]] = 1;
+            isr[g.routers[i]] = 1;
         }
     }
     char name[1100];
     snprintf(name, sizeof name, "file:%s", path);
-    rc = sn_topo_from_edges(name, maxid + 1, (uint32_t) ne, eu, ev, isr, out, err);
+    rc = sn_topo_from_edges(name, g.maxid + 1, (uint32_t) g.ne, g.eu, g.ev, isr, out, err);
     free(isr);
 done:
-    free(eu);
-    free(ev);
-    free(routers);
+    free(g.eu);
+    free(g.ev);
+    free(g.routers);
     return rc;
 }
