@@ -221,18 +221,13 @@ static int pmnb_fcube_on_data(node_t *s, const sn_packet_t *k, sn_step_t *io, sn
     return 0;
 }
 
-static int pmnb_fcube_node_step(void *st, sn_step_t *io, sn_err_t *err)
+/* Control slots 1 .. 2 T0 + 1: the class computation (prefix 0), then the d+1 class prefixes. */
+static int pmnb_fcube_prefixes(node_t *s, sn_step_t *io, sn_err_t *err)
 {
-    node_t *s = st;
     const plan_t *pl = s->pl;
     uint32_t d = pl->d;
     uint64_t slot = io->slot, T0 = pl->T0;
     int rc;
-    for (size_t i = 0; i < io->nrx; i++)
-        if (io->rx[i].pkt.kind == SN_PKT_DATA &&
-            (rc = pmnb_fcube_on_data(s, &io->rx[i].pkt, io, err)))
-            return rc;
-    /* ---- the class computation, then the d+1 class prefixes ---- */
     if (slot <= T0 + 1 && (rc = pmnb_fcube_run_prefix(s, 0, slot, io, err)))
         return rc;
     if (slot == T0 + 1) {
@@ -249,76 +244,109 @@ static int pmnb_fcube_node_step(void *st, sn_step_t *io, sn_err_t *err)
         for (uint32_t c = 0; c <= d; c++)
             if ((rc = pmnb_fcube_run_prefix(s, 1 + c, slot - T0, io, err)))
                 return rc;
-    uint64_t start = 2 * T0 + 1; /* the first packet slot */
-    if (slot == start) {
-        for (uint32_t c = 0; c <= d; c++)
-            if (!s->pre[1 + c].done || s->pre[1 + c].total > s->Mbar)
-                return sn_err_set(err, SN_EALGO,
-                                  "node %u: class %u prefix: no position or %llu "
-                                  "packets, more than Mbar",
-                                  s->u, c, (unsigned long long) s->pre[1 + c].total);
-        if (s->is_src) {
-            uint64_t pos = s->pre[1 + s->cls].rank;
-            if (pos >= s->Mbar)
-                return sn_err_set(err, SN_EALGO, "node %u: position %llu in class %u, Mbar %llu",
-                                  s->u, (unsigned long long) pos, s->cls,
-                                  (unsigned long long) s->Mbar);
-            pmnb_fcube_list_push(&s->held[s->cls], s->u, (uint32_t) pos);
+    return 0;
+}
+
+/* The first packet slot: every class prefix ended, a source's packet takes its position. */
+static int pmnb_fcube_position(node_t *s, sn_err_t *err)
+{
+    uint32_t d = s->pl->d;
+    for (uint32_t c = 0; c <= d; c++)
+        if (!s->pre[1 + c].done || s->pre[1 + c].total > s->Mbar)
+            return sn_err_set(err, SN_EALGO,
+                              "node %u: class %u prefix: no position or %llu "
+                              "packets, more than Mbar",
+                              s->u, c, (unsigned long long) s->pre[1 + c].total);
+    if (s->is_src) {
+        uint64_t pos = s->pre[1 + s->cls].rank;
+        if (pos >= s->Mbar)
+            return sn_err_set(err, SN_EALGO, "node %u: position %llu in class %u, Mbar %llu", s->u,
+                              (unsigned long long) pos, s->cls, (unsigned long long) s->Mbar);
+        pmnb_fcube_list_push(&s->held[s->cls], s->u, (uint32_t) pos);
+    }
+    return 0;
+}
+
+/* Packing, dimension j: a packet whose label differs from its position in bit j crosses it. */
+static int pmnb_fcube_pack(node_t *s, sn_step_t *io, uint32_t j, sn_err_t *err)
+{
+    uint32_t d = s->pl->d;
+    for (uint32_t c = 0; c <= d; c++) {
+        list_t *h = &s->held[c];
+        if (h->n > 1)
+            return sn_err_set(err, SN_EALGO, "node %u holds %u class-%u packets in packing", s->u,
+                              h->n, c);
+        if (h->n == 1 && (((s->lab[c] ^ h->v[0].pos) >> j) & 1u)) {
+            send_data(s, io, s->port[c * d + j], h->v[0].src, FL_PACK, h->v[0].pos | c << CLS_SH);
+            h->n = 0;
         }
     }
+    return 0;
+}
+
+/* Broadcast slot bs after packing: phase j (d-1 down to 0) lasts ceil(Mbar/2^(j+1)) slots, in
+ * which every node sends the packets of each class it held at the phase's start across j. */
+static int pmnb_fcube_bcast(node_t *s, sn_step_t *io, uint64_t bs, sn_err_t *err)
+{
+    uint32_t d = s->pl->d;
+    uint32_t j = d - 1;
+    for (;; j--) {
+        uint64_t len = sn_ceil_div(s->Mbar, 1ull << (j + 1));
+        if (bs < len)
+            break;
+        bs -= len;
+    }
+    uint64_t len = sn_ceil_div(s->Mbar, 1ull << (j + 1));
+    for (uint32_t c = 0; c <= d; c++) {
+        if (bs == 0) {
+            if (j == d - 1) { /* packing is over: what a node holds is packed here */
+                list_t *h = &s->held[c];
+                for (uint32_t i = 0; i < h->n; i++) {
+                    if (h->v[i].pos != s->lab[c])
+                        return sn_err_set(err, SN_EALGO,
+                                          "node %u still holds a class-%u packet for "
+                                          "position %u",
+                                          s->u, c, h->v[i].pos);
+                    pmnb_fcube_list_push(&s->known[c], h->v[i].src, 0);
+                }
+                h->n = 0;
+            }
+            s->snap[c] = s->known[c].n;
+            if (s->snap[c] > len)
+                return sn_err_set(err, SN_EALGO,
+                                  "node %u holds %u class-%u packets for a phase of %llu "
+                                  "slots",
+                                  s->u, s->snap[c], c, (unsigned long long) len);
+        }
+        if (bs < s->snap[c])
+            send_data(s, io, s->port[c * d + j], s->known[c].v[bs].src, FL_BCAST, c);
+    }
+    return 0;
+}
+
+static int pmnb_fcube_node_step(void *st, sn_step_t *io, sn_err_t *err)
+{
+    node_t *s = st;
+    const plan_t *pl = s->pl;
+    uint32_t d = pl->d;
+    uint64_t slot = io->slot, T0 = pl->T0;
+    int rc;
+    for (size_t i = 0; i < io->nrx; i++)
+        if (io->rx[i].pkt.kind == SN_PKT_DATA &&
+            (rc = pmnb_fcube_on_data(s, &io->rx[i].pkt, io, err)))
+            return rc;
+    if ((rc = pmnb_fcube_prefixes(s, io, err)))
+        return rc;
+    uint64_t start = 2 * T0 + 1; /* the first packet slot */
+    if (slot == start && (rc = pmnb_fcube_position(s, err)))
+        return rc;
     uint64_t end = start - 1 + data_slots(d, s->M);
     if (slot >= start && slot <= end) {
         uint64_t ps = slot - start;
-        if (ps < d) {
-            /* ---- packing: dimension j = ps ---- */
-            uint32_t j = (uint32_t) ps;
-            for (uint32_t c = 0; c <= d; c++) {
-                list_t *h = &s->held[c];
-                if (h->n > 1)
-                    return sn_err_set(err, SN_EALGO, "node %u holds %u class-%u packets in packing",
-                                      s->u, h->n, c);
-                if (h->n == 1 && (((s->lab[c] ^ h->v[0].pos) >> j) & 1u)) {
-                    send_data(s, io, s->port[c * d + j], h->v[0].src, FL_PACK,
-                              h->v[0].pos | c << CLS_SH);
-                    h->n = 0;
-                }
-            }
-        } else {
-            /* ---- broadcast: phase j lasts ceil(Mbar/2^(j+1)) slots ---- */
-            uint64_t bs = ps - d;
-            uint32_t j = d - 1;
-            for (;; j--) {
-                uint64_t len = sn_ceil_div(s->Mbar, 1ull << (j + 1));
-                if (bs < len)
-                    break;
-                bs -= len;
-            }
-            uint64_t len = sn_ceil_div(s->Mbar, 1ull << (j + 1));
-            for (uint32_t c = 0; c <= d; c++) {
-                if (bs == 0) {
-                    if (j == d - 1) { /* packing is over: what a node holds is packed here */
-                        list_t *h = &s->held[c];
-                        for (uint32_t i = 0; i < h->n; i++) {
-                            if (h->v[i].pos != s->lab[c])
-                                return sn_err_set(err, SN_EALGO,
-                                                  "node %u still holds a class-%u packet for "
-                                                  "position %u",
-                                                  s->u, c, h->v[i].pos);
-                            pmnb_fcube_list_push(&s->known[c], h->v[i].src, 0);
-                        }
-                        h->n = 0;
-                    }
-                    s->snap[c] = s->known[c].n;
-                    if (s->snap[c] > len)
-                        return sn_err_set(err, SN_EALGO,
-                                          "node %u holds %u class-%u packets for a phase of %llu "
-                                          "slots",
-                                          s->u, s->snap[c], c, (unsigned long long) len);
-                }
-                if (bs < s->snap[c])
-                    send_data(s, io, s->port[c * d + j], s->known[c].v[bs].src, FL_BCAST, c);
-            }
-        }
+        rc = ps < d ? pmnb_fcube_pack(s, io, (uint32_t) ps, err)
+                    : pmnb_fcube_bcast(s, io, ps - d, err);
+        if (rc)
+            return rc;
     }
     io->wake = slot < end || slot <= 2 * T0 ? slot + 1 : SN_WAKE_NEVER;
     return 0;
