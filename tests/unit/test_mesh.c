@@ -1,12 +1,12 @@
 /* Unit tests of the mesh algorithms of Varvarigos and Bertsekas, d-dimensional meshes (core/algo/
- * prefix.c, pmnb_mesh.c): the parallel-prefix engine on mixed-radix grids; pmnb-mesh-split,
- * pmnb-mesh, pmnb-mesh-a0 and mnb-mesh on tori and arrays with d = 1..3, p = 2..9, M in
- * {1, 2, N/8, N/2, N-1, N}, random and extreme source sets (a corner, a line, a sub-mesh): a
- * verified run, steps == predicted, steps >= every lower bound, the control slots counted; the
- * time units of Table A and Table B as re-derived slot by slot (the exact schedule lengths); the
- * worked example on the 3 x 3 array (actives 1, 3, 4, 8) slot by slot; pexchange-mesh on p x p
- * arrays and tori (verified, bounds, its control slots, the paper's upper bound, the re-derived
- * FIFO counts); the refusals. */
+ * engine/prefix.c, mesh/pmnb_mesh.c, mesh/pexchange_mesh.c): the parallel-prefix engine on
+ * mixed-radix grids; pmnb-mesh-split, pmnb-mesh, pmnb-mesh-a0 and mnb-mesh on tori and arrays with
+ * d = 1..3, p = 2..9, M in {1, 2, N/8, N/2, N-1, N}, random and extreme source sets (a corner, a
+ * line, a sub-mesh): a verified run, steps == predicted, steps >= every lower bound, the control
+ * slots counted; the time units of Table A and Table B as re-derived slot by slot (the exact
+ * schedule lengths); the worked example on the 3 x 3 array (actives 1, 3, 4, 8) slot by slot;
+ * pexchange-mesh on p x p arrays and tori (verified, bounds, its control slots, the paper's upper
+ * bound, the re-derived FIFO counts); the refusals. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

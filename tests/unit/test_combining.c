@@ -1,5 +1,5 @@
-/* Unit tests of the MPI staples (core/algo allreduce_tree.c, allreduce_rd.c, mna-tree in
- * combining/accum_tree.c; their bounds in core/model/bounds.c; combined-value verification in
+/* Unit tests of the MPI staples (core/algo/combining/: allreduce_tree.c, allreduce_rd.c, mna-tree
+ * in accum_tree.c; their bounds in core/model/bounds.c; combined-value verification in
  * core/sim/verify.c): allreduce, barrier and mna (reduce_scatter) in the simulator on many
  * topologies, every port model they support and every operator, each run verified value by value
  * and checked against its prediction and every lower bound. */
