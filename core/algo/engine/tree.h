@@ -1,12 +1,5 @@
 /* Spanning trees shared by the tree algorithms (core/algo/engine/tree.c): the tree type, the BFS
- * and balanced trees, and the builder interface that the family trees (tree_*.h) implement.
- *
- * The layering rule of core/algo: it depends on core/topo, core/util and the public headers
- * stepnet/algo.h, topo.h, route.h, error.h and util.h only. No file in core/algo includes
- * stepnet/model.h, stepnet/sim.h or anything from core/model or core/sim, and none calls into them:
- * core/model registers, selects and plans algorithms and may call down into core/algo, never the
- * reverse. An algorithm that needs another run's schedule (A2, A3) asks for it as a plan input
- * (sn_algo_t.plan_inputs) and the model records it. */
+ * and balanced trees, and the builder interface that the family trees (tree_*.h) implement. */
 #ifndef STEPNET_ALGO_ENGINE_TREE_H
 #define STEPNET_ALGO_ENGINE_TREE_H
 
