@@ -1,19 +1,21 @@
 /* `stepnet algos`: the algorithm registry with collectives, port models, topologies, predictions
  * and sources (cli). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "json.h"
 
-static const char usage[] = "usage: stepnet algos [--coll C] [--json]\n"
+static const char usage[] = "usage: stepnet algos [--coll C] [--json | --markdown]\n"
                             "\n"
                             "Lists every algorithm: its collective, the port models it supports,\n"
                             "the topologies it runs on, what its predicted step count is, and the\n"
                             "paper, section and theorem it comes from.\n"
                             "\n"
                             "  --coll C   only the algorithms of collective C\n"
-                            "  --json     one JSON object on one line\n";
+                            "  --json     one JSON object on one line\n"
+                            "  --markdown the table of README.md's Algorithms section\n";
 
 static void pm_words(unsigned m, char *buf, size_t cap)
 {
@@ -27,7 +29,7 @@ static void pm_words(unsigned m, char *buf, size_t cap)
 
 int cli_cmd_algos(int argc, char **argv)
 {
-    int json = 0, have = 0;
+    int json = 0, markdown = 0, have = 0;
     sn_coll_t coll = SN_COLL_BCAST;
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -35,6 +37,8 @@ int cli_cmd_algos(int argc, char **argv)
             return EXIT_OK;
         } else if (strcmp(argv[i], "--json") == 0) {
             json = 1;
+        } else if (strcmp(argv[i], "--markdown") == 0) {
+            markdown = 1;
         } else if (strcmp(argv[i], "--coll") == 0 && i + 1 == argc) {
             fprintf(stderr, "stepnet: option --coll needs a value (bcast, scatter, gather, mnb, "
                             "te, pmnb, pexchange)\n");
@@ -50,6 +54,16 @@ int cli_cmd_algos(int argc, char **argv)
             fprintf(stderr, "stepnet: unexpected argument '%s' for algos; see --help\n", argv[i]);
             return EXIT_BADINPUT;
         }
+    }
+    if (json && markdown) {
+        fprintf(stderr, "stepnet: --json and --markdown exclude each other; see --help\n");
+        return EXIT_BADINPUT;
+    }
+    if (markdown) {
+        char *md = sn_model_algos_markdown(have ? &coll : NULL);
+        fputs(md, stdout);
+        free(md);
+        return EXIT_OK;
     }
     size_t n;
     const sn_algo_t *const *all = sn_model_algos(&n);

@@ -571,169 +571,224 @@ double sn_model_fcube_eq4(uint32_t d, uint64_t M, double tp)
     return (double) (sn_ceil_div(M, d + 1) + 2ull * d - 1) + 4.0 * d * tp;
 }
 
+/* Broadcast: the root's eccentricity with pipelining, and single-port Theorem 3.3. */
+static void bcast_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, uint64_t M)
+{
+    const int single = p->pm.ports == SN_PORTS_SINGLE;
+    uint32_t root = p->root;
+    uint32_t ecc = sn_topo_ecc(t, root, 1);
+    uint64_t per = single ? 1 : sn_topo_degree(t, root);
+    add(out, "eccentricity",
+        "Dimakopoulos, thesis, section 3.2: B(v) >= e(v); pipelining M packets",
+        (int64_t) (sn_ceil_div(M, per) + ecc - 1), "e(root) = %u, %llu packets", ecc,
+        (unsigned long long) M);
+    if (single) {
+        uint64_t *counts = sn_xcalloc((size_t) ecc + 1, sizeof *counts);
+        sn_topo_dds(t, root, 1, counts, ecc + 1);
+        add(out, "thm3.3", "Dimakopoulos, thesis, section 3.2.1, Theorem 3.3",
+            sn_model_thm33(counts, ecc), "distance degree sequence of the root");
+        free(counts);
+    }
+}
+
+/* Scatter and gather: the root's port limit (Theorem 3.6 or eq. (3.3)) and its eccentricity. */
+static void scatter_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, uint64_t M)
+{
+    const uint64_t P = t->nproc;
+    const int single = p->pm.ports == SN_PORTS_SINGLE;
+    const int rx_one = single && p->pm.rx == SN_RX_ONE;
+    uint32_t root = p->root;
+    uint32_t ecc = sn_topo_ecc(t, root, 1);
+    /* the root's limit is on sends for scatter, on receptions for gather */
+    int one_per_slot = p->coll == SN_COLL_SCATTER ? single : rx_one;
+    if (one_per_slot) {
+        uint64_t *counts = sn_xcalloc((size_t) ecc + 1, sizeof *counts);
+        sn_topo_dds(t, root, 1, counts, ecc + 1);
+        uint64_t R = 0;
+        int64_t best = 0;
+        for (uint32_t d = ecc; d >= 1; d--) {
+            R += counts[d];
+            int64_t v = (int64_t) (M * R + d - 1);
+            if (v > best)
+                best = v;
+        }
+        free(counts);
+        add(out, "root-port", "Dimakopoulos, thesis, Theorem 3.6: one message per slot at the root",
+            best, "%llu messages, deepest first", (unsigned long long) ((P - 1) * M));
+    } else {
+        uint32_t deg = sn_topo_degree(t, root);
+        add(out, "degree", "Dimakopoulos, thesis, eq. (3.3)",
+            (int64_t) sn_ceil_div((P - 1) * M, deg), "%llu messages over %u links",
+            (unsigned long long) ((P - 1) * M), deg);
+    }
+    add(out, "eccentricity", "Dimakopoulos, thesis, section 3.2 (the farthest processor)", ecc,
+        "e(root) = %u", ecc);
+}
+
+/* The routed collectives (mnb, pmnb, te, pexchange): what they share. is_src is NULL when every
+ * processor is a source; S is the number of sources. */
+typedef struct {
+    const sn_topo_t *t;
+    const sn_params_t *p;
+    const uint8_t *is_src;
+    uint64_t S, M;
+    int bcast, single, rx_one;
+    uint64_t links; /* directed links that may carry a packet in a slot */
+} routed_t;
+
+/* The farthest source-to-processor distance. */
+static void routed_diameter(const routed_t *r, sn_bounds_t *out)
+{
+    uint32_t far;
+    if (r->is_src == NULL) {
+        far = sn_topo_diameter(r->t, 1);
+    } else {
+        far = 0;
+        for (uint32_t i = 0; i < r->p->nsources; i++) {
+            uint32_t e = sn_topo_ecc(r->t, r->p->sources[i], 1);
+            if (e > far)
+                far = e;
+        }
+    }
+    add(out, "diameter", "Dimakopoulos, thesis, section 2.1: the farthest pair", far,
+        "farthest source-processor distance %u", far);
+}
+
+/* Receptions (and, personalised, sends) per processor. */
+static void routed_node_limits(const routed_t *r, sn_bounds_t *out)
+{
+    const sn_topo_t *t = r->t;
+    const uint64_t P = t->nproc, M = r->M;
+    int64_t recv = 0, send = 0;
+    for (uint32_t u = 0; u < t->n; u++) {
+        if (!sn_topo_is_proc(t, u))
+            continue;
+        int src = r->is_src ? r->is_src[u] : 1;
+        uint64_t deg = sn_topo_degree(t, u);
+        uint64_t in = (r->S - (uint64_t) src) * M;
+        int64_t v = (int64_t) (r->rx_one ? in : sn_ceil_div(in, deg));
+        if (v > recv)
+            recv = v;
+        if (!r->bcast && src) {
+            uint64_t o = (P - 1) * M;
+            int64_t s = (int64_t) (r->single ? o : sn_ceil_div(o, deg));
+            if (s > send)
+                send = s;
+        }
+    }
+    add(out, "receive",
+        r->rx_one ? "one reception per slot (Dimakopoulos, thesis, section 2.4)"
+                  : "one packet per incoming link per slot",
+        recv, "%llu packets into a processor", (unsigned long long) ((r->S - 1) * M));
+    if (!r->bcast)
+        add(out, "send",
+            r->single ? "one send per slot (Dimakopoulos, thesis, section 2.4)"
+                      : "one packet per outgoing link per slot",
+            send, "%llu packets out of a source", (unsigned long long) ((P - 1) * M));
+}
+
+/* Broadcasts: every delivery is one transmission; single-port one reception, the bipartite bound.
+ */
+static void routed_bcast_totals(const routed_t *r, sn_bounds_t *out)
+{
+    const sn_topo_t *t = r->t;
+    uint64_t dl =
+        r->S * (t->nproc - 1) * r->M; /* every delivery is one transmission into its node */
+    uint64_t slots_per = r->single ? t->n : r->links;
+    add(out, "transmissions",
+        r->single ? "one send per node per slot" : "one packet per link per slot",
+        (int64_t) sn_ceil_div(dl, slots_per), "%llu deliveries", (unsigned long long) dl);
+    if (r->rx_one) {
+        char detail[160];
+        int64_t b = bipartite_bound(t, r->is_src, r->S, r->M, detail, sizeof detail);
+        if (b > 0)
+            add(out, "bipartite",
+                "one send and one reception per node and slot (Dimakopoulos, thesis, "
+                "section 2.4), every link between the two colour classes",
+                b, "%s", detail);
+    }
+}
+
+/* Personalised exchanges: the total distance still to travel (4.4), and multiport the cuts (4.1).
+ */
+static void routed_exchange_totals(const routed_t *r, sn_bounds_t *out)
+{
+    const sn_topo_t *t = r->t;
+    uint64_t total = 0;
+    if (r->is_src == NULL) {
+        total = sn_topo_total_distance(t, 1);
+    } else {
+        for (uint32_t i = 0; i < r->p->nsources; i++)
+            total += sn_topo_status(t, r->p->sources[i], 1);
+    }
+    total *= r->M;
+    if (r->single)
+        add(out, "status",
+            "Dimakopoulos, thesis, section 4.1, (4.4): each send shortens the total "
+            "distance "
+            "by at most 1",
+            (int64_t) sn_ceil_div(total, t->n), "total distance %llu over %u nodes",
+            (unsigned long long) total, t->n);
+    else
+        add(out, "distance", "(4.4) over links, derived the same way",
+            (int64_t) sn_ceil_div(total, r->links), "total distance %llu over %llu links",
+            (unsigned long long) total, (unsigned long long) r->links);
+    if (!r->single) {
+        cuts_t c = {t, r->p, r->is_src, r->M, 0, ""};
+        search_cuts(&c);
+        if (c.best > 0)
+            add(out, "cut", "Dimakopoulos, thesis, section 4.1, (4.1)", c.best, "%s", c.detail);
+    }
+}
+
+/* mnb, pmnb, te and pexchange: mesh bounds (broadcasts), distances, node and link limits. */
+static void routed_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, uint64_t M)
+{
+    routed_t r = {t, p, NULL, t->nproc, M, sn_coll_is_broadcast(p->coll), 0, 0, 0};
+    r.single = p->pm.ports == SN_PORTS_SINGLE;
+    r.rx_one = r.single && p->pm.rx == SN_RX_ONE;
+    r.links = p->pm.duplex == SN_DUPLEX_HALF ? t->nedges : 2ull * t->nedges;
+    if (r.bcast)
+        mesh_bounds(t, p, M, out);
+    uint8_t *is_src = NULL;
+    if (p->sources) {
+        is_src = sn_xcalloc(t->n, 1);
+        for (uint32_t i = 0; i < p->nsources; i++)
+            is_src[p->sources[i]] = 1;
+        r.S = p->nsources;
+    }
+    r.is_src = is_src;
+    routed_diameter(&r, out);
+    routed_node_limits(&r, out);
+    if (r.bcast)
+        routed_bcast_totals(&r, out);
+    else
+        routed_exchange_totals(&r, out);
+    free(is_src);
+}
+
 int sn_model_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, sn_err_t *err)
 {
     (void) err;
     memset(out, 0, sizeof *out);
     const uint64_t M = (uint64_t) p->msgs * p->frags, P = t->nproc;
-    const int single = p->pm.ports == SN_PORTS_SINGLE;
-    const int rx_one = single && p->pm.rx == SN_RX_ONE;
-    const int half = p->pm.duplex == SN_DUPLEX_HALF;
-    uint32_t root = p->root;
     if (P < 2)
         return 0;
 
     switch (p->coll) {
-    case SN_COLL_BCAST: {
-        uint32_t ecc = sn_topo_ecc(t, root, 1);
-        uint64_t per = single ? 1 : sn_topo_degree(t, root);
-        add(out, "eccentricity",
-            "Dimakopoulos, thesis, section 3.2: B(v) >= e(v); pipelining M packets",
-            (int64_t) (sn_ceil_div(M, per) + ecc - 1), "e(root) = %u, %llu packets", ecc,
-            (unsigned long long) M);
-        if (single) {
-            uint64_t *counts = sn_xcalloc((size_t) ecc + 1, sizeof *counts);
-            sn_topo_dds(t, root, 1, counts, ecc + 1);
-            add(out, "thm3.3", "Dimakopoulos, thesis, section 3.2.1, Theorem 3.3",
-                sn_model_thm33(counts, ecc), "distance degree sequence of the root");
-            free(counts);
-        }
+    case SN_COLL_BCAST:
+        bcast_bounds(t, p, out, M);
         break;
-    }
     case SN_COLL_SCATTER:
-    case SN_COLL_GATHER: {
-        uint32_t ecc = sn_topo_ecc(t, root, 1);
-        /* the root's limit is on sends for scatter, on receptions for gather */
-        int one_per_slot = p->coll == SN_COLL_SCATTER ? single : rx_one;
-        if (one_per_slot) {
-            uint64_t *counts = sn_xcalloc((size_t) ecc + 1, sizeof *counts);
-            sn_topo_dds(t, root, 1, counts, ecc + 1);
-            uint64_t R = 0;
-            int64_t best = 0;
-            for (uint32_t d = ecc; d >= 1; d--) {
-                R += counts[d];
-                int64_t v = (int64_t) (M * R + d - 1);
-                if (v > best)
-                    best = v;
-            }
-            free(counts);
-            add(out, "root-port",
-                "Dimakopoulos, thesis, Theorem 3.6: one message per slot at the root", best,
-                "%llu messages, deepest first", (unsigned long long) ((P - 1) * M));
-        } else {
-            uint32_t deg = sn_topo_degree(t, root);
-            add(out, "degree", "Dimakopoulos, thesis, eq. (3.3)",
-                (int64_t) sn_ceil_div((P - 1) * M, deg), "%llu messages over %u links",
-                (unsigned long long) ((P - 1) * M), deg);
-        }
-        add(out, "eccentricity", "Dimakopoulos, thesis, section 3.2 (the farthest processor)", ecc,
-            "e(root) = %u", ecc);
+    case SN_COLL_GATHER:
+        scatter_bounds(t, p, out, M);
         break;
-    }
     case SN_COLL_MNB:
     case SN_COLL_PMNB:
     case SN_COLL_TE:
-    case SN_COLL_PEXCHANGE: {
-        int bcast = sn_coll_is_broadcast(p->coll);
-        if (bcast)
-            mesh_bounds(t, p, M, out);
-        uint8_t *is_src = NULL;
-        uint64_t S = P;
-        if (p->sources) {
-            is_src = sn_xcalloc(t->n, 1);
-            for (uint32_t i = 0; i < p->nsources; i++)
-                is_src[p->sources[i]] = 1;
-            S = p->nsources;
-        }
-        /* farthest source-to-processor distance */
-        uint32_t far;
-        if (is_src == NULL) {
-            far = sn_topo_diameter(t, 1);
-        } else {
-            far = 0;
-            for (uint32_t i = 0; i < p->nsources; i++) {
-                uint32_t e = sn_topo_ecc(t, p->sources[i], 1);
-                if (e > far)
-                    far = e;
-            }
-        }
-        add(out, "diameter", "Dimakopoulos, thesis, section 2.1: the farthest pair", far,
-            "farthest source-processor distance %u", far);
-        /* receptions (and, personalised, sends) per processor */
-        int64_t recv = 0, send = 0;
-        for (uint32_t u = 0; u < t->n; u++) {
-            if (!sn_topo_is_proc(t, u))
-                continue;
-            int src = is_src ? is_src[u] : 1;
-            uint64_t deg = sn_topo_degree(t, u);
-            uint64_t in = (S - (uint64_t) src) * M;
-            int64_t r = (int64_t) (rx_one ? in : sn_ceil_div(in, deg));
-            if (r > recv)
-                recv = r;
-            if (!bcast && src) {
-                uint64_t o = (P - 1) * M;
-                int64_t s = (int64_t) (single ? o : sn_ceil_div(o, deg));
-                if (s > send)
-                    send = s;
-            }
-        }
-        add(out, "receive",
-            rx_one ? "one reception per slot (Dimakopoulos, thesis, section 2.4)"
-                   : "one packet per incoming link per slot",
-            recv, "%llu packets into a processor", (unsigned long long) ((S - 1) * M));
-        if (!bcast)
-            add(out, "send",
-                single ? "one send per slot (Dimakopoulos, thesis, section 2.4)"
-                       : "one packet per outgoing link per slot",
-                send, "%llu packets out of a source", (unsigned long long) ((P - 1) * M));
-        uint64_t links = half ? t->nedges : 2ull * t->nedges;
-        if (bcast) {
-            uint64_t dl = S * (P - 1) * M; /* every delivery is one transmission into its node */
-            uint64_t slots_per = single ? t->n : links;
-            add(out, "transmissions",
-                single ? "one send per node per slot" : "one packet per link per slot",
-                (int64_t) sn_ceil_div(dl, slots_per), "%llu deliveries", (unsigned long long) dl);
-            if (rx_one) {
-                char detail[160];
-                int64_t b = bipartite_bound(t, is_src, S, M, detail, sizeof detail);
-                if (b > 0)
-                    add(out, "bipartite",
-                        "one send and one reception per node and slot (Dimakopoulos, thesis, "
-                        "section 2.4), every link between the two colour classes",
-                        b, "%s", detail);
-            }
-        } else {
-            /* total distance still to travel */
-            uint64_t total = 0;
-            if (is_src == NULL) {
-                total = sn_topo_total_distance(t, 1);
-            } else {
-                for (uint32_t i = 0; i < p->nsources; i++)
-                    total += sn_topo_status(t, p->sources[i], 1);
-            }
-            total *= M;
-            if (single)
-                add(out, "status",
-                    "Dimakopoulos, thesis, section 4.1, (4.4): each send shortens the total "
-                    "distance "
-                    "by at most 1",
-                    (int64_t) sn_ceil_div(total, t->n), "total distance %llu over %u nodes",
-                    (unsigned long long) total, t->n);
-            else
-                add(out, "distance", "(4.4) over links, derived the same way",
-                    (int64_t) sn_ceil_div(total, links), "total distance %llu over %llu links",
-                    (unsigned long long) total, (unsigned long long) links);
-            if (!single) {
-                cuts_t c = {t, p, is_src, M, 0, ""};
-                search_cuts(&c);
-                if (c.best > 0)
-                    add(out, "cut", "Dimakopoulos, thesis, section 4.1, (4.1)", c.best, "%s",
-                        c.detail);
-            }
-        }
-        free(is_src);
+    case SN_COLL_PEXCHANGE:
+        routed_bounds(t, p, out, M);
         break;
-    }
     case SN_COLL_SNA:
     case SN_COLL_PMNA:
     case SN_COLL_MNA:

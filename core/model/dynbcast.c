@@ -168,6 +168,75 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The arrivals: node u's k-th request at (*arr)[(*off)[u] + k], Poisson with rate o->lambda up
+ * to o->horizon, from the run's seed; *total of them. The caller frees *arr and *off. */
+static void dyn_arrivals(uint32_t n, const sn_params_t *p, const sn_dyn_opts_t *o, double **arr_out,
+                         uint32_t **off_out, size_t *total_out)
+{
+    size_t cap = 1024, total = 0;
+    double *arr = sn_xmalloc(cap * sizeof *arr);
+    uint32_t *off = sn_xcalloc((size_t) n + 1, sizeof *off);
+    for (uint32_t u = 0; u < n; u++) {
+        uint64_t x = sn_mix64(p->seed ^ 0x64796e626361ULL ^ ((uint64_t) u << 32));
+        off[u] = (uint32_t) total;
+        for (double at = -log(1.0 - uniform01(&x)) / o->lambda; at < o->horizon;
+             at += -log(1.0 - uniform01(&x)) / o->lambda) {
+            if (total == cap)
+                arr = sn_xrealloc(arr, (cap *= 2) * sizeof *arr);
+            arr[total++] = at;
+        }
+    }
+    off[n] = (uint32_t) total;
+    *arr_out = arr;
+    *off_out = off;
+    *total_out = total;
+}
+
+/* The statistics over the requests after the warm-up (measured), in arrival order per batch:
+ * mean, 95% confidence half-width, percentiles and maximum of the delays, and the throughput over
+ * the run's tau time units. */
+static void dyn_stats(sn_dyn_result_t *r, const double *delay, const uint8_t *measured,
+                      size_t total, double tau)
+{
+    size_t nm = 0;
+    double *v = sn_xmalloc((total ? total : 1) * sizeof *v);
+    for (size_t k = 0; k < total; k++)
+        if (measured[k])
+            v[nm++] = delay[k];
+    r->requests = total;
+    r->measured = nm;
+    r->time_units = tau;
+    r->throughput = tau > 0 ? (double) total / tau : 0.0;
+    if (nm > 0) {
+        double sum = 0;
+        for (size_t k = 0; k < nm; k++)
+            sum += v[k];
+        r->delay_mean = sum / (double) nm;
+        /* 95% confidence half-width from 10 batch means (Student t, 9 degrees of freedom) */
+        if (nm >= 20) {
+            double bm[10], mean = 0, var = 0;
+            for (int b = 0; b < 10; b++) {
+                size_t lo = nm * (size_t) b / 10, hi = nm * (size_t) (b + 1) / 10;
+                double s = 0;
+                for (size_t k = lo; k < hi; k++)
+                    s += v[k];
+                bm[b] = s / (double) (hi - lo);
+                mean += bm[b] / 10;
+            }
+            for (int b = 0; b < 10; b++)
+                var += (bm[b] - mean) * (bm[b] - mean) / 9;
+            r->delay_ci = 2.262 * sqrt(var / 10);
+        } else {
+            r->delay_ci = -1;
+        }
+        qsort(v, nm, sizeof *v, cmp_double);
+        r->delay_p50 = v[(nm - 1) / 2];
+        r->delay_p99 = v[(size_t) ((double) (nm - 1) * 0.99)];
+        r->delay_max = v[nm - 1];
+    }
+    free(v);
+}
+
 int sn_dyn_run(const sn_topo_t *t, const sn_params_t *p, const sn_dyn_opts_t *o, sn_dyn_result_t *r,
                sn_err_t *err)
 {
@@ -189,20 +258,10 @@ int sn_dyn_run(const sn_topo_t *t, const sn_params_t *p, const sn_dyn_opts_t *o,
         return rc;
     uint32_t n = t->n;
     /* ---- the arrivals: node u's k-th request at arr[off[u] + k] ---- */
-    size_t cap = 1024, total = 0;
-    double *arr = sn_xmalloc(cap * sizeof *arr);
-    uint32_t *off = sn_xcalloc((size_t) n + 1, sizeof *off), *head = sn_xcalloc(n, sizeof *head);
-    for (uint32_t u = 0; u < n; u++) {
-        uint64_t x = sn_mix64(p->seed ^ 0x64796e626361ULL ^ ((uint64_t) u << 32));
-        off[u] = (uint32_t) total;
-        for (double at = -log(1.0 - uniform01(&x)) / o->lambda; at < o->horizon;
-             at += -log(1.0 - uniform01(&x)) / o->lambda) {
-            if (total == cap)
-                arr = sn_xrealloc(arr, (cap *= 2) * sizeof *arr);
-            arr[total++] = at;
-        }
-    }
-    off[n] = (uint32_t) total;
+    double *arr;
+    uint32_t *off, *head = sn_xcalloc(n, sizeof *head);
+    size_t total;
+    dyn_arrivals(n, p, o, &arr, &off, &total);
     double *delay = sn_xmalloc((total ? total : 1) * sizeof *delay);
     uint8_t *measured = sn_xcalloc(total ? total : 1, 1);
     uint32_t *src = sn_xmalloc((size_t) n * sizeof *src);
@@ -261,43 +320,7 @@ int sn_dyn_run(const sn_topo_t *t, const sn_params_t *p, const sn_dyn_opts_t *o,
         }
     }
     /* ---- statistics over the requests after the warm-up, in arrival order per batch ---- */
-    size_t nm = 0;
-    double *v = sn_xmalloc((total ? total : 1) * sizeof *v);
-    for (size_t k = 0; k < total; k++)
-        if (measured[k])
-            v[nm++] = delay[k];
-    r->requests = total;
-    r->measured = nm;
-    r->time_units = tau;
-    r->throughput = tau > 0 ? (double) total / tau : 0.0;
-    if (nm > 0) {
-        double sum = 0;
-        for (size_t k = 0; k < nm; k++)
-            sum += v[k];
-        r->delay_mean = sum / (double) nm;
-        /* 95% confidence half-width from 10 batch means (Student t, 9 degrees of freedom) */
-        if (nm >= 20) {
-            double bm[10], mean = 0, var = 0;
-            for (int b = 0; b < 10; b++) {
-                size_t lo = nm * (size_t) b / 10, hi = nm * (size_t) (b + 1) / 10;
-                double s = 0;
-                for (size_t k = lo; k < hi; k++)
-                    s += v[k];
-                bm[b] = s / (double) (hi - lo);
-                mean += bm[b] / 10;
-            }
-            for (int b = 0; b < 10; b++)
-                var += (bm[b] - mean) * (bm[b] - mean) / 9;
-            r->delay_ci = 2.262 * sqrt(var / 10);
-        } else {
-            r->delay_ci = -1;
-        }
-        qsort(v, nm, sizeof *v, cmp_double);
-        r->delay_p50 = v[(nm - 1) / 2];
-        r->delay_p99 = v[(size_t) ((double) (nm - 1) * 0.99)];
-        r->delay_max = v[nm - 1];
-    }
-    free(v);
+    dyn_stats(r, delay, measured, total, tau);
     rc = 0;
 out:
     free(arr), free(off), free(head), free(delay), free(measured), free(src);

@@ -1,67 +1,26 @@
-/* The algorithm registry and auto-selection (core/model). Order matters only for ties: the more
- * specific algorithms come first. The torus framework's algorithms (bcast-bst .. te-mns) and the
- * generic mnb-balanced and mnb-cycle come last, so that the others keep their ties. */
+/* The algorithm registry and auto-selection (core/model). The registry is the list of
+ * core/algo/algos.def in its order, which matters only for ties: the more specific algorithms come
+ * first. The torus framework's algorithms (bcast-bst .. te-mns) and the generic mnb-balanced and
+ * mnb-cycle come late, so that the others keep their ties. */
 #include <stdio.h>
 #include <string.h>
 
-#include "algo/algo_internal.h"
+#include "algo/algos.h"
 #include "stepnet/model.h"
 #include "stepnet/sim.h"
 
-/* clang-format off */
+/* Every SN_ALGO line of the list, in its order. */
 static const sn_algo_t *const registry[] = {
-    /* the fat-tree algorithms of thesis chapter 6 first: they beat or tie the generic ones on fat
-     * trees and apply nowhere else */
-    &sn__algo_bcast_fattree,   &sn__algo_scatter_fattree, &sn__algo_gather_fattree,
-    &sn__algo_mnb_fattree,     &sn__algo_mnb_fattree_qf,  &sn__algo_mnb_fattree_qf_serial,
-    &sn__algo_te_fattree,      &sn__algo_te_fattree_serial,
-    /* the thesis's algorithms for particular families, before the generic ones they tie with */
-    &sn__algo_bcast_fcube,     &sn__algo_sna_fcube,       &sn__algo_te_fcube,
-    &sn__algo_mnb_fcube,       &sn__algo_gather_fcube,    &sn__algo_scatter_fcube,
-    &sn__algo_bcast_ering,     &sn__algo_bcast_product,   &sn__algo_bcast_binomial,
-    &sn__algo_bcast_bfs,       &sn__algo_bcast_tree,      &sn__algo_bcast_greedy,
-    &sn__algo_scatter_ering,   &sn__algo_scatter_torus,   &sn__algo_scatter_balanced,
-    &sn__algo_scatter_ff,      &sn__algo_gather_ering,    &sn__algo_gather_torus,
-    &sn__algo_gather_balanced, &sn__algo_gather_ff,       &sn__algo_mnb_route,
-    &sn__algo_te_linear,       &sn__algo_te_ring,         &sn__algo_te_a3,
-    &sn__algo_te_cayley,       &sn__algo_te_a2,           &sn__algo_te_route,
-    &sn__algo_pmnb_route,      &sn__algo_pexchange_route, &sn__algo_sna_tree,
-    &sn__algo_pmna_tree,       &sn__algo_te_fcube_greedy, &sn__algo_pmna_fcube,
-    &sn__algo_mnb_a0,          &sn__algo_pmna_a0,
-    /* Varvarigos and Bertsekas on d-dimensional meshes and tori;
-     * one line per addition, unformatted, keeps merges of this table small */
-    &sn__algo_pmnb_mesh_split,
-    &sn__algo_pmnb_mesh_nosplit,
-    &sn__algo_pmnb_mesh_a0,
-    &sn__algo_mnb_mesh,
-    &sn__algo_pexchange_mesh,
-    &sn__algo_bcast_bst,
-    &sn__algo_mnb_bsg,         &sn__algo_scatter_bsg,     &sn__algo_gather_bsg,
-    &sn__algo_te_mns,          &sn__algo_mnb_balanced,    &sn__algo_mnb_cycle,
-    &sn__algo_bcast_multitree,
-    &sn__algo_bcast_match,
-    /* Varvarigos, folded-cube PMNB with its prefixes */
-    &sn__algo_pmnb_fcube,
-    &sn__algo_mnb_cayley,
-    /* any graph, by a timetable that costs seconds to plan on the largest: after the families */
-    &sn__algo_mnb_gossip,
-    &sn__algo_mnb_match,
-    /* the MPI staples: allreduce and barrier (recursive doubling before the generic tree, which
-     * it ties or beats), mna (reduce_scatter) */
-    &sn__algo_allreduce_rd,
-    &sn__algo_allreduce_tree,
-    &sn__algo_barrier_rd,
-    &sn__algo_barrier_tree,
-    &sn__algo_mna_tree,
+#define SN_ALGO(id, topologies, steps) &sn__algo_##id,
+#include "algo/algos.def"
 };
-/* clang-format on */
 
-/* Hidden algorithms: found by their exact name only (sn_model_find, so --algo NAME), never chosen
- * by auto, listed by sn_model_algos or named in messages: the deliberately illegal test fixtures
- * of core/algo/faulty.c, which check that both executors report a broken rule alike. */
+/* Hidden algorithms (SN_ALGO_HIDDEN): found by their exact name only (sn_model_find, so --algo
+ * NAME), never chosen by auto, listed by sn_model_algos or named in messages. */
 static const sn_algo_t *const hidden[] = {
-    &sn__algo_test_double_send,
-    &sn__algo_test_past_wake,
+#define SN_ALGO(id, topologies, steps)
+#define SN_ALGO_HIDDEN(id) &sn__algo_##id,
+#include "algo/algos.def"
 };
 
 const sn_algo_t *const *sn_model_algos(size_t *count)
@@ -150,43 +109,58 @@ int64_t sn_model_dry_run(const sn_algo_t *a, const void *plan, const sn_topo_t *
     return (int64_t) res.steps;
 }
 
-int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
-                    const sn_algo_t **algo, void **plan, int64_t *predicted, sn_err_t *err)
+/* Hands the chosen algorithm and its plan to sn_model_select's caller (or frees the plan). */
+static void select_hand_out(const sn_algo_t *a, void *pl, int64_t pred, const sn_algo_t **algo,
+                            void **plan, int64_t *predicted)
+{
+    *algo = a;
+    if (predicted)
+        *predicted = pred;
+    if (plan)
+        *plan = pl;
+    else
+        a->plan_free(pl);
+}
+
+/* --algo NAME: that algorithm, if it applies. */
+static int select_named(const char *name, const sn_topo_t *t, const sn_params_t *p,
+                        const sn_algo_t **algo, void **plan, int64_t *predicted, sn_err_t *err)
 {
     int rc;
-    if (name != NULL && strcmp(name, "auto") != 0) {
-        const sn_algo_t *a = sn_model_find(name);
-        if (a == NULL) {
-            char list[256];
-            names_for(p->coll, list, sizeof list);
-            return sn_err_set(err, SN_EINVAL, "unknown algorithm '%s'; for %s: auto, %s", name,
-                              sn_coll_name(p->coll), list[0] ? list : "(none)");
-        }
-        if ((rc = sn_model_check(a, t, p, err)) < 0)
-            return rc;
-        void *pl = NULL;
-        if ((rc = sn_model_plan_new(a, t, p, &pl, err)) < 0)
-            return rc;
-        *algo = a;
-        if (predicted)
-            *predicted = a->predicted(pl);
-        if (plan)
-            *plan = pl;
-        else
-            a->plan_free(pl);
-        return 0;
+    const sn_algo_t *a = sn_model_find(name);
+    if (a == NULL) {
+        char list[256];
+        names_for(p->coll, list, sizeof list);
+        return sn_err_set(err, SN_EINVAL, "unknown algorithm '%s'; for %s: auto, %s", name,
+                          sn_coll_name(p->coll), list[0] ? list : "(none)");
     }
-    /* the applicable algorithm with the lowest prediction; those that predict none, and the
-     * vs_generic ones, are kept aside (with their plans) and settled after the loop, only if no
-     * other algorithm predicts */
-    const sn_algo_t *best = NULL;
-    void *best_plan = NULL;
-    int64_t best_pred = -1;
+    if ((rc = sn_model_check(a, t, p, err)) < 0)
+        return rc;
+    void *pl = NULL;
+    if ((rc = sn_model_plan_new(a, t, p, &pl, err)) < 0)
+        return rc;
+    select_hand_out(a, pl, predicted ? a->predicted(pl) : -1, algo, plan, predicted);
+    return 0;
+}
+
+/* Auto-selection in progress: the best predicting algorithm so far with its plan, the ones kept
+ * aside (no prediction, or vs_generic) with theirs, and why the others did not apply. */
+typedef struct {
+    const sn_algo_t *best;
+    void *best_plan;
+    int64_t best_pred, best_cost;
     const sn_algo_t *open[SN_MODEL_MAX_OPEN];
     void *open_plan[SN_MODEL_MAX_OPEN];
-    size_t nopen = 0;
-    char why[sizeof err->msg] = "";
-    int why_any = 0;
+    size_t nopen;
+    char why[sizeof(((sn_err_t *) 0)->msg)];
+    int why_any;
+} pick_t;
+
+/* The applicable algorithm with the lowest prediction; those that predict none, and the
+ * vs_generic ones, are kept aside (with their plans) and settled by select_settle, only if no
+ * other algorithm predicts. */
+static void select_scan(pick_t *k, const sn_topo_t *t, const sn_params_t *p)
+{
     int64_t lower = -2; /* the lower bound, computed once a plan predicts: -1 when unknown */
     for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++) {
         const sn_algo_t *a = registry[i];
@@ -197,19 +171,19 @@ int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
         if (sn_model_check(a, t, p, &e2) < 0 || sn_model_plan_new(a, t, p, &pl, &e2) < 0) {
             /* the first reason, unless an algorithm for any topology (no `applies`) failed: its
              * reason is the real limit (te-route on a graph past the routing-table size) */
-            if (why[0] == '\0' || (a->applies == NULL && !why_any)) {
-                snprintf(why, sizeof why, "%s", e2.msg);
-                why_any = a->applies == NULL;
+            if (k->why[0] == '\0' || (a->applies == NULL && !k->why_any)) {
+                snprintf(k->why, sizeof k->why, "%s", e2.msg);
+                k->why_any = a->applies == NULL;
             }
             continue;
         }
         int64_t pr = a->predicted(pl);
-        if ((pr < 0 || a->vs_generic) && nopen < SN_MODEL_MAX_OPEN) {
-            open[nopen] = a, open_plan[nopen++] = pl;
-        } else if (pr >= 0 && !a->vs_generic && (best == NULL || pr < best_pred)) {
-            if (best)
-                best->plan_free(best_plan);
-            best = a, best_plan = pl, best_pred = pr;
+        if ((pr < 0 || a->vs_generic) && k->nopen < SN_MODEL_MAX_OPEN) {
+            k->open[k->nopen] = a, k->open_plan[k->nopen++] = pl;
+        } else if (pr >= 0 && !a->vs_generic && (k->best == NULL || pr < k->best_pred)) {
+            if (k->best)
+                k->best->plan_free(k->best_plan);
+            k->best = a, k->best_plan = pl, k->best_pred = pr;
             /* a plan that meets the lower bound cannot be beaten, and a later tie would keep it:
              * the rest (some plan in seconds on large graphs) need not be planned */
             if (lower == -2) {
@@ -217,53 +191,63 @@ int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
                 sn_err_t e3 = {0};
                 lower = sn_model_bounds(t, p, &b, &e3) == 0 ? b.best : -1;
             }
-            if (lower >= 0 && best_pred <= lower)
+            if (lower >= 0 && k->best_pred <= lower)
                 break;
         } else {
             a->plan_free(pl);
         }
     }
-    /* The generic algorithms (no prediction) are settled by a dry run when the collective is
-     * small. When nothing else predicts, they compete with each other and with the predictions
-     * of the vs_generic ones; a known count beats an unknown one. When the best prediction is a
-     * heuristic timetable's (mnb-gossip, which can lose a step or two to the route oracle's trees
-     * on thin meshes), a generic algorithm still wins if its dry run, cut one slot below the
-     * prediction, finishes; the vs_generic ones do not compete then. Ties keep the earlier (the
-     * registry lists the more specific algorithms first). */
-    int settle = best == NULL;
+}
+
+/* The generic algorithms (no prediction) are settled by a dry run when the collective is
+ * small. When nothing else predicts, they compete with each other and with the predictions
+ * of the vs_generic ones; a known count beats an unknown one. When the best prediction is a
+ * heuristic timetable's (mnb-gossip, which can lose a step or two to the route oracle's trees
+ * on thin meshes), a generic algorithm still wins if its dry run, cut one slot below the
+ * prediction, finishes; the vs_generic ones do not compete then. Ties keep the earlier (the
+ * registry lists the more specific algorithms first). */
+static void select_settle(pick_t *k, const sn_topo_t *t, const sn_params_t *p)
+{
+    int settle = k->best == NULL;
     int small = sn_coll_expected_total(t, p) <= SN_MODEL_DRY_DELIVERIES;
-    int dry = small && (settle ? nopen > 1 : nopen > 0 && best->heuristic);
-    int64_t best_cost = settle ? -1 : best_pred;
-    for (size_t i = 0; i < nopen; i++) {
-        int64_t pr = open[i]->predicted(open_plan[i]), cost = -1;
+    int dry = small && (settle ? k->nopen > 1 : k->nopen > 0 && k->best->heuristic);
+    k->best_cost = settle ? -1 : k->best_pred;
+    for (size_t i = 0; i < k->nopen; i++) {
+        int64_t pr = k->open[i]->predicted(k->open_plan[i]), cost = -1;
         int take;
         if (settle) {
             cost = pr;
             if (pr < 0 && dry)
-                cost = sn_model_dry_run(open[i], open_plan[i], t, p, best_cost);
-            take = best == NULL || (cost >= 0 && (best_cost < 0 || cost < best_cost));
+                cost = sn_model_dry_run(k->open[i], k->open_plan[i], t, p, k->best_cost);
+            take = k->best == NULL || (cost >= 0 && (k->best_cost < 0 || cost < k->best_cost));
         } else {
-            if (pr < 0 && dry && best_cost > 1)
-                cost = sn_model_dry_run(open[i], open_plan[i], t, p, best_cost - 1);
-            take = cost >= 0 && cost < best_cost;
+            if (pr < 0 && dry && k->best_cost > 1)
+                cost = sn_model_dry_run(k->open[i], k->open_plan[i], t, p, k->best_cost - 1);
+            take = cost >= 0 && cost < k->best_cost;
         }
         if (take) {
-            if (best)
-                best->plan_free(best_plan);
-            best = open[i], best_plan = open_plan[i], best_pred = pr, best_cost = cost;
+            if (k->best)
+                k->best->plan_free(k->best_plan);
+            k->best = k->open[i], k->best_plan = k->open_plan[i], k->best_pred = pr,
+            k->best_cost = cost;
         } else {
-            open[i]->plan_free(open_plan[i]);
+            k->open[i]->plan_free(k->open_plan[i]);
         }
     }
-    if (best == NULL)
+}
+
+int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
+                    const sn_algo_t **algo, void **plan, int64_t *predicted, sn_err_t *err)
+{
+    if (name != NULL && strcmp(name, "auto") != 0)
+        return select_named(name, t, p, algo, plan, predicted, err);
+    pick_t k = {.best = NULL, .best_pred = -1, .nopen = 0, .why = "", .why_any = 0};
+    select_scan(&k, t, p);
+    select_settle(&k, t, p);
+    if (k.best == NULL)
         return sn_err_set(err, SN_ENOTSUP, "no algorithm for %s on %s with %s%s%s",
-                          sn_coll_name(p->coll), t->spec, pm_name(&p->pm), why[0] ? ": " : "", why);
-    *algo = best;
-    if (predicted)
-        *predicted = best_pred;
-    if (plan)
-        *plan = best_plan;
-    else
-        best->plan_free(best_plan);
+                          sn_coll_name(p->coll), t->spec, pm_name(&p->pm), k.why[0] ? ": " : "",
+                          k.why);
+    select_hand_out(k.best, k.best_plan, k.best_pred, algo, plan, predicted);
     return 0;
 }

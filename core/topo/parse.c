@@ -1,8 +1,8 @@
 /* The topology spec parser (core/topo): `family:params` factors joined by `*` into cartesian
  * products, and `file:PATH` edge lists. Every error names the bad value and says what is accepted,
  * because that line is what a user sees (exit status 2). Sizes are bounded before anything is
- * allocated. One file above the usual size on purpose: it is one grammar, and every family's
- * clause shares the bounded number readers and the error wording defined at its top. */
+ * allocated. One file above the usual size on purpose: it is one grammar, and every family's parser
+ * (the `families` table) shares the bounded number readers and the error wording at its top. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,11 +11,6 @@
 #include "stepnet/topo.h"
 #include "stepnet/util.h"
 #include "topo_internal.h"
-
-#define FAMILIES                                                                                   \
-    "linear:N, ring:N, ering:N:RHO, circulant:N:J1,J2,..., complete:N, mesh:AxB[xC...], "          \
-    "torus:AxB[xC...], hypercube:D, foldedcube:D, ccc:D, butterfly:D, star:N, "                    \
-    "fattree:K:H[:const|exp|C1,C2,...], file:PATH, and products S1*S2*..."
 
 #define MAX_FILE_LINE 4096
 
@@ -109,281 +104,403 @@ static int budget(const source_t *src, const char *s, uint64_t nodes, uint64_t p
 static int parse_file(const source_t *src, const char *path, const char *factor, sn_topo_t **out,
                       sn_err_t *err);
 
+/* ---- the families -------------------------------------------------------------------------
+ * One parser per family: args is the factor s after "family:", fam the family's name. Each bounds
+ * its numbers, refuses a topology over the memory budget before it is built, builds it in *out
+ * and sets its canonical spec. */
+
+typedef int (*family_parse_t)(const source_t *src, const char *fam, const char *args, const char *s,
+                              sn_topo_t **out, sn_err_t *err);
+
+static int family_file(const source_t *src, const char *fam, const char *args, const char *s,
+                       sn_topo_t **out, sn_err_t *err)
+{
+    (void) fam;
+    if (*args == '\0')
+        return sn_err_set(err, SN_ESPEC, "'file:' needs a path, e.g. file:graph.txt");
+    return parse_file(src, args, s, out, err);
+}
+
+/* linear:N, ring:N and complete:N. */
+static int family_line(const source_t *src, const char *fam, const char *args, const char *s,
+                       sn_topo_t **out, sn_err_t *err)
+{
+    uint64_t v;
+    int rc;
+    char canon[256];
+    uint64_t hi = strcmp(fam, "complete") == 0 ? 16384 : SN_TOPO_MAX_NODES;
+    if ((rc = parse_num(args, strlen(args), 2, hi, "node count", s, &v, err)) < 0)
+        return rc;
+    snprintf(canon, sizeof canon, "%s:%llu", fam, (unsigned long long) v);
+    if ((rc = budget(src, s, v, fam[0] == 'c' ? v * (v - 1) : 2 * v, err)) < 0)
+        return rc;
+    if (fam[0] == 'l')
+        rc = sn__topo_linear((uint32_t) v, out, err);
+    else if (fam[0] == 'r') {
+        uint32_t one = 1;
+        rc = sn__topo_circulant(SN_TOPO_RING, (uint32_t) v, &one, 1, out, err);
+    } else
+        rc = sn__topo_complete((uint32_t) v, out, err);
+    return rc < 0 ? rc : set_spec(*out, canon);
+}
+
+static int family_ering(const source_t *src, const char *fam, const char *args, const char *s,
+                        sn_topo_t **out, sn_err_t *err)
+{
+    (void) fam;
+    uint64_t v, w;
+    int rc;
+    char canon[256];
+    const char *f[3];
+    size_t fl[3];
+    if (split(args, ':', f, fl, 2) != 2)
+        return sn_err_set(err, SN_ESPEC, "bad extended ring '%s': expected ering:N:RHO", s);
+    if ((rc = parse_num(f[0], fl[0], 2, SN_TOPO_MAX_NODES, "node count", s, &v, err)) < 0)
+        return rc;
+    if ((rc = parse_num(f[1], fl[1], 1, v / 2, "RHO", s, &w, err)) < 0)
+        return rc;
+    if ((uint64_t) v * 2 * w > SN_TOPO_MAX_PORTS)
+        return sn_err_set(err, SN_ERANGE, "'%s' has too many links (at most %u ports)", s,
+                          SN_TOPO_MAX_PORTS);
+    if ((rc = budget(src, s, v, 2 * v * w, err)) < 0)
+        return rc;
+    uint32_t *jumps = sn_xmalloc(w * sizeof *jumps);
+    for (uint32_t i = 0; i < w; i++)
+        jumps[i] = i + 1;
+    rc = sn__topo_circulant(SN_TOPO_ERING, (uint32_t) v, jumps, (uint32_t) w, out, err);
+    free(jumps);
+    if (rc < 0)
+        return rc;
+    (*out)->b = (uint32_t) w;
+    snprintf(canon, sizeof canon, "ering:%llu:%llu", (unsigned long long) v,
+             (unsigned long long) w);
+    return set_spec(*out, canon);
+}
+
+/* The jumps of circulant:N:J1,J2,... (list: the text after N, len bytes) into jumps[0 .. *nj-1],
+ * each once and coprime with N as a whole, appended to canon (cl bytes used). */
+static int circulant_jumps(const char *s, const char *list, size_t len, uint64_t v, uint32_t *jumps,
+                           int *nj, char *canon, size_t cl, size_t cap, sn_err_t *err)
+{
+    char jl[256];
+    if (len >= sizeof jl)
+        return sn_err_set(err, SN_ESPEC, "jump list in '%s' is too long", s);
+    memcpy(jl, list, len);
+    jl[len] = '\0';
+    const char *jf[64];
+    size_t jfl[64];
+    int n = split(jl, ',', jf, jfl, 64);
+    if (n < 0)
+        return sn_err_set(err, SN_ESPEC, "'%s' has more than 64 jumps", s);
+    uint64_t g = v;
+    int rc;
+    for (int i = 0; i < n; i++) {
+        uint64_t j;
+        if ((rc = parse_num(jf[i], jfl[i], 1, v - 1, "jump", s, &j, err)) < 0)
+            return rc;
+        for (int k = 0; k < i; k++)
+            if (jumps[k] == j || jumps[k] == v - j)
+                return sn_err_set(err, SN_ESPEC,
+                                  "jump %llu in '%s' repeats jump %u (+-%u mod %llu): give "
+                                  "each jump once",
+                                  (unsigned long long) j, s, jumps[k], jumps[k],
+                                  (unsigned long long) v);
+        jumps[i] = (uint32_t) j;
+        g = gcd64(g, j);
+        cl +=
+            (size_t) snprintf(canon + cl, cap - cl, "%s%llu", i ? "," : "", (unsigned long long) j);
+    }
+    if (g != 1)
+        return sn_err_set(err, SN_ESPEC,
+                          "'%s' is disconnected: N and the jumps share the factor %llu (the "
+                          "gcd of N and all jumps must be 1)",
+                          s, (unsigned long long) g);
+    *nj = n;
+    return 0;
+}
+
+static int family_circulant(const source_t *src, const char *fam, const char *args, const char *s,
+                            sn_topo_t **out, sn_err_t *err)
+{
+    (void) fam;
+    uint64_t v;
+    int rc;
+    char canon[256];
+    const char *f[3];
+    size_t fl[3];
+    if (split(args, ':', f, fl, 2) != 2)
+        return sn_err_set(err, SN_ESPEC,
+                          "bad circulant '%s': expected circulant:N:J1,J2,... (jumps)", s);
+    if ((rc = parse_num(f[0], fl[0], 2, SN_TOPO_MAX_NODES, "node count", s, &v, err)) < 0)
+        return rc;
+    uint32_t jumps[64];
+    int nj = 0;
+    size_t cl = (size_t) snprintf(canon, sizeof canon, "circulant:%llu:", (unsigned long long) v);
+    if ((rc = circulant_jumps(s, f[1], fl[1], v, jumps, &nj, canon, cl, sizeof canon, err)) < 0)
+        return rc;
+    if ((uint64_t) v * 2 * (uint64_t) nj > SN_TOPO_MAX_PORTS)
+        return sn_err_set(err, SN_ERANGE, "'%s' has too many links", s);
+    if ((rc = budget(src, s, v, 2 * v * (uint64_t) nj, err)) < 0)
+        return rc;
+    if ((rc = sn__topo_circulant(SN_TOPO_CIRCULANT, (uint32_t) v, jumps, (uint32_t) nj, out, err)) <
+        0)
+        return rc;
+    return set_spec(*out, canon);
+}
+
+/* mesh:AxB[xC...] and torus:AxB[xC...]. */
+static int family_grid(const source_t *src, const char *fam, const char *args, const char *s,
+                       sn_topo_t **out, sn_err_t *err)
+{
+    int rc;
+    char canon[256];
+    int torus = fam[0] == 't';
+    const char *f[SN_TOPO_MAX_FACTORS + 1];
+    size_t fl[SN_TOPO_MAX_FACTORS + 1];
+    int nd = split(args, 'x', f, fl, SN_TOPO_MAX_FACTORS);
+    if (nd < 0)
+        return sn_err_set(err, SN_ESPEC, "'%s' has more than %d dimensions", s,
+                          SN_TOPO_MAX_FACTORS);
+    uint64_t dims[SN_TOPO_MAX_FACTORS], nodes = 1;
+    for (int i = 0; i < nd; i++) {
+        if ((rc = parse_num(f[i], fl[i], 2, SN_TOPO_MAX_NODES, "dimension size", s, &dims[i],
+                            err)) < 0)
+            return rc;
+        nodes *= dims[i];
+        if (nodes > SN_TOPO_MAX_NODES)
+            return too_big(s, nodes, err);
+    }
+    if (nodes * 2 * (uint64_t) nd > SN_TOPO_MAX_PORTS)
+        return sn_err_set(err, SN_ERANGE, "'%s' has too many links", s);
+    if ((rc = budget(src, s, nodes, nodes * 2 * (uint64_t) nd, err)) < 0)
+        return rc;
+    sn_topo_t *fs[SN_TOPO_MAX_FACTORS];
+    size_t cl = (size_t) snprintf(canon, sizeof canon, "%s:", fam);
+    for (int i = 0; i < nd; i++) {
+        uint32_t one = 1;
+        rc = torus ? sn__topo_circulant(SN_TOPO_RING, (uint32_t) dims[i], &one, 1, &fs[i], err)
+                   : sn__topo_linear((uint32_t) dims[i], &fs[i], err);
+        if (rc < 0) {
+            while (i-- > 0)
+                sn_topo_free(fs[i]);
+            return rc;
+        }
+        char sub[64];
+        snprintf(sub, sizeof sub, "%s:%llu", torus ? "ring" : "linear",
+                 (unsigned long long) dims[i]);
+        set_spec(fs[i], sub);
+        cl += (size_t) snprintf(canon + cl, sizeof canon - cl, "%s%llu", i ? "x" : "",
+                                (unsigned long long) dims[i]);
+    }
+    if ((rc = sn__topo_product(torus ? SN_TOPO_TORUS : SN_TOPO_MESH, fs, (uint32_t) nd, out, err)) <
+        0)
+        return rc;
+    return set_spec(*out, canon);
+}
+
+/* hypercube:D and foldedcube:D. */
+static int family_cube(const source_t *src, const char *fam, const char *args, const char *s,
+                       sn_topo_t **out, sn_err_t *err)
+{
+    uint64_t v;
+    int rc;
+    char canon[256];
+    int folded = fam[0] == 'f';
+    if ((rc = parse_num(args, strlen(args), folded ? 2 : 1, 25, "dimension", s, &v, err)) < 0)
+        return rc;
+    uint64_t ports = (v + folded) << v;
+    if (ports > SN_TOPO_MAX_PORTS)
+        return sn_err_set(err, SN_ERANGE, "'%s' has %llu ports; at most %u are supported", s,
+                          (unsigned long long) ports, SN_TOPO_MAX_PORTS);
+    if ((rc = budget(src, s, 1ull << v, ports, err)) < 0)
+        return rc;
+    if ((rc = sn__topo_hypercube(folded ? SN_TOPO_FOLDEDCUBE : SN_TOPO_HYPERCUBE, (uint32_t) v, out,
+                                 err)) < 0)
+        return rc;
+    snprintf(canon, sizeof canon, "%s:%llu", fam, (unsigned long long) v);
+    return set_spec(*out, canon);
+}
+
+/* ccc:D and butterfly:D. */
+static int family_ccc(const source_t *src, const char *fam, const char *args, const char *s,
+                      sn_topo_t **out, sn_err_t *err)
+{
+    uint64_t v;
+    int rc;
+    char canon[256];
+    if ((rc = parse_num(args, strlen(args), 2, 20, "dimension", s, &v, err)) < 0)
+        return rc;
+    uint64_t ports = (uint64_t) (fam[0] == 'c' ? 3 : 4) * (v << v);
+    if (ports > SN_TOPO_MAX_PORTS)
+        return sn_err_set(err, SN_ERANGE, "'%s' has %llu ports; at most %u are supported", s,
+                          (unsigned long long) ports, SN_TOPO_MAX_PORTS);
+    if ((rc = budget(src, s, v << v, ports, err)) < 0)
+        return rc;
+    if ((rc = sn__topo_ccc(fam[0] == 'c' ? SN_TOPO_CCC : SN_TOPO_BUTTERFLY, (uint32_t) v, out,
+                           err)) < 0)
+        return rc;
+    snprintf(canon, sizeof canon, "%s:%llu", fam, (unsigned long long) v);
+    return set_spec(*out, canon);
+}
+
+static int family_star(const source_t *src, const char *fam, const char *args, const char *s,
+                       sn_topo_t **out, sn_err_t *err)
+{
+    (void) fam;
+    uint64_t v;
+    int rc;
+    char canon[256];
+    if ((rc = parse_num(args, strlen(args), 2, 9, "symbol count", s, &v, err)) < 0)
+        return rc;
+    uint64_t nodes = 1;
+    for (uint64_t i = 2; i <= v; i++)
+        nodes *= i;
+    if ((rc = budget(src, s, nodes, nodes * (v - 1), err)) < 0)
+        return rc;
+    if ((rc = sn__topo_star((uint32_t) v, out, err)) < 0)
+        return rc;
+    snprintf(canon, sizeof canon, "star:%llu", (unsigned long long) v);
+    return set_spec(*out, canon);
+}
+
+/* The link counts caps[1 .. h] of a fat tree from its third field (mode, mlen bytes: const, exp
+ * or h comma-separated counts), appended to canon (cl bytes used). */
+static int fattree_caps(const char *s, const char *mode, size_t mlen, uint64_t k, uint64_t h,
+                        uint32_t *caps, char *canon, size_t cl, size_t cap, sn_err_t *err)
+{
+    if (mlen == 5 && memcmp(mode, "const", 5) == 0) {
+        for (uint32_t l = 1; l <= h; l++)
+            caps[l] = 1;
+        snprintf(canon + cl, cap - cl, "const");
+        return 0;
+    }
+    if (mlen == 3 && memcmp(mode, "exp", 3) == 0) {
+        for (uint32_t l = 1; l <= h; l++)
+            caps[l] = (uint32_t) sn__upow(k, l - 1);
+        snprintf(canon + cl, cap - cl, "exp");
+        return 0;
+    }
+    char cl_buf[256];
+    if (mlen >= sizeof cl_buf)
+        return sn_err_set(err, SN_ESPEC, "capacity list in '%s' is too long", s);
+    memcpy(cl_buf, mode, mlen);
+    cl_buf[mlen] = '\0';
+    const char *cf[26];
+    size_t cfl[26];
+    int nc = split(cl_buf, ',', cf, cfl, 25);
+    if (nc != (int) h)
+        return sn_err_set(err, SN_ESPEC,
+                          "'%s': the third field must be const, exp or exactly H=%llu "
+                          "comma-separated link counts (one per level, leaves first)",
+                          s, (unsigned long long) h);
+    for (int i = 0; i < nc; i++) {
+        uint64_t c;
+        int rc;
+        if ((rc = parse_num(cf[i], cfl[i], 1, 65536, "link count", s, &c, err)) < 0)
+            return rc;
+        caps[i + 1] = (uint32_t) c;
+        cl +=
+            (size_t) snprintf(canon + cl, cap - cl, "%s%llu", i ? "," : "", (unsigned long long) c);
+    }
+    return 0;
+}
+
+static int family_fattree(const source_t *src, const char *fam, const char *args, const char *s,
+                          sn_topo_t **out, sn_err_t *err)
+{
+    (void) fam;
+    int rc;
+    char canon[256];
+    const char *f[4];
+    size_t fl[4];
+    int nf = split(args, ':', f, fl, 3);
+    if (nf < 2)
+        return sn_err_set(err, SN_ESPEC,
+                          "bad fat tree '%s': expected fattree:K:H[:const|exp|C1,C2,...]", s);
+    uint64_t k, h;
+    if ((rc = parse_num(f[0], fl[0], 2, 1024, "arity K", s, &k, err)) < 0)
+        return rc;
+    if ((rc = parse_num(f[1], fl[1], 1, 24, "height H", s, &h, err)) < 0)
+        return rc;
+    uint64_t nodes = 0;
+    for (uint32_t l = 0; l <= h; l++) {
+        nodes += sn__upow(k, (uint32_t) (h - l));
+        if (nodes > SN_TOPO_MAX_NODES)
+            return too_big(s, nodes, err);
+    }
+    uint32_t caps[26];
+    caps[0] = 0;
+    size_t cl = (size_t) snprintf(canon, sizeof canon, "fattree:%llu:%llu:", (unsigned long long) k,
+                                  (unsigned long long) h);
+    if ((rc = fattree_caps(s, nf == 3 ? f[2] : "const", nf == 3 ? fl[2] : 5, k, h, caps, canon, cl,
+                           sizeof canon, err)) < 0)
+        return rc;
+    uint64_t ports = 0;
+    for (uint32_t l = 1; l <= h; l++)
+        ports += 2 * sn__upow(k, (uint32_t) (h - l + 1)) * caps[l];
+    if (ports > SN_TOPO_MAX_PORTS)
+        return sn_err_set(err, SN_ERANGE, "'%s' has %llu ports; at most %u are supported", s,
+                          (unsigned long long) ports, SN_TOPO_MAX_PORTS);
+    if ((rc = budget(src, s, nodes, ports, err)) < 0)
+        return rc;
+    if ((rc = sn__topo_fattree((uint32_t) k, (uint32_t) h, caps, out, err)) < 0)
+        return rc;
+    return set_spec(*out, canon);
+}
+
+/* The families, in the order that messages list them: name, parser, and the spec's form. */
+static const struct {
+    const char *name;
+    family_parse_t parse;
+    const char *help;
+} families[] = {
+    {"linear", family_line, "linear:N"},
+    {"ring", family_line, "ring:N"},
+    {"ering", family_ering, "ering:N:RHO"},
+    {"circulant", family_circulant, "circulant:N:J1,J2,..."},
+    {"complete", family_line, "complete:N"},
+    {"mesh", family_grid, "mesh:AxB[xC...]"},
+    {"torus", family_grid, "torus:AxB[xC...]"},
+    {"hypercube", family_cube, "hypercube:D"},
+    {"foldedcube", family_cube, "foldedcube:D"},
+    {"ccc", family_ccc, "ccc:D"},
+    {"butterfly", family_ccc, "butterfly:D"},
+    {"star", family_star, "star:N"},
+    {"fattree", family_fattree, "fattree:K:H[:const|exp|C1,C2,...]"},
+    {"file", family_file, "file:PATH"},
+};
+
+/* What messages list as accepted: every family's form, then products. */
+static const char *family_list(char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof families / sizeof families[0] && len < cap; i++)
+        len += (size_t) snprintf(buf + len, cap - len, "%s, ", families[i].help);
+    if (len < cap)
+        snprintf(buf + len, cap - len, "and products S1*S2*...");
+    return buf;
+}
+
 /* Parses one factor (no '*'): s is NUL-terminated. */
 static int parse_factor(const source_t *src, const char *s, sn_topo_t **out, sn_err_t *err)
 {
+    char list[512];
     const char *colon = strchr(s, ':');
     if (colon == NULL)
         return sn_err_set(err, SN_ESPEC, "bad topology '%s': expected family:parameters, one of %s",
-                          s, FAMILIES);
+                          s, family_list(list, sizeof list));
     size_t flen = (size_t) (colon - s);
-    const char *args = colon + 1;
     char fam[32];
     if (flen >= sizeof fam)
         flen = sizeof fam - 1;
     memcpy(fam, s, flen);
     fam[flen] = '\0';
-    uint64_t v, w;
-    int rc;
-    char canon[256];
-
-    if (strcmp(fam, "file") == 0) {
-        if (*args == '\0')
-            return sn_err_set(err, SN_ESPEC, "'file:' needs a path, e.g. file:graph.txt");
-        return parse_file(src, args, s, out, err);
-    }
-    if (strcmp(fam, "linear") == 0 || strcmp(fam, "ring") == 0 || strcmp(fam, "complete") == 0) {
-        uint64_t hi = strcmp(fam, "complete") == 0 ? 16384 : SN_TOPO_MAX_NODES;
-        if ((rc = parse_num(args, strlen(args), 2, hi, "node count", s, &v, err)) < 0)
-            return rc;
-        snprintf(canon, sizeof canon, "%s:%llu", fam, (unsigned long long) v);
-        if ((rc = budget(src, s, v, fam[0] == 'c' ? v * (v - 1) : 2 * v, err)) < 0)
-            return rc;
-        if (fam[0] == 'l')
-            rc = sn__topo_linear((uint32_t) v, out, err);
-        else if (fam[0] == 'r') {
-            uint32_t one = 1;
-            rc = sn__topo_circulant(SN_TOPO_RING, (uint32_t) v, &one, 1, out, err);
-        } else
-            rc = sn__topo_complete((uint32_t) v, out, err);
-        return rc < 0 ? rc : set_spec(*out, canon);
-    }
-    if (strcmp(fam, "ering") == 0) {
-        const char *f[3];
-        size_t fl[3];
-        if (split(args, ':', f, fl, 2) != 2)
-            return sn_err_set(err, SN_ESPEC, "bad extended ring '%s': expected ering:N:RHO", s);
-        if ((rc = parse_num(f[0], fl[0], 2, SN_TOPO_MAX_NODES, "node count", s, &v, err)) < 0)
-            return rc;
-        if ((rc = parse_num(f[1], fl[1], 1, v / 2, "RHO", s, &w, err)) < 0)
-            return rc;
-        if ((uint64_t) v * 2 * w > SN_TOPO_MAX_PORTS)
-            return sn_err_set(err, SN_ERANGE, "'%s' has too many links (at most %u ports)", s,
-                              SN_TOPO_MAX_PORTS);
-        if ((rc = budget(src, s, v, 2 * v * w, err)) < 0)
-            return rc;
-        uint32_t *jumps = sn_xmalloc(w * sizeof *jumps);
-        for (uint32_t i = 0; i < w; i++)
-            jumps[i] = i + 1;
-        rc = sn__topo_circulant(SN_TOPO_ERING, (uint32_t) v, jumps, (uint32_t) w, out, err);
-        free(jumps);
-        if (rc < 0)
-            return rc;
-        (*out)->b = (uint32_t) w;
-        snprintf(canon, sizeof canon, "ering:%llu:%llu", (unsigned long long) v,
-                 (unsigned long long) w);
-        return set_spec(*out, canon);
-    }
-    if (strcmp(fam, "circulant") == 0) {
-        const char *f[3];
-        size_t fl[3];
-        if (split(args, ':', f, fl, 2) != 2)
-            return sn_err_set(err, SN_ESPEC,
-                              "bad circulant '%s': expected circulant:N:J1,J2,... (jumps)", s);
-        if ((rc = parse_num(f[0], fl[0], 2, SN_TOPO_MAX_NODES, "node count", s, &v, err)) < 0)
-            return rc;
-        char jl[256];
-        if (fl[1] >= sizeof jl)
-            return sn_err_set(err, SN_ESPEC, "jump list in '%s' is too long", s);
-        memcpy(jl, f[1], fl[1]);
-        jl[fl[1]] = '\0';
-        const char *jf[64];
-        size_t jfl[64];
-        int nj = split(jl, ',', jf, jfl, 64);
-        if (nj < 0)
-            return sn_err_set(err, SN_ESPEC, "'%s' has more than 64 jumps", s);
-        uint32_t jumps[64];
-        uint64_t g = v;
-        size_t cl =
-            (size_t) snprintf(canon, sizeof canon, "circulant:%llu:", (unsigned long long) v);
-        for (int i = 0; i < nj; i++) {
-            uint64_t j;
-            if ((rc = parse_num(jf[i], jfl[i], 1, v - 1, "jump", s, &j, err)) < 0)
-                return rc;
-            for (int k = 0; k < i; k++)
-                if (jumps[k] == j || jumps[k] == v - j)
-                    return sn_err_set(err, SN_ESPEC,
-                                      "jump %llu in '%s' repeats jump %u (+-%u mod %llu): give "
-                                      "each jump once",
-                                      (unsigned long long) j, s, jumps[k], jumps[k],
-                                      (unsigned long long) v);
-            jumps[i] = (uint32_t) j;
-            g = gcd64(g, j);
-            cl += (size_t) snprintf(canon + cl, sizeof canon - cl, "%s%llu", i ? "," : "",
-                                    (unsigned long long) j);
-        }
-        if (g != 1)
-            return sn_err_set(err, SN_ESPEC,
-                              "'%s' is disconnected: N and the jumps share the factor %llu (the "
-                              "gcd of N and all jumps must be 1)",
-                              s, (unsigned long long) g);
-        if ((uint64_t) v * 2 * (uint64_t) nj > SN_TOPO_MAX_PORTS)
-            return sn_err_set(err, SN_ERANGE, "'%s' has too many links", s);
-        if ((rc = budget(src, s, v, 2 * v * (uint64_t) nj, err)) < 0)
-            return rc;
-        if ((rc = sn__topo_circulant(SN_TOPO_CIRCULANT, (uint32_t) v, jumps, (uint32_t) nj, out,
-                                     err)) < 0)
-            return rc;
-        return set_spec(*out, canon);
-    }
-    if (strcmp(fam, "mesh") == 0 || strcmp(fam, "torus") == 0) {
-        int torus = fam[0] == 't';
-        const char *f[SN_TOPO_MAX_FACTORS + 1];
-        size_t fl[SN_TOPO_MAX_FACTORS + 1];
-        int nd = split(args, 'x', f, fl, SN_TOPO_MAX_FACTORS);
-        if (nd < 0)
-            return sn_err_set(err, SN_ESPEC, "'%s' has more than %d dimensions", s,
-                              SN_TOPO_MAX_FACTORS);
-        uint64_t dims[SN_TOPO_MAX_FACTORS], nodes = 1;
-        for (int i = 0; i < nd; i++) {
-            if ((rc = parse_num(f[i], fl[i], 2, SN_TOPO_MAX_NODES, "dimension size", s, &dims[i],
-                                err)) < 0)
-                return rc;
-            nodes *= dims[i];
-            if (nodes > SN_TOPO_MAX_NODES)
-                return too_big(s, nodes, err);
-        }
-        if (nodes * 2 * (uint64_t) nd > SN_TOPO_MAX_PORTS)
-            return sn_err_set(err, SN_ERANGE, "'%s' has too many links", s);
-        if ((rc = budget(src, s, nodes, nodes * 2 * (uint64_t) nd, err)) < 0)
-            return rc;
-        sn_topo_t *fs[SN_TOPO_MAX_FACTORS];
-        size_t cl = (size_t) snprintf(canon, sizeof canon, "%s:", fam);
-        for (int i = 0; i < nd; i++) {
-            uint32_t one = 1;
-            rc = torus ? sn__topo_circulant(SN_TOPO_RING, (uint32_t) dims[i], &one, 1, &fs[i], err)
-                       : sn__topo_linear((uint32_t) dims[i], &fs[i], err);
-            if (rc < 0) {
-                while (i-- > 0)
-                    sn_topo_free(fs[i]);
-                return rc;
-            }
-            char sub[64];
-            snprintf(sub, sizeof sub, "%s:%llu", torus ? "ring" : "linear",
-                     (unsigned long long) dims[i]);
-            set_spec(fs[i], sub);
-            cl += (size_t) snprintf(canon + cl, sizeof canon - cl, "%s%llu", i ? "x" : "",
-                                    (unsigned long long) dims[i]);
-        }
-        if ((rc = sn__topo_product(torus ? SN_TOPO_TORUS : SN_TOPO_MESH, fs, (uint32_t) nd, out,
-                                   err)) < 0)
-            return rc;
-        return set_spec(*out, canon);
-    }
-    if (strcmp(fam, "hypercube") == 0 || strcmp(fam, "foldedcube") == 0) {
-        int folded = fam[0] == 'f';
-        if ((rc = parse_num(args, strlen(args), folded ? 2 : 1, 25, "dimension", s, &v, err)) < 0)
-            return rc;
-        uint64_t ports = (v + folded) << v;
-        if (ports > SN_TOPO_MAX_PORTS)
-            return sn_err_set(err, SN_ERANGE, "'%s' has %llu ports; at most %u are supported", s,
-                              (unsigned long long) ports, SN_TOPO_MAX_PORTS);
-        if ((rc = budget(src, s, 1ull << v, ports, err)) < 0)
-            return rc;
-        if ((rc = sn__topo_hypercube(folded ? SN_TOPO_FOLDEDCUBE : SN_TOPO_HYPERCUBE, (uint32_t) v,
-                                     out, err)) < 0)
-            return rc;
-        snprintf(canon, sizeof canon, "%s:%llu", fam, (unsigned long long) v);
-        return set_spec(*out, canon);
-    }
-    if (strcmp(fam, "ccc") == 0 || strcmp(fam, "butterfly") == 0) {
-        if ((rc = parse_num(args, strlen(args), 2, 20, "dimension", s, &v, err)) < 0)
-            return rc;
-        uint64_t ports = (uint64_t) (fam[0] == 'c' ? 3 : 4) * (v << v);
-        if (ports > SN_TOPO_MAX_PORTS)
-            return sn_err_set(err, SN_ERANGE, "'%s' has %llu ports; at most %u are supported", s,
-                              (unsigned long long) ports, SN_TOPO_MAX_PORTS);
-        if ((rc = budget(src, s, v << v, ports, err)) < 0)
-            return rc;
-        if ((rc = sn__topo_ccc(fam[0] == 'c' ? SN_TOPO_CCC : SN_TOPO_BUTTERFLY, (uint32_t) v, out,
-                               err)) < 0)
-            return rc;
-        snprintf(canon, sizeof canon, "%s:%llu", fam, (unsigned long long) v);
-        return set_spec(*out, canon);
-    }
-    if (strcmp(fam, "star") == 0) {
-        if ((rc = parse_num(args, strlen(args), 2, 9, "symbol count", s, &v, err)) < 0)
-            return rc;
-        uint64_t nodes = 1;
-        for (uint64_t i = 2; i <= v; i++)
-            nodes *= i;
-        if ((rc = budget(src, s, nodes, nodes * (v - 1), err)) < 0)
-            return rc;
-        if ((rc = sn__topo_star((uint32_t) v, out, err)) < 0)
-            return rc;
-        snprintf(canon, sizeof canon, "star:%llu", (unsigned long long) v);
-        return set_spec(*out, canon);
-    }
-    if (strcmp(fam, "fattree") == 0) {
-        const char *f[4];
-        size_t fl[4];
-        int nf = split(args, ':', f, fl, 3);
-        if (nf < 2)
-            return sn_err_set(err, SN_ESPEC,
-                              "bad fat tree '%s': expected fattree:K:H[:const|exp|C1,C2,...]", s);
-        uint64_t k, h;
-        if ((rc = parse_num(f[0], fl[0], 2, 1024, "arity K", s, &k, err)) < 0)
-            return rc;
-        if ((rc = parse_num(f[1], fl[1], 1, 24, "height H", s, &h, err)) < 0)
-            return rc;
-        uint64_t nodes = 0;
-        for (uint32_t l = 0; l <= h; l++) {
-            nodes += sn__upow(k, (uint32_t) (h - l));
-            if (nodes > SN_TOPO_MAX_NODES)
-                return too_big(s, nodes, err);
-        }
-        uint32_t caps[26];
-        caps[0] = 0;
-        const char *mode = nf == 3 ? f[2] : "const";
-        size_t mlen = nf == 3 ? fl[2] : 5;
-        size_t cl =
-            (size_t) snprintf(canon, sizeof canon, "fattree:%llu:%llu:", (unsigned long long) k,
-                              (unsigned long long) h);
-        if (mlen == 5 && memcmp(mode, "const", 5) == 0) {
-            for (uint32_t l = 1; l <= h; l++)
-                caps[l] = 1;
-            snprintf(canon + cl, sizeof canon - cl, "const");
-        } else if (mlen == 3 && memcmp(mode, "exp", 3) == 0) {
-            for (uint32_t l = 1; l <= h; l++)
-                caps[l] = (uint32_t) sn__upow(k, l - 1);
-            snprintf(canon + cl, sizeof canon - cl, "exp");
-        } else {
-            char cl_buf[256];
-            if (mlen >= sizeof cl_buf)
-                return sn_err_set(err, SN_ESPEC, "capacity list in '%s' is too long", s);
-            memcpy(cl_buf, mode, mlen);
-            cl_buf[mlen] = '\0';
-            const char *cf[26];
-            size_t cfl[26];
-            int nc = split(cl_buf, ',', cf, cfl, 25);
-            if (nc != (int) h)
-                return sn_err_set(err, SN_ESPEC,
-                                  "'%s': the third field must be const, exp or exactly H=%llu "
-                                  "comma-separated link counts (one per level, leaves first)",
-                                  s, (unsigned long long) h);
-            for (int i = 0; i < nc; i++) {
-                uint64_t c;
-                if ((rc = parse_num(cf[i], cfl[i], 1, 65536, "link count", s, &c, err)) < 0)
-                    return rc;
-                caps[i + 1] = (uint32_t) c;
-                cl += (size_t) snprintf(canon + cl, sizeof canon - cl, "%s%llu", i ? "," : "",
-                                        (unsigned long long) c);
-            }
-        }
-        uint64_t ports = 0;
-        for (uint32_t l = 1; l <= h; l++)
-            ports += 2 * sn__upow(k, (uint32_t) (h - l + 1)) * caps[l];
-        if (ports > SN_TOPO_MAX_PORTS)
-            return sn_err_set(err, SN_ERANGE, "'%s' has %llu ports; at most %u are supported", s,
-                              (unsigned long long) ports, SN_TOPO_MAX_PORTS);
-        if ((rc = budget(src, s, nodes, ports, err)) < 0)
-            return rc;
-        if ((rc = sn__topo_fattree((uint32_t) k, (uint32_t) h, caps, out, err)) < 0)
-            return rc;
-        return set_spec(*out, canon);
-    }
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+        if (strcmp(fam, families[i].name) == 0)
+            return families[i].parse(src, fam, colon + 1, s, out, err);
     return sn_err_set(err, SN_ESPEC, "unknown topology family '%s' in '%s'; accepted: %s", fam, s,
-                      FAMILIES);
+                      family_list(list, sizeof list));
 }
 
 static int parse_spec(const source_t *src, const char *spec, sn_topo_t **out, sn_err_t *err);
@@ -411,8 +528,11 @@ int sn_topo_parse_budget(const char *spec, const sn_topo_file_t *files, size_t n
 static int parse_spec(const source_t *src, const char *spec, sn_topo_t **out, sn_err_t *err)
 {
     *out = NULL;
-    if (spec == NULL || *spec == '\0')
-        return sn_err_set(err, SN_ESPEC, "empty topology spec; accepted: %s", FAMILIES);
+    if (spec == NULL || *spec == '\0') {
+        char list[512];
+        return sn_err_set(err, SN_ESPEC, "empty topology spec; accepted: %s",
+                          family_list(list, sizeof list));
+    }
     /* `file:` consumes the rest of its factor up to the next '*', so paths cannot contain '*'. */
     char *copy = sn_xstrdup(spec);
     sn_topo_t *parts[SN_TOPO_MAX_FACTORS];
@@ -506,10 +626,11 @@ fail:
 
 /* ---- file: edge lists ----------------------------------------------------------------------- */
 
-int sn_topo_from_edges(const char *name, uint32_t n, uint32_t ne, const uint32_t *eu,
-                       const uint32_t *ev, const uint8_t *router, sn_topo_t **out, sn_err_t *err)
+/* The checks of sn_topo_from_edges before anything of size n is built: sizes, a node on no edge,
+ * edges outside 0..n-1 and self loops; the degree of every node in *deg_out (free it). */
+static int edges_check(const char *name, uint32_t n, uint32_t ne, const uint32_t *eu,
+                       const uint32_t *ev, uint32_t **deg_out, sn_err_t *err)
 {
-    *out = NULL;
     if (n < 2)
         return sn_err_set(err, SN_ESPEC, "%s: a graph needs at least 2 nodes", name);
     if (n > SN_TOPO_MAX_NODES)
@@ -550,8 +671,15 @@ int sn_topo_from_edges(const char *name, uint32_t n, uint32_t ne, const uint32_t
         deg[eu[i]]++;
         deg[ev[i]]++;
     }
-    sn_topo_t *t = sn__topo_alloc(SN_TOPO_FILE, n, 2 * (uint64_t) ne);
-    set_spec(t, name);
+    *deg_out = deg;
+    return 0;
+}
+
+/* The ports of t (allocated for the edges, degrees deg) from the edge list. */
+static void edges_ports(sn_topo_t *t, uint32_t ne, const uint32_t *eu, const uint32_t *ev,
+                        uint32_t *deg)
+{
+    uint32_t n = t->n;
     uint32_t off = 0;
     for (uint32_t u = 0; u < n; u++) {
         t->port_off[u] = off;
@@ -609,7 +737,38 @@ int sn_topo_from_edges(const char *name, uint32_t n, uint32_t ne, const uint32_t
     free(grouped);
     free(taken);
     free(deg);
+}
+
+/* 0 when every node of t is reached from node 0, SN_ESPEC naming the first that is not. */
+static int edges_connected(const sn_topo_t *t, const char *name, sn_err_t *err)
+{
+    uint32_t n = t->n;
+    uint32_t *dist = sn_xmalloc((size_t) n * sizeof *dist);
+    sn_topo_bfs(t, 0, dist);
+    for (uint32_t u = 0; u < n; u++) {
+        if (dist[u] == UINT32_MAX) {
+            free(dist);
+            return sn_err_set(err, SN_ESPEC,
+                              "%s: the graph is not connected (node %u cannot be reached from node "
+                              "0%s)",
+                              name, u, sn_topo_degree(t, u) == 0 ? "; it appears in no edge" : "");
+        }
+    }
+    free(dist);
+    return 0;
+}
+
+int sn_topo_from_edges(const char *name, uint32_t n, uint32_t ne, const uint32_t *eu,
+                       const uint32_t *ev, const uint8_t *router, sn_topo_t **out, sn_err_t *err)
+{
+    *out = NULL;
+    uint32_t *deg = NULL;
     int rc;
+    if ((rc = edges_check(name, n, ne, eu, ev, &deg, err)) < 0)
+        return rc;
+    sn_topo_t *t = sn__topo_alloc(SN_TOPO_FILE, n, 2 * (uint64_t) ne);
+    set_spec(t, name);
+    edges_ports(t, ne, eu, ev, deg);
     if (router) {
         t->is_router = sn_xmalloc(n);
         memcpy(t->is_router, router, n);
@@ -624,20 +783,8 @@ int sn_topo_from_edges(const char *name, uint32_t n, uint32_t ne, const uint32_t
     }
     if ((rc = sn__topo_link(t, err)) < 0)
         goto fail;
-    /* Connected? */
-    uint32_t *dist = sn_xmalloc((size_t) n * sizeof *dist);
-    sn_topo_bfs(t, 0, dist);
-    for (uint32_t u = 0; u < n; u++) {
-        if (dist[u] == UINT32_MAX) {
-            free(dist);
-            rc = sn_err_set(err, SN_ESPEC,
-                            "%s: the graph is not connected (node %u cannot be reached from node "
-                            "0%s)",
-                            name, u, sn_topo_degree(t, u) == 0 ? "; it appears in no edge" : "");
-            goto fail;
-        }
-    }
-    free(dist);
+    if ((rc = edges_connected(t, name, err)) < 0)
+        goto fail;
     *out = t;
     return 0;
 fail:
@@ -740,17 +887,76 @@ void sn_topo_files_free(sn_topo_file_t *files, size_t nfiles)
     free(files);
 }
 
+/* The edges and router lines of a graph file as they are read. */
+typedef struct {
+    uint32_t *eu, *ev, *routers;
+    size_t ecap, ecap2, rcap, ne, nr;
+    uint32_t maxid;
+} file_graph_t;
+
+/* One line of a graph file (line: its text, NUL-terminated, changed in place): an edge 'U V', a
+ * 'router N' line, a comment or nothing. */
+static int file_line(file_graph_t *g, const char *path, unsigned lineno, char *line, sn_err_t *err)
+{
+    int rc;
+    const uint32_t idmax = SN_TOPO_MAX_NODES - 1;
+    char *hash = strchr(line, '#');
+    if (hash)
+        *hash = '\0';
+    char shown[MAX_FILE_LINE + 2]; /* the line as written, for error messages */
+    size_t sl = strlen(line);
+    while (sl > 0 && (line[sl - 1] == '\r' || line[sl - 1] == ' ' || line[sl - 1] == '\t'))
+        sl--;
+    memcpy(shown, line, sl);
+    shown[sl] = '\0';
+    char *save = NULL;
+    char *a = strtok_r(line, " \t\r\n", &save);
+    if (a == NULL)
+        return 0;
+    char *b = strtok_r(NULL, " \t\r\n", &save);
+    char *extra = b ? strtok_r(NULL, " \t\r\n", &save) : NULL;
+    if (b == NULL || extra != NULL) {
+        return sn_err_set(err, SN_ESPEC, "%s:%u: expected 'U V' (an edge) or 'router N', got '%s'",
+                          path, lineno, shown + strspn(shown, " \t"));
+    }
+    uint64_t x, y;
+    if (strcmp(a, "router") == 0) {
+        if ((rc = parse_num(b, strlen(b), 0, idmax, "router id", path, &x, err)) < 0)
+            return rc;
+        sn_grow((void **) &g->routers, &g->rcap, g->nr + 1, sizeof *g->routers);
+        g->routers[g->nr++] = (uint32_t) x;
+        return 0;
+    }
+    if ((rc = parse_num(a, strlen(a), 0, idmax, "node id", path, &x, err)) < 0 ||
+        (rc = parse_num(b, strlen(b), 0, idmax, "node id", path, &y, err)) < 0) {
+        char m[sizeof err->msg];
+        snprintf(m, sizeof m, "%s", err ? err->msg : "");
+        sn_err_set(err, rc, "%s:%u: %s", path, lineno, m);
+        return rc;
+    }
+    if (g->ne * 2 >= SN_TOPO_MAX_PORTS) {
+        return sn_err_set(err, SN_ERANGE, "%s: more than %u edges", path, SN_TOPO_MAX_PORTS / 2);
+    }
+    sn_grow((void **) &g->eu, &g->ecap, g->ne + 1, sizeof *g->eu);
+    sn_grow((void **) &g->ev, &g->ecap2, g->ne + 1, sizeof *g->ev);
+    g->eu[g->ne] = (uint32_t) x;
+    g->ev[g->ne] = (uint32_t) y;
+    g->ne++;
+    if (x > g->maxid)
+        g->maxid = (uint32_t) x;
+    if (y > g->maxid)
+        g->maxid = (uint32_t) y;
+    return 0;
+}
+
 /* Parses the text of an edge-list file: 'U V' edges, 'router N' lines, '#' comments. */
 static int parse_text(const char *path, const char *text, size_t len, sn_topo_t **out,
                       sn_err_t *err)
 {
-    uint32_t *eu = NULL, *ev = NULL, *routers = NULL;
-    size_t ecap = 0, ecap2 = 0, rcap = 0, ne = 0, nr = 0;
-    uint32_t maxid = 0;
-    int rc = 0, any = 0;
+    file_graph_t g = {0};
+    int rc = 0;
     char line[MAX_FILE_LINE + 2];
     unsigned lineno = 0;
-    const uint32_t idmax = SN_TOPO_MAX_NODES - 1;
     size_t pos = 0;
     const char *nul = memchr(text, '\0', len);
     if (nul != NULL) /* a text file has none; bytes after one would be silently lost */
@@ -768,81 +974,33 @@ static int parse_text(const char *path, const char *text, size_t len, sn_topo_t 
         memcpy(line, text + pos, l);
         line[l] = '\0';
         pos += l + 1;
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = '\0';
-        char shown[MAX_FILE_LINE + 2]; /* the line as written, for error messages */
-        size_t sl = strlen(line);
-        while (sl > 0 && (line[sl - 1] == '\r' || line[sl - 1] == ' ' || line[sl - 1] == '\t'))
-            sl--;
-        memcpy(shown, line, sl);
-        shown[sl] = '\0';
-        char *save = NULL;
-        char *a = strtok_r(line, " \t\r\n", &save);
-        if (a == NULL)
-            continue;
-        char *b = strtok_r(NULL, " \t\r\n", &save);
-        char *extra = b ? strtok_r(NULL, " \t\r\n", &save) : NULL;
-        if (b == NULL || extra != NULL) {
-            rc =
-                sn_err_set(err, SN_ESPEC, "%s:%u: expected 'U V' (an edge) or 'router N', got '%s'",
-                           path, lineno, shown + strspn(shown, " \t"));
+        if ((rc = file_line(&g, path, lineno, line, err)) < 0)
             goto done;
-        }
-        uint64_t x, y;
-        if (strcmp(a, "router") == 0) {
-            if ((rc = parse_num(b, strlen(b), 0, idmax, "router id", path, &x, err)) < 0)
-                goto done;
-            sn_grow((void **) &routers, &rcap, nr + 1, sizeof *routers);
-            routers[nr++] = (uint32_t) x;
-            continue;
-        }
-        if ((rc = parse_num(a, strlen(a), 0, idmax, "node id", path, &x, err)) < 0 ||
-            (rc = parse_num(b, strlen(b), 0, idmax, "node id", path, &y, err)) < 0) {
-            char m[sizeof err->msg];
-            snprintf(m, sizeof m, "%s", err ? err->msg : "");
-            sn_err_set(err, rc, "%s:%u: %s", path, lineno, m);
-            goto done;
-        }
-        if (ne * 2 >= SN_TOPO_MAX_PORTS) {
-            rc = sn_err_set(err, SN_ERANGE, "%s: more than %u edges", path, SN_TOPO_MAX_PORTS / 2);
-            goto done;
-        }
-        sn_grow((void **) &eu, &ecap, ne + 1, sizeof *eu);
-        sn_grow((void **) &ev, &ecap2, ne + 1, sizeof *ev);
-        eu[ne] = (uint32_t) x;
-        ev[ne] = (uint32_t) y;
-        ne++;
-        any = 1;
-        if (x > maxid)
-            maxid = (uint32_t) x;
-        if (y > maxid)
-            maxid = (uint32_t) y;
     }
-    if (!any) {
+    if (g.ne == 0) {
         rc = sn_err_set(err, SN_ESPEC, "%s: no edges (expected one 'U V' edge per line)", path);
         goto done;
     }
     uint8_t *isr = NULL;
-    if (nr) {
-        isr = sn_xcalloc((size_t) maxid + 1, 1);
-        for (size_t i = 0; i < nr; i++) {
-            if (routers[i] > maxid) {
+    if (g.nr) {
+        isr = sn_xcalloc((size_t) g.maxid + 1, 1);
+        for (size_t i = 0; i < g.nr; i++) {
+            if (g.routers[i] > g.maxid) {
                 free(isr);
                 rc = sn_err_set(err, SN_ESPEC, "%s: 'router %u' names a node that has no edge",
-                                path, routers[i]);
+                                path, g.routers[i]);
                 goto done;
             }
-            isr[routers[i]] = 1;
+            isr[g.routers[i]] = 1;
         }
     }
     char name[1100];
     snprintf(name, sizeof name, "file:%s", path);
-    rc = sn_topo_from_edges(name, maxid + 1, (uint32_t) ne, eu, ev, isr, out, err);
+    rc = sn_topo_from_edges(name, g.maxid + 1, (uint32_t) g.ne, g.eu, g.ev, isr, out, err);
     free(isr);
 done:
-    free(eu);
-    free(ev);
-    free(routers);
+    free(g.eu);
+    free(g.ev);
+    free(g.routers);
     return rc;
 }

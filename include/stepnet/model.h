@@ -22,6 +22,12 @@ const sn_algo_t *const *sn_model_algos(size_t *count);
 /* The algorithm called `name` (a hidden test fixture too), or NULL. */
 const sn_algo_t *sn_model_find(const char *name);
 
+/* The markdown table of the algorithms that README.md's "Algorithms" section carries (`stepnet
+ * algos --markdown`): a header row, then one row per registered algorithm in registry order (name,
+ * collective, port models, topologies, steps and source), every line ending in a newline; only
+ * those of collective *only when only is not NULL. A string the caller frees. */
+char *sn_model_algos_markdown(const sn_coll_t *only);
+
 /* 0 when `a` can run (t, p): right collective, port model in its mask, topology accepted; else
  * SN_ENOTSUP with the reason in err. */
 int sn_model_check(const sn_algo_t *a, const sn_topo_t *t, const sn_params_t *p, sn_err_t *err);

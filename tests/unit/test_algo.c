@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "algo/algo_internal.h"
+#include "algo/engine/tree.h"
 #include "testutil.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */
@@ -117,7 +117,7 @@ static tu_run_t run_checked(const sn_topo_t *t, const sn_params_t *p, const char
         fail_msg("%s: %llu packets for %llu deliveries", ctx, (unsigned long long) r.res.packets,
                  (unsigned long long) r.res.deliveries);
     /* only the mesh algorithms of Varvarigos and Bertsekas and the folded-cube PMNB rank their
-     * sources with control packets (tests/unit/test_mesh_pmnb.c and test_fcube.c count them) */
+     * sources with control packets (tests/unit/test_mesh.c and test_fcube.c count them) */
     if (strstr(r.algo->name, "-mesh") == NULL && strcmp(r.algo->name, "pmnb-fcube") != 0 &&
         (r.res.control_packets != 0 || r.res.control_slots != 0))
         fail_msg("%s: control traffic in a data-only algorithm", ctx);
@@ -147,7 +147,7 @@ static void check_facts(const sn_topo_t *t, const sn_params_t *p, const tu_run_t
     uint64_t M = (uint64_t) p->msgs * p->frags, P = t->nproc;
     int router_free = t->is_router == NULL;
     /* the mesh algorithms pack the packets before they broadcast them: more than one copy per
-     * tree edge, by design (tests/unit/test_mesh_pmnb.c checks their counts) */
+     * tree edge, by design (tests/unit/test_mesh.c checks their counts) */
     int packs = strstr(a, "-mesh") != NULL;
     uint64_t steps = r->res.steps, packets = r->res.packets;
     if (strcmp(a, "bcast-bfs") == 0) {

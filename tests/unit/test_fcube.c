@@ -1,7 +1,7 @@
-/* Unit tests of the combining collectives (sna, pmna: core/algo/coll.c, core/sim/verify.c,
- * core/algo/pmna_tree.c) and of the folded-cube algorithms of the Varvarigos folded-cube paper
- * (core/algo/fcube_*.c), run in the slot simulator: verified runs (combined values exact under
- * sum, xor and max), steps == predicted, steps >= every lower bound, and the paper's worked
+/* Unit tests of the combining collectives (sna, pmna: core/algo/engine/coll.c, core/sim/verify.c,
+ * core/algo/combining/accum_tree.c) and of the folded-cube algorithms of the Varvarigos folded-cube
+ * paper (core/algo/fcube_*.c), run in the slot simulator: verified runs (combined values exact
+ * under sum, xor and max), steps == predicted, steps >= every lower bound, and the paper's worked
  * examples. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/algo_internal.h"
+#include "algo/engine/fcube.h"
+#include "algo/engine/fcube_pmnb.h"
+#include "algo/engine/tree.h"
 #include "testutil.h"
 
 /* ---- helpers ---- */

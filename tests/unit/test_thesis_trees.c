@@ -1,5 +1,5 @@
-/* Unit tests of the thesis's optimal broadcast and scattering trees (core/algo tree_*.c and the
- * algorithms over them: bcast-ering, bcast-product, bcast-binomial, scatter/gather-ering,
+/* Unit tests of the thesis's optimal broadcast and scattering trees (core/algo/engine/tree_*.c and
+ * the algorithms over them: bcast-ering, bcast-product, bcast-binomial, scatter/gather-ering,
  * scatter/gather-torus), run in the slot simulator. Every run verifies, takes exactly its predicted
  * steps and no fewer than the lower bound; the predictions are checked against the thesis's
  * formulas over ranges of sizes, and the worked examples (Figs. 3.1, 3.2, 3.3, the 7x7 torus
@@ -15,7 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/algo_internal.h"
+#include "algo/engine/tree.h"
+#include "algo/engine/tree_binomial.h"
+#include "algo/engine/tree_ering.h"
+#include "algo/engine/tree_product.h"
+#include "algo/engine/tree_torus.h"
 #include "testutil.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */

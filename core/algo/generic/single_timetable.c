@@ -1,0 +1,508 @@
+/* Single-port timetables that the nodes replay (core/algo): broadcast of M > 1 packets by two
+ * planners, and multinode broadcast by the second of them; one replay.
+ *
+ * bcast-multitree pipelines over one shortest-path tree per packet. Generic. Packet x travels its
+ * own tree T_x: on hypercubes the binomial tree (Dimakopoulos, thesis, section 3.1, Fig. 3.1) with
+ * the dimensions rotated by x, elsewhere a breadth-first tree whose port scan is rotated by x; so
+ * the root and the inner nodes serve different children for different packets instead of
+ * repeating one tree M times. The plan computes the timetable greedily, slot by slot (a list
+ * schedule): every (holder, child in T_x, packet x) transmission that is ready competes, the one
+ * whose child has the highest subtree in T_x first (then the lower packet index, node id), and is
+ * taken when its sender has not sent and its receiver has not received in this slot.
+ *
+ * bcast-match keeps no tree. Each slot is a bipartite matching between senders and receivers
+ * along the edges where the sender holds a packet the receiver lacks: one send and one reception
+ * per node, as single-port with one reception requires. The matching is maximum, grown by
+ * augmenting paths (Kuhn's method) from the receivers that hold the fewest packets first, and each
+ * matched sender passes the rarest packet (the fewest holders, then the lowest index) that its
+ * receiver lacks, so no packet falls behind while another floods. Any schedule needs M - 1 + the
+ * single-packet broadcast time (the last packet leaves the root in slot M at the earliest and its
+ * holders at most double per slot afterwards), so on Q_d the bound is M + d - 1; bcast-match
+ * reaches it on every hypercube and packet count that tests/unit/test_mnb_generic.c sweeps.
+ * The rule is ours; the model (at most one send and one reception per node and slot, concurrent
+ * over full-duplex links) is that of the thesis's Theorem 3.6 proof, and the rarest-first choice
+ * is the piece-selection heuristic of peer-to-peer distribution.
+ *
+ * mnb-match is bcast-match over the packets of every source (N M of them, each node holding its
+ * own M at the start): the single-port multinode broadcast on any graph without a known
+ * Hamiltonian cycle (mnb-cycle meets the bound M (N - 1) where one is known). The bounds it is
+ * measured against are the single-port ones of core/model, the bipartite one included: on a
+ * bipartite graph every transmission crosses the colour classes, so the larger class B receives
+ * at most |A| packets a slot with one reception per node, at least ceil(|B| (N - 1) M / |A|)
+ * slots; (N + 1) M on a mesh with every side odd.
+ *
+ * Both: the nodes replay the timetable; a node only sends a packet it holds. predicted_steps =
+ * the timetable's length (exact: the replayed count, as for bcast-tree); the lower bound is the
+ * pipelined Theorem 3.3 bound of core/model. A timetable planned with one reception per node is
+ * also valid when any number may arrive (--rx any). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo/algos.h"
+#include "algo/engine/timetable.h"
+#include "stepnet/util.h"
+
+#define MAX_WORK       (1u << 22) /* nodes x packets the tree planner handles */
+#define MATCH_MAX_WORK (1u << 22) /* nodes x packets the matching planner handles */
+/* mnb-match's nodes x packets: a slot's matching tests holder sets of n M bits along augmenting
+ * paths, so the planning time grows like n^3 M per slot row; 2^20 (1024 nodes at M = 1) plans in
+ * seconds */
+#define MNB_MATCH_MAX_WORK (1u << 20)
+
+static int applies_upto(const sn_topo_t *t, const sn_params_t *p, const char *name, uint32_t max,
+                        sn_err_t *err)
+{
+    uint64_t work = (uint64_t) t->n * p->msgs * p->frags;
+    if (t->is_router != NULL)
+        return sn_err_set(err, SN_ENOTSUP, "%s needs every node a processor", name);
+    if (work > max)
+        return sn_err_set(err, SN_ERANGE,
+                          "%s plans at most %u node-packets; %s with %u packets has %llu", name,
+                          max, t->spec, p->msgs * p->frags, (unsigned long long) work);
+    return 0;
+}
+
+static int single_timetable_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+{
+    return applies_upto(t, p, "bcast-multitree", MAX_WORK, err);
+}
+
+static int match_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+{
+    return applies_upto(t, p, "bcast-match", MATCH_MAX_WORK, err);
+}
+
+static int mnb_match_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+{
+    if (p->sources != NULL)
+        return sn_err_set(err, SN_ENOTSUP, "mnb-match broadcasts from every node");
+    if (t->is_router != NULL)
+        return sn_err_set(err, SN_ENOTSUP, "mnb-match needs every node a processor");
+    /* the packets of every source: n x (n M) node-packets (a double: n^2 M may pass 2^64) */
+    double work = (double) t->n * t->n * p->msgs * p->frags;
+    if (work > MNB_MATCH_MAX_WORK)
+        return sn_err_set(err, SN_ERANGE,
+                          "mnb-match plans at most %u node-packets; %s with %u packets from each "
+                          "of its %u nodes has %.0f",
+                          MNB_MATCH_MAX_WORK, t->spec, p->msgs * p->frags, t->n, work);
+    return 0;
+}
+
+/* parent[] of T_x rooted at root (UINT32_MAX at the root), as the port of the parent towards
+ * the child in cport[]. */
+static void tree_x(const sn_topo_t *t, uint32_t root, uint32_t x, uint32_t *parent, uint32_t *cport,
+                   uint32_t *order)
+{
+    uint32_t n = t->n;
+    for (uint32_t v = 0; v < n; v++)
+        parent[v] = UINT32_MAX;
+    if (t->kind == SN_TOPO_HYPERCUBE && t->a >= 2) {
+        /* the root sends packet x to its neighbour r1 across dimension j = x mod d only; r1
+         * spans the rest with the binomial tree whose dimensions run j+1, ..., j-1, j (a node
+         * that this would hang from the root takes dimension j instead) */
+        uint32_t d = t->a, j = x % d, r1 = root ^ (1u << j);
+        for (uint32_t v = 0; v < n; v++) {
+            if (v == root)
+                continue;
+            uint32_t w = v ^ r1, b = j;
+            if (v == r1) {
+                parent[v] = root;
+                cport[v] = j;
+                continue;
+            }
+            for (uint32_t i = 1; i <= d; i++) {
+                uint32_t c = (j + i) % d;
+                if (w & (1u << c)) {
+                    b = c;
+                    break;
+                }
+            }
+            if ((v ^ (1u << b)) == root)
+                b = j;
+            parent[v] = v ^ (1u << b);
+            cport[v] = b;
+        }
+        return;
+    }
+    uint32_t head = 0, tail = 0;
+    uint8_t *seen = sn_xcalloc(n, 1);
+    seen[root] = 1;
+    order[tail++] = root;
+    while (head < tail) {
+        uint32_t u = order[head++], deg = sn_topo_degree(t, u);
+        for (uint32_t q0 = 0; q0 < deg; q0++) {
+            uint32_t q = (q0 + x) % deg, v = sn_topo_port(t, u, q)->peer;
+            if (!seen[v]) {
+                seen[v] = 1;
+                parent[v] = u;
+                cport[v] = q;
+                order[tail++] = v;
+            }
+        }
+    }
+    free(seen);
+}
+
+typedef struct {
+    uint32_t key, x, u, c;
+} cand_t;
+
+static int cmp_cand(const void *a, const void *b)
+{
+    const cand_t *p = a, *q = b;
+    if (p->key != q->key)
+        return p->key > q->key ? -1 : 1;
+    if (p->x != q->x)
+        return p->x < q->x ? -1 : 1;
+    if (p->u != q->u)
+        return p->u < q->u ? -1 : 1;
+    return p->c < q->c ? -1 : p->c > q->c;
+}
+
+/* Heights h[] of the tree par[] rooted at root: relaxation in decreasing distance order (the
+ * BFS order reversed; order[] is scratch of n entries). */
+static void multitree_heights(const sn_topo_t *t, uint32_t root, const uint32_t *par, uint32_t *h,
+                              uint32_t *order)
+{
+    uint32_t n = t->n;
+    uint32_t head = 0, tail = 0;
+    uint32_t *dist = sn_xmalloc(n * sizeof *dist);
+    for (uint32_t v = 0; v < n; v++)
+        dist[v] = UINT32_MAX;
+    dist[root] = 0;
+    order[tail++] = root;
+    while (head < tail) {
+        uint32_t u = order[head++];
+        for (uint32_t q = 0; q < sn_topo_degree(t, u); q++) {
+            uint32_t v = sn_topo_port(t, u, q)->peer;
+            if (dist[v] == UINT32_MAX) {
+                dist[v] = dist[u] + 1;
+                order[tail++] = v;
+            }
+        }
+    }
+    for (uint32_t i = tail; i-- > 1;) {
+        uint32_t v = order[i];
+        if (h[v] + 1 > h[par[v]])
+            h[par[v]] = h[v] + 1;
+    }
+    free(dist);
+}
+
+/* The children of every (x, v) in tree T_x (parent[], n nodes per tree, M trees) as lists:
+ * ch[coff[i] .. coff[i+1]-1] for i = x * n + v; the caller frees *coff_out and *ch_out. */
+static void multitree_children(const uint32_t *parent, uint32_t n, uint32_t M, uint32_t **coff_out,
+                               uint32_t **ch_out)
+{
+    size_t nm = (size_t) n * M;
+    uint32_t *coff = sn_xcalloc(nm + 1, sizeof *coff), *ch = sn_xmalloc((nm + 1) * sizeof *ch);
+    for (uint32_t x = 0; x < M; x++)
+        for (uint32_t v = 0; v < n; v++)
+            if (parent[(size_t) x * n + v] != UINT32_MAX)
+                coff[(size_t) x * n + parent[(size_t) x * n + v] + 1]++;
+    for (size_t i = 0; i < nm; i++)
+        coff[i + 1] += coff[i];
+    uint32_t *fill = sn_xmalloc((nm + 1) * sizeof *fill);
+    memcpy(fill, coff, (nm + 1) * sizeof *fill);
+    for (uint32_t x = 0; x < M; x++)
+        for (uint32_t v = 0; v < n; v++) {
+            uint32_t pa = parent[(size_t) x * n + v];
+            if (pa != UINT32_MAX)
+                ch[fill[(size_t) x * n + pa]++] = v;
+        }
+    free(fill);
+    *coff_out = coff;
+    *ch_out = ch;
+}
+
+static int single_timetable_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out,
+                                     sn_err_t *err)
+{
+    int rc = single_timetable_applies(t, p, err);
+    if (rc < 0)
+        return rc;
+    uint32_t n = t->n, M = p->msgs * p->frags, root = p->root;
+    size_t nm = (size_t) n * M;
+    uint32_t *parent = sn_xmalloc(nm * sizeof *parent), *cport = sn_xmalloc(nm * sizeof *cport);
+    uint32_t *height = sn_xcalloc(nm, sizeof *height), *order = sn_xmalloc(n * sizeof *order);
+    uint64_t *got = sn_xmalloc(nm * sizeof *got); /* slot the packet arrived, UINT64_MAX: not */
+    for (uint32_t x = 0; x < M; x++) {
+        uint32_t *par = parent + (size_t) x * n, *h = height + (size_t) x * n;
+        tree_x(t, root, x, par, cport + (size_t) x * n, order);
+        multitree_heights(t, root, par, h, order);
+    }
+    for (size_t i = 0; i < nm; i++)
+        got[i] = UINT64_MAX;
+    for (uint32_t x = 0; x < M; x++)
+        got[(size_t) x * n + root] = 0;
+    /* pending children: for each (x, v) the children in T_x not yet served */
+    uint32_t *coff, *ch;
+    multitree_children(parent, n, M, &coff, &ch);
+    uint8_t *sent = sn_xcalloc(nm + 1, 1); /* per child slot in ch[]: served */
+    uint8_t *busy_tx = sn_xmalloc(n), *busy_rx = sn_xmalloc(n);
+    sn_tt_list_t l = {0};
+    size_t left = nm - M;
+    cand_t *cands = NULL;
+    size_t capc = 0;
+    uint64_t slot = 0;
+    while (left > 0) {
+        slot++;
+        size_t nc = 0;
+        for (uint32_t x = 0; x < M; x++)
+            for (uint32_t u = 0; u < n; u++) {
+                size_t i = (size_t) x * n + u;
+                if (got[i] >= slot)
+                    continue;
+                for (uint32_t k = coff[i]; k < coff[i + 1]; k++) {
+                    if (sent[k])
+                        continue;
+                    if (nc == capc)
+                        sn_grow((void **) &cands, &capc, nc + 1, sizeof *cands);
+                    cands[nc++] = (cand_t){height[(size_t) x * n + ch[k]], x, u, k};
+                }
+            }
+        qsort(cands, nc, sizeof *cands, cmp_cand);
+        memset(busy_tx, 0, n);
+        memset(busy_rx, 0, n);
+        for (size_t j = 0; j < nc; j++) {
+            uint32_t v = ch[cands[j].c], u = cands[j].u, x = cands[j].x;
+            if (busy_tx[u] || busy_rx[v])
+                continue;
+            busy_tx[u] = busy_rx[v] = 1;
+            sent[cands[j].c] = 1;
+            got[(size_t) x * n + v] = slot;
+            left--;
+            sn_tt_add(&l, (uint32_t) slot, u, cport[(size_t) x * n + v], v, x);
+        }
+    }
+    *out = sn_tt_plan_new("bcast-multitree", t, p, 0, slot, &l);
+    free(parent);
+    free(cport);
+    free(height);
+    free(order);
+    free(got);
+    free(coff);
+    free(ch);
+    free(sent);
+    free(busy_tx);
+    free(busy_rx);
+    sn_tt_list_free(&l);
+    free(cands);
+    return 0;
+}
+
+/* ---- bcast-match: one maximum matching per slot -----------------------------------------------
+ */
+
+typedef struct {
+    const sn_topo_t *t;
+    uint32_t n, M, W; /* W: 64-bit words of a node's packet set */
+    uint64_t *have;   /* [n * W] the packets each node holds at the start of the slot */
+    uint32_t *nhave;  /* [n] */
+    uint32_t *mate_s; /* [n] the receiver a sender serves in this slot, UINT32_MAX: none */
+    uint32_t *mate_q; /* [n] the port of a matched receiver towards its sender */
+    uint32_t *stamp;  /* [n] senders visited by the current search */
+    uint32_t cur;     /* the current search's stamp */
+    uint32_t *sv, *sq, *su, *sp; /* [n + 1] the search stack: receiver, next port, sender, port */
+} match_t;
+
+/* 1 when u holds a packet that v lacks. */
+static int lacks(const match_t *m, uint32_t u, uint32_t v)
+{
+    if (m->nhave[u] > m->nhave[v])
+        return 1;
+    const uint64_t *a = m->have + (size_t) u * m->W, *b = m->have + (size_t) v * m->W;
+    for (uint32_t w = 0; w < m->W; w++)
+        if (a[w] & ~b[w])
+            return 1;
+    return 0;
+}
+
+/* Kuhn's augmenting path from the unmatched receiver v0, depth first with an explicit stack:
+ * 1 when v0 (and every receiver on the path) is matched afterwards. Receivers matched before stay
+ * matched, so serving receivers in priority order keeps the priority among the matched. */
+static int augment(match_t *m, uint32_t v0)
+{
+    const sn_topo_t *t = m->t;
+    m->cur++;
+    size_t depth = 0;
+    m->sv[0] = v0;
+    m->sq[0] = 0;
+    for (;;) {
+        uint32_t v = m->sv[depth];
+        if (m->sq[depth] == sn_topo_degree(t, v)) {
+            if (depth == 0)
+                return 0;
+            depth--;
+            continue;
+        }
+        uint32_t q = m->sq[depth]++, u = sn_topo_port(t, v, q)->peer;
+        if (m->stamp[u] == m->cur || !lacks(m, u, v))
+            continue;
+        m->stamp[u] = m->cur;
+        m->su[depth] = u;
+        m->sp[depth] = q;
+        if (m->mate_s[u] == UINT32_MAX) {
+            for (size_t i = 0; i <= depth; i++) {
+                m->mate_s[m->su[i]] = m->sv[i];
+                m->mate_q[m->sv[i]] = m->sp[i];
+            }
+            return 1;
+        }
+        depth++; /* at most one level per visited sender: depth <= n */
+        m->sv[depth] = m->mate_s[u];
+        m->sq[depth] = 0;
+    }
+}
+
+/* The matching timetable: of the root's M packets (mnb 0), or of every node's (mnb 1: packet x is
+ * message x % M of node x / M). */
+static int match_plan(const char *name, const sn_topo_t *t, const sn_params_t *p, uint32_t mnb,
+                      void **out, sn_err_t *err)
+{
+    int rc = 0;
+    uint32_t n = t->n, M = p->msgs * p->frags, root = p->root;
+    uint32_t P = mnb ? n * M : M; /* the packets; n M <= MNB_MATCH_MAX_WORK */
+    match_t m = {.t = t, .n = n, .M = P, .W = (P + 63) / 64};
+    m.have = sn_xcalloc((size_t) n * m.W, sizeof *m.have);
+    m.nhave = sn_xcalloc(n, sizeof *m.nhave);
+    m.mate_s = sn_xmalloc(n * sizeof *m.mate_s);
+    m.mate_q = sn_xmalloc(n * sizeof *m.mate_q);
+    m.stamp = sn_xcalloc(n, sizeof *m.stamp);
+    m.sv = sn_xmalloc(((size_t) n + 1) * sizeof *m.sv);
+    m.sq = sn_xmalloc(((size_t) n + 1) * sizeof *m.sq);
+    m.su = sn_xmalloc(((size_t) n + 1) * sizeof *m.su);
+    m.sp = sn_xmalloc(((size_t) n + 1) * sizeof *m.sp);
+    uint32_t *holders = sn_xcalloc(P, sizeof *holders);
+    uint32_t *bucket = sn_xcalloc((size_t) P + 2, sizeof *bucket),
+             *order = sn_xmalloc(n * sizeof *order);
+    for (uint32_t u = 0; u < n; u++) {
+        if (!mnb && u != root)
+            continue;
+        for (uint32_t x = mnb ? u * M : 0, e = x + M; x < e; x++) {
+            m.have[(size_t) u * m.W + x / 64] |= 1ull << (x % 64);
+            holders[x] = 1;
+        }
+        m.nhave[u] = M;
+    }
+    sn_tt_list_t l = {0};
+    uint64_t left = (uint64_t) (n - 1) * P, slot = 0;
+    while (left > 0) {
+        slot++;
+        /* receivers that lack packets, the fewest held first (then node id): a counting sort */
+        memset(bucket, 0, ((size_t) P + 2) * sizeof *bucket);
+        for (uint32_t v = 0; v < n; v++)
+            if (m.nhave[v] < P)
+                bucket[m.nhave[v] + 1]++;
+        for (uint32_t k = 0; k < P; k++)
+            bucket[k + 1] += bucket[k];
+        uint32_t nr = 0;
+        for (uint32_t v = 0; v < n; v++)
+            if (m.nhave[v] < P) {
+                order[bucket[m.nhave[v]]++] = v;
+                nr++;
+            }
+        for (uint32_t u = 0; u < n; u++)
+            m.mate_s[u] = UINT32_MAX;
+        for (uint32_t i = 0; i < nr; i++)
+            augment(&m, order[i]);
+        /* each matched sender passes the rarest packet its receiver lacks; the sets change after
+         * every choice is made, so all choices see the slot's start */
+        size_t first = l.n;
+        for (uint32_t u = 0; u < n; u++) {
+            uint32_t v = m.mate_s[u];
+            if (v == UINT32_MAX)
+                continue;
+            const uint64_t *a = m.have + (size_t) u * m.W, *b = m.have + (size_t) v * m.W;
+            uint32_t best = UINT32_MAX;
+            for (uint32_t w = 0; w < m.W; w++)
+                for (uint64_t bits = a[w] & ~b[w]; bits; bits &= bits - 1) {
+                    uint32_t x = w * 64 + (uint32_t) __builtin_ctzll(bits);
+                    if (best == UINT32_MAX || holders[x] < holders[best])
+                        best = x;
+                }
+            sn_tt_add(&l, (uint32_t) slot, u, sn_topo_port(t, v, m.mate_q[v])->rport, v, best);
+        }
+        if (l.n == first) { /* nothing can move: some node cannot be reached from the root */
+            rc = sn_err_set(err, SN_EALGO,
+                            "%s: no transmission possible in slot %llu (%s is not connected)", name,
+                            (unsigned long long) slot, t->spec);
+            goto out;
+        }
+        for (size_t i = first; i < l.n; i++) {
+            uint32_t v = l.to[i], x = l.ev[i].x;
+            m.have[(size_t) v * m.W + x / 64] |= 1ull << (x % 64);
+            m.nhave[v]++;
+            holders[x]++;
+            left--;
+        }
+    }
+    *out = sn_tt_plan_new(name, t, p, mnb, slot, &l);
+out:
+    free(m.have);
+    free(m.nhave);
+    free(m.mate_s);
+    free(m.mate_q);
+    free(m.stamp);
+    free(m.sv);
+    free(m.sq);
+    free(m.su);
+    free(m.sp);
+    free(holders);
+    free(bucket);
+    free(order);
+    sn_tt_list_free(&l);
+    return rc;
+}
+
+static int match_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+{
+    int rc = match_applies(t, p, err);
+    return rc < 0 ? rc : match_plan("bcast-match", t, p, 0, out, err);
+}
+
+static int mnb_match_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
+{
+    int rc = mnb_match_applies(t, p, err);
+    return rc < 0 ? rc : match_plan("mnb-match", t, p, 1, out, err);
+}
+
+const sn_algo_t sn__algo_bcast_multitree = {
+    .name = "bcast-multitree",
+    .coll = SN_COLL_BCAST,
+    .pm_mask = SN_PM_SINGLE | SN_PM_SINGLE_ANY,
+    .topos = "any without routers",
+    .summary = "one rotated shortest-path tree per packet, greedy single-port timetable",
+    .source = "generic; binomial tree of Dimakopoulos, thesis, section 3.1, Fig. 3.1",
+    .predicts = "the length of the greedy timetable (replayed exactly)",
+    .applies = single_timetable_applies,
+    .plan_new = single_timetable_plan_new,
+    SN_TT_REPLAY_FIELDS,
+};
+
+const sn_algo_t sn__algo_bcast_match = {
+    .name = "bcast-match",
+    .coll = SN_COLL_BCAST,
+    .pm_mask = SN_PM_SINGLE | SN_PM_SINGLE_ANY,
+    .topos = "any without routers",
+    .summary = "single-port pipelined broadcast: a maximum matching per slot, rarest packet first",
+    .source = "generic; the single-port model of Dimakopoulos, thesis, Theorem 3.6",
+    .predicts = "the length of the matching timetable (replayed exactly)",
+    .applies = match_applies,
+    .plan_new = match_plan_new,
+    SN_TT_REPLAY_FIELDS,
+};
+
+const sn_algo_t sn__algo_mnb_match = {
+    .name = "mnb-match",
+    .coll = SN_COLL_MNB,
+    .pm_mask = SN_PM_SINGLE | SN_PM_SINGLE_ANY, /* a matching may pair u->v with v->u */
+    .topos = "any without routers",
+    .summary = "single-port multinode broadcast: a maximum matching per slot, rarest packet first",
+    .source = "generic; the single-port model of Dimakopoulos, thesis, Theorem 3.6",
+    .predicts = "the length of the matching timetable (replayed exactly)",
+    .heuristic = 1,
+    .applies = mnb_match_applies,
+    .plan_new = mnb_match_plan_new,
+    SN_TT_REPLAY_FIELDS,
+};

@@ -1,0 +1,324 @@
+/* Unit tests of the MPI staples (core/algo/combining/: allreduce_tree.c, allreduce_rd.c, mna-tree
+ * in accum_tree.c; their bounds in core/model/bounds.c; combined-value verification in
+ * core/sim/verify.c): allreduce, barrier and mna (reduce_scatter) in the simulator on many
+ * topologies, every port model they support and every operator, each run verified value by value
+ * and checked against its prediction and every lower bound. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stepnet/algo.h"
+#include "stepnet/model.h"
+#include "stepnet/sim.h"
+#include "testutil.h"
+
+static const char *const pms[][3] = {{"multi", "one", "full"},  {"single", "one", "full"},
+                                     {"single", "any", "full"}, {"multi", "one", "half"},
+                                     {"single", "one", "half"}, {"single", "any", "half"}};
+#define NPMS (sizeof pms / sizeof pms[0])
+
+/* Runs algo, fails unless verified, exactly as predicted (when it predicts) and at or above every
+ * bound; returns the steps. */
+static uint64_t run_ok(const sn_topo_t *t, const sn_params_t *p, const char *algo)
+{
+    tu_run_t r = tu_sim(t, p, algo);
+    if (r.rc != 0 || !r.res.verified)
+        fail_msg("%s %s on %s (op %s, msgs %u): rc %d, %s", r.algo->name, sn_coll_name(p->coll),
+                 t->spec, sn_op_name(p->op), p->msgs, r.rc, r.err.msg);
+    assert_int_equal(r.res.deliveries, r.res.expected_deliveries);
+    assert_int_equal(r.res.deliveries, (uint64_t) t->nproc * p->msgs * p->frags);
+    if (r.predicted >= 0 && (int64_t) r.res.steps != r.predicted)
+        fail_msg("%s on %s (%s %s %s, msgs %u): %llu steps, predicted %lld", r.algo->name, t->spec,
+                 p->pm.ports == SN_PORTS_SINGLE ? "single" : "multi",
+                 p->pm.rx == SN_RX_ANY ? "any" : "one",
+                 p->pm.duplex == SN_DUPLEX_HALF ? "half" : "full", p->msgs,
+                 (unsigned long long) r.res.steps, (long long) r.predicted);
+    for (size_t i = 0; i < r.bounds.count; i++)
+        if ((int64_t) r.res.steps < r.bounds.b[i].value)
+            fail_msg("%s on %s: %llu steps below the bound %s = %lld", r.algo->name, t->spec,
+                     (unsigned long long) r.res.steps, r.bounds.b[i].name,
+                     (long long) r.bounds.b[i].value);
+    return r.res.steps;
+}
+
+static sn_params_t params(sn_coll_t c, size_t pm, int op, uint32_t msgs)
+{
+    sn_params_t p = tu_params(c, pms[pm][0], pms[pm][1], pms[pm][2]);
+    p.op = (sn_op_t) op;
+    p.msgs = msgs;
+    return p;
+}
+
+static void test_names(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *name;
+        sn_coll_t c;
+    } cases[] = {
+        {"allreduce", SN_COLL_ALLREDUCE}, {"barrier", SN_COLL_BARRIER},    {"mna", SN_COLL_MNA},
+        {"reduce_scatter", SN_COLL_MNA},  {"reduce-scatter", SN_COLL_MNA}, {"reduce", SN_COLL_SNA}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sn_coll_t c = SN_COLL_COUNT;
+        tu_assert_rc(sn_coll_parse(cases[i].name, &c, NULL), 0);
+        assert_int_equal(c, cases[i].c);
+        assert_true(sn_coll_is_combining(c));
+        assert_false(sn_coll_is_broadcast(c));
+    }
+    assert_string_equal(sn_coll_name(SN_COLL_ALLREDUCE), "allreduce");
+    assert_string_equal(sn_coll_name(SN_COLL_BARRIER), "barrier");
+    assert_string_equal(sn_coll_name(SN_COLL_MNA), "mna");
+}
+
+/* allreduce and barrier: one value per processor whatever the destination, so every processor
+ * must end with the same combination; mna: one per destination. */
+static void test_contributions(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("ring:5");
+    sn_params_t p = tu_params(SN_COLL_ALLREDUCE, "multi", "one", "full");
+    assert_int_equal(sn_contrib_value(&p, 2, 0, 0, 0), sn_contrib_value(&p, 2, 4, 0, 0));
+    assert_int_equal(sn_combined_value(t, &p, 0, 0, 0), sn_combined_value(t, &p, 3, 0, 0));
+    assert_int_not_equal(sn_contrib_value(&p, 2, 0, 0, 0), sn_contrib_value(&p, 3, 0, 0, 0));
+    p.coll = SN_COLL_MNA;
+    assert_int_not_equal(sn_contrib_value(&p, 2, 0, 0, 0), sn_contrib_value(&p, 2, 4, 0, 0));
+    for (uint32_t u = 0; u < t->n; u++)
+        assert_int_equal(sn_coll_expect(t, &p, u).nsrc, 1);
+    assert_int_equal(sn_coll_expected_total(t, &p), 5);
+    sn_topo_free(t);
+}
+
+/* The verifier accepts exactly the combination of every contribution, once: a value missing one
+ * operand, holding one twice, or delivered twice fails. */
+static void test_verify_values(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("torus:3x3");
+    for (int op = 0; op < SN_OP_COUNT; op++) {
+        sn_params_t p = tu_params(SN_COLL_ALLREDUCE, "multi", "one", "full");
+        p.op = (sn_op_t) op;
+        sn_verify_t *v = sn_verify_new(t, &p, 0, t->n);
+        sn_err_t err = {0};
+        uint64_t all = sn_combined_value(t, &p, 0, 0, 0);
+        /* the combination of all but the largest contribution (for max that one matters) */
+        uint32_t big = 0;
+        for (uint32_t u = 1; u < t->n; u++)
+            if (sn_contrib_value(&p, u, 0, 0, 0) > sn_contrib_value(&p, big, 0, 0, 0))
+                big = u;
+        uint64_t less = 0, twice;
+        int first = 1;
+        for (uint32_t u = 0; u < t->n; u++) {
+            if (u == big)
+                continue;
+            uint64_t x = sn_contrib_value(&p, u, 0, 0, 0);
+            less = first ? x : sn_op_apply(p.op, less, x);
+            first = 0;
+        }
+        twice = sn_op_apply(p.op, all, sn_contrib_value(&p, 1, 0, 0, 0));
+        sn_packet_t k = sn_packet_contrib(&p, 0, 0, 0, 0);
+        k.digest = less;
+        tu_assert_rc(sn_verify_delivery(v, 0, 1, &k, &err), SN_EVERIFY);
+        if (op != SN_OP_MAX) { /* max is idempotent: a repeated operand cannot show */
+            k.digest = twice;
+            tu_assert_rc(sn_verify_delivery(v, 0, 1, &k, &err), SN_EVERIFY);
+        }
+        k.digest = all;
+        tu_assert_rc(sn_verify_delivery(v, 0, 1, &k, &err), 0);
+        tu_assert_rc(sn_verify_delivery(v, 0, 1, &k, &err), SN_EVERIFY);
+        k.dst = 1; /* addressed elsewhere */
+        tu_assert_rc(sn_verify_delivery(v, 0, 1, &k, &err), SN_EVERIFY);
+        tu_assert_rc(sn_verify_complete(v, &err), SN_EVERIFY);
+        sn_verify_free(v);
+    }
+    sn_topo_free(t);
+}
+
+static const char *const any_specs[] = {
+    "ring:7",     "linear:5", "torus:3x4",       "hypercube:3", "foldedcube:4",
+    "complete:6", "star:4",   "fattree:2:3:exp", "ering:9:2",   "ering:7:2*ring:3",
+    "mesh:2x3x2", "ccc:3",    "complete:2"};
+#define NSPECS (sizeof any_specs / sizeof any_specs[0])
+
+/* allreduce-tree and barrier-tree on every kind of topology, port model and operator, exactly as
+ * predicted: 2 e(centre) + s(M-1) multiport, 2 B M single-port. */
+static void test_tree(void **state)
+{
+    (void) state;
+    for (size_t si = 0; si < NSPECS; si++) {
+        sn_topo_t *t = tu_topo(any_specs[si]);
+        for (size_t pi = 0; pi < NPMS; pi++)
+            for (int op = 0; op < SN_OP_COUNT; op++) {
+                for (uint32_t msgs = 1; msgs <= 4; msgs += 3) {
+                    sn_params_t p = params(SN_COLL_ALLREDUCE, pi, op, msgs);
+                    run_ok(t, &p, "allreduce-tree");
+                }
+                sn_params_t b = params(SN_COLL_BARRIER, pi, op, 1);
+                run_ok(t, &b, "barrier-tree");
+            }
+        sn_topo_free(t);
+    }
+}
+
+/* Multiport with one value: twice the radius of the processors (the tree is rooted at a centre);
+ * on a ring of 7 that is 6, on a 3 x 4 torus 2 * 3, on the binary fat tree of 8 leaves the root
+ * switch is the centre: 2 * 3. */
+static void test_tree_counts(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *spec;
+        uint64_t multi;
+    } cases[] = {{"ring:7", 6}, {"torus:3x4", 6}, {"linear:5", 4}, {"fattree:2:3:exp", 6}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sn_topo_t *t = tu_topo(cases[i].spec);
+        sn_params_t p = params(SN_COLL_ALLREDUCE, 0, SN_OP_SUM, 1);
+        assert_int_equal(run_ok(t, &p, "allreduce-tree"), cases[i].multi);
+        p.msgs = 5; /* pipelined: one more slot per value */
+        assert_int_equal(run_ok(t, &p, "allreduce-tree"), cases[i].multi + 4);
+        p.pm.duplex = SN_DUPLEX_HALF; /* two more */
+        assert_int_equal(run_ok(t, &p, "allreduce-tree"), cases[i].multi + 8);
+        sn_topo_free(t);
+    }
+    /* single-port on a ring of 8 from node 0: the ordered broadcast takes 4 (two ways round);
+     * accumulation plus broadcast 8 */
+    sn_topo_t *t = tu_topo("ring:8");
+    sn_params_t p = params(SN_COLL_ALLREDUCE, 1, SN_OP_XOR, 1);
+    assert_int_equal(run_ok(t, &p, "allreduce-tree"), 8);
+    p.msgs = 3;
+    assert_int_equal(run_ok(t, &p, "allreduce-tree"), 24);
+    sn_topo_free(t);
+}
+
+/* Recursive doubling: d slots for one value in every full-duplex port model, M + d - 1 multiport
+ * and d M single-port for M values; the single-port run meets the doubling bound. */
+static void test_rd(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *spec;
+        uint32_t d;
+    } cases[] = {{"hypercube:1", 1}, {"hypercube:3", 3}, {"hypercube:5", 5}, {"foldedcube:4", 4},
+                 {"complete:2", 1},  {"complete:8", 3},  {"complete:16", 4}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sn_topo_t *t = tu_topo(cases[i].spec);
+        uint32_t d = cases[i].d;
+        for (size_t pi = 0; pi < 3; pi++)
+            for (int op = 0; op < SN_OP_COUNT; op++) {
+                sn_params_t p = params(SN_COLL_ALLREDUCE, pi, op, 1);
+                assert_int_equal(run_ok(t, &p, "allreduce-rd"), d);
+                sn_params_t b = params(SN_COLL_BARRIER, pi, op, 1);
+                tu_run_t r = tu_sim(t, &b, "barrier-rd");
+                assert_true(r.res.verified);
+                assert_int_equal(r.res.steps, d);
+                if (pi > 0) /* single-port: the doubling bound is met */
+                    assert_int_equal(r.bounds.best, d);
+                p.msgs = 3;
+                p.frags = 2;
+                assert_int_equal(run_ok(t, &p, "allreduce-rd"), pi == 0 ? 6 + d - 1 : 6 * d);
+            }
+        sn_topo_free(t);
+    }
+}
+
+/* Where recursive doubling does not apply, and what auto picks. */
+static void test_rd_refusals(void **state)
+{
+    (void) state;
+    sn_err_t err = {0};
+    const sn_algo_t *a = sn_model_find("allreduce-rd");
+    assert_non_null(a);
+    const char *bad[] = {"complete:6", "ring:8", "torus:4x4"};
+    for (size_t i = 0; i < 3; i++) {
+        sn_topo_t *t = tu_topo(bad[i]);
+        sn_params_t p = params(SN_COLL_ALLREDUCE, 0, SN_OP_SUM, 1);
+        tu_assert_rc(sn_model_check(a, t, &p, &err), SN_ENOTSUP);
+        /* auto still finds the tree */
+        tu_run_t r = tu_sim(t, &p, "auto");
+        assert_string_equal(r.algo->name, "allreduce-tree");
+        assert_true(r.res.verified);
+        sn_topo_free(t);
+    }
+    sn_topo_t *t = tu_topo("hypercube:3");
+    sn_params_t p = params(SN_COLL_ALLREDUCE, 3, SN_OP_SUM, 1); /* half duplex */
+    tu_assert_rc(sn_model_check(a, t, &p, &err), SN_ENOTSUP);
+    p = params(SN_COLL_ALLREDUCE, 1, SN_OP_SUM, 1); /* single-port: rd (3) beats the tree (6) */
+    tu_run_t r = tu_sim(t, &p, "auto");
+    assert_string_equal(r.algo->name, "allreduce-rd");
+    sn_topo_free(t);
+    t = tu_topo("complete:8"); /* multiport: the star-shaped tree (2) beats rd (3) */
+    p = params(SN_COLL_ALLREDUCE, 0, SN_OP_SUM, 1);
+    r = tu_sim(t, &p, "auto");
+    assert_string_equal(r.algo->name, "allreduce-tree");
+    assert_int_equal(r.res.steps, 2);
+    sn_topo_free(t);
+}
+
+/* A barrier moves one token: more messages or fragments are refused, naming the parameter. */
+static void test_barrier_params(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("ring:4");
+    sn_params_t p = tu_params(SN_COLL_BARRIER, "multi", "one", "full");
+    sn_err_t err = {0};
+    tu_assert_rc(sn_params_check(t, &p, &err), 0);
+    p.msgs = 2;
+    tu_assert_rc(sn_params_check(t, &p, &err), SN_EINVAL);
+    assert_int_equal(err.param, SN_PARAM_MSGS);
+    p.msgs = 1;
+    p.frags = 2;
+    tu_assert_rc(sn_params_check(t, &p, &err), SN_EINVAL);
+    assert_int_equal(err.param, SN_PARAM_FRAGS);
+    sn_topo_free(t);
+}
+
+/* mna (reduce_scatter) over one BFS tree per processor: verified everywhere, at or above its
+ * bounds; with one value on a complete graph a single slot. */
+static void test_mna(void **state)
+{
+    (void) state;
+    static const char *const specs[] = {"ring:6", "torus:3x3", "hypercube:3", "fattree:2:2:2,3",
+                                        "complete:5"};
+    for (size_t si = 0; si < sizeof specs / sizeof specs[0]; si++) {
+        sn_topo_t *t = tu_topo(specs[si]);
+        for (int single = 0; single < 2; single++)
+            for (int op = 0; op < SN_OP_COUNT; op++) {
+                sn_params_t p = params(SN_COLL_MNA, single ? 2 : 0, op, 1 + (uint32_t) single);
+                uint64_t s = run_ok(t, &p, "mna-tree");
+                if (!single && strcmp(specs[si], "complete:5") == 0)
+                    assert_int_equal(s, 1);
+            }
+        sn_topo_free(t);
+    }
+}
+
+/* The bounds: the diameter with pipelining, and ceil(log2 P) single-port. */
+static void test_bounds(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("complete:6");
+    sn_params_t p = params(SN_COLL_ALLREDUCE, 1, SN_OP_SUM, 1);
+    sn_bounds_t b;
+    sn_err_t err = {0};
+    tu_assert_rc(sn_model_bounds(t, &p, &b, &err), 0);
+    assert_int_equal(b.best, 3); /* ceil(log2 6) */
+    p = params(SN_COLL_ALLREDUCE, 0, SN_OP_SUM, 11);
+    tu_assert_rc(sn_model_bounds(t, &p, &b, &err), 0);
+    assert_int_equal(b.best, 1 + 3 - 1); /* diameter 1, ceil(11/5) = 3 */
+    sn_topo_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_names),         cmocka_unit_test(test_contributions),
+        cmocka_unit_test(test_verify_values), cmocka_unit_test(test_tree),
+        cmocka_unit_test(test_tree_counts),   cmocka_unit_test(test_rd),
+        cmocka_unit_test(test_rd_refusals),   cmocka_unit_test(test_barrier_params),
+        cmocka_unit_test(test_mna),           cmocka_unit_test(test_bounds),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
