@@ -27,38 +27,35 @@ static void pm_words(unsigned m, char *buf, size_t cap)
         buf[len - 1] = '\0';
 }
 
+/* --coll C (an SN_OPT_FN): the collective into *(sn_coll_t *) ctx. */
+static int opt_coll(const sn_opt_t *opt, const char *v, sn_err_t *err)
+{
+    return sn_coll_parse(v, opt->ctx, err);
+}
+
 int cli_cmd_algos(int argc, char **argv)
 {
-    int json = 0, markdown = 0, have = 0;
-    sn_coll_t coll = SN_COLL_BCAST;
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(usage, stdout);
-            return EXIT_OK;
-        } else if (strcmp(argv[i], "--json") == 0) {
-            json = 1;
-        } else if (strcmp(argv[i], "--markdown") == 0) {
-            markdown = 1;
-        } else if (strcmp(argv[i], "--coll") == 0 && i + 1 == argc) {
-            fprintf(stderr, "stepnet: option --coll needs a value (bcast, scatter, gather, mnb, "
-                            "te, pmnb, pexchange)\n");
-            return EXIT_BADINPUT;
-        } else if (strcmp(argv[i], "--coll") == 0) {
-            sn_err_t err = {0};
-            if (sn_coll_parse(argv[++i], &coll, &err) < 0) {
-                cli_err_print("stepnet", &err);
-                return EXIT_BADINPUT;
-            }
-            have = 1;
-        } else {
-            fprintf(stderr, "stepnet: unexpected argument '%s' for algos; see --help\n", argv[i]);
-            return EXIT_BADINPUT;
-        }
+    int json = 0, markdown = 0, help = 0;
+    sn_coll_t coll = SN_COLL_COUNT; /* SN_COLL_COUNT: every collective */
+    const sn_opt_t table[] = {
+        {.name = "--help", .kind = SN_OPT_STOP, .flag = &help},
+        {.name = "-h", .kind = SN_OPT_STOP, .flag = &help},
+        {.name = "--json", .kind = SN_OPT_FLAG, .flag = &json},
+        {.name = "--markdown", .kind = SN_OPT_FLAG, .flag = &markdown},
+        {.name = "--coll", .kind = SN_OPT_FN, .fn = opt_coll, .ctx = &coll},
+        {0},
+    };
+    sn_err_t err = {0};
+    int rc = sn_opts_parse(argc, argv, table, &err);
+    if (rc == SN_OPTS_STOP) {
+        fputs(usage, stdout);
+        return EXIT_OK;
     }
-    if (json && markdown) {
-        fprintf(stderr, "stepnet: --json and --markdown exclude each other; see --help\n");
-        return EXIT_BADINPUT;
-    }
+    if (rc == 0 && json && markdown)
+        rc = sn_err_inval(&err, "--json and --markdown exclude each other; see --help");
+    if (rc < 0)
+        return cli_refuse(&err);
+    int have = coll != SN_COLL_COUNT;
     if (markdown) {
         char *md = sn_model_algos_markdown(have ? &coll : NULL);
         fputs(md, stdout);
