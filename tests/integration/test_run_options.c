@@ -136,7 +136,7 @@ static void test_streamed_frames(void **state)
 
 /* --spin-us reaches every node (its routine log states the value it took from its assignment) and
  * is reported; with 0 (always sleep) and with a long spin the collectives verify alike. Whether
- * spinning pays is for scripts/bench_run.sh to say, not a test. */
+ * spinning pays is for scripts/bench/run.sh to say, not a test. */
 static void test_spin(void **state)
 {
     (void) state;
