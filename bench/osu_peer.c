@@ -1,4 +1,4 @@
-/* osu_peer: the MPI yardstick of scripts/bench_peers.sh (bench/), timed the way the OSU
+/* osu_peer: the MPI yardstick of scripts/bench/peers.sh (bench/), timed the way the OSU
  * Micro-Benchmarks time a blocking collective (osu_alltoall, osu_allgather, osu_bcast): per
  * message size, a few untimed warm-up iterations, then per iteration an MPI_Barrier followed by the
  * collective, each rank timing its own call with MPI_Wtime; each rank's average over the

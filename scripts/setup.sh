@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # clang: the second compiler scripts/test.sh builds with; help2man: the man pages (at build time);
-# time: GNU time, the peak RSS in scripts/bench_memory.sh
+# time: GNU time, the peak RSS in scripts/bench/memory.sh
 # python3: its json, csv and xml modules read traces and CSV (tests/integration/trace_check.py,
 # scripts/plot.sh); gnuplot-nox: scripts/plot.sh draws the SVG plots
 PKGS=(build-essential cmake ninja-build pkg-config libuv1-dev libprotobuf-c-dev

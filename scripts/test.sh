@@ -4,10 +4,31 @@
 # Release with clang, warnings as errors, so that no compiler or optimisation level warns; then
 # build with AddressSanitizer + UndefinedBehaviorSanitizer and run every test again; and run the
 # simulator's threaded stepping (test_sim_threads) under ThreadSanitizer.
+#
+#   scripts/test.sh            everything above: the gate before a merge
+#   scripts/test.sh --quick    install and build as above, then only the tests labelled `unit`
+#                              (tests/unit and the fuzz corpus replays; about a minute on 2 cores)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+quick=0
+case $# in
+0) ;;
+1) case "$1" in
+   --quick) quick=1 ;;
+   -h | --help) sed -n '2,10p' "$0"; exit 0 ;;
+   *) echo "test: unknown argument '$1': expected --quick or --help (none: the full gate)" >&2
+      exit 2 ;;
+   esac ;;
+*) echo "test: too many arguments ('$*'): expected at most one, --quick or --help" >&2; exit 2 ;;
+esac
+
 scripts/setup.sh -DSTEPNET_WERROR=ON
+if [ "$quick" = 1 ]; then
+    ctest --test-dir build --output-on-failure -j2 -L unit
+    echo "test: the unit tests passed (--quick: no format check, integration, other builds or sanitizers)"
+    exit 0
+fi
 scripts/format.sh --check
 ctest --test-dir build --output-on-failure -j2
 

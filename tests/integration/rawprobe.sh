@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# stepnet-rawprobe, the yardstick of scripts/bench_run.sh and docs/performance.md: every mode runs
+# stepnet-rawprobe, the yardstick of scripts/bench/run.sh and docs/performance.md: every mode runs
 # briefly on 127.0.0.1 and prints its one key=value line with positive figures; the payload mode
 # verifies what it generated; bad options are refused with status 2. Figures are not judged.
 set -uo pipefail

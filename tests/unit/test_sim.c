@@ -859,8 +859,8 @@ static void test_arrival_order(void **state)
 }
 
 /* ---- the hidden illegal algorithms (core/algo/fixtures/faulty.c) --------------------------------
- * They fail in the simulator with the text of the core's step check; tests/integration/test_run.c
- * checks that `stepnet run` fails with the very same text. */
+ * They fail in the simulator with the text of the core's step check;
+ * tests/integration/test_run_faults.c checks that `stepnet run` fails with the very same text. */
 
 static void expect_faulty(const char *spec, const char *ports, const char *algo, int want,
                           const char *msg)

@@ -18,23 +18,15 @@
 #      without security. --lan-only skips parts 1-3.
 # Figures, not a test; the machine is shared, so only the side-by-side ratios mean much.
 #
-#   scripts/bench_security.sh [--reps N] [--csv FILE] [--lan 1gbit [--lan-only]]
+#   scripts/bench/security.sh [--reps N] [--csv FILE] [--lan 1gbit [--lan-only]]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
+. scripts/bench/lib.sh
+BENCH_NAME=bench/security
 reps=5 csv="" lan="" lan_only=0
-while [ $# -gt 0 ]; do
-    case "$1" in
-    --reps) reps="$2"; shift 2 ;;
-    --csv) csv="$2"; shift 2 ;;
-    --lan) lan="$2"; shift 2 ;;
-    --lan-only) lan_only=1; shift ;;
-    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
-    *) echo "bench_security: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-    esac
-done
+bench_args reps csv "--lan lan text" "--lan-only lan_only flag" -- "$@"
 [ -x build/stepnet ] && [ -x build/stepnet-rawprobe ] || scripts/setup.sh >/dev/null
 
-. scripts/bench_lib.sh
 sizes=(8 1024 65536 1048576)
 [ -n "$csv" ] && echo "part,case,size,secure,none,unit,ratio" >"$csv"
 
@@ -79,7 +71,7 @@ for cs in "te complete:8" "mnb ring:8"; do
                 j=$(build/stepnet run --topo "$topo" --coll "$coll" --size "$s" --probes 3 --reps 3 \
                     --warmup 1 "${args[@]}" --json 2>/dev/null)
                 [ "$(jget verified "$j")" = true ] ||
-                    { echo "bench_security: $coll $topo $s ($mode) did not verify" >&2; exit 1; }
+                    { echo "bench/security: $coll $topo $s ($mode) did not verify" >&2; exit 1; }
                 vals[$mode]+="$(jget wall_us_median "$j") "
             done
         done

@@ -4,18 +4,13 @@
 # prints the worst steps / lower bound per family, algorithm and port model, and the cases above
 # a ratio (default 1.2). Figures, not a test (tests/unit/test_mnb_generic.c pins the counts).
 #
-#   scripts/mnb_sweep.sh [--above R] [--csv FILE]
+#   scripts/bench/mnb_sweep.sh [--above R] [--csv FILE]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
+. scripts/bench/lib.sh
+BENCH_NAME=bench/mnb_sweep
 above=1.2 csv=""
-while [ $# -gt 0 ]; do
-    case "$1" in
-    --above) above="$2"; shift 2 ;;
-    --csv) csv="$2"; shift 2 ;;
-    -h | --help) sed -n '2,7p' "$0"; exit 0 ;;
-    *) echo "mnb_sweep: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-    esac
-done
+bench_args "--above above num" csv -- "$@"
 [ -x build/stepnet ] || scripts/setup.sh >/dev/null
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT

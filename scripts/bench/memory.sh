@@ -5,17 +5,13 @@
 # through bounded buffers (net/conn.h), within 4x of the peak: a case outside [1, 4] is flagged
 # and the script exits 1. Figures, not a timed test.
 #
-#   scripts/bench_memory.sh [--security none|sodium]
+#   scripts/bench/memory.sh [--security none|sodium]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
+. scripts/bench/lib.sh
+BENCH_NAME=bench/memory
 security=none
-while [ $# -gt 0 ]; do
-    case "$1" in
-    --security) security="$2"; shift 2 ;;
-    -h | --help) sed -n '2,9p' "$0"; exit 0 ;;
-    *) echo "bench_memory: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-    esac
-done
+bench_args security -- "$@"
 [ -x build/stepnet ] && [ -x /usr/bin/time ] || scripts/setup.sh >/dev/null
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -12,22 +12,17 @@
 # x beta) of the median link; ratio = measured / predicted. Target: the model within 1 +- 0.25.
 # Needs root (namespaces); exits 77 where they cannot be created. Figures, not a test.
 #
-#   scripts/bench_model.sh [--reps N]
+#   scripts/bench/model.sh [--reps N]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
+. scripts/bench/lib.sh
+BENCH_NAME=bench/model
 reps=3
-while [ $# -gt 0 ]; do
-    case "$1" in
-    --reps) reps="$2"; shift 2 ;;
-    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
-    *) echo "bench_model: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-    esac
-done
+bench_args reps -- "$@"
 [ -x build/stepnet ] && [ -x build/stepnet-node ] || scripts/setup.sh >/dev/null
 probe="snbm$$"
-ip netns add "$probe" 2>/dev/null || { echo "bench_model: cannot create network namespaces (root needed)"; exit 77; }
+ip netns add "$probe" 2>/dev/null || { echo "bench/model: cannot create network namespaces (root needed)"; exit 77; }
 ip netns del "$probe"
-. scripts/bench_lib.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "link 3-4 delay=1ms" >"$tmp/groups.txt"
@@ -43,7 +38,7 @@ row() { # row LABEL NETNS-OPTIONS... -- RUN-OPTIONS...
     for _ in $(seq "$reps"); do
         j=$(timeout 600 deploy/netns-cluster.sh ${nopts[@]+"${nopts[@]}"} -- "${ropts[@]}" \
             --security none --insecure-ok --reps 5 --warmup 1 --probes 20 --json 2>/dev/null)
-        [ "$(jget verified "$j")" = true ] || { echo "bench_model: $label did not verify: $j" >&2; exit 1; }
+        [ "$(jget verified "$j")" = true ] || { echo "bench/model: $label did not verify: $j" >&2; exit 1; }
         steps=$(jget steps "$j")
         ms+=("$(jget wall_us_median "$j")")
         mp+=("$(nested predicted_us "$j")")

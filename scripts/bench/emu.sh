@@ -14,22 +14,14 @@
 # ratio within 1 +- 0.1 for the rate. The overhead is mostly a constant per slot, so the ratio
 # tends to 1 as the delay grows. Figures, not a test.
 #
-#   scripts/bench_emu.sh [--reps N] [--topo SPEC] [--delays "0 200us 1ms 5ms"] [--rate 100mbit]
+#   scripts/bench/emu.sh [--reps N] [--topo SPEC] [--delays "0 200us 1ms 5ms"] [--rate 100mbit]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
+. scripts/bench/lib.sh
+BENCH_NAME=bench/emu
 reps=5 topo=ring:8 delays="0 200us 1ms 5ms" rate=100mbit
-while [ $# -gt 0 ]; do
-    case "$1" in
-    --reps) reps="$2"; shift 2 ;;
-    --topo) topo="$2"; shift 2 ;;
-    --delays) delays="$2"; shift 2 ;;
-    --rate) rate="$2"; shift 2 ;;
-    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
-    *) echo "bench_emu: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-    esac
-done
+bench_args reps "--topo topo text" "--delays delays text" "--rate rate text" -- "$@"
 [ -x build/stepnet ] || scripts/setup.sh >/dev/null
-. scripts/bench_lib.sh
 
 to_us() { # a tc time in microseconds
     awk -v t="$1" 'BEGIN {
@@ -43,7 +35,7 @@ slots_for() { # enough slots for about 0.5 s per repetition, at least 50
 run() { # run ARGS...: one JSON report, verified
     local j
     j=$(build/stepnet run --topo "$topo" --security none --reps 3 --warmup 1 --probes 3 --json "$@" 2>/dev/null)
-    [ "$(jget verified "$j")" = true ] || { echo "bench_emu: stepnet run --topo $topo $* failed" >&2; exit 1; }
+    [ "$(jget verified "$j")" = true ] || { echo "bench/emu: stepnet run --topo $topo $* failed" >&2; exit 1; }
     printf '%s' "$j"
 }
 declare -A idle te

@@ -3,7 +3,7 @@
 # runs. Prints one row per case with the median wall time over the repetitions; with --csv FILE
 # also writes the rows as CSV. Figures, not a test: nothing here fails on a slow machine.
 #
-#   scripts/bench_sim.sh [--reps N] [--big] [--csv FILE] [--threads N] [--baseline BIN]
+#   scripts/bench/sim.sh [--reps N] [--big] [--csv FILE] [--threads N] [--baseline BIN]
 #                        [--base-threads N]
 #     --reps N        repetitions of each small case (default 3; the large cases run once)
 #     --big           add the 10^6-node torus scatter cases (about a minute each)
@@ -16,40 +16,21 @@
 #     --base-threads N  pass --threads N to the baseline (a build that knows the option: e.g.
 #                     build/stepnet itself with --base-threads 1, to measure the threads' gain)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
+. scripts/bench/lib.sh
+BENCH_NAME=bench/sim
 reps=3 big=0 csv="" base="" threads="" bthreads=""
-while [ $# -gt 0 ]; do
-    case "$1" in
-    --reps) reps="$2"; shift 2 ;;
-    --big) big=1; shift ;;
-    --csv) csv="$2"; shift 2 ;;
-    --baseline) base="$2"; shift 2 ;;
-    --threads) threads="$2"; shift 2 ;;
-    --base-threads) bthreads="$2"; shift 2 ;;
-    -h | --help) sed -n '2,18p' "$0"; exit 0 ;;
-    *) echo "bench_sim: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-    esac
-done
+bench_args reps csv "--baseline base text" "--big big flag" "--threads threads int:1:64" \
+    "--base-threads bthreads int:1:64" -- "$@"
 [ -x build/stepnet ] || scripts/setup.sh >/dev/null
 if [ -n "$base" ] && [ ! -x "$base" ]; then
-    echo "bench_sim: --baseline '$base' is not an executable file" >&2
+    echo "bench/sim: --baseline '$base' is not an executable file" >&2
     exit 2
 fi
-for v in "$threads" "$bthreads"; do
-    [ -z "$v" ] || { [[ "$v" =~ ^[0-9]+$ ]] && [ "$v" -ge 1 ] && [ "$v" -le 64 ]; } ||
-        { echo "bench_sim: --threads/--base-threads '$v': expected a count from 1 to 64" >&2; exit 2; }
-done
 if [ -n "$bthreads" ] && [ -z "$base" ]; then
-    echo "bench_sim: --base-threads needs --baseline BIN" >&2
+    echo "bench/sim: --base-threads needs --baseline BIN" >&2
     exit 2
 fi
-
-jget() { # jget KEY JSON -> the raw value of KEY in a flat one-line JSON object
-    local v
-    v=$(printf '%s' "$2" | grep -o "\"$1\":[^,}]*" | head -n1 | cut -d: -f2-)
-    printf '%s' "${v//\"/}"
-}
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 # size|collective|topology|ports[|algorithm] (auto-selection without one)
 cases=(
@@ -81,7 +62,7 @@ one_run() {
     [ -n "${2:-}" ] && targs=(--threads "$2")
     o=$("$1" sim --topo "$topo" --coll "$coll" --ports "$ports" --algo "${algo:-auto}" --json \
         --no-progress "${targs[@]}")
-    [ "$(jget verified "$o")" = true ] || { echo "bench_sim: $coll on $topo did not verify ($1)" >&2; exit 1; }
+    [ "$(jget verified "$o")" = true ] || { echo "bench/sim: $coll on $topo did not verify ($1)" >&2; exit 1; }
     printf '%s' "$o"
 }
 for c in "${cases[@]}"; do
@@ -101,7 +82,7 @@ for c in "${cases[@]}"; do
         r=$(jget peak_rss_kb "$out")
         [ "$r" -gt "$rss" ] && rss=$r
         if [ -n "$base" ] && [ "$(jget trace_hash "$out")" != "$(jget trace_hash "$bout")" ]; then
-            echo "bench_sim: $coll on $topo: trace_hash differs from the baseline's" >&2
+            echo "bench/sim: $coll on $topo: trace_hash differs from the baseline's" >&2
             exit 1
         fi
     done

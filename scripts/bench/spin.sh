@@ -7,30 +7,14 @@
 # 8 B (node_us_median: each node's own time, a one-slot collective), 64 KiB and 1 MiB (us per
 # step). --security none, so that the runtime alone is measured. Figures, not a test.
 #
-#   scripts/bench_spin.sh [--reps N] [--values "0 1000"] [--csv FILE]
+#   scripts/bench/spin.sh [--reps N] [--values "0 1000"] [--csv FILE]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
+. scripts/bench/lib.sh
+BENCH_NAME=bench/spin
 reps=5 values="0 1000" csv=""
-while [ $# -gt 0 ]; do
-    case "$1" in --reps | --values | --csv)
-        [ $# -ge 2 ] || { echo "bench_spin: $1 needs a value (see --help)" >&2; exit 2; } ;;
-    esac
-    case "$1" in
-    --reps) reps="$2"; shift 2 ;;
-    --values) values="$2"; shift 2 ;;
-    --csv) csv="$2"; shift 2 ;;
-    -h | --help) sed -n '2,10p' "$0"; exit 0 ;;
-    *) echo "bench_spin: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-    esac
-done
-[[ "$reps" =~ ^[0-9]+$ ]] && [ "$reps" -ge 1 ] ||
-    { echo "bench_spin: --reps '$reps': expected a positive integer" >&2; exit 2; }
-for v in $values; do
-    [[ "$v" =~ ^[0-9]+$ ]] && [ "$v" -le 1000000 ] ||
-        { echo "bench_spin: --values: '$v' is not microseconds from 0 to 1000000" >&2; exit 2; }
-done
+bench_args reps csv "--values values ints:0:1000000" -- "$@"
 [ -x build/stepnet ] && [ -x build/stepnet-node ] || scripts/setup.sh >/dev/null
-. scripts/bench_lib.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -53,12 +37,12 @@ for r in $(seq "$reps"); do
             out=$(build/stepnet run $args --security none --spin-us "$v" --warmup 1 --probes 2 \
                 --json 2>/dev/null) || true
             [ "$(jget verified "$out")" = true ] ||
-                { echo "bench_spin: stepnet run $args --spin-us $v failed" >&2; exit 1; }
+                { echo "bench/spin: stepnet run $args --spin-us $v failed" >&2; exit 1; }
             jget "$key" "$out" >>"$tmp/$i.$v"
             echo >>"$tmp/$i.$v"
         done
     done
-    echo "bench_spin: round $r of $reps done ($(($(date +%s) - started)) s)" >&2
+    echo "bench/spin: round $r of $reps done ($(($(date +%s) - started)) s)" >&2
 done
 read -r -a vals <<<"$values"
 printf '%-30s %-8s' case unit

@@ -11,40 +11,25 @@
 # stepnet and the raw probe alternate round by round (--reps rounds, default 5), so that both see
 # the same machine state (on a shared VM it drifts by a factor of two within minutes); every
 # figure is the median over the rounds. The runtime runs with --security none by default, so that
-# the protocol is compared with the raw probe alone (scripts/bench_security.sh measures what
+# the protocol is compared with the raw probe alone (scripts/bench/security.sh measures what
 # security adds); --security sodium measures the default transport instead. stepnet waits for
 # frames as `stepnet run` does by default (--spin-us 1000) or as --spin-us says; the raw probe runs
 # twice per round, sleeping in poll and spinning for the same time, and the reference (`raw`) is
 # the faster of the two medians (both are printed). Figures, not a test.
 #
-#   scripts/bench_run.sh [--reps N] [--csv FILE] [--security none|sodium] [--spin-us US]
+#   scripts/bench/run.sh [--reps N] [--csv FILE] [--security none|sodium] [--spin-us US]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
+. scripts/bench/lib.sh
+BENCH_NAME=bench/run
 reps=5 csv="" security=none spin=1000
-while [ $# -gt 0 ]; do
-    case "$1" in
-    --reps) reps="$2"; shift 2 ;;
-    --csv) csv="$2"; shift 2 ;;
-    --security) security="$2"; shift 2 ;;
-    --spin-us) spin="$2"; shift 2 ;;
-    -h | --help) sed -n '2,21p' "$0"; exit 0 ;;
-    *) echo "bench_run: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-    esac
-done
+bench_args reps csv security "--spin-us spin int:0:1000000" -- "$@"
 [ -x build/stepnet ] && [ -x build/stepnet-rawprobe ] || scripts/setup.sh >/dev/null
 
-. scripts/bench_lib.sh
 rawmed() { # rawmed KEY ARGS...: median of KEY over $reps rawprobe runs
     local key=$1; shift
     for _ in $(seq "$reps"); do kv "$key" "$(build/stepnet-rawprobe "$@")"; done | median
 }
-[[ "$reps" =~ ^[0-9]+$ ]] && [ "$reps" -ge 1 ] ||
-    { echo "bench_run: --reps '$reps': expected a positive integer" >&2; exit 2; }
-[[ "$spin" =~ ^[0-9]+$ ]] && [ "$spin" -le 1000000 ] ||
-    { echo "bench_run: --spin-us '$spin': expected microseconds from 0 to 1000000" >&2; exit 2; }
-case "$security" in none | sodium) ;; *)
-    echo "bench_run: --security '$security': expected none or sodium" >&2; exit 2 ;;
-esac
 [ -n "$csv" ] && echo "case,topology,size,stepnet,raw,raw_sleep,raw_spin,unit,ratio" >"$csv"
 row() { # row CASE TOPO SIZE STEPNET RAW_SLEEP RAW_SPIN UNIT: raw = the better of the two
     local ratio raw
@@ -78,7 +63,7 @@ pair() { # pair KEY_STEPNET KEY_RAW -- STEPNET-ARGS... -- RAW-ARGS...
     for _ in $(seq "$reps"); do
         out=$(build/stepnet run "${sargs[@]}" --security "$security" --spin-us "$spin" --reps 3 \
             --warmup 1 --probes 5 --json 2>/dev/null)
-        [ "$(jget verified "$out")" = true ] || { echo "bench_run: stepnet run ${sargs[*]} failed" >&2; exit 1; }
+        [ "$(jget verified "$out")" = true ] || { echo "bench/run: stepnet run ${sargs[*]} failed" >&2; exit 1; }
         svals+=("$(jget "$ks" "$out")")
         rvals+=("$(kv "$kr" "$(build/stepnet-rawprobe "${rargs[@]}")")")
         pvals+=("$(kv "$kr" "$(build/stepnet-rawprobe "${rargs[@]}" --spin-us "$spin")")")
@@ -123,10 +108,10 @@ for _ in $(seq "$reps"); do
         r=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status" 2>/dev/null) || true
         [ -n "$r" ] && fds+=("$n") && rss+=("$r")
     done
-    wait "$run" || { echo "bench_run: the 256-node run failed" >&2; exit 1; }
+    wait "$run" || { echo "bench/run: the 256-node run failed" >&2; exit 1; }
     out=$(cat "$tmp")
     rm -f "$tmp"
-    [ "$(jget verified "$out")" = true ] || { echo "bench_run: the 256-node run failed" >&2; exit 1; }
+    [ "$(jget verified "$out")" = true ] || { echo "bench/run: the 256-node run failed" >&2; exit 1; }
     svals+=("$(jget us_per_slot "$out")")
     rvals+=("$(kv us_per_slot "$(build/stepnet-rawprobe barrier --topo torus:16x16 --size 8 --slots 1000)")")
     pvals+=("$(kv us_per_slot "$(build/stepnet-rawprobe barrier --topo torus:16x16 --size 8 --slots 1000 \

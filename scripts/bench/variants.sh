@@ -6,45 +6,34 @@
 # The variants alternate run by run, so that they see the same machine state; prints the median
 # over --reps rounds per variant and the ratio of each to the first (below 1: faster).
 # --security none, so that the runtime alone is measured. Figures, not a test.
-# scripts/bench_termination.sh and the coordinator's priority in docs/performance.md use it.
+# scripts/bench/termination.sh and the coordinator's priority in docs/performance.md use it.
 #
-#   scripts/bench_variants.sh --variant NAME=OPTIONS... [--reps N] [--baseline DIR] [--csv FILE]
+#   scripts/bench/variants.sh --variant NAME=OPTIONS... [--reps N] [--baseline DIR] [--csv FILE]
 set -euo pipefail
-cd "$(dirname "$0")/.."
-me=${BENCH_NAME:-bench_variants}
+cd "$(dirname "$0")/../.."
+. scripts/bench/lib.sh
+BENCH_NAME=${BENCH_NAME:-bench/variants} # bench/termination runs this script under its name
+me=$BENCH_NAME
 reps=5 baseline="" csv=""
 variants=() opts=()
-while [ $# -gt 0 ]; do
-    case "$1" in --reps | --baseline | --csv | --variant)
-        [ $# -ge 2 ] || { echo "$me: $1 needs a value (see --help)" >&2; exit 2; } ;;
-    esac
-    case "$1" in
-    --reps) reps="$2"; shift 2 ;;
-    --baseline) baseline="$2"; shift 2 ;;
-    --csv) csv="$2"; shift 2 ;;
-    --variant)
-        [[ "$2" =~ ^[A-Za-z0-9_-]+= ]] && [ "${2%%=*}" != baseline ] ||
-            { echo "$me: --variant '$2': expected NAME=OPTIONS (NAME of letters, digits, _ and -, not baseline)" >&2; exit 2; }
-        for v in "${variants[@]}"; do
-            [ "$v" != "${2%%=*}" ] || { echo "$me: --variant name '$v' given twice" >&2; exit 2; }
-        done
-        variants+=("${2%%=*}")
-        opts+=("${2#*=}")
-        shift 2 ;;
-    -h | --help) sed -n '2,12p' "$0"; exit 0 ;;
-    *) echo "$me: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-    esac
-done
-[ ${#variants[@]} -ge 1 ] || { echo "$me: give at least one --variant NAME=OPTIONS" >&2; exit 2; }
-[[ "$reps" =~ ^[0-9]+$ ]] && [ "$reps" -ge 1 ] ||
-    { echo "$me: --reps '$reps': expected a positive integer" >&2; exit 2; }
+variant_add() { # variant_add NAME=OPTIONS: one more --variant
+    [[ "$1" =~ ^[A-Za-z0-9_-]+= ]] && [ "${1%%=*}" != baseline ] ||
+        bench_die "--variant '$1': expected NAME=OPTIONS (NAME of letters, digits, _ and -, not baseline)"
+    local v
+    for v in "${variants[@]}"; do
+        [ "$v" != "${1%%=*}" ] || bench_die "--variant name '$v' given twice"
+    done
+    variants+=("${1%%=*}")
+    opts+=("${1#*=}")
+}
+bench_args reps baseline csv "--variant - call:variant_add" -- "$@"
+[ ${#variants[@]} -ge 1 ] || bench_die "give at least one --variant NAME=OPTIONS"
 if [ -n "$baseline" ] && { [ ! -x "$baseline/stepnet" ] || [ ! -x "$baseline/stepnet-node" ]; }; then
     echo "$me: --baseline '$baseline': expected a directory holding stepnet and" \
         "stepnet-node" >&2
     exit 2
 fi
 [ -x build/stepnet ] && [ -x build/stepnet-node ] || scripts/setup.sh >/dev/null
-. scripts/bench_lib.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

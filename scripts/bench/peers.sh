@@ -28,47 +28,26 @@
 # size follow one another, so that they see the same machine state. Open MPI (openmpi-bin,
 # libopenmpi-dev) is installed here when missing, never by setup.sh or the tests.
 #
-#   scripts/bench_peers.sh [--rounds R] [--np "8 16"] [--sizes "8 ... 1048576"] [--reps K]
+#   scripts/bench/peers.sh [--rounds R] [--np "8 16"] [--sizes "8 ... 1048576"] [--reps K]
 #                          [--iters I] [--csv FILE]
 #     --rounds R  rounds (default 3)          --reps K   stepnet repetitions per run (default 5)
 #     --np LIST   process counts (8 16)       --iters I  MPI iterations per size (default 20)
 #     --sizes L   bytes per message (8 64 512 4096 32768 262144 1048576)
 #     --csv FILE  also write the table as CSV
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
+. scripts/bench/lib.sh
+BENCH_NAME=bench/peers
 rounds=3 nps="8 16" sizes="8 64 512 4096 32768 262144 1048576" reps=5 iters=20 csv=""
-posint() { # posint NAME VALUE MAX
-    [[ "$2" =~ ^[0-9]+$ ]] && [ "$2" -ge 1 ] && [ "$2" -le "$3" ] ||
-        { echo "bench_peers: $1 '$2': expected an integer from 1 to $3" >&2; exit 2; }
-}
-while [ $# -gt 0 ]; do
-    case "$1" in --rounds | --reps | --iters | --np | --sizes | --csv)
-        [ $# -ge 2 ] || { echo "bench_peers: $1 needs a value (see --help)" >&2; exit 2; } ;;
-    esac
-    case "$1" in
-    --rounds) posint --rounds "$2" 100; rounds="$2"; shift 2 ;;
-    --reps) posint --reps "$2" 1000; reps="$2"; shift 2 ;;
-    --iters) posint --iters "$2" 100000; iters="$2"; shift 2 ;;
-    --np) for n in $2; do
-              case "$n" in 2 | 4 | 8 | 16 | 32 | 64) ;; *)
-                  echo "bench_peers: --np '$n': expected powers of two from 2 to 64 (hypercube:log2 N)" >&2
-                  exit 2 ;;
-              esac
-          done
-          nps="$2"; shift 2 ;;
-    --sizes) for s in $2; do posint --sizes "$s" 16777216; done; sizes="$2"; shift 2 ;;
-    --csv) csv="$2"; shift 2 ;;
-    -h | --help) sed -n '2,30p' "$0"; exit 0 ;;
-    *) echo "bench_peers: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-    esac
-done
+# --np: powers of two (the bcast case runs on hypercube:log2 N)
+bench_args rounds reps sizes csv "--iters iters int:1:100000" "--np nps list:2|4|8|16|32|64" -- "$@"
 [ -x build/stepnet ] && [ -x build/stepnet-node ] && [ -x build/stepnet-rawprobe ] || scripts/setup.sh >/dev/null
 
 # Open MPI: only for this benchmark, only when it runs
 if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then
     SUDO=""
     [ "$(id -u)" -ne 0 ] && SUDO=sudo
-    echo "bench_peers: installing openmpi-bin libopenmpi-dev (for this benchmark only)" >&2
+    echo "bench/peers: installing openmpi-bin libopenmpi-dev (for this benchmark only)" >&2
     $SUDO apt-get update >/dev/null
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends \
         openmpi-bin libopenmpi-dev >/dev/null
@@ -76,7 +55,6 @@ fi
 mpicc -O2 -Wall -Wextra -o build/osu_peer bench/osu_peer.c
 mpi_version=$(mpirun --version 2>/dev/null | head -n1)
 
-. scripts/bench_lib.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -87,7 +65,7 @@ stepnet_run() {
     out=$(build/stepnet run --topo "$3" --coll "$4" --size "$5" --security "$2" --reps "$reps" \
         --warmup 1 --probes 2 --json 2>"$tmp/err" </dev/null) || true
     if [ "$(jget verified "$out")" != true ]; then
-        echo "bench_peers: stepnet run --topo $3 --coll $4 --size $5 --security $2 failed:" >&2
+        echo "bench/peers: stepnet run --topo $3 --coll $4 --size $5 --security $2 failed:" >&2
         tail -n 3 "$tmp/err" >&2
         exit 1
     fi
@@ -107,7 +85,7 @@ mpi_run() {
             --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo "${@:4}" -np "$2" \
             build/osu_peer "$3" $sizes --iters "$iters" --skip 3 </dev/null >"$tmp/mpi" \
             2>"$tmp/err" && break
-        echo "bench_peers: mpirun -np $2 osu_peer $3 failed (attempt $try of 3):" >&2
+        echo "bench/peers: mpirun -np $2 osu_peer $3 failed (attempt $try of 3):" >&2
         tail -n 5 "$tmp/err" >&2
         [ "$try" = 3 ] && exit 1
     done
@@ -125,7 +103,7 @@ raw_run() {
     [ "$3" -gt 262144 ] && slots=10
     out=$(build/stepnet-rawprobe barrier --topo "$2" --size "$3" --slots "$slots" --spin-us 1000 \
         2>"$tmp/err" </dev/null) || {
-        echo "bench_peers: stepnet-rawprobe barrier --topo $2 --size $3 failed:" >&2
+        echo "bench/peers: stepnet-rawprobe barrier --topo $2 --size $3 failed:" >&2
         tail -n 3 "$tmp/err" >&2
         exit 1
     }
@@ -156,7 +134,7 @@ for r in $(seq "$rounds"); do
             done
         done < <(cases "$n")
     done
-    echo "bench_peers: round $r of $rounds done ($(($(date +%s) - started)) s)" >&2
+    echo "bench/peers: round $r of $rounds done ($(($(date +%s) - started)) s)" >&2
 done
 
 col() { awk -v c="$1" '{print $c}' "$2" | median; } # col N FILE: median of column N
