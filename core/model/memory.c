@@ -35,7 +35,7 @@
  * libsodium). */
 #define PROCESS_BASE (8ull << 20)
 /* A node process of run: measured at 2.7 MiB with 8-byte packets on ring:4
- * (scripts/bench_memory.sh); rounded up. */
+ * (scripts/bench/memory.sh); rounded up. */
 #define NODE_BASE (4ull << 20)
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
