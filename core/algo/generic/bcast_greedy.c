@@ -21,7 +21,7 @@
  * packets follow each other through it. Deterministic: every node of a TCP run builds the same
  * tree. On complete graphs the rounds double the informed set: ceil(log2 N), the bound of Theorem
  * 3.3; with the restarts it also meets the bound on tori (5x5, 7x7, 3x3x3), CCC, butterflies and
- * circulants, where the BFS tree is a step above (tests/unit/test_algo.c). */
+ * circulants, where the BFS tree is a step above (tests/unit/test_generic.c). */
 #include <stdlib.h>
 #include <string.h>
 
