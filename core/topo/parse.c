@@ -11,7 +11,6 @@
 #include "parse_internal.h"
 #include "topo_internal.h"
 
-
 /* Parses a decimal number in [lo, hi] from s[0..len). */
 int sn__topo_parse_num(const char *s, size_t len, uint64_t lo, uint64_t hi, const char *what,
                        const char *factor, uint64_t *out, sn_err_t *err)

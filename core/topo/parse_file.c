@@ -222,8 +222,8 @@ static int slurp(const char *path, const char *factor, char **text, size_t *len,
 static int parse_text(const char *path, const char *text, size_t len, sn_topo_t **out,
                       sn_err_t *err);
 
-int sn__topo_parse_file(const sn__topo_source_t *src, const char *path, const char *factor, sn_topo_t **out,
-                      sn_err_t *err)
+int sn__topo_parse_file(const sn__topo_source_t *src, const char *path, const char *factor,
+                        sn_topo_t **out, sn_err_t *err)
 {
     if (src->files != NULL) {
         for (size_t i = 0; i < src->nfiles; i++)

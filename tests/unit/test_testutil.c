@@ -1,4 +1,5 @@
-/* Unit tests of the test helpers themselves (tests/support/testutil.c): a known run through tu_sim. */
+/* Unit tests of the test helpers themselves (tests/support/testutil.c): a known run through tu_sim.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
