@@ -1,7 +1,6 @@
 /* `stepnet bench` (cli): an OSU-style sweep over packet sizes in one launch of the nodes. The
- * life cycle is stepnet run's (cmd_run.c, cli_run_command); here are its usage and its sizes. */
+ * life cycle and the options are stepnet run's (cmd_run.c, run_options.c); here is its usage. */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "run.h"
 #include "sweep.h"
@@ -27,22 +26,6 @@ static const char bench_usage[] =
     "  --out FILE         also write the JSON lines to FILE\n" RUN_TRANSPORT_HELP "\n"
     "Exit status: 0 every size verified, 1 a size failed (the sizes before it are reported),\n"
     "2 bad input, 130 interrupted by SIGINT (Ctrl-C), 143 interrupted by SIGTERM.\n";
-
-/* The sizes of `stepnet bench` (--sizes, or the default) into o, and the largest into cli->size:
- * the memory budget and the calibration probes are those of the largest size. 0, or EXIT_BADINPUT
- * after printing why. *sizes is malloc'd. */
-int cli_bench_sizes(cli_opts_t *cli, cli_run_t *run, uint32_t **sizes, sn_err_t *err)
-{
-    size_t n = 0;
-    int rc = cli_sweep_parse_sizes(run->sizes_text ? run->sizes_text : CLI_SWEEP_DEFAULT_SIZES,
-                                   sizes, &n, err);
-    if (rc < 0)
-        return rc;
-    run->coord.sizes = *sizes;
-    run->coord.nsizes = n;
-    cli->size = (*sizes)[n - 1];
-    return 0;
-}
 
 int cli_cmd_bench(int argc, char **argv)
 {

@@ -100,7 +100,7 @@ typedef struct cli_run_s {
  * exit status. */
 int cli_run_command(const char *cmd, const char *help, int argc, char **argv);
 
-/* The sizes of `stepnet bench` (cmd_bench.c): --sizes, or the default, into run->coord, and the
+/* The sizes of `stepnet bench` (run_options.c): --sizes, or the default, into run->coord, and the
  * largest into cli->size (the memory budget and the calibration probes are those of the largest
  * size). 0, or SN_EINVAL with err naming the bad value. *sizes is malloc'd. */
 int cli_bench_sizes(cli_opts_t *cli, cli_run_t *run, uint32_t **sizes, sn_err_t *err);

@@ -428,3 +428,17 @@ void cli_run_job(const cli_ctx_t *c, sn_coord_job_t *job)
                             .plan = c->plan,
                             .predicted = c->predicted};
 }
+
+/* --sizes of `stepnet bench` (or the default) into run->coord, the largest into cli->size. */
+int cli_bench_sizes(cli_opts_t *cli, cli_run_t *run, uint32_t **sizes, sn_err_t *err)
+{
+    size_t n = 0;
+    int rc = cli_sweep_parse_sizes(run->sizes_text ? run->sizes_text : CLI_SWEEP_DEFAULT_SIZES,
+                                   sizes, &n, err);
+    if (rc < 0)
+        return rc;
+    run->coord.sizes = *sizes;
+    run->coord.nsizes = n;
+    cli->size = (*sizes)[n - 1];
+    return 0;
+}

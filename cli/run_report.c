@@ -22,19 +22,6 @@ static double predicted_us(const cli_run_t *run, const sn_coord_result_t *res)
     return (double) res->steps * (res->alpha_us + run->ctx->params.size * res->beta_us);
 }
 
-double cli_sweep_point_predicted_us(const cli_run_t *run, const sn_coord_result_t *res,
-                                    const sn_coord_point_t *pt)
-{
-    const sn_coord_opts_t *o = &run->coord;
-    (void) o;
-    if (pt->state != SN_COORD_POINT_DONE)
-        return -1;
-    if (pt->has_model)
-        return pt->model.predicted_us;
-    /* no time model (no calibration): the median link's cost at this size */
-    return (double) pt->steps * (res->alpha_us + pt->size * res->beta_us);
-}
-
 /* The calibration line. Probes of 0 and `size` bytes give alpha + size * beta, the one-way time
  * of a hop at the run's size, exactly; but below a few KiB the difference between the two probes
  * is noise, so beta alone is not shown there (the JSON report still carries the fitted value). */

@@ -193,6 +193,18 @@ void cli_sweep_csv_header(FILE *f)
     fputs(CLI_SWEEP_CSV_HEADER "\n", f);
 }
 
+double cli_sweep_point_predicted_us(const cli_run_t *run, const sn_coord_result_t *res,
+                                    const sn_coord_point_t *pt)
+{
+    (void) run;
+    if (pt->state != SN_COORD_POINT_DONE)
+        return -1;
+    if (pt->has_model)
+        return pt->model.predicted_us;
+    /* no time model (no calibration): the median link's cost at this size */
+    return (double) pt->steps * (res->alpha_us + pt->size * res->beta_us);
+}
+
 void cli_sweep_csv_row(FILE *f, const cli_run_t *run, const sn_coord_result_t *res,
                        const sn_coord_point_t *pt)
 {

@@ -1,5 +1,5 @@
-/* What the spec parser's two files share (core/topo): parse.c (the grammar and the families) and
- * parse_file.c (file: edge lists). */
+/* What the spec parser's files share (core/topo): parse.c (the grammar and the families),
+ * parse_file.c (file: edge lists) and parse_common.c (the helpers both use). */
 #ifndef STEPNET_TOPO_PARSE_INTERNAL_H
 #define STEPNET_TOPO_PARSE_INTERNAL_H
 
