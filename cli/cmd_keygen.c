@@ -23,15 +23,18 @@ int cli_cmd_keygen(int argc, char **argv)
         fputs(usage, stdout);
         return EXIT_OK;
     }
+    sn_err_t err = {0};
     if (argc != 1 || argv[0][0] == '-') {
-        fprintf(stderr, "stepnet keygen: expected exactly one argument, the key file to create; "
-                        "see stepnet keygen --help\n");
+        sn_err_inval(&err, "expected exactly one argument, the key file to create; see stepnet "
+                           "keygen --help");
+        cli_err_print("stepnet keygen", &err);
         return EXIT_BADINPUT;
     }
     sn_sec_init();
-    char err[512];
-    if (sn_key_generate(argv[0], err, sizeof err) != 0) {
-        fprintf(stderr, "stepnet keygen: %s\n", err);
+    char why[512];
+    if (sn_key_generate(argv[0], why, sizeof why) != 0) {
+        sn_err_set(&err, SN_EIO, "%s", why);
+        cli_err_print("stepnet keygen", &err);
         return EXIT_FAILED;
     }
     fprintf(stderr, "stepnet keygen: wrote a new cluster key to %s (mode 0600)\n", argv[0]);
