@@ -1,10 +1,11 @@
 /* Tests of the measured outputs of `stepnet bench` and `stepnet run` over real processes on
  * 127.0.0.1: a sweep over three packet sizes in one launch (each size's steps and trace hash equal
  * to `stepnet sim` at that size), its OSU-style text, JSON lines and CSV; the run report's
- * statistics, CSV, schema, version, timestamp, hosts and per-link calibration; predicted_us null
- * for a failed run; the strict parsing of --sizes (exit 2); the memory budget of the largest size;
- * progress on stderr (forced, silenced, and on a terminal through script(1)); and that
- * docs/output.md documents every JSON key run and bench emit and their CSV header. */
+ * statistics, CSV, schema, version, timestamp, hosts and per-link calibration; null (empty in
+ * CSV), never 0, for what a failed run or bench did not measure; the strict parsing of --sizes
+ * (exit 2); the memory budget of the largest size; progress on stderr (forced, silenced, and on a
+ * terminal through script(1)); and that docs/output.md documents every JSON key run and bench emit
+ * and their CSV header. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
