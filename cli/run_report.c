@@ -22,6 +22,13 @@ static double predicted_us(const cli_run_t *run, const sn_coord_result_t *res)
     return (double) res->steps * (res->alpha_us + run->ctx->params.size * res->beta_us);
 }
 
+/* 1 when the run has a prediction: the time model, or at least the calibrated links (without
+ * either, steps x (alpha + size x beta) would be a made-up 0). */
+static int has_prediction(const sn_coord_result_t *res)
+{
+    return res->has_model || res->ncalibrated > 0;
+}
+
 /* The calibration line. Probes of 0 and `size` bytes give alpha + size * beta, the one-way time
  * of a hop at the run's size, exactly; but below a few KiB the difference between the two probes
  * is noise, so beta alone is not shown there (the JSON report still carries the fitted value). */
@@ -64,33 +71,55 @@ static void print_coll(FILE *f, const sn_coord_result_t *res)
             sn_coord_result_node_median_us(res), res->nnode);
 }
 
+/* 1 when the run's counters (steps, packets, trace_hash, ...) were measured: it verified, or
+ * it failed after some repetition (a warm-up one included) verified; they are then that
+ * repetition's. An `--idle-slots` run counts nothing and reports its zeros only when it verified.
+ */
+static int counted(const sn_coord_result_t *res)
+{
+    return !res->failed || (res->npoints > 0 && res->points[res->npoints - 1].verified > 0);
+}
+
+/* A counter: its value when measured, else null (docs/output.md: never 0). */
+static void json_count(cli_json_t *j, const char *key, int measured, uint64_t value)
+{
+    if (measured)
+        cli_json_uint(j, key, value);
+    else
+        cli_json_null(j, key);
+}
+
 void cli_run_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_t *res)
 {
     const sn_coord_opts_t *o = &run->coord;
     const cli_ctx_t *c = run->ctx;
     double median_us = sn_coord_result_median_us(res);
+    int cnt = counted(res);
     cli_json_t j;
     char hash[24];
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long) res->trace_hash);
     cli_json_begin(&j, f);
     cli_sweep_json_meta(&j, res);
     cli_report_json_head(&j, "run", c);
-    cli_json_uint(&j, "steps", res->steps);
-    cli_json_uint(&j, "control_slots", res->control_slots);
-    cli_json_uint(&j, "data_slots", res->steps - res->control_slots);
-    cli_json_double(&j, "time_units", cli_time_units(c, res->steps, res->control_slots));
-    cli_json_uint(&j, "packets", res->packets);
-    cli_json_uint(&j, "control_packets", res->control_packets);
-    cli_json_uint(&j, "deliveries", res->deliveries);
+    json_count(&j, "steps", cnt, res->steps);
+    json_count(&j, "control_slots", cnt, res->control_slots);
+    json_count(&j, "data_slots", cnt, res->steps - res->control_slots);
+    if (cnt)
+        cli_json_double(&j, "time_units", cli_time_units(c, res->steps, res->control_slots));
+    else
+        cli_json_null(&j, "time_units");
+    json_count(&j, "packets", cnt, res->packets);
+    json_count(&j, "control_packets", cnt, res->control_packets);
+    json_count(&j, "deliveries", cnt, res->deliveries);
     cli_json_uint(&j, "expected_deliveries", sn_coll_expected_total(c->topo, &c->params));
     cli_json_bool(&j, "verified", !res->failed);
-    cli_json_str(&j, "trace_hash", hash);
+    cli_json_str(&j, "trace_hash", cnt ? hash : NULL);
     char qnode[SN_TOPO_MAX_LABEL];
-    if (res->max_queue_reported) {
+    if (cnt && res->max_queue_reported) {
         cli_json_uint(&j, "max_queue", res->max_queue);
         cli_json_str(&j, "max_queue_node",
                      sn_topo_label(c->topo, res->max_queue_node, qnode, sizeof qnode));
-    } else { /* not measured: the algorithm does not report its queues */
+    } else { /* not measured: the algorithm does not report its queues, or nothing verified */
         cli_json_null(&j, "max_queue");
         cli_json_null(&j, "max_queue_node");
     }
@@ -105,7 +134,10 @@ void cli_run_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_t 
     for (size_t i = 0; i < res->nwall; i++)
         cli_json_double(&j, NULL, (double) res->wall_ns[i] / NS_PER_US);
     cli_json_close(&j, ']');
-    cli_json_double(&j, "wall_us_median", median_us);
+    if (res->nwall) /* the statistics are null, never 0, when no repetition was measured */
+        cli_json_double(&j, "wall_us_median", median_us);
+    else
+        cli_json_null(&j, "wall_us_median");
     cli_sweep_stats_t st;
     cli_sweep_stats(res->wall_ns, res->nwall, &st);
     cli_sweep_json_stats(&j, &st);
@@ -115,19 +147,25 @@ void cli_run_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_t 
     cli_sweep_json_series(&j, "node_us", res->node_ns, res->nnode, 0);
     cli_json_str(&j, "clock", res->clock_offsets ? "offsets" : "one");
     cli_json_double(&j, "clock_uncertainty_us", (double) res->clock_uncertainty_ns / NS_PER_US);
-    cli_json_uint(&j, "barrier_slots", res->barrier_slots);
+    /* set when the repetitions begin (at least 1; 0 for an idle barrier run) */
+    json_count(&j, "barrier_slots", res->barrier_slots || o->idle_slots, res->barrier_slots);
     cli_sweep_json_termination(&j, o, res->npoints ? res->points[res->npoints - 1].quiet_slot : 0);
-    cli_json_double(&j, "us_per_step", res->steps ? median_us / (double) res->steps : 0.0);
-    cli_json_double(&j, "alpha_us", res->alpha_us);
-    cli_json_double(&j, "beta_us_per_byte", res->beta_us);
-    if (res->failed) /* no prediction for a run that did not end */
+    if (cnt && res->nwall)
+        cli_json_double(&j, "us_per_step", res->steps ? median_us / (double) res->steps : 0.0);
+    else
+        cli_json_null(&j, "us_per_step");
+    cli_sweep_json_calibration(&j, res);
+    if (res->failed || !has_prediction(res)) /* a run that did not end, or nothing to predict by */
         cli_json_null(&j, "predicted_us");
     else
         cli_json_double(&j, "predicted_us", predicted_us(run, res));
-    cli_json_uint(&j, "bytes_checked", res->bytes_checked);
+    json_count(&j, "bytes_checked", cnt, res->bytes_checked);
     if (o->idle_slots) {
         cli_json_uint(&j, "idle_slots", o->idle_slots);
-        cli_json_double(&j, "us_per_slot", median_us / (double) o->idle_slots);
+        if (res->nwall)
+            cli_json_double(&j, "us_per_slot", median_us / (double) o->idle_slots);
+        else
+            cli_json_null(&j, "us_per_slot");
     }
     cli_sweep_json_security(&j, o, res);
     cli_sweep_json_cpu(&j, o);
@@ -207,7 +245,10 @@ void cli_run_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t 
             "iterations (%.2f us per step at p50)\n",
             st.avg, st.min, st.max, st.p50, st.p99, st.n,
             res->steps ? median_us / (double) res->steps : 0.0);
-    fprintf(f, "  predicted time  %.1f us (the time model, docs/model.md)\n",
-            predicted_us(run, res));
+    if (has_prediction(res))
+        fprintf(f, "  predicted time  %.1f us (the time model, docs/model.md)\n",
+                predicted_us(run, res));
+    else
+        fprintf(f, "  predicted time  not computed (no calibration: --probes 0)\n");
     print_coll(f, res);
 }

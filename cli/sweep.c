@@ -201,6 +201,8 @@ double cli_sweep_point_predicted_us(const cli_run_t *run, const sn_coord_result_
         return -1;
     if (pt->has_model)
         return pt->model.predicted_us;
+    if (res->ncalibrated == 0) /* nothing to predict by (--probes 0) */
+        return -1;
     /* no time model (no calibration): the median link's cost at this size */
     return (double) pt->steps * (res->alpha_us + pt->size * res->beta_us);
 }
@@ -222,7 +224,7 @@ void cli_sweep_csv_row(FILE *f, const cli_run_t *run, const sn_coord_result_t *r
         fputs(",,,,,", f);
     int done = pt->state == SN_COORD_POINT_DONE;
     fprintf(f, "%zu,", s.n);
-    if (done)
+    if (pt->verified) /* the steps of the size's last verified repetition, if any */
         fprintf(f, "%llu,", (unsigned long long) pt->steps);
     else
         fputc(',', f);
@@ -292,6 +294,17 @@ void cli_sweep_json_stats(cli_json_t *j, const cli_sweep_stats_t *s)
     cli_json_double(j, "wall_us_p99", s->p99);
 }
 
+void cli_sweep_json_calibration(cli_json_t *j, const sn_coord_result_t *res)
+{
+    if (res->ncalibrated == 0) { /* --probes 0, or the run failed before calibrating */
+        cli_json_null(j, "alpha_us");
+        cli_json_null(j, "beta_us_per_byte");
+        return;
+    }
+    cli_json_double(j, "alpha_us", res->alpha_us);
+    cli_json_double(j, "beta_us_per_byte", res->beta_us);
+}
+
 void cli_sweep_json_security(cli_json_t *j, const sn_coord_opts_t *o, const sn_coord_result_t *res)
 {
     cli_json_str(j, "security", o->security == SN_SEC_SODIUM ? "sodium" : "none");
@@ -340,8 +353,8 @@ void cli_sweep_security_text(const sn_coord_opts_t *o, const sn_coord_result_t *
 void cli_sweep_json_hosts_links(cli_json_t *j, const sn_coord_result_t *res)
 {
     cli_json_open(j, "hosts", '[');
-    for (uint32_t i = 0; i < res->nhosts; i++)
-        cli_json_str(j, NULL, res->hosts[i].name);
+    for (uint32_t i = 0; i < res->nhosts; i++) /* null: the node never said hello */
+        cli_json_str(j, NULL, res->hosts[i].name[0] ? res->hosts[i].name : NULL);
     cli_json_close(j, ']');
     cli_json_open(j, "link_calibration", '[');
     for (size_t i = 0; i < res->nlinks; i++) {
@@ -448,7 +461,7 @@ void cli_sweep_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_
         cli_json_begin(&j, f);
         cli_sweep_json_meta(&j, res);
         cli_report_json_head(&j, "bench", &c);
-        if (done) {
+        if (pt->verified) { /* the size's last verified repetition (all verified when done) */
             cli_json_uint(&j, "steps", pt->steps);
             cli_json_uint(&j, "packets", pt->packets);
             cli_json_uint(&j, "deliveries", pt->deliveries);
@@ -476,14 +489,13 @@ void cli_sweep_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_
         cli_sweep_json_series(&j, "coll_us", pt->coll_ns, pt->ncoll, 1);
         cli_sweep_json_series(&j, "node_us", pt->node_ns, pt->nnode, 1);
         cli_json_str(&j, "clock", res->clock_offsets ? "offsets" : "one");
-        cli_json_double(&j, "alpha_us", res->alpha_us);
-        cli_json_double(&j, "beta_us_per_byte", res->beta_us);
+        cli_sweep_json_calibration(&j, res);
         double pred = cli_sweep_point_predicted_us(run, res, pt);
         if (pred >= 0)
             cli_json_double(&j, "predicted_us", pred);
         else
             cli_json_null(&j, "predicted_us");
-        if (done)
+        if (pt->verified)
             cli_json_uint(&j, "bytes_checked", pt->bytes_checked);
         else
             cli_json_null(&j, "bytes_checked");

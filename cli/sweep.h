@@ -59,6 +59,9 @@ void cli_sweep_json_series(cli_json_t *j, const char *key, const uint64_t *ns, s
                            int with_avg);
 /* hosts (per node id) and link_calibration (per calibrated link). */
 void cli_sweep_json_hosts_links(cli_json_t *j, const sn_coord_result_t *res);
+/* alpha_us and beta_us_per_byte: the medians of the calibrated links, null when none was
+ * calibrated (--probes 0, or a run that failed before calibrating). */
+void cli_sweep_json_calibration(cli_json_t *j, const sn_coord_result_t *res);
 /* security, cipher (--cipher: auto or the one cipher; none without security) and ciphers_used
  * (what the control connections and the links negotiated, by name). */
 void cli_sweep_json_security(cli_json_t *j, const sn_coord_opts_t *o, const sn_coord_result_t *res);

@@ -320,6 +320,7 @@ int sn__coord_aggregate_rep(sn_coord_t *r)
     pt->packets = packets;
     pt->deliveries = dl;
     pt->bytes_checked = bytes;
+    pt->verified++;
     if (sn__coord_traced(r))
         keep_trace(r);
     add_times(r, r->tlast - r->t0);

@@ -117,6 +117,9 @@ typedef enum {
 typedef struct sn_coord_point_s {
     uint32_t size;
     sn_coord_point_state_t state;
+    /* repetitions of this size that verified, warm-up included: the counters below are those of
+     * the last of them (0: none verified, the counters were not measured) */
+    uint32_t verified;
     uint64_t steps, trace_hash, packets, deliveries, bytes_checked;
     /* the global last done start G of the first repetition (every node done from slot G on):
      * where the later repetitions stop under --termination learn (0: not yet known) */

@@ -1,10 +1,11 @@
 /* Tests of the measured outputs of `stepnet bench` and `stepnet run` over real processes on
  * 127.0.0.1: a sweep over three packet sizes in one launch (each size's steps and trace hash equal
  * to `stepnet sim` at that size), its OSU-style text, JSON lines and CSV; the run report's
- * statistics, CSV, schema, version, timestamp, hosts and per-link calibration; predicted_us null
- * for a failed run; the strict parsing of --sizes (exit 2); the memory budget of the largest size;
- * progress on stderr (forced, silenced, and on a terminal through script(1)); and that
- * docs/output.md documents every JSON key run and bench emit and their CSV header. */
+ * statistics, CSV, schema, version, timestamp, hosts and per-link calibration; null (empty in
+ * CSV), never 0, for what a failed run or bench did not measure; the strict parsing of --sizes
+ * (exit 2); the memory budget of the largest size; progress on stderr (forced, silenced, and on a
+ * terminal through script(1)); and that docs/output.md documents every JSON key run and bench emit
+ * and their CSV header. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -458,26 +459,96 @@ static void test_run_outputs(void **state)
     tu_exec_free(&r);
 }
 
-/* A failed run has no prediction: predicted_us is null, not 0 (and its CSV row leaves it empty). */
+/* Fails unless every key of keys (NULL-terminated) is null (want_null) or not null in j. */
+static void expect_nulls(const char *what, const char *j, const char *const *keys, int want_null)
+{
+    for (size_t i = 0; keys[i]; i++)
+        if (tu_json_is_null(j, keys[i]) != want_null)
+            fail_msg("%s: \"%s\" is %.40s, want %s:\n%s", what, keys[i], tu_json_need(j, keys[i]),
+                     want_null ? "null (not measured)" : "a value", j);
+}
+
+/* What a run or a size measured only when one of its repetitions verified or was measured. */
+static const char *const run_measured[] = {"steps",
+                                           "control_slots",
+                                           "data_slots",
+                                           "time_units",
+                                           "packets",
+                                           "control_packets",
+                                           "deliveries",
+                                           "trace_hash",
+                                           "bytes_checked",
+                                           "wall_us_median",
+                                           "wall_us_avg",
+                                           "wall_us_min",
+                                           "wall_us_max",
+                                           "wall_us_p50",
+                                           "wall_us_p99",
+                                           "us_per_step",
+                                           "coll_us_median",
+                                           "node_us_median",
+                                           "predicted_us",
+                                           "alpha_us",
+                                           "beta_us_per_byte",
+                                           NULL};
+static const char *const bench_measured[] = {
+    "steps",       "packets",          "deliveries",  "trace_hash",     "bytes_checked",
+    "wall_us_avg", "wall_us_min",      "wall_us_max", "wall_us_p50",    "wall_us_p99",
+    "coll_us_avg", "coll_us_median",   "node_us_avg", "node_us_median", "predicted_us",
+    "alpha_us",    "beta_us_per_byte", NULL};
+
+/* A failed run has no prediction and, failing in its first repetition without calibration
+ * (--probes 0), measured nothing: every such field is null, not 0, in run's and bench's JSON, and
+ * empty in their CSV rows; a verified run has every one of them. */
 static void test_failed_run_null_prediction(void **state)
 {
     (void) state;
     char csv[256];
     temp_path(csv, sizeof csv, "failcsv");
-    tu_proc_t r = RUN("run", "--topo", "ring:4", "--coll", "te", "--fault", "1:garbage@1", "--json",
-                      "--csv", csv);
+    tu_proc_t r = RUN("run", "--topo", "ring:4", "--coll", "te", "--fault", "1:garbage@1",
+                      "--probes", "0", "--json", "--csv", csv);
     tu_expect_status(&r, 1);
     const char *j = tu_json_line(&r);
     assert_false(tu_json_bool(j, "verified"));
     assert_true(tu_json_is_null(j, "predicted_us"));
+    expect_nulls(r.cmd, j, run_measured, 1);
     tu_exec_free(&r);
     char *text = read_text(csv);
-    char line[512];
+    char line[16384];
     assert_true(nth_line(text, 1, line, sizeof line));
-    /* no prediction, not verified, no collective time, no per-node time */
-    assert_string_equal(line + strlen(line) - 7, ",,0,,,,");
+    /* no wall times, 0 iterations, no steps, no prediction, not verified, no collective time,
+     * no per-node time */
+    assert_string_equal(strstr(line, ",8,"), ",8,,,,,,0,,,0,,,,");
     free(text);
     unlink(csv);
+
+    temp_path(csv, sizeof csv, "failbcsv");
+    r = RUN("bench", "--topo", "ring:4", "--coll", "te", "--sizes", "8,16", "--iters", "2",
+            "--fault", "1:garbage@1", "--probes", "0", "--json", "--csv", csv);
+    tu_expect_status(&r, 1);
+    assert_int_equal(count_lines(r.out), 1); /* the failed size's record; 16 did not run */
+    assert_true(nth_line(r.out, 0, line, sizeof line));
+    assert_false(tu_json_bool(line, "verified"));
+    tu_json_need(line, "error");
+    expect_nulls("bench, the failed size", line, bench_measured, 1);
+    tu_exec_free(&r);
+    text = read_text(csv);
+    assert_int_equal(count_lines(text), 2);
+    assert_true(nth_line(text, 1, line, sizeof line));
+    assert_string_equal(strstr(line, ",8,"), ",8,,,,,,0,,,0,,,,");
+    free(text);
+    unlink(csv);
+
+    /* verified: numbers (te-ring reports no queues, so max_queue is not among them) */
+    r = RUN("run", "--topo", "ring:4", "--coll", "te", "--reps", "2", "--probes", "3", "--json");
+    tu_expect_status(&r, 0);
+    expect_nulls(r.cmd, tu_json_line(&r), run_measured, 0);
+    tu_exec_free(&r);
+    r = RUN("bench", "--topo", "ring:4", "--coll", "te", "--sizes", "8", "--iters", "2", "--probes",
+            "3", "--json");
+    tu_expect_status(&r, 0);
+    expect_nulls(r.cmd, tu_json_line(&r), bench_measured, 0);
+    tu_exec_free(&r);
 }
 
 /* docs/output.md names every key of the JSON records of run (verified, failed, idle barrier) and

@@ -1,7 +1,8 @@
 /* Integration tests of the failures of `stepnet run` (coordinator/ and node/): injected faults
  * (kill, stop, garbage, oversize, a flipped bit), node binaries that do not start or never join,
  * and the collective deadline end the run with exit 1 naming the node and slot, soon, and with no
- * process left behind; an illegal algorithm fails with the simulator's own error text. */
+ * process left behind; an illegal algorithm fails with the simulator's own error text; a failed
+ * run reports null, never 0, for what it did not measure. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -244,6 +246,128 @@ static void test_illegal_same_error(void **state)
     illegal_case("test-past-wake", "multi");
 }
 
+/* ---- what a failed run reports -------------------------------------------------------------- */
+
+/* The counters of a repetition: measured only when one verified (docs/output.md). */
+static const char *const counters[] = {"steps",      "control_slots",  "data_slots",
+                                       "time_units", "packets",        "control_packets",
+                                       "deliveries", "trace_hash",     "bytes_checked",
+                                       "max_queue",  "max_queue_node", NULL};
+/* The times of the measured repetitions: measured only when one was. */
+static const char *const times[] = {
+    "wall_us_median", "wall_us_avg", "wall_us_min",    "wall_us_max",    "wall_us_p50",
+    "wall_us_p99",    "us_per_step", "coll_us_median", "node_us_median", NULL};
+/* Never measured in a failed run: there is no prediction for a run that did not end. */
+static const char *const unpredicted[] = {"predicted_us", "time_model", NULL};
+
+/* Fails unless every key of keys is null (want_null) or not null in the report j of cmd. */
+static void expect_nulls(const char *cmd, const char *j, const char *const *keys, int want_null)
+{
+    for (size_t i = 0; keys[i]; i++)
+        if (tu_json_is_null(j, keys[i]) != want_null)
+            fail_msg("%s: \"%s\" is %.40s, want %s:\n%s", cmd, keys[i], tu_json_need(j, keys[i]),
+                     want_null ? "null (not measured)" : "a value", j);
+}
+
+/* A run that fails in its first repetition measured nothing of the collective: its counters,
+ * times and prediction are null, not 0; the calibration before it was measured and stays, unless
+ * there was none (--probes 0); a run whose nodes never said hello has null hosts and no barrier
+ * (its repetitions never began). The text report prints no made-up counts. */
+static void test_failed_run_nulls(void **state)
+{
+    (void) state;
+    char line[1024];
+    tu_proc_t p = TU_STEPNET(60, "run", "--topo", "ring:4", "--coll", "te", "--reps", "2",
+                             "--warmup", "0", "--probes", "3", "--fault", "1:kill@2", "--json");
+    tu_expect_failed(&p, line, sizeof line);
+    const char *j = tu_json_line(&p);
+    expect_nulls(p.cmd, j, counters, 1);
+    expect_nulls(p.cmd, j, times, 1);
+    expect_nulls(p.cmd, j, unpredicted, 1);
+    assert_true(tu_json_is_null(j, "quiet_slot"));
+    assert_int_equal(tu_json_int(j, "iterations"), 0);
+    assert_int_equal(tu_json_int(j, "expected_deliveries"), 12);
+    assert_true(tu_json_num(j, "alpha_us") > 0); /* calibrated before the collective */
+    tu_exec_free(&p);
+
+    p = TU_STEPNET(60, "run", "--topo", "ring:4", "--coll", "te", "--reps", "2", "--warmup", "0",
+                   "--probes", "0", "--fault", "1:kill@2");
+    tu_expect_failed(&p, line, sizeof line);
+    assert_non_null(strstr(p.out, "  FAILED "));
+    if (strstr(p.out, "  steps ") || strstr(p.out, "  deliveries ") || strstr(p.out, "wall time"))
+        fail_msg("%s: the text report of a failed run prints counts it did not measure:\n%s", p.cmd,
+                 p.out);
+    tu_exec_free(&p);
+
+    p = TU_STEPNET(60, "run", "--topo", "ring:4", "--coll", "te", "--reps", "2", "--warmup", "0",
+                   "--probes", "0", "--fault", "1:kill@2", "--json");
+    tu_expect_failed(&p, line, sizeof line);
+    j = tu_json_line(&p);
+    assert_true(tu_json_is_null(j, "alpha_us"));
+    assert_true(tu_json_is_null(j, "beta_us_per_byte"));
+    tu_exec_free(&p);
+
+    p = TU_STEPNET(60, "run", "--topo", "ring:4", "--coll", "mnb", "--node-bin", "/bin/false",
+                   "--json");
+    tu_expect_failed(&p, line, sizeof line);
+    j = tu_json_line(&p);
+    expect_nulls(p.cmd, j, counters, 1);
+    expect_nulls(p.cmd, j, times, 1);
+    const char *hosts = tu_json_need(j, "hosts");
+    if (strncmp(hosts, "[null,null,null,null]", 21) != 0)
+        fail_msg("%s: nodes that never said hello have a host: %.80s", p.cmd, hosts);
+    assert_true(tu_json_is_null(j, "alpha_us"));
+    assert_true(tu_json_is_null(j, "barrier_slots")); /* the repetitions never began */
+    tu_exec_free(&p);
+}
+
+/* A run interrupted after some repetitions verified reports what they measured (the last one's
+ * counters, the measured times) and null for the prediction. */
+static void test_interrupted_run_measured(void **state)
+{
+    (void) state;
+    char tag[128];
+    tu_new_tag(tag, sizeof tag);
+    tu_exec_opts_t o = {.name = "stepnet", .env = tag};
+    tu_bg_t *b = tu_bg_start(tu_env_bin("STEPNET"),
+                             (const char *const[]){"run", "--topo", "ring:4", "--coll", "te",
+                                                   "--reps", "1000000", "--warmup", "0", "--probes",
+                                                   "3", "--progress", "--json", NULL},
+                             &o);
+    /* progress lines: "stepnet run: N/1000000 repetitions, ..." */
+    char line[512];
+    unsigned long done = 0;
+    double end = tu_now() + 60 * TU_SLOW;
+    while (done < 3 && tu_now() < end)
+        if (tu_bg_line(b, 2, " repetitions", line, sizeof line, end - tu_now())) {
+            const char *q = strstr(line, "stepnet run: ");
+            if (q)
+                done = strtoul(q + strlen("stepnet run: "), NULL, 10);
+        }
+    if (done < 3)
+        fail_msg("%s: no progress line with 3 repetitions done:\n%s", b->cmd, b->buf[1]);
+    tu_bg_signal(b, SIGINT);
+    tu_bg_wait_or_fail(b, 30 * TU_SLOW);
+    tu_proc_t p = tu_bg_view(b);
+    tu_expect_status(&p, 130);
+    const char *j = tu_json_line(&p);
+    assert_false(tu_json_bool(j, "verified"));
+    tu_json_need(j, "error");
+    expect_nulls(p.cmd, j, unpredicted, 1);
+    expect_nulls(p.cmd, j, times, 0);
+    /* te-ring reports no queues: max_queue and max_queue_node stay null */
+    static const char *const measured[] = {
+        "steps",           "control_slots", "data_slots", "time_units",    "packets",
+        "control_packets", "deliveries",    "trace_hash", "bytes_checked", NULL};
+    expect_nulls(p.cmd, j, measured, 0);
+    assert_int_equal(tu_json_int(j, "steps"), tu_json_int(j, "predicted_steps"));
+    assert_int_equal(tu_json_int(j, "deliveries"), tu_json_int(j, "expected_deliveries"));
+    assert_true(tu_json_int(j, "iterations") >= 2);
+    assert_true(tu_json_num(j, "wall_us_median") > 0);
+    tu_expect_no_survivors(b->cmd, tag);
+    tu_bg_free(b);
+}
+
 int main(void)
 {
     tu_run_init("test_run_faults");
@@ -257,6 +381,8 @@ int main(void)
         cmocka_unit_test_teardown(test_deadline_ready, tu_run_teardown),
         cmocka_unit_test_teardown(test_deadline_collective, tu_run_teardown),
         cmocka_unit_test_teardown(test_illegal_same_error, tu_run_teardown),
+        cmocka_unit_test_teardown(test_failed_run_nulls, tu_run_teardown),
+        cmocka_unit_test_teardown(test_interrupted_run_measured, tu_run_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
