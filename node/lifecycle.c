@@ -148,6 +148,23 @@ static void on_signal(uv_signal_t *s, int signum)
         uv_timer_start(&nd->exit_timer, on_exit_timer, SN_NODE_INTERRUPT_EXIT_MS, 0);
 }
 
+/* The host a node listens on for links without --listen. A local node: the coordinator's host
+ * (127.0.0.1, ::1, ...), where it dials. Any other node: the wildcard of the family of the data
+ * host it announces (its --advertise, or by default its address towards the coordinator, of the
+ * coordinator's family): "::" for an IPv6 address (a socket that takes IPv4 too, see
+ * sn_addr_listen), else "0.0.0.0". An IPv4 wildcard under an IPv6 data host refused every link. */
+static const char *default_listen_host(const node_t *nd)
+{
+    const sn_node_opts_t *o = &nd->opts;
+    sn_addr_t adv;
+    int v6 = nd->ctl.coord_sa.ss_family == AF_INET6;
+    if (o->local)
+        return nd->ctl.coord.host;
+    if (o->advertise && sn_node_parse_host(o->advertise, &adv, NULL) == 0)
+        v6 = strchr(adv.host, ':') != NULL;
+    return v6 ? "::" : "0.0.0.0";
+}
+
 /* The listener for links on the host of --listen (any port unless it names one). 0, or -1 after
  * logging why. */
 static int start_listener(node_t *nd)
@@ -156,9 +173,7 @@ static int start_listener(node_t *nd)
     sn_err_t err = {0};
     sn_addr_t la;
     struct sockaddr_storage sa;
-    /* a local node listens on the coordinator's host (127.0.0.1, ::1, ...), where it dials */
-    const char *lhost =
-        o->listen_host ? o->listen_host : (o->local ? nd->ctl.coord.host : "0.0.0.0");
+    const char *lhost = o->listen_host ? o->listen_host : default_listen_host(nd);
     if (sn_node_parse_host(lhost, &la, &err) < 0 || sn_addr_resolve(nd->loop, &la, &sa, &err) < 0) {
         sn_log_write(&nd->log, SN_LOG_ERROR, "NODE-ARGS", "bad listen address: %s", err.msg);
         return -1;
