@@ -393,7 +393,7 @@ static void on_hello(sn_coord_t *r, sn_coord_pconn_t *pc, const Stepnet__Hello *
                      sn_addr_print(cn->host, cn->data_port, at, sizeof at), h->pid,
                      h->hostname ? h->hostname : "?", r->joined, r->n);
     }
-    if (r->joined == r->n) {
+    if (r->joined == r->n && !r->res->failed) { /* a run that failed assigns nothing */
         r->phase = SN_COORD_PH_READY;
         for (uint32_t i = 0; i < r->n; i++)
             send_assign(r, &r->nodes[i]);

@@ -165,8 +165,10 @@ static const char *default_listen_host(const node_t *nd)
     return v6 ? "::" : "0.0.0.0";
 }
 
-/* The listener for links on the host of --listen (any port unless it names one). 0, or -1 after
- * logging why. */
+/* The listener for links on the host of --listen (any port unless it names one). 0 with the
+ * listener; 0 without one, after logging why and keeping it in nd->net.listen_error for the
+ * coordinator (the node says hello and reports it, node/control.c); -1 after logging a bad
+ * address, when the node exits at once. */
 static int start_listener(node_t *nd)
 {
     const sn_node_opts_t *o = &nd->opts;
@@ -184,17 +186,20 @@ static int start_listener(node_t *nd)
     sn_admit_init(&nd->net.admit, nd->loop, &sn__node_admit_ops, nd, 0, "link connection");
     int lrc = sn_addr_listen(&nd->net.listener, (struct sockaddr *) &sa, o->port_lo, o->port_hi,
                              512, sn__node_on_link_connection);
+    char *why = nd->net.listen_error;
     if (lrc == UV_EADDRINUSE && o->port_lo)
-        sn_log_write(&nd->log, SN_LOG_ERROR, "NODE-LISTEN",
-                     "cannot listen on %s: every port of --port-range %u-%u is in use", lhost,
-                     o->port_lo, o->port_hi);
+        snprintf(why, sizeof nd->net.listen_error,
+                 "cannot listen on %s: every port of --port-range %u-%u is in use", lhost,
+                 o->port_lo, o->port_hi);
     else if (lrc < 0)
-        sn_log_write(&nd->log, SN_LOG_ERROR, "NODE-LISTEN", "cannot listen on %s: %s", lhost,
-                     uv_strerror(lrc));
+        snprintf(why, sizeof nd->net.listen_error, "cannot listen on %s: %s", lhost,
+                 uv_strerror(lrc));
     if (lrc < 0) {
+        nd->net.listen_rc = lrc;
+        sn_log_write(&nd->log, SN_LOG_ERROR, "NODE-LISTEN", "%s", why);
         uv_close((uv_handle_t *) &nd->net.listener, NULL);
         uv_run(nd->loop, UV_RUN_DEFAULT);
-        return -1;
+        return 0;
     }
     int salen = sizeof sa;
     uv_tcp_getsockname(&nd->net.listener, (struct sockaddr *) &sa, &salen);
