@@ -386,11 +386,14 @@ static void on_hello(sn_coord_t *r, sn_coord_pconn_t *pc, const Stepnet__Hello *
     cn->last_heard = uv_now(r->loop);
     snprintf(pc->c.name, sizeof pc->c.name, "node %d", id);
     r->joined++;
-    if (r->o->join)
+    if (r->o->join) {
+        char at[SN_ADDR_MAX_TEXT];
         sn_log_write(&r->log, SN_LOG_INFO, "COORD-JOINED",
-                     "node %d joined from %s:%u (pid %u on %s), %u of %u", id, h->data_host,
-                     h->data_port, h->pid, h->hostname ? h->hostname : "?", r->joined, r->n);
-    if (r->joined == r->n) {
+                     "node %d joined from %s (pid %u on %s), %u of %u", id,
+                     sn_addr_print(cn->host, cn->data_port, at, sizeof at), h->pid,
+                     h->hostname ? h->hostname : "?", r->joined, r->n);
+    }
+    if (r->joined == r->n && !r->res->failed) { /* a run that failed assigns nothing */
         r->phase = SN_COORD_PH_READY;
         for (uint32_t i = 0; i < r->n; i++)
             send_assign(r, &r->nodes[i]);

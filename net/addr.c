@@ -175,17 +175,23 @@ int sn_addr_listen(uv_tcp_t *h, const struct sockaddr *sa, uint16_t lo, uint16_t
     }
 }
 
+const char *sn_addr_print(const char *host, unsigned port, char *buf, size_t cap)
+{
+    snprintf(buf, cap, strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, port);
+    return buf;
+}
+
 void sn_addr_format(const struct sockaddr *sa, char *buf, size_t cap)
 {
     char ip[INET6_ADDRSTRLEN] = "?";
     if (sa->sa_family == AF_INET) {
         const struct sockaddr_in *s4 = (const struct sockaddr_in *) sa;
         uv_ip4_name(s4, ip, sizeof ip);
-        snprintf(buf, cap, "%s:%u", ip, (unsigned) ntohs(s4->sin_port));
+        sn_addr_print(ip, ntohs(s4->sin_port), buf, cap);
     } else if (sa->sa_family == AF_INET6) {
         const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *) sa;
         uv_ip6_name(s6, ip, sizeof ip);
-        snprintf(buf, cap, "[%s]:%u", ip, (unsigned) ntohs(s6->sin6_port));
+        sn_addr_print(ip, ntohs(s6->sin6_port), buf, cap);
     } else {
         snprintf(buf, cap, "?");
     }

@@ -42,6 +42,10 @@ int sn_addr_parse_range(const char *text, uint16_t *lo, uint16_t *hi, sn_err_t *
 int sn_addr_listen(uv_tcp_t *h, const struct sockaddr *sa, uint16_t lo, uint16_t hi, int backlog,
                    uv_connection_cb cb);
 
+/* Writes `host` and `port` as sn_addr_parse reads them: "10.0.0.1:7000", "node3.lan:7000", or
+ * "[::1]:7000" for an IPv6 literal (a host with a ':'), truncated to `cap`. Returns buf. */
+const char *sn_addr_print(const char *host, unsigned port, char *buf, size_t cap);
+
 /* Writes "1.2.3.4:5" or "[::1]:5" for an AF_INET or AF_INET6 address, "?" otherwise. */
 void sn_addr_format(const struct sockaddr *sa, char *buf, size_t cap);
 

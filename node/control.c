@@ -157,6 +157,8 @@ static void ctl_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len
         break;
     }
     case STEPNET__CONTROL__MSG_ASSIGN:
+        if (nd->exit_code) /* it reported a failure: it waits for the coordinator's answer */
+            break;
         if (nd->assigned) {
             sn_log_write(&nd->log, SN_LOG_ERROR, "CTL-PROTO", "second assignment");
             sn__node_exit(nd, 1);
@@ -300,6 +302,11 @@ static void on_ctl_connect(uv_connect_t *req, int status)
     sn_conn_start(&nd->ctl.lc->c, &nd->sec, 1);
     send_hello(nd);
     hb_start(nd);
+    /* a node without a listener (an exhausted --port-range, ...) joins only to say why: the
+     * coordinator names it in the run's verdict, and this node takes no assignment */
+    if (nd->net.listen_error[0])
+        sn__node_report(nd, nd->net.listen_rc, 0, STEPNET__ABORT_KIND__ABORT_SELF, -1, NULL, 0,
+                        "%s", nd->net.listen_error);
 }
 
 void sn__node_ctl_connect(node_t *nd)

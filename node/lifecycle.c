@@ -148,17 +148,34 @@ static void on_signal(uv_signal_t *s, int signum)
         uv_timer_start(&nd->exit_timer, on_exit_timer, SN_NODE_INTERRUPT_EXIT_MS, 0);
 }
 
-/* The listener for links on the host of --listen (any port unless it names one). 0, or -1 after
- * logging why. */
+/* The host a node listens on for links without --listen. A local node: the coordinator's host
+ * (127.0.0.1, ::1, ...), where it dials. Any other node: the wildcard of the family of the data
+ * host it announces (its --advertise, or by default its address towards the coordinator, of the
+ * coordinator's family): "::" for an IPv6 address (a socket that takes IPv4 too, see
+ * sn_addr_listen), else "0.0.0.0". An IPv4 wildcard under an IPv6 data host refused every link. */
+static const char *default_listen_host(const node_t *nd)
+{
+    const sn_node_opts_t *o = &nd->opts;
+    sn_addr_t adv;
+    int v6 = nd->ctl.coord_sa.ss_family == AF_INET6;
+    if (o->local)
+        return nd->ctl.coord.host;
+    if (o->advertise && sn_node_parse_host(o->advertise, &adv, NULL) == 0)
+        v6 = strchr(adv.host, ':') != NULL;
+    return v6 ? "::" : "0.0.0.0";
+}
+
+/* The listener for links on the host of --listen (any port unless it names one). 0 with the
+ * listener; 0 without one, after logging why and keeping it in nd->net.listen_error for the
+ * coordinator (the node says hello and reports it, node/control.c); -1 after logging a bad
+ * address, when the node exits at once. */
 static int start_listener(node_t *nd)
 {
     const sn_node_opts_t *o = &nd->opts;
     sn_err_t err = {0};
     sn_addr_t la;
     struct sockaddr_storage sa;
-    /* a local node listens on the coordinator's host (127.0.0.1, ::1, ...), where it dials */
-    const char *lhost =
-        o->listen_host ? o->listen_host : (o->local ? nd->ctl.coord.host : "0.0.0.0");
+    const char *lhost = o->listen_host ? o->listen_host : default_listen_host(nd);
     if (sn_node_parse_host(lhost, &la, &err) < 0 || sn_addr_resolve(nd->loop, &la, &sa, &err) < 0) {
         sn_log_write(&nd->log, SN_LOG_ERROR, "NODE-ARGS", "bad listen address: %s", err.msg);
         return -1;
@@ -169,17 +186,20 @@ static int start_listener(node_t *nd)
     sn_admit_init(&nd->net.admit, nd->loop, &sn__node_admit_ops, nd, 0, "link connection");
     int lrc = sn_addr_listen(&nd->net.listener, (struct sockaddr *) &sa, o->port_lo, o->port_hi,
                              512, sn__node_on_link_connection);
+    char *why = nd->net.listen_error;
     if (lrc == UV_EADDRINUSE && o->port_lo)
-        sn_log_write(&nd->log, SN_LOG_ERROR, "NODE-LISTEN",
-                     "cannot listen on %s: every port of --port-range %u-%u is in use", lhost,
-                     o->port_lo, o->port_hi);
+        snprintf(why, sizeof nd->net.listen_error,
+                 "cannot listen on %s: every port of --port-range %u-%u is in use", lhost,
+                 o->port_lo, o->port_hi);
     else if (lrc < 0)
-        sn_log_write(&nd->log, SN_LOG_ERROR, "NODE-LISTEN", "cannot listen on %s: %s", lhost,
-                     uv_strerror(lrc));
+        snprintf(why, sizeof nd->net.listen_error, "cannot listen on %s: %s", lhost,
+                 uv_strerror(lrc));
     if (lrc < 0) {
+        nd->net.listen_rc = lrc;
+        sn_log_write(&nd->log, SN_LOG_ERROR, "NODE-LISTEN", "%s", why);
         uv_close((uv_handle_t *) &nd->net.listener, NULL);
         uv_run(nd->loop, UV_RUN_DEFAULT);
-        return -1;
+        return 0;
     }
     int salen = sizeof sa;
     uv_tcp_getsockname(&nd->net.listener, (struct sockaddr *) &sa, &salen);

@@ -10,13 +10,6 @@
 #include "node_internal.h"
 #include "stepnet/util.h"
 
-/* "host:port", or "[v6]:port" for an IPv6 literal. */
-static const char *addr_text(const sn_addr_t *a, char *buf, size_t cap)
-{
-    snprintf(buf, cap, strchr(a->host, ':') ? "[%s]:%u" : "%s:%u", a->host, (unsigned) a->port);
-    return buf;
-}
-
 static void check_ready(node_t *nd)
 {
     if (nd->net.ready_sent || nd->net.links_up < nd->deg)
@@ -410,7 +403,8 @@ static void on_link_connect(uv_connect_t *req, int status)
             sn__node_report(nd, SN_ETIMEOUT, 0, STEPNET__ABORT_KIND__ABORT_LINK, l->peer, NULL, 0,
                             "connect deadline (%u ms): could not connect to node %u at %s for edge "
                             "%u: %s",
-                            nd->connect_ms, l->peer, addr_text(&l->dial.addr, at, sizeof at),
+                            nd->connect_ms, l->peer,
+                            sn_addr_print(l->dial.addr.host, l->dial.addr.port, at, sizeof at),
                             l->edge, uv_strerror(status));
             return;
         }
@@ -443,7 +437,8 @@ static void dial(link_t *l)
         l->dial.dialling = NULL;
         sn__node_lconn_close(lc);
         sn__node_abort(nd, SN_ELINK, 0, "connect to node %u at %s: %s", l->peer,
-                       addr_text(&l->dial.addr, at, sizeof at), uv_strerror(rc));
+                       sn_addr_print(l->dial.addr.host, l->dial.addr.port, at, sizeof at),
+                       uv_strerror(rc));
     }
 }
 

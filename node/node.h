@@ -11,7 +11,8 @@
 
 typedef struct sn_node_opts_s {
     const char *coordinator; /* HOST:PORT of the coordinator's control listener */
-    const char *listen_host; /* where to listen for links (default 127.0.0.1 local, 0.0.0.0 join) */
+    const char *listen_host; /* where to listen for links (default: the coordinator's host
+                              * local, else 0.0.0.0, or :: for an IPv6 data host) */
     const char *advertise;   /* data host to announce (default: the control socket's address) */
     int32_t want_id;         /* local mode: the id the coordinator assigned on the command line */
     int local;               /* spawned by a local coordinator: die with it */

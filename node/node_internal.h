@@ -117,8 +117,10 @@ typedef struct node_net_s {
     uv_tcp_t listener;
     sn_admit_t admit; /* inbound connections without a link hello yet (net/conn.h) */
     char data_host[SN_ADDR_MAX_HOST];
-    int data_port;
-    lconn_t **pending; /* inbound connections without a bound link yet */
+    int data_port;          /* 0: no listener, for listen_error */
+    char listen_error[300]; /* why the listener failed ("" when it listens) */
+    int listen_rc;          /* and its libuv code */
+    lconn_t **pending;      /* inbound connections without a bound link yet */
     size_t npending, cappending;
     uint32_t links_up;
     int ready_sent;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Integration test of IPv6 (docs/deploy.md, "Addresses and ports"): a local run and a join run
-# with bracketed literals ([::1]:0), nodes listening and dialling over ::1, and persistent daemons
-# on [::1]. Exits 77 (CTest: skipped) where this machine has no ::1.
+# Integration test of IPv6 (docs/deploy.md, "Addresses and ports"): a local run and join runs
+# with bracketed literals ([::1]:0), nodes listening and dialling over ::1 (given --listen ::1, and
+# by default: the wildcard of their data host's family), and persistent daemons on [::1]. Exits 77
+# (CTest: skipped) where this machine has no ::1.
 set -euo pipefail
 stepnet=${STEPNET:?set STEPNET to the stepnet program, or run this test through ctest}
 node=${STEPNET_NODE:?set STEPNET_NODE to the stepnet-node program}
@@ -30,21 +31,37 @@ out=$(timeout 60 "$stepnet" run --topo ring:4 --coll te --listen '[::1]:0' --rep
 [ "$(jget verified "$out")" = true ] || fail "local run on [::1]: $out"
 echo "ok local run, --listen [::1]:0"
 
-timeout 60 "$stepnet" run --topo ring:3 --coll te --nodes join --listen '[::1]:0' --key "$key" \
-    --reps 1 --json >"$tmp/coord.out" 2>"$tmp/coord.err" &
-cpid=$!
-pids+=("$cpid")
-wait_for "$tmp/coord.err" 'stepnet-node --join'
-caddr=$(grep -o 'join [^ ]*' "$tmp/coord.err" | head -n1 | cut -d' ' -f2)
-case "$caddr" in "[::1]:"*) ;; *) fail "coordinator address $caddr is not [::1]:PORT" ;; esac
-for i in 0 1 2; do
-    timeout 60 "$node" --join "$caddr" --listen ::1 --key "$key" --quiet >/dev/null 2>"$tmp/n$i.err" &
-    pids+=("$!")
-done
-wait "$cpid" || fail "join run over ::1 failed: $(cat "$tmp/coord.err")"
-out=$(cat "$tmp/coord.out")
-[ "$(jget verified "$out")" = true ] || fail "join run over ::1: $out"
-echo "ok join mode over [::1]"
+# A join run over ::1: three nodes joining [::1]:PORT with the node options "$@". Without
+# --listen a node listens on the wildcard of the family it reaches the coordinator with (:: here),
+# the family of the address it announces.
+join_runs=0
+join_run() {
+    join_runs=$((join_runs + 1))
+    local c=$tmp/coord$join_runs
+    timeout 60 "$stepnet" run --topo ring:3 --coll te --nodes join --listen '[::1]:0' \
+        --key "$key" --connect-timeout-ms 5000 --reps 1 --json >"$c.out" 2>"$c.err" &
+    local cpid=$!
+    pids+=("$cpid")
+    wait_for "$c.err" 'stepnet-node --join'
+    local caddr
+    caddr=$(grep -o 'join [^ ]*' "$c.err" | head -n1 | cut -d' ' -f2)
+    case "$caddr" in "[::1]:"*) ;; *) fail "coordinator address $caddr is not [::1]:PORT" ;; esac
+    for i in 0 1 2; do
+        timeout 60 "$node" --join "$caddr" "$@" --key "$key" --quiet >/dev/null 2>"$tmp/n$i.err" &
+        pids+=("$!")
+    done
+    wait "$cpid" || fail "join run over ::1 ($*) failed: $(cat "$c.err")"
+    local out
+    out=$(cat "$c.out")
+    [ "$(jget verified "$out")" = true ] || fail "join run over ::1 ($*): $out"
+    # the log names each node's link address as it is dialled: [::1]:PORT
+    grep -qE 'joined from \[::1\]:[0-9]+ ' "$c.err" ||
+        fail "no 'joined from [::1]:PORT' in $(cat "$c.err")"
+}
+join_run --listen ::1
+echo "ok join mode over [::1], nodes with --listen ::1"
+join_run
+echo "ok join mode over [::1], nodes with the default --listen"
 
 list=""
 for i in 0 1 2; do

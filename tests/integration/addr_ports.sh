@@ -2,7 +2,8 @@
 # Integration test of host names and port ranges (docs/deploy.md, "Addresses and ports"): runs
 # over `localhost` (local and join mode, the nodes dialling a host name), --port-range for the
 # control and link listeners (the bound ports inside the range; a clear error when every port of
-# the range is taken), and exit 2 naming the value for bad ranges. IPv6 is addr_ipv6.sh.
+# the range is taken, named in the run's verdict), and exit 2 naming the value for bad ranges.
+# IPv6 is addr_ipv6.sh.
 set -euo pipefail
 stepnet=${STEPNET:?set STEPNET to the stepnet program, or run this test through ctest}
 node=${STEPNET_NODE:?set STEPNET_NODE to the stepnet-node program}
@@ -79,12 +80,41 @@ set -e
 echo "$msg" | grep -q "every port of --port-range $held-$held is in use" || fail "exhausted range message: $msg"
 set +e
 msg=$(timeout 30 "$node" --join 127.0.0.1:9 --security none --insecure-ok --listen 127.0.0.1 \
-    --port-range "$held-$held" 2>&1)
+    --port-range "$held-$held" --connect-timeout-ms 500 2>&1)
 rc=$?
 set -e
 [ $rc = 1 ] || fail "exhausted link range: status $rc: $msg"
 echo "$msg" | grep -q "every port of --port-range $held-$held is in use" || fail "node exhausted range message: $msg"
-echo "ok exhausted ranges named (port $held)"
+# the run's verdict names the node that could not listen and its range: the node joins to say why
+timeout 60 "$stepnet" run --topo ring:3 --coll te --nodes join --listen 127.0.0.1:0 --key "$key" \
+    --reps 1 >"$tmp/ex.out" 2>"$tmp/ex.err" &
+cpid=$!
+pids+=("$cpid")
+wait_for "$tmp/ex.err" 'stepnet-node --join'
+caddr=$(grep -o 'join [^ ]*' "$tmp/ex.err" | head -n1 | cut -d' ' -f2)
+timeout 60 "$node" --join "$caddr" --key "$key" --listen 127.0.0.1 --port-range "$held-$held" \
+    --quiet >/dev/null 2>&1 &
+pids+=("$!")
+set +e
+wait "$cpid"
+rc=$?
+set -e
+verdict=$(grep '^stepnet run: ' "$tmp/ex.err" | tail -n1)
+[ $rc = 1 ] || fail "join run with an exhausted link range: status $rc: $(cat "$tmp/ex.err")"
+want="node [0-9]+: cannot listen on 127.0.0.1: every port of --port-range"
+echo "$verdict" | grep -qE "$want $held-$held is in use" ||
+    fail "join run verdict does not name the exhausted range: $verdict"
+# a local run: two ports for the control listener and eight nodes (the first free a moment ago)
+set +e
+msg=$(timeout 60 "$stepnet" run --topo ring:8 --coll te --listen 127.0.0.1:0 --reps 1 \
+    --port-range "$((hi - 1))-$hi" 2>&1 >/dev/null)
+rc=$?
+set -e
+verdict=$(echo "$msg" | grep '^stepnet run: ' | tail -n1)
+[ $rc = 1 ] || fail "local run with 2 ports for 8 nodes: status $rc: $msg"
+echo "$verdict" | grep -qE "$want $((hi - 1))-$hi is in use" ||
+    fail "local run verdict does not name the exhausted range: $verdict"
+echo "ok exhausted ranges named (port $held; $((hi - 1))-$hi for 8 local nodes)"
 
 # 5. bad values: exit 2 naming the value
 for v in 0-10 10-5 70000 abc 5-; do

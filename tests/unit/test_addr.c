@@ -83,6 +83,31 @@ static void test_resolve_and_format(void **state)
     assert_int_equal(uv_loop_close(&loop), 0);
 }
 
+/* The printed form is the parsed form: an IPv6 host gets its brackets, so its port stays apart. */
+static void test_print(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *host;
+        unsigned port;
+        const char *text;
+    } cases[] = {
+        {"127.0.0.1", 7000, "127.0.0.1:7000"},
+        {"node3.lan", 22, "node3.lan:22"},
+        {"::1", 34735, "[::1]:34735"},
+        {"fe80::1%lo", 0, "[fe80::1%lo]:0"},
+    };
+    char buf[SN_ADDR_MAX_TEXT];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_ptr_equal(sn_addr_print(cases[i].host, cases[i].port, buf, sizeof buf), buf);
+        assert_string_equal(buf, cases[i].text);
+        sn_addr_t a;
+        tu_assert_rc(sn_addr_parse(buf, -1, &a, NULL), 0);
+        assert_string_equal(a.host, cases[i].host);
+        assert_int_equal(a.port, cases[i].port);
+    }
+}
+
 static void test_parse_range(void **state)
 {
     (void) state;
@@ -228,8 +253,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_accepts),      cmocka_unit_test(test_parse_refuses),
-        cmocka_unit_test(test_resolve_and_format), cmocka_unit_test(test_parse_range),
-        cmocka_unit_test(test_listen_range),       cmocka_unit_test(test_listen_range_race),
+        cmocka_unit_test(test_resolve_and_format), cmocka_unit_test(test_print),
+        cmocka_unit_test(test_parse_range),        cmocka_unit_test(test_listen_range),
+        cmocka_unit_test(test_listen_range_race),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
