@@ -232,8 +232,9 @@ static void dc_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
     sn_admit_done(&dc->d->admit, c);
     Stepnet__Control *m = type == SN_FRAME_CONTROL ? sn_wire_unpack_control(body, len) : NULL;
     if (dc->replied || m == NULL || m->msg_case != STEPNET__CONTROL__MSG_DAEMON_INVITE) {
-        sn_log_write(&dc->d->log, SN_LOG_ERROR, "DAEMON-PROTO",
-                     "%s sent a frame that is not an invitation (%zu bytes): closed", c->peer, len);
+        char why[80];
+        snprintf(why, sizeof why, "a frame that is not an invitation (%zu bytes)", len);
+        sn_admit_refused(&dc->d->admit, c->peer, why);
         sn_conn_close(c);
     } else {
         sn_conn_expect_done(c);
@@ -243,12 +244,18 @@ static void dc_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
         stepnet__control__free_unpacked(m, NULL);
 }
 
+/* A connection that fails before its reply is a refusal: logged through the admission control's
+ * limit (net/admit.c), so that a flood of strangers writes a few lines a second and a count, not
+ * one line each. */
 static void dc_on_error(sn_conn_t *c, int status, const char *what)
 {
     dconn_t *dc = c->owner;
-    if (!dc->replied)
-        sn_log_write(&dc->d->log, SN_LOG_INFO, "DAEMON-CONN", "%s: %s: %s", c->peer, what,
-                     sn_net_strerror(status));
+    daemon_t *d = dc->d;
+    if (dc->replied || d->stopping)
+        return;
+    char why[300];
+    snprintf(why, sizeof why, "%s: %s", what, sn_net_strerror(status));
+    sn_admit_refused(&d->admit, c->peer, why);
 }
 
 static void dc_on_closed(sn_conn_t *c)
@@ -355,7 +362,7 @@ int sn_node_serve(const sn_node_opts_t *o)
     d->listener.data = d;
     /* a coordinator that lists this daemon k times sends k invitations at once, all from one
      * address: the reserve admits as many as the daemon may run nodes */
-    sn_admit_init(&d->admit, &d->loop, &admit_ops, d, MAX_CHILDREN, "invitation");
+    sn_admit_init(&d->admit, &d->loop, &admit_ops, d, MAX_CHILDREN, "daemon connection");
     int lrc =
         sn_addr_listen(&d->listener, (struct sockaddr *) &sa, 0, 0, SERVE_BACKLOG, on_connection);
     if (lrc < 0) {

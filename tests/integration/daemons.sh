@@ -4,7 +4,8 @@
 # ADDR,...` (compared with the simulator); a coordinator killed (SIGKILL) mid-run leaves them
 # ready for the next run with no node process left; --id on a daemon decides its node's id, and
 # two daemons claiming one id are named; a daemon that is not there, or has another key, is named;
-# 30 runs in a row leave each daemon's descriptor count unchanged and its memory bounded.
+# 30 runs in a row leave each daemon's descriptor count unchanged and its memory bounded; a flood
+# of strangers is logged at a bounded rate and leaves the daemon serving.
 set -euo pipefail
 stepnet=${STEPNET:?set STEPNET to the stepnet program, or run this test through ctest}
 node=${STEPNET_NODE:?set STEPNET_NODE to the stepnet-node program}
@@ -180,7 +181,59 @@ else
     [ $((m1 - m0)) -lt 1024 ] || fail "daemon RSS grew from $m0 kB to $m1 kB over 30 runs"
     echo "ok 30 runs: $f0 descriptors before and after, RSS $m0 kB -> $m1 kB"
 fi
-# 6. SIGTERM ends a daemon with status 0, and its node processes with it (the run fails, naming
+# 6. a flood of strangers: 200 connections that send garbage, close at once or say nothing until
+#    the daemon's deadline. The refusals are logged at most 5 lines a second plus summary lines
+#    with a count (net/admit.c's limit), every one of them counted, and the daemon serves a run
+#    afterwards.
+daemon flood --connect-timeout-ms 1000
+fport=$port
+t0=$(date +%s)
+timeout 60 python3 - "$fport" <<'PY'
+import socket, sys, time
+port, held, t0 = int(sys.argv[1]), [], time.monotonic()
+for i in range(200):
+    if time.monotonic() - t0 > 20:
+        sys.exit("the flood took more than 20 s")
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    if i % 3 == 0:
+        s.sendall(b"GET / HTTP/1.0\r\n\r\n" * 4)  # garbage for the handshake
+    if i % 3 == 1:
+        s.close()  # connects, then closes before the handshake
+    else:
+        held.append(s)  # idle after the garbage or at once: the daemon's deadline closes it
+time.sleep(2)
+for s in held:
+    s.close()
+PY
+elapsed=$(($(date +%s) - t0))
+refusals() { # individual refusal lines plus the counts of the summary lines
+    local one more
+    one=$(grep -c 'DAEMON-REFUSED refused a daemon connection from 127.0.0.1' "$tmp/flood.err" || true)
+    more=$(sed -n 's/.*DAEMON-REFUSED refused \([0-9]*\) more .*/\1/p' "$tmp/flood.err" |
+        awk '{s += $1} END {print s + 0}')
+    echo $((one + more))
+}
+for _ in $(seq 100); do [ "$(refusals)" -ge 200 ] && break; sleep 0.1; done
+lines=$(wc -l <"$tmp/flood.err")
+# one line at the start, then per one-second window at most 5 refusals and a summary
+most=$((1 + 6 * (elapsed + 3)))
+[ "$lines" -le "$most" ] ||
+    fail "$lines log lines for 200 strangers in $elapsed s (at most $most): $(head -20 "$tmp/flood.err")"
+[ "$(refusals)" = 200 ] ||
+    fail "the log accounts for $(refusals) of 200 refused strangers: $(cat "$tmp/flood.err")"
+# a window may straddle two wall-clock seconds: 5 lines and a summary from each
+busiest=$(grep -o '^[0-9:]*' "$tmp/flood.err" | sort | uniq -c | sort -rn | awk 'NR == 1 {print $1}')
+[ "$busiest" -le 12 ] || fail "$busiest log lines in one second: $(cat "$tmp/flood.err")"
+grep -q 'more daemon connections in the last' "$tmp/flood.err" ||
+    fail "no summary line: $(cat "$tmp/flood.err")"
+kill -0 "$dpid" || fail "the daemon died in the flood"
+fl=127.0.0.1:$fport
+out=$(timeout 60 "$stepnet" run --nodes "$fl,$fl,$fl,$fl" --key "$key" --topo ring:4 --coll te \
+    --reps 1 --warmup 0 --probes 0 --json)
+[ "$(jget verified "$out")" = true ] || fail "run after the flood: $out"
+echo "ok 200 strangers: $lines log lines in $elapsed s, every refusal counted; the daemon still serves"
+
+# 7. SIGTERM ends a daemon with status 0, and its node processes with it (the run fails, naming
 #    the node)
 "$stepnet" run --nodes "$list" --key "$key" --topo ring:4 --coll te --idle-slots 50000000 \
     --reps 1 --warmup 0 --probes 0 >/dev/null 2>"$tmp/term.err" &
