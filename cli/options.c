@@ -169,12 +169,14 @@ const char *cli_duplex_name(const sn_params_t *p)
     return p->pm.duplex == SN_DUPLEX_HALF ? "half" : "full";
 }
 
-/* --sources: ranks as "0,3,5" or ranges "0-7,12". */
-static int parse_sources(const char *s, const sn_topo_t *t, uint32_t **out, uint32_t *count,
-                         sn_err_t *err)
+/* --sources: ranks as "0,3,5" or ranges "0-7,12", each below nproc. t NULL: only checks them
+ * (out and count untouched); otherwise their nodes in t into *out. */
+static int parse_sources(const char *s, uint32_t nproc, const sn_topo_t *t, uint32_t **out,
+                         uint32_t *count, sn_err_t *err)
 {
     uint32_t *v = NULL;
     size_t n = 0, cap = 0;
+    uint64_t named = 0;
     char *copy = sn_xstrdup(s), *save = NULL;
     int rc = 0;
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -189,26 +191,27 @@ static int parse_sources(const char *s, const sn_topo_t *t, uint32_t **out, uint
         }
         if (dash) {
             *dash = '\0';
-            if ((rc = sn_opts_int(name, tok, 0, (int64_t) t->nproc - 1, NULL, &lo, err)) ||
-                (rc = sn_opts_int(name, dash + 1, lo, (int64_t) t->nproc - 1, NULL, &hi, err)))
+            if ((rc = sn_opts_int(name, tok, 0, (int64_t) nproc - 1, NULL, &lo, err)) ||
+                (rc = sn_opts_int(name, dash + 1, lo, (int64_t) nproc - 1, NULL, &hi, err)))
                 goto done;
         } else {
-            if ((rc = sn_opts_int(name, tok, 0, (int64_t) t->nproc - 1, NULL, &lo, err)))
+            if ((rc = sn_opts_int(name, tok, 0, (int64_t) nproc - 1, NULL, &lo, err)))
                 goto done;
             hi = lo;
         }
-        for (int64_t r = lo; r <= hi; r++) {
+        named += (uint64_t) (hi - lo + 1);
+        for (int64_t r = lo; r <= hi && t != NULL; r++) {
             sn_grow((void **) &v, &cap, n + 1, sizeof *v);
             v[n++] = sn_topo_proc(t, (uint32_t) r);
         }
     }
-    if (n == 0) {
+    if (named == 0) {
         rc = sn_err_inval(err, "--sources '%s' names no processor", s);
         goto done;
     }
 done:
     free(copy);
-    if (rc) {
+    if (rc || t == NULL) {
         free(v);
         return rc;
     }
@@ -278,6 +281,28 @@ static int parse_free_values(const cli_opts_t *o, sn_params_t *p, sn_err_t *err)
     return 0;
 }
 
+/* --root, --m and the ranks of --sources against the processors of --topo, counted without
+ * building it (sn_topo_parse_size), so that an out-of-range value is refused before a large
+ * topology is built. The messages are those the checks on the built topology give. */
+static int check_ranks(const cli_opts_t *o, sn_err_t *err)
+{
+    uint64_t nodes, procs;
+    char *spec = NULL;
+    int rc = sn_topo_parse_size(o->topo, NULL, 0, &nodes, &procs, &spec, err);
+    if (rc < 0)
+        return rc;
+    if (o->root >= (int64_t) procs)
+        rc = sn_err_inval(err, "--root %lld is out of range: %s has processors 0 to %llu",
+                          (long long) o->root, spec, (unsigned long long) procs - 1);
+    else if (o->sources)
+        rc = parse_sources(o->sources, (uint32_t) procs, NULL, NULL, NULL, err);
+    else if (o->m > (int64_t) procs)
+        rc = sn_err_inval(err, "--m %lld is more than the %llu processors of %s", (long long) o->m,
+                          (unsigned long long) procs, spec);
+    free(spec);
+    return rc;
+}
+
 /* --root, --msgs, --frags, --tp, --size and --seed on the built topology. */
 static int parse_counts(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
 {
@@ -341,7 +366,7 @@ static int build_sources(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
     sn_params_t *p = &c->params;
     int rc = 0;
     if (o->sources)
-        rc = parse_sources(o->sources, c->topo, &c->sources, &p->nsources, err);
+        rc = parse_sources(o->sources, c->topo->nproc, c->topo, &c->sources, &p->nsources, err);
     else if (o->m > 0)
         rc = draw_sources(o, c, err);
     if (rc < 0 || c->sources == NULL)
@@ -375,7 +400,8 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
     if ((rc = parse_free_values(o, p, err)) < 0)
         return rc;
     uint64_t limit = o->max_memory ? o->max_memory : cli_default_max_memory();
-    if ((rc = sn_topo_parse_budget(o->topo, NULL, 0, limit, &c->topo, err)) < 0 ||
+    if ((rc = check_ranks(o, err)) < 0 ||
+        (rc = sn_topo_parse_budget(o->topo, NULL, 0, limit, &c->topo, err)) < 0 ||
         (rc = parse_counts(o, c, err)) < 0 || (rc = build_sources(o, c, err)) < 0 ||
         (rc = sn_params_check(c->topo, p, err)) < 0)
         return rc;

@@ -39,10 +39,18 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
     return a;
 }
 
-/* Refuses a topology whose estimated memory exceeds the limit, before it is built. */
-static int budget(const sn__topo_source_t *src, const char *s, uint64_t nodes, uint64_t ports,
+/* Called by every family once it knows the sizes z of factor s and before it builds anything. In
+ * count-only mode it records them in src->size and returns SN__TOPO_COUNTED, which the family
+ * returns as it is; otherwise it refuses a topology whose estimated memory exceeds the limit. */
+static int budget(const sn__topo_source_t *src, const char *s, const sn__topo_size_t *z,
                   sn_err_t *err)
 {
+    if (src->size != NULL) {
+        *src->size = *z;
+        src->size->spec = sn_xstrdup(z->spec);
+        return SN__TOPO_COUNTED;
+    }
+    uint64_t nodes = z->nodes, ports = z->ports;
     uint64_t need = sn_topo_mem_estimate(nodes, ports);
     if (src->max_bytes == 0 || need <= src->max_bytes)
         return 0;
@@ -69,7 +77,17 @@ static int family_file(const sn__topo_source_t *src, const char *fam, const char
     (void) fam;
     if (*args == '\0')
         return sn_err_set(err, SN_ESPEC, "'file:' needs a path, e.g. file:graph.txt");
-    return sn__topo_parse_file(src, args, s, out, err);
+    if (src->size == NULL)
+        return sn__topo_parse_file(src, args, s, out, err);
+    /* Counting a file graph reads and parses it (bounded by SN_TOPO_MAX_FILE) and frees it again:
+     * its counts are its lines, and its errors are those of parsing it. */
+    sn_topo_t *t;
+    int rc = sn__topo_parse_file(src, args, s, &t, err);
+    if (rc < 0)
+        return rc;
+    rc = budget(src, s, &(sn__topo_size_t){t->n, t->nproc, t->port_off[t->n], 0, t->spec}, err);
+    sn_topo_free(t);
+    return rc;
 }
 
 /* linear:N, ring:N and complete:N. */
@@ -83,7 +101,8 @@ static int family_line(const sn__topo_source_t *src, const char *fam, const char
     if ((rc = sn__topo_parse_num(args, strlen(args), 2, hi, "node count", s, &v, err)) < 0)
         return rc;
     snprintf(canon, sizeof canon, "%s:%llu", fam, (unsigned long long) v);
-    if ((rc = budget(src, s, v, fam[0] == 'c' ? v * (v - 1) : 2 * v, err)) < 0)
+    uint64_t ports = fam[0] == 'c' ? v * (v - 1) : 2 * v;
+    if ((rc = budget(src, s, &(sn__topo_size_t){v, v, ports, 0, canon}, err)) != 0)
         return rc;
     if (fam[0] == 'l')
         rc = sn__topo_linear((uint32_t) v, out, err);
@@ -113,7 +132,9 @@ static int family_ering(const sn__topo_source_t *src, const char *fam, const cha
     if ((uint64_t) v * 2 * w > SN_TOPO_MAX_PORTS)
         return sn_err_set(err, SN_ERANGE, "'%s' has too many links (at most %u ports)", s,
                           SN_TOPO_MAX_PORTS);
-    if ((rc = budget(src, s, v, 2 * v * w, err)) < 0)
+    snprintf(canon, sizeof canon, "ering:%llu:%llu", (unsigned long long) v,
+             (unsigned long long) w);
+    if ((rc = budget(src, s, &(sn__topo_size_t){v, v, 2 * v * w, 0, canon}, err)) != 0)
         return rc;
     uint32_t *jumps = sn_xmalloc(w * sizeof *jumps);
     for (uint32_t i = 0; i < w; i++)
@@ -123,8 +144,6 @@ static int family_ering(const sn__topo_source_t *src, const char *fam, const cha
     if (rc < 0)
         return rc;
     (*out)->b = (uint32_t) w;
-    snprintf(canon, sizeof canon, "ering:%llu:%llu", (unsigned long long) v,
-             (unsigned long long) w);
     return sn__topo_set_spec(*out, canon);
 }
 
@@ -191,7 +210,7 @@ static int family_circulant(const sn__topo_source_t *src, const char *fam, const
         return rc;
     if ((uint64_t) v * 2 * (uint64_t) nj > SN_TOPO_MAX_PORTS)
         return sn_err_set(err, SN_ERANGE, "'%s' has too many links", s);
-    if ((rc = budget(src, s, v, 2 * v * (uint64_t) nj, err)) < 0)
+    if ((rc = budget(src, s, &(sn__topo_size_t){v, v, 2 * v * (uint64_t) nj, 0, canon}, err)) != 0)
         return rc;
     if ((rc = sn__topo_circulant(SN_TOPO_CIRCULANT, (uint32_t) v, jumps, (uint32_t) nj, out, err)) <
         0)
@@ -213,6 +232,7 @@ static int family_grid(const sn__topo_source_t *src, const char *fam, const char
         return sn_err_set(err, SN_ESPEC, "'%s' has more than %d dimensions", s,
                           SN_TOPO_MAX_FACTORS);
     uint64_t dims[SN_TOPO_MAX_FACTORS], nodes = 1;
+    size_t cl = (size_t) snprintf(canon, sizeof canon, "%s:", fam);
     for (int i = 0; i < nd; i++) {
         if ((rc = sn__topo_parse_num(f[i], fl[i], 2, SN_TOPO_MAX_NODES, "dimension size", s,
                                      &dims[i], err)) < 0)
@@ -220,13 +240,16 @@ static int family_grid(const sn__topo_source_t *src, const char *fam, const char
         nodes *= dims[i];
         if (nodes > SN_TOPO_MAX_NODES)
             return sn__topo_too_big(s, nodes, err);
+        cl += (size_t) snprintf(canon + cl, sizeof canon - cl, "%s%llu", i ? "x" : "",
+                                (unsigned long long) dims[i]);
     }
-    if (nodes * 2 * (uint64_t) nd > SN_TOPO_MAX_PORTS)
+    uint64_t ports = nodes * 2 * (uint64_t) nd;
+    if (ports > SN_TOPO_MAX_PORTS)
         return sn_err_set(err, SN_ERANGE, "'%s' has too many links", s);
-    if ((rc = budget(src, s, nodes, nodes * 2 * (uint64_t) nd, err)) < 0)
+    if ((rc = budget(src, s, &(sn__topo_size_t){nodes, nodes, ports, (uint32_t) nd, canon}, err)) !=
+        0)
         return rc;
     sn_topo_t *fs[SN_TOPO_MAX_FACTORS];
-    size_t cl = (size_t) snprintf(canon, sizeof canon, "%s:", fam);
     for (int i = 0; i < nd; i++) {
         uint32_t one = 1;
         rc = torus ? sn__topo_circulant(SN_TOPO_RING, (uint32_t) dims[i], &one, 1, &fs[i], err)
@@ -240,8 +263,6 @@ static int family_grid(const sn__topo_source_t *src, const char *fam, const char
         snprintf(sub, sizeof sub, "%s:%llu", torus ? "ring" : "linear",
                  (unsigned long long) dims[i]);
         sn__topo_set_spec(fs[i], sub);
-        cl += (size_t) snprintf(canon + cl, sizeof canon - cl, "%s%llu", i ? "x" : "",
-                                (unsigned long long) dims[i]);
     }
     if ((rc = sn__topo_product(torus ? SN_TOPO_TORUS : SN_TOPO_MESH, fs, (uint32_t) nd, out, err)) <
         0)
@@ -264,12 +285,12 @@ static int family_cube(const sn__topo_source_t *src, const char *fam, const char
     if (ports > SN_TOPO_MAX_PORTS)
         return sn_err_set(err, SN_ERANGE, "'%s' has %llu ports; at most %u are supported", s,
                           (unsigned long long) ports, SN_TOPO_MAX_PORTS);
-    if ((rc = budget(src, s, 1ull << v, ports, err)) < 0)
+    snprintf(canon, sizeof canon, "%s:%llu", fam, (unsigned long long) v);
+    if ((rc = budget(src, s, &(sn__topo_size_t){1ull << v, 1ull << v, ports, 0, canon}, err)) != 0)
         return rc;
     if ((rc = sn__topo_hypercube(folded ? SN_TOPO_FOLDEDCUBE : SN_TOPO_HYPERCUBE, (uint32_t) v, out,
                                  err)) < 0)
         return rc;
-    snprintf(canon, sizeof canon, "%s:%llu", fam, (unsigned long long) v);
     return sn__topo_set_spec(*out, canon);
 }
 
@@ -286,12 +307,12 @@ static int family_ccc(const sn__topo_source_t *src, const char *fam, const char 
     if (ports > SN_TOPO_MAX_PORTS)
         return sn_err_set(err, SN_ERANGE, "'%s' has %llu ports; at most %u are supported", s,
                           (unsigned long long) ports, SN_TOPO_MAX_PORTS);
-    if ((rc = budget(src, s, v << v, ports, err)) < 0)
+    snprintf(canon, sizeof canon, "%s:%llu", fam, (unsigned long long) v);
+    if ((rc = budget(src, s, &(sn__topo_size_t){v << v, v << v, ports, 0, canon}, err)) != 0)
         return rc;
     if ((rc = sn__topo_ccc(fam[0] == 'c' ? SN_TOPO_CCC : SN_TOPO_BUTTERFLY, (uint32_t) v, out,
                            err)) < 0)
         return rc;
-    snprintf(canon, sizeof canon, "%s:%llu", fam, (unsigned long long) v);
     return sn__topo_set_spec(*out, canon);
 }
 
@@ -307,11 +328,12 @@ static int family_star(const sn__topo_source_t *src, const char *fam, const char
     uint64_t nodes = 1;
     for (uint64_t i = 2; i <= v; i++)
         nodes *= i;
-    if ((rc = budget(src, s, nodes, nodes * (v - 1), err)) < 0)
+    snprintf(canon, sizeof canon, "star:%llu", (unsigned long long) v);
+    if ((rc = budget(src, s, &(sn__topo_size_t){nodes, nodes, nodes * (v - 1), 0, canon}, err)) !=
+        0)
         return rc;
     if ((rc = sn__topo_star((uint32_t) v, out, err)) < 0)
         return rc;
-    snprintf(canon, sizeof canon, "star:%llu", (unsigned long long) v);
     return sn__topo_set_spec(*out, canon);
 }
 
@@ -393,7 +415,8 @@ static int family_fattree(const sn__topo_source_t *src, const char *fam, const c
     if (ports > SN_TOPO_MAX_PORTS)
         return sn_err_set(err, SN_ERANGE, "'%s' has %llu ports; at most %u are supported", s,
                           (unsigned long long) ports, SN_TOPO_MAX_PORTS);
-    if ((rc = budget(src, s, nodes, ports, err)) < 0)
+    uint64_t procs = sn__upow(k, (uint32_t) h);
+    if ((rc = budget(src, s, &(sn__topo_size_t){nodes, procs, ports, 0, canon}, err)) != 0)
         return rc;
     if ((rc = sn__topo_fattree((uint32_t) k, (uint32_t) h, caps, out, err)) < 0)
         return rc;
@@ -460,24 +483,33 @@ static int parse_spec(const sn__topo_source_t *src, const char *spec, sn_topo_t 
 
 int sn_topo_parse(const char *spec, sn_topo_t **out, sn_err_t *err)
 {
-    sn__topo_source_t src = {NULL, 0, 0};
+    sn__topo_source_t src = {NULL, 0, 0, NULL};
     return parse_spec(&src, spec, out, err);
 }
 
 int sn_topo_parse_with(const char *spec, const sn_topo_file_t *files, size_t nfiles,
                        sn_topo_t **out, sn_err_t *err)
 {
-    sn__topo_source_t src = {files, nfiles, 0};
+    sn__topo_source_t src = {files, nfiles, 0, NULL};
     return parse_spec(&src, spec, out, err);
 }
 
 int sn_topo_parse_budget(const char *spec, const sn_topo_file_t *files, size_t nfiles,
                          uint64_t max_bytes, sn_topo_t **out, sn_err_t *err)
 {
-    sn__topo_source_t src = {files, nfiles, max_bytes};
+    sn__topo_source_t src = {files, nfiles, max_bytes, NULL};
     return parse_spec(&src, spec, out, err);
 }
 
+/* The sizes of a built factor, as its family's budget call gave them. */
+static sn__topo_size_t size_of(const sn_topo_t *t)
+{
+    return (sn__topo_size_t){t->n, t->nproc, t->port_off[t->n], t->nfactors, t->spec};
+}
+
+/* Parses spec: in count-only mode (src->size) fills *src->size and returns SN__TOPO_COUNTED
+ * without building anything but file: graphs, otherwise builds *out. The errors are the same in
+ * both modes, except that only building checks the memory limit. */
 static int parse_spec(const sn__topo_source_t *src, const char *spec, sn_topo_t **out,
                       sn_err_t *err)
 {
@@ -489,7 +521,9 @@ static int parse_spec(const sn__topo_source_t *src, const char *spec, sn_topo_t 
     }
     /* `file:` consumes the rest of its factor up to the next '*', so paths cannot contain '*'. */
     char *copy = sn_xstrdup(spec);
-    sn_topo_t *parts[SN_TOPO_MAX_FACTORS];
+    sn_topo_t *parts[SN_TOPO_MAX_FACTORS] = {NULL};
+    sn__topo_size_t
+        sz[SN_TOPO_MAX_FACTORS]; /* the sizes of the factors (specs owned if counting) */
     int np = 0, rc = 0;
     char *save = NULL;
     for (char *tok = strtok_r(copy, "*", &save); tok; tok = strtok_r(NULL, "*", &save)) {
@@ -500,6 +534,10 @@ static int parse_spec(const sn__topo_source_t *src, const char *spec, sn_topo_t 
         }
         if ((rc = parse_factor(src, tok, &parts[np], err)) < 0)
             goto fail;
+        if (src->size != NULL)
+            sz[np] = *src->size;
+        else
+            sz[np] = size_of(parts[np]);
         np++;
     }
     if (np == 0 || spec[0] == '*' || spec[strlen(spec) - 1] == '*' || strstr(spec, "**")) {
@@ -507,7 +545,7 @@ static int parse_spec(const sn__topo_source_t *src, const char *spec, sn_topo_t 
                         spec);
         goto fail;
     }
-    if (np == 1) {
+    if (np == 1 && src->size == NULL) {
         *out = parts[0];
         free(copy);
         return 0;
@@ -516,20 +554,20 @@ static int parse_spec(const sn__topo_source_t *src, const char *spec, sn_topo_t 
     sn_topo_t *flat[SN_TOPO_MAX_FACTORS];
     int nf = 0;
     uint64_t nodes = 1, ports = 0;
-    for (int i = 0; i < np; i++) {
-        if (parts[i]->is_router) {
+    for (int i = 0; i < np && np > 1; i++) {
+        if (sz[i].procs < sz[i].nodes) {
             rc = sn_err_set(err, SN_ESPEC,
                             "'%s' has routers and cannot be a product factor (only graphs whose "
                             "nodes are all processors can)",
-                            parts[i]->spec);
+                            sz[i].spec);
             goto fail;
         }
-        nodes *= parts[i]->n;
+        nodes *= sz[i].nodes;
         if (nodes > SN_TOPO_MAX_NODES) {
             rc = sn__topo_too_big(spec, nodes, err);
             goto fail;
         }
-        uint32_t cnt = parts[i]->nfactors ? parts[i]->nfactors : 1;
+        uint32_t cnt = sz[i].nfactors ? sz[i].nfactors : 1;
         if (nf + (int) cnt > SN_TOPO_MAX_FACTORS) {
             rc = sn_err_set(err, SN_ESPEC, "'%s' has more than %d dimensions in all", spec,
                             SN_TOPO_MAX_FACTORS);
@@ -537,25 +575,37 @@ static int parse_spec(const sn__topo_source_t *src, const char *spec, sn_topo_t 
         }
         nf += (int) cnt;
     }
-    for (int i = 0; i < np; i++)
-        ports += (nodes / parts[i]->n) * parts[i]->port_off[parts[i]->n];
+    for (int i = 0; i < np && np > 1; i++)
+        ports += (nodes / sz[i].nodes) * sz[i].ports;
     if (ports > SN_TOPO_MAX_PORTS) {
         rc = sn_err_set(err, SN_ERANGE, "'%s' has %llu ports; at most %u are supported", spec,
                         (unsigned long long) ports, SN_TOPO_MAX_PORTS);
         goto fail;
     }
-    if ((rc = budget(src, spec, nodes, ports, err)) < 0)
-        goto fail;
-    nf = 0;
     size_t speclen = 0;
     for (int i = 0; i < np; i++)
-        speclen += strlen(parts[i]->spec) + 1;
+        speclen += strlen(sz[i].spec) + 1;
     char *canon = sn_xmalloc(speclen + 1);
     canon[0] = '\0';
     for (int i = 0; i < np; i++) {
         if (i)
             strcat(canon, "*");
-        strcat(canon, parts[i]->spec);
+        strcat(canon, sz[i].spec);
+    }
+    if (src->size != NULL) {
+        if (np > 1)
+            *src->size = (sn__topo_size_t){nodes, nodes, ports, (uint32_t) nf, NULL};
+        src->size->spec = canon;
+        rc = SN__TOPO_COUNTED;
+        goto fail; /* frees the factors' specs */
+    }
+    if ((rc = budget(src, spec, &(sn__topo_size_t){nodes, nodes, ports, (uint32_t) nf, canon},
+                     err)) < 0) {
+        free(canon);
+        goto fail;
+    }
+    nf = 0;
+    for (int i = 0; i < np; i++) {
         if (parts[i]->nfactors) {
             for (uint32_t j = 0; j < parts[i]->nfactors; j++)
                 flat[nf++] = parts[i]->factors[j];
@@ -572,8 +622,29 @@ static int parse_spec(const sn__topo_source_t *src, const char *spec, sn_topo_t 
     free(canon);
     return rc;
 fail:
-    for (int i = 0; i < np; i++)
+    for (int i = 0; i < np; i++) {
         sn_topo_free(parts[i]);
+        if (src->size != NULL)
+            free(sz[i].spec);
+    }
     free(copy);
     return rc;
+}
+
+int sn_topo_parse_size(const char *spec, const sn_topo_file_t *files, size_t nfiles,
+                       uint64_t *nodes, uint64_t *procs, char **canon, sn_err_t *err)
+{
+    sn__topo_size_t size = {0, 0, 0, 0, NULL};
+    sn__topo_source_t src = {files, nfiles, 0, &size};
+    sn_topo_t *none;
+    int rc = parse_spec(&src, spec, &none, err);
+    if (rc < 0)
+        return rc;
+    *nodes = size.nodes;
+    *procs = size.procs;
+    if (canon != NULL)
+        *canon = size.spec;
+    else
+        free(size.spec);
+    return 0;
 }

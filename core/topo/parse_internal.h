@@ -9,11 +9,23 @@
 #include "stepnet/error.h"
 #include "stepnet/topo.h"
 
+/* The sizes of one factor or spec, known before it is built. */
+typedef struct {
+    uint64_t nodes, procs, ports; /* procs: the nodes that are not routers */
+    uint32_t nfactors;            /* mesh and torus: their dimensions; 0 otherwise */
+    char *spec;                   /* the canonical spec (owned: free it) */
+} sn__topo_size_t;
+
+/* What the families return in count-only mode once they know their sizes, instead of building. */
+#define SN__TOPO_COUNTED 1
+
 /* Where file: factors come from, and the memory limit of the whole spec. */
 typedef struct {
     const sn_topo_file_t *files; /* NULL: read from disk */
     size_t nfiles;
-    uint64_t max_bytes; /* the memory limit (0: none), checked before a family is built */
+    uint64_t max_bytes;    /* the memory limit (0: none), checked before a family is built */
+    sn__topo_size_t *size; /* non-NULL: count only; the families fill it and return
+                              SN__TOPO_COUNTED where they would check max_bytes */
 } sn__topo_source_t;
 
 /* A decimal number in [lo, hi] from s[0..len), `what` naming it in the error about `factor`. */

@@ -150,6 +150,18 @@ uint64_t sn_topo_mem_estimate(uint64_t nodes, uint64_t ports);
 int sn_topo_parse_budget(const char *spec, const sn_topo_file_t *files, size_t nfiles,
                          uint64_t max_bytes, sn_topo_t **out, sn_err_t *err);
 
+/* The sizes of spec's topology without building it: *nodes (processors and routers) and *procs
+ * (processors: k^h of a fat tree fattree:K:H, the nodes without a `router N` line of a file:
+ * graph, all nodes otherwise), and, if canon is non-NULL, its canonical spec in *canon (the
+ * caller frees it), as sn_topo_parse would set t->spec. A bad spec gives exactly the error
+ * sn_topo_parse_with gives (no memory limit is applied). files as for sn_topo_parse_with. Cheap
+ * for the families and products: arithmetic on the parameters only. A `file:` factor is read
+ * (at most SN_TOPO_MAX_FILE bytes, as sn_topo_parse_with reads it) and parsed, then freed: its
+ * counts come from its lines. Pure apart from reading file: factors from disk when files is
+ * NULL. */
+int sn_topo_parse_size(const char *spec, const sn_topo_file_t *files, size_t nfiles,
+                       uint64_t *nodes, uint64_t *procs, char **canon, sn_err_t *err);
+
 /* Degree (number of ports) of node u. */
 static inline uint32_t sn_topo_degree(const sn_topo_t *t, uint32_t u)
 {

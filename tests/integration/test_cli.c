@@ -1111,6 +1111,45 @@ static void test_options_before_topology(void **state)
     tu_exec_free(&r);
 }
 
+/* --root, --m and --sources are checked against the processors counted from the spec, before the
+ * topology is built: under a --max-memory that refuses the topology, the message is still about
+ * the value, word for word what the check on the built topology says. */
+static void test_ranks_before_topology(void **state)
+{
+    (void) state;
+    tu_proc_t r = RUN("sim", "--topo", "hypercube:22", "--coll", "te", "--root", "99999999",
+                      "--max-memory", "8M");
+    tu_expect_status(&r, 2);
+    assert_non_null(
+        strstr(r.err, "--root 99999999 is out of range: hypercube:22 has processors 0 to 4194303"));
+    assert_null(strstr(r.err, "--max-memory"));
+    assert_true(r.secs < 5.0 && r.maxrss_kb < 64 * 1024);
+    tu_exec_free(&r);
+    r = RUN("model", "--topo", "fattree:04:10*", "--coll", "te", "--root", "1048576");
+    tu_expect_status(&r, 2); /* a bad spec is still reported as such */
+    assert_non_null(strstr(r.err, "bad product 'fattree:04:10*'"));
+    tu_exec_free(&r);
+    r = RUN("model", "--topo", "fattree:04:10", "--coll", "te", "--root", "1048576", "--max-memory",
+            "8M");
+    tu_expect_status(&r, 2); /* routers are not processors; the canonical spec is named */
+    assert_non_null(strstr(
+        r.err, "--root 1048576 is out of range: fattree:4:10:const has processors 0 to 1048575"));
+    tu_exec_free(&r);
+    r = RUN("sim", "--topo", "hypercube:21*ring:3", "--coll", "pmnb", "--m", "20000000",
+            "--max-memory", "8M");
+    tu_expect_status(&r, 2);
+    assert_non_null(
+        strstr(r.err, "--m 20000000 is more than the 6291456 processors of hypercube:21*ring:3"));
+    tu_exec_free(&r);
+    r = RUN("sim", "--topo", "hypercube:22", "--coll", "pmnb", "--sources", "0,5-4194304",
+            "--max-memory", "8M");
+    tu_expect_status(&r, 2);
+    assert_non_null(strstr(r.err, "--sources"));
+    assert_non_null(strstr(r.err, "4194303"));
+    assert_null(strstr(r.err, "--max-memory"));
+    tu_exec_free(&r);
+}
+
 /* Output that cannot be written fails the command; --fault out of range is refused. */
 static void test_strict_out_and_fault(void **state)
 {
@@ -1215,6 +1254,7 @@ int main(void)
         cmocka_unit_test(test_max_queue_null_when_unreported),
         cmocka_unit_test(test_memory_budget),
         cmocka_unit_test(test_options_before_topology),
+        cmocka_unit_test(test_ranks_before_topology),
         cmocka_unit_test(test_strict_out_and_fault),
         cmocka_unit_test(test_strict_echo_and_files),
     };

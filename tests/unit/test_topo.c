@@ -641,6 +641,108 @@ static void test_file_extra_field_message(void **state)
     assert_true(ok);
 }
 
+/* ---- sizing without building (sn_topo_parse_size) ------------------------------------------
+ */
+
+/* sn_topo_parse_size on a bad spec: 1 when it gives exactly sn_topo_parse's error. */
+static int size_error_same(const char *spec)
+{
+    sn_topo_t *t = NULL;
+    sn_err_t e1, e2;
+    memset(&e1, 0, sizeof e1);
+    memset(&e2, 0, sizeof e2);
+    int r1 = sn_topo_parse(spec, &t, &e1);
+    uint64_t nodes = 0, procs = 0;
+    char *canon = NULL;
+    int r2 = sn_topo_parse_size(spec, NULL, 0, &nodes, &procs, &canon, &e2);
+    sn_topo_free(t);
+    free(canon);
+    int ok = r1 < 0 && r2 == r1 && e2.code == e1.code && e2.param == e1.param &&
+             strcmp(e2.msg, e1.msg) == 0;
+    if (!ok)
+        print_error("'%s': parse gives %s \"%s\", parse_size %s \"%s\"\n", spec, sn_err_name(r1),
+                    e1.msg, sn_err_name(r2), e2.msg);
+    return ok;
+}
+
+/* The counts and canonical spec of spec, which must size. */
+static void size_of(const char *spec, uint64_t *nodes, uint64_t *procs, char **canon)
+{
+    sn_err_t err;
+    memset(&err, 0, sizeof err);
+    int rc = sn_topo_parse_size(spec, NULL, 0, nodes, procs, canon, &err);
+    if (rc != 0)
+        print_error("'%s': %s\n", spec, err.msg);
+    tu_assert_rc(rc, 0);
+}
+
+static void test_parse_size(void **state)
+{
+    (void) state;
+    int nbad = 0, *bad = &nbad;
+    uint64_t nodes, procs;
+    char *canon;
+    /* Every family and product of the family table: the counts and spec of the built topology. */
+    for (size_t i = 0; i < NELEMS(fam_cases); i++) {
+        const fam_case_t *c = &fam_cases[i];
+        size_of(c->spec, &nodes, &procs, &canon);
+        EXPECT(nodes == c->n && procs == c->nproc, "%s: %llu nodes %llu procs, expected %u %u\n",
+               c->spec, (unsigned long long) nodes, (unsigned long long) procs, c->n, c->nproc);
+        EXPECT(strcmp(canon, c->canon) == 0, "%s: spec '%s', expected '%s'\n", c->spec, canon,
+               c->canon);
+        free(canon);
+    }
+    /* Sizes that would take gigabytes to build come from arithmetic alone. */
+    size_of("hypercube:23", &nodes, &procs, NULL);
+    EXPECT(nodes == 1u << 23 && procs == 1u << 23, "hypercube:23: %llu\n",
+           (unsigned long long) nodes);
+    size_of("fattree:4:12:const", &nodes, &procs, &canon);
+    EXPECT(nodes == 22369621 && procs == 16777216 && strcmp(canon, "fattree:4:12:const") == 0,
+           "fattree:4:12: %llu nodes %llu procs '%s'\n", (unsigned long long) nodes,
+           (unsigned long long) procs, canon);
+    free(canon);
+    size_of("hypercube:020*ring:08", &nodes, &procs, &canon);
+    EXPECT(nodes == 8u << 20 && procs == nodes && strcmp(canon, "hypercube:20*ring:8") == 0,
+           "hypercube:20*ring:8: %llu '%s'\n", (unsigned long long) nodes, canon);
+    free(canon);
+
+    /* file: graphs: their router lines are not processors; from disk and from supplied text. */
+    tfile_t f;
+    tfile_make(&f, F_ROUTERS);
+    size_of(f.spec, &nodes, &procs, &canon);
+    EXPECT(nodes == 6 && procs == 4 && strcmp(canon, f.spec) == 0, "%s: %llu %llu '%s'\n", f.spec,
+           (unsigned long long) nodes, (unsigned long long) procs, canon);
+    free(canon);
+    tfile_drop(&f);
+    sn_topo_file_t sup = {(char *) "g.txt", (char *) F_PLAIN, strlen(F_PLAIN)};
+    sn_err_t err;
+    tu_assert_rc(sn_topo_parse_size("ring:3*file:g.txt", &sup, 1, &nodes, &procs, &canon, &err), 0);
+    sn_topo_t *t = NULL;
+    tu_assert_rc(sn_topo_parse_with("ring:3*file:g.txt", &sup, 1, &t, &err), 0);
+    EXPECT(nodes == t->n && procs == t->nproc && strcmp(canon, t->spec) == 0,
+           "ring:3*file:g.txt: %llu %llu '%s', built %u %u '%s'\n", (unsigned long long) nodes,
+           (unsigned long long) procs, canon, t->n, t->nproc, t->spec);
+    sn_topo_free(t);
+    free(canon);
+    tu_assert_rc(sn_topo_parse_size("file:other.txt", &sup, 1, &nodes, &procs, NULL, &err), SN_EIO);
+
+    /* Bad specs: exactly the error of building them, files included. */
+    for (size_t i = 0; i < NELEMS(err_cases); i++)
+        nbad += !size_error_same(err_cases[i].spec);
+    for (size_t i = 0; i < NELEMS(file_errs); i++) {
+        tfile_make(&f, file_errs[i].text);
+        nbad += !size_error_same(f.spec);
+        tfile_drop(&f);
+    }
+    tfile_make(&f, F_ROUTERS);
+    char spec[600];
+    snprintf(spec, sizeof spec, "ring:3*%s", f.spec);
+    nbad += !size_error_same(spec);
+    tfile_drop(&f);
+    nbad += !size_error_same(NULL);
+    assert_int_equal(nbad, 0);
+}
+
 /* Cubes past SN_TOPO_MAX_PORTS ports are refused with SN_ERANGE before allocating. */
 static void test_cube_port_limit(void **state)
 {
@@ -2093,6 +2195,7 @@ int main(void)
         cmocka_unit_test(test_parse_file),
         cmocka_unit_test(test_parse_errors),
         cmocka_unit_test(test_parse_file_errors),
+        cmocka_unit_test(test_parse_size),
         cmocka_unit_test(test_file_extra_field_message),
         cmocka_unit_test(test_cube_port_limit),
         cmocka_unit_test(test_port_numbering),
