@@ -283,9 +283,13 @@ static int parse_free_values(const cli_opts_t *o, sn_params_t *p, sn_err_t *err)
 
 /* --root, --m and the ranks of --sources against the processors of --topo, counted without
  * building it (sn_topo_parse_size), so that an out-of-range value is refused before a large
- * topology is built. The messages are those the checks on the built topology give. */
+ * topology is built: the one place these ranges are checked (the topology built afterwards has
+ * the same processors). Counts nothing when none of them is given (a file: graph would be read
+ * twice for nothing). */
 static int check_ranks(const cli_opts_t *o, sn_err_t *err)
 {
+    if (o->root < 0 && o->sources == NULL && o->m <= 0)
+        return 0;
     uint64_t nodes, procs;
     char *spec = NULL;
     int rc = sn_topo_parse_size(o->topo, NULL, 0, &nodes, &procs, &spec, err);
@@ -303,13 +307,11 @@ static int check_ranks(const cli_opts_t *o, sn_err_t *err)
     return rc;
 }
 
-/* --root, --msgs, --frags, --tp, --size and --seed on the built topology. */
+/* --root (checked by check_ranks), --msgs, --frags, --tp, --size and --seed on the built
+ * topology. */
 static int parse_counts(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
 {
     sn_params_t *p = &c->params;
-    if (o->root >= (int64_t) c->topo->nproc)
-        return sn_err_inval(err, "--root %lld is out of range: %s has processors 0 to %u",
-                            (long long) o->root, c->topo->spec, c->topo->nproc - 1);
     p->root = sn_topo_proc(c->topo, o->root >= 0 ? (uint32_t) o->root : 0);
     if (o->msgs > 0)
         p->msgs = (uint32_t) o->msgs;
@@ -334,13 +336,10 @@ static int parse_counts(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
 
 /* --m M: M distinct processors drawn from the seed (Fisher-Yates over the ranks) into c->sources.
  */
-static int draw_sources(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
+static void draw_sources(const cli_opts_t *o, cli_ctx_t *c)
 {
     sn_params_t *p = &c->params;
-    uint32_t np = c->topo->nproc;
-    if (o->m > (int64_t) np)
-        return sn_err_inval(err, "--m %lld is more than the %u processors of %s", (long long) o->m,
-                            np, c->topo->spec);
+    uint32_t np = c->topo->nproc; /* at least --m: check_ranks */
     uint32_t *perm = sn_xmalloc((size_t) np * sizeof *perm);
     for (uint32_t i = 0; i < np; i++)
         perm[i] = i;
@@ -357,7 +356,6 @@ static int draw_sources(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
         c->sources[i] = sn_topo_proc(c->topo, perm[i]);
     p->nsources = (uint32_t) o->m;
     free(perm);
-    return 0;
 }
 
 /* The sources of a partial collective (--sources or --m), sorted and checked for repeats. */
@@ -368,7 +366,7 @@ static int build_sources(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
     if (o->sources)
         rc = parse_sources(o->sources, c->topo->nproc, c->topo, &c->sources, &p->nsources, err);
     else if (o->m > 0)
-        rc = draw_sources(o, c, err);
+        draw_sources(o, c);
     if (rc < 0 || c->sources == NULL)
         return rc;
     qsort(c->sources, p->nsources, sizeof *c->sources, cmp_u32);
