@@ -95,6 +95,16 @@ int cli_parse_size(const char *name, const char *v, uint64_t *out, sn_err_t *err
 /* Every option unset (the numbers -1, --progress auto), for command `cmd`. */
 void cli_opts_init(cli_opts_t *o, const char *cmd);
 
+/* Parses argv (after the command name) against the options of table `first`, then those of
+ * `second` (either may be NULL; a name in both is first's), and --help or -h, which print `usage`
+ * on stdout. 0; CLI_HELP after --help; SN_EINVAL with err naming the bad value or unknown option
+ * and what is accepted (net/opts.h). How every command reads its options. */
+int cli_opts_parse_tables(int argc, char **argv, const sn_opt_t *first, const sn_opt_t *second,
+                          const char *usage, sn_err_t *err);
+
+/* --max-memory SIZE as an SN_OPT_FN: cli_parse_size into *(uint64_t *) opt->ctx. */
+int cli_opt_memory(const sn_opt_t *opt, const char *v, sn_err_t *err);
+
 /* Parses argv (after the command name) into `o`, and the command's own options `extra` (may be
  * NULL). 0; CLI_HELP after --help or -h (prints `usage` on stdout); SN_EINVAL with err naming the
  * bad value or unknown option and what is accepted. */

@@ -35,22 +35,18 @@ static int opt_coll(const sn_opt_t *opt, const char *v, sn_err_t *err)
 
 int cli_cmd_algos(int argc, char **argv)
 {
-    int json = 0, markdown = 0, help = 0;
+    int json = 0, markdown = 0;
     sn_coll_t coll = SN_COLL_COUNT; /* SN_COLL_COUNT: every collective */
     const sn_opt_t table[] = {
-        {.name = "--help", .kind = SN_OPT_STOP, .flag = &help},
-        {.name = "-h", .kind = SN_OPT_STOP, .flag = &help},
         {.name = "--json", .kind = SN_OPT_FLAG, .flag = &json},
         {.name = "--markdown", .kind = SN_OPT_FLAG, .flag = &markdown},
         {.name = "--coll", .kind = SN_OPT_FN, .fn = opt_coll, .ctx = &coll},
         {0},
     };
     sn_err_t err = {0};
-    int rc = sn_opts_parse(argc, argv, table, &err);
-    if (rc == SN_OPTS_STOP) {
-        fputs(usage, stdout);
+    int rc = cli_opts_parse_tables(argc, argv, table, NULL, usage, &err);
+    if (rc == CLI_HELP)
         return EXIT_OK;
-    }
     if (rc == 0 && json && markdown)
         rc = sn_err_inval(&err, "--json and --markdown exclude each other; see --help");
     if (rc < 0)

@@ -656,33 +656,24 @@ static int opt_set(const sn_opt_t *opt, const char *v, sn_err_t *err)
     return 0;
 }
 
-static int opt_memory(const sn_opt_t *opt, const char *v, sn_err_t *err)
-{
-    return cli_parse_size(opt->name, v, opt->ctx, err);
-}
-
 int cli_cmd_table(int argc, char **argv)
 {
-    int csv = 0, with_run = 0, quick = 0, help = 0;
+    int csv = 0, with_run = 0, quick = 0;
     const char *out = NULL, *match = NULL;
     uint64_t max_memory = cli_default_max_memory();
     const sn_opt_t table[] = {
-        {.name = "--help", .kind = SN_OPT_STOP, .flag = &help},
-        {.name = "-h", .kind = SN_OPT_STOP, .flag = &help},
         {.name = "--csv", .kind = SN_OPT_FLAG, .flag = &csv},
         {.name = "--run", .kind = SN_OPT_FLAG, .flag = &with_run},
         {.name = "--set", .kind = SN_OPT_FN, .fn = opt_set, .ctx = &quick},
         {.name = "--match", .kind = SN_OPT_STR, .str = &match},
         {.name = "--out", .kind = SN_OPT_STR, .str = &out},
-        {.name = "--max-memory", .kind = SN_OPT_FN, .fn = opt_memory, .ctx = &max_memory},
+        {.name = "--max-memory", .kind = SN_OPT_FN, .fn = cli_opt_memory, .ctx = &max_memory},
         {0},
     };
     sn_err_t err = {0};
-    int rc = sn_opts_parse(argc, argv, table, &err);
-    if (rc == SN_OPTS_STOP) {
-        fputs(usage, stdout);
+    int rc = cli_opts_parse_tables(argc, argv, table, NULL, usage, &err);
+    if (rc == CLI_HELP)
         return EXIT_OK;
-    }
     if (rc < 0)
         return cli_refuse(&err);
     size_t rows = 0;

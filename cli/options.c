@@ -63,7 +63,7 @@ void cli_opts_init(cli_opts_t *o, const char *cmd)
 }
 
 /* --max-memory SIZE (an SN_OPT_FN of the shared table). */
-static int opt_memory(const sn_opt_t *opt, const char *v, sn_err_t *err)
+int cli_opt_memory(const sn_opt_t *opt, const char *v, sn_err_t *err)
 {
     return cli_parse_size(opt->name, v, opt->ctx, err);
 }
@@ -75,15 +75,12 @@ static int opt_refused_by_model(const sn_opt_t *opt, const char *v, sn_err_t *er
     return sn_err_inval(err, "%s applies to sim, not model", opt->name);
 }
 
-/* The options every command shares, into o; *progress and *help are set by --progress,
- * --no-progress and --help. */
-#define CLI_SHARED_OPTIONS 24
-static void shared_table(cli_opts_t *o, int64_t *progress, int *help, sn_opt_t *t)
+/* The options every command shares, into o; *progress is set by --progress and --no-progress. */
+#define CLI_SHARED_OPTIONS 22
+static void shared_table(cli_opts_t *o, int64_t *progress, sn_opt_t *t)
 {
     int model = o->cmd && strcmp(o->cmd, "model") == 0;
     const sn_opt_t shared[CLI_SHARED_OPTIONS] = {
-        {.name = "--help", .kind = SN_OPT_STOP, .flag = help},
-        {.name = "-h", .kind = SN_OPT_STOP, .flag = help},
         {.name = "--json", .kind = SN_OPT_FLAG, .flag = &o->json},
         {.name = "--progress", .kind = SN_OPT_SET, .num = progress, .lo = 1},
         {.name = "--no-progress", .kind = SN_OPT_SET, .num = progress, .lo = 0},
@@ -102,7 +99,7 @@ static void shared_table(cli_opts_t *o, int64_t *progress, int *help, sn_opt_t *
         {.name = "--m", .kind = SN_OPT_INT, .num = &o->m, .lo = 1, .hi = INT32_MAX},
         {.name = "--size", .kind = SN_OPT_INT, .num = &o->size, .lo = 0, .hi = 1 << 30},
         {.name = "--seed", .kind = SN_OPT_INT, .num = &o->seed, .lo = 0, .hi = INT64_MAX},
-        {.name = "--max-memory", .kind = SN_OPT_FN, .fn = opt_memory, .ctx = &o->max_memory},
+        {.name = "--max-memory", .kind = SN_OPT_FN, .fn = cli_opt_memory, .ctx = &o->max_memory},
         model ? (sn_opt_t){.name = "--max-slots", .kind = SN_OPT_FN, .fn = opt_refused_by_model}
               : (sn_opt_t){.name = "--max-slots",
                            .kind = SN_OPT_INT,
@@ -114,27 +111,41 @@ static void shared_table(cli_opts_t *o, int64_t *progress, int *help, sn_opt_t *
     memcpy(t, shared, sizeof shared);
 }
 
-int cli_opts_parse(int argc, char **argv, cli_opts_t *o, const sn_opt_t *extra, const char *usage,
-                   sn_err_t *err)
+int cli_opts_parse_tables(int argc, char **argv, const sn_opt_t *first, const sn_opt_t *second,
+                          const char *usage, sn_err_t *err)
 {
-    cli_opts_init(o, o->cmd);
-    int64_t progress = o->progress;
+    size_t n1 = 0, n2 = 0;
+    while (first && first[n1].kind != SN_OPT_END)
+        n1++;
+    while (second && second[n2].kind != SN_OPT_END)
+        n2++;
     int help = 0;
-    size_t nextra = 0;
-    while (extra && extra[nextra].kind != SN_OPT_END)
-        nextra++;
-    /* the command's own options first (a name in both is the command's), then the shared ones */
-    sn_opt_t *table = sn_xcalloc(nextra + CLI_SHARED_OPTIONS, sizeof *table);
-    if (nextra)
-        memcpy(table, extra, nextra * sizeof *table);
-    shared_table(o, &progress, &help, table + nextra);
+    sn_opt_t *table = sn_xcalloc(n1 + n2 + 3, sizeof *table);
+    if (n1)
+        memcpy(table, first, n1 * sizeof *table);
+    if (n2)
+        memcpy(table + n1, second, n2 * sizeof *table);
+    table[n1 + n2] = (sn_opt_t){.name = "--help", .kind = SN_OPT_STOP, .flag = &help};
+    table[n1 + n2 + 1] = (sn_opt_t){.name = "-h", .kind = SN_OPT_STOP, .flag = &help};
     int rc = sn_opts_parse(argc, argv, table, err);
     free(table);
     if (rc == SN_OPTS_STOP) {
         fputs(usage, stdout);
         return CLI_HELP;
     }
-    if (rc < 0)
+    return rc;
+}
+
+int cli_opts_parse(int argc, char **argv, cli_opts_t *o, const sn_opt_t *extra, const char *usage,
+                   sn_err_t *err)
+{
+    cli_opts_init(o, o->cmd);
+    int64_t progress = o->progress;
+    sn_opt_t shared[CLI_SHARED_OPTIONS];
+    shared_table(o, &progress, shared);
+    /* the command's own options first (a name in both is the command's), then the shared ones */
+    int rc = cli_opts_parse_tables(argc, argv, extra, shared, usage, err);
+    if (rc != 0)
         return rc;
     if (progress != o->progress && o->cmd && strcmp(o->cmd, "model") == 0)
         return sn_err_inval(err, "%s applies to sim, not model",
