@@ -193,10 +193,8 @@ void cli_sweep_csv_header(FILE *f)
     fputs(CLI_SWEEP_CSV_HEADER "\n", f);
 }
 
-double cli_sweep_point_predicted_us(const cli_run_t *run, const sn_coord_result_t *res,
-                                    const sn_coord_point_t *pt)
+double cli_sweep_point_predicted_us(const sn_coord_result_t *res, const sn_coord_point_t *pt)
 {
-    (void) run;
     if (pt->state != SN_COORD_POINT_DONE)
         return -1;
     if (pt->has_model)
@@ -228,7 +226,7 @@ void cli_sweep_csv_row(FILE *f, const cli_run_t *run, const sn_coord_result_t *r
         fprintf(f, "%llu,", (unsigned long long) pt->steps);
     else
         fputc(',', f);
-    double pred = cli_sweep_point_predicted_us(run, res, pt);
+    double pred = cli_sweep_point_predicted_us(res, pt);
     if (pred >= 0)
         fprintf(f, "%.3f", pred);
     fprintf(f, ",%d,", done);
@@ -415,7 +413,7 @@ void cli_sweep_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_
             continue;
         cli_sweep_stats_t s;
         cli_sweep_stats(pt->wall_ns, pt->nwall, &s);
-        double pred = cli_sweep_point_predicted_us(run, res, pt);
+        double pred = cli_sweep_point_predicted_us(res, pt);
         fprintf(f, "  %-10u %12.2f %12.2f %12.2f %12.2f %12.2f %11zu %8llu ", pt->size, s.avg,
                 s.min, s.max, s.p50, s.p99, s.n, (unsigned long long) pt->steps);
         if (pred >= 0)
@@ -490,7 +488,7 @@ void cli_sweep_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_
         cli_sweep_json_series(&j, "node_us", pt->node_ns, pt->nnode, 1);
         cli_json_str(&j, "clock", res->clock_offsets ? "offsets" : "one");
         cli_sweep_json_calibration(&j, res);
-        double pred = cli_sweep_point_predicted_us(run, res, pt);
+        double pred = cli_sweep_point_predicted_us(res, pt);
         if (pred >= 0)
             cli_json_double(&j, "predicted_us", pred);
         else

@@ -76,8 +76,7 @@ void cli_sweep_security_text(const sn_coord_opts_t *o, const sn_coord_result_t *
 
 /* The prediction for one size in microseconds (the run's prediction with that size's steps and
  * packet size); negative when the size did not run to the end. */
-double cli_sweep_point_predicted_us(const cli_run_t *run, const sn_coord_result_t *res,
-                                    const sn_coord_point_t *pt);
+double cli_sweep_point_predicted_us(const sn_coord_result_t *res, const sn_coord_point_t *pt);
 
 /* `stepnet bench`: the OSU-style table, and one JSON object per line and size. */
 void cli_sweep_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t *res);

@@ -6,10 +6,10 @@
 #ifndef STEPNET_LAUNCH_H
 #define STEPNET_LAUNCH_H
 
+#include "coord.h"
 #include "stepnet/error.h"
 
 typedef struct sn_coord_s sn_coord_t;
-typedef struct sn_coord_opts_s sn_coord_opts_t;
 typedef struct sn_coord_daemon_s sn_coord_daemon_t; /* daemons.c: one --nodes daemon's invitation */
 
 /* daemons.c: checks --nodes ADDR,ADDR,... (daemon addresses, each with a port) and --port-range
