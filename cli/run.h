@@ -72,9 +72,7 @@ typedef struct cli_run_s {
     "                     and the model)\n"                                                        \
     "  --connect-timeout-ms MS    nodes connecting to each other (default 10000)\n"                \
     "  --ready-timeout-ms MS      every node joined and ready (default 30000)\n"                   \
-    "  --slot-timeout-ms MS       one slot without progress (default 5000): a neighbour\n"         \
-    "                             fails when its frame is missing and its link moved no\n"         \
-    "                             byte for MS; a large frame still streaming waits\n"              \
+    "  --slot-timeout-ms MS       one slot without progress (default 5000)\n"                      \
     "  --collective-timeout-ms MS one repetition (default 300000)\n"                               \
     "  --heartbeat-ms MS  control-channel heartbeat period outside collectives (default 1000;\n"   \
     "                     0: none); 5 periods of silence end the run, or make a node leave\n"      \

@@ -87,9 +87,6 @@ struct link_s {
      * arrival check of half duplex) */
     rxframe_t rx[2];
     uint64_t sent_pkt_slot;
-    /* the link's progress (net/conn.h rx_bytes + tx_moves) when the slot deadline was last armed
-     * or ticked: a missing frame whose link moved since is late, not silent */
-    uint64_t moved;
     link_cal_t cal;
     /* link emulation (emulate.c): this direction's schedule and the frames it holds */
     int emu_on;

@@ -139,56 +139,20 @@ static rxframe_t *win(node_t *nd, link_t *l, uint32_t cid, uint64_t s)
     return &l->rx[(s + off) & 1];
 }
 
-static void on_slot_timer(uv_timer_t *t);
-
-/* Link l's progress: bytes read and writes taken on its connection (net/conn.h). */
-static uint64_t link_moved(const link_t *l)
-{
-    return l->lc ? l->lc->c.rx_bytes + l->lc->c.tx_moves : l->moved;
-}
-
-/* Arms the slot deadline for the slot just played (or starts it, for a run's first slot), and
- * notes where every link's progress stands. */
-static void arm_deadline(node_t *nd, int start)
-{
-    for (uint32_t p = 0; p < nd->deg; p++)
-        nd->links[p].moved = link_moved(&nd->links[p]);
-    if (start)
-        uv_timer_start(&nd->ex.slot_timer, on_slot_timer, nd->slot_ms, nd->slot_ms);
-    else
-        uv_timer_again(&nd->ex.slot_timer);
-}
-
-/* The slot deadline measures silence, not the wall: it fails the run only for a neighbour whose
- * frame is missing and whose link moved no byte, in or out, for a whole period (a stopped
- * process, a cut link). While every missing frame's link moves (a large frame still streaming,
- * or our own large frame still going out to a neighbour that reads it before it answers), the
- * timer, which repeats, waits one more period. */
 static void on_slot_timer(uv_timer_t *t)
 {
     node_t *nd = t->data;
     char missing[256] = "";
     size_t len = 0;
-    uint32_t *ids = sn_xcalloc(nd->deg + 1, sizeof *ids), nids = 0, nlate = 0;
+    uint32_t *ids = sn_xcalloc(nd->deg + 1, sizeof *ids), nids = 0;
     for (uint32_t p = 0; p < nd->deg; p++) {
-        link_t *l = &nd->links[p];
-        rxframe_t *f = win(nd, l, nd->ex.cid, nd->ex.t);
+        rxframe_t *f = win(nd, &nd->links[p], nd->ex.cid, nd->ex.t);
         if (f->have && f->slot == nd->ex.t && f->cid == nd->ex.cid)
             continue;
-        if (l->lc && link_moved(l) != l->moved) {
-            nlate++;
-            continue;
-        }
-        ids[nids++] = l->peer;
+        ids[nids++] = nd->links[p].peer;
         if (len < sizeof missing - 40)
             len += (size_t) snprintf(missing + len, sizeof missing - len, "%snode %u (edge %u)",
-                                     len ? ", " : "", l->peer, l->edge);
-    }
-    if (nlate && !nids) {
-        for (uint32_t p = 0; p < nd->deg; p++)
-            nd->links[p].moved = link_moved(&nd->links[p]);
-        free(ids);
-        return;
+                                     len ? ", " : "", nd->links[p].peer, nd->links[p].edge);
     }
     sn__node_report(nd, SN_ETIMEOUT, nd->ex.t, STEPNET__ABORT_KIND__ABORT_DEADLINE,
                     nids ? (int64_t) ids[0] : -1, ids, nids,
@@ -263,7 +227,7 @@ static void play(node_t *nd, uint64_t s)
         nd->ex.t = s;
         for (uint32_t q = 0; q < nd->deg; q++)
             send_frame(&nd->links[q], nd->ex.cid, s, 0, 0, NULL, p);
-        arm_deadline(nd, 0);
+        uv_timer_again(&nd->ex.slot_timer);
         return;
     }
     if (s == 1 || nrx > 0 || nd->ex.wake == s) {
@@ -365,7 +329,7 @@ static void play(node_t *nd, uint64_t s)
         send_frame(l, nd->ex.cid, s, nd->ex.radius, nd->ex.cmax, pkt, p);
     }
     sn__node_fault_inject(nd, s);
-    arm_deadline(nd, 0);
+    uv_timer_again(&nd->ex.slot_timer);
 }
 
 /* Plays slots as long as every link holds the frame of the current slot. */
@@ -573,7 +537,7 @@ static void start_run(node_t *nd, uint32_t cid, uint64_t idle, uint64_t then_cid
     nd->ex.running = 1;
     nd->ex.complete_ns = 0;
     nd->ex.start_ns = uv_hrtime();
-    arm_deadline(nd, 1);
+    uv_timer_start(&nd->ex.slot_timer, on_slot_timer, nd->slot_ms, nd->slot_ms);
     play(nd, 1);
     advance(nd);
 }
