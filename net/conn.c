@@ -242,8 +242,6 @@ static void write_cb(uv_write_t *req, int status)
     wreq_t *w = (wreq_t *) req;
     sn_conn_t *c = w->c;
     release(c, w);
-    if (status == 0)
-        c->tx_moves++;
     if (status < 0 && status != UV_ECANCELED)
         write_failed(c, status);
 }
@@ -262,8 +260,6 @@ static void chunk_cb(uv_write_t *req, int status)
     sn_conn_t *c = k->c;
     c->inflight--;
     chunk_release(c, k);
-    if (status == 0)
-        c->tx_moves++;
     if (status < 0 && status != UV_ECANCELED) {
         write_failed(c, status);
         return;
@@ -279,8 +275,6 @@ static int put_bytes(sn_conn_t *c, uv_write_t *req, uv_write_cb cb, const uint8_
         return -1;
     uv_buf_t b = uv_buf_init((char *) p, (unsigned) n);
     int done = uv_try_write((uv_stream_t *) &c->tcp, &b, 1);
-    if (done > 0)
-        c->tx_moves++;
     if (done == (int) n)
         return 1;
     if (done > 0)
@@ -833,7 +827,6 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     }
     if (nread == 0 || c->closing)
         return;
-    c->rx_bytes += (uint64_t) nread;
     if (!c->established && c->hs) { /* alloc_cb gave hsbuf, no more than the step wants */
         c->hs_have += (size_t) nread;
         if (c->hs_have == c->hs->want)

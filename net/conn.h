@@ -130,9 +130,6 @@ struct sn_conn_s {
     size_t hs_have;
     void *outq, *outq_tail; /* frames not yet (completely) handed to the socket, in order */
     uint64_t rx_frames;
-    /* progress, for a deadline that measures silence (node/slot.c): bytes read, and writes the
-     * socket took in whole or in part; one addition per read or write */
-    uint64_t rx_bytes, tx_moves;
     int fault_next;   /* testing (--fault): SN_CONN_FAULT_* applied to the next frame on the wire */
     char peer[64];    /* "127.0.0.1:40123", for errors */
     uv_timer_t timer; /* the handshake deadline, then the one of sn_conn_expect */
