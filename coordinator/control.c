@@ -42,7 +42,7 @@ void sn__coord_on_deadline(uv_timer_t *t)
                        : r->phase == SN_COORD_PH_CALIBRATE ? "ready deadline: links calibrated"
                        : r->phase == SN_COORD_PH_CLOCK     ? "ready deadline: clocks probed"
                                                            : "collective deadline";
-    uint32_t ms = r->phase == SN_COORD_PH_RUN ? r->o->collective_ms : r->o->ready_ms;
+    uint32_t ms = r->deadline_ms;
     if (r->phase == SN_COORD_PH_JOIN && r->o->join) /* ids are given in join order: none yet here */
         sn__coord_fail(r, SN_COORD_NODE_NONE, 0,
                        "%s (%u ms) expired: %u of %u nodes missing (%u have joined)", what, ms,
@@ -51,6 +51,12 @@ void sn__coord_on_deadline(uv_timer_t *t)
         sn__coord_fail(r, SN_COORD_NODE_NONE, 0,
                        "%s (%u ms) expired: %u of %u nodes missing (nodes %s)", what, ms, count,
                        r->n, missing);
+}
+
+void sn__coord_deadline(sn_coord_t *r, uint32_t ms)
+{
+    r->deadline_ms = ms;
+    uv_timer_start(&r->deadline, sn__coord_on_deadline, ms, 0);
 }
 
 uint64_t sn__coord_probe(sn_coord_t *r)
@@ -179,7 +185,7 @@ static void start_rep(sn_coord_t *r)
     st.quiet_slot = st.has_quiet_slot ? quiet : 0;
     m.msg_case = STEPNET__CONTROL__MSG_START;
     m.start = &st;
-    uv_timer_start(&r->deadline, sn__coord_on_deadline, r->o->collective_ms, 0);
+    sn__coord_deadline(r, r->o->collective_ms);
     r->t0 = uv_hrtime();
     sn__coord_send_all(r, &m);
 }

@@ -466,7 +466,7 @@ static int run_here(const sn_coord_opts_t *opts, sn_coord_result_t *result, sn_e
     if (!r->stopping)
         lower_priority(r);
     if (!r->stopping)
-        uv_timer_start(&r->deadline, sn__coord_on_deadline, opts->ready_ms, 0);
+        sn__coord_deadline(r, opts->ready_ms);
     if (!r->stopping && opts->heartbeat_ms)
         uv_timer_start(&r->heartbeat, sn__coord_on_heartbeat, opts->heartbeat_ms,
                        opts->heartbeat_ms);

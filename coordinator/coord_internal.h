@@ -131,6 +131,7 @@ struct sn_coord_s {
     sn_coord_pconn_t *pconns;
     uint32_t joined, nready, ncal, nclocked, ncomplete, nresult;
     uv_timer_t deadline, grace, blame_timer, heartbeat;
+    uint32_t deadline_ms;          /* the running `deadline` timer's length, for its message */
     uint64_t blame_due;            /* uv_now at which the blame window closes */
     uint64_t hb_seq, hb_last_tick; /* uv_now of the previous heartbeat tick */
     uint64_t probe_seq; /* the liveness probe sent at the first failure report (0: none) */
@@ -214,6 +215,8 @@ uint64_t sn__coord_probe(sn_coord_t *r);
 void sn__coord_on_connection(uv_stream_t *server, int status);
 extern const sn_admit_ops_t sn__coord_admit_ops;
 void sn__coord_on_deadline(uv_timer_t *t);
+/* (Re)starts the phase deadline: `ms` milliseconds from now, kept for the expiry message. */
+void sn__coord_deadline(sn_coord_t *r, uint32_t ms);
 
 /* aggregate.c: the link timings of one node's CALIBRATED message. */
 void sn__coord_add_calibration(sn_coord_t *r, const Stepnet__Calibrated *cal);
