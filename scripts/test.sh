@@ -2,8 +2,10 @@
 # Everything CI runs: install what is missing, build with warnings as errors, check the format,
 # run every test; build (without running the tests) Release with GCC and RelWithDebInfo and
 # Release with clang, warnings as errors, so that no compiler or optimisation level warns; then
-# build with AddressSanitizer + UndefinedBehaviorSanitizer and run every test again; and run the
-# simulator's threaded stepping (test_sim_threads) under ThreadSanitizer.
+# build with AddressSanitizer + UndefinedBehaviorSanitizer and run every test again except those
+# labelled `heavy` (gigabyte frames and long fault loops: the same code paths as lighter tests, at a
+# size or length the sanitizers' memory and time overhead cannot afford on CI's 2 cores); and run
+# the simulator's threaded stepping (test_sim_threads) under ThreadSanitizer.
 #
 #   scripts/test.sh            everything above: the gate before a merge
 #   scripts/test.sh --quick    install and build as above, then only the tests labelled `unit`
@@ -46,7 +48,7 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSTEPNET_SANITIZE=ON
 cmake --build build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --test-dir build-asan --output-on-failure -j2
+    ctest --test-dir build-asan --output-on-failure -j2 -LE heavy
 # the simulator's parallel stepping under ThreadSanitizer (clang; only the test that splits slots)
 CC=clang cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTEPNET_WERROR=ON \
     -DSTEPNET_MANPAGES=OFF -DCMAKE_C_FLAGS=-fsanitize=thread \
