@@ -254,15 +254,17 @@ static void gone_verdict(int x, const sn_coord_evidence_t *e, const sn_coord_rep
     if (e->live == SN_COORD_LIVE_STOPPED)
         len = (size_t) snprintf(t, cap,
                                 "%s is stopped%s: its host acknowledges the coordinator's "
-                                "heartbeats, but the node answered none in %llu ms (the process is "
-                                "suspended, e.g. by SIGSTOP, or its event loop is stuck)",
+                                "heartbeats, but the node has not answered the one sent %llu ms "
+                                "ago (the process is suspended, e.g. by SIGSTOP, or its event "
+                                "loop is stuck)",
                                 who, at, (unsigned long long) e->waited_ms);
     else
         len = (size_t) snprintf(t, cap,
                                 "%s is unreachable%s: the coordinator's heartbeats to it are not "
-                                "acknowledged (%u segments unacknowledged, %u retransmissions in "
-                                "%llu ms): its host or its network is gone",
-                                who, at, e->unacked, e->retransmits,
+                                "acknowledged (%u unacknowledged segment%s, the oldest sent %u "
+                                "more times; no answer %llu ms after the last probe): its host or "
+                                "its network is gone",
+                                who, at, e->unacked, e->unacked == 1 ? "" : "s", e->retransmits,
                                 (unsigned long long) e->waited_ms);
     if (len < cap)
         len += (size_t) snprintf(t + len, cap - len, " [%s]", cause->text);
