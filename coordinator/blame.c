@@ -93,6 +93,7 @@ static int silent(const sn_coord_report_t *rp, size_t n, uint32_t nnodes,
     return !reported(rp, n, x) && live_of(ev, nnodes, x) != SN_COORD_LIVE_ANSWERED;
 }
 
+/* Eligible for rule 9, second pass: any accused node. */
 static int anyone(const sn_coord_report_t *rp, size_t n, uint32_t nnodes,
                   const sn_coord_evidence_t *ev, int x)
 {

@@ -63,8 +63,14 @@ static void expect_contains(const char *s, const char *needle)
 static void test_kinds_apart(void **state)
 {
     (void) state;
-    const int node_kinds[] = {SELF,     LINK,    PROTO,
-                              DEADLINE, CORRUPT, STEPNET__ABORT_KIND__ABORT_INTERRUPT};
+    const int node_kinds[] = {SELF,
+                              LINK,
+                              PROTO,
+                              DEADLINE,
+                              CORRUPT,
+                              STEPNET__ABORT_KIND__ABORT_INTERRUPT,
+                              STEPNET__ABORT_KIND__ABORT_COORDINATOR,
+                              SLOW};
     for (size_t i = 0; i < sizeof node_kinds / sizeof *node_kinds; i++) {
         assert_true(node_kinds[i] != SN_COORD_KIND_DEATH);
         assert_true(node_kinds[i] != SN_COORD_KIND_RUN);
