@@ -200,17 +200,18 @@ static void link_verdict(int a, int b, const sn_coord_report_t *ra, const sn_coo
              ra ? ra->text : quiet[0], rb ? rb->text : quiet[1]);
 }
 
-sn_coord_live_t sn__coord_liveness(int answered, int have_tcp, uint32_t unacked,
-                                   uint32_t retransmits, uint32_t backoff)
+sn_coord_live_t sn__coord_liveness(int answered, const sn_coord_tcp_t *tcp, uint64_t probe_age_ms)
 {
     if (answered)
         return SN_COORD_LIVE_ANSWERED;
-    if (!have_tcp)
+    if (tcp == NULL)
         return SN_COORD_LIVE_UNKNOWN;
-    if (unacked == 0)
+    if (tcp->unacked == 0)
         return SN_COORD_LIVE_STOPPED;
-    if (retransmits > 0 || backoff > 0)
+    if (tcp->retransmits > 0 || tcp->backoff > 0)
         return SN_COORD_LIVE_UNREACHABLE;
+    if (tcp->last_ack_ms < probe_age_ms)
+        return SN_COORD_LIVE_STOPPED;
     return SN_COORD_LIVE_UNKNOWN;
 }
 

@@ -68,14 +68,23 @@ typedef struct sn_coord_evidence_s {
     uint64_t waited_ms;
 } sn_coord_evidence_t;
 
-/* A node's liveness from the coordinator's evidence: whether it answered the probe, and (have_tcp:
- * the kernel's state of its control connection could be read) the segments still unacknowledged
- * and the retransmissions and backoff of the oldest. Answered: ANSWERED; else everything sent
- * acknowledged: STOPPED (its host's kernel answers for it, the process does not); else being
- * retransmitted: UNREACHABLE; else (no state, or a segment in flight not yet retransmitted):
- * UNKNOWN, so that a late acknowledgement never passes for a dead network. */
-sn_coord_live_t sn__coord_liveness(int answered, int have_tcp, uint32_t unacked,
-                                   uint32_t retransmits, uint32_t backoff);
+/* The kernel's state of a node's control connection, as net/tcpinfo.h reads it: segments sent and
+ * not acknowledged, retransmissions and timer backoff of the oldest, and the milliseconds since
+ * the last acknowledgement arrived. */
+typedef struct sn_coord_tcp_s {
+    uint32_t unacked, retransmits, backoff;
+    uint64_t last_ack_ms;
+} sn_coord_tcp_t;
+
+/* A node's liveness from the coordinator's evidence: whether it answered the probe, the state of
+ * its control connection (`tcp`, NULL: could not be read), and the milliseconds since the probe
+ * was sent. Answered: ANSWERED. Else, everything sent acknowledged: STOPPED (the node's host
+ * receives for it, the process does not answer). Else, the oldest segment retransmitted or its
+ * timer backing off: UNREACHABLE. Else, an acknowledgement arrived after the probe was sent (the
+ * newest segment, a heartbeat of the blame window, may still be on its way): STOPPED. Else (no
+ * state, or the probe itself in flight): UNKNOWN, so that a late acknowledgement never passes for
+ * a dead network nor a slow one for a stopped node. */
+sn_coord_live_t sn__coord_liveness(int answered, const sn_coord_tcp_t *tcp, uint64_t probe_age_ms);
 
 /* Picks the root cause among `n` >= 1 reports of a run with `nnodes` nodes. Reports cascade
  * through the links (a killed node's neighbours lose their links, abort and close theirs; stalled

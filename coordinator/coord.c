@@ -125,11 +125,12 @@ static void evidence(sn_coord_t *r, uint32_t i, sn_coord_evidence_t *ev)
     int answered = cn->answered_hb >= r->probe_seq;
     int have_tcp =
         !answered && cn->conn != NULL && !cn->exited && sn_tcp_state(&cn->conn->tcp, &ts) == 0;
-    ev->live = sn__coord_liveness(answered, have_tcp, ts.unacked, ts.retransmits, ts.backoff);
+    sn_coord_tcp_t tcp = {ts.unacked, ts.retransmits, ts.backoff, ts.last_ack_ms};
+    ev->waited_ms = uv_now(r->loop) - r->probe_ms;
+    ev->live = sn__coord_liveness(answered, have_tcp ? &tcp : NULL, ev->waited_ms);
     ev->pid = cn->pid;
     ev->unacked = ts.unacked;
     ev->retransmits = ts.retransmits;
-    ev->waited_ms = uv_now(r->loop) - r->probe_ms;
 }
 
 /* The verdict of blame over the reports so far, into the result. */

@@ -28,6 +28,7 @@ int sn_tcp_state(const uv_tcp_t *tcp, sn_tcp_state_t *out)
     out->unacked = ti.tcpi_unacked;
     out->retransmits = ti.tcpi_retransmits;
     out->backoff = ti.tcpi_backoff;
+    out->last_ack_ms = ti.tcpi_last_ack_recv;
     return 0;
 #else
     (void) tcp;

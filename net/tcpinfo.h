@@ -12,6 +12,7 @@ typedef struct sn_tcp_state_s {
     uint32_t unacked;     /* segments sent and not yet acknowledged */
     uint32_t retransmits; /* retransmissions of the oldest unacknowledged segment so far */
     uint32_t backoff;     /* doublings of the retransmission timeout so far */
+    uint32_t last_ack_ms; /* since the last acknowledgement arrived */
 } sn_tcp_state_t;
 
 /* Fills `out` from getsockopt(TCP_INFO) on the socket of `tcp`, which must be open. 0, or a

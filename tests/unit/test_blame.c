@@ -524,18 +524,24 @@ static void test_slow_link(void **state)
 static void test_liveness(void **state)
 {
     (void) state;
+    const sn_coord_tcp_t acked = {0, 0, 0, 900}, retransmitted = {2, 3, 0, 6000},
+                         backing_off = {1, 0, 2, 6000}, heartbeat_in_flight = {1, 0, 0, 700},
+                         probe_in_flight = {1, 0, 0, 6000};
     /* answered: alive, whatever TCP says */
-    assert_int_equal(sn__coord_liveness(1, 1, 3, 2, 1), SN_COORD_LIVE_ANSWERED);
-    assert_int_equal(sn__coord_liveness(1, 0, 0, 0, 0), SN_COORD_LIVE_ANSWERED);
+    assert_int_equal(sn__coord_liveness(1, &retransmitted, 5300), SN_COORD_LIVE_ANSWERED);
+    assert_int_equal(sn__coord_liveness(1, NULL, 5300), SN_COORD_LIVE_ANSWERED);
     /* no TCP state (closed, not Linux): unknown */
-    assert_int_equal(sn__coord_liveness(0, 0, 0, 0, 0), SN_COORD_LIVE_UNKNOWN);
+    assert_int_equal(sn__coord_liveness(0, NULL, 5300), SN_COORD_LIVE_UNKNOWN);
     /* everything acknowledged, nothing answered: stopped */
-    assert_int_equal(sn__coord_liveness(0, 1, 0, 0, 0), SN_COORD_LIVE_STOPPED);
+    assert_int_equal(sn__coord_liveness(0, &acked, 5300), SN_COORD_LIVE_STOPPED);
     /* unacknowledged and retransmitted, or backing off: unreachable */
-    assert_int_equal(sn__coord_liveness(0, 1, 2, 3, 0), SN_COORD_LIVE_UNREACHABLE);
-    assert_int_equal(sn__coord_liveness(0, 1, 1, 0, 2), SN_COORD_LIVE_UNREACHABLE);
-    /* in flight, not yet retransmitted: not judged */
-    assert_int_equal(sn__coord_liveness(0, 1, 1, 0, 0), SN_COORD_LIVE_UNKNOWN);
+    assert_int_equal(sn__coord_liveness(0, &retransmitted, 5300), SN_COORD_LIVE_UNREACHABLE);
+    assert_int_equal(sn__coord_liveness(0, &backing_off, 5300), SN_COORD_LIVE_UNREACHABLE);
+    /* a heartbeat sent just before blame, not yet acknowledged, but an acknowledgement came after
+     * the probe: its host receives, stopped */
+    assert_int_equal(sn__coord_liveness(0, &heartbeat_in_flight, 5300), SN_COORD_LIVE_STOPPED);
+    /* nothing acknowledged since the probe, nothing retransmitted yet: not judged */
+    assert_int_equal(sn__coord_liveness(0, &probe_in_flight, 300), SN_COORD_LIVE_UNKNOWN);
 }
 
 int main(void)
