@@ -45,24 +45,75 @@ typedef struct sn_coord_verdict_s {
     char error[SN_COORD_ERROR_TEXT];
 } sn_coord_verdict_t;
 
+/* What the coordinator knows of one node's liveness when it blames (coord.c), from the heartbeat
+ * it sent every node at the first failure report (the liveness probe) and from the kernel's state
+ * of that node's control connection (TCP_INFO, net/tcpinfo.h). */
+typedef enum {
+    SN_COORD_LIVE_UNKNOWN = 0, /* no probe sent, its connection closed, or the TCP state says
+                                * neither of the below (the probe may still be on its way) */
+    SN_COORD_LIVE_ANSWERED,    /* it answered the probe: its event loop runs */
+    SN_COORD_LIVE_STOPPED,     /* its kernel acknowledged the probe, the node did not answer: the
+                                * process is suspended (SIGSTOP) or its loop is stuck */
+    SN_COORD_LIVE_UNREACHABLE  /* the probe is not acknowledged and is being retransmitted: the
+                                * node's host or network is gone */
+} sn_coord_live_t;
+
+/* One node's evidence: its liveness, its pid (0: unknown), and for the verdict's words the state of
+ * its control connection when blame ran: segments unacknowledged, retransmissions of the oldest,
+ * and the milliseconds since the probe was sent. */
+typedef struct sn_coord_evidence_s {
+    int live; /* sn_coord_live_t */
+    uint32_t pid;
+    uint32_t unacked, retransmits;
+    uint64_t waited_ms;
+} sn_coord_evidence_t;
+
+/* The kernel's state of a node's control connection, as net/tcpinfo.h reads it: segments sent and
+ * not acknowledged, retransmissions and timer backoff of the oldest, and the milliseconds since
+ * the last acknowledgement arrived. */
+typedef struct sn_coord_tcp_s {
+    uint32_t unacked, retransmits, backoff;
+    uint64_t last_ack_ms;
+} sn_coord_tcp_t;
+
+/* A node's liveness from the coordinator's evidence: whether it answered the probe, the state of
+ * its control connection (`tcp`, NULL: could not be read), and the milliseconds since the probe
+ * was sent. Answered: ANSWERED. Else, everything sent acknowledged: STOPPED (the node's host
+ * receives for it, the process does not answer). Else, the oldest segment retransmitted or its
+ * timer backing off: UNREACHABLE. Else, an acknowledgement arrived after the probe was sent (the
+ * newest segment, a heartbeat of the blame window, may still be on its way): STOPPED. Else (no
+ * state, or the probe itself in flight): UNKNOWN, so that a late acknowledgement never passes for
+ * a dead network nor a slow one for a stopped node. */
+sn_coord_live_t sn__coord_liveness(int answered, const sn_coord_tcp_t *tcp, uint64_t probe_age_ms);
+
 /* Picks the root cause among `n` >= 1 reports of a run with `nnodes` nodes. Reports cascade
  * through the links (a killed node's neighbours lose their links, abort and close theirs; stalled
- * nodes fire their slot deadlines together), so the first report is often a consequence. In
- * order: an interrupt (the coordinator's own SIGINT or SIGTERM, then a node's: "interrupted by
- * the user", no culprit: the nodes of an interrupted process group die around it); nodes that left
- * because the coordinator was silent past the heartbeat deadline ("the coordinator was silent",
- * no culprit node: it was stopped or unreachable, and their deaths follow); a node that
- * died; a node's own error; the sender of a malformed or corrupt frame; a link whose two ends
- * accuse each other (link or deadline reports, both alive: "link 5-6 (edge 6) went silent at slot
- * N; both ends alive", no culprit node); the silent node that the deadline and link reports name
- * most (preferring one that sent no report itself and is not known alive); else the first report.
- * `alive` (NULL: unknown) marks, per node, those that answered the coordinator's liveness probe
- * after the first report: an accused node that is alive, sent no report and accuses nobody has
- * sent its frames (its event loop runs; it may even have finished the repetition, its last frame
- * lost on the way), so when no accused node is dead or silent, the link between accuser and
- * accused is named ("link 2-3 ... went silent ...; both ends alive"), not the node. Reads the
- * reports only; writes `out`. */
-void sn__coord_blame(const sn_coord_report_t *rp, size_t n, uint32_t nnodes, const uint8_t *alive,
-                     sn_coord_verdict_t *out);
+ * nodes fire their slot deadlines together; a node that reported leaves a few seconds later, and
+ * its death follows), so the first report is often a consequence. A node's "own" reports are the
+ * ones it sent (every kind but the coordinator's DEATH and RUN). In order:
+ *  1. an interrupt (the coordinator's own SIGINT or SIGTERM, then a node's: "interrupted by the
+ *     user", no culprit: the nodes of an interrupted process group die around it); nodes that left
+ *     because the coordinator was silent past the heartbeat deadline ("the coordinator was
+ *     silent", no culprit node: it was stopped or unreachable, and their deaths follow);
+ *  2. a node that died without a report of its own (the death of a node that had reported is a
+ *     consequence of what it reported, never blamed); when its connection is still open and the
+ *     evidence says stopped or unreachable, it is named so (rule 5's words);
+ *  3. a node's own error (ABORT_SELF); 4. the sender of a malformed or corrupt frame;
+ *  5. a node that the link, deadline and slow reports accuse, that sent no report, and that the
+ *     evidence shows stopped ("node 3 (pid 42) is stopped: ...") or unreachable ("node 2 (pid 7)
+ *     is unreachable: ..."): the one named most;
+ *  6. a slow link (ABORT_SLOW: a frame arrives, too slowly for its deadline): "link 2-3 is too
+ *     slow at slot N: <the reporter's words>", no culprit node;
+ *  7. a link whose two ends accuse each other (both alive: "link 5-6 (edge 6) went silent at slot
+ *     N; both ends alive", no culprit node);
+ *  8. an accused node that sent no report but answered the probe (it has sent its frames: its
+ *     event loop runs; it may have finished the repetition, its last frame lost on the way), when
+ *     every accused node without a report did: the link between accuser and accused;
+ *  9. the silent node that the reports name most, preferring one that sent no report and did not
+ *     answer ("node 3 failed (it stopped sending frames): ...");
+ * 10. else the first report that is not a consequence.
+ * `ev` (NULL: nothing known) has one entry per node. Reads the reports only; writes `out`. */
+void sn__coord_blame(const sn_coord_report_t *rp, size_t n, uint32_t nnodes,
+                     const sn_coord_evidence_t *ev, sn_coord_verdict_t *out);
 
 #endif

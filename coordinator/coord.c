@@ -14,6 +14,7 @@
 
 #include "coord_internal.h"
 #include "errors.h"
+#include "tcpinfo.h"
 #include "stepnet/sim.h"
 #include "stepnet/util.h"
 
@@ -114,18 +115,36 @@ void sn__coord_send_all(sn_coord_t *r, const Stepnet__Control *m)
             sn_wire_send_control(r->nodes[i].conn, m);
 }
 
+/* Node i's evidence for blame: did it answer the liveness probe, and, when it did not and its
+ * control connection is still open, does its host acknowledge what the coordinator sends it (the
+ * probe and the heartbeats of the blame window)? */
+static void evidence(sn_coord_t *r, uint32_t i, sn_coord_evidence_t *ev)
+{
+    const sn_coord_node_t *cn = &r->nodes[i];
+    sn_tcp_state_t ts = {0};
+    int answered = cn->answered_hb >= r->probe_seq;
+    int have_tcp =
+        !answered && cn->conn != NULL && !cn->exited && sn_tcp_state(&cn->conn->tcp, &ts) == 0;
+    sn_coord_tcp_t tcp = {ts.unacked, ts.retransmits, ts.backoff, ts.last_ack_ms};
+    ev->waited_ms = uv_now(r->loop) - r->probe_ms;
+    ev->live = sn__coord_liveness(answered, have_tcp ? &tcp : NULL, ev->waited_ms);
+    ev->pid = cn->pid;
+    ev->unacked = ts.unacked;
+    ev->retransmits = ts.retransmits;
+}
+
 /* The verdict of blame over the reports so far, into the result. */
 static void blame(sn_coord_t *r)
 {
     sn_coord_verdict_t v;
-    uint8_t *alive = NULL;
+    sn_coord_evidence_t *ev = NULL;
     if (r->probe_seq) {
-        alive = sn_xcalloc(r->n, 1);
+        ev = sn_xcalloc(r->n, sizeof *ev);
         for (uint32_t i = 0; i < r->n; i++)
-            alive[i] = r->nodes[i].answered_hb >= r->probe_seq;
+            evidence(r, i, &ev[i]);
     }
-    sn__coord_blame(r->reports, r->nreports, r->n, alive, &v);
-    free(alive);
+    sn__coord_blame(r->reports, r->nreports, r->n, ev, &v);
+    free(ev);
     r->res->fail_node = v.culprit;
     r->res->fail_slot = v.slot;
     snprintf(r->res->error, sizeof r->res->error, "%s", v.error);
@@ -217,8 +236,10 @@ void sn__coord_report(sn_coord_t *r, int kind, int node, int peer, uint64_t slot
         window += r->o->slot_ms;
     uint64_t due = uv_now(r->loop) + window;
     if (!r->res->failed || due < r->blame_due) {
-        if (!r->res->failed) /* who is alive: the nodes that answer this before blame */
+        if (!r->res->failed) { /* who is alive: the nodes that answer this before blame */
             r->probe_seq = sn__coord_probe(r);
+            r->probe_ms = uv_now(r->loop);
+        }
         r->res->failed = 1;
         uv_timer_stop(&r->deadline);
         r->blame_due = due;

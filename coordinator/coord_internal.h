@@ -135,6 +135,7 @@ struct sn_coord_s {
     uint64_t blame_due;            /* uv_now at which the blame window closes */
     uint64_t hb_seq, hb_last_tick; /* uv_now of the previous heartbeat tick */
     uint64_t probe_seq; /* the liveness probe sent at the first failure report (0: none) */
+    uint64_t probe_ms;  /* uv_now when it was sent */
     uv_signal_t sigint, sigterm;
     /* calibration: per link, microseconds and microseconds per byte */
     double *alpha, *beta;

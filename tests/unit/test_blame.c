@@ -17,6 +17,7 @@
 #define PROTO    STEPNET__ABORT_KIND__ABORT_PROTO
 #define DEADLINE STEPNET__ABORT_KIND__ABORT_DEADLINE
 #define CORRUPT  STEPNET__ABORT_KIND__ABORT_CORRUPT
+#define SLOW     STEPNET__ABORT_KIND__ABORT_SLOW
 #define NONE     SN_COORD_NODE_NONE
 
 static sn_coord_report_t rep(int kind, int node, int peer, uint64_t slot, const uint32_t *missing,
@@ -34,6 +35,24 @@ static sn_coord_report_t rep(int kind, int node, int peer, uint64_t slot, const 
     return r;
 }
 
+static sn_coord_evidence_t live(int state, uint32_t pid, uint32_t unacked, uint32_t retransmits,
+                                uint64_t waited_ms)
+{
+    sn_coord_evidence_t e = {state, pid, unacked, retransmits, waited_ms};
+    return e;
+}
+
+static sn_coord_evidence_t answered(void)
+{
+    return live(SN_COORD_LIVE_ANSWERED, 0, 0, 0, 0);
+}
+
+/* did not answer; the TCP state says nothing either way */
+static sn_coord_evidence_t unknown(void)
+{
+    return live(SN_COORD_LIVE_UNKNOWN, 0, 0, 0, 0);
+}
+
 static void expect_contains(const char *s, const char *needle)
 {
     if (strstr(s, needle) == NULL)
@@ -44,8 +63,14 @@ static void expect_contains(const char *s, const char *needle)
 static void test_kinds_apart(void **state)
 {
     (void) state;
-    const int node_kinds[] = {SELF,     LINK,    PROTO,
-                              DEADLINE, CORRUPT, STEPNET__ABORT_KIND__ABORT_INTERRUPT};
+    const int node_kinds[] = {SELF,
+                              LINK,
+                              PROTO,
+                              DEADLINE,
+                              CORRUPT,
+                              STEPNET__ABORT_KIND__ABORT_INTERRUPT,
+                              STEPNET__ABORT_KIND__ABORT_COORDINATOR,
+                              SLOW};
     for (size_t i = 0; i < sizeof node_kinds / sizeof *node_kinds; i++) {
         assert_true(node_kinds[i] != SN_COORD_KIND_DEATH);
         assert_true(node_kinds[i] != SN_COORD_KIND_RUN);
@@ -189,7 +214,9 @@ static void test_link_cut_one_side(void **state)
     r[0] = rep(DEADLINE, 3, 2, 10, m3, 1, "node 3: slot deadline at slot 10: no frame from node 2");
     r[0].edge_known = 1;
     r[0].edge = 3;
-    uint8_t alive[6] = {1, 1, 1, 1, 1, 1};
+    sn_coord_evidence_t alive[6];
+    for (int i = 0; i < 6; i++)
+        alive[i] = answered();
     sn_coord_verdict_t v;
     sn__coord_blame(r, 1, 6, alive, &v);
     assert_int_equal(v.culprit, NONE);
@@ -200,7 +227,7 @@ static void test_link_cut_one_side(void **state)
     expect_contains(v.error, "node 2: no report; it answers the coordinator");
     expect_contains(v.error, "[node 3: slot deadline at slot 10");
     /* node 2 does not answer: it is the culprit */
-    alive[2] = 0;
+    alive[2] = unknown();
     sn__coord_blame(r, 1, 6, alive, &v);
     assert_int_equal(v.culprit, 2);
     assert_int_equal(v.link_a, NONE);
@@ -209,8 +236,8 @@ static void test_link_cut_one_side(void **state)
     sn__coord_blame(r, 1, 6, NULL, &v);
     assert_int_equal(v.culprit, 2);
     /* node 2 alive but node 4 silent too (node 3 and node 5 accuse it): node 4 is named */
-    alive[2] = 1;
-    alive[4] = 0;
+    alive[2] = answered();
+    alive[4] = unknown();
     r[0] =
         rep(DEADLINE, 3, 2, 10, m3b, 2, "node 3: slot deadline at slot 10: no frame from node 2");
     r[1] = rep(DEADLINE, 5, 4, 10, m5, 1, "node 5: slot deadline at slot 10: no frame from node 4");
@@ -218,7 +245,7 @@ static void test_link_cut_one_side(void **state)
     assert_int_equal(v.culprit, 4);
     assert_int_equal(v.link_a, NONE);
     /* the accuser with the larger id comes second in the link's name */
-    alive[4] = 1;
+    alive[4] = answered();
     r[0] = rep(DEADLINE, 1, 2, 7, m3, 1, "node 1: slot deadline at slot 7: no frame from node 2");
     sn__coord_blame(r, 1, 6, alive, &v);
     assert_int_equal(v.link_a, 1);
@@ -307,6 +334,216 @@ static void test_own_finding(void **state)
     assert_string_equal(v.error, "");
 }
 
+/* The exact sequence of `stepnet run --topo ring:8 --coll te` with node 3 stopped (SIGSTOP): its
+ * neighbours 2 and 4 name it at their slot deadline; the others stall behind them and name them;
+ * 5 s after their unanswered reports nodes 2 and 4 leave, and the coordinator sees their control
+ * connections close before the blame window ends. Those deaths follow their own reports: node 3
+ * is named, never node 4 or node 2; with the TCP evidence (its host acknowledged the probe, the
+ * node did not answer) as stopped. */
+static void test_stop_sequence(void **state)
+{
+    (void) state;
+    static const uint32_t m2[] = {3}, m4[] = {3}, m1[] = {2}, m5[] = {4}, m0[] = {1}, m6[] = {5},
+                          m7[] = {0, 6};
+    sn_coord_report_t r[9];
+    r[0] = rep(DEADLINE, 4, 3, 17, m4, 1,
+               "node 4: slot deadline (5000 ms) at slot 17: no frame from node 3 (edge 3)");
+    r[1] = rep(DEADLINE, 2, 3, 17, m2, 1,
+               "node 2: slot deadline (5000 ms) at slot 17: no frame from node 3 (edge 2)");
+    r[2] = rep(DEADLINE, 5, 4, 18, m5, 1,
+               "node 5: slot deadline (5000 ms) at slot 18: no frame from node 4 (edge 4)");
+    r[3] = rep(DEADLINE, 1, 2, 18, m1, 1,
+               "node 1: slot deadline (5000 ms) at slot 18: no frame from node 2 (edge 1)");
+    r[4] = rep(DEADLINE, 6, 5, 19, m6, 1, "node 6: slot deadline at slot 19: no frame from node 5");
+    r[5] = rep(DEADLINE, 0, 1, 19, m0, 1, "node 0: slot deadline at slot 19: no frame from node 1");
+    r[6] = rep(DEADLINE, 7, 0, 20, m7, 2, "node 7: slot deadline at slot 20: no frame from node 0");
+    r[7] = rep(SN_COORD_KIND_DEATH, 4, NONE, 0, NULL, 0,
+               "node 4 (pid 1004) lost its control connection: closed by the peer (EOF)");
+    r[8] = rep(SN_COORD_KIND_DEATH, 2, NONE, 0, NULL, 0,
+               "node 2 (pid 1002) lost its control connection: closed by the peer (EOF)");
+    sn_coord_verdict_t v;
+    /* without liveness evidence: the silent node all the same, not a node that left */
+    sn__coord_blame(r, 9, 8, NULL, &v);
+    assert_int_equal(v.culprit, 3);
+    assert_int_equal(v.slot, 17);
+    assert_true(strncmp(v.error, "node 3 failed (it stopped sending frames): node 4: slot", 55) ==
+                0);
+    /* with it: stopped. Nodes 2 and 4 left (connection closed: nothing known), the rest answer */
+    sn_coord_evidence_t ev[8];
+    for (int i = 0; i < 8; i++)
+        ev[i] = answered();
+    ev[2] = ev[4] = unknown();
+    ev[3] = live(SN_COORD_LIVE_STOPPED, 1003, 0, 0, 5301);
+    sn__coord_blame(r, 9, 8, ev, &v);
+    assert_int_equal(v.culprit, 3);
+    assert_int_equal(v.link_a, NONE);
+    assert_int_equal(v.slot, 17);
+    assert_true(strncmp(v.error,
+                        "node 3 (pid 1003) is stopped at slot 17: its host acknowledges the "
+                        "coordinator's heartbeats, but the node has not answered the one sent "
+                        "5301 ms ago",
+                        138) == 0);
+    expect_contains(v.error, "[node 4: slot deadline (5000 ms) at slot 17: no frame from node 3");
+    expect_contains(v.error, "[node 2: slot deadline (5000 ms) at slot 17: no frame from node 3");
+    /* the deaths first, in any order: the same verdict */
+    sn_coord_report_t s[9] = {r[8], r[7], r[6], r[5], r[4], r[3], r[2], r[1], r[0]};
+    sn__coord_blame(s, 9, 8, ev, &v);
+    assert_int_equal(v.culprit, 3);
+    expect_contains(v.error, "node 3 (pid 1003) is stopped at slot 17");
+}
+
+/* Node 2 of ring:8 in its own network namespace, its interface detached for good: its neighbours
+ * 1 and 3 name it; its own report never arrives (its network is gone); nodes 1 and 3 leave 5 s
+ * after their reports. The coordinator's probe to node 2 is retransmitted, never acknowledged:
+ * node 2 is unreachable, not node 1 (the first to leave). */
+static void test_detached_sequence(void **state)
+{
+    (void) state;
+    static const uint32_t m1[] = {2}, m3[] = {2}, m0[] = {1}, m4[] = {3};
+    sn_coord_report_t r[6];
+    r[0] = rep(DEADLINE, 1, 2, 9, m1, 1, "node 1: slot deadline at slot 9: no frame from node 2");
+    r[1] = rep(DEADLINE, 3, 2, 9, m3, 1, "node 3: slot deadline at slot 9: no frame from node 2");
+    r[2] = rep(DEADLINE, 0, 1, 10, m0, 1, "node 0: slot deadline at slot 10: no frame from node 1");
+    r[3] = rep(DEADLINE, 4, 3, 10, m4, 1, "node 4: slot deadline at slot 10: no frame from node 3");
+    r[4] = rep(SN_COORD_KIND_DEATH, 1, NONE, 0, NULL, 0,
+               "node 1 (pid 71) lost its control connection: closed by the peer (EOF)");
+    r[5] = rep(SN_COORD_KIND_DEATH, 3, NONE, 0, NULL, 0,
+               "node 3 (pid 73) lost its control connection: closed by the peer (EOF)");
+    sn_coord_evidence_t ev[8];
+    for (int i = 0; i < 8; i++)
+        ev[i] = answered();
+    ev[1] = ev[3] = unknown();
+    ev[2] = live(SN_COORD_LIVE_UNREACHABLE, 72, 6, 5, 5300);
+    sn_coord_verdict_t v;
+    sn__coord_blame(r, 6, 8, ev, &v);
+    assert_int_equal(v.culprit, 2);
+    assert_int_equal(v.link_a, NONE);
+    assert_int_equal(v.slot, 9);
+    assert_string_equal(v.error,
+                        "node 2 (pid 72) is unreachable at slot 9: the coordinator's heartbeats to "
+                        "it are not acknowledged (6 unacknowledged segments, the oldest sent 5 "
+                        "more times; no answer 5300 ms after the last probe): its host or its "
+                        "network is gone [node 1: slot deadline at slot "
+                        "9: no frame from node 2] [node 3: slot deadline at slot 9: no frame from "
+                        "node 2]");
+}
+
+/* The death of a node after its own report is a consequence of what it reported; a death without
+ * a report of its own stays the cause. */
+static void test_death_after_report(void **state)
+{
+    (void) state;
+    sn_coord_report_t r[3];
+    r[0] = rep(LINK, 1, 2, 6, NULL, 0, "node 1: link to node 2 failed at slot 6");
+    r[1] = rep(SN_COORD_KIND_DEATH, 1, NONE, 0, NULL, 0, "node 1 (pid 8) exited with status 1");
+    sn_coord_verdict_t v;
+    sn__coord_blame(r, 2, 4, NULL, &v);
+    assert_int_equal(v.culprit, 2);
+    expect_contains(v.error, "node 2 failed: node 1: link to node 2 failed at slot 6");
+    r[2] = rep(SN_COORD_KIND_DEATH, 2, NONE, 0, NULL, 0, "node 2 (pid 9) was killed by signal 9");
+    sn__coord_blame(r, 3, 4, NULL, &v);
+    assert_int_equal(v.culprit, 2);
+    assert_true(strncmp(v.error, "node 2 (pid 9) was killed by signal 9", 37) == 0);
+    /* only the deaths of nodes that reported: the first of them, the coordinator's words */
+    sn_coord_report_t d = r[1];
+    sn_coord_report_t only[2] = {rep(SELF, 1, NONE, 0, NULL, 0, "node 1: bad assignment"), d};
+    sn__coord_blame(only, 2, 4, NULL, &v);
+    assert_int_equal(v.culprit, 1);
+    assert_string_equal(v.error, "node 1: bad assignment");
+}
+
+/* The heartbeat's finding (a node silent between repetitions) with the TCP evidence: stopped,
+ * unreachable, or (nothing known) the coordinator's own words. */
+static void test_heartbeat_evidence(void **state)
+{
+    (void) state;
+    sn_coord_report_t r =
+        rep(SN_COORD_KIND_DEATH, 1, NONE, 0, NULL, 0,
+            "node 1 (pid 5, 10.0.0.11:40000) answered no heartbeat for 5200 ms (5 "
+            "x 1000 ms): it is stopped or unreachable");
+    sn_coord_evidence_t ev[3] = {answered(), live(SN_COORD_LIVE_STOPPED, 5, 0, 0, 300), answered()};
+    sn_coord_verdict_t v;
+    sn__coord_blame(&r, 1, 3, ev, &v);
+    assert_int_equal(v.culprit, 1);
+    expect_contains(v.error, "node 1 (pid 5) is stopped: its host acknowledges");
+    expect_contains(v.error, "[node 1 (pid 5, 10.0.0.11:40000) answered no heartbeat");
+    ev[1] = live(SN_COORD_LIVE_UNREACHABLE, 5, 4, 3, 300);
+    sn__coord_blame(&r, 1, 3, ev, &v);
+    assert_int_equal(v.culprit, 1);
+    expect_contains(v.error, "node 1 (pid 5) is unreachable: the coordinator's heartbeats");
+    ev[1] = unknown();
+    sn__coord_blame(&r, 1, 3, ev, &v);
+    assert_int_equal(v.culprit, 1);
+    assert_string_equal(v.error, r.text);
+}
+
+/* A slow link (ABORT_SLOW: the frame arrives, too slowly for its deadline): the verdict is that
+ * link in the reporter's words, no culprit node, even when the other end's deadline accuses the
+ * reporter back and the nodes behind them stall. A slow report whose sender is stopped names the
+ * node. */
+static void test_slow_link(void **state)
+{
+    (void) state;
+    static const uint32_t m3[] = {2}, m1[] = {2}, m4[] = {3};
+    sn_coord_report_t r[4];
+    r[0] = rep(DEADLINE, 1, 2, 5, m1, 1, "node 1: slot deadline at slot 5: no frame from node 2");
+    r[1] = rep(SLOW, 3, 2, 4, NULL, 0,
+               "node 3: link 2-3 moving at 1200 B/s, frame of 65536 bytes needs 54.6 s");
+    r[1].edge_known = 1;
+    r[1].edge = 2;
+    r[2] = rep(DEADLINE, 2, 3, 4, m3, 1, "node 2: slot deadline at slot 4: no frame from node 3");
+    r[3] = rep(DEADLINE, 4, 3, 5, m4, 1, "node 4: slot deadline at slot 5: no frame from node 3");
+    sn_coord_evidence_t ev[6];
+    for (int i = 0; i < 6; i++)
+        ev[i] = answered();
+    sn_coord_verdict_t v;
+    sn__coord_blame(r, 4, 6, ev, &v);
+    assert_int_equal(v.culprit, NONE);
+    assert_int_equal(v.link_a, 2);
+    assert_int_equal(v.link_b, 3);
+    assert_int_equal(v.slot, 4);
+    assert_string_equal(v.error, "link 2-3 (edge 2) is too slow at slot 4: node 3: link 2-3 moving "
+                                 "at 1200 B/s, frame of 65536 bytes needs 54.6 s");
+    sn__coord_blame(r, 4, 6, NULL, &v); /* the same without evidence */
+    assert_int_equal(v.link_a, 2);
+    assert_int_equal(v.culprit, NONE);
+    /* the slow report alone, from the end with the larger id */
+    sn__coord_blame(&r[1], 1, 6, NULL, &v);
+    assert_int_equal(v.link_a, 2);
+    assert_int_equal(v.link_b, 3);
+    /* the sender stopped and sent no report: the node, not the link */
+    r[2] = rep(DEADLINE, 1, 0, 4, NULL, 0, "node 1: slot deadline at slot 4: no frame from node 0");
+    ev[2] = live(SN_COORD_LIVE_STOPPED, 12, 0, 0, 5300);
+    sn__coord_blame(r, 2, 6, ev, &v);
+    assert_int_equal(v.culprit, 2);
+    assert_int_equal(v.link_a, NONE);
+    expect_contains(v.error, "node 2 (pid 12) is stopped at slot 4");
+}
+
+/* The evidence from the probe and the control connection's TCP state. */
+static void test_liveness(void **state)
+{
+    (void) state;
+    const sn_coord_tcp_t acked = {0, 0, 0, 900}, retransmitted = {2, 3, 0, 6000},
+                         backing_off = {1, 0, 2, 6000}, heartbeat_in_flight = {1, 0, 0, 700},
+                         probe_in_flight = {1, 0, 0, 6000};
+    /* answered: alive, whatever TCP says */
+    assert_int_equal(sn__coord_liveness(1, &retransmitted, 5300), SN_COORD_LIVE_ANSWERED);
+    assert_int_equal(sn__coord_liveness(1, NULL, 5300), SN_COORD_LIVE_ANSWERED);
+    /* no TCP state (closed, not Linux): unknown */
+    assert_int_equal(sn__coord_liveness(0, NULL, 5300), SN_COORD_LIVE_UNKNOWN);
+    /* everything acknowledged, nothing answered: stopped */
+    assert_int_equal(sn__coord_liveness(0, &acked, 5300), SN_COORD_LIVE_STOPPED);
+    /* unacknowledged and retransmitted, or backing off: unreachable */
+    assert_int_equal(sn__coord_liveness(0, &retransmitted, 5300), SN_COORD_LIVE_UNREACHABLE);
+    assert_int_equal(sn__coord_liveness(0, &backing_off, 5300), SN_COORD_LIVE_UNREACHABLE);
+    /* a heartbeat sent just before blame, not yet acknowledged, but an acknowledgement came after
+     * the probe: its host receives, stopped */
+    assert_int_equal(sn__coord_liveness(0, &heartbeat_in_flight, 5300), SN_COORD_LIVE_STOPPED);
+    /* nothing acknowledged since the probe, nothing retransmitted yet: not judged */
+    assert_int_equal(sn__coord_liveness(0, &probe_in_flight, 300), SN_COORD_LIVE_UNKNOWN);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,7 +552,10 @@ int main(void)
         cmocka_unit_test(test_link_both_ends),     cmocka_unit_test(test_precedence),
         cmocka_unit_test(test_own_finding),        cmocka_unit_test(test_link_cut_deadlines),
         cmocka_unit_test(test_link_cut_one_side),  cmocka_unit_test(test_interrupt),
-        cmocka_unit_test(test_coordinator_silent),
+        cmocka_unit_test(test_coordinator_silent), cmocka_unit_test(test_stop_sequence),
+        cmocka_unit_test(test_detached_sequence),  cmocka_unit_test(test_death_after_report),
+        cmocka_unit_test(test_heartbeat_evidence), cmocka_unit_test(test_slow_link),
+        cmocka_unit_test(test_liveness),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
