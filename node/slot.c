@@ -510,9 +510,10 @@ void sn__node_start(node_t *nd, const Stepnet__Start *st)
     nd->ex.next_size = next;
     /* the slot deadline's model of a frame: the coordinator's, else the frame's build alone */
     sn_deadline_model_t own = {0};
-    nd->ex.frame_ns = st->has_frame_us && st->frame_us <= UINT64_MAX / 1000
-                          ? st->frame_us * 1000
-                          : sn_deadline_frame_ns(&own, size);
+    if (!st->has_frame_us)
+        nd->ex.frame_ns = sn_deadline_frame_ns(&own, size);
+    else
+        nd->ex.frame_ns = st->frame_us > UINT64_MAX / 1000 ? UINT64_MAX : st->frame_us * 1000;
     /* --trace: the buffers are sized by the Start's cap, bounded before anything is allocated */
     if (trace_cap > SN_WIRE_MAX_TRACE_SLOTS) {
         sn__node_abort(nd, SN_EPROTO, 0, "START %u asks to trace %llu slots (at most %u)", cid,

@@ -32,9 +32,9 @@ static void expect_verified(tu_proc_t *p)
 static void test_gib_packet_defaults(void **state)
 {
     (void) state;
-    tu_proc_t p = TU_STEPNET(300, "run", "--topo", "linear:2", "--coll", "bcast", "--size",
-                             "1073741824", "--reps", "1", "--warmup", "0", "--probes", "2",
-                             "--json");
+    tu_proc_t p =
+        TU_STEPNET(300, "run", "--topo", "linear:2", "--coll", "bcast", "--size", "1073741824",
+                   "--reps", "1", "--warmup", "0", "--probes", "2", "--json");
     expect_verified(&p);
     tu_exec_free(&p);
 }
@@ -56,9 +56,9 @@ static void test_delay_3s_defaults(void **state)
 static void test_jitter_1s_defaults(void **state)
 {
     (void) state;
-    tu_proc_t p = TU_STEPNET(600, "run", "--topo", "linear:2", "--coll", "bcast", "--reps", "1",
-                             "--warmup", "0", "--link-jitter", "1s", "--link-delay", "1ms",
-                             "--json");
+    tu_proc_t p =
+        TU_STEPNET(600, "run", "--topo", "linear:2", "--coll", "bcast", "--reps", "1", "--warmup",
+                   "0", "--link-jitter", "1s", "--link-delay", "1ms", "--json");
     expect_verified(&p);
     tu_exec_free(&p);
 }
