@@ -450,22 +450,6 @@ static void on_hello(sn_coord_t *r, sn_coord_pconn_t *pc, const Stepnet__Hello *
     }
 }
 
-/* The calibration's deadline, restarted when it begins: --ready-timeout-ms, plus the round trips
- * the probes make over emulated links (each node's links are probed at once: `probes` ping-pongs
- * of 0 and of `bytes` bytes per link, then `probes` concurrent rounds of each; a round trip is
- * twice the largest delay and jitter, and the probe twice at the smallest rate). Saturates at
- * UINT32_MAX ms. */
-static uint32_t calibration_ms(const sn_coord_t *r, uint32_t bytes)
-{
-    sn_deadline_model_t m = {0};
-    emu_terms(r, &m);
-    double rtt_ns = 2.0 * ((double) m.delay_ns + (double) m.jitter_ns);
-    if (m.rate_bps)
-        rtt_ns += 2.0 * (double) bytes * 8 * 1e9 / (double) m.rate_bps;
-    double ms = (double) r->o->ready_ms + 4.0 * r->o->probes * rtt_ns / 1e6;
-    return ms >= (double) UINT32_MAX ? UINT32_MAX : (uint32_t) ms;
-}
-
 static void on_ready(sn_coord_t *r, sn_coord_node_t *cn, const Stepnet__Ready *m)
 {
     if (cn->ready)
@@ -489,7 +473,10 @@ static void on_ready(sn_coord_t *r, sn_coord_node_t *cn, const Stepnet__Ready *m
     cal.concurrent = 1; /* the NIC terms of the time model */
     cm.msg_case = STEPNET__CONTROL__MSG_CALIBRATE;
     cm.calibrate = &cal;
-    sn__coord_deadline(r, calibration_ms(r, cal.bytes));
+    /* the calibration's deadline: --ready-timeout-ms plus its probes' emulated round trips */
+    sn_deadline_model_t em = {0};
+    emu_terms(r, &em);
+    sn__coord_deadline(r, sn_deadline_calibration_ms(r->o->ready_ms, cal.probes, cal.bytes, &em));
     sn__coord_send_all(r, &cm);
 }
 
@@ -583,15 +570,10 @@ static void on_ctl_answer(sn_coord_t *r, uint64_t seq)
     }
     sn__coord_ctl_done(r);
     r->floor_next = r->o->idle_slots == 0; /* the idle barrier measures itself */
-    /* an empty slot lasts the emulated delay at least: over long delays, fewer slots (about a
-     * second of them, one at least) measure it as well, instead of minutes of idle slots */
+    /* an empty slot lasts the emulated delay at least: fewer of them measure it as well */
     sn_deadline_model_t m = {0};
     emu_terms(r, &m);
-    uint64_t slot_ns = m.delay_ns + m.jitter_ns;
-    uint64_t fit = slot_ns ? 1000000000ull / slot_ns : SN_COORD_FLOOR_SLOTS;
-    r->floor_slots = fit < 1                      ? 1
-                     : fit > SN_COORD_FLOOR_SLOTS ? SN_COORD_FLOOR_SLOTS
-                                                  : (uint32_t) fit;
+    r->floor_slots = sn_deadline_floor_slots(SN_COORD_FLOOR_SLOTS, m.delay_ns, m.jitter_ns);
     start_clocks(r);
 }
 

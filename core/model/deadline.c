@@ -62,6 +62,23 @@ uint64_t sn_deadline_first_ns(uint64_t frame_ns, uint32_t hops)
     return frame_ns > UINT64_MAX / hops ? UINT64_MAX : frame_ns * hops;
 }
 
+uint32_t sn_deadline_calibration_ms(uint32_t ready_ms, uint32_t probes, uint32_t bytes,
+                                    const sn_deadline_model_t *m)
+{
+    double rtt_ns = 2.0 * ((double) m->delay_ns + (double) m->jitter_ns);
+    if (m->rate_bps)
+        rtt_ns += 2.0 * (double) bytes * 8 * 1e9 / (double) m->rate_bps;
+    double ms = (double) ready_ms + 4.0 * probes * rtt_ns / 1e6;
+    return ms >= (double) UINT32_MAX ? UINT32_MAX : (uint32_t) ceil(ms);
+}
+
+uint32_t sn_deadline_floor_slots(uint32_t slots, uint64_t delay_ns, uint64_t jitter_ns)
+{
+    uint64_t slot_ns = delay_ns > UINT64_MAX - jitter_ns ? UINT64_MAX : delay_ns + jitter_ns;
+    uint64_t fit = slot_ns ? 1000000000ull / slot_ns : slots;
+    return fit < 1 ? 1 : fit > slots ? slots : (uint32_t) fit;
+}
+
 double sn_deadline_rate_bps(uint64_t rx_bytes, uint64_t first_rx, uint64_t now)
 {
     uint64_t span = now > first_rx ? now - first_rx : 0;

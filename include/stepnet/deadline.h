@@ -74,6 +74,18 @@ uint64_t sn_deadline_frame_ns(const sn_deadline_model_t *m, uint64_t bytes);
  * `hops` (the diameter) away, each taking frame_ns at most. Saturates. */
 uint64_t sn_deadline_first_ns(uint64_t frame_ns, uint32_t hops);
 
+/* The calibration's deadline, in milliseconds (saturated at UINT32_MAX): ready_ms plus the round
+ * trips its probes make over m's emulated links. Every node probes all its links at once: `probes`
+ * ping-pongs of 0 and of `bytes` bytes per link, then `probes` concurrent rounds of each, so 4 x
+ * probes round trips, each twice the delay and jitter plus twice `bytes` at the rate. */
+uint32_t sn_deadline_calibration_ms(uint32_t ready_ms, uint32_t probes, uint32_t bytes,
+                                    const sn_deadline_model_t *m);
+
+/* The idle slots of one empty-slot measurement (the time model's floor): `slots`, or over
+ * emulated links whose empty slot lasts delay_ns + jitter_ns as many as fit in one second, one at
+ * least, since each lasts that long. */
+uint32_t sn_deadline_floor_slots(uint32_t slots, uint64_t delay_ns, uint64_t jitter_ns);
+
 /* The rate of a frame that received rx_bytes between first_rx and now, in bytes per second (a
  * span below one microsecond counts as one), and the seconds `expected` bytes need at that rate
  * (rx_bytes 0: infinity). For the "slow" verdict's message. */

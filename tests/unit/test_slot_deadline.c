@@ -1,7 +1,8 @@
 /* Unit tests of core/model/deadline.c: the slot deadline decided from a link's progress (silent,
  * slow, or wait until a time) on synthetic clocks, the named cases of docs/runtime.md
  * ("Deadlines") and an exhaustive sweep of small timelines against the rules of
- * include/stepnet/deadline.h; and the model's time of a frame and first-byte allowance. */
+ * include/stepnet/deadline.h; the model's time of a frame and first-byte allowance; the
+ * calibration's deadline and the empty-slot measurement's length over emulated links. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -247,6 +248,39 @@ static void test_first_and_rate(void **state)
     assert_true(isinf(sn_deadline_needs_s(10, 0)));
 }
 
+/* The calibration's deadline: the ready deadline alone without emulation; 4 x probes round trips
+ * of twice the delay and jitter and twice the probe at the rate; saturated. */
+static void test_calibration_ms(void **state)
+{
+    (void) state;
+    sn_deadline_model_t m = {0};
+    assert_int_equal(sn_deadline_calibration_ms(30000, 20, 65536, &m), 30000);
+    m.delay_ns = 3000 * MS; /* --link-delay 3s --probes 2: 8 round trips of 6 s */
+    assert_int_equal(sn_deadline_calibration_ms(30000, 2, 8, &m), 30000 + 48000);
+    m.delay_ns = 1 * MS; /* --link-jitter 1s --link-delay 1ms, 20 probes: 80 of 2.002 s */
+    m.jitter_ns = 1000 * MS;
+    assert_int_equal(sn_deadline_calibration_ms(30000, 20, 8, &m), 30000 + 160160);
+    m.delay_ns = m.jitter_ns = 0;
+    m.rate_bps = 1000000; /* 1 Mbit/s, 4 MiB probes: 33.554432 s each way */
+    assert_int_equal(sn_deadline_calibration_ms(0, 1, 4u << 20, &m), 4 * 67109);
+    m.rate_bps = 1;
+    assert_int_equal(sn_deadline_calibration_ms(30000, 1000000, 4u << 20, &m), UINT32_MAX);
+}
+
+/* The empty-slot measurement: all its slots over fast links, about a second of slots over slow
+ * ones, one at least. */
+static void test_floor_slots(void **state)
+{
+    (void) state;
+    assert_int_equal(sn_deadline_floor_slots(20, 0, 0), 20);
+    assert_int_equal(sn_deadline_floor_slots(20, 200000, 0), 20); /* 200 us */
+    assert_int_equal(sn_deadline_floor_slots(20, 100 * MS, 0), 10);
+    assert_int_equal(sn_deadline_floor_slots(20, 100 * MS, 100 * MS), 5);
+    assert_int_equal(sn_deadline_floor_slots(20, 3000 * MS, 0), 1);
+    assert_int_equal(sn_deadline_floor_slots(20, 1 * MS, 1000 * MS), 1);
+    assert_int_equal(sn_deadline_floor_slots(20, UINT64_MAX, UINT64_MAX), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -259,6 +293,8 @@ int main(void)
         cmocka_unit_test(test_progress_postpones),
         cmocka_unit_test(test_frame_ns),
         cmocka_unit_test(test_first_and_rate),
+        cmocka_unit_test(test_calibration_ms),
+        cmocka_unit_test(test_floor_slots),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
