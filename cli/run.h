@@ -72,7 +72,10 @@ typedef struct cli_run_s {
     "                     and the model)\n"                                                        \
     "  --connect-timeout-ms MS    nodes connecting to each other (default 10000)\n"                \
     "  --ready-timeout-ms MS      every node joined and ready (default 30000)\n"                   \
-    "  --slot-timeout-ms MS       one slot without progress (default 5000)\n"                      \
+    "  --slot-timeout-ms MS       a link whose frame is missing moving no byte, in or out\n"       \
+    "                     (default 5000); the frame's first byte also gets the time the\n"         \
+    "                     calibrated model allows it, and a frame still arriving fails only\n"     \
+    "                     when too slow for the model (docs/runtime.md, Deadlines)\n"              \
     "  --collective-timeout-ms MS one repetition (default 300000)\n"                               \
     "  --heartbeat-ms MS  control-channel heartbeat period outside collectives (default 1000;\n"   \
     "                     0: none); 5 periods of silence end the run, or make a node leave\n"      \

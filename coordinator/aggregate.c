@@ -139,7 +139,7 @@ void sn__coord_point_begin(sn_coord_t *r, uint32_t k)
 /* The idle barrier: every node stopped at the last idle slot; the time is to the last result. */
 static int aggregate_idle(sn_coord_t *r)
 {
-    uint64_t slots = r->floor_rep ? SN_COORD_FLOOR_SLOTS : r->o->idle_slots;
+    uint64_t slots = r->floor_rep ? r->floor_slots : r->o->idle_slots;
     for (uint32_t i = 0; i < r->n; i++) {
         const Stepnet__Result *res = r->nodes[i].res;
         if (res->error || res->stop_slot != slots) {
@@ -154,7 +154,7 @@ static int aggregate_idle(sn_coord_t *r)
         double wall = (double) (uv_hrtime() - r->t0) / NS_PER_US;
         double ctl = r->res->ctl_us > 0 ? r->res->ctl_us : 0;
         if (r->floor_done < SN_COORD_FLOOR_REPS)
-            r->floor_us[r->floor_done++] = wall > ctl ? (wall - ctl) / SN_COORD_FLOOR_SLOTS : 0;
+            r->floor_us[r->floor_done++] = wall > ctl ? (wall - ctl) / r->floor_slots : 0;
         double sorted[SN_COORD_FLOOR_REPS];
         memcpy(sorted, r->floor_us, r->floor_done * sizeof *sorted);
         qsort(sorted, r->floor_done, sizeof *sorted, cmp_double);

@@ -10,6 +10,7 @@
 
 #include "coord_internal.h"
 #include "errors.h"
+#include "stepnet/deadline.h"
 #include "stepnet/util.h"
 
 /* Deadline messages list at most this many characters of missing node ids. */
@@ -123,6 +124,47 @@ void sn__coord_on_heartbeat(uv_timer_t *t)
     }
 }
 
+/* The emulated terms of the slot deadline's model: the largest delay and jitter of any link and
+ * its smallest rate (none: zeros). */
+static void emu_terms(const sn_coord_t *r, sn_deadline_model_t *m)
+{
+    const sn_emu_t *em = r->res->emu;
+    for (uint32_t e = 0; em && e < em->nedges; e++) {
+        const sn_emu_link_t *v = &em->edge[e];
+        if (v->delay_ns > m->delay_ns)
+            m->delay_ns = v->delay_ns;
+        if (v->jitter_ns > m->jitter_ns)
+            m->jitter_ns = v->jitter_ns;
+        if (v->rate_bps && (m->rate_bps == 0 || v->rate_bps < m->rate_bps))
+            m->rate_bps = v->rate_bps;
+    }
+}
+
+/* The time the model allows one frame of `size` bytes on one hop (Start.frame_us,
+ * sn_deadline_frame_ns): the slowest calibrated link's alpha and beta (its emulated delay taken
+ * out, as the emulated terms count it), the emulated delay, jitter and rate, the frame's build. */
+static uint64_t slot_frame_us(const sn_coord_t *r, uint32_t size)
+{
+    const sn_coord_result_t *res = r->res;
+    sn_deadline_model_t m = {0};
+    emu_terms(r, &m);
+    uint32_t pb = res->probe_bytes;
+    for (uint32_t e = 0; res->edge_alpha_us && e < r->t->nedges; e++) {
+        double delay_us = res->emu ? (double) res->emu->edge[e].delay_ns / 1e3 : 0;
+        double a = res->edge_alpha_us[e], h = res->edge_hop_us[e];
+        if (a < 0) /* not measured */
+            continue;
+        double beta = pb && h > a ? (h - a) / pb : 0;
+        a = a > delay_us ? a - delay_us : 0;
+        if (a > m.alpha_us)
+            m.alpha_us = a;
+        if (beta > m.beta_us_per_byte)
+            m.beta_us_per_byte = beta;
+    }
+    uint64_t ns = sn_deadline_frame_ns(&m, size);
+    return ns / 1000 + (ns % 1000 != 0);
+}
+
 static void start_rep(sn_coord_t *r)
 {
     if (r->res->failed) /* waiting for the blame window to end */
@@ -169,7 +211,7 @@ static void start_rep(sn_coord_t *r)
     st.cid = r->wire_cid;
     st.seed = r->job->params.seed;
     st.has_idle_slots = r->o->idle_slots > 0 || r->floor_rep;
-    st.idle_slots = r->floor_rep ? SN_COORD_FLOOR_SLOTS : r->o->idle_slots;
+    st.idle_slots = r->floor_rep ? r->floor_slots : r->o->idle_slots;
     st.has_size = 1;
     st.size = r->params.size;
     st.has_next_size = 1;
@@ -183,6 +225,8 @@ static void start_rep(sn_coord_t *r)
     st.has_quiet_slot =
         !r->o->termination_detect && !r->floor_rep && !r->o->idle_slots && r->rep > 1 && quiet > 0;
     st.quiet_slot = st.has_quiet_slot ? quiet : 0;
+    st.has_frame_us = 1;
+    st.frame_us = slot_frame_us(r, st.size);
     m.msg_case = STEPNET__CONTROL__MSG_START;
     m.start = &st;
     sn__coord_deadline(r, r->o->collective_ms);
@@ -429,6 +473,10 @@ static void on_ready(sn_coord_t *r, sn_coord_node_t *cn, const Stepnet__Ready *m
     cal.concurrent = 1; /* the NIC terms of the time model */
     cm.msg_case = STEPNET__CONTROL__MSG_CALIBRATE;
     cm.calibrate = &cal;
+    /* the calibration's deadline: --ready-timeout-ms plus its probes' emulated round trips */
+    sn_deadline_model_t em = {0};
+    emu_terms(r, &em);
+    sn__coord_deadline(r, sn_deadline_calibration_ms(r->o->ready_ms, cal.probes, cal.bytes, &em));
     sn__coord_send_all(r, &cm);
 }
 
@@ -522,6 +570,10 @@ static void on_ctl_answer(sn_coord_t *r, uint64_t seq)
     }
     sn__coord_ctl_done(r);
     r->floor_next = r->o->idle_slots == 0; /* the idle barrier measures itself */
+    /* an empty slot lasts the emulated delay at least: fewer of them measure it as well */
+    sn_deadline_model_t m = {0};
+    emu_terms(r, &m);
+    r->floor_slots = sn_deadline_floor_slots(SN_COORD_FLOOR_SLOTS, m.delay_ns, m.jitter_ns);
     start_clocks(r);
 }
 

@@ -160,6 +160,7 @@ struct sn_coord_s {
      * cid of the last such repetition (0: none), so that repetition k of the run is cid - cid0 */
     int floor_next, floor_rep;
     uint32_t floor_done;
+    uint32_t floor_slots; /* idle slots of one: SN_COORD_FLOOR_SLOTS, fewer over long delays */
     double floor_us[SN_COORD_FLOOR_REPS];
     uint32_t cid0;
     uint64_t t0, tlast;

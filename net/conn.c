@@ -237,11 +237,19 @@ static void write_failed(sn_conn_t *c, int status)
     uv_timer_start(&c->timer, on_drain_end, SN_CONN_DRAIN_MS, 0);
 }
 
+/* Bytes left for the peer now: the progress a slot deadline counts (conn.h, tx_at_ms). */
+static void moved_out(sn_conn_t *c)
+{
+    c->tx_at_ms = uv_now(c->tcp.loop);
+}
+
 static void write_cb(uv_write_t *req, int status)
 {
     wreq_t *w = (wreq_t *) req;
     sn_conn_t *c = w->c;
     release(c, w);
+    if (status == 0)
+        moved_out(c);
     if (status < 0 && status != UV_ECANCELED)
         write_failed(c, status);
 }
@@ -260,6 +268,8 @@ static void chunk_cb(uv_write_t *req, int status)
     sn_conn_t *c = k->c;
     c->inflight--;
     chunk_release(c, k);
+    if (status == 0)
+        moved_out(c);
     if (status < 0 && status != UV_ECANCELED) {
         write_failed(c, status);
         return;
@@ -275,6 +285,8 @@ static int put_bytes(sn_conn_t *c, uv_write_t *req, uv_write_cb cb, const uint8_
         return -1;
     uv_buf_t b = uv_buf_init((char *) p, (unsigned) n);
     int done = uv_try_write((uv_stream_t *) &c->tcp, &b, 1);
+    if (done > 0)
+        moved_out(c);
     if (done == (int) n)
         return 1;
     if (done > 0)
@@ -827,6 +839,8 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     }
     if (nread == 0 || c->closing)
         return;
+    c->rx_bytes += (uint64_t) nread;
+    c->rx_at_ms = uv_now(c->tcp.loop);
     if (!c->established && c->hs) { /* alloc_cb gave hsbuf, no more than the step wants */
         c->hs_have += (size_t) nread;
         if (c->hs_have == c->hs->want)

@@ -130,6 +130,10 @@ struct sn_conn_s {
     size_t hs_have;
     void *outq, *outq_tail; /* frames not yet (completely) handed to the socket, in order */
     uint64_t rx_frames;
+    /* progress, for the slot deadline that measures silence (node/slot.c): bytes read in all,
+     * and the loop's time (uv_now, ms) of the last read and of the last write the socket took in
+     * whole or in part (0: none yet) */
+    uint64_t rx_bytes, rx_at_ms, tx_at_ms;
     int fault_next;   /* testing (--fault): SN_CONN_FAULT_* applied to the next frame on the wire */
     char peer[64];    /* "127.0.0.1:40123", for errors */
     uv_timer_t timer; /* the handshake deadline, then the one of sn_conn_expect */

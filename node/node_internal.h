@@ -87,6 +87,9 @@ struct link_s {
      * arrival check of half duplex) */
     rxframe_t rx[2];
     uint64_t sent_pkt_slot;
+    /* the slot deadline's view of the link (slot.c): its connection's byte count when the slot
+     * began waiting, and the time (uv_now) the wait first saw bytes beyond it (0: not yet) */
+    uint64_t wait_rx0, wait_first_rx_ms;
     link_cal_t cal;
     /* link emulation (emulate.c): this direction's schedule and the frames it holds */
     int emu_on;
@@ -172,6 +175,10 @@ typedef struct node_exec_s {
     uint64_t *trace_slots; /* [(1 + deg) * trace_cap] */
     uint64_t *trace_sends;
     size_t ntrace_sends, captrace_sends;
+    /* the slot deadline (slot.c, docs/runtime.md "Deadlines"): when the current slot began
+     * waiting (uv_now), and the model's time of one frame of the collective (Start.frame_us, in
+     * ns; the node's own estimate when absent) */
+    uint64_t wait_ms, frame_ns;
     uv_timer_t slot_timer;
 } node_exec_t;
 

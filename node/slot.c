@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "node_internal.h"
+#include "stepnet/deadline.h"
 #include "stepnet/util.h"
 
 /* ---- results and deadlines ------------------------------------------------------------------ */
@@ -139,25 +140,103 @@ static rxframe_t *win(node_t *nd, link_t *l, uint32_t cid, uint64_t s)
     return &l->rx[(s + off) & 1];
 }
 
+#define NS_PER_MS 1000000ull
+
+/* How often a waiting slot looks at its links' progress: a quarter of the silence limit, at most
+ * 250 ms, so that a failure is seen within a small part of its limit. Slots shorter than this
+ * never see the timer fire (each restarts it). */
+static uint32_t deadline_tick_ms(const node_t *nd)
+{
+    uint32_t t = nd->slot_ms / 4;
+    return t < 1 ? 1 : t > 250 ? 250 : t;
+}
+
+/* The slot just played begins waiting for its frames: notes the time and where every link's
+ * byte count stands, and restarts the deadline's timer (for a run's first slot, starts it). */
+static void begin_wait(node_t *nd, uv_timer_cb on_timer)
+{
+    nd->ex.wait_ms = uv_now(nd->loop);
+    for (uint32_t q = 0; q < nd->deg; q++) {
+        link_t *l = &nd->links[q];
+        l->wait_rx0 = l->lc ? l->lc->c.rx_bytes : 0;
+        l->wait_first_rx_ms = 0;
+    }
+    if (on_timer)
+        uv_timer_start(&nd->ex.slot_timer, on_timer, deadline_tick_ms(nd), deadline_tick_ms(nd));
+    else
+        uv_timer_again(&nd->ex.slot_timer);
+}
+
+/* Link l's progress since the slot began waiting, as the deadline sees it at now_ms. */
+static sn_deadline_link_t link_progress(const node_t *nd, link_t *l, uint64_t now_ms)
+{
+    sn_deadline_link_t w = {.wait_start = nd->ex.wait_ms * NS_PER_MS, .expected = nd->params.size};
+    if (l->lc == NULL) /* closed: its failure is reported already, and it moves nothing */
+        return w;
+    const sn_conn_t *c = &l->lc->c;
+    w.rx_bytes = c->rx_bytes - l->wait_rx0;
+    if (w.rx_bytes && !l->wait_first_rx_ms)
+        l->wait_first_rx_ms = now_ms; /* at the latest: a later start gives the frame more time */
+    w.first_rx = l->wait_first_rx_ms * NS_PER_MS;
+    w.last_rx = c->rx_at_ms * NS_PER_MS;
+    w.last_tx = c->tx_at_ms >= nd->ex.wait_ms ? c->tx_at_ms * NS_PER_MS : 0;
+    return w;
+}
+
+/* The slot deadline measures silence, not the wall (docs/runtime.md, "Deadlines"): every tick,
+ * each link whose frame is missing is judged from its progress by sn_deadline_decide. A link that
+ * moved no byte, in or out, for the silence limit (its first byte allowed the model's time of the
+ * frames it may wait on besides) is reported silent, with every other silent one; otherwise a
+ * frame whose bytes keep coming but cannot be whole within the model's time is reported slow.
+ * While every missing frame's link moves, the slot keeps waiting. */
 static void on_slot_timer(uv_timer_t *t)
 {
     node_t *nd = t->data;
+    uint64_t now_ms = uv_now(nd->loop);
+    sn_deadline_limits_t lim = {.silence_ns = (uint64_t) nd->slot_ms * NS_PER_MS,
+                                .first_ns = sn_deadline_first_ns(nd->ex.frame_ns, nd->diameter),
+                                .frame_ns = nd->ex.frame_ns};
     char missing[256] = "";
     size_t len = 0;
     uint32_t *ids = sn_xcalloc(nd->deg + 1, sizeof *ids), nids = 0;
+    link_t *slow = NULL;
+    sn_deadline_link_t slow_w = {0};
     for (uint32_t p = 0; p < nd->deg; p++) {
-        rxframe_t *f = win(nd, &nd->links[p], nd->ex.cid, nd->ex.t);
+        link_t *l = &nd->links[p];
+        rxframe_t *f = win(nd, l, nd->ex.cid, nd->ex.t);
         if (f->have && f->slot == nd->ex.t && f->cid == nd->ex.cid)
             continue;
-        ids[nids++] = nd->links[p].peer;
+        sn_deadline_link_t w = link_progress(nd, l, now_ms);
+        uint64_t until;
+        sn_deadline_verdict_t v = sn_deadline_decide(&lim, &w, now_ms * NS_PER_MS, &until);
+        if (v == SN_DEADLINE_SLOW && slow == NULL) {
+            slow = l;
+            slow_w = w;
+        }
+        if (v != SN_DEADLINE_SILENT)
+            continue;
+        ids[nids++] = l->peer;
         if (len < sizeof missing - 40)
             len += (size_t) snprintf(missing + len, sizeof missing - len, "%snode %u (edge %u)",
-                                     len ? ", " : "", nd->links[p].peer, nd->links[p].edge);
+                                     len ? ", " : "", l->peer, l->edge);
     }
-    sn__node_report(nd, SN_ETIMEOUT, nd->ex.t, STEPNET__ABORT_KIND__ABORT_DEADLINE,
-                    nids ? (int64_t) ids[0] : -1, ids, nids,
-                    "slot deadline (%u ms) at slot %llu: no frame from %s", nd->slot_ms,
-                    (unsigned long long) nd->ex.t, missing);
+    if (nids)
+        sn__node_report(nd, SN_ETIMEOUT, nd->ex.t, STEPNET__ABORT_KIND__ABORT_DEADLINE,
+                        (int64_t) ids[0], ids, nids,
+                        "slot deadline (%u ms) at slot %llu: no frame from %s", nd->slot_ms,
+                        (unsigned long long) nd->ex.t, missing);
+    else if (slow) {
+        double rate = sn_deadline_rate_bps(slow_w.rx_bytes, slow_w.first_rx, now_ms * NS_PER_MS);
+        uint32_t u = nd->id < slow->peer ? nd->id : slow->peer;
+        uint32_t v = nd->id < slow->peer ? slow->peer : nd->id;
+        sn__node_report(nd, SN_ETIMEOUT, nd->ex.t, STEPNET__ABORT_KIND__ABORT_SLOW, slow->peer,
+                        NULL, 0,
+                        "link %u-%u moving at %.0f B/s, frame of %llu bytes needs %.1f s (slot "
+                        "%llu; the model allows %.1f s)",
+                        u, v, rate, (unsigned long long) slow_w.expected,
+                        sn_deadline_needs_s(slow_w.expected, rate), (unsigned long long) nd->ex.t,
+                        (double) (lim.silence_ns + lim.frame_ns) / 1e9);
+    }
     free(ids);
 }
 
@@ -227,7 +306,7 @@ static void play(node_t *nd, uint64_t s)
         nd->ex.t = s;
         for (uint32_t q = 0; q < nd->deg; q++)
             send_frame(&nd->links[q], nd->ex.cid, s, 0, 0, NULL, p);
-        uv_timer_again(&nd->ex.slot_timer);
+        begin_wait(nd, NULL);
         return;
     }
     if (s == 1 || nrx > 0 || nd->ex.wake == s) {
@@ -329,7 +408,7 @@ static void play(node_t *nd, uint64_t s)
         send_frame(l, nd->ex.cid, s, nd->ex.radius, nd->ex.cmax, pkt, p);
     }
     sn__node_fault_inject(nd, s);
-    uv_timer_again(&nd->ex.slot_timer);
+    begin_wait(nd, NULL);
 }
 
 /* Plays slots as long as every link holds the frame of the current slot. */
@@ -429,6 +508,12 @@ void sn__node_start(node_t *nd, const Stepnet__Start *st)
     }
     nd->params.size = size;
     nd->ex.next_size = next;
+    /* the slot deadline's model of a frame: the coordinator's, else the frame's build alone */
+    sn_deadline_model_t own = {0};
+    if (!st->has_frame_us)
+        nd->ex.frame_ns = sn_deadline_frame_ns(&own, size);
+    else
+        nd->ex.frame_ns = st->frame_us > UINT64_MAX / 1000 ? UINT64_MAX : st->frame_us * 1000;
     /* --trace: the buffers are sized by the Start's cap, bounded before anything is allocated */
     if (trace_cap > SN_WIRE_MAX_TRACE_SLOTS) {
         sn__node_abort(nd, SN_EPROTO, 0, "START %u asks to trace %llu slots (at most %u)", cid,
@@ -537,7 +622,7 @@ static void start_run(node_t *nd, uint32_t cid, uint64_t idle, uint64_t then_cid
     nd->ex.running = 1;
     nd->ex.complete_ns = 0;
     nd->ex.start_ns = uv_hrtime();
-    uv_timer_start(&nd->ex.slot_timer, on_slot_timer, nd->slot_ms, nd->slot_ms);
+    begin_wait(nd, on_slot_timer);
     play(nd, 1);
     advance(nd);
 }

@@ -326,6 +326,9 @@ typedef struct outcome_s {
     int server_status, client_status;
     char server_err[400], client_err[400];
     int pool_n; /* buffers left in the shared pool once both ends closed */
+    /* the progress the slot deadline reads (conn.h): the server's bytes read and the loop time
+     * of its last read, the client's loop time of its last write */
+    uint64_t server_rx_bytes, server_rx_at_ms, client_tx_at_ms;
 } outcome_t;
 
 /* Runs one connection: client (cfg cc) -> proxy (mutation) -> server (cfg cs). */
@@ -373,6 +376,12 @@ static outcome_t run(const sn_conn_sec_cfg_t *cc, const sn_conn_sec_cfg_t *cs, s
     o.client_status = w->client.status;
     snprintf(o.server_err, sizeof o.server_err, "%s", w->server.err);
     snprintf(o.client_err, sizeof o.client_err, "%s", w->client.err);
+    if (w->have_server) {
+        o.server_rx_bytes = w->server.c.rx_bytes;
+        o.server_rx_at_ms = w->server.c.rx_at_ms;
+    }
+    if (!raw_client)
+        o.client_tx_at_ms = w->client.c.tx_at_ms;
     int timed_out = w->timed_out;
     if (w->have_server)
         sn_conn_close(&w->server.c);
@@ -412,6 +421,15 @@ static sn_conn_sec_cfg_t plain(void)
 /* ---- tests -------------------------------------------------------------------------------------
  */
 
+/* The server counted every byte of the frames it read (and of the handshake), and both ends
+ * noted when they last moved bytes (uv_now: milliseconds of the monotonic clock, never 0 here). */
+static void expect_progress(const outcome_t *o, size_t body)
+{
+    assert_true(o->server_rx_bytes >= (uint64_t) NFRAMES * (body + SN_FRAME_HDR));
+    assert_true(o->server_rx_at_ms > 0);
+    assert_true(o->client_tx_at_ms > 0);
+}
+
 static void test_delivers_in_order(void **state)
 {
     (void) state;
@@ -421,9 +439,11 @@ static void test_delivers_in_order(void **state)
         outcome_t o = run(&a, &a, sizes[i], MUT_NONE, 0, 0, 0);
         assert_int_equal(o.server_frames, NFRAMES);
         assert_int_equal(o.bad_content, 0);
+        expect_progress(&o, sizes[i]);
         o = run(&p, &p, sizes[i], MUT_NONE, 0, 0, 0);
         assert_int_equal(o.server_frames, NFRAMES);
         assert_int_equal(o.bad_content, 0);
+        expect_progress(&o, sizes[i]);
     }
 }
 
