@@ -36,11 +36,8 @@ static int take_assignment(node_t *nd, const Stepnet__Assign *a, sn_err_t *err)
         const sn_topo_t *f = rc == 0 ? sn_topo_file_factor(nd->topo) : NULL;
         /* a coordinator sends the canonical edge list (sn_topo_file_text), nothing longer: a
          * text padded with comments is refused, not held by every node */
-        if (f && file.len > sn_topo_file_text_max(f))
-            rc = sn_err_set(err, SN_EINVAL,
-                            "%zu bytes of text for %s, whose edge list takes at most %llu (an "
-                            "assignment carries the edge list, not the file)",
-                            file.len, f->spec, (unsigned long long) sn_topo_file_text_max(f));
+        if (f)
+            rc = sn_topo_file_text_check(f, file.len, err);
     } else {
         rc = sn_topo_parse(a->topology, &nd->topo, err);
     }

@@ -467,6 +467,17 @@ uint64_t sn_topo_file_text_max(const sn_topo_t *f)
     return (uint64_t) f->nedges * (2 * id + 2) + routers * (sizeof "router " + id);
 }
 
+int sn_topo_file_text_check(const sn_topo_t *f, size_t len, sn_err_t *err)
+{
+    uint64_t max = sn_topo_file_text_max(f);
+    if (len <= max)
+        return 0;
+    return sn_err_set(err, SN_EINVAL,
+                      "%zu bytes of text for %s, whose edge list takes at most %llu (an "
+                      "assignment carries the edge list, not the file)",
+                      len, f->spec, (unsigned long long) max);
+}
+
 /* The edges in an order in which every node meets its edges in the order of its ports (Kahn's
  * algorithm: an edge follows the edges of the ports just below its own at both ends), so that
  * the parser, which numbers ports in file order, rebuilds the same ports. */

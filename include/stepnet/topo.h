@@ -139,6 +139,11 @@ void sn_topo_file_text(const sn_topo_t *f, char **out, size_t *len);
  * its longest for f's node ids. */
 uint64_t sn_topo_file_text_max(const sn_topo_t *f);
 
+/* 0 when `len` bytes of text, received for the file: graph f (built from them), are no longer
+ * than its canonical text can be (sn_topo_file_text_max); else SN_EINVAL naming both: a node
+ * refuses an assignment that carries a file's comments or padding instead of the edge list. */
+int sn_topo_file_text_check(const sn_topo_t *f, size_t len, sn_err_t *err);
+
 /* Reads every `file:` factor of spec into *files (count in *nfiles; free with
  * sn_topo_files_free). SN_EIO naming the file, or SN_ERANGE past SN_TOPO_MAX_FILE. */
 int sn_topo_read_files(const char *spec, sn_topo_file_t **files, size_t *nfiles, sn_err_t *err);

@@ -2292,6 +2292,12 @@ static void test_file_text(void **state)
     sn_topo_file_text(file, &text, &len);
     assert_string_equal(text, "0 1\n1 2\n2 3\n0 3\n");
     free(text);
+    /* what a node accepts: the edge list; the file with its comments is refused, naming both */
+    sn_err_t err = {0};
+    tu_assert_rc(sn_topo_file_text_check(file, 16, &err), 0);
+    tu_assert_rc(sn_topo_file_text_check(file, file->source_bytes, &err), SN_EINVAL);
+    if (strstr(err.msg, "whose edge list takes at most 16") == NULL)
+        fail_msg("message: %s", err.msg);
     sn_topo_free(t);
     t = tu_topo("ring:5");
     assert_null(sn_topo_file_factor(t));
