@@ -333,11 +333,10 @@ static int check_ranks(const cli_opts_t *o, sn_err_t *err)
     return rc;
 }
 
-/* --root (checked by check_ranks), --msgs, --frags, --size and --seed on the built topology. */
-static void parse_counts(const cli_opts_t *o, cli_ctx_t *c)
+/* --msgs, --frags, --size and --seed into p (before the topology is built: sn_params_check_free
+ * checks them). */
+static void parse_counts(const cli_opts_t *o, sn_params_t *p)
 {
-    sn_params_t *p = &c->params;
-    p->root = sn_topo_proc(c->topo, o->root >= 0 ? (uint32_t) o->root : 0);
     if (o->msgs > 0)
         p->msgs = (uint32_t) o->msgs;
     if (o->frags > 0)
@@ -411,11 +410,13 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
     sn_params_default(p, coll);
     if ((rc = parse_free_values(o, p, &c->tp, err)) < 0)
         return rc;
+    parse_counts(o, p);
     uint64_t limit = o->max_memory ? o->max_memory : cli_default_max_memory();
-    if ((rc = check_ranks(o, err)) < 0 ||
+    if ((rc = sn_params_check_free(p, err)) < 0 || (rc = check_ranks(o, err)) < 0 ||
         (rc = sn_topo_parse_budget(o->topo, NULL, 0, limit, &c->topo, err)) < 0)
         return rc;
-    parse_counts(o, c);
+    /* --root: its range was checked by check_ranks */
+    p->root = sn_topo_proc(c->topo, o->root >= 0 ? (uint32_t) o->root : 0);
     if ((rc = build_sources(o, c, err)) < 0 || (rc = sn_params_check(c->topo, p, err)) < 0)
         return rc;
     sn_mem_use_t use = SN_MEM_SIM;

@@ -4,8 +4,9 @@
 # allocation, naming the value and the limit, or stays within it. A file: graph larger than the
 # limit is refused from its size (run, sim and model); one with a large comment block and four
 # edges runs verified under a limit it fits, and its nodes never receive the comments (each
-# node's peak stays below the comment block); link emulation's whole frames, model's candidates
-# and a named algorithm of another collective are refused before anything large is built. Peaks
+# node's peak stays below the comment block); link emulation's whole frames and model's
+# candidates are refused, and parameters that need no topology (a named algorithm of another
+# collective or port model, counts, the port model, --tp) before anything large is built. Peaks
 # are GNU time's maximum resident set size (memory, not time: no assertion depends on the
 # machine's speed); without /usr/bin/time the peak checks are skipped.
 set -euo pipefail
@@ -89,21 +90,33 @@ refused 64 "link emulation holds 256 MiB in whole frames" \
 # 4. model plans every candidate: foldedcube:11 mnb (276 MiB measured) under 32M
 refused 32 "mnb on foldedcube:11" "$stepnet" model --topo foldedcube:11 --coll mnb --max-memory 32M
 
-# 5. a named algorithm of another collective is refused before hypercube:20 is built
-set +e
-if [ -n "$gnutime" ]; then
-    timeout 120 "$gnutime" -o "$tmp/peak" -f '%M' "$stepnet" sim --topo hypercube:20 --coll te \
-        --algo mnb-fcube >/dev/null 2>"$tmp/err"
-else
-    timeout 120 "$stepnet" sim --topo hypercube:20 --coll te --algo mnb-fcube >/dev/null 2>"$tmp/err"
-fi
-rc=$?
-set -e
-[ "$rc" = 2 ] || fail "exit $rc for --algo mnb-fcube with te: $(cat "$tmp/err")"
-grep -q "algorithm mnb-fcube is for mnb, not te" "$tmp/err" || fail "message: $(cat "$tmp/err")"
-if [ -n "$gnutime" ]; then
-    kb=$(tail -n1 "$tmp/peak")
-    [ "$kb" -lt $((64 << 10)) ] || fail "--algo refused after building hypercube:20 ($kb KiB)"
-fi
-echo "ok --algo mnb-fcube for te refused before the build"
+# 5. parameters that need no topology are refused before hypercube:20 (416 MiB) is built
+# early MESSAGE ARGS...: `sim --topo hypercube:20 ARGS` exits 2 with MESSAGE, its peak small
+early() {
+    local want=$1
+    shift
+    set +e
+    if [ -n "$gnutime" ]; then
+        timeout 120 "$gnutime" -o "$tmp/peak" -f '%M' "$stepnet" sim --topo hypercube:20 "$@" \
+            >/dev/null 2>"$tmp/err"
+    else
+        timeout 120 "$stepnet" sim --topo hypercube:20 "$@" >/dev/null 2>"$tmp/err"
+    fi
+    local rc=$?
+    set -e
+    [ "$rc" = 2 ] || fail "exit $rc for $*: $(cat "$tmp/err")"
+    grep -q -- "$want" "$tmp/err" || fail "'$want' not in: $(cat "$tmp/err")"
+    if [ -n "$gnutime" ]; then
+        local kb
+        kb=$(tail -n1 "$tmp/peak")
+        [ "$kb" -lt $((64 << 10)) ] || fail "$* refused after building hypercube:20 ($kb KiB)"
+    fi
+    echo "ok refused before the build: $* -> $(head -n1 "$tmp/err")"
+}
+early "algorithm mnb-fcube is for mnb, not te" --coll te --algo mnb-fcube
+early "algorithm bcast-bfs does not support single-port" --coll bcast --algo bcast-bfs --ports single
+early "messages 2 and fragments 1 must both be 1" --coll barrier --msgs 2
+early "the reception limit 'any' only applies to single-port" --coll te --rx any
+early "is 4294967296 packets per pair" --coll te --msgs 65536 --frags 65536
+early "bad value 'x' for --tp" --coll te --tp x
 echo "PASS run_memory"
