@@ -270,41 +270,6 @@ int sn__topo_parse_file(const sn__topo_source_t *src, const char *path, const ch
     return rc;
 }
 
-int sn_topo_read_files(const char *spec, sn_topo_file_t **files, size_t *nfiles, sn_err_t *err)
-{
-    *files = NULL;
-    *nfiles = 0;
-    size_t cap = 0;
-    char *copy = sn_xstrdup(spec), *save = NULL;
-    int rc = 0;
-    for (char *tok = strtok_r(copy, "*", &save); tok; tok = strtok_r(NULL, "*", &save)) {
-        if (strncmp(tok, "file:", 5) != 0)
-            continue;
-        sn_grow((void **) files, &cap, *nfiles + 1, sizeof **files);
-        sn_topo_file_t *f = &(*files)[*nfiles];
-        if ((rc = slurp(tok + 5, tok, 0, &f->text, &f->len, err)) < 0)
-            break;
-        f->path = sn_xstrdup(tok + 5);
-        (*nfiles)++;
-    }
-    free(copy);
-    if (rc < 0) {
-        sn_topo_files_free(*files, *nfiles);
-        *files = NULL;
-        *nfiles = 0;
-    }
-    return rc;
-}
-
-void sn_topo_files_free(sn_topo_file_t *files, size_t nfiles)
-{
-    for (size_t i = 0; i < nfiles; i++) {
-        free(files[i].path);
-        free(files[i].text);
-    }
-    free(files);
-}
-
 /* The edges and router lines of a graph file as they are read. */
 typedef struct {
     uint32_t *eu, *ev, *routers;

@@ -109,11 +109,11 @@ struct sn_topo_s {
  * large), SN_EIO (file: cannot be read). `file:PATH` reads the file; everything else is pure. */
 int sn_topo_parse(const char *spec, sn_topo_t **out, sn_err_t *err);
 
-/* The contents of a `file:` factor, supplied by the caller instead of read from disk (a coordinator
- * ships them to nodes that do not have the file). */
+/* The contents of a `file:` factor, supplied by the caller instead of read from disk (a node gets
+ * the graph's edge list from the coordinator: sn_topo_file_text). */
 typedef struct sn_topo_file_s {
     char *path; /* as written in the spec after "file:" */
-    char *text; /* the file's bytes, NUL-terminated */
+    char *text; /* the file's bytes, len of them (no NUL needed after them) */
     size_t len;
 } sn_topo_file_t;
 
@@ -143,11 +143,6 @@ uint64_t sn_topo_file_text_max(const sn_topo_t *f);
  * than its canonical text can be (sn_topo_file_text_max); else SN_EINVAL naming both: a node
  * refuses an assignment that carries a file's comments or padding instead of the edge list. */
 int sn_topo_file_text_check(const sn_topo_t *f, size_t len, sn_err_t *err);
-
-/* Reads every `file:` factor of spec into *files (count in *nfiles; free with
- * sn_topo_files_free). SN_EIO naming the file, or SN_ERANGE past SN_TOPO_MAX_FILE. */
-int sn_topo_read_files(const char *spec, sn_topo_file_t **files, size_t *nfiles, sn_err_t *err);
-void sn_topo_files_free(sn_topo_file_t *files, size_t nfiles);
 
 /* Builds a topology from an explicit edge list (the `file:` family without the file): `nnodes`
  * nodes, `nedges` edges (u[i], v[i]), `router[i]` nonzero for routers (router may be NULL).
