@@ -30,7 +30,9 @@ typedef struct cli_opts_s {
     int64_t frags;       /* -1 = not given (1) */
     const char *tp;      /* cost of a control slot in data-slot units, NULL = not given (1) */
     int json;
-    int progress; /* -1 = auto (when stderr is a terminal) */
+    int progress;      /* -1 = auto (when stderr is a terminal) */
+    int link_emulated; /* run: the nodes emulate links (the memory estimate counts the frames
+                          they hold) */
 } cli_opts_t;
 
 /* What the options resolve to: the topology, the parameters and the selected algorithm. */

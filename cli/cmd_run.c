@@ -195,6 +195,7 @@ static int build_cases(const cli_opts_t *cli, const sn_coord_opts_t *o, int benc
             cli_opts_t one = *cli;
             one.topo = c->topo;
             one.ports = c->ports;
+            one.link_emulated = sn_emu_link_active(&o->emu) || o->emu_file != NULL;
             c->built = 1;
             if ((rc = cli_ctx_build(&one, &c->ctx, err)) < 0 ||
                 (rc = check_fault(o, &c->ctx, err)) < 0)

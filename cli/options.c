@@ -250,10 +250,10 @@ static int parse_choice(const char *flag, const char *v, const char *w0, int v0,
     return 0;
 }
 
-/* --ports, --rx, --duplex and --op into p, and the --algo name and --sources/--m against each
- * other: every value that needs no topology, so that a bad one is reported before anything large
- * is built. */
-static int parse_free_values(const cli_opts_t *o, sn_params_t *p, sn_err_t *err)
+/* --ports, --rx, --duplex and --op into p, --tp into *tp, the --algo name (and its collective and
+ * port models) and --sources/--m against each other: every value that needs no topology, so that
+ * a bad one is reported before anything large is built. */
+static int parse_free_values(const cli_opts_t *o, sn_params_t *p, double *tp, sn_err_t *err)
 {
     int rc, v = 0;
     if (o->ports) {
@@ -289,6 +289,21 @@ static int parse_free_values(const cli_opts_t *o, sn_params_t *p, sn_err_t *err)
                             o->algo);
     if (o->sources && o->m > 0)
         return sn_err_inval(err, "give either --sources or --m, not both");
+    *tp = 1.0;
+    if (o->tp) {
+        char *end;
+        errno = 0;
+        double x = strtod(o->tp, &end);
+        if (errno || end == o->tp || *end != '\0' || !(x >= 0.0 && x <= 1e6))
+            return sn_err_inval(err, "bad value '%s' for --tp: expected a number from 0 to 1000000",
+                                o->tp);
+        *tp = x;
+    }
+    /* a named algorithm's collective and port models need no topology */
+    const sn_algo_t *named =
+        o->algo && strcmp(o->algo, "auto") != 0 ? sn_model_find(o->algo) : NULL;
+    if (named)
+        return sn_model_check_params(named, p, err);
     return 0;
 }
 
@@ -318,31 +333,18 @@ static int check_ranks(const cli_opts_t *o, sn_err_t *err)
     return rc;
 }
 
-/* --root (checked by check_ranks), --msgs, --frags, --tp, --size and --seed on the built
- * topology. */
-static int parse_counts(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
+/* --msgs, --frags, --size and --seed into p (before the topology is built: sn_params_check_free
+ * checks them). */
+static void parse_counts(const cli_opts_t *o, sn_params_t *p)
 {
-    sn_params_t *p = &c->params;
-    p->root = sn_topo_proc(c->topo, o->root >= 0 ? (uint32_t) o->root : 0);
     if (o->msgs > 0)
         p->msgs = (uint32_t) o->msgs;
     if (o->frags > 0)
         p->frags = (uint32_t) o->frags;
-    c->tp = 1.0;
-    if (o->tp) {
-        char *end;
-        errno = 0;
-        double v = strtod(o->tp, &end);
-        if (errno || end == o->tp || *end != '\0' || !(v >= 0.0 && v <= 1e6))
-            return sn_err_inval(err, "bad value '%s' for --tp: expected a number from 0 to 1000000",
-                                o->tp);
-        c->tp = v;
-    }
     if (o->size >= 0)
         p->size = (uint32_t) o->size;
     if (o->seed >= 0)
         p->seed = (uint64_t) o->seed;
-    return 0;
 }
 
 /* --m M: M distinct processors drawn from the seed (Fisher-Yates over the ranks) into c->sources.
@@ -406,20 +408,24 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
         return rc;
     sn_params_t *p = &c->params;
     sn_params_default(p, coll);
-    if ((rc = parse_free_values(o, p, err)) < 0)
+    if ((rc = parse_free_values(o, p, &c->tp, err)) < 0)
         return rc;
+    parse_counts(o, p);
     uint64_t limit = o->max_memory ? o->max_memory : cli_default_max_memory();
-    if ((rc = check_ranks(o, err)) < 0 ||
-        (rc = sn_topo_parse_budget(o->topo, NULL, 0, limit, &c->topo, err)) < 0 ||
-        (rc = parse_counts(o, c, err)) < 0 || (rc = build_sources(o, c, err)) < 0 ||
-        (rc = sn_params_check(c->topo, p, err)) < 0)
+    if ((rc = sn_params_check_free(p, err)) < 0 || (rc = check_ranks(o, err)) < 0 ||
+        (rc = sn_topo_parse_budget(o->topo, NULL, 0, limit, &c->topo, err)) < 0)
+        return rc;
+    /* --root: its range was checked by check_ranks */
+    p->root = sn_topo_proc(c->topo, o->root >= 0 ? (uint32_t) o->root : 0);
+    if ((rc = build_sources(o, c, err)) < 0 || (rc = sn_params_check(c->topo, p, err)) < 0)
         return rc;
     sn_mem_use_t use = SN_MEM_SIM;
     if (o->cmd && strcmp(o->cmd, "model") == 0)
         use = SN_MEM_MODEL;
     else if (o->cmd && (strcmp(o->cmd, "run") == 0 || strcmp(o->cmd, "bench") == 0))
         use = SN_MEM_RUN;
-    sn_model_mem_estimate(c->topo, p, use, &c->mem);
+    sn_mem_extra_t extra = {.emulated = use == SN_MEM_RUN && o->link_emulated};
+    sn_model_mem_estimate_with(c->topo, p, use, &extra, &c->mem);
     if ((rc = sn_model_mem_check(c->topo, p, &c->mem, limit, err)) < 0 ||
         (rc = sn_model_select(o->algo, c->topo, p, &c->algo, &c->plan, &c->predicted, err)) < 0)
         return rc;

@@ -265,10 +265,10 @@ static void fill_assign(const sn_coord_t *r, uint32_t id, Stepnet__Assign *a, St
     a->node = id;
     a->nodes = t->n;
     a->topology = (char *) t->spec;
-    if (r->nfiles == 1) {
+    if (r->file_text) {
         a->has_topology_file = 1;
-        a->topology_file.data = (uint8_t *) r->files[0].text;
-        a->topology_file.len = r->files[0].len;
+        a->topology_file.data = (uint8_t *) r->file_text;
+        a->topology_file.len = r->file_len;
     }
     a->n_peers = np;
     a->peers = pp;

@@ -267,12 +267,25 @@ static void on_signal(uv_signal_t *s, int signum)
 static int prepare(sn_coord_t *r, sn_err_t *err)
 {
     const sn_coord_opts_t *o = r->o;
-    if (sn_topo_read_files(o->topo_text ? o->topo_text : r->t->spec, &r->files, &r->nfiles, err) <
-        0)
-        return err ? (err->code = SN_EINVAL) : SN_EINVAL; /* the --topo text: bad input */
-    if (r->nfiles > 1)
-        return sn_err_set(err, SN_EINVAL, "run supports one file: factor per topology (got %zu)",
-                          r->nfiles);
+    /* nodes get a file: graph as its edge list, parsed here already: never the file itself,
+     * whose comments and spacing could be far larger than the graph */
+    uint32_t nfiles = r->t->kind == SN_TOPO_FILE;
+    for (uint32_t i = 0; i < r->t->nfactors; i++)
+        nfiles += r->t->factors[i]->kind == SN_TOPO_FILE;
+    if (nfiles > 1)
+        return sn_err_set(err, SN_EINVAL, "run supports one file: factor per topology (got %u)",
+                          nfiles);
+    const sn_topo_t *f = sn_topo_file_factor(r->t);
+    if (f && sn_topo_file_text_max(f) > SN_TOPO_MAX_FILE) {
+        char a[32], b[32];
+        return sn_err_set(err, SN_EINVAL,
+                          "%s has %u edges: its edge list (about %s) is more than an assignment "
+                          "carries (%s)",
+                          f->spec, f->nedges, sn_fmt_bytes(sn_topo_file_text_max(f), a, sizeof a),
+                          sn_fmt_bytes(SN_TOPO_MAX_FILE, b, sizeof b));
+    }
+    if (f)
+        sn_topo_file_text(f, &r->file_text, &r->file_len);
     if (r->n > SN_COORD_MAX_LOCAL_NODES && !o->join && !o->daemons)
         return sn_err_set(err, SN_EINVAL,
                           "%s has %u nodes; local runs start one process per node and allow at "
@@ -409,7 +422,7 @@ static void release(sn_coord_t *r)
     free(r->alpha);
     free(r->beta);
     free(r->ctl_rtt);
-    sn_topo_files_free(r->files, r->nfiles);
+    free(r->file_text);
     sn_launch_hostlist_free(&r->hosts);
     sn_key_free(r->key);
 }

@@ -57,7 +57,8 @@ typedef struct sn_coord_job_s {
 
 typedef struct sn_coord_opts_s {
     sn_coord_job_t job;
-    const char *topo_text; /* the topology spec (its file: factors are sent to the nodes) */
+    const char *topo_text; /* the topology spec as given (a file: factor reaches the nodes as its
+                              edge list, not as the file) */
     uint32_t reps, warmup, probes;
     uint64_t idle_slots;  /* 0: the collective; else each repetition is that many bare slots */
     int join;             /* 0: spawn one local node per topology node; 1: wait for --join nodes */

@@ -116,8 +116,9 @@ struct sn_coord_s {
     const char *node_bin;
     char node_bin_buf[4096];
     uint64_t token;
-    sn_topo_file_t *files;
-    size_t nfiles;
+    char *file_text; /* a file: graph's canonical edge list (sn_topo_file_text), which every
+                        Assign carries instead of the file; NULL without one */
+    size_t file_len;
     sn_hostlist_t hosts; /* --hosts, placed: node i runs on hosts.hosts[nodes[i].host] */
     char ssh_buf[1024];  /* the --ssh command, split into ssh_words */
     const char *ssh_words[SN_SSH_MAX_WORDS];

@@ -25,17 +25,19 @@ static int take_assignment(node_t *nd, const Stepnet__Assign *a, sn_err_t *err)
 {
     nd->id = a->node;
     nd->token = a->token;
-    sn_topo_file_t file = {0};
     int rc;
     if (a->has_topology_file) {
-        const char *path = strncmp(a->topology, "file:", 5) == 0 ? a->topology + 5 : a->topology;
-        file.path = (char *) path;
-        file.text = sn_xmalloc(a->topology_file.len + 1);
-        memcpy(file.text, a->topology_file.data, a->topology_file.len);
-        file.text[a->topology_file.len] = '\0';
-        file.len = a->topology_file.len;
+        /* the file: factor's path as the spec names it, up to the next product factor */
+        const char *at = strstr(a->topology, "file:");
+        char path[1100];
+        snprintf(path, sizeof path, "%.*s", at ? (int) strcspn(at + 5, "*") : 0, at ? at + 5 : "");
+        sn_topo_file_t file = {path, (char *) a->topology_file.data, a->topology_file.len};
         rc = sn_topo_parse_with(a->topology, &file, 1, &nd->topo, err);
-        free(file.text);
+        const sn_topo_t *f = rc == 0 ? sn_topo_file_factor(nd->topo) : NULL;
+        /* a coordinator sends the canonical edge list (sn_topo_file_text), nothing longer: a
+         * text padded with comments is refused, not held by every node */
+        if (f)
+            rc = sn_topo_file_text_check(f, file.len, err);
     } else {
         rc = sn_topo_parse(a->topology, &nd->topo, err);
     }

@@ -6,6 +6,7 @@
 
 #include "stepnet/model.h"
 #include "stepnet/route.h"
+#include "stepnet/topo.h"
 #include "stepnet/util.h"
 
 /* ---- the constants -------------------------------------------------------------------------- */
@@ -31,6 +32,13 @@
 #define RUN_STAGE        65536u
 #define RUN_SMALL_FRAMES 5u /* four cached frame buffers and one receive unit */
 #define FRAME_OVERHEAD   (4u + 512u + 5u + 17u + 64u)
+/* model: what a candidate plan of mnb or pmnb may keep per (source, node) pair (`model --topo
+ * foldedcube:11 --coll mnb`, which plans mnb-fcube, mnb-balanced and mnb-gossip, peaked at
+ * 276 MiB for 4194304 pairs); rounded up. */
+#define PLAN_PER_CANDIDATE_PAIR 72u
+/* run: the canonical edge list of a file: graph is held three times by a node: the control
+ * frame, the unpacked assignment, and the edge lists parsed from it (at most as long). */
+#define NODE_TEXT_COPIES 3u
 /* Every process's own fixed cost (the program, libc, and for nodes the libuv loop and
  * libsodium). */
 #define PROCESS_BASE (8ull << 20)
@@ -85,8 +93,22 @@ uint64_t sn_model_mem_link(uint32_t size)
     return bytes;
 }
 
-void sn_model_mem_estimate(const sn_topo_t *t, const sn_params_t *p, sn_mem_use_t use,
-                           sn_mem_t *out)
+uint64_t sn_model_mem_link_emulated(uint32_t size)
+{
+    return SN_MODEL_EMU_FRAMES * ((uint64_t) size + FRAME_OVERHEAD);
+}
+
+/* The text of t's file: graph, if it has one: the file's bytes as the reading process held them,
+ * and the canonical edge list the nodes of run receive (0, 0 without a file: graph). */
+static void file_texts(const sn_topo_t *t, uint64_t *file, uint64_t *canon)
+{
+    const sn_topo_t *f = sn_topo_file_factor(t);
+    *file = f ? f->source_bytes : 0;
+    *canon = f ? sn_topo_file_text_max(f) : 0;
+}
+
+void sn_model_mem_estimate_with(const sn_topo_t *t, const sn_params_t *p, sn_mem_use_t use,
+                                const sn_mem_extra_t *extra, sn_mem_t *out)
 {
     uint64_t n = t->n, ports = t->port_off[t->n];
     uint64_t per = (uint64_t) p->msgs * p->frags;
@@ -96,6 +118,8 @@ void sn_model_mem_estimate(const sn_topo_t *t, const sn_params_t *p, sn_mem_use_
      * more */
     uint64_t pairs = sat_mul(n, per), deliveries = sn_coll_expected_total(t, p);
     uint64_t exec_pairs = deliveries > pairs ? deliveries : pairs;
+    uint64_t file, canon;
+    file_texts(t, &file, &canon);
     out->pairs = pairs;
     out->topo = sn_topo_mem_estimate(n, ports);
     if (t->kind == SN_TOPO_FILE && n <= SN_ROUTE_MAX_TABLE)
@@ -108,29 +132,73 @@ void sn_model_mem_estimate(const sn_topo_t *t, const sn_params_t *p, sn_mem_use_
         out->plan = sat_add(out->plan, sat_mul(sat_mul(n, t->nproc), sat_add(9, per * 17)));
     out->exec = 0;
     out->frames = 0;
+    out->held = 0;
+    out->text = file;
     out->processes = 1;
-    if (use == SN_MEM_SIM) {
-        uint64_t flight = ports < exec_pairs ? ports : exec_pairs;
-        out->exec = sat_add(sat_add(sat_mul(n, EXEC_PER_NODE), sat_mul(flight, EXEC_PER_FLIGHT)),
-                            sat_mul(exec_pairs, EXEC_PER_PAIR));
+    uint64_t sim_exec =
+        sat_add(sat_add(sat_mul(n, EXEC_PER_NODE),
+                        sat_mul(ports < exec_pairs ? ports : exec_pairs, EXEC_PER_FLIGHT)),
+                sat_mul(exec_pairs, EXEC_PER_PAIR));
+    if (use == SN_MEM_MODEL) {
+        /* model plans every applicable algorithm, one after the other; for the broadcasts of
+         * many sources, some (mnb-fcube, mnb-balanced, mnb-gossip) keep a record per (source,
+         * node) pair; a small collective's candidates without a prediction are run dry in the
+         * simulator */
+        if ((p->coll == SN_COLL_MNB || p->coll == SN_COLL_PMNB) && deliveries > pairs) {
+            out->plan = sat_add(out->plan, sat_mul(deliveries, PLAN_PER_CANDIDATE_PAIR));
+            out->pairs = deliveries;
+        }
+        if (deliveries <= SN_MODEL_DRY_DELIVERIES)
+            out->exec = sim_exec;
+    } else if (use == SN_MEM_SIM) {
+        out->exec = sim_exec;
         out->pairs = exec_pairs;
     } else if (use == SN_MEM_RUN) {
-        uint64_t deg = max_degree(t);
+        uint64_t deg = max_degree(t), link = sn_model_mem_link(p->size);
+        if (extra && extra->emulated)
+            link = sat_add(link, sn_model_mem_link_emulated(p->size));
         out->exec = sat_add(sat_mul(deg, 4096), sat_mul(node_expect_max(t, p), EXEC_PER_PAIR));
-        out->frames = sat_mul(deg, sn_model_mem_link(p->size));
+        out->frames = sat_mul(deg, link);
+        out->held =
+            extra && extra->emulated ? sat_mul(deg, sn_model_mem_link_emulated(p->size)) : 0;
         out->processes = t->n + 1;
     }
     out->exec = sat_add(out->exec, use == SN_MEM_RUN ? NODE_BASE : PROCESS_BASE);
-    out->per_process = sat_add(sat_add(out->topo, out->plan), sat_add(out->exec, out->frames));
+    out->per_process =
+        sat_add(sat_add(sat_add(out->topo, out->plan), sat_add(out->exec, out->frames)),
+                use == SN_MEM_RUN ? 0 : file);
     if (use == SN_MEM_RUN) {
+        /* every node receives the canonical edge list in its assignment, holds the frame and
+         * its unpacked copy and parses it; the coordinator read the file, and its assignments
+         * to every node may wait in their write queues at once */
+        uint64_t node_text = sat_mul(NODE_TEXT_COPIES, canon);
+        uint64_t coord_text = sat_add(file, sat_mul(n, canon));
+        out->text = sat_add(coord_text, sat_mul(n, node_text));
+        out->per_process = sat_add(out->per_process, node_text);
+        uint64_t coord = sat_add(sat_add(out->topo, out->plan), sat_add(PROCESS_BASE, coord_text));
+        /* the coordinator's --algo auto may run a small collective dry in the simulator */
+        uint64_t dry = deliveries <= SN_MODEL_DRY_DELIVERIES ? sim_exec : 0;
+        coord = sat_add(coord, dry);
+        if (coord > out->per_process)
+            out->per_process = coord;
         /* every node rebuilds topology and plan; the frames of all links together; the
          * coordinator holds topology and plan too */
         uint64_t shared = sat_add(out->topo, out->plan);
         uint64_t frames_all = sat_mul(ports, sn_model_mem_link(p->size));
-        out->total = sat_add(sat_mul(n + 1, shared), sat_add(sat_mul(n, out->exec), frames_all));
+        if (extra && extra->emulated)
+            frames_all = sat_add(frames_all, sat_mul(ports, sn_model_mem_link_emulated(p->size)));
+        out->total =
+            sat_add(sat_add(sat_mul(n + 1, shared), sat_add(sat_mul(n, out->exec), frames_all)),
+                    sat_add(sat_add(out->text, dry), PROCESS_BASE));
     } else {
         out->total = out->per_process;
     }
+}
+
+void sn_model_mem_estimate(const sn_topo_t *t, const sn_params_t *p, sn_mem_use_t use,
+                           sn_mem_t *out)
+{
+    sn_model_mem_estimate_with(t, p, use, NULL, out);
 }
 
 int sn_model_mem_check(const sn_topo_t *t, const sn_params_t *p, const sn_mem_t *m, uint64_t limit,
@@ -138,17 +206,22 @@ int sn_model_mem_check(const sn_topo_t *t, const sn_params_t *p, const sn_mem_t 
 {
     if (limit == 0 || (m->per_process <= limit && m->total <= limit))
         return 0;
-    char est[32], lim[32], one[32], fr[32];
+    char est[32], lim[32], one[32], fr[32], held[96] = "";
     sn_fmt_bytes(limit, lim, sizeof lim);
+    if (m->held) {
+        char h[32];
+        snprintf(held, sizeof held, ", of which link emulation holds %s in whole frames",
+                 sn_fmt_bytes(m->held, h, sizeof h));
+    }
     if (m->processes > 1)
         return sn_err_set_param(
             err, SN_ERANGE, SN_PARAM_MEMORY,
             "%s on %s (msgs %u, packet size %u bytes) needs about %s in %u processes (the "
-            "largest %s: topology, plan, state and frame buffers of %s); the memory limit is %s",
+            "largest %s: topology, plan, state and frame buffers of %s%s); the memory limit is %s",
             sn_coll_name(p->coll), t->spec, p->msgs, p->size,
             sn_fmt_bytes(m->total, est, sizeof est), m->processes,
             sn_fmt_bytes(m->per_process, one, sizeof one), sn_fmt_bytes(m->frames, fr, sizeof fr),
-            lim);
+            held, lim);
     return sn_err_set_param(
         err, SN_ERANGE, SN_PARAM_MEMORY,
         "%s on %s (msgs %u) needs about %s (topology %s, plans "

@@ -71,7 +71,7 @@ static void names_for(sn_coll_t c, char *list, size_t cap)
                                      registry[i]->name);
 }
 
-int sn_model_check(const sn_algo_t *a, const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+int sn_model_check_params(const sn_algo_t *a, const sn_params_t *p, sn_err_t *err)
 {
     if (a->coll != p->coll) {
         char list[256];
@@ -92,9 +92,15 @@ int sn_model_check(const sn_algo_t *a, const sn_topo_t *t, const sn_params_t *p,
                                 "algorithm %s does not support %s (it supports: %s)", a->name,
                                 pm_name(&p->pm), m);
     }
-    if (a->applies)
-        return a->applies(t, p, err);
     return 0;
+}
+
+int sn_model_check(const sn_algo_t *a, const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+{
+    int rc = sn_model_check_params(a, p, err);
+    if (rc == 0 && a->applies)
+        rc = a->applies(t, p, err);
+    return rc;
 }
 
 int64_t sn_model_dry_run(const sn_algo_t *a, const void *plan, const sn_topo_t *t,

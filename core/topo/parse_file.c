@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "parse_internal.h"
 #include "stepnet/topo.h"
@@ -181,25 +182,51 @@ fail:
     return rc;
 }
 
-/* Reads a whole file (at most SN_TOPO_MAX_FILE bytes) into a NUL-terminated buffer. */
-static int slurp(const char *path, const char *factor, char **text, size_t *len, sn_err_t *err)
+/* The file's size refused before it is read: past SN_TOPO_MAX_FILE, or past the memory limit
+ * (max_bytes, 0: none), since the whole text is held while it is parsed. */
+static int file_size_check(const char *path, uint64_t size, uint64_t max_bytes, sn_err_t *err)
+{
+    char a[32], b[32];
+    if (size > SN_TOPO_MAX_FILE)
+        return sn_err_set(err, SN_ERANGE, "'%s' is %s; a file: graph is at most %s", path,
+                          sn_fmt_bytes(size, a, sizeof a),
+                          sn_fmt_bytes(SN_TOPO_MAX_FILE, b, sizeof b));
+    if (max_bytes != 0 && size > max_bytes)
+        return sn_err_set_param(
+            err, SN_ERANGE, SN_PARAM_MEMORY,
+            "'%s' is %s, and a file: graph is read whole; the memory limit is %s", path,
+            sn_fmt_bytes(size, a, sizeof a), sn_fmt_bytes(max_bytes, b, sizeof b));
+    return 0;
+}
+
+/* Reads a whole file into a NUL-terminated buffer: a regular file's size is checked (stat)
+ * before anything is read and its buffer allocated once; a pipe or device is read in blocks up
+ * to the same limits. */
+static int slurp(const char *path, const char *factor, uint64_t max_bytes, char **text, size_t *len,
+                 sn_err_t *err)
 {
     FILE *f = fopen(path, "r");
     if (f == NULL)
         return sn_err_set(err, SN_EIO, "cannot read '%s' (from '%s'): %s", path, factor,
                           strerror(errno));
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
+    struct stat st;
     int rc = 0;
+    size_t cap = 0, n = 0;
+    char *buf = NULL;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+        if ((rc = file_size_check(path, (uint64_t) st.st_size, max_bytes, err)) < 0)
+            goto done;
+        cap = (size_t) st.st_size + 2; /* one more byte shows a file that grew meanwhile */
+        buf = sn_xmalloc(cap);
+    }
     for (;;) {
-        sn_grow((void **) &buf, &cap, n + 65536 + 1, 1);
-        size_t got = fread(buf + n, 1, 65536, f);
+        if (n + 1 >= cap)
+            sn_grow((void **) &buf, &cap, n + 65536 + 1, 1);
+        size_t want = cap - 1 - n, got = fread(buf + n, 1, want, f);
         n += got;
-        if (n > SN_TOPO_MAX_FILE) {
-            rc = sn_err_set(err, SN_ERANGE, "'%s' is larger than %u bytes", path, SN_TOPO_MAX_FILE);
+        if ((rc = file_size_check(path, n, max_bytes, err)) < 0)
             break;
-        }
-        if (got < 65536) {
+        if (got < want) {
             if (ferror(f))
                 rc = sn_err_set(err, SN_EIO,
                                 "cannot read '%s' (from '%s'): %s; expected a file of 'U V' edge "
@@ -208,6 +235,7 @@ static int slurp(const char *path, const char *factor, char **text, size_t *len,
             break;
         }
     }
+done:
     fclose(f);
     if (rc < 0) {
         free(buf);
@@ -219,8 +247,8 @@ static int slurp(const char *path, const char *factor, char **text, size_t *len,
     return 0;
 }
 
-static int parse_text(const char *path, const char *text, size_t len, sn_topo_t **out,
-                      sn_err_t *err);
+static int parse_text(const char *path, const char *text, size_t len, uint64_t max_bytes,
+                      sn_topo_t **out, sn_err_t *err);
 
 int sn__topo_parse_file(const sn__topo_source_t *src, const char *path, const char *factor,
                         sn_topo_t **out, sn_err_t *err)
@@ -228,52 +256,18 @@ int sn__topo_parse_file(const sn__topo_source_t *src, const char *path, const ch
     if (src->files != NULL) {
         for (size_t i = 0; i < src->nfiles; i++)
             if (strcmp(src->files[i].path, path) == 0)
-                return parse_text(path, src->files[i].text, src->files[i].len, out, err);
+                return parse_text(path, src->files[i].text, src->files[i].len, src->max_bytes, out,
+                                  err);
         return sn_err_set(err, SN_EIO, "no contents were supplied for '%s'", factor);
     }
     char *text;
     size_t len;
-    int rc = slurp(path, factor, &text, &len, err);
+    int rc = slurp(path, factor, src->max_bytes, &text, &len, err);
     if (rc < 0)
         return rc;
-    rc = parse_text(path, text, len, out, err);
+    rc = parse_text(path, text, len, src->max_bytes, out, err);
     free(text);
     return rc;
-}
-
-int sn_topo_read_files(const char *spec, sn_topo_file_t **files, size_t *nfiles, sn_err_t *err)
-{
-    *files = NULL;
-    *nfiles = 0;
-    size_t cap = 0;
-    char *copy = sn_xstrdup(spec), *save = NULL;
-    int rc = 0;
-    for (char *tok = strtok_r(copy, "*", &save); tok; tok = strtok_r(NULL, "*", &save)) {
-        if (strncmp(tok, "file:", 5) != 0)
-            continue;
-        sn_grow((void **) files, &cap, *nfiles + 1, sizeof **files);
-        sn_topo_file_t *f = &(*files)[*nfiles];
-        if ((rc = slurp(tok + 5, tok, &f->text, &f->len, err)) < 0)
-            break;
-        f->path = sn_xstrdup(tok + 5);
-        (*nfiles)++;
-    }
-    free(copy);
-    if (rc < 0) {
-        sn_topo_files_free(*files, *nfiles);
-        *files = NULL;
-        *nfiles = 0;
-    }
-    return rc;
-}
-
-void sn_topo_files_free(sn_topo_file_t *files, size_t nfiles)
-{
-    for (size_t i = 0; i < nfiles; i++) {
-        free(files[i].path);
-        free(files[i].text);
-    }
-    free(files);
 }
 
 /* The edges and router lines of a graph file as they are read. */
@@ -339,8 +333,8 @@ static int file_line(file_graph_t *g, const char *path, unsigned lineno, char *l
 }
 
 /* Parses the text of an edge-list file: 'U V' edges, 'router N' lines, '#' comments. */
-static int parse_text(const char *path, const char *text, size_t len, sn_topo_t **out,
-                      sn_err_t *err)
+static int parse_text(const char *path, const char *text, size_t len, uint64_t max_bytes,
+                      sn_topo_t **out, sn_err_t *err)
 {
     file_graph_t g = {0};
     int rc = 0;
@@ -383,13 +377,114 @@ static int parse_text(const char *path, const char *text, size_t len, sn_topo_t 
             isr[g.routers[i]] = 1;
         }
     }
+    /* the text and the edge lists are held while the topology is built from them */
+    uint64_t need = (uint64_t) len + (uint64_t) (g.ecap + g.ecap2 + g.rcap) * sizeof(uint32_t) +
+                    sn_topo_mem_estimate((uint64_t) g.maxid + 1, 2 * (uint64_t) g.ne);
+    if (max_bytes != 0 && need > max_bytes) {
+        char a[32], b[32];
+        free(isr);
+        rc = sn_err_set_param(err, SN_ERANGE, SN_PARAM_MEMORY,
+                              "%s: %zu bytes of text and %zu edges need about %s to parse and "
+                              "build; the memory limit is %s",
+                              path, len, g.ne, sn_fmt_bytes(need, a, sizeof a),
+                              sn_fmt_bytes(max_bytes, b, sizeof b));
+        goto done;
+    }
     char name[1100];
     snprintf(name, sizeof name, "file:%s", path);
     rc = sn_topo_from_edges(name, g.maxid + 1, (uint32_t) g.ne, g.eu, g.ev, isr, out, err);
     free(isr);
+    if (rc == 0)
+        (*out)->source_bytes = len;
 done:
     free(g.eu);
     free(g.ev);
     free(g.routers);
     return rc;
+}
+
+/* ---- the canonical text -----------------------------------------------------------------------
+ */
+
+const sn_topo_t *sn_topo_file_factor(const sn_topo_t *t)
+{
+    if (t->kind == SN_TOPO_FILE)
+        return t;
+    for (uint32_t i = 0; i < t->nfactors; i++)
+        if (t->factors[i]->kind == SN_TOPO_FILE)
+            return t->factors[i];
+    return NULL;
+}
+
+static uint64_t decimal_digits(uint64_t v)
+{
+    uint64_t d = 1;
+    while (v >= 10) {
+        v /= 10;
+        d++;
+    }
+    return d;
+}
+
+uint64_t sn_topo_file_text_max(const sn_topo_t *f)
+{
+    uint64_t id = decimal_digits(f->n ? f->n - 1 : 0), routers = f->n - f->nproc;
+    return (uint64_t) f->nedges * (2 * id + 2) + routers * (sizeof "router " + id);
+}
+
+int sn_topo_file_text_check(const sn_topo_t *f, size_t len, sn_err_t *err)
+{
+    uint64_t max = sn_topo_file_text_max(f);
+    if (len <= max)
+        return 0;
+    return sn_err_set(err, SN_EINVAL,
+                      "%zu bytes of text for %s, whose edge list takes at most %llu (an "
+                      "assignment carries the edge list, not the file)",
+                      len, f->spec, (unsigned long long) max);
+}
+
+/* The edges in an order in which every node meets its edges in the order of its ports (Kahn's
+ * algorithm: an edge follows the edges of the ports just below its own at both ends), so that
+ * the parser, which numbers ports in file order, rebuilds the same ports. */
+static uint32_t *edges_in_port_order(const sn_topo_t *f)
+{
+    uint32_t ne = f->nedges, *order = sn_xmalloc(((size_t) ne + 1) * sizeof *order);
+    uint8_t *waiting = sn_xmalloc((size_t) ne + 1);
+    size_t head = 0, tail = 0;
+    for (uint32_t e = 0; e < ne; e++) {
+        waiting[e] = (uint8_t) ((f->edges[e].pa > 0) + (f->edges[e].pb > 0));
+        if (waiting[e] == 0)
+            order[tail++] = e;
+    }
+    while (head < tail) {
+        const sn_edge_t *d = &f->edges[order[head++]];
+        uint32_t ends[2] = {d->a, d->b}, ports[2] = {d->pa, d->pb};
+        for (int k = 0; k < 2; k++) {
+            if (ports[k] + 1 >= sn_topo_degree(f, ends[k]))
+                continue;
+            uint32_t next = sn_topo_port(f, ends[k], ports[k] + 1)->edge;
+            if (--waiting[next] == 0)
+                order[tail++] = next;
+        }
+    }
+    free(waiting);
+    return order;
+}
+
+void sn_topo_file_text(const sn_topo_t *f, char **out, size_t *len)
+{
+    size_t cap = (size_t) sn_topo_file_text_max(f) + 1, n = 0;
+    char *text = sn_xmalloc(cap);
+    uint32_t *order = edges_in_port_order(f);
+    for (uint32_t i = 0; i < f->nedges; i++) {
+        const sn_edge_t *d = &f->edges[order[i]];
+        n += (size_t) snprintf(text + n, cap - n, "%u %u\n", d->a, d->b);
+    }
+    for (uint32_t u = 0; u < f->n; u++)
+        if (!sn_topo_is_proc(f, u))
+            n += (size_t) snprintf(text + n, cap - n, "router %u\n", u);
+    free(order);
+    text[n] = '\0';
+    *out = text;
+    *len = n;
 }

@@ -214,6 +214,10 @@ uint64_t sn_coll_expected_total(const sn_topo_t *t, const sn_params_t *p);
  * range). 0 or SN_EINVAL/SN_ERANGE with a message naming the value. */
 int sn_params_check(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err);
 
+/* The checks of sn_params_check that need no topology (collective, operator, counts, size, port
+ * model), so that a front end refuses a bad value before it builds a large topology. */
+int sn_params_check_free(const sn_params_t *p, sn_err_t *err);
+
 /* ---- one step of one node ------------------------------------------------------------------ */
 
 typedef struct sn_msg_s {

@@ -32,6 +32,10 @@ char *sn_model_algos_markdown(const sn_coll_t *only);
  * SN_ENOTSUP with the reason in err. */
 int sn_model_check(const sn_algo_t *a, const sn_topo_t *t, const sn_params_t *p, sn_err_t *err);
 
+/* The part of sn_model_check that needs no topology: the collective and the port model, so that
+ * a front end refuses a named algorithm that cannot run before it builds a large topology. */
+int sn_model_check_params(const sn_algo_t *a, const sn_params_t *p, sn_err_t *err);
+
 /* When no applicable algorithm predicts its steps, auto runs each of them dry in the simulator
  * if the collective has at most this many deliveries (a fraction of a second), and takes the
  * fewest steps; SN_MODEL_MAX_OPEN bounds how many such algorithms one collective has. */
@@ -118,21 +122,44 @@ typedef enum {
 } sn_mem_use_t;
 
 typedef struct sn_mem_s {
-    uint64_t topo;        /* the topology */
-    uint64_t plan;        /* the plan and the lower bounds */
-    uint64_t exec;        /* executor state: sim all nodes, run the busiest node */
-    uint64_t frames;      /* run: the frame buffers of the busiest node (0 otherwise) */
+    uint64_t topo;        /* the topology; with the text of a file: graph while it is parsed */
+    uint64_t plan;        /* the plan and the lower bounds (model: every candidate's plan) */
+    uint64_t exec;        /* executor state: sim all nodes, run the busiest node, model the
+                             candidates' dry runs */
+    uint64_t frames;      /* run: the frame buffers of the busiest node (0 otherwise), with the
+                             frames its emulated links hold */
+    uint64_t held;        /* run: of frames, the whole frames its emulated links hold */
+    uint64_t text;        /* file: graphs: the file's text (the reading process) and in run the
+                             canonical edge list each node receives (sn_topo_file_text) */
     uint64_t per_process; /* the largest process: topo + plan + exec + frames */
     uint64_t total;       /* every process of the command together */
     uint32_t processes;   /* 1, or for run the nodes plus the coordinator */
     uint64_t pairs;       /* the (packet, node) pairs the plans and states grow with */
 } sn_mem_t;
 
-/* The estimate for (t, p) used as `use`. Pure; allocates nothing. */
+/* What `run` adds beyond the topology and the parameters. */
+typedef struct sn_mem_extra_s {
+    int emulated; /* link emulation (--link-delay, --link-jitter, --link-rate or --link-file) is
+                     on: each emulated link holds SN_MODEL_EMU_FRAMES whole frames */
+} sn_mem_extra_t;
+
+/* The whole frames one emulated link of `run` can hold at once: a node delays its outgoing frames
+ * whole until their release time (delay and jitter after the rate's schedule), and the slot
+ * barrier lets it send the frame of slot t + 2 only after its neighbour got the one of slot t. */
+#define SN_MODEL_EMU_FRAMES 2u
+
 /* The bytes of frame buffers one link of `stepnet run` holds at most for packets of `size`
  * bytes: bounded by the streaming chunk, not by the packet size (docs/limits.md). */
 uint64_t sn_model_mem_link(uint32_t size);
 
+/* The bytes one link holds on top of sn_model_mem_link when the node emulates it: whole frames,
+ * payload generated, waiting for their release (SN_MODEL_EMU_FRAMES of them). */
+uint64_t sn_model_mem_link_emulated(uint32_t size);
+
+/* The estimate for (t, p) used as `use`; extra NULL: nothing beyond them. Pure; allocates
+ * nothing. */
+void sn_model_mem_estimate_with(const sn_topo_t *t, const sn_params_t *p, sn_mem_use_t use,
+                                const sn_mem_extra_t *extra, sn_mem_t *out);
 void sn_model_mem_estimate(const sn_topo_t *t, const sn_params_t *p, sn_mem_use_t use,
                            sn_mem_t *out);
 

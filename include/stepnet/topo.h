@@ -98,6 +98,8 @@ struct sn_topo_s {
     uint8_t *port_factor; /* [port_off[n]]: the factor each port belongs to (NULL if no product) */
 
     int cayley;            /* 1 when node ids are group elements (see the header comment) */
+    uint64_t source_bytes; /* file: graphs: the bytes of text parsed to build it (held while it
+                              was parsed; the memory budget counts them); 0 otherwise */
     int vertex_transitive; /* 1 when every node looks the same (Cayley graphs) */
 };
 
@@ -107,11 +109,11 @@ struct sn_topo_s {
  * large), SN_EIO (file: cannot be read). `file:PATH` reads the file; everything else is pure. */
 int sn_topo_parse(const char *spec, sn_topo_t **out, sn_err_t *err);
 
-/* The contents of a `file:` factor, supplied by the caller instead of read from disk (a coordinator
- * ships them to nodes that do not have the file). */
+/* The contents of a `file:` factor, supplied by the caller instead of read from disk (a node gets
+ * the graph's edge list from the coordinator: sn_topo_file_text). */
 typedef struct sn_topo_file_s {
     char *path; /* as written in the spec after "file:" */
-    char *text; /* the file's bytes, NUL-terminated */
+    char *text; /* the file's bytes, len of them (no NUL needed after them) */
     size_t len;
 } sn_topo_file_t;
 
@@ -122,10 +124,25 @@ typedef struct sn_topo_file_s {
 int sn_topo_parse_with(const char *spec, const sn_topo_file_t *files, size_t nfiles,
                        sn_topo_t **out, sn_err_t *err);
 
-/* Reads every `file:` factor of spec into *files (count in *nfiles; free with
- * sn_topo_files_free). SN_EIO naming the file, or SN_ERANGE past SN_TOPO_MAX_FILE. */
-int sn_topo_read_files(const char *spec, sn_topo_file_t **files, size_t *nfiles, sn_err_t *err);
-void sn_topo_files_free(sn_topo_file_t *files, size_t nfiles);
+/* The `file:` graph of t: t itself, or its factor that is one (a product has at most one of
+ * them in `run`; the first otherwise); NULL when t has none. */
+const sn_topo_t *sn_topo_file_factor(const sn_topo_t *t);
+
+/* The canonical text of a `file:` graph f (kind SN_TOPO_FILE): one 'U V' line per edge and one
+ * 'router N' line per router, nothing else, in an order that sn_topo_parse_with rebuilds into the
+ * same ports and edges (each node's edges appear in the order of its ports). This is what a
+ * coordinator sends its nodes instead of the file, whose comments and spacing they need not
+ * hold. *out is NUL-terminated (free it), *len its length without the NUL. */
+void sn_topo_file_text(const sn_topo_t *f, char **out, size_t *len);
+
+/* The most bytes sn_topo_file_text can return for f, computed from its sizes only: every line at
+ * its longest for f's node ids. */
+uint64_t sn_topo_file_text_max(const sn_topo_t *f);
+
+/* 0 when `len` bytes of text, received for the file: graph f (built from them), are no longer
+ * than its canonical text can be (sn_topo_file_text_max); else SN_EINVAL naming both: a node
+ * refuses an assignment that carries a file's comments or padding instead of the edge list. */
+int sn_topo_file_text_check(const sn_topo_t *f, size_t len, sn_err_t *err);
 
 /* Builds a topology from an explicit edge list (the `file:` family without the file): `nnodes`
  * nodes, `nedges` edges (u[i], v[i]), `router[i]` nonzero for routers (router may be NULL).
@@ -145,8 +162,10 @@ uint64_t sn_topo_mem_estimate(uint64_t nodes, uint64_t ports);
 
 /* sn_topo_parse_with (files NULL: read `file:` factors from disk) under a memory limit: a spec
  * whose topology would take more than max_bytes by sn_topo_mem_estimate is refused with SN_ERANGE
- * (param SN_PARAM_MEMORY, the message giving the estimate and the limit) before it is built.
- * max_bytes 0: no limit. */
+ * (param SN_PARAM_MEMORY, the message giving the estimate and the limit) before it is built. A
+ * `file:` graph read from disk is read whole: a file larger than max_bytes is refused from its
+ * size (stat) before it is read, and its text and edges together with the topology they build
+ * must fit max_bytes too. max_bytes 0: no limit. */
 int sn_topo_parse_budget(const char *spec, const sn_topo_file_t *files, size_t nfiles,
                          uint64_t max_bytes, sn_topo_t **out, sn_err_t *err);
 

@@ -2188,11 +2188,130 @@ static void test_parse_budget(void **state)
     }
 }
 
+/* A ring of 4 behind a comment block of `comment` bytes: what a file: graph of few edges and many
+ * comments looks like (the spec of f). */
+static void tfile_commented_ring(tfile_t *f, size_t comment)
+{
+    char *text = malloc(comment + 128);
+    assert_non_null(text);
+    size_t n = 0;
+    n += (size_t) sprintf(text, "0 1\n1 2\n");
+    while (n < comment) {
+        memcpy(text + n, "# ", 2);
+        memset(text + n + 2, 'x', 77);
+        text[n + 79] = '\n';
+        n += 80;
+    }
+    strcpy(text + n, "2 3\n3 0\n");
+    tfile_make(f, text);
+    free(text);
+}
+
+/* A file: graph is read whole: a file larger than the memory limit is refused from its size
+ * before it is read (SN_ERANGE about --max-memory, naming the size and the limit), one that fits
+ * is built and its text counted (source_bytes). */
+static void test_file_budget(void **state)
+{
+    (void) state;
+    tfile_t f;
+    tfile_commented_ring(&f, 2u << 20);
+    sn_topo_t *t = NULL;
+    sn_err_t err = {0};
+    tu_assert_rc(sn_topo_parse_budget(f.spec, NULL, 0, 1u << 20, &t, &err), SN_ERANGE);
+    assert_null(t);
+    assert_int_equal(err.param, SN_PARAM_MEMORY);
+    if (strstr(err.msg, "is 2.0 MiB") == NULL || strstr(err.msg, "memory limit is 1.0 MiB") == NULL)
+        fail_msg("message: %s", err.msg);
+    tu_assert_rc(sn_topo_parse_budget(f.spec, NULL, 0, 8u << 20, &t, &err), 0);
+    assert_int_equal(t->n, 4);
+    assert_true(t->source_bytes >= (2u << 20) && t->source_bytes < (2u << 20) + 256);
+    sn_topo_free(t);
+    /* the text, its edges and the topology must fit together, not the file alone */
+    tu_assert_rc(sn_topo_parse_budget(f.spec, NULL, 0, (2u << 20) + 100, &t, &err), SN_ERANGE);
+    assert_int_equal(err.param, SN_PARAM_MEMORY);
+    assert_null(t);
+    tfile_drop(&f);
+}
+
+/* Ports, edges and routers of a and b are the same. */
+static void assert_same_graph(const sn_topo_t *a, const sn_topo_t *b)
+{
+    assert_int_equal(a->n, b->n);
+    assert_int_equal(a->nproc, b->nproc);
+    assert_int_equal(a->nedges, b->nedges);
+    for (uint32_t u = 0; u < a->n; u++) {
+        assert_int_equal(sn_topo_degree(a, u), sn_topo_degree(b, u));
+        assert_int_equal(sn_topo_is_proc(a, u), sn_topo_is_proc(b, u));
+        for (uint32_t q = 0; q < sn_topo_degree(a, u); q++) {
+            const sn_port_t *x = sn_topo_port(a, u, q), *y = sn_topo_port(b, u, q);
+            assert_int_equal(x->peer, y->peer);
+            assert_int_equal(x->edge, y->edge);
+            assert_int_equal(x->rport, y->rport);
+        }
+    }
+}
+
+/* The canonical text of a file: graph (what nodes receive) rebuilds the same ports and edges,
+ * holds no comment, and stays within sn_topo_file_text_max; for a graph given with a large comment
+ * block it is a few bytes. */
+static void test_file_text(void **state)
+{
+    (void) state;
+    const char *graphs[] = {F_ROUTERS, F_PLAIN, F_LEAFROUTER,
+                            /* ports whose order no edge-id order keeps: node 3 meets 5 first */
+                            "3 5\n0 1\n1 2\n2 3\n3 0\n5 4\n4 0\n1 5\n2 4\n3 5\n"};
+    for (size_t i = 0; i < sizeof graphs / sizeof graphs[0]; i++) {
+        tfile_t f;
+        tfile_make(&f, graphs[i]);
+        sn_topo_t *t = tu_topo(f.spec), *back = NULL;
+        char *text;
+        size_t len;
+        sn_topo_file_text(sn_topo_file_factor(t), &text, &len);
+        assert_int_equal(strlen(text), len);
+        assert_null(strchr(text, '#'));
+        assert_true(len <= sn_topo_file_text_max(t));
+        sn_topo_file_t sup = {f.path, text, len};
+        sn_err_t err = {0};
+        tu_assert_rc(sn_topo_parse_with(f.spec, &sup, 1, &back, &err), 0);
+        assert_same_graph(t, back);
+        sn_topo_free(back);
+        free(text);
+        sn_topo_free(t);
+        tfile_drop(&f);
+    }
+    tfile_t f;
+    tfile_commented_ring(&f, 1u << 20);
+    char spec[600];
+    snprintf(spec, sizeof spec, "ring:3*%s", f.spec);
+    sn_topo_t *t = tu_topo(spec);
+    const sn_topo_t *file = sn_topo_file_factor(t);
+    assert_non_null(file);
+    assert_true(file->source_bytes > (1u << 20));
+    char *text;
+    size_t len;
+    sn_topo_file_text(file, &text, &len);
+    assert_string_equal(text, "0 1\n1 2\n2 3\n0 3\n");
+    free(text);
+    /* what a node accepts: the edge list; the file with its comments is refused, naming both */
+    sn_err_t err = {0};
+    tu_assert_rc(sn_topo_file_text_check(file, 16, &err), 0);
+    tu_assert_rc(sn_topo_file_text_check(file, file->source_bytes, &err), SN_EINVAL);
+    if (strstr(err.msg, "whose edge list takes at most 16") == NULL)
+        fail_msg("message: %s", err.msg);
+    sn_topo_free(t);
+    t = tu_topo("ring:5");
+    assert_null(sn_topo_file_factor(t));
+    sn_topo_free(t);
+    tfile_drop(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_families),
         cmocka_unit_test(test_parse_file),
+        cmocka_unit_test(test_file_budget),
+        cmocka_unit_test(test_file_text),
         cmocka_unit_test(test_parse_errors),
         cmocka_unit_test(test_parse_file_errors),
         cmocka_unit_test(test_parse_size),

@@ -127,7 +127,7 @@ static int64_t source_pos(const sn_params_t *p, uint32_t x)
     return (lo < p->nsources && p->sources[lo] == x) ? (int64_t) lo : -1;
 }
 
-int sn_params_check(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+int sn_params_check_free(const sn_params_t *p, sn_err_t *err)
 {
     if ((unsigned) p->coll >= SN_COLL_COUNT)
         return sn_err_set(err, SN_EINVAL, "unknown collective %d", (int) p->coll);
@@ -146,9 +146,6 @@ int sn_params_check(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
                                 "a barrier moves one token per processor: messages %u and "
                                 "fragments %u must both be 1",
                                 p->msgs, p->frags);
-    if (p->root >= t->n || !sn_topo_is_proc(t, p->root))
-        return sn_err_set_param(err, SN_EINVAL, SN_PARAM_ROOT, "root must be a processor of %s",
-                                t->spec);
     if (p->msgs < 1 || p->msgs > 1u << 20)
         return sn_err_set_param(err, SN_ERANGE, SN_PARAM_MSGS,
                                 "messages per pair %u out of range: expected 1 to %u", p->msgs,
@@ -169,6 +166,17 @@ int sn_params_check(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
         return sn_err_set_param(err, SN_EINVAL, SN_PARAM_RX,
                                 "the reception limit 'any' only applies to single-port (multiport "
                                 "never limits receptions); the limits are 'one' and 'any'");
+    return 0;
+}
+
+int sn_params_check(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
+{
+    int rc = sn_params_check_free(p, err);
+    if (rc < 0)
+        return rc;
+    if (p->root >= t->n || !sn_topo_is_proc(t, p->root))
+        return sn_err_set_param(err, SN_EINVAL, SN_PARAM_ROOT, "root must be a processor of %s",
+                                t->spec);
     int partial =
         p->coll == SN_COLL_PMNB || p->coll == SN_COLL_PEXCHANGE || p->coll == SN_COLL_PMNA;
     if (partial && p->sources == NULL)
