@@ -260,8 +260,8 @@ int sn__topo_parse_file(const sn__topo_source_t *src, const char *path, const ch
                                   err);
         return sn_err_set(err, SN_EIO, "no contents were supplied for '%s'", factor);
     }
-    char *text;
-    size_t len;
+    char *text = NULL;
+    size_t len = 0;
     int rc = slurp(path, factor, src->max_bytes, &text, &len, err);
     if (rc < 0)
         return rc;
