@@ -71,7 +71,8 @@ typedef struct cli_run_s {
     "                     time model's node and control-leg probes (default 20; 0 skips them\n"    \
     "                     and the model)\n"                                                        \
     "  --connect-timeout-ms MS    nodes connecting to each other (default 10000)\n"                \
-    "  --ready-timeout-ms MS      every node joined and ready (default 30000)\n"                   \
+    "  --ready-timeout-ms MS      every node joined and ready (default 30000 plus 20 per node,\n"  \
+    "                     or plus 2000 per node with --hosts: ssh sessions start slower)\n"        \
     "  --slot-timeout-ms MS       one slot without progress (default 5000)\n"                      \
     "  --collective-timeout-ms MS one repetition (default 300000)\n"                               \
     "  --heartbeat-ms MS  control-channel heartbeat period outside collectives (default 1000;\n"   \
