@@ -32,11 +32,11 @@ static const char *late_state(const sn_coord_t *r, const sn_coord_node_t *cn, ch
         return launch;
     switch (r->phase) {
     case SN_COORD_PH_READY:
-        return cn->ready ? NULL : "joined but not ready (its links are not up)";
+        return cn->ready ? NULL : "joined but not ready: links not up";
     case SN_COORD_PH_CALIBRATE:
         return cn->calibrated ? NULL : "calibrating";
     case SN_COORD_PH_CLOCK:
-        return cn->clocked ? NULL : "its clock not probed yet";
+        return cn->clocked ? NULL : "clock not probed yet";
     default:
         return NULL;
     }

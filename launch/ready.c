@@ -24,8 +24,7 @@ uint32_t sn_launch_ready_default_ms(sn_launch_mode_t mode, uint32_t nodes)
     return ms < SN_LAUNCH_READY_MAX_MS ? (uint32_t) ms : SN_LAUNCH_READY_MAX_MS;
 }
 
-const char *sn__launch_late(const sn_coord_t *r, const sn_coord_node_t *cn, char *host,
-                            size_t cap)
+const char *sn__launch_late(const sn_coord_t *r, const sn_coord_node_t *cn, char *host, size_t cap)
 {
     switch (sn_launch_mode_of(r->o)) {
     case SN_LAUNCH_SSH:
@@ -40,7 +39,6 @@ const char *sn__launch_late(const sn_coord_t *r, const sn_coord_node_t *cn, char
         host[0] = '\0'; /* every local node is on this machine */
         if (cn->hello)
             return NULL;
-        return cn->spawned && !cn->exited ? "process started but no hello"
-                                          : "process not running";
+        return cn->spawned && !cn->exited ? "process started but no hello" : "process not running";
     }
 }

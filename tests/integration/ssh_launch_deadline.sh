@@ -4,7 +4,8 @@
 # small explicit --ready-timeout-ms. The message must name each late node, its host (ssh, daemons)
 # and what it is still doing, and the option that raises the deadline. The "ssh" program is a
 # script of this test (no sshd, no root): one that never starts the session, one that starts the
-# real stepnet-node pointed at a port where no coordinator answers. Then nothing may be left running.
+# real stepnet-node pointed at a port where no coordinator answers, one whose nodes announce an
+# address nobody has. Then nothing may be left running.
 set -euo pipefail
 stepnet=${STEPNET:?set STEPNET to the stepnet program, or run this test through ctest}
 node=${STEPNET_NODE:?set STEPNET_NODE to the stepnet-node program, or run this test through ctest}
@@ -31,9 +32,17 @@ cat >"$tmp/ssh-elsewhere" <<'EOF'
 for last; do :; done
 exec sh -c "$(printf '%s' "$last" | sed "s/--join '[^']*'/--join '127.0.0.1:1'/")"
 EOF
+# An ssh that runs the remote command here, the node announcing 192.0.2.1 (TEST-NET-1, no host's
+# address) to its neighbours: every node says hello, but no link can come up, and the nodes dial
+# again until --connect-timeout-ms.
+cat >"$tmp/ssh-unreachable" <<'EOF'
+#!/bin/sh
+for last; do :; done
+exec sh -c "$(printf '%s' "$last" | sed "s/--stdin-session/--stdin-session --advertise 192.0.2.1/")"
+EOF
 # A local node that never dials the coordinator.
 printf '#!/bin/sh\nexec sleep 120\n' >"$tmp/node-hangs"
-chmod +x "$tmp/ssh-hangs" "$tmp/ssh-elsewhere" "$tmp/node-hangs"
+chmod +x "$tmp/ssh-hangs" "$tmp/ssh-elsewhere" "$tmp/ssh-unreachable" "$tmp/node-hangs"
 
 # late NAME WANT... -- RUN-OPTIONS...: the run fails with status 1 within its deadline, its
 # verdict on stderr contains every WANT, and no process of this test is left running.
@@ -74,6 +83,12 @@ late "ssh: node started, no hello" "ready deadline: nodes joined (3000 ms) expir
     "host hb: process started but no hello (3 nodes: 1-3)" "raise it with --ready-timeout-ms" -- \
     --hosts ha:1,hb:3 --listen 127.0.0.1:0 --ssh "$tmp/ssh-elsewhere" --remote-node "$node" \
     --ready-timeout-ms 3000
+
+late "ssh: joined, links not up" "ready deadline: nodes ready (5000 ms) expired: 4 of 4" \
+    "host ha: joined but not ready: links not up (2 nodes: 0,1)" \
+    "host hb: joined but not ready: links not up (2 nodes: 2,3)" \
+    "raise it with --ready-timeout-ms" -- --hosts ha:2,hb:2 --listen 127.0.0.1:0 \
+    --ssh "$tmp/ssh-unreachable" --remote-node "$node" --ready-timeout-ms 5000
 
 late "local process, no hello" "ready deadline: nodes joined (1500 ms) expired: 4 of 4" \
     "process started but no hello (4 nodes: 0-3)" "raise it with --ready-timeout-ms" -- \
