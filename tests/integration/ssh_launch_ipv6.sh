@@ -27,8 +27,10 @@ br="${prefix}br"
 nhosts=2
 tmp=$(mktemp -d)
 sshd_pids=()
+coord=""
 cleanup() {
     local i p
+    [ -n "$coord" ] && kill -9 "$coord" 2>/dev/null || true
     for p in "${sshd_pids[@]:-}"; do [ -n "$p" ] && kill -9 "$p" 2>/dev/null || true; done
     for ((i = 0; i < nhosts; i++)); do # whatever still runs in a namespace of this test
         for p in $(ip netns pids "${prefix}h$i" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done
@@ -174,6 +176,7 @@ for ((i = 0; i < nhosts; i++)); do
 done
 kill -9 "$coord"
 wait "$coord" 2>/dev/null || true
+coord=""
 nothing_left "listeners"
 echo "ok listeners: every node listens on its host's IPv6 address"
 echo "ssh_launch_ipv6: all passed"
