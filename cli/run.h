@@ -71,7 +71,8 @@ typedef struct cli_run_s {
     "                     time model's node and control-leg probes (default 20; 0 skips them\n"    \
     "                     and the model)\n"                                                        \
     "  --connect-timeout-ms MS    nodes connecting to each other (default 10000)\n"                \
-    "  --ready-timeout-ms MS      every node joined and ready (default 30000)\n"                   \
+    "  --ready-timeout-ms MS      every node joined and ready (default 30000 plus 20 per node,\n"  \
+    "                     or plus 2000 per node with --hosts: ssh sessions start slower)\n"        \
     "  --slot-timeout-ms MS       a link whose frame is missing moving no byte, in or out\n"       \
     "                     (default 5000); the frame's first byte also gets the time the\n"         \
     "                     calibrated model allows it, and a frame still arriving fails only\n"     \

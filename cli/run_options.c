@@ -117,7 +117,7 @@ static void raw_defaults(raw_t *w, sn_coord_opts_t *o, int bench)
                  .warmup = o->warmup,
                  .probes = o->probes,
                  .connect = o->connect_ms,
-                 .ready = o->ready_ms,
+                 .ready = o->ready_ms, /* 0: the engine's default by launch mode and nodes */
                  .slot = o->slot_ms,
                  .collective = o->collective_ms,
                  .heartbeat = o->heartbeat_ms,

@@ -27,7 +27,6 @@ void sn_coord_opts_default(sn_coord_opts_t *o)
     o->security = SN_SEC_SODIUM;
     o->fault_node = SN_COORD_NODE_NONE;
     o->connect_ms = SN_COORD_DEFAULT_CONNECT_MS;
-    o->ready_ms = SN_COORD_DEFAULT_READY_MS;
     o->slot_ms = SN_COORD_DEFAULT_SLOT_MS;
     o->collective_ms = SN_COORD_DEFAULT_COLLECTIVE_MS;
     o->heartbeat_ms = SN_HEARTBEAT_DEFAULT_MS;
@@ -499,8 +498,11 @@ static int run_here(const sn_coord_opts_t *opts, sn_coord_result_t *result, sn_e
     }
     if (!r->stopping)
         lower_priority(r);
+    /* the ready deadline: the option, or the default for this launch mode and node count */
+    r->ready_ms =
+        opts->ready_ms ? opts->ready_ms : sn_launch_ready_default_ms(sn_launch_mode_of(opts), r->n);
     if (!r->stopping)
-        sn__coord_deadline(r, opts->ready_ms);
+        sn__coord_deadline(r, r->ready_ms);
     if (!r->stopping && opts->heartbeat_ms)
         uv_timer_start(&r->heartbeat, sn__coord_on_heartbeat, opts->heartbeat_ms,
                        opts->heartbeat_ms);

@@ -21,7 +21,6 @@
 #define SN_COORD_DEFAULT_WARMUP        1
 #define SN_COORD_DEFAULT_PROBES        20
 #define SN_COORD_DEFAULT_CONNECT_MS    10000
-#define SN_COORD_DEFAULT_READY_MS      30000
 #define SN_COORD_DEFAULT_SLOT_MS       5000
 #define SN_COORD_DEFAULT_COLLECTIVE_MS 300000
 /* How long a node polls without sleeping while a slot waits for frames (docs/runtime.md, "Waiting
@@ -72,7 +71,10 @@ typedef struct sn_coord_opts_s {
     const char *fault;
     int has_token; /* testing: a fixed run token instead of a random one */
     uint64_t token;
-    uint32_t connect_ms, ready_ms, slot_ms, collective_ms;
+    uint32_t connect_ms, slot_ms, collective_ms;
+    /* the ready deadline (docs/runtime.md, "The ready deadline"); 0: its default, which follows
+     * the number of nodes and the launch mode (sn_launch_ready_default_ms, launch/launch.h) */
+    uint32_t ready_ms;
     uint32_t heartbeat_ms; /* control-channel heartbeat period; 0: none */
     uint32_t spin_us;      /* nodes poll without sleeping this long into a slot; 0: never */
     uint32_t coord_nice;   /* added to the coordinator's nice once its local nodes are started */

@@ -84,10 +84,12 @@ typedef struct sn_coord_node_s {
     uint64_t clk_uncertainty_ns;
     /* --hosts (launch/ssh.c): `proc` is the ssh client; its standard input carries the key and
      * stays open for the whole run (the remote node leaves when it closes), its standard error is
-     * relayed line by line with the host's name, the last line kept for the failure report */
+     * relayed line by line with the host's name, the last line kept for the failure report; its
+     * standard output carries the remote node's LISTEN line, the sign that the session is up */
     uint32_t host_index; /* into run->hosts */
-    uv_pipe_t ssh_in, ssh_err;
-    int ssh_pipes; /* ssh_in and ssh_err were initialised */
+    uv_pipe_t ssh_in, ssh_err, ssh_out;
+    int ssh_pipes;      /* ssh_in, ssh_err and ssh_out were initialised */
+    int remote_started; /* the remote stepnet-node wrote on its standard output */
     uv_write_t key_req;
     char key_text[2 * SN_KEY_BYTES + 1];
     char err_line[256], err_last[256];
@@ -132,8 +134,9 @@ struct sn_coord_s {
     sn_coord_pconn_t *pconns;
     uint32_t joined, nready, ncal, nclocked, ncomplete, nresult;
     uv_timer_t deadline, grace, blame_timer, heartbeat;
-    uint32_t deadline_ms;          /* the running `deadline` timer's length, for its message */
-    uint64_t blame_due;            /* uv_now at which the blame window closes */
+    uint32_t deadline_ms; /* the running `deadline` timer's length, for its message */
+    uint32_t ready_ms;  /* the ready deadline in force: --ready-timeout-ms or the mode's default */
+    uint64_t blame_due; /* uv_now at which the blame window closes */
     uint64_t hb_seq, hb_last_tick; /* uv_now of the previous heartbeat tick */
     uint64_t probe_seq; /* the liveness probe sent at the first failure report (0: none) */
     uint64_t probe_ms;  /* uv_now when it was sent */

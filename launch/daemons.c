@@ -263,6 +263,25 @@ void sn__launch_daemons_invite(sn_coord_t *r)
     }
 }
 
+const char *sn__launch_daemons_late(const sn_coord_t *r, const sn_coord_node_t *cn, char *host,
+                                    size_t cap)
+{
+    /* the daemon whose node claimed this id, else the one invited as it (its position) */
+    const sn_coord_daemon_t *d = NULL;
+    for (uint32_t i = 0; i < r->ndaemons && d == NULL; i++)
+        if (r->daemons[i].replied && r->daemons[i].id == (uint32_t) cn->id)
+            d = &r->daemons[i];
+    for (uint32_t i = 0; i < r->ndaemons && d == NULL; i++)
+        if (!r->daemons[i].replied && r->daemons[i].index == (uint32_t) cn->id)
+            d = &r->daemons[i];
+    snprintf(host, cap, "%s", d ? d->text : cn->host);
+    if (cn->hello)
+        return NULL;
+    if (d == NULL)
+        return "no daemon runs it";
+    return d->replied ? "process started but no hello" : "daemon has not answered its invitation";
+}
+
 void sn__launch_daemons_close(sn_coord_t *r)
 {
     for (uint32_t i = 0; i < r->ndaemons; i++)

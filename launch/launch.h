@@ -10,6 +10,7 @@
 #include "stepnet/error.h"
 
 typedef struct sn_coord_s sn_coord_t;
+struct sn_coord_node_s;                             /* coord_internal.h: one node of the run */
 typedef struct sn_coord_daemon_s sn_coord_daemon_t; /* daemons.c: one --nodes daemon's invitation */
 
 /* daemons.c: checks --nodes ADDR,ADDR,... (daemon addresses, each with a port) and --port-range
@@ -31,6 +32,44 @@ int sn__launch_hosts_prepare(sn_coord_t *r, sn_err_t *err);
 int sn__launch_ssh(sn_coord_t *r, sn_err_t *err);
 /* ssh.c: closes the ssh pipes of every node (once its ssh has exited). */
 void sn__launch_ssh_close(sn_coord_t *r);
+
+/* How a run's nodes come to be (coord.h's options say which). */
+typedef enum {
+    SN_LAUNCH_LOCAL,   /* one process per node on this machine (the default) */
+    SN_LAUNCH_JOIN,    /* --nodes join: started by someone else, they dial the coordinator */
+    SN_LAUNCH_SSH,     /* --hosts: one ssh session per node */
+    SN_LAUNCH_DAEMONS, /* --nodes ADDR,...: persistent daemons start them */
+} sn_launch_mode_t;
+
+/* The ready deadline's default (docs/runtime.md, "The ready deadline"): SN_LAUNCH_READY_BASE_MS
+ * for what every run does before its first repetition (links, calibration, clocks), plus a share
+ * per node for starting it: SN_LAUNCH_READY_SSH_MS for an ssh session (authentication, a remote
+ * shell and process, all sessions at once on the coordinator's CPU), SN_LAUNCH_READY_NODE_MS for
+ * any other process. */
+#define SN_LAUNCH_READY_BASE_MS 30000u
+#define SN_LAUNCH_READY_NODE_MS 20u
+#define SN_LAUNCH_READY_SSH_MS  2000u
+/* The longest default: one day, the largest --ready-timeout-ms. */
+#define SN_LAUNCH_READY_MAX_MS 86400000u
+
+/* ready.c: the launch mode of the options `o` (--hosts, --nodes ADDR,..., --nodes join, local).
+ * Pure. */
+sn_launch_mode_t sn_launch_mode_of(const sn_coord_opts_t *o);
+/* ready.c: the ready deadline's default in milliseconds for `nodes` nodes launched by `mode`:
+ * SN_LAUNCH_READY_BASE_MS plus the per-node share of the mode, at most SN_LAUNCH_READY_MAX_MS.
+ * Pure; an explicit --ready-timeout-ms replaces it. */
+uint32_t sn_launch_ready_default_ms(sn_launch_mode_t mode, uint32_t nodes);
+/* ready.c: for the ready deadline's message: where node `cn` runs as its launcher knows it into
+ * host (a hostfile entry, a daemon's address, or the data host it announced; "" for local
+ * nodes), and, while it has not said hello, what its launch is still doing ("ssh session still
+ * starting", "process started but no hello", ...); NULL once it has. */
+const char *sn__launch_late(const sn_coord_t *r, const struct sn_coord_node_s *cn, char *host,
+                            size_t cap);
+/* ssh.c and daemons.c: the same for a node started over ssh, or by a daemon. */
+const char *sn__launch_ssh_late(const sn_coord_t *r, const struct sn_coord_node_s *cn, char *host,
+                                size_t cap);
+const char *sn__launch_daemons_late(const sn_coord_t *r, const struct sn_coord_node_s *cn,
+                                    char *host, size_t cap);
 
 /* local.c: the stepnet-node to start: $STEPNET_NODE, else the one next to this executable. */
 const char *sn__launch_node_bin(char *buf, size_t cap);

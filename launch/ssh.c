@@ -95,7 +95,7 @@ static void on_ssh_exit(uv_process_t *p, int64_t status, int term_signal)
         sn__coord_close_all(r);
 }
 
-static void err_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+static void read_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     static char chunk[4096]; /* one read at a time: consumed before the next */
     (void) h;
@@ -136,6 +136,18 @@ static void on_err_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
             cn->err_line[cn->err_len++] = c;
         }
     }
+}
+
+/* The remote node's standard output: its first bytes (the LISTEN line, printed once it listens)
+ * say that the session is up and the node runs; the rest is read and dropped. */
+static void on_out_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    sn_coord_node_t *cn = s->data;
+    (void) buf;
+    if (nread > 0)
+        cn->remote_started = 1;
+    else if (nread < 0)
+        uv_read_stop(s);
 }
 
 static void on_key_written(uv_write_t *req, int status)
@@ -190,12 +202,14 @@ static int launch_one(sn_coord_t *r, sn_coord_node_t *cn, sn_err_t *err)
 
     uv_pipe_init(r->loop, &cn->ssh_in, 0);
     uv_pipe_init(r->loop, &cn->ssh_err, 0);
-    cn->ssh_in.data = cn->ssh_err.data = cn;
+    uv_pipe_init(r->loop, &cn->ssh_out, 0);
+    cn->ssh_in.data = cn->ssh_err.data = cn->ssh_out.data = cn;
     cn->ssh_pipes = 1;
     uv_stdio_container_t stdio[3];
     stdio[0].flags = UV_CREATE_PIPE | UV_READABLE_PIPE;
     stdio[0].data.stream = (uv_stream_t *) &cn->ssh_in;
-    stdio[1].flags = UV_IGNORE; /* the node's READY lines: the coordinator already knows */
+    stdio[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+    stdio[1].data.stream = (uv_stream_t *) &cn->ssh_out;
     stdio[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
     stdio[2].data.stream = (uv_stream_t *) &cn->ssh_err;
     uv_process_options_t po;
@@ -213,7 +227,8 @@ static int launch_one(sn_coord_t *r, sn_coord_node_t *cn, sn_err_t *err)
                           args[0], sn_net_strerror(rc));
     }
     cn->spawned = 1;
-    uv_read_start((uv_stream_t *) &cn->ssh_err, err_alloc, on_err_read);
+    uv_read_start((uv_stream_t *) &cn->ssh_err, read_alloc, on_err_read);
+    uv_read_start((uv_stream_t *) &cn->ssh_out, read_alloc, on_out_read);
     if (r->sec.mode == SN_SEC_SODIUM) {
         sn_key_format(r->key, cn->key_text);
         uv_buf_t b = uv_buf_init(cn->key_text, sizeof cn->key_text);
@@ -226,6 +241,17 @@ static int launch_one(sn_coord_t *r, sn_coord_node_t *cn, sn_err_t *err)
         }
     }
     return 0;
+}
+
+const char *sn__launch_ssh_late(const sn_coord_t *r, const sn_coord_node_t *cn, char *host,
+                                size_t cap)
+{
+    host_text(r, cn, host, cap);
+    if (cn->hello)
+        return NULL;
+    if (!cn->spawned || cn->exited)
+        return "ssh not running";
+    return cn->remote_started ? "process started but no hello" : "ssh session still starting";
 }
 
 /* ---- placement and start --------------------------------------------------------------------- */
@@ -268,5 +294,7 @@ void sn__launch_ssh_close(sn_coord_t *r)
             uv_close((uv_handle_t *) &cn->ssh_in, NULL);
         if (!uv_is_closing((uv_handle_t *) &cn->ssh_err))
             uv_close((uv_handle_t *) &cn->ssh_err, NULL);
+        if (!uv_is_closing((uv_handle_t *) &cn->ssh_out))
+            uv_close((uv_handle_t *) &cn->ssh_out, NULL);
     }
 }

@@ -175,6 +175,25 @@ int sn_addr_listen(uv_tcp_t *h, const struct sockaddr *sa, uint16_t lo, uint16_t
     }
 }
 
+int sn_addr_source_towards(const struct sockaddr *dest, struct sockaddr_storage *out)
+{
+    socklen_t len = dest->sa_family == AF_INET6 ? (socklen_t) sizeof(struct sockaddr_in6)
+                                                : (socklen_t) sizeof(struct sockaddr_in);
+    int fd = socket(dest->sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    socklen_t outlen = sizeof *out;
+    memset(out, 0, sizeof *out);
+    int rc = 0;
+    /* connect on a datagram socket only chooses the route and the source address */
+    if (connect(fd, dest, len) < 0 || getsockname(fd, (struct sockaddr *) out, &outlen) < 0)
+        rc = -errno;
+    close(fd);
+    if (rc == 0)
+        set_port(out, 0);
+    return rc;
+}
+
 const char *sn_addr_print(const char *host, unsigned port, char *buf, size_t cap)
 {
     snprintf(buf, cap, strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, port);

@@ -42,6 +42,12 @@ int sn_addr_parse_range(const char *text, uint16_t *lo, uint16_t *hi, sn_err_t *
 int sn_addr_listen(uv_tcp_t *h, const struct sockaddr *sa, uint16_t lo, uint16_t hi, int backlog,
                    uv_connection_cb cb);
 
+/* The local address this host would use to reach `dest` (the preferred source address of its
+ * route, with port 0) into *out: a UDP socket connected to `dest` tells it without sending
+ * anything. 0, or a negative errno (no route to `dest`, or no socket). Synchronous; start-up
+ * only. */
+int sn_addr_source_towards(const struct sockaddr *dest, struct sockaddr_storage *out);
+
 /* Writes `host` and `port` as sn_addr_parse reads them: "10.0.0.1:7000", "node3.lan:7000", or
  * "[::1]:7000" for an IPv6 literal (a host with a ':'), truncated to `cap`. Returns buf. */
 const char *sn_addr_print(const char *host, unsigned port, char *buf, size_t cap);

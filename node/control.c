@@ -250,12 +250,13 @@ static void on_ctl_retry(uv_timer_t *t)
 /* Connected: starts the handshake and says hello with this node's data address. */
 static void send_hello(node_t *nd)
 {
-    /* the data host: given, or the address this host has towards the coordinator */
+    /* the data host: given, or the address this host has towards the coordinator (chosen with
+     * the listener when the node listens on it, node/lifecycle.c) */
     if (nd->opts.advertise) {
         sn_addr_t adv;
         if (sn_node_parse_host(nd->opts.advertise, &adv, NULL) == 0)
             snprintf(nd->net.data_host, sizeof nd->net.data_host, "%s", adv.host);
-    } else {
+    } else if (nd->net.data_host[0] == '\0') {
         struct sockaddr_storage sa;
         int salen = sizeof sa;
         if (uv_tcp_getsockname(&nd->ctl.lc->c.tcp, (struct sockaddr *) &sa, &salen) == 0)

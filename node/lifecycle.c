@@ -149,20 +149,27 @@ static void on_signal(uv_signal_t *s, int signum)
 }
 
 /* The host a node listens on for links without --listen. A local node: the coordinator's host
- * (127.0.0.1, ::1, ...), where it dials. Any other node: the wildcard of the family of the data
- * host it announces (its --advertise, or by default its address towards the coordinator, of the
- * coordinator's family): "::" for an IPv6 address (a socket that takes IPv4 too, see
- * sn_addr_listen), else "0.0.0.0". An IPv4 wildcard under an IPv6 data host refused every link. */
-static const char *default_listen_host(const node_t *nd)
+ * (127.0.0.1, ::1, ...), where it dials. A node with --advertise (an address this host may not
+ * have, behind a NAT): the wildcard of the family of that address, "::" (a socket that takes IPv4
+ * too, see sn_addr_listen) or "0.0.0.0". Any other node (joined, or started over ssh): its
+ * address towards the coordinator, which it announces (kept in nd->net.data_host for its
+ * hello) and its neighbours dial, so of the family through which the coordinator reaches
+ * it; without a route to the coordinator yet, the wildcard of the coordinator's family. A
+ * wildcard of the other family refused every link (an IPv4 one under an IPv6 host file). */
+static const char *default_listen_host(node_t *nd)
 {
     const sn_node_opts_t *o = &nd->opts;
     sn_addr_t adv;
-    int v6 = nd->ctl.coord_sa.ss_family == AF_INET6;
+    struct sockaddr_storage src;
     if (o->local)
         return nd->ctl.coord.host;
     if (o->advertise && sn_node_parse_host(o->advertise, &adv, NULL) == 0)
-        v6 = strchr(adv.host, ':') != NULL;
-    return v6 ? "::" : "0.0.0.0";
+        return strchr(adv.host, ':') ? "::" : "0.0.0.0";
+    if (sn_addr_source_towards((struct sockaddr *) &nd->ctl.coord_sa, &src) == 0 &&
+        uv_ip_name((struct sockaddr *) &src, nd->net.data_host, sizeof nd->net.data_host) == 0)
+        return nd->net.data_host;
+    nd->net.data_host[0] = '\0';
+    return nd->ctl.coord_sa.ss_family == AF_INET6 ? "::" : "0.0.0.0";
 }
 
 /* The listener for links on the host of --listen (any port unless it names one). 0 with the
@@ -189,10 +196,10 @@ static int start_listener(node_t *nd)
     char *why = nd->net.listen_error;
     if (lrc == UV_EADDRINUSE && o->port_lo)
         snprintf(why, sizeof nd->net.listen_error,
-                 "cannot listen on %s: every port of --port-range %u-%u is in use", lhost,
+                 "cannot listen on %.160s: every port of --port-range %u-%u is in use", lhost,
                  o->port_lo, o->port_hi);
     else if (lrc < 0)
-        snprintf(why, sizeof nd->net.listen_error, "cannot listen on %s: %s", lhost,
+        snprintf(why, sizeof nd->net.listen_error, "cannot listen on %.160s: %s", lhost,
                  uv_strerror(lrc));
     if (lrc < 0) {
         nd->net.listen_rc = lrc;

@@ -12,7 +12,8 @@
 typedef struct sn_node_opts_s {
     const char *coordinator; /* HOST:PORT of the coordinator's control listener */
     const char *listen_host; /* where to listen for links (default: the coordinator's host
-                              * local, else 0.0.0.0, or :: for an IPv6 data host) */
+                              * local, else the address towards the coordinator, or with
+                              * --advertise 0.0.0.0 or :: by its family) */
     const char *advertise;   /* data host to announce (default: the control socket's address) */
     int32_t want_id;         /* local mode: the id the coordinator assigned on the command line */
     int local;               /* spawned by a local coordinator: die with it */

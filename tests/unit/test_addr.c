@@ -83,6 +83,26 @@ static void test_resolve_and_format(void **state)
     assert_int_equal(uv_loop_close(&loop), 0);
 }
 
+/* The source address towards a loopback destination is that loopback address, port 0; a machine
+ * without IPv6 has no route to ::1 and gets an error, never a wrong address. */
+static void test_source_towards(void **state)
+{
+    (void) state;
+    struct sockaddr_in d4;
+    struct sockaddr_in6 d6;
+    struct sockaddr_storage src;
+    char buf[SN_ADDR_MAX_TEXT];
+    assert_int_equal(uv_ip4_addr("127.0.0.1", 4242, &d4), 0);
+    tu_assert_rc(sn_addr_source_towards((struct sockaddr *) &d4, &src), 0);
+    sn_addr_format((struct sockaddr *) &src, buf, sizeof buf);
+    assert_string_equal(buf, "127.0.0.1:0");
+    assert_int_equal(uv_ip6_addr("::1", 4242, &d6), 0);
+    if (sn_addr_source_towards((struct sockaddr *) &d6, &src) == 0) {
+        sn_addr_format((struct sockaddr *) &src, buf, sizeof buf);
+        assert_string_equal(buf, "[::1]:0");
+    }
+}
+
 /* The printed form is the parsed form: an IPv6 host gets its brackets, so its port stays apart. */
 static void test_print(void **state)
 {
@@ -255,7 +275,7 @@ int main(void)
         cmocka_unit_test(test_parse_accepts),      cmocka_unit_test(test_parse_refuses),
         cmocka_unit_test(test_resolve_and_format), cmocka_unit_test(test_print),
         cmocka_unit_test(test_parse_range),        cmocka_unit_test(test_listen_range),
-        cmocka_unit_test(test_listen_range_race),
+        cmocka_unit_test(test_listen_range_race),  cmocka_unit_test(test_source_towards),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
