@@ -5,7 +5,9 @@
 # and what it is still doing, and the option that raises the deadline. The "ssh" program is a
 # script of this test (no sshd, no root): one that never starts the session, one that starts the
 # real stepnet-node pointed at a port where no coordinator answers, one whose nodes announce an
-# address nobody has. Then nothing may be left running.
+# address nobody has. Then nothing may be left running. The cases whose nodes must get as far as a
+# LISTEN line or a hello allow 10 s and 12 s for it: a node starts in well under a second, even
+# under the sanitizers on a loaded 2-core machine.
 set -euo pipefail
 stepnet=${STEPNET:?set STEPNET to the stepnet program, or run this test through ctest}
 node=${STEPNET_NODE:?set STEPNET_NODE to the stepnet-node program, or run this test through ctest}
@@ -78,17 +80,17 @@ late "ssh session still starting" "ready deadline: nodes joined (1500 ms) expire
     "host hb: ssh session still starting (2 nodes: 2,3)" "raise it with --ready-timeout-ms" -- \
     --hosts ha:2,hb:2 --listen 127.0.0.1:0 --ssh "$tmp/ssh-hangs" --ready-timeout-ms 1500
 
-late "ssh: node started, no hello" "ready deadline: nodes joined (3000 ms) expired: 4 of 4" \
+late "ssh: node started, no hello" "ready deadline: nodes joined (10000 ms) expired: 4 of 4" \
     "host ha: process started but no hello (1 node: 0)" \
     "host hb: process started but no hello (3 nodes: 1-3)" "raise it with --ready-timeout-ms" -- \
     --hosts ha:1,hb:3 --listen 127.0.0.1:0 --ssh "$tmp/ssh-elsewhere" --remote-node "$node" \
-    --ready-timeout-ms 3000
+    --ready-timeout-ms 10000
 
-late "ssh: joined, links not up" "ready deadline: nodes ready (5000 ms) expired: 4 of 4" \
+late "ssh: joined, links not up" "ready deadline: nodes ready (12000 ms) expired: 4 of 4" \
     "host ha: joined but not ready: links not up (2 nodes: 0,1)" \
     "host hb: joined but not ready: links not up (2 nodes: 2,3)" \
     "raise it with --ready-timeout-ms" -- --hosts ha:2,hb:2 --listen 127.0.0.1:0 \
-    --ssh "$tmp/ssh-unreachable" --remote-node "$node" --ready-timeout-ms 5000
+    --ssh "$tmp/ssh-unreachable" --remote-node "$node" --ready-timeout-ms 12000
 
 late "local process, no hello" "ready deadline: nodes joined (1500 ms) expired: 4 of 4" \
     "process started but no hello (4 nodes: 0-3)" "raise it with --ready-timeout-ms" -- \
