@@ -30,6 +30,7 @@
 
 #include "algo/algos.h"
 #include "algo/engine/fcube.h"
+#include "algo/engine/konig.h"
 #include "stepnet/util.h"
 
 typedef struct {
@@ -117,66 +118,6 @@ static void make_tags(uint32_t d, uint32_t *tags)
         tags[u] = idx < best_x ? ((1u << d) | (u ^ all)) : u;
     }
     free(reps);
-}
-
-/* Konig: colours the bipartite graph rows x columns (edges (eu[e], ej[e])) with h colours, h at
- * least every degree, by alternating paths: for an edge (u, j) take a colour a free at u and b
- * free at j; if a is used at j, swap a and b along the a/b path from j (it cannot reach u). */
-static void konig(uint32_t d, uint32_t h, const uint32_t *eu, const uint32_t *ej, uint32_t *colour,
-                  size_t ne)
-{
-    const uint32_t none = UINT32_MAX, n = 1u << d, cols = d + 1;
-    uint32_t *rc = sn_xmalloc((size_t) n * h * sizeof *rc);    /* row, colour -> column */
-    uint32_t *cr = sn_xmalloc((size_t) cols * h * sizeof *cr); /* column, colour -> row */
-    memset(rc, 0xff, (size_t) n * h * sizeof *rc);
-    memset(cr, 0xff, (size_t) cols * h * sizeof *cr);
-    size_t maxp = 2 * ((size_t) n + cols);
-    uint32_t *pr = sn_xmalloc(maxp * sizeof *pr), *pc = sn_xmalloc(maxp * sizeof *pc);
-    uint32_t *pk = sn_xmalloc(maxp * sizeof *pk);
-    for (size_t e = 0; e < ne; e++) {
-        uint32_t u = eu[e], j = ej[e], a = 0, b = 0;
-        while (rc[(size_t) u * h + a] != none)
-            a++;
-        while (cr[(size_t) j * h + b] != none)
-            b++;
-        if (cr[(size_t) j * h + a] != none) {
-            size_t np = 0;
-            uint32_t col = j;
-            for (;;) {
-                uint32_t row = cr[(size_t) col * h + a];
-                if (row == none)
-                    break;
-                pr[np] = row, pc[np] = col, pk[np++] = a;
-                uint32_t nc = rc[(size_t) row * h + b];
-                if (nc == none)
-                    break;
-                pr[np] = row, pc[np] = nc, pk[np++] = b;
-                col = nc;
-            }
-            for (size_t i = 0; i < np; i++) {
-                rc[(size_t) pr[i] * h + pk[i]] = none;
-                cr[(size_t) pc[i] * h + pk[i]] = none;
-            }
-            for (size_t i = 0; i < np; i++) {
-                uint32_t o = pk[i] == a ? b : a;
-                rc[(size_t) pr[i] * h + o] = pc[i];
-                cr[(size_t) pc[i] * h + o] = pr[i];
-            }
-        }
-        rc[(size_t) u * h + a] = j;
-        cr[(size_t) j * h + a] = u;
-    }
-    for (size_t e = 0; e < ne; e++) {
-        uint32_t k = 0;
-        while (rc[(size_t) eu[e] * h + k] != ej[e])
-            k++;
-        colour[e] = k;
-    }
-    free(pr);
-    free(pc);
-    free(pk);
-    free(rc);
-    free(cr);
 }
 
 static int te_fcube_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
@@ -298,7 +239,7 @@ static int te_fcube_plan_build(const sn_topo_t *t, const sn_params_t *p, int gre
         if (colsum[j] > h)
             h = colsum[j];
     if (!greedy) {
-        konig(d, h, eu, ej, colour, ne);
+        sn__konig_colour(n, cols, h, eu, ej, colour, ne);
     } else {
         h = greedy_colour(n, tags, eu, ej, colour, ne);
     }
