@@ -77,6 +77,10 @@ static void test_exact_fcube(void **state)
         {{"--topo", "foldedcube:3", "--coll", "scatter", "--root", "2", "--algo", "scatter-fcube"}},
         {{"--topo", "foldedcube:4", "--coll", "pmna", "--m", "7", "--msgs", "2", "--algo",
           "pmna-fcube", "--op", "max", "--size", "24"}},
+        /* te-hypercube: every link busy every slot, 2^(d-1) slots per packet of each pair */
+        {{"--topo", "hypercube:3", "--coll", "te", "--algo", "te-hypercube"}},
+        {{"--topo", "hypercube:4", "--coll", "te", "--algo", "te-hypercube", "--msgs", "2",
+          "--size", "100"}},
         {{"--topo", "hypercube:4", "--coll", "mnb", "--ports", "single", "--algo", "mnb-a0"}},
         {{"--topo", "hypercube:4", "--coll", "pmna", "--m", "5", "--ports", "single", "--op",
           "xor"}},
