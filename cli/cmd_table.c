@@ -267,6 +267,8 @@ static int64_t formula_value(const case_t *c, const sn_topo_t *t, const sn_param
             binom = binom * (t->a - D + i) / i;
         return (int64_t) ceil_div(n - binom, 2); /* (2^d - C)/2, rounded up */
     }
+    case F_HC_TE:
+        return (int64_t) (n / 2 * p->msgs * p->frags);
     case F_THM33: {
         sn_bounds_t b;
         if (sn_model_bounds(t, p, &b, NULL) < 0)
