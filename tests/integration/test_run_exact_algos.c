@@ -71,6 +71,7 @@ static void test_exact_fcube(void **state)
         {{"--topo", "foldedcube:3", "--coll", "mnb"}},
         {{"--topo", "foldedcube:4", "--coll", "mnb", "--msgs", "2"}},
         {{"--topo", "foldedcube:3", "--coll", "te", "--algo", "te-fcube"}},
+        {{"--topo", "foldedcube:3", "--coll", "te", "--algo", "te-fcube", "--msgs", "3"}},
         {{"--topo", "foldedcube:4", "--coll", "te", "--size", "100"}},
         {{"--topo", "foldedcube:4", "--coll", "te", "--algo", "te-fcube-greedy"}},
         {{"--topo", "foldedcube:4", "--coll", "gather", "--root", "9", "--algo", "gather-fcube"}},
