@@ -31,21 +31,27 @@ void sn__konig_colour(uint32_t nrows, uint32_t ncols, uint32_t h, const uint32_t
         row_first[u + 1] += row_first[u];
     uint32_t *at = sn_xmalloc((size_t) ncols * h * sizeof *at); /* column, colour -> edge */
     memset(at, 0xff, (size_t) ncols * h * sizeof *at);
+    /* below lowfree[j] every colour is taken at column j: the search for a free colour starts
+     * there (without it, columns of degree h cost O(h) per edge, hours on the largest cubes) */
+    uint32_t *lowfree = sn_xcalloc(ncols ? ncols : 1, sizeof *lowfree);
     memset(colour, 0xff, ne * sizeof *colour);
     size_t maxp = 2 * ((size_t) nrows + ncols);
     uint32_t *path = sn_xmalloc(maxp * sizeof *path);
     for (size_t e = 0; e < ne; e++) {
-        uint32_t u = eu[e], j = ej[e], a = 0, b = 0;
+        uint32_t u = eu[e], j = ej[e], a = 0, b = lowfree[j];
         size_t first = row_first[u], last = row_first[u + 1];
-        while (row_edge(colour, first, last, a) != NONE)
-            a++;
         while (at[(size_t) j * h + b] != NONE)
             b++;
+        lowfree[j] = b;
+        if (row_edge(colour, first, last, b) == NONE) /* free at both ends: no recolouring */
+            a = b;
+        while (row_edge(colour, first, last, a) != NONE)
+            a++;
+        size_t np = 0;
         if (at[(size_t) j * h + a] != NONE) {
             /* the a/b path from column j: an a edge to a row, that row's b edge to a column, ...
              * Rows are entered by a edges and u has none, so the path never reaches u; after the
              * swap a is free at j as well as at u. */
-            size_t np = 0;
             uint32_t col = j;
             for (;;) {
                 uint32_t ea = at[(size_t) col * h + a];
@@ -68,8 +74,16 @@ void sn__konig_colour(uint32_t nrows, uint32_t ncols, uint32_t h, const uint32_t
         }
         colour[e] = a;
         at[(size_t) j * h + a] = (uint32_t) e;
+        if (np > 0) {
+            /* the one colour the swap can leave free at a column: the old colour of the path's
+             * last edge, at its column */
+            uint32_t c = ej[path[np - 1]], old = colour[path[np - 1]] == a ? b : a;
+            if (at[(size_t) c * h + old] == NONE && old < lowfree[c])
+                lowfree[c] = old;
+        }
     }
     free(path);
+    free(lowfree);
     free(at);
     free(row_first);
 }
