@@ -265,8 +265,11 @@ static int64_t formula_value(const case_t *c, const sn_topo_t *t, const sn_param
         uint64_t binom = 1, D = (t->a + 1) / 2;
         for (uint64_t i = 1; i <= D; i++)
             binom = binom * (t->a - D + i) / i;
-        return (int64_t) ceil_div(n - binom, 2); /* (2^d - C)/2, rounded up */
+        /* M (2^d - C)/2, rounded up once (M packets of each pair) */
+        return (int64_t) ceil_div((uint64_t) p->msgs * p->frags * (n - binom), 2);
     }
+    case F_HC_TE:
+        return (int64_t) (n / 2 * p->msgs * p->frags);
     case F_THM33: {
         sn_bounds_t b;
         if (sn_model_bounds(t, p, &b, NULL) < 0)

@@ -35,6 +35,7 @@ typedef enum {
     F_FQ_DIAM,         /* folded cube SNB/SNA: ceil(d/2) (Varvarigos, Fig. 1) */
     F_FQ_MNB,          /* folded cube MNB: d + sum_k ceil(ceil(N/(d+1))/2^k) (section 3) */
     F_FQ_TE,           /* folded cube TE: eq. (7) rounded up (section 4) */
+    F_HC_TE,           /* multiport hypercube TE: 2^(d-1) per packet (Bertsekas et al. 1991) */
     /* Varvarigos and Bertsekas, d-dimensional meshes: the exact slot counts of the fixed
      * schedules (prefix control slots + packing + broadcast, in fragment slots) */
     F_VB_SPLIT,   /* Theorem 6: 2d(p-1) + d(p-1) g k + (p-1) sum_l ceil(M/p^l) k */

@@ -278,6 +278,15 @@ const case_t table_cases[] = {
     {"FQ TE eq. (7)", "foldedcube:8", "te", "multi", F_FQ_TE, FQ_TE_TEXT, 0},
     {"FQ TE eq. (7)", "foldedcube:9", "te", "multi", F_FQ_TE, FQ_TE_TEXT, 0},
     {"FQ TE eq. (7)", "foldedcube:10", "te", "multi", F_FQ_TE, FQ_TE_TEXT, 0},
+    {"FQ TE eq. (7)", "foldedcube:3", "te", "multi", F_FQ_TE, "M x (7), rounded up once, M=2", 0,
+     NULL, NULL, 0, 2},
+    {"FQ TE eq. (7)", "foldedcube:7", "te", "multi", F_FQ_TE, "M x (7), rounded up once, M=2", 0,
+     NULL, NULL, 0, 2},
+    /* Bertsekas, Ozveren, Stamoulis, Tseng and Tsitsiklis: the optimal multiport total exchange
+     * on Q_d, every d (te-a3 reaches it only for d a power of two) */
+    {"BOSTT hypercube TE", "hypercube:5", "te", "multi", F_HC_TE, "2^(d-1)", 1, "te-hypercube"},
+    {"BOSTT hypercube TE", "hypercube:9", "te", "multi", F_HC_TE, "2^(d-1)", 0, "te-hypercube"},
+    {"BOSTT hypercube TE", "hypercube:10", "te", "multi", F_HC_TE, "2^(d-1)", 0, "te-hypercube"},
     /* Varvarigos and Bertsekas, d-dimensional meshes: Table A rows, the worked example and the
      * multinode broadcast of section 3.2 (time units in the note) */
     {"VB Thm 6 PMNB, split", "torus:4x4", "pmnb", "multi", F_VB_SPLIT, "exact schedule", 1, NULL,

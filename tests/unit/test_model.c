@@ -118,6 +118,7 @@ static void test_registry(void **state)
         {"scatter-fcube", SN_COLL_SCATTER},
         {"te-fcube", SN_COLL_TE},
         {"te-fcube-greedy", SN_COLL_TE},
+        {"te-hypercube", SN_COLL_TE},
         {"pmna-fcube", SN_COLL_PMNA},
         {"mnb-a0", SN_COLL_MNB},
         {"pmna-a0", SN_COLL_PMNA},

@@ -78,6 +78,7 @@ static void test_threads_same_result(void **state)
         {"hypercube:5", "te", "te-cayley", "single", "one", "full"},
         {"torus:4x6", "te", "te-cayley", "single", "one", "full"},
         {"torus:6x6", "te", "te-a3", "multi", "one", "full"},
+        {"hypercube:6", "te", "te-hypercube", "multi", "one", "full"},
         {"torus:4x4", "te", "te-a2", "single", "one", "full"},
         {"hypercube:5", "mnb", "mnb-cayley", "multi", "one", "full"},
         {"mesh:6x7", "bcast", "bcast-tree", "multi", "one", "full"},

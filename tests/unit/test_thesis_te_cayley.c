@@ -669,8 +669,10 @@ static void test_selection(void **state)
         {"ring:3*linear:4", "single", "any", "full", "te-route"},
         /* multiport half-duplex on 2-D tori: the thesis's A3 */
         {"torus:4x4", "multi", "one", "half", "te-a3"},
+        /* multiport full-duplex hypercubes: te-hypercube, 2^(d-1) */
+        {"hypercube:4", "multi", "one", "full", "te-hypercube"},
         /* everything else: te-route */
-        {"hypercube:4", "multi", "one", "full", "te-route"},
+        {"hypercube:4", "multi", "one", "half", "te-route"},
         {"ring:8", "single", "one", "half", "te-route"},
         {"linear:5", "single", "one", "full", "te-route"},
         {"fattree:2:3:2,2,2", "multi", "one", "full", "te-route"}, /* c_1 > 1: no chapter-6 alg. */

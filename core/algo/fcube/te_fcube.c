@@ -23,25 +23,41 @@
  * (alternating-path recolouring). te-fcube-greedy instead builds each slot as a maximal matching
  * of rows and links, rows in order of u (the paper's greedy scheme: no link idle while a packet
  * that wants it waits, within T_TE + d - 1 slots; a tighter bound is ceil(T_TE) + ceil(d/2) - 1,
- * since the edge (u, j) is scheduled by slot r_u + c_j - 1). With
- * M = msgs * frags packets per pair the h-slot rounds follow each other. All-port. */
+ * since the edge (u, j) is scheduled by slot r_u + c_j - 1). All-port.
+ *
+ * M = msgs * frags packets per pair: the h-slot rounds follow each other, except that where eq. (7)
+ * is not an integer te-fcube schedules the packets two at a time: the second packet of a pair
+ * complements a different number of weight-(d+1)/2 orbits, chosen so that the two copies of the
+ * task matrix together load every column with exactly 2 eq. (7), and one Konig colouring of both
+ * copies takes that many slots. So M packets take M eq. (7) slots, rounded up once (an odd M ends
+ * with one single round), not M ceil(eq. (7)): foldedcube:7, M = 2 in 93 slots, not 94. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "algo/algos.h"
 #include "algo/engine/fcube.h"
+#include "algo/engine/konig.h"
 #include "stepnet/util.h"
 
 typedef struct {
     uint32_t row, port, mask; /* row u, link; mask: XOR of the row's earlier links */
     uint32_t last;            /* this link completes the row: the receiver delivers */
+    uint32_t copy;            /* in a pair's schedule: the pair's first (0) or second (1) packet */
 } entry_t;
+
+/* One symmetric schedule: its slots, and the entries of each slot. */
+typedef struct {
+    uint32_t h;
+    uint32_t *off; /* [h+1]: slot k's entries are ent[off[k] .. off[k+1]-1] */
+    entry_t *ent;
+} sched_t;
 
 typedef struct {
     const sn_params_t *p;
-    uint32_t d, n, h, npk;
-    uint32_t *off; /* [h+1]: slot k's entries are ent[off[k] .. off[k+1]-1] */
-    entry_t *ent;
+    uint32_t d, n, npk;
+    uint32_t pairs; /* packets scheduled two at a time: the first 2 pairs packets */
+    sched_t one;    /* one packet per pair of nodes */
+    sched_t two;    /* two packets per pair of nodes (pairs > 0 only) */
 } plan_t;
 
 typedef struct {
@@ -54,8 +70,20 @@ static uint32_t rotl_d(uint32_t x, uint32_t d)
     return ((x << 1) | (x >> (d - 1))) & ((1u << d) - 1);
 }
 
-/* tags[u] (bit d = complementary link) for every row u, with the orbit split described above. */
-static void make_tags(uint32_t d, uint32_t *tags)
+static uint32_t orbit_rep(uint32_t u, uint32_t d)
+{
+    uint32_t m = u, x = u;
+    for (uint32_t r = 1; r < d; r++) {
+        x = rotl_d(x, d);
+        if (x < m)
+            m = x;
+    }
+    return m;
+}
+
+/* tags[u] (bit d = complementary link) for every row u: the weight-(d+1)/2 rows (odd d) of the
+ * first `complemented` orbits, in order of their smallest member, take the complementary route. */
+static void make_tags(uint32_t d, uint32_t complemented, uint32_t *tags)
 {
     uint32_t n = 1u << d, all = n - 1, w = (d + 1) / 2;
     for (uint32_t u = 1; u < n; u++) {
@@ -64,119 +92,64 @@ static void make_tags(uint32_t d, uint32_t *tags)
     }
     if (d % 2 == 0)
         return;
-    /* weight-w rows: canonical representative (smallest rotation) of each orbit */
+    /* the orbits' representatives (their smallest member) in increasing order */
     uint32_t *reps = sn_xmalloc(n * sizeof *reps), nreps = 0;
+    for (uint32_t u = 1; u < n; u++)
+        if ((uint32_t) __builtin_popcount(u) == w && orbit_rep(u, d) == u)
+            reps[nreps++] = u;
     for (uint32_t u = 1; u < n; u++) {
         if ((uint32_t) __builtin_popcount(u) != w)
             continue;
-        uint32_t m = u, x = u;
-        for (uint32_t r = 1; r < d; r++) {
-            x = rotl_d(x, d);
-            if (x < m)
-                m = x;
-        }
-        if (m == u)
-            reps[nreps++] = u;
+        uint32_t m = orbit_rep(u, d), idx = 0;
+        while (reps[idx] != m)
+            idx++;
+        tags[u] = idx < complemented ? ((1u << d) | (u ^ all)) : u;
     }
-    /* the column sums without the weight-w rows; then the number x of complemented orbits with
-     * the smallest largest column sum (the smallest such x) */
-    uint64_t base_e = 0, base_c = 0;
+    free(reps);
+}
+
+/* The number of complemented orbits (odd d): `one`, the smallest with the smallest critical sum
+ * for one packet; `two`, the second packet's when two packets are scheduled together so that the
+ * pair loads every column with exactly 2 eq. (7) = 2^d - C(d, (d+1)/2) (possible when that is odd,
+ * the case where one packet cannot meet eq. (7)), else `one`. An orbit (d members) puts w ones in
+ * each bit column when direct, w - 1 when complemented, and d ones in the complementary column
+ * when complemented. */
+static void orbit_split(uint32_t d, uint32_t *one, uint32_t *two)
+{
+    *one = *two = 0;
+    if (d % 2 == 0)
+        return;
+    uint32_t n = 1u << d, w = (d + 1) / 2;
+    uint64_t base_e = 0, base_c = 0, nw = 0; /* column sums without the weight-w rows */
     for (uint32_t u = 1; u < n; u++) {
-        if ((uint32_t) __builtin_popcount(u) == w)
+        uint32_t h = (uint32_t) __builtin_popcount(u);
+        if (h == w) {
+            nw++;
             continue;
-        if (tags[u] >> d)
-            base_c++;
-        if (tags[u] & 1) /* by symmetry every bit column has the same sum */
-            base_e++;
+        }
+        uint32_t tag = 2 * h <= d ? u : ((1u << d) | (u ^ (n - 1)));
+        base_c += tag >> d;
+        base_e += tag & 1; /* by symmetry every bit column has the same sum */
     }
-    uint32_t best_x = 0;
+    uint32_t nreps = (uint32_t) (nw / d);
     uint64_t best = UINT64_MAX;
     for (uint32_t x = 0; x <= nreps; x++) {
-        /* an orbit (d members) puts w ones in each bit column when direct, w-1 when complemented,
-         * and d ones in the complementary column when complemented */
         uint64_t ce = base_e + (uint64_t) (nreps - x) * w + (uint64_t) x * (w - 1);
         uint64_t cc = base_c + (uint64_t) x * d;
         uint64_t m = ce > cc ? ce : cc;
         if (m < best) {
             best = m;
-            best_x = x;
+            *one = x;
         }
     }
-    for (uint32_t u = 1; u < n; u++) {
-        if ((uint32_t) __builtin_popcount(u) != w)
-            continue;
-        uint32_t m = u, x = u;
-        for (uint32_t r = 1; r < d; r++) {
-            x = rotl_d(x, d);
-            if (x < m)
-                m = x;
-        }
-        uint32_t idx = 0;
-        while (reps[idx] != m)
-            idx++;
-        tags[u] = idx < best_x ? ((1u << d) | (u ^ all)) : u;
-    }
-    free(reps);
-}
-
-/* Konig: colours the bipartite graph rows x columns (edges (eu[e], ej[e])) with h colours, h at
- * least every degree, by alternating paths: for an edge (u, j) take a colour a free at u and b
- * free at j; if a is used at j, swap a and b along the a/b path from j (it cannot reach u). */
-static void konig(uint32_t d, uint32_t h, const uint32_t *eu, const uint32_t *ej, uint32_t *colour,
-                  size_t ne)
-{
-    const uint32_t none = UINT32_MAX, n = 1u << d, cols = d + 1;
-    uint32_t *rc = sn_xmalloc((size_t) n * h * sizeof *rc);    /* row, colour -> column */
-    uint32_t *cr = sn_xmalloc((size_t) cols * h * sizeof *cr); /* column, colour -> row */
-    memset(rc, 0xff, (size_t) n * h * sizeof *rc);
-    memset(cr, 0xff, (size_t) cols * h * sizeof *cr);
-    size_t maxp = 2 * ((size_t) n + cols);
-    uint32_t *pr = sn_xmalloc(maxp * sizeof *pr), *pc = sn_xmalloc(maxp * sizeof *pc);
-    uint32_t *pk = sn_xmalloc(maxp * sizeof *pk);
-    for (size_t e = 0; e < ne; e++) {
-        uint32_t u = eu[e], j = ej[e], a = 0, b = 0;
-        while (rc[(size_t) u * h + a] != none)
-            a++;
-        while (cr[(size_t) j * h + b] != none)
-            b++;
-        if (cr[(size_t) j * h + a] != none) {
-            size_t np = 0;
-            uint32_t col = j;
-            for (;;) {
-                uint32_t row = cr[(size_t) col * h + a];
-                if (row == none)
-                    break;
-                pr[np] = row, pc[np] = col, pk[np++] = a;
-                uint32_t nc = rc[(size_t) row * h + b];
-                if (nc == none)
-                    break;
-                pr[np] = row, pc[np] = nc, pk[np++] = b;
-                col = nc;
-            }
-            for (size_t i = 0; i < np; i++) {
-                rc[(size_t) pr[i] * h + pk[i]] = none;
-                cr[(size_t) pc[i] * h + pk[i]] = none;
-            }
-            for (size_t i = 0; i < np; i++) {
-                uint32_t o = pk[i] == a ? b : a;
-                rc[(size_t) pr[i] * h + o] = pc[i];
-                cr[(size_t) pc[i] * h + o] = pr[i];
-            }
-        }
-        rc[(size_t) u * h + a] = j;
-        cr[(size_t) j * h + a] = u;
-    }
-    for (size_t e = 0; e < ne; e++) {
-        uint32_t k = 0;
-        while (rc[(size_t) eu[e] * h + k] != ej[e])
-            k++;
-        colour[e] = k;
-    }
-    free(pr);
-    free(pc);
-    free(pk);
-    free(rc);
-    free(cr);
+    *two = *one;
+    uint64_t twice = (uint64_t) n - nw; /* 2 eq. (7) */
+    if (twice % 2 == 0)
+        return;
+    /* both copies' bit columns: 2 base_e + 2 nreps w - X with X complemented orbits in all */
+    uint64_t X = 2 * base_e + 2 * (uint64_t) nreps * w - twice;
+    if (X >= *one && X - *one <= nreps)
+        *two = (uint32_t) (X - *one);
 }
 
 static int te_fcube_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
@@ -230,21 +203,22 @@ static uint32_t greedy_colour(uint32_t n, const uint32_t *tags, const uint32_t *
     return slot;
 }
 
-/* The plan's entries slot by slot (off[h+1], ent): each link of the task matrix in its colour's
- * slot, with the mask of the row's links used before it and whether it is the row's last. */
-static void te_fcube_entries(plan_t *pl, const uint32_t *eu, const uint32_t *ej,
-                             const uint32_t *colour, size_t ne)
+/* The schedule's entries slot by slot (off[h+1], ent): each link of the task matrix in its
+ * colour's slot, with the mask of the row's links used before it and whether it is the row's
+ * last. Row r of the graph is copy r / n of the matrix, row u = r mod n. */
+static void fill_entries(sched_t *sc, uint32_t d, uint32_t n, const uint32_t *eu,
+                         const uint32_t *ej, const uint32_t *colour, size_t ne)
 {
-    uint32_t d = pl->d, n = pl->n, h = pl->h;
+    uint32_t h = sc->h;
     size_t e;
-    pl->off = sn_xcalloc((size_t) h + 1, sizeof *pl->off);
-    pl->ent = sn_xmalloc(ne * sizeof *pl->ent);
+    sc->off = sn_xcalloc((size_t) h + 1, sizeof *sc->off);
+    sc->ent = sn_xmalloc(ne * sizeof *sc->ent);
     for (e = 0; e < ne; e++)
-        pl->off[colour[e] + 1]++;
+        sc->off[colour[e] + 1]++;
     for (uint32_t k = 0; k < h; k++)
-        pl->off[k + 1] += pl->off[k];
+        sc->off[k + 1] += sc->off[k];
     uint32_t *fill = sn_xmalloc(((size_t) h + 1) * sizeof *fill);
-    memcpy(fill, pl->off, ((size_t) h + 1) * sizeof *fill);
+    memcpy(fill, sc->off, ((size_t) h + 1) * sizeof *fill);
     /* entries in slot order within each row: mask = the links of the row used before */
     for (e = 0; e < ne;) {
         size_t end = e;
@@ -258,35 +232,38 @@ static void te_fcube_entries(plan_t *pl, const uint32_t *eu, const uint32_t *ej,
                 else if (colour[y] > colour[x])
                     later = 1;
             }
-            pl->ent[fill[colour[x]]++] = (entry_t){eu[x], ej[x], mask, !later};
+            sc->ent[fill[colour[x]]++] = (entry_t){eu[x] % n, ej[x], mask, !later, eu[x] / n};
         }
         e = end;
     }
     free(fill);
 }
 
-static int te_fcube_plan_build(const sn_topo_t *t, const sn_params_t *p, int greedy, void **out,
-                               sn_err_t *err)
+/* The symmetric schedule of `copies` (1 or 2) packets per pair of nodes, copy c routed with
+ * complemented[c] complemented orbits: the task matrices stacked (rows c n + u) and coloured with
+ * their critical sum (Konig), or slot by slot by the greedy scheme (one copy). */
+static void build_sched(uint32_t d, uint32_t copies, const uint32_t *complemented, int greedy,
+                        sched_t *sc)
 {
-    uint32_t d;
-    int rc = sn__fcube_get(t, &d, greedy ? "te-fcube-greedy" : "te-fcube", err);
-    if (rc < 0)
-        return rc;
-    uint32_t n = 1u << d, cols = d + 1;
-    uint32_t *tags = sn_xcalloc(n, sizeof *tags);
-    make_tags(d, tags);
+    uint32_t n = 1u << d, cols = d + 1, rows = copies * n;
+    uint32_t *tags = sn_xcalloc(rows, sizeof *tags);
     size_t ne = 0;
-    for (uint32_t u = 1; u < n; u++)
-        ne += (size_t) __builtin_popcount(tags[u]);
+    for (uint32_t c = 0; c < copies; c++) {
+        make_tags(d, complemented[c], tags + (size_t) c * n);
+        for (uint32_t u = 1; u < n; u++)
+            ne += (size_t) __builtin_popcount(tags[(size_t) c * n + u]);
+    }
     uint32_t *eu = sn_xmalloc(ne * sizeof *eu), *ej = sn_xmalloc(ne * sizeof *ej);
     uint32_t *colour = sn_xmalloc(ne * sizeof *colour);
     uint32_t *colsum = sn_xcalloc(cols, sizeof *colsum), h = 0;
     size_t e = 0;
-    for (uint32_t u = 1; u < n; u++) {
+    for (uint32_t r = 0; r < rows; r++) {
+        if (r % n == 0) /* u = 0: no packet */
+            continue;
         uint32_t rs = 0;
         for (uint32_t j = 0; j <= d; j++)
-            if ((tags[u] >> j) & 1) {
-                eu[e] = u;
+            if ((tags[r] >> j) & 1) {
+                eu[e] = r;
                 ej[e++] = j;
                 colsum[j]++;
                 rs++;
@@ -297,23 +274,45 @@ static int te_fcube_plan_build(const sn_topo_t *t, const sn_params_t *p, int gre
     for (uint32_t j = 0; j <= d; j++)
         if (colsum[j] > h)
             h = colsum[j];
-    if (!greedy) {
-        konig(d, h, eu, ej, colour, ne);
-    } else {
+    if (!greedy)
+        sn__konig_colour(rows, cols, h, eu, ej, colour, ne);
+    else
         h = greedy_colour(n, tags, eu, ej, colour, ne);
-    }
-    plan_t *pl = sn_xcalloc(1, sizeof *pl);
-    pl->p = p;
-    pl->d = d;
-    pl->n = n;
-    pl->h = h;
-    pl->npk = p->msgs * p->frags;
-    te_fcube_entries(pl, eu, ej, colour, ne);
+    sc->h = h;
+    fill_entries(sc, d, n, eu, ej, colour, ne);
     free(tags);
     free(eu);
     free(ej);
     free(colour);
     free(colsum);
+}
+
+static int te_fcube_plan_build(const sn_topo_t *t, const sn_params_t *p, int greedy, void **out,
+                               sn_err_t *err)
+{
+    uint32_t d;
+    int rc = sn__fcube_get(t, &d, greedy ? "te-fcube-greedy" : "te-fcube", err);
+    if (rc < 0)
+        return rc;
+    plan_t *pl = sn_xcalloc(1, sizeof *pl);
+    pl->p = p;
+    pl->d = d;
+    pl->n = 1u << d;
+    pl->npk = p->msgs * p->frags;
+    uint32_t split[2];
+    orbit_split(d, &split[0], &split[1]);
+    build_sched(d, 1, split, greedy, &pl->one);
+    /* pairs only where they gain: two packets in 2 eq. (7) < 2 ceil(eq. (7)) slots */
+    if (!greedy && pl->npk >= 2 && split[1] != split[0]) {
+        build_sched(d, 2, split, 0, &pl->two);
+        if (pl->two.h < 2 * pl->one.h) {
+            pl->pairs = pl->npk / 2;
+        } else {
+            free(pl->two.off);
+            free(pl->two.ent);
+            pl->two = (sched_t){0, NULL, NULL};
+        }
+    }
     *out = pl;
     return 0;
 }
@@ -331,15 +330,22 @@ static int plan_new_greedy(const sn_topo_t *t, const sn_params_t *p, void **out,
 static void te_fcube_plan_free(void *plan)
 {
     plan_t *pl = plan;
-    free(pl->off);
-    free(pl->ent);
+    free(pl->one.off);
+    free(pl->one.ent);
+    free(pl->two.off);
+    free(pl->two.ent);
     free(pl);
+}
+
+/* The slots of the whole run: the pairs' rounds, then one round per remaining packet. */
+static uint64_t total_slots(const plan_t *pl)
+{
+    return (uint64_t) pl->pairs * pl->two.h + (uint64_t) (pl->npk - 2 * pl->pairs) * pl->one.h;
 }
 
 static int64_t te_fcube_predicted(const void *plan)
 {
-    const plan_t *pl = plan;
-    return (int64_t) pl->h * pl->npk;
+    return (int64_t) total_slots(plan);
 }
 
 static int64_t predicted_none(const void *plan)
@@ -368,14 +374,25 @@ static int te_fcube_node_step(void *state, sn_step_t *io, sn_err_t *err)
             k.flags = 0;
             sn_step_deliver(io, &k);
         }
-    uint64_t total = (uint64_t) pl->h * pl->npk;
+    uint64_t total = total_slots(pl), paired = (uint64_t) pl->pairs * pl->two.h;
     if (io->slot > total)
         return 0;
-    uint64_t r = (io->slot - 1) / pl->h, k = (io->slot - 1) % pl->h;
+    /* the round this slot belongs to, its schedule, and the index of its (first) packet */
+    const sched_t *sc = &pl->two;
+    uint64_t k, first;
+    if (io->slot <= paired) {
+        k = (io->slot - 1) % pl->two.h;
+        first = 2 * ((io->slot - 1) / pl->two.h);
+    } else {
+        sc = &pl->one;
+        k = (io->slot - 1 - paired) % pl->one.h;
+        first = 2 * (uint64_t) pl->pairs + (io->slot - 1 - paired) / pl->one.h;
+    }
     uint32_t frags = pl->p->frags;
-    for (uint32_t x = pl->off[k]; x < pl->off[k + 1]; x++) {
-        const entry_t *en = &pl->ent[x];
+    for (uint32_t x = sc->off[k]; x < sc->off[k + 1]; x++) {
+        const entry_t *en = &sc->ent[x];
         uint32_t origin = s->u ^ en->mask;
+        uint64_t r = first + en->copy;
         sn_packet_t pk = sn_packet_data(pl->p, origin, origin ^ en->row, (uint32_t) (r / frags),
                                         (uint32_t) (r % frags));
         pk.flags = en->last ? SN__FC_DELIVER : 0;
@@ -393,7 +410,8 @@ const sn_algo_t sn__algo_te_fcube = {
     .topos = "foldedcube",
     .summary = "symmetric switching: the task matrix split into permutations (Hall, Konig)",
     .source = "Varvarigos, folded-cube paper, section 4, Lemma 2, eq. (7)",
-    .predicts = "msgs * ceil(2^(d-1) - C(d, ceil(d/2))/2) (eq. 7, rounded up: erratum)",
+    .predicts = "ceil(msgs * frags * (2^(d-1) - C(d, ceil(d/2))/2)) (eq. 7 per packet, rounded "
+                "up once: erratum)",
     .applies = te_fcube_applies,
     .plan_new = te_fcube_plan_new,
     .plan_free = te_fcube_plan_free,
