@@ -338,6 +338,7 @@ static int parse_counts(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
                                 o->tp);
         c->tp = v;
     }
+    c->rank_tp = o->tp ? c->tp : SN_MODEL_RANK_SLOTS;
     if (o->size >= 0)
         p->size = (uint32_t) o->size;
     if (o->seed >= 0)
@@ -421,7 +422,8 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
         use = SN_MEM_RUN;
     sn_model_mem_estimate(c->topo, p, use, &c->mem);
     if ((rc = sn_model_mem_check(c->topo, p, &c->mem, limit, err)) < 0 ||
-        (rc = sn_model_select(o->algo, c->topo, p, &c->algo, &c->plan, &c->predicted, err)) < 0)
+        (rc = sn_model_select_tp(o->algo, c->topo, p, c->rank_tp, &c->algo, &c->plan, &c->predicted,
+                                 err)) < 0)
         return rc;
     return sn_model_bounds(c->topo, p, &c->bounds, err);
 }
@@ -455,8 +457,7 @@ int cli_parse_real(const char *name, const char *v, double dflt, double lo, doub
 
 double cli_time_units(const cli_ctx_t *c, uint64_t steps, uint64_t control_slots)
 {
-    uint64_t data = steps >= control_slots ? steps - control_slots : 0;
-    return (double) data / (double) c->params.frags + (double) control_slots * c->tp;
+    return sn_model_time_units(&c->params, c->tp, steps, control_slots);
 }
 
 void cli_ctx_free(cli_ctx_t *c)

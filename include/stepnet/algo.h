@@ -343,6 +343,10 @@ struct sn_algo_s {
 
     /* Exact step count this algorithm takes on the plan's inputs, or -1 when theory gives none. */
     int64_t (*predicted)(const void *plan);
+    /* How many of the predicted steps are control slots (slots that carry control packets only,
+     * which cost tp time units each instead of 1/frags), so that auto ranks by time units. NULL:
+     * none (every predicted step moves data). */
+    int64_t (*predicted_control)(const void *plan);
 
     /* Per-node state: state_size bytes, zeroed by the executor, then node_init; node_fini releases
      * what init or step allocated (never the block itself). */
