@@ -135,8 +135,12 @@ static void test_registry(void **state)
         {"mnb-cayley", SN_COLL_MNB},
         /* the MPI staples */
         {"allreduce-rd", SN_COLL_ALLREDUCE},
+        {"allreduce-product", SN_COLL_ALLREDUCE},
+        {"allreduce-flood", SN_COLL_ALLREDUCE},
         {"allreduce-tree", SN_COLL_ALLREDUCE},
         {"barrier-rd", SN_COLL_BARRIER},
+        {"barrier-product", SN_COLL_BARRIER},
+        {"barrier-flood", SN_COLL_BARRIER},
         {"barrier-tree", SN_COLL_BARRIER},
         {"mna-tree", SN_COLL_MNA},
     };
