@@ -76,7 +76,8 @@ int cli_parse_real(const char *name, const char *v, double dflt, double lo, doub
     "  --tp T             time of a control slot in time units (default 1), for time_units;\n"     \
     "                     given, auto ranks by (steps - control) / frags + control x tp\n"         \
     "  --sources LIST     sources of pmnb/pexchange (targets of pmna) as ranks: 0,3,5 or 0-7\n"    \
-    "  --op sum|xor|max   operator of sna, pmna, mna, allreduce, barrier (default sum)\n"          \
+    "  --op OP            operator of sna, pmna, mna, allreduce, barrier: sum, xor, max,\n"        \
+    "                     min, and, or (default sum; barrier max, as its tokens are idempotent)\n" \
     "  --m M              M sources drawn from --seed instead of --sources\n"                      \
     "  --size BYTES       payload bytes per packet (default 8)\n"                                  \
     "  --seed S           run seed (default 1)\n"                                                  \

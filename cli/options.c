@@ -280,7 +280,7 @@ static int parse_free_values(const cli_opts_t *o, sn_params_t *p, sn_err_t *err)
                                 "allreduce, barrier), not %s",
                                 sn_coll_name(p->coll));
         if (sn_op_parse(o->op, &p->op, err) < 0)
-            return sn_err_inval(err, "bad value '%s' for --op: expected sum, xor or max", o->op);
+            return sn_err_inval(err, "bad value '%s' for --op: expected " SN_OP_NAMES, o->op);
     }
     if (o->algo && strcmp(o->algo, "auto") != 0 && sn_model_find(o->algo) == NULL)
         return sn_err_inval(err,

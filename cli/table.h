@@ -69,7 +69,7 @@ typedef struct {
     const char *sources; /* partial collectives: the sources, as --sources takes them */
     uint32_t frags;      /* fragments per packet (0: 1) */
     uint32_t msgs;       /* --msgs (0 = 1) */
-    const char *op;      /* --op of the combining collectives (NULL: sum) */
+    const char *op;      /* --op of the combining collectives (NULL: the default, sn_op_default) */
 } case_t;
 
 /* Every case of the table, in print order, and their number. */

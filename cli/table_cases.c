@@ -267,6 +267,10 @@ const case_t table_cases[] = {
      * doubling with a complete exchange per dimension (Bertsekas and Tsitsiklis, section 1.3) */
     {"HHL flooding, barrier (max)", "ring:7", "barrier", "multi", F_DIAM_PROCS, "D", 1,
      .op = "max"},
+    /* no --op: the barrier's default operator (max) floods, D where the tree row above takes 2h */
+    {"HHL flooding, barrier (default op)", "torus:5x7", "barrier", "multi", F_DIAM_PROCS, "D", 0},
+    {"HHL flooding, allreduce (min)", "ccc:3", "allreduce", "multi", F_DIAM_PROCS, "D", 0,
+     .op = "min"},
     {"HHL flooding, allreduce (max)", "mesh:5x7", "allreduce", "multi", F_DIAM_PROCS, "D", 0,
      .op = "max"},
     {"HHL flooding, allreduce (max)", "fattree:4:2", "allreduce", "multi", F_DIAM_PROCS,

@@ -90,7 +90,8 @@ static void test_exact_fcube(void **state)
 }
 
 /* The MPI staples over TCP: allreduce (recursive doubling, by dimension, flooding and the tree,
- * routers included), barrier and mna (reduce_scatter), every operator, several port models; each
+ * routers included), barrier (its default operator and an explicit sum) and mna (reduce_scatter),
+ * every operator, several port models; each
  * node checks the combined value it ends with, and the run matches the simulator slot for slot. */
 static void test_exact_staples(void **state)
 {
@@ -115,6 +116,14 @@ static void test_exact_staples(void **state)
         {{"--topo", "torus:3x3", "--coll", "allreduce", "--algo", "allreduce-product", "--msgs",
           "2", "--size", "64"}},
         {{"--topo", "complete:3*complete:4", "--coll", "barrier", "--algo", "barrier-product"}},
+        /* the idempotent operators min, and, or; barrier's default operator (max: it floods) and
+         * an explicit sum, which travels as "absent" and must stay sum on the nodes (the tree) */
+        {{"--topo", "torus:3x4", "--coll", "allreduce", "--op", "min", "--algo", "allreduce-flood",
+          "--size", "40"}},
+        {{"--topo", "mesh:3x3", "--coll", "allreduce", "--op", "and", "--algo", "allreduce-flood"}},
+        {{"--topo", "torus:3x3", "--coll", "allreduce", "--op", "or", "--msgs", "2"}},
+        {{"--topo", "ring:7", "--coll", "barrier"}},
+        {{"--topo", "ring:7", "--coll", "barrier", "--op", "sum"}},
     };
     TU_EXACT_ALL(cases);
 }

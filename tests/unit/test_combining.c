@@ -95,7 +95,8 @@ static void test_contributions(void **state)
 }
 
 /* The verifier accepts exactly the combination of every contribution, once: a value missing one
- * operand, holding one twice, or delivered twice fails. */
+ * operand, holding one twice (where that shows: not under an idempotent operator), or delivered
+ * twice fails. */
 static void test_verify_values(void **state)
 {
     (void) state;
@@ -103,28 +104,33 @@ static void test_verify_values(void **state)
     for (int op = 0; op < SN_OP_COUNT; op++) {
         sn_params_t p = tu_params(SN_COLL_ALLREDUCE, "multi", "one", "full");
         p.op = (sn_op_t) op;
+        /* a contribution whose absence changes the combination (under max the largest, under and
+         * a 0 bit no other has): the first seed that has one, so that "missing" can show */
+        uint64_t all = 0, less = 0, twice;
+        int found = 0;
+        for (p.seed = 1; p.seed < 64 && !found; p.seed++) {
+            all = sn_combined_value(t, &p, 0, 0, 0);
+            for (uint32_t miss = 0; miss < t->n && !found; miss++) {
+                int first = 1;
+                for (uint32_t u = 0; u < t->n; u++) {
+                    if (u == miss)
+                        continue;
+                    uint64_t x = sn_contrib_value(&p, u, 0, 0, 0);
+                    less = first ? x : sn_op_apply(p.op, less, x);
+                    first = 0;
+                }
+                found = less != all;
+            }
+        }
+        assert_true(found);
+        p.seed--;
         sn_verify_t *v = sn_verify_new(t, &p, 0, t->n);
         sn_err_t err = {0};
-        uint64_t all = sn_combined_value(t, &p, 0, 0, 0);
-        /* the combination of all but the largest contribution (for max that one matters) */
-        uint32_t big = 0;
-        for (uint32_t u = 1; u < t->n; u++)
-            if (sn_contrib_value(&p, u, 0, 0, 0) > sn_contrib_value(&p, big, 0, 0, 0))
-                big = u;
-        uint64_t less = 0, twice;
-        int first = 1;
-        for (uint32_t u = 0; u < t->n; u++) {
-            if (u == big)
-                continue;
-            uint64_t x = sn_contrib_value(&p, u, 0, 0, 0);
-            less = first ? x : sn_op_apply(p.op, less, x);
-            first = 0;
-        }
         twice = sn_op_apply(p.op, all, sn_contrib_value(&p, 1, 0, 0, 0));
         sn_packet_t k = sn_packet_contrib(&p, 0, 0, 0, 0);
         k.digest = less;
         tu_assert_rc(sn_verify_delivery(v, 0, 1, &k, &err), SN_EVERIFY);
-        if (op != SN_OP_MAX) { /* max is idempotent: a repeated operand cannot show */
+        if (!sn_op_is_idempotent(p.op)) { /* under max, min, and, or a repeat cannot show */
             k.digest = twice;
             tu_assert_rc(sn_verify_delivery(v, 0, 1, &k, &err), SN_EVERIFY);
         }
@@ -265,8 +271,9 @@ static const char file_graph[] = "# a 5-cycle, a pendant path through a router\n
                                  "0 1\n1 2\n2 3\n3 4\n4 0\n1 6\n6 7\n5 2\n"
                                  "router 6\n";
 
-/* Flooding under max: every graph, routers included, takes D, the diameter between processors,
- * which is the diameter bound; the payload bytes of every delivery are checked. */
+/* Flooding under each idempotent operator (max, min, and, or): every graph, routers included,
+ * takes D, the diameter between processors, which is the diameter bound; the payload bytes of
+ * every delivery are checked. */
 static void test_flood(void **state)
 {
     (void) state;
@@ -279,19 +286,23 @@ static void test_flood(void **state)
     } cases[] = {{"ring:7", 3},       {"ring:8", 4},      {"linear:5", 4}, {"mesh:4x5", 7},
                  {"torus:4x5", 4},    {"hypercube:3", 3}, {"ccc:3", 6},    {"fattree:4:2", 4},
                  {"foldedcube:4", 2}, {"star:4", 4},      {NULL, 4}};
+    static const sn_op_t idempotent[] = {SN_OP_MAX, SN_OP_MIN, SN_OP_AND, SN_OP_OR};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sn_topo_t *t = tu_topo(cases[i].spec ? cases[i].spec : spec);
         assert_int_equal(sn_topo_diameter(t, 1), cases[i].d);
-        for (int c = 0; c < 2; c++) {
-            sn_params_t p = params(c ? SN_COLL_BARRIER : SN_COLL_ALLREDUCE, 0, SN_OP_MAX, 1);
-            p.size = c ? 0 : 100;
-            const char *name = c ? "barrier-flood" : "allreduce-flood";
-            assert_int_equal(run_ok(t, &p, name), cases[i].d);
-            tu_run_t r = tu_sim(t, &p, name);
-            assert_int_equal(r.bounds.best, cases[i].d); /* optimal */
-            /* auto takes it (or a tie at the same count) */
-            r = tu_sim(t, &p, "auto");
-            assert_int_equal(r.res.steps, cases[i].d);
+        for (size_t o = 0; o < sizeof idempotent / sizeof idempotent[0]; o++) {
+            for (int c = 0; c < 2; c++) {
+                sn_params_t p =
+                    params(c ? SN_COLL_BARRIER : SN_COLL_ALLREDUCE, 0, idempotent[o], 1);
+                p.size = c ? 0 : 100;
+                const char *name = c ? "barrier-flood" : "allreduce-flood";
+                assert_int_equal(run_ok(t, &p, name), cases[i].d);
+                tu_run_t r = tu_sim(t, &p, name);
+                assert_int_equal(r.bounds.best, cases[i].d); /* optimal */
+                /* auto takes it (or a tie at the same count) */
+                r = tu_sim(t, &p, "auto");
+                assert_int_equal(r.res.steps, cases[i].d);
+            }
         }
         sn_topo_free(t);
     }
@@ -299,10 +310,32 @@ static void test_flood(void **state)
 }
 
 /* The issue's case: barrier on ring:7 took 6 steps (twice the tree's height); flooding the tokens
- * under max takes the diameter, 3, and auto picks it. Under sum (not idempotent) the tree stays. */
+ * under max takes the diameter, 3, and auto picks it, with the barrier's default operator too.
+ * Under an explicit sum (not idempotent) the tree stays. */
 static void test_flood_ring7_barrier(void **state)
 {
     (void) state;
+    /* the default operator: max for barrier (its tokens are idempotent), sum for the others */
+    assert_int_equal(sn_op_default(SN_COLL_BARRIER), SN_OP_MAX);
+    assert_int_equal(sn_op_default(SN_COLL_ALLREDUCE), SN_OP_SUM);
+    static const struct {
+        const char *spec;
+        uint64_t d; /* the diameter: the barrier's bound, was 2h by the tree */
+        const char *algo;
+    } defaults[] = {{"ring:7", 3, "barrier-flood"},
+                    {"torus:5x7", 5, "barrier-flood"},
+                    {"torus:3x3", 2, "barrier-product"}};
+    for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++) {
+        sn_topo_t *d = tu_topo(defaults[i].spec);
+        sn_params_t dp = tu_params(SN_COLL_BARRIER, "multi", "one", "full");
+        assert_int_equal(dp.op, SN_OP_MAX);
+        tu_run_t dr = tu_sim(d, &dp, "auto");
+        assert_string_equal(dr.algo->name, defaults[i].algo);
+        assert_true(dr.res.verified);
+        assert_int_equal(dr.res.steps, defaults[i].d);
+        assert_int_equal(dr.bounds.best, defaults[i].d);
+        sn_topo_free(d);
+    }
     sn_topo_t *t = tu_topo("ring:7");
     sn_params_t p = params(SN_COLL_BARRIER, 0, SN_OP_MAX, 1);
     tu_run_t r = tu_sim(t, &p, "auto");
@@ -328,9 +361,17 @@ static void test_flood_refusals(void **state)
     tu_assert_rc(sn_model_check(a, t, &p, &err), SN_ENOTSUP);
     assert_int_equal(err.param, SN_PARAM_OP);
     assert_non_null(strstr(err.msg, "idempotent"));
-    assert_non_null(strstr(err.msg, "sum"));
+    assert_non_null(strstr(err.msg, "not sum"));
+    assert_non_null(strstr(err.msg, "max, min, and, or"));
     p = params(SN_COLL_ALLREDUCE, 0, SN_OP_XOR, 1);
     tu_assert_rc(sn_model_check(a, t, &p, &err), SN_ENOTSUP);
+    assert_int_equal(err.param, SN_PARAM_OP);
+    assert_non_null(strstr(err.msg, "not xor"));
+    assert_non_null(strstr(err.msg, "max, min, and, or"));
+    /* barrier-flood the same, on an explicit --op sum */
+    p = params(SN_COLL_BARRIER, 0, SN_OP_SUM, 1);
+    tu_assert_rc(sn_model_check(sn_model_find("barrier-flood"), t, &p, &err), SN_ENOTSUP);
+    assert_non_null(strstr(err.msg, "not sum"));
     p = params(SN_COLL_ALLREDUCE, 0, SN_OP_MAX, 2);
     tu_assert_rc(sn_model_check(a, t, &p, &err), SN_ENOTSUP);
     assert_non_null(strstr(err.msg, "--msgs 1"));

@@ -2,10 +2,10 @@
  * on any graph in the multiport model (core/algo).
  *
  * In every slot every node that holds a partial value sends it on all its links and combines what
- * it receives into it. With an idempotent operator (max: a op a = a) a contribution counted twice
- * changes nothing, so after s slots a node's value combines exactly the contributions of the
- * processors within distance s of it, and every processor holds the whole combination after the
- * diameter D between processors: D slots, which meets the diameter bound (every processor needs
+ * it receives into it. With an idempotent operator (max, min, and, or: a op a = a) a contribution
+ * counted twice changes nothing, so after s slots a node's value combines exactly the contributions
+ * of the processors within distance s of it, and every processor holds the whole combination after
+ * the diameter D between processors: D slots, which meets the diameter bound (every processor needs
  * the contribution of the one farthest from it). This is the flooding (full-information gossip)
  * of the gossiping survey of Hedetniemi, Hedetniemi and Liestman (Networks 18, 1988), applied to
  * values that may be combined in any order and any number of times. Sum and xor are not idempotent
@@ -29,18 +29,13 @@ typedef struct {
     uint64_t value;
 } state_t;
 
-/* 1 when op a op a = a for every a, so that a contribution may be combined more than once. */
-static int op_idempotent(sn_op_t op)
-{
-    return op == SN_OP_MAX;
-}
-
 static int flood_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
-    if (!op_idempotent(p->op))
+    if (!sn_op_is_idempotent(p->op))
         return sn_err_set_param(err, SN_ENOTSUP, SN_PARAM_OP,
                                 "flooding counts a contribution once per path that reaches a node: "
-                                "it needs an idempotent operator (max), not %s",
+                                "it needs an idempotent operator (" SN_OP_IDEMPOTENT_NAMES
+                                "), not %s",
                                 sn_op_name(p->op));
     if ((uint64_t) p->msgs * p->frags != 1)
         return sn_err_set(err, SN_ENOTSUP,
@@ -131,19 +126,23 @@ static int flood_node_step(void *state, sn_step_t *io, sn_err_t *err)
 const sn_algo_t sn__algo_allreduce_flood = {
     .name = "allreduce-flood",
     .coll = SN_COLL_ALLREDUCE,
-    .summary = "every node floods its partial on all links each slot (idempotent --op max)",
+    .summary =
+        "every node floods its partial on all links each slot (idempotent --op: max, min, and, or)",
     .source = "Hedetniemi, Hedetniemi and Liestman, gossiping survey, Networks 1988: flooding, "
               "which meets the diameter bound",
-    .predicts = "D, the diameter between processors (multiport, --op max, one value)",
+    .predicts = "D, the diameter between processors (multiport, an idempotent --op: max, min, and, "
+                "or; one value)",
     FLOOD_FIELDS,
 };
 
 const sn_algo_t sn__algo_barrier_flood = {
     .name = "barrier-flood",
     .coll = SN_COLL_BARRIER,
-    .summary = "every node floods the tokens it has combined on all links each slot (--op max)",
+    .summary =
+        "every node floods the tokens it has combined on all links each slot (--op max by default)",
     .source = "Hedetniemi, Hedetniemi and Liestman, gossiping survey, Networks 1988: flooding, "
               "which meets the diameter bound",
-    .predicts = "D, the diameter between processors (multiport, --op max)",
+    .predicts = "D, the diameter between processors (multiport, an idempotent --op: max by "
+                "default, min, and, or)",
     FLOOD_FIELDS,
 };
