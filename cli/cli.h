@@ -46,6 +46,9 @@ typedef struct cli_ctx_s {
     sn_bounds_t bounds;
     sn_mem_t mem; /* the memory estimate checked against --max-memory */
     double tp; /* --tp: the time of one control slot, in time units (a whole packet's slot = 1) */
+    /* what auto ranked by: --tp when given (time units), else SN_MODEL_RANK_SLOTS (slots, as a
+     * run over TCP costs them) */
+    double rank_tp;
 } cli_ctx_t;
 
 /* The run's time in the unit of Varvarigos and Bertsekas: data slots carry one fragment, 1/frags
@@ -67,14 +70,16 @@ int cli_parse_real(const char *name, const char *v, double dflt, double lo, doub
     "  --ports single|multi   port model (default multi)\n"                                        \
     "  --rx one|any       single-port receptions per slot (default one)\n"                         \
     "  --duplex full|half links (default full)\n"                                                  \
-    "  --algo NAME|auto   algorithm (default auto: the lowest predicted steps; with no\n"          \
-    "                     prediction, the fewest steps of a dry run)\n"                            \
+    "  --algo NAME|auto   algorithm (default auto: the fewest steps, or with --tp the fewest\n"    \
+    "                     time units, predicted or, with none, of a dry run)\n"                    \
     "  --root R           root processor for bcast, scatter, gather (default 0)\n"                 \
     "  --msgs M           packets per source and destination (default 1)\n"                        \
     "  --frags F          fragments per packet, each 1/F of a time unit (default 1)\n"             \
-    "  --tp T             time of a control slot in time units (default 1), for time_units\n"      \
+    "  --tp T             time of a control slot in time units (default 1), for time_units;\n"     \
+    "                     given, auto ranks by (steps - control) / frags + control x tp\n"         \
     "  --sources LIST     sources of pmnb/pexchange (targets of pmna) as ranks: 0,3,5 or 0-7\n"    \
-    "  --op sum|xor|max   operator of sna, pmna, mna, allreduce, barrier (default sum)\n"          \
+    "  --op OP            operator of sna, pmna, mna, allreduce, barrier: sum, xor, max,\n"        \
+    "                     min, and, or (default sum; barrier max, as its tokens are idempotent)\n" \
     "  --m M              M sources drawn from --seed instead of --sources\n"                      \
     "  --size BYTES       payload bytes per packet (default 8)\n"                                  \
     "  --seed S           run seed (default 1)\n"                                                  \

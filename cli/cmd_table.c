@@ -105,6 +105,10 @@ static const char *case_algo(const case_t *c)
         return "pmnb-fcube";
     case F_ALLRED_2E:
         return strcmp(c->coll, "barrier") == 0 ? "barrier-tree" : "allreduce-tree";
+    case F_DIAM_PROCS:
+        return strcmp(c->coll, "barrier") == 0 ? "barrier-flood" : "allreduce-flood";
+    case F_PRODUCT_DIMS:
+        return strcmp(c->coll, "barrier") == 0 ? "barrier-product" : "allreduce-product";
     default: /* the fat-tree rows name their algorithm */
         break;
     }
@@ -255,6 +259,14 @@ static int64_t formula_value(const case_t *c, const sn_topo_t *t, const sn_param
         return (int64_t) a3_rounds(t); /* T_H = 1 on K_m */
     case F_FQ_DIAM:
         return (t->a + 1) / 2;
+    case F_DIAM_PROCS:
+        return sn_topo_diameter(t, 1);
+    case F_PRODUCT_DIMS: {
+        uint64_t d = 0, nf = t->nfactors ? t->nfactors : 1;
+        for (uint32_t i = 0; i < nf; i++)
+            d += factor_n(t, i) >= 2;
+        return (int64_t) ((uint64_t) p->msgs * p->frags + d - 1);
+    }
     case F_FQ_MNB: {
         uint64_t mbar = ceil_div(n, t->a + 1), v = t->a;
         for (uint32_t k = 1; k <= t->a; k++)
@@ -339,6 +351,7 @@ static int64_t run_case(const row_t *r, uint64_t max_memory, char *note, size_t 
     if (r->c->frags)
         o.frags = r->c->frags;
     o.msgs = r->c->msgs ? (int64_t) r->c->msgs : -1;
+    o.op = r->c->op;
     sn_coord_opts_t co;
     sn_coord_opts_default(&co);
     co.reps = 1;
@@ -422,6 +435,8 @@ static void case_params(const case_t *c, sn_params_t *p, uint32_t *src)
     p->pm.rx = strstr(c->ports, "rx any") ? SN_RX_ANY : SN_RX_ONE;
     if (c->frags)
         p->frags = c->frags;
+    if (c->op)
+        sn_op_parse(c->op, &p->op, NULL);
     if (c->sources) { /* "a-b" or "a,b,c": node ids of the mesh rows (ranks = ids there) */
         const char *q = c->sources;
         while (*q && p->nsources < 256) {
@@ -460,7 +475,7 @@ static void row_notes(row_t *r, const case_t *c, const sn_topo_t *t, const sn_pa
                       const sn_sim_result_t *res, const char *algo)
 {
     size_t nl = strlen(r->note);
-    if (r->sim >= 0 && c->f >= F_VB_SPLIT) {
+    if (r->sim >= 0 && c->f >= F_VB_SPLIT && c->f <= F_ALLRED_2E) {
         /* the paper's unit: data slots / frags + control slots * t_p */
         double data = (double) (res->steps - res->control_slots) / p->frags;
         nl += (size_t) snprintf(r->note + nl, sizeof r->note - nl,
@@ -487,7 +502,9 @@ static void row_notes(row_t *r, const case_t *c, const sn_topo_t *t, const sn_pa
             snprintf(r->note + nl, sizeof r->note - nl,
                      "%lld steps above the best lower bound stepnet knows",
                      (long long) (r->sim - r->lower));
-    }
+    } else if (r->sim >= 0 && r->sim == r->lower &&
+               (c->f == F_DIAM_PROCS || c->f == F_PRODUCT_DIMS))
+        snprintf(r->note + nl, sizeof r->note - nl, "optimal: meets the lower bound");
     if (is_fattree(c->f))
         ft_note(r, t, r->note, sizeof r->note);
 }

@@ -16,7 +16,7 @@ static const char *const flags[SN_PARAM_COUNT] = {
     [SN_PARAM_RX] = "--rx one|any with --ports single|multi",
     [SN_PARAM_SOURCES] = "--sources LIST or --m M",
     [SN_PARAM_SLOT_LIMIT] = "--max-slots N",
-    [SN_PARAM_OP] = "--op sum|xor|max",
+    [SN_PARAM_OP] = "--op sum|xor|max|min|and|or",
     [SN_PARAM_MEMORY] = "--max-memory SIZE",
 };
 

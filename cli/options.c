@@ -280,7 +280,7 @@ static int parse_free_values(const cli_opts_t *o, sn_params_t *p, double *tp, sn
                                 "allreduce, barrier), not %s",
                                 sn_coll_name(p->coll));
         if (sn_op_parse(o->op, &p->op, err) < 0)
-            return sn_err_inval(err, "bad value '%s' for --op: expected sum, xor or max", o->op);
+            return sn_err_inval(err, "bad value '%s' for --op: expected " SN_OP_NAMES, o->op);
     }
     if (o->algo && strcmp(o->algo, "auto") != 0 && sn_model_find(o->algo) == NULL)
         return sn_err_inval(err,
@@ -410,6 +410,9 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
     sn_params_default(p, coll);
     if ((rc = parse_free_values(o, p, &c->tp, err)) < 0)
         return rc;
+    /* auto ranks by time units when --tp is given, by slots otherwise (over TCP every slot
+     * costs one) */
+    c->rank_tp = o->tp ? c->tp : SN_MODEL_RANK_SLOTS;
     parse_counts(o, p);
     uint64_t limit = o->max_memory ? o->max_memory : cli_default_max_memory();
     if ((rc = sn_params_check_free(p, err)) < 0 || (rc = check_ranks(o, err)) < 0 ||
@@ -427,7 +430,8 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
     sn_mem_extra_t extra = {.emulated = use == SN_MEM_RUN && o->link_emulated};
     sn_model_mem_estimate_with(c->topo, p, use, &extra, &c->mem);
     if ((rc = sn_model_mem_check(c->topo, p, &c->mem, limit, err)) < 0 ||
-        (rc = sn_model_select(o->algo, c->topo, p, &c->algo, &c->plan, &c->predicted, err)) < 0)
+        (rc = sn_model_select_tp(o->algo, c->topo, p, c->rank_tp, &c->algo, &c->plan, &c->predicted,
+                                 err)) < 0)
         return rc;
     return sn_model_bounds(c->topo, p, &c->bounds, err);
 }
@@ -461,8 +465,7 @@ int cli_parse_real(const char *name, const char *v, double dflt, double lo, doub
 
 double cli_time_units(const cli_ctx_t *c, uint64_t steps, uint64_t control_slots)
 {
-    uint64_t data = steps >= control_slots ? steps - control_slots : 0;
-    return (double) data / (double) c->params.frags + (double) control_slots * c->tp;
+    return sn_model_time_units(&c->params, c->tp, steps, control_slots);
 }
 
 void cli_ctx_free(cli_ctx_t *c)

@@ -52,6 +52,10 @@ typedef enum {
     /* allreduce and barrier as accumulation then broadcast over one tree (Bertsekas and
      * Tsitsiklis, section 1.3), multiport, vertex-transitive graphs */
     F_ALLRED_2E, /* 2 e(v) */
+    /* idempotent allreduce and barrier by flooding, multiport, any graph: the diameter bound */
+    F_DIAM_PROCS, /* D, the diameter between processors */
+    /* allreduce by dimension on a product of complete graphs: recursive doubling's count */
+    F_PRODUCT_DIMS, /* M + d - 1, d the factors of two nodes or more */
 } formula_t;
 
 typedef struct {
@@ -66,6 +70,7 @@ typedef struct {
     const char *sources; /* partial collectives: the sources, as --sources takes them */
     uint32_t frags;      /* fragments per packet (0: 1) */
     uint32_t msgs;       /* --msgs (0 = 1) */
+    const char *op;      /* --op of the combining collectives (NULL: the default, sn_op_default) */
 } case_t;
 
 /* Every case of the table, in print order, and their number. */

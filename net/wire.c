@@ -410,6 +410,9 @@ int sn_wire_assign_to_params(const Stepnet__Assign *a, sn_params_t *p, uint32_t 
         p->frags = a->frags;
     p->size = a->size;
     p->seed = a->seed;
+    /* absent means sum (the encoder's rule), not the collective's default operator: a barrier
+     * run with an explicit --op sum must not turn into max on the node */
+    p->op = SN_OP_SUM;
     if (a->has_op) {
         if (a->op >= SN_OP_COUNT)
             return sn_err_set(err, SN_EPROTO,

@@ -104,15 +104,32 @@ int sn_model_check(const sn_algo_t *a, const sn_topo_t *t, const sn_params_t *p,
 }
 
 int64_t sn_model_dry_run(const sn_algo_t *a, const void *plan, const sn_topo_t *t,
-                         const sn_params_t *p, int64_t cut)
+                         const sn_params_t *p, int64_t cut, uint64_t *control_slots)
 {
     sn_sim_opts_t so = {0};
     so.max_slots = cut >= 0 ? (uint64_t) cut : sn_model_slot_limit(t, p, -1);
     sn_sim_result_t res;
     sn_err_t err = {0};
+    if (control_slots)
+        *control_slots = 0;
     if (sn_sim_run(t, p, a, plan, &so, &res, &err) < 0 || !res.verified)
         return -1;
+    if (control_slots)
+        *control_slots = res.control_slots;
     return (int64_t) res.steps;
+}
+
+double sn_model_time_units(const sn_params_t *p, double tp, uint64_t steps, uint64_t control_slots)
+{
+    uint64_t data = steps >= control_slots ? steps - control_slots : 0;
+    return (double) data / (double) (p->frags ? p->frags : 1) + (double) control_slots * tp;
+}
+
+int64_t sn_model_predicted_control(const sn_algo_t *a, const void *plan)
+{
+    if (a->predicted_control == NULL || a->predicted(plan) < 0)
+        return 0;
+    return a->predicted_control(plan);
 }
 
 /* Hands the chosen algorithm and its plan to sn_model_select's caller (or frees the plan). */
@@ -149,12 +166,16 @@ static int select_named(const char *name, const sn_topo_t *t, const sn_params_t 
     return 0;
 }
 
-/* Auto-selection in progress: the best predicting algorithm so far with its plan, the ones kept
- * aside (no prediction, or vs_generic) with theirs, and why the others did not apply. */
+/* Auto-selection in progress: the best algorithm so far with its plan, prediction and cost (time
+ * units, then slots), the ones kept aside (no prediction, or vs_generic) with theirs, and why the
+ * others did not apply. */
 typedef struct {
+    double tp; /* the time units of a control slot, or SN_MODEL_RANK_SLOTS */
     const sn_algo_t *best;
     void *best_plan;
-    int64_t best_pred, best_cost;
+    int64_t best_pred;
+    double best_time;   /* -1: unknown (a generic algorithm that was not run dry) */
+    int64_t best_slots; /* the slots behind best_time */
     const sn_algo_t *open[SN_MODEL_MAX_OPEN];
     void *open_plan[SN_MODEL_MAX_OPEN];
     size_t nopen;
@@ -162,7 +183,48 @@ typedef struct {
     int why_any;
 } pick_t;
 
-/* The applicable algorithm with the lowest prediction; those that predict none, and the
+/* 1 when (time, slots) is cheaper than the best so far: fewer time units, or as many (up to
+ * rounding: the same slots split differently) in fewer slots. */
+static int cheaper(const pick_t *k, double time, int64_t slots)
+{
+    const double eps = 1e-9 * (k->best_time > 1 ? k->best_time : 1);
+    if (k->best_time < 0)
+        return 1;
+    if (time < k->best_time - eps)
+        return 1;
+    return time <= k->best_time + eps && slots < k->best_slots;
+}
+
+/* The most slots a dry run may take and still be cheaper than the best so far, or -1 for no cut
+ * (no best yet, or control slots cost nothing). A run of s slots, c of them control, takes
+ * (s - c) / frags + c tp >= s min(1/frags, tp) time units. */
+static int64_t slot_cut(const pick_t *k, const sn_params_t *p)
+{
+    double per = k->tp < 0 ? 1.0 : 1.0 / (double) (p->frags ? p->frags : 1);
+    if (k->tp >= 0 && k->tp < per)
+        per = k->tp;
+    if (k->best_time < 0 || per <= 0)
+        return -1;
+    return (int64_t) (k->best_time / per + 1e-6);
+}
+
+/* What auto ranks by: the time units of `slots` slots of which `control` are control slots, or
+ * the slots themselves under SN_MODEL_RANK_SLOTS. */
+static double cost_of(const pick_t *k, const sn_params_t *p, int64_t slots, uint64_t control)
+{
+    if (k->tp < 0)
+        return (double) slots;
+    return sn_model_time_units(p, k->tp, (uint64_t) slots, control);
+}
+
+static void take(pick_t *k, const sn_algo_t *a, void *pl, int64_t pred, double time, int64_t slots)
+{
+    if (k->best)
+        k->best->plan_free(k->best_plan);
+    k->best = a, k->best_plan = pl, k->best_pred = pred, k->best_time = time, k->best_slots = slots;
+}
+
+/* The applicable algorithm with the cheapest prediction; those that predict none, and the
  * vs_generic ones, are kept aside (with their plans) and settled by select_settle, only if no
  * other algorithm predicts. */
 static void select_scan(pick_t *k, const sn_topo_t *t, const sn_params_t *p)
@@ -186,22 +248,26 @@ static void select_scan(pick_t *k, const sn_topo_t *t, const sn_params_t *p)
         int64_t pr = a->predicted(pl);
         if ((pr < 0 || a->vs_generic) && k->nopen < SN_MODEL_MAX_OPEN) {
             k->open[k->nopen] = a, k->open_plan[k->nopen++] = pl;
-        } else if (pr >= 0 && !a->vs_generic && (k->best == NULL || pr < k->best_pred)) {
-            if (k->best)
-                k->best->plan_free(k->best_plan);
-            k->best = a, k->best_plan = pl, k->best_pred = pr;
-            /* a plan that meets the lower bound cannot be beaten, and a later tie would keep it:
-             * the rest (some plan in seconds on large graphs) need not be planned */
-            if (lower == -2) {
-                sn_bounds_t b;
-                sn_err_t e3 = {0};
-                lower = sn_model_bounds(t, p, &b, &e3) == 0 ? b.best : -1;
-            }
-            if (lower >= 0 && k->best_pred <= lower)
-                break;
-        } else {
-            a->plan_free(pl);
+            continue;
         }
+        int64_t ctl = sn_model_predicted_control(a, pl);
+        double time = pr >= 0 ? cost_of(k, p, pr, (uint64_t) ctl) : -1;
+        if (pr < 0 || a->vs_generic || !cheaper(k, time, pr)) {
+            a->plan_free(pl);
+            continue;
+        }
+        take(k, a, pl, pr, time, pr);
+        /* a plan that meets the lower bound in slots cannot be beaten when auto ranks by slots,
+         * nor, without control slots, when a control slot costs at least a fragment's slot: any
+         * run takes at least as many slots, each at least 1/frags; a later tie would keep it, so
+         * the rest (some plan in seconds on large graphs) need not be planned */
+        if (lower == -2) {
+            sn_bounds_t b;
+            sn_err_t e3 = {0};
+            lower = sn_model_bounds(t, p, &b, &e3) == 0 ? b.best : -1;
+        }
+        if (lower >= 0 && pr <= lower && (k->tp < 0 || (ctl == 0 && k->tp * p->frags >= 1.0)))
+            break;
     }
 }
 
@@ -209,45 +275,38 @@ static void select_scan(pick_t *k, const sn_topo_t *t, const sn_params_t *p)
  * small. When nothing else predicts, they compete with each other and with the predictions
  * of the vs_generic ones; a known count beats an unknown one. When the best prediction is a
  * heuristic timetable's (mnb-gossip, which can lose a step or two to the route oracle's trees
- * on thin meshes), a generic algorithm still wins if its dry run, cut one slot below the
- * prediction, finishes; the vs_generic ones do not compete then. Ties keep the earlier (the
- * registry lists the more specific algorithms first). */
+ * on thin meshes), a generic algorithm still wins if its dry run, cut where it could no longer
+ * win, is cheaper; the vs_generic ones do not compete then. Costs are time units, then slots;
+ * ties keep the earlier (the registry lists the more specific algorithms first). */
 static void select_settle(pick_t *k, const sn_topo_t *t, const sn_params_t *p)
 {
     int settle = k->best == NULL;
     int small = sn_coll_expected_total(t, p) <= SN_MODEL_DRY_DELIVERIES;
     int dry = small && (settle ? k->nopen > 1 : k->nopen > 0 && k->best->heuristic);
-    k->best_cost = settle ? -1 : k->best_pred;
     for (size_t i = 0; i < k->nopen; i++) {
-        int64_t pr = k->open[i]->predicted(k->open_plan[i]), cost = -1;
-        int take;
-        if (settle) {
-            cost = pr;
-            if (pr < 0 && dry)
-                cost = sn_model_dry_run(k->open[i], k->open_plan[i], t, p, k->best_cost);
-            take = k->best == NULL || (cost >= 0 && (k->best_cost < 0 || cost < k->best_cost));
-        } else {
-            if (pr < 0 && dry && k->best_cost > 1)
-                cost = sn_model_dry_run(k->open[i], k->open_plan[i], t, p, k->best_cost - 1);
-            take = cost >= 0 && cost < k->best_cost;
-        }
-        if (take) {
-            if (k->best)
-                k->best->plan_free(k->best_plan);
-            k->best = k->open[i], k->best_plan = k->open_plan[i], k->best_pred = pr,
-            k->best_cost = cost;
-        } else {
-            k->open[i]->plan_free(k->open_plan[i]);
-        }
+        const sn_algo_t *a = k->open[i];
+        void *pl = k->open_plan[i];
+        int64_t pr = a->predicted(pl), slots = -1;
+        uint64_t ctl = 0;
+        if (pr >= 0 && settle)
+            slots = pr, ctl = (uint64_t) sn_model_predicted_control(a, pl);
+        else if (pr < 0 && dry)
+            slots = sn_model_dry_run(a, pl, t, p, slot_cut(k, p), &ctl);
+        double time = slots >= 0 ? cost_of(k, p, slots, ctl) : -1;
+        int better = slots >= 0 && cheaper(k, time, slots);
+        if ((settle && (k->best == NULL || better)) || (!settle && better))
+            take(k, a, pl, pr, time, slots);
+        else
+            a->plan_free(pl);
     }
 }
 
-int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
-                    const sn_algo_t **algo, void **plan, int64_t *predicted, sn_err_t *err)
+int sn_model_select_tp(const char *name, const sn_topo_t *t, const sn_params_t *p, double tp,
+                       const sn_algo_t **algo, void **plan, int64_t *predicted, sn_err_t *err)
 {
     if (name != NULL && strcmp(name, "auto") != 0)
         return select_named(name, t, p, algo, plan, predicted, err);
-    pick_t k = {.best = NULL, .best_pred = -1, .nopen = 0, .why = "", .why_any = 0};
+    pick_t k = {.tp = tp, .best = NULL, .best_pred = -1, .best_time = -1, .best_slots = -1};
     select_scan(&k, t, p);
     select_settle(&k, t, p);
     if (k.best == NULL)
@@ -256,4 +315,10 @@ int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
                           k.why);
     select_hand_out(k.best, k.best_plan, k.best_pred, algo, plan, predicted);
     return 0;
+}
+
+int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
+                    const sn_algo_t **algo, void **plan, int64_t *predicted, sn_err_t *err)
+{
+    return sn_model_select_tp(name, t, p, SN_MODEL_RANK_SLOTS, algo, plan, predicted, err);
 }

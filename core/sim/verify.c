@@ -3,8 +3,10 @@
  * its payload digest matches, and no packet arrives twice. One bit per expected packet. For the
  * combining collectives (sna, pmna) the delivered packet's value must also be the exact
  * combination, under the run's operator, of every processor's contribution (sn_combined_value):
- * with sum and xor a missing or repeated contribution changes it; max is idempotent, so there it
- * proves that the largest contribution arrived and nothing foreign was combined in. */
+ * with sum and xor a missing or repeated contribution changes it; max, min, and and or are
+ * idempotent, so there a repeated contribution is harmless and the check proves that every
+ * contribution that decides the result (the largest, the smallest, a 0 or 1 bit no other has)
+ * arrived and nothing foreign was combined in. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -61,21 +61,45 @@ int sn_coll_is_combining(sn_coll_t c);
 /* ---- combining operators ---------------------------------------------------------------------
  * The payload of a combining collective's packet is a vector of 64-bit words, combined word by
  * word with an associative and commutative operator. Word i of the vector of a contribution with
- * value x is g_op(x, i), where g_op commutes with the operator (sum: x * (2i+1)K, xor: x rotated
- * by i, max: (x >> 2) + (iK mod 2^62), which is monotone in x and never wraps), so the elementwise
- * combination of vectors is the vector of the combined value: a packet is described exactly by
- * its value (sn_packet_t.digest) and stepnet-node derives and checks its bytes from it. */
+ * value x is g_op(x, i), where g_op commutes with the operator (sum: x * (2i+1)K; xor, and, or:
+ * x rotated by i, a permutation of the bits; max, min: (x >> 2) + (iK mod 2^62), which is monotone
+ * in x and never wraps), so the elementwise combination of vectors is the vector of the combined
+ * value: a packet is described exactly by its value (sn_packet_t.digest) and stepnet-node derives
+ * and checks its bytes from it. The values are on the wire (proto/stepnet.proto): append only. */
 
-typedef enum { SN_OP_SUM = 0, SN_OP_XOR = 1, SN_OP_MAX = 2, SN_OP_COUNT } sn_op_t;
+typedef enum {
+    SN_OP_SUM = 0,
+    SN_OP_XOR = 1,
+    SN_OP_MAX = 2,
+    SN_OP_MIN = 3,
+    SN_OP_AND = 4,
+    SN_OP_OR = 5,
+    SN_OP_COUNT
+} sn_op_t;
+
+/* The accepted names, for messages. */
+#define SN_OP_NAMES "sum, xor, max, min, and, or"
+/* The idempotent ones (a op a = a), which flooding accepts. */
+#define SN_OP_IDEMPOTENT_NAMES "max, min, and, or"
 
 /* Canonical name ("sum") of an operator. */
 const char *sn_op_name(sn_op_t op);
 
-/* Parses sum, xor or max. 0 or SN_EINVAL with `err` listing the accepted names. */
+/* Parses one of SN_OP_NAMES. 0 or SN_EINVAL with `err` listing the accepted names. */
 int sn_op_parse(const char *s, sn_op_t *out, sn_err_t *err);
 
 /* a op b. */
 uint64_t sn_op_apply(sn_op_t op, uint64_t a, uint64_t b);
+
+/* 1 when a op a = a for every a (max, min, and, or): a contribution combined twice, as when it
+ * reaches a node over two paths, leaves the combination unchanged. */
+int sn_op_is_idempotent(sn_op_t op);
+
+/* The operator a collective uses when --op is not given: max for barrier, sum otherwise. A
+ * barrier's tokens carry no data, only "this processor has arrived", and that is idempotent;
+ * with an idempotent default the barrier may flood (the diameter, on any graph) instead of going
+ * up and down a tree (twice its height). */
+sn_op_t sn_op_default(sn_coll_t coll);
 
 /* ---- port models -------------------------------------------------------------------------- */
 
@@ -128,7 +152,7 @@ typedef struct sn_params_s {
     uint64_t seed;  /* run seed: payloads and any random choice */
     const uint32_t *sources; /* partial collectives: source node ids, sorted; NULL otherwise */
     uint32_t nsources;
-    sn_op_t op; /* combining collectives: the operator (default sum) */
+    sn_op_t op; /* combining collectives: the operator (default sn_op_default) */
 } sn_params_t;
 
 /* Fills p with the defaults: multi, rx one, full duplex, root 0, msgs 1, frags 1, size 8, seed 1.
@@ -347,6 +371,10 @@ struct sn_algo_s {
 
     /* Exact step count this algorithm takes on the plan's inputs, or -1 when theory gives none. */
     int64_t (*predicted)(const void *plan);
+    /* How many of the predicted steps are control slots (slots that carry control packets only,
+     * which cost tp time units each instead of 1/frags), so that auto ranks by time units. NULL:
+     * none (every predicted step moves data). */
+    int64_t (*predicted_control)(const void *plan);
 
     /* Per-node state: state_size bytes, zeroed by the executor, then node_init; node_fini releases
      * what init or step allocated (never the block itself). */

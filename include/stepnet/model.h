@@ -42,22 +42,42 @@ int sn_model_check_params(const sn_algo_t *a, const sn_params_t *p, sn_err_t *er
 #define SN_MODEL_DRY_DELIVERIES (1u << 18)
 #define SN_MODEL_MAX_OPEN       8
 
+/* The cost auto ranks by: the time of a run of `steps` slots of which `control_slots` carry
+ * control packets only, in time units (a whole packet's slot is 1): the data slots take 1/frags
+ * each (a fragment is 1/frags of a packet) and the control slots tp each (docs/model.md,
+ * "Fragments and control packets"): (steps - control_slots) / frags + control_slots * tp. */
+double sn_model_time_units(const sn_params_t *p, double tp, uint64_t steps, uint64_t control_slots);
+
+/* The control slots among a's prediction for its plan (sn_algo_t.predicted_control; 0 when the
+ * algorithm has none or predicts nothing). */
+int64_t sn_model_predicted_control(const sn_algo_t *a, const void *plan);
+
+/* sn_model_select_tp's tp that ranks by slots instead of time units: every slot, data or control,
+ * costs the same, as over TCP, where a slot is a slot whatever it carries. */
+#define SN_MODEL_RANK_SLOTS (-1.0)
+
 /* Picks the algorithm for (t, p): `name` if not NULL and not "auto" (checked with sn_model_check),
- * else the applicable algorithm with the lowest predicted steps (ties by registry order). When
- * none predicts (algorithms marked vs_generic not counted), the fewest steps among the vs_generic
- * algorithms' predictions and the others' dry runs (cut at the best so far) if the collective is
- * small (SN_MODEL_DRY_DELIVERIES); a known count beats an unknown one, then registry order.
- * Algorithms marked manual are never picked. On success *algo is set and, if plan is not NULL,
- * *plan holds the algorithm's plan (free with algo->plan_free) and *predicted its prediction.
- * SN_ENOTSUP when nothing applies, naming what was tried. */
+ * else the applicable algorithm whose prediction costs least, ties by fewer slots, then registry
+ * order. The cost is the time units (sn_model_time_units) with control slots at tp, or the slots
+ * when tp is SN_MODEL_RANK_SLOTS. When none predicts (algorithms marked vs_generic not counted),
+ * the cheapest among the vs_generic algorithms' predictions and the others' dry runs (cut where
+ * they can no longer win) if the collective is small (SN_MODEL_DRY_DELIVERIES); a known count
+ * beats an unknown one. Algorithms marked manual are never picked. On success *algo is set and,
+ * if plan is not NULL, *plan holds the algorithm's plan (free with algo->plan_free) and
+ * *predicted its prediction. SN_ENOTSUP when nothing applies, naming what was tried. */
+int sn_model_select_tp(const char *name, const sn_topo_t *t, const sn_params_t *p, double tp,
+                       const sn_algo_t **algo, void **plan, int64_t *predicted, sn_err_t *err);
+
+/* sn_model_select_tp ranking by slots (SN_MODEL_RANK_SLOTS). */
 int sn_model_select(const char *name, const sn_topo_t *t, const sn_params_t *p,
                     const sn_algo_t **algo, void **plan, int64_t *predicted, sn_err_t *err);
 
 /* The steps of a dry run of `a` (with its plan) on (t, p) in the simulator, or -1 when it does
  * not verify within `cut` slots (cut < 0: within sn_model_slot_limit). Every algorithm is
- * deterministic for given (t, p), so the dry run's steps are the run's. */
+ * deterministic for given (t, p), so the dry run's steps are the run's. When control_slots is
+ * not NULL it receives the run's control slots (0 when it fails). */
 int64_t sn_model_dry_run(const sn_algo_t *a, const void *plan, const sn_topo_t *t,
-                         const sn_params_t *p, int64_t cut);
+                         const sn_params_t *p, int64_t cut, uint64_t *control_slots);
 
 /* Builds the plan of `a` for (t, p) (free with a->plan_free): a->plan_new, or for composite
  * algorithms the schedules a->plan_inputs asks for, each recorded with sn_sched_record, handed to

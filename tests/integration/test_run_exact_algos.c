@@ -94,9 +94,10 @@ static void test_exact_fcube(void **state)
     TU_EXACT_ALL(cases);
 }
 
-/* The MPI staples over TCP: allreduce (recursive doubling and the tree, routers included),
- * barrier and mna (reduce_scatter), every operator, several port models; each node checks the
- * combined value it ends with, and the run matches the simulator slot for slot. */
+/* The MPI staples over TCP: allreduce (recursive doubling, by dimension, flooding and the tree,
+ * routers included), barrier (its default operator and an explicit sum) and mna (reduce_scatter),
+ * every operator, several port models; each
+ * node checks the combined value it ends with, and the run matches the simulator slot for slot. */
 static void test_exact_staples(void **state)
 {
     (void) state;
@@ -112,6 +113,22 @@ static void test_exact_staples(void **state)
         {{"--topo", "foldedcube:3", "--coll", "barrier", "--ports", "single", "--op", "max"}},
         {{"--topo", "torus:3x3", "--coll", "reduce_scatter", "--op", "xor"}},
         {{"--topo", "ring:5", "--coll", "mna", "--ports", "single", "--rx", "any", "--msgs", "2"}},
+        /* flooding under max (any graph, routers too) and allreduce by dimension on products of
+         * complete graphs (sum) */
+        {{"--topo", "ring:7", "--coll", "barrier", "--op", "max", "--algo", "barrier-flood"}},
+        {{"--topo", "fattree:2:3:exp", "--coll", "allreduce", "--op", "max", "--algo",
+          "allreduce-flood", "--size", "100"}},
+        {{"--topo", "torus:3x3", "--coll", "allreduce", "--algo", "allreduce-product", "--msgs",
+          "2", "--size", "64"}},
+        {{"--topo", "complete:3*complete:4", "--coll", "barrier", "--algo", "barrier-product"}},
+        /* the idempotent operators min, and, or; barrier's default operator (max: it floods) and
+         * an explicit sum, which travels as "absent" and must stay sum on the nodes (the tree) */
+        {{"--topo", "torus:3x4", "--coll", "allreduce", "--op", "min", "--algo", "allreduce-flood",
+          "--size", "40"}},
+        {{"--topo", "mesh:3x3", "--coll", "allreduce", "--op", "and", "--algo", "allreduce-flood"}},
+        {{"--topo", "torus:3x3", "--coll", "allreduce", "--op", "or", "--msgs", "2"}},
+        {{"--topo", "ring:7", "--coll", "barrier"}},
+        {{"--topo", "ring:7", "--coll", "barrier", "--op", "sum"}},
     };
     TU_EXACT_ALL(cases);
 }

@@ -25,7 +25,7 @@ static void test_every_param_has_its_flag(void **state)
         {SN_PARAM_RX, "--rx one|any"},
         {SN_PARAM_SOURCES, "--sources LIST or --m M"},
         {SN_PARAM_SLOT_LIMIT, "--max-slots"},
-        {SN_PARAM_OP, "--op sum|xor|max"},
+        {SN_PARAM_OP, "--op sum|xor|max|min|and|or"},
         {SN_PARAM_MEMORY, "--max-memory SIZE"},
     };
     assert_int_equal(sizeof want / sizeof want[0], SN_PARAM_COUNT);

@@ -1,7 +1,7 @@
 /* Unit tests of the combining collectives (sna, pmna: core/algo/engine/coll.c, core/sim/verify.c,
  * core/algo/combining/accum_tree.c) and of the folded-cube algorithms of the Varvarigos folded-cube
  * paper (core/algo/fcube_*.c), run in the slot simulator: verified runs (combined values exact
- * under sum, xor and max), steps == predicted, steps >= every lower bound, and the paper's worked
+ * under every operator), steps == predicted, steps >= every lower bound, and the paper's worked
  * examples. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -60,19 +60,30 @@ static void test_ops(void **state)
     (void) state;
     sn_op_t op;
     sn_err_t err = {0};
-    static const char *const names[] = {"sum", "xor", "max"};
+    static const char *const names[] = {"sum", "xor", "max", "min", "and", "or"};
+    assert_int_equal(sizeof names / sizeof names[0], SN_OP_COUNT);
     for (int i = 0; i < SN_OP_COUNT; i++) {
         tu_assert_rc(sn_op_parse(names[i], &op, &err), 0);
         assert_int_equal(op, i);
         assert_string_equal(sn_op_name(op), names[i]);
     }
-    tu_assert_rc(sn_op_parse("min", &op, &err), SN_EINVAL);
-    assert_has(err.msg, "'min'");
-    assert_has(err.msg, "sum, xor, max");
+    tu_assert_rc(sn_op_parse("mean", &op, &err), SN_EINVAL);
+    assert_has(err.msg, "'mean'");
+    assert_has(err.msg, "sum, xor, max, min, and, or");
     assert_int_equal(err.param, SN_PARAM_OP);
     assert_true(sn_op_apply(SN_OP_SUM, UINT64_MAX, 2) == 1);
     assert_true(sn_op_apply(SN_OP_XOR, 6, 3) == 5);
     assert_true(sn_op_apply(SN_OP_MAX, 6, UINT64_MAX) == UINT64_MAX);
+    assert_true(sn_op_apply(SN_OP_MIN, 6, UINT64_MAX) == 6);
+    assert_true(sn_op_apply(SN_OP_MIN, UINT64_MAX, 0) == 0);
+    assert_true(sn_op_apply(SN_OP_AND, 6, 3) == 2);
+    assert_true(sn_op_apply(SN_OP_OR, 6, 3) == 7);
+    assert_true(sn_op_apply(SN_OP_AND, UINT64_MAX, 0xf0) == 0xf0);
+    assert_true(sn_op_apply(SN_OP_OR, 0, 0xf0) == 0xf0);
+    /* idempotent exactly when a op a = a: the operators flooding accepts */
+    for (int i = 0; i < SN_OP_COUNT; i++)
+        assert_int_equal(sn_op_is_idempotent((sn_op_t) i),
+                         sn_op_apply((sn_op_t) i, 0x5a5a, 0x5a5a) == 0x5a5a);
     sn_coll_t c;
     tu_assert_rc(sn_coll_parse("reduce", &c, &err), 0);
     assert_int_equal(c, SN_COLL_SNA);

@@ -137,8 +137,12 @@ static void test_registry(void **state)
         {"mnb-cayley", SN_COLL_MNB},
         /* the MPI staples */
         {"allreduce-rd", SN_COLL_ALLREDUCE},
+        {"allreduce-product", SN_COLL_ALLREDUCE},
+        {"allreduce-flood", SN_COLL_ALLREDUCE},
         {"allreduce-tree", SN_COLL_ALLREDUCE},
         {"barrier-rd", SN_COLL_BARRIER},
+        {"barrier-product", SN_COLL_BARRIER},
+        {"barrier-flood", SN_COLL_BARRIER},
         {"barrier-tree", SN_COLL_BARRIER},
         {"mna-tree", SN_COLL_MNA},
     };
@@ -331,7 +335,7 @@ static void test_select_auto_is_minimum(void **state)
                             void *pl = NULL;
                             sn_err_t err = {0};
                             tu_assert_rc(sn_model_plan_new(open[i], t, &p, &pl, &err), 0);
-                            cost = sn_model_dry_run(open[i], pl, t, &p, -1);
+                            cost = sn_model_dry_run(open[i], pl, t, &p, -1, NULL);
                             open[i]->plan_free(pl);
                         }
                         if (best == NULL || (cost >= 0 && (best_cost < 0 || cost < best_cost)))

@@ -124,6 +124,18 @@ static void test_params_op(void **state)
         expect_same(&p, &q);
         free(src);
     }
+    /* a barrier's default operator is max, but an explicit sum (sent as "absent") stays sum on
+     * the node, and every other operator travels as it is */
+    for (int op = 0; op < SN_OP_COUNT; op++) {
+        sn_params_t p, q;
+        uint32_t *src;
+        sn_params_default(&p, SN_COLL_BARRIER);
+        p.op = (sn_op_t) op;
+        round_trip(&p, &q, &src);
+        assert_int_equal(q.op, op);
+        expect_same(&p, &q);
+        free(src);
+    }
     Stepnet__Assign a = STEPNET__ASSIGN__INIT;
     a.collective = "sna";
     a.has_op = 1;

@@ -71,7 +71,7 @@ int sn_coll_is_combining(sn_coll_t c)
 
 const char *sn_op_name(sn_op_t op)
 {
-    static const char *const names[SN_OP_COUNT] = {"sum", "xor", "max"};
+    static const char *const names[SN_OP_COUNT] = {"sum", "xor", "max", "min", "and", "or"};
     return (unsigned) op < SN_OP_COUNT ? names[op] : "unknown";
 }
 
@@ -84,7 +84,7 @@ int sn_op_parse(const char *s, sn_op_t *out, sn_err_t *err)
         }
     }
     return sn_err_set_param(err, SN_EINVAL, SN_PARAM_OP,
-                            "unknown combining operator '%s'; accepted: sum, xor, max", s);
+                            "unknown combining operator '%s'; accepted: " SN_OP_NAMES, s);
 }
 
 uint64_t sn_op_apply(sn_op_t op, uint64_t a, uint64_t b)
@@ -94,15 +94,32 @@ uint64_t sn_op_apply(sn_op_t op, uint64_t a, uint64_t b)
         return a ^ b;
     case SN_OP_MAX:
         return a > b ? a : b;
+    case SN_OP_MIN:
+        return a < b ? a : b;
+    case SN_OP_AND:
+        return a & b;
+    case SN_OP_OR:
+        return a | b;
     default:
         return a + b;
     }
+}
+
+int sn_op_is_idempotent(sn_op_t op)
+{
+    return op == SN_OP_MAX || op == SN_OP_MIN || op == SN_OP_AND || op == SN_OP_OR;
+}
+
+sn_op_t sn_op_default(sn_coll_t coll)
+{
+    return coll == SN_COLL_BARRIER ? SN_OP_MAX : SN_OP_SUM;
 }
 
 void sn_params_default(sn_params_t *p, sn_coll_t coll)
 {
     memset(p, 0, sizeof *p);
     p->coll = coll;
+    p->op = sn_op_default(coll);
     p->pm.ports = SN_PORTS_MULTI;
     p->pm.rx = SN_RX_ONE;
     p->pm.duplex = SN_DUPLEX_FULL;
@@ -139,7 +156,7 @@ int sn_params_check_free(const sn_params_t *p, sn_err_t *err)
             sn_coll_name(p->coll));
     if ((unsigned) p->op >= SN_OP_COUNT)
         return sn_err_set_param(err, SN_EINVAL, SN_PARAM_OP,
-                                "unknown combining operator %d; accepted: sum, xor, max",
+                                "unknown combining operator %d; accepted: " SN_OP_NAMES,
                                 (int) p->op);
     if (p->coll == SN_COLL_BARRIER && (p->msgs != 1 || p->frags != 1))
         return sn_err_set_param(err, SN_EINVAL, p->msgs != 1 ? SN_PARAM_MSGS : SN_PARAM_FRAGS,
@@ -522,11 +539,14 @@ uint64_t sn_combined_value(const sn_topo_t *t, const sn_params_t *p, uint32_t ds
 static uint64_t op_word(sn_op_t op, uint64_t x, uint64_t i)
 {
     switch (op) {
-    case SN_OP_XOR: {
+    case SN_OP_XOR:
+    case SN_OP_AND:
+    case SN_OP_OR: {
         unsigned r = (unsigned) (i & 63);
         return r ? (x << r) | (x >> (64 - r)) : x;
     }
     case SN_OP_MAX:
+    case SN_OP_MIN:
         return (x >> 2) + ((i * PAYLOAD_K) & ((1ull << 62) - 1));
     default:
         return x * ((2 * i + 1) * PAYLOAD_K);

@@ -125,6 +125,12 @@ static int64_t pmnb_fcube_predicted(const void *vp)
     return ((const plan_t *) vp)->predicted;
 }
 
+/* The two prefixes' 4d slots carry control packets only. */
+static int64_t pmnb_fcube_predicted_control(const void *vp)
+{
+    return (int64_t) (2 * ((const plan_t *) vp)->T0);
+}
+
 /* ---- node ---------------------------------------------------------------------------------- */
 
 /* Prefix i over labels lab with level k on port[k] (len 2 per level: a hypercube). */
@@ -366,6 +372,7 @@ const sn_algo_t sn__algo_pmnb_fcube = {
     .plan_new = pmnb_fcube_plan_new,
     .plan_free = pmnb_fcube_plan_free,
     .predicted = pmnb_fcube_predicted,
+    .predicted_control = pmnb_fcube_predicted_control,
     .state_size = sizeof(node_t),
     .node_init = pmnb_fcube_node_init,
     .node_fini = pmnb_fcube_node_fini,

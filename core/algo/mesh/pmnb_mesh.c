@@ -267,6 +267,12 @@ static int64_t pmnb_mesh_predicted(const void *vp)
     return ((const plan_t *) vp)->predicted;
 }
 
+/* The prefixes' slots carry control packets only: 0, T0 or 2 T0 of the predicted steps. */
+static int64_t pmnb_mesh_predicted_control(const void *vp)
+{
+    return (int64_t) ((const plan_t *) vp)->prefix;
+}
+
 /* ---- node ---------------------------------------------------------------------------------- */
 
 /* Prefix over the class-c rotated order: level j is dimension (j + c) mod d. */
@@ -613,8 +619,9 @@ static variant_t variant_of(const sn_algo_t *a)
 #define MESH_FIELDS                                                                                \
     .pm_mask = SN_PM_MULTI, .topos = "mesh, torus (equal sides), linear, ring",                    \
     .plan_free = pmnb_mesh_plan_free, .predicted = pmnb_mesh_predicted,                            \
-    .state_size = sizeof(node_t), .node_init = pmnb_mesh_node_init,                                \
-    .node_fini = pmnb_mesh_node_fini, .node_step = pmnb_mesh_node_step, .vs_generic = 1
+    .predicted_control = pmnb_mesh_predicted_control, .state_size = sizeof(node_t),                \
+    .node_init = pmnb_mesh_node_init, .node_fini = pmnb_mesh_node_fini,                            \
+    .node_step = pmnb_mesh_node_step, .vs_generic = 1
 
 const sn_algo_t sn__algo_pmnb_mesh_split = {
     .name = "pmnb-mesh-split",
