@@ -69,7 +69,8 @@ typedef struct cli_run_s {
     "  --node-bin PATH    the stepnet-node executable (default: next to stepnet)\n"                \
     "  --probes N         ping-pong probes per link and size for calibration, and rounds of the\n" \
     "                     time model's node and control-leg probes (default 20; 0 skips them\n"    \
-    "                     and the model)\n"                                                        \
+    "                     and the model); a calibration series stops after 5 s with the\n"         \
+    "                     probes measured so far, one at least\n"                                  \
     "  --connect-timeout-ms MS    nodes connecting to each other (default 10000)\n"                \
     "  --ready-timeout-ms MS      every node joined and ready (default 30000 plus 20 per node,\n"  \
     "                     or plus 2000 per node with --hosts: ssh sessions start slower)\n"        \

@@ -3,11 +3,15 @@
  * asked (concurrent), the node sends `probes` rounds of empty and of `bytes`-byte pings on all its
  * links at once and times each round until every neighbour echoed (the NIC sharing of a slot); it
  * reports both in Calibrated. The coordinator derives the terms of the time model from them
- * (docs/runtime.md, docs/model.md). Concurrent pings carry CONC_SEQ in their sequence number. */
+ * (docs/runtime.md, docs/model.md). Concurrent pings carry CONC_SEQ in their sequence number.
+ * Each of these four series stops early, with the probes measured so far (one at least), once it
+ * has lasted SN_DEADLINE_SERIES_NS (sn_deadline_series_more): on a link that is slow for real the
+ * calibration then ends within the ready deadline instead of after minutes. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "node_internal.h"
+#include "stepnet/deadline.h"
 #include "stepnet/util.h"
 
 static void send_ping(link_t *l)
@@ -42,12 +46,10 @@ static void calibration_done(node_t *nd)
         link_t *l = &nd->links[q];
         if (!l->dialer || l->cal.probes == 0)
             continue;
-        qsort(l->cal.rtt0, l->cal.probes, sizeof *l->cal.rtt0, cmp_u64);
-        qsort(l->cal.rtt, l->cal.probes, sizeof *l->cal.rtt, cmp_u64);
         stepnet__link_timing__init(&lt[k]);
         lt[k].edge = l->edge;
-        lt[k].rtt0_ns = l->cal.rtt0[l->cal.probes / 2];
-        lt[k].rtt_ns = l->cal.rtt[l->cal.probes / 2];
+        lt[k].rtt0_ns = median_of(l->cal.rtt0, l->cal.done[0]);
+        lt[k].rtt_ns = median_of(l->cal.rtt, l->cal.done[1]);
         lt[k].bytes = l->cal.probe_bytes;
         ptrs[k] = &lt[k];
         k++;
@@ -55,8 +57,8 @@ static void calibration_done(node_t *nd)
     cal.node = nd->id;
     if (nd->conc.on && nd->conc.rounds) {
         cal.has_conc_rtt0_ns = cal.has_conc_rtt_ns = 1;
-        cal.conc_rtt0_ns = median_of(nd->conc.rtt, nd->conc.rounds);
-        cal.conc_rtt_ns = median_of(nd->conc.rtt + nd->conc.rounds, nd->conc.rounds);
+        cal.conc_rtt0_ns = median_of(nd->conc.rtt, nd->conc.done[0]);
+        cal.conc_rtt_ns = median_of(nd->conc.rtt + nd->conc.rounds, nd->conc.done[1]);
     }
     cal.n_links = k;
     cal.links = ptrs;
@@ -83,6 +85,7 @@ static void links_done(node_t *nd)
 {
     if (nd->conc.on && nd->conc.rounds && nd->deg) {
         nd->conc.round = 0;
+        nd->conc.series_t0 = uv_hrtime();
         conc_round(nd);
         return;
     }
@@ -95,8 +98,18 @@ static void on_conc_pong(node_t *nd, uint64_t seq)
         return;
     if (--nd->conc.left > 0)
         return;
-    nd->conc.rtt[nd->conc.round] = uv_hrtime() - nd->conc.t0;
-    if (++nd->conc.round < 2 * nd->conc.rounds) {
+    uint64_t now = uv_hrtime();
+    nd->conc.rtt[nd->conc.round] = now - nd->conc.t0;
+    int sized = nd->conc.round >= nd->conc.rounds;
+    uint32_t done = ++nd->conc.done[sized];
+    if (sn_deadline_series_more(done, nd->conc.rounds, now - nd->conc.series_t0)) {
+        nd->conc.round++;
+        conc_round(nd);
+        return;
+    }
+    if (!sized) { /* the sized rounds next */
+        nd->conc.round = nd->conc.rounds;
+        nd->conc.series_t0 = now;
         conc_round(nd);
         return;
     }
@@ -111,15 +124,25 @@ void sn__node_on_pong(link_t *l, uint64_t seq)
     }
     if (!l->dialer || l->cal.probe >= 2 * l->cal.probes || seq != l->cal.probe)
         return;
-    uint64_t rtt = uv_hrtime() - l->cal.probe_t0;
-    if (l->cal.probe < l->cal.probes)
+    uint64_t now = uv_hrtime(), rtt = now - l->cal.probe_t0;
+    int sized = l->cal.probe >= l->cal.probes;
+    if (!sized)
         l->cal.rtt0[l->cal.probe] = rtt;
     else
         l->cal.rtt[l->cal.probe - l->cal.probes] = rtt;
-    if (++l->cal.probe < 2 * l->cal.probes) {
+    uint32_t done = ++l->cal.done[sized];
+    if (sn_deadline_series_more(done, l->cal.probes, now - l->cal.series_t0)) {
+        l->cal.probe++;
         send_ping(l);
         return;
     }
+    if (!sized) { /* the sized series next */
+        l->cal.probe = l->cal.probes;
+        l->cal.series_t0 = now;
+        send_ping(l);
+        return;
+    }
+    l->cal.probe = 2 * l->cal.probes; /* done: a late pong matches nothing */
     l->cal.calibrated = 1;
     if (--l->nd->cal_left == 0)
         links_done(l->nd);
@@ -145,6 +168,8 @@ void sn__node_calibrate(node_t *nd, uint32_t bytes, uint32_t probes, int concurr
         l->cal.probes = probes;
         l->cal.probe_bytes = bytes;
         l->cal.probe = 0;
+        l->cal.done[0] = l->cal.done[1] = 0;
+        l->cal.series_t0 = uv_hrtime();
         l->cal.rtt0 = sn_xcalloc(probes + 1, sizeof *l->cal.rtt0);
         l->cal.rtt = sn_xcalloc(probes + 1, sizeof *l->cal.rtt);
         if (probes > 0) {

@@ -71,7 +71,9 @@ typedef struct link_dial_s {
 /* Ping-pong probes on a link, measured by its dialler (calibrate.c). */
 typedef struct link_cal_s {
     uint32_t probe, probes, probe_bytes;
-    uint64_t probe_t0;
+    uint32_t done[2]; /* probes measured in the empty and the sized series (a series stops
+                         early past SN_DEADLINE_SERIES_NS) */
+    uint64_t probe_t0, series_t0;
     uint64_t *rtt0, *rtt;
     int calibrated;
 } link_cal_t;
@@ -212,7 +214,8 @@ struct node_s {
     struct {
         int on;
         uint32_t round, rounds, left, bytes;
-        uint64_t t0;
+        uint32_t done[2]; /* rounds measured, empty and sized (SN_DEADLINE_SERIES_NS) */
+        uint64_t t0, series_t0;
         uint64_t *rtt; /* [2 * rounds]: empty, then `bytes` */
     } conc;
     /* link emulation (emulate.c): one timerfd for the earliest release of every link */

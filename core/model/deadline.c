@@ -72,6 +72,13 @@ uint32_t sn_deadline_calibration_ms(uint32_t ready_ms, uint32_t probes, uint32_t
     return ms >= (double) UINT32_MAX ? UINT32_MAX : (uint32_t) ceil(ms);
 }
 
+int sn_deadline_series_more(uint32_t done, uint32_t probes, uint64_t elapsed_ns)
+{
+    if (done >= probes)
+        return 0;
+    return done == 0 || elapsed_ns < SN_DEADLINE_SERIES_NS;
+}
+
 uint32_t sn_deadline_floor_slots(uint32_t slots, uint64_t delay_ns, uint64_t jitter_ns)
 {
     uint64_t slot_ns = delay_ns > UINT64_MAX - jitter_ns ? UINT64_MAX : delay_ns + jitter_ns;

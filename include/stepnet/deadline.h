@@ -81,6 +81,16 @@ uint64_t sn_deadline_first_ns(uint64_t frame_ns, uint32_t hops);
 uint32_t sn_deadline_calibration_ms(uint32_t ready_ms, uint32_t probes, uint32_t bytes,
                                     const sn_deadline_model_t *m);
 
+/* A calibration series (one link's empty or sized ping-pongs, or a node's empty or sized
+ * concurrent rounds) stops early once it has lasted this long: a link that is slow for real (a
+ * shaped 1 Mbit/s link carries a 64 KiB probe in half a second) would otherwise keep the whole
+ * run in calibration for minutes, and its median is as good from the probes that fit. */
+#define SN_DEADLINE_SERIES_NS 5000000000ull
+
+/* 1 when a calibration series of `probes` that has `done` probes after `elapsed_ns` takes another:
+ * until all are done, but never past SN_DEADLINE_SERIES_NS once one is done. */
+int sn_deadline_series_more(uint32_t done, uint32_t probes, uint64_t elapsed_ns);
+
 /* The idle slots of one empty-slot measurement (the time model's floor): `slots`, or over
  * emulated links whose empty slot lasts delay_ns + jitter_ns as many as fit in one second, one at
  * least, since each lasts that long. */

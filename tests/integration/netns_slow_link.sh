@@ -123,16 +123,16 @@ check() { # check NODES RUN-OPTIONS...
     echo "ok $* over 1 Mbit/s $shaper links: verified in $((SECONDS - t0)) s" \
         "(wall_us_median $(jget wall_us_median "$out"))"
 }
-# 64 KiB packets: half a second a frame. --probes 2 keeps the calibration short: its 64 KiB
-# probes cross these links too, 4 x --probes round trips of a second each, and the calibration's
-# deadline allows only --ready-timeout-ms for links it does not emulate itself (30 s: the default
-# --probes 20 needs longer here).
-check 2 --topo linear:2 --coll bcast --size 65536 --reps 2 --warmup 0 --probes 2
-check 3 --topo ring:3 --coll te --size 65536 --reps 2 --warmup 0 --probes 2
+# 64 KiB packets: half a second a frame, with every default, --probes included: the calibration's
+# 64 KiB probes cross these links too (a round trip of about 1.1 s), and each of its series stops
+# after SN_DEADLINE_SERIES_NS (5 s) with the probes measured so far, so it ends well within the
+# ready deadline (before, the default 20 probes kept it calibrating past 30 s).
+check 2 --topo linear:2 --coll bcast --size 65536 --reps 2 --warmup 0
+check 3 --topo ring:3 --coll te --size 65536 --reps 2 --warmup 0
 # 1 MiB packets: 8.4 s a frame, longer than the 5 s silence limit, the frame's bytes arriving all
-# along. The slot deadline is the default one; only the calibration's (one 1 MiB round trip is
-# 17 s) is raised. Before the slot deadline measured progress, this run failed "link 0-1 went
-# silent; both ends alive" at 5 s.
+# along. The slot deadline is the default one; only the calibration's is raised (one 1 MiB round
+# trip is 17 s, and each series measures one at least). Before the slot deadline measured
+# progress, this run failed "link 0-1 went silent; both ends alive" at 5 s.
 check 2 --topo linear:2 --coll bcast --size 1048576 --reps 2 --warmup 0 --probes 1 \
     --ready-timeout-ms 120000
 

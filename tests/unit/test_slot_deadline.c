@@ -281,6 +281,31 @@ static void test_floor_slots(void **state)
     assert_int_equal(sn_deadline_floor_slots(20, UINT64_MAX, UINT64_MAX), 1);
 }
 
+/* A calibration series: every probe asked for over a fast link; over a slow one, the probes that
+ * fit in SN_DEADLINE_SERIES_NS and one at least. The case of the 1 Mbit/s link: a 64 KiB probe
+ * takes about 0.55 s, so 10 of the 20 default probes fit. */
+static void test_series_more(void **state)
+{
+    (void) state;
+    const uint64_t S = SN_DEADLINE_SERIES_NS;
+    assert_true(sn_deadline_series_more(0, 20, 0));
+    assert_true(sn_deadline_series_more(19, 20, S - 1));
+    assert_false(sn_deadline_series_more(20, 20, 0)); /* all done */
+    assert_false(sn_deadline_series_more(1, 1, 0));
+    assert_false(sn_deadline_series_more(0, 0, 0));      /* none asked for */
+    assert_true(sn_deadline_series_more(0, 20, 10 * S)); /* one at least, however slow */
+    assert_false(sn_deadline_series_more(1, 20, 10 * S));
+    assert_false(sn_deadline_series_more(5, 20, S));
+    uint32_t done = 0;
+    uint64_t t = 0;
+    while (sn_deadline_series_more(done, 20, t))
+        done++, t += 550 * MS;
+    assert_int_equal(done, 10);
+    for (done = 0, t = 0; sn_deadline_series_more(done, 20, t);)
+        done++, t += 100000; /* 100 us: loopback */
+    assert_int_equal(done, 20);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -295,6 +320,7 @@ int main(void)
         cmocka_unit_test(test_first_and_rate),
         cmocka_unit_test(test_calibration_ms),
         cmocka_unit_test(test_floor_slots),
+        cmocka_unit_test(test_series_more),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
