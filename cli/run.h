@@ -94,7 +94,9 @@ typedef struct cli_run_s {
     "                     that it is done there; detect: every repetition detects its end\n"       \
     "  --fault ID:KIND@SLOT       testing: node ID kills itself (kill), stops (stop), sends a\n"   \
     "                             malformed (garbage) or oversized (oversize) frame at SLOT, or\n" \
-    "                             flips one bit of its next frame on the wire (flip)\n"            \
+    "                             flips one bit of its next frame on the wire (flip), or from\n"   \
+    "                             SLOT on sends every frame at a trickle of 128 bytes every\n"     \
+    "                             100 ms (trickle: its neighbours report the link too slow)\n"     \
     "  --token HEX        testing: a fixed run token instead of a random one (every link hello "   \
     "must\n"                                                                                       \
     "                     carry the token)\n"                                                      \

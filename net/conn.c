@@ -57,6 +57,21 @@ typedef struct chunk_s {
     uint8_t data[SN_FRAME_HDR + SN_CONN_CHUNK + SN_SEC_ABYTES];
 } chunk_t;
 
+/* Testing (sn_conn_trickle): the writes waiting for their pieces, oldest first. */
+typedef struct trickle_write_s {
+    struct trickle_write_s *next;
+    uv_write_t *req;
+    uv_write_cb cb;
+    const uint8_t *p;
+    size_t n, done;
+} trickle_write_t;
+
+typedef struct trickle_s {
+    uv_timer_t timer;
+    uint32_t bytes, period_ms;
+    trickle_write_t *head, *tail;
+} trickle_t;
+
 static void free_queue(sn_conn_t *c)
 {
     wreq_t *w = c->outq;
@@ -83,9 +98,9 @@ static void wipe_secrets(sn_conn_t *c)
     }
 }
 
-static void on_close(uv_handle_t *h)
+/* One of c's handles is closed; the last one frees the connection's buffers. */
+static void handle_closed(sn_conn_t *c)
 {
-    sn_conn_t *c = h->data;
     if (--c->open_handles > 0)
         return;
     free(c->body);
@@ -101,6 +116,29 @@ static void on_close(uv_handle_t *h)
         c->ops->on_closed(c);
 }
 
+static void on_close(uv_handle_t *h)
+{
+    handle_closed(h->data);
+}
+
+/* The trickle's timer is closed: the writes still waiting are cancelled as libuv cancels its own
+ * (their callbacks see UV_ECANCELED and free their buffers), before the connection's last handle
+ * frees the buffers they return to. */
+static void on_trickle_closed(uv_handle_t *h)
+{
+    sn_conn_t *c = h->data;
+    trickle_t *tr = c->trickle;
+    c->trickle = NULL;
+    while (tr->head) {
+        trickle_write_t *tw = tr->head;
+        tr->head = tw->next;
+        tw->cb(tw->req, UV_ECANCELED);
+        free(tw);
+    }
+    free(tr); /* h with it */
+    handle_closed(c);
+}
+
 void sn_conn_close(sn_conn_t *c)
 {
     if (c->closing)
@@ -108,6 +146,8 @@ void sn_conn_close(sn_conn_t *c)
     c->closing = 1;
     if (c->reading)
         uv_read_stop((uv_stream_t *) &c->tcp);
+    if (c->trickle)
+        uv_close((uv_handle_t *) &((trickle_t *) c->trickle)->timer, on_trickle_closed);
     uv_close((uv_handle_t *) &c->timer, on_close);
     uv_close((uv_handle_t *) &c->tcp, on_close);
 }
@@ -277,12 +317,83 @@ static void chunk_cb(uv_write_t *req, int status)
     pump(c);
 }
 
+/* Testing (sn_conn_trickle): one piece of the oldest waiting write; a write whose last piece is
+ * out is done, as libuv would report it. A socket that takes nothing now (the peer does not read)
+ * is tried again at the next tick. */
+static void on_trickle_tick(uv_timer_t *t)
+{
+    sn_conn_t *c = t->data;
+    trickle_t *tr = c->trickle;
+    trickle_write_t *tw = tr->head;
+    if (tw == NULL || c->closing || c->write_error) {
+        uv_timer_stop(t);
+        return;
+    }
+    size_t n = tw->n - tw->done < tr->bytes ? tw->n - tw->done : tr->bytes;
+    uv_buf_t b = uv_buf_init((char *) tw->p + tw->done, (unsigned) n);
+    int done = uv_try_write((uv_stream_t *) &c->tcp, &b, 1);
+    if (done < 0 && done != UV_EAGAIN) {
+        write_failed(c, done);
+        return;
+    }
+    if (done <= 0)
+        return;
+    moved_out(c);
+    tw->done += (size_t) done;
+    if (tw->done < tw->n)
+        return;
+    tr->head = tw->next;
+    if (tr->head == NULL) {
+        tr->tail = NULL;
+        uv_timer_stop(t);
+    }
+    uv_write_cb cb = tw->cb;
+    uv_write_t *req = tw->req;
+    free(tw);
+    cb(req, 0); /* may queue the next writes (pump) */
+}
+
+/* put_bytes of a trickling connection: p[0, n) waits for its pieces (0: borrowed until cb). */
+static int trickle_put(sn_conn_t *c, uv_write_t *req, uv_write_cb cb, const uint8_t *p, size_t n)
+{
+    trickle_t *tr = c->trickle;
+    trickle_write_t *tw = sn_xmalloc(sizeof *tw);
+    *tw = (trickle_write_t){.req = req, .cb = cb, .p = p, .n = n};
+    if (tr->tail)
+        tr->tail->next = tw;
+    else
+        tr->head = tw;
+    tr->tail = tw;
+    if (!uv_is_active((uv_handle_t *) &tr->timer))
+        uv_timer_start(&tr->timer, on_trickle_tick, tr->period_ms, tr->period_ms);
+    return 0;
+}
+
+int sn_conn_trickle(sn_conn_t *c, uint32_t bytes, uint32_t period_ms)
+{
+    if (c->trickle || c->closing || bytes == 0 || period_ms == 0)
+        return SN_EINVAL;
+    trickle_t *tr = sn_xmalloc(sizeof *tr);
+    *tr = (trickle_t){.bytes = bytes, .period_ms = period_ms};
+    int rc = uv_timer_init(c->tcp.loop, &tr->timer);
+    if (rc < 0) {
+        free(tr);
+        return rc;
+    }
+    tr->timer.data = c;
+    c->trickle = tr;
+    c->open_handles++;
+    return 0;
+}
+
 /* Writes p[0, n): at once if the socket takes it (1: the buffer is free again), else the rest
  * through uv_write with req and cb (0: the buffer is borrowed until cb), or fails (-1). */
 static int put_bytes(sn_conn_t *c, uv_write_t *req, uv_write_cb cb, const uint8_t *p, size_t n)
 {
     if (c->write_error)
         return -1;
+    if (c->trickle)
+        return trickle_put(c, req, cb, p, n);
     uv_buf_t b = uv_buf_init((char *) p, (unsigned) n);
     int done = uv_try_write((uv_stream_t *) &c->tcp, &b, 1);
     if (done > 0)

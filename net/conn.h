@@ -135,6 +135,7 @@ struct sn_conn_s {
      * whole or in part (0: none yet) */
     uint64_t rx_bytes, rx_at_ms, tx_at_ms;
     int fault_next;   /* testing (--fault): SN_CONN_FAULT_* applied to the next frame on the wire */
+    void *trickle;    /* testing (--fault trickle): the pacing of sn_conn_trickle; NULL: none */
     char peer[64];    /* "127.0.0.1:40123", for errors */
     uv_timer_t timer; /* the handshake deadline, then the one of sn_conn_expect */
     uint32_t deadline_ms;
@@ -179,6 +180,13 @@ int sn_conn_send(sn_conn_t *c, uint8_t *body);
  * body. ctx (ctx_len <= SN_CONN_GEN_CTX bytes) is copied. */
 int sn_conn_send_gen(sn_conn_t *c, int type, const uint8_t *head, size_t head_len, uint32_t gen_len,
                      sn_conn_fill_fn fill, const void *ctx, size_t ctx_len);
+
+/* Testing (`--fault ID:trickle@SLOT`): from now on every byte c writes leaves at most `bytes` at a
+ * time, one piece every `period_ms` (a libuv timer; the loop never sleeps), the rest waiting in
+ * order, so that the peer sees a link that moves but slowly. Frames are still sent and released as
+ * usual (their callbacks come when their last piece is written); closing the connection cancels
+ * what waits. Once per connection (SN_EINVAL if already trickling, bytes or period_ms 0). */
+int sn_conn_trickle(sn_conn_t *c, uint32_t bytes, uint32_t period_ms);
 
 /* Feeds bytes to the frame reader as if read from the socket (for the fuzz targets and the unit
  * tests; the connection must be established). */

@@ -133,7 +133,8 @@ int sn_wire_assign_to_params(const Stepnet__Assign *a, sn_params_t *p, uint32_t 
     XX(STOP, "stop", "stops itself (SIGSTOP)")                                                     \
     XX(GARBAGE, "garbage", "sends a malformed frame on its first link")                            \
     XX(OVERSIZE, "oversize", "sends a frame header announcing an oversized body")                  \
-    XX(FLIP, "flip", "flips one bit of its next frame on the wire, after sealing")
+    XX(FLIP, "flip", "flips one bit of its next frame on the wire, after sealing")                 \
+    XX(TRICKLE, "trickle", "sends every frame on its links from SLOT on at a trickle")
 
 typedef enum {
     SN_FAULT_NONE = 0,

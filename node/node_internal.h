@@ -343,5 +343,8 @@ void sn__node_emu_close(node_t *nd);
 
 /* Injects the assignment's fault if slot is its slot (testing). */
 void sn__node_fault_inject(node_t *nd, uint64_t slot);
+/* The faults that must act before the frames of `slot` leave (trickle: the slot's own frames
+ * already go at a trickle). */
+void sn__node_fault_before_send(node_t *nd, uint64_t slot);
 
 #endif

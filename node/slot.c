@@ -390,6 +390,7 @@ static void play(node_t *nd, uint64_t s)
     nd->ex.t = s;
     if (nd->ex.trace_cap)
         trace_sent(nd, s);
+    sn__node_fault_before_send(nd, s);
     for (uint32_t q = 0; q < nd->deg; q++) {
         link_t *l = &nd->links[q];
         const sn_packet_t *pkt = nd->ex.out_has[q] ? &nd->ex.out[q] : NULL;

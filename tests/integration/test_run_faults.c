@@ -1,8 +1,8 @@
 /* Integration tests of the failures of `stepnet run` (coordinator/ and node/): injected faults
- * (kill, stop, garbage, oversize, a flipped bit), node binaries that do not start or never join,
- * and the collective deadline end the run with exit 1 naming the node and slot, soon, and with no
- * process left behind; an illegal algorithm fails with the simulator's own error text; a failed
- * run reports null, never 0, for what it did not measure. */
+ * (kill, stop, garbage, oversize, a flipped bit, a trickling link), node binaries that do not start
+ * or never join, and the collective deadline end the run with exit 1 naming the node and slot,
+ * soon, and with no process left behind; an illegal algorithm fails with the simulator's own error
+ * text; a failed run reports null, never 0, for what it did not measure. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -133,6 +133,40 @@ static void test_fault_flip(void **state)
         fault_case("torus:4x4", "single", 2, "flip", 4, "authentication failed", "edge", &m);
     }
     skip_if_misnamed(&m);
+}
+
+/* A link that moves, but too slowly: from slot 1 node 0 sends its frames at a trickle (128 bytes
+ * every 100 ms, far more often than the 5 s silence limit, so that node 1 sees bytes come however
+ * loaded the machine), and its 256 KiB broadcast packet would need minutes. Node 1 must report the
+ * link slow once the silence limit plus the model's time of a frame (5 s + the build time of the
+ * frame with --probes 0) has passed since the first byte, and the coordinator must blame the link
+ * as too slow, with the rate and the frame's size, never as silent nor a node. The outcome does
+ * not depend on the machine's speed: a faster machine cannot send faster than the trickle, and a
+ * slower one sends still less. */
+static void test_fault_trickle(void **state)
+{
+    (void) state;
+    tu_proc_t p =
+        TU_STEPNET(60, "run", "--topo", "linear:2", "--coll", "bcast", "--size", "262144", "--reps",
+                   "1", "--warmup", "0", "--probes", "0", "--fault", "0:trickle@1", "--json");
+    char line[1024];
+    tu_expect_failed(&p, line, sizeof line);
+    print_message("  0:trickle@1 on linear:2 (%.2f s): %s\n", p.secs, line);
+    if (strstr(p.err, "injecting trickle@1 at slot 1") == NULL)
+        fail_msg("%s: stderr does not show the injection:\n%s", p.cmd, p.err);
+    const char *const need[] = {"link 0-1", "too slow", "moving at", "frame of 262144 bytes"};
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+        if (strstr(line, need[i]) == NULL)
+            fail_msg("%s: the verdict does not say '%s': %s", p.cmd, need[i], line);
+    const char *const never[] = {"went silent", "node 0 failed", "node 1 failed", "node 0 (pid",
+                                 "node 1 (pid"};
+    for (size_t i = 0; i < sizeof never / sizeof never[0]; i++)
+        if (strstr(line, never[i]) != NULL)
+            fail_msg("%s: the verdict says '%s': %s", p.cmd, never[i], line);
+    char err[1024];
+    if (strstr(tu_json_str(p.out, "error", err, sizeof err), "is too slow") == NULL)
+        fail_msg("%s: the JSON's error is not the slow link's verdict: %s", p.cmd, err);
+    tu_exec_free(&p);
 }
 
 /* --node-bin that does not exist: the run fails at once naming the binary. */
@@ -377,6 +411,7 @@ int main(void)
         cmocka_unit_test_teardown(test_fault_garbage, tu_run_teardown),
         cmocka_unit_test_teardown(test_fault_oversize, tu_run_teardown),
         cmocka_unit_test_teardown(test_fault_flip, tu_run_teardown),
+        cmocka_unit_test_teardown(test_fault_trickle, tu_run_teardown),
         cmocka_unit_test_teardown(test_deadline_node_bin_missing, tu_run_teardown),
         cmocka_unit_test_teardown(test_deadline_ready, tu_run_teardown),
         cmocka_unit_test_teardown(test_deadline_collective, tu_run_teardown),

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <uv.h>
 
 #include "conn.h"
@@ -67,7 +68,9 @@ typedef struct world_s {
 } world_t;
 
 static world_t *W;
-static int use_pool; /* run() with both ends sharing one buffer pool */
+static int use_pool;           /* run() with both ends sharing one buffer pool */
+static uint32_t trickle_bytes; /* run() with the client trickling this much a millisecond */
+static uint32_t stop_ms;       /* run() stops after this long, not a failure (0: 10 s, a failure) */
 
 /* ---- the two ends ---------------------------------------------------------------------------- */
 
@@ -122,6 +125,8 @@ static void on_client_connect(uv_connect_t *req, int status)
 {
     (void) req;
     assert_int_equal(status, 0);
+    if (trickle_bytes)
+        assert_int_equal(sn_conn_trickle(&W->client.c, trickle_bytes, 1), 0);
     assert_int_equal(sn_conn_start(&W->client.c, &W->cc, 1), 0);
     /* sent at once: they leave when the handshake completes */
     for (int f = 0; f < NFRAMES; f++) {
@@ -349,7 +354,7 @@ static outcome_t run(const sn_conn_sec_cfg_t *cc, const sn_conn_sec_cfg_t *cs, s
     w->px.sealed = cc->mode == SN_SEC_SODIUM;
     w->px.port = listen_on(&w->px.listener, on_proxy_conn, &w->px);
     uv_timer_init(&w->loop, &w->deadline);
-    uv_timer_start(&w->deadline, on_deadline, 10000, 0);
+    uv_timer_start(&w->deadline, on_deadline, stop_ms ? stop_ms : 10000, 0);
     struct sockaddr_in sa;
     if (raw_client) { /* connects straight to the server and says nothing */
         w->raw_used = 1;
@@ -400,7 +405,7 @@ static outcome_t run(const sn_conn_sec_cfg_t *cc, const sn_conn_sec_cfg_t *cs, s
     free(w->px.held);
     free(w);
     W = NULL;
-    if (timed_out)
+    if (timed_out && !stop_ms)
         fail_msg("no outcome within 10 s (server %d frames, errors '%s' / '%s')", o.server_frames,
                  o.server_err, o.client_err);
     return o;
@@ -445,6 +450,65 @@ static void test_delivers_in_order(void **state)
         assert_int_equal(o.bad_content, 0);
         expect_progress(&o, sizes[i]);
     }
+}
+
+/* A trickling connection (--fault trickle) delivers every frame intact and in order, in both
+ * security modes and at every size (one chunk, several chunks), the handshake included, but never
+ * faster than its pace: a timer never fires early, so n pieces take at least n - 1 periods. */
+static void test_trickle(void **state)
+{
+    (void) state;
+    sn_conn_sec_cfg_t a = secure(&key_a), p = plain();
+    const size_t sizes[] = {100, 70000, 200000};
+    trickle_bytes = 8192;
+    sn_conn_t unused = {0};
+    assert_int_equal(sn_conn_trickle(&unused, 0, 1), SN_EINVAL); /* no pace: refused */
+    assert_int_equal(sn_conn_trickle(&unused, 1, 0), SN_EINVAL);
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        for (int m = 0; m < 2; m++) {
+            struct timespec t0, t1;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            outcome_t o = m ? run(&a, &a, sizes[i], MUT_NONE, 0, 0, 0)
+                            : run(&p, &p, sizes[i], MUT_NONE, 0, 0, 0);
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            assert_int_equal(o.server_frames, NFRAMES);
+            assert_int_equal(o.bad_content, 0);
+            expect_progress(&o, sizes[i]);
+            double ms =
+                (double) (t1.tv_sec - t0.tv_sec) * 1e3 + (double) (t1.tv_nsec - t0.tv_nsec) / 1e6;
+            double pieces = (double) (NFRAMES * sizes[i]) / trickle_bytes;
+            if (ms < pieces - 1)
+                fail_msg("%zu-byte frames in %.0f ms: faster than %.0f pieces at 1 ms", sizes[i],
+                         ms, pieces);
+        }
+    }
+    trickle_bytes = 0;
+}
+
+/* Closing a trickling connection while frames still wait for their pieces cancels them: every
+ * buffer is freed (the sanitizer build checks it) and the server, which read at most one byte a
+ * tick of at least 1 ms, never more than the elapsed milliseconds, got no frame. */
+static void test_trickle_closed_while_waiting(void **state)
+{
+    (void) state;
+    sn_conn_sec_cfg_t a = secure(&key_a), p = plain();
+    trickle_bytes = 1;
+    stop_ms = 300;
+    for (int m = 0; m < 2; m++) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        outcome_t o =
+            m ? run(&a, &a, 70000, MUT_NONE, 0, 0, 0) : run(&p, &p, 70000, MUT_NONE, 0, 0, 0);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double ms =
+            (double) (t1.tv_sec - t0.tv_sec) * 1e3 + (double) (t1.tv_nsec - t0.tv_nsec) / 1e6;
+        assert_int_equal(o.server_frames, 0);
+        if ((double) o.server_rx_bytes > ms)
+            fail_msg("%llu bytes through a trickle of 1 byte a millisecond in %.0f ms",
+                     (unsigned long long) o.server_rx_bytes, ms);
+    }
+    stop_ms = 0;
+    trickle_bytes = 0;
 }
 
 /* Both ends take their frame buffers from one pool (as a node's links do): every frame arrives
@@ -907,6 +971,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_delivers_in_order),
         cmocka_unit_test(test_shared_pool),
+        cmocka_unit_test(test_trickle),
+        cmocka_unit_test(test_trickle_closed_while_waiting),
         cmocka_unit_test(test_memory_model_matches),
         cmocka_unit_test(test_altered_frames),
         cmocka_unit_test(test_altered_handshake),

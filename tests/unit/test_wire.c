@@ -159,6 +159,10 @@ static void test_fault_parse(void **state)
     tu_assert_rc(sn_wire_fault_parse("flip@1", &f, &err), 0);
     assert_int_equal(f.kind, SN_FAULT_FLIP);
     assert_string_equal(sn_wire_fault_name(f.kind), "flip");
+    tu_assert_rc(sn_wire_fault_parse("trickle@2", &f, &err), 0);
+    assert_int_equal(f.kind, SN_FAULT_TRICKLE);
+    assert_true(f.slot == 2);
+    assert_string_equal(sn_wire_fault_name(f.kind), "trickle");
     const char *bad[] = {"kill", "kill@", "kill@0", "kil@3", "kill@3x", "@3", ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         tu_assert_rc(sn_wire_fault_parse(bad[i], &f, &err), SN_EINVAL);
