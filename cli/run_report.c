@@ -141,6 +141,7 @@ void cli_run_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_t 
     cli_sweep_stats_t st;
     cli_sweep_stats(res->wall_ns, res->nwall, &st);
     cli_sweep_json_stats(&j, &st);
+    cli_sweep_json_bandwidth(&j, run, c->params.size, res->wall_ns, res->nwall);
     /* the collective's own time, OSU-style (timing.h), on one clock or with estimated offsets */
     cli_sweep_json_series(&j, "coll_us", res->coll_ns, res->ncoll, 0);
     /* each node's own time, averaged over the nodes: OSU's "Avg Latency" (timing.h) */
@@ -245,6 +246,14 @@ void cli_run_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t 
             "iterations (%.2f us per step at p50)\n",
             st.avg, st.min, st.max, st.p50, st.p99, st.n,
             res->steps ? median_us / (double) res->steps : 0.0);
+    cli_sweep_bw_t bw;
+    if (cli_sweep_run_bandwidth(run, c->params.size, res->wall_ns, res->nwall, &bw) == 0)
+        fprintf(
+            f,
+            "  bandwidth       %.3f MB/s per node, %.3f MB/s in all (%llu payload bytes "
+            "delivered per repetition over the p50 wall time; 1 MB = 10^6 bytes)\n",
+            bw.node_mb_s, bw.total_mb_s,
+            (unsigned long long) (sn_coll_expected_total(c->topo, &c->params) * c->params.size));
     if (has_prediction(res))
         fprintf(f, "  predicted time  %.1f us (the time model, docs/model.md)\n",
                 predicted_us(run, res));

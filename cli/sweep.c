@@ -157,6 +157,46 @@ void cli_sweep_stats(const uint64_t *wall_ns, size_t n, cli_sweep_stats_t *out)
     free(w);
 }
 
+/* ---- bandwidth ---------------------------------------------------------------------------------
+ */
+
+int cli_sweep_bandwidth(uint64_t deliveries, uint32_t size, uint32_t nodes, const uint64_t *wall_ns,
+                        size_t nwall, cli_sweep_bw_t *out)
+{
+    cli_sweep_stats_t st;
+    cli_sweep_stats(wall_ns, nwall, &st);
+    if (st.n == 0 || st.p50 <= 0 || nodes == 0)
+        return -1;
+    /* bytes per microsecond are 10^6 bytes per second: MB/s as osu_bw counts them */
+    out->total_mb_s = (double) deliveries * size / st.p50;
+    out->node_mb_s = out->total_mb_s / nodes;
+    return 0;
+}
+
+int cli_sweep_run_bandwidth(const cli_run_t *run, uint32_t size, const uint64_t *wall_ns,
+                            size_t nwall, cli_sweep_bw_t *out)
+{
+    const cli_ctx_t *c = run->ctx;
+    if (run->coord.idle_slots) /* a bare barrier: no payload */
+        return -1;
+    return cli_sweep_bandwidth(sn_coll_expected_total(c->topo, &c->params), size, c->topo->nproc,
+                               wall_ns, nwall, out);
+}
+
+void cli_sweep_json_bandwidth(cli_json_t *j, const cli_run_t *run, uint32_t size,
+                              const uint64_t *wall_ns, size_t nwall)
+{
+    cli_sweep_bw_t bw;
+    if (cli_sweep_run_bandwidth(run, size, wall_ns, nwall, &bw) !=
+        0) { /* not measured: null, never 0 */
+        cli_json_null(j, "bw_node_mb_s");
+        cli_json_null(j, "bw_total_mb_s");
+        return;
+    }
+    cli_json_double(j, "bw_node_mb_s", bw.node_mb_s);
+    cli_json_double(j, "bw_total_mb_s", bw.total_mb_s);
+}
+
 /* ---- CSV ---------------------------------------------------------------------------------------
  */
 
@@ -233,7 +273,12 @@ void cli_sweep_csv_row(FILE *f, const cli_run_t *run, const sn_coord_result_t *r
     /* the collective's span and each node's own time, averaged over the nodes (OSU's Avg
      * Latency); empty when not measured */
     csv_series(f, pt->coll_ns, pt->ncoll, ',');
-    csv_series(f, pt->node_ns, pt->nnode, '\n');
+    csv_series(f, pt->node_ns, pt->nnode, ',');
+    cli_sweep_bw_t bw;
+    if (cli_sweep_run_bandwidth(run, pt->size, pt->wall_ns, pt->nwall, &bw) == 0)
+        fprintf(f, "%.6g,%.6g\n", bw.node_mb_s, bw.total_mb_s);
+    else
+        fputs(",\n", f);
 }
 
 /* ---- JSON fields of run and bench ------------------------------------------------------------ */
@@ -404,9 +449,9 @@ void cli_sweep_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_
                 res->alpha_us, res->beta_us, res->ncalibrated, res->probe_bytes);
     else
         fprintf(f, "; links not calibrated (--probes 0)\n");
-    fprintf(f, "# %-10s %12s %12s %12s %12s %12s %11s %8s %14s %13s %13s\n", "Size", "Avg(us)",
-            "Min(us)", "Max(us)", "P50(us)", "P99(us)", "Iterations", "Steps", "Predicted(us)",
-            "CollAvg(us)", "NodeAvg(us)");
+    fprintf(f, "# %-10s %12s %12s %12s %12s %12s %11s %8s %14s %13s %13s %14s %14s\n", "Size",
+            "Avg(us)", "Min(us)", "Max(us)", "P50(us)", "P99(us)", "Iterations", "Steps",
+            "Predicted(us)", "CollAvg(us)", "NodeAvg(us)", "BwNode(MB/s)", "BwTotal(MB/s)");
     for (size_t k = 0; k < res->npoints; k++) {
         const sn_coord_point_t *pt = &res->points[k];
         if (pt->state != SN_COORD_POINT_DONE)
@@ -429,9 +474,14 @@ void cli_sweep_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_
         cli_sweep_stats_t ns;
         cli_sweep_stats(pt->node_ns, pt->nnode, &ns);
         if (ns.n)
-            fprintf(f, " %13.2f\n", ns.avg);
+            fprintf(f, " %13.2f", ns.avg);
         else
-            fprintf(f, " %13s\n", "-");
+            fprintf(f, " %13s", "-");
+        cli_sweep_bw_t bw;
+        if (cli_sweep_run_bandwidth(run, pt->size, pt->wall_ns, pt->nwall, &bw) == 0)
+            fprintf(f, " %14.3f %14.3f\n", bw.node_mb_s, bw.total_mb_s);
+        else
+            fprintf(f, " %14s %14s\n", "-", "-");
     }
     const sn_coord_point_t *bad_pt = failed_point(res);
     if (res->failed && bad_pt)
@@ -487,6 +537,7 @@ void cli_sweep_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_
         cli_sweep_json_series(&j, "coll_us", pt->coll_ns, pt->ncoll, 1);
         cli_sweep_json_series(&j, "node_us", pt->node_ns, pt->nnode, 1);
         cli_json_str(&j, "clock", res->clock_offsets ? "offsets" : "one");
+        cli_sweep_json_bandwidth(&j, run, pt->size, pt->wall_ns, pt->nwall);
         cli_sweep_json_calibration(&j, res);
         double pred = cli_sweep_point_predicted_us(res, pt);
         if (pred >= 0)

@@ -40,11 +40,32 @@ typedef struct cli_sweep_stats_s {
 } cli_sweep_stats_t;
 void cli_sweep_stats(const uint64_t *wall_ns, size_t n, cli_sweep_stats_t *out);
 
+/* The payload bandwidth of a run or of a size of bench, in MB/s (10^6 bytes per second, as the
+ * OSU Micro-Benchmarks count them; docs/output.md, "Bandwidth"): the payload bytes one repetition
+ * delivers (`deliveries` packets of `size` bytes, every fragment a packet) over the median of the
+ * repetitions' wall times, in all (total_mb_s) and per node (node_mb_s: the total spread over the
+ * `nodes` processing nodes, so total = node x nodes). 0 with *out set; -1 when there is nothing to
+ * divide by (no wall time measured, a zero median, or no node), *out then untouched. */
+typedef struct cli_sweep_bw_s {
+    double node_mb_s, total_mb_s;
+} cli_sweep_bw_t;
+int cli_sweep_bandwidth(uint64_t deliveries, uint32_t size, uint32_t nodes, const uint64_t *wall_ns,
+                        size_t nwall, cli_sweep_bw_t *out);
+/* cli_sweep_bandwidth of the run's collective at `size` (its deliveries do not depend on the
+ * size) over these wall times; -1 also for an `--idle-slots` run, whose repetitions deliver no
+ * payload. */
+int cli_sweep_run_bandwidth(const cli_run_t *run, uint32_t size, const uint64_t *wall_ns,
+                            size_t nwall, cli_sweep_bw_t *out);
+/* bw_node_mb_s and bw_total_mb_s of the run's collective at `size` over these wall times; null
+ * when cli_sweep_bandwidth has nothing to divide by, and for `--idle-slots` runs (no payload). */
+void cli_sweep_json_bandwidth(cli_json_t *j, const cli_run_t *run, uint32_t size,
+                              const uint64_t *wall_ns, size_t nwall);
+
 /* The CSV header line of run and bench (without the newline), and one row per size. */
 #define CLI_SWEEP_CSV_HEADER                                                                       \
     "topology,collective,algorithm,ports,rx,duplex,size,avg_us,min_us,max_us,p50_us,p99_us,"       \
     "iterations,steps,predicted_us,verified,coll_avg_us,coll_p50_us,"                              \
-    "node_avg_us,node_p50_us"
+    "node_avg_us,node_p50_us,bw_node_mb_s,bw_total_mb_s"
 void cli_sweep_csv_header(FILE *f);
 void cli_sweep_csv_row(FILE *f, const cli_run_t *run, const sn_coord_result_t *res,
                        const sn_coord_point_t *pt);

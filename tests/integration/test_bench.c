@@ -1,11 +1,12 @@
 /* Tests of the measured outputs of `stepnet bench` and `stepnet run` over real processes on
  * 127.0.0.1: a sweep over three packet sizes in one launch (each size's steps and trace hash equal
- * to `stepnet sim` at that size), its OSU-style text, JSON lines and CSV; the run report's
- * statistics, CSV, schema, version, timestamp, hosts and per-link calibration; null (empty in
- * CSV), never 0, for what a failed run or bench did not measure; the strict parsing of --sizes
- * (exit 2); the memory budget of the largest size; progress on stderr (forced, silenced, and on a
- * terminal through script(1)); and that docs/output.md documents every JSON key run and bench emit
- * and their CSV header. */
+ * to `stepnet sim` at that size), its OSU-style text, JSON lines and CSV; the payload bandwidth of
+ * run and bench (per node and in all, from the payload and the median wall time); the run
+ * report's statistics, CSV, schema, version, timestamp, hosts and per-link calibration; null
+ * (empty in CSV), never 0, for what a failed run or bench did not measure; the strict parsing of
+ * --sizes (exit 2); the memory budget of the largest size; progress on stderr (forced, silenced,
+ * and on a terminal through script(1)); and that docs/output.md documents every JSON key run and
+ * bench emit and their CSV header. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -187,8 +188,29 @@ static char *read_doc(void)
 
 static const char *const sweep_sizes[] = {"8", "1024", "65536"};
 
+/* Fails unless a and b agree within 0.2 %: the reports round (6 significant digits in the JSON
+ * and the bandwidth columns, 3 decimals for the CSV's wall times). */
+static void expect_near(double a, double b, const char *what)
+{
+    double d = a > b ? a - b : b - a, m = a > b ? a : b;
+    if (!(m > 0) || d > 2e-3 * m)
+        fail_msg("%s: %.9g, want %.9g", what, a, b);
+}
+
+/* The bandwidth fields of a verified record: bw_total_mb_s is the payload of a repetition
+ * (expected_deliveries x size bytes) over the median wall time `median_key` in us (bytes per us
+ * are MB/s), and bw_node_mb_s x nodes is bw_total_mb_s. */
+static void expect_bandwidth(const char *j, const char *median_key, int64_t nodes)
+{
+    double bytes = (double) tu_json_int(j, "expected_deliveries") * (double) tu_json_int(j, "size");
+    double total = tu_json_num(j, "bw_total_mb_s"), node = tu_json_num(j, "bw_node_mb_s");
+    expect_near(total, bytes / tu_json_num(j, median_key), "bw_total_mb_s");
+    expect_near(node * (double) nodes, total, "bw_node_mb_s x nodes");
+}
+
 /* A three-size sweep of bcast on ring:4 in one launch: one JSON line per size, each verified with
- * the simulator's steps and trace hash at its size, and the CSV with its header and three rows. */
+ * the simulator's steps and trace hash at its size, its bandwidth (the payload over the p50, per
+ * node and in all), and the CSV with its header and three rows. */
 static void test_sweep_json_csv(void **state)
 {
     (void) state;
@@ -232,6 +254,7 @@ static void test_sweep_json_csv(void **state)
         assert_string_equal(tu_json_str(line, "trace_hash", got, sizeof got), hash);
         assert_int_equal(tu_json_int(line, "bytes_checked"),
                          tu_json_int(line, "deliveries") * atoll(sweep_sizes[i]));
+        expect_bandwidth(line, "wall_us_p50", 4);
         /* each size learns its quiet slot (after its last send) in its first repetition */
         assert_string_equal(tu_json_str(line, "termination", buf, sizeof buf), "learn");
         assert_true(tu_json_int(line, "quiet_slot") > steps);
@@ -248,7 +271,8 @@ static void test_sweep_json_csv(void **state)
     assert_true(nth_line(text, 0, line, sizeof line));
     assert_string_equal(line, "topology,collective,algorithm,ports,rx,duplex,size,avg_us,min_us,"
                               "max_us,p50_us,p99_us,iterations,steps,predicted_us,verified,"
-                              "coll_avg_us,coll_p50_us,node_avg_us,node_p50_us");
+                              "coll_avg_us,coll_p50_us,node_avg_us,node_p50_us,bw_node_mb_s,"
+                              "bw_total_mb_s");
     for (size_t i = 0; i < 3; i++) {
         assert_true(nth_line(text, i + 1, line, sizeof line));
         char want[64];
@@ -257,8 +281,11 @@ static void test_sweep_json_csv(void **state)
         snprintf(want, sizeof want, ",full,%s,", sweep_sizes[i]);
         assert_non_null(strstr(line, want));
         char *f[24];
-        assert_int_equal(split_csv(line, f, 24), 20);
+        assert_int_equal(split_csv(line, f, 24), 22);
         assert_string_equal(f[12], "3"); /* iterations */
+        /* the payload (3 deliveries of the size) over p50, spread over the 4 nodes */
+        expect_near(atof(f[21]), 3.0 * atof(sweep_sizes[i]) / atof(f[10]), "CSV bw_total_mb_s");
+        expect_near(atof(f[20]) * 4, atof(f[21]), "CSV bw_node_mb_s x 4");
         /* the collective's own time (after the in-band barrier) is within the wall time */
         assert_true(atof(f[16]) > 0 && atof(f[16]) <= atof(f[7]));
         assert_true(atof(f[17]) > 0 && atof(f[17]) <= atof(f[10]));
@@ -331,7 +358,7 @@ static void test_cases(void **state)
         tu_exec_free(&s);
         char *f[24];
         assert_true(nth_line(text, i + 1, line, sizeof line));
-        assert_int_equal(split_csv(line, f, 24), 20);
+        assert_int_equal(split_csv(line, f, 24), 22);
         assert_string_equal(f[0], want[i][0]);
         assert_string_equal(f[3], want[i][1]);
         assert_string_equal(f[6], want[i][2]);
@@ -353,9 +380,9 @@ static void test_sweep_text(void **state)
     tu_expect_status(&r, 0);
     const char *hdr = strstr(r.out, "# Size");
     assert_non_null(hdr);
-    static const char *const cols[] = {"Avg(us)",     "Min(us)",    "Max(us)", "P50(us)",
-                                       "P99(us)",     "Iterations", "Steps",   "Predicted(us)",
-                                       "CollAvg(us)", "NodeAvg(us)"};
+    static const char *const cols[] = {
+        "Avg(us)", "Min(us)",       "Max(us)",     "P50(us)",     "P99(us)",      "Iterations",
+        "Steps",   "Predicted(us)", "CollAvg(us)", "NodeAvg(us)", "BwNode(MB/s)", "BwTotal(MB/s)"};
     const char *prev = hdr;
     for (size_t i = 0; i < sizeof cols / sizeof *cols; i++) {
         const char *c = strstr(prev, cols[i]);
@@ -431,6 +458,7 @@ static void test_run_outputs(void **state)
     assert_true(tu_json_num(j, "wall_us_p50") <= tu_json_num(j, "wall_us_p99"));
     assert_true(tu_json_num(j, "wall_us_p99") <= tu_json_num(j, "wall_us_max"));
     assert_true(tu_json_num(j, "wall_us_p50") == tu_json_num(j, "wall_us_median"));
+    expect_bandwidth(j, "wall_us_median", 5);
     const char *links = tu_json_need(j, "link_calibration");
     assert_int_equal(*links, '[');
     size_t nedge = 0;
@@ -444,6 +472,11 @@ static void test_run_outputs(void **state)
     char *text = read_text(csv);
     assert_int_equal(count_lines(text), 2);
     assert_non_null(strstr(text, "ring:5,mnb,"));
+    char row[512], *f[24];
+    assert_true(nth_line(text, 1, row, sizeof row));
+    assert_int_equal(split_csv(row, f, 24), 22);
+    assert_true(atof(f[20]) > 0);
+    expect_near(atof(f[20]) * 5, atof(f[21]), "run CSV bw_node_mb_s x 5");
     free(text);
     unlink(csv);
 
@@ -456,6 +489,18 @@ static void test_run_outputs(void **state)
     assert_non_null(strstr(w, "max "));
     assert_non_null(strstr(w, "p99 "));
     assert_non_null(strstr(w, "over 3 iterations"));
+    const char *bw = strstr(r.out, "\n  bandwidth ");
+    assert_non_null(bw);
+    assert_non_null(strstr(bw, " MB/s per node, "));
+    assert_non_null(strstr(bw, " MB/s in all (160 payload bytes delivered per repetition"));
+    tu_exec_free(&r);
+
+    /* a bare barrier delivers no payload: no bandwidth */
+    r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--reps", "1", "--idle-slots", "10",
+            "--json");
+    tu_expect_status(&r, 0);
+    assert_true(tu_json_is_null(tu_json_line(&r), "bw_node_mb_s"));
+    assert_true(tu_json_is_null(tu_json_line(&r), "bw_total_mb_s"));
     tu_exec_free(&r);
 }
 
@@ -469,33 +514,18 @@ static void expect_nulls(const char *what, const char *j, const char *const *key
 }
 
 /* What a run or a size measured only when one of its repetitions verified or was measured. */
-static const char *const run_measured[] = {"steps",
-                                           "control_slots",
-                                           "data_slots",
-                                           "time_units",
-                                           "packets",
-                                           "control_packets",
-                                           "deliveries",
-                                           "trace_hash",
-                                           "bytes_checked",
-                                           "wall_us_median",
-                                           "wall_us_avg",
-                                           "wall_us_min",
-                                           "wall_us_max",
-                                           "wall_us_p50",
-                                           "wall_us_p99",
-                                           "us_per_step",
-                                           "coll_us_median",
-                                           "node_us_median",
-                                           "predicted_us",
-                                           "alpha_us",
-                                           "beta_us_per_byte",
-                                           NULL};
+static const char *const run_measured[] = {
+    "steps",         "control_slots",   "data_slots",       "time_units",
+    "packets",       "control_packets", "deliveries",       "trace_hash",
+    "bytes_checked", "wall_us_median",  "wall_us_avg",      "wall_us_min",
+    "wall_us_max",   "wall_us_p50",     "wall_us_p99",      "us_per_step",
+    "bw_node_mb_s",  "bw_total_mb_s",   "coll_us_median",   "node_us_median",
+    "predicted_us",  "alpha_us",        "beta_us_per_byte", NULL};
 static const char *const bench_measured[] = {
-    "steps",       "packets",          "deliveries",  "trace_hash",     "bytes_checked",
-    "wall_us_avg", "wall_us_min",      "wall_us_max", "wall_us_p50",    "wall_us_p99",
-    "coll_us_avg", "coll_us_median",   "node_us_avg", "node_us_median", "predicted_us",
-    "alpha_us",    "beta_us_per_byte", NULL};
+    "steps",       "packets",          "deliveries",   "trace_hash",     "bytes_checked",
+    "wall_us_avg", "wall_us_min",      "wall_us_max",  "wall_us_p50",    "wall_us_p99",
+    "coll_us_avg", "coll_us_median",   "node_us_avg",  "node_us_median", "predicted_us",
+    "alpha_us",    "beta_us_per_byte", "bw_node_mb_s", "bw_total_mb_s",  NULL};
 
 /* A failed run has no prediction and, failing in its first repetition without calibration
  * (--probes 0), measured nothing: every such field is null, not 0, in run's and bench's JSON, and
@@ -517,8 +547,8 @@ static void test_failed_run_null_prediction(void **state)
     char line[16384];
     assert_true(nth_line(text, 1, line, sizeof line));
     /* no wall times, 0 iterations, no steps, no prediction, not verified, no collective time,
-     * no per-node time */
-    assert_string_equal(strstr(line, ",8,"), ",8,,,,,,0,,,0,,,,");
+     * no per-node time, no bandwidth */
+    assert_string_equal(strstr(line, ",8,"), ",8,,,,,,0,,,0,,,,,,");
     free(text);
     unlink(csv);
 
@@ -535,7 +565,7 @@ static void test_failed_run_null_prediction(void **state)
     text = read_text(csv);
     assert_int_equal(count_lines(text), 2);
     assert_true(nth_line(text, 1, line, sizeof line));
-    assert_string_equal(strstr(line, ",8,"), ",8,,,,,,0,,,0,,,,");
+    assert_string_equal(strstr(line, ",8,"), ",8,,,,,,0,,,0,,,,,,");
     free(text);
     unlink(csv);
 

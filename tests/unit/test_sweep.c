@@ -125,6 +125,45 @@ static void test_stats(void **state)
     assert_true(s.p99 == 99.0);
 }
 
+/* |a - b| < eps */
+static int near(double a, double b, double eps)
+{
+    return a - b < eps && b - a < eps;
+}
+
+/* MB/s are bytes per microsecond: payload bytes of a repetition over the median wall time, in all
+ * and spread over the nodes. */
+static void test_bandwidth(void **state)
+{
+    (void) state;
+    cli_sweep_bw_t bw = {-1, -1};
+    /* a broadcast of 64 KiB on 4 nodes: 3 deliveries, 196608 bytes over a median of 900 us */
+    const uint64_t odd[] = {800000, 1000000, 900000};
+    assert_int_equal(cli_sweep_bandwidth(3, 65536, 4, odd, 3, &bw), 0);
+    assert_true(near(bw.total_mb_s, 196608.0 / 900.0, 1e-9));
+    assert_true(near(bw.node_mb_s, 196608.0 / 900.0 / 4, 1e-9));
+    assert_true(near(bw.node_mb_s * 4, bw.total_mb_s, 1e-9));
+    /* an even count takes the mean of the middle two: 2 us; 1 MB/s = 1 byte per us */
+    const uint64_t even[] = {3000, 1000};
+    assert_int_equal(cli_sweep_bandwidth(1, 8, 2, even, 2, &bw), 0);
+    assert_true(near(bw.total_mb_s, 4.0, 1e-12));
+    assert_true(near(bw.node_mb_s, 2.0, 1e-12));
+    /* 10^6 bytes in one second is 1 MB/s (not MiB) */
+    const uint64_t second[] = {1000000000};
+    assert_int_equal(cli_sweep_bandwidth(1000, 1000, 1, second, 1, &bw), 0);
+    assert_true(near(bw.total_mb_s, 1.0, 1e-12));
+    /* zero-byte packets move no payload */
+    assert_int_equal(cli_sweep_bandwidth(3, 0, 4, odd, 3, &bw), 0);
+    assert_true(bw.total_mb_s == 0 && bw.node_mb_s == 0);
+    /* nothing to divide by: nothing measured, a zero median, no node; *out untouched */
+    bw.total_mb_s = bw.node_mb_s = -1;
+    assert_int_equal(cli_sweep_bandwidth(3, 8, 4, NULL, 0, &bw), -1);
+    const uint64_t zero[] = {0};
+    assert_int_equal(cli_sweep_bandwidth(3, 8, 4, zero, 1, &bw), -1);
+    assert_int_equal(cli_sweep_bandwidth(3, 8, 0, odd, 3, &bw), -1);
+    assert_true(bw.total_mb_s == -1 && bw.node_mb_s == -1);
+}
+
 static void test_csv_header(void **state)
 {
     (void) state;
@@ -137,14 +176,15 @@ static void test_csv_header(void **state)
     /* the OSU columns, in the order of the text table */
     assert_non_null(strstr(buf, "size,avg_us,min_us,max_us,p50_us,p99_us,iterations,steps,"
                                 "predicted_us"));
+    /* the bandwidth last, after the latencies */
+    assert_non_null(strstr(buf, ",node_p50_us,bw_node_mb_s,bw_total_mb_s\n"));
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sizes_accepted),
-        cmocka_unit_test(test_sizes_refused),
-        cmocka_unit_test(test_stats),
+        cmocka_unit_test(test_sizes_accepted), cmocka_unit_test(test_sizes_refused),
+        cmocka_unit_test(test_stats),          cmocka_unit_test(test_bandwidth),
         cmocka_unit_test(test_csv_header),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
