@@ -37,8 +37,9 @@ int cli_cmd_export(int argc, char **argv)
         return cli_refuse(&err);
     }
     if (o.algo && strncmp(o.algo, SN_SCHED_FILE_PREFIX, strlen(SN_SCHED_FILE_PREFIX)) == 0) {
-        sn_err_inval(&err, "--algo %s: export records an algorithm's run; accepted: auto or an "
-                           "algorithm's name",
+        sn_err_inval(&err,
+                     "--algo %s: export records an algorithm's run; accepted: auto or an "
+                     "algorithm's name",
                      o.algo);
         return cli_refuse(&err);
     }

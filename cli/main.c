@@ -65,7 +65,8 @@ static int dispatch(int argc, char **argv)
     if (strcmp(argv[1], "keygen") == 0)
         return cli_cmd_keygen(argc - 2, argv + 2);
     fprintf(stderr,
-            "stepnet: unknown command '%s'; commands: model, sim, export, run, bench, algos, table, keygen "
+            "stepnet: unknown command '%s'; commands: model, sim, export, run, bench, algos, "
+            "table, keygen "
             "(see "
             "--help)\n",
             argv[1]);

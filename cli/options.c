@@ -441,8 +441,8 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
         rc = sn_sched_file_select(o->algo + strlen(SN_SCHED_FILE_PREFIX), limit, c->topo, p,
                                   &c->algo, &c->plan, &c->predicted, err);
     } else {
-        rc = sn_model_select_tp(o->algo, c->topo, p, c->rank_tp, &c->algo, &c->plan,
-                                &c->predicted, err);
+        rc = sn_model_select_tp(o->algo, c->topo, p, c->rank_tp, &c->algo, &c->plan, &c->predicted,
+                                err);
     }
     if (rc < 0)
         return rc;

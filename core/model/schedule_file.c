@@ -93,9 +93,8 @@ typedef struct {
 
 static void skip_ws(lex_t *x)
 {
-    while (x->pos < x->len &&
-           (x->s[x->pos] == ' ' || x->s[x->pos] == '\n' || x->s[x->pos] == '\t' ||
-            x->s[x->pos] == '\r'))
+    while (x->pos < x->len && (x->s[x->pos] == ' ' || x->s[x->pos] == '\n' ||
+                               x->s[x->pos] == '\t' || x->s[x->pos] == '\r'))
         x->pos++;
 }
 
@@ -210,8 +209,7 @@ static int parse_send(lex_t *x, parse_t *ps, uint64_t slot)
             if (x->pos < x->len && x->s[x->pos] == '"') {
                 char w[256];
                 if ((rc = lex_string(x, w, sizeof w)) == 0 && strcmp(w, "all") != 0)
-                    rc = sn_err_inval(x->err, "schedule file: dst \"%s\": a node id or \"all\"",
-                                      w);
+                    rc = sn_err_inval(x->err, "schedule file: dst \"%s\": a node id or \"all\"", w);
                 e.pkt.dst = SN_NODE_ALL;
             } else {
                 rc = lex_u32(x, &e.pkt.dst);
@@ -296,8 +294,7 @@ static int parse_slot(lex_t *x, parse_t *ps)
         }
     } while (eat(x, ','));
     if (!have_slot || !have_sends)
-        return sn_err_inval(x->err, "schedule file: byte %zu: a slot needs slot and sends",
-                            x->pos);
+        return sn_err_inval(x->err, "schedule file: byte %zu: a slot needs slot and sends", x->pos);
     return expect(x, '}');
 }
 
@@ -327,8 +324,7 @@ static int parse_top_key(lex_t *x, parse_t *ps, const char *key)
         if ((rc = lex_string(x, w, sizeof w)))
             return rc;
         if (strcmp(w, FORMAT_NAME) != 0)
-            return sn_err_inval(x->err, "schedule file: format \"%s\": accepted: " FORMAT_NAME,
-                                w);
+            return sn_err_inval(x->err, "schedule file: format \"%s\": accepted: " FORMAT_NAME, w);
         ps->seen_format = 1;
     } else if (strcmp(key, "version") == 0) {
         if ((rc = lex_uint(x, UINT32_MAX, &v)))
@@ -469,8 +465,7 @@ int sn_sched_file_parse(const char *text, size_t len, sn_sched_file_t **out, sn_
     return 0;
 }
 
-int sn_sched_file_read(const char *path, uint64_t max_memory, sn_sched_file_t **out,
-                       sn_err_t *err)
+int sn_sched_file_read(const char *path, uint64_t max_memory, sn_sched_file_t **out, sn_err_t *err)
 {
     *out = NULL;
     FILE *fp = fopen(path, "rb");
@@ -586,10 +581,9 @@ typedef struct {
 
 static size_t held_find(const held_set_t *h, uint64_t k1, uint64_t k2, uint16_t frag)
 {
-    size_t i = (size_t) sn_mix64(k1 * 0x9e3779b97f4a7c15ULL ^ k2 ^ ((uint64_t) frag << 48)) &
-               (h->cap - 1);
-    while (h->tab[i].used &&
-           (h->tab[i].k1 != k1 || h->tab[i].k2 != k2 || h->tab[i].frag != frag))
+    size_t i =
+        (size_t) sn_mix64(k1 * 0x9e3779b97f4a7c15ULL ^ k2 ^ ((uint64_t) frag << 48)) & (h->cap - 1);
+    while (h->tab[i].used && (h->tab[i].k1 != k1 || h->tab[i].k2 != k2 || h->tab[i].frag != frag))
         i = (i + 1) & (h->cap - 1);
     return i;
 }
@@ -710,8 +704,8 @@ int sn_sched_file_check(const sn_sched_file_t *f, const sn_topo_t *t, const sn_p
                                 "slot %llu: node %u sends on link %s packet (src %u, dst %d, seq "
                                 "%u, frag %u), which it does not hold; a node sends only packets "
                                 "it originates or received in an earlier slot",
-                                sl, e->node, lk, k->src,
-                                k->dst == SN_NODE_ALL ? -1 : (int) k->dst, k->seq, k->frag);
+                                sl, e->node, lk, k->src, k->dst == SN_NODE_ALL ? -1 : (int) k->dst,
+                                k->seq, k->frag);
                 break;
             }
         }

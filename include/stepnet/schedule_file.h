@@ -48,8 +48,7 @@ int sn_sched_file_parse(const char *text, size_t len, sn_sched_file_t **out, sn_
 
 /* Reads and parses file `path`, first refusing (SN_ERANGE) a file whose size times
  * SN_SCHED_FILE_MEM_PER_BYTE exceeds max_memory (0: only SN_SCHED_FILE_MAX_BYTES). */
-int sn_sched_file_read(const char *path, uint64_t max_memory, sn_sched_file_t **out,
-                       sn_err_t *err);
+int sn_sched_file_read(const char *path, uint64_t max_memory, sn_sched_file_t **out, sn_err_t *err);
 
 /* Checks the file against the run: the topology and the parameters of (t, p) must be the file's,
  * and the transmissions a valid schedule of the collective: every node and port exists and leads

@@ -24,9 +24,9 @@ typedef struct {
 typedef struct {
     const plan_t *pl;
     uint32_t node;
-    size_t next;      /* the next transmission of this node in pl->ev */
-    uint8_t *got;     /* delivered (source index, seq, frag), one byte each */
-    uint64_t ngot;    /* its length */
+    size_t next;   /* the next transmission of this node in pl->ev */
+    uint8_t *got;  /* delivered (source index, seq, frag), one byte each */
+    uint64_t ngot; /* its length */
 } state_t;
 
 static int cmp_node_slot(const void *a, const void *b)
