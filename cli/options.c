@@ -434,10 +434,10 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
     if ((rc = sn_model_mem_check(c->topo, p, &c->mem, limit, err)) < 0)
         return rc;
     if (o->algo && strncmp(o->algo, SN_SCHED_FILE_PREFIX, strlen(SN_SCHED_FILE_PREFIX)) == 0) {
-        /* the nodes of `run` have no way to the file yet: schedules play in the simulator */
-        if (use != SN_MEM_SIM)
-            return sn_err_inval(err, "--algo %s: schedule files play in sim only, not in %s",
-                                o->algo, o->cmd);
+        /* run ships the schedule to its nodes; bench sweeps sizes, and a file has one */
+        if (o->cmd && strcmp(o->cmd, "bench") == 0)
+            return sn_err_inval(err, "--algo %s: schedule files play in sim and run, not in bench",
+                                o->algo);
         rc = sn_sched_file_select(o->algo + strlen(SN_SCHED_FILE_PREFIX), limit, c->topo, p,
                                   &c->algo, &c->plan, &c->predicted, err);
     } else {

@@ -2,6 +2,7 @@
  * one JSON shape the format has (no general JSON reader: every key is known, so nothing is
  * skipped and nothing nests deeper than the format does), and the checker that a schedule must
  * pass before it runs. */
+#define _GNU_SOURCE /* open_memstream */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -748,6 +749,58 @@ int sn_sched_file_check(const sn_sched_file_t *f, const sn_topo_t *t, const sn_p
     free(recv);
     free(edge_dir);
     free(h.tab);
+    return rc;
+}
+
+int sn_sched_file_text(const sn_algo_t *a, const void *plan, const sn_topo_t *t,
+                       const sn_params_t *p, char **text, size_t *len, sn_err_t *err)
+{
+    *text = NULL;
+    *len = 0;
+    if (a != &sn__algo_schedule)
+        return 0;
+    sn_sched_t view, s;
+    sn__schedule_plan_sched(plan, &view);
+    s = view;
+    s.ev = sn_xcalloc(view.n ? view.n : 1, sizeof *s.ev);
+    if (view.n)
+        memcpy(s.ev, view.ev, view.n * sizeof *s.ev);
+    qsort(s.ev, s.n, sizeof *s.ev, cmp_ev); /* the file's order: by slot */
+    FILE *f = open_memstream(text, len);
+    if (f == NULL) {
+        free(s.ev);
+        return sn_err_set(err, SN_ENOMEM, "no memory for the schedule's text");
+    }
+    int rc = sn_sched_file_write(f, t, p, NULL, &s, err);
+    free(s.ev);
+    if (fclose(f) != 0 && rc == 0)
+        rc = sn_err_set(err, SN_ENOMEM, "no memory for the schedule's text");
+    if (rc == 0 && *len > SN_SCHED_FILE_MAX_ASSIGN)
+        rc = sn_err_inval(err,
+                          "the schedule's text is %zu bytes, more than an assignment carries "
+                          "(%u)",
+                          *len, SN_SCHED_FILE_MAX_ASSIGN);
+    if (rc < 0) {
+        free(*text);
+        *text = NULL;
+        *len = 0;
+    }
+    return rc;
+}
+
+int sn_sched_file_plan_text(const char *text, size_t len, const sn_topo_t *t, const sn_params_t *p,
+                            const sn_algo_t **algo, void **plan, sn_err_t *err)
+{
+    *plan = NULL;
+    if (len > SN_SCHED_FILE_MAX_ASSIGN)
+        return sn_err_inval(err, "a schedule of %zu bytes: an assignment carries at most %u", len,
+                            SN_SCHED_FILE_MAX_ASSIGN);
+    sn_sched_file_t *f = NULL;
+    int rc = sn_sched_file_parse(text, len, &f, err);
+    if (rc == 0 && (rc = sn_sched_file_check(f, t, p, err)) == 0 &&
+        (rc = sn__schedule_plan_new(t, p, &f->sched, plan, err)) == 0)
+        *algo = &sn__algo_schedule;
+    sn_sched_file_free(f);
     return rc;
 }
 

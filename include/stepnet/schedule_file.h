@@ -67,4 +67,20 @@ int sn_sched_file_select(const char *path, uint64_t max_memory, const sn_topo_t 
                          const sn_params_t *p, const sn_algo_t **algo, void **plan,
                          int64_t *predicted, sn_err_t *err);
 
+/* ---- over TCP: every node of `stepnet run` receives the schedule in its assignment ------- */
+
+/* The most bytes of schedule text an assignment carries (as for a file: graph's edge list). */
+#define SN_SCHED_FILE_MAX_ASSIGN (64u << 20)
+
+/* When `a` is the algorithm that plays schedule files: the canonical text of the schedule its
+ * plan plays, for (t, p), into *text (malloc'd) and *len, which a coordinator sends every node.
+ * Otherwise *text is NULL. 0, or SN_EINVAL when the text is longer than an assignment carries. */
+int sn_sched_file_text(const sn_algo_t *a, const void *plan, const sn_topo_t *t,
+                       const sn_params_t *p, char **text, size_t *len, sn_err_t *err);
+
+/* A node's side: parses the text (at most SN_SCHED_FILE_MAX_ASSIGN bytes), checks it against
+ * (t, p) as sn_sched_file_check does and builds the plan of the algorithm that plays it. */
+int sn_sched_file_plan_text(const char *text, size_t len, const sn_topo_t *t, const sn_params_t *p,
+                            const sn_algo_t **algo, void **plan, sn_err_t *err);
+
 #endif

@@ -1,7 +1,7 @@
 /* `stepnet export` and `--algo schedule:FILE` through the binary: the exported schedule plays
  * back in sim with the algorithm's steps and trace hash, and the bad inputs end with exit 2 and a
  * message naming the value (a bad file, a file of another instance, a file over --max-memory, a
- * combining collective, run with a schedule). */
+ * combining collective, bench with a schedule); run plays a schedule over TCP. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -93,6 +93,38 @@ static void test_export_then_play(void **state)
     }
 }
 
+/* run --algo schedule:FILE over TCP, one process per node: the nodes receive the schedule in
+ * their assignment, check it and play it; steps and trace hash are sim's for the algorithm. */
+static void test_run_over_tcp(void **state)
+{
+    (void) state;
+    static const char *const cases[][8] = {
+        {"--topo", "torus:3x3", "--coll", "te", "--ports", "single"},
+        {"--topo", "hypercube:3", "--coll", "bcast", "--duplex", "half"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char *path = export_to_tmp(cases[c], 6);
+        char algo[600];
+        snprintf(algo, sizeof algo, "schedule:%s", path);
+        const char *s = cases[c][5];
+        const char *const *k = cases[c];
+        tu_proc_t rs = RUN("sim", k[0], k[1], k[2], k[3], k[4], s, "--json");
+        tu_proc_t rr = RUN("run", k[0], k[1], k[2], k[3], k[4], s, "--reps", "1", "--warmup", "0",
+                           "--algo", algo, "--json");
+        tu_expect_status(&rs, 0);
+        tu_expect_status(&rr, 0);
+        const char *js = tu_json_line(&rs), *jr = tu_json_line(&rr);
+        assert_int_equal(tu_json_int(js, "steps"), tu_json_int(jr, "steps"));
+        assert_memory_equal(tu_json_need(js, "trace_hash"), tu_json_need(jr, "trace_hash"), 18);
+        assert_true(tu_json_bool(jr, "verified"));
+        assert_memory_equal(tu_json_need(jr, "algorithm"), "\"schedule\"", 10);
+        tu_exec_free(&rs);
+        tu_exec_free(&rr);
+        remove(path);
+        free(path);
+    }
+}
+
 static void test_bad_inputs(void **state)
 {
     (void) state;
@@ -103,10 +135,10 @@ static void test_bad_inputs(void **state)
     /* another port model than the file's */
     expect_bad_input(RUN("sim", "--topo", "linear:4", "--coll", "bcast", "--algo", algo),
                      "port model is single, the run's multi");
-    /* run: the nodes have no way to the file */
-    expect_bad_input(RUN("run", "--topo", "linear:4", "--coll", "bcast", "--ports", "single",
-                         "--algo", algo),
-                     "schedule files play in sim only");
+    /* bench sweeps sizes; a file has one */
+    expect_bad_input(
+        RUN("bench", "--topo", "linear:4", "--coll", "bcast", "--ports", "single", "--algo", algo),
+        "schedule files play in sim and run, not in bench");
     remove(path);
     free(path);
     char *big = tu_tmpfile("");
@@ -118,9 +150,9 @@ static void test_bad_inputs(void **state)
         fputs("        ", f);
     fclose(f);
     snprintf(algo, sizeof algo, "schedule:%s", big);
-    expect_bad_input(RUN("sim", "--topo", "linear:4", "--coll", "bcast", "--max-memory", "9M",
-                         "--algo", algo),
-                     "above the limit of 9437184");
+    expect_bad_input(
+        RUN("sim", "--topo", "linear:4", "--coll", "bcast", "--max-memory", "9M", "--algo", algo),
+        "above the limit of 9437184");
     remove(big);
     free(big);
     /* a schedule that breaks the single-port model */
@@ -148,6 +180,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_export_then_play),
+        cmocka_unit_test(test_run_over_tcp),
         cmocka_unit_test(test_bad_inputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

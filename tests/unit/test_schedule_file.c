@@ -32,10 +32,9 @@ static const struct {
 
 /* Small instances of every family an algorithm of stepnet is written for. */
 static const char *const TOPOS[] = {
-    "hypercube:3", "torus:4x4",   "torus:3x3",   "ring:6",      "linear:5",
-    "mesh:3x3",    "complete:5",  "ering:7:2",   "fattree:2:3", "foldedcube:3",
-    "star:4",      "ccc:3",       "butterfly:3", "torus:3x4",   "hypercube:2*ring:3",
-    "mesh:2x3",    "torus:3x3x3",
+    "hypercube:3", "torus:4x4", "torus:3x3",          "ring:6",       "linear:5",    "mesh:3x3",
+    "complete:5",  "ering:7:2", "fattree:2:3",        "foldedcube:3", "star:4",      "ccc:3",
+    "butterfly:3", "torus:3x4", "hypercube:2*ring:3", "mesh:2x3",     "torus:3x3x3",
 };
 
 /* Writes s as a schedule file, parses it back, checks it and plays it: the same steps and trace
@@ -66,9 +65,8 @@ static void round_trip(const sn_topo_t *t, const sn_params_t *p, const sn_sched_
         fail_msg("%s on %s: replay: %s", algo, t->spec, err.msg);
     if (res.steps != want->steps || res.trace_hash != want->trace_hash)
         fail_msg("%s on %s: replay takes %llu steps (hash %llx), the algorithm %llu (hash %llx)",
-                 algo, t->spec, (unsigned long long) res.steps,
-                 (unsigned long long) res.trace_hash, (unsigned long long) want->steps,
-                 (unsigned long long) want->trace_hash);
+                 algo, t->spec, (unsigned long long) res.steps, (unsigned long long) res.trace_hash,
+                 (unsigned long long) want->steps, (unsigned long long) want->trace_hash);
     sn__algo_schedule.plan_free(plan);
     sn_sched_file_free(sf);
     free(text);
@@ -149,8 +147,8 @@ static char *linear3(const char *ports, const char *slots)
     return text;
 }
 
-#define SEND(node, port, to) \
-    "{\"node\": " #node ", \"port\": " #port ", \"to\": " #to ", \"src\": 0, \"dst\": \"all\", " \
+#define SEND(node, port, to)                                                                       \
+    "{\"node\": " #node ", \"port\": " #port ", \"to\": " #to ", \"src\": 0, \"dst\": \"all\", "   \
     "\"seq\": 0, \"frag\": 0}"
 
 /* Checks that text parses, and that the check against linear:3 fails with code `want` and a
@@ -177,8 +175,9 @@ static void expect_refused(const char *ports, const char *slots, int want, const
 static void test_valid_linear3(void **state)
 {
     (void) state;
-    char *text = linear3("single", "{\"slot\": 1, \"sends\": [" SEND(0, 0, 1) "]}, "
-                                   "{\"slot\": 2, \"sends\": [" SEND(1, 0, 2) "]}");
+    char *text = linear3("single", "{\"slot\": 1, \"sends\": [" SEND(
+                                       0, 0, 1) "]}, "
+                                                "{\"slot\": 2, \"sends\": [" SEND(1, 0, 2) "]}");
     sn_topo_t *t = tu_topo("linear:3");
     sn_params_t p = tu_params(SN_COLL_BCAST, "single", "one", "full");
     sn_sched_file_t *sf = NULL;
@@ -269,6 +268,59 @@ static void test_parser_refusals(void **state)
     }
 }
 
+/* What a coordinator sends its nodes (sn_sched_file_text) builds, on a node, the plan of the same
+ * schedule (sn_sched_file_plan_text); a text that breaks a rule is refused there too. */
+static void test_assignment_text(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("ring:5");
+    sn_params_t p = tu_params(SN_COLL_TE, "single", "one", "full");
+    sn_sched_t *s = NULL;
+    tu_assert_rc(sn_sched_record(t, &p, NULL, &s, NULL), 0);
+    void *plan = NULL, *plan2 = NULL;
+    tu_assert_rc(sn__schedule_plan_new(t, &p, s, &plan, NULL), 0);
+    char *text = NULL;
+    size_t len = 0;
+    sn_err_t err = {0};
+    tu_assert_rc(sn_sched_file_text(&sn__algo_schedule, plan, t, &p, &text, &len, &err), 0);
+    assert_non_null(text);
+    const sn_algo_t *a = NULL;
+    tu_assert_rc(sn_sched_file_plan_text(text, len, t, &p, &a, &plan2, &err), 0);
+    assert_ptr_equal(a, &sn__algo_schedule);
+    sn_sched_t x, y;
+    sn__schedule_plan_sched(plan, &x);
+    sn__schedule_plan_sched(plan2, &y);
+    assert_int_equal(x.n, s->n);
+    assert_int_equal(y.n, x.n);
+    assert_int_equal(y.steps, s->steps);
+    for (size_t i = 0; i < x.n; i++) { /* the identities (tags and digests are not in a file) */
+        const sn_sched_ev_t *e = &x.ev[i], *f = &y.ev[i];
+        assert_true(e->slot == f->slot && e->node == f->node && e->port == f->port &&
+                    e->pkt.src == f->pkt.src && e->pkt.dst == f->pkt.dst &&
+                    e->pkt.seq == f->pkt.seq && e->pkt.frag == f->pkt.frag &&
+                    e->pkt.kind == f->pkt.kind);
+    }
+    /* another algorithm's plan has no text to send */
+    char *none = (char *) 1;
+    size_t none_len = 1;
+    tu_assert_rc(sn_sched_file_text(sn_model_find("te-route"), plan, t, &p, &none, &none_len, &err),
+                 0);
+    assert_int_equal(none_len, 0);
+    assert_null(none);
+    /* the same text for a multiport run: the node refuses it, naming the field */
+    sn_params_t q = tu_params(SN_COLL_TE, "multi", "one", "full");
+    void *plan3 = NULL;
+    tu_assert_rc(sn_sched_file_plan_text(text, len, t, &q, &a, &plan3, &err), SN_EINVAL);
+    assert_null(plan3);
+    if (strstr(err.msg, "port model is single, the run's multi") == NULL)
+        fail_msg("message: %s", err.msg);
+    sn__algo_schedule.plan_free(plan);
+    sn__algo_schedule.plan_free(plan2);
+    free(text);
+    sn_sched_free(s);
+    sn_topo_free(t);
+}
+
 static void test_read_refuses_over_memory(void **state)
 {
     (void) state;
@@ -294,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_refuses_wrong_link),
         cmocka_unit_test(test_refuses_other_instance),
         cmocka_unit_test(test_parser_refusals),
+        cmocka_unit_test(test_assignment_text),
         cmocka_unit_test(test_read_refuses_over_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -62,6 +62,15 @@ int sn__schedule_plan_new(const sn_topo_t *t, const sn_params_t *p, const sn_sch
     return 0;
 }
 
+void sn__schedule_plan_sched(const void *plan, sn_sched_t *out)
+{
+    const plan_t *pl = plan;
+    *out = (sn_sched_t){.ev = pl->ev,
+                        .n = pl->first[pl->t->n],
+                        .steps = pl->steps,
+                        .predicted = (int64_t) pl->steps};
+}
+
 static void plan_free(void *plan)
 {
     plan_t *pl = plan;

@@ -10,4 +10,8 @@
 int sn__schedule_plan_new(const sn_topo_t *t, const sn_params_t *p, const sn_sched_t *s,
                           void **plan, sn_err_t *err);
 
+/* The schedule a plan plays: its transmissions, by (node, slot, port), lent (out->ev points into
+ * the plan), and its slots. */
+void sn__schedule_plan_sched(const void *plan, sn_sched_t *out);
+
 #endif
