@@ -594,6 +594,19 @@ static uint64_t key2(const sn_packet_t *k)
     return ((uint64_t) k->dst << 32) | k->seq;
 }
 
+/* 1 when some node expects packet k in this collective: a node originates only those (a bcast's
+ * non-root node holds no packet of its own to send). For a broadcast packet every processor but
+ * its source expects it when any does. */
+static int of_collective(const sn_topo_t *t, const sn_params_t *p, const sn_packet_t *k)
+{
+    if (k->dst != SN_NODE_ALL)
+        return sn_coll_source_index(t, p, k->dst, k->src, k->dst) >= 0;
+    if (t->nproc < 2)
+        return 0;
+    uint32_t v = sn_topo_proc(t, 0) == k->src ? sn_topo_proc(t, 1) : sn_topo_proc(t, 0);
+    return sn_coll_source_index(t, p, v, k->src, SN_NODE_ALL) >= 0;
+}
+
 static const char *rule_text(const sn_topo_t *t, uint32_t u, uint32_t v, char *buf, size_t cap)
 {
     char a[64], b[64];
@@ -689,7 +702,8 @@ int sn_sched_file_check(const sn_sched_file_t *f, const sn_topo_t *t, const sn_p
         if (k->kind == SN_PKT_CONTROL)
             continue; /* control packets carry no data: nothing to hold, nothing delivered */
         if (k->src >= t->n || !sn_topo_is_proc(t, k->src) || k->seq >= p->msgs ||
-            k->frag >= p->frags || (k->dst != SN_NODE_ALL && k->dst >= t->n)) {
+            k->frag >= p->frags || (k->dst != SN_NODE_ALL && k->dst >= t->n) ||
+            !of_collective(t, p, k)) {
             rc = sn_err_set(err, SN_EALGO,
                             "slot %llu: node %u sends on link %s packet (src %u, dst %d, seq %u, "
                             "frag %u), which is no packet of this %s",

@@ -198,6 +198,16 @@ static void test_refuses_packet_not_held(void **state)
                    SN_EALGO, "slot 1: node 1 sends on link", "does not hold");
 }
 
+static void test_refuses_packet_of_no_one(void **state)
+{
+    (void) state;
+    /* node 1 is not the root: a broadcast packet from it is no packet of this bcast */
+    expect_refused("multi",
+                   "{\"slot\": 1, \"sends\": [{\"node\": 1, \"port\": 0, \"to\": 2, \"src\": 1, "
+                   "\"dst\": \"all\", \"seq\": 0, \"frag\": 0}]}",
+                   SN_EALGO, "slot 1: node 1 sends on link", "no packet of this bcast");
+}
+
 static void test_refuses_single_port_twice(void **state)
 {
     (void) state;
@@ -341,6 +351,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_every_algorithm),
         cmocka_unit_test(test_valid_linear3),
         cmocka_unit_test(test_refuses_packet_not_held),
+        cmocka_unit_test(test_refuses_packet_of_no_one),
         cmocka_unit_test(test_refuses_single_port_twice),
         cmocka_unit_test(test_refuses_missing_delivery),
         cmocka_unit_test(test_refuses_wrong_link),
