@@ -65,17 +65,17 @@ int sn_sched_file_write(FILE *f, const sn_topo_t *t, const sn_params_t *p, const
         fprintf(f, "%s\n    {\"slot\": %" PRIu64 ", \"sends\": [", i ? "," : "", slot);
         for (size_t k = i; i < s->n && s->ev[i].slot == slot; i++) {
             const sn_sched_ev_t *e = &s->ev[i];
-            const sn_packet_t *k_ = &e->pkt;
+            const sn_packet_t *pk = &e->pkt;
             fprintf(f, "%s\n      {\"node\": %u, \"port\": %u, \"to\": %u, \"src\": %u, ",
                     i > k ? "," : "", e->node, e->port, sn_topo_port(t, e->node, e->port)->peer,
-                    k_->src);
-            if (k_->dst == SN_NODE_ALL)
+                    pk->src);
+            if (pk->dst == SN_NODE_ALL)
                 fprintf(f, "\"dst\": \"all\", ");
             else
-                fprintf(f, "\"dst\": %u, ", k_->dst);
-            fprintf(f, "\"seq\": %u, \"frag\": %u", k_->seq, k_->frag);
-            if (k_->kind == SN_PKT_CONTROL)
-                fprintf(f, ", \"kind\": \"control\", \"value\": %" PRIu64, k_->digest);
+                fprintf(f, "\"dst\": %u, ", pk->dst);
+            fprintf(f, "\"seq\": %u, \"frag\": %u", pk->seq, pk->frag);
+            if (pk->kind == SN_PKT_CONTROL)
+                fprintf(f, ", \"kind\": \"control\", \"value\": %" PRIu64, pk->digest);
             fprintf(f, "}");
         }
         fprintf(f, "\n    ]}");
