@@ -461,7 +461,8 @@ int sn_sched_file_parse(const char *text, size_t len, sn_sched_file_t **out, sn_
     }
     /* the sort is stable in effect: (slot, node, port) identifies a transmission in a valid file,
      * and the checker refuses two on one port in one slot */
-    qsort(f->sched.ev, f->sched.n, sizeof *f->sched.ev, cmp_ev);
+    if (f->sched.n > 1) /* ev is NULL in a file without transmissions */
+        qsort(f->sched.ev, f->sched.n, sizeof *f->sched.ev, cmp_ev);
     *out = f;
     return 0;
 }
