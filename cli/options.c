@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "stepnet/schedule_file.h"
 #include "stepnet/util.h"
 
 uint64_t cli_default_max_memory(void)
@@ -282,10 +283,11 @@ static int parse_free_values(const cli_opts_t *o, sn_params_t *p, double *tp, sn
         if (sn_op_parse(o->op, &p->op, err) < 0)
             return sn_err_inval(err, "bad value '%s' for --op: expected " SN_OP_NAMES, o->op);
     }
-    if (o->algo && strcmp(o->algo, "auto") != 0 && sn_model_find(o->algo) == NULL)
+    if (o->algo && strcmp(o->algo, "auto") != 0 && sn_model_find(o->algo) == NULL &&
+        strncmp(o->algo, SN_SCHED_FILE_PREFIX, strlen(SN_SCHED_FILE_PREFIX)) != 0)
         return sn_err_inval(err,
-                            "unknown algorithm '%s' for --algo: expected auto or a name that "
-                            "stepnet algos lists",
+                            "unknown algorithm '%s' for --algo: expected auto, schedule:FILE or a "
+                            "name that stepnet algos lists",
                             o->algo);
     if (o->sources && o->m > 0)
         return sn_err_inval(err, "give either --sources or --m, not both");
@@ -429,9 +431,20 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
         use = SN_MEM_RUN;
     sn_mem_extra_t extra = {.emulated = use == SN_MEM_RUN && o->link_emulated};
     sn_model_mem_estimate_with(c->topo, p, use, &extra, &c->mem);
-    if ((rc = sn_model_mem_check(c->topo, p, &c->mem, limit, err)) < 0 ||
-        (rc = sn_model_select_tp(o->algo, c->topo, p, c->rank_tp, &c->algo, &c->plan, &c->predicted,
-                                 err)) < 0)
+    if ((rc = sn_model_mem_check(c->topo, p, &c->mem, limit, err)) < 0)
+        return rc;
+    if (o->algo && strncmp(o->algo, SN_SCHED_FILE_PREFIX, strlen(SN_SCHED_FILE_PREFIX)) == 0) {
+        /* run ships the schedule to its nodes; bench sweeps sizes, and a file has one */
+        if (o->cmd && strcmp(o->cmd, "bench") == 0)
+            return sn_err_inval(err, "--algo %s: schedule files play in sim and run, not in bench",
+                                o->algo);
+        rc = sn_sched_file_select(o->algo + strlen(SN_SCHED_FILE_PREFIX), limit, c->topo, p,
+                                  &c->algo, &c->plan, &c->predicted, err);
+    } else {
+        rc = sn_model_select_tp(o->algo, c->topo, p, c->rank_tp, &c->algo, &c->plan, &c->predicted,
+                                err);
+    }
+    if (rc < 0)
         return rc;
     return sn_model_bounds(c->topo, p, &c->bounds, err);
 }

@@ -398,6 +398,11 @@ static void fill_assign(const sn_coord_t *r, uint32_t id, Stepnet__Assign *a, St
     a->has_max_size = r->res->npoints > 1;
     a->max_size = r->res->points[r->res->npoints - 1].size;
     a->algorithm = (char *) r->job->algo->name;
+    if (r->sched_text) {
+        a->has_schedule_file = 1;
+        a->schedule_file.data = (uint8_t *) r->sched_text;
+        a->schedule_file.len = r->sched_len;
+    }
     a->max_slots = sn_model_slot_limit(t, p, r->job->predicted);
     a->connect_ms = r->o->connect_ms;
     a->slot_ms = r->o->slot_ms;

@@ -15,6 +15,7 @@
 #include "coord_internal.h"
 #include "errors.h"
 #include "tcpinfo.h"
+#include "stepnet/schedule_file.h"
 #include "stepnet/sim.h"
 #include "stepnet/util.h"
 
@@ -285,6 +286,11 @@ static int prepare(sn_coord_t *r, sn_err_t *err)
     }
     if (f)
         sn_topo_file_text(f, &r->file_text, &r->file_len);
+    /* --algo schedule:FILE: the checked schedule, which every node checks again */
+    int sched_rc = sn_sched_file_text(o->job.algo, o->job.plan, r->t, &o->job.params,
+                                      &r->sched_text, &r->sched_len, err);
+    if (sched_rc < 0)
+        return sched_rc;
     if (r->n > SN_COORD_MAX_LOCAL_NODES && !o->join && !o->daemons)
         return sn_err_set(err, SN_EINVAL,
                           "%s has %u nodes; local runs start one process per node and allow at "
@@ -422,6 +428,7 @@ static void release(sn_coord_t *r)
     free(r->beta);
     free(r->ctl_rtt);
     free(r->file_text);
+    free(r->sched_text);
     sn_launch_hostlist_free(&r->hosts);
     sn_key_free(r->key);
 }

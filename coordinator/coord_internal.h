@@ -121,6 +121,8 @@ struct sn_coord_s {
     char *file_text; /* a file: graph's canonical edge list (sn_topo_file_text), which every
                         Assign carries instead of the file; NULL without one */
     size_t file_len;
+    char *sched_text; /* --algo schedule:FILE: the schedule every Assign carries; NULL otherwise */
+    size_t sched_len;
     sn_hostlist_t hosts; /* --hosts, placed: node i runs on hosts.hosts[nodes[i].host] */
     char ssh_buf[1024];  /* the --ssh command, split into ssh_words */
     const char *ssh_words[SN_SSH_MAX_WORDS];

@@ -11,6 +11,7 @@
 #include "errors.h"
 #include "node_internal.h"
 #include "stepnet/model.h"
+#include "stepnet/schedule_file.h"
 #include "stepnet/util.h"
 
 void sn__node_send_ctl(node_t *nd, const Stepnet__Control *m)
@@ -63,8 +64,12 @@ static int take_assignment(node_t *nd, const Stepnet__Assign *a, sn_err_t *err)
     nd->algo = sn_model_find(a->algorithm);
     if (nd->algo == NULL)
         return sn_err_set(err, SN_EINVAL, "unknown algorithm '%s'", a->algorithm);
-    if ((rc = sn_model_check(nd->algo, t, p, err)) < 0 ||
-        (rc = sn_model_plan_new(nd->algo, t, p, &nd->plan, err)) < 0)
+    if (a->has_schedule_file) /* --algo schedule:FILE: the file's text, checked here again */
+        rc = sn_sched_file_plan_text((const char *) a->schedule_file.data, a->schedule_file.len, t,
+                                     p, &nd->algo, &nd->plan, err);
+    else if ((rc = sn_model_check(nd->algo, t, p, err)) == 0)
+        rc = sn_model_plan_new(nd->algo, t, p, &nd->plan, err);
+    if (rc < 0)
         return rc;
     nd->state = sn_xcalloc(1, nd->algo->state_size ? nd->algo->state_size : 1);
     nd->diameter = sn_topo_diameter(t, 0);

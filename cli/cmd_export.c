@@ -1,0 +1,77 @@
+/* `stepnet export`: writes the schedule an algorithm plays, recorded from the simulator's run, as
+ * a schedule file (docs/schedule.md) that `--algo schedule:FILE` plays back (cli). */
+#include <stdio.h>
+#include <errno.h>
+#include <string.h>
+
+#include "cli.h"
+#include "stepnet/model.h"
+#include "stepnet/schedule_file.h"
+
+static const char usage[] =
+    "usage: stepnet export --topo SPEC --coll C [--algo A] [options] [--out FILE]\n"
+    "\n"
+    "Runs the collective in the simulator, verified, and writes every transmission of the run as\n"
+    "a schedule file (docs/schedule.md): the topology, the collective and its parameters, the\n"
+    "port model and, slot by slot, who sends which packet on which link. `stepnet sim --algo\n"
+    "schedule:FILE` with the same options plays it back, checked before it runs. Collectives:\n"
+    "bcast, scatter, gather, mnb, te, pmnb, pexchange.\n"
+    "\n" CLI_SHARED_OPTIONS_HELP
+    "  --out FILE         write the schedule to FILE (default: standard output)\n"
+    "\n"
+    "Exit status: 0 written, 1 the run failed or the file could not be written, 2 bad input.\n";
+
+int cli_cmd_export(int argc, char **argv)
+{
+    cli_opts_t o = {.cmd = "export"};
+    const char *out_file = NULL;
+    const sn_opt_t extra[] = {{.name = "--out", .kind = SN_OPT_STR, .str = &out_file}, {0}};
+    sn_err_t err = {0};
+    int rc = cli_opts_parse(argc, argv, &o, extra, usage, &err);
+    if (rc == CLI_HELP)
+        return EXIT_OK;
+    if (rc < 0)
+        return cli_refuse(&err);
+    if (o.json) {
+        sn_err_inval(&err, "--json: export writes a schedule file, not a report");
+        return cli_refuse(&err);
+    }
+    if (o.algo && strncmp(o.algo, SN_SCHED_FILE_PREFIX, strlen(SN_SCHED_FILE_PREFIX)) == 0) {
+        sn_err_inval(&err,
+                     "--algo %s: export records an algorithm's run; accepted: auto or an "
+                     "algorithm's name",
+                     o.algo);
+        return cli_refuse(&err);
+    }
+    cli_ctx_t c;
+    if ((rc = cli_ctx_init(&o, &c))) {
+        cli_ctx_free(&c);
+        return rc;
+    }
+    if (!sn_sched_file_supports(c.params.coll)) {
+        sn_err_inval(&err,
+                     "--coll %s: schedule files hold bcast, scatter, gather, mnb, te, pmnb and "
+                     "pexchange",
+                     sn_coll_name(c.params.coll));
+        cli_ctx_free(&c);
+        return cli_refuse(&err);
+    }
+    sn_sched_t *s = NULL;
+    if ((rc = sn_sched_record(c.topo, &c.params, c.algo->name, &s, &err)) < 0) {
+        cli_ctx_free(&c);
+        return cli_fail(&err);
+    }
+    FILE *f = out_file ? fopen(out_file, "w") : stdout;
+    if (f == NULL) {
+        sn_err_set(&err, SN_EINVAL, "cannot write %s (--out): %s", out_file, strerror(errno));
+        sn_sched_free(s);
+        cli_ctx_free(&c);
+        return cli_refuse(&err);
+    }
+    sn_sched_file_write(f, c.topo, &c.params, c.algo->name, s, &err);
+    sn_sched_free(s);
+    cli_ctx_free(&c);
+    if (out_file)
+        return cli_close_out(f, out_file, "--out") < 0 ? EXIT_FAILED : EXIT_OK;
+    return EXIT_OK;
+}

@@ -1,0 +1,852 @@
+/* Schedule files (stepnet/schedule_file.h, docs/schedule.md): the writer, a strict parser of the
+ * one JSON shape the format has (no general JSON reader: every key is known, so nothing is
+ * skipped and nothing nests deeper than the format does), and the checker that a schedule must
+ * pass before it runs. */
+#define _GNU_SOURCE /* open_memstream */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "algo/schedule/replay.h"
+#include "stepnet/model.h"
+#include "stepnet/schedule_file.h"
+#include "stepnet/util.h"
+
+#define FORMAT_NAME    "stepnet-schedule"
+#define FORMAT_VERSION 1
+
+int sn_sched_file_supports(sn_coll_t coll)
+{
+    return coll != SN_COLL_DYNBCAST && !sn_coll_is_combining(coll);
+}
+
+static const char *ports_word(const sn_portmodel_t *pm)
+{
+    return pm->ports == SN_PORTS_SINGLE ? "single" : "multi";
+}
+
+static int refuse_coll(sn_coll_t coll, sn_err_t *err)
+{
+    return sn_err_inval(err,
+                        "schedule files hold bcast, scatter, gather, mnb, te, pmnb and pexchange, "
+                        "not %s",
+                        sn_coll_name(coll));
+}
+
+/* ---- writer --------------------------------------------------------------------------------- */
+
+int sn_sched_file_write(FILE *f, const sn_topo_t *t, const sn_params_t *p, const char *algo,
+                        const sn_sched_t *s, sn_err_t *err)
+{
+    if (!sn_sched_file_supports(p->coll))
+        return refuse_coll(p->coll, err);
+    fprintf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n", FORMAT_NAME, FORMAT_VERSION);
+    fprintf(f, "  \"topology\": \"%s\",\n  \"collective\": \"%s\",\n", t->spec,
+            sn_coll_name(p->coll));
+    if (algo != NULL)
+        fprintf(f, "  \"algorithm\": \"%s\",\n", algo);
+    fprintf(f, "  \"root\": %u,\n  \"msgs\": %u,\n  \"frags\": %u,\n  \"size\": %u,\n", p->root,
+            p->msgs, p->frags, p->size);
+    fprintf(f, "  \"seed\": %" PRIu64 ",\n", p->seed);
+    if (p->sources != NULL) {
+        fprintf(f, "  \"sources\": [");
+        for (uint32_t i = 0; i < p->nsources; i++)
+            fprintf(f, "%s%u", i ? ", " : "", p->sources[i]);
+        fprintf(f, "],\n");
+    }
+    fprintf(f, "  \"ports\": \"%s\",\n  \"rx\": \"%s\",\n  \"duplex\": \"%s\",\n",
+            ports_word(&p->pm), p->pm.rx == SN_RX_ANY ? "any" : "one",
+            p->pm.duplex == SN_DUPLEX_HALF ? "half" : "full");
+    fprintf(f, "  \"steps\": %" PRIu64 ",\n  \"slots\": [", s->steps);
+    for (size_t i = 0; i < s->n;) {
+        uint64_t slot = s->ev[i].slot;
+        fprintf(f, "%s\n    {\"slot\": %" PRIu64 ", \"sends\": [", i ? "," : "", slot);
+        for (size_t k = i; i < s->n && s->ev[i].slot == slot; i++) {
+            const sn_sched_ev_t *e = &s->ev[i];
+            const sn_packet_t *pk = &e->pkt;
+            fprintf(f, "%s\n      {\"node\": %u, \"port\": %u, \"to\": %u, \"src\": %u, ",
+                    i > k ? "," : "", e->node, e->port, sn_topo_port(t, e->node, e->port)->peer,
+                    pk->src);
+            if (pk->dst == SN_NODE_ALL)
+                fprintf(f, "\"dst\": \"all\", ");
+            else
+                fprintf(f, "\"dst\": %u, ", pk->dst);
+            fprintf(f, "\"seq\": %u, \"frag\": %u", pk->seq, pk->frag);
+            if (pk->kind == SN_PKT_CONTROL)
+                fprintf(f, ", \"kind\": \"control\", \"value\": %" PRIu64, pk->digest);
+            fprintf(f, "}");
+        }
+        fprintf(f, "\n    ]}");
+    }
+    fprintf(f, "%s]\n}\n", s->n ? "\n  " : "");
+    return 0;
+}
+
+/* ---- parser --------------------------------------------------------------------------------- */
+
+typedef struct {
+    const char *s;
+    size_t len, pos;
+    sn_err_t *err;
+} lex_t;
+
+static void skip_ws(lex_t *x)
+{
+    while (x->pos < x->len && (x->s[x->pos] == ' ' || x->s[x->pos] == '\n' ||
+                               x->s[x->pos] == '\t' || x->s[x->pos] == '\r'))
+        x->pos++;
+}
+
+static int lex_fail(lex_t *x, const char *what)
+{
+    return sn_err_inval(x->err, "schedule file: byte %zu: expected %s", x->pos, what);
+}
+
+/* Consumes character c (after blanks); 1 if it was there. */
+static int eat(lex_t *x, char c)
+{
+    skip_ws(x);
+    if (x->pos < x->len && x->s[x->pos] == c) {
+        x->pos++;
+        return 1;
+    }
+    return 0;
+}
+
+static int expect(lex_t *x, char c)
+{
+    char what[8] = {'\'', c, '\'', 0};
+    return eat(x, c) ? 0 : lex_fail(x, what);
+}
+
+/* A string without escapes (the format has none), copied into buf (cap bytes). */
+static int lex_string(lex_t *x, char *buf, size_t cap)
+{
+    if (!eat(x, '"'))
+        return lex_fail(x, "a string");
+    size_t n = 0;
+    while (x->pos < x->len && x->s[x->pos] != '"') {
+        unsigned char c = (unsigned char) x->s[x->pos];
+        if (c < 0x20 || c == '\\' || n + 1 >= cap)
+            return lex_fail(x, "a string without escapes or control characters, of at most 255 "
+                               "bytes");
+        buf[n++] = (char) c;
+        x->pos++;
+    }
+    if (x->pos >= x->len)
+        return lex_fail(x, "the string's closing '\"'");
+    x->pos++;
+    buf[n] = '\0';
+    return 0;
+}
+
+/* A non-negative integer up to max. */
+static int lex_uint(lex_t *x, uint64_t max, uint64_t *out)
+{
+    skip_ws(x);
+    size_t start = x->pos;
+    uint64_t v = 0;
+    while (x->pos < x->len && x->s[x->pos] >= '0' && x->s[x->pos] <= '9') {
+        uint64_t d = (uint64_t) (x->s[x->pos] - '0');
+        if (v > (max - d) / 10) {
+            x->pos = start;
+            return sn_err_inval(x->err, "schedule file: byte %zu: a number above %" PRIu64, start,
+                                max);
+        }
+        v = v * 10 + d;
+        x->pos++;
+    }
+    if (x->pos == start)
+        return lex_fail(x, "a non-negative integer");
+    *out = v;
+    return 0;
+}
+
+static int lex_u32(lex_t *x, uint32_t *out)
+{
+    uint64_t v;
+    int rc = lex_uint(x, UINT32_MAX - 1, &v);
+    if (rc == 0)
+        *out = (uint32_t) v;
+    return rc;
+}
+
+typedef struct {
+    sn_sched_file_t *f;
+    int seen_format, seen_version, seen_topo, seen_coll, seen_steps, seen_slots;
+    size_t cap;
+    uint64_t slots_listed;
+} parse_t;
+
+/* One transmission: {"node": N, "port": P, "to": V, "src": S, "dst": D|"all", "seq": Q,
+ * "frag": F[, "kind": "data"|"control", "value": X]}. */
+static int parse_send(lex_t *x, parse_t *ps, uint64_t slot)
+{
+    sn_sched_t *s = &ps->f->sched;
+    sn_sched_ev_t e = {.slot = slot};
+    unsigned seen = 0;
+    enum { NODE = 1, PORT = 2, TO = 4, SRC = 8, DST = 16, SEQ = 32, FRAG = 64 };
+    uint32_t to = 0;
+    int rc;
+    if (expect(x, '{'))
+        return SN_EINVAL;
+    do {
+        char key[256];
+        uint64_t v;
+        if ((rc = lex_string(x, key, sizeof key)) || (rc = expect(x, ':')))
+            return rc;
+        if (strcmp(key, "node") == 0)
+            rc = lex_u32(x, &e.node), seen |= NODE;
+        else if (strcmp(key, "port") == 0)
+            rc = lex_u32(x, &e.port), seen |= PORT;
+        else if (strcmp(key, "to") == 0)
+            rc = lex_u32(x, &to), seen |= TO;
+        else if (strcmp(key, "src") == 0)
+            rc = lex_u32(x, &e.pkt.src), seen |= SRC;
+        else if (strcmp(key, "dst") == 0) {
+            skip_ws(x);
+            if (x->pos < x->len && x->s[x->pos] == '"') {
+                char w[256];
+                if ((rc = lex_string(x, w, sizeof w)) == 0 && strcmp(w, "all") != 0)
+                    rc = sn_err_inval(x->err, "schedule file: dst \"%s\": a node id or \"all\"", w);
+                e.pkt.dst = SN_NODE_ALL;
+            } else {
+                rc = lex_u32(x, &e.pkt.dst);
+            }
+            seen |= DST;
+        } else if (strcmp(key, "seq") == 0)
+            rc = lex_u32(x, &e.pkt.seq), seen |= SEQ;
+        else if (strcmp(key, "frag") == 0) {
+            rc = lex_uint(x, UINT16_MAX, &v), seen |= FRAG;
+            e.pkt.frag = (uint16_t) v;
+        } else if (strcmp(key, "kind") == 0) {
+            char w[256];
+            if ((rc = lex_string(x, w, sizeof w)) == 0) {
+                if (strcmp(w, "control") == 0)
+                    e.pkt.kind = SN_PKT_CONTROL;
+                else if (strcmp(w, "data") != 0)
+                    rc = sn_err_inval(x->err, "schedule file: kind \"%s\": data or control", w);
+            }
+        } else if (strcmp(key, "value") == 0)
+            rc = lex_uint(x, UINT64_MAX, &e.pkt.digest);
+        else
+            rc = sn_err_inval(x->err,
+                              "schedule file: byte %zu: unknown key \"%s\" in a transmission "
+                              "(node, port, to, src, dst, seq, frag, kind, value)",
+                              x->pos, key);
+        if (rc)
+            return rc;
+    } while (eat(x, ','));
+    if (expect(x, '}'))
+        return SN_EINVAL;
+    if (seen != (NODE | PORT | TO | SRC | DST | SEQ | FRAG))
+        return sn_err_inval(x->err,
+                            "schedule file: byte %zu: a transmission needs node, port, to, src, "
+                            "dst, seq and frag",
+                            x->pos);
+    /* "to" is checked against the topology by sn_sched_file_check: keep it in the (free) pad */
+    e.pkt.pad_ = to;
+    sn_grow((void **) &s->ev, &ps->cap, s->n + 1, sizeof *s->ev);
+    s->ev[s->n++] = e;
+    return 0;
+}
+
+/* One slot: {"slot": T, "sends": [...]}, T >= 1. */
+static int parse_slot(lex_t *x, parse_t *ps)
+{
+    int rc;
+    uint64_t slot = 0;
+    size_t first = ps->f->sched.n;
+    int have_slot = 0, have_sends = 0;
+    if (expect(x, '{'))
+        return SN_EINVAL;
+    do {
+        char key[256];
+        if ((rc = lex_string(x, key, sizeof key)) || (rc = expect(x, ':')))
+            return rc;
+        if (strcmp(key, "slot") == 0 && !have_slot) {
+            if ((rc = lex_uint(x, UINT32_MAX, &slot)))
+                return rc;
+            if (slot == 0)
+                return sn_err_inval(x->err, "schedule file: byte %zu: slot 0; slots start at 1",
+                                    x->pos);
+            have_slot = 1;
+            for (size_t i = first; i < ps->f->sched.n; i++)
+                ps->f->sched.ev[i].slot = slot;
+        } else if (strcmp(key, "sends") == 0 && !have_sends) {
+            have_sends = 1;
+            if (expect(x, '['))
+                return SN_EINVAL;
+            if (!eat(x, ']')) {
+                do {
+                    if ((rc = parse_send(x, ps, slot)))
+                        return rc;
+                } while (eat(x, ','));
+                if (expect(x, ']'))
+                    return SN_EINVAL;
+            }
+        } else {
+            return sn_err_inval(x->err,
+                                "schedule file: byte %zu: key \"%s\" in a slot (slot and sends, "
+                                "once each)",
+                                x->pos, key);
+        }
+    } while (eat(x, ','));
+    if (!have_slot || !have_sends)
+        return sn_err_inval(x->err, "schedule file: byte %zu: a slot needs slot and sends", x->pos);
+    return expect(x, '}');
+}
+
+static int parse_word(lex_t *x, const char *key, const char *a, const char *b, int *out)
+{
+    char w[256];
+    int rc = lex_string(x, w, sizeof w);
+    if (rc)
+        return rc;
+    if (strcmp(w, a) == 0)
+        *out = 0;
+    else if (strcmp(w, b) == 0)
+        *out = 1;
+    else
+        return sn_err_inval(x->err, "schedule file: %s \"%s\": %s or %s", key, w, a, b);
+    return 0;
+}
+
+static int parse_top_key(lex_t *x, parse_t *ps, const char *key)
+{
+    sn_sched_file_t *f = ps->f;
+    sn_params_t *p = &f->params;
+    char w[256];
+    uint64_t v;
+    int rc, word;
+    if (strcmp(key, "format") == 0) {
+        if ((rc = lex_string(x, w, sizeof w)))
+            return rc;
+        if (strcmp(w, FORMAT_NAME) != 0)
+            return sn_err_inval(x->err, "schedule file: format \"%s\": accepted: " FORMAT_NAME, w);
+        ps->seen_format = 1;
+    } else if (strcmp(key, "version") == 0) {
+        if ((rc = lex_uint(x, UINT32_MAX, &v)))
+            return rc;
+        if (v != FORMAT_VERSION)
+            return sn_err_inval(x->err, "schedule file: version %" PRIu64 ": accepted: %d", v,
+                                FORMAT_VERSION);
+        ps->seen_version = 1;
+    } else if (strcmp(key, "topology") == 0) {
+        if ((rc = lex_string(x, w, sizeof w)))
+            return rc;
+        free(f->topo);
+        f->topo = sn_xstrdup(w);
+        ps->seen_topo = 1;
+    } else if (strcmp(key, "collective") == 0) {
+        if ((rc = lex_string(x, w, sizeof w)) || (rc = sn_coll_parse(w, &p->coll, x->err)))
+            return rc;
+        if (!sn_sched_file_supports(p->coll))
+            return refuse_coll(p->coll, x->err);
+        ps->seen_coll = 1;
+    } else if (strcmp(key, "algorithm") == 0) {
+        return lex_string(x, w, sizeof w); /* a record of who played it; plays no part */
+    } else if (strcmp(key, "root") == 0) {
+        return lex_u32(x, &p->root);
+    } else if (strcmp(key, "msgs") == 0) {
+        return lex_u32(x, &p->msgs);
+    } else if (strcmp(key, "frags") == 0) {
+        return lex_u32(x, &p->frags);
+    } else if (strcmp(key, "size") == 0) {
+        return lex_u32(x, &p->size);
+    } else if (strcmp(key, "seed") == 0) {
+        return lex_uint(x, UINT64_MAX, &p->seed);
+    } else if (strcmp(key, "ports") == 0) {
+        if ((rc = parse_word(x, key, "multi", "single", &word)))
+            return rc;
+        p->pm.ports = word ? SN_PORTS_SINGLE : SN_PORTS_MULTI;
+    } else if (strcmp(key, "rx") == 0) {
+        if ((rc = parse_word(x, key, "one", "any", &word)))
+            return rc;
+        p->pm.rx = word ? SN_RX_ANY : SN_RX_ONE;
+    } else if (strcmp(key, "duplex") == 0) {
+        if ((rc = parse_word(x, key, "full", "half", &word)))
+            return rc;
+        p->pm.duplex = word ? SN_DUPLEX_HALF : SN_DUPLEX_FULL;
+    } else if (strcmp(key, "sources") == 0) {
+        size_t cap = 0;
+        free(f->sources);
+        f->sources = NULL;
+        p->nsources = 0;
+        if (expect(x, '['))
+            return SN_EINVAL;
+        if (!eat(x, ']')) {
+            do {
+                size_t n = p->nsources;
+                sn_grow((void **) &f->sources, &cap, n + 1, sizeof *f->sources);
+                if ((rc = lex_u32(x, &f->sources[n])))
+                    return rc;
+                if (n > 0 && f->sources[n] <= f->sources[n - 1])
+                    return sn_err_inval(x->err,
+                                        "schedule file: sources must be increasing (%u after %u)",
+                                        f->sources[n], f->sources[n - 1]);
+                p->nsources++;
+            } while (eat(x, ','));
+            if (expect(x, ']'))
+                return SN_EINVAL;
+        }
+        p->sources = f->sources;
+    } else if (strcmp(key, "steps") == 0) {
+        if ((rc = lex_uint(x, UINT32_MAX, &f->sched.steps)))
+            return rc;
+        ps->seen_steps = 1;
+    } else if (strcmp(key, "slots") == 0) {
+        if (expect(x, '['))
+            return SN_EINVAL;
+        if (!eat(x, ']')) {
+            do {
+                if ((rc = parse_slot(x, ps)))
+                    return rc;
+            } while (eat(x, ','));
+            if (expect(x, ']'))
+                return SN_EINVAL;
+        }
+        ps->seen_slots = 1;
+    } else {
+        return sn_err_inval(x->err,
+                            "schedule file: byte %zu: unknown key \"%s\" (format, version, "
+                            "topology, collective, algorithm, root, sources, msgs, frags, size, "
+                            "seed, ports, rx, duplex, steps, slots)",
+                            x->pos, key);
+    }
+    return 0;
+}
+
+static int cmp_ev(const void *a, const void *b)
+{
+    const sn_sched_ev_t *x = a, *y = b;
+    if (x->slot != y->slot)
+        return x->slot < y->slot ? -1 : 1;
+    if (x->node != y->node)
+        return x->node < y->node ? -1 : 1;
+    return x->port < y->port ? -1 : (x->port > y->port);
+}
+
+int sn_sched_file_parse(const char *text, size_t len, sn_sched_file_t **out, sn_err_t *err)
+{
+    *out = NULL;
+    sn_sched_file_t *f = sn_xcalloc(1, sizeof *f);
+    sn_params_default(&f->params, SN_COLL_BCAST);
+    f->sched.predicted = -1;
+    parse_t ps = {.f = f};
+    lex_t x = {text, len, 0, err};
+    int rc = expect(&x, '{');
+    if (rc == 0) {
+        do {
+            char key[256];
+            if ((rc = lex_string(&x, key, sizeof key)) || (rc = expect(&x, ':')) ||
+                (rc = parse_top_key(&x, &ps, key)))
+                break;
+        } while (eat(&x, ','));
+    }
+    if (rc == 0 && (rc = expect(&x, '}')) == 0) {
+        skip_ws(&x);
+        if (x.pos != len)
+            rc = lex_fail(&x, "the end of the file after the schedule's object");
+    }
+    if (rc == 0 && !(ps.seen_format && ps.seen_version && ps.seen_topo && ps.seen_coll &&
+                     ps.seen_steps && ps.seen_slots))
+        rc = sn_err_inval(err, "schedule file: format, version, topology, collective, steps and "
+                               "slots are required");
+    if (rc != 0) {
+        sn_sched_file_free(f);
+        return rc < 0 ? rc : SN_EINVAL;
+    }
+    /* the sort is stable in effect: (slot, node, port) identifies a transmission in a valid file,
+     * and the checker refuses two on one port in one slot */
+    if (f->sched.n > 1) /* ev is NULL in a file without transmissions */
+        qsort(f->sched.ev, f->sched.n, sizeof *f->sched.ev, cmp_ev);
+    *out = f;
+    return 0;
+}
+
+int sn_sched_file_read(const char *path, uint64_t max_memory, sn_sched_file_t **out, sn_err_t *err)
+{
+    *out = NULL;
+    FILE *fp = fopen(path, "rb");
+    if (fp == NULL)
+        return sn_err_set(err, SN_EINVAL, "schedule file %s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(fp);
+        return sn_err_inval(err, "schedule file %s: not a regular file", path);
+    }
+    uint64_t size = (uint64_t) st.st_size;
+    uint64_t limit = SN_SCHED_FILE_MAX_BYTES;
+    if (max_memory != 0 && max_memory / SN_SCHED_FILE_MEM_PER_BYTE < limit)
+        limit = max_memory / SN_SCHED_FILE_MEM_PER_BYTE;
+    if (size > limit) {
+        fclose(fp);
+        err->param = SN_PARAM_MEMORY;
+        return sn_err_set(err, SN_ERANGE,
+                          "schedule file %s: %" PRIu64 " bytes; reading it may take %" PRIu64
+                          " bytes of memory, above the limit of %" PRIu64
+                          " (files of at most %" PRIu64 " bytes)",
+                          path, size, size * SN_SCHED_FILE_MEM_PER_BYTE, max_memory, limit);
+    }
+    char *text = sn_xmalloc((size_t) size + 1);
+    size_t got = fread(text, 1, (size_t) size, fp);
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad || got != size) {
+        free(text);
+        return sn_err_set(err, SN_EIO, "schedule file %s: short read", path);
+    }
+    int rc = sn_sched_file_parse(text, got, out, err);
+    free(text);
+    if (rc < 0) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        sn_err_set(err, rc, "%s: %s", path, msg);
+    }
+    return rc;
+}
+
+void sn_sched_file_free(sn_sched_file_t *f)
+{
+    if (f == NULL)
+        return;
+    free(f->topo);
+    free(f->sources);
+    free(f->sched.ev);
+    free(f);
+}
+
+/* ---- checker -------------------------------------------------------------------------------- */
+
+static int mismatch(sn_err_t *err, const char *what, const char *file, const char *run)
+{
+    return sn_err_inval(err, "the schedule file's %s is %s, the run's %s: run it with the file's",
+                        what, file, run);
+}
+
+/* The instance of the file must be the run's. */
+static int check_instance(const sn_sched_file_t *f, const sn_topo_t *t, const sn_params_t *p,
+                          sn_err_t *err)
+{
+    const sn_params_t *q = &f->params;
+    char a[32], b[32];
+#define NUM_FIELD(name, field)                                                                     \
+    if (q->field != p->field) {                                                                    \
+        snprintf(a, sizeof a, "%" PRIu64, (uint64_t) q->field);                                    \
+        snprintf(b, sizeof b, "%" PRIu64, (uint64_t) p->field);                                    \
+        return mismatch(err, name, a, b);                                                          \
+    }
+    if (strcmp(f->topo, t->spec) != 0)
+        return mismatch(err, "topology", f->topo, t->spec);
+    if (q->coll != p->coll)
+        return mismatch(err, "collective", sn_coll_name(q->coll), sn_coll_name(p->coll));
+    if (q->pm.ports != p->pm.ports)
+        return mismatch(err, "port model", ports_word(&q->pm), ports_word(&p->pm));
+    if (q->pm.ports == SN_PORTS_SINGLE && q->pm.rx != p->pm.rx)
+        return mismatch(err, "reception limit", q->pm.rx ? "any" : "one", p->pm.rx ? "any" : "one");
+    if (q->pm.duplex != p->pm.duplex)
+        return mismatch(err, "duplex", q->pm.duplex ? "half" : "full",
+                        p->pm.duplex ? "half" : "full");
+    if (p->coll == SN_COLL_BCAST || p->coll == SN_COLL_SCATTER || p->coll == SN_COLL_GATHER)
+        NUM_FIELD("root", root)
+    NUM_FIELD("msgs", msgs)
+    NUM_FIELD("frags", frags)
+    NUM_FIELD("size", size)
+    NUM_FIELD("seed", seed)
+    NUM_FIELD("number of sources", nsources)
+#undef NUM_FIELD
+    for (uint32_t i = 0; i < p->nsources; i++)
+        if (q->sources[i] != p->sources[i]) {
+            snprintf(a, sizeof a, "%u", q->sources[i]);
+            snprintf(b, sizeof b, "%u", p->sources[i]);
+            return mismatch(err, "source", a, b);
+        }
+    return 0;
+}
+
+/* The packets each node holds, and the deliveries made: an open-addressing set of
+ * (node, src, dst, seq, frag) with the slot from which the node holds the packet. */
+typedef struct {
+    uint64_t k1, k2; /* node << 32 | src; dst << 32 | seq */
+    uint64_t from;   /* the first slot the node holds the packet in */
+    uint16_t frag;
+    uint8_t used;
+} held_t;
+
+typedef struct {
+    held_t *tab;
+    size_t cap; /* power of two */
+} held_set_t;
+
+static size_t held_find(const held_set_t *h, uint64_t k1, uint64_t k2, uint16_t frag)
+{
+    size_t i =
+        (size_t) sn_mix64(k1 * 0x9e3779b97f4a7c15ULL ^ k2 ^ ((uint64_t) frag << 48)) & (h->cap - 1);
+    while (h->tab[i].used && (h->tab[i].k1 != k1 || h->tab[i].k2 != k2 || h->tab[i].frag != frag))
+        i = (i + 1) & (h->cap - 1);
+    return i;
+}
+
+static uint64_t key2(const sn_packet_t *k)
+{
+    return ((uint64_t) k->dst << 32) | k->seq;
+}
+
+/* 1 when some node expects packet k in this collective: a node originates only those (a bcast's
+ * non-root node holds no packet of its own to send). For a broadcast packet every processor but
+ * its source expects it when any does. */
+static int of_collective(const sn_topo_t *t, const sn_params_t *p, const sn_packet_t *k)
+{
+    if (k->dst != SN_NODE_ALL)
+        return sn_coll_source_index(t, p, k->dst, k->src, k->dst) >= 0;
+    if (t->nproc < 2)
+        return 0;
+    uint32_t v = sn_topo_proc(t, 0) == k->src ? sn_topo_proc(t, 1) : sn_topo_proc(t, 0);
+    return sn_coll_source_index(t, p, v, k->src, SN_NODE_ALL) >= 0;
+}
+
+static const char *rule_text(const sn_topo_t *t, uint32_t u, uint32_t v, char *buf, size_t cap)
+{
+    char a[64], b[64];
+    snprintf(buf, cap, "%s-%s", sn_topo_label(t, u, a, sizeof a), sn_topo_label(t, v, b, sizeof b));
+    return buf;
+}
+
+int sn_sched_file_check(const sn_sched_file_t *f, const sn_topo_t *t, const sn_params_t *p,
+                        sn_err_t *err)
+{
+    int rc = check_instance(f, t, p, err);
+    if (rc < 0)
+        return rc;
+    const sn_sched_t *s = &f->sched;
+    char lk[160];
+    /* the per-slot tables: sends per node and per port (single-port, multiport), receptions per
+     * node (rx one), edges used per direction (half duplex); reset after each slot */
+    uint32_t *sent = sn_xcalloc(t->n, sizeof *sent);
+    uint32_t *recv = sn_xcalloc(t->n, sizeof *recv);
+    uint64_t *edge_dir = sn_xcalloc(t->nedges ? t->nedges : 1, sizeof *edge_dir);
+    held_set_t h = {NULL, 64};
+    while (h.cap < 2 * (s->n + t->nproc) + 64)
+        h.cap *= 2;
+    h.tab = sn_xcalloc(h.cap, sizeof *h.tab);
+    uint64_t delivered = 0;
+    size_t slot_first = 0;
+    for (size_t i = 0; i < s->n && rc == 0; i++) {
+        const sn_sched_ev_t *e = &s->ev[i];
+        const sn_packet_t *k = &e->pkt;
+        if (i > 0 && e->slot != s->ev[i - 1].slot) {
+            for (size_t j = slot_first; j < i; j++) { /* reset the slot's tables */
+                const sn_sched_ev_t *o = &s->ev[j];
+                const sn_port_t *op = sn_topo_port(t, o->node, o->port);
+                sent[o->node] = 0;
+                recv[op->peer] = 0;
+                edge_dir[op->edge] = 0;
+            }
+            slot_first = i;
+        }
+        unsigned long long sl = (unsigned long long) e->slot;
+        if (e->slot > s->steps) {
+            rc = sn_err_set(err, SN_EALGO, "slot %llu: a transmission after the file's %llu steps",
+                            sl, (unsigned long long) s->steps);
+            break;
+        }
+        if (e->node >= t->n || e->port >= sn_topo_degree(t, e->node)) {
+            rc = sn_err_set(err, SN_EALGO, "slot %llu: node %u port %u: no such %s on %s", sl,
+                            e->node, e->port, e->node >= t->n ? "node" : "port", t->spec);
+            break;
+        }
+        const sn_port_t *pp = sn_topo_port(t, e->node, e->port);
+        rule_text(t, e->node, pp->peer, lk, sizeof lk);
+        if (k->pad_ != pp->peer) {
+            rc = sn_err_set(err, SN_EALGO,
+                            "slot %llu: node %u port %u leads to node %u, not to %u (the "
+                            "transmission's \"to\")",
+                            sl, e->node, e->port, pp->peer, k->pad_);
+            break;
+        }
+        if (i > 0 && e->slot == s->ev[i - 1].slot && e->node == s->ev[i - 1].node &&
+            e->port == s->ev[i - 1].port) {
+            rc = sn_err_set(err, SN_EPORT,
+                            "slot %llu: node %u sends two packets on link %s; one packet per "
+                            "link per slot",
+                            sl, e->node, lk);
+            break;
+        }
+        if (p->pm.ports == SN_PORTS_SINGLE && sent[e->node]++ > 0) {
+            rc = sn_err_set(err, SN_EPORT,
+                            "slot %llu: node %u sends a second packet (on link %s); the "
+                            "single-port model allows one send per slot",
+                            sl, e->node, lk);
+            break;
+        }
+        if (p->pm.ports == SN_PORTS_SINGLE && p->pm.rx == SN_RX_ONE && recv[pp->peer]++ > 0) {
+            rc = sn_err_set(err, SN_EPORT,
+                            "slot %llu: node %u receives a second packet (on link %s); "
+                            "single-port with one reception per slot (rx one) allows one",
+                            sl, pp->peer, lk);
+            break;
+        }
+        if (p->pm.duplex == SN_DUPLEX_HALF) {
+            uint64_t dir = (uint64_t) e->node + 1;
+            if (edge_dir[pp->edge] != 0 && edge_dir[pp->edge] != dir) {
+                rc = sn_err_set(err, SN_EPORT,
+                                "slot %llu: link %s carries packets both ways; half duplex "
+                                "allows one direction per slot",
+                                sl, lk);
+                break;
+            }
+            edge_dir[pp->edge] = dir;
+        }
+        if (k->kind == SN_PKT_CONTROL)
+            continue; /* control packets carry no data: nothing to hold, nothing delivered */
+        if (k->src >= t->n || !sn_topo_is_proc(t, k->src) || k->seq >= p->msgs ||
+            k->frag >= p->frags || (k->dst != SN_NODE_ALL && k->dst >= t->n) ||
+            !of_collective(t, p, k)) {
+            rc = sn_err_set(err, SN_EALGO,
+                            "slot %llu: node %u sends on link %s packet (src %u, dst %d, seq %u, "
+                            "frag %u), which is no packet of this %s",
+                            sl, e->node, lk, k->src, k->dst == SN_NODE_ALL ? -1 : (int) k->dst,
+                            k->seq, k->frag, sn_coll_name(p->coll));
+            break;
+        }
+        uint64_t k2 = key2(k);
+        if (k->src != e->node) {
+            size_t at = held_find(&h, ((uint64_t) e->node << 32) | k->src, k2, k->frag);
+            if (!h.tab[at].used || h.tab[at].from > e->slot) {
+                rc = sn_err_set(err, SN_EALGO,
+                                "slot %llu: node %u sends on link %s packet (src %u, dst %d, seq "
+                                "%u, frag %u), which it does not hold; a node sends only packets "
+                                "it originates or received in an earlier slot",
+                                sl, e->node, lk, k->src, k->dst == SN_NODE_ALL ? -1 : (int) k->dst,
+                                k->seq, k->frag);
+                break;
+            }
+        }
+        size_t at = held_find(&h, ((uint64_t) pp->peer << 32) | k->src, k2, k->frag);
+        if (!h.tab[at].used) {
+            h.tab[at] = (held_t){((uint64_t) pp->peer << 32) | k->src, k2, e->slot + 1, k->frag, 1};
+            if (sn_coll_source_index(t, p, pp->peer, k->src, k->dst) >= 0)
+                delivered++;
+        }
+    }
+    uint64_t expected = sn_coll_expected_total(t, p);
+    if (rc == 0 && delivered != expected) {
+        /* name the first node short of its deliveries */
+        uint64_t *got_at = sn_xcalloc(t->n, sizeof *got_at);
+        for (size_t i = 0; i < h.cap; i++) {
+            uint32_t u = (uint32_t) (h.tab[i].k1 >> 32);
+            if (h.tab[i].used && sn_coll_source_index(t, p, u, (uint32_t) h.tab[i].k1,
+                                                      (uint32_t) (h.tab[i].k2 >> 32)) >= 0)
+                got_at[u]++;
+        }
+        uint32_t short_node = 0;
+        uint64_t got = 0, want = 0;
+        for (uint32_t u = 0; u < t->n; u++) {
+            sn_expect_t x = sn_coll_expect(t, p, u);
+            if (got_at[u] < (uint64_t) x.nsrc * x.per_src) {
+                short_node = u;
+                got = got_at[u];
+                want = (uint64_t) x.nsrc * x.per_src;
+                break;
+            }
+        }
+        free(got_at);
+        rc = sn_err_set(err, SN_EVERIFY,
+                        "the schedule makes %llu of the %llu expected deliveries; node %u receives "
+                        "%llu of its %llu packets (every expected delivery must happen)",
+                        (unsigned long long) delivered, (unsigned long long) expected, short_node,
+                        (unsigned long long) got, (unsigned long long) want);
+    }
+    free(sent);
+    free(recv);
+    free(edge_dir);
+    free(h.tab);
+    return rc;
+}
+
+int sn_sched_file_text(const sn_algo_t *a, const void *plan, const sn_topo_t *t,
+                       const sn_params_t *p, char **text, size_t *len, sn_err_t *err)
+{
+    *text = NULL;
+    *len = 0;
+    if (a != &sn__algo_schedule)
+        return 0;
+    sn_sched_t view, s;
+    sn__schedule_plan_sched(plan, &view);
+    s = view;
+    s.ev = sn_xcalloc(view.n ? view.n : 1, sizeof *s.ev);
+    if (view.n)
+        memcpy(s.ev, view.ev, view.n * sizeof *s.ev);
+    qsort(s.ev, s.n, sizeof *s.ev, cmp_ev); /* the file's order: by slot */
+    FILE *f = open_memstream(text, len);
+    if (f == NULL) {
+        free(s.ev);
+        return sn_err_set(err, SN_ENOMEM, "no memory for the schedule's text");
+    }
+    int rc = sn_sched_file_write(f, t, p, NULL, &s, err);
+    free(s.ev);
+    if (fclose(f) != 0 && rc == 0)
+        rc = sn_err_set(err, SN_ENOMEM, "no memory for the schedule's text");
+    if (rc == 0 && *len > SN_SCHED_FILE_MAX_ASSIGN)
+        rc = sn_err_inval(err,
+                          "the schedule's text is %zu bytes, more than an assignment carries "
+                          "(%u)",
+                          *len, SN_SCHED_FILE_MAX_ASSIGN);
+    if (rc < 0) {
+        free(*text);
+        *text = NULL;
+        *len = 0;
+    }
+    return rc;
+}
+
+int sn_sched_file_plan_text(const char *text, size_t len, const sn_topo_t *t, const sn_params_t *p,
+                            const sn_algo_t **algo, void **plan, sn_err_t *err)
+{
+    *plan = NULL;
+    if (len > SN_SCHED_FILE_MAX_ASSIGN)
+        return sn_err_inval(err, "a schedule of %zu bytes: an assignment carries at most %u", len,
+                            SN_SCHED_FILE_MAX_ASSIGN);
+    sn_sched_file_t *f = NULL;
+    int rc = sn_sched_file_parse(text, len, &f, err);
+    if (rc == 0 && (rc = sn_sched_file_check(f, t, p, err)) == 0 &&
+        (rc = sn__schedule_plan_new(t, p, &f->sched, plan, err)) == 0)
+        *algo = &sn__algo_schedule;
+    sn_sched_file_free(f);
+    return rc;
+}
+
+int sn_sched_file_select(const char *path, uint64_t max_memory, const sn_topo_t *t,
+                         const sn_params_t *p, const sn_algo_t **algo, void **plan,
+                         int64_t *predicted, sn_err_t *err)
+{
+    if (!sn_sched_file_supports(p->coll))
+        return refuse_coll(p->coll, err);
+    sn_sched_file_t *f = NULL;
+    int rc = sn_sched_file_read(path, max_memory, &f, err);
+    if (rc < 0)
+        return rc;
+    if ((rc = sn_sched_file_check(f, t, p, err)) < 0) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        sn_err_set(err, rc == SN_EINVAL ? SN_EINVAL : rc, "schedule file %s: %s", path, msg);
+        sn_sched_file_free(f);
+        return rc;
+    }
+    void *pl = NULL;
+    rc = sn__schedule_plan_new(t, p, &f->sched, &pl, err);
+    sn_sched_file_free(f);
+    if (rc < 0)
+        return rc;
+    *algo = &sn__algo_schedule;
+    if (predicted)
+        *predicted = sn__algo_schedule.predicted(pl);
+    if (plan)
+        *plan = pl;
+    else
+        sn__algo_schedule.plan_free(pl);
+    return 0;
+}

@@ -1,0 +1,187 @@
+/* `stepnet export` and `--algo schedule:FILE` through the binary: the exported schedule plays
+ * back in sim with the algorithm's steps and trace hash, and the bad inputs end with exit 2 and a
+ * message naming the value (a bad file, a file of another instance, a file over --max-memory, a
+ * combining collective, bench with a schedule); run plays a schedule over TCP. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "testutil.h"
+
+static tu_proc_t run_(const char *const *args)
+{
+    tu_exec_opts_t o = {.name = "stepnet"};
+    return tu_exec(tu_env_bin("STEPNET"), args, &o);
+}
+
+#define RUN(...) run_((const char *const[]){__VA_ARGS__, NULL})
+
+/* Runs, expects exit 2 and `says` in the one line on stderr. */
+static void expect_bad_input(tu_proc_t r, const char *says)
+{
+    tu_expect_status(&r, 2);
+    if (strstr(r.err, says) == NULL)
+        fail_msg("%s: stderr lacks \"%s\":\n%s", r.cmd, says, r.err);
+    tu_exec_free(&r);
+}
+
+static char *export_to_tmp(const char *const *opts, size_t nopts)
+{
+    char *path = tu_tmpfile("");
+    const char *args[32];
+    size_t n = 0;
+    args[n++] = "export";
+    for (size_t i = 0; i < nopts; i++)
+        args[n++] = opts[i];
+    args[n++] = "--out";
+    args[n++] = path;
+    args[n] = NULL;
+    tu_proc_t r = run_(args);
+    tu_expect_status(&r, 0);
+    tu_exec_free(&r);
+    return path;
+}
+
+/* export then sim --algo schedule:FILE: the same steps and trace hash as the algorithm. */
+static void test_export_then_play(void **state)
+{
+    (void) state;
+    static const char *const cases[][12] = {
+        {"--topo", "torus:3x3", "--coll", "te", "--ports", "single", "--algo", "te-route"},
+        {"--topo", "hypercube:3", "--coll", "mnb", "--msgs", "2", "--frags", "2"},
+        {"--topo", "ring:7", "--coll", "pmnb", "--sources", "0,3", "--duplex", "half"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        size_t n = 0;
+        while (n < 12 && cases[c][n])
+            n++;
+        char *path = export_to_tmp(cases[c], n);
+        char algo[600];
+        snprintf(algo, sizeof algo, "schedule:%s", path);
+        const char *a[32], *b[32];
+        size_t k = 0, m = 0;
+        a[k++] = b[m++] = "sim";
+        for (size_t i = 0; i < n; i++) {
+            if (strcmp(cases[c][i], "--algo") == 0) {
+                a[k++] = cases[c][i];
+                a[k++] = cases[c][++i];
+                continue;
+            }
+            a[k++] = b[m++] = cases[c][i];
+        }
+        a[k++] = b[m++] = "--json";
+        b[m++] = "--algo";
+        b[m++] = algo;
+        a[k] = b[m] = NULL;
+        tu_proc_t ra = run_(a), rb = run_(b);
+        tu_expect_status(&ra, 0);
+        tu_expect_status(&rb, 0);
+        const char *ja = tu_json_line(&ra), *jb = tu_json_line(&rb);
+        assert_int_equal(tu_json_int(ja, "steps"), tu_json_int(jb, "steps"));
+        const char *ha = tu_json_need(ja, "trace_hash"), *hb = tu_json_need(jb, "trace_hash");
+        assert_memory_equal(ha, hb, 18);
+        assert_true(tu_json_bool(jb, "verified"));
+        tu_exec_free(&ra);
+        tu_exec_free(&rb);
+        remove(path);
+        free(path);
+    }
+}
+
+/* run --algo schedule:FILE over TCP, one process per node: the nodes receive the schedule in
+ * their assignment, check it and play it; steps and trace hash are sim's for the algorithm. */
+static void test_run_over_tcp(void **state)
+{
+    (void) state;
+    static const char *const cases[][8] = {
+        {"--topo", "torus:3x3", "--coll", "te", "--ports", "single"},
+        {"--topo", "hypercube:3", "--coll", "bcast", "--duplex", "half"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char *path = export_to_tmp(cases[c], 6);
+        char algo[600];
+        snprintf(algo, sizeof algo, "schedule:%s", path);
+        const char *s = cases[c][5];
+        const char *const *k = cases[c];
+        tu_proc_t rs = RUN("sim", k[0], k[1], k[2], k[3], k[4], s, "--json");
+        tu_proc_t rr = RUN("run", k[0], k[1], k[2], k[3], k[4], s, "--reps", "1", "--warmup", "0",
+                           "--algo", algo, "--json");
+        tu_expect_status(&rs, 0);
+        tu_expect_status(&rr, 0);
+        const char *js = tu_json_line(&rs), *jr = tu_json_line(&rr);
+        assert_int_equal(tu_json_int(js, "steps"), tu_json_int(jr, "steps"));
+        assert_memory_equal(tu_json_need(js, "trace_hash"), tu_json_need(jr, "trace_hash"), 18);
+        assert_true(tu_json_bool(jr, "verified"));
+        assert_memory_equal(tu_json_need(jr, "algorithm"), "\"schedule\"", 10);
+        tu_exec_free(&rs);
+        tu_exec_free(&rr);
+        remove(path);
+        free(path);
+    }
+}
+
+static void test_bad_inputs(void **state)
+{
+    (void) state;
+    const char *const opts[] = {"--topo", "linear:4", "--coll", "bcast", "--ports", "single"};
+    char *path = export_to_tmp(opts, 6);
+    char algo[600];
+    snprintf(algo, sizeof algo, "schedule:%s", path);
+    /* another port model than the file's */
+    expect_bad_input(RUN("sim", "--topo", "linear:4", "--coll", "bcast", "--algo", algo),
+                     "port model is single, the run's multi");
+    /* bench sweeps sizes; a file has one */
+    expect_bad_input(
+        RUN("bench", "--topo", "linear:4", "--coll", "bcast", "--ports", "single", "--algo", algo),
+        "schedule files play in sim and run, not in bench");
+    remove(path);
+    free(path);
+    char *big = tu_tmpfile("");
+    FILE *f = fopen(big, "w");
+    assert_non_null(f);
+    /* 200 KB of blanks: --max-memory 9M (the run itself needs 8 MiB) allows files of 144 KiB, so
+     * it is refused before a byte is read */
+    for (int i = 0; i < 25000; i++)
+        fputs("        ", f);
+    fclose(f);
+    snprintf(algo, sizeof algo, "schedule:%s", big);
+    expect_bad_input(
+        RUN("sim", "--topo", "linear:4", "--coll", "bcast", "--max-memory", "9M", "--algo", algo),
+        "above the limit of 9437184");
+    remove(big);
+    free(big);
+    /* a schedule that breaks the single-port model */
+    char *bad = tu_tmpfile(
+        "{\"format\": \"stepnet-schedule\", \"version\": 1, \"topology\": \"linear:3\", "
+        "\"collective\": \"bcast\", \"root\": 1, \"ports\": \"single\", \"steps\": 1, "
+        "\"slots\": [{\"slot\": 1, \"sends\": ["
+        "{\"node\": 1, \"port\": 0, \"to\": 2, \"src\": 1, \"dst\": \"all\", \"seq\": 0, "
+        "\"frag\": 0}, {\"node\": 1, \"port\": 1, \"to\": 0, \"src\": 1, \"dst\": \"all\", "
+        "\"seq\": 0, \"frag\": 0}]}]}");
+    snprintf(algo, sizeof algo, "schedule:%s", bad);
+    expect_bad_input(RUN("sim", "--topo", "linear:3", "--coll", "bcast", "--root", "1", "--ports",
+                         "single", "--algo", algo),
+                     "slot 1: node 1 sends a second packet (on link");
+    remove(bad);
+    free(bad);
+    expect_bad_input(RUN("sim", "--topo", "linear:3", "--coll", "bcast", "--algo",
+                         "schedule:/nonexistent/s.json"),
+                     "/nonexistent/s.json");
+    expect_bad_input(RUN("export", "--topo", "ring:4", "--coll", "allreduce"),
+                     "--coll allreduce: schedule files hold");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_export_then_play),
+        cmocka_unit_test(test_run_over_tcp),
+        cmocka_unit_test(test_bad_inputs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
