@@ -95,8 +95,10 @@ int cli_parse_real(const char *name, const char *v, double dflt, double lo, doub
 #define CLI_MEMORY_FRACTION 2 /* the default limit is physical memory / this */
 uint64_t cli_default_max_memory(void);
 
-/* Parses a --max-memory SIZE: decimal bytes with an optional K, M, G or T suffix (powers of 1024),
- * from 1 MiB to 1 EiB. 0, or SN_EINVAL naming the value. */
+#define CLI_MIN_MAX_MEMORY (1ull << 20) /* --max-memory below 1 MiB is surely a mistake */
+
+/* Parses a --max-memory SIZE (sn_opts_bytes: K, M, G, T or KiB, MiB, GiB, TiB, powers of 1024)
+ * from 1 MiB to SN_OPTS_MAX_BYTES. 0, or SN_EINVAL naming the value and what is accepted. */
 int cli_parse_size(const char *name, const char *v, uint64_t *out, sn_err_t *err);
 
 /* Every option unset (the numbers -1, --progress auto), for command `cmd`. */

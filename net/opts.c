@@ -2,6 +2,7 @@
  * flags, integers in a range, strings and values read by a callback; every refusal is one line
  * naming the option, the value and what is accepted. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,12 +36,74 @@ int sn_opts_int(const char *name, const char *v, int64_t lo, int64_t hi, const c
     return 0;
 }
 
+int sn_opts_bytes(const char *s, const char *e, uint64_t *out)
+{
+    static const char *const suffixes[] = {"K", "M", "G", "T"};
+    if (s == e || *s < '0' || *s > '9')
+        return -1;
+    uint64_t x = 0;
+    for (; s < e && *s >= '0' && *s <= '9'; s++) {
+        x = x * 10 + (uint64_t) (*s - '0');
+        if (x > SN_OPTS_MAX_BYTES)
+            return -1;
+    }
+    int shift = 0;
+    size_t len = (size_t) (e - s);
+    if (len == 1 && *s == 'k')
+        shift = 10;
+    for (int i = 0; i < 4 && len > 0 && shift == 0; i++)
+        if (*s == suffixes[i][0] && (len == 1 || (len == 3 && s[1] == 'i' && s[2] == 'B')))
+            shift = 10 * (i + 1);
+    if (len > 0 && shift == 0)
+        return -1;
+    if (x > SN_OPTS_MAX_BYTES >> shift)
+        return -1;
+    *out = x << shift;
+    return 0;
+}
+
+/* n with the largest suffix that divides it ("1G", "1536K", "0"), into buf. */
+static const char *bytes_text(uint64_t n, char *buf, size_t size)
+{
+    static const char units[] = "TGMK";
+    for (int i = 0; i < 4; i++) {
+        int shift = 10 * (4 - i);
+        if (n != 0 && n % (1ull << shift) == 0) {
+            snprintf(buf, size, "%llu%c", (unsigned long long) (n >> shift), units[i]);
+            return buf;
+        }
+    }
+    snprintf(buf, size, "%llu", (unsigned long long) n);
+    return buf;
+}
+
+int sn_opts_size(const char *name, const char *v, uint64_t lo, uint64_t hi, uint64_t *out,
+                 sn_err_t *err)
+{
+    uint64_t x;
+    if (sn_opts_bytes(v, v + strlen(v), &x) < 0 || x < lo || x > hi) {
+        char a[32], b[32];
+        return sn_err_inval(
+            err, "bad value '%s' for %s: expected a size in bytes from %s to %s (%s)", v, name,
+            bytes_text(lo, a, sizeof a), bytes_text(hi, b, sizeof b), SN_OPTS_BYTES_FORMS);
+    }
+    *out = x;
+    return 0;
+}
+
 /* Stores `val` for the entry x (an option that takes a value). */
 static int store(const sn_opt_t *x, const char *val, sn_err_t *err)
 {
     switch (x->kind) {
     case SN_OPT_INT:
         return sn_opts_int(x->name, val, x->lo, x->hi, x->unit, x->num, err);
+    case SN_OPT_SIZE: {
+        uint64_t n;
+        int rc = sn_opts_size(x->name, val, (uint64_t) x->lo, (uint64_t) x->hi, &n, err);
+        if (rc == 0)
+            *x->num = (int64_t) n;
+        return rc;
+    }
     case SN_OPT_STR:
         *x->str = val;
         return 0;

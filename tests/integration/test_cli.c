@@ -656,6 +656,10 @@ static const bad_case_t bad_cases[] = {
      NULL},
     {{"sim", "--topo", "torus:4xx4", "--coll", "bcast"}, "torus:4xx4", NULL},
     {{"sim", "--topo", "ring:8*", "--coll", "bcast"}, "ring:8*", NULL},
+    {{"sim", "--topo", "ring:8", "--coll", "bcast", "--size", "64X"},
+     "bad value '64X' for --size",
+     "K, M, G, T or KiB, MiB, GiB, TiB"},
+    {{"sim", "--topo", "ring:8", "--coll", "bcast", "--size", "2G"}, "'2G'", "from 0 to 1G"},
     {{"frob"}, "frob", NULL},
     {{"algos", "--coll", "nope"}, "nope", NULL},
     {{"algos", "--frob"}, "--frob", NULL},
@@ -1100,6 +1104,22 @@ static void test_memory_budget(void **state)
     tu_exec_free(&r);
 }
 
+/* Every size option reads the same suffixes: --size as --sizes and --max-memory always did. */
+static void test_size_suffixes(void **state)
+{
+    (void) state;
+    static const char *const spellings[] = {"65536", "64K", "64k", "64KiB"};
+    for (size_t i = 0; i < sizeof spellings / sizeof *spellings; i++) {
+        tu_proc_t r;
+        RUN_JSON(r, "sim", "--topo", "ring:4", "--coll", "bcast", "--size", spellings[i], "--json");
+        assert_int_equal(tu_json_int(r.out, "size"), 65536);
+        tu_exec_free(&r);
+    }
+    tu_proc_t r;
+    RUN_JSON(r, "model", "--topo", "ring:4", "--coll", "te", "--max-memory", "1GiB", "--json");
+    tu_exec_free(&r);
+}
+
 /* A bad value that needs no topology is reported before the topology is built. */
 static void test_options_before_topology(void **state)
 {
@@ -1259,6 +1279,7 @@ int main(void)
         cmocka_unit_test(test_max_queue_null_when_unreported),
         cmocka_unit_test(test_memory_budget),
         cmocka_unit_test(test_options_before_topology),
+        cmocka_unit_test(test_size_suffixes),
         cmocka_unit_test(test_ranks_before_topology),
         cmocka_unit_test(test_strict_out_and_fault),
         cmocka_unit_test(test_strict_echo_and_files),
