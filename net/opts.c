@@ -22,6 +22,53 @@ static int is_flag(const sn_opt_t *x)
     return x && (x->kind == SN_OPT_FLAG || x->kind == SN_OPT_STOP || x->kind == SN_OPT_SET);
 }
 
+/* The edit distance between the first na characters of a and b, counting an insertion, a deletion,
+ * a substitution or a swap of two neighbours as one edit (optimal string alignment), capped at
+ * SUGGEST_CAP + 1: all that is asked is whether it is small. */
+#define SUGGEST_CAP  2
+#define SUGGEST_MAXN 64
+static size_t edit_distance(const char *a, size_t na, const char *b)
+{
+    size_t nb = strlen(b), rows[3][SUGGEST_MAXN];
+    if (na >= SUGGEST_MAXN || nb >= SUGGEST_MAXN)
+        return SUGGEST_CAP + 1;
+    for (size_t j = 0; j <= nb; j++)
+        rows[0][j] = j;
+    for (size_t i = 1; i <= na; i++) {
+        size_t *cur = rows[i % 3], *up = rows[(i - 1) % 3], *up2 = rows[(i + 1) % 3];
+        cur[0] = i;
+        for (size_t j = 1; j <= nb; j++) {
+            size_t best = up[j - 1] + (a[i - 1] != b[j - 1]);
+            if (up[j] + 1 < best)
+                best = up[j] + 1;
+            if (cur[j - 1] + 1 < best)
+                best = cur[j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                up2[j - 2] + 1 < best)
+                best = up2[j - 2] + 1;
+            cur[j] = best;
+        }
+    }
+    size_t d = rows[na % 3][nb];
+    return d > SUGGEST_CAP ? SUGGEST_CAP + 1 : d;
+}
+
+const char *sn_opts_suggest(const sn_opt_t *table, const char *name, size_t len)
+{
+    /* two edits in a short name ("--m" for "--rx") are another word, not a typo */
+    size_t letters = len > 2 ? len - 2 : 0, allowed = letters >= 6 ? 2 : letters >= 3 ? 1 : 0;
+    const char *best = NULL;
+    size_t best_d = allowed + 1;
+    for (; table && table->kind != SN_OPT_END; table++) {
+        size_t d = edit_distance(name, len, table->name);
+        if (d < best_d) {
+            best_d = d;
+            best = table->name;
+        }
+    }
+    return best;
+}
+
 int sn_opts_int(const char *name, const char *v, int64_t lo, int64_t hi, const char *unit,
                 int64_t *out, sn_err_t *err)
 {
@@ -136,14 +183,19 @@ int sn_opts_parse(int argc, char *const *argv, const sn_opt_t *table, sn_err_t *
         /* --name value or --name=value */
         size_t len = eq ? (size_t) (eq - a) : strlen(a);
         const char *val = eq ? eq + 1 : NULL;
-        if (val == NULL) {
+        x = find(table, a, len);
+        if (x && val == NULL) {
             if (i + 1 >= argc)
                 return sn_err_inval(err, "option %s needs a value", a);
             val = argv[++i];
         }
-        x = find(table, a, len);
-        if (x == NULL)
+        if (x == NULL) {
+            const char *near = sn_opts_suggest(table, a, len);
+            if (near)
+                return sn_err_inval(err, "unknown option '%.*s': did you mean %s? see --help",
+                                    (int) len, a, near);
             return sn_err_inval(err, "unknown option '%.*s'; see --help", (int) len, a);
+        }
         int rc = store(x, val, err);
         if (rc < 0)
             return rc;

@@ -54,9 +54,15 @@ struct sn_opt_s {
  * value. Values are borrowed from argv. Returns 0; SN_OPTS_STOP as soon as an SN_OPT_STOP option
  * is met (the arguments after it are not read); SN_EINVAL with err ("see --help" where useful)
  * for an argument that is not an option, an unknown option, a flag given a value, a missing
- * value, or a value its entry refuses; an SN_OPT_FN's own code and message. Values stored before
- * an error stay stored. May be called any time; keeps no state. */
+ * value, or a value its entry refuses (an unknown option near a known one: "unknown option
+ * '--port': did you mean --ports? see --help", sn_opts_suggest); an SN_OPT_FN's own code and
+ * message. Values stored before an error stay stored. May be called any time; keeps no state. */
 int sn_opts_parse(int argc, char *const *argv, const sn_opt_t *table, sn_err_t *err);
+
+/* The option of `table` nearest to the first len characters of `name` (an unknown option), when
+ * it is one edit away (two for names of six letters or more after the dashes), for "did you mean
+ * --ports?"; NULL when none is that close. The first of equally near options wins. */
+const char *sn_opts_suggest(const sn_opt_t *table, const char *name, size_t len);
 
 /* A decimal integer from lo to hi: all of `v`, an optional '-' and digits (no spaces, '+' or
  * trailing text). 0 with *out; SN_EINVAL with err "bad value 'V' for NAME: expected UNIT from LO

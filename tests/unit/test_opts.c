@@ -196,12 +196,21 @@ static void test_unknown_and_missing(void **state)
     refused((const char *[]){"--bogus", "1", NULL}, "unknown option '--bogus'; see --help");
     refused((const char *[]){"--bogus=1", NULL}, "unknown option '--bogus'; see --help");
     refused((const char *[]){"--rep", "1", NULL}, "unknown option '--rep'"); /* no prefixes */
+    /* a near miss gets the nearest option; a word far from every option gets none */
+    refused((const char *[]){"--rep", "1", NULL},
+            "unknown option '--rep': did you mean --reps? see --help");
+    refused((const char *[]){"--ofset=1", NULL},
+            "unknown option '--ofset': did you mean --offset?");
+    refused((const char *[]){"--sise", "1", NULL}, "did you mean --size?");
+    refused((const char *[]){"--quite", "1", NULL}, "did you mean --quiet?");
+    refused((const char *[]){"--offest", "1", NULL}, "did you mean --offset?");
     refused((const char *[]){"stray", NULL}, "unexpected argument 'stray'; see --help");
     refused((const char *[]){"-q", NULL}, "unexpected argument '-q'");
     refused((const char *[]){"--reps", NULL}, "option --reps needs a value");
     refused((const char *[]){"--quiet", "--name", NULL}, "option --name needs a value");
-    /* a value is consumed before the option is looked up, as stepnet always did */
-    refused((const char *[]){"--bogus", NULL}, "option --bogus needs a value");
+    /* an unknown option is named as such, even last (where it was once said to need a value) */
+    refused((const char *[]){"--bogus", NULL}, "unknown option '--bogus'; see --help");
+    refused((const char *[]){"--quite", NULL}, "unknown option '--quite': did you mean --quiet?");
 }
 
 /* One reader of byte counts: every binary suffix, both spellings, nothing else. */
@@ -252,12 +261,51 @@ static void test_bytes(void **state)
         strstr(err.msg, "bad value '1' for --mem: expected a size in bytes from 1536 to 3M"));
 }
 
+/* sn_opts_suggest: only close names, and only one edit in a short one. */
+static void test_suggest(void **state)
+{
+    (void) state;
+    const sn_opt_t table[] = {
+        {.name = "--ports", .kind = SN_OPT_STR},
+        {.name = "--port-range", .kind = SN_OPT_STR},
+        {.name = "--rx", .kind = SN_OPT_STR},
+        {.name = "--max-memory", .kind = SN_OPT_STR},
+        {0},
+    };
+    static const struct {
+        const char *typed, *want; /* want NULL: no suggestion */
+    } cases[] = {
+        {"--port", "--ports"},
+        {"--prots", "--ports"},
+        {"--port-rang", "--port-range"},
+        {"--max-memroy", "--max-memory"},
+        {"--maxmemory", "--max-memory"},
+        {"--rxx", "--rx"},
+        {"--m", NULL},
+        {"--tx", NULL},
+        {"--bogus", NULL},
+        {"--portrnge", "--port-range"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *got = sn_opts_suggest(table, cases[i].typed, strlen(cases[i].typed));
+        if ((got == NULL) != (cases[i].want == NULL) || (got && strcmp(got, cases[i].want) != 0))
+            fail_msg("'%s': suggested %s, want %s", cases[i].typed, got ? got : "nothing",
+                     cases[i].want ? cases[i].want : "nothing");
+    }
+    /* only the first len characters are the name ("--port=single") */
+    assert_string_equal(sn_opts_suggest(table, "--port=single", 6), "--ports");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_both_spellings),      cmocka_unit_test(test_flags),
-        cmocka_unit_test(test_set_flags),           cmocka_unit_test(test_ranges),
-        cmocka_unit_test(test_unknown_and_missing), cmocka_unit_test(test_bytes),
+        cmocka_unit_test(test_both_spellings),
+        cmocka_unit_test(test_flags),
+        cmocka_unit_test(test_set_flags),
+        cmocka_unit_test(test_ranges),
+        cmocka_unit_test(test_unknown_and_missing),
+        cmocka_unit_test(test_bytes),
+        cmocka_unit_test(test_suggest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
