@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "caveat.h"
 #include "opts.h"
 #include "report.h"
 #include "secure.h"
@@ -386,7 +387,10 @@ void cli_sweep_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_
         cli_duplex_name(p));
     char sec[96];
     cli_sweep_security_text(o, res, sec, sizeof sec);
-    fprintf(f, "# %u iterations after %u warm-up per size, security %s", o->reps, o->warmup, sec);
+    char launch[96];
+    fprintf(f, "# %s, %u iterations after %u warm-up per size, security %s",
+            cli_caveat_launch_text(o, res, c->topo->n, launch, sizeof launch), o->reps, o->warmup,
+            sec);
     if (res->ncalibrated)
         fprintf(f, "; links alpha %.2f us, beta %.6f us/byte (median of %zu, probes of %u bytes)\n",
                 res->alpha_us, res->beta_us, res->ncalibrated, res->probe_bytes);
@@ -426,6 +430,7 @@ void cli_sweep_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_
         fprintf(f, "# FAILED at size %u: %s\n", bad_pt->size, res->error);
     else if (res->failed)
         fprintf(f, "# FAILED: %s\n", res->error);
+    cli_caveat_bench_text(f, res);
 }
 
 void cli_sweep_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_t *res)

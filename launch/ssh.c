@@ -276,6 +276,12 @@ static void print_placement(const sn_coord_t *r)
 int sn__launch_ssh(sn_coord_t *r, sn_err_t *err)
 {
     print_placement(r);
+    for (size_t h = 0; h < r->hosts.n; h++) {
+        uint32_t i = 0;
+        while (i < r->n && r->nodes[i].host_index != h)
+            i++;
+        r->res->ssh_hosts += i < r->n;
+    }
     for (uint32_t i = 0; i < r->n; i++) {
         int rc = launch_one(r, &r->nodes[i], err);
         if (rc < 0)

@@ -344,6 +344,25 @@ static void test_cases(void **state)
     BAD("'ring:x'", "bench", "--topo", "ring:4;ring:x", "--coll", "bcast");
 }
 
+/* The warning lines from `text` on (none, or lines starting with `lead`): each a ratio outside
+ * 0.75-1.25 or a load above the cores, saying what it means. Whether they appear depends on the
+ * machine's load, so only their form is checked (the decision is test_caveat's). */
+static void expect_warning_lines(const char *text, const char *lead, const char *all)
+{
+    for (const char *l = text; *l; l = strchr(l, '\n') + 1) {
+        const char *end = strchr(l, '\n');
+        assert_non_null(end);
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", (int) (end - l), l);
+        int far =
+            strstr(line, "measured/predicted ") && strstr(line, ", outside 0.75-1.25: the "
+                                                                "prediction is the time model");
+        int busy = strstr(line, "load average ") && strstr(line, "cores: the machine was busy");
+        if (strncmp(line, lead, strlen(lead)) != 0 || !(far || busy))
+            fail_msg("not a warning line ('%s'): '%s' in:\n%s", lead, line, all);
+    }
+}
+
 /* The OSU-style table: its column header and one row per size, in order. */
 static void test_sweep_text(void **state)
 {
@@ -372,7 +391,9 @@ static void test_sweep_text(void **state)
             fail_msg("row %zu of the bench table is not size %s: %s", i, sizes[i], r.out);
         row = strchr(row, '\n') + 1;
     }
-    assert_int_equal(*row, '\0');
+    expect_warning_lines(row, "# warning: ", r.out);
+    /* the comment lines name how the processes were started */
+    assert_non_null(strstr(r.out, "\n# 4 local processes, 2 iterations after 0 warm-up per size"));
     tu_exec_free(&r);
 }
 
@@ -456,6 +477,11 @@ static void test_run_outputs(void **state)
     assert_non_null(strstr(w, "max "));
     assert_non_null(strstr(w, "p99 "));
     assert_non_null(strstr(w, "over 3 iterations"));
+    assert_non_null(strstr(r.out, "\n  nodes           5 local processes, 5 TCP links, "));
+    /* after the last line of the report, only warnings */
+    const char *last = strstr(r.out, "\n  per-node time ");
+    assert_non_null(last);
+    expect_warning_lines(strchr(last + 1, '\n') + 1, "  warning         ", r.out);
     tu_exec_free(&r);
 }
 
