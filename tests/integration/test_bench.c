@@ -363,6 +363,22 @@ static void expect_warning_lines(const char *text, const char *lead, const char 
     }
 }
 
+/* Every line bench writes is its own: a launch over ssh that fails (the "ssh" is /bin/false, so no
+ * network is needed) is reported as "stepnet bench: ...", and nothing says "stepnet run:". */
+static void test_bench_prefix(void **state)
+{
+    (void) state;
+    tu_proc_t r =
+        RUN("bench", "--topo", "ring:4", "--coll", "te", "--sizes", "8,16", "--iters", "1",
+            "--hosts", "h1:4", "--listen", "127.0.0.1:0", "--ssh", "/bin/false", "--no-progress");
+    tu_expect_status(&r, 1);
+    assert_non_null(strstr(r.err, "LAUNCH-PLACEMENT 4 nodes on 1 host (--map-by slot)"));
+    assert_non_null(strstr(r.err, "\nstepnet bench: host h1 (node 0): "));
+    assert_null(strstr(r.err, "stepnet run"));
+    assert_non_null(strstr(r.out, "\n# 4 processes on 1 host over ssh, 1 iterations"));
+    tu_exec_free(&r);
+}
+
 /* The OSU-style table: its column header and one row per size, in order. */
 static void test_sweep_text(void **state)
 {
@@ -670,6 +686,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sweep_json_csv),
         cmocka_unit_test(test_sweep_text),
+        cmocka_unit_test(test_bench_prefix),
         cmocka_unit_test(test_cases),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_run_outputs),
