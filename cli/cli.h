@@ -81,9 +81,9 @@ int cli_parse_real(const char *name, const char *v, double dflt, double lo, doub
     "  --op OP            operator of sna, pmna, mna, allreduce, barrier: sum, xor, max,\n"        \
     "                     min, and, or (default sum; barrier max, as its tokens are idempotent)\n" \
     "  --m M              M sources drawn from --seed instead of --sources\n"                      \
-    "  --size BYTES       payload bytes per packet (default 8)\n"                                  \
+    "  --size BYTES       payload bytes per packet, up to 1G (default 8; 64K = 64KiB = 65536)\n"   \
     "  --seed S           run seed (default 1)\n"                                                  \
-    "  --max-memory SIZE  refuse runs estimated to need more (bytes, or with K, M, G, T;\n"        \
+    "  --max-memory SIZE  refuse runs estimated to need more (bytes, or K, M, G, T, KiB, ...;\n"   \
     "                     default half the physical memory)\n"                                     \
     "  --json             one JSON object on one line\n"
 
