@@ -81,9 +81,9 @@ int cli_parse_real(const char *name, const char *v, double dflt, double lo, doub
     "  --op OP            operator of sna, pmna, mna, allreduce, barrier: sum, xor, max,\n"        \
     "                     min, and, or (default sum; barrier max, as its tokens are idempotent)\n" \
     "  --m M              M sources drawn from --seed instead of --sources\n"                      \
-    "  --size BYTES       payload bytes per packet (default 8)\n"                                  \
+    "  --size BYTES       payload bytes per packet, up to 1G (default 8; 64K = 64KiB = 65536)\n"   \
     "  --seed S           run seed (default 1)\n"                                                  \
-    "  --max-memory SIZE  refuse runs estimated to need more (bytes, or with K, M, G, T;\n"        \
+    "  --max-memory SIZE  refuse runs estimated to need more (bytes, or K, M, G, T, KiB, ...;\n"   \
     "                     default half the physical memory)\n"                                     \
     "  --json             one JSON object on one line\n"
 
@@ -95,8 +95,10 @@ int cli_parse_real(const char *name, const char *v, double dflt, double lo, doub
 #define CLI_MEMORY_FRACTION 2 /* the default limit is physical memory / this */
 uint64_t cli_default_max_memory(void);
 
-/* Parses a --max-memory SIZE: decimal bytes with an optional K, M, G or T suffix (powers of 1024),
- * from 1 MiB to 1 EiB. 0, or SN_EINVAL naming the value. */
+#define CLI_MIN_MAX_MEMORY (1ull << 20) /* --max-memory below 1 MiB is surely a mistake */
+
+/* Parses a --max-memory SIZE (sn_opts_bytes: K, M, G, T or KiB, MiB, GiB, TiB, powers of 1024)
+ * from 1 MiB to SN_OPTS_MAX_BYTES. 0, or SN_EINVAL naming the value and what is accepted. */
 int cli_parse_size(const char *name, const char *v, uint64_t *out, sn_err_t *err);
 
 /* Every option unset (the numbers -1, --progress auto), for command `cmd`. */

@@ -18,7 +18,8 @@ static const char bench_usage[] =
     "  --sizes LIST       packet sizes in bytes (default " CLI_SWEEP_DEFAULT_SIZES
     "): FROM:TO (doubling),\n"
     "                     FROM:TO:xF (factor F), FROM:TO:+S (step S) or a list A,B,C, increasing;\n"
-    "                     K, M, G are powers of two (1K = 1024); at most 256 sizes, up to 1G\n"
+    "                     K, M, G (or KiB, MiB, GiB) are powers of 1024; at most 256 sizes, up to "
+    "1G\n"
     "  --topo 'A;B'       several topologies, separated by ';': one launch of the nodes each\n"
     "  --ports P,Q        several port models (multi,single): one launch each, for every topology\n"
     "  --iters N          measured repetitions per size (default 20; --reps N is the same)\n"

@@ -21,23 +21,7 @@ uint64_t cli_default_max_memory(void)
 
 int cli_parse_size(const char *name, const char *v, uint64_t *out, sn_err_t *err)
 {
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(v, &end, 10);
-    int shift = 0;
-    if (*end != '\0') {
-        const char *units = "KMGT", *u = strchr(units, *end == 'k' ? 'K' : *end);
-        shift = (u && end[1] == '\0') ? 10 * (int) (u - units + 1) : -1;
-    }
-    if (errno || end == v || v[0] == '-' || shift < 0 || x > (1ull << 60) >> shift ||
-        (x << shift) < (1ull << 20))
-        return sn_err_inval(
-            err,
-            "bad value '%s' for %s: expected a size from 1M to 1024P (bytes, or a number "
-            "with K, M, G or T)",
-            v, name);
-    *out = (uint64_t) x << shift;
-    return 0;
+    return sn_opts_size(name, v, CLI_MIN_MAX_MEMORY, SN_OPTS_MAX_BYTES, out, err);
 }
 
 int cli_close_out(FILE *f, const char *path, const char *flag)
@@ -98,7 +82,7 @@ static void shared_table(cli_opts_t *o, int64_t *progress, sn_opt_t *t)
         {.name = "--msgs", .kind = SN_OPT_INT, .num = &o->msgs, .lo = 1, .hi = 1 << 20},
         {.name = "--frags", .kind = SN_OPT_INT, .num = &o->frags, .lo = 1, .hi = 1 << 16},
         {.name = "--m", .kind = SN_OPT_INT, .num = &o->m, .lo = 1, .hi = INT32_MAX},
-        {.name = "--size", .kind = SN_OPT_INT, .num = &o->size, .lo = 0, .hi = 1 << 30},
+        {.name = "--size", .kind = SN_OPT_SIZE, .num = &o->size, .lo = 0, .hi = 1 << 30},
         {.name = "--seed", .kind = SN_OPT_INT, .num = &o->seed, .lo = 0, .hi = INT64_MAX},
         {.name = "--max-memory", .kind = SN_OPT_FN, .fn = cli_opt_memory, .ctx = &o->max_memory},
         model ? (sn_opt_t){.name = "--max-slots", .kind = SN_OPT_FN, .fn = opt_refused_by_model}

@@ -2,6 +2,7 @@
  * run's options and result. Calls nothing but the formatters: no network, no clocks. */
 #include <stdio.h>
 
+#include "caveat.h"
 #include "run.h"
 #include "report.h"
 #include "secure.h"
@@ -186,14 +187,11 @@ void cli_run_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t 
     cli_report_text_head(f, "run", c);
     char sec[96];
     cli_sweep_security_text(o, res, sec, sizeof sec);
+    char launch[96];
     fprintf(f,
-            "  nodes           %u %s processes, %u TCP links, security %s, spin %u us, "
-            "coordinator nice +%u\n",
-            c->topo->n,
-            o->join      ? "joined"
-            : o->daemons ? "daemon"
-                         : "local",
-            c->topo->nedges, sec, o->spin_us, o->coord_nice);
+            "  nodes           %s, %u TCP links, security %s, spin %u us, coordinator nice +%u\n",
+            cli_caveat_launch_text(o, res, c->topo->n, launch, sizeof launch), c->topo->nedges, sec,
+            o->spin_us, o->coord_nice);
     if (res->failed) {
         fprintf(f, "  FAILED          %s\n", res->error);
         return;
@@ -260,4 +258,9 @@ void cli_run_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t 
     else
         fprintf(f, "  predicted time  not computed (no calibration: --probes 0)\n");
     print_coll(f, res);
+    double load1, pred = has_prediction(res) ? predicted_us(run, res) : -1.0;
+    long cores;
+    cli_caveat_machine(&load1, &cores);
+    cli_caveat_text(f, "  warning         ", cli_caveat_decide(st.p50, pred, load1, cores),
+                    pred > 0 ? st.p50 / pred : 0.0, "p50 wall time", load1, cores);
 }

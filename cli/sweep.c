@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "caveat.h"
+#include "opts.h"
 #include "report.h"
 #include "secure.h"
 #include "stepnet/sim.h"
@@ -21,24 +23,11 @@
 /* ---- --sizes ----------------------------------------------------------------------------------
  */
 
-/* One size: digits with an optional K, M or G (powers of two), [s, e). */
+/* One size, [s, e): sn_opts_bytes, at most SN_MAX_PACKET_SIZE. */
 static int parse_one(const char *s, const char *e, uint64_t *out)
 {
-    if (s == e || *s < '0' || *s > '9')
-        return -1;
-    uint64_t x = 0;
-    for (; s < e && *s >= '0' && *s <= '9'; s++) {
-        x = x * 10 + (uint64_t) (*s - '0');
-        if (x > SN_MAX_PACKET_SIZE)
-            return -1;
-    }
-    if (s < e) {
-        int shift = *s == 'K' || *s == 'k' ? 10 : *s == 'M' ? 20 : *s == 'G' ? 30 : -1;
-        if (shift < 0 || s + 1 != e)
-            return -1;
-        x <<= shift;
-    }
-    if (x > SN_MAX_PACKET_SIZE)
+    uint64_t x;
+    if (sn_opts_bytes(s, e, &x) < 0 || x > SN_MAX_PACKET_SIZE)
         return -1;
     *out = x;
     return 0;
@@ -60,7 +49,7 @@ int cli_sweep_parse_sizes(const char *text, uint32_t **out, size_t *n, sn_err_t 
 {
     static const char accepted[] =
         "expected FROM:TO, FROM:TO:xF, FROM:TO:+S or a list A,B,C of sizes in bytes (digits "
-        "with an optional K, M or G, powers of two), from 0 to 1G";
+        "with an optional K, M, G or KiB, MiB, GiB, powers of 1024), from 0 to 1G";
     uint32_t *v = sn_xcalloc(CLI_SWEEP_MAX_SIZES, sizeof *v);
     size_t k = 0;
     int rc = 0;
@@ -443,7 +432,10 @@ void cli_sweep_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_
         cli_duplex_name(p));
     char sec[96];
     cli_sweep_security_text(o, res, sec, sizeof sec);
-    fprintf(f, "# %u iterations after %u warm-up per size, security %s", o->reps, o->warmup, sec);
+    char launch[96];
+    fprintf(f, "# %s, %u iterations after %u warm-up per size, security %s",
+            cli_caveat_launch_text(o, res, c->topo->n, launch, sizeof launch), o->reps, o->warmup,
+            sec);
     if (res->ncalibrated)
         fprintf(f, "; links alpha %.2f us, beta %.6f us/byte (median of %zu, probes of %u bytes)\n",
                 res->alpha_us, res->beta_us, res->ncalibrated, res->probe_bytes);
@@ -488,6 +480,7 @@ void cli_sweep_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_
         fprintf(f, "# FAILED at size %u: %s\n", bad_pt->size, res->error);
     else if (res->failed)
         fprintf(f, "# FAILED: %s\n", res->error);
+    cli_caveat_bench_text(f, res);
 }
 
 void cli_sweep_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_t *res)

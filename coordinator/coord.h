@@ -192,6 +192,8 @@ typedef struct sn_coord_result_s {
     size_t nlinks;
     sn_coord_host_t *hosts; /* [nhosts]: per node id */
     uint32_t nhosts;
+    uint32_t ssh_hosts;      /* --hosts: the hosts that were given nodes (0 otherwise); hosts cloned
+                                from one image may all give the same name in their hellos */
     int64_t started;         /* when the run started: seconds since the epoch (UTC) */
     sn_coord_trace_t *trace; /* --trace: the traced repetition; NULL when not traced or not
                              reached */

@@ -250,16 +250,30 @@ fail:
     return SN_EINVAL;
 }
 
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), k = strlen(tail);
+    return n > k && strcmp(s + n - k, tail) == 0;
+}
+
+int sn_launch_hosts_names_file(const char *arg)
+{
+    return strchr(arg, '/') != NULL || ends_with(arg, ".hosts") || ends_with(arg, ".txt");
+}
+
 int sn_launch_hosts_load(const char *arg, sn_hostlist_t *out, sn_err_t *err)
 {
     struct stat st;
     int exists = stat(arg, &st) == 0 && S_ISREG(st.st_mode);
     memset(out, 0, sizeof *out);
-    if (!exists && strchr(arg, '/') == NULL)
+    if (!exists && !sn_launch_hosts_names_file(arg))
         return sn_launch_hostlist_parse(arg, out, err);
     if (!exists)
-        return sn_err_inval(err, "--hosts: cannot read the hostfile %s: %s", arg,
-                            stat(arg, &st) == 0 ? "not a regular file" : strerror(errno));
+        return sn_err_inval(err,
+                            "--hosts: cannot read the hostfile %s: %s (a value with a '/' or "
+                            "ending in .hosts or .txt is a hostfile; hosts themselves are given "
+                            "as host[:slots],...)",
+                            arg, stat(arg, &st) == 0 ? "not a regular file" : strerror(errno));
     if (st.st_size > SN_HOST_MAX_TEXT)
         return sn_err_inval(err, "--hosts: %s has %lld bytes; a hostfile may have at most %d", arg,
                             (long long) st.st_size, SN_HOST_MAX_TEXT);

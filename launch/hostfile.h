@@ -42,8 +42,13 @@ int sn_launch_hostfile_parse(const char *text, size_t len, const char *origin, s
  * with sn_launch_hostlist_free). 0, or SN_EINVAL with err naming the bad entry. */
 int sn_launch_hostlist_parse(const char *list, sn_hostlist_t *out, sn_err_t *err);
 
-/* The hosts of `--hosts ARG`: the file ARG when ARG contains a '/' or names an existing regular
- * file, else the list ARG. 0, or SN_EINVAL (bad syntax, unreadable or oversized file). */
+/* Whether `--hosts ARG` can only mean a file: ARG contains a '/' or ends in .hosts or .txt (no host
+ * name is spelled so, while a mistyped hostfile name would otherwise be taken as one host). */
+int sn_launch_hosts_names_file(const char *arg);
+
+/* The hosts of `--hosts ARG`: the file ARG when it names an existing regular file or
+ * sn_launch_hosts_names_file(ARG), else the list ARG. 0, or SN_EINVAL (bad syntax; a file that
+ * is missing, unreadable or oversized, named in the message). */
 int sn_launch_hosts_load(const char *arg, sn_hostlist_t *out, sn_err_t *err);
 
 void sn_launch_hostlist_free(sn_hostlist_t *hl);

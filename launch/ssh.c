@@ -259,8 +259,9 @@ const char *sn__launch_ssh_late(const sn_coord_t *r, const sn_coord_node_t *cn, 
 static void print_placement(const sn_coord_t *r)
 {
     char host[SN_HOST_MAX_NAME + SN_HOST_MAX_USER + 16];
-    sn_log_write(&r->log, SN_LOG_INFO, "LAUNCH-PLACEMENT", "%u nodes on %zu hosts (--map-by %s)",
-                 r->n, r->hosts.n, r->o->map_by == SN_MAP_BY_NODE ? "node" : "slot");
+    sn_log_write(&r->log, SN_LOG_INFO, "LAUNCH-PLACEMENT", "%u nodes on %zu host%s (--map-by %s)",
+                 r->n, r->hosts.n, r->hosts.n == 1 ? "" : "s",
+                 r->o->map_by == SN_MAP_BY_NODE ? "node" : "slot");
     for (size_t h = 0; h < r->hosts.n; h++) {
         sn_launch_host_format(&r->hosts.hosts[h], host, sizeof host);
         char ids[400]; /* the log line is cut at 511 bytes anyway */
@@ -276,6 +277,12 @@ static void print_placement(const sn_coord_t *r)
 int sn__launch_ssh(sn_coord_t *r, sn_err_t *err)
 {
     print_placement(r);
+    for (size_t h = 0; h < r->hosts.n; h++) {
+        uint32_t i = 0;
+        while (i < r->n && r->nodes[i].host_index != h)
+            i++;
+        r->res->ssh_hosts += i < r->n;
+    }
     for (uint32_t i = 0; i < r->n; i++) {
         int rc = launch_one(r, &r->nodes[i], err);
         if (rc < 0)

@@ -2,6 +2,7 @@
  * flags, integers in a range, strings and values read by a callback; every refusal is one line
  * naming the option, the value and what is accepted. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,53 @@ static int is_flag(const sn_opt_t *x)
     return x && (x->kind == SN_OPT_FLAG || x->kind == SN_OPT_STOP || x->kind == SN_OPT_SET);
 }
 
+/* The edit distance between the first na characters of a and b, counting an insertion, a deletion,
+ * a substitution or a swap of two neighbours as one edit (optimal string alignment), capped at
+ * SUGGEST_CAP + 1: all that is asked is whether it is small. */
+#define SUGGEST_CAP  2
+#define SUGGEST_MAXN 64
+static size_t edit_distance(const char *a, size_t na, const char *b)
+{
+    size_t nb = strlen(b), rows[3][SUGGEST_MAXN];
+    if (na >= SUGGEST_MAXN || nb >= SUGGEST_MAXN)
+        return SUGGEST_CAP + 1;
+    for (size_t j = 0; j <= nb; j++)
+        rows[0][j] = j;
+    for (size_t i = 1; i <= na; i++) {
+        size_t *cur = rows[i % 3], *up = rows[(i - 1) % 3], *up2 = rows[(i + 1) % 3];
+        cur[0] = i;
+        for (size_t j = 1; j <= nb; j++) {
+            size_t best = up[j - 1] + (a[i - 1] != b[j - 1]);
+            if (up[j] + 1 < best)
+                best = up[j] + 1;
+            if (cur[j - 1] + 1 < best)
+                best = cur[j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                up2[j - 2] + 1 < best)
+                best = up2[j - 2] + 1;
+            cur[j] = best;
+        }
+    }
+    size_t d = rows[na % 3][nb];
+    return d > SUGGEST_CAP ? SUGGEST_CAP + 1 : d;
+}
+
+const char *sn_opts_suggest(const sn_opt_t *table, const char *name, size_t len)
+{
+    /* two edits in a short name ("--m" for "--rx") are another word, not a typo */
+    size_t letters = len > 2 ? len - 2 : 0, allowed = letters >= 6 ? 2 : letters >= 3 ? 1 : 0;
+    const char *best = NULL;
+    size_t best_d = allowed + 1;
+    for (; table && table->kind != SN_OPT_END; table++) {
+        size_t d = edit_distance(name, len, table->name);
+        if (d < best_d) {
+            best_d = d;
+            best = table->name;
+        }
+    }
+    return best;
+}
+
 int sn_opts_int(const char *name, const char *v, int64_t lo, int64_t hi, const char *unit,
                 int64_t *out, sn_err_t *err)
 {
@@ -35,12 +83,74 @@ int sn_opts_int(const char *name, const char *v, int64_t lo, int64_t hi, const c
     return 0;
 }
 
+int sn_opts_bytes(const char *s, const char *e, uint64_t *out)
+{
+    static const char *const suffixes[] = {"K", "M", "G", "T"};
+    if (s == e || *s < '0' || *s > '9')
+        return -1;
+    uint64_t x = 0;
+    for (; s < e && *s >= '0' && *s <= '9'; s++) {
+        x = x * 10 + (uint64_t) (*s - '0');
+        if (x > SN_OPTS_MAX_BYTES)
+            return -1;
+    }
+    int shift = 0;
+    size_t len = (size_t) (e - s);
+    if (len == 1 && *s == 'k')
+        shift = 10;
+    for (int i = 0; i < 4 && len > 0 && shift == 0; i++)
+        if (*s == suffixes[i][0] && (len == 1 || (len == 3 && s[1] == 'i' && s[2] == 'B')))
+            shift = 10 * (i + 1);
+    if (len > 0 && shift == 0)
+        return -1;
+    if (x > SN_OPTS_MAX_BYTES >> shift)
+        return -1;
+    *out = x << shift;
+    return 0;
+}
+
+/* n with the largest suffix that divides it ("1G", "1536K", "0"), into buf. */
+static const char *bytes_text(uint64_t n, char *buf, size_t size)
+{
+    static const char units[] = "TGMK";
+    for (int i = 0; i < 4; i++) {
+        int shift = 10 * (4 - i);
+        if (n != 0 && n % (1ull << shift) == 0) {
+            snprintf(buf, size, "%llu%c", (unsigned long long) (n >> shift), units[i]);
+            return buf;
+        }
+    }
+    snprintf(buf, size, "%llu", (unsigned long long) n);
+    return buf;
+}
+
+int sn_opts_size(const char *name, const char *v, uint64_t lo, uint64_t hi, uint64_t *out,
+                 sn_err_t *err)
+{
+    uint64_t x;
+    if (sn_opts_bytes(v, v + strlen(v), &x) < 0 || x < lo || x > hi) {
+        char a[32], b[32];
+        return sn_err_inval(
+            err, "bad value '%s' for %s: expected a size in bytes from %s to %s (%s)", v, name,
+            bytes_text(lo, a, sizeof a), bytes_text(hi, b, sizeof b), SN_OPTS_BYTES_FORMS);
+    }
+    *out = x;
+    return 0;
+}
+
 /* Stores `val` for the entry x (an option that takes a value). */
 static int store(const sn_opt_t *x, const char *val, sn_err_t *err)
 {
     switch (x->kind) {
     case SN_OPT_INT:
         return sn_opts_int(x->name, val, x->lo, x->hi, x->unit, x->num, err);
+    case SN_OPT_SIZE: {
+        uint64_t n;
+        int rc = sn_opts_size(x->name, val, (uint64_t) x->lo, (uint64_t) x->hi, &n, err);
+        if (rc == 0)
+            *x->num = (int64_t) n;
+        return rc;
+    }
     case SN_OPT_STR:
         *x->str = val;
         return 0;
@@ -73,14 +183,19 @@ int sn_opts_parse(int argc, char *const *argv, const sn_opt_t *table, sn_err_t *
         /* --name value or --name=value */
         size_t len = eq ? (size_t) (eq - a) : strlen(a);
         const char *val = eq ? eq + 1 : NULL;
-        if (val == NULL) {
+        x = find(table, a, len);
+        if (x && val == NULL) {
             if (i + 1 >= argc)
                 return sn_err_inval(err, "option %s needs a value", a);
             val = argv[++i];
         }
-        x = find(table, a, len);
-        if (x == NULL)
+        if (x == NULL) {
+            const char *near = sn_opts_suggest(table, a, len);
+            if (near)
+                return sn_err_inval(err, "unknown option '%.*s': did you mean %s? see --help",
+                                    (int) len, a, near);
             return sn_err_inval(err, "unknown option '%.*s'; see --help", (int) len, a);
+        }
         int rc = store(x, val, err);
         if (rc < 0)
             return rc;

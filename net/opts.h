@@ -12,6 +12,9 @@
 /* sn_opts_parse's return after an option of kind SN_OPT_STOP (--help, --version). */
 #define SN_OPTS_STOP 1
 
+/* The largest byte count sn_opts_bytes reads (1024 TiB): far above any memory or packet. */
+#define SN_OPTS_MAX_BYTES (1ull << 50)
+
 typedef struct sn_opt_s sn_opt_t;
 
 /* A value parser of kind SN_OPT_FN: reads `value` (never NULL) for option `opt` into what
@@ -26,6 +29,7 @@ typedef enum {
                        one given wins); refuses --name=value */
     SN_OPT_INT,     /* an integer from lo to hi into *num; `unit` names it ("a port"), NULL:
                        "an integer" */
+    SN_OPT_SIZE,    /* a byte count from lo to hi into *num, read by sn_opts_bytes */
     SN_OPT_STR,     /* the value as given into *str (borrowed from argv) */
     SN_OPT_FN       /* the value through fn(opt, value, err), for forms like auto|N or LO-HI */
 } sn_opt_kind_t;
@@ -37,7 +41,8 @@ struct sn_opt_s {
     sn_opt_kind_t kind;
     int *flag;        /* SN_OPT_FLAG, SN_OPT_STOP */
     int64_t *num;     /* SN_OPT_INT, SN_OPT_SET */
-    int64_t lo, hi;   /* SN_OPT_INT: the accepted range, inclusive; SN_OPT_SET: lo is stored */
+    int64_t lo, hi;   /* SN_OPT_INT, SN_OPT_SIZE: the accepted range, inclusive; SN_OPT_SET:
+                         lo is stored */
     const char *unit; /* SN_OPT_INT: what the number is, for the error; NULL: "an integer" */
     const char **str; /* SN_OPT_STR */
     sn_opt_fn fn;     /* SN_OPT_FN */
@@ -49,14 +54,36 @@ struct sn_opt_s {
  * value. Values are borrowed from argv. Returns 0; SN_OPTS_STOP as soon as an SN_OPT_STOP option
  * is met (the arguments after it are not read); SN_EINVAL with err ("see --help" where useful)
  * for an argument that is not an option, an unknown option, a flag given a value, a missing
- * value, or a value its entry refuses; an SN_OPT_FN's own code and message. Values stored before
- * an error stay stored. May be called any time; keeps no state. */
+ * value, or a value its entry refuses (an unknown option near a known one: "unknown option
+ * '--port': did you mean --ports? see --help", sn_opts_suggest); an SN_OPT_FN's own code and
+ * message. Values stored before an error stay stored. May be called any time; keeps no state. */
 int sn_opts_parse(int argc, char *const *argv, const sn_opt_t *table, sn_err_t *err);
+
+/* The option of `table` nearest to the first len characters of `name` (an unknown option), when
+ * it is one edit away (two for names of six letters or more after the dashes), for "did you mean
+ * --ports?"; NULL when none is that close. The first of equally near options wins. */
+const char *sn_opts_suggest(const sn_opt_t *table, const char *name, size_t len);
 
 /* A decimal integer from lo to hi: all of `v`, an optional '-' and digits (no spaces, '+' or
  * trailing text). 0 with *out; SN_EINVAL with err "bad value 'V' for NAME: expected UNIT from LO
  * to HI" (UNIT NULL: "an integer"), *out untouched. */
 int sn_opts_int(const char *name, const char *v, int64_t lo, int64_t hi, const char *unit,
                 int64_t *out, sn_err_t *err);
+
+/* What every size option accepts, for messages. */
+#define SN_OPTS_BYTES_FORMS                                                                        \
+    "digits with an optional K, M, G, T or KiB, MiB, GiB, TiB; 1K = 1KiB = 1024 bytes"
+
+/* The one reader of byte counts, for every size option of both programs and each size of
+ * --sizes: the characters [s, e) as digits with an optional suffix K (or k), M, G, T, KiB, MiB, GiB
+ * or TiB, each a power of 1024. 0 with *out; -1 (*out untouched) for anything else or a count
+ * above 2^60. */
+int sn_opts_bytes(const char *s, const char *e, uint64_t *out);
+
+/* A byte count from lo to hi (sn_opts_bytes over all of `v`). 0 with *out; SN_EINVAL with err
+ * "bad value 'V' for NAME: expected a size in bytes from LO to HI (SN_OPTS_BYTES_FORMS)", LO and
+ * HI written with the largest suffix that divides them. */
+int sn_opts_size(const char *name, const char *v, uint64_t lo, uint64_t hi, uint64_t *out,
+                 sn_err_t *err);
 
 #endif

@@ -31,6 +31,10 @@ refused "bad slots in 'h1:0'" --hosts h1:0 --listen 127.0.0.1:0
 refused "bad host in '-oProxyCommand=x'" --hosts -oProxyCommand=x --listen 127.0.0.1:0
 refused "the topology has 4 nodes but the 2 hosts offer 3 slots" --hosts h1:2,h2 --listen 127.0.0.1:0
 refused "cannot read the hostfile $tmp/none" --hosts "$tmp/none" --listen 127.0.0.1:0
+# a name only a hostfile has, mistyped: refused naming the file, not taken as a host
+(cd "$tmp" && refused "cannot read the hostfile lab.hosts" --hosts lab.hosts --listen 127.0.0.1:0)
+(cd "$tmp" && refused "cannot read the hostfile lab.txt" --hosts lab.txt --listen 127.0.0.1:0)
+n=$((n + 2))
 printf 'h1 slots=2\nh2 slot=2\n' >"$tmp/hosts"
 refused "$tmp/hosts line 2: unexpected 'slot=2'" --hosts "$tmp/hosts" --listen 127.0.0.1:0
 printf 'h1 slots=2 # two\n\nh2:2200\n' >"$tmp/hosts"

@@ -170,6 +170,12 @@ grep -q "$net.11:22 (slots 2): nodes 2 3" "$tmp/err" || { cat "$tmp/err"; fail "
 run_ok "-H list, --map-by node" --topo torus:2x3 --coll mnb --hosts "$net.10:3,$net.11:3" --map-by node
 grep -q "$net.10 (slots 3): nodes 0 2 4" "$tmp/err" || { cat "$tmp/err"; fail "placement by node not printed"; }
 run_ok "security none" --topo ring:3 --coll bcast --hosts "$net.10,$net.11:2" --security none --insecure-ok
+# the text report names the launch mode and the hosts given nodes (not "local processes")
+txt=$(STEPNET_SSH="$ssh_ok" timeout 120 "$stepnet" run --listen "$net.1:0" --remote-node "$remote" \
+    --reps 1 --warmup 0 --probes 0 --topo ring:4 --coll te --hosts "$net.10:2,$net.11:2" 2>"$tmp/err") ||
+    { cat "$tmp/err"; fail "text report: exit status $?"; }
+grep -q "^  nodes           4 processes on 2 hosts over ssh, 4 TCP links" <<<"$txt" ||
+    fail "the nodes line does not say 4 processes on 2 hosts over ssh: $txt"
 
 # ---- failures: each names its host ----------------------------------------------------------
 run_fails "no route" "$net.99" "ssh failed" "$ssh_ok" --hosts "$net.10:2,$net.99:2" \

@@ -371,6 +371,41 @@ static void test_cases(void **state)
     BAD("'ring:x'", "bench", "--topo", "ring:4;ring:x", "--coll", "bcast");
 }
 
+/* The warning lines from `text` on (none, or lines starting with `lead`): each a ratio outside
+ * 0.75-1.25 or a load above the cores, saying what it means. Whether they appear depends on the
+ * machine's load, so only their form is checked (the decision is test_caveat's). */
+static void expect_warning_lines(const char *text, const char *lead, const char *all)
+{
+    for (const char *l = text; *l; l = strchr(l, '\n') + 1) {
+        const char *end = strchr(l, '\n');
+        assert_non_null(end);
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", (int) (end - l), l);
+        int far =
+            strstr(line, "measured/predicted ") && strstr(line, ", outside 0.75-1.25: the "
+                                                                "prediction is the time model");
+        int busy = strstr(line, "load average ") && strstr(line, "cores: the machine was busy");
+        if (strncmp(line, lead, strlen(lead)) != 0 || !(far || busy))
+            fail_msg("not a warning line ('%s'): '%s' in:\n%s", lead, line, all);
+    }
+}
+
+/* Every line bench writes is its own: a launch over ssh that fails (the "ssh" is /bin/false, so no
+ * network is needed) is reported as "stepnet bench: ...", and nothing says "stepnet run:". */
+static void test_bench_prefix(void **state)
+{
+    (void) state;
+    tu_proc_t r =
+        RUN("bench", "--topo", "ring:4", "--coll", "te", "--sizes", "8,16", "--iters", "1",
+            "--hosts", "h1:4", "--listen", "127.0.0.1:0", "--ssh", "/bin/false", "--no-progress");
+    tu_expect_status(&r, 1);
+    assert_non_null(strstr(r.err, "LAUNCH-PLACEMENT 4 nodes on 1 host (--map-by slot)"));
+    assert_non_null(strstr(r.err, "\nstepnet bench: host h1 (node 0): "));
+    assert_null(strstr(r.err, "stepnet run"));
+    assert_non_null(strstr(r.out, "\n# 4 processes on 1 host over ssh, 1 iterations"));
+    tu_exec_free(&r);
+}
+
 /* The OSU-style table: its column header and one row per size, in order. */
 static void test_sweep_text(void **state)
 {
@@ -399,7 +434,9 @@ static void test_sweep_text(void **state)
             fail_msg("row %zu of the bench table is not size %s: %s", i, sizes[i], r.out);
         row = strchr(row, '\n') + 1;
     }
-    assert_int_equal(*row, '\0');
+    expect_warning_lines(row, "# warning: ", r.out);
+    /* the comment lines name how the processes were started */
+    assert_non_null(strstr(r.out, "\n# 4 local processes, 2 iterations after 0 warm-up per size"));
     tu_exec_free(&r);
 }
 
@@ -493,6 +530,11 @@ static void test_run_outputs(void **state)
     assert_non_null(bw);
     assert_non_null(strstr(bw, " MB/s per node, "));
     assert_non_null(strstr(bw, " MB/s in all (160 payload bytes delivered per repetition"));
+    assert_non_null(strstr(r.out, "\n  nodes           5 local processes, 5 TCP links, "));
+    /* after the last line of the report, only warnings */
+    const char *last = strstr(r.out, "\n  per-node time ");
+    assert_non_null(last);
+    expect_warning_lines(strchr(last + 1, '\n') + 1, "  warning         ", r.out);
     tu_exec_free(&r);
 
     /* a bare barrier delivers no payload: no bandwidth */
@@ -674,6 +716,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sweep_json_csv),
         cmocka_unit_test(test_sweep_text),
+        cmocka_unit_test(test_bench_prefix),
         cmocka_unit_test(test_cases),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_run_outputs),

@@ -656,6 +656,13 @@ static const bad_case_t bad_cases[] = {
      NULL},
     {{"sim", "--topo", "torus:4xx4", "--coll", "bcast"}, "torus:4xx4", NULL},
     {{"sim", "--topo", "ring:8*", "--coll", "bcast"}, "ring:8*", NULL},
+    {{"sim", "--topo", "ring:8", "--coll", "bcast", "--size", "64X"},
+     "bad value '64X' for --size",
+     "K, M, G, T or KiB, MiB, GiB, TiB"},
+    {{"sim", "--topo", "ring:8", "--coll", "bcast", "--size", "2G"}, "'2G'", "from 0 to 1G"},
+    {{"sim", "--topo", "ring:8", "--coll", "bcast", "--port", "single"},
+     "unknown option '--port'",
+     "did you mean --ports?"},
     {{"frob"}, "frob", NULL},
     {{"algos", "--coll", "nope"}, "nope", NULL},
     {{"algos", "--frob"}, "--frob", NULL},
@@ -1037,6 +1044,22 @@ static void test_version(void **state)
     }
 }
 
+/* A mistyped option gets the nearest one, in every command and in stepnet-node (one parser). */
+static void test_option_suggestions(void **state)
+{
+    (void) state;
+    tu_proc_t r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--port", "single");
+    expect_bad(&r, "unknown option '--port'", "did you mean --ports?");
+    tu_exec_free(&r);
+    r = RUN("bench", "--topo", "ring:4", "--coll", "bcast", "--itres", "3");
+    expect_bad(&r, "unknown option '--itres'", "did you mean --iters?");
+    tu_exec_free(&r);
+    tu_exec_opts_t o = {.name = "stepnet-node", .deadline_s = RUN_DEADLINE_S};
+    r = tu_exec(tu_env_bin("STEPNET_NODE"), (const char *const[]){"--serv", NULL}, &o);
+    expect_bad(&r, "unknown option '--serv'", "did you mean --serve?");
+    tu_exec_free(&r);
+}
+
 /* ---- hardening: the memory budget and strict options (issue 10) ------------------------------ */
 
 /* A refusal for memory: exit 2, one stderr line with the estimate, the limit and the flag, fast and
@@ -1097,6 +1120,22 @@ static void test_memory_budget(void **state)
     r = RUN("model", "--topo", "ring:8", "--coll", "te", "--max-memory", "12x");
     tu_expect_status(&r, 2);
     assert_non_null(strstr(r.err, "bad value '12x' for --max-memory"));
+    tu_exec_free(&r);
+}
+
+/* Every size option reads the same suffixes: --size as --sizes and --max-memory always did. */
+static void test_size_suffixes(void **state)
+{
+    (void) state;
+    static const char *const spellings[] = {"65536", "64K", "64k", "64KiB"};
+    for (size_t i = 0; i < sizeof spellings / sizeof *spellings; i++) {
+        tu_proc_t r;
+        RUN_JSON(r, "sim", "--topo", "ring:4", "--coll", "bcast", "--size", spellings[i], "--json");
+        assert_int_equal(tu_json_int(r.out, "size"), 65536);
+        tu_exec_free(&r);
+    }
+    tu_proc_t r;
+    RUN_JSON(r, "model", "--topo", "ring:4", "--coll", "te", "--max-memory", "1GiB", "--json");
     tu_exec_free(&r);
 }
 
@@ -1259,6 +1298,8 @@ int main(void)
         cmocka_unit_test(test_max_queue_null_when_unreported),
         cmocka_unit_test(test_memory_budget),
         cmocka_unit_test(test_options_before_topology),
+        cmocka_unit_test(test_size_suffixes),
+        cmocka_unit_test(test_option_suggestions),
         cmocka_unit_test(test_ranks_before_topology),
         cmocka_unit_test(test_strict_out_and_fault),
         cmocka_unit_test(test_strict_echo_and_files),

@@ -147,6 +147,31 @@ static void test_load(void **state)
     /* a '/': a file, which must exist */
     tu_assert_rc(sn_launch_hosts_load("/nonexistent/hosts", &hl, &err), SN_EINVAL);
     assert_non_null(strstr(err.msg, "cannot read the hostfile /nonexistent/hosts"));
+    /* a name only a file has: a mistyped hostfile is refused, not taken as one host */
+    tu_assert_rc(sn_launch_hosts_load("no-such-lab.hosts", &hl, &err), SN_EINVAL);
+    assert_non_null(strstr(err.msg, "cannot read the hostfile no-such-lab.hosts"));
+    tu_assert_rc(sn_launch_hosts_load("no-such-lab.txt", &hl, &err), SN_EINVAL);
+    assert_non_null(strstr(err.msg, "cannot read the hostfile no-such-lab.txt"));
+    static const struct {
+        const char *arg;
+        int file;
+    } names[] = {
+        {"lab.hosts", 1},
+        {"lab.txt", 1},
+        {"./lab", 1},
+        {"/etc/stepnet/hosts", 1},
+        {"lab.host", 0},
+        {"h1,h2:4", 0},
+        {"node.example.org", 0},
+        {"hosts", 0},
+        {".txt", 0},
+        {"a.txt:4", 0},
+        {"user@h1.hosts.org", 0},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (sn_launch_hosts_names_file(names[i].arg) != names[i].file)
+            fail_msg("'%s' %s", names[i].arg,
+                     names[i].file ? "is not taken for a file" : "is taken for a file");
     char path[] = "/tmp/test_hostfile_XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);

@@ -20,6 +20,7 @@ typedef struct vals_s {
     const char *name;
     int64_t id;   /* --id auto|N: -2 for auto */
     int64_t mode; /* --loud 1, --soft 0 (SN_OPT_SET; -1: neither) */
+    int64_t size; /* --size, an SN_OPT_SIZE from 0 to 1G */
 } vals_t;
 
 static int parse_id(const sn_opt_t *opt, const char *v, sn_err_t *err)
@@ -41,7 +42,7 @@ static int parse_id(const sn_opt_t *opt, const char *v, sn_err_t *err)
 static int parse(vals_t *v, sn_err_t *err, const char *const *args)
 {
     memset(v, 0, sizeof *v);
-    v->reps = v->offset = v->id = v->mode = -1;
+    v->reps = v->offset = v->id = v->mode = v->size = -1;
     const sn_opt_t table[] = {
         {.name = "--quiet", .kind = SN_OPT_FLAG, .flag = &v->quiet},
         {.name = "--help", .kind = SN_OPT_STOP, .flag = &v->help},
@@ -58,6 +59,7 @@ static int parse(vals_t *v, sn_err_t *err, const char *const *args)
         {.name = "--id", .kind = SN_OPT_FN, .fn = parse_id, .ctx = &v->id},
         {.name = "--loud", .kind = SN_OPT_SET, .num = &v->mode, .lo = 1},
         {.name = "--soft", .kind = SN_OPT_SET, .num = &v->mode, .lo = 0},
+        {.name = "--size", .kind = SN_OPT_SIZE, .num = &v->size, .lo = 0, .hi = 1 << 30},
         {0},
     };
     int argc = 0;
@@ -194,20 +196,116 @@ static void test_unknown_and_missing(void **state)
     refused((const char *[]){"--bogus", "1", NULL}, "unknown option '--bogus'; see --help");
     refused((const char *[]){"--bogus=1", NULL}, "unknown option '--bogus'; see --help");
     refused((const char *[]){"--rep", "1", NULL}, "unknown option '--rep'"); /* no prefixes */
+    /* a near miss gets the nearest option; a word far from every option gets none */
+    refused((const char *[]){"--rep", "1", NULL},
+            "unknown option '--rep': did you mean --reps? see --help");
+    refused((const char *[]){"--ofset=1", NULL},
+            "unknown option '--ofset': did you mean --offset?");
+    refused((const char *[]){"--sise", "1", NULL}, "did you mean --size?");
+    refused((const char *[]){"--quite", "1", NULL}, "did you mean --quiet?");
+    refused((const char *[]){"--offest", "1", NULL}, "did you mean --offset?");
     refused((const char *[]){"stray", NULL}, "unexpected argument 'stray'; see --help");
     refused((const char *[]){"-q", NULL}, "unexpected argument '-q'");
     refused((const char *[]){"--reps", NULL}, "option --reps needs a value");
     refused((const char *[]){"--quiet", "--name", NULL}, "option --name needs a value");
-    /* a value is consumed before the option is looked up, as stepnet always did */
-    refused((const char *[]){"--bogus", NULL}, "option --bogus needs a value");
+    /* an unknown option is named as such, even last (where it was once said to need a value) */
+    refused((const char *[]){"--bogus", NULL}, "unknown option '--bogus'; see --help");
+    refused((const char *[]){"--quite", NULL}, "unknown option '--quite': did you mean --quiet?");
+}
+
+/* One reader of byte counts: every binary suffix, both spellings, nothing else. */
+static void test_bytes(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *text;
+        uint64_t want;
+    } good[] = {
+        {"0", 0},           {"8", 8},           {"64K", 65536},          {"64k", 65536},
+        {"64KiB", 65536},   {"3M", 3u << 20},   {"3MiB", 3u << 20},      {"1G", 1u << 30},
+        {"1GiB", 1u << 30}, {"2T", 2ull << 40}, {"1024TiB", 1ull << 50},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        uint64_t x = 7;
+        const char *t = good[i].text;
+        if (sn_opts_bytes(t, t + strlen(t), &x) != 0 || x != good[i].want)
+            fail_msg("'%s': read %llu, want %llu", t, (unsigned long long) x,
+                     (unsigned long long) good[i].want);
+    }
+    static const char *const bad[] = {
+        "",   "K",  "64X",  "64KB", "64kB", "64kiB", "64Ki",   "64 K",
+        "-1", "+1", "1.5K", "0x10", "1P",   "1025T", "64KiBs", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint64_t x = 7;
+        if (sn_opts_bytes(bad[i], bad[i] + strlen(bad[i]), &x) != -1 || x != 7)
+            fail_msg("'%s' was read as a size", bad[i]);
+    }
+    /* [s, e): what follows e is not read (a size inside --sizes 8:1M) */
+    const char *range = "8K:1M";
+    uint64_t x = 0;
+    tu_assert_rc(sn_opts_bytes(range, range + 2, &x), 0);
+    assert_int_equal(x, 8192);
+    /* as a table option: the range, both spellings and the refusal */
+    vals_t v;
+    sn_err_t err;
+    tu_assert_rc(parse(&v, &err, (const char *[]){"--size", "64K", NULL}), 0);
+    assert_int_equal(v.size, 65536);
+    tu_assert_rc(parse(&v, &err, (const char *[]){"--size=1GiB", NULL}), 0);
+    assert_int_equal(v.size, 1 << 30);
+    refused((const char *[]){"--size", "64X", NULL},
+            "bad value '64X' for --size: expected a size in bytes from 0 to 1G (digits with an "
+            "optional K, M, G, T or KiB, MiB, GiB, TiB; 1K = 1KiB = 1024 bytes)");
+    refused((const char *[]){"--size=1025M", NULL}, "bad value '1025M' for --size");
+    tu_assert_rc(sn_opts_size("--mem", "1", 1536, 3u << 20, &x, &err), SN_EINVAL);
+    assert_non_null(
+        strstr(err.msg, "bad value '1' for --mem: expected a size in bytes from 1536 to 3M"));
+}
+
+/* sn_opts_suggest: only close names, and only one edit in a short one. */
+static void test_suggest(void **state)
+{
+    (void) state;
+    const sn_opt_t table[] = {
+        {.name = "--ports", .kind = SN_OPT_STR},
+        {.name = "--port-range", .kind = SN_OPT_STR},
+        {.name = "--rx", .kind = SN_OPT_STR},
+        {.name = "--max-memory", .kind = SN_OPT_STR},
+        {0},
+    };
+    static const struct {
+        const char *typed, *want; /* want NULL: no suggestion */
+    } cases[] = {
+        {"--port", "--ports"},
+        {"--prots", "--ports"},
+        {"--port-rang", "--port-range"},
+        {"--max-memroy", "--max-memory"},
+        {"--maxmemory", "--max-memory"},
+        {"--rxx", "--rx"},
+        {"--m", NULL},
+        {"--tx", NULL},
+        {"--bogus", NULL},
+        {"--portrnge", "--port-range"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *got = sn_opts_suggest(table, cases[i].typed, strlen(cases[i].typed));
+        if ((got == NULL) != (cases[i].want == NULL) || (got && strcmp(got, cases[i].want) != 0))
+            fail_msg("'%s': suggested %s, want %s", cases[i].typed, got ? got : "nothing",
+                     cases[i].want ? cases[i].want : "nothing");
+    }
+    /* only the first len characters are the name ("--port=single") */
+    assert_string_equal(sn_opts_suggest(table, "--port=single", 6), "--ports");
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_both_spellings),      cmocka_unit_test(test_flags),
-        cmocka_unit_test(test_set_flags),           cmocka_unit_test(test_ranges),
+        cmocka_unit_test(test_both_spellings),
+        cmocka_unit_test(test_flags),
+        cmocka_unit_test(test_set_flags),
+        cmocka_unit_test(test_ranges),
         cmocka_unit_test(test_unknown_and_missing),
+        cmocka_unit_test(test_bytes),
+        cmocka_unit_test(test_suggest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
