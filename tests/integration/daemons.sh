@@ -68,7 +68,7 @@ check() { # check RUN-OPTIONS...: a daemon run, the same steps and trace hash as
 check --topo ring:4 --coll te
 # the text report names them, and the one machine they run on
 txt=$(timeout 60 "$stepnet" run --nodes "$list" --key "$key" --reps 1 --warmup 0 --probes 2 \
-    --topo ring:4 --coll te)
+    --topo ring:4 --coll te 2>&1) || fail "the run for the text report failed: $txt"
 grep -q "^  nodes           4 daemon processes on 1 host, 4 TCP links" <<<"$txt" ||
     fail "the nodes line does not say daemon processes on 1 host: $txt"
 check --topo torus:2x2 --coll mnb
