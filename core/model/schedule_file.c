@@ -320,7 +320,7 @@ static int parse_top_key(lex_t *x, parse_t *ps, const char *key)
     sn_params_t *p = &f->params;
     char w[256];
     uint64_t v;
-    int rc, word;
+    int rc, word = 0;
     if (strcmp(key, "format") == 0) {
         if ((rc = lex_string(x, w, sizeof w)))
             return rc;
