@@ -163,6 +163,13 @@ static int interrupt_verdict(const sn_coord_report_t *rp, size_t n, sn_coord_ver
                 cause = &rp[i];
         if (!cause)
             return 0;
+        /* ... unless another node reported a failure of its own first: then the coordinator
+         * was waiting out its blame window (probe sent, no heartbeat to nodes that abort), and
+         * a node that gave up on it meanwhile left because of that failure, not the cause */
+        for (size_t i = 0; i < n; i++)
+            if (rp[i].kind != STEPNET__ABORT_KIND__ABORT_COORDINATOR &&
+                rp[i].kind != SN_COORD_KIND_DEATH && rp[i].node != SN_COORD_NODE_NONE)
+                return 0;
         snprintf(out->error, sizeof out->error, "the coordinator was silent: %s", cause->text);
         return 1;
     }

@@ -80,6 +80,7 @@ static void test_decide(void **state)
 /* The lines cli_caveat_text writes for `bits`, into buf. */
 static void text(int bits, char *buf, size_t cap)
 {
+    memset(buf, 0, cap); /* fmemopen need not terminate a buffer nothing was written to */
     FILE *f = fmemopen(buf, cap, "w");
     assert_non_null(f);
     cli_caveat_text(f, "  warning         ", bits, 6.9, "p50 wall time", 4.25, 2);
