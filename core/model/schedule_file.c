@@ -615,6 +615,37 @@ static const char *rule_text(const sn_topo_t *t, uint32_t u, uint32_t v, char *b
     return buf;
 }
 
+/* The refusal of a schedule that makes `delivered` of the `expected` deliveries, naming the first
+ * node short of its own, from the packets `h` records as received. */
+static int short_of_deliveries(const sn_topo_t *t, const sn_params_t *p, const held_set_t *h,
+                               uint64_t delivered, uint64_t expected, sn_err_t *err)
+{
+    uint64_t *got_at = sn_xcalloc(t->n, sizeof *got_at);
+    for (size_t i = 0; i < h->cap; i++) {
+        uint32_t u = (uint32_t) (h->tab[i].k1 >> 32);
+        if (h->tab[i].used && sn_coll_source_index(t, p, u, (uint32_t) h->tab[i].k1,
+                                                   (uint32_t) (h->tab[i].k2 >> 32)) >= 0)
+            got_at[u]++;
+    }
+    uint32_t short_node = 0;
+    uint64_t got = 0, want = 0;
+    for (uint32_t u = 0; u < t->n; u++) {
+        sn_expect_t x = sn_coll_expect(t, p, u);
+        if (got_at[u] < (uint64_t) x.nsrc * x.per_src) {
+            short_node = u;
+            got = got_at[u];
+            want = (uint64_t) x.nsrc * x.per_src;
+            break;
+        }
+    }
+    free(got_at);
+    return sn_err_set(err, SN_EVERIFY,
+                      "the schedule makes %llu of the %llu expected deliveries; node %u receives "
+                      "%llu of its %llu packets (every expected delivery must happen)",
+                      (unsigned long long) delivered, (unsigned long long) expected, short_node,
+                      (unsigned long long) got, (unsigned long long) want);
+}
+
 int sn_sched_file_check(const sn_sched_file_t *f, const sn_topo_t *t, const sn_params_t *p,
                         sn_err_t *err)
 {
@@ -733,33 +764,8 @@ int sn_sched_file_check(const sn_sched_file_t *f, const sn_topo_t *t, const sn_p
         }
     }
     uint64_t expected = sn_coll_expected_total(t, p);
-    if (rc == 0 && delivered != expected) {
-        /* name the first node short of its deliveries */
-        uint64_t *got_at = sn_xcalloc(t->n, sizeof *got_at);
-        for (size_t i = 0; i < h.cap; i++) {
-            uint32_t u = (uint32_t) (h.tab[i].k1 >> 32);
-            if (h.tab[i].used && sn_coll_source_index(t, p, u, (uint32_t) h.tab[i].k1,
-                                                      (uint32_t) (h.tab[i].k2 >> 32)) >= 0)
-                got_at[u]++;
-        }
-        uint32_t short_node = 0;
-        uint64_t got = 0, want = 0;
-        for (uint32_t u = 0; u < t->n; u++) {
-            sn_expect_t x = sn_coll_expect(t, p, u);
-            if (got_at[u] < (uint64_t) x.nsrc * x.per_src) {
-                short_node = u;
-                got = got_at[u];
-                want = (uint64_t) x.nsrc * x.per_src;
-                break;
-            }
-        }
-        free(got_at);
-        rc = sn_err_set(err, SN_EVERIFY,
-                        "the schedule makes %llu of the %llu expected deliveries; node %u receives "
-                        "%llu of its %llu packets (every expected delivery must happen)",
-                        (unsigned long long) delivered, (unsigned long long) expected, short_node,
-                        (unsigned long long) got, (unsigned long long) want);
-    }
+    if (rc == 0 && delivered != expected)
+        rc = short_of_deliveries(t, p, &h, delivered, expected, err);
     free(sent);
     free(recv);
     free(edge_dir);
