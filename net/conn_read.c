@@ -261,4 +261,3 @@ void sn__conn_feed(sn_conn_t *c, const uint8_t *p, size_t n)
             sn__conn_unit_done(c);
     }
 }
-
