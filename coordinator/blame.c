@@ -207,6 +207,12 @@ static void link_verdict(int a, int b, const sn_coord_report_t *ra, const sn_coo
              ra ? ra->text : quiet[0], rb ? rb->text : quiet[1]);
 }
 
+int sn__coord_heartbeat_withheld(int in_run, int complete, int result, uint32_t ncomplete,
+                                 uint32_t nresult, uint32_t n)
+{
+    return in_run && !complete && !result && ncomplete < n && nresult == 0;
+}
+
 sn_coord_live_t sn__coord_liveness(int answered, const sn_coord_tcp_t *tcp, uint64_t probe_age_ms)
 {
     if (answered)

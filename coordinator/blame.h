@@ -86,6 +86,15 @@ typedef struct sn_coord_tcp_s {
  * a dead network nor a slow one for a stopped node. */
 sn_coord_live_t sn__coord_liveness(int answered, const sn_coord_tcp_t *tcp, uint64_t probe_age_ms);
 
+/* 1 when a node in a collective (in_run) gets no heartbeat this tick: until it has completed the
+ * collective or sent its result, and while no node has sent its result and not every node has
+ * completed. No heartbeat then disturbs a timed repetition, and the slot deadlines watch the
+ * nodes. A node that has completed is idle and watching the coordinator: it gets heartbeats, or
+ * it would leave when its patience (as long as a slot deadline) ends and race the neighbours of
+ * a silent node to the coordinator, which would then blame it for leaving. */
+int sn__coord_heartbeat_withheld(int in_run, int complete, int result, uint32_t ncomplete,
+                                 uint32_t nresult, uint32_t n);
+
 /* Picks the root cause among `n` >= 1 reports of a run with `nnodes` nodes. Reports cascade
  * through the links (a killed node's neighbours lose their links, abort and close theirs; stalled
  * nodes fire their slot deadlines together; a node that reported leaves a few seconds later, and

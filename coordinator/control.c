@@ -218,15 +218,14 @@ void sn__coord_on_heartbeat(uv_timer_t *t)
                 sn_wire_send_control(cn->conn, &m);
             continue;
         }
-        /* in a collective, a node gets no heartbeat until its result, or until every node has
-         * completed (the measured window ends at the last Complete), or until some node has sent
-         * its result: before that no heartbeat disturbs a timed repetition, and the slot
-         * deadlines watch the nodes. After a node's result the others may owe it nothing more
-         * (under a learned stop, a node stopped after its last frames holds up no neighbour),
-         * so only the heartbeat can see them */
+        /* in a collective, a node gets no heartbeat until it has completed or sent its result,
+         * or until every node has completed (the measured window ends at the last Complete), or
+         * until some node has sent its result (sn__coord_heartbeat_withheld). After a node's
+         * result the others may owe it nothing more (under a learned stop, a node stopped after
+         * its last frames holds up no neighbour), so only the heartbeat can see them */
         if (!cn->hello || cn->conn == NULL || stalled ||
-            (r->phase == SN_COORD_PH_RUN && !cn->result && r->ncomplete < r->n &&
-             r->nresult == 0)) {
+            sn__coord_heartbeat_withheld(r->phase == SN_COORD_PH_RUN, cn->complete, cn->result,
+                                         r->ncomplete, r->nresult, r->n)) {
             cn->last_heard = now;
             continue;
         }

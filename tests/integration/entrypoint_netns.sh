@@ -41,6 +41,10 @@ fail() { echo "FAIL $*"; exit 1; }
 jget() { printf '%s' "$2" | grep -o "\"$1\":[^,}]*" | head -n1 | cut -d: -f2- | tr -d '"'; }
 
 ip link add "${prefix}br" type bridge
+# the bridge keeps the address it has: left to itself it takes the lowest of its ports', and a port
+# removed mid-run would change it under the nodes' ARP caches (their frames to the coordinator lost
+# until the caches expire, about a minute)
+ip link set "${prefix}br" address "$(cat "/sys/class/net/${prefix}br/address")"
 ip link set "${prefix}br" up
 hosts="127.0.0.1 localhost"$'\n'
 for i in "${!names[@]}"; do hosts+="$net.$((i + 10)) ${names[$i]}"$'\n'; done

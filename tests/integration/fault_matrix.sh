@@ -48,6 +48,10 @@ trap cleanup EXIT INT TERM
 fail() { echo "FAIL $*"; for f in "$work"/*.log; do echo "--- $f"; cat "$f"; done; exit 1; }
 
 ip link add "$br" type bridge
+# the bridge keeps the address it has: left to itself it takes the lowest of its ports', and a port
+# removed mid-run would change it under the nodes' ARP caches (their frames to the coordinator lost
+# until the caches expire, about a minute)
+ip link set "$br" address "$(cat "/sys/class/net/$br/address")"
 ip addr add "$net.1/24" dev "$br"
 ip link set "$br" up
 for ((i = 0; i < n; i++)); do

@@ -42,6 +42,10 @@ fail() {
 
 # ---- the hosts: a bridge, one namespace per host, an sshd in each ----------------------------
 ip link add "$br" type bridge
+# the bridge keeps the address it has: left to itself it takes the lowest of its ports', and a port
+# removed mid-run would change it under the nodes' ARP caches (their frames to the coordinator lost
+# until the caches expire, about a minute)
+ip link set "$br" address "$(cat "/sys/class/net/$br/address")"
 ip addr add "$net.1/24" dev "$br"
 ip link set "$br" up
 mkdir -p /run/sshd # sshd's privilege separation directory (Debian creates it at boot)

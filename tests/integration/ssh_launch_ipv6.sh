@@ -49,6 +49,10 @@ fail() {
 
 # ---- the hosts: a bridge, one namespace per host, IPv6 only, an sshd in each -----------------
 ip link add "$br" type bridge
+# the bridge keeps the address it has: left to itself it takes the lowest of its ports', and a port
+# removed mid-run would change it under the nodes' ARP caches (their frames to the coordinator lost
+# until the caches expire, about a minute)
+ip link set "$br" address "$(cat "/sys/class/net/$br/address")"
 # nodad: the addresses are usable at once, not after duplicate address detection
 ip -6 addr add "${net}:1/64" dev "$br" nodad
 ip link set "$br" up

@@ -551,6 +551,20 @@ static void test_liveness(void **state)
     assert_int_equal(sn__coord_liveness(0, &probe_in_flight, 300), SN_COORD_LIVE_UNKNOWN);
 }
 
+/* In a collective, heartbeats wait for the node's own completion: a node stopped by a learned
+ * stop while a neighbour of a silent node still waits for its slot deadline is heartbeaten, so
+ * it does not leave first (netns_blame_detach, where such a node's departure was blamed). */
+static void test_heartbeat_withheld(void **state)
+{
+    (void) state;
+    assert_int_equal(sn__coord_heartbeat_withheld(1, 0, 0, 2, 0, 6), 1); /* still running */
+    assert_int_equal(sn__coord_heartbeat_withheld(1, 1, 0, 2, 0, 6), 0); /* completed, waiting */
+    assert_int_equal(sn__coord_heartbeat_withheld(1, 0, 1, 2, 0, 6), 0); /* sent its result */
+    assert_int_equal(sn__coord_heartbeat_withheld(1, 0, 0, 2, 1, 6), 0); /* another's result */
+    assert_int_equal(sn__coord_heartbeat_withheld(1, 0, 0, 6, 0, 6), 0); /* every node done */
+    assert_int_equal(sn__coord_heartbeat_withheld(0, 0, 0, 0, 0, 6), 0); /* between collectives */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -563,6 +577,7 @@ int main(void)
         cmocka_unit_test(test_detached_sequence),  cmocka_unit_test(test_death_after_report),
         cmocka_unit_test(test_heartbeat_evidence), cmocka_unit_test(test_slow_link),
         cmocka_unit_test(test_liveness),
+        cmocka_unit_test(test_heartbeat_withheld),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
