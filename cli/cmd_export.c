@@ -15,7 +15,8 @@ static const char usage[] =
     "a schedule file (docs/schedule.md): the topology, the collective and its parameters, the\n"
     "port model and, slot by slot, who sends which packet on which link. `stepnet sim --algo\n"
     "schedule:FILE` with the same options plays it back, checked before it runs. Collectives:\n"
-    "bcast, scatter, gather, mnb, te, pmnb, pexchange.\n"
+    "every one but dynbcast; for the combining ones (sna, pmna, mna, allreduce, barrier) each\n"
+    "combined packet lists its operands, found by replaying the algorithm with traced values.\n"
     "\n" CLI_SHARED_OPTIONS_HELP
     "  --out FILE         write the schedule to FILE (default: standard output)\n"
     "\n"
@@ -50,8 +51,8 @@ int cli_cmd_export(int argc, char **argv)
     }
     if (!sn_sched_file_supports(c.params.coll)) {
         sn_err_inval(&err,
-                     "--coll %s: schedule files hold bcast, scatter, gather, mnb, te, pmnb and "
-                     "pexchange",
+                     "--coll %s: schedule files hold every collective but dynbcast (its packets "
+                     "arrive at random)",
                      sn_coll_name(c.params.coll));
         cli_ctx_free(&c);
         return cli_refuse(&err);
@@ -61,15 +62,24 @@ int cli_cmd_export(int argc, char **argv)
         cli_ctx_free(&c);
         return cli_fail(&err);
     }
+    sn_sched_ops_t ops = {0};
+    if (sn_coll_is_combining(c.params.coll) &&
+        (rc = sn_sched_record_operands(c.topo, &c.params, c.algo->name, s, &ops, &err)) < 0) {
+        sn_sched_free(s);
+        cli_ctx_free(&c);
+        return cli_fail(&err);
+    }
     FILE *f = out_file ? fopen(out_file, "w") : stdout;
     if (f == NULL) {
         sn_err_set(&err, SN_EINVAL, "cannot write %s (--out): %s", out_file, strerror(errno));
         sn_sched_free(s);
+        sn_sched_ops_free(&ops);
         cli_ctx_free(&c);
         return cli_refuse(&err);
     }
-    sn_sched_file_write(f, c.topo, &c.params, c.algo->name, s, &err);
+    sn_sched_file_write(f, c.topo, &c.params, c.algo->name, s, ops.first ? &ops : NULL, &err);
     sn_sched_free(s);
+    sn_sched_ops_free(&ops);
     cli_ctx_free(&c);
     if (out_file)
         return cli_close_out(f, out_file, "--out") < 0 ? EXIT_FAILED : EXIT_OK;

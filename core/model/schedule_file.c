@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "algo/schedule/compose.h"
 #include "algo/schedule/replay.h"
 #include "stepnet/model.h"
 #include "stepnet/schedule_file.h"
@@ -19,7 +20,7 @@
 
 int sn_sched_file_supports(sn_coll_t coll)
 {
-    return coll != SN_COLL_DYNBCAST && !sn_coll_is_combining(coll);
+    return coll != SN_COLL_DYNBCAST;
 }
 
 static const char *ports_word(const sn_portmodel_t *pm)
@@ -30,18 +31,31 @@ static const char *ports_word(const sn_portmodel_t *pm)
 static int refuse_coll(sn_coll_t coll, sn_err_t *err)
 {
     return sn_err_inval(err,
-                        "schedule files hold bcast, scatter, gather, mnb, te, pmnb and pexchange, "
-                        "not %s",
+                        "schedule files hold every collective but dynbcast (its packets arrive at "
+                        "random), not %s",
                         sn_coll_name(coll));
 }
 
 /* ---- writer --------------------------------------------------------------------------------- */
 
+/* The operands of transmission i: "operands": [a, b, ...]. */
+static void write_operands(FILE *f, const sn_sched_ops_t *ops, size_t i)
+{
+    fprintf(f, ", \"operands\": [");
+    for (size_t k = ops->first[i]; k < ops->first[i + 1]; k++)
+        fprintf(f, "%s%u", k > ops->first[i] ? ", " : "", ops->id[k]);
+    fprintf(f, "]");
+}
+
 int sn_sched_file_write(FILE *f, const sn_topo_t *t, const sn_params_t *p, const char *algo,
-                        const sn_sched_t *s, sn_err_t *err)
+                        const sn_sched_t *s, const sn_sched_ops_t *ops, sn_err_t *err)
 {
     if (!sn_sched_file_supports(p->coll))
         return refuse_coll(p->coll, err);
+    int combining = sn_coll_is_combining(p->coll);
+    if (combining && (ops == NULL || ops->first == NULL))
+        return sn_err_inval(err, "a schedule of %s needs the operands of its transmissions",
+                            sn_coll_name(p->coll));
     fprintf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n", FORMAT_NAME, FORMAT_VERSION);
     fprintf(f, "  \"topology\": \"%s\",\n  \"collective\": \"%s\",\n", t->spec,
             sn_coll_name(p->coll));
@@ -50,6 +64,8 @@ int sn_sched_file_write(FILE *f, const sn_topo_t *t, const sn_params_t *p, const
     fprintf(f, "  \"root\": %u,\n  \"msgs\": %u,\n  \"frags\": %u,\n  \"size\": %u,\n", p->root,
             p->msgs, p->frags, p->size);
     fprintf(f, "  \"seed\": %" PRIu64 ",\n", p->seed);
+    if (combining)
+        fprintf(f, "  \"op\": \"%s\",\n", sn_op_name(p->op));
     if (p->sources != NULL) {
         fprintf(f, "  \"sources\": [");
         for (uint32_t i = 0; i < p->nsources; i++)
@@ -66,9 +82,12 @@ int sn_sched_file_write(FILE *f, const sn_topo_t *t, const sn_params_t *p, const
         for (size_t k = i; i < s->n && s->ev[i].slot == slot; i++) {
             const sn_sched_ev_t *e = &s->ev[i];
             const sn_packet_t *pk = &e->pkt;
-            fprintf(f, "%s\n      {\"node\": %u, \"port\": %u, \"to\": %u, \"src\": %u, ",
-                    i > k ? "," : "", e->node, e->port, sn_topo_port(t, e->node, e->port)->peer,
-                    pk->src);
+            fprintf(f, "%s\n      {\"node\": %u, \"port\": %u, \"to\": %u, ", i > k ? "," : "",
+                    e->node, e->port, sn_topo_port(t, e->node, e->port)->peer);
+            if (pk->src == SN_SRC_COMBINED)
+                fprintf(f, "\"src\": \"combined\", ");
+            else
+                fprintf(f, "\"src\": %u, ", pk->src);
             if (pk->dst == SN_NODE_ALL)
                 fprintf(f, "\"dst\": \"all\", ");
             else
@@ -76,6 +95,8 @@ int sn_sched_file_write(FILE *f, const sn_topo_t *t, const sn_params_t *p, const
             fprintf(f, "\"seq\": %u, \"frag\": %u", pk->seq, pk->frag);
             if (pk->kind == SN_PKT_CONTROL)
                 fprintf(f, ", \"kind\": \"control\", \"value\": %" PRIu64, pk->digest);
+            else if (combining)
+                write_operands(f, ops, i);
             fprintf(f, "}");
         }
         fprintf(f, "\n    ]}");
@@ -175,19 +196,48 @@ static int lex_u32(lex_t *x, uint32_t *out)
 
 typedef struct {
     sn_sched_file_t *f;
-    int seen_format, seen_version, seen_topo, seen_coll, seen_steps, seen_slots;
+    int seen_format, seen_version, seen_topo, seen_coll, seen_steps, seen_slots, seen_op;
     size_t cap;
     uint64_t slots_listed;
+    /* the operands of the transmissions in the order they are listed: transmission i's are
+     * opnd[opfirst[i] .. opfirst[i+1]) (the sort by slot reorders them at the end) */
+    uint32_t *opnd;
+    size_t nopnd, capopnd, *opfirst, capopfirst;
 } parse_t;
 
-/* One transmission: {"node": N, "port": P, "to": V, "src": S, "dst": D|"all", "seq": Q,
- * "frag": F[, "kind": "data"|"control", "value": X]}. */
+/* "operands": [a, b, ...], ascending (sn__compose_build checks that they are processors). */
+static int parse_operands(lex_t *x, parse_t *ps)
+{
+    int rc;
+    if (expect(x, '['))
+        return SN_EINVAL;
+    if (eat(x, ']'))
+        return 0;
+    size_t first = ps->nopnd;
+    do {
+        uint32_t v;
+        if ((rc = lex_u32(x, &v)))
+            return rc;
+        if (ps->nopnd > first && v <= ps->opnd[ps->nopnd - 1])
+            return sn_err_inval(x->err,
+                                "schedule file: byte %zu: operands must be increasing (%u after "
+                                "%u)",
+                                x->pos, v, ps->opnd[ps->nopnd - 1]);
+        sn_grow((void **) &ps->opnd, &ps->capopnd, ps->nopnd + 1, sizeof *ps->opnd);
+        ps->opnd[ps->nopnd++] = v;
+    } while (eat(x, ','));
+    return expect(x, ']');
+}
+
+/* One transmission: {"node": N, "port": P, "to": V, "src": S|"combined", "dst": D|"all", "seq": Q,
+ * "frag": F[, "kind": "data"|"control", "value": X][, "operands": [A, ...]]}. */
 static int parse_send(lex_t *x, parse_t *ps, uint64_t slot)
 {
     sn_sched_t *s = &ps->f->sched;
     sn_sched_ev_t e = {.slot = slot};
     unsigned seen = 0;
-    enum { NODE = 1, PORT = 2, TO = 4, SRC = 8, DST = 16, SEQ = 32, FRAG = 64 };
+    enum { NODE = 1, PORT = 2, TO = 4, SRC = 8, DST = 16, SEQ = 32, FRAG = 64, OPS = 128 };
+    size_t ops_at = ps->nopnd;
     uint32_t to = 0;
     int rc;
     if (expect(x, '{'))
@@ -203,9 +253,22 @@ static int parse_send(lex_t *x, parse_t *ps, uint64_t slot)
             rc = lex_u32(x, &e.port), seen |= PORT;
         else if (strcmp(key, "to") == 0)
             rc = lex_u32(x, &to), seen |= TO;
-        else if (strcmp(key, "src") == 0)
-            rc = lex_u32(x, &e.pkt.src), seen |= SRC;
-        else if (strcmp(key, "dst") == 0) {
+        else if (strcmp(key, "src") == 0) {
+            skip_ws(x);
+            if (x->pos < x->len && x->s[x->pos] == '"') {
+                char w[256];
+                if ((rc = lex_string(x, w, sizeof w)) == 0 && strcmp(w, "combined") != 0)
+                    rc = sn_err_inval(x->err,
+                                      "schedule file: src \"%s\": a node id or \"combined\"", w);
+                e.pkt.src = SN_SRC_COMBINED;
+            } else {
+                rc = lex_u32(x, &e.pkt.src);
+            }
+            seen |= SRC;
+        } else if (strcmp(key, "operands") == 0 && !(seen & OPS)) {
+            rc = parse_operands(x, ps);
+            seen |= OPS;
+        } else if (strcmp(key, "dst") == 0) {
             skip_ws(x);
             if (x->pos < x->len && x->s[x->pos] == '"') {
                 char w[256];
@@ -233,23 +296,29 @@ static int parse_send(lex_t *x, parse_t *ps, uint64_t slot)
             rc = lex_uint(x, UINT64_MAX, &e.pkt.digest);
         else
             rc = sn_err_inval(x->err,
-                              "schedule file: byte %zu: unknown key \"%s\" in a transmission "
-                              "(node, port, to, src, dst, seq, frag, kind, value)",
+                              "schedule file: byte %zu: unknown or repeated key \"%s\" in a "
+                              "transmission (node, port, to, src, dst, seq, frag, kind, value, "
+                              "operands)",
                               x->pos, key);
         if (rc)
             return rc;
     } while (eat(x, ','));
     if (expect(x, '}'))
         return SN_EINVAL;
-    if (seen != (NODE | PORT | TO | SRC | DST | SEQ | FRAG))
+    if ((seen & ~OPS) != (NODE | PORT | TO | SRC | DST | SEQ | FRAG))
         return sn_err_inval(x->err,
                             "schedule file: byte %zu: a transmission needs node, port, to, src, "
                             "dst, seq and frag",
                             x->pos);
     /* "to" is checked against the topology by sn_sched_file_check: keep it in the (free) pad */
     e.pkt.pad_ = to;
+    /* the operands follow the transmission through the sort: its listed position in the tag */
+    e.pkt.tag = (uint32_t) s->n;
     sn_grow((void **) &s->ev, &ps->cap, s->n + 1, sizeof *s->ev);
     s->ev[s->n++] = e;
+    sn_grow((void **) &ps->opfirst, &ps->capopfirst, s->n + 1, sizeof *ps->opfirst);
+    ps->opfirst[s->n - 1] = ops_at;
+    ps->opfirst[s->n] = ps->nopnd;
     return 0;
 }
 
@@ -358,6 +427,10 @@ static int parse_top_key(lex_t *x, parse_t *ps, const char *key)
         return lex_u32(x, &p->size);
     } else if (strcmp(key, "seed") == 0) {
         return lex_uint(x, UINT64_MAX, &p->seed);
+    } else if (strcmp(key, "op") == 0) {
+        if ((rc = lex_string(x, w, sizeof w)) || (rc = sn_op_parse(w, &p->op, x->err)))
+            return rc;
+        ps->seen_op = 1;
     } else if (strcmp(key, "ports") == 0) {
         if ((rc = parse_word(x, key, "multi", "single", &word)))
             return rc;
@@ -413,7 +486,7 @@ static int parse_top_key(lex_t *x, parse_t *ps, const char *key)
         return sn_err_inval(x->err,
                             "schedule file: byte %zu: unknown key \"%s\" (format, version, "
                             "topology, collective, algorithm, root, sources, msgs, frags, size, "
-                            "seed, ports, rx, duplex, steps, slots)",
+                            "seed, op, ports, rx, duplex, steps, slots)",
                             x->pos, key);
     }
     return 0;
@@ -427,6 +500,42 @@ static int cmp_ev(const void *a, const void *b)
     if (x->node != y->node)
         return x->node < y->node ? -1 : 1;
     return x->port < y->port ? -1 : (x->port > y->port);
+}
+
+/* The operands in the order of the sorted transmissions (their listed positions are in the
+ * tags); only data transmissions of combining collectives have them. */
+static int sort_operands(sn_sched_file_t *f, const parse_t *ps, sn_err_t *err)
+{
+    sn_sched_t *s = &f->sched;
+    int combining = sn_coll_is_combining(f->params.coll);
+    for (size_t i = 0; i < s->n; i++) {
+        const sn_sched_ev_t *e = &s->ev[i];
+        size_t at = e->pkt.tag, n = ps->opfirst[at + 1] - ps->opfirst[at];
+        if (n > 0 && (!combining || e->pkt.kind != SN_PKT_DATA))
+            return sn_err_inval(err,
+                                "schedule file: slot %" PRIu64 ", node %u: operands belong to "
+                                "the combined data packets of sna, pmna, mna, allreduce and "
+                                "barrier",
+                                e->slot, e->node);
+    }
+    if (!combining) {
+        for (size_t i = 0; i < s->n; i++)
+            s->ev[i].pkt.tag = 0;
+        return 0;
+    }
+    f->ops.first = sn_xmalloc((s->n + 1) * sizeof *f->ops.first);
+    f->ops.id = sn_xmalloc((ps->nopnd ? ps->nopnd : 1) * sizeof *f->ops.id);
+    size_t k = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        size_t at = s->ev[i].pkt.tag, n = ps->opfirst[at + 1] - ps->opfirst[at];
+        f->ops.first[i] = k;
+        if (n)
+            memcpy(f->ops.id + k, ps->opnd + ps->opfirst[at], n * sizeof *f->ops.id);
+        k += n;
+        s->ev[i].pkt.tag = 0;
+    }
+    f->ops.first[s->n] = k;
+    return 0;
 }
 
 int sn_sched_file_parse(const char *text, size_t len, sn_sched_file_t **out, sn_err_t *err)
@@ -455,14 +564,21 @@ int sn_sched_file_parse(const char *text, size_t len, sn_sched_file_t **out, sn_
                      ps.seen_steps && ps.seen_slots))
         rc = sn_err_inval(err, "schedule file: format, version, topology, collective, steps and "
                                "slots are required");
+    if (rc == 0 && sn_coll_is_combining(f->params.coll) && !ps.seen_op)
+        rc = sn_err_inval(err, "schedule file: a schedule of %s needs its op (" SN_OP_NAMES ")",
+                          sn_coll_name(f->params.coll));
+    /* the sort is stable in effect: (slot, node, port) identifies a transmission in a valid file,
+     * and the checker refuses two on one port in one slot */
+    if (rc == 0 && f->sched.n > 1) /* ev is NULL in a file without transmissions */
+        qsort(f->sched.ev, f->sched.n, sizeof *f->sched.ev, cmp_ev);
+    if (rc == 0)
+        rc = sort_operands(f, &ps, err);
+    free(ps.opnd);
+    free(ps.opfirst);
     if (rc != 0) {
         sn_sched_file_free(f);
         return rc < 0 ? rc : SN_EINVAL;
     }
-    /* the sort is stable in effect: (slot, node, port) identifies a transmission in a valid file,
-     * and the checker refuses two on one port in one slot */
-    if (f->sched.n > 1) /* ev is NULL in a file without transmissions */
-        qsort(f->sched.ev, f->sched.n, sizeof *f->sched.ev, cmp_ev);
     *out = f;
     return 0;
 }
@@ -516,6 +632,7 @@ void sn_sched_file_free(sn_sched_file_t *f)
     free(f->topo);
     free(f->sources);
     free(f->sched.ev);
+    sn_sched_ops_free(&f->ops);
     free(f);
 }
 
@@ -550,7 +667,10 @@ static int check_instance(const sn_sched_file_t *f, const sn_topo_t *t, const sn
     if (q->pm.duplex != p->pm.duplex)
         return mismatch(err, "duplex", q->pm.duplex ? "half" : "full",
                         p->pm.duplex ? "half" : "full");
-    if (p->coll == SN_COLL_BCAST || p->coll == SN_COLL_SCATTER || p->coll == SN_COLL_GATHER)
+    if (sn_coll_is_combining(p->coll) && q->op != p->op)
+        return mismatch(err, "op", sn_op_name(q->op), sn_op_name(p->op));
+    if (p->coll == SN_COLL_BCAST || p->coll == SN_COLL_SCATTER || p->coll == SN_COLL_GATHER ||
+        p->coll == SN_COLL_SNA)
         NUM_FIELD("root", root)
     NUM_FIELD("msgs", msgs)
     NUM_FIELD("frags", frags)
@@ -653,6 +773,7 @@ int sn_sched_file_check(const sn_sched_file_t *f, const sn_topo_t *t, const sn_p
     if (rc < 0)
         return rc;
     const sn_sched_t *s = &f->sched;
+    int combining = sn_coll_is_combining(p->coll);
     char lk[160];
     /* the per-slot tables: sends per node and per port (single-port, multiport), receptions per
      * node (rx one), edges used per direction (half duplex); reset after each slot */
@@ -731,8 +852,9 @@ int sn_sched_file_check(const sn_sched_file_t *f, const sn_topo_t *t, const sn_p
             }
             edge_dir[pp->edge] = dir;
         }
-        if (k->kind == SN_PKT_CONTROL)
-            continue; /* control packets carry no data: nothing to hold, nothing delivered */
+        if (k->kind == SN_PKT_CONTROL || combining)
+            continue; /* control packets carry no data: nothing to hold, nothing delivered;
+                       * combinations are checked below */
         if (k->src >= t->n || !sn_topo_is_proc(t, k->src) || k->seq >= p->msgs ||
             k->frag >= p->frags || (k->dst != SN_NODE_ALL && k->dst >= t->n) ||
             !of_collective(t, p, k)) {
@@ -764,7 +886,9 @@ int sn_sched_file_check(const sn_sched_file_t *f, const sn_topo_t *t, const sn_p
         }
     }
     uint64_t expected = sn_coll_expected_total(t, p);
-    if (rc == 0 && delivered != expected)
+    if (rc == 0 && combining)
+        rc = sn__compose_build(t, p, s, &f->ops, NULL, err);
+    else if (rc == 0 && delivered != expected)
         rc = short_of_deliveries(t, p, &h, delivered, expected, err);
     free(sent);
     free(recv);
@@ -781,7 +905,8 @@ int sn_sched_file_text(const sn_algo_t *a, const void *plan, const sn_topo_t *t,
     if (a != &sn__algo_schedule)
         return 0;
     sn_sched_t view, s;
-    sn__schedule_plan_sched(plan, &view);
+    const sn_sched_ops_t *ops;
+    sn__schedule_plan_sched(plan, &view, &ops);
     s = view;
     s.ev = sn_xcalloc(view.n ? view.n : 1, sizeof *s.ev);
     if (view.n)
@@ -792,7 +917,8 @@ int sn_sched_file_text(const sn_algo_t *a, const void *plan, const sn_topo_t *t,
         free(s.ev);
         return sn_err_set(err, SN_ENOMEM, "no memory for the schedule's text");
     }
-    int rc = sn_sched_file_write(f, t, p, NULL, &s, err);
+    /* back in the file's order, which is the order of the plan's operands */
+    int rc = sn_sched_file_write(f, t, p, NULL, &s, ops, err);
     free(s.ev);
     if (fclose(f) != 0 && rc == 0)
         rc = sn_err_set(err, SN_ENOMEM, "no memory for the schedule's text");
@@ -819,7 +945,7 @@ int sn_sched_file_plan_text(const char *text, size_t len, const sn_topo_t *t, co
     sn_sched_file_t *f = NULL;
     int rc = sn_sched_file_parse(text, len, &f, err);
     if (rc == 0 && (rc = sn_sched_file_check(f, t, p, err)) == 0 &&
-        (rc = sn__schedule_plan_new(t, p, &f->sched, plan, err)) == 0)
+        (rc = sn__schedule_plan_new(t, p, &f->sched, &f->ops, plan, err)) == 0)
         *algo = &sn__algo_schedule;
     sn_sched_file_free(f);
     return rc;
@@ -843,7 +969,7 @@ int sn_sched_file_select(const char *path, uint64_t max_memory, const sn_topo_t 
         return rc;
     }
     void *pl = NULL;
-    rc = sn__schedule_plan_new(t, p, &f->sched, &pl, err);
+    rc = sn__schedule_plan_new(t, p, &f->sched, &f->ops, &pl, err);
     sn_sched_file_free(f);
     if (rc < 0)
         return rc;

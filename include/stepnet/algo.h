@@ -153,6 +153,11 @@ typedef struct sn_params_s {
     const uint32_t *sources; /* partial collectives: source node ids, sorted; NULL otherwise */
     uint32_t nsources;
     sn_op_t op; /* combining collectives: the operator (default sn_op_default) */
+    /* Provenance tracing (stepnet export of a combining collective): 0 normally; otherwise
+     * 1 + the first node id of a window of 64, and the contribution of node src is then the bit
+     * (src - first) (0 outside the window). Run with the operator or, a combined value is then
+     * the set of the window's contributors it holds: the operands a schedule file lists. */
+    uint32_t provenance;
 } sn_params_t;
 
 /* Fills p with the defaults: multi, rx one, full duplex, root 0, msgs 1, frags 1, size 8, seed 1.
@@ -167,7 +172,8 @@ sn_packet_t sn_packet_data(const sn_params_t *p, uint32_t src, uint32_t dst, uin
 #define SN_SRC_COMBINED UINT32_MAX
 
 /* Combining collectives: the value processor src contributes to destination dst for (seq, frag).
- * allreduce and barrier: the same for every dst (one vector per processor, as in MPI). */
+ * allreduce and barrier: the same for every dst (one vector per processor, as in MPI). Under
+ * provenance tracing (sn_params_t.provenance), src's bit in the window. */
 uint64_t sn_contrib_value(const sn_params_t *p, uint32_t src, uint32_t dst, uint32_t seq,
                           uint32_t frag);
 

@@ -2,7 +2,9 @@
  * format of docs/schedule.md ("format": "stepnet-schedule", "version": 1). `stepnet export`
  * writes the schedule an algorithm plays in the simulator; `--algo schedule:FILE` plays one after
  * checking it against the port model, the packets each node holds and the collective's expected
- * deliveries. Non-combining collectives only: bcast, scatter, gather, mnb, te, pmnb, pexchange. */
+ * deliveries. Every collective but dynbcast: for a combining one (sna, pmna, mna, allreduce,
+ * barrier) each transmission of a combined packet lists its operands, the processors whose
+ * contributions it combines. */
 #ifndef STEPNET_SCHEDULE_FILE_H
 #define STEPNET_SCHEDULE_FILE_H
 
@@ -23,22 +25,45 @@
 /* The largest schedule file read whatever --max-memory says: 1 GiB. */
 #define SN_SCHED_FILE_MAX_BYTES (1ull << 30)
 
+/* The operands of a schedule's combined transmissions, in the schedule's order (by slot, node,
+ * port): transmission i combines the contributions of the processors id[first[i] ..
+ * first[i+1]), ascending; an empty list for a packet that combines nothing (control). */
+typedef struct sn_sched_ops_s {
+    uint32_t *id;
+    size_t *first; /* [n + 1]; NULL when the collective does not combine */
+} sn_sched_ops_t;
+
 /* What a schedule file says: the instance and every transmission, sorted by (slot, node, port). */
 typedef struct sn_sched_file_s {
     char *topo;         /* the topology spec */
     sn_params_t params; /* collective, port model, root, msgs, frags, size, seed, sources, op */
     uint32_t *sources;  /* owned; params.sources points here */
     sn_sched_t sched;   /* the transmissions (sched.algo NULL) and the number of slots */
+    sn_sched_ops_t ops; /* combining collectives: the operands of each transmission */
 } sn_sched_file_t;
 
-/* 1 for the collectives a schedule file may hold (the non-combining ones but dynbcast). */
+/* 1 for the collectives a schedule file may hold (every one but dynbcast). */
 int sn_sched_file_supports(sn_coll_t coll);
 
 /* Writes schedule s of (t, p), played by algorithm `algo` (a name, for the record), as a schedule
- * file. 0, or SN_EINVAL naming a collective files do not hold. Write errors are the caller's
- * (ferror). */
+ * file; `ops` the operands of its transmissions when the collective combines (else NULL). 0, or
+ * SN_EINVAL naming a collective files do not hold or a combining schedule without operands.
+ * Write errors are the caller's (ferror). */
 int sn_sched_file_write(FILE *f, const sn_topo_t *t, const sn_params_t *p, const char *algo,
-                        const sn_sched_t *s, sn_err_t *err);
+                        const sn_sched_t *s, const sn_sched_ops_t *ops, sn_err_t *err);
+
+/* The most operands (summed over transmissions) a recorded combining schedule may list. */
+#define SN_SCHED_MAX_OPERANDS (1ull << 26)
+
+/* Combining collectives: the operands of each transmission of s, a schedule that `algo` plays
+ * for (t, p) (sn_sched_record), found by replaying the algorithm under provenance tracing
+ * (sn_params_t.provenance), one run per 64 node ids. 0, or SN_EALGO when the traced runs do not
+ * send what s sends (the algorithm's schedule depends on the values), SN_ERANGE above
+ * SN_SCHED_MAX_OPERANDS, or the run's error. Free with sn_sched_ops_free. */
+int sn_sched_record_operands(const sn_topo_t *t, const sn_params_t *p, const char *algo,
+                             const sn_sched_t *s, sn_sched_ops_t *ops, sn_err_t *err);
+
+void sn_sched_ops_free(sn_sched_ops_t *ops);
 
 /* Parses the text of a schedule file (len bytes, need not be NUL-terminated) into *out. Every
  * count is bounded by the text's length, so the memory used is at most

@@ -46,7 +46,14 @@ static void round_trip(const sn_topo_t *t, const sn_params_t *p, const sn_sched_
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     assert_non_null(f);
-    tu_assert_rc(sn_sched_file_write(f, t, p, algo, s, NULL), 0);
+    sn_sched_ops_t ops = {0};
+    if (sn_coll_is_combining(p->coll)) {
+        sn_err_t e = {0};
+        if (sn_sched_record_operands(t, p, algo, s, &ops, &e) != 0)
+            fail_msg("%s on %s: operands: %s", algo, t->spec, e.msg);
+    }
+    tu_assert_rc(sn_sched_file_write(f, t, p, algo, s, ops.first ? &ops : NULL, NULL), 0);
+    sn_sched_ops_free(&ops);
     assert_int_equal(fclose(f), 0);
     sn_sched_file_t *sf = NULL;
     sn_err_t err = {0};
@@ -57,7 +64,7 @@ static void round_trip(const sn_topo_t *t, const sn_params_t *p, const sn_sched_
     if (rc != 0)
         fail_msg("%s on %s: check: %s", algo, t->spec, err.msg);
     void *plan = NULL;
-    tu_assert_rc(sn__schedule_plan_new(t, p, &sf->sched, &plan, &err), 0);
+    tu_assert_rc(sn__schedule_plan_new(t, p, &sf->sched, &sf->ops, &plan, &err), 0);
     sn_sim_opts_t opts = {.max_slots = s->steps + 2};
     sn_sim_result_t res;
     rc = sn_sim_run(t, p, &sn__algo_schedule, plan, &opts, &res, &err);
@@ -99,11 +106,14 @@ static void test_round_trip_every_algorithm(void **state)
                     sources[0] = sources[1];
                     sources[1] = x;
                 }
-                if (a->coll == SN_COLL_PMNB || a->coll == SN_COLL_PEXCHANGE) {
+                if (a->coll == SN_COLL_PMNB || a->coll == SN_COLL_PEXCHANGE ||
+                    a->coll == SN_COLL_PMNA) {
                     p.sources = sources;
                     p.nsources = 2;
                 }
                 p.root = sn_topo_proc(t, t->nproc > 1 ? 1 : 0);
+                if (sn_coll_is_combining(a->coll) && sn_model_check(a, t, &p, NULL) < 0)
+                    p.op = SN_OP_MAX; /* flooding combines idempotent operators only */
                 if (sn_params_check(t, &p, NULL) < 0 || sn_model_check(a, t, &p, NULL) < 0)
                     continue;
                 sn_sched_t *s = NULL;
@@ -259,7 +269,7 @@ static void test_parser_refusals(void **state)
         {"{\"format\": \"other\"}", "format \"other\""},
         {"{\"version\": 2}", "version 2"},
         {"{\"colour\": 1}", "unknown key \"colour\""},
-        {"{\"collective\": \"sna\"}", "not sna"},
+        {"{\"collective\": \"dynbcast\"}", "not dynbcast"},
         {"{\"format\": \"stepnet-schedule\"}", "are required"},
         {"{\"slots\": [{\"slot\": 0, \"sends\": []}]}", "slot 0"},
         {"{\"root\": 99999999999}", "a number above"},
@@ -278,6 +288,146 @@ static void test_parser_refusals(void **state)
     }
 }
 
+/* ---- combining schedules ----------------------------------------------------------------- */
+
+/* An sna to node 0 on ring:4 (0-1-2-3-0) under `op`: node 2 sends its contribution to 1 and to 3,
+ * which pass on {1, 2} and {2, 3}. The root holds two combinations that share node 2's
+ * contribution: enough under max (overlaps are harmless), not under sum. */
+static char *ring4_sna(const char *op, const char *slots)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    fprintf(f,
+            "{\"format\": \"stepnet-schedule\", \"version\": 1, \"topology\": \"ring:4\", "
+            "\"collective\": \"sna\", \"root\": 0, \"op\": \"%s\", \"steps\": 2, "
+            "\"slots\": [%s]}",
+            op, slots);
+    fclose(f);
+    return text;
+}
+
+#define COMB(node, port, to, ops)                                                                  \
+    "{\"node\": " #node ", \"port\": " #port ", \"to\": " #to ", \"src\": \"combined\", "          \
+    "\"dst\": 0, \"seq\": 0, \"frag\": 0, \"operands\": " ops "}"
+
+#define RING4_OVERLAP                                                                              \
+    "{\"slot\": 1, \"sends\": [" COMB(2, 1, 1, "[2]") ", " COMB(                                   \
+        2, 0, 3, "[2]") "]}, "                                                                     \
+                        "{\"slot\": 2, \"sends\": [" COMB(1, 1, 0, "[1, 2]") ", " COMB(            \
+                            3, 0, 0, "[2, 3]") "]}"
+
+/* Parses and checks a ring:4 sna file: the check's return code and message. */
+static int check_ring4(const char *op, const char *slots, sn_err_t *err)
+{
+    char *text = ring4_sna(op, slots);
+    sn_topo_t *t = tu_topo("ring:4");
+    sn_params_t p = tu_params(SN_COLL_SNA, "multi", "one", "full");
+    tu_assert_rc(sn_op_parse(op, &p.op, NULL), 0);
+    sn_sched_file_t *sf = NULL;
+    int rc = sn_sched_file_parse(text, strlen(text), &sf, err);
+    if (rc == 0)
+        rc = sn_sched_file_check(sf, t, &p, err);
+    if (rc == 0) { /* and it plays, verified */
+        void *plan = NULL;
+        tu_assert_rc(sn__schedule_plan_new(t, &p, &sf->sched, &sf->ops, &plan, err), 0);
+        sn_sim_opts_t opts = {.max_slots = 4};
+        sn_sim_result_t res;
+        tu_assert_rc(sn_sim_run(t, &p, &sn__algo_schedule, plan, &opts, &res, err), 0);
+        assert_true(res.verified);
+        assert_int_equal(res.steps, 2);
+        sn__algo_schedule.plan_free(plan);
+    }
+    sn_sched_file_free(sf);
+    sn_topo_free(t);
+    free(text);
+    return rc;
+}
+
+static void test_combining_overlap_by_operator(void **state)
+{
+    (void) state;
+    sn_err_t err = {0};
+    tu_assert_rc(check_ring4("max", RING4_OVERLAP, &err), 0);
+    assert_int_equal(check_ring4("sum", RING4_OVERLAP, &err), SN_EVERIFY);
+    assert_non_null(strstr(err.msg, "node 0 never forms the combination of all 4 contributions"));
+    assert_non_null(strstr(err.msg, "forms 3 of them"));
+}
+
+static void test_combining_refusals(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *slots;
+        int rc;
+        const char *says;
+    } bad[] = {
+        /* node 1 passes on node 2's contribution in the slot it arrives in */
+        {"{\"slot\": 1, \"sends\": [" COMB(2, 1, 1, "[2]") ", " COMB(1, 1, 0, "[1, 2]") "]}",
+         SN_EALGO, "slot 1: node 1 sends on link 1-0 a combination of 2 contributions"},
+        /* a packet of no one: a combination addressed to node 3, which expects none */
+        {"{\"slot\": 1, \"sends\": [{\"node\": 2, \"port\": 0, \"to\": 3, \"src\": "
+         "\"combined\", \"dst\": 3, \"seq\": 0, \"frag\": 0, \"operands\": [2]}]}",
+         SN_EALGO, "which is no packet of this sna"},
+        /* a data packet with a node as its source: an sna's packets are combinations */
+        {"{\"slot\": 1, \"sends\": [{\"node\": 1, \"port\": 1, \"to\": 0, \"src\": 1, "
+         "\"dst\": 0, \"seq\": 0, \"frag\": 0, \"operands\": [1]}]}",
+         SN_EALGO, "its packets are combinations"},
+        {"{\"slot\": 1, \"sends\": [" COMB(1, 1, 0, "[]") "]}", SN_EALGO,
+         "a combination of no contributions"},
+        {"{\"slot\": 1, \"sends\": [" COMB(1, 1, 0, "[1, 9]") "]}", SN_EALGO,
+         "operand 9: operands are processors"},
+        {"{\"slot\": 1, \"sends\": [" COMB(1, 1, 0, "[2, 1]") "]}", SN_EINVAL,
+         "operands must be increasing (1 after 2)"},
+        /* nodes 2 and 3 never reach the root */
+        {"{\"slot\": 1, \"sends\": [" COMB(1, 1, 0, "[1]") "]}", SN_EVERIFY,
+         "node 0 never forms the combination of all 4 contributions"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sn_err_t err = {0};
+        int rc = check_ring4("sum", bad[i].slots, &err);
+        if (rc != bad[i].rc || strstr(err.msg, bad[i].says) == NULL)
+            fail_msg("case %zu: rc %d, message \"%s\", wanted %d and \"%s\"", i, rc, err.msg,
+                     bad[i].rc, bad[i].says);
+    }
+    /* a combining file needs its operator; operands belong to combinations only */
+    static const char *const nop =
+        "{\"format\": \"stepnet-schedule\", \"version\": 1, \"topology\": \"ring:4\", "
+        "\"collective\": \"sna\", \"steps\": 0, \"slots\": []}";
+    sn_sched_file_t *sf = NULL;
+    sn_err_t err = {0};
+    assert_int_equal(sn_sched_file_parse(nop, strlen(nop), &sf, &err), SN_EINVAL);
+    assert_non_null(strstr(err.msg, "a schedule of sna needs its op"));
+    char *text = linear3("multi", "{\"slot\": 1, \"sends\": [{\"node\": 0, \"port\": 0, \"to\": "
+                                  "1, \"src\": 0, \"dst\": \"all\", \"seq\": 0, \"frag\": 0, "
+                                  "\"operands\": [0]}]}");
+    assert_int_equal(sn_sched_file_parse(text, strlen(text), &sf, &err), SN_EINVAL);
+    assert_non_null(strstr(err.msg, "operands belong to the combined data packets"));
+    free(text);
+}
+
+/* The operands of a recorded allreduce: every combination that crosses a link of recursive
+ * doubling on hypercube:2 holds the contributions of a subcube, and the last ones all four. */
+static void test_record_operands(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("hypercube:2");
+    sn_params_t p = tu_params(SN_COLL_ALLREDUCE, "multi", "one", "full");
+    sn_sched_t *s = NULL;
+    tu_assert_rc(sn_sched_record(t, &p, "allreduce-rd", &s, NULL), 0);
+    sn_sched_ops_t ops = {0};
+    tu_assert_rc(sn_sched_record_operands(t, &p, "allreduce-rd", s, &ops, NULL), 0);
+    assert_int_equal(s->n, 8);
+    for (size_t i = 0; i < s->n; i++) {
+        size_t n = ops.first[i + 1] - ops.first[i];
+        assert_int_equal(n, s->ev[i].slot == 1 ? 1 : 2); /* {u}, then {u, u's first partner} */
+        assert_int_equal(ops.id[ops.first[i]] <= s->ev[i].node, 1);
+    }
+    sn_sched_ops_free(&ops);
+    sn_sched_free(s);
+    sn_topo_free(t);
+}
+
 /* What a coordinator sends its nodes (sn_sched_file_text) builds, on a node, the plan of the same
  * schedule (sn_sched_file_plan_text); a text that breaks a rule is refused there too. */
 static void test_assignment_text(void **state)
@@ -288,7 +438,7 @@ static void test_assignment_text(void **state)
     sn_sched_t *s = NULL;
     tu_assert_rc(sn_sched_record(t, &p, NULL, &s, NULL), 0);
     void *plan = NULL, *plan2 = NULL;
-    tu_assert_rc(sn__schedule_plan_new(t, &p, s, &plan, NULL), 0);
+    tu_assert_rc(sn__schedule_plan_new(t, &p, s, NULL, &plan, NULL), 0);
     char *text = NULL;
     size_t len = 0;
     sn_err_t err = {0};
@@ -298,8 +448,8 @@ static void test_assignment_text(void **state)
     tu_assert_rc(sn_sched_file_plan_text(text, len, t, &p, &a, &plan2, &err), 0);
     assert_ptr_equal(a, &sn__algo_schedule);
     sn_sched_t x, y;
-    sn__schedule_plan_sched(plan, &x);
-    sn__schedule_plan_sched(plan2, &y);
+    sn__schedule_plan_sched(plan, &x, NULL);
+    sn__schedule_plan_sched(plan2, &y, NULL);
     assert_int_equal(x.n, s->n);
     assert_int_equal(y.n, x.n);
     assert_int_equal(y.steps, s->steps);
@@ -358,6 +508,9 @@ int main(void)
         cmocka_unit_test(test_refuses_other_instance),
         cmocka_unit_test(test_parser_refusals),
         cmocka_unit_test(test_assignment_text),
+        cmocka_unit_test(test_combining_overlap_by_operator),
+        cmocka_unit_test(test_combining_refusals),
+        cmocka_unit_test(test_record_operands),
         cmocka_unit_test(test_read_refuses_over_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -505,6 +505,10 @@ uint64_t sn_contrib_value(const sn_params_t *p, uint32_t src, uint32_t dst, uint
     /* a stream other than the payload bytes' (the constant), so that a contribution is not the
      * first payload word of a personalised packet; allreduce and barrier: one value per processor
      * whatever the destination */
+    if (p->provenance != 0) {
+        uint32_t first = p->provenance - 1;
+        return src >= first && src - first < 64 ? 1ull << (src - first) : 0;
+    }
     if (p->coll == SN_COLL_ALLREDUCE || p->coll == SN_COLL_BARRIER)
         dst = SN_NODE_ALL;
     return payload_base(p->seed ^ 0x636f6d62696e65ULL, src, dst, seq, frag);
