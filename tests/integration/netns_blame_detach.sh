@@ -9,6 +9,7 @@
 # is the default one. Nothing may be left in any namespace. Exits 77 (CTest: skipped) where
 # namespaces cannot be created (not root, no CAP_NET_ADMIN, no `ip`).
 set -euo pipefail
+. "$(dirname "$0")/netns_lib.sh"
 stepnet=${STEPNET:?set STEPNET to the stepnet program, or run this test through ctest}
 node=${STEPNET_NODE:?set STEPNET_NODE to the stepnet-node program, or run this test through ctest}
 probe="snbd$$"
@@ -20,13 +21,7 @@ ip netns del "$probe"
 
 n=6
 prefix="snd$$"
-# a 10.X.0.0/24 that no interface of this machine uses (other clusters may run at the same time)
-net=""
-for ((k = 0; k < 128; k++)); do
-    x=$((64 + ($$ + 17 + k) % 128))
-    if ! ip -4 -o addr show | grep -q " 10\.$x\.0\."; then net="10.$x.0"; break; fi
-done
-[ -n "$net" ] || { echo "netns_blame_detach: no free 10.X.0.0/24 subnet"; exit 1; }
+net=$(netns_free_net 17) || { echo "netns_blame_detach: no free 10.X.0.0/24 subnet"; exit 1; }
 br="${prefix}br"
 work=$(mktemp -d)
 pids=()
@@ -40,21 +35,10 @@ cleanup() {
 trap cleanup EXIT INT TERM
 fail() { echo "FAIL $*"; for f in "$work"/*.log; do echo "--- $f"; tail -n 30 "$f"; done; exit 1; }
 
-ip link add "$br" type bridge
-# the bridge keeps the address it has: left to itself it takes the lowest of its ports', and a port
-# removed mid-run would change it under the nodes' ARP caches (their frames to the coordinator lost
-# until the caches expire, about a minute)
-ip link set "$br" address "$(cat "/sys/class/net/$br/address")"
-ip addr add "$net.1/24" dev "$br"
-ip link set "$br" up
+netns_bridge_up "$br" "$net"
 for ((i = 0; i < n; i++)); do
     ns="${prefix}n$i"
-    ip netns add "$ns"
-    ip link add "${prefix}v$i" type veth peer name eth0 netns "$ns"
-    ip link set "${prefix}v$i" master "$br" up
-    ip netns exec "$ns" ip addr add "$net.$((i + 10))/24" dev eth0
-    ip netns exec "$ns" ip link set eth0 up
-    ip netns exec "$ns" ip link set lo up
+    netns_host_up "$ns" "${prefix}v$i" "$br" "$net.$((i + 10))"
 done
 "$stepnet" keygen "$work/cluster.key" 2>/dev/null
 

@@ -10,6 +10,7 @@
 # namespaces cannot be created (not root, no CAP_NET_ADMIN, no `ip`) or the kernel shapes with
 # neither tbf nor htb.
 set -euo pipefail
+. "$(dirname "$0")/netns_lib.sh"
 stepnet=${STEPNET:?set STEPNET to the stepnet program, or run this test through ctest}
 node=${STEPNET_NODE:?set STEPNET_NODE to the stepnet-node program, or run this test through ctest}
 probe="snsl$$"
@@ -38,13 +39,7 @@ fi
 
 n=3 # the most nodes a case uses
 prefix="snl$$"
-# a 10.X.0.0/24 that no interface of this machine uses (other clusters may run at the same time)
-net=""
-for ((k = 0; k < 128; k++)); do
-    x=$((64 + ($$ + 29 + k) % 128))
-    if ! ip -4 -o addr show | grep -q " 10\.$x\.0\."; then net="10.$x.0"; break; fi
-done
-[ -n "$net" ] || { echo "netns_slow_link: no free 10.X.0.0/24 subnet"; exit 1; }
+net=$(netns_free_net 29) || { echo "netns_slow_link: no free 10.X.0.0/24 subnet"; exit 1; }
 br="${prefix}br"
 work=$(mktemp -d)
 pids=()
@@ -67,21 +62,10 @@ trap cleanup EXIT INT TERM
 fail() { echo "FAIL $*"; for f in "$work"/*.log; do echo "--- $f"; tail -n 30 "$f"; done; exit 1; }
 jget() { printf '%s' "$2" | grep -o "\"$1\":[^,}]*" | head -n1 | cut -d: -f2- | tr -d '"'; }
 
-ip link add "$br" type bridge
-# the bridge keeps the address it has: left to itself it takes the lowest of its ports', and a port
-# removed mid-run would change it under the nodes' ARP caches (their frames to the coordinator lost
-# until the caches expire, about a minute)
-ip link set "$br" address "$(cat "/sys/class/net/$br/address")"
-ip addr add "$net.1/24" dev "$br"
-ip link set "$br" up
+netns_bridge_up "$br" "$net"
 for ((i = 0; i < n; i++)); do
     ns="${prefix}n$i"
-    ip netns add "$ns"
-    ip link add "${prefix}v$i" type veth peer name eth0 netns "$ns"
-    ip link set "${prefix}v$i" master "$br" up
-    ip netns exec "$ns" ip addr add "$net.$((i + 10))/24" dev eth0
-    ip netns exec "$ns" ip link set eth0 up
-    ip netns exec "$ns" ip link set lo up
+    netns_host_up "$ns" "${prefix}v$i" "$br" "$net.$((i + 10))"
     # Everything a node sends leaves through its eth0 at 1 Mbit/s: every link between two nodes
     # is that slow in both directions. The control traffic shares it (it is small).
     if [ "$shaper" = tbf ]; then

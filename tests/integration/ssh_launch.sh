@@ -7,6 +7,7 @@
 # and leave no stepnet process in any namespace. Exits 77 (CTest: skipped) without namespaces
 # (not root) or without sshd.
 set -euo pipefail
+. "$(dirname "$0")/netns_lib.sh"
 cd "$(dirname "$0")/../.."
 stepnet=${STEPNET:?set STEPNET to the stepnet program, or run this test through ctest}
 node=${STEPNET_NODE:?set STEPNET_NODE to the stepnet-node program, or run this test through ctest}
@@ -41,13 +42,7 @@ fail() {
 }
 
 # ---- the hosts: a bridge, one namespace per host, an sshd in each ----------------------------
-ip link add "$br" type bridge
-# the bridge keeps the address it has: left to itself it takes the lowest of its ports', and a port
-# removed mid-run would change it under the nodes' ARP caches (their frames to the coordinator lost
-# until the caches expire, about a minute)
-ip link set "$br" address "$(cat "/sys/class/net/$br/address")"
-ip addr add "$net.1/24" dev "$br"
-ip link set "$br" up
+netns_bridge_up "$br" "$net"
 mkdir -p /run/sshd # sshd's privilege separation directory (Debian creates it at boot)
 ssh-keygen -q -t ed25519 -N '' -f "$tmp/host_key"
 ssh-keygen -q -t ed25519 -N '' -f "$tmp/id"
@@ -55,12 +50,7 @@ ssh-keygen -q -t ed25519 -N '' -f "$tmp/wrong_id"
 cp "$tmp/id.pub" "$tmp/authorized_keys"
 for ((i = 0; i < nhosts; i++)); do
     ns="${prefix}h$i"
-    ip netns add "$ns"
-    ip link add "${prefix}v$i" type veth peer name eth0 netns "$ns"
-    ip link set "${prefix}v$i" master "$br" up
-    ip netns exec "$ns" ip addr add "$net.$((i + 10))/24" dev eth0
-    ip netns exec "$ns" ip link set eth0 up
-    ip netns exec "$ns" ip link set lo up
+    netns_host_up "$ns" "${prefix}v$i" "$br" "$net.$((i + 10))"
     cat >"$tmp/sshd_config$i" <<EOF
 Port 22
 ListenAddress $net.$((i + 10))
