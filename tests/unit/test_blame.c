@@ -576,8 +576,7 @@ int main(void)
         cmocka_unit_test(test_coordinator_silent), cmocka_unit_test(test_stop_sequence),
         cmocka_unit_test(test_detached_sequence),  cmocka_unit_test(test_death_after_report),
         cmocka_unit_test(test_heartbeat_evidence), cmocka_unit_test(test_slow_link),
-        cmocka_unit_test(test_liveness),
-        cmocka_unit_test(test_heartbeat_withheld),
+        cmocka_unit_test(test_liveness),           cmocka_unit_test(test_heartbeat_withheld),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -240,7 +240,8 @@ static int build_deliveries(build_t *b, sn_compose_t *out)
             for (uint32_t frag = 0; frag < p->frags && rc == 0; frag++) {
                 uint64_t ready;
                 size_t first = b->ning;
-                int64_t got = compose(b, u, sn__compose_key_dst(p, u), seq, frag, all, nall, &ready);
+                int64_t got =
+                    compose(b, u, sn__compose_key_dst(p, u), seq, frag, all, nall, &ready);
                 if (got < 0) {
                     rc = too_much(b);
                 } else if ((size_t) got != nall) {

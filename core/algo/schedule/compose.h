@@ -33,8 +33,8 @@ typedef struct {
 } sn_compose_delivery_t;
 
 typedef struct {
-    uint32_t *ing;     /* every recipe's ingredients, list after list */
-    size_t *first;     /* [n + 1]: transmission i is made of ing[first[i] .. first[i+1]) */
+    uint32_t *ing;             /* every recipe's ingredients, list after list */
+    size_t *first;             /* [n + 1]: transmission i is made of ing[first[i] .. first[i+1]) */
     sn_compose_delivery_t *dl; /* the deliveries, by node */
     size_t *dl_first;          /* [t->n + 1]: node u's deliveries are dl[dl_first[u] .. ) */
 } sn_compose_t;
