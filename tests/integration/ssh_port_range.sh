@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # `stepnet run --hosts ... --port-range LO-HI`: the nodes started over ssh take their link
-# listeners from the range too (docs/deploy.md, "Firewalls"), so that a host's firewall is opened
-# for a known range. The "ssh" is a script of this test (no sshd, no root): it records the remote
-# command, runs it here, and keeps a copy of the node's standard output (its 'LISTEN port=P'
-# line). Every wait has a deadline (timeout).
+# listeners from the range too (docs/deploy.md, "Firewalls for nodes started over ssh"), so that a
+# host's firewall is opened for a known range. The "ssh" is a script of this test (no sshd, no
+# root): it records the remote command, runs it here, and keeps a copy of the node's standard
+# output (its 'LISTEN port=P' line). Every wait has a deadline (timeout).
 set -euo pipefail
 stepnet=${STEPNET:?STEPNET is not set: run this test through ctest}
 : "${STEPNET_NODE:?STEPNET_NODE is not set: run this test through ctest}"
