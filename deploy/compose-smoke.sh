@@ -26,7 +26,7 @@
 #                    the clean-up (the test compose_smoke leaves something behind with it on purpose)
 # Exit status: 0 verified and clean, 1 failed (or something left behind), 2 bad arguments,
 # 77 skipped (printed as "skipped: REASON": not root, no docker.io or docker-compose, dockerd
-# cannot start here).
+# starts with neither overlay2 nor vfs storage).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 say() { echo "compose-smoke: $*"; }
@@ -72,7 +72,10 @@ command -v docker-compose >/dev/null || skip "no docker-compose (apt-get install
 for t in iptables ip6tables ip setpriv ldd tar; do
     command -v "$t" >/dev/null || skip "no $t"
 done
-if grep -qw overlay /proc/filesystems; then storage=overlay2; else storage=vfs; fi
+# overlay2 where the kernel has overlayfs, else (or when dockerd refuses it) vfs: slower, a full
+# copy of the image per container, which is 10 MB here
+storages=(vfs)
+grep -qw overlay /proc/filesystems && storages=(overlay2 vfs)
 
 # --- the host's state, restored and checked on every exit -----------------------------------------
 # The rules of every table as `iptables -S` lists them (policies, chains, rules; no counters): a
@@ -97,9 +100,19 @@ restore_rules() { # restore_rules iptables|ip6tables SAVED: every table emptied,
 saved_forward=$(cat /proc/sys/net/ipv4/ip_forward)
 saved_rules=$(rules iptables)
 saved_rules6=$(rules ip6tables)
-# docker's interfaces only (docker0, a network's br-ID bridge, the containers' host-side vethID):
-# other programs' interfaces come and go meanwhile and are none of this script's business
-docker_links() { ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | grep -E '^(docker0|br-[0-9a-f]{12}|veth[0-9a-f]{7})$' | sort; }
+# docker's interfaces: docker0 (which a default dockerd makes), and the bridges of this run's
+# compose network with the containers' host-side veths on them; never other programs' interfaces,
+# nor those of another dockerd running meanwhile
+our_bridges=()
+docker_links() {
+    local b
+    ip link show docker0 >/dev/null 2>&1 && echo docker0
+    for b in "${our_bridges[@]}"; do
+        ip link show "$b" >/dev/null 2>&1 || continue
+        echo "$b"
+        ip -o link show master "$b" | awk -F': ' '{print $2}' | cut -d@ -f1
+    done
+}
 saved_links=$(docker_links)
 
 work=$(mktemp -d /tmp/snc.XXXXXX) # short: containerd's socket path must fit in 108 bytes
@@ -161,7 +174,7 @@ cleanup() {
         left+=("$p rules (docker's chains, the FORWARD policy): $(diff <(echo "$saved") <(rules "$p") | grep '^[<>]' | head -n 6 | tr '\n' ' ')")
         restore_rules "$p" "$saved" || left+=("$p: the saved rules could not be put back")
     done
-    for p in $(comm -13 <(echo "$saved_links") <(docker_links)); do
+    for p in $(comm -13 <(echo "$saved_links" | sort) <(docker_links | sort)); do
         left+=("network interface $p")
         ip link delete "$p" 2>/dev/null
     done
@@ -185,21 +198,29 @@ trap 'exit 1' INT TERM
 
 # --- a private dockerd -----------------------------------------------------------------------------
 echo '{}' >"$work/daemon.json" # not /etc/docker/daemon.json: nothing of the host's configuration
-dockerd --config-file "$work/daemon.json" --host "unix://$sock" --data-root "$work/data" \
-    --exec-root "$work/exec" --pidfile "$work/dockerd.pid" --storage-driver "$storage" \
-    --iptables=false --ip-forward=false --ip-masq=false --bridge=none --userland-proxy=false \
-    --log-level warn >"$work/dockerd.log" 2>&1 &
-dockerd_pid=$!
-for _ in $(seq 60); do
-    "$docker_cli" version >/dev/null 2>&1 && break
-    kill -0 "$dockerd_pid" 2>/dev/null || break
-    sleep 0.5
-done
-if ! "$docker_cli" version >/dev/null 2>&1; then
+refusals=()
+for storage in "${storages[@]}"; do
+    rm -rf "$work/data" "$work/exec"
+    dockerd --config-file "$work/daemon.json" --host "unix://$sock" --data-root "$work/data" \
+        --exec-root "$work/exec" --pidfile "$work/dockerd.pid" --storage-driver "$storage" \
+        --iptables=false --ip-forward=false --ip-masq=false --bridge=none --userland-proxy=false \
+        --log-level warn >"$work/dockerd.log" 2>&1 &
+    dockerd_pid=$!
+    for _ in $(seq 60); do # 30 s
+        "$docker_cli" version >/dev/null 2>&1 && break 2
+        kill -0 "$dockerd_pid" 2>/dev/null || break
+        sleep 0.5
+    done
     reason=$(grep -iE 'level=(fatal|error)|failed' "$work/dockerd.log" | tail -n 2 | tr '\n' ' ')
-    skip "dockerd ($storage storage) did not answer within 30 s: ${reason:-see its log}"
-fi
-say "dockerd $("$docker_cli" version --format '{{.Server.Version}}') (pid $dockerd_pid, $storage storage, no iptables), client $docker_cli, $(docker-compose version --short 2>/dev/null | head -n1 | sed 's/^/docker-compose /')"
+    refusals+=("$storage: ${reason:-no answer within 30 s}")
+    kill -TERM "$dockerd_pid" 2>/dev/null
+    for _ in $(seq 20); do kill -0 "$dockerd_pid" 2>/dev/null || break; sleep 0.5; done
+    kill -KILL "$dockerd_pid" 2>/dev/null
+    wait "$dockerd_pid" 2>/dev/null
+    dockerd_pid=""
+done
+[ -n "$dockerd_pid" ] || skip "dockerd does not start here (${refusals[*]})"
+say "dockerd $("$docker_cli" version --format '{{.Server.Version}}') (pid $dockerd_pid, $storage storage, no iptables, state in $work), client $docker_cli, $(docker-compose version --short 2>/dev/null | head -n1 | sed 's/^/docker-compose /')"
 
 # --- the image: a root file system of the programs and their libraries -----------------------------
 root=$work/root
@@ -239,6 +260,9 @@ say "image $image imported from a root file system of $((size / 1024)) MB ($((${
 "$stepnet" keygen "$work/stepnet.key" >/dev/null 2>&1 || die "stepnet keygen failed"
 compose up --detach --no-build --scale node=4 >"$work/up.log" 2>&1 ||
     { cat "$work/up.log" >&2 && die "docker-compose up failed (above)"; }
+for id in $("$docker_cli" network ls -q --no-trunc --filter driver=bridge); do
+    our_bridges+=("br-${id:0:12}")
+done
 coordinator=$(compose ps -q coordinator 2>/dev/null)
 [ -n "$coordinator" ] || die "no coordinator container after docker-compose up"
 mapfile -t nodes < <(compose ps -q node 2>/dev/null)

@@ -15,10 +15,15 @@ host_state() {
     cat /proc/sys/net/ipv4/ip_forward
     local t
     for t in filter nat mangle raw; do iptables -w 10 -t "$t" -S 2>/dev/null; ip6tables -w 10 -t "$t" -S 2>/dev/null; done
-    ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | grep -E '^(docker0|br-[0-9a-f]{12}|veth[0-9a-f]{7})$'
-    ls -d /tmp/snc.* 2>/dev/null
-    pgrep -x dockerd
-    pgrep -x containerd
+    ip link show docker0 2>/dev/null | head -n1 | cut -d: -f2
+}
+# the script's private directory (named on its first line) is gone, and no process names it
+gone() {
+    local dir
+    dir=$(sed -n 's/.*state in \([^ ,)]*\).*/\1/p' <<<"$1" | head -n1)
+    [ -n "$dir" ] || fail "the script did not name its private directory"
+    [ ! -e "$dir" ] || fail "$dir is left"
+    ! pgrep -af "$dir/" || fail "processes of $dir are left"
 }
 before=$(host_state)
 
@@ -29,6 +34,7 @@ echo "$out"
 [ "$rc" = 0 ] || fail "deploy/compose-smoke.sh exited with status $rc"
 grep -q "^compose-smoke: verified: ring:4 te in 5 containers" <<<"$out" || fail "no verified run reported"
 grep -q "^compose-smoke: nothing left behind" <<<"$out" || fail "no clean-up report"
+gone "$out"
 [ "$(host_state)" = "$before" ] ||
     fail "the host differs after the run: $(diff <(echo "$before") <(host_state) | grep '^[<>]' | tr '\n' ' ')"
 
@@ -51,6 +57,7 @@ grep -q "net.ipv4.ip_forward was $forward, found $flipped" <<<"$out" || fail "ip
 grep -q "iptables rules.*DOCKER-SMOKE" <<<"$out" || fail "the iptables chain not named"
 [ "$want_docker0" = 0 ] || grep -q "network interface docker0" <<<"$out" || fail "docker0 not named"
 grep -q "STILL" <<<"$out" && fail "something could not be repaired"
+gone "$out"
 [ "$(host_state)" = "$before" ] ||
     fail "the host was not put back: $(diff <(echo "$before") <(host_state) | grep '^[<>]' | tr '\n' ' ')"
 echo "compose_smoke: verified in containers; nothing left behind, and what was left on purpose was found and put back"
