@@ -39,7 +39,7 @@ typedef struct cli_run_s {
     "                     list unless the daemon was started with --id (docs/deploy.md). Here\n"   \
     "                     --listen defaults to 0.0.0.0:0 (give [::]:0 for IPv6 daemons)\n"         \
     "  --port-range LO-HI the control listener takes the first free port from LO to HI (with\n"    \
-    "                     --listen HOST:0 or the default); local nodes' link listeners too\n"      \
+    "                     --listen HOST:0 or the default); local and ssh nodes' links too\n"       \
     "  --hosts FILE|LIST  start the nodes over ssh on these hosts: a hostfile (one host per\n"     \
     "                     line, `[user@]host[:port] [slots=N]`, # comments, as Open MPI's) or\n"   \
     "                     a list `host[:slots],...` as mpirun -H takes it; an argument with a\n"   \

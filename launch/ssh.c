@@ -167,13 +167,17 @@ static int launch_one(sn_coord_t *r, sn_coord_node_t *cn, sn_err_t *err)
 {
     const sn_host_t *h = &r->hosts.hosts[cn->host_index];
     const sn_coord_opts_t *o = r->o;
-    char qnode[1100], qaddr[SN_ADDR_MAX_TEXT + 4], cmd[1600], timeout[32], port[8];
+    char qnode[1100], qaddr[SN_ADDR_MAX_TEXT + 4], cmd[1600], timeout[32], port[8], range[40] = "";
     sh_quote(o->remote_node ? o->remote_node : DEFAULT_REMOTE_NODE, qnode, sizeof qnode);
     sh_quote(r->listen_addr, qaddr, sizeof qaddr);
+    /* the nodes' link listeners in --port-range as in local runs, so that the hosts' firewalls can
+     * be opened for that range instead of every ephemeral port */
+    if (o->port_lo)
+        snprintf(range, sizeof range, " --port-range %u-%u", o->port_lo, o->port_hi);
     /* exec: the node replaces the remote shell, so that the session is the node's */
     snprintf(cmd, sizeof cmd,
-             "exec %s --join %s --id %d --stdin-session --connect-timeout-ms %u%s%s", qnode, qaddr,
-             cn->id, o->connect_ms, o->verbose ? "" : " --quiet",
+             "exec %s --join %s --id %d --stdin-session --connect-timeout-ms %u%s%s%s", qnode,
+             qaddr, cn->id, o->connect_ms, range, o->verbose ? "" : " --quiet",
              r->sec.mode == SN_SEC_NONE ? " --security none --insecure-ok" : "");
     /* seconds, rounded up: ssh's own connection deadline */
     snprintf(timeout, sizeof timeout, "ConnectTimeout=%u", (o->connect_ms + 999) / 1000);

@@ -10,9 +10,10 @@ cd "$(dirname "$0")/.."
 # time: GNU time, the peak RSS in scripts/bench/memory.sh
 # python3: its json, csv and xml modules read traces and CSV (tests/integration/trace_check.py,
 # scripts/plot.sh); gnuplot-nox: scripts/plot.sh draws the SVG plots
+# docker.io: dockerd and its client for deploy/compose-smoke.sh (the test compose_smoke)
 PKGS=(build-essential cmake ninja-build pkg-config libuv1-dev libprotobuf-c-dev
       protobuf-c-compiler libsodium-dev libcmocka-dev bc clang clang-format help2man man-db iproute2
-      procps time bsdutils openssh-client openssh-server docker-compose
+      procps time bsdutils openssh-client openssh-server docker-compose docker.io
       python3 gnuplot-nox)
 missing=()
 for p in "${PKGS[@]}"; do

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Validation of deploy/compose.yaml with Debian's docker-compose (`docker-compose config`; no
 # container engine needed): the file parses, has the coordinator and the node service, the key as
-# a secret of mode 0400 and the node count from STEPNET_NODES; the Dockerfile's entrypoint exists.
+# a secret of mode 0400, the node count from STEPNET_NODES and the image from STEPNET_IMAGE; the
+# Dockerfile's entrypoint exists.
 # Exits 77 (CTest: skipped) where docker-compose is not installed (scripts/setup.sh installs it).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -15,6 +16,10 @@ done
 out=$(STEPNET_NODES=9 STEPNET_TOPO=torus:3x3 docker-compose -f deploy/compose.yaml config)
 printf '%s\n' "$out" | grep -qF "replicas: 9" || fail "STEPNET_NODES=9 does not give 9 nodes"
 printf '%s\n' "$out" | grep -qF "STEPNET_TOPO: torus:3x3" || fail "STEPNET_TOPO not passed"
+printf '%s\n' "$out" | grep -qF "image: stepnet:latest" || fail "the default image is not stepnet:latest"
+# deploy/compose-smoke.sh runs the same file with its locally imported image
+out=$(STEPNET_IMAGE=stepnet:smoke docker-compose -f deploy/compose.yaml config)
+[ "$(printf '%s\n' "$out" | grep -cF "image: stepnet:smoke")" = 2 ] || fail "STEPNET_IMAGE does not set both services' image"
 grep -q 'deploy/docker/entrypoint.sh' deploy/docker/Dockerfile || fail "the Dockerfile does not install the entrypoint"
 [ -x deploy/docker/entrypoint.sh ] || fail "deploy/docker/entrypoint.sh is not executable"
 # the runtime stage installs the Debian package of every shared library the programs link
