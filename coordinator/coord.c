@@ -291,6 +291,15 @@ static int prepare(sn_coord_t *r, sn_err_t *err)
                                       &r->sched_text, &r->sched_len, err);
     if (sched_rc < 0)
         return sched_rc;
+    /* --sync dataflow: every node learns its receptions from one dry run of the schedule; plans
+     * do not depend on the packet size, so the one plan serves every size of a sweep */
+    if (o->sync_dataflow) {
+        int rc = sn_rxplan_build(r->t, &o->job.params, o->job.algo, o->job.plan,
+                                 sn_model_slot_limit(r->t, &o->job.params, o->job.predicted),
+                                 o->max_memory, &r->rxplan, err);
+        if (rc < 0)
+            return rc;
+    }
     if (r->n > SN_COORD_MAX_LOCAL_NODES && !o->join && !o->daemons)
         return sn_err_set(err, SN_EINVAL,
                           "%s has %u nodes; local runs start one process per node and allow at "
@@ -429,6 +438,7 @@ static void release(sn_coord_t *r)
     free(r->ctl_rtt);
     free(r->file_text);
     free(r->sched_text);
+    sn_rxplan_free(&r->rxplan);
     sn_launch_hostlist_free(&r->hosts);
     sn_key_free(r->key);
 }
