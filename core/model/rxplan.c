@@ -15,7 +15,7 @@ typedef struct record_s {
     sn_rxplan_t *pl;
     size_t *cap;
     uint64_t max_bytes;
-    int over;        /* 1: past max_bytes; 2: a node past SN_RXPLAN_MAX_NODE */
+    int over; /* 1: past max_bytes; 2: a node past SN_RXPLAN_MAX_NODE */
     uint32_t over_node;
 } record_t;
 

@@ -123,8 +123,7 @@ static void test_build_bcast(void **state)
         tu_assert_rc(sn_rxplan_check(pl.rx[u], pl.nrx[u], sn_topo_degree(t, u), 100, &err), 0);
     sn_rxplan_free(&pl);
     /* bounded: a limit below the plan's bytes refuses it, naming --max-memory's reason */
-    tu_assert_rc(sn_rxplan_build(t, &p, a, plan, 100, sn_rxplan_bytes(6, 8), &pl, &err),
-                 SN_ERANGE);
+    tu_assert_rc(sn_rxplan_build(t, &p, a, plan, 100, sn_rxplan_bytes(6, 8), &pl, &err), SN_ERANGE);
     assert_int_equal(err.param, SN_PARAM_MEMORY);
     assert_non_null(strstr(err.msg, "receive plan"));
     a->plan_free(plan);
@@ -150,8 +149,7 @@ static void test_build_total(void **state)
     tu_assert_rc(sn_rxplan_build(t, &p, a, plan, 1000, 0, &pl, &err), 0);
     assert_int_equal(pl.total, sr.packets + sr.control_packets);
     for (uint32_t u = 0; u < t->n; u++)
-        tu_assert_rc(sn_rxplan_check(pl.rx[u], pl.nrx[u], sn_topo_degree(t, u), sr.steps, &err),
-                     0);
+        tu_assert_rc(sn_rxplan_check(pl.rx[u], pl.nrx[u], sn_topo_degree(t, u), sr.steps, &err), 0);
     sn_rxplan_free(&pl);
     a->plan_free(plan);
     sn_topo_free(t);
