@@ -294,9 +294,17 @@ static int prepare(sn_coord_t *r, sn_err_t *err)
     /* --sync dataflow: every node learns its receptions from one dry run of the schedule; plans
      * do not depend on the packet size, so the one plan serves every size of a sweep */
     if (o->sync_dataflow) {
+        /* within what the run's estimate leaves of --max-memory (the same estimate the command
+         * checked before it came here) */
+        sn_mem_t mem;
+        sn_mem_extra_t extra = {.emulated = o->emu_file || sn_emu_link_active(&o->emu)};
+        sn_model_mem_estimate_with(r->t, &o->job.params, SN_MEM_RUN, &extra, &mem);
+        uint64_t budget = o->max_memory == 0          ? 0
+                          : o->max_memory > mem.total ? o->max_memory - mem.total
+                                                      : 1;
         int rc = sn_rxplan_build(r->t, &o->job.params, o->job.algo, o->job.plan,
                                  sn_model_slot_limit(r->t, &o->job.params, o->job.predicted),
-                                 o->max_memory, &r->rxplan, err);
+                                 budget, &r->rxplan, err);
         if (rc < 0)
             return rc;
     }

@@ -21,8 +21,9 @@ typedef struct record_s {
 
 uint64_t sn_rxplan_bytes(uint64_t total, uint32_t n)
 {
-    /* the coordinator's entries, plus the arrays (pointer, count, capacity) of every node */
-    return total * sizeof(uint64_t) + (uint64_t) n * (sizeof(uint64_t *) + 2 * sizeof(size_t));
+    /* every entry three times: the coordinator's copy, and in the nodes the Assign's copy and the
+     * copy split by link; plus the coordinator's arrays (pointer, count, capacity) of every node */
+    return 3 * total * sizeof(uint64_t) + (uint64_t) n * (sizeof(uint64_t *) + 2 * sizeof(size_t));
 }
 
 static void on_send(void *ctx, uint64_t slot, uint32_t node, uint32_t port, const sn_packet_t *pkt)
@@ -73,13 +74,14 @@ int sn_rxplan_build(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a
     free(r.cap);
     char lim[32];
     if (rc == 0 && r.over == 1)
-        rc = sn_err_set_param(err, SN_ERANGE, SN_PARAM_MEMORY,
+        rc = sn_err_set_param(err, SN_EINVAL, SN_PARAM_MEMORY,
                               "--sync dataflow: the receive plan of %s on %s (every packet's slot "
-                              "and link) needs more than the memory limit of %s; use --sync slot",
+                              "and link) needs more than the %s the run's estimate leaves of the "
+                              "memory limit; use --sync slot or a larger limit",
                               sn_coll_name(p->coll), t->spec,
                               sn_fmt_bytes(max_bytes, lim, sizeof lim));
     else if (rc == 0 && r.over == 2)
-        rc = sn_err_set_param(err, SN_ERANGE, SN_PARAM_MEMORY,
+        rc = sn_err_set_param(err, SN_EINVAL, SN_PARAM_MEMORY,
                               "--sync dataflow: node %u of %s receives more than %u packets, the "
                               "most a node's receive plan holds; use --sync slot",
                               r.over_node, t->spec, SN_RXPLAN_MAX_NODE);

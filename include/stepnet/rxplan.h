@@ -39,12 +39,13 @@ static inline void sn_rxplan_decode(uint64_t v, uint32_t deg, uint64_t *slot, ui
     *port = (uint32_t) (v % deg);
 }
 
-/* The bytes a plan of `total` receptions costs the coordinator that holds every node's (its
- * entries, each node's array, and one node's Assign being packed). */
+/* The bytes a plan of `total` receptions over n nodes costs the run: the coordinator's copy of
+ * every node's entries and, in the nodes together, the Assign's copy and the copy split by link. */
 uint64_t sn_rxplan_bytes(uint64_t total, uint32_t n);
 
 /* Replays (t, p, algo, plan) in the simulator (at most max_slots slots) and records every node's
- * receptions into *out (free with sn_rxplan_free). 0; SN_ERANGE (param SN_PARAM_MEMORY) when the
+ * receptions into *out (free with sn_rxplan_free). 0; SN_EINVAL (param SN_PARAM_MEMORY: bad
+ * input, the limit is too small for it) when the
  * plan would pass max_bytes (0: no limit) or a node would receive more than SN_RXPLAN_MAX_NODE
  * packets, the recording stopping there; the simulator's error when the replay fails; SN_EVERIFY
  * when it does not verify. */

@@ -123,7 +123,7 @@ static void test_build_bcast(void **state)
         tu_assert_rc(sn_rxplan_check(pl.rx[u], pl.nrx[u], sn_topo_degree(t, u), 100, &err), 0);
     sn_rxplan_free(&pl);
     /* bounded: a limit below the plan's bytes refuses it, naming --max-memory's reason */
-    tu_assert_rc(sn_rxplan_build(t, &p, a, plan, 100, sn_rxplan_bytes(6, 8), &pl, &err), SN_ERANGE);
+    tu_assert_rc(sn_rxplan_build(t, &p, a, plan, 100, sn_rxplan_bytes(6, 8), &pl, &err), SN_EINVAL);
     assert_int_equal(err.param, SN_PARAM_MEMORY);
     assert_non_null(strstr(err.msg, "receive plan"));
     a->plan_free(plan);
