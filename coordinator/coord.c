@@ -307,6 +307,25 @@ static int prepare(sn_coord_t *r, sn_err_t *err)
                                  budget, &r->rxplan, err);
         if (rc < 0)
             return rc;
+        /* an emulated link holds its frames whole until their release, and without the barrier
+         * a node may send all of a link's frames before the first is released: the frames beyond
+         * the estimate's window count too (every link, as if every link were emulated) */
+        uint64_t held =
+            extra.emulated ? sn_rxplan_frames_beyond(&r->rxplan, r->t, SN_MODEL_EMU_FRAMES) : 0;
+        uint64_t frame = sn_model_mem_link_emulated(o->job.params.size) / SN_MODEL_EMU_FRAMES;
+        uint64_t need = sn_rxplan_bytes(r->rxplan.total, r->n) +
+                        (held > UINT64_MAX / (frame + 1) ? UINT64_MAX : held * frame);
+        if (budget && need > budget) {
+            char a[32], b[32];
+            return sn_err_set_param(
+                err, SN_EINVAL, SN_PARAM_MEMORY,
+                "--sync dataflow over emulated links: the receive plan and the %llu frames the "
+                "links may hold whole beyond the slot barrier's window need about %s, more than "
+                "the %s the run's estimate leaves of the memory limit; use --sync slot or a "
+                "larger limit",
+                (unsigned long long) held, sn_fmt_bytes(need, a, sizeof a),
+                sn_fmt_bytes(budget, b, sizeof b));
+        }
     }
     if (r->n > SN_COORD_MAX_LOCAL_NODES && !o->join && !o->daemons)
         return sn_err_set(err, SN_EINVAL,

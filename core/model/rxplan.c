@@ -108,6 +108,27 @@ void sn_rxplan_free(sn_rxplan_t *pl)
     memset(pl, 0, sizeof *pl);
 }
 
+uint64_t sn_rxplan_frames_beyond(const sn_rxplan_t *pl, const sn_topo_t *t, uint32_t window)
+{
+    uint64_t beyond = 0;
+    uint32_t maxdeg = 0;
+    for (uint32_t v = 0; v < pl->n; v++)
+        if (sn_topo_degree(t, v) > maxdeg)
+            maxdeg = sn_topo_degree(t, v);
+    uint64_t *frames = sn_xcalloc((size_t) maxdeg + 1, sizeof *frames);
+    for (uint32_t v = 0; v < pl->n; v++) {
+        uint32_t deg = sn_topo_degree(t, v);
+        memset(frames, 0, ((size_t) deg + 1) * sizeof *frames);
+        for (size_t k = 0; k < pl->nrx[v]; k++)
+            frames[pl->rx[v][k] % deg]++;
+        for (uint32_t q = 0; q < deg; q++)
+            if (frames[q] > window)
+                beyond += frames[q] - window;
+    }
+    free(frames);
+    return beyond;
+}
+
 int sn_rxplan_check(const uint64_t *v, size_t n, uint32_t deg, uint64_t max_slots, sn_err_t *err)
 {
     if (n > SN_RXPLAN_MAX_NODE)

@@ -54,6 +54,11 @@ int sn_rxplan_build(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a
                     sn_err_t *err);
 void sn_rxplan_free(sn_rxplan_t *pl);
 
+/* The frames beyond `window` per directed link that the plan puts on its links, summed over the
+ * links: what emulated links, which hold every frame whole until its release, may hold beyond the
+ * slot barrier's window when dataflow sends a link's frames without waiting for its receiver. */
+uint64_t sn_rxplan_frames_beyond(const sn_rxplan_t *pl, const sn_topo_t *t, uint32_t window);
+
 /* Checks one node's plan as it arrives from the wire: at most SN_RXPLAN_MAX_NODE entries,
  * strictly increasing, every slot within max_slots (deg >= 1 when n > 0). 0, or SN_EPROTO with err
  * saying what is wrong. */

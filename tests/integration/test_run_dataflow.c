@@ -62,7 +62,8 @@ static void test_every_algorithm(void **state)
         {{"--topo", "hypercube:3", "--coll", "bcast", "--algo", "bcast-binomial"}},
         {{"--topo", "hypercube:3", "--coll", "bcast", "--algo", "bcast-bfs"}},
         {{"--topo", "hypercube:3", "--coll", "bcast", "--algo", "bcast-tree"}},
-        {{"--topo", "hypercube:3", "--coll", "bcast", "--algo", "bcast-greedy", "--ports", "single"}},
+        {{"--topo", "hypercube:3", "--coll", "bcast", "--algo", "bcast-greedy", "--ports",
+          "single"}},
         {{"--topo", "ring:6", "--coll", "scatter", "--algo", "scatter-ering"}},
         {{"--topo", "torus:3x3", "--coll", "scatter", "--algo", "scatter-torus"}},
         {{"--topo", "hypercube:3", "--coll", "scatter", "--algo", "scatter-balanced"}},
@@ -86,7 +87,8 @@ static void test_every_algorithm(void **state)
         {{"--topo", "foldedcube:3", "--coll", "te", "--algo", "te-fcube-greedy"}},
         {{"--topo", "foldedcube:3", "--coll", "pmna", "--algo", "pmna-fcube", "--m", "3"}},
         {{"--topo", "hypercube:3", "--coll", "mnb", "--algo", "mnb-a0", "--ports", "single"}},
-        {{"--topo", "hypercube:3", "--coll", "pmna", "--algo", "pmna-a0", "--ports", "single", "--m", "3"}},
+        {{"--topo", "hypercube:3", "--coll", "pmna", "--algo", "pmna-a0", "--ports", "single",
+          "--m", "3"}},
         {{"--topo", "linear:5", "--coll", "pmnb", "--algo", "pmnb-mesh-split", "--m", "3"}},
         {{"--topo", "torus:3x3", "--coll", "pmnb", "--algo", "pmnb-mesh", "--m", "3"}},
         {{"--topo", "mesh:3x3", "--coll", "pmnb", "--algo", "pmnb-mesh-a0", "--m", "3"}},
@@ -99,15 +101,18 @@ static void test_every_algorithm(void **state)
         {{"--topo", "torus:3x3", "--coll", "te", "--algo", "te-mns"}},
         {{"--topo", "hypercube:3", "--coll", "mnb", "--algo", "mnb-balanced"}},
         {{"--topo", "hypercube:3", "--coll", "mnb", "--algo", "mnb-cycle", "--ports", "single"}},
-        {{"--topo", "hypercube:3", "--coll", "bcast", "--algo", "bcast-multitree", "--ports", "single"}},
-        {{"--topo", "hypercube:3", "--coll", "bcast", "--algo", "bcast-match", "--ports", "single"}},
+        {{"--topo", "hypercube:3", "--coll", "bcast", "--algo", "bcast-multitree", "--ports",
+          "single"}},
+        {{"--topo", "hypercube:3", "--coll", "bcast", "--algo", "bcast-match", "--ports",
+          "single"}},
         {{"--topo", "foldedcube:3", "--coll", "pmnb", "--algo", "pmnb-fcube", "--m", "3"}},
         {{"--topo", "hypercube:3", "--coll", "mnb", "--algo", "mnb-cayley"}},
         {{"--topo", "hypercube:3", "--coll", "mnb", "--algo", "mnb-gossip"}},
         {{"--topo", "hypercube:3", "--coll", "mnb", "--algo", "mnb-match", "--ports", "single"}},
         {{"--topo", "hypercube:3", "--coll", "allreduce", "--algo", "allreduce-rd"}},
         {{"--topo", "torus:3x3", "--coll", "allreduce", "--algo", "allreduce-product"}},
-        {{"--topo", "hypercube:3", "--coll", "allreduce", "--algo", "allreduce-flood", "--op", "max"}},
+        {{"--topo", "hypercube:3", "--coll", "allreduce", "--algo", "allreduce-flood", "--op",
+          "max"}},
         {{"--topo", "hypercube:3", "--coll", "allreduce", "--algo", "allreduce-tree"}},
         {{"--topo", "hypercube:3", "--coll", "barrier", "--algo", "barrier-rd"}},
         {{"--topo", "torus:3x3", "--coll", "barrier", "--algo", "barrier-product"}},
@@ -116,12 +121,17 @@ static void test_every_algorithm(void **state)
         {{"--topo", "hypercube:3", "--coll", "mna", "--algo", "mna-tree"}},
         /* pipelined packets (frames of later slots queue), half duplex, single-port with
          * rx any, fragments, and frames larger than a chunk */
-        {{"--topo", "hypercube:3", "--coll", "bcast", "--algo", "bcast-bfs", "--msgs", "3", "--size", "4096"}},
+        {{"--topo", "hypercube:3", "--coll", "bcast", "--algo", "bcast-bfs", "--msgs", "3",
+          "--size", "4096"}},
         {{"--topo", "ring:6", "--coll", "te", "--algo", "te-ring", "--msgs", "2"}},
-        {{"--topo", "hypercube:3", "--coll", "bcast", "--algo", "bcast-binomial", "--ports", "single", "--msgs", "2"}},
-        {{"--topo", "ring:6", "--coll", "bcast", "--algo", "bcast-tree", "--duplex", "half", "--msgs", "2"}},
-        {{"--topo", "torus:3x3", "--coll", "mnb", "--algo", "mnb-route", "--ports", "single", "--rx", "any"}},
-        {{"--topo", "mesh:3x3", "--coll", "pmnb", "--algo", "pmnb-mesh-split", "--m", "3", "--frags", "4"}},
+        {{"--topo", "hypercube:3", "--coll", "bcast", "--algo", "bcast-binomial", "--ports",
+          "single", "--msgs", "2"}},
+        {{"--topo", "ring:6", "--coll", "bcast", "--algo", "bcast-tree", "--duplex", "half",
+          "--msgs", "2"}},
+        {{"--topo", "torus:3x3", "--coll", "mnb", "--algo", "mnb-route", "--ports", "single",
+          "--rx", "any"}},
+        {{"--topo", "mesh:3x3", "--coll", "pmnb", "--algo", "pmnb-mesh-split", "--m", "3",
+          "--frags", "4"}},
         {{"--topo", "complete:8", "--coll", "te", "--size", "70000"}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
@@ -134,9 +144,9 @@ static void test_killed_node(void **state)
 {
     (void) state;
     char line[1024];
-    tu_proc_t p = TU_STEPNET(60, "run", "--topo", "ring:4", "--coll", "te", "--sync", "dataflow",
-                             "--reps", "2", "--warmup", "0", "--probes", "0", "--fault",
-                             "1:kill@2", "--json");
+    tu_proc_t p =
+        TU_STEPNET(60, "run", "--topo", "ring:4", "--coll", "te", "--sync", "dataflow", "--reps",
+                   "2", "--warmup", "0", "--probes", "0", "--fault", "1:kill@2", "--json");
     tu_expect_failed(&p, line, sizeof line);
     if (strstr(line, "node 1 ") == NULL)
         fail_msg("%s: the verdict does not name node 1: %s", p.cmd, line);
@@ -150,8 +160,8 @@ static void test_stopped_node(void **state)
     (void) state;
     char line[2048];
     tu_proc_t p = TU_STEPNET(90, "run", "--topo", "ring:4", "--coll", "te", "--sync", "dataflow",
-                             "--reps", "2", "--warmup", "0", "--probes", "0", "--fault",
-                             "2:stop@1", "--slot-timeout-ms", "1000", "--json");
+                             "--reps", "2", "--warmup", "0", "--probes", "0", "--fault", "2:stop@1",
+                             "--slot-timeout-ms", "1000", "--json");
     tu_expect_failed(&p, line, sizeof line);
     if (strstr(line, "node 2 ") == NULL || strstr(line, "stopped") == NULL)
         fail_msg("%s: the verdict does not say node 2 stopped: %s", p.cmd, line);
@@ -169,10 +179,8 @@ static void test_options(void **state)
     static const struct {
         const char *opt, *val, *why;
     } refused[] = {
-        {"--idle-slots", "5", "--idle-slots"},
-        {"--termination", "detect", "--termination"},
-        {"--fault", "1:flip@1", "flip"},
-        {"--fault", "1:trickle@1", "trickle"},
+        {"--idle-slots", "5", "--idle-slots"}, {"--termination", "detect", "--termination"},
+        {"--fault", "1:flip@1", "flip"},       {"--fault", "1:trickle@1", "trickle"},
         {"--trace", "/dev/null", "--trace"},
     };
     for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {

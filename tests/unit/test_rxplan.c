@@ -118,6 +118,9 @@ static void test_build_bcast(void **state)
         assert_int_equal(__builtin_popcount(pp->peer ^ u), 1); /* a hypercube link */
         assert_true(s >= 1 && s <= 3);
     }
+    /* one frame per link: nothing beyond a window of one or two; node 0 receives none */
+    assert_int_equal(sn_rxplan_frames_beyond(&pl, t, 1), 0);
+    assert_int_equal(sn_rxplan_frames_beyond(&pl, t, 0), 7);
     /* every node's plan passes the node's own check */
     for (uint32_t u = 0; u < 8; u++)
         tu_assert_rc(sn_rxplan_check(pl.rx[u], pl.nrx[u], sn_topo_degree(t, u), 100, &err), 0);
