@@ -22,8 +22,11 @@ typedef struct record_s {
 uint64_t sn_rxplan_bytes(uint64_t total, uint32_t n)
 {
     /* every entry three times: the coordinator's copy, and in the nodes the Assign's copy and the
-     * copy split by link; plus the coordinator's arrays (pointer, count, capacity) of every node */
-    return 3 * total * sizeof(uint64_t) + (uint64_t) n * (sizeof(uint64_t *) + 2 * sizeof(size_t));
+     * copy split by link; at worst every packet waiting in its link's queue at once (frames that
+     * arrive before the slots that play them); plus the coordinator's arrays (pointer, count,
+     * capacity) of every node */
+    return total * (3 * sizeof(uint64_t) + sizeof(sn_packet_t)) +
+           (uint64_t) n * (sizeof(uint64_t *) + 2 * sizeof(size_t));
 }
 
 static void on_send(void *ctx, uint64_t slot, uint32_t node, uint32_t port, const sn_packet_t *pkt)

@@ -40,7 +40,8 @@ static inline void sn_rxplan_decode(uint64_t v, uint32_t deg, uint64_t *slot, ui
 }
 
 /* The bytes a plan of `total` receptions over n nodes costs the run: the coordinator's copy of
- * every node's entries and, in the nodes together, the Assign's copy and the copy split by link. */
+ * every node's entries and, in the nodes together, the Assign's copy, the copy split by link and
+ * the links' queues of packets that arrived before their slot (at worst every packet at once). */
 uint64_t sn_rxplan_bytes(uint64_t total, uint32_t n);
 
 /* Replays (t, p, algo, plan) in the simulator (at most max_slots slots) and records every node's
