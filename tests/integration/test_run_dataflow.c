@@ -200,6 +200,13 @@ static void test_options(void **state)
     assert_string_equal(tu_jstr(j, "sync"), "slot");
     assert_string_equal(tu_jstr(j, "termination"), "learn");
     tu_exec_free(&p);
+    /* the text report says which ran */
+    p = TU_STEPNET(60, "run", "--topo", "ring:4", "--coll", "te", "--sync", "dataflow", "--reps",
+                   "1", "--warmup", "0", "--probes", "0");
+    tu_expect_status(&p, 0);
+    if (strstr(p.out, ", sync dataflow,") == NULL)
+        fail_msg("%s: the text report does not say sync dataflow:\n%s", p.cmd, p.out);
+    tu_exec_free(&p);
 }
 
 /* bench --sync dataflow: one receive plan serves every size of the sweep. */
