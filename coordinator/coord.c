@@ -264,6 +264,10 @@ static void on_signal(uv_signal_t *s, int signum)
 /* ---- set-up ---------------------------------------------------------------------------------- */
 
 /* Everything that needs no event loop: topology files, the key, the token, the tables. */
+/* What an Assign carries besides its file graph, schedule and receive plan (the parameters, the
+ * peers' addresses, the emulated links): far below this. */
+#define SN_COORD_ASSIGN_SLACK (1u << 20)
+
 static int prepare(sn_coord_t *r, sn_err_t *err)
 {
     const sn_coord_opts_t *o = r->o;
@@ -315,6 +319,12 @@ static int prepare(sn_coord_t *r, sn_err_t *err)
         uint64_t frame = sn_model_mem_link_emulated(o->job.params.size) / SN_MODEL_EMU_FRAMES;
         uint64_t need = sn_rxplan_bytes(r->rxplan.total, r->n) +
                         (held > UINT64_MAX / (frame + 1) ? UINT64_MAX : held * frame);
+        /* every Assign must stay within a control frame: the plan's varints (10 bytes at most)
+         * beside a file: graph's edge list and a schedule file */
+        if ((rc = sn_rxplan_check_wire(
+                 &r->rxplan, (uint64_t) r->file_len + r->sched_len + SN_COORD_ASSIGN_SLACK,
+                 SN_WIRE_MAX_CONTROL, err)) < 0)
+            return rc;
         if (budget && need > budget) {
             char a[32], b[32];
             return sn_err_set_param(

@@ -132,6 +132,18 @@ uint64_t sn_rxplan_frames_beyond(const sn_rxplan_t *pl, const sn_topo_t *t, uint
     return beyond;
 }
 
+int sn_rxplan_check_wire(const sn_rxplan_t *pl, uint64_t other, uint64_t max, sn_err_t *err)
+{
+    for (uint32_t v = 0; v < pl->n; v++)
+        if ((uint64_t) pl->nrx[v] * 10 + other > max)
+            return sn_err_set(err, SN_EINVAL,
+                              "--sync dataflow: node %u receives %zu packets; its receive plan "
+                              "(with the topology and schedule its assignment carries) does not "
+                              "fit in an assignment of %llu bytes; use --sync slot",
+                              v, pl->nrx[v], (unsigned long long) max);
+    return 0;
+}
+
 int sn_rxplan_check(const uint64_t *v, size_t n, uint32_t deg, uint64_t max_slots, sn_err_t *err)
 {
     if (n > SN_RXPLAN_MAX_NODE)

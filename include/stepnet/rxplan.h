@@ -60,6 +60,11 @@ void sn_rxplan_free(sn_rxplan_t *pl);
  * slot barrier's window when dataflow sends a link's frames without waiting for its receiver. */
 uint64_t sn_rxplan_frames_beyond(const sn_rxplan_t *pl, const sn_topo_t *t, uint32_t window);
 
+/* Checks that every node's plan, as varints of at most 10 bytes beside `other` bytes of its
+ * assignment, fits in a control message of `max` bytes. 0, or SN_EINVAL naming the first node that
+ * does not. */
+int sn_rxplan_check_wire(const sn_rxplan_t *pl, uint64_t other, uint64_t max, sn_err_t *err);
+
 /* Checks one node's plan as it arrives from the wire: at most SN_RXPLAN_MAX_NODE entries,
  * strictly increasing, every slot within max_slots (deg >= 1 when n > 0). 0, or SN_EPROTO with err
  * saying what is wrong. */

@@ -121,6 +121,11 @@ static void test_build_bcast(void **state)
     /* one frame per link: nothing beyond a window of one or two; node 0 receives none */
     assert_int_equal(sn_rxplan_frames_beyond(&pl, t, 1), 0);
     assert_int_equal(sn_rxplan_frames_beyond(&pl, t, 0), 7);
+    /* an assignment holds one reception of 10 bytes at most beside 90 others in 100 bytes, not
+     * beside 91 */
+    tu_assert_rc(sn_rxplan_check_wire(&pl, 90, 100, &err), 0);
+    tu_assert_rc(sn_rxplan_check_wire(&pl, 91, 100, &err), SN_EINVAL);
+    assert_non_null(strstr(err.msg, "node 1 receives 1 packets"));
     /* every node's plan passes the node's own check */
     for (uint32_t u = 0; u < 8; u++)
         tu_assert_rc(sn_rxplan_check(pl.rx[u], pl.nrx[u], sn_topo_degree(t, u), 100, &err), 0);
