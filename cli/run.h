@@ -92,6 +92,10 @@ typedef struct cli_run_s {
     "                     its end (diameter + 1 slots of empty frames after the last node is\n"    \
     "                     done), the later ones stop at the slot it found, each node checking\n"   \
     "                     that it is done there; detect: every repetition detects its end\n"       \
+    "  --sync slot|dataflow  slot (default): the slot barrier, one frame on every link every\n"    \
+    "                     slot; dataflow: nodes send only the schedule's packets and play each\n"  \
+    "                     slot as soon as its packets are in (a dry run tells each node what it\n" \
+    "                     receives when), as a communication library runs a schedule\n"            \
     "  --fault ID:KIND@SLOT       testing: node ID kills itself (kill), stops (stop), sends a\n"   \
     "                             malformed (garbage) or oversized (oversize) frame at SLOT, or\n" \
     "                             flips one bit of its next frame on the wire (flip), or from\n"   \

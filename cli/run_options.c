@@ -101,6 +101,7 @@ typedef struct raw_s {
     int64_t reps, warmup, probes, idle, connect, ready, slot, collective, heartbeat, spin, nice;
     int64_t trace_slots, trace_rep;
     const char *nodes, *security, *fault, *token, *termination, *cipher, *map_by, *port_range;
+    const char *sync;                                 /* --sync slot|dataflow */
     const char *link_delay, *link_jitter, *link_rate; /* link emulation */
     int insecure_ok;
 } raw_t;
@@ -127,7 +128,8 @@ static void raw_defaults(raw_t *w, sn_coord_opts_t *o, int bench)
                  .trace_rep = -1,
                  .nodes = "local",
                  .security = "sodium",
-                 .termination = "learn"};
+                 .termination = NULL, /* learn, unless given */
+                 .sync = "slot"};
 }
 
 /* What one of run and bench takes and the other does not. */
@@ -184,11 +186,44 @@ static int check_nodes(sn_coord_opts_t *o, const raw_t *w, sn_err_t *err)
         if (sn_addr_parse(o->listen, -1, &a, &e) < 0)
             return sn_err_inval(err, "--listen: %s", e.msg);
     }
-    if (strcmp(w->termination, "learn") == 0 || strcmp(w->termination, "detect") == 0)
-        o->termination_detect = w->termination[0] == 'd';
+    const char *term = w->termination ? w->termination : "learn";
+    if (strcmp(term, "learn") == 0 || strcmp(term, "detect") == 0)
+        o->termination_detect = term[0] == 'd';
     else
         return sn_err_inval(err, "bad value '%s' for --termination: expected learn or detect",
-                            w->termination);
+                            term);
+    return 0;
+}
+
+/* --sync slot|dataflow, and what dataflow cannot honour: it has no slot barrier to measure
+ * (--idle-slots) or to detect termination with (--termination; the receive plan ends each node),
+ * no per-slot frames to trace, no frame in every slot for the faults that act on a node's next
+ * frames (flip, trickle: a node may send none after SLOT), and dynbcast runs rounds of its own. */
+static int check_sync(const cli_opts_t *cli, const cli_run_t *run, sn_coord_opts_t *o,
+                      const raw_t *w, sn_err_t *err)
+{
+    if (strcmp(w->sync, "slot") == 0)
+        return 0;
+    if (strcmp(w->sync, "dataflow") != 0)
+        return sn_err_inval(err, "bad value '%s' for --sync: expected slot or dataflow", w->sync);
+    o->sync_dataflow = 1;
+    o->max_memory = cli->max_memory ? cli->max_memory : cli_default_max_memory();
+    const char *why = NULL;
+    if (o->idle_slots)
+        why = "--idle-slots measures the slot barrier, which dataflow does not have";
+    else if (w->termination)
+        why = "--termination applies to the slot barrier (in dataflow each node stops when its "
+              "receive plan is played)";
+    else if (run->trace_file)
+        why = "--trace records the slot barrier's frames";
+    else if (cli->coll && strcmp(cli->coll, "dynbcast") == 0)
+        why = "--coll dynbcast runs rounds of its own";
+    else if (o->fault &&
+             (strncmp(o->fault, "flip@", 5) == 0 || strncmp(o->fault, "trickle@", 8) == 0))
+        why = "--fault flip and trickle act on the node's next frames, and in dataflow a node may "
+              "send none after the slot (kill, stop, garbage and oversize act at once)";
+    if (why)
+        return sn_err_inval(err, "--sync dataflow: %s; use --sync slot", why);
     return 0;
 }
 
@@ -351,6 +386,7 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
          .lo = 0,
          .hi = SN_COORD_MAX_NICE},
         {.name = "--termination", .kind = SN_OPT_STR, .str = &w.termination},
+        {.name = "--sync", .kind = SN_OPT_STR, .str = &w.sync},
         {.name = "--cipher", .kind = SN_OPT_STR, .str = &w.cipher},
         {.name = "--nodes", .kind = SN_OPT_STR, .str = &w.nodes},
         {.name = "--listen", .kind = SN_OPT_STR, .str = &o->listen},
@@ -413,7 +449,7 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
         (rc = check_security(o, &w, err)) < 0 ||
         (rc = check_hosts(o, w.map_by, w.nodes, w.insecure_ok, err)) < 0 ||
         (w.fault && (rc = parse_fault(w.fault, o, err)) < 0) ||
-        (rc = check_trace(run, &w, err)) < 0)
+        (rc = check_trace(run, &w, err)) < 0 || (rc = check_sync(cli, run, o, &w, err)) < 0)
         return rc;
     if ((rc = check_emu_token(o, &w, err)) < 0)
         return rc;

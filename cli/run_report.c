@@ -189,9 +189,10 @@ void cli_run_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t 
     cli_sweep_security_text(o, res, sec, sizeof sec);
     char launch[96];
     fprintf(f,
-            "  nodes           %s, %u TCP links, security %s, spin %u us, coordinator nice +%u\n",
+            "  nodes           %s, %u TCP links, security %s, sync %s, spin %u us, coordinator "
+            "nice +%u\n",
             cli_caveat_launch_text(o, res, c->topo->n, launch, sizeof launch), c->topo->nedges, sec,
-            o->spin_us, o->coord_nice);
+            o->sync_dataflow ? "dataflow" : "slot", o->spin_us, o->coord_nice);
     if (res->failed) {
         fprintf(f, "  FAILED          %s\n", res->error);
         return;

@@ -360,7 +360,11 @@ void cli_sweep_json_cpu(cli_json_t *j, const sn_coord_opts_t *o)
 
 void cli_sweep_json_termination(cli_json_t *j, const sn_coord_opts_t *o, uint64_t quiet_slot)
 {
-    cli_json_str(j, "termination", o->termination_detect ? "detect" : "learn");
+    cli_json_str(j, "sync", o->sync_dataflow ? "dataflow" : "slot");
+    cli_json_str(j, "termination",
+                 o->sync_dataflow        ? "plan"
+                 : o->termination_detect ? "detect"
+                                         : "learn");
     if (quiet_slot)
         cli_json_uint(j, "quiet_slot", quiet_slot);
     else

@@ -264,6 +264,10 @@ static void on_signal(uv_signal_t *s, int signum)
 /* ---- set-up ---------------------------------------------------------------------------------- */
 
 /* Everything that needs no event loop: topology files, the key, the token, the tables. */
+/* What an Assign carries besides its file graph, schedule and receive plan (the parameters, the
+ * peers' addresses, the emulated links): far below this. */
+#define SN_COORD_ASSIGN_SLACK (1u << 20)
+
 static int prepare(sn_coord_t *r, sn_err_t *err)
 {
     const sn_coord_opts_t *o = r->o;
@@ -291,6 +295,48 @@ static int prepare(sn_coord_t *r, sn_err_t *err)
                                       &r->sched_text, &r->sched_len, err);
     if (sched_rc < 0)
         return sched_rc;
+    /* --sync dataflow: every node learns its receptions from one dry run of the schedule; plans
+     * do not depend on the packet size, so the one plan serves every size of a sweep */
+    if (o->sync_dataflow) {
+        /* within what the run's estimate leaves of --max-memory (the same estimate the command
+         * checked before it came here) */
+        sn_mem_t mem;
+        sn_mem_extra_t extra = {.emulated = o->emu_file || sn_emu_link_active(&o->emu)};
+        sn_model_mem_estimate_with(r->t, &o->job.params, SN_MEM_RUN, &extra, &mem);
+        uint64_t budget = o->max_memory == 0          ? 0
+                          : o->max_memory > mem.total ? o->max_memory - mem.total
+                                                      : 1;
+        int rc = sn_rxplan_build(r->t, &o->job.params, o->job.algo, o->job.plan,
+                                 sn_model_slot_limit(r->t, &o->job.params, o->job.predicted),
+                                 budget, &r->rxplan, err);
+        if (rc < 0)
+            return rc;
+        /* an emulated link holds its frames whole until their release, and without the barrier
+         * a node may send all of a link's frames before the first is released: the frames beyond
+         * the estimate's window count too (every link, as if every link were emulated) */
+        uint64_t held =
+            extra.emulated ? sn_rxplan_frames_beyond(&r->rxplan, r->t, SN_MODEL_EMU_FRAMES) : 0;
+        uint64_t frame = sn_model_mem_link_emulated(o->job.params.size) / SN_MODEL_EMU_FRAMES;
+        uint64_t need = sn_rxplan_bytes(r->rxplan.total, r->n) +
+                        (held > UINT64_MAX / (frame + 1) ? UINT64_MAX : held * frame);
+        /* every Assign must stay within a control frame: the plan's varints (10 bytes at most)
+         * beside a file: graph's edge list and a schedule file */
+        if ((rc = sn_rxplan_check_wire(
+                 &r->rxplan, (uint64_t) r->file_len + r->sched_len + SN_COORD_ASSIGN_SLACK,
+                 SN_WIRE_MAX_CONTROL, err)) < 0)
+            return rc;
+        if (budget && need > budget) {
+            char a[32], b[32];
+            return sn_err_set_param(
+                err, SN_EINVAL, SN_PARAM_MEMORY,
+                "--sync dataflow over emulated links: the receive plan and the %llu frames the "
+                "links may hold whole beyond the slot barrier's window need about %s, more than "
+                "the %s the run's estimate leaves of the memory limit; use --sync slot or a "
+                "larger limit",
+                (unsigned long long) held, sn_fmt_bytes(need, a, sizeof a),
+                sn_fmt_bytes(budget, b, sizeof b));
+        }
+    }
     if (r->n > SN_COORD_MAX_LOCAL_NODES && !o->join && !o->daemons)
         return sn_err_set(err, SN_EINVAL,
                           "%s has %u nodes; local runs start one process per node and allow at "
@@ -429,6 +475,7 @@ static void release(sn_coord_t *r)
     free(r->ctl_rtt);
     free(r->file_text);
     free(r->sched_text);
+    sn_rxplan_free(&r->rxplan);
     sn_launch_hostlist_free(&r->hosts);
     sn_key_free(r->key);
 }

@@ -82,6 +82,11 @@ typedef struct sn_coord_opts_s {
      * frames after the last node is done); 0 (learn): the first repetition of each size does, the
      * later ones stop at the slot it found (Start.quiet_slot), checked by every node */
     int termination_detect;
+    /* --sync dataflow: nodes send only the packets of the schedule and play each logical slot as
+     * soon as its packets are in (docs/runtime.md, "Dataflow execution"); 0: the slot barrier */
+    int sync_dataflow;
+    /* --max-memory: what the dataflow receive plan may take in the coordinator (0: no limit) */
+    uint64_t max_memory;
     /* sweeps (`stepnet bench`): the packet sizes, increasing, each run for warmup + reps
      * repetitions in one launch of the nodes; NULL: the one size of job.params. job.params.size
      * must be the largest (the memory budget and the calibration probes use it). */

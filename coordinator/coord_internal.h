@@ -14,6 +14,7 @@
 #include "launch.h"
 #include "log.h"
 #include "secure.h"
+#include "stepnet/rxplan.h"
 #include "timing.h"
 #include "wire.h"
 
@@ -123,6 +124,7 @@ struct sn_coord_s {
     size_t file_len;
     char *sched_text; /* --algo schedule:FILE: the schedule every Assign carries; NULL otherwise */
     size_t sched_len;
+    sn_rxplan_t rxplan;  /* --sync dataflow: every node's receptions, sent in its Assign */
     sn_hostlist_t hosts; /* --hosts, placed: node i runs on hosts.hosts[nodes[i].host] */
     char ssh_buf[1024];  /* the --ssh command, split into ssh_words */
     const char *ssh_words[SN_SSH_MAX_WORDS];

@@ -86,6 +86,13 @@ static int take_assignment(node_t *nd, const Stepnet__Assign *a, sn_err_t *err)
         return rc;
     if ((rc = sn__node_links_init(nd, a, err)) < 0 || (rc = sn__node_emu_init(nd, a, err)) < 0)
         return rc;
+    if (a->has_sync && a->sync > 1)
+        return sn_err_set(err, SN_EINVAL, "unknown synchronisation %u (0 slot, 1 dataflow)",
+                          a->sync);
+    if (a->has_sync && a->sync == 1 && (rc = sn__node_dataflow_init(nd, a, err)) < 0)
+        return rc;
+    if (!(a->has_sync && a->sync == 1) && a->n_rx_plan)
+        return sn_err_set(err, SN_EINVAL, "a receive plan without --sync dataflow");
     sn__node_assigned(nd);
     return 0;
 }

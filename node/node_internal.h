@@ -93,6 +93,14 @@ struct link_s {
      * began waiting, and the time (uv_now) the wait first saw bytes beyond it (0: not yet) */
     uint64_t wait_rx0, wait_first_rx_ms;
     link_cal_t cal;
+    /* --sync dataflow (dataflow.c): the slots of this link's planned frames in order (from the
+     * Assign's receive plan), how many frames of the running collective arrived and how many
+     * were played, and the packets that arrived before the slot that plays them: a ring of
+     * df_qcap entries, never more than the link's planned frames */
+    uint64_t *df_plan;
+    size_t df_nplan, df_arrived, df_played;
+    sn_packet_t *df_q;
+    size_t df_qhead, df_qcap;
     /* link emulation (emulate.c): this direction's schedule and the frames it holds */
     int emu_on;
     sn_emu_sched_t emu;
@@ -182,6 +190,13 @@ typedef struct node_exec_s {
      * ns; the node's own estimate when absent) */
     uint64_t wait_ms, frame_ns;
     uv_timer_t slot_timer;
+    /* --sync dataflow (dataflow.c): the collective runs without the slot barrier (its in-band
+     * barrier before it keeps it); the logical slot it plays next (0: not chosen yet), and per
+     * port scratch: the slot of the next planned frame and whether it is here */
+    int dataflow;
+    uint64_t df_next;
+    uint64_t *df_head;
+    uint8_t *df_have;
 } node_exec_t;
 
 struct node_s {
@@ -320,6 +335,43 @@ int sn__node_data_check(link_t *l, const sn_wire_data_t *d, const uint8_t *p, ui
                         uint32_t n);
 void sn__node_data_malformed(link_t *l, const char *msg);
 void sn__node_data_accept(link_t *l, sn_wire_data_t *d);
+
+/* Shared by the two executors (slot.c): checks the arrivals of slot s - 1 (nd->ex.rx, nrx, in
+ * port order), steps the state machine when core/sim would (slot 1, arrivals, its wake slot) with
+ * the core's checks, notes the completion, and returns the packets to send in *ntx (nd->ex.out);
+ * *complete: every delivery held. 0, or -1 once the failure is reported. */
+int sn__node_step(node_t *nd, uint64_t s, size_t nrx, size_t *ntx, int *complete);
+/* Appends an arrival (packet pkt on port q, echo: we sent a packet on q in the same slot) to
+ * nd->ex.rx at index i. */
+void sn__node_arrival(node_t *nd, size_t i, const sn_packet_t *pkt, uint32_t q, int echo);
+/* The frames of slot s: every link's (the slot barrier) or, with packets_only, the links that
+ * carry a packet (dataflow); counts and hashes the transmissions. */
+void sn__node_send_slot(node_t *nd, uint64_t s, int packets_only);
+/* The slot just played begins waiting for its frames (the deadline's view of every link). */
+void sn__node_begin_wait(node_t *nd);
+/* The collective's last slot is played: checks the deliveries and reports the result. */
+void sn__node_finish(node_t *nd);
+
+/* ---- dataflow.c ---- */
+
+/* Takes the assignment's receive plan (a->sync 1): checks it and splits it by port. 0, or
+ * SN_EPROTO with err set. Call after sn__node_links_init. */
+int sn__node_dataflow_init(node_t *nd, const Stepnet__Assign *a, sn_err_t *err);
+/* A new collective: no frame of it has arrived or been played (at its START, before its in-band
+ * barrier, whose end lets the neighbours send its frames). */
+void sn__node_dataflow_reset(node_t *nd);
+/* 1 when a data frame of collective cid belongs to a dataflow collective of this node: the
+ * running one, or the one the running in-band barrier precedes. */
+int sn__node_dataflow_owns(const node_t *nd, uint32_t cid);
+/* A checked data frame of a dataflow collective on link l: matched against the link's plan (a
+ * frame the plan does not hold is a protocol error), queued, and played when its slot is ready. */
+void sn__node_dataflow_accept(link_t *l, const sn_wire_data_t *d);
+/* Plays logical slots as long as the frames each needs are in; finishes when none is left. */
+void sn__node_dataflow_advance(node_t *nd);
+/* The slot deadline in dataflow: 1 when link l's frame is awaited by the next slot (and in
+ * *slot, the awaited frame's slot). */
+int sn__node_dataflow_awaits(const node_t *nd, const link_t *l, uint64_t *slot);
+void sn__node_dataflow_free(node_t *nd);
 
 /* ---- emulate.c ---- */
 

@@ -83,7 +83,8 @@ static void send_result(node_t *nd, const char *error, uint64_t error_slot)
     r.has_start_ns = r.has_complete_ns = error == NULL;
     r.start_ns = nd->ex.start_ns;
     r.complete_ns = nd->ex.complete_ns;
-    r.has_quiet_slot = error == NULL && !nd->ex.idle;
+    /* dataflow detects no termination: its last slot comes from the receive plan */
+    r.has_quiet_slot = error == NULL && !nd->ex.idle && !nd->ex.dataflow;
     r.quiet_slot = nd->ex.quiet ? nd->ex.quiet : nd->ex.cmax;
     m.msg_case = STEPNET__CONTROL__MSG_RESULT;
     m.result = &r;
@@ -193,8 +194,17 @@ static void on_slot_timer(uv_timer_t *t)
 {
     node_t *nd = t->data;
     uint64_t now_ms = uv_now(nd->loop);
+    /* the slot whose frames are awaited: under the barrier the last one played; in dataflow the
+     * one before the next logical slot, which may lie many slots ahead of the slots the other
+     * nodes play (a chain of up to that many hops, each taking up to a frame's time, may precede
+     * its frame, so its first byte gets that many frames' time) */
+    int df = nd->ex.dataflow && !nd->ex.idle;
+    uint64_t awaited = df ? (nd->ex.df_next ? nd->ex.df_next - 1 : 0) : nd->ex.t;
+    uint32_t hops = nd->diameter;
+    if (df && awaited > hops)
+        hops = awaited > UINT32_MAX ? UINT32_MAX : (uint32_t) awaited;
     sn_deadline_limits_t lim = {.silence_ns = (uint64_t) nd->slot_ms * NS_PER_MS,
-                                .first_ns = sn_deadline_first_ns(nd->ex.frame_ns, nd->diameter),
+                                .first_ns = sn_deadline_first_ns(nd->ex.frame_ns, hops),
                                 .frame_ns = nd->ex.frame_ns};
     char missing[256] = "";
     size_t len = 0;
@@ -203,8 +213,11 @@ static void on_slot_timer(uv_timer_t *t)
     sn_deadline_link_t slow_w = {0};
     for (uint32_t p = 0; p < nd->deg; p++) {
         link_t *l = &nd->links[p];
+        uint64_t slot;
+        if (df && !sn__node_dataflow_awaits(nd, l, &slot))
+            continue;
         rxframe_t *f = win(nd, l, nd->ex.cid, nd->ex.t);
-        if (f->have && f->slot == nd->ex.t && f->cid == nd->ex.cid)
+        if (!df && f->have && f->slot == nd->ex.t && f->cid == nd->ex.cid)
             continue;
         sn_deadline_link_t w = link_progress(nd, l, now_ms);
         uint64_t until;
@@ -221,20 +234,20 @@ static void on_slot_timer(uv_timer_t *t)
                                      len ? ", " : "", l->peer, l->edge);
     }
     if (nids)
-        sn__node_report(nd, SN_ETIMEOUT, nd->ex.t, STEPNET__ABORT_KIND__ABORT_DEADLINE,
+        sn__node_report(nd, SN_ETIMEOUT, awaited, STEPNET__ABORT_KIND__ABORT_DEADLINE,
                         (int64_t) ids[0], ids, nids,
                         "slot deadline (%u ms) at slot %llu: no frame from %s", nd->slot_ms,
-                        (unsigned long long) nd->ex.t, missing);
+                        (unsigned long long) awaited, missing);
     else if (slow) {
         double rate = sn_deadline_rate_bps(slow_w.rx_bytes, slow_w.first_rx, now_ms * NS_PER_MS);
         uint32_t u = nd->id < slow->peer ? nd->id : slow->peer;
         uint32_t v = nd->id < slow->peer ? slow->peer : nd->id;
-        sn__node_report(nd, SN_ETIMEOUT, nd->ex.t, STEPNET__ABORT_KIND__ABORT_SLOW, slow->peer,
-                        NULL, 0,
+        sn__node_report(nd, SN_ETIMEOUT, awaited, STEPNET__ABORT_KIND__ABORT_SLOW, slow->peer, NULL,
+                        0,
                         "link %u-%u moving at %.0f B/s, frame of %llu bytes needs %.1f s (slot "
                         "%llu; the model allows %.1f s)",
                         u, v, rate, (unsigned long long) slow_w.expected,
-                        sn_deadline_needs_s(slow_w.expected, rate), (unsigned long long) nd->ex.t,
+                        sn_deadline_needs_s(slow_w.expected, rate), (unsigned long long) awaited,
                         (double) (lim.silence_ns + lim.frame_ns) / 1e9);
     }
     free(ids);
@@ -259,15 +272,114 @@ static void send_frame(link_t *l, uint32_t cid, uint64_t s, uint32_t radius, uin
 
 static void finish(node_t *nd);
 
-/* Plays slot s: the arrivals of slot s-1, the step, the checks, the frames of slot s. The port
- * model and the deliveries are checked by the core's sn_exec_check_arrivals and sn_exec_step,
- * exactly as the simulator checks them, and their message is reported unchanged. */
-static void play(node_t *nd, uint64_t s)
+void sn__node_arrival(node_t *nd, size_t i, const sn_packet_t *pkt, uint32_t q, int echo)
+{
+    if (i == nd->ex.rxcap) {
+        sn_grow((void **) &nd->ex.rx, &nd->ex.rxcap, i + 1, sizeof *nd->ex.rx);
+        nd->ex.echo = sn_xrealloc(nd->ex.echo, nd->ex.rxcap * sizeof *nd->ex.echo);
+    }
+    nd->ex.rx[i].pkt = *pkt;
+    nd->ex.rx[i].port = q; /* in port order, as the core expects */
+    nd->ex.echo[i] = (uint8_t) echo;
+}
+
+int sn__node_step(node_t *nd, uint64_t s, size_t nrx, size_t *ntx, int *complete)
 {
     const sn_topo_t *t = nd->topo;
     const sn_params_t *p = &nd->params;
     sn_step_t *io = &nd->ex.io;
     sn_err_t err = {0};
+    int rc;
+    *ntx = 0;
+    memset(nd->ex.out_has, 0, nd->deg);
+    if (s > 1 && (rc = sn_exec_check_arrivals(t, &p->pm, nd->id, s - 1, nd->ex.rx, nrx, nd->ex.echo,
+                                              &err)) < 0) {
+        sn__node_abort(nd, rc, s - 1, "%s", err.msg);
+        return -1;
+    }
+    if (s == 1 || nrx > 0 || nd->ex.wake == s) {
+        io->slot = s;
+        io->rx = nd->ex.rx;
+        io->nrx = nrx;
+        if ((rc = sn_exec_step(nd->algo, nd->state, t, &p->pm, nd->id, io, nd->ex.verify,
+                               nd->ex.mark, &err)) < 0) {
+            sn__node_abort(nd, rc, s, "%s", err.msg);
+            return -1;
+        }
+        for (size_t i = 0; i < io->ntx; i++) {
+            nd->ex.out_has[io->tx[i].port] = 1;
+            nd->ex.out[io->tx[i].port] = io->tx[i].pkt;
+        }
+        *ntx = io->ntx;
+        nd->ex.wake = io->wake;
+        if (io->queue != SN_QUEUE_UNREPORTED) {
+            nd->ex.max_queue_reported = 1;
+            if (io->queue > nd->ex.max_queue)
+                nd->ex.max_queue = io->queue;
+        }
+    }
+    uint64_t got = sn_verify_got(nd->ex.verify, nd->id);
+    *complete = got == sn_verify_expected(nd->ex.verify, nd->id);
+    if (*complete && !nd->ex.complete_sent) {
+        nd->ex.complete_ns = uv_hrtime();
+        nd->ex.complete_sent = 1;
+        nd->ex.complete_slot = s;
+        Stepnet__Control m = STEPNET__CONTROL__INIT;
+        Stepnet__Complete cm = STEPNET__COMPLETE__INIT;
+        cm.cid = nd->ex.cid;
+        cm.node = nd->id;
+        cm.slot = s;
+        m.msg_case = STEPNET__CONTROL__MSG_COMPLETE;
+        m.complete = &cm;
+        sn__node_send_ctl(nd, &m);
+    }
+    return 0;
+}
+
+void sn__node_send_slot(node_t *nd, uint64_t s, int packets_only)
+{
+    const sn_params_t *p = &nd->params;
+    nd->ex.t = s;
+    if (nd->ex.trace_cap)
+        trace_sent(nd, s);
+    sn__node_fault_before_send(nd, s);
+    for (uint32_t q = 0; q < nd->deg; q++) {
+        link_t *l = &nd->links[q];
+        const sn_packet_t *pkt = nd->ex.out_has[q] ? &nd->ex.out[q] : NULL;
+        if (pkt) {
+            nd->ex.trace += sn_trace_event(s, l->link_id, pkt);
+            nd->ex.last_send = s;
+            l->sent_pkt_slot = s;
+            if (pkt->kind == SN_PKT_CONTROL) {
+                nd->ex.control_packets++;
+                set_bit(&nd->ex.ctl_bits, &nd->ex.nctl_bits, s);
+            } else {
+                nd->ex.data_packets++;
+                set_bit(&nd->ex.data_bits, &nd->ex.ndata_bits, s);
+            }
+        } else if (packets_only) {
+            continue;
+        }
+        send_frame(l, nd->ex.cid, s, nd->ex.radius, nd->ex.cmax, pkt, p);
+    }
+}
+
+void sn__node_begin_wait(node_t *nd)
+{
+    begin_wait(nd, NULL);
+}
+
+void sn__node_finish(node_t *nd)
+{
+    finish(nd);
+}
+
+/* Plays slot s: the arrivals of slot s-1, the step, the checks, the frames of slot s. The port
+ * model and the deliveries are checked by the core's sn_exec_check_arrivals and sn_exec_step,
+ * exactly as the simulator checks them, and their message is reported unchanged. */
+static void play(node_t *nd, uint64_t s)
+{
+    const sn_params_t *p = &nd->params;
     size_t nrx = 0;
     uint32_t min_r = UINT32_MAX;
     uint64_t max_m = 0;
@@ -283,69 +395,29 @@ static void play(node_t *nd, uint64_t s)
             min_r = f->radius;
         if (f->cmax > max_m)
             max_m = f->cmax;
-        if (!f->has_pkt)
-            continue;
-        if (nrx == nd->ex.rxcap) {
-            sn_grow((void **) &nd->ex.rx, &nd->ex.rxcap, nrx + 1, sizeof *nd->ex.rx);
-            nd->ex.echo = sn_xrealloc(nd->ex.echo, nd->ex.rxcap * sizeof *nd->ex.echo);
+        if (f->has_pkt)
+            sn__node_arrival(nd, nrx++, &f->pkt, q, l->sent_pkt_slot == s - 1);
+    }
+    if (nd->ex.idle) { /* the idle barrier: empty frames only (arrivals, if any, are checked) */
+        sn_err_t err = {0};
+        int rc;
+        if (s > 1 && (rc = sn_exec_check_arrivals(nd->topo, &p->pm, nd->id, s - 1, nd->ex.rx, nrx,
+                                                  nd->ex.echo, &err)) < 0) {
+            sn__node_abort(nd, rc, s - 1, "%s", err.msg);
+            return;
         }
-        nd->ex.rx[nrx].pkt = f->pkt;
-        nd->ex.rx[nrx].port = q; /* in port order, as the core expects */
-        nd->ex.echo[nrx] = l->sent_pkt_slot == s - 1;
-        nrx++;
-    }
-    int rc;
-    if (s > 1 && (rc = sn_exec_check_arrivals(t, &p->pm, nd->id, s - 1, nd->ex.rx, nrx, nd->ex.echo,
-                                              &err)) < 0) {
-        sn__node_abort(nd, rc, s - 1, "%s", err.msg);
-        return;
-    }
-    memset(nd->ex.out_has, 0, nd->deg);
-    size_t ntx = 0;
-    if (nd->ex.idle) { /* the idle barrier: empty frames only */
         nd->ex.t = s;
         for (uint32_t q = 0; q < nd->deg; q++)
             send_frame(&nd->links[q], nd->ex.cid, s, 0, 0, NULL, p);
         begin_wait(nd, NULL);
         return;
     }
-    if (s == 1 || nrx > 0 || nd->ex.wake == s) {
-        io->slot = s;
-        io->rx = nd->ex.rx;
-        io->nrx = nrx;
-        if ((rc = sn_exec_step(nd->algo, nd->state, t, &p->pm, nd->id, io, nd->ex.verify,
-                               nd->ex.mark, &err)) < 0) {
-            sn__node_abort(nd, rc, s, "%s", err.msg);
-            return;
-        }
-        for (size_t i = 0; i < io->ntx; i++) {
-            nd->ex.out_has[io->tx[i].port] = 1;
-            nd->ex.out[io->tx[i].port] = io->tx[i].pkt;
-        }
-        ntx = io->ntx;
-        nd->ex.wake = io->wake;
-        if (io->queue != SN_QUEUE_UNREPORTED) {
-            nd->ex.max_queue_reported = 1;
-            if (io->queue > nd->ex.max_queue)
-                nd->ex.max_queue = io->queue;
-        }
-    }
+    size_t ntx;
+    int complete;
+    if (sn__node_step(nd, s, nrx, &ntx, &complete) < 0)
+        return;
     /* termination state of this slot */
     uint64_t got = sn_verify_got(nd->ex.verify, nd->id);
-    int complete = got == sn_verify_expected(nd->ex.verify, nd->id);
-    if (complete && !nd->ex.complete_sent) {
-        nd->ex.complete_ns = uv_hrtime();
-        nd->ex.complete_sent = 1;
-        nd->ex.complete_slot = s;
-        Stepnet__Control m = STEPNET__CONTROL__INIT;
-        Stepnet__Complete cm = STEPNET__COMPLETE__INIT;
-        cm.cid = nd->ex.cid;
-        cm.node = nd->id;
-        cm.slot = s;
-        m.msg_case = STEPNET__CONTROL__MSG_COMPLETE;
-        m.complete = &cm;
-        sn__node_send_ctl(nd, &m);
-    }
     int done = complete && nd->ex.wake == SN_WAKE_NEVER && ntx == 0;
     if (done && !nd->ex.was_done)
         nd->ex.done_start = s;
@@ -386,28 +458,7 @@ static void play(node_t *nd, uint64_t s)
             return;
         }
     }
-    /* the frames of slot s */
-    nd->ex.t = s;
-    if (nd->ex.trace_cap)
-        trace_sent(nd, s);
-    sn__node_fault_before_send(nd, s);
-    for (uint32_t q = 0; q < nd->deg; q++) {
-        link_t *l = &nd->links[q];
-        const sn_packet_t *pkt = nd->ex.out_has[q] ? &nd->ex.out[q] : NULL;
-        if (pkt) {
-            nd->ex.trace += sn_trace_event(s, l->link_id, pkt);
-            nd->ex.last_send = s;
-            l->sent_pkt_slot = s;
-            if (pkt->kind == SN_PKT_CONTROL) {
-                nd->ex.control_packets++;
-                set_bit(&nd->ex.ctl_bits, &nd->ex.nctl_bits, s);
-            } else {
-                nd->ex.data_packets++;
-                set_bit(&nd->ex.data_bits, &nd->ex.ndata_bits, s);
-            }
-        }
-        send_frame(l, nd->ex.cid, s, nd->ex.radius, nd->ex.cmax, pkt, p);
-    }
+    sn__node_send_slot(nd, s, 0);
     sn__node_fault_inject(nd, s);
     begin_wait(nd, NULL);
 }
@@ -542,6 +593,8 @@ void sn__node_start(node_t *nd, const Stepnet__Start *st)
         nd->ex.out_has = sn_xcalloc(nd->deg + 1, 1);
         nd->ex.mark = sn_xcalloc(nd->deg + 1, 1);
     }
+    if (nd->ex.dataflow)
+        sn__node_dataflow_reset(nd);
     if (barrier)
         start_run(nd, cid - 1, barrier, cid, 0);
     else
@@ -624,6 +677,11 @@ static void start_run(node_t *nd, uint32_t cid, uint64_t idle, uint64_t then_cid
     nd->ex.complete_ns = 0;
     nd->ex.start_ns = uv_hrtime();
     begin_wait(nd, on_slot_timer);
+    if (nd->ex.dataflow && !idle) {
+        nd->ex.df_next = 0;
+        sn__node_dataflow_advance(nd);
+        return;
+    }
     play(nd, 1);
     advance(nd);
 }
@@ -687,6 +745,16 @@ void sn__node_data_accept(link_t *l, sn_wire_data_t *dp)
     node_t *nd = l->nd;
     const sn_params_t *p = &nd->params;
     sn_wire_data_t d = *dp;
+    if (nd->ex.dataflow && sn__node_dataflow_owns(nd, d.cid)) {
+        if (d.has_packet && d.pkt.kind == SN_PKT_DATA &&
+            !(d.pkt.src == SN_SRC_COMBINED && sn_coll_is_combining(p->coll)))
+            d.pkt.digest = sn_payload_digest(p->seed, d.pkt.src, d.pkt.dst, d.pkt.seq, d.pkt.frag,
+                                             d.payload_len);
+        if (nd->ex.trace_cap && nd->ex.running && d.cid == nd->ex.cid)
+            trace_arrived(nd, d.slot, l->port);
+        sn__node_dataflow_accept(l, &d);
+        return;
+    }
     /* the frame must belong to the running collective (or be the first frame of the next one,
      * sent by a neighbour that got its START first), and to slot t or t+1 */
     int ok;
