@@ -113,8 +113,7 @@ int sn__daemon_pid_write(const char *path, sn_err_t *err)
     int rc = 0;
     long stale;
     if (!ok)
-        rc = sn_err_set(err, SN_EIO, "cannot write --pid-file %s (%s): %s", path, tmp,
-                        strerror(e));
+        rc = sn_err_set(err, SN_EIO, "cannot write --pid-file %s (%s): %s", path, tmp, strerror(e));
     /* link(2) refuses to replace a file another daemon created since the check; a file that is
      * there is checked again and replaced only when stale */
     else if (link(tmp, path) == 0)
