@@ -3,7 +3,8 @@
  * ADDR,...`) dials it, passes the handshake of net/secure.c with the cluster key and sends a
  * DaemonInvite; the daemon starts one node process that joins the coordinator at the invitation's
  * source address, answers with the node's id and pid, and reaps the process when the run ends.
- * The run's state lives only in that process, so a run that dies leaves nothing in the daemon. */
+ * The run's state lives only in that process, so a run that dies leaves nothing in the daemon.
+ * With --log-file and --pid-file it keeps the files of a system service (daemon_files.c). */
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "daemon_files.h"
 #include "errors.h"
 #include "log.h"
 #include "node.h"
@@ -47,7 +49,8 @@ struct daemon_s {
     uv_tcp_t listener;
     sn_admit_t admit;
     sn_conn_sec_cfg_t sec;
-    uv_signal_t sigint, sigterm;
+    uv_signal_t sigint, sigterm, sighup;
+    int pid_written;                  /* --pid-file holds this process's id: removed at exit */
     sn_addr_t addr;                   /* --listen */
     char link_host[SN_ADDR_MAX_TEXT]; /* the nodes' --listen: the host of --listen */
     child_t *children;
@@ -336,6 +339,36 @@ static void on_signal(uv_signal_t *s, int signum)
         sn_admit_close(&d->admit);
     close_if_open((uv_handle_t *) &d->sigint);
     close_if_open((uv_handle_t *) &d->sigterm);
+    close_if_open((uv_handle_t *) &d->sighup);
+}
+
+/* SIGHUP with --log-file: logrotate has renamed the file; the daemon appends to a new one under
+ * the same name. On failure the daemon goes on writing to the old file, and says so there. */
+static void on_sighup(uv_signal_t *s, int signum)
+{
+    (void) signum;
+    daemon_t *d = s->data;
+    sn_err_t err = {0};
+    if (sn__daemon_log_open(d->o->log_file, &err) < 0)
+        sn_log_write(&d->log, SN_LOG_ERROR, "DAEMON-LOG", "SIGHUP: %s; still writing here",
+                     err.msg);
+    else
+        sn_log_write(&d->log, SN_LOG_INFO, "DAEMON-LOG", "SIGHUP: reopened %s", d->o->log_file);
+}
+
+/* Before anything is logged or bound: --log-file becomes standard error, and --pid-file must
+ * not be a running daemon's. 0, or exit status 2 after a line on the original standard error. */
+static int open_files(daemon_t *d, long *stale_pid)
+{
+    const sn_node_opts_t *o = d->o;
+    sn_err_t err = {0};
+    *stale_pid = 0;
+    if ((o->pid_file && sn__daemon_pid_check(o->pid_file, stale_pid, &err) < 0) ||
+        (o->log_file && sn__daemon_log_open(o->log_file, &err) < 0)) {
+        fprintf(stderr, "stepnet-node: %s\n", err.msg);
+        return 2;
+    }
+    return 0;
 }
 
 int sn_node_serve(const sn_node_opts_t *o)
@@ -349,6 +382,11 @@ int sn_node_serve(const sn_node_opts_t *o)
     int rc = 1;
     sn_err_t err = {0};
     struct sockaddr_storage sa;
+    long stale_pid;
+    if (open_files(d, &stale_pid) != 0) {
+        free(d);
+        return 2;
+    }
     uv_loop_init(&d->loop);
     signal(SIGPIPE, SIG_IGN);
     if (sn_addr_parse(o->serve_listen, -1, &d->addr, &err) < 0 ||
@@ -365,9 +403,22 @@ int sn_node_serve(const sn_node_opts_t *o)
     sn_admit_init(&d->admit, &d->loop, &admit_ops, d, MAX_CHILDREN, "daemon connection");
     int lrc =
         sn_addr_listen(&d->listener, (struct sockaddr *) &sa, 0, 0, SERVE_BACKLOG, on_connection);
-    if (lrc < 0) {
+    if (lrc < 0)
         sn_log_write(&d->log, SN_LOG_ERROR, "DAEMON-LISTEN", "cannot listen on %s: %s",
                      o->serve_listen, uv_strerror(lrc));
+    /* the pid file says the daemon is there only once it listens (a daemon that claimed it
+     * since the check above is refused like one found there then) */
+    int prc = lrc < 0 || o->pid_file == NULL ? 0 : sn__daemon_pid_write(o->pid_file, &err);
+    if (prc < 0)
+        sn_log_write(&d->log, SN_LOG_ERROR, "DAEMON-PIDFILE", "%s", err.msg);
+    else if (lrc == 0 && o->pid_file)
+        d->pid_written = 1;
+    if (d->pid_written && stale_pid > 0)
+        sn_log_write(&d->log, SN_LOG_WARN, "DAEMON-PIDFILE",
+                     "took over %s from pid %ld (no stepnet-node runs with that id)", o->pid_file,
+                     stale_pid);
+    if (lrc < 0 || prc < 0) {
+        rc = prc == SN_EINVAL ? 2 : 1;
         close_if_open((uv_handle_t *) &d->listener);
         sn_admit_close(&d->admit);
         uv_run(&d->loop, UV_RUN_DEFAULT);
@@ -389,6 +440,11 @@ int sn_node_serve(const sn_node_opts_t *o)
     uv_signal_init(&d->loop, &d->sigterm);
     d->sigterm.data = d;
     uv_signal_start(&d->sigterm, on_signal, SIGTERM);
+    if (o->log_file) {
+        uv_signal_init(&d->loop, &d->sighup);
+        d->sighup.data = d;
+        uv_signal_start(&d->sighup, on_sighup, SIGHUP);
+    }
     uv_run(&d->loop, UV_RUN_DEFAULT);
     rc = 0;
 out:
@@ -397,6 +453,8 @@ out:
         sn_log_write(&d->log, SN_LOG_ERROR, "DAEMON-EXIT", "event loop still busy at exit");
         rc = 1;
     }
+    if (d->pid_written)
+        sn__daemon_pid_remove(o->pid_file);
     free(d);
     return rc;
 }

@@ -59,6 +59,12 @@ static const char usage[] =
     "                     `stepnet run --nodes HOST:PORT,...` invites it, and it starts one node\n"
     "                     process per run that joins the coordinator (docs/deploy.md). Runs\n"
     "                     until SIGINT or SIGTERM\n"
+    "  --log-file FILE    with --serve: append the daemon's log, and its node processes', to\n"
+    "                     FILE instead of stderr (created mode 0640); SIGHUP reopens it, for\n"
+    "                     logrotate. A FILE that cannot be opened for appending: exit 2\n"
+    "  --pid-file FILE    with --serve: write the daemon's pid to FILE once it listens, and\n"
+    "                     remove it at exit; exit 2 when FILE holds the pid of a running\n"
+    "                     stepnet-node or is not a pid file (a stale one is taken over)\n"
     "  --port-range LO-HI listen for links on the first free port from LO to HI (for a\n"
     "                     firewall); with --serve, for the links of every run\n"
     "  -h, --help         print this help and exit\n"
@@ -66,7 +72,8 @@ static const char usage[] =
     "\n"
     "Exit status:\n"
     "  0 after the coordinator stops the run, 1 after a failure, 2 bad arguments; with --serve,\n"
-    "  0 after SIGINT or SIGTERM, 1 when it cannot listen.\n";
+    "  0 after SIGINT or SIGTERM, 1 when it cannot listen, 2 when --log-file or --pid-file is\n"
+    "  refused.\n";
 
 /* The command line: the node's options and what is only needed to fill them in. */
 typedef struct args_s {
@@ -130,6 +137,8 @@ static int parse(int argc, char **argv, args_t *a, sn_err_t *err)
         {.name = "--advertise", .kind = SN_OPT_STR, .str = &o->advertise},
         {.name = "--key", .kind = SN_OPT_STR, .str = &a->key_file},
         {.name = "--security", .kind = SN_OPT_STR, .str = &a->security},
+        {.name = "--log-file", .kind = SN_OPT_STR, .str = &o->log_file},
+        {.name = "--pid-file", .kind = SN_OPT_STR, .str = &o->pid_file},
         {.name = "--port-range", .kind = SN_OPT_FN, .fn = opt_port_range, .ctx = o},
         {.name = "--key-fd",
          .kind = SN_OPT_INT,
@@ -190,6 +199,12 @@ static int check(args_t *a, const char *argv0, sn_err_t *err)
     sn_err_t e = {0};
     if (o->serve && check_serve(a, argv0, err) < 0)
         return SN_EINVAL;
+    if (!o->serve && (o->log_file || o->pid_file))
+        return sn_err_set(err, SN_EINVAL,
+                          "%s %s is for the daemon (--serve) only: a node started with --join "
+                          "logs to stderr and needs no pid file",
+                          o->log_file ? "--log-file" : "--pid-file",
+                          o->log_file ? o->log_file : o->pid_file);
     if (!o->serve && o->coordinator == NULL)
         return sn_err_set(err, SN_EINVAL, "--join HOST:PORT is required; see --help");
     if (!o->serve && (sn_addr_parse(o->coordinator, -1, &addr, NULL) < 0 || addr.port == 0))

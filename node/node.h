@@ -25,11 +25,13 @@ typedef struct sn_node_opts_s {
     uint32_t wire_version;   /* testing: the protocol version the hello announces; 0: ours */
     /* deployment (docs/deploy.md): --port-range LO-HI of the link listener (0: none); --serve
      * (a persistent daemon, daemon.c) with its control address --listen HOST:PORT, the executable
-     * it starts one node process of per run, and --key FILE's path (handed to each node) */
+     * it starts one node process of per run, and --key FILE's path (handed to each node);
+     * --serve's --log-file and --pid-file (daemon_files.h; NULL: none) */
     uint16_t port_lo, port_hi;
     int serve;
     const char *serve_listen;
     const char *node_bin;
+    const char *log_file, *pid_file;
 } sn_node_opts_t;
 
 /* Runs the node until the coordinator stops it. Returns the process exit status: 0 after a clean

@@ -15,6 +15,8 @@ PKGS=(build-essential cmake ninja-build pkg-config libuv1-dev libprotobuf-c-dev
       protobuf-c-compiler libsodium-dev libcmocka-dev bc clang clang-format help2man man-db iproute2
       procps time bsdutils openssh-client openssh-server docker-compose docker.io
       python3 gnuplot-nox)
+# debhelper, lintian: scripts/package.sh builds the Debian package, the test `package` checks it
+PKGS+=(debhelper lintian)
 missing=()
 for p in "${PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
