@@ -10,10 +10,11 @@ cd "$(dirname "$0")/.."
 # time: GNU time, the peak RSS in scripts/bench/memory.sh
 # python3: its json, csv and xml modules read traces and CSV (tests/integration/trace_check.py,
 # scripts/plot.sh); gnuplot-nox: scripts/plot.sh draws the SVG plots
+# librsvg2-bin: rsvg-convert, the PNGs of scripts/plot.sh and tests/integration/plot.sh
 PKGS=(build-essential cmake ninja-build pkg-config libuv1-dev libprotobuf-c-dev
       protobuf-c-compiler libsodium-dev libcmocka-dev bc clang clang-format help2man man-db iproute2
       procps time bsdutils openssh-client openssh-server docker-compose
-      python3 gnuplot-nox)
+      python3 gnuplot-nox librsvg2-bin)
 missing=()
 for p in "${PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
