@@ -189,6 +189,23 @@ void cli_sweep_json_bandwidth(cli_json_t *j, const cli_run_t *run, uint32_t size
 /* ---- CSV ---------------------------------------------------------------------------------------
  */
 
+/* When the run started, UTC, ISO 8601 to the second (empty if gmtime_r fails); returns buf. */
+static const char *utc_text(const sn_coord_result_t *res, char *buf, size_t cap)
+{
+    time_t t = (time_t) res->started;
+    struct tm tm;
+    buf[0] = '\0';
+    if (gmtime_r(&t, &tm))
+        strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+/* How the nodes were started: the JSON's nodes_mode. */
+static const char *nodes_mode(const sn_coord_opts_t *o)
+{
+    return o->join ? "join" : o->hosts ? "ssh" : o->daemons ? "daemons" : "local";
+}
+
 /* The mean and median of a series of times in microseconds, as two CSV fields followed by `end`
  * (both empty when the series is). */
 static void csv_series(FILE *f, const uint64_t *ns, size_t n, char end)
@@ -265,23 +282,27 @@ void cli_sweep_csv_row(FILE *f, const cli_run_t *run, const sn_coord_result_t *r
     csv_series(f, pt->node_ns, pt->nnode, ',');
     cli_sweep_bw_t bw;
     if (cli_sweep_run_bandwidth(run, pt->size, pt->wall_ns, pt->nwall, &bw) == 0)
-        fprintf(f, "%.6g,%.6g\n", bw.node_mb_s, bw.total_mb_s);
+        fprintf(f, "%.6g,%.6g,", bw.node_mb_s, bw.total_mb_s);
     else
-        fputs(",\n", f);
+        fputs(",,", f);
+    /* what was run, the same on every row */
+    const sn_coord_opts_t *o = &run->coord;
+    char launch[96], when[32];
+    fprintf(f, "%s,", nodes_mode(o));
+    csv_str(f, cli_caveat_launch_text(o, res, c->topo->n, launch, sizeof launch));
+    fprintf(f, ",%s,%u,", o->security == SN_SEC_SODIUM ? "sodium" : "none", o->warmup);
+    csv_str(f, SN_VERSION);
+    fprintf(f, ",%s\n", utc_text(res, when, sizeof when));
 }
 
 /* ---- JSON fields of run and bench ------------------------------------------------------------ */
 
 void cli_sweep_json_meta(cli_json_t *j, const sn_coord_result_t *res)
 {
-    char when[32] = "";
-    time_t t = (time_t) res->started;
-    struct tm tm;
-    if (gmtime_r(&t, &tm))
-        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    char when[32];
     cli_json_int(j, "schema", CLI_SWEEP_JSON_SCHEMA);
     cli_json_str(j, "stepnet_version", SN_VERSION);
-    cli_json_str(j, "timestamp", when);
+    cli_json_str(j, "timestamp", utc_text(res, when, sizeof when));
 }
 
 void cli_sweep_json_series(cli_json_t *j, const char *key, const uint64_t *ns, size_t n,
@@ -519,11 +540,7 @@ void cli_sweep_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_
         }
         cli_json_uint(&j, "expected_deliveries", sn_coll_expected_total(c.topo, &c.params));
         cli_json_bool(&j, "verified", done);
-        cli_json_str(&j, "nodes_mode",
-                     o->join      ? "join"
-                     : o->hosts   ? "ssh"
-                     : o->daemons ? "daemons"
-                                  : "local");
+        cli_json_str(&j, "nodes_mode", nodes_mode(o));
         cli_json_uint(&j, "warmup", o->warmup);
         cli_sweep_json_stats(&j, &s);
         cli_json_open(&j, "wall_us", '[');

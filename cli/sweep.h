@@ -61,11 +61,14 @@ int cli_sweep_run_bandwidth(const cli_run_t *run, uint32_t size, const uint64_t 
 void cli_sweep_json_bandwidth(cli_json_t *j, const cli_run_t *run, uint32_t size,
                               const uint64_t *wall_ns, size_t nwall);
 
-/* The CSV header line of run and bench (without the newline), and one row per size. */
+/* The CSV header line of run and bench (without the newline), and one row per size. The columns
+ * from nodes_mode on hold the same value on every row of a run: what was run, so that a CSV file
+ * alone says it (scripts/plot.sh titles its plots with them) and stays one plain table. */
 #define CLI_SWEEP_CSV_HEADER                                                                       \
     "topology,collective,algorithm,ports,rx,duplex,size,avg_us,min_us,max_us,p50_us,p99_us,"       \
     "iterations,steps,predicted_us,verified,coll_avg_us,coll_p50_us,"                              \
-    "node_avg_us,node_p50_us,bw_node_mb_s,bw_total_mb_s"
+    "node_avg_us,node_p50_us,bw_node_mb_s,bw_total_mb_s,"                                          \
+    "nodes_mode,launch,security,warmup,stepnet_version,timestamp"
 void cli_sweep_csv_header(FILE *f);
 void cli_sweep_csv_row(FILE *f, const cli_run_t *run, const sn_coord_result_t *res,
                        const sn_coord_point_t *pt);

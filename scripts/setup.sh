@@ -11,10 +11,11 @@ cd "$(dirname "$0")/.."
 # python3: its json, csv and xml modules read traces and CSV (tests/integration/trace_check.py,
 # scripts/plot.sh); gnuplot-nox: scripts/plot.sh draws the SVG plots
 # docker.io: dockerd and its client for deploy/compose-smoke.sh (the test compose_smoke)
+# librsvg2-bin: rsvg-convert, the PNGs of scripts/plot.sh and tests/integration/plot.sh
 PKGS=(build-essential cmake ninja-build pkg-config libuv1-dev libprotobuf-c-dev
       protobuf-c-compiler libsodium-dev libcmocka-dev bc clang clang-format help2man man-db iproute2
       procps time bsdutils openssh-client openssh-server docker-compose docker.io
-      python3 gnuplot-nox)
+      python3 gnuplot-nox librsvg2-bin)
 # debhelper, lintian: scripts/package.sh builds the Debian package, the test `package` checks it
 PKGS+=(debhelper lintian)
 missing=()

@@ -94,6 +94,14 @@ static void sim_at(const char *topo, const char *coll, const char *size, int64_t
 }
 
 /* Splits a CSV line without quoted fields in place; returns the number of fields. */
+/* s begins with want. */
+static void expect_prefix(const char *s, const char *want)
+{
+    assert_non_null(s);
+    if (strncmp(s, want, strlen(want)) != 0)
+        fail_msg("'%s' does not begin with '%s'", s, want);
+}
+
 static size_t split_csv(char *line, char **f, size_t cap)
 {
     size_t n = 0;
@@ -272,7 +280,8 @@ static void test_sweep_json_csv(void **state)
     assert_string_equal(line, "topology,collective,algorithm,ports,rx,duplex,size,avg_us,min_us,"
                               "max_us,p50_us,p99_us,iterations,steps,predicted_us,verified,"
                               "coll_avg_us,coll_p50_us,node_avg_us,node_p50_us,bw_node_mb_s,"
-                              "bw_total_mb_s");
+                              "bw_total_mb_s,nodes_mode,launch,security,warmup,stepnet_version,"
+                              "timestamp");
     for (size_t i = 0; i < 3; i++) {
         assert_true(nth_line(text, i + 1, line, sizeof line));
         char want[64];
@@ -280,9 +289,17 @@ static void test_sweep_json_csv(void **state)
         assert_memory_equal(line, want, strlen(want));
         snprintf(want, sizeof want, ",full,%s,", sweep_sizes[i]);
         assert_non_null(strstr(line, want));
-        char *f[24];
-        assert_int_equal(split_csv(line, f, 24), 22);
+        char *f[32];
+        assert_int_equal(split_csv(line, f, 32), 28);
         assert_string_equal(f[12], "3"); /* iterations */
+        /* what was run, on every row: the plots' titles come from these */
+        assert_string_equal(f[22], "local");
+        assert_string_equal(f[23], "4 local processes");
+        assert_string_equal(f[24], "sodium");
+        assert_string_equal(f[25], "1"); /* warmup */
+        assert_true(strlen(f[26]) > 0);  /* stepnet_version */
+        assert_int_equal(strlen(f[27]), strlen("2026-11-23T20:06:13Z"));
+        assert_int_equal(f[27][10], 'T');
         /* the payload (3 deliveries of the size) over p50, spread over the 4 nodes */
         expect_near(atof(f[21]), 3.0 * atof(sweep_sizes[i]) / atof(f[10]), "CSV bw_total_mb_s");
         expect_near(atof(f[20]) * 4, atof(f[21]), "CSV bw_node_mb_s x 4");
@@ -356,9 +373,9 @@ static void test_cases(void **state)
         assert_int_equal(tu_json_int(line, "steps"), steps);
         assert_string_equal(tu_json_str(line, "trace_hash", buf, sizeof buf), hash);
         tu_exec_free(&s);
-        char *f[24];
+        char *f[32];
         assert_true(nth_line(text, i + 1, line, sizeof line));
-        assert_int_equal(split_csv(line, f, 24), 22);
+        assert_int_equal(split_csv(line, f, 32), 28);
         assert_string_equal(f[0], want[i][0]);
         assert_string_equal(f[3], want[i][1]);
         assert_string_equal(f[6], want[i][2]);
@@ -509,9 +526,9 @@ static void test_run_outputs(void **state)
     char *text = read_text(csv);
     assert_int_equal(count_lines(text), 2);
     assert_non_null(strstr(text, "ring:5,mnb,"));
-    char row[512], *f[24];
+    char row[512], *f[32];
     assert_true(nth_line(text, 1, row, sizeof row));
-    assert_int_equal(split_csv(row, f, 24), 22);
+    assert_int_equal(split_csv(row, f, 32), 28);
     assert_true(atof(f[20]) > 0);
     expect_near(atof(f[20]) * 5, atof(f[21]), "run CSV bw_node_mb_s x 5");
     free(text);
@@ -589,8 +606,8 @@ static void test_failed_run_null_prediction(void **state)
     char line[16384];
     assert_true(nth_line(text, 1, line, sizeof line));
     /* no wall times, 0 iterations, no steps, no prediction, not verified, no collective time,
-     * no per-node time, no bandwidth */
-    assert_string_equal(strstr(line, ",8,"), ",8,,,,,,0,,,0,,,,,,");
+     * no per-node time, no bandwidth; what was run stays */
+    expect_prefix(strstr(line, ",8,"), ",8,,,,,,0,,,0,,,,,,,local,");
     free(text);
     unlink(csv);
 
@@ -607,7 +624,7 @@ static void test_failed_run_null_prediction(void **state)
     text = read_text(csv);
     assert_int_equal(count_lines(text), 2);
     assert_true(nth_line(text, 1, line, sizeof line));
-    assert_string_equal(strstr(line, ",8,"), ",8,,,,,,0,,,0,,,,,,");
+    expect_prefix(strstr(line, ",8,"), ",8,,,,,,0,,,0,,,,,,,local,");
     free(text);
     unlink(csv);
 
