@@ -1,5 +1,6 @@
 /* osu_peer: the MPI yardstick of scripts/bench/peers.sh (bench/), timed the way the OSU
- * Micro-Benchmarks time a blocking collective (osu_alltoall, osu_allgather, osu_bcast): per
+ * Micro-Benchmarks time a blocking collective (osu_alltoall, osu_allgather, osu_bcast,
+ * osu_scatter, osu_gather): per
  * message size, a few untimed warm-up iterations, then per iteration an MPI_Barrier followed by the
  * collective, each rank timing its own call with MPI_Wtime; each rank's average over the
  * iterations is reduced to the minimum, average and maximum over the ranks. Written for this
@@ -8,7 +9,8 @@
  *   mpirun -np N osu_peer COLL SIZE... [--iters I] [--skip S]
  *
  * COLL is alltoall (SIZE bytes from every rank to every rank), allgather (SIZE bytes from every
- * rank to all) or bcast (SIZE bytes from rank 0 to all). Rank 0 prints one line per size:
+ * rank to all), bcast (SIZE bytes from rank 0 to all), scatter (SIZE distinct bytes from rank 0
+ * to each rank) or gather (SIZE bytes from each rank to rank 0). Rank 0 prints one line per size:
  * "size=S avg_us=A min_us=M max_us=X iters=I". Every received buffer is checked. */
 #include <mpi.h>
 #include <stdint.h>
@@ -22,7 +24,7 @@ static int usage(int rank, const char *why)
 {
     if (rank == 0)
         fprintf(stderr,
-                "osu_peer: %s\nusage: osu_peer alltoall|allgather|bcast SIZE... [--iters I] "
+                "osu_peer: %s\nusage: osu_peer alltoall|allgather|bcast|scatter|gather SIZE... [--iters I] "
                 "[--skip S]\n  SIZE in bytes, 1 to %u\n",
                 why, MAX_SIZE);
     MPI_Finalize();
@@ -43,6 +45,12 @@ static int run(const char *coll, int rank, int np, size_t size, unsigned char *s
     if (strcmp(coll, "allgather") == 0)
         return MPI_Allgather(sbuf, (int) size, MPI_BYTE, rbuf, (int) size, MPI_BYTE,
                              MPI_COMM_WORLD);
+    if (strcmp(coll, "scatter") == 0)
+        return MPI_Scatter(sbuf, (int) size, MPI_BYTE, rbuf, (int) size, MPI_BYTE, 0,
+                           MPI_COMM_WORLD);
+    if (strcmp(coll, "gather") == 0)
+        return MPI_Gather(sbuf, (int) size, MPI_BYTE, rbuf, (int) size, MPI_BYTE, 0,
+                          MPI_COMM_WORLD);
     (void) np;
     return MPI_Bcast(rank == 0 ? sbuf : rbuf, (int) size, MPI_BYTE, 0, MPI_COMM_WORLD);
 }
@@ -50,7 +58,7 @@ static int run(const char *coll, int rank, int np, size_t size, unsigned char *s
 /* Fills the send buffer with the pattern its receivers check. */
 static void fill(const char *coll, int rank, int np, size_t size, unsigned char *sbuf)
 {
-    if (strcmp(coll, "alltoall") == 0) {
+    if (strcmp(coll, "alltoall") == 0 || (strcmp(coll, "scatter") == 0 && rank == 0)) {
         for (int d = 0; d < np; d++)
             for (size_t i = 0; i < size; i++)
                 sbuf[(size_t) d * size + i] = pattern(rank, d, i);
@@ -63,14 +71,17 @@ static void fill(const char *coll, int rank, int np, size_t size, unsigned char 
 /* Checks what the last call delivered: 0, or -1 on a wrong byte. */
 static int check(const char *coll, int rank, int np, size_t size, const unsigned char *rbuf)
 {
-    if (strcmp(coll, "bcast") == 0) {
-        if (rank == 0)
+    if (strcmp(coll, "bcast") == 0 || strcmp(coll, "scatter") == 0) {
+        int scatter = strcmp(coll, "scatter") == 0;
+        if (rank == 0 && !scatter)
             return 0;
         for (size_t i = 0; i < size; i++)
-            if (rbuf[i] != pattern(0, -1, i))
+            if (rbuf[i] != pattern(0, scatter ? rank : -1, i))
                 return -1;
         return 0;
     }
+    if (strcmp(coll, "gather") == 0 && rank != 0)
+        return 0;
     for (int s = 0; s < np; s++)
         for (size_t i = 0; i < size; i++)
             if (rbuf[(size_t) s * size + i] !=
@@ -88,11 +99,12 @@ int main(int argc, char **argv)
     if (argc < 3)
         return usage(rank, "missing arguments");
     const char *coll = argv[1];
-    if (strcmp(coll, "alltoall") && strcmp(coll, "allgather") && strcmp(coll, "bcast")) {
+    if (strcmp(coll, "alltoall") && strcmp(coll, "allgather") && strcmp(coll, "bcast") &&
+        strcmp(coll, "scatter") && strcmp(coll, "gather")) {
         char why[128];
         snprintf(why, sizeof why,
-                 "unknown collective '%.40s' (accepted: alltoall, allgather, "
-                 "bcast)",
+                 "unknown collective '%.40s' (accepted: alltoall, allgather, bcast, scatter, "
+                 "gather)",
                  coll);
         return usage(rank, why);
     }

@@ -22,25 +22,37 @@
 #            raw/mpi is the floor of the model's one-frame-per-link slot on this machine: where it
 #            is above 1, no implementation of that slot over one TCP connection per link can reach
 #            Open MPI's figure, whatever its protocol.
-# Cases, for N processes: alltoall (stepnet te) and allgather (stepnet mnb) on complete:N, bcast on
-# complete:N and on hypercube:log2(N) (bcast over a tree of single hops, as MPI's trees).
+#   mpi_lin for allgather: Open MPI's MPI_Allgather forced to its basic linear algorithm
+#            (coll_tuned allgather algorithm 1), the same messages as mnb's one slot on complete:N.
+# Cases, for N processes: alltoall (stepnet te) and allgather (stepnet mnb) on complete:N; bcast,
+# scatter and gather on complete:N, on hypercube:log2(N) and on the torus the N processes fit
+# (AxB, A the largest power of two with A*A <= N): the topologies a user would pick for them.
+# Each stepnet case runs in both execution modes (--sync): slot, the lock-step slot barrier of the
+# papers' model, and dataflow, each process sending as soon as what it sends has arrived, as a
+# communication library executes a schedule (docs/model.md).
 # Every figure is the median over --rounds rounds; within a round the four runs of a case and
 # size follow one another, so that they see the same machine state. Open MPI (openmpi-bin,
 # libopenmpi-dev) is installed here when missing, never by setup.sh or the tests.
 #
 #   scripts/bench/peers.sh [--rounds R] [--np "8 16"] [--sizes "8 ... 1048576"] [--reps K]
-#                          [--iters I] [--csv FILE]
+#                          [--iters I] [--sync "slot dataflow"] [--colls "alltoall ..."]
+#                          [--csv FILE]
 #     --rounds R  rounds (default 3)          --reps K   stepnet repetitions per run (default 5)
 #     --np LIST   process counts (8 16)       --iters I  MPI iterations per size (default 20)
 #     --sizes L   bytes per message (8 64 512 4096 32768 262144 1048576)
+#     --sync L    stepnet's execution modes (slot dataflow)
+#     --colls L   the MPI collectives compared (alltoall allgather bcast scatter gather)
 #     --csv FILE  also write the table as CSV
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/bench/lib.sh
 BENCH_NAME=bench/peers
 rounds=3 nps="8 16" sizes="8 64 512 4096 32768 262144 1048576" reps=5 iters=20 csv=""
-# --np: powers of two (the bcast case runs on hypercube:log2 N)
-bench_args rounds reps sizes csv "--iters iters int:1:100000" "--np nps list:2|4|8|16|32|64" -- "$@"
+syncs="slot dataflow" colls="alltoall allgather bcast scatter gather"
+# --np: powers of two (the rooted cases run on hypercube:log2 N)
+bench_args rounds reps sizes csv "--iters iters int:1:100000" "--np nps list:2|4|8|16|32|64" \
+    "--sync syncs list:slot|dataflow" "--colls colls list:alltoall|allgather|bcast|scatter|gather" \
+    -- "$@"
 [ -x build/stepnet ] && [ -x build/stepnet-node ] && [ -x build/stepnet-rawprobe ] || scripts/setup.sh >/dev/null
 
 # Open MPI: only for this benchmark, only when it runs
@@ -58,14 +70,15 @@ mpi_version=$(mpirun --version 2>/dev/null | head -n1)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# stepnet_run KEYFILE SECURITY TOPO COLL SIZE: one run; appends "node span wall algorithm" to
-# KEYFILE
+# stepnet_run KEYFILE SECURITY TOPO COLL SIZE SYNC: one run; appends "node span wall algorithm"
+# to KEYFILE
 stepnet_run() {
     local out
     out=$(build/stepnet run --topo "$3" --coll "$4" --size "$5" --security "$2" --reps "$reps" \
-        --warmup 1 --probes 2 --json 2>"$tmp/err" </dev/null) || true
+        --sync "$6" --warmup 1 --probes 2 --json 2>"$tmp/err" </dev/null) || true
     if [ "$(jget verified "$out")" != true ]; then
-        echo "bench/peers: stepnet run --topo $3 --coll $4 --size $5 --security $2 failed:" >&2
+        echo "bench/peers: stepnet run --topo $3 --coll $4 --size $5 --security $2 --sync $6" \
+            "failed:" >&2
         tail -n 3 "$tmp/err" >&2
         exit 1
     fi
@@ -111,25 +124,40 @@ raw_run() {
 }
 
 cases() { # the cases for N processes: LABEL TOPO STEPNET-COLL MPI-COLL
-    local n=$1 d=0 m=$1
+    local n=$1 d=0 m=$1 a=1 c
     while [ "$m" -gt 1 ]; do m=$((m / 2)); d=$((d + 1)); done
-    echo "alltoall complete:$n te alltoall"
-    echo "allgather complete:$n mnb allgather"
-    echo "bcast complete:$n bcast bcast"
-    echo "bcast hypercube:$d bcast bcast"
+    while [ $((4 * a * a)) -le "$n" ]; do a=$((2 * a)); done
+    for c in $colls; do
+        case $c in
+        alltoall) echo "alltoall complete:$n te alltoall" ;;
+        allgather) echo "allgather complete:$n mnb allgather" ;;
+        *)
+            echo "$c complete:$n $c $c"
+            echo "$c hypercube:$d $c $c"
+            [ "$a" -ge 2 ] && echo "$c torus:${a}x$((n / a)) $c $c"
+            ;;
+        esac
+    done
 }
 
 started=$(date +%s)
-linear=(--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_alltoall_algorithm 1)
+dyn=(--mca coll_tuned_use_dynamic_rules 1)
 for r in $(seq "$rounds"); do
     for n in $nps; do
-        mpi_run "$tmp/$n.lin" "$n" alltoall "${linear[@]}"
+        case " $colls " in *" alltoall "*)
+            mpi_run "$tmp/$n.lin.alltoall" "$n" alltoall "${dyn[@]}" --mca coll_tuned_alltoall_algorithm 1 ;;
+        esac
+        case " $colls " in *" allgather "*)
+            mpi_run "$tmp/$n.lin.allgather" "$n" allgather "${dyn[@]}" --mca coll_tuned_allgather_algorithm 1 ;;
+        esac
         while read -r label topo coll mcoll; do
             key="$tmp/$n.$label.$topo"
             mpi_run "$key.mpi" "$n" "$mcoll"
             for s in $sizes; do
-                stepnet_run "$key.none.$s" none "$topo" "$coll" "$s"
-                stepnet_run "$key.sodium.$s" sodium "$topo" "$coll" "$s"
+                for y in $syncs; do
+                    stepnet_run "$key.$y.none.$s" none "$topo" "$coll" "$s" "$y"
+                    stepnet_run "$key.$y.sodium.$s" sodium "$topo" "$coll" "$s" "$y"
+                done
                 raw_run "$key.raw.$s" "$topo" "$s"
             done
         done < <(cases "$n")
@@ -143,30 +171,35 @@ echo "medians of $rounds rounds; stepnet: node_us_median of $reps repetitions pe
 echo "the span, and wall_us_median beside it); Open MPI: OSU-style average over ranks of $iters timed"
 echo "iterations (max over ranks beside)"
 echo
-hdr="np,collective,topology,algorithm,size,stepnet_none_node_us,stepnet_none_span_us,stepnet_none_wall_us,stepnet_sodium_node_us,raw_slot_us,mpi_avg_us,mpi_max_us,mpi_linear_avg_us,none_over_mpi,span_over_mpi,sodium_over_mpi,raw_over_mpi,none_over_mpi_linear"
+hdr="np,collective,topology,sync,algorithm,size,stepnet_none_node_us,stepnet_none_span_us,stepnet_none_wall_us,stepnet_sodium_node_us,raw_slot_us,mpi_avg_us,mpi_max_us,mpi_linear_avg_us,none_over_mpi,span_over_mpi,sodium_over_mpi,raw_over_mpi,none_over_mpi_linear"
 [ -n "$csv" ] && echo "$hdr" >"$csv"
-printf '%3s %-9s %-12s %-14s %8s %9s %9s %9s %9s %9s %9s %9s %9s %8s %8s %7s %7s %7s\n' np coll \
-    topology algorithm size none_us none_span none_wall sodium_us raw_slot mpi_avg mpi_max mpi_lin \
-    none/mpi span/mpi sod/mpi raw/mpi none/lin
+printf '%3s %-9s %-12s %-8s %-14s %8s %9s %9s %9s %9s %9s %9s %9s %9s %8s %8s %7s %7s %7s\n' np \
+    coll topology sync algorithm size none_us none_span none_wall sodium_us raw_slot mpi_avg \
+    mpi_max mpi_lin none/mpi span/mpi sod/mpi raw/mpi none/lin
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 for n in $nps; do
     while read -r label topo coll mcoll; do
         key="$tmp/$n.$label.$topo"
         for s in $sizes; do
-            nn=$(col 1 "$key.none.$s") nc=$(col 2 "$key.none.$s") nw=$(col 3 "$key.none.$s")
-            sn=$(col 1 "$key.sodium.$s") rw=$(col 1 "$key.raw.$s")
-            algo=$(awk '{print $4}' "$key.none.$s" | head -n1)
-            ma=$(col 1 "$key.mpi.$s") mx=$(col 2 "$key.mpi.$s")
-            rn=$(ratio "$nn" "$ma") rc=$(ratio "$nc" "$ma") rs=$(ratio "$sn" "$ma")
-            rr=$(ratio "$rw" "$ma")
-            # the linear alltoall is the pattern of one slot on complete:N (te and mnb there)
-            ml=- rl=-
-            if [ "$coll" != bcast ]; then ml=$(col 1 "$tmp/$n.lin.$s") rl=$(ratio "$nn" "$ml"); fi
-            printf '%3s %-9s %-12s %-14s %8s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9s %8s %8s %7s %7s %7s\n' \
-                "$n" "$label" "$topo" "$algo" "$s" "$nn" "$nc" "$nw" "$sn" "$rw" "$ma" "$mx" "$ml" \
-                "$rn" "$rc" "$rs" "$rr" "$rl"
-            [ -n "$csv" ] &&
-                echo "$n,$label,$topo,$algo,$s,$nn,$nc,$nw,$sn,$rw,$ma,$mx,$ml,$rn,$rc,$rs,$rr,$rl" >>"$csv"
+            for y in $syncs; do
+                nn=$(col 1 "$key.$y.none.$s") nc=$(col 2 "$key.$y.none.$s")
+                nw=$(col 3 "$key.$y.none.$s") sn=$(col 1 "$key.$y.sodium.$s")
+                rw=$(col 1 "$key.raw.$s")
+                algo=$(awk '{print $4}' "$key.$y.none.$s" | head -n1)
+                ma=$(col 1 "$key.mpi.$s") mx=$(col 2 "$key.mpi.$s")
+                rn=$(ratio "$nn" "$ma") rc=$(ratio "$nc" "$ma") rs=$(ratio "$sn" "$ma")
+                rr=$(ratio "$rw" "$ma")
+                # the linear alltoall and allgather: the pattern of one slot on complete:N
+                ml=- rl=-
+                if [ -s "$tmp/$n.lin.$label.$s" ]; then
+                    ml=$(col 1 "$tmp/$n.lin.$label.$s") rl=$(ratio "$nn" "$ml")
+                fi
+                printf '%3s %-9s %-12s %-8s %-14s %8s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9s %8s %8s %7s %7s %7s\n' \
+                    "$n" "$label" "$topo" "$y" "$algo" "$s" "$nn" "$nc" "$nw" "$sn" "$rw" "$ma" \
+                    "$mx" "$ml" "$rn" "$rc" "$rs" "$rr" "$rl"
+                [ -n "$csv" ] &&
+                    echo "$n,$label,$topo,$y,$algo,$s,$nn,$nc,$nw,$sn,$rw,$ma,$mx,$ml,$rn,$rc,$rs,$rr,$rl" >>"$csv"
+            done
         done
     done < <(cases "$n")
 done
@@ -178,6 +211,8 @@ echo "node's start to the last node's completion) over the same average. Start-u
 echo "raw_slot, raw/mpi: one slot of the raw barrier (stepnet-rawprobe: a frame on every link, no"
 echo "protocol) on the same topology and size; te and mnb on complete:N are one such slot, so where"
 echo "raw/mpi is above 1 that slot over TCP cannot reach Open MPI's figure on this machine."
-echo "mpi_lin, none/lin: Open MPI's alltoall forced to its linear algorithm (one message from every"
-echo "rank to every other: the frames of te's and mnb's one slot on complete:N) and stepnet's per-node"
-echo "time over it: the same pattern on both sides; Open MPI's own choice (mpi_avg) may combine."
+echo "mpi_lin, none/lin: Open MPI's alltoall (allgather) forced to its linear algorithm (one message"
+echo "from every rank to every other: the frames of te's (mnb's) one slot on complete:N) and stepnet's"
+echo "per-node time over it: the same pattern on both sides; Open MPI's own choice (mpi_avg) may combine."
+echo "sync: slot, the lock-step slot barrier (every link carries a frame in every slot, empty or not);"
+echo "dataflow, each process sends a packet as soon as it holds it and its port is free (docs/model.md)."
