@@ -24,7 +24,8 @@ static int usage(int rank, const char *why)
 {
     if (rank == 0)
         fprintf(stderr,
-                "osu_peer: %s\nusage: osu_peer alltoall|allgather|bcast|scatter|gather SIZE... [--iters I] "
+                "osu_peer: %s\nusage: osu_peer alltoall|allgather|bcast|scatter|gather SIZE... "
+                "[--iters I] "
                 "[--skip S]\n  SIZE in bytes, 1 to %u\n",
                 why, MAX_SIZE);
     MPI_Finalize();
