@@ -251,11 +251,14 @@ static void print_line(sn_coord_t *r, const sn_progress_snap_t *s, int final)
     p->shown = *s;
 }
 
-/* Prints snapshot s when the gate lets it through; entering a phase not reached before, first
- * the end of the phase before it when that was not the last line printed. */
+/* Prints snapshot s when it tells something new and the gate lets it through; entering a phase
+ * not reached before, first the end of the phase before it when that was not the last line
+ * printed. */
 static void offer(sn_coord_t *r, const sn_progress_snap_t *s, uint64_t now, int final)
 {
     sn_coord_progress_t *p = &r->progress;
+    if (!final && p->printed && same_counts(s, &p->shown))
+        return; /* a control frame that moved nothing (a heartbeat's answer): nothing to say */
     sn_progress_verdict_t v = sn_progress_gate(&p->gate, now, s->phase, final);
     if (v == SN_PROGRESS_HOLD)
         return;
