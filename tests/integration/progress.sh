@@ -4,7 +4,8 @@
 # calibration, warm-up, repetitions), each phase's end, the sizes of a sweep in order, an ETA only
 # after a measured repetition ended, and a last line that says done or stopped; nothing on stdout
 # and nothing without --progress. Only the order and the counts are checked, never the timing.
-# Runs on 127.0.0.1 with port 0 (local nodes, and one daemon for the daemons launcher).
+# Runs on 127.0.0.1 with port 0 (local nodes, nodes "over ssh" through a stand-in that runs them
+# here, and one daemon for the daemons launcher).
 set -uo pipefail
 : "${STEPNET:?STEPNET is not set: run this test through ctest}"
 : "${STEPNET_NODE:?STEPNET_NODE is not set: run this test through ctest}"
@@ -131,6 +132,14 @@ for flag in "" --no-progress; do
         fails=$((fails + 1))
     fi
 done
+
+# the ssh launcher, through a stand-in for ssh that runs the remote command here: launch counts
+# the remote nodes that answered
+printf '#!/bin/sh\nfor a; do last=$a; done\nexec sh -c "$last"\n' >"$dir/ssh"
+chmod +x "$dir/ssh"
+t run --topo ring:4 --coll te --reps 3 --warmup 1 --hosts 127.0.0.1:4 --ssh "$dir/ssh" \
+    --remote-node "$STEPNET_NODE" --listen 127.0.0.1:0 --progress >"$dir/out" 2>"$dir/err"
+check "run --hosts --progress" $? 0 run ssh 4 1 3 done 8
 
 # the daemons launcher: launch counts the daemons that replied; the calibration probes the clocks
 "$STEPNET" keygen "$dir/key" 2>/dev/null
