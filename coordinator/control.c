@@ -351,7 +351,7 @@ static void start_rep(sn_coord_t *r)
     sn__coord_deadline(r, r->o->collective_ms);
     r->t0 = uv_hrtime();
     sn__coord_send_all(r, &m);
-    sn__coord_progress_update(r);
+    sn__coord_progress_rep_start(r);
 }
 
 /* ---- assignments ------------------------------------------------------------------------------

@@ -246,10 +246,13 @@ void sn__coord_point_begin(sn_coord_t *r, uint32_t k);
 
 /* progress.c: sets r->progress up from r->o (on when opts->progress). */
 void sn__coord_progress_init(sn_coord_t *r);
-/* progress.c: the run's state changed before its repetitions (a node started, joined, brought
- * its links up, a calibration series ended) or a repetition starts (start_rep): a line for the
- * phase it is in, when the rate allows (progress.h). Called by the launchers and control.c. */
+/* progress.c: the run's state may have changed before its repetitions (a node started, joined,
+ * brought its links up, a calibration series ended): a line for the phase it is in when it tells
+ * something new and the rate allows (progress.h); nothing once the repetitions run. Called by the
+ * launchers and control.c. */
 void sn__coord_progress_update(sn_coord_t *r);
+/* progress.c: start_rep sent a START (r->t0): the line of the repetition starting. */
+void sn__coord_progress_rep_start(sn_coord_t *r);
 /* progress.c: a repetition ended (slots: the slots it played), or the run is over (final): a line
  * when the rate allows, always the final one (when any line was printed before). */
 void sn__coord_progress(sn_coord_t *r, uint64_t slots, int final);

@@ -149,15 +149,14 @@ static int startup_snap(const sn_coord_t *r, sn_progress_snap_t *s)
     s->eta_s = -1;
     s->total = r->n;
     sn_launch_mode_t mode = sn_launch_mode_of(r->o);
-    uint32_t started = sn__launch_started(r);
     switch (r->phase) {
     case SN_COORD_PH_JOIN:
     case SN_COORD_PH_READY:
         /* launch until every node started and one said hello (local nodes all start at once) */
         if (r->phase == SN_COORD_PH_JOIN && mode != SN_LAUNCH_JOIN &&
-            (started < r->n || r->joined == 0)) {
+            (r->joined == 0 || sn__launch_started(r) < r->n)) {
             s->phase = SN_PROGRESS_LAUNCH;
-            s->done = started;
+            s->done = sn__launch_started(r);
             s->launcher = sn_launch_mode_name(mode);
             return 1;
         }
@@ -274,20 +273,26 @@ static void offer(sn_coord_t *r, const sn_progress_snap_t *s, uint64_t now, int 
 void sn__coord_progress_update(sn_coord_t *r)
 {
     sn_coord_progress_t *p = &r->progress;
+    sn_progress_snap_t s;
+    if (!p->on || p->ended || !startup_snap(r, &s))
+        return; /* the repetitions report themselves (below) */
+    offer(r, &s, uv_hrtime(), 0);
+    p->last = s;
+}
+
+void sn__coord_progress_rep_start(sn_coord_t *r)
+{
+    sn_coord_progress_t *p = &r->progress;
     if (!p->on || p->ended)
         return;
-    sn_progress_snap_t s;
-    uint64_t now = uv_hrtime();
-    if (startup_snap(r, &s)) {
-        offer(r, &s, now, 0);
-        p->last = s;
+    if (r->floor_rep) { /* the time model's empty-slot repetitions are the calibration's */
+        sn__coord_progress_update(r);
         return;
     }
-    if (r->phase != SN_COORD_PH_RUN || r->floor_rep)
-        return;
-    /* a repetition of the run starts (start_rep: r->t0 is its START) */
+    uint64_t now = uv_hrtime();
+    sn_progress_snap_t s;
     if (p->t0 == 0) {
-        p->t0 = r->t0;
+        p->t0 = r->t0;       /* the first repetition's START */
         if (r->floor_done) { /* the calibration's last series ended with the last empty slot */
             calibration_snap(r, &s);
             offer(r, &s, now, 0);
