@@ -26,9 +26,9 @@ typedef struct cli_run_s {
 #define RUN_TRANSPORT_HELP                                                                         \
     "  --csv FILE         also write the measurements as CSV to FILE (header and one row per\n"    \
     "                     size; docs/output.md)\n"                                                 \
-    "  --progress         progress on stderr (repetitions, size, slots per second) even when\n"    \
-    "                     stderr is not a terminal; --no-progress: none (default: on a "           \
-    "terminal)\n"                                                                                  \
+    "  --progress         progress on stderr (each phase: launch, join, calibration, warm-up,\n"   \
+    "                     repetitions with an ETA; bench: each size) even when stderr is not a\n"  \
+    "                     terminal; --no-progress: none (default: on a terminal)\n"                \
     "  --nodes local|join local: spawn the nodes on 127.0.0.1 (default); join: wait for nodes\n"   \
     "                     started with `stepnet-node --join HOST:PORT`\n"                          \
     "  --listen ADDR      coordinator address (default 127.0.0.1:0; join mode needs it, e.g.\n"    \

@@ -1,9 +1,8 @@
 /* The trace of `stepnet run --trace FILE` (cli): turns the records the nodes sent with
- * their results (the Result's trace fields) into trace events. Each node's times are its own
- * monotonic clock (uv_hrtime, CLOCK_MONOTONIC), drawn from the earliest node's Start: on one
- * machine all nodes share that clock; across machines the offsets are not corrected
- * (docs/trace.md).
- */
+ * their results (the Result's trace fields) into trace events. Each node records on its own
+ * monotonic clock (uv_hrtime, CLOCK_MONOTONIC); its Start is placed on the coordinator's clock by
+ * the offset the run estimated for it (none on one machine), and the times are drawn from the
+ * earliest Start. otherData states each offset and how far it may be off (docs/trace.md). */
 #include <stdio.h>
 
 #include "run.h"
@@ -11,10 +10,20 @@
 
 #define NS_PER_US 1000.0
 
-/* The time scale of a run's trace, as otherData states it. */
-static const char run_scale[] =
-    "microseconds of each node's monotonic clock since the earliest node's Start of the traced "
-    "repetition; comparable across nodes on one machine only";
+/* The time scale of a run's trace, as otherData states it: one clock, or the nodes' clocks
+ * aligned on the coordinator's by the estimated offsets. */
+static const char run_scale_one[] =
+    "microseconds of the nodes' shared monotonic clock since the earliest node's Start of the "
+    "traced repetition";
+static const char run_scale_offsets[] =
+    "microseconds since the earliest node's Start of the traced repetition, each node's monotonic "
+    "clock taken back by its estimated offset from the coordinator's: two nodes' times compare "
+    "within the sum of their clock_uncertainties_us";
+
+int64_t cli_trace_aligned_t0_ns(const sn_coord_trace_node_t *tn)
+{
+    return (int64_t) tn->t0_ns - tn->clock_offset_ns;
+}
 
 /* Slot s of node record tn (deg ports): when its frames left, how long until it held the frame of
  * every port (ns; 0 when all were there before its own left), and the port whose frame came last
@@ -38,7 +47,7 @@ static void slot_times(const sn_coord_trace_node_t *tn, uint32_t deg, uint64_t s
 
 /* When the frame node sent on port in slot s reached the neighbour, on the trace's axis (us), from
  * the neighbour's record; -1 when it did not record it (or it came before its Start). */
-static double arrival_at_peer(const sn_coord_trace_t *ct, const sn_topo_t *t, uint64_t base,
+static double arrival_at_peer(const sn_coord_trace_t *ct, const sn_topo_t *t, int64_t base,
                               uint32_t node, uint32_t port, uint64_t s)
 {
     const sn_port_t *pp = sn_topo_port(t, node, port);
@@ -47,7 +56,7 @@ static double arrival_at_peer(const sn_coord_trace_t *ct, const sn_topo_t *t, ui
     if (s > pn->nslots / stride)
         return -1;
     uint64_t v = pn->slots[(s - 1) * stride + 1 + pp->rport];
-    return v ? (double) (pn->t0_ns - base + v) / NS_PER_US : -1;
+    return v ? (double) (cli_trace_aligned_t0_ns(pn) - base + (int64_t) v) / NS_PER_US : -1;
 }
 
 void cli_run_trace_write(FILE *f, const cli_run_t *run, const sn_coord_result_t *res)
@@ -56,22 +65,26 @@ void cli_run_trace_write(FILE *f, const cli_run_t *run, const sn_coord_result_t 
     const cli_ctx_t *c = run->ctx;
     const sn_topo_t *t = c->topo;
     const sn_coord_trace_t *ct = res->trace;
+    const char *scale = res->clock_offsets ? run_scale_offsets : run_scale_one;
     cli_trace_t tr;
     cli_trace_begin(&tr, f, t);
     if (ct == NULL || ct->n != t->n) {
         const char *why = "the run ended before the traced repetition was complete";
         cli_trace_note(&tr, "no trace", 0, why);
-        cli_trace_end(&tr, "run", c, run_scale, o->trace_rep, 0, why);
+        cli_trace_end(&tr, "run", c, scale, o->trace_rep, 0, why);
         return;
     }
-    uint64_t base = UINT64_MAX, recorded = 0, dropped = 0, invalid = 0, cut = 0;
+    tr.clock = ct;
+    tr.clock_offsets = res->clock_offsets;
+    int64_t base = INT64_MAX;
+    uint64_t recorded = 0, dropped = 0, invalid = 0, cut = 0;
     for (uint32_t i = 0; i < ct->n; i++)
-        if (ct->nodes[i].t0_ns < base)
-            base = ct->nodes[i].t0_ns;
+        if (cli_trace_aligned_t0_ns(&ct->nodes[i]) < base)
+            base = cli_trace_aligned_t0_ns(&ct->nodes[i]);
     double last_us = 0;
     for (uint32_t i = 0; i < ct->n; i++) {
         const sn_coord_trace_node_t *tn = &ct->nodes[i];
-        double off = (double) (tn->t0_ns - base) / NS_PER_US;
+        double off = (double) (cli_trace_aligned_t0_ns(tn) - base) / NS_PER_US;
         uint32_t deg = sn_topo_degree(t, i);
         uint64_t nslots = tn->nslots / (1 + (uint64_t) deg), sent, wait;
         int64_t lastp;
@@ -124,5 +137,5 @@ void cli_run_trace_write(FILE *f, const cli_run_t *run, const sn_coord_result_t 
         cli_trace_note(&tr, "trace truncated", last_us, note);
         trunc = note;
     }
-    cli_trace_end(&tr, "run", c, run_scale, o->trace_rep, recorded, trunc);
+    cli_trace_end(&tr, "run", c, scale, o->trace_rep, recorded, trunc);
 }

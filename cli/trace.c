@@ -32,6 +32,27 @@ static void put_us(cli_trace_t *tr, const char *key, double us)
     fprintf(tr->j.f, "%.3f", us);
 }
 
+/* otherData's clock fields (docs/trace.md, "Time"): which clock the times are on, the largest
+ * uncertainty of a node's offset, and per node its offset and uncertainty (microseconds). */
+static void put_clock(cli_trace_t *tr, const sn_coord_trace_t *ct, int offsets)
+{
+    cli_json_t *j = &tr->j;
+    uint64_t worst = 0;
+    for (uint32_t i = 0; i < ct->n; i++)
+        if (ct->nodes[i].clock_uncertainty_ns > worst)
+            worst = ct->nodes[i].clock_uncertainty_ns;
+    cli_json_str(j, "clock", offsets ? "offsets" : "one");
+    put_us(tr, "clock_uncertainty_us", (double) worst / 1e3);
+    cli_json_open(j, "clock_offsets_us", '[');
+    for (uint32_t i = 0; i < ct->n; i++)
+        put_us(tr, NULL, (double) ct->nodes[i].clock_offset_ns / 1e3);
+    cli_json_close(j, ']');
+    cli_json_open(j, "clock_uncertainties_us", '[');
+    for (uint32_t i = 0; i < ct->n; i++)
+        put_us(tr, NULL, (double) ct->nodes[i].clock_uncertainty_ns / 1e3);
+    cli_json_close(j, ']');
+}
+
 /* {"name":NAME,"ph":"M","pid":pid,"tid":tid,"args":{KEY:...}} with a string or a number. */
 static void meta(cli_trace_t *tr, const char *name, uint64_t pid, uint64_t tid, const char *key,
                  const char *sval, int64_t ival)
@@ -90,6 +111,8 @@ void cli_trace_begin(cli_trace_t *tr, FILE *f, const sn_topo_t *t)
     tr->seen_port = sn_xcalloc((size_t) t->port_off[t->n] + 1, 1);
     tr->seen_slots = sn_xcalloc((size_t) t->n + 1, 1);
     tr->sends = 0;
+    tr->clock = NULL;
+    tr->clock_offsets = 0;
     cli_json_begin(&tr->j, f);
     cli_json_str(&tr->j, "displayTimeUnit", "ms");
     cli_json_open(&tr->j, "traceEvents", '[');
@@ -232,6 +255,8 @@ void cli_trace_end(cli_trace_t *tr, const char *cmd, const cli_ctx_t *c, const c
     cli_json_bool(j, "truncated", truncated != NULL);
     if (truncated)
         cli_json_str(j, "truncation", truncated);
+    if (tr->clock)
+        put_clock(tr, tr->clock, tr->clock_offsets);
     cli_json_close(j, '}');
     cli_json_end(j);
     free(tr->seen_node);

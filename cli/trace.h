@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "coord.h"
 #include "json.h"
 #include "wire.h"
 #include "stepnet/algo.h"
@@ -28,6 +29,10 @@ typedef struct cli_trace_s {
     uint8_t *seen_port;  /* [port_off[n]]: its thread_name was written */
     uint8_t *seen_slots; /* [n]: the name of its thread 0 (run) was written */
     uint64_t sends;      /* send events written */
+    /* run: the nodes' records, whose clock offsets and uncertainties otherData states, and
+     * whether the offsets were estimated (0: every node on the coordinator's clock); NULL: sim */
+    const sn_coord_trace_t *clock;
+    int clock_offsets;
 } cli_trace_t;
 
 /* Starts a trace of topology t on f: the header and the opening of traceEvents. */
@@ -51,9 +56,15 @@ void cli_trace_frame(cli_trace_t *tr, uint32_t node, uint32_t port, uint64_t slo
 /* An instant event, global, at ts_us: `name` with a `note` argument (truncation, failure). */
 void cli_trace_note(cli_trace_t *tr, const char *name, double ts_us, const char *note);
 
+/* Node tn's Start on the coordinator's clock (ns): its own clock's reading taken back by the
+ * offset the run estimated for it (node minus coordinator; 0 on one machine). Signed: a reading
+ * below the offset gives a negative time. Pure. */
+int64_t cli_trace_aligned_t0_ns(const sn_coord_trace_node_t *tn);
+
 /* Closes traceEvents and writes otherData: the command, the run's parameters (c), the time scale
  * in words, the measured repetition traced (run; 0: none, not written), the slots recorded, and
- * whether (and why) the trace is truncated (`truncated` NULL: complete). Frees what cli_trace_begin
+ * whether (and why) the trace is truncated (`truncated` NULL: complete), and with tr->clock the
+ * clock the times are on with each node's offset and its uncertainty. Frees what cli_trace_begin
  * allocated; the caller closes f. */
 void cli_trace_end(cli_trace_t *tr, const char *cmd, const cli_ctx_t *c, const char *time_scale,
                    uint32_t rep, uint64_t slots_recorded, const char *truncated);

@@ -208,6 +208,8 @@ static void keep_trace(sn_coord_t *r)
         const Stepnet__Result *res = r->nodes[i].res;
         sn_coord_trace_node_t *tn = &tr->nodes[i];
         tn->t0_ns = res->trace_t0_ns;
+        tn->clock_offset_ns = r->offset_ns[i];
+        tn->clock_uncertainty_ns = r->nodes[i].clk_uncertainty_ns;
         tn->stop_slot = res->stop_slot;
         tn->transmissions = res->data_packets + res->control_packets;
         tn->nslots = res->n_trace_slots; /* 1 + degree per slot: run_trace.c divides */

@@ -350,6 +350,7 @@ static void start_rep(sn_coord_t *r)
     sn__coord_deadline(r, r->o->collective_ms);
     r->t0 = uv_hrtime();
     sn__coord_send_all(r, &m);
+    sn__coord_progress_rep_start(r);
 }
 
 /* ---- assignments ------------------------------------------------------------------------------
@@ -824,6 +825,7 @@ static void ctl_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
         sn__coord_fail(r, cn->id, 0, "unexpected control message %d from node %d",
                        (int) m->msg_case, cn->id);
     }
+    sn__coord_progress_update(r); /* a hello, READY, calibration or clock answer moved it on */
 out:
     if (m)
         stepnet__control__free_unpacked(m, NULL);

@@ -550,6 +550,7 @@ static int run_here(const sn_coord_opts_t *opts, sn_coord_result_t *result, sn_e
             sn__coord_finish(r, 1);
         }
     }
+    sn__coord_progress_update(r); /* the launch under way, or waiting for joins */
     if (!r->stopping)
         lower_priority(r);
     /* the ready deadline: the option, or the default for this launch mode and node count */

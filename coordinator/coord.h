@@ -164,6 +164,10 @@ typedef struct sn_coord_trace_node_s {
     size_t nsends;          /* values */
     uint64_t stop_slot;     /* the last slot it played */
     uint64_t transmissions; /* data and control packets it sent (recorded or not) */
+    /* its clock's estimated offset from the coordinator's (node minus coordinator) and the bound
+     * on that estimate's error (timing.h; both 0 when every node is on the coordinator's clock) */
+    int64_t clock_offset_ns;
+    uint64_t clock_uncertainty_ns;
 } sn_coord_trace_node_t;
 
 typedef struct sn_coord_trace_s {

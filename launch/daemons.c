@@ -166,6 +166,7 @@ static void on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
         sn_conn_close(c);
         if (++r->nreplied == r->ndaemons)
             check_ids(r);
+        sn__coord_progress_update(r);
     }
     if (m)
         stepnet__control__free_unpacked(m, NULL);

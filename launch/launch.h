@@ -55,6 +55,12 @@ typedef enum {
 /* ready.c: the launch mode of the options `o` (--hosts, --nodes ADDR,..., --nodes join, local).
  * Pure. */
 sn_launch_mode_t sn_launch_mode_of(const sn_coord_opts_t *o);
+/* ready.c: the launch mode's name, as reports and progress lines give it: local, join, ssh,
+ * daemons. */
+const char *sn_launch_mode_name(sn_launch_mode_t mode);
+/* ready.c: the nodes started so far, as their launcher knows: local processes spawned, remote
+ * nodes that answered over ssh, daemons that replied with their node, nodes joined. */
+uint32_t sn__launch_started(const sn_coord_t *r);
 /* ready.c: the ready deadline's default in milliseconds for `nodes` nodes launched by `mode`:
  * SN_LAUNCH_READY_BASE_MS plus the per-node share of the mode, at most SN_LAUNCH_READY_MAX_MS.
  * Pure; an explicit --ready-timeout-ms replaces it. */

@@ -1,6 +1,6 @@
 /* The launch side of the ready deadline (launch): its default by launch mode and node count
- * (pure, tested in tests/unit/test_launch_ready.c), and, for its message, what each launcher
- * knows of a node that is late (docs/runtime.md, "The ready deadline"). */
+ * (pure, tested in tests/unit/test_launch_ready.c), and, for its message and for the progress
+ * lines, what each launcher knows of its nodes (docs/runtime.md, "The ready deadline"). */
 #include <stdio.h>
 
 #include "coord_internal.h"
@@ -12,6 +12,34 @@ sn_launch_mode_t sn_launch_mode_of(const sn_coord_opts_t *o)
     if (o->daemons)
         return SN_LAUNCH_DAEMONS;
     return o->join ? SN_LAUNCH_JOIN : SN_LAUNCH_LOCAL;
+}
+
+const char *sn_launch_mode_name(sn_launch_mode_t mode)
+{
+    switch (mode) {
+    case SN_LAUNCH_SSH:
+        return "ssh";
+    case SN_LAUNCH_DAEMONS:
+        return "daemons";
+    case SN_LAUNCH_JOIN:
+        return "join";
+    case SN_LAUNCH_LOCAL:
+    default:
+        return "local";
+    }
+}
+
+uint32_t sn__launch_started(const sn_coord_t *r)
+{
+    sn_launch_mode_t mode = sn_launch_mode_of(r->o);
+    if (mode == SN_LAUNCH_DAEMONS)
+        return r->nreplied;
+    if (mode == SN_LAUNCH_JOIN)
+        return r->joined;
+    uint32_t started = 0;
+    for (uint32_t i = 0; i < r->n; i++)
+        started += mode == SN_LAUNCH_SSH ? r->nodes[i].remote_started != 0 : r->nodes[i].spawned;
+    return started;
 }
 
 uint32_t sn_launch_ready_default_ms(sn_launch_mode_t mode, uint32_t nodes)

@@ -144,9 +144,10 @@ static void on_out_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
     sn_coord_node_t *cn = s->data;
     (void) buf;
-    if (nread > 0)
+    if (nread > 0 && !cn->remote_started) {
         cn->remote_started = 1;
-    else if (nread < 0)
+        sn__coord_progress_update(cn->run);
+    } else if (nread < 0)
         uv_read_stop(s);
 }
 

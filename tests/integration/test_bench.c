@@ -689,23 +689,26 @@ static void test_progress(void **state)
     tu_proc_t r = RUN("bench", "--topo", "ring:4", "--coll", "bcast", "--sizes", "8,64", "--iters",
                       "3", "--warmup", "1", "--progress");
     tu_expect_status(&r, 0);
-    assert_non_null(strstr(r.err, "stepnet bench: 4/8 repetitions, size 8 B (1 of 2)"));
-    assert_non_null(strstr(r.err, "stepnet bench: 8/8 repetitions, size 64 B (2 of 2)"));
-    assert_non_null(strstr(r.err, "slots/s"));
-    assert_non_null(strstr(r.err, ", done"));
-    assert_null(strstr(r.out, "repetitions")); /* stdout stays the report's */
+    /* each phase in order: tests/integration/progress.sh */
+    assert_non_null(strstr(r.err, "stepnet bench: progress: phase=warmup 0/1 size=8 point=1/2"));
+    assert_non_null(strstr(r.err, "stepnet bench: progress: phase=run 3/3 size=64 point=2/2 "
+                                  "reps=8/8"));
+    assert_non_null(strstr(r.err, "slots_per_s="));
+    assert_non_null(strstr(r.err, " end=done"));
+    assert_null(strstr(r.out, "progress:")); /* stdout stays the report's */
     tu_exec_free(&r);
     r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--reps", "2", "--progress");
     tu_expect_status(&r, 0);
-    assert_non_null(strstr(r.err, "stepnet run: 3/3 repetitions"));
+    assert_non_null(
+        strstr(r.err, "stepnet run: progress: phase=run 2/2 size=8 point=1/1 reps=3/3"));
     tu_exec_free(&r);
     r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--reps", "2", "--no-progress");
     tu_expect_status(&r, 0);
-    assert_null(strstr(r.err, "repetitions"));
+    assert_null(strstr(r.err, "progress:"));
     tu_exec_free(&r);
     r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--reps", "2");
     tu_expect_status(&r, 0);
-    assert_null(strstr(r.err, "repetitions"));
+    assert_null(strstr(r.err, "progress:"));
     tu_exec_free(&r);
 
     /* on a terminal */
@@ -721,9 +724,10 @@ static void test_progress(void **state)
         tu_expect_status(&r, 0);
         assert_non_null(strstr(r.out, "# Size"));
         if (quiet)
-            assert_null(strstr(r.out, "repetitions"));
+            assert_null(strstr(r.out, "progress:"));
         else
-            assert_non_null(strstr(r.out, "\rstepnet bench: 4/4 repetitions"));
+            assert_non_null(strstr(r.out, "\rstepnet bench: progress: phase=run 2/2 size=64 "
+                                          "point=2/2 reps=4/4"));
         tu_exec_free(&r);
     }
 }

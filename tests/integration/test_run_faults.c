@@ -368,15 +368,15 @@ static void test_interrupted_run_measured(void **state)
                                                    "--reps", "1000000", "--warmup", "0", "--probes",
                                                    "3", "--progress", "--json", NULL},
                              &o);
-    /* progress lines: "stepnet run: N/1000000 repetitions, ..." */
+    /* progress lines: "stepnet run: progress: phase=run N/1000000 ..." */
     char line[512];
     unsigned long done = 0;
     double end = tu_now() + 60 * TU_SLOW;
     while (done < 3 && tu_now() < end)
-        if (tu_bg_line(b, 2, " repetitions", line, sizeof line, end - tu_now())) {
-            const char *q = strstr(line, "stepnet run: ");
+        if (tu_bg_line(b, 2, " phase=run ", line, sizeof line, end - tu_now())) {
+            const char *q = strstr(line, " phase=run ");
             if (q)
-                done = strtoul(q + strlen("stepnet run: "), NULL, 10);
+                done = strtoul(q + strlen(" phase=run "), NULL, 10);
         }
     if (done < 3)
         fail_msg("%s: no progress line with 3 repetitions done:\n%s", b->cmd, b->buf[1]);

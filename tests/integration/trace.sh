@@ -2,13 +2,21 @@
 # stepnet sim --trace and stepnet run --trace (docs/trace.md): every file is checked against the
 # Chrome trace-event format and against the run's transmissions by trace_check.py (one `send`
 # event per data or control packet the report counts); run's transmissions equal sim's; the
-# truncation is stated; the options refuse what they cannot do. Runs on 127.0.0.1 with port 0.
+# truncation is stated; the clock is stated, and a run whose nodes' clock offsets are estimated
+# (daemons) has every offset and uncertainty in its metadata and every frame arriving after it
+# left within the two clocks' uncertainty; the options refuse what they cannot do. Runs on
+# 127.0.0.1 with port 0.
 set -uo pipefail
 : "${STEPNET:?STEPNET is not set: run this test through ctest}"
 here=$(cd "$(dirname "$0")" && pwd)
 check="python3 $here/trace_check.py"
 dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+daemon_pid=""
+cleanup() {
+    [ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null
+    rm -rf "$dir"
+}
+trap cleanup EXIT
 fails=0
 t() { timeout 120 "$STEPNET" "$@"; }
 expect() { # expect STATUS DESCRIPTION COMMAND...
@@ -57,7 +65,7 @@ assert names.count("sim failed") == 1 and "send" in names, names
 # run: the same transmissions as sim, slot events at every node, the repetition chosen
 expect 0 "run te" t run --topo torus:3x3 --coll te --reps 2 --json --trace "$dir/r1.json"
 cp "$dir/out" "$dir/r1.out"
-ok "run te trace" $check "$dir/r1.json" "$dir/r1.out" --slots --same-sends "$dir/s1.json"
+ok "run te trace" $check "$dir/r1.json" "$dir/r1.out" --slots --same-sends "$dir/s1.json" --clock one
 grep -q '"traced_repetition":2' "$dir/r1.json" || { echo "FAIL run te: not the last repetition"; fails=$((fails + 1)); }
 expect 0 "run pmnb" t run "${pm[@]}" --reps 2 --trace-rep 1 --json --trace "$dir/r2.json"
 cp "$dir/out" "$dir/r2.out"
@@ -74,6 +82,26 @@ d = json.load(open(sys.argv[1]))
 assert d["otherData"]["truncated"] is True, d["otherData"]
 assert [e["name"] for e in d["traceEvents"]] == ["no trace"], d["traceEvents"]
 ' "$dir/r4.json"
+# nodes whose clocks are probed (daemons, as on other machines, here all on 127.0.0.1): the
+# offsets are estimated and applied; on one machine the true offsets are 0, so every frame's
+# aligned arrival is after its departure within the two nodes' stated uncertainty
+: "${STEPNET_NODE:?STEPNET_NODE is not set: run this test through ctest}"
+"$STEPNET" keygen "$dir/key" 2>/dev/null
+"$STEPNET_NODE" --serve --listen 127.0.0.1:0 --key "$dir/key" >"$dir/daemon.out" 2>"$dir/daemon.err" &
+daemon_pid=$!
+for _ in $(seq 100); do grep -q 'SERVE port=' "$dir/daemon.out" && break; sleep 0.1; done
+dport=$(sed -n 's/SERVE port=//p' "$dir/daemon.out")
+if [ -z "$dport" ]; then
+    echo "FAIL the daemon did not print its port within 10 s: $(cat "$dir/daemon.err")"
+    fails=$((fails + 1))
+else
+    d=127.0.0.1:$dport
+    expect 0 "run te on daemons" t run --topo torus:3x3 --coll te --reps 2 --json --trace "$dir/r5.json" \
+        --nodes "$d,$d,$d,$d,$d,$d,$d,$d,$d" --key "$dir/key"
+    cp "$dir/out" "$dir/r5.out"
+    ok "daemons' trace on aligned clocks" $check "$dir/r5.json" "$dir/r5.out" --slots \
+        --same-sends "$dir/s1.json" --clock offsets
+fi
 # no trace asked: the run is unchanged
 expect 0 "run without trace" t run --topo ring:6 --coll te --reps 1 --json
 

@@ -3,11 +3,15 @@
 against the run's transmissions.
 
 usage: trace_check.py TRACE REPORT_JSON [--truncated] [--slots] [--same-sends OTHER_TRACE]
+                      [--clock one|offsets]
 
 REPORT_JSON is the --json report of the same sim or run: the number of `send` events must equal
 its packets + control_packets (fewer, with --truncated, when the file says it is truncated).
 --slots: a run trace; every node has one `slot` event per slot it played.
 --same-sends OTHER: the (node, slot, port, packet) of every send equal those of OTHER (run vs sim).
+--clock KIND: a run trace whose otherData says its times are on one clock, or aligned by
+estimated offsets, with the offset and uncertainty of every node; a frame may then seem to arrive
+before it left by no more than the sum of its two nodes' uncertainties.
 Prints one line per failure and exits 1, or prints a summary and exits 0."""
 import json
 import sys
@@ -127,6 +131,23 @@ def main():
              (len(sends), r["packets"], r["control_packets"]))
     if len(set(sends)) != len(sends):
         fail("a transmission appears twice")
+    unc = {}
+    if "--clock" in argv:
+        kind = argv[argv.index("--clock") + 1]
+        if other.get("clock") != kind:
+            fail("otherData.clock is %r, expected %r" % (other.get("clock"), kind))
+        offs, uncs = other.get("clock_offsets_us"), other.get("clock_uncertainties_us")
+        worst = other.get("clock_uncertainty_us")
+        if not isinstance(offs, list) or not isinstance(uncs, list) or \
+                len(offs) != r["nodes"] or len(uncs) != r["nodes"]:
+            fail("otherData needs clock_offsets_us and clock_uncertainties_us, one per node")
+        elif not number(worst) or any(not number(u) or u < 0 or u > worst for u in uncs) or \
+                (uncs and max(uncs) != worst):
+            fail("otherData.clock_uncertainty_us %r is not the largest of %r" % (worst, uncs))
+        else:
+            unc = dict(enumerate(uncs))
+            if kind == "one" and (any(offs) or worst != 0):
+                fail("one clock with offsets %r or an uncertainty %r" % (offs, worst))
     if "--slots" in argv:
         per_node = {}
         for e in events:
@@ -137,8 +158,8 @@ def main():
                     fail("slot event with a bad waited_for: %r" % w)
         if len(per_node) != r["nodes"]:
             fail("slot events for %d nodes of %d" % (len(per_node), r["nodes"]))
-        # the last frame of each slot is the neighbour waited for; one machine, one clock: every
-        # frame arrives after it left
+        # the last frame of each slot is the neighbour waited for; every frame arrives after it
+        # left (on one clock exactly, on aligned clocks within their uncertainty)
         waited = {(e["args"]["node"], e["args"]["slot"]): e["args"].get("waited_for")
                   for e in events if e.get("cat") == "slot" and e.get("ph") == "X"}
         last = {}
@@ -149,8 +170,13 @@ def main():
                     if (a["node"], a["slot"]) in last:
                         fail("node %d slot %d: two last frames" % (a["node"], a["slot"]))
                     last[(a["node"], a["slot"])] = a["from"]
-            if e.get("name") == "send" and e["args"].get("in_flight_us", 0) < 0:
-                fail("a frame arrived before it left: %s" % json.dumps(e)[:200])
+            if e.get("name") == "send" and "in_flight_us" in e["args"]:
+                a = e["args"]
+                # on aligned clocks each end's time may be off by its node's uncertainty
+                slack = unc.get(a["node"], 0) + unc.get(a["to"], 0)
+                if a["in_flight_us"] < -slack - 0.002:  # 0.002: the file's 3 decimals
+                    fail("a frame arrived %.3f us before it left, beyond the clocks' uncertainty "
+                         "%.3f us: %s" % (-a["in_flight_us"], slack, json.dumps(e)[:200]))
         for key, w in waited.items():
             if last.get(key) != w:
                 fail("node %d slot %d: waited_for %r but the last frame came from %r" %

@@ -1,6 +1,7 @@
 /* Unit tests of the trace writer of stepnet run (cli/run_trace.c, cli/trace.c):
  * the nodes' records, including records that do not fit the topology, become trace events with
- * the times aligned on the earliest Start; a run without a record says so. The end-to-end checks
+ * the times aligned on the earliest Start; each node's estimated clock offset is taken off its
+ * times and stated with its uncertainty; a run without a record says so. The end-to-end checks
  * (format, transmissions of real runs) are the integration test `trace`. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 
 #include "run.h"
 #include "testutil.h"
+#include "trace.h"
 
 typedef struct {
     cli_ctx_t ctx;
@@ -212,6 +214,85 @@ static void test_complete_record_is_not_truncated(void **state)
     fx_free(&f);
 }
 
+/* A node's Start on the coordinator's clock: its reading minus its offset, either sign. */
+static void test_aligned_start_takes_offset_off(void **state)
+{
+    (void) state;
+    sn_coord_trace_node_t tn = {.t0_ns = 1000000, .clock_offset_ns = 250000};
+    assert_int_equal(cli_trace_aligned_t0_ns(&tn), 750000);
+    tn.clock_offset_ns = -40000; /* the node's clock is behind the coordinator's */
+    assert_int_equal(cli_trace_aligned_t0_ns(&tn), 1040000);
+    tn.clock_offset_ns = 0;
+    assert_int_equal(cli_trace_aligned_t0_ns(&tn), 1000000);
+    tn.clock_offset_ns = 1500000; /* a reading below the offset: before the coordinator's zero */
+    assert_int_equal(cli_trace_aligned_t0_ns(&tn), -500000);
+}
+
+/* Three nodes that started at the same moment on three clocks: with their offsets taken off,
+ * their slots line up, a frame's arrival is on the receiver's aligned clock, and otherData states
+ * every offset and uncertainty. */
+static void test_offsets_align_the_nodes(void **state)
+{
+    (void) state;
+    fx_t f;
+    fx_init(&f, "ring:3");
+    sn_coord_trace_t *tr = calloc(1, sizeof *tr);
+    tr->n = 3;
+    tr->nodes = calloc(3, sizeof *tr->nodes);
+    /* slot 1 left 1 us after the Start; port 0's frame came in at 2 us, port 1's at 1.5 us */
+    const uint64_t s[] = {1000, 2000, 1500};
+    const int64_t offset[] = {0, 500000, -300000};
+    const uint64_t unc[] = {0, 20000, 7000};
+    const uint64_t send[] = {1, 0, 0 | (uint64_t) 0xffffffffu << 32, 0};
+    for (uint32_t i = 0; i < 3; i++) {
+        /* the same coordinator time, 2 ms, read on each node's clock */
+        set_node(&tr->nodes[i], (uint64_t) (2000000 + offset[i]), s, 1, i == 1 ? send : NULL,
+                 i == 1, 1, i == 1);
+        tr->nodes[i].clock_offset_ns = offset[i];
+        tr->nodes[i].clock_uncertainty_ns = unc[i];
+    }
+    f.res.trace = tr;
+    f.res.clock_offsets = 1;
+    char *out = write_trace(&f);
+    /* uncorrected, node 2's slot would be 0.3 ms before node 0's and node 1's 0.5 ms after */
+    assert_int_equal(count(out, "\"name\":\"slot 1\",\"cat\""), 3);
+    char want[128];
+    for (uint32_t i = 0; i < 3; i++) {
+        snprintf(want, sizeof want,
+                 "\"ts\":1.000,\"dur\":1.000,\"args\":{\"slot\":1,\"node\":%u,\"waited_for\"", i);
+        assert_non_null(strstr(out, want));
+    }
+    /* node 1's send reached its neighbour on port 0 at 2 us or 1.5 us of the aligned axis */
+    const sn_port_t *p = sn_topo_port(f.ctx.topo, 1, 0);
+    snprintf(want, sizeof want, "\"to\":%u,\"arrived_us\":%.3f,", p->peer,
+             (double) s[1 + p->rport] / 1000);
+    assert_non_null(strstr(out, want));
+    const char *other = tu_json_need(out, "otherData");
+    char clock[16];
+    assert_string_equal(tu_json_str(other, "clock", clock, sizeof clock), "offsets");
+    assert_true(tu_json_num(other, "clock_uncertainty_us") == 20.0);
+    double v[4];
+    assert_int_equal(tu_json_nums(other, "clock_offsets_us", v, 4), 3);
+    assert_true(v[0] == 0.0 && v[1] == 500.0 && v[2] == -300.0);
+    assert_int_equal(tu_json_nums(other, "clock_uncertainties_us", v, 4), 3);
+    assert_true(v[0] == 0.0 && v[1] == 20.0 && v[2] == 7.0);
+    assert_non_null(strstr(out, "clock taken back by its estimated offset"));
+    free(out);
+    /* one clock (local nodes): stated, with no uncertainty */
+    f.res.clock_offsets = 0;
+    for (uint32_t i = 0; i < 3; i++) {
+        tr->nodes[i].t0_ns = 2000000;
+        tr->nodes[i].clock_offset_ns = 0;
+        tr->nodes[i].clock_uncertainty_ns = 0;
+    }
+    out = write_trace(&f);
+    other = tu_json_need(out, "otherData");
+    assert_string_equal(tu_json_str(other, "clock", clock, sizeof clock), "one");
+    assert_true(tu_json_num(other, "clock_uncertainty_us") == 0.0);
+    free(out);
+    fx_free(&f);
+}
+
 static void test_no_record_says_so(void **state)
 {
     (void) state;
@@ -233,6 +314,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_records_become_events),
         cmocka_unit_test(test_complete_record_is_not_truncated),
+        cmocka_unit_test(test_aligned_start_takes_offset_off),
+        cmocka_unit_test(test_offsets_align_the_nodes),
         cmocka_unit_test(test_no_record_says_so),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
