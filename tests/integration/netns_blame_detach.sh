@@ -59,13 +59,13 @@ for ((i = 0; i < n; i++)); do
         >/dev/null 2>"$work/ns$i.log" &
     pids+=("$!")
 done
-# repetitions run (--progress prints a line after the first)
+# repetitions run (--progress prints "phase=run K/N" once K >= 1 of them have ended)
 for _ in $(seq 1200); do
-    grep -q 'repetitions' "$work/coord.log" && break
+    grep -q 'progress: phase=run [1-9]' "$work/coord.log" && break
     kill -0 "$coord" 2>/dev/null || fail "the run ended before its first repetition"
     sleep 0.05
 done
-grep -q 'repetitions' "$work/coord.log" || fail "no repetition within 60 s"
+grep -q 'progress: phase=run [1-9]' "$work/coord.log" || fail "no repetition within 60 s"
 # the namespace of node 2 (ids are given in join order)
 victim=""
 for ((i = 0; i < n; i++)); do
@@ -80,7 +80,7 @@ while kill -0 "$coord" 2>/dev/null; do
 done
 rc=0
 wait "$coord" || rc=$?
-v=$(grep '^stepnet run: ' "$work/coord.log" | grep -v 'joined from\|waiting for\|repetitions' |
+v=$(grep '^stepnet run: ' "$work/coord.log" | grep -v 'joined from\|waiting for\|progress: ' |
     tail -n1)
 [ "$rc" = 1 ] || fail "exit status $rc, want 1: $v"
 grep -Eq "^stepnet run: node 2 \(pid [0-9]+\) is unreachable" <<<"$v" ||
