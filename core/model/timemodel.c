@@ -29,12 +29,8 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : (x > y);
 }
 
-sn_tm_t *sn_tm_new(const sn_topo_t *t, const sn_tm_calib_t *c)
+void sn_tm_edge_alpha(const sn_topo_t *t, const sn_tm_calib_t *c, double *alpha)
 {
-    sn_tm_t *m = sn_xcalloc(1, sizeof *m);
-    m->t = t;
-    m->c = *c;
-    m->alpha = sn_xcalloc((size_t) t->nedges + 1, sizeof *m->alpha);
     double *meas = sn_xcalloc((size_t) t->nedges + 1, sizeof *meas);
     size_t nm = 0;
     for (uint32_t e = 0; e < t->nedges; e++)
@@ -47,12 +43,28 @@ sn_tm_t *sn_tm_new(const sn_topo_t *t, const sn_tm_calib_t *c)
     }
     free(meas);
     for (uint32_t e = 0; e < t->nedges; e++) {
-        m->alpha[e] = c->edge_alpha_us && c->edge_alpha_us[e] >= 0 ? c->edge_alpha_us[e] : med;
+        alpha[e] = c->edge_alpha_us && c->edge_alpha_us[e] >= 0 ? c->edge_alpha_us[e] : med;
+        /* An empty frame's one-way time cannot exceed the measured empty slot, which waits for
+         * one on every link: a ping series that says more was slowed by something else (a
+         * process starting beside the run during the start-up pings), and its excess would set
+         * every slot that carries data on the edge. */
+        if (c->slot_us > 0 && alpha[e] > c->slot_us)
+            alpha[e] = c->slot_us;
+    }
+}
+
+sn_tm_t *sn_tm_new(const sn_topo_t *t, const sn_tm_calib_t *c)
+{
+    sn_tm_t *m = sn_xcalloc(1, sizeof *m);
+    m->t = t;
+    m->c = *c;
+    m->alpha = sn_xcalloc((size_t) t->nedges + 1, sizeof *m->alpha);
+    sn_tm_edge_alpha(t, c, m->alpha);
+    for (uint32_t e = 0; e < t->nedges; e++)
         if (m->alpha[e] > m->floor) {
             m->floor = m->alpha[e];
             m->floor_node = t->edges[e].a;
         }
-    }
     for (uint32_t u = 0; c->node_alpha_us && u < t->n; u++)
         if (c->node_alpha_us[u] > m->floor) {
             m->floor = c->node_alpha_us[u];

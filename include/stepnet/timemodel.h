@@ -70,6 +70,12 @@ void sn_tm_send(sn_tm_t *m, uint64_t slot, uint32_t node, uint32_t port, int dat
 /* Closes the schedule at `steps` slots and fills *out. */
 void sn_tm_finish(sn_tm_t *m, uint64_t steps, sn_tm_result_t *out);
 
+/* The one-way time of an empty frame on every edge as the model uses it, into alpha[nedges]: the
+ * measured one, the median of the measured edges for an edge not measured, and never more than
+ * the measured empty slot (c->slot_us, when given): a frame cannot take longer than the slot that
+ * waits for it, so a ping series that says more was disturbed. */
+void sn_tm_edge_alpha(const sn_topo_t *t, const sn_tm_calib_t *c, double *alpha);
+
 /* The NIC terms of a node of degree deg from its concurrent calibration: rtt0_us and rtt_us, the
  * time until every neighbour answered an empty and a size-byte probe sent on all its links at
  * once (the answers carry no bytes). Every node probes at the same time, as in a slot, so the

@@ -102,6 +102,28 @@ static void test_nic_sharing(void **state)
     sn_topo_free(t);
 }
 
+static void test_slow_ping_capped_at_the_empty_slot(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("linear:3");
+    /* edge 0-1's pings were slowed to 2000 us while the empty slot of the whole network measured
+     * 1000: a frame cannot take longer than the slot that waits for it, so a slot with data on
+     * the edge costs the slot plus its bytes (1000 + 8 x 10), not the disturbed ping */
+    double alpha[2] = {2000, 900}, beta[2] = {10, 10}, out[2];
+    sn_tm_calib_t c = {.edge_alpha_us = alpha, .edge_beta_us = beta, .slot_us = 1000, .size = 8};
+    sn_tm_edge_alpha(t, &c, out);
+    assert_true(near(out[0], 1000));
+    assert_true(near(out[1], 900));
+    sn_tm_t *m = sn_tm_new(t, &c);
+    sn_tm_send(m, 1, 0, 0, 1);
+    sn_tm_result_t r;
+    sn_tm_finish(m, 2, &r);
+    assert_true(near(r.slots_us, 1080 + 1000));
+    assert_int_equal(r.link_slots, 1);
+    sn_tm_free(m);
+    sn_topo_free(t);
+}
+
 static void test_node_terms(void **state)
 {
     (void) state;
@@ -122,6 +144,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_floor_and_slow_link),
         cmocka_unit_test(test_nic_sharing),
+        cmocka_unit_test(test_slow_ping_capped_at_the_empty_slot),
         cmocka_unit_test(test_node_terms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
