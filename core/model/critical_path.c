@@ -11,9 +11,9 @@ struct sn_cp_s {
     const sn_topo_t *t;
     sn_tm_calib_t c;
     sn_portmodel_t pm;
-    double *alpha;    /* [nedges]: sn_tm_edge_alpha */
-    double *ready;    /* [n]: R_u of the slot being fed: the latest arrival of earlier slots */
-    double *incoming; /* [n]: the latest arrival at u of the slot being fed (ready next slot) */
+    double *alpha;     /* [nedges]: sn_tm_edge_alpha */
+    double *ready;     /* [n]: R_u of the slot being fed: the latest arrival of earlier slots */
+    double *incoming;  /* [n]: the latest arrival at u of the slot being fed (ready next slot) */
     uint32_t *touched; /* nodes with an arrival in the slot being fed */
     size_t ntouched;
     uint8_t *is_touched;

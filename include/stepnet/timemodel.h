@@ -76,6 +76,13 @@ void sn_tm_finish(sn_tm_t *m, uint64_t steps, sn_tm_result_t *out);
  * waits for it, so a ping series that says more was disturbed. */
 void sn_tm_edge_alpha(const sn_topo_t *t, const sn_tm_calib_t *c, double *alpha);
 
+/* Whether probe `probe` (0 .. 2 probes - 1) of a calibration series of `probes` empty and
+ * `probes` sized probes is a sized one: they alternate, 2k empty and 2k+1 sized. The per-byte
+ * terms are the difference of the two series' medians; alternated, a transient that slows
+ * consecutive probes slows both series alike and leaves the difference, where two series one
+ * after the other put it into one of them and made it a per-byte cost. */
+int sn_tm_probe_sized(uint32_t probe, uint32_t probes);
+
 /* The NIC terms of a node of degree deg from its concurrent calibration: rtt0_us and rtt_us, the
  * time until every neighbour answered an empty and a size-byte probe sent on all its links at
  * once (the answers carry no bytes). Every node probes at the same time, as in a slot, so the

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "stepnet/timemodel.h"
 #include "testutil.h"
@@ -124,6 +125,39 @@ static void test_slow_ping_capped_at_the_empty_slot(void **state)
     sn_topo_free(t);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : (x > y);
+}
+
+static void test_probe_order_survives_a_transient(void **state)
+{
+    (void) state;
+    /* 20 empty and 20 sized probes of 8 bytes on a link whose round trip is 2000 us empty and
+     * 2016 us sized (2 us a byte, both ways); something slows the first 20 probes sent by 1500 us
+     * each. The per-byte term (median sized - median empty) / 8 must stay near 2, not 190. */
+    enum { P = 20 };
+    double empty[P], sized[P];
+    uint32_t ne = 0, ns = 0;
+    for (uint32_t k = 0; k < 2 * P; k++) {
+        double slow = k < P ? 1500 : 0;
+        if (sn_tm_probe_sized(k, P))
+            sized[ns++] = 2016 + slow;
+        else
+            empty[ne++] = 2000 + slow;
+    }
+    assert_int_equal(ne, P);
+    assert_int_equal(ns, P);
+    qsort(empty, P, sizeof *empty, cmp_double);
+    qsort(sized, P, sizeof *sized, cmp_double);
+    double beta = (sized[P / 2] - empty[P / 2]) / 8;
+    assert_true(fabs(beta - 2) < 1e-9);
+    /* a series cut short after its first pair keeps one of each */
+    assert_false(sn_tm_probe_sized(0, P));
+    assert_true(sn_tm_probe_sized(1, P));
+}
+
 static void test_node_terms(void **state)
 {
     (void) state;
@@ -145,6 +179,7 @@ int main(void)
         cmocka_unit_test(test_floor_and_slow_link),
         cmocka_unit_test(test_nic_sharing),
         cmocka_unit_test(test_slow_ping_capped_at_the_empty_slot),
+        cmocka_unit_test(test_probe_order_survives_a_transient),
         cmocka_unit_test(test_node_terms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
