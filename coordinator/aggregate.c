@@ -159,6 +159,9 @@ static int aggregate_idle(sn_coord_t *r)
         memcpy(sorted, r->floor_us, r->floor_done * sizeof *sorted);
         qsort(sorted, r->floor_done, sizeof *sorted, cmp_double);
         r->res->empty_slot_us = sorted[r->floor_done / 2];
+        _Static_assert(SN_COORD_FLOOR_REPS <= SN_COORD_CALIB_STARTUP_MAX, "samples fit");
+        memcpy(r->res->empty_slot_samples_us, r->floor_us, r->floor_done * sizeof *r->floor_us);
+        r->res->nempty_slot_samples = r->floor_done;
         return 0;
     }
     add_times(r, uv_hrtime() - r->t0);
