@@ -41,6 +41,16 @@ static uint64_t median_of(uint64_t *v, uint32_t n)
     return v[n / 2];
 }
 
+/* The round trips of a series of alternated pairs: the empty probes' median, and that plus the
+ * pairs' resolved extra (sn_tm_probe_extra) for the sized ones. */
+static void series_rtts(uint64_t *empty, uint64_t *sized, uint32_t pairs, uint64_t *rtt0_ns,
+                        uint64_t *rtt_ns)
+{
+    double extra = sn_tm_probe_extra(empty, sized, pairs);
+    *rtt0_ns = median_of(empty, pairs);
+    *rtt_ns = *rtt0_ns + (uint64_t) (extra + 0.5);
+}
+
 static void calibration_done(node_t *nd)
 {
     Stepnet__Control m = STEPNET__CONTROL__INIT;
@@ -54,8 +64,7 @@ static void calibration_done(node_t *nd)
             continue;
         stepnet__link_timing__init(&lt[k]);
         lt[k].edge = l->edge;
-        lt[k].rtt0_ns = median_of(l->cal.rtt0, l->cal.done[0]);
-        lt[k].rtt_ns = median_of(l->cal.rtt, l->cal.done[1]);
+        series_rtts(l->cal.rtt0, l->cal.rtt, l->cal.done[1], &lt[k].rtt0_ns, &lt[k].rtt_ns);
         lt[k].bytes = l->cal.probe_bytes;
         ptrs[k] = &lt[k];
         k++;
@@ -63,8 +72,8 @@ static void calibration_done(node_t *nd)
     cal.node = nd->id;
     if (nd->conc.on && nd->conc.rounds) {
         cal.has_conc_rtt0_ns = cal.has_conc_rtt_ns = 1;
-        cal.conc_rtt0_ns = median_of(nd->conc.rtt, nd->conc.done[0]);
-        cal.conc_rtt_ns = median_of(nd->conc.rtt + nd->conc.rounds, nd->conc.done[1]);
+        series_rtts(nd->conc.rtt, nd->conc.rtt + nd->conc.rounds, nd->conc.done[1],
+                    &cal.conc_rtt0_ns, &cal.conc_rtt_ns);
     }
     cal.n_links = k;
     cal.links = ptrs;

@@ -1,6 +1,7 @@
 /* The time model (core/model): a run's wall time from its slot schedule, per slot the maximum over
  * nodes of the link and NIC terms of what each node moves, plus the control legs. Contracts and
  * the formula in include/stepnet/timemodel.h; docs/model.md explains the terms. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -188,6 +189,24 @@ int sn_tm_probe_sized(uint32_t probe, uint32_t probes)
 {
     (void) probes; /* the order does not depend on the length: a cut-short series stays paired */
     return (int) (probe & 1);
+}
+
+double sn_tm_probe_extra(const uint64_t *empty, const uint64_t *sized, uint32_t n)
+{
+    if (n == 0)
+        return 0;
+    double *d = sn_xcalloc(n, sizeof *d);
+    for (uint32_t k = 0; k < n; k++)
+        d[k] = (double) sized[k] - (double) empty[k];
+    qsort(d, n, sizeof *d, cmp_double);
+    double med = n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
+    for (uint32_t k = 0; k < n; k++)
+        d[k] = fabs(d[k] - med);
+    qsort(d, n, sizeof *d, cmp_double);
+    double mad = n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
+    free(d);
+    double stderr_med = 1.2533 * 1.4826 * mad / sqrt((double) n);
+    return med > 2 * stderr_med && med > 0 ? med : 0;
 }
 
 void sn_tm_node_terms(double rtt0_us, double rtt_us, uint32_t deg, uint32_t size, double *nalpha_us,

@@ -158,6 +158,33 @@ static void test_probe_order_survives_a_transient(void **state)
     assert_true(sn_tm_probe_sized(1, P));
 }
 
+static void test_probe_extra(void **state)
+{
+    (void) state;
+    enum { P = 20 };
+    uint64_t empty[P], sized[P];
+    /* 8-byte probes: no real extra, noise of 600 us on one probe of a pair in seven pairs, on
+     * either side, and a transient of 1.5 ms over the first 7 pairs: nothing resolved */
+    for (uint32_t k = 0; k < P; k++) {
+        uint64_t slow = k < 7 ? 1500000 : 0, noise = k % 3 == 0 ? 600000 : 0;
+        empty[k] = 2000000 + slow + (k % 2 ? noise : 0);
+        sized[k] = 2000000 + slow + (k % 2 ? 0 : noise);
+    }
+    assert_true(near(sn_tm_probe_extra(empty, sized, P), 0));
+    /* a large probe: 1 ms more, the pairs within +-20 us of it, one pair hit by a transient */
+    for (uint32_t k = 0; k < P; k++) {
+        empty[k] = 2000000 + (k == 5 ? 3000000 : 0);
+        sized[k] = 3000000 + (k % 2 ? 20000 : 0) - (k % 4 == 0 ? 20000 : 0);
+    }
+    double extra = sn_tm_probe_extra(empty, sized, P);
+    assert_true(extra >= 980000 && extra <= 1020000);
+    assert_int_equal(empty[5], 5000000); /* left unchanged */
+    /* a sized probe faster than the empty one is no extra; no pairs, none */
+    uint64_t e1[3] = {100, 100, 100}, s1[3] = {90, 80, 95};
+    assert_true(near(sn_tm_probe_extra(e1, s1, 3), 0));
+    assert_true(near(sn_tm_probe_extra(e1, s1, 0), 0));
+}
+
 static void test_node_terms(void **state)
 {
     (void) state;
@@ -180,6 +207,7 @@ int main(void)
         cmocka_unit_test(test_nic_sharing),
         cmocka_unit_test(test_slow_ping_capped_at_the_empty_slot),
         cmocka_unit_test(test_probe_order_survives_a_transient),
+        cmocka_unit_test(test_probe_extra),
         cmocka_unit_test(test_node_terms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
