@@ -4,10 +4,11 @@
  * links at once and times each round until every neighbour echoed (the NIC sharing of a slot); it
  * reports both in Calibrated. The coordinator derives the terms of the time model from them
  * (docs/runtime.md, docs/model.md). Concurrent pings carry CONC_SEQ in their sequence number.
- * The empty and the sized probes alternate (probe 2k empty, 2k+1 sized; the same for the rounds):
- * the per-byte terms are the difference of the two medians, and a transient (a process starting
- * beside the run) then slows both series alike instead of only the one it fell on, which turned
- * noise into a per-byte cost that set every slot of the prediction. Each of the two series, a
+ * The empty and the sized probes alternate (probe 2k empty, 2k+1 sized; the same for the rounds),
+ * and the sized round trip reported is the empty median plus the median of the pairs'
+ * differences when it is resolved (sn_tm_probe_extra): a transient (a process starting beside
+ * the run) then slows both probes of a pair instead of one series, which turned noise into a
+ * per-byte cost that set every slot of the prediction. Each of the two series, a
  * link's pairs and the concurrent pairs, stops early, with the pairs measured so far (one at
  * least), once its pairs have lasted twice SN_DEADLINE_SERIES_NS (sn_deadline_series_more, per
  * pair: the empty and the sized series it replaces had that bound each): on a link that is slow
