@@ -122,6 +122,9 @@ static void add_times(sn_coord_t *r, uint64_t wall_ns)
     uint64_t mean = sn_coord_node_mean_ns(r->start_ns, r->complete_ns, r->n);
     r->res->node_ns[r->res->nnode++] = mean;
     pt->node_ns[pt->nnode++] = mean;
+    uint64_t last = sn_coord_last_start_ns(r->start_ns, r->offset_ns, r->n);
+    if (last > r->t0) /* the time model's empty slot: the barrier ended here */
+        pt->barrier_ns[pt->nbarrier++] = last - r->t0;
 }
 
 /* A measured repetition's wall time, into the run's and its size's; the size is done after its

@@ -137,6 +137,10 @@ typedef struct sn_coord_point_s {
     size_t nnode;
     int has_model; /* the time model at this size (sn_coord_time_model; 0: none) */
     sn_tm_result_t model;
+    /* per measured repetition: from the START to the last node's slot 1 on the coordinator's
+     * clock (the fan-out and the in-band barrier; timemodel.c's empty-slot samples) */
+    uint64_t *barrier_ns;
+    size_t nbarrier;
     sn_cp_result_t dataflow; /* the same schedule without the slot barrier (with has_model) */
     sn_coord_calib_t calib;  /* the empty slot the model took and its samples (with has_model) */
 } sn_coord_point_t;

@@ -31,11 +31,9 @@ static void on_send(void *ctx, uint64_t slot, uint32_t node, uint32_t port, cons
 static void calibrate_slot(const sn_coord_result_t *res, const sn_coord_point_t *pt,
                            sn_coord_calib_t *out)
 {
-    double *reps = sn_xcalloc(pt->nwall + 1, sizeof *reps);
-    size_t nreps = 0;
-    if (pt->ncoll == pt->nwall) /* one collective time per wall time: the same repetitions */
-        nreps = sn_coord_barrier_slot_us(pt->wall_ns, pt->coll_ns, pt->nwall, res->ctl_us,
-                                         res->barrier_slots, reps);
+    double *reps = sn_xcalloc(pt->nbarrier + 1, sizeof *reps);
+    size_t nreps = sn_coord_barrier_slot_us(pt->barrier_ns, pt->nbarrier, res->ctl_us,
+                                            res->barrier_slots, reps);
     sn_coord_calib_slot(res->empty_slot_samples_us, res->nempty_slot_samples, reps, nreps, out);
     free(reps);
 }

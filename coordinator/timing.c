@@ -47,6 +47,17 @@ uint64_t sn_coord_coll_span_ns(const uint64_t *start_ns, const uint64_t *complet
     return last > first ? (uint64_t) (last - first) : 0;
 }
 
+uint64_t sn_coord_last_start_ns(const uint64_t *start_ns, const int64_t *offset_ns, size_t n)
+{
+    int64_t last = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t s = (int64_t) start_ns[i] - (offset_ns ? offset_ns[i] : 0);
+        if (i == 0 || s > last)
+            last = s;
+    }
+    return last > 0 ? (uint64_t) last : 0;
+}
+
 uint64_t sn_coord_node_mean_ns(const uint64_t *start_ns, const uint64_t *complete_ns, size_t n)
 {
     uint64_t sum = 0;
@@ -98,13 +109,12 @@ double sn_coord_quantile(const double *v, size_t n, double q)
     return x;
 }
 
-size_t sn_coord_barrier_slot_us(const uint64_t *wall_ns, const uint64_t *coll_ns, size_t n,
-                                double ctl_us, uint64_t barrier_slots, double *out)
+size_t sn_coord_barrier_slot_us(const uint64_t *barrier_ns, size_t n, double ctl_us,
+                                uint64_t barrier_slots, double *out)
 {
     size_t k = 0;
     for (size_t i = 0; barrier_slots && i < n; i++) {
-        double idle = (double) wall_ns[i] / NS_PER_US - (double) coll_ns[i] / NS_PER_US -
-                      (ctl_us > 0 ? ctl_us : 0);
+        double idle = (double) barrier_ns[i] / NS_PER_US - (ctl_us > 0 ? ctl_us / 2 : 0);
         if (idle > 0)
             out[k++] = idle / (double) barrier_slots;
     }

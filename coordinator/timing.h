@@ -34,6 +34,10 @@ uint64_t sn_coord_coll_span_ns(const uint64_t *start_ns, const uint64_t *complet
  * n must be at least 1. */
 uint64_t sn_coord_node_mean_ns(const uint64_t *start_ns, const uint64_t *complete_ns, size_t n);
 
+/* The latest of the n nodes' starts on the coordinator's clock (offset NULL: every node on it);
+ * n must be at least 1. */
+uint64_t sn_coord_last_start_ns(const uint64_t *start_ns, const int64_t *offset_ns, size_t n);
+
 /* The median of n nanosecond figures in microseconds (0 when n is 0); v is left unchanged. */
 double sn_coord_median_ns_us(const uint64_t *v, size_t n);
 
@@ -80,11 +84,14 @@ typedef struct sn_coord_calib_s {
  * of an even count is the mean of the middle two); 0 when n is 0. v is left unchanged. */
 double sn_coord_quantile(const double *v, size_t n, double q);
 
-/* The empty slot of each of the n measured repetitions from its in-band barrier: its wall time,
- * less the collective's own time and the control legs, over the barrier's slots. Writes the
- * positive ones into out[n] and returns how many (0 when barrier_slots is 0). */
-size_t sn_coord_barrier_slot_us(const uint64_t *wall_ns, const uint64_t *coll_ns, size_t n,
-                                double ctl_us, uint64_t barrier_slots, double *out);
+/* The empty slot of each of the n measured repetitions from its in-band barrier: the time from
+ * the START to the last node's slot 1 (barrier_ns), less the fan-out (half the control legs),
+ * over the barrier's slots. The last node's start, not the earliest: on a graph whose links
+ * differ, the nodes far from the slow link run slots ahead of it, and the earliest start would
+ * count that lead as collective time. Writes the positive ones into out[n] and returns how many
+ * (0 when barrier_slots is 0). */
+size_t sn_coord_barrier_slot_us(const uint64_t *barrier_ns, size_t n, double ctl_us,
+                                uint64_t barrier_slots, double *out);
 
 /* Fills *out (its disturbed bits 0) from the two groups of samples (either may be empty). */
 void sn_coord_calib_slot(const double *startup, size_t nstartup, const double *reps, size_t nreps,

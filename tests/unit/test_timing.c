@@ -146,15 +146,20 @@ static void test_quantile(void **state)
 static void test_barrier_slots(void **state)
 {
     (void) state;
-    /* walls of 50, 52 and 40 ms; the collective took 45, 46.8 and 41 ms; control legs 200 us;
-     * 4 barrier slots: (50000 - 45000 - 200) / 4 = 1200, (52000 - 46800 - 200) / 4 = 1250, the
-     * third has no idle time left (dropped) */
-    uint64_t wall[3] = {50000000, 52000000, 40000000}, coll[3] = {45000000, 46800000, 41000000};
+    /* the last node started slot 1 4.9, 5.1 and 0.05 ms after the START; control legs 200 us
+     * (the fan-out half of them); 4 barrier slots: (4900 - 100) / 4 = 1200, (5100 - 100) / 4 =
+     * 1250, the third has no barrier time left (dropped) */
+    uint64_t barrier[3] = {4900000, 5100000, 50000};
     double out[3];
-    assert_int_equal(sn_coord_barrier_slot_us(wall, coll, 3, 200, 4, out), 2);
+    assert_int_equal(sn_coord_barrier_slot_us(barrier, 3, 200, 4, out), 2);
     assert_true(near(out[0], 1200));
     assert_true(near(out[1], 1250));
-    assert_int_equal(sn_coord_barrier_slot_us(wall, coll, 3, 200, 0, out), 0);
+    assert_int_equal(sn_coord_barrier_slot_us(barrier, 3, 200, 0, out), 0);
+    /* the last start, on the coordinator's clock */
+    uint64_t start[3] = {1000, 3000, 2000};
+    int64_t off[3] = {0, 2500, -100};
+    assert_int_equal(sn_coord_last_start_ns(start, NULL, 3), 3000);
+    assert_int_equal(sn_coord_last_start_ns(start, off, 3), 2100);
 }
 
 static void test_transient_at_start_up(void **state)
