@@ -161,6 +161,11 @@ void cli_run_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_t 
         cli_json_null(&j, "predicted_us");
     else
         cli_json_double(&j, "predicted_us", predicted_us(run, res));
+    /* what the schedule would take without the slot barrier (core/model/critical_path.c) */
+    if (res->failed || !res->has_model)
+        cli_json_null(&j, "predicted_dataflow_us");
+    else
+        cli_json_double(&j, "predicted_dataflow_us", res->dataflow.predicted_us);
     json_count(&j, "bytes_checked", cnt, res->bytes_checked);
     if (o->idle_slots) {
         cli_json_uint(&j, "idle_slots", o->idle_slots);

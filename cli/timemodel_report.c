@@ -1,9 +1,59 @@
 /* The time model's terms in the reports of `stepnet run` (cli): the key "time_model" of the JSON
- * report and the text report's line. The engine computes the model (coordinator/timemodel.c). */
+ * report and the text report's lines (the slot model, the dataflow model, the calibration of the
+ * empty slot and whether it was disturbed). The engine computes them (coordinator/timemodel.c). */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "run.h"
+
+/* The reasons of a disturbed calibration, comma-separated, into buf. */
+static const char *reasons_text(unsigned bits, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    for (unsigned k = 0; k < SN_COORD_CALIB_NREASONS; k++)
+        if (bits & (1u << k)) {
+            size_t len = strlen(buf);
+            snprintf(buf + len, cap - len, "%s%s", len ? ", " : "",
+                     sn_coord_calib_reason_name(1u << k));
+        }
+    return buf;
+}
+
+/* The calibration of the empty slot in the JSON report (inside "time_model"). */
+static void calib_json(cli_json_t *j, const sn_coord_calib_t *c)
+{
+    if (c->slot_us > 0) {
+        cli_json_double(j, "calib_slot_us", c->slot_us);
+        cli_json_double(j, "calib_slot_us_p10", c->p10_us);
+        cli_json_double(j, "calib_slot_us_p50", c->p50_us);
+        cli_json_double(j, "calib_slot_us_p90", c->p90_us);
+    } else {
+        cli_json_null(j, "calib_slot_us");
+        cli_json_null(j, "calib_slot_us_p10");
+        cli_json_null(j, "calib_slot_us_p50");
+        cli_json_null(j, "calib_slot_us_p90");
+    }
+    if (c->nstartup)
+        cli_json_double(j, "calib_slot_startup_us", c->startup_us);
+    else
+        cli_json_null(j, "calib_slot_startup_us");
+    if (c->nreps)
+        cli_json_double(j, "calib_slot_reps_us", c->reps_us);
+    else
+        cli_json_null(j, "calib_slot_reps_us");
+    cli_json_uint(j, "calib_slot_samples", (uint64_t) c->nstartup + c->nreps);
+    cli_json_bool(j, "calib_disturbed", c->disturbed != 0);
+    cli_json_open(j, "calib_disturbed_reasons", '[');
+    for (unsigned k = 0; k < SN_COORD_CALIB_NREASONS; k++)
+        if (c->disturbed & (1u << k))
+            cli_json_str(j, NULL, sn_coord_calib_reason_name(1u << k));
+    cli_json_close(j, ']');
+    if (c->load_avg >= 0)
+        cli_json_double(j, "calib_load_avg", c->load_avg);
+    else
+        cli_json_null(j, "calib_load_avg");
+}
 
 void cli_model_report_json(cli_json_t *j, const cli_run_t *run, const sn_coord_result_t *res)
 {
@@ -34,6 +84,16 @@ void cli_model_report_json(cli_json_t *j, const cli_run_t *run, const sn_coord_r
     cli_json_double(j, "max_slot_us", m->max_slot_us);
     cli_json_uint(j, "max_slot", m->max_slot);
     cli_json_uint(j, "max_slot_node", m->max_slot_node);
+    const sn_cp_result_t *d = &res->dataflow;
+    cli_json_double(j, "dataflow_path_us", d->path_us);
+    if (d->last_node == UINT32_MAX) {
+        cli_json_null(j, "dataflow_last_node");
+        cli_json_null(j, "dataflow_last_slot");
+    } else {
+        cli_json_uint(j, "dataflow_last_node", d->last_node);
+        cli_json_uint(j, "dataflow_last_slot", d->last_slot);
+    }
+    calib_json(j, &res->calib);
     double med = sn_coord_result_median_us(res);
     if (med > 0 && m->predicted_us > 0)
         cli_json_double(j, "measured_over_predicted", med / m->predicted_us);
@@ -59,4 +119,25 @@ void cli_model_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_
             m->predicted_us, m->ctl_us, (unsigned long long) m->slots, m->slots_us, m->floor_us, by,
             (unsigned long long) m->floor_slots, (unsigned long long) m->link_slots,
             (unsigned long long) m->nic_slots);
+    const sn_cp_result_t *d = &res->dataflow;
+    fprintf(f,
+            "  dataflow model  %.1f us = control legs %.1f + critical path %.1f without the slot "
+            "barrier",
+            d->predicted_us, d->ctl_us, d->path_us);
+    if (d->last_node != UINT32_MAX)
+        fprintf(f, " (its last frame reaches node %u, logical slot %llu)", d->last_node,
+                (unsigned long long) d->last_slot);
+    fprintf(f, "\n");
+    const sn_coord_calib_t *c = &res->calib;
+    if (c->slot_us <= 0)
+        return;
+    char why[96];
+    fprintf(f,
+            "  calibration     empty slot %.1f us (medians: %u start-up sample%s %.1f, %u "
+            "repetition barrier%s %.1f; p10 %.1f, p50 %.1f, p90 %.1f): %s%s%s\n",
+            c->slot_us, c->nstartup, c->nstartup == 1 ? "" : "s", c->startup_us, c->nreps,
+            c->nreps == 1 ? "" : "s", c->reps_us, c->p10_us, c->p50_us, c->p90_us,
+            c->disturbed ? "DISTURBED (" : "quiet",
+            c->disturbed ? reasons_text(c->disturbed, why, sizeof why) : "",
+            c->disturbed ? "; docs/model.md, \"A calibration a transient cannot spoil\")" : "");
 }

@@ -122,6 +122,9 @@ static void add_times(sn_coord_t *r, uint64_t wall_ns)
     uint64_t mean = sn_coord_node_mean_ns(r->start_ns, r->complete_ns, r->n);
     r->res->node_ns[r->res->nnode++] = mean;
     pt->node_ns[pt->nnode++] = mean;
+    uint64_t last = sn_coord_last_start_ns(r->start_ns, r->offset_ns, r->n);
+    if (last > r->t0) /* the time model's empty slot: the barrier ended here */
+        pt->barrier_ns[pt->nbarrier++] = last - r->t0;
 }
 
 /* A measured repetition's wall time, into the run's and its size's; the size is done after its
@@ -159,6 +162,9 @@ static int aggregate_idle(sn_coord_t *r)
         memcpy(sorted, r->floor_us, r->floor_done * sizeof *sorted);
         qsort(sorted, r->floor_done, sizeof *sorted, cmp_double);
         r->res->empty_slot_us = sorted[r->floor_done / 2];
+        _Static_assert(SN_COORD_FLOOR_REPS <= SN_COORD_CALIB_STARTUP_MAX, "samples fit");
+        memcpy(r->res->empty_slot_samples_us, r->floor_us, r->floor_done * sizeof *r->floor_us);
+        r->res->nempty_slot_samples = r->floor_done;
         return 0;
     }
     add_times(r, uv_hrtime() - r->t0);

@@ -41,6 +41,7 @@ void sn_coord_result_free(sn_coord_result_t *result)
         free(result->points[k].wall_ns);
         free(result->points[k].coll_ns);
         free(result->points[k].node_ns);
+        free(result->points[k].barrier_ns);
     }
     free(result->points);
     free(result->links);
@@ -385,6 +386,7 @@ static int prepare(sn_coord_t *r, sn_err_t *err)
         r->res->points[k].wall_ns = sn_xcalloc((size_t) o->reps + 1, sizeof(uint64_t));
         r->res->points[k].coll_ns = sn_xcalloc((size_t) o->reps + 1, sizeof(uint64_t));
         r->res->points[k].node_ns = sn_xcalloc((size_t) o->reps + 1, sizeof(uint64_t));
+        r->res->points[k].barrier_ns = sn_xcalloc((size_t) o->reps + 1, sizeof(uint64_t));
     }
     r->res->hosts = sn_xcalloc(r->n, sizeof *r->res->hosts);
     r->res->nhosts = r->n;

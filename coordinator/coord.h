@@ -9,12 +9,14 @@
 #include <stdint.h>
 
 #include "blame.h"
+#include "stepnet/critical_path.h"
 #include "stepnet/algo.h"
 #include "stepnet/error.h"
 #include "stepnet/linkemu.h"
 #include "stepnet/model.h"
 #include "stepnet/timemodel.h"
 #include "stepnet/topo.h"
+#include "timing.h"
 
 /* Defaults of `stepnet run` (its --help states them). */
 #define SN_COORD_DEFAULT_REPS          5
@@ -140,6 +142,12 @@ typedef struct sn_coord_point_s {
     size_t nnode;
     int has_model; /* the time model at this size (sn_coord_time_model; 0: none) */
     sn_tm_result_t model;
+    /* per measured repetition: from the START to the last node's slot 1 on the coordinator's
+     * clock (the fan-out and the in-band barrier; timemodel.c's empty-slot samples) */
+    uint64_t *barrier_ns;
+    size_t nbarrier;
+    sn_cp_result_t dataflow; /* the same schedule without the slot barrier (with has_model) */
+    sn_coord_calib_t calib;  /* the empty slot the model took and its samples (with has_model) */
 } sn_coord_point_t;
 
 /* One calibrated link: its edge and ends, and the median round trips of its probes. */
@@ -235,6 +243,12 @@ typedef struct sn_coord_result_s {
                              SN_COORD_PROBE_MAX_BYTES (every per-byte term is divided by it) */
     int has_model;
     sn_tm_result_t model;
+    /* the start-up samples of empty_slot_us, and the last size's dataflow prediction and
+     * calibration of the empty slot (timemodel.c; with has_model) */
+    double empty_slot_samples_us[SN_COORD_CALIB_STARTUP_MAX];
+    uint32_t nempty_slot_samples;
+    sn_cp_result_t dataflow;
+    sn_coord_calib_t calib;
 } sn_coord_result_t;
 
 /* The defaults above; job and topo_text stay empty (the caller sets them). */

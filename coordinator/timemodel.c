@@ -1,25 +1,70 @@
 /* The time model of a run (coordinator): turns the calibration the coordinator gathered (per edge,
- * per node on all links at once, the control legs) into the terms of core/model/timemodel.c and
- * feeds it the run's schedule replayed by the simulator (the same transmissions the nodes made:
- * equal steps and trace hash) (docs/model.md, "The time model"). The report of its terms is the
- * command's (cli/timemodel_report.c). */
+ * per node on all links at once, the control legs, the empty slot at start-up and in every
+ * repetition's barrier) into the terms of core/model/timemodel.c and feeds it the run's schedule
+ * replayed by the simulator (the same transmissions the nodes made: equal steps and trace hash),
+ * and the same transmissions to the dataflow model (core/model/critical_path.c) (docs/model.md,
+ * "The time model"). The report of its terms is the command's (cli/timemodel_report.c). */
+#define _DEFAULT_SOURCE /* getloadavg (glibc; not in POSIX) */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "coord.h"
 #include "stepnet/sim.h"
 #include "stepnet/util.h"
 
+/* Both models fed the same transmissions. */
+typedef struct models_s {
+    sn_tm_t *slots;
+    sn_cp_t *dataflow;
+} models_t;
+
 static void on_send(void *ctx, uint64_t slot, uint32_t node, uint32_t port, const sn_packet_t *pkt)
 {
-    sn_tm_send(ctx, slot, node, port, pkt->kind == SN_PKT_DATA);
+    models_t *m = ctx;
+    sn_tm_send(m->slots, slot, node, port, pkt->kind == SN_PKT_DATA);
+    sn_cp_send(m->dataflow, slot, node, port, pkt->kind == SN_PKT_DATA);
 }
 
-/* The model of the run at packet size `size` (its schedule replayed in the simulator, its steps
- * plus the in-band barrier's empty slots); 0 with *out filled, or -1 when it cannot be computed. */
-static int model_at(const sn_coord_opts_t *o, const sn_coord_result_t *res, uint32_t size,
-                    uint64_t steps, sn_tm_result_t *out)
+/* The empty slot of point pt: the start-up samples and, one per measured repetition of the size,
+ * its in-band barrier's. */
+static void calibrate_slot(const sn_coord_result_t *res, const sn_coord_point_t *pt,
+                           sn_coord_calib_t *out)
 {
+    double *reps = sn_xcalloc(pt->nbarrier + 1, sizeof *reps);
+    size_t nreps = sn_coord_barrier_slot_us(pt->barrier_ns, pt->nbarrier, res->ctl_us,
+                                            res->barrier_slots, reps);
+    sn_coord_calib_slot(res->empty_slot_samples_us, res->nempty_slot_samples, reps, nreps, out);
+    free(reps);
+}
+
+/* Whether the calibration of point pt looks disturbed, into pt->calib.disturbed: the load
+ * average counts only when the nodes ran on this machine. */
+static void judge_calibration(const sn_coord_opts_t *o, const sn_coord_result_t *res,
+                              sn_coord_point_t *pt)
+{
+    double load = -1, l[1];
+    long cores = 0;
+    if (!o->join && !o->hosts && !o->daemons) {
+        load = getloadavg(l, 1) == 1 ? l[0] : -1;
+        cores = sysconf(_SC_NPROCESSORS_ONLN);
+    }
+    double measured = sn_coord_median_ns_us(pt->wall_ns, pt->nwall);
+    double ratio =
+        measured > 0 && pt->model.predicted_us > 0 ? measured / pt->model.predicted_us : 0;
+    pt->calib.load_avg = load;
+    pt->calib.cores = cores > 0 ? (unsigned) cores : 0;
+    pt->calib.disturbed =
+        sn_coord_calib_disturbed(&pt->calib, res->alpha_us, load, pt->calib.cores, ratio);
+}
+
+/* The models of the run at point pt's packet size (its schedule replayed in the simulator, its
+ * steps plus the in-band barrier's empty slots, the empty slot from pt->calib); 0 with pt->model
+ * and pt->dataflow filled, or -1 when they cannot be computed. */
+static int model_at(const sn_coord_opts_t *o, const sn_coord_result_t *res, sn_coord_point_t *pt)
+{
+    uint32_t size = pt->size;
+    uint64_t steps = pt->steps;
     const sn_coord_job_t *c = &o->job;
     const sn_topo_t *t = c->topo;
     if (res->failed || res->ncalibrated == 0 || res->edge_alpha_us == NULL)
@@ -48,9 +93,9 @@ static int model_at(const sn_coord_opts_t *o, const sn_coord_result_t *res, uint
                          .node_alpha_us = nalpha,
                          .node_beta_us = nbeta,
                          .ctl_us = res->ctl_us > 0 ? res->ctl_us : 0,
-                         .slot_us = res->empty_slot_us,
+                         .slot_us = pt->calib.slot_us > 0 ? pt->calib.slot_us : res->empty_slot_us,
                          .size = size};
-    sn_tm_t *m = sn_tm_new(t, &cal);
+    models_t m = {sn_tm_new(t, &cal), sn_cp_new(t, &cal, c->params.pm)};
     if (o->idle_slots) {
         steps = o->idle_slots; /* empty frames only: every slot takes the floor */
     } else {
@@ -59,7 +104,7 @@ static int model_at(const sn_coord_opts_t *o, const sn_coord_result_t *res, uint
         sn_sim_opts_t so = {0};
         so.max_slots = sn_model_slot_limit(t, &p, c->predicted);
         so.on_send = on_send;
-        so.send_ctx = m;
+        so.send_ctx = &m;
         sn_sim_result_t sr;
         sn_err_t err = {0};
         if (sn_sim_run(t, &p, c->algo, c->plan, &so, &sr, &err) < 0 || !sr.verified ||
@@ -67,10 +112,12 @@ static int model_at(const sn_coord_opts_t *o, const sn_coord_result_t *res, uint
             goto out;
         steps += res->barrier_slots; /* the in-band barrier: empty slots, in the wall time */
     }
-    sn_tm_finish(m, steps, out);
+    sn_tm_finish(m.slots, steps, &pt->model);
+    sn_cp_finish(m.dataflow, &pt->dataflow);
     rc = 0;
 out:
-    sn_tm_free(m);
+    sn_tm_free(m.slots);
+    sn_cp_free(m.dataflow);
     free(beta);
     free(nalpha);
     free(nbeta);
@@ -82,14 +129,21 @@ void sn_coord_time_model(const sn_coord_opts_t *o, sn_coord_result_t *res)
     /* per packet size (a sweep's), then the run's: the last size that ran */
     for (size_t k = 0; k < res->npoints; k++) {
         sn_coord_point_t *pt = &res->points[k];
-        pt->has_model = pt->state == SN_COORD_POINT_DONE &&
-                        model_at(o, res, pt->size, pt->steps, &pt->model) == 0;
+        pt->has_model = 0;
+        if (pt->state != SN_COORD_POINT_DONE || res->failed)
+            continue;
+        calibrate_slot(res, pt, &pt->calib);
+        pt->has_model = model_at(o, res, pt) == 0;
+        if (pt->has_model)
+            judge_calibration(o, res, pt);
     }
     res->has_model = 0;
     for (size_t k = res->npoints; k-- > 0;)
         if (res->points[k].state == SN_COORD_POINT_DONE) {
             res->has_model = res->points[k].has_model;
             res->model = res->points[k].model;
+            res->dataflow = res->points[k].dataflow;
+            res->calib = res->points[k].calib;
             break;
         }
 }

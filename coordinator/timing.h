@@ -34,7 +34,79 @@ uint64_t sn_coord_coll_span_ns(const uint64_t *start_ns, const uint64_t *complet
  * n must be at least 1. */
 uint64_t sn_coord_node_mean_ns(const uint64_t *start_ns, const uint64_t *complete_ns, size_t n);
 
+/* The latest of the n nodes' starts on the coordinator's clock (offset NULL: every node on it);
+ * n must be at least 1. */
+uint64_t sn_coord_last_start_ns(const uint64_t *start_ns, const int64_t *offset_ns, size_t n);
+
 /* The median of n nanosecond figures in microseconds (0 when n is 0); v is left unchanged. */
 double sn_coord_median_ns_us(const uint64_t *v, size_t n);
+
+/* ---- the empty slot of the time model from samples spread through the run -------------------
+ *
+ * Two groups of samples of one empty slot of the whole network (microseconds a slot): the
+ * start-up group (idle repetitions before the warm-up) and the repetitions' group (each measured
+ * repetition's in-band barrier, sn_coord_barrier_slot_us). The repetitions' barriers are empty
+ * slots played in the very repetitions the model predicts, so with enough of them
+ * (SN_COORD_CALIB_REPS_MIN) the model takes their median: a process starting with the run
+ * spoils the start-up group, which then only serves as the cross-check, one slow repetition does
+ * not move the median, and a load that lasts through the repetitions slows their barriers as it
+ * slows them. With fewer, the median of every sample. docs/model.md says why not a minimum. */
+
+/* Repetition samples enough for their median to stand alone (one outlier discarded). */
+#define SN_COORD_CALIB_REPS_MIN    3
+#define SN_COORD_CALIB_STARTUP_MAX 8 /* start-up samples kept in a result */
+/* Two figures of the calibration that differ by more than this factor disagree; the model's
+ * target is the same 25 %. */
+#define SN_COORD_CALIB_TOLERANCE 1.25
+/* Samples whose 90th percentile exceeds their 10th by more than this factor lie far apart. */
+#define SN_COORD_CALIB_SPREAD_MAX 1.5
+
+/* Why a calibration is taken as disturbed (bits of sn_coord_calib_t.disturbed). */
+#define SN_COORD_CALIB_SPREAD   (1u << 0) /* the empty-slot samples lie far apart */
+#define SN_COORD_CALIB_GROUPS   (1u << 1) /* the start-up and the repetitions' medians disagree */
+#define SN_COORD_CALIB_PINGS    (1u << 2) /* the pings' one-way time exceeds the empty slot */
+#define SN_COORD_CALIB_LOAD     (1u << 3) /* the load average exceeded the cores */
+#define SN_COORD_CALIB_REPS     (1u << 4) /* the measured repetitions disagree with the prediction */
+#define SN_COORD_CALIB_NREASONS 5
+
+typedef struct sn_coord_calib_s {
+    double slot_us;    /* the empty slot the model uses: the lesser median (0: no sample) */
+    double startup_us; /* the median of the start-up samples (0: none) */
+    double reps_us;    /* the median of the repetitions' samples (0: none) */
+    double p10_us, p50_us, p90_us; /* over every sample */
+    uint32_t nstartup, nreps;
+    unsigned disturbed; /* SN_COORD_CALIB_* bits (sn_coord_calib_disturbed); 0: none */
+    double load_avg;    /* the 1-minute load average it was judged with (-1: not known) */
+    unsigned cores;     /* the cores it was judged with (0: not known) */
+} sn_coord_calib_t;
+
+/* The q-quantile (0 <= q <= 1) of n values, interpolated between the closest ranks (the median
+ * of an even count is the mean of the middle two); 0 when n is 0. v is left unchanged. */
+double sn_coord_quantile(const double *v, size_t n, double q);
+
+/* The empty slot of each of the n measured repetitions from its in-band barrier: the time from
+ * the START to the last node's slot 1 (barrier_ns), less the fan-out (half the control legs),
+ * over the barrier's slots. The last node's start, not the earliest: on a graph whose links
+ * differ, the nodes far from the slow link run slots ahead of it, and the earliest start would
+ * count that lead as collective time. Writes the positive ones into out[n] and returns how many
+ * (0 when barrier_slots is 0). */
+size_t sn_coord_barrier_slot_us(const uint64_t *barrier_ns, size_t n, double ctl_us,
+                                uint64_t barrier_slots, double *out);
+
+/* Fills *out (its disturbed bits 0) from the two groups of samples (either may be empty). */
+void sn_coord_calib_slot(const double *startup, size_t nstartup, const double *reps, size_t nreps,
+                         sn_coord_calib_t *out);
+
+/* The reasons to take the calibration c as disturbed: its samples far apart or its groups
+ * apart (SN_COORD_CALIB_SPREAD, _GROUPS); the median one-way time of the pings (ping_us; 0: none)
+ * above the empty slot by more than the tolerance (a frame cannot take longer than the slot that
+ * waits for it: _PINGS); the load average above the cores (load < 0: unknown; _LOAD); the
+ * measured over the predicted time (0: none) outside [1 / tolerance, tolerance] (_REPS). */
+unsigned sn_coord_calib_disturbed(const sn_coord_calib_t *c, double ping_us, double load,
+                                  unsigned cores, double measured_over_predicted);
+
+/* The name of reason bit `bit` ("spread", "groups", "pings", "load", "repetitions"); NULL for
+ * another value. */
+const char *sn_coord_calib_reason_name(unsigned bit);
 
 #endif

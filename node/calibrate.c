@@ -4,19 +4,26 @@
  * links at once and times each round until every neighbour echoed (the NIC sharing of a slot); it
  * reports both in Calibrated. The coordinator derives the terms of the time model from them
  * (docs/runtime.md, docs/model.md). Concurrent pings carry CONC_SEQ in their sequence number.
- * Each of these four series stops early, with the probes measured so far (one at least), once it
- * has lasted SN_DEADLINE_SERIES_NS (sn_deadline_series_more): on a link that is slow for real the
- * calibration then ends within the ready deadline instead of after minutes. */
+ * The empty and the sized probes alternate (probe 2k empty, 2k+1 sized; the same for the rounds),
+ * and the sized round trip reported is the empty median plus the median of the pairs'
+ * differences when it is resolved (sn_tm_probe_extra): a transient (a process starting beside
+ * the run) then slows both probes of a pair instead of one series, which turned noise into a
+ * per-byte cost that set every slot of the prediction. Each of the two series, a
+ * link's pairs and the concurrent pairs, stops early, with the pairs measured so far (one at
+ * least), once its pairs have lasted twice SN_DEADLINE_SERIES_NS (sn_deadline_series_more, per
+ * pair: the empty and the sized series it replaces had that bound each): on a link that is slow
+ * for real the calibration then ends within the ready deadline instead of after minutes. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "node_internal.h"
 #include "stepnet/deadline.h"
+#include "stepnet/timemodel.h"
 #include "stepnet/util.h"
 
 static void send_ping(link_t *l)
 {
-    uint32_t bytes = l->cal.probe < l->cal.probes ? 0 : l->cal.probe_bytes;
+    uint32_t bytes = sn_tm_probe_sized(l->cal.probe, l->cal.probes) ? l->cal.probe_bytes : 0;
     l->cal.probe_t0 = uv_hrtime();
     sn__node_link_probe(l, SN_FRAME_PING, l->cal.probe, bytes);
 }
@@ -35,6 +42,16 @@ static uint64_t median_of(uint64_t *v, uint32_t n)
     return v[n / 2];
 }
 
+/* The round trips of a series of alternated pairs: the empty probes' median, and that plus the
+ * pairs' resolved extra (sn_tm_probe_extra) for the sized ones. */
+static void series_rtts(uint64_t *empty, uint64_t *sized, uint32_t pairs, uint64_t *rtt0_ns,
+                        uint64_t *rtt_ns)
+{
+    double extra = sn_tm_probe_extra(empty, sized, pairs);
+    *rtt0_ns = median_of(empty, pairs);
+    *rtt_ns = *rtt0_ns + (uint64_t) (extra + 0.5);
+}
+
 static void calibration_done(node_t *nd)
 {
     Stepnet__Control m = STEPNET__CONTROL__INIT;
@@ -48,8 +65,7 @@ static void calibration_done(node_t *nd)
             continue;
         stepnet__link_timing__init(&lt[k]);
         lt[k].edge = l->edge;
-        lt[k].rtt0_ns = median_of(l->cal.rtt0, l->cal.done[0]);
-        lt[k].rtt_ns = median_of(l->cal.rtt, l->cal.done[1]);
+        series_rtts(l->cal.rtt0, l->cal.rtt, l->cal.done[1], &lt[k].rtt0_ns, &lt[k].rtt_ns);
         lt[k].bytes = l->cal.probe_bytes;
         ptrs[k] = &lt[k];
         k++;
@@ -57,8 +73,8 @@ static void calibration_done(node_t *nd)
     cal.node = nd->id;
     if (nd->conc.on && nd->conc.rounds) {
         cal.has_conc_rtt0_ns = cal.has_conc_rtt_ns = 1;
-        cal.conc_rtt0_ns = median_of(nd->conc.rtt, nd->conc.done[0]);
-        cal.conc_rtt_ns = median_of(nd->conc.rtt + nd->conc.rounds, nd->conc.done[1]);
+        series_rtts(nd->conc.rtt, nd->conc.rtt + nd->conc.rounds, nd->conc.done[1],
+                    &cal.conc_rtt0_ns, &cal.conc_rtt_ns);
     }
     cal.n_links = k;
     cal.links = ptrs;
@@ -72,7 +88,7 @@ static void calibration_done(node_t *nd)
 /* One concurrent round: a ping on every link at once. */
 static void conc_round(node_t *nd)
 {
-    uint32_t bytes = nd->conc.round < nd->conc.rounds ? 0 : nd->conc.bytes;
+    uint32_t bytes = sn_tm_probe_sized(nd->conc.round, nd->conc.rounds) ? nd->conc.bytes : 0;
     uint64_t seq = CONC_SEQ | nd->conc.round;
     nd->conc.left = nd->deg;
     nd->conc.t0 = uv_hrtime();
@@ -99,17 +115,13 @@ static void on_conc_pong(node_t *nd, uint64_t seq)
     if (--nd->conc.left > 0)
         return;
     uint64_t now = uv_hrtime();
-    nd->conc.rtt[nd->conc.round] = now - nd->conc.t0;
-    int sized = nd->conc.round >= nd->conc.rounds;
-    uint32_t done = ++nd->conc.done[sized];
-    if (sn_deadline_series_more(done, nd->conc.rounds, now - nd->conc.series_t0)) {
+    int sized = sn_tm_probe_sized(nd->conc.round, nd->conc.rounds);
+    uint32_t done = nd->conc.done[sized]++;
+    nd->conc.rtt[(size_t) sized * nd->conc.rounds + done] = now - nd->conc.t0;
+    /* after an empty round its sized partner; after a pair, another while the series may last */
+    if (!sized ||
+        sn_deadline_series_more(done + 1, nd->conc.rounds, (now - nd->conc.series_t0) / 2)) {
         nd->conc.round++;
-        conc_round(nd);
-        return;
-    }
-    if (!sized) { /* the sized rounds next */
-        nd->conc.round = nd->conc.rounds;
-        nd->conc.series_t0 = now;
         conc_round(nd);
         return;
     }
@@ -125,20 +137,15 @@ void sn__node_on_pong(link_t *l, uint64_t seq)
     if (!l->dialer || l->cal.probe >= 2 * l->cal.probes || seq != l->cal.probe)
         return;
     uint64_t now = uv_hrtime(), rtt = now - l->cal.probe_t0;
-    int sized = l->cal.probe >= l->cal.probes;
+    int sized = sn_tm_probe_sized(l->cal.probe, l->cal.probes);
+    uint32_t done = l->cal.done[sized]++;
     if (!sized)
-        l->cal.rtt0[l->cal.probe] = rtt;
+        l->cal.rtt0[done] = rtt;
     else
-        l->cal.rtt[l->cal.probe - l->cal.probes] = rtt;
-    uint32_t done = ++l->cal.done[sized];
-    if (sn_deadline_series_more(done, l->cal.probes, now - l->cal.series_t0)) {
+        l->cal.rtt[done] = rtt;
+    /* after an empty probe its sized partner; after a pair, another while the series may last */
+    if (!sized || sn_deadline_series_more(done + 1, l->cal.probes, (now - l->cal.series_t0) / 2)) {
         l->cal.probe++;
-        send_ping(l);
-        return;
-    }
-    if (!sized) { /* the sized series next */
-        l->cal.probe = l->cal.probes;
-        l->cal.series_t0 = now;
         send_ping(l);
         return;
     }

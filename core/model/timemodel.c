@@ -1,6 +1,7 @@
 /* The time model (core/model): a run's wall time from its slot schedule, per slot the maximum over
  * nodes of the link and NIC terms of what each node moves, plus the control legs. Contracts and
  * the formula in include/stepnet/timemodel.h; docs/model.md explains the terms. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,12 +30,8 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : (x > y);
 }
 
-sn_tm_t *sn_tm_new(const sn_topo_t *t, const sn_tm_calib_t *c)
+void sn_tm_edge_alpha(const sn_topo_t *t, const sn_tm_calib_t *c, double *alpha)
 {
-    sn_tm_t *m = sn_xcalloc(1, sizeof *m);
-    m->t = t;
-    m->c = *c;
-    m->alpha = sn_xcalloc((size_t) t->nedges + 1, sizeof *m->alpha);
     double *meas = sn_xcalloc((size_t) t->nedges + 1, sizeof *meas);
     size_t nm = 0;
     for (uint32_t e = 0; e < t->nedges; e++)
@@ -47,12 +44,28 @@ sn_tm_t *sn_tm_new(const sn_topo_t *t, const sn_tm_calib_t *c)
     }
     free(meas);
     for (uint32_t e = 0; e < t->nedges; e++) {
-        m->alpha[e] = c->edge_alpha_us && c->edge_alpha_us[e] >= 0 ? c->edge_alpha_us[e] : med;
+        alpha[e] = c->edge_alpha_us && c->edge_alpha_us[e] >= 0 ? c->edge_alpha_us[e] : med;
+        /* An empty frame's one-way time cannot exceed the measured empty slot, which waits for
+         * one on every link: a ping series that says more was slowed by something else (a
+         * process starting beside the run during the start-up pings), and its excess would set
+         * every slot that carries data on the edge. */
+        if (c->slot_us > 0 && alpha[e] > c->slot_us)
+            alpha[e] = c->slot_us;
+    }
+}
+
+sn_tm_t *sn_tm_new(const sn_topo_t *t, const sn_tm_calib_t *c)
+{
+    sn_tm_t *m = sn_xcalloc(1, sizeof *m);
+    m->t = t;
+    m->c = *c;
+    m->alpha = sn_xcalloc((size_t) t->nedges + 1, sizeof *m->alpha);
+    sn_tm_edge_alpha(t, c, m->alpha);
+    for (uint32_t e = 0; e < t->nedges; e++)
         if (m->alpha[e] > m->floor) {
             m->floor = m->alpha[e];
             m->floor_node = t->edges[e].a;
         }
-    }
     for (uint32_t u = 0; c->node_alpha_us && u < t->n; u++)
         if (c->node_alpha_us[u] > m->floor) {
             m->floor = c->node_alpha_us[u];
@@ -170,6 +183,30 @@ void sn_tm_finish(sn_tm_t *m, uint64_t steps, sn_tm_result_t *out)
     m->r.predicted_us = m->r.ctl_us + m->r.slots_us;
     m->slot = 0;
     *out = m->r;
+}
+
+int sn_tm_probe_sized(uint32_t probe, uint32_t probes)
+{
+    (void) probes; /* the order does not depend on the length: a cut-short series stays paired */
+    return (int) (probe & 1);
+}
+
+double sn_tm_probe_extra(const uint64_t *empty, const uint64_t *sized, uint32_t n)
+{
+    if (n == 0)
+        return 0;
+    double *d = sn_xcalloc(n, sizeof *d);
+    for (uint32_t k = 0; k < n; k++)
+        d[k] = (double) sized[k] - (double) empty[k];
+    qsort(d, n, sizeof *d, cmp_double);
+    double med = n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
+    for (uint32_t k = 0; k < n; k++)
+        d[k] = fabs(d[k] - med);
+    qsort(d, n, sizeof *d, cmp_double);
+    double mad = n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
+    free(d);
+    double stderr_med = 1.2533 * 1.4826 * mad / sqrt((double) n);
+    return med > 2 * stderr_med && med > 0 ? med : 0;
 }
 
 void sn_tm_node_terms(double rtt0_us, double rtt_us, uint32_t deg, uint32_t size, double *nalpha_us,

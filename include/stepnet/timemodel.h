@@ -70,6 +70,27 @@ void sn_tm_send(sn_tm_t *m, uint64_t slot, uint32_t node, uint32_t port, int dat
 /* Closes the schedule at `steps` slots and fills *out. */
 void sn_tm_finish(sn_tm_t *m, uint64_t steps, sn_tm_result_t *out);
 
+/* The one-way time of an empty frame on every edge as the model uses it, into alpha[nedges]: the
+ * measured one, the median of the measured edges for an edge not measured, and never more than
+ * the measured empty slot (c->slot_us, when given): a frame cannot take longer than the slot that
+ * waits for it, so a ping series that says more was disturbed. */
+void sn_tm_edge_alpha(const sn_topo_t *t, const sn_tm_calib_t *c, double *alpha);
+
+/* Whether probe `probe` (0 .. 2 probes - 1) of a calibration series of `probes` empty and
+ * `probes` sized probes is a sized one: they alternate, 2k empty and 2k+1 sized. The per-byte
+ * terms are the difference of the two series' medians; alternated, a transient that slows
+ * consecutive probes slows both series alike and leaves the difference, where two series one
+ * after the other put it into one of them and made it a per-byte cost. */
+int sn_tm_probe_sized(uint32_t probe, uint32_t probes);
+
+/* The extra round trip of a sized probe over an empty one (nanoseconds) from n alternated pairs,
+ * empty[k] sent just before sized[k]: the median of the pairs' differences, so that what slows
+ * both probes of a pair cancels; 0 when that median is not resolved, not above twice its
+ * standard error (1.2533 sigma / sqrt(n), sigma estimated as 1.4826 times the median absolute
+ * deviation of the differences): at a few bytes the difference is noise, and taken as a cost it
+ * set every slot of the prediction. The arrays are left unchanged. */
+double sn_tm_probe_extra(const uint64_t *empty, const uint64_t *sized, uint32_t n);
+
 /* The NIC terms of a node of degree deg from its concurrent calibration: rtt0_us and rtt_us, the
  * time until every neighbour answered an empty and a size-byte probe sent on all its links at
  * once (the answers carry no bytes). Every node probes at the same time, as in a slot, so the

@@ -90,6 +90,23 @@ static void expect_run_report(const char *j, int64_t reps, int64_t size)
     if (slots_us * (1 + 1e-5) < (double) slots * floor_us)
         fail_msg("time_model.slots_us %g < slots %lld x floor_us %g", slots_us, (long long) slots,
                  floor_us);
+    /* the dataflow prediction is the control legs plus the critical path of the same schedule */
+    double path_us = tu_json_num(tm, "dataflow_path_us");
+    assert_true(path_us > 0);
+    if (!tu_near(tu_json_num(j, "predicted_dataflow_us"), tu_json_num(tm, "ctl_us") + path_us))
+        fail_msg("predicted_dataflow_us %g != ctl_us + dataflow_path_us %g",
+                 tu_json_num(j, "predicted_dataflow_us"), tu_json_num(tm, "ctl_us") + path_us);
+    /* the floor is the empty slot calibrated from the start-up samples (three) and the
+     * repetitions' barriers, and it lies within the samples' spread */
+    double cs = tu_json_num(tm, "calib_slot_us");
+    if (!tu_near(floor_us, cs))
+        fail_msg("time_model.floor_us %g != calib_slot_us %g", floor_us, cs);
+    assert_true(tu_json_int(tm, "calib_slot_samples") >= 3);
+    assert_true(tu_json_int(tm, "calib_slot_samples") <= 3 + reps);
+    assert_true(tu_json_num(tm, "calib_slot_us_p10") <= cs * (1 + 1e-5));
+    assert_true(cs <= tu_json_num(tm, "calib_slot_us_p90") * (1 + 1e-5));
+    const char *why = tu_json_need(tm, "calib_disturbed_reasons");
+    assert_int_equal(tu_json_bool(tm, "calib_disturbed"), strncmp(why, "[]", 2) != 0);
     assert_true(strlen(tu_jstr(j, "security")) > 0);
     tu_expect_coll_times(j, reps);
     /* local nodes: one clock, and an in-band barrier before each repetition (the diameter, one

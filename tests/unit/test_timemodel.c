@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "stepnet/timemodel.h"
 #include "testutil.h"
@@ -102,6 +103,88 @@ static void test_nic_sharing(void **state)
     sn_topo_free(t);
 }
 
+static void test_slow_ping_capped_at_the_empty_slot(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("linear:3");
+    /* edge 0-1's pings were slowed to 2000 us while the empty slot of the whole network measured
+     * 1000: a frame cannot take longer than the slot that waits for it, so a slot with data on
+     * the edge costs the slot plus its bytes (1000 + 8 x 10), not the disturbed ping */
+    double alpha[2] = {2000, 900}, beta[2] = {10, 10}, out[2];
+    sn_tm_calib_t c = {.edge_alpha_us = alpha, .edge_beta_us = beta, .slot_us = 1000, .size = 8};
+    sn_tm_edge_alpha(t, &c, out);
+    assert_true(near(out[0], 1000));
+    assert_true(near(out[1], 900));
+    sn_tm_t *m = sn_tm_new(t, &c);
+    sn_tm_send(m, 1, 0, 0, 1);
+    sn_tm_result_t r;
+    sn_tm_finish(m, 2, &r);
+    assert_true(near(r.slots_us, 1080 + 1000));
+    assert_int_equal(r.link_slots, 1);
+    sn_tm_free(m);
+    sn_topo_free(t);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : (x > y);
+}
+
+static void test_probe_order_survives_a_transient(void **state)
+{
+    (void) state;
+    /* 20 empty and 20 sized probes of 8 bytes on a link whose round trip is 2000 us empty and
+     * 2016 us sized (2 us a byte, both ways); something slows the first 20 probes sent by 1500 us
+     * each. The per-byte term (median sized - median empty) / 8 must stay near 2, not 190. */
+    enum { P = 20 };
+    double empty[P], sized[P];
+    uint32_t ne = 0, ns = 0;
+    for (uint32_t k = 0; k < 2 * P; k++) {
+        double slow = k < P ? 1500 : 0;
+        if (sn_tm_probe_sized(k, P))
+            sized[ns++] = 2016 + slow;
+        else
+            empty[ne++] = 2000 + slow;
+    }
+    assert_int_equal(ne, P);
+    assert_int_equal(ns, P);
+    qsort(empty, P, sizeof *empty, cmp_double);
+    qsort(sized, P, sizeof *sized, cmp_double);
+    double beta = (sized[P / 2] - empty[P / 2]) / 8;
+    assert_true(fabs(beta - 2) < 1e-9);
+    /* a series cut short after its first pair keeps one of each */
+    assert_false(sn_tm_probe_sized(0, P));
+    assert_true(sn_tm_probe_sized(1, P));
+}
+
+static void test_probe_extra(void **state)
+{
+    (void) state;
+    enum { P = 20 };
+    uint64_t empty[P], sized[P];
+    /* 8-byte probes: no real extra, noise of 600 us on one probe of a pair in seven pairs, on
+     * either side, and a transient of 1.5 ms over the first 7 pairs: nothing resolved */
+    for (uint32_t k = 0; k < P; k++) {
+        uint64_t slow = k < 7 ? 1500000 : 0, noise = k % 3 == 0 ? 600000 : 0;
+        empty[k] = 2000000 + slow + (k % 2 ? noise : 0);
+        sized[k] = 2000000 + slow + (k % 2 ? 0 : noise);
+    }
+    assert_true(near(sn_tm_probe_extra(empty, sized, P), 0));
+    /* a large probe: 1 ms more, the pairs within +-20 us of it, one pair hit by a transient */
+    for (uint32_t k = 0; k < P; k++) {
+        empty[k] = 2000000 + (k == 5 ? 3000000 : 0);
+        sized[k] = 3000000 + (k % 2 ? 20000 : 0) - (k % 4 == 0 ? 20000 : 0);
+    }
+    double extra = sn_tm_probe_extra(empty, sized, P);
+    assert_true(extra >= 980000 && extra <= 1020000);
+    assert_int_equal(empty[5], 5000000); /* left unchanged */
+    /* a sized probe faster than the empty one is no extra; no pairs, none */
+    uint64_t e1[3] = {100, 100, 100}, s1[3] = {90, 80, 95};
+    assert_true(near(sn_tm_probe_extra(e1, s1, 3), 0));
+    assert_true(near(sn_tm_probe_extra(e1, s1, 0), 0));
+}
+
 static void test_node_terms(void **state)
 {
     (void) state;
@@ -122,6 +205,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_floor_and_slow_link),
         cmocka_unit_test(test_nic_sharing),
+        cmocka_unit_test(test_slow_ping_capped_at_the_empty_slot),
+        cmocka_unit_test(test_probe_order_survives_a_transient),
+        cmocka_unit_test(test_probe_extra),
         cmocka_unit_test(test_node_terms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
