@@ -14,12 +14,12 @@
 #define BETA_RESOLVED_BYTES 4096
 #define NS_PER_US           1000.0
 
-/* The time model's prediction (coordinator/timemodel.c); without one (no calibration), the simple
- * steps x (alpha + size x beta) of the median link. */
+/* The time model's prediction in the run's execution mode (coordinator/timemodel.c); without
+ * one (no calibration), the simple steps x (alpha + size x beta) of the median link. */
 static double predicted_us(const cli_run_t *run, const sn_coord_result_t *res)
 {
     if (res->has_model)
-        return res->model.predicted_us;
+        return sn_coord_result_model_us(res);
     return (double) res->steps * (res->alpha_us + run->ctx->params.size * res->beta_us);
 }
 

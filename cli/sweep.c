@@ -244,7 +244,7 @@ double cli_sweep_point_predicted_us(const sn_coord_result_t *res, const sn_coord
     if (pt->state != SN_COORD_POINT_DONE)
         return -1;
     if (pt->has_model)
-        return pt->model.predicted_us;
+        return sn_coord_point_model_us(res, pt);
     if (res->ncalibrated == 0) /* nothing to predict by (--probes 0) */
         return -1;
     /* no time model (no calibration): the median link's cost at this size */

@@ -94,9 +94,10 @@ void cli_model_report_json(cli_json_t *j, const cli_run_t *run, const sn_coord_r
         cli_json_uint(j, "dataflow_last_slot", d->last_slot);
     }
     calib_json(j, &res->calib);
-    double med = sn_coord_result_median_us(res);
-    if (med > 0 && m->predicted_us > 0)
-        cli_json_double(j, "measured_over_predicted", med / m->predicted_us);
+    double med = sn_coord_result_median_us(res), pred = sn_coord_result_model_us(res);
+    cli_json_str(j, "model", res->sync_dataflow ? "dataflow" : "slot");
+    if (med > 0 && pred > 0)
+        cli_json_double(j, "measured_over_predicted", med / pred);
     else
         cli_json_null(j, "measured_over_predicted");
     cli_json_close(j, '}');
@@ -127,7 +128,8 @@ void cli_model_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_
     if (d->last_node != UINT32_MAX)
         fprintf(f, " (its last frame reaches node %u, logical slot %llu)", d->last_node,
                 (unsigned long long) d->last_slot);
-    fprintf(f, "\n");
+    fprintf(f, "\n  predicted by    the %s model (this run's --sync %s)\n",
+            res->sync_dataflow ? "dataflow" : "time", res->sync_dataflow ? "dataflow" : "slot");
     const sn_coord_calib_t *c = &res->calib;
     if (c->slot_us <= 0)
         return;

@@ -86,6 +86,20 @@ double sn_coord_result_median_us(const sn_coord_result_t *res)
     return sn_coord_median_ns_us(res->wall_ns, res->nwall);
 }
 
+double sn_coord_point_model_us(const sn_coord_result_t *res, const sn_coord_point_t *pt)
+{
+    if (!pt->has_model)
+        return -1;
+    return res->sync_dataflow ? pt->dataflow.predicted_us : pt->model.predicted_us;
+}
+
+double sn_coord_result_model_us(const sn_coord_result_t *res)
+{
+    if (!res->has_model)
+        return -1;
+    return res->sync_dataflow ? res->dataflow.predicted_us : res->model.predicted_us;
+}
+
 double sn_coord_result_coll_median_us(const sn_coord_result_t *res)
 {
     return sn_coord_median_ns_us(res->coll_ns, res->ncoll);

@@ -512,6 +512,7 @@ static int run_here(const sn_coord_opts_t *opts, sn_coord_result_t *result, sn_e
     memset(r, 0, sizeof *r);
     memset(result, 0, sizeof *result);
     result->fail_node = SN_COORD_NODE_NONE;
+    result->sync_dataflow = opts->sync_dataflow;
     r->o = opts;
     r->res = result;
     r->job = &opts->job;

@@ -249,6 +249,7 @@ typedef struct sn_coord_result_s {
     uint32_t nempty_slot_samples;
     sn_cp_result_t dataflow;
     sn_coord_calib_t calib;
+    int sync_dataflow; /* the run's execution mode (opts->sync_dataflow): which model predicts it */
 } sn_coord_result_t;
 
 /* The defaults above; job and topo_text stay empty (the caller sets them). */
@@ -268,6 +269,12 @@ void sn_coord_trace_free(sn_coord_trace_t *trace);
 
 /* The median of the measured wall times in microseconds (0 without any). */
 double sn_coord_result_median_us(const sn_coord_result_t *result);
+
+/* The time model's prediction of a point (of the run: the last size that ran) in the run's
+ * execution mode: the dataflow model's critical path under --sync dataflow, the slot model's
+ * otherwise; -1 without a model. */
+double sn_coord_point_model_us(const sn_coord_result_t *result, const sn_coord_point_t *pt);
+double sn_coord_result_model_us(const sn_coord_result_t *result);
 /* The median of the measured collective times (coll_ns) in microseconds (0 without any). */
 double sn_coord_result_coll_median_us(const sn_coord_result_t *result);
 /* The median of the nodes' mean own times (node_ns) in microseconds (0 without any). */

@@ -50,8 +50,8 @@ static void judge_calibration(const sn_coord_opts_t *o, const sn_coord_result_t 
         cores = sysconf(_SC_NPROCESSORS_ONLN);
     }
     double measured = sn_coord_median_ns_us(pt->wall_ns, pt->nwall);
-    double ratio =
-        measured > 0 && pt->model.predicted_us > 0 ? measured / pt->model.predicted_us : 0;
+    double pred = sn_coord_point_model_us(res, pt);
+    double ratio = measured > 0 && pred > 0 ? measured / pred : 0;
     pt->calib.load_avg = load;
     pt->calib.cores = cores > 0 ? (unsigned) cores : 0;
     pt->calib.disturbed =

@@ -33,6 +33,14 @@ static void expect_dataflow_exact(const char *const *args)
     const char *jr = tu_json_line(&pr);
     if (strcmp(tu_jstr(jr, "sync"), "dataflow") != 0)
         fail_msg("%s: sync is \"%s\"", pr.cmd, tu_jstr(jr, "sync"));
+    /* the prediction of a dataflow run is the dataflow model's */
+    if (!tu_json_is_null(jr, "time_model")) {
+        const char *tm = tu_json_need(jr, "time_model");
+        assert_string_equal(tu_jstr(tm, "model"), "dataflow");
+        if (!tu_near(tu_json_num(jr, "predicted_us"), tu_json_num(jr, "predicted_dataflow_us")))
+            fail_msg("%s: predicted_us %g, predicted_dataflow_us %g", pr.cmd,
+                     tu_json_num(jr, "predicted_us"), tu_json_num(jr, "predicted_dataflow_us"));
+    }
     tu_exec_free(&ps);
     tu_exec_free(&pr);
 }

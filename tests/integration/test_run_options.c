@@ -78,6 +78,7 @@ static void expect_run_report(const char *j, int64_t reps, int64_t size)
     if (!tu_near(pred, tu_json_num(tm, "predicted_us")))
         fail_msg("predicted_us %g != time_model.predicted_us %g", pred,
                  tu_json_num(tm, "predicted_us"));
+    assert_string_equal(tu_jstr(tm, "model"), "slot"); /* --sync slot, the default */
     if (!tu_near(tu_json_num(tm, "simple_us"), (double) steps * (alpha + (double) size * beta)))
         fail_msg("time_model.simple_us %g != steps * (alpha + size * beta) = %g",
                  tu_json_num(tm, "simple_us"), (double) steps * (alpha + (double) size * beta));
