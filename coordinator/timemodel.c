@@ -114,6 +114,9 @@ static int model_at(const sn_coord_opts_t *o, const sn_coord_result_t *res, sn_c
     }
     sn_tm_finish(m.slots, steps, &pt->model);
     sn_cp_finish(m.dataflow, &pt->dataflow);
+    /* the in-band barrier before each repetition stays lock-step in dataflow execution too */
+    if (!o->idle_slots)
+        sn_cp_add_barrier(&pt->dataflow, res->barrier_slots, pt->model.floor_us);
     rc = 0;
 out:
     sn_tm_free(m.slots);

@@ -125,6 +125,12 @@ void sn_cp_send(sn_cp_t *m, uint64_t slot, uint32_t node, uint32_t port, int dat
 
 void sn_cp_finish(sn_cp_t *m, sn_cp_result_t *out)
 {
-    m->r.predicted_us = m->r.ctl_us + m->r.path_us;
+    m->r.predicted_us = m->r.ctl_us + m->r.barrier_us + m->r.path_us;
     *out = m->r;
+}
+
+void sn_cp_add_barrier(sn_cp_result_t *r, uint64_t slots, double slot_us)
+{
+    r->barrier_us += (double) slots * slot_us;
+    r->predicted_us += (double) slots * slot_us;
 }

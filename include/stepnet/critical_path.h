@@ -27,9 +27,12 @@
 #include "stepnet/topo.h"
 
 typedef struct sn_cp_result_s {
-    double predicted_us;    /* ctl_us + path_us */
+    double predicted_us;    /* ctl_us + barrier_us + path_us */
     double path_us;         /* the latest arrival: the length of the critical path */
     double ctl_us;          /* the control legs (the slot model's) */
+    double barrier_us;      /* the in-band barrier before a repetition, which stays lock-step in
+                               dataflow execution: its empty slots at the model's floor (set by
+                               the caller, sn_cp_add_barrier) */
     uint32_t last_node;     /* the node the latest arrival reaches (UINT32_MAX: none) */
     uint64_t last_slot;     /* the logical slot of that transmission */
     uint64_t transmissions; /* transmissions fed */
@@ -46,6 +49,10 @@ void sn_cp_free(sn_cp_t *m);
  * bytes), 0 for a control packet. Slots must not decrease from one call to the next; a node or
  * port out of range is ignored. */
 void sn_cp_send(sn_cp_t *m, uint64_t slot, uint32_t node, uint32_t port, int data);
+
+/* The in-band barrier before each repetition: `slots` empty slots of slot_us each, added to the
+ * prediction (a repetition's wall time includes them in both execution modes). */
+void sn_cp_add_barrier(sn_cp_result_t *r, uint64_t slots, double slot_us);
 
 /* Fills *out with the critical path of the transmissions fed so far. */
 void sn_cp_finish(sn_cp_t *m, sn_cp_result_t *out);

@@ -94,9 +94,15 @@ static void expect_run_report(const char *j, int64_t reps, int64_t size)
     /* the dataflow prediction is the control legs plus the critical path of the same schedule */
     double path_us = tu_json_num(tm, "dataflow_path_us");
     assert_true(path_us > 0);
-    if (!tu_near(tu_json_num(j, "predicted_dataflow_us"), tu_json_num(tm, "ctl_us") + path_us))
-        fail_msg("predicted_dataflow_us %g != ctl_us + dataflow_path_us %g",
-                 tu_json_num(j, "predicted_dataflow_us"), tu_json_num(tm, "ctl_us") + path_us);
+    /* ... plus the in-band barrier's empty slots at the floor, lock-step in both modes */
+    double bar_us = tu_json_num(tm, "dataflow_barrier_us");
+    if (!tu_near(bar_us, (double) tu_json_int(j, "barrier_slots") * tu_json_num(tm, "floor_us")))
+        fail_msg("dataflow_barrier_us %g != barrier_slots x floor_us", bar_us);
+    if (!tu_near(tu_json_num(j, "predicted_dataflow_us"),
+                 tu_json_num(tm, "ctl_us") + bar_us + path_us))
+        fail_msg("predicted_dataflow_us %g != ctl_us + dataflow_barrier_us + dataflow_path_us %g",
+                 tu_json_num(j, "predicted_dataflow_us"),
+                 tu_json_num(tm, "ctl_us") + bar_us + path_us);
     /* the floor is the empty slot calibrated from the start-up samples (three) and the
      * repetitions' barriers, and it lies within the samples' spread */
     double cs = tu_json_num(tm, "calib_slot_us");
