@@ -74,15 +74,17 @@ size_t sn_progress_format(const char *cmd, const sn_progress_snap_t *s, char *bu
 }
 
 sn_progress_verdict_t sn_progress_gate(sn_progress_gate_t *g, uint64_t now_ns,
-                                       sn_progress_phase_t phase, int final)
+                                       sn_progress_phase_t phase, uint32_t point, int final)
 {
-    int fresh = (int) phase > g->top;
-    if (!final && !fresh && now_ns - g->last_ns < g->gap_ns)
+    int fresh = (int) phase > g->top, next_size = point > g->point;
+    if (!final && !fresh && !next_size && now_ns - g->last_ns < g->gap_ns)
         return SN_PROGRESS_HOLD;
     sn_progress_verdict_t v = fresh && g->top >= 0 ? SN_PROGRESS_PRINT_BOTH : SN_PROGRESS_PRINT;
     g->last_ns = now_ns;
     if (fresh)
         g->top = (int) phase;
+    if (next_size)
+        g->point = point;
     return v;
 }
 
@@ -258,7 +260,7 @@ static void offer(sn_coord_t *r, const sn_progress_snap_t *s, uint64_t now, int 
     sn_coord_progress_t *p = &r->progress;
     if (!final && p->printed && same_counts(s, &p->shown))
         return; /* a control frame that moved nothing (a heartbeat's answer): nothing to say */
-    sn_progress_verdict_t v = sn_progress_gate(&p->gate, now, s->phase, final);
+    sn_progress_verdict_t v = sn_progress_gate(&p->gate, now, s->phase, s->point, final);
     if (v == SN_PROGRESS_HOLD)
         return;
     if (v == SN_PROGRESS_PRINT_BOTH && p->printed) {

@@ -45,11 +45,13 @@ size_t sn_progress_format(const char *cmd, const sn_progress_snap_t *s, char *bu
 
 /* When lines are printed: at most one per gap_ns, except when the run reaches a phase it had
  * not reached before (each phase at most once a run, so start-up adds a few lines however fast it
- * goes) and the last line. */
+ * goes), when a sweep reaches its next packet size (one line per size, so that `bench` shows each
+ * size however fast it goes), and the last line. */
 typedef struct sn_progress_gate_s {
     uint64_t gap_ns;
     uint64_t last_ns; /* when the last line was printed */
     int top;          /* the latest phase printed; -1: no line yet */
+    uint32_t point;   /* the latest size (its place, from 1) printed; 0: none */
 } sn_progress_gate_t;
 
 typedef enum {
@@ -59,10 +61,11 @@ typedef enum {
                                (unless that was the last line printed), then this update */
 } sn_progress_verdict_t;
 
-/* The gate's verdict on an update of `phase` at now_ns (final: the run's last line), and the
- * gate updated as if the caller follows it. */
+/* The gate's verdict on an update of `phase` at now_ns for the size at place `point` of a sweep
+ * (0 before the repetitions), final: the run's last line; and the gate updated as if the caller
+ * follows it. */
 sn_progress_verdict_t sn_progress_gate(sn_progress_gate_t *g, uint64_t now_ns,
-                                       sn_progress_phase_t phase, int final);
+                                       sn_progress_phase_t phase, uint32_t point, int final);
 
 /* The times of the last SN_PROGRESS_WINDOW measured repetitions, for the ETA: recent ones, so
  * that a sweep's estimate follows its current size. */

@@ -102,6 +102,11 @@ if not last.endswith(" end=" + end) or sum(" end=" in l for l in lines) != 1:
 every = (warmup + reps) * len(sizes)
 if end == "done" and "reps=%d/%d" % (every, every) not in last:
     fail("the last line does not count every repetition: %r" % last)
+# every size of a finished sweep has a line of its own, however fast it went
+if end == "done":
+    points = {int(re.search(r" point=(\d+)/", l).group(1)) for l in lines if " point=" in l}
+    if points != set(range(1, len(sizes) + 1)):
+        fail("lines for the sizes at points %s, expected 1 to %d" % (sorted(points), len(sizes)))
 for m in bad[:10]:
     print("  " + m)
 sys.exit(1 if bad else 0)

@@ -96,29 +96,39 @@ static void test_rate_limit(void **state)
     sn_progress_gate_t g = {.gap_ns = 1000 * MS, .top = -1};
     uint64_t t = 5000 * MS;
     /* the first line, then nothing of the same phase within the gap */
-    assert_int_equal(sn_progress_gate(&g, t, SN_PROGRESS_LAUNCH, 0), SN_PROGRESS_PRINT);
-    assert_int_equal(sn_progress_gate(&g, t + 10 * MS, SN_PROGRESS_LAUNCH, 0), SN_PROGRESS_HOLD);
+    assert_int_equal(sn_progress_gate(&g, t, SN_PROGRESS_LAUNCH, 0, 0), SN_PROGRESS_PRINT);
+    assert_int_equal(sn_progress_gate(&g, t + 10 * MS, SN_PROGRESS_LAUNCH, 0, 0), SN_PROGRESS_HOLD);
     /* a phase not reached before: at once, with the end of the one before */
-    assert_int_equal(sn_progress_gate(&g, t + 20 * MS, SN_PROGRESS_JOIN, 0),
+    assert_int_equal(sn_progress_gate(&g, t + 20 * MS, SN_PROGRESS_JOIN, 0, 0),
                      SN_PROGRESS_PRINT_BOTH);
-    assert_int_equal(sn_progress_gate(&g, t + 30 * MS, SN_PROGRESS_JOIN, 0), SN_PROGRESS_HOLD);
-    assert_int_equal(sn_progress_gate(&g, t + 40 * MS, SN_PROGRESS_CALIBRATION, 0),
+    assert_int_equal(sn_progress_gate(&g, t + 30 * MS, SN_PROGRESS_JOIN, 0, 0), SN_PROGRESS_HOLD);
+    assert_int_equal(sn_progress_gate(&g, t + 40 * MS, SN_PROGRESS_CALIBRATION, 0, 0),
                      SN_PROGRESS_PRINT_BOTH);
-    assert_int_equal(sn_progress_gate(&g, t + 50 * MS, SN_PROGRESS_WARMUP, 0),
+    assert_int_equal(sn_progress_gate(&g, t + 50 * MS, SN_PROGRESS_WARMUP, 0, 0),
                      SN_PROGRESS_PRINT_BOTH);
-    assert_int_equal(sn_progress_gate(&g, t + 60 * MS, SN_PROGRESS_RUN, 0), SN_PROGRESS_PRINT_BOTH);
+    assert_int_equal(sn_progress_gate(&g, t + 60 * MS, SN_PROGRESS_RUN, 0, 0),
+                     SN_PROGRESS_PRINT_BOTH);
     /* a sweep's next size goes back to warm-up: no longer new, so rate-limited */
-    assert_int_equal(sn_progress_gate(&g, t + 70 * MS, SN_PROGRESS_WARMUP, 0), SN_PROGRESS_HOLD);
-    assert_int_equal(sn_progress_gate(&g, t + 1059 * MS, SN_PROGRESS_RUN, 0), SN_PROGRESS_HOLD);
-    assert_int_equal(sn_progress_gate(&g, t + 1060 * MS, SN_PROGRESS_RUN, 0), SN_PROGRESS_PRINT);
+    assert_int_equal(sn_progress_gate(&g, t + 70 * MS, SN_PROGRESS_WARMUP, 0, 0), SN_PROGRESS_HOLD);
+    assert_int_equal(sn_progress_gate(&g, t + 1059 * MS, SN_PROGRESS_RUN, 0, 0), SN_PROGRESS_HOLD);
+    assert_int_equal(sn_progress_gate(&g, t + 1060 * MS, SN_PROGRESS_RUN, 0, 0), SN_PROGRESS_PRINT);
     /* the last line always */
-    assert_int_equal(sn_progress_gate(&g, t + 1061 * MS, SN_PROGRESS_RUN, 1), SN_PROGRESS_PRINT);
+    assert_int_equal(sn_progress_gate(&g, t + 1061 * MS, SN_PROGRESS_RUN, 0, 1), SN_PROGRESS_PRINT);
     /* a steady stream of updates, one every 10 ms for 10 s: one line a second */
     sn_progress_gate_t h = {.gap_ns = 1000 * MS, .top = -1};
     int lines = 0;
     for (uint64_t k = 0; k < 1000; k++)
-        lines += sn_progress_gate(&h, t + k * 10 * MS, SN_PROGRESS_RUN, 0) != SN_PROGRESS_HOLD;
+        lines += sn_progress_gate(&h, t + k * 10 * MS, SN_PROGRESS_RUN, 0, 0) != SN_PROGRESS_HOLD;
     assert_int_equal(lines, 10);
+    /* a sweep: each next size at once (one line each), its repetitions rate-limited */
+    sn_progress_gate_t b = {.gap_ns = 1000 * MS, .top = SN_PROGRESS_RUN, .point = 1, .last_ns = t};
+    assert_int_equal(sn_progress_gate(&b, t + 10 * MS, SN_PROGRESS_WARMUP, 2, 0),
+                     SN_PROGRESS_PRINT);
+    assert_int_equal(sn_progress_gate(&b, t + 20 * MS, SN_PROGRESS_RUN, 2, 0), SN_PROGRESS_HOLD);
+    assert_int_equal(sn_progress_gate(&b, t + 30 * MS, SN_PROGRESS_WARMUP, 3, 0),
+                     SN_PROGRESS_PRINT);
+    assert_int_equal(sn_progress_gate(&b, t + 40 * MS, SN_PROGRESS_RUN, 3, 0), SN_PROGRESS_HOLD);
+    assert_int_equal(b.point, 3);
 }
 
 int main(void)
