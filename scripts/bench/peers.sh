@@ -42,16 +42,18 @@
 #     --sizes L   bytes per message (8 64 512 4096 32768 262144 1048576)
 #     --sync L    stepnet's execution modes (slot dataflow)
 #     --colls L   the MPI collectives compared (alltoall allgather bcast scatter gather)
+#     --sodium yes|no  also run stepnet with its default security (yes; no halves the runs)
 #     --csv FILE  also write the table as CSV
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/bench/lib.sh
 BENCH_NAME=bench/peers
 rounds=3 nps="8 16" sizes="8 64 512 4096 32768 262144 1048576" reps=5 iters=20 csv=""
-syncs="slot dataflow" colls="alltoall allgather bcast scatter gather"
+syncs="slot dataflow" colls="alltoall allgather bcast scatter gather" sodium=yes
 # --np: powers of two (the rooted cases run on hypercube:log2 N)
 bench_args rounds reps sizes csv "--iters iters int:1:100000" "--np nps list:2|4|8|16|32|64" \
     "--sync syncs list:slot|dataflow" "--colls colls list:alltoall|allgather|bcast|scatter|gather" \
+    "--sodium sodium enum:yes|no" \
     -- "$@"
 [ -x build/stepnet ] && [ -x build/stepnet-node ] && [ -x build/stepnet-rawprobe ] || scripts/setup.sh >/dev/null
 
@@ -156,7 +158,8 @@ for r in $(seq "$rounds"); do
             for s in $sizes; do
                 for y in $syncs; do
                     stepnet_run "$key.$y.none.$s" none "$topo" "$coll" "$s" "$y"
-                    stepnet_run "$key.$y.sodium.$s" sodium "$topo" "$coll" "$s" "$y"
+                    [ "$sodium" = no ] ||
+                        stepnet_run "$key.$y.sodium.$s" sodium "$topo" "$coll" "$s" "$y"
                 done
                 raw_run "$key.raw.$s" "$topo" "$s"
             done
@@ -183,18 +186,22 @@ for n in $nps; do
         for s in $sizes; do
             for y in $syncs; do
                 nn=$(col 1 "$key.$y.none.$s") nc=$(col 2 "$key.$y.none.$s")
-                nw=$(col 3 "$key.$y.none.$s") sn=$(col 1 "$key.$y.sodium.$s")
+                nw=$(col 3 "$key.$y.none.$s") sn=- rs=-
+                if [ "$sodium" = yes ]; then
+                    sn=$(printf '%.1f' "$(col 1 "$key.$y.sodium.$s")")
+                    rs=$(ratio "$sn" "$(col 1 "$key.mpi.$s")")
+                fi
                 rw=$(col 1 "$key.raw.$s")
                 algo=$(awk '{print $4}' "$key.$y.none.$s" | head -n1)
                 ma=$(col 1 "$key.mpi.$s") mx=$(col 2 "$key.mpi.$s")
-                rn=$(ratio "$nn" "$ma") rc=$(ratio "$nc" "$ma") rs=$(ratio "$sn" "$ma")
+                rn=$(ratio "$nn" "$ma") rc=$(ratio "$nc" "$ma")
                 rr=$(ratio "$rw" "$ma")
                 # the linear alltoall and allgather: the pattern of one slot on complete:N
                 ml=- rl=-
                 if [ -s "$tmp/$n.lin.$label.$s" ]; then
                     ml=$(col 1 "$tmp/$n.lin.$label.$s") rl=$(ratio "$nn" "$ml")
                 fi
-                printf '%3s %-9s %-12s %-8s %-14s %8s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9s %8s %8s %7s %7s %7s\n' \
+                printf '%3s %-9s %-12s %-8s %-14s %8s %9.1f %9.1f %9.1f %9s %9.1f %9.1f %9.1f %9s %8s %8s %7s %7s %7s\n' \
                     "$n" "$label" "$topo" "$y" "$algo" "$s" "$nn" "$nc" "$nw" "$sn" "$rw" "$ma" \
                     "$mx" "$ml" "$rn" "$rc" "$rs" "$rr" "$rl"
                 [ -n "$csv" ] &&
