@@ -14,6 +14,8 @@ PKGS=(build-essential cmake ninja-build pkg-config libuv1-dev libprotobuf-c-dev
       protobuf-c-compiler libsodium-dev libcmocka-dev bc clang clang-format help2man man-db iproute2
       procps time bsdutils openssh-client openssh-server docker-compose
       python3 gnuplot-nox)
+# stepnet synth: the SAT solver CaDiCaL through its C API (core/synth/solve.c)
+PKGS+=(libcadical-dev)
 missing=()
 for p in "${PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
