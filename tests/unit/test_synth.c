@@ -241,6 +241,34 @@ static void test_hypercube3_te_multiport_is_4(void **state)
     sn_topo_free(t);
 }
 
+static int stop_at_once(void *ctx)
+{
+    (void) ctx;
+    return 1;
+}
+
+/* A search stopped before its first answer is bounded by the interval it was given, and holds no
+ * schedule. */
+static void test_stopped_search_is_bounded(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("hypercube:3");
+    sn_params_t p = tu_params(SN_COLL_TE, "multi", "one", "full");
+    sn_synth_enc_t *e = NULL;
+    sn_err_t err = {0};
+    tu_assert_rc(sn_synth_enc_new(t, &p, 5, &e, &err), 0);
+    sn_synth_opts_t o = {.stop = stop_at_once};
+    sn_synth_result_t r;
+    tu_assert_rc(sn_synth_search(e, 3, &o, &r, &err), 0);
+    assert_int_equal(r.status, SN_SYNTH_BOUNDED);
+    assert_int_equal(r.lower, 3);
+    assert_int_equal(r.upper, 5);
+    assert_int_equal(r.calls[0].result, 0);
+    assert_null(r.sched.ev);
+    sn_synth_enc_free(e);
+    sn_topo_free(t);
+}
+
 /* ---- a random graph against a brute force ------------------------------------------------- */
 
 #define BF_N 8
@@ -324,6 +352,7 @@ int main(void)
         cmocka_unit_test(test_complete_graphs),
         cmocka_unit_test(test_stars),
         cmocka_unit_test(test_hypercube3_te_multiport_is_4),
+        cmocka_unit_test(test_stopped_search_is_bounded),
         cmocka_unit_test(test_random_graph_against_brute_force),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
