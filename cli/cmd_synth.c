@@ -13,6 +13,7 @@
 #include "stepnet/model.h"
 #include "stepnet/schedule_file.h"
 #include "stepnet/sim.h"
+#include "stepnet/util.h"
 #include "synth/synth.h"
 
 /* The default --max-clauses: CaDiCaL holds a clause of the encoding in about 100 bytes with its
@@ -20,9 +21,9 @@
  * are beyond proving in the times docs/performance.md reports. */
 #define SYNTH_DEFAULT_MAX_CLAUSES 20000000
 /* The solver's memory per clause, per literal and per variable (measured: docs/synth.md). */
-#define SYNTH_BYTES_PER_CLAUSE 48
-#define SYNTH_BYTES_PER_LIT    12
-#define SYNTH_BYTES_PER_VAR    96
+#define SYNTH_BYTES_PER_CLAUSE 96
+#define SYNTH_BYTES_PER_LIT    16
+#define SYNTH_BYTES_PER_VAR    160
 #define SYNTH_DEFAULT_TIMEOUT  600.0
 
 static const char usage[] =
@@ -41,6 +42,9 @@ static const char usage[] =
     "  --max-clauses N    refuse an encoding of more than N clauses (default 20000000)\n"
     "  --out FILE         write the optimum's schedule to FILE (default: none written; it\n"
     "                     is verified all the same)\n"
+    "  --no-bound         let the solver prove every T from 1 and find the schedule itself,\n"
+    "                     even where the lower bound meets an algorithm's steps (a check of\n"
+    "                     the bounds, and the benchmark's measure of the solver)\n"
     "\n"
     "Exit status: 0 optimal or bounded and the schedule verified, 1 the schedule did not\n"
     "verify or could not be written, 2 bad input (an unsupported collective, an encoding over\n"
@@ -56,7 +60,8 @@ static double now_s(void *ctx)
     synth_clock_t *ck = ctx;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) (ts.tv_sec - ck->start.tv_sec) + (double) (ts.tv_nsec - ck->start.tv_nsec) / 1e9;
+    return (double) (ts.tv_sec - ck->start.tv_sec) +
+           (double) (ts.tv_nsec - ck->start.tv_nsec) / 1e9;
 }
 
 static int past_timeout(void *ctx)
@@ -92,11 +97,11 @@ typedef struct {
     const char *algo;     /* the best algorithm */
     int64_t algo_steps;   /* its steps: the horizon */
     uint32_t lower_bound; /* stepnet's best lower bound (at least 1) */
-    sn_synth_enc_t *enc;
+    sn_synth_enc_t *enc;  /* NULL when the bound meets the algorithm: nothing to solve */
     sn_synth_result_t res;
-    const char *out;          /* the schedule file written, or NULL */
-    int verified;             /* the simulator verified the schedule */
-    sn_sim_result_t sim;      /* its run */
+    const char *out;     /* the schedule file written, or NULL */
+    int verified;        /* the simulator verified the schedule */
+    sn_sim_result_t sim; /* its run */
     char etext[CLI_ERR_TEXT_MAX];
 } synth_out_t;
 
@@ -135,27 +140,37 @@ static void report_json(const cli_ctx_t *c, const synth_out_t *s)
     cli_json_uint(&j, "upper", r->upper);
     cli_json_str(&j, "best_algorithm", s->algo);
     cli_json_int(&j, "best_algorithm_steps", s->algo_steps);
-    cli_json_str(&j, "unsat_by", r->status != SN_SYNTH_OPTIMAL ? NULL
-                                 : r->unsat_call >= 0          ? "solver"
-                                                               : "bound");
+    cli_json_str(&j, "unsat_by",
+                 r->status != SN_SYNTH_OPTIMAL ? NULL
+                 : r->unsat_call >= 0          ? "solver"
+                                               : "bound");
+    /* who found the optimum's schedule: the solver, or the algorithm the bound meets */
+    cli_json_str(&j, "sat_by", r->sched.ev == NULL ? NULL : s->enc ? "solver" : "algorithm");
     json_call(&j, "sat", r, r->sat_call);
     json_call(&j, "unsat", r, r->unsat_call);
     cli_json_open(&j, "calls", '[');
     for (size_t i = 0; i < r->ncalls; i++) {
         cli_json_open(&j, NULL, '{');
         cli_json_uint(&j, "slots", r->calls[i].slots);
-        cli_json_str(&j, "result", r->calls[i].result == 10   ? "sat"
-                                   : r->calls[i].result == 20 ? "unsat"
-                                                              : "unknown");
+        cli_json_str(&j, "result",
+                     r->calls[i].result == 10   ? "sat"
+                     : r->calls[i].result == 20 ? "unsat"
+                                                : "unknown");
         cli_json_double(&j, "solve_s", r->calls[i].secs);
         cli_json_uint(&j, "conflicts", r->calls[i].learned);
         cli_json_close(&j, '}');
     }
     cli_json_close(&j, ']');
     cli_json_double(&j, "solve_s", r->solve_s);
-    cli_json_uint(&j, "horizon", s->enc->horizon);
-    cli_json_uint(&j, "variables", (uint64_t) s->enc->nvars_total);
-    cli_json_uint(&j, "clauses", s->enc->nclauses);
+    if (s->enc) {
+        cli_json_uint(&j, "horizon", s->enc->horizon);
+        cli_json_uint(&j, "variables", (uint64_t) s->enc->nvars_total);
+        cli_json_uint(&j, "clauses", s->enc->nclauses);
+    } else {
+        cli_json_null(&j, "horizon");
+        cli_json_null(&j, "variables");
+        cli_json_null(&j, "clauses");
+    }
     cli_json_str(&j, "solver", sn_synth_solver_name());
     cli_json_str(&j, "schedule", s->out);
     cli_json_bool(&j, "verified", s->verified);
@@ -198,10 +213,15 @@ static void report_text(const cli_ctx_t *c, const synth_out_t *s)
         text_call("unsat", r, r->unsat_call);
     else if (r->status == SN_SYNTH_OPTIMAL)
         printf("  unsat           below %u slots by the lower bound\n", r->upper);
-    printf("  encoding        %lld variables, %llu clauses (horizon %u slots), %s\n",
-           (long long) s->enc->nvars_total, (unsigned long long) s->enc->nclauses,
-           s->enc->horizon, sn_synth_solver_name());
-    printf("  solve           %.3f s in %zu calls\n", r->solve_s, r->ncalls);
+    if (s->enc == NULL) {
+        printf("  encoding        none: the lower bound meets %s, whose schedule is written\n",
+               s->algo);
+    } else {
+        printf("  encoding        %lld variables, %llu clauses (horizon %u slots), %s\n",
+               (long long) s->enc->nvars_total, (unsigned long long) s->enc->nclauses,
+               s->enc->horizon, sn_synth_solver_name());
+        printf("  solve           %.3f s in %zu calls\n", r->solve_s, r->ncalls);
+    }
     if (r->sched.ev != NULL)
         printf("  schedule        %s: %s in the simulator, %llu steps, trace_hash %016llx\n",
                s->out ? s->out : "(not written)", s->verified ? "verified" : "NOT verified",
@@ -274,8 +294,8 @@ static uint64_t solver_bytes(const sn_synth_enc_t *e, uint64_t tables)
 }
 
 /* Builds and counts the encoding within the budgets. 0, or SN_ERANGE naming the estimate. */
-static int build_encoding(const cli_ctx_t *c, uint32_t horizon, int64_t max_clauses,
-                          uint64_t limit, sn_synth_enc_t **enc, sn_err_t *err)
+static int build_encoding(const cli_ctx_t *c, uint32_t horizon, int64_t max_clauses, uint64_t limit,
+                          sn_synth_enc_t **enc, sn_err_t *err)
 {
     uint64_t tables = sn_synth_table_bytes(c->topo, &c->params, horizon);
     if (tables > limit) {
@@ -307,11 +327,50 @@ static int build_encoding(const cli_ctx_t *c, uint32_t horizon, int64_t max_clau
     return 0;
 }
 
+/* Writes, verifies and reports the result in s; frees what s holds. The exit status. */
+static int finish(const cli_opts_t *o, const cli_ctx_t *c, synth_out_t *s, uint64_t limit)
+{
+    int exit_rc = EXIT_OK;
+    if (s->res.sched.ev != NULL)
+        exit_rc = verify_schedule(c, s, limit);
+    else
+        s->out = NULL; /* bounded: no schedule of the solver's to write */
+    if (o->json)
+        report_json(c, s);
+    else
+        report_text(c, s);
+    if (exit_rc != EXIT_OK)
+        fprintf(stderr, "stepnet synth: %s\n", s->etext);
+    free(s->res.sched.ev);
+    sn_synth_enc_free(s->enc);
+    return exit_rc;
+}
+
+/* The lower bound meets the best algorithm's steps: that is the optimum, proven by the bound,
+ * with no solver call; the schedule written is the algorithm's, recorded from the simulator. */
+static int from_algorithm(const cli_opts_t *o, const cli_ctx_t *c, synth_out_t *s, uint64_t limit,
+                          sn_err_t *err)
+{
+    sn_sched_t *rec = NULL;
+    if (sn_sched_record(c->topo, &c->params, s->algo, &rec, err) < 0)
+        return cli_fail(err);
+    sn_synth_result_t *r = &s->res;
+    r->status = SN_SYNTH_OPTIMAL;
+    r->lower = r->upper = (uint32_t) s->algo_steps;
+    r->sat_call = r->unsat_call = -1;
+    r->sched = *rec;
+    r->sched.ev = sn_xcalloc(rec->n ? rec->n : 1, sizeof *rec->ev);
+    memcpy(r->sched.ev, rec->ev, rec->n * sizeof *rec->ev);
+    sn_sched_free(rec);
+    return finish(o, c, s, limit);
+}
+
 int cli_cmd_synth(int argc, char **argv)
 {
     cli_opts_t o = {.cmd = "synth"};
     const char *timeout_s = NULL;
     int64_t max_clauses = SYNTH_DEFAULT_MAX_CLAUSES;
+    int no_bound = 0;
     synth_out_t s = {0};
     const sn_opt_t extra[] = {{.name = "--timeout", .kind = SN_OPT_STR, .str = &timeout_s},
                               {.name = "--max-clauses",
@@ -321,6 +380,7 @@ int cli_cmd_synth(int argc, char **argv)
                                .hi = INT32_MAX,
                                .unit = "clauses"},
                               {.name = "--out", .kind = SN_OPT_STR, .str = &s.out},
+                              {.name = "--no-bound", .kind = SN_OPT_FLAG, .flag = &no_bound},
                               {0}};
     sn_err_t err = {0};
     int rc = cli_opts_parse(argc, argv, &o, extra, usage, &err);
@@ -363,6 +423,11 @@ int cli_cmd_synth(int argc, char **argv)
         return cli_fail(&err);
     }
     s.lower_bound = c.bounds.best > 1 ? (uint32_t) c.bounds.best : 1;
+    if (!no_bound && s.lower_bound >= s.algo_steps) {
+        rc = from_algorithm(&o, &c, &s, limit, &err);
+        cli_ctx_free(&c);
+        return rc;
+    }
     if ((rc = build_encoding(&c, (uint32_t) s.algo_steps, max_clauses, limit, &s.enc, &err)) < 0) {
         sn_synth_enc_free(s.enc);
         cli_ctx_free(&c);
@@ -370,25 +435,14 @@ int cli_cmd_synth(int argc, char **argv)
     }
     clock_gettime(CLOCK_MONOTONIC, &ck.start);
     sn_synth_opts_t so = {.now = now_s, .stop = past_timeout, .ctx = &ck};
-    uint32_t lower = s.lower_bound < s.enc->horizon ? s.lower_bound : s.enc->horizon;
+    /* --no-bound: the solver refutes every T below the optimum itself */
+    uint32_t lower = no_bound ? 1 : s.lower_bound < s.enc->horizon ? s.lower_bound : s.enc->horizon;
     if ((rc = sn_synth_search(s.enc, lower, &so, &s.res, &err)) < 0) {
         sn_synth_enc_free(s.enc);
         cli_ctx_free(&c);
         return cli_fail(&err);
     }
-    int exit_rc = EXIT_OK;
-    if (s.res.sched.ev != NULL)
-        exit_rc = verify_schedule(&c, &s, limit);
-    else
-        s.out = NULL; /* bounded: no schedule of the solver's to write */
-    if (o.json)
-        report_json(&c, &s);
-    else
-        report_text(&c, &s);
-    if (exit_rc != EXIT_OK)
-        fprintf(stderr, "stepnet synth: %s\n", s.etext);
-    free(s.res.sched.ev);
-    sn_synth_enc_free(s.enc);
+    rc = finish(&o, &c, &s, limit);
     cli_ctx_free(&c);
-    return exit_rc;
+    return rc;
 }
