@@ -107,11 +107,9 @@ int sn_synth_enc_new(const sn_topo_t *t, const sn_params_t *p, uint32_t horizon,
 {
     *out = NULL;
     if (!sn_synth_supports(p->coll))
-        return sn_err_inval(err, "synth encodes %s, not %s", SN_SYNTH_COLLS,
-                            sn_coll_name(p->coll));
-    uint64_t cells = packet_count(t, p) * ((uint64_t) t->n + t->port_off[t->n]) *
-                         (horizon + 1ull) +
-                     horizon + 2;
+        return sn_err_inval(err, "synth encodes %s, not %s", SN_SYNTH_COLLS, sn_coll_name(p->coll));
+    uint64_t cells =
+        packet_count(t, p) * ((uint64_t) t->n + t->port_off[t->n]) * (horizon + 1ull) + horizon + 2;
     if (horizon == 0 || cells >= INT32_MAX / 2)
         return sn_err_set(err, SN_ERANGE,
                           "the encoding of %s on %s over %u slots has %llu variable cells; synth "
@@ -285,22 +283,34 @@ static int32_t at_most_one(pass_t *ps, const int32_t *x, size_t k, int want_any)
     return want_any ? prev : 0;
 }
 
+static int32_t have_lit(const sn_synth_enc_t *e, size_t k, uint32_t v, uint32_t s)
+{
+    return e->have[(k * e->n + v) * (e->horizon + 1ull) + s];
+}
+
+static int32_t send_lit(const sn_synth_enc_t *e, size_t k, uint32_t l, uint32_t s)
+{
+    return e->send[(k * e->nlinks + l) * (e->horizon + 1ull) + s];
+}
+
 void sn_synth_encode(sn_synth_enc_t *e, sn_synth_sink_fn sink, void *ctx)
 {
     const sn_topo_t *t = e->t;
     const sn_portmodel_t *pm = &e->p->pm;
     uint32_t n = e->n, H = e->horizon, L = e->nlinks;
-    size_t S = (size_t) H + 1;
     uint32_t maxdeg = 0;
     for (uint32_t u = 0; u < n; u++)
         maxdeg = sn_topo_degree(t, u) > maxdeg ? sn_topo_degree(t, u) : maxdeg;
     size_t tmpcap = e->npkt > maxdeg ? e->npkt : maxdeg;
-    pass_t ps = {e, sink, ctx, e->nvars + 1, sn_xcalloc(tmpcap + 4, sizeof(int32_t)),
-                 sn_xcalloc(tmpcap + 4, sizeof(int32_t)), sn_xcalloc(L ? L : 1, sizeof(int32_t))};
+    pass_t ps = {e,
+                 sink,
+                 ctx,
+                 e->nvars + 1,
+                 sn_xcalloc(tmpcap + 4, sizeof(int32_t)),
+                 sn_xcalloc(tmpcap + 4, sizeof(int32_t)),
+                 sn_xcalloc(L ? L : 1, sizeof(int32_t))};
     e->nclauses = 0;
     e->nlits = 0;
-#define HAVE(k, v, s) e->have[((k) * n + (v)) * S + (s)]
-#define SEND(k, l, s) e->send[((k) * L + (l)) * S + (s)]
     /* the deadline: after slot s is after it, so is every later one */
     for (uint32_t s = 1; s <= H; s++)
         clause2(&ps, -e->late[s], e->late[s + 1]);
@@ -308,31 +318,31 @@ void sn_synth_encode(sn_synth_enc_t *e, sn_synth_sink_fn sink, void *ctx)
         const sn_synth_pkt_t *pk = &e->pkt[k];
         for (uint32_t s = 1; s <= H; s++) {
             for (uint32_t l = 0; l < L; l++) {
-                int32_t x = SEND(k, l, s);
+                int32_t x = send_lit(e, k, l, s);
                 if (x == SN_SYNTH_FALSE)
                     continue;
                 uint32_t u = e->link_from[l], w = e->link_to[l];
-                clause2(&ps, -x, HAVE(k, u, s - 1)); /* a node sends only what it holds */
-                clause2(&ps, -x, HAVE(k, w, s));     /* and the receiver then holds it */
-                clause2(&ps, -x, -HAVE(k, w, s - 1)); /* never to a node that holds it */
+                clause2(&ps, -x, have_lit(e, k, u, s - 1));  /* a node sends only what it holds */
+                clause2(&ps, -x, have_lit(e, k, w, s));      /* and the receiver then holds it */
+                clause2(&ps, -x, -have_lit(e, k, w, s - 1)); /* never to a node that holds it */
                 /* no send that reaches no destination by the deadline */
                 clause2(&ps, -x, -e->late[s + e->reach[k * n + w]]);
             }
             for (uint32_t v = 0; v < n; v++) {
-                int32_t h = HAVE(k, v, s);
+                int32_t h = have_lit(e, k, v, s);
                 if (v == pk->src || h == SN_SYNTH_FALSE)
                     continue;
                 /* holding after s: held after s - 1 or received in s */
                 size_t m = 0;
                 ps.tmp[m++] = -h;
-                ps.tmp[m++] = HAVE(k, v, s - 1);
+                ps.tmp[m++] = have_lit(e, k, v, s - 1);
                 for (uint32_t q = 0; q < sn_topo_degree(t, v); q++)
-                    ps.tmp[m++] = SEND(k, e->link_rev[t->port_off[v] + q], s);
+                    ps.tmp[m++] = send_lit(e, k, e->link_rev[t->port_off[v] + q], s);
                 clause(&ps, ps.tmp, m);
-                clause2(&ps, -HAVE(k, v, s - 1), h); /* a node keeps what it holds */
+                clause2(&ps, -have_lit(e, k, v, s - 1), h); /* a node keeps what it holds */
             }
             for (uint32_t i = 0; i < pk->ndest; i++) /* the deadline met */
-                clause2(&ps, -e->late[s + 1], HAVE(k, e->dest[pk->first_dest + i], s));
+                clause2(&ps, -e->late[s + 1], have_lit(e, k, e->dest[pk->first_dest + i], s));
         }
     }
     int need_busy = pm->ports == SN_PORTS_SINGLE || pm->duplex == SN_DUPLEX_HALF;
@@ -340,8 +350,8 @@ void sn_synth_encode(sn_synth_enc_t *e, sn_synth_sink_fn sink, void *ctx)
         for (uint32_t l = 0; l < L; l++) { /* one packet per link per slot */
             size_t m = 0;
             for (size_t k = 0; k < e->npkt; k++)
-                if (SEND(k, l, s) != SN_SYNTH_FALSE)
-                    ps.tmp[m++] = SEND(k, l, s);
+                if (send_lit(e, k, l, s) != SN_SYNTH_FALSE)
+                    ps.tmp[m++] = send_lit(e, k, l, s);
             ps.busy[l] = at_most_one(&ps, ps.tmp, m, need_busy);
         }
         if (pm->ports == SN_PORTS_SINGLE)
@@ -366,8 +376,6 @@ void sn_synth_encode(sn_synth_enc_t *e, sn_synth_sink_fn sink, void *ctx)
                 if (l < e->link_rev[l]) /* one direction per edge */
                     clause2(&ps, -ps.busy[l], -ps.busy[e->link_rev[l]]);
     }
-#undef HAVE
-#undef SEND
     e->nvars_total = ps.next - 1;
     free(ps.buf);
     free(ps.tmp);

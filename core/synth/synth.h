@@ -39,22 +39,22 @@ typedef struct sn_synth_pkt_s {
 typedef struct sn_synth_enc_s {
     const sn_topo_t *t;
     const sn_params_t *p;
-    uint32_t horizon; /* H */
+    uint32_t horizon;   /* H */
     uint32_t n, nlinks; /* nodes; directed links (link of port q of u: t->port_off[u] + q) */
     sn_synth_pkt_t *pkt;
     size_t npkt;
-    uint32_t *dest;   /* the destinations of every packet, packet by packet */
-    uint32_t *dist;   /* [n * n] hop distances */
-    uint32_t *reach;  /* [npkt * n]: hops from node v to the nearest destination of packet k */
-    int32_t *have;    /* [(k * n + v) * (H + 1) + s]: node v holds packet k after slot s */
-    int32_t *send;    /* [(k * nlinks + l) * (H + 1) + s]: packet k crosses link l in slot s */
-    int32_t *late;    /* [H + 2]: late[s] (s = 1 .. H + 1) "slot s is after the deadline" */
+    uint32_t *dest;  /* the destinations of every packet, packet by packet */
+    uint32_t *dist;  /* [n * n] hop distances */
+    uint32_t *reach; /* [npkt * n]: hops from node v to the nearest destination of packet k */
+    int32_t *have;   /* [(k * n + v) * (H + 1) + s]: node v holds packet k after slot s */
+    int32_t *send;   /* [(k * nlinks + l) * (H + 1) + s]: packet k crosses link l in slot s */
+    int32_t *late;   /* [H + 2]: late[s] (s = 1 .. H + 1) "slot s is after the deadline" */
     uint32_t *link_from, *link_to; /* [nlinks]: the link's sender and receiver */
     uint32_t *link_rev;            /* [nlinks]: the same edge the other way */
-    int32_t nvars;         /* the variables of the tables (auxiliaries come on top) */
-    int32_t nvars_total;   /* with the port constraints' auxiliaries (after a pass) */
-    uint64_t nclauses;     /* after a pass */
-    uint64_t nlits;        /* literals of those clauses */
+    int32_t nvars;                 /* the variables of the tables (auxiliaries come on top) */
+    int32_t nvars_total;           /* with the port constraints' auxiliaries (after a pass) */
+    uint64_t nclauses;             /* after a pass */
+    uint64_t nlits;                /* literals of those clauses */
 } sn_synth_enc_t;
 
 /* The bytes sn_synth_enc_new allocates for (t, p) with horizon H, from the sizes only (nothing
