@@ -45,6 +45,8 @@ static const char usage[] =
     "  --no-bound         let the solver prove every T from 1 and find the schedule itself,\n"
     "                     even where the lower bound meets an algorithm's steps (a check of\n"
     "                     the bounds, and the benchmark's measure of the solver)\n"
+    "  --no-incremental   a new solver for every T instead of one incremental solver (what\n"
+    "                     incremental solving gains: docs/synth.md)\n"
     "\n"
     "Exit status: 0 optimal or bounded and the schedule verified, 1 the schedule did not\n"
     "verify or could not be written, 2 bad input (an unsupported collective, an encoding over\n"
@@ -370,18 +372,20 @@ int cli_cmd_synth(int argc, char **argv)
     cli_opts_t o = {.cmd = "synth"};
     const char *timeout_s = NULL;
     int64_t max_clauses = SYNTH_DEFAULT_MAX_CLAUSES;
-    int no_bound = 0;
+    int no_bound = 0, no_incremental = 0;
     synth_out_t s = {0};
-    const sn_opt_t extra[] = {{.name = "--timeout", .kind = SN_OPT_STR, .str = &timeout_s},
-                              {.name = "--max-clauses",
-                               .kind = SN_OPT_INT,
-                               .num = &max_clauses,
-                               .lo = 1,
-                               .hi = INT32_MAX,
-                               .unit = "clauses"},
-                              {.name = "--out", .kind = SN_OPT_STR, .str = &s.out},
-                              {.name = "--no-bound", .kind = SN_OPT_FLAG, .flag = &no_bound},
-                              {0}};
+    const sn_opt_t extra[] = {
+        {.name = "--timeout", .kind = SN_OPT_STR, .str = &timeout_s},
+        {.name = "--max-clauses",
+         .kind = SN_OPT_INT,
+         .num = &max_clauses,
+         .lo = 1,
+         .hi = INT32_MAX,
+         .unit = "clauses"},
+        {.name = "--out", .kind = SN_OPT_STR, .str = &s.out},
+        {.name = "--no-bound", .kind = SN_OPT_FLAG, .flag = &no_bound},
+        {.name = "--no-incremental", .kind = SN_OPT_FLAG, .flag = &no_incremental},
+        {0}};
     sn_err_t err = {0};
     int rc = cli_opts_parse(argc, argv, &o, extra, usage, &err);
     if (rc == CLI_HELP)
@@ -434,7 +438,7 @@ int cli_cmd_synth(int argc, char **argv)
         return cli_refuse(&err);
     }
     clock_gettime(CLOCK_MONOTONIC, &ck.start);
-    sn_synth_opts_t so = {.now = now_s, .stop = past_timeout, .ctx = &ck};
+    sn_synth_opts_t so = {.now = now_s, .stop = past_timeout, .ctx = &ck, .fresh = no_incremental};
     /* --no-bound: the solver refutes every T below the optimum itself */
     uint32_t lower = no_bound ? 1 : s.lower_bound < s.enc->horizon ? s.lower_bound : s.enc->horizon;
     if ((rc = sn_synth_search(s.enc, lower, &so, &s.res, &err)) < 0) {

@@ -51,14 +51,21 @@ int sn_synth_search(sn_synth_enc_t *e, uint32_t lower, const sn_synth_opts_t *op
     if (lower < 1 || lower > e->horizon)
         return sn_err_inval(err, "synth: the lower bound %u is outside 1 .. %u (the horizon)",
                             lower, e->horizon);
-    CCaDiCaL *s = ccadical_init();
     uint64_t learned = 0;
-    ccadical_set_learn(s, &learned, INT_MAX, on_learn);
-    if (opts && opts->stop)
-        ccadical_set_terminate(s, opts->ctx, opts->stop);
-    sn_synth_encode(e, add_clause, s);
+    CCaDiCaL *s = NULL;
     int found = 0, stopped = 0;
     for (uint32_t T = lower; T <= e->horizon && r->ncalls < SN_SYNTH_MAX_CALLS; T++) {
+        if (s != NULL && opts && opts->fresh) {
+            ccadical_release(s);
+            s = NULL;
+        }
+        if (s == NULL) { /* once, or with opts->fresh for every T */
+            s = ccadical_init();
+            ccadical_set_learn(s, &learned, INT_MAX, on_learn);
+            if (opts && opts->stop)
+                ccadical_set_terminate(s, opts->ctx, opts->stop);
+            sn_synth_encode(e, add_clause, s);
+        }
         sn_synth_call_t *c = &r->calls[r->ncalls];
         c->slots = T;
         learned = 0;
@@ -84,7 +91,8 @@ int sn_synth_search(sn_synth_enc_t *e, uint32_t lower, const sn_synth_opts_t *op
         }
         break;
     }
-    ccadical_release(s);
+    if (s != NULL)
+        ccadical_release(s);
     if (found && r->lower == r->upper)
         r->status = SN_SYNTH_OPTIMAL;
     if (!found && !stopped && r->lower > e->horizon)

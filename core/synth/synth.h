@@ -94,6 +94,8 @@ typedef struct sn_synth_opts_s {
     double (*now)(void *ctx);
     int (*stop)(void *ctx);
     void *ctx;
+    int fresh; /* 1: a new solver for every T (no clauses carried over), to measure what
+                  incremental solving gains */
 } sn_synth_opts_t;
 
 typedef enum { SN_SYNTH_OPTIMAL = 0, SN_SYNTH_BOUNDED = 1 } sn_synth_status_t;
