@@ -169,6 +169,7 @@ int cli_dyn(const char *cmd, const cli_opts_t *o, const char *lambda_s, const ch
 int cli_cmd_model(int argc, char **argv);
 int cli_cmd_sim(int argc, char **argv);
 int cli_cmd_export(int argc, char **argv);
+int cli_cmd_synth(int argc, char **argv);
 int cli_cmd_algos(int argc, char **argv);
 int cli_cmd_run(int argc, char **argv);
 int cli_cmd_bench(int argc, char **argv);

@@ -18,6 +18,7 @@ static const char usage[] =
     "  run     run over real TCP links between stepnet-node processes, timed and verified\n"
     "  bench   an OSU-style sweep of run over packet sizes in one launch (text, CSV, JSON)\n"
     "  export  write the schedule an algorithm plays as a schedule file (docs/schedule.md)\n"
+    "  synth   the minimum number of slots, proven with a SAT solver, and its schedule\n"
     "  algos   list the algorithms, their collectives, port models and sources\n"
     "  table   the thesis reproduction table: formulas, predicted, simulated (and TCP) steps\n"
     "  keygen  create a cluster key file for join-mode runs (authenticated, encrypted links)\n"
@@ -54,6 +55,8 @@ static int dispatch(int argc, char **argv)
         return cli_cmd_sim(argc - 2, argv + 2);
     if (strcmp(argv[1], "export") == 0)
         return cli_cmd_export(argc - 2, argv + 2);
+    if (strcmp(argv[1], "synth") == 0)
+        return cli_cmd_synth(argc - 2, argv + 2);
     if (strcmp(argv[1], "algos") == 0)
         return cli_cmd_algos(argc - 2, argv + 2);
     if (strcmp(argv[1], "run") == 0)
@@ -64,12 +67,13 @@ static int dispatch(int argc, char **argv)
         return cli_cmd_table(argc - 2, argv + 2);
     if (strcmp(argv[1], "keygen") == 0)
         return cli_cmd_keygen(argc - 2, argv + 2);
-    fprintf(stderr,
-            "stepnet: unknown command '%s'; commands: model, sim, export, run, bench, algos, "
-            "table, keygen "
-            "(see "
-            "--help)\n",
-            argv[1]);
+    fprintf(
+        stderr,
+        "stepnet: unknown command '%s'; commands: model, sim, export, synth, run, bench, algos, "
+        "table, keygen "
+        "(see "
+        "--help)\n",
+        argv[1]);
     return EXIT_BADINPUT;
 }
 

@@ -18,6 +18,8 @@ PKGS=(build-essential cmake ninja-build pkg-config libuv1-dev libprotobuf-c-dev
       python3 gnuplot-nox librsvg2-bin)
 # debhelper, lintian: scripts/package.sh builds the Debian package, the test `package` checks it
 PKGS+=(debhelper lintian)
+# stepnet synth: the SAT solver CaDiCaL through its C API (core/synth/solve.c)
+PKGS+=(libcadical-dev)
 missing=()
 for p in "${PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -12,7 +12,7 @@ cat "$include" >"$tmp"
 if [ "$name" = stepnet ]; then
     # the commands, each with the text of `stepnet COMMAND --help`, verbatim
     printf '\n[COMMANDS]\n' >>"$tmp"
-    for cmd in model sim export run bench algos table keygen; do
+    for cmd in model sim export synth run bench algos table keygen; do
         printf '.SS "stepnet %s"\n.nf\n' "$cmd" >>"$tmp"
         "$prog" "$cmd" --help | sed -e 's/\\/\\e/g' -e 's/^\([.'"'"']\)/\\\&\1/' >>"$tmp"
         printf '.fi\n' >>"$tmp"
