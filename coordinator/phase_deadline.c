@@ -172,4 +172,3 @@ void sn__coord_deadline(sn_coord_t *r, uint32_t ms)
     r->deadline_ms = ms;
     uv_timer_start(&r->deadline, sn__coord_on_deadline, ms, 0);
 }
-

@@ -273,4 +273,3 @@ int sn_sched_file_check(const sn_sched_file_t *f, const sn_topo_t *t, const sn_p
     free(h.tab);
     return rc;
 }
-
