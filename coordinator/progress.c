@@ -292,7 +292,7 @@ void sn__coord_progress_rep_start(sn_coord_t *r)
         return;
     }
     uint64_t now = uv_hrtime();
-    sn_progress_snap_t s;
+    sn_progress_snap_t s = {.eta_s = -1}; /* calibration_snap sets only its counts */
     if (p->t0 == 0) {
         p->t0 = r->t0;       /* the first repetition's START */
         if (r->floor_done) { /* the calibration's last series ended with the last empty slot */

@@ -104,7 +104,8 @@ static int64_t compose(build_t *b, uint32_t u, uint32_t dst, uint32_t seq, uint3
         sn_grow((void **) &b->cand, &b->capcand, b->ncand + 1, sizeof *b->cand);
         b->cand[b->ncand++] = j;
     }
-    qsort_r(b->cand, b->ncand, sizeof *b->cand, by_size_desc, (void *) ops);
+    if (b->ncand > 1) /* (cand is NULL before the first candidate) */
+        qsort_r(b->cand, b->ncand, sizeof *b->cand, by_size_desc, (void *) ops);
     for (size_t c = 0; c < b->ncand && covered < nset; c++) {
         uint32_t j = b->cand[c];
         const uint32_t *o = ops->id + ops->first[j];
