@@ -4,7 +4,9 @@
  * links at once and times each round until every neighbour echoed (the NIC sharing of a slot); it
  * reports both in Calibrated. The coordinator derives the terms of the time model from them
  * (docs/runtime.md, docs/model.md). Concurrent pings carry CONC_SEQ in their sequence number.
- * The empty and the sized probes alternate (probe 2k empty, 2k+1 sized; the same for the rounds),
+ * A link first sends `probes` empty pings alone, whose median is its round trip
+ * (sn_tm_probe_clean: an empty ping sent among sized ones waits behind them on loopback). Then
+ * the empty and the sized probes alternate (probe 2k empty, 2k+1 sized; the same for the rounds),
  * and the sized round trip reported is the empty median plus the median of the pairs'
  * differences when it is resolved (sn_tm_probe_extra): a transient (a process starting beside
  * the run) then slows both probes of a pair instead of one series, which turned noise into a
@@ -23,7 +25,9 @@
 
 static void send_ping(link_t *l)
 {
-    uint32_t bytes = sn_tm_probe_sized(l->cal.probe, l->cal.probes) ? l->cal.probe_bytes : 0;
+    uint32_t p = l->cal.probe, n = l->cal.probes;
+    uint32_t bytes =
+        !sn_tm_probe_clean(p, n) && sn_tm_probe_sized(p - n, n) ? l->cal.probe_bytes : 0;
     l->cal.probe_t0 = uv_hrtime();
     sn__node_link_probe(l, SN_FRAME_PING, l->cal.probe, bytes);
 }
@@ -42,13 +46,14 @@ static uint64_t median_of(uint64_t *v, uint32_t n)
     return v[n / 2];
 }
 
-/* The round trips of a series of alternated pairs: the empty probes' median, and that plus the
- * pairs' resolved extra (sn_tm_probe_extra) for the sized ones. */
-static void series_rtts(uint64_t *empty, uint64_t *sized, uint32_t pairs, uint64_t *rtt0_ns,
-                        uint64_t *rtt_ns)
+/* The round trips of a series of alternated pairs: the median of the clean empty probes (those
+ * sent before any sized one; none: the pairs' empty ones), and that plus the pairs' resolved
+ * extra (sn_tm_probe_extra) for the sized ones. */
+static void series_rtts(uint64_t *clean, uint32_t nclean, uint64_t *empty, uint64_t *sized,
+                        uint32_t pairs, uint64_t *rtt0_ns, uint64_t *rtt_ns)
 {
     double extra = sn_tm_probe_extra(empty, sized, pairs);
-    *rtt0_ns = median_of(empty, pairs);
+    *rtt0_ns = nclean ? median_of(clean, nclean) : median_of(empty, pairs);
     *rtt_ns = *rtt0_ns + (uint64_t) (extra + 0.5);
 }
 
@@ -65,7 +70,8 @@ static void calibration_done(node_t *nd)
             continue;
         stepnet__link_timing__init(&lt[k]);
         lt[k].edge = l->edge;
-        series_rtts(l->cal.rtt0, l->cal.rtt, l->cal.done[1], &lt[k].rtt0_ns, &lt[k].rtt_ns);
+        series_rtts(l->cal.clean, l->cal.nclean, l->cal.rtt0, l->cal.rtt, l->cal.done[1],
+                    &lt[k].rtt0_ns, &lt[k].rtt_ns);
         lt[k].bytes = l->cal.probe_bytes;
         ptrs[k] = &lt[k];
         k++;
@@ -73,7 +79,7 @@ static void calibration_done(node_t *nd)
     cal.node = nd->id;
     if (nd->conc.on && nd->conc.rounds) {
         cal.has_conc_rtt0_ns = cal.has_conc_rtt_ns = 1;
-        series_rtts(nd->conc.rtt, nd->conc.rtt + nd->conc.rounds, nd->conc.done[1],
+        series_rtts(NULL, 0, nd->conc.rtt, nd->conc.rtt + nd->conc.rounds, nd->conc.done[1],
                     &cal.conc_rtt0_ns, &cal.conc_rtt_ns);
     }
     cal.n_links = k;
@@ -134,10 +140,22 @@ void sn__node_on_pong(link_t *l, uint64_t seq)
         on_conc_pong(l->nd, seq);
         return;
     }
-    if (!l->dialer || l->cal.probe >= 2 * l->cal.probes || seq != l->cal.probe)
+    uint32_t n = l->cal.probes;
+    if (!l->dialer || l->cal.probe >= 3 * n || seq != l->cal.probe)
         return;
     uint64_t now = uv_hrtime(), rtt = now - l->cal.probe_t0;
-    int sized = sn_tm_probe_sized(l->cal.probe, l->cal.probes);
+    if (sn_tm_probe_clean(l->cal.probe, n)) {
+        l->cal.clean[l->cal.nclean++] = rtt;
+        if (sn_deadline_series_more(l->cal.nclean, n, now - l->cal.series_t0))
+            l->cal.probe++;
+        else { /* the clean series ends (all, or as many as its time allows): the pairs */
+            l->cal.probe = n;
+            l->cal.series_t0 = now;
+        }
+        send_ping(l);
+        return;
+    }
+    int sized = sn_tm_probe_sized(l->cal.probe - n, n);
     uint32_t done = l->cal.done[sized]++;
     if (!sized)
         l->cal.rtt0[done] = rtt;
@@ -149,7 +167,7 @@ void sn__node_on_pong(link_t *l, uint64_t seq)
         send_ping(l);
         return;
     }
-    l->cal.probe = 2 * l->cal.probes; /* done: a late pong matches nothing */
+    l->cal.probe = 3 * n; /* done: a late pong matches nothing */
     l->cal.calibrated = 1;
     if (--l->nd->cal_left == 0)
         links_done(l->nd);
@@ -170,13 +188,16 @@ void sn__node_calibrate(node_t *nd, uint32_t bytes, uint32_t probes, int concurr
         link_t *l = &nd->links[q];
         if (!l->dialer)
             continue;
+        free(l->cal.clean);
         free(l->cal.rtt0);
         free(l->cal.rtt);
         l->cal.probes = probes;
+        l->cal.nclean = 0;
         l->cal.probe_bytes = bytes;
         l->cal.probe = 0;
         l->cal.done[0] = l->cal.done[1] = 0;
         l->cal.series_t0 = uv_hrtime();
+        l->cal.clean = sn_xcalloc(probes + 1, sizeof *l->cal.clean);
         l->cal.rtt0 = sn_xcalloc(probes + 1, sizeof *l->cal.rtt0);
         l->cal.rtt = sn_xcalloc(probes + 1, sizeof *l->cal.rtt);
         if (probes > 0) {

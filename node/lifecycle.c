@@ -262,6 +262,7 @@ static void node_free(node_t *nd)
     if (nd->plan)
         nd->algo->plan_free(nd->plan);
     for (uint32_t q = 0; nd->links && q < nd->deg; q++) {
+        free(nd->links[q].cal.clean);
         free(nd->links[q].cal.rtt0);
         free(nd->links[q].cal.rtt);
     }

@@ -71,10 +71,11 @@ typedef struct link_dial_s {
 /* Ping-pong probes on a link, measured by its dialler (calibrate.c). */
 typedef struct link_cal_s {
     uint32_t probe, probes, probe_bytes;
-    uint32_t done[2]; /* probes measured in the empty and the sized series (a series stops
+    uint32_t nclean;  /* empty probes measured before any sized one (the link's round trip) */
+    uint32_t done[2]; /* probes measured in the pairs' empty and sized series (a series stops
                          early past SN_DEADLINE_SERIES_NS) */
     uint64_t probe_t0, series_t0;
-    uint64_t *rtt0, *rtt;
+    uint64_t *clean, *rtt0, *rtt;
     int calibrated;
 } link_cal_t;
 

@@ -191,6 +191,11 @@ int sn_tm_probe_sized(uint32_t probe, uint32_t probes)
     return (int) (probe & 1);
 }
 
+int sn_tm_probe_clean(uint32_t probe, uint32_t probes)
+{
+    return probe < probes;
+}
+
 double sn_tm_probe_extra(const uint64_t *empty, const uint64_t *sized, uint32_t n)
 {
     if (n == 0)

@@ -80,8 +80,18 @@ void sn_tm_edge_alpha(const sn_topo_t *t, const sn_tm_calib_t *c, double *alpha)
  * `probes` sized probes is a sized one: they alternate, 2k empty and 2k+1 sized. The per-byte
  * terms are the difference of the two series' medians; alternated, a transient that slows
  * consecutive probes slows both series alike and leaves the difference, where two series one
- * after the other put it into one of them and made it a per-byte cost. */
+ * after the other put it into one of them and made it a per-byte cost. A link's series is
+ * preceded by `probes` empty probes alone (SN_TM_CLEAN_PROBES): see sn_tm_link_probe. */
 int sn_tm_probe_sized(uint32_t probe, uint32_t probes);
+
+/* A link's calibration sends `probes` empty probes first, then the `probes` alternated pairs of
+ * sn_tm_probe_sized: probe p (0 .. 3 probes - 1) is clean (an empty probe of the first part)
+ * when p < probes, else probe p - probes of the pairs. The link's round trip is the clean
+ * probes' median: an empty probe of a pair often waits behind a sized probe of another link of
+ * its node or of its neighbour, since every link calibrates at once, and with probes of 1 MiB
+ * that made the empty round trip milliseconds on loopback. The clean probes all run before any
+ * node sends a sized one, as every node starts its calibration together. */
+int sn_tm_probe_clean(uint32_t probe, uint32_t probes);
 
 /* The extra round trip of a sized probe over an empty one (nanoseconds) from n alternated pairs,
  * empty[k] sent just before sized[k]: the median of the pairs' differences, so that what slows

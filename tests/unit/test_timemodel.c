@@ -158,6 +158,17 @@ static void test_probe_order_survives_a_transient(void **state)
     assert_true(sn_tm_probe_sized(1, P));
 }
 
+/* A link's probes: `probes` empty ones alone first (its round trip, away from every sized probe
+ * of the calibration), then the alternated pairs. */
+static void test_clean_probes_first(void **state)
+{
+    (void) state;
+    enum { P = 20 };
+    for (uint32_t p = 0; p < 3 * P; p++)
+        assert_int_equal(sn_tm_probe_clean(p, P), p < P);
+    assert_false(sn_tm_probe_clean(0, 0));
+}
+
 static void test_probe_extra(void **state)
 {
     (void) state;
@@ -207,6 +218,7 @@ int main(void)
         cmocka_unit_test(test_nic_sharing),
         cmocka_unit_test(test_slow_ping_capped_at_the_empty_slot),
         cmocka_unit_test(test_probe_order_survives_a_transient),
+        cmocka_unit_test(test_clean_probes_first),
         cmocka_unit_test(test_probe_extra),
         cmocka_unit_test(test_node_terms),
     };
