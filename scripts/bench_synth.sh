@@ -21,19 +21,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 # connected random graphs: a random spanning tree plus n/2 extra edges, fixed seeds
 for spec in 16:1 20:2 24:3 24:4; do
-    python3 - "${spec%%:*}" "${spec#*:}" "$dir/rand${spec%%:*}_${spec#*:}.txt" <<'PY'
-import random, sys
-n, seed, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-r = random.Random(seed)
-edges = set()
-for i in range(1, n):
-    edges.add((r.randrange(i), i))
-while len(edges) < n - 1 + n // 2:
-    a, b = r.sample(range(n), 2)
-    edges.add((min(a, b), max(a, b)))
-with open(path, "w") as f:
-    f.write("".join(f"{a} {b}\n" for a, b in sorted(edges)))
-PY
+    python3 scripts/random_graph.py "${spec%%:*}" "${spec#*:}" "$dir/rand${spec%%:*}_${spec#*:}.txt"
 done
 cases=(
     "bcast single|--topo ring:24 --coll bcast --ports single"

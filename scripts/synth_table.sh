@@ -34,20 +34,7 @@ done
 for spec in 10:1 10:2 12:3 12:4 14:5 14:6 16:7 16:8; do
     n=${spec%%:*} seed=${spec#*:}
     f="$dir/random${n}_$seed.txt"
-    python3 - "$n" "$seed" "$f" <<'PY'
-import random, sys
-n, seed, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-r = random.Random(seed)
-edges = set()
-for i in range(1, n):
-    edges.add((r.randrange(i), i))
-while len(edges) < n - 1 + n // 2:
-    a, b = r.sample(range(n), 2)
-    edges.add((min(a, b), max(a, b)))
-with open(path, "w") as fh:
-    fh.write("# a connected random graph: a random spanning tree plus n/2 edges, seed %d\n" % seed)
-    fh.write("".join(f"{a} {b}\n" for a, b in sorted(edges)))
-PY
+    python3 scripts/random_graph.py "$n" "$seed" "$f"
     for ((root = 0; root < n; root++)); do
         cases+=("random|--topo file:$f --coll bcast --ports single --root $root")
     done
