@@ -554,10 +554,17 @@ void cli_sweep_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_
         cli_sweep_json_bandwidth(&j, run, pt->size, pt->wall_ns, pt->nwall);
         cli_sweep_json_calibration(&j, res);
         double pred = cli_sweep_point_predicted_us(res, pt);
-        if (pred >= 0)
+        if (pred >= 0) {
             cli_json_double(&j, "predicted_us", pred);
-        else
+            /* which prediction: the time model of the run's mode, or the links' estimate */
+            cli_json_str(&j, "model",
+                         !pt->has_model       ? "links"
+                         : res->sync_dataflow ? "dataflow"
+                                              : "slot");
+        } else {
             cli_json_null(&j, "predicted_us");
+            cli_json_null(&j, "model");
+        }
         if (pt->verified)
             cli_json_uint(&j, "bytes_checked", pt->bytes_checked);
         else

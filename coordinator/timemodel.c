@@ -99,15 +99,18 @@ static int model_at(const sn_coord_opts_t *o, const sn_coord_result_t *res, sn_c
     if (o->idle_slots) {
         steps = o->idle_slots; /* empty frames only: every slot takes the floor */
     } else {
-        sn_params_t p = c->params;
-        p.size = size;
+        /* The schedule at the job's own parameters, not at this point's size: a plan keeps a
+         * pointer to the parameters it was built with (the sweep's largest size), so a copy at
+         * another size made the simulator's payload check fail and left every point of a sweep
+         * but the largest without a model. Which packet crosses which link in which slot does
+         * not depend on the size; the models take the size from cal. */
         sn_sim_opts_t so = {0};
-        so.max_slots = sn_model_slot_limit(t, &p, c->predicted);
+        so.max_slots = sn_model_slot_limit(t, &c->params, c->predicted);
         so.on_send = on_send;
         so.send_ctx = &m;
         sn_sim_result_t sr;
         sn_err_t err = {0};
-        if (sn_sim_run(t, &p, c->algo, c->plan, &so, &sr, &err) < 0 || !sr.verified ||
+        if (sn_sim_run(t, &c->params, c->algo, c->plan, &so, &sr, &err) < 0 || !sr.verified ||
             sr.steps != steps) /* cannot happen for a verified run: no model then */
             goto out;
         steps += res->barrier_slots; /* the in-band barrier: empty slots, in the wall time */

@@ -247,6 +247,8 @@ static void test_sweep_json_csv(void **state)
         double p50 = tu_json_num(line, "wall_us_p50"), avg = tu_json_num(line, "wall_us_avg");
         assert_true(mn > 0 && mn <= p50 && p50 <= mx && mn <= avg && avg <= mx);
         assert_true(tu_json_num(line, "predicted_us") > 0);
+        /* every size by the time model, not only the largest (whose parameters the plan holds) */
+        assert_string_equal(tu_json_str(line, "model", buf, sizeof buf), "slot");
         /* the nodes' mean own time of every repetition, within its span (one clock) */
         double coll[8], node[8];
         assert_int_equal(tu_json_nums(line, "coll_us", coll, 8), 3);
@@ -584,7 +586,8 @@ static const char *const bench_measured[] = {
     "steps",       "packets",          "deliveries",   "trace_hash",     "bytes_checked",
     "wall_us_avg", "wall_us_min",      "wall_us_max",  "wall_us_p50",    "wall_us_p99",
     "coll_us_avg", "coll_us_median",   "node_us_avg",  "node_us_median", "predicted_us",
-    "alpha_us",    "beta_us_per_byte", "bw_node_mb_s", "bw_total_mb_s",  NULL};
+    "alpha_us",    "beta_us_per_byte", "bw_node_mb_s", "bw_total_mb_s",  "model",
+    NULL};
 
 /* A failed run has no prediction and, failing in its first repetition without calibration
  * (--probes 0), measured nothing: every such field is null, not 0, in run's and bench's JSON, and
