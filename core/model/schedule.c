@@ -22,7 +22,7 @@ static void on_send(void *ctx, uint64_t slot, uint32_t node, uint32_t port, cons
     r->s->ev[r->s->n++] = (sn_sched_ev_t){slot, node, port, *pkt};
 }
 
-static int cmp_ev(const void *a, const void *b)
+int sn_sched_ev_cmp(const void *a, const void *b)
 {
     const sn_sched_ev_t *x = a, *y = b;
     if (x->slot != y->slot)
@@ -57,7 +57,7 @@ int sn_sched_record(const sn_topo_t *t, const sn_params_t *p, const char *algo, 
         sn_sched_free(s);
         return rc;
     }
-    qsort(s->ev, s->n, sizeof *s->ev, cmp_ev);
+    qsort(s->ev, s->n, sizeof *s->ev, sn_sched_ev_cmp);
     s->steps = res.steps;
     s->predicted = predicted;
     s->algo = a;

@@ -491,16 +491,6 @@ static int parse_top_key(lex_t *x, parse_t *ps, const char *key)
     return 0;
 }
 
-static int cmp_ev(const void *a, const void *b)
-{
-    const sn_sched_ev_t *x = a, *y = b;
-    if (x->slot != y->slot)
-        return x->slot < y->slot ? -1 : 1;
-    if (x->node != y->node)
-        return x->node < y->node ? -1 : 1;
-    return x->port < y->port ? -1 : (x->port > y->port);
-}
-
 /* The operands in the order of the sorted transmissions (their listed positions are in the
  * tags); only data transmissions of combining collectives have them. */
 static int sort_operands(sn_sched_file_t *f, const parse_t *ps, sn_err_t *err)
@@ -569,7 +559,7 @@ int sn_sched_file_parse(const char *text, size_t len, sn_sched_file_t **out, sn_
     /* the sort is stable in effect: (slot, node, port) identifies a transmission in a valid file,
      * and the checker refuses two on one port in one slot */
     if (rc == 0 && f->sched.n > 1) /* ev is NULL in a file without transmissions */
-        qsort(f->sched.ev, f->sched.n, sizeof *f->sched.ev, cmp_ev);
+        qsort(f->sched.ev, f->sched.n, sizeof *f->sched.ev, sn_sched_ev_cmp);
     if (rc == 0)
         rc = sort_operands(f, &ps, err);
     free(ps.opnd);
@@ -649,7 +639,7 @@ int sn_sched_file_text(const sn_algo_t *a, const void *plan, const sn_topo_t *t,
     s.ev = sn_xcalloc(view.n ? view.n : 1, sizeof *s.ev);
     if (view.n)
         memcpy(s.ev, view.ev, view.n * sizeof *s.ev);
-    qsort(s.ev, s.n, sizeof *s.ev, cmp_ev); /* the file's order: by slot */
+    qsort(s.ev, s.n, sizeof *s.ev, sn_sched_ev_cmp); /* the file's order: by slot */
     FILE *f = open_memstream(text, len);
     if (f == NULL) {
         free(s.ev);

@@ -197,6 +197,8 @@ int sn_model_mem_check(const sn_topo_t *t, const sn_params_t *p, const sn_mem_t 
 int sn_sched_record(const sn_topo_t *t, const sn_params_t *p, const char *algo, sn_sched_t **out,
                     sn_err_t *err);
 void sn_sched_free(sn_sched_t *s);
+/* qsort order of a schedule's transmissions: by (slot, node, port), as sn_sched_t.ev keeps them. */
+int sn_sched_ev_cmp(const void *a, const void *b);
 
 /* ---- dynamic broadcasting (dynbcast.c) ---------------------------------------------------------
  * Poisson broadcast requests at every node, served in rounds of partial multinode broadcasts
