@@ -87,6 +87,8 @@ void cli_model_report_json(cli_json_t *j, const cli_run_t *run, const sn_coord_r
     const sn_cp_result_t *d = &res->dataflow;
     cli_json_double(j, "dataflow_path_us", d->path_us);
     cli_json_double(j, "dataflow_barrier_us", d->barrier_us);
+    cli_json_double(j, "dataflow_cpu_us", d->cpu_us);
+    cli_json_double(j, "dataflow_frame_us", d->frame_us);
     if (d->last_node == UINT32_MAX) {
         cli_json_null(j, "dataflow_last_node");
         cli_json_null(j, "dataflow_last_slot");
@@ -124,8 +126,9 @@ void cli_model_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_
     const sn_cp_result_t *d = &res->dataflow;
     fprintf(f,
             "  dataflow model  %.1f us = control legs %.1f + in-band barrier %.1f + critical path "
-            "%.1f without the slot barrier",
-            d->predicted_us, d->ctl_us, d->barrier_us, d->path_us);
+            "%.1f without the slot barrier + the frames' work %.1f (%llu frames x %.2f us)",
+            d->predicted_us, d->ctl_us, d->barrier_us, d->path_us, d->cpu_us,
+            (unsigned long long) d->transmissions, d->frame_us);
     if (d->last_node != UINT32_MAX)
         fprintf(f, " (its last frame reaches node %u, logical slot %llu)", d->last_node,
                 (unsigned long long) d->last_slot);

@@ -39,6 +39,14 @@ sn_cp_t *sn_cp_new(const sn_topo_t *t, const sn_tm_calib_t *c, sn_portmodel_t pm
     m->nic_free = sn_xcalloc((size_t) t->n + 1, sizeof *m->nic_free);
     m->r.ctl_us = c->ctl_us;
     m->r.last_node = UINT32_MAX;
+    /* w: what the measured empty slot lasts beyond its slowest frame, over its frames (one on
+     * every directed link); the edges' alpha are capped at the empty slot (sn_tm_edge_alpha) */
+    double slowest = 0;
+    for (uint32_t e = 0; e < t->nedges; e++)
+        if (m->alpha[e] > slowest)
+            slowest = m->alpha[e];
+    if (c->slot_us > slowest && t->nedges > 0)
+        m->r.frame_us = (c->slot_us - slowest) / (2.0 * t->nedges);
     return m;
 }
 
@@ -125,7 +133,8 @@ void sn_cp_send(sn_cp_t *m, uint64_t slot, uint32_t node, uint32_t port, int dat
 
 void sn_cp_finish(sn_cp_t *m, sn_cp_result_t *out)
 {
-    m->r.predicted_us = m->r.ctl_us + m->r.barrier_us + m->r.path_us;
+    m->r.cpu_us = (double) m->r.transmissions * m->r.frame_us;
+    m->r.predicted_us = m->r.ctl_us + m->r.barrier_us + m->r.path_us + m->r.cpu_us;
     *out = m->r;
 }
 

@@ -14,9 +14,19 @@
  * occupies the port for size * beta_e (data; 0 for a control packet) and the NIC for size *
  * nbeta_u, and arrives at start + alpha_e + size * beta_e. alpha_e and beta_e are the slot
  * model's (sn_tm_edge_alpha): the calibrated link terms, the emulated delay and rate included
- * since the probes crossed the emulation. The run takes ctl + the latest arrival: the critical
- * path of the schedule weighted by the link terms, no slot barrier. Pure; the caller feeds the
- * transmissions of the schedule (from the simulator) in non-decreasing slot order. */
+ * since the probes crossed the emulation. The run takes ctl + the latest arrival (the critical
+ * path of the schedule weighted by the link terms, no slot barrier) + the frames' work:
+ *
+ *   cpu = transmissions x w,   w = max(0, E - A) / (2 x nedges)
+ *
+ * where E is the measured empty slot (c->slot_us; no term without it) and A the slowest edge's
+ * alpha: an empty slot puts one frame on each of the 2 x nedges directed links, and what it lasts
+ * beyond its slowest frame is the nodes' work of sending and receiving those frames (on local
+ * processes, the cores they share). The slot model charges every slot that whole empty slot, in
+ * series with the waiting; this charges each frame its share, in series with the path, where a
+ * library might overlap part of it with the waiting (docs/model.md, "Dataflow time"). Pure; the
+ * caller feeds the transmissions of the schedule (from the simulator) in non-decreasing slot
+ * order. */
 #ifndef STEPNET_CRITICAL_PATH_H
 #define STEPNET_CRITICAL_PATH_H
 
@@ -27,8 +37,11 @@
 #include "stepnet/topo.h"
 
 typedef struct sn_cp_result_s {
-    double predicted_us;    /* ctl_us + barrier_us + path_us */
+    double predicted_us;    /* ctl_us + barrier_us + path_us + cpu_us */
     double path_us;         /* the latest arrival: the length of the critical path */
+    double cpu_us;          /* the frames' work: transmissions x w (0 without a measured empty
+                               slot) */
+    double frame_us;        /* w: one frame's share of the empty slot beyond its slowest frame */
     double ctl_us;          /* the control legs (the slot model's) */
     double barrier_us;      /* the in-band barrier before a repetition, which stays lock-step in
                                dataflow execution: its empty slots at the model's floor (set by

@@ -98,11 +98,23 @@ static void expect_run_report(const char *j, int64_t reps, int64_t size)
     double bar_us = tu_json_num(tm, "dataflow_barrier_us");
     if (!tu_near(bar_us, (double) tu_json_int(j, "barrier_slots") * tu_json_num(tm, "floor_us")))
         fail_msg("dataflow_barrier_us %g != barrier_slots x floor_us", bar_us);
+    /* ... plus the frames' work: every transmission (data and control) its share of the empty
+     * slot beyond the slowest edge, a share at most the empty slot over its directed links */
+    double cpu_us = tu_json_num(tm, "dataflow_cpu_us"),
+           frame_us = tu_json_num(tm, "dataflow_frame_us");
+    int64_t tx = tu_json_int(j, "packets") + tu_json_int(j, "control_packets");
+    if (frame_us < 0 || !tu_near(cpu_us, (double) tx * frame_us))
+        fail_msg("dataflow_cpu_us %g != (packets + control_packets) %lld x dataflow_frame_us %g",
+                 cpu_us, (long long) tx, frame_us);
+    if (frame_us * 2 * (double) tu_json_int(j, "links") >
+        tu_json_num(tm, "calib_slot_us") * (1 + 1e-9))
+        fail_msg("dataflow_frame_us %g x 2 links exceeds the empty slot", frame_us);
     if (!tu_near(tu_json_num(j, "predicted_dataflow_us"),
-                 tu_json_num(tm, "ctl_us") + bar_us + path_us))
-        fail_msg("predicted_dataflow_us %g != ctl_us + dataflow_barrier_us + dataflow_path_us %g",
+                 tu_json_num(tm, "ctl_us") + bar_us + path_us + cpu_us))
+        fail_msg("predicted_dataflow_us %g != ctl_us + dataflow_barrier_us + dataflow_path_us + "
+                 "dataflow_cpu_us %g",
                  tu_json_num(j, "predicted_dataflow_us"),
-                 tu_json_num(tm, "ctl_us") + bar_us + path_us);
+                 tu_json_num(tm, "ctl_us") + bar_us + path_us + cpu_us);
     /* the floor is the empty slot calibrated from the start-up samples (three) and the
      * repetitions' barriers, and it lies within the samples' spread */
     double cs = tu_json_num(tm, "calib_slot_us");

@@ -1,6 +1,6 @@
 /* Unit tests of core/model/critical_path.c: the dataflow time of small hand-computed schedules (a
  * path broadcast is its chain, a single-port star serializes its sends, a schedule whose slot
- * barrier costs more than its critical path) and the shared link terms. */
+ * barrier costs more than its critical path, the frames' work) and the shared link terms. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -149,6 +149,36 @@ static void test_nic_serializes_data(void **state)
     sn_topo_free(t);
 }
 
+/* The frames' work: each transmission costs its share of the measured empty slot beyond the
+ * slowest edge, (E - A) / (2 nedges); nothing without a measured empty slot or when the slowest
+ * edge takes all of it. */
+static void test_frames_work(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("ring:4"); /* 4 edges, 8 directed links */
+    double alpha[4] = {10, 20, 10, 10}, beta[4] = {0, 0, 0, 0};
+    double empty_slot[3] = {60, 0, 15}, work[3] = {5, 0, 0};
+    for (int k = 0; k < 3; k++) {
+        sn_tm_calib_t c = {.edge_alpha_us = alpha,
+                           .edge_beta_us = beta,
+                           .ctl_us = 1,
+                           .slot_us = empty_slot[k],
+                           .size = 8};
+        sn_cp_t *m = sn_cp_new(t, &c, multi);
+        sn_cp_send(m, 1, 0, port_to(t, 0, 1), 1);
+        sn_cp_send(m, 1, 2, port_to(t, 2, 3), 1);
+        sn_cp_send(m, 2, 1, port_to(t, 1, 2), 0); /* a control frame costs its share too */
+        sn_cp_result_t r;
+        sn_cp_finish(m, &r);
+        assert_int_equal(r.transmissions, 3);
+        assert_true(near(r.frame_us, work[k]));
+        assert_true(near(r.cpu_us, 3 * work[k]));
+        assert_true(near(r.predicted_us, r.ctl_us + r.path_us + r.cpu_us));
+        sn_cp_free(m);
+    }
+    sn_topo_free(t);
+}
+
 static void test_empty_schedule(void **state)
 {
     (void) state;
@@ -173,6 +203,7 @@ int main(void)
         cmocka_unit_test(test_barrier_costs_more_than_the_path),
         cmocka_unit_test(test_waits_for_earlier_slots_only),
         cmocka_unit_test(test_nic_serializes_data),
+        cmocka_unit_test(test_frames_work),
         cmocka_unit_test(test_empty_schedule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
