@@ -25,6 +25,9 @@
  * its Result far below SN_WIRE_MAX_CONTROL (at most 10 bytes a number). */
 #define SN_WIRE_MAX_TRACE_SLOTS  100000
 #define SN_WIRE_MAX_TRACE_VALUES (1u << 22)
+/* Result.trace_slots under --sync dataflow: the arrival time of a (slot, port) on which the node's
+ * receive plan holds no frame (0 already means a frame that came before the Start). */
+#define SN_WIRE_TRACE_NO_FRAME UINT64_MAX
 
 /* Sets the frame limits of a control connection (coordinator <-> node). */
 void sn_wire_limits_control(sn_conn_t *c);

@@ -119,6 +119,22 @@ static void trace_sent(node_t *nd, uint64_t s)
     }
 }
 
+/* --trace under --sync dataflow: marks every recorded (slot, port) on which the receive plan holds
+ * no frame, so that the coordinator draws no arrival there (dataflow sends no empty frames); the
+ * planned ones stay 0 (came before the Start) until their frame arrives. */
+static void trace_mark_plan(node_t *nd)
+{
+    uint64_t stride = 1 + (uint64_t) nd->deg;
+    for (uint64_t s = 0; s < nd->ex.trace_cap; s++)
+        for (uint32_t q = 0; q < nd->deg; q++)
+            nd->ex.trace_slots[s * stride + 1 + q] = SN_WIRE_TRACE_NO_FRAME;
+    for (uint32_t q = 0; q < nd->deg; q++) {
+        const link_t *l = &nd->links[q];
+        for (size_t i = 0; i < l->df_nplan && l->df_plan[i] <= nd->ex.trace_cap; i++)
+            nd->ex.trace_slots[(l->df_plan[i] - 1) * stride + 1 + q] = 0;
+    }
+}
+
 /* --trace: the frame of slot s arrived on port q now. */
 static void trace_arrived(node_t *nd, uint64_t s, uint32_t q)
 {
@@ -655,6 +671,8 @@ static void start_run(node_t *nd, uint32_t cid, uint64_t idle, uint64_t then_cid
         free(nd->ex.trace_slots);
         nd->ex.trace_slots =
             sn_xcalloc((size_t) (nd->ex.trace_cap * (1 + nd->deg)), sizeof(uint64_t));
+        if (nd->ex.dataflow)
+            trace_mark_plan(nd);
         nd->ex.trace_t0 = uv_hrtime();
     }
     nd->ex.idle = idle;
