@@ -25,9 +25,11 @@ int64_t cli_trace_aligned_t0_ns(const sn_coord_trace_node_t *tn)
     return (int64_t) tn->t0_ns - tn->clock_offset_ns;
 }
 
-/* Slot s of node record tn (deg ports): when its frames left, how long until it held the frame of
- * every port (ns; 0 when all were there before its own left), and the port whose frame came last
- * (-1: none came after its own left). A frame that came before the Start (0) counts as at 0. */
+/* Slot s of node record tn (deg ports): when its frames left (0: it did not play the slot, which
+ * happens under --sync dataflow only), how long until it held every frame of the slot (ns; 0 when
+ * all were there before its own left), and the port whose frame came last (-1: none came after its
+ * own left). A frame that came before the Start (0) counts as at 0; a port without a frame in the
+ * slot (SN_WIRE_TRACE_NO_FRAME: dataflow's receive plan holds none) does not count. */
 static void slot_times(const sn_coord_trace_node_t *tn, uint32_t deg, uint64_t s, uint64_t *sent,
                        uint64_t *wait, int64_t *last)
 {
@@ -35,7 +37,7 @@ static void slot_times(const sn_coord_trace_node_t *tn, uint32_t deg, uint64_t s
     uint64_t latest = 0;
     *last = -1;
     for (uint32_t q = 0; q < deg; q++)
-        if (v[1 + q] > latest) {
+        if (v[1 + q] != SN_WIRE_TRACE_NO_FRAME && v[1 + q] > latest) {
             latest = v[1 + q];
             *last = q;
         }
@@ -46,7 +48,8 @@ static void slot_times(const sn_coord_trace_node_t *tn, uint32_t deg, uint64_t s
 }
 
 /* When the frame node sent on port in slot s reached the neighbour, on the trace's axis (us), from
- * the neighbour's record; -1 when it did not record it (or it came before its Start). */
+ * the neighbour's record; -1 when it did not record it (or it came before its Start, or its plan
+ * held no such frame). */
 static double arrival_at_peer(const sn_coord_trace_t *ct, const sn_topo_t *t, int64_t base,
                               uint32_t node, uint32_t port, uint64_t s)
 {
@@ -56,6 +59,8 @@ static double arrival_at_peer(const sn_coord_trace_t *ct, const sn_topo_t *t, in
     if (s > pn->nslots / stride)
         return -1;
     uint64_t v = pn->slots[(s - 1) * stride + 1 + pp->rport];
+    if (v == SN_WIRE_TRACE_NO_FRAME)
+        return -1;
     return v ? (double) (cli_trace_aligned_t0_ns(pn) - base + (int64_t) v) / NS_PER_US : -1;
 }
 
@@ -68,6 +73,7 @@ void cli_run_trace_write(FILE *f, const cli_run_t *run, const sn_coord_result_t 
     const char *scale = res->clock_offsets ? run_scale_offsets : run_scale_one;
     cli_trace_t tr;
     cli_trace_begin(&tr, f, t);
+    tr.sync = o->sync_dataflow ? "dataflow" : "slot";
     if (ct == NULL || ct->n != t->n) {
         const char *why = "the run ended before the traced repetition was complete";
         cli_trace_note(&tr, "no trace", 0, why);
@@ -94,21 +100,29 @@ void cli_run_trace_write(FILE *f, const cli_run_t *run, const sn_coord_result_t 
             cut++;
         for (uint64_t s = 1; s <= nslots; s++) {
             slot_times(tn, deg, s, &sent, &wait, &lastp);
-            double ts = off + (double) sent / NS_PER_US, dur = (double) wait / NS_PER_US;
-            cli_trace_slot(&tr, i, s, ts, dur, lastp);
-            if (ts + dur > last_us)
-                last_us = ts + dur;
+            /* a slot the node did not play (dataflow skips the slots in which it does not step)
+             * has no start: only the frames that came in it are drawn */
+            if (sent) {
+                double ts = off + (double) sent / NS_PER_US, dur = (double) wait / NS_PER_US;
+                cli_trace_slot(&tr, i, s, ts, dur, lastp);
+                if (ts + dur > last_us)
+                    last_us = ts + dur;
+            }
             const uint64_t *v = tn->slots + (s - 1) * (1 + (uint64_t) deg);
             for (uint32_t q = 0; q < deg; q++)
-                cli_trace_frame(&tr, i, q, s, off + (double) v[1 + q] / NS_PER_US,
-                                (int64_t) q == lastp, v[1 + q] == 0);
+                if (v[1 + q] != SN_WIRE_TRACE_NO_FRAME)
+                    cli_trace_frame(&tr, i, q, s, off + (double) v[1 + q] / NS_PER_US,
+                                    sent && (int64_t) q == lastp, v[1 + q] == 0);
         }
         for (size_t k = 0; k + 4 <= tn->nsends; k += 4) {
             const uint64_t *v = tn->sends + k;
             uint64_t s = v[0];
             uint32_t port = (uint32_t) v[1];
-            if (s == 0 || s > nslots || port >= deg || (v[1] >> 32) > SN_PKT_CONTROL) {
-                invalid++; /* a record that does not fit the topology or the slots recorded */
+            if (s == 0 || s > nslots || port >= deg || (v[1] >> 32) > SN_PKT_CONTROL ||
+                tn->slots[(s - 1) * (1 + (uint64_t) deg)] == 0) {
+                /* a record that does not fit the topology or the slots recorded (a transmission
+                 * in a slot the node did not play) */
+                invalid++;
                 continue;
             }
             sn_packet_t pkt = {.src = (uint32_t) v[2],

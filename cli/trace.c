@@ -113,6 +113,7 @@ void cli_trace_begin(cli_trace_t *tr, FILE *f, const sn_topo_t *t)
     tr->sends = 0;
     tr->clock = NULL;
     tr->clock_offsets = 0;
+    tr->sync = NULL;
     cli_json_begin(&tr->j, f);
     cli_json_str(&tr->j, "displayTimeUnit", "ms");
     cli_json_open(&tr->j, "traceEvents", '[');
@@ -248,6 +249,8 @@ void cli_trace_end(cli_trace_t *tr, const char *cmd, const cli_ctx_t *c, const c
     cli_json_str(j, "algorithm", c->algo->name);
     cli_json_str(j, "ports", cli_ports_name(&c->params));
     cli_json_str(j, "time_scale", time_scale);
+    if (tr->sync)
+        cli_json_str(j, "sync", tr->sync);
     if (rep)
         cli_json_uint(j, "traced_repetition", rep);
     cli_json_uint(j, "slots_recorded", slots_recorded);

@@ -33,6 +33,7 @@ typedef struct cli_trace_s {
      * whether the offsets were estimated (0: every node on the coordinator's clock); NULL: sim */
     const sn_coord_trace_t *clock;
     int clock_offsets;
+    const char *sync; /* run: "slot" or "dataflow", as otherData states it; NULL: sim */
 } cli_trace_t;
 
 /* Starts a trace of topology t on f: the header and the opening of traceEvents. */

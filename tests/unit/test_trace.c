@@ -309,6 +309,78 @@ static void test_no_record_says_so(void **state)
     fx_free(&f);
 }
 
+/* --sync dataflow: a slot the node did not play (0 where its frames left) gets no slot event, a
+ * port its receive plan holds no frame on (SN_WIRE_TRACE_NO_FRAME) gets no frame in and never
+ * counts as the frame waited for, a neighbour's unplanned entry gives a send no arrival, a
+ * transmission in a slot the node did not play is a record that does not fit, and otherData says
+ * which execution ran. */
+static void test_dataflow_record(void **state)
+{
+    (void) state;
+    const uint64_t none = SN_WIRE_TRACE_NO_FRAME;
+    fx_t f;
+    fx_init(&f, "ring:3");
+    f.run.coord.sync_dataflow = 1;
+    const sn_topo_t *t = f.ctx.topo;
+    /* node 0's port q01 leads to node 1's port q10; node 2 reaches node 0 on port q20, and node 0
+     * hears node 2 on port q02 */
+    uint32_t q01 = sn_topo_port(t, 0, 0)->peer == 1 ? 0 : 1, q10 = sn_topo_port(t, 0, q01)->rport;
+    uint32_t q02 = 1 - q01, q20 = sn_topo_port(t, 0, q02)->rport;
+    sn_coord_trace_t *tr = calloc(1, sizeof *tr);
+    tr->n = 3;
+    tr->nodes = calloc(3, sizeof *tr->nodes);
+    /* node 0 plays slot 1 expecting nothing, skips slot 2, in which a frame comes on port 1 */
+    uint64_t s0[] = {1000, none, none, 0, none, none};
+    s0[4 + q02] = 3000;
+    const uint64_t x0[] = {1, q01, 0 | (uint64_t) 0xffffffffu << 32, 0,  /* to node 1 */
+                           2, q01, 0 | (uint64_t) 0xffffffffu << 32, 0}; /* slot 2: not played */
+    set_node(&tr->nodes[0], 1000000, s0, 2, x0, 2, 2, 2);
+    /* node 1 waits 1 us in slot 1 for node 0's frame, plays slot 2 expecting nothing */
+    uint64_t s1[] = {1000, none, none, 2500, none, none};
+    s1[1 + q10] = 2000;
+    set_node(&tr->nodes[1], 1000000, s1, 2, NULL, 0, 2, 0);
+    /* node 2 sends to node 0 in slot 1 (node 0's plan holds no such frame), and its frame of
+     * slot 2 on port 0 came before its Start */
+    uint64_t s2[] = {1000, none, none, 1500, 0, none};
+    const uint64_t x2[] = {1, q20, 2, 0};
+    set_node(&tr->nodes[2], 1000000, s2, 2, x2, 1, 2, 1);
+    f.res.trace = tr;
+    char *out = write_trace(&f);
+    assert_int_equal(count(out, "\"cat\":\"slot\",\"ph\":\"X\""), 5);
+    assert_null(strstr(out, "\"args\":{\"slot\":2,\"node\":0,\"waited_for\""));
+    assert_int_equal(count(out, "\"name\":\"frame in\""), 3);
+    assert_int_equal(count(out, "\"last\":true"), 1);
+    char want[256];
+    snprintf(want, sizeof want,
+             "\"ts\":1.000,\"dur\":1.000,\"args\":{\"slot\":1,\"node\":1,\"waited_for\":0,"
+             "\"waited_port\":%u,",
+             q10);
+    assert_non_null(strstr(out, want));
+    assert_non_null(strstr(out, "\"ts\":2.500,\"dur\":0.000,\"args\":{\"slot\":2,\"node\":1,"
+                                "\"waited_for\":null}"));
+    snprintf(want, sizeof want,
+             "\"args\":{\"slot\":2,\"node\":0,\"port\":%u,\"from\":2,\"last\":false,"
+             "\"before_start\":false}",
+             q02);
+    assert_non_null(strstr(out, want));
+    assert_non_null(strstr(out, "\"args\":{\"slot\":2,\"node\":2,\"port\":0,"));
+    assert_int_equal(count(out, "\"before_start\":true"), 1);
+    /* two sends drawn; only node 0's has an arrival, 1 us after it left */
+    assert_int_equal(count(out, "\"name\":\"send\""), 2);
+    assert_int_equal(count(out, "\"arrived_us\""), 1);
+    assert_non_null(strstr(out, "\"arrived_us\":2.000,\"in_flight_us\":1.000,"));
+    const char *other = tu_json_need(out, "otherData");
+    char sync[16];
+    tu_json_str(other, "sync", sync, sizeof sync);
+    assert_string_equal(sync, "dataflow");
+    assert_true(tu_json_bool(other, "truncated"));
+    char note[256];
+    tu_json_str(other, "truncation", note, sizeof note);
+    assert_non_null(strstr(note, "1 records did not fit the topology"));
+    free(out);
+    fx_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -317,6 +389,7 @@ int main(void)
         cmocka_unit_test(test_aligned_start_takes_offset_off),
         cmocka_unit_test(test_offsets_align_the_nodes),
         cmocka_unit_test(test_no_record_says_so),
+        cmocka_unit_test(test_dataflow_record),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
