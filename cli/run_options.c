@@ -197,10 +197,9 @@ static int check_nodes(sn_coord_opts_t *o, const raw_t *w, sn_err_t *err)
 
 /* --sync slot|dataflow, and what dataflow cannot honour: it has no slot barrier to measure
  * (--idle-slots) or to detect termination with (--termination; the receive plan ends each node),
- * no per-slot frames to trace, no frame in every slot for the faults that act on a node's next
- * frames (flip, trickle: a node may send none after SLOT), and dynbcast runs rounds of its own. */
-static int check_sync(const cli_opts_t *cli, const cli_run_t *run, sn_coord_opts_t *o,
-                      const raw_t *w, sn_err_t *err)
+ * no frame in every slot for the faults that act on a node's next frames (flip, trickle: a node
+ * may send none after SLOT), and dynbcast runs rounds of its own. */
+static int check_sync(const cli_opts_t *cli, sn_coord_opts_t *o, const raw_t *w, sn_err_t *err)
 {
     if (strcmp(w->sync, "slot") == 0)
         return 0;
@@ -214,8 +213,6 @@ static int check_sync(const cli_opts_t *cli, const cli_run_t *run, sn_coord_opts
     else if (w->termination)
         why = "--termination applies to the slot barrier (in dataflow each node stops when its "
               "receive plan is played)";
-    else if (run->trace_file)
-        why = "--trace records the slot barrier's frames";
     else if (cli->coll && strcmp(cli->coll, "dynbcast") == 0)
         why = "--coll dynbcast runs rounds of its own";
     else if (o->fault &&
@@ -449,7 +446,7 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
         (rc = check_security(o, &w, err)) < 0 ||
         (rc = check_hosts(o, w.map_by, w.nodes, w.insecure_ok, err)) < 0 ||
         (w.fault && (rc = parse_fault(w.fault, o, err)) < 0) ||
-        (rc = check_trace(run, &w, err)) < 0 || (rc = check_sync(cli, run, o, &w, err)) < 0)
+        (rc = check_trace(run, &w, err)) < 0 || (rc = check_sync(cli, o, &w, err)) < 0)
         return rc;
     if ((rc = check_emu_token(o, &w, err)) < 0)
         return rc;

@@ -4,8 +4,9 @@
 # event per data or control packet the report counts); run's transmissions equal sim's; the
 # truncation is stated; the clock is stated, and a run whose nodes' clock offsets are estimated
 # (daemons) has every offset and uncertainty in its metadata and every frame arriving after it
-# left within the two clocks' uncertainty; the options refuse what they cannot do. Runs on
-# 127.0.0.1 with port 0.
+# left within the two clocks' uncertainty; under --sync dataflow the slots are the logical slots
+# each node played and the frames drawn are exactly the schedule's; the options refuse what they
+# cannot do. Runs on 127.0.0.1 with port 0.
 set -uo pipefail
 : "${STEPNET:?STEPNET is not set: run this test through ctest}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -102,6 +103,25 @@ else
     ok "daemons' trace on aligned clocks" $check "$dir/r5.json" "$dir/r5.out" --slots \
         --same-sends "$dir/s1.json" --clock offsets
 fi
+# --sync dataflow: the same transmissions as sim, each node's slot events the logical slots it
+# played, and a frame in for exactly the frames the schedule sends it (dataflow sends no empty
+# frames); a dense case (te) and a sparse one (bcast, in which most nodes skip most slots)
+expect 0 "run te dataflow" t run --topo torus:3x3 --coll te --sync dataflow --reps 2 --json \
+    --trace "$dir/d1.json"
+cp "$dir/out" "$dir/d1.out"
+ok "run te dataflow trace" $check "$dir/d1.json" "$dir/d1.out" --same-sends "$dir/s1.json" \
+    --dataflow "$dir/s1.json" --clock one
+expect 0 "sim bcast" t sim --topo ring:8 --coll bcast --json --trace "$dir/s5.json"
+cp "$dir/out" "$dir/s5.out"
+expect 0 "run bcast dataflow" t run --topo ring:8 --coll bcast --sync dataflow --reps 1 --json \
+    --trace "$dir/d2.json"
+cp "$dir/out" "$dir/d2.out"
+ok "run bcast dataflow trace" $check "$dir/d2.json" "$dir/d2.out" --same-sends "$dir/s5.json" \
+    --dataflow "$dir/s5.json"
+expect 0 "run truncated dataflow" t run --topo ring:6 --coll te --sync dataflow --reps 1 --json \
+    --trace "$dir/d3.json" --trace-slots 2
+cp "$dir/out" "$dir/d3.out"
+ok "run truncated dataflow trace" $check "$dir/d3.json" "$dir/d3.out" --truncated
 # no trace asked: the run is unchanged
 expect 0 "run without trace" t run --topo ring:6 --coll te --reps 1 --json
 

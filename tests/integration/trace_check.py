@@ -3,7 +3,7 @@
 against the run's transmissions.
 
 usage: trace_check.py TRACE REPORT_JSON [--truncated] [--slots] [--same-sends OTHER_TRACE]
-                      [--clock one|offsets]
+                      [--clock one|offsets] [--dataflow SIM_TRACE]
 
 REPORT_JSON is the --json report of the same sim or run: the number of `send` events must equal
 its packets + control_packets (fewer, with --truncated, when the file says it is truncated).
@@ -12,6 +12,10 @@ its packets + control_packets (fewer, with --truncated, when the file says it is
 --clock KIND: a run trace whose otherData says its times are on one clock, or aligned by
 estimated offsets, with the offset and uncertainty of every node; a frame may then seem to arrive
 before it left by no more than the sum of its two nodes' uncertainties.
+--dataflow SIM: a run trace of --sync dataflow (otherData.sync "dataflow"), whose slots are the
+logical slots the nodes played: each node's `slot` events increase, lie within the run's steps and
+include every slot in which it sent; a `frame in` for exactly the frames SIM's transmissions bring
+(none on a port and slot without one), the last of a slot being the neighbour it waited for.
 Prints one line per failure and exits 1, or prints a summary and exits 0."""
 import json
 import sys
@@ -103,6 +107,68 @@ def sends_of(events):
     return out
 
 
+def check_waits(events, unc):
+    """The last frame of each slot is the neighbour waited for; every frame arrives after it left
+    (on one clock exactly, on aligned clocks within their uncertainty)."""
+    waited = {(e["args"]["node"], e["args"]["slot"]): e["args"].get("waited_for")
+              for e in events if e.get("cat") == "slot" and e.get("ph") == "X"}
+    last = {}
+    for e in events:
+        if e.get("name") == "frame in":
+            a = e["args"]
+            if a["last"]:
+                if (a["node"], a["slot"]) in last:
+                    fail("node %d slot %d: two last frames" % (a["node"], a["slot"]))
+                last[(a["node"], a["slot"])] = a["from"]
+        if e.get("name") == "send" and "in_flight_us" in e["args"]:
+            a = e["args"]
+            # on aligned clocks each end's time may be off by its node's uncertainty
+            slack = unc.get(a["node"], 0) + unc.get(a["to"], 0)
+            if a["in_flight_us"] < -slack - 0.002:  # 0.002: the file's 3 decimals
+                fail("a frame arrived %.3f us before it left, beyond the clocks' uncertainty "
+                     "%.3f us: %s" % (-a["in_flight_us"], slack, json.dumps(e)[:200]))
+    for key in last:
+        if key not in waited:
+            fail("node %d slot %d: a last frame in a slot without a slot event" % key)
+    for key, w in waited.items():
+        if last.get(key) != w:
+            fail("node %d slot %d: waited_for %r but the last frame came from %r" %
+                 (key[0], key[1], w, last.get(key)))
+    if not any("in_flight_us" in e.get("args", {}) for e in events if e.get("name") == "send"):
+        fail("no send event has its arrival time")
+
+
+def check_dataflow(events, r, sim_trace):
+    """--dataflow SIM: the slot events are the logical slots each node played, and the frames drawn
+    are exactly those that SIM's transmissions bring (keyed by receiver, sender and slot)."""
+    with open(sim_trace) as f:
+        sim = json.load(f)["traceEvents"]
+    planned = sorted((e["args"]["to"], e["args"]["node"], e["args"]["slot"])
+                     for e in sim if e.get("name") == "send")
+    drawn = sorted((e["args"]["node"], e["args"]["from"], e["args"]["slot"])
+                   for e in events if e.get("name") == "frame in")
+    if drawn != planned:
+        extra = sorted(set(drawn) - set(planned))[:5]
+        missing = sorted(set(planned) - set(drawn))[:5]
+        fail("frame in events (%d) differ from the frames sim's transmissions bring (%d): "
+             "(node, from, slot) not planned %r, planned but not drawn %r" %
+             (len(drawn), len(planned), extra, missing))
+    played = {}
+    for e in events:
+        if e.get("cat") == "slot" and e.get("ph") == "X":
+            played.setdefault(e["args"]["node"], []).append(e["args"]["slot"])
+    # a node plays at most the slot after the last step: the one that takes that step's frames in
+    for node, slots in played.items():
+        if slots != sorted(set(slots)) or slots[0] < 1 or slots[-1] > r["steps"] + 1:
+            fail("node %d: slot events %r not increasing within 1..%d" %
+                 (node, slots, r["steps"] + 1))
+    for e in events:
+        a = e.get("args", {})
+        if e.get("name") == "send" and a["slot"] not in played.get(a["node"], []):
+            fail("node %d sent in slot %d but has no slot event for it" % (a["node"], a["slot"]))
+    check_waits(events, {})
+
+
 def main():
     argv = sys.argv[1:]
     if len(argv) < 2:
@@ -148,7 +214,13 @@ def main():
             unc = dict(enumerate(uncs))
             if kind == "one" and (any(offs) or worst != 0):
                 fail("one clock with offsets %r or an uncertainty %r" % (offs, worst))
+    if "--dataflow" in argv:
+        if other.get("sync") != "dataflow":
+            fail("otherData.sync is %r, expected 'dataflow'" % other.get("sync"))
+        check_dataflow(events, r, argv[argv.index("--dataflow") + 1])
     if "--slots" in argv:
+        if other.get("sync") != "slot":
+            fail("otherData.sync is %r, expected 'slot'" % other.get("sync"))
         per_node = {}
         for e in events:
             if e.get("cat") == "slot" and e.get("ph") == "X":
@@ -158,31 +230,7 @@ def main():
                     fail("slot event with a bad waited_for: %r" % w)
         if len(per_node) != r["nodes"]:
             fail("slot events for %d nodes of %d" % (len(per_node), r["nodes"]))
-        # the last frame of each slot is the neighbour waited for; every frame arrives after it
-        # left (on one clock exactly, on aligned clocks within their uncertainty)
-        waited = {(e["args"]["node"], e["args"]["slot"]): e["args"].get("waited_for")
-                  for e in events if e.get("cat") == "slot" and e.get("ph") == "X"}
-        last = {}
-        for e in events:
-            if e.get("name") == "frame in":
-                a = e["args"]
-                if a["last"]:
-                    if (a["node"], a["slot"]) in last:
-                        fail("node %d slot %d: two last frames" % (a["node"], a["slot"]))
-                    last[(a["node"], a["slot"])] = a["from"]
-            if e.get("name") == "send" and "in_flight_us" in e["args"]:
-                a = e["args"]
-                # on aligned clocks each end's time may be off by its node's uncertainty
-                slack = unc.get(a["node"], 0) + unc.get(a["to"], 0)
-                if a["in_flight_us"] < -slack - 0.002:  # 0.002: the file's 3 decimals
-                    fail("a frame arrived %.3f us before it left, beyond the clocks' uncertainty "
-                         "%.3f us: %s" % (-a["in_flight_us"], slack, json.dumps(e)[:200]))
-        for key, w in waited.items():
-            if last.get(key) != w:
-                fail("node %d slot %d: waited_for %r but the last frame came from %r" %
-                     (key[0], key[1], w, last.get(key)))
-        if not any("in_flight_us" in e.get("args", {}) for e in events if e.get("name") == "send"):
-            fail("no send event has its arrival time")
+        check_waits(events, unc)
         for node, slots in per_node.items():
             if slots != list(range(1, len(slots) + 1)):
                 fail("node %d: slot events not 1..%d in order" % (node, len(slots)))
