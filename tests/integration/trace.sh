@@ -118,6 +118,11 @@ expect 0 "run bcast dataflow" t run --topo ring:8 --coll bcast --sync dataflow -
 cp "$dir/out" "$dir/d2.out"
 ok "run bcast dataflow trace" $check "$dir/d2.json" "$dir/d2.out" --same-sends "$dir/s5.json" \
     --dataflow "$dir/s5.json"
+# control packets (pmnb's) under dataflow: sent and drawn as the schedule's transmissions too
+expect 0 "run pmnb dataflow" t run "${pm[@]}" --sync dataflow --reps 1 --json --trace "$dir/d4.json"
+cp "$dir/out" "$dir/d4.out"
+ok "run pmnb dataflow trace" $check "$dir/d4.json" "$dir/d4.out" --same-sends "$dir/s2.json" \
+    --dataflow "$dir/s2.json"
 expect 0 "run truncated dataflow" t run --topo ring:6 --coll te --sync dataflow --reps 1 --json \
     --trace "$dir/d3.json" --trace-slots 2
 cp "$dir/out" "$dir/d3.out"
