@@ -45,8 +45,9 @@ sn_cp_t *sn_cp_new(const sn_topo_t *t, const sn_tm_calib_t *c, sn_portmodel_t pm
     for (uint32_t e = 0; e < t->nedges; e++)
         if (m->alpha[e] > slowest)
             slowest = m->alpha[e];
-    if (c->slot_us > slowest && t->nedges > 0)
-        m->r.frame_us = (c->slot_us - slowest) / (2.0 * t->nedges);
+    double empty = c->steady_slot_us > 0 ? c->steady_slot_us : c->slot_us;
+    if (empty > slowest && t->nedges > 0)
+        m->r.frame_us = (empty - slowest) / (2.0 * t->nedges);
     return m;
 }
 

@@ -19,14 +19,14 @@
  *
  *   cpu = transmissions x w,   w = max(0, E - A) / (2 x nedges)
  *
- * where E is the measured empty slot (c->slot_us; no term without it) and A the slowest edge's
- * alpha: an empty slot puts one frame on each of the 2 x nedges directed links, and what it lasts
- * beyond its slowest frame is the nodes' work of sending and receiving those frames (on local
- * processes, the cores they share). The slot model charges every slot that whole empty slot, in
- * series with the waiting; this charges each frame its share, in series with the path, where a
- * library might overlap part of it with the waiting (docs/model.md, "Dataflow time"). Pure; the
- * caller feeds the transmissions of the schedule (from the simulator) in non-decreasing slot
- * order. */
+ * where E is the empty slot's steady cost (c->steady_slot_us, else c->slot_us; no term without
+ * either) and A the slowest edge's alpha: an empty slot puts one frame on each of the 2 x nedges
+ * directed links, and what it lasts beyond its slowest frame is the nodes' work of sending and
+ * receiving those frames (on local processes, the cores they share). The slot model charges every
+ * slot that whole empty slot, in series with the waiting; this charges each frame its share, in
+ * series with the path, where a library might overlap part of it with the waiting (docs/model.md,
+ * "Dataflow time"). Pure; the caller feeds the transmissions of the schedule (from the simulator)
+ * in non-decreasing slot order. */
 #ifndef STEPNET_CRITICAL_PATH_H
 #define STEPNET_CRITICAL_PATH_H
 

@@ -33,9 +33,11 @@ typedef struct sn_tm_calib_s {
     const double *node_alpha_us; /* [n]: one-way time of empty frames on all links at once */
     const double *node_beta_us;  /* [n]: per byte through the node's NIC */
     double ctl_us;               /* the control legs of one repetition */
-    double slot_us; /* a measured empty slot of the whole network (0: none); when measured it
-                       is the floor and the NIC terms' base instead of the ping terms */
-    uint32_t size;  /* bytes of a data packet */
+    double slot_us;        /* a measured empty slot of the whole network (0: none); when measured it
+                              is the floor and the NIC terms' base instead of the ping terms */
+    double steady_slot_us; /* the empty slot's steady cost, for the dataflow model's frames'
+                              work (critical_path.h); 0: slot_us */
+    uint32_t size;         /* bytes of a data packet */
 } sn_tm_calib_t;
 
 /* The prediction and its terms. */

@@ -157,12 +157,14 @@ static void test_frames_work(void **state)
     (void) state;
     sn_topo_t *t = tu_topo("ring:4"); /* 4 edges, 8 directed links */
     double alpha[4] = {10, 20, 10, 10}, beta[4] = {0, 0, 0, 0};
-    double empty_slot[3] = {60, 0, 15}, work[3] = {5, 0, 0};
-    for (int k = 0; k < 3; k++) {
+    /* the last case: the steady cost of the empty slot, when given, instead of the slot */
+    double empty_slot[4] = {60, 0, 15, 60}, steady[4] = {0, 0, 0, 40}, work[4] = {5, 0, 0, 2.5};
+    for (int k = 0; k < 4; k++) {
         sn_tm_calib_t c = {.edge_alpha_us = alpha,
                            .edge_beta_us = beta,
                            .ctl_us = 1,
                            .slot_us = empty_slot[k],
+                           .steady_slot_us = steady[k],
                            .size = 8};
         sn_cp_t *m = sn_cp_new(t, &c, multi);
         sn_cp_send(m, 1, 0, port_to(t, 0, 1), 1);
