@@ -58,18 +58,6 @@ static void judge_calibration(const sn_coord_opts_t *o, const sn_coord_result_t 
         sn_coord_calib_disturbed(&pt->calib, res->alpha_us, load, pt->calib.cores, ratio);
 }
 
-/* The empty slot's steady cost, for the dataflow model's frames' work: the lower of the start-up
- * samples' median (idle barriers of many slots, each node's START skew spread over them) and the
- * repetitions' (one to a few slots after a START, so the START's skew across the nodes is in
- * them: on complete:8, te at 8 B, 395 us against 207). A transient raises one of them, never
- * lowers it, so the lower is the cleaner. 0: neither measured. */
-static double steady_slot_us(const sn_coord_calib_t *c)
-{
-    if (c->nstartup && c->nreps)
-        return c->startup_us < c->reps_us ? c->startup_us : c->reps_us;
-    return c->nstartup ? c->startup_us : c->nreps ? c->reps_us : 0;
-}
-
 /* The models of the run at point pt's packet size (its schedule replayed in the simulator, its
  * steps plus the in-band barrier's empty slots, the empty slot from pt->calib); 0 with pt->model
  * and pt->dataflow filled, or -1 when they cannot be computed. */
@@ -106,7 +94,7 @@ static int model_at(const sn_coord_opts_t *o, const sn_coord_result_t *res, sn_c
                          .node_beta_us = nbeta,
                          .ctl_us = res->ctl_us > 0 ? res->ctl_us : 0,
                          .slot_us = pt->calib.slot_us > 0 ? pt->calib.slot_us : res->empty_slot_us,
-                         .steady_slot_us = steady_slot_us(&pt->calib),
+                         .steady_slot_us = pt->calib.steady_us,
                          .size = size};
     models_t m = {sn_tm_new(t, &cal), sn_cp_new(t, &cal, c->params.pm)};
     if (o->idle_slots) {

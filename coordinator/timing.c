@@ -140,6 +140,10 @@ void sn_coord_calib_slot(const double *startup, size_t nstartup, const double *r
     out->p50_us = sn_coord_quantile(all, n, 0.5);
     out->p90_us = sn_coord_quantile(all, n, 0.9);
     out->slot_us = nreps >= SN_COORD_CALIB_REPS_MIN ? out->reps_us : out->p50_us;
+    if (nstartup && nreps)
+        out->steady_us = out->startup_us < out->reps_us ? out->startup_us : out->reps_us;
+    else
+        out->steady_us = nstartup ? out->startup_us : out->reps_us;
     free(all);
 }
 

@@ -73,6 +73,10 @@ typedef struct sn_coord_calib_s {
     double slot_us;    /* the empty slot the model uses: the lesser median (0: no sample) */
     double startup_us; /* the median of the start-up samples (0: none) */
     double reps_us;    /* the median of the repetitions' samples (0: none) */
+    double steady_us;  /* the empty slot's steady cost, for the dataflow model's frames' work:
+                          the lower of the two medians (the repetitions' barriers of one to a
+                          few slots after a START also hold the START's skew across the nodes;
+                          a transient raises a median, never lowers it); 0: no sample */
     double p10_us, p50_us, p90_us; /* over every sample */
     uint32_t nstartup, nreps;
     unsigned disturbed; /* SN_COORD_CALIB_* bits (sn_coord_calib_disturbed); 0: none */
