@@ -115,7 +115,7 @@ void sn_cp_send(sn_cp_t *m, uint64_t slot, uint32_t node, uint32_t port, int dat
         m->nic_free[node] = start + nic;
     }
     m->port_free[key] = start + serial;
-    double arrive = start + m->alpha[e] + serial;
+    double arrive = start + m->alpha[e] + (nic > serial ? nic : serial);
     uint32_t v = p->peer;
     if (!m->is_touched[v]) {
         m->is_touched[v] = 1;

@@ -12,7 +12,8 @@
  *   N_u    = when u's NIC is free (data only, when the calibration has NIC terms)
  *
  * occupies the port for size * beta_e (data; 0 for a control packet) and the NIC for size *
- * nbeta_u, and arrives at start + alpha_e + size * beta_e. alpha_e and beta_e are the slot
+ * nbeta_u, and arrives at start + alpha_e + max(size * beta_e, size * nbeta_u): its last byte
+ * leaves after the slower of the link and the NIC has passed it. alpha_e and beta_e are the slot
  * model's (sn_tm_edge_alpha): the calibrated link terms, the emulated delay and rate included
  * since the probes crossed the emulation. The run takes ctl + the latest arrival (the critical
  * path of the schedule weighted by the link terms, no slot barrier) + the frames' work:

@@ -138,13 +138,23 @@ static void test_nic_serializes_data(void **state)
                        .node_alpha_us = nalpha,
                        .node_beta_us = nbeta,
                        .size = 5};
-    /* three data sends of node 0 in one slot share its NIC, 5 x 2 each: start 0, 10, 20 */
+    /* three data sends of node 0 in one slot share its NIC, 5 x 2 each: start 0, 10, 20; the
+     * last arrives once the NIC has passed it (10, slower than the link's 5) and its alpha */
     sn_cp_t *m = sn_cp_new(t, &c, multi);
     for (uint32_t q = 0; q < 3; q++)
         sn_cp_send(m, 1, 0, q, 1);
     sn_cp_result_t r;
     sn_cp_finish(m, &r);
-    assert_true(near(r.path_us, 20 + 10 + 5));
+    assert_true(near(r.path_us, 20 + 10 + 10));
+    sn_cp_free(m);
+    /* a link slower than the NIC (beta 3: 15 a packet) sets the arrival instead */
+    for (int e = 0; e < 6; e++)
+        beta[e] = 3;
+    m = sn_cp_new(t, &c, multi);
+    for (uint32_t q = 0; q < 3; q++)
+        sn_cp_send(m, 1, 0, q, 1);
+    sn_cp_finish(m, &r);
+    assert_true(near(r.path_us, 20 + 10 + 15));
     sn_cp_free(m);
     sn_topo_free(t);
 }
