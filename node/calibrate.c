@@ -1,9 +1,15 @@
 /* Link calibration of stepnet-node (node/): on the coordinator's CALIBRATE, the dialler of every
  * link measures round trips of empty and of `bytes`-byte pings (median of `probes` each); then, if
- * asked (concurrent), the node sends `probes` rounds of empty and of `bytes`-byte pings on all its
- * links at once and times each round until every neighbour echoed (the NIC sharing of a slot); it
- * reports both in Calibrated. The coordinator derives the terms of the time model from them
- * (docs/runtime.md, docs/model.md). Concurrent pings carry CONC_SEQ in their sequence number.
+ * asked (concurrent), barrier rounds of empty and of `bytes`-byte pings, about `probes` pairs
+ * of them (conc_rtts): in each, every node sends one on each of its links and the round is over
+ * for it when it holds its neighbours' (a slot of the probes' frames: the NIC sharing of a slot,
+ * one way, with no echo waiting behind a neighbour's own bytes in its interface's queue); it
+ * reports both in Calibrated. The
+ * coordinator derives the terms of the time model from them (docs/runtime.md, docs/model.md).
+ * Concurrent pings carry CONC_SEQ and the round in their sequence number.
+ * Rounds that were echoed round trips measured a token bucket (tbf) wrongly: an empty round's
+ * echo waited behind the neighbour's sized pings in its queue, and the interface's rate came out
+ * at 0 to 0.76 of the true one, never twice the same.
  * A link first sends `probes` empty pings alone, whose median is its round trip
  * (sn_tm_probe_clean: an empty ping sent among sized ones waits behind them on loopback). Then
  * the empty and the sized probes alternate (probe 2k empty, 2k+1 sized; the same for the rounds),
@@ -57,6 +63,46 @@ static void series_rtts(uint64_t *clean, uint32_t nclean, uint64_t *empty, uint6
     *rtt_ns = *rtt0_ns + (uint64_t) (extra + 0.5);
 }
 
+/* The concurrent rounds come in blocks of BLOCK: three empty rounds, then BLOCK_PAIRS pairs of
+ * an empty and a sized round. Rounds are taken two at a time, since a node may be a round ahead
+ * of a neighbour and then plays two rounds at once after waiting for two (two nodes across a 1 ms
+ * link: rounds of 0 and 2.1 ms in turn, 1 ms on average, as the idle slots' 1.07 ms).
+ *   - A pair's sum, not its sized round less its empty one: behind a token bucket or any
+ *     interface slower than the node, a sized round ends when the neighbours' bytes are in with
+ *     some of the node's own still queued, and the next round waits for them (a 100 Mbit/s tbf:
+ *     empty rounds of 1.7 ms, sized ones of 3.2 ms, a pair 4.9 ms as a slot of the same bytes;
+ *     the difference gave the interface a third of its time).
+ *   - The reference is the block's last two empty rounds: the first waits for what the last
+ *     sized round left queued. The interface idles during them, and a token bucket lends that
+ *     time to the block's first sized round: the median over the pairs takes the others.
+ *   - The reference is in every block, so that a drift of the rounds over the series cancels
+ *     instead of reading as a per-byte cost. */
+enum { BLOCK_REF = 3, BLOCK_PAIRS = 3, BLOCK = BLOCK_REF + 2 * BLOCK_PAIRS };
+
+/* rtt0: the median of the references over 2; rtt: that plus the resolved median of each pair's
+ * sum less its block's reference (sn_tm_probe_extra). */
+static void conc_rtts(node_t *nd, uint64_t *rtt0_ns, uint64_t *rtt_ns)
+{
+    uint32_t n = nd->conc.rounds, blocks = nd->conc.blocks, np = blocks * BLOCK_PAIRS;
+    const uint64_t *r = nd->conc.rtt;
+    uint64_t *ref = sn_xcalloc(np + 1, sizeof *ref), *sum = sn_xcalloc(np + 1, sizeof *sum);
+    uint64_t *half = sn_xcalloc(blocks + 1, sizeof *half);
+    for (uint32_t b = 0; b < blocks; b++) {
+        uint64_t rb = r[(BLOCK_REF - 2) * n + b] + r[(BLOCK_REF - 1) * n + b];
+        half[b] = rb / 2;
+        for (uint32_t j = 0; j < BLOCK_PAIRS; j++) {
+            uint32_t pos = BLOCK_REF + 2 * j;
+            ref[b * BLOCK_PAIRS + j] = rb;
+            sum[b * BLOCK_PAIRS + j] = r[pos * n + b] + r[(pos + 1) * n + b];
+        }
+    }
+    *rtt0_ns = median_of(half, blocks);
+    *rtt_ns = *rtt0_ns + (uint64_t) (sn_tm_probe_extra(ref, sum, np) + 0.5);
+    free(ref);
+    free(sum);
+    free(half);
+}
+
 static void calibration_done(node_t *nd)
 {
     Stepnet__Control m = STEPNET__CONTROL__INIT;
@@ -79,8 +125,7 @@ static void calibration_done(node_t *nd)
     cal.node = nd->id;
     if (nd->conc.on && nd->conc.rounds) {
         cal.has_conc_rtt0_ns = cal.has_conc_rtt_ns = 1;
-        series_rtts(NULL, 0, nd->conc.rtt, nd->conc.rtt + nd->conc.rounds, nd->conc.done[1],
-                    &cal.conc_rtt0_ns, &cal.conc_rtt_ns);
+        conc_rtts(nd, &cal.conc_rtt0_ns, &cal.conc_rtt_ns);
     }
     cal.n_links = k;
     cal.links = ptrs;
@@ -91,15 +136,62 @@ static void calibration_done(node_t *nd)
     free(ptrs);
 }
 
+/* Concurrent round r's bytes: every node sizes the same rounds. */
+static uint32_t conc_bytes(const node_t *nd, uint64_t r)
+{
+    uint64_t pos = r % BLOCK;
+    return pos >= BLOCK_REF && (pos - BLOCK_REF) % 2 == 1 ? nd->conc.bytes : 0;
+}
+
+static void conc_ping(link_t *l, uint64_t r)
+{
+    l->cal.conc_tx = r + 1;
+    sn__node_link_probe(l, SN_FRAME_PING, CONC_SEQ | r, conc_bytes(l->nd, r));
+}
+
 /* One concurrent round: a ping on every link at once. */
 static void conc_round(node_t *nd)
 {
-    uint32_t bytes = sn_tm_probe_sized(nd->conc.round, nd->conc.rounds) ? nd->conc.bytes : 0;
-    uint64_t seq = CONC_SEQ | nd->conc.round;
-    nd->conc.left = nd->deg;
     nd->conc.t0 = uv_hrtime();
     for (uint32_t q = 0; q < nd->deg; q++)
-        sn__node_link_probe(&nd->links[q], SN_FRAME_PING, seq, bytes);
+        conc_ping(&nd->links[q], nd->conc.round);
+}
+
+/* The series is over here: a neighbour still measuring waits for this node's ping of a round it
+ * did not play, so the pings of such rounds that came already are answered now, and the later
+ * ones as they come (sn__node_on_conc_ping). */
+static void conc_end(node_t *nd)
+{
+    nd->conc.ended = 1;
+    for (uint32_t q = 0; q < nd->deg; q++) {
+        link_t *l = &nd->links[q];
+        if (l->cal.conc_rx > l->cal.conc_tx)
+            conc_ping(l, l->cal.conc_rx - 1);
+    }
+    calibration_done(nd);
+}
+
+/* Plays the rounds whose pings are all in: each lasts from the node's own pings until it holds
+ * every neighbour's, as a slot does; after a block, another while the series may last. */
+static void conc_advance(node_t *nd)
+{
+    while (nd->conc.started && !nd->conc.ended) {
+        for (uint32_t q = 0; q < nd->deg; q++)
+            if (nd->links[q].cal.conc_rx <= nd->conc.round)
+                return;
+        uint64_t now = uv_hrtime();
+        uint32_t pos = nd->conc.round % BLOCK;
+        nd->conc.rtt[(size_t) pos * nd->conc.rounds + nd->conc.blocks] = now - nd->conc.t0;
+        /* as many pairs as a link's series has (`probes`, rounded up to whole blocks) */
+        uint32_t blocks = (nd->conc.rounds + BLOCK_PAIRS - 1) / BLOCK_PAIRS;
+        if (pos == BLOCK - 1 &&
+            !sn_deadline_series_more(++nd->conc.blocks, blocks, (now - nd->conc.series_t0) / 2)) {
+            conc_end(nd);
+            return;
+        }
+        nd->conc.round++;
+        conc_round(nd);
+    }
 }
 
 /* Every dialled link is measured: the concurrent rounds, if asked, then the report. */
@@ -107,39 +199,34 @@ static void links_done(node_t *nd)
 {
     if (nd->conc.on && nd->conc.rounds && nd->deg) {
         nd->conc.round = 0;
+        nd->conc.started = 1;
         nd->conc.series_t0 = uv_hrtime();
         conc_round(nd);
+        conc_advance(nd); /* the neighbours' first pings may be in already */
         return;
     }
     calibration_done(nd);
 }
 
-static void on_conc_pong(node_t *nd, uint64_t seq)
+void sn__node_on_conc_ping(link_t *l, uint64_t seq)
 {
-    if (!nd->conc.on || nd->conc.left == 0 || seq != (CONC_SEQ | nd->conc.round))
-        return;
-    if (--nd->conc.left > 0)
-        return;
-    uint64_t now = uv_hrtime();
-    int sized = sn_tm_probe_sized(nd->conc.round, nd->conc.rounds);
-    uint32_t done = nd->conc.done[sized]++;
-    nd->conc.rtt[(size_t) sized * nd->conc.rounds + done] = now - nd->conc.t0;
-    /* after an empty round its sized partner; after a pair, another while the series may last */
-    if (!sized ||
-        sn_deadline_series_more(done + 1, nd->conc.rounds, (now - nd->conc.series_t0) / 2)) {
-        nd->conc.round++;
-        conc_round(nd);
+    node_t *nd = l->nd;
+    uint64_t r = seq & ~CONC_SEQ;
+    if (r < l->cal.conc_rx)
+        return; /* not a new round: nothing to count */
+    l->cal.conc_rx = r + 1;
+    if (nd->conc.ended) {
+        if (l->cal.conc_tx <= r) /* a round this node did not play: its ping, so that it ends */
+            conc_ping(l, r);
         return;
     }
-    calibration_done(nd);
+    conc_advance(nd);
 }
 
 void sn__node_on_pong(link_t *l, uint64_t seq)
 {
-    if (seq & CONC_SEQ) {
-        on_conc_pong(l->nd, seq);
-        return;
-    }
+    if (seq & CONC_SEQ)
+        return; /* concurrent rounds have no pongs */
     uint32_t n = l->cal.probes;
     if (!l->dialer || l->cal.probe >= 3 * n || seq != l->cal.probe)
         return;
@@ -183,7 +270,7 @@ void sn__node_calibrate(node_t *nd, uint32_t bytes, uint32_t probes, int concurr
     nd->conc.on = concurrent;
     nd->conc.rounds = probes;
     nd->conc.bytes = bytes;
-    nd->conc.rtt = sn_xcalloc(2 * (size_t) probes + 1, sizeof *nd->conc.rtt);
+    nd->conc.rtt = sn_xcalloc(BLOCK * (size_t) probes + 1, sizeof *nd->conc.rtt);
     for (uint32_t q = 0; q < nd->deg; q++) {
         link_t *l = &nd->links[q];
         if (!l->dialer)

@@ -114,9 +114,10 @@ static void link_on_piece(sn_conn_t *c, int type, const uint8_t *p, size_t off, 
         }
         if (!last)
             return;
-        if (type == SN_FRAME_PING) /* a concurrent round's pong: the sequence only */
-            sn__node_link_probe(l, SN_FRAME_PONG, lc->piece_seq,
-                                lc->piece_seq & SN_NODE_CONC_SEQ ? 0 : (uint32_t) (total - 8));
+        if (type == SN_FRAME_PING && (lc->piece_seq & SN_NODE_CONC_SEQ))
+            sn__node_on_conc_ping(l, lc->piece_seq);
+        else if (type == SN_FRAME_PING)
+            sn__node_link_probe(l, SN_FRAME_PONG, lc->piece_seq, (uint32_t) (total - 8));
         else
             sn__node_on_pong(l, lc->piece_seq);
         return;
@@ -264,9 +265,10 @@ static void link_on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t le
                 sn_conn_fail(c, SN_EPROTO, "calibration probe with bytes other than the probe's");
                 return;
             }
-        /* the echo, generated again; a concurrent round's: the sequence only */
-        sn__node_link_probe(l, SN_FRAME_PONG, seq,
-                            seq & SN_NODE_CONC_SEQ ? 0 : (uint32_t) (len - 8));
+        if (seq & SN_NODE_CONC_SEQ) /* a concurrent round's: no echo */
+            sn__node_on_conc_ping(l, seq);
+        else /* the echo, generated again */
+            sn__node_link_probe(l, SN_FRAME_PONG, seq, (uint32_t) (len - 8));
         break;
     }
     case SN_FRAME_PONG: {

@@ -77,6 +77,10 @@ typedef struct link_cal_s {
     uint64_t probe_t0, series_t0;
     uint64_t *clean, *rtt0, *rtt;
     int calibrated;
+    /* the concurrent rounds (either end of the link): 1 + the last round the neighbour sent on it
+     * and 1 + the last this node sent, 0 before the first (never reset: a neighbour's first
+     * round can come before this node's Calibrate) */
+    uint64_t conc_rx, conc_tx;
 } link_cal_t;
 
 struct link_s {
@@ -226,13 +230,14 @@ struct node_s {
     uint64_t spin_ns;  /* poll without sleeping this long into a slot (Assign.spin_us); 0: never */
     sn_fault_t fault;  /* kind SN_FAULT_NONE: none (fault.c) */
     uint32_t cal_left; /* links still calibrating (calibrate.c) */
-    /* the concurrent rounds of the calibration (calibrate.c): round, echoes still missing */
+    /* the concurrent rounds of the calibration (calibrate.c): the round being played, and
+     * whether the series has started and ended */
     struct {
-        int on;
-        uint32_t round, rounds, left, bytes;
-        uint32_t done[2]; /* rounds measured, empty and sized (SN_DEADLINE_SERIES_NS) */
+        int on, started, ended;
+        uint32_t round, rounds, bytes;
+        uint32_t blocks; /* blocks of rounds measured (calibrate.c; SN_DEADLINE_SERIES_NS) */
         uint64_t t0, series_t0;
-        uint64_t *rtt; /* [2 * rounds]: empty, then `bytes` */
+        uint64_t *rtt; /* [BLOCK * rounds]: each position of the blocks (calibrate.c) */
     } conc;
     /* link emulation (emulate.c): one timerfd for the earliest release of every link */
     int emu_fd;
@@ -298,13 +303,17 @@ extern const sn_admit_ops_t sn__node_admit_ops;
 /* ---- calibrate.c ---- */
 
 /* Measures every link this node dials with `probes` empty and `probes` `bytes`-byte ping-pongs,
- * then (concurrent) `probes` rounds of empty and of `bytes`-byte pings on all its links at once,
- * then sends Calibrated. */
+ * then (concurrent) `probes` barrier rounds of empty and of `bytes`-byte pings on all its links at
+ * once, then sends Calibrated. */
 void sn__node_calibrate(node_t *nd, uint32_t bytes, uint32_t probes, int concurrent);
 
-/* The sequence bit of the concurrent rounds' pings; their pongs echo the sequence number only
- * (links.c), so that a round moves the probes' bytes one way, as a slot does. */
+/* The sequence bit of the concurrent rounds' pings. They get no pong: a round is a slot of the
+ * probes' frames, over when the node has the neighbours' pings of the round (links.c passes them
+ * to sn__node_on_conc_ping). */
 #define SN_NODE_CONC_SEQ (1ull << 63)
+
+/* A concurrent round's PING on link l, sequence seq (SN_NODE_CONC_SEQ | round). */
+void sn__node_on_conc_ping(link_t *l, uint64_t seq);
 
 /* A PONG on link l carrying sequence number seq. */
 void sn__node_on_pong(link_t *l, uint64_t seq);

@@ -217,7 +217,7 @@ double sn_tm_probe_extra(const uint64_t *empty, const uint64_t *sized, uint32_t 
 void sn_tm_node_terms(double rtt0_us, double rtt_us, uint32_t deg, uint32_t size, double *nalpha_us,
                       double *nbeta_us)
 {
-    *nalpha_us = rtt0_us / 2;
+    *nalpha_us = rtt0_us;
     double out = rtt_us - rtt0_us;
     *nbeta_us = deg && size && out > 0 ? out / ((double) deg * size) : 0;
 }

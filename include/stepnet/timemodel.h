@@ -104,10 +104,10 @@ int sn_tm_probe_clean(uint32_t probe, uint32_t probes);
 double sn_tm_probe_extra(const uint64_t *empty, const uint64_t *sized, uint32_t n);
 
 /* The NIC terms of a node of degree deg from its concurrent calibration: rtt0_us and rtt_us, the
- * time until every neighbour answered an empty and a size-byte probe sent on all its links at
- * once (the answers carry no bytes). Every node probes at the same time, as in a slot, so the
- * difference is the time the node's interface takes for deg size bytes: nalpha = rtt0 / 2; nbeta
- * = max(0, rtt - rtt0) / (deg size) (0 when size or deg is 0). */
+ * barrier rounds of empty and of size-byte probes on all its links at once (a round is over for
+ * the node when every neighbour's probe of it is in: one way, as a slot). Every node plays the
+ * same rounds, so the difference is the time the node's interface takes for deg size bytes:
+ * nalpha = rtt0; nbeta = max(0, rtt - rtt0) / (deg size) (0 when size or deg is 0). */
 void sn_tm_node_terms(double rtt0_us, double rtt_us, uint32_t deg, uint32_t size, double *nalpha_us,
                       double *nbeta_us);
 
