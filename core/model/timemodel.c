@@ -185,6 +185,18 @@ void sn_tm_finish(sn_tm_t *m, uint64_t steps, sn_tm_result_t *out)
     *out = m->r;
 }
 
+void sn_tm_add_barrier(sn_tm_result_t *r, uint64_t slots, double slot_us)
+{
+    r->slots += slots;
+    r->floor_slots += slots;
+    r->slots_us += (double) slots * slot_us;
+    r->predicted_us += (double) slots * slot_us;
+    if (slots && slot_us > r->max_slot_us) {
+        r->max_slot_us = slot_us;
+        r->max_slot_node = UINT32_MAX;
+    }
+}
+
 int sn_tm_probe_sized(uint32_t probe, uint32_t probes)
 {
     (void) probes; /* the order does not depend on the length: a cut-short series stays paired */

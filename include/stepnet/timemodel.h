@@ -72,6 +72,10 @@ void sn_tm_send(sn_tm_t *m, uint64_t slot, uint32_t node, uint32_t port, int dat
 /* Closes the schedule at `steps` slots and fills *out. */
 void sn_tm_finish(sn_tm_t *m, uint64_t steps, sn_tm_result_t *out);
 
+/* The in-band barrier before each repetition: `slots` empty slots of slot_us each, added to a
+ * finished result (slots, floor_slots, slots_us and the prediction). */
+void sn_tm_add_barrier(sn_tm_result_t *r, uint64_t slots, double slot_us);
+
 /* The one-way time of an empty frame on every edge as the model uses it, into alpha[nedges]: the
  * measured one, the median of the measured edges for an edge not measured, and never more than
  * the measured empty slot (c->slot_us, when given): a frame cannot take longer than the slot that

@@ -40,6 +40,33 @@ static void test_floor_and_slow_link(void **state)
     sn_topo_free(t);
 }
 
+/* The in-band barrier's slots take what the repetitions' barrier measured, added after the
+ * collective's slots, which took the floor: slots, floor slots, time and the largest slot. */
+static void test_barrier_slots(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("ring:4");
+    double alpha[4] = {10, 10, 10, 10};
+    sn_tm_calib_t c = {.edge_alpha_us = alpha, .ctl_us = 5, .slot_us = 100};
+    sn_tm_t *m = sn_tm_new(t, &c);
+    sn_tm_send(m, 1, 0, 0, 1);
+    sn_tm_result_t r;
+    sn_tm_finish(m, 3, &r);
+    assert_true(near(r.predicted_us, 5 + 3 * 100));
+    sn_tm_add_barrier(&r, 2, 160);
+    assert_int_equal(r.slots, 5);
+    assert_int_equal(r.floor_slots, 5);
+    assert_true(near(r.slots_us, 3 * 100 + 2 * 160));
+    assert_true(near(r.predicted_us, 5 + 3 * 100 + 2 * 160));
+    assert_true(near(r.max_slot_us, 160));
+    assert_int_equal(r.max_slot_node, UINT32_MAX);
+    sn_tm_add_barrier(&r, 0, 1000); /* no barrier: nothing changes */
+    assert_true(near(r.predicted_us, 5 + 3 * 100 + 2 * 160));
+    assert_true(near(r.max_slot_us, 160));
+    sn_tm_free(m);
+    sn_topo_free(t);
+}
+
 static void test_nic_sharing(void **state)
 {
     (void) state;
@@ -215,6 +242,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_floor_and_slow_link),
+        cmocka_unit_test(test_barrier_slots),
         cmocka_unit_test(test_nic_sharing),
         cmocka_unit_test(test_slow_ping_capped_at_the_empty_slot),
         cmocka_unit_test(test_probe_order_survives_a_transient),
