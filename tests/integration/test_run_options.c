@@ -94,10 +94,12 @@ static void expect_run_report(const char *j, int64_t reps, int64_t size)
     /* the dataflow prediction is the control legs plus the critical path of the same schedule */
     double path_us = tu_json_num(tm, "dataflow_path_us");
     assert_true(path_us > 0);
-    /* ... plus the in-band barrier's empty slots at the floor, lock-step in both modes */
+    /* ... plus the in-band barrier's empty slots at the repetitions' barrier (calib_slot_us),
+     * lock-step in both modes */
     double bar_us = tu_json_num(tm, "dataflow_barrier_us");
-    if (!tu_near(bar_us, (double) tu_json_int(j, "barrier_slots") * tu_json_num(tm, "floor_us")))
-        fail_msg("dataflow_barrier_us %g != barrier_slots x floor_us", bar_us);
+    if (!tu_near(bar_us,
+                 (double) tu_json_int(j, "barrier_slots") * tu_json_num(tm, "calib_slot_us")))
+        fail_msg("dataflow_barrier_us %g != barrier_slots x calib_slot_us", bar_us);
     /* ... plus the frames' work: every transmission (data and control) its share of the empty
      * slot beyond the slowest edge, a share at most the empty slot over its directed links */
     double cpu_us = tu_json_num(tm, "dataflow_cpu_us"),
@@ -120,11 +122,11 @@ static void expect_run_report(const char *j, int64_t reps, int64_t size)
                  "dataflow_cpu_us %g",
                  tu_json_num(j, "predicted_dataflow_us"),
                  tu_json_num(tm, "ctl_us") + bar_us + path_us + cpu_us);
-    /* the floor is the empty slot calibrated from the start-up samples (three) and the
-     * repetitions' barriers, and it lies within the samples' spread */
+    /* the empty slot calibrated from the start-up samples (three) and the repetitions' barriers
+     * lies within the samples' spread; the floor of the collective's slots is its steady cost */
     double cs = tu_json_num(tm, "calib_slot_us");
-    if (!tu_near(floor_us, cs))
-        fail_msg("time_model.floor_us %g != calib_slot_us %g", floor_us, cs);
+    if (!tu_near(floor_us, steady))
+        fail_msg("time_model.floor_us %g != the empty slot's steady cost %g", floor_us, steady);
     assert_true(tu_json_int(tm, "calib_slot_samples") >= 3);
     assert_true(tu_json_int(tm, "calib_slot_samples") <= 3 + reps);
     assert_true(tu_json_num(tm, "calib_slot_us_p10") <= cs * (1 + 1e-5));
