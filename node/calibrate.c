@@ -1,26 +1,24 @@
 /* Link calibration of stepnet-node (node/): on the coordinator's CALIBRATE, the dialler of every
  * link measures round trips of empty and of `bytes`-byte pings (median of `probes` each); then, if
- * asked (concurrent), barrier rounds of empty and of `bytes`-byte pings, about `probes` pairs
- * of them (conc_rtts): in each, every node sends one on each of its links and the round is over
- * for it when it holds its neighbours' (a slot of the probes' frames: the NIC sharing of a slot,
- * one way, with no echo waiting behind a neighbour's own bytes in its interface's queue); it
- * reports both in Calibrated. The
+ * asked (concurrent), the node plays barrier rounds of empty and of `bytes`-byte pings on all its
+ * links at once, about `probes` pairs of them (conc_rtts): in each round every node sends one ping
+ * on each of its links, and the round is over for it when it holds its neighbours' (a slot of the
+ * probes' frames, one way: the NIC sharing of a slot). It reports both in Calibrated; the
  * coordinator derives the terms of the time model from them (docs/runtime.md, docs/model.md).
- * Concurrent pings carry CONC_SEQ and the round in their sequence number.
- * Rounds that were echoed round trips measured a token bucket (tbf) wrongly: an empty round's
- * echo waited behind the neighbour's sized pings in its queue, and the interface's rate came out
- * at 0 to 0.76 of the true one, never twice the same.
+ * Concurrent pings carry CONC_SEQ and the round in their sequence number, and get no pong: rounds
+ * timed until every neighbour echoed measured a token bucket (tbf) at 0 to 0.8 of its rate,
+ * different in every run, since an empty round's echo waited behind the neighbour's own sized
+ * pings in its interface's queue.
  * A link first sends `probes` empty pings alone, whose median is its round trip
  * (sn_tm_probe_clean: an empty ping sent among sized ones waits behind them on loopback). Then
- * the empty and the sized probes alternate (probe 2k empty, 2k+1 sized; the same for the rounds),
- * and the sized round trip reported is the empty median plus the median of the pairs'
- * differences when it is resolved (sn_tm_probe_extra): a transient (a process starting beside
- * the run) then slows both probes of a pair instead of one series, which turned noise into a
- * per-byte cost that set every slot of the prediction. Each of the two series, a
- * link's pairs and the concurrent pairs, stops early, with the pairs measured so far (one at
- * least), once its pairs have lasted twice SN_DEADLINE_SERIES_NS (sn_deadline_series_more, per
- * pair: the empty and the sized series it replaces had that bound each): on a link that is slow
- * for real the calibration then ends within the ready deadline instead of after minutes. */
+ * the empty and the sized probes alternate (probe 2k empty, 2k+1 sized), and the sized round trip
+ * reported is the empty median plus the median of the pairs' differences when it is resolved
+ * (sn_tm_probe_extra): a transient (a process starting beside the run) then slows both probes of
+ * a pair instead of one series, which turned noise into a per-byte cost that set every slot of
+ * the prediction. Each of the two series, a link's pairs and the concurrent blocks, stops early,
+ * with what it measured so far (one pair or block at least), once it has lasted twice
+ * SN_DEADLINE_SERIES_NS (sn_deadline_series_more): on a link that is slow for real the
+ * calibration then ends within the ready deadline instead of after minutes. */
 #include <stdlib.h>
 #include <string.h>
 
