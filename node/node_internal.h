@@ -303,8 +303,8 @@ extern const sn_admit_ops_t sn__node_admit_ops;
 /* ---- calibrate.c ---- */
 
 /* Measures every link this node dials with `probes` empty and `probes` `bytes`-byte ping-pongs,
- * then (concurrent) `probes` barrier rounds of empty and of `bytes`-byte pings on all its links at
- * once, then sends Calibrated. */
+ * then (concurrent) barrier rounds of empty and of `bytes`-byte pings on all its links at once,
+ * about `probes` pairs of them, then sends Calibrated. */
 void sn__node_calibrate(node_t *nd, uint32_t bytes, uint32_t probes, int concurrent);
 
 /* The sequence bit of the concurrent rounds' pings. They get no pong: a round is a slot of the
