@@ -37,10 +37,11 @@ echo "ok --delay 200us --emu stepnet (steps $(jget steps "$out"))"
 # A 100 Mbit/s interface (tbf, whose 256 KB bucket lends a burst): te on complete:8 moves 7
 # packets of 8 KiB a step through each node's interface, 655 us each at the rate. The NIC term
 # the calibration's barrier rounds measure (its slowest node's) is checked within 0.6-1.3 of that
-# (0.75-0.97 in 20 runs here; the echoed rounds before them gave 0 to 0.8), and the dataflow
-# model's prediction of the wall time within 0.7-1.4 (0.99-1.26 in 20 runs here, within +-25 % in
-# scripts/bench/model.sh's medians; the echoed rounds put it at 1.44-1.85). The slot model's floor
-# also takes the repetitions' barrier, which a loaded machine moves (0.71-1.07 here).
+# (0.75-0.97 in 27 runs here; the echoed rounds before them gave 0 to 0.8), and the dataflow
+# model's prediction of the wall time within 0.7-1.4 (1.00-1.26 in 24 runs here, within +-25 % in
+# scripts/bench/model.sh's medians; the echoed rounds put it at 1.44-1.85). The slot model's
+# prediction is not checked here: 0.71-1.07 in 21 runs while its floor was the repetitions'
+# barrier, 1.03-1.04 in the 3 since it is the empty slot's steady cost, too few to set a bound.
 for sync in slot dataflow; do
     if ! out=$(timeout 300 deploy/netns-cluster.sh --rate 100mbit -- --topo complete:8 --coll te \
         --msgs 20 --size 8192 --reps 3 --warmup 1 --probes 20 --sync "$sync" --json 2>&1); then
