@@ -195,15 +195,20 @@ static int check_nodes(sn_coord_opts_t *o, const raw_t *w, sn_err_t *err)
     return 0;
 }
 
+const char *cli_sync_name(int dataflow)
+{
+    return dataflow ? "dataflow" : "slot";
+}
+
 /* --sync slot|dataflow, and what dataflow cannot honour: it has no slot barrier to measure
  * (--idle-slots) or to detect termination with (--termination; the receive plan ends each node),
  * no frame in every slot for the faults that act on a node's next frames (flip, trickle: a node
  * may send none after SLOT), and dynbcast runs rounds of its own. */
 static int check_sync(const cli_opts_t *cli, sn_coord_opts_t *o, const raw_t *w, sn_err_t *err)
 {
-    if (strcmp(w->sync, "slot") == 0)
+    if (strcmp(w->sync, cli_sync_name(0)) == 0)
         return 0;
-    if (strcmp(w->sync, "dataflow") != 0)
+    if (strcmp(w->sync, cli_sync_name(1)) != 0)
         return sn_err_inval(err, "bad value '%s' for --sync: expected slot or dataflow", w->sync);
     o->sync_dataflow = 1;
     o->max_memory = cli->max_memory ? cli->max_memory : cli_default_max_memory();

@@ -197,7 +197,7 @@ void cli_run_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t 
             "  nodes           %s, %u TCP links, security %s, sync %s, spin %u us, coordinator "
             "nice +%u\n",
             cli_caveat_launch_text(o, res, c->topo->n, launch, sizeof launch), c->topo->nedges, sec,
-            o->sync_dataflow ? "dataflow" : "slot", o->spin_us, o->coord_nice);
+            cli_sync_name(o->sync_dataflow), o->spin_us, o->coord_nice);
     if (res->failed) {
         fprintf(f, "  FAILED          %s\n", res->error);
         return;
