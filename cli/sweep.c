@@ -557,8 +557,7 @@ void cli_sweep_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_
         if (pred >= 0) {
             cli_json_double(&j, "predicted_us", pred);
             /* which prediction: the time model of the run's mode, or the links' estimate */
-            cli_json_str(&j, "model",
-                         pt->has_model ? cli_sync_name(res->sync_dataflow) : "links");
+            cli_json_str(&j, "model", pt->has_model ? cli_sync_name(res->sync_dataflow) : "links");
         } else {
             cli_json_null(&j, "predicted_us");
             cli_json_null(&j, "model");
