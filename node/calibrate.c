@@ -1,9 +1,9 @@
 /* Link calibration of stepnet-node (node/): on the coordinator's CALIBRATE, the dialler of every
  * link measures round trips of empty and of `bytes`-byte pings (median of `probes` each); then, if
  * asked (concurrent), the node plays barrier rounds of empty and of `bytes`-byte pings on all its
- * links at once, about `probes` pairs of them (conc_rtts): in each round every node sends one ping
- * on each of its links, and the round is over for it when it holds its neighbours' (a slot of the
- * probes' frames, one way: the NIC sharing of a slot). It reports both in Calibrated; the
+ * links at once, about `probes` pairs of them (sn_tm_conc_rtts): in each round every node sends one
+ * ping on each of its links, and the round is over for it when it holds its neighbours' (a slot of
+ * the probes' frames, one way: the NIC sharing of a slot). It reports both in Calibrated; the
  * coordinator derives the terms of the time model from them (docs/runtime.md, docs/model.md).
  * Concurrent pings carry CONC_SEQ and the round in their sequence number, and get no pong: rounds
  * timed until every neighbour echoed measured a token bucket (tbf) at 0 to 0.8 of its rate,
@@ -61,46 +61,6 @@ static void series_rtts(uint64_t *clean, uint32_t nclean, uint64_t *empty, uint6
     *rtt_ns = *rtt0_ns + (uint64_t) (extra + 0.5);
 }
 
-/* The concurrent rounds come in blocks of BLOCK: three empty rounds, then BLOCK_PAIRS pairs of
- * an empty and a sized round. Rounds are taken two at a time, since a node may be a round ahead
- * of a neighbour and then plays two rounds at once after waiting for two (two nodes across a 1 ms
- * link: rounds of 0 and 2.1 ms in turn, 1 ms on average, as the idle slots' 1.07 ms).
- *   - A pair's sum, not its sized round less its empty one: behind a token bucket or any
- *     interface slower than the node, a sized round ends when the neighbours' bytes are in with
- *     some of the node's own still queued, and the next round waits for them (a 100 Mbit/s tbf:
- *     empty rounds of 1.7 ms, sized ones of 3.2 ms, a pair 4.9 ms as a slot of the same bytes;
- *     the difference gave the interface a third of its time).
- *   - The reference is the block's last two empty rounds: the first waits for what the last
- *     sized round left queued. The interface idles during them, and a token bucket lends that
- *     time to the block's first sized round: the median over the pairs takes the others.
- *   - The reference is in every block, so that a drift of the rounds over the series cancels
- *     instead of reading as a per-byte cost. */
-enum { BLOCK_REF = 3, BLOCK_PAIRS = 3, BLOCK = BLOCK_REF + 2 * BLOCK_PAIRS };
-
-/* rtt0: the median of the references over 2; rtt: that plus the resolved median of each pair's
- * sum less its block's reference (sn_tm_probe_extra). */
-static void conc_rtts(node_t *nd, uint64_t *rtt0_ns, uint64_t *rtt_ns)
-{
-    uint32_t n = nd->conc.rounds, blocks = nd->conc.blocks, np = blocks * BLOCK_PAIRS;
-    const uint64_t *r = nd->conc.rtt;
-    uint64_t *ref = sn_xcalloc(np + 1, sizeof *ref), *sum = sn_xcalloc(np + 1, sizeof *sum);
-    uint64_t *half = sn_xcalloc(blocks + 1, sizeof *half);
-    for (uint32_t b = 0; b < blocks; b++) {
-        uint64_t rb = r[(BLOCK_REF - 2) * n + b] + r[(BLOCK_REF - 1) * n + b];
-        half[b] = rb / 2;
-        for (uint32_t j = 0; j < BLOCK_PAIRS; j++) {
-            uint32_t pos = BLOCK_REF + 2 * j;
-            ref[b * BLOCK_PAIRS + j] = rb;
-            sum[b * BLOCK_PAIRS + j] = r[pos * n + b] + r[(pos + 1) * n + b];
-        }
-    }
-    *rtt0_ns = median_of(half, blocks);
-    *rtt_ns = *rtt0_ns + (uint64_t) (sn_tm_probe_extra(ref, sum, np) + 0.5);
-    free(ref);
-    free(sum);
-    free(half);
-}
-
 static void calibration_done(node_t *nd)
 {
     Stepnet__Control m = STEPNET__CONTROL__INIT;
@@ -123,7 +83,8 @@ static void calibration_done(node_t *nd)
     cal.node = nd->id;
     if (nd->conc.on && nd->conc.rounds) {
         cal.has_conc_rtt0_ns = cal.has_conc_rtt_ns = 1;
-        conc_rtts(nd, &cal.conc_rtt0_ns, &cal.conc_rtt_ns);
+        sn_tm_conc_rtts(nd->conc.rtt, nd->conc.rounds, nd->conc.blocks, &cal.conc_rtt0_ns,
+                        &cal.conc_rtt_ns);
     }
     cal.n_links = k;
     cal.links = ptrs;
@@ -137,8 +98,7 @@ static void calibration_done(node_t *nd)
 /* Concurrent round r's bytes: every node sizes the same rounds. */
 static uint32_t conc_bytes(const node_t *nd, uint64_t r)
 {
-    uint64_t pos = r % BLOCK;
-    return pos >= BLOCK_REF && (pos - BLOCK_REF) % 2 == 1 ? nd->conc.bytes : 0;
+    return sn_tm_conc_sized(r) ? nd->conc.bytes : 0;
 }
 
 static void conc_ping(link_t *l, uint64_t r)
@@ -178,11 +138,11 @@ static void conc_advance(node_t *nd)
             if (nd->links[q].cal.conc_rx <= nd->conc.round)
                 return;
         uint64_t now = uv_hrtime();
-        uint32_t pos = nd->conc.round % BLOCK;
+        uint32_t pos = nd->conc.round % SN_TM_CONC_BLOCK;
         nd->conc.rtt[(size_t) pos * nd->conc.rounds + nd->conc.blocks] = now - nd->conc.t0;
         /* as many pairs as a link's series has (`probes`, rounded up to whole blocks) */
-        uint32_t blocks = (nd->conc.rounds + BLOCK_PAIRS - 1) / BLOCK_PAIRS;
-        if (pos == BLOCK - 1 &&
+        uint32_t blocks = (nd->conc.rounds + SN_TM_CONC_PAIRS - 1) / SN_TM_CONC_PAIRS;
+        if (pos == SN_TM_CONC_BLOCK - 1 &&
             !sn_deadline_series_more(++nd->conc.blocks, blocks, (now - nd->conc.series_t0) / 2)) {
             conc_end(nd);
             return;
@@ -268,7 +228,7 @@ void sn__node_calibrate(node_t *nd, uint32_t bytes, uint32_t probes, int concurr
     nd->conc.on = concurrent;
     nd->conc.rounds = probes;
     nd->conc.bytes = bytes;
-    nd->conc.rtt = sn_xcalloc(BLOCK * (size_t) probes + 1, sizeof *nd->conc.rtt);
+    nd->conc.rtt = sn_xcalloc(SN_TM_CONC_BLOCK * (size_t) probes + 1, sizeof *nd->conc.rtt);
     for (uint32_t q = 0; q < nd->deg; q++) {
         link_t *l = &nd->links[q];
         if (!l->dialer)

@@ -237,7 +237,7 @@ struct node_s {
         uint32_t round, rounds, bytes;
         uint32_t blocks; /* blocks of rounds measured (calibrate.c; SN_DEADLINE_SERIES_NS) */
         uint64_t t0, series_t0;
-        uint64_t *rtt; /* [BLOCK * rounds]: each position of the blocks (calibrate.c) */
+        uint64_t *rtt; /* [SN_TM_CONC_BLOCK * rounds]: round pos of block b at pos * rounds + b */
     } conc;
     /* link emulation (emulate.c): one timerfd for the earliest release of every link */
     int emu_fd;

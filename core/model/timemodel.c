@@ -197,6 +197,42 @@ void sn_tm_add_barrier(sn_tm_result_t *r, uint64_t slots, double slot_us)
     }
 }
 
+int sn_tm_conc_sized(uint64_t r)
+{
+    uint64_t pos = r % SN_TM_CONC_BLOCK;
+    return pos >= SN_TM_CONC_REF && (pos - SN_TM_CONC_REF) % 2 == 1;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+    return x < y ? -1 : (x > y);
+}
+
+void sn_tm_conc_rtts(const uint64_t *r, uint32_t stride, uint32_t blocks, uint64_t *rtt0_ns,
+                     uint64_t *rtt_ns)
+{
+    uint32_t np = blocks * SN_TM_CONC_PAIRS;
+    uint64_t *ref = sn_xcalloc(np + 1, sizeof *ref), *sum = sn_xcalloc(np + 1, sizeof *sum);
+    uint64_t *half = sn_xcalloc(blocks + 1, sizeof *half);
+    for (uint32_t b = 0; b < blocks; b++) {
+        uint64_t rb = r[(size_t) (SN_TM_CONC_REF - 2) * stride + b] +
+                      r[(size_t) (SN_TM_CONC_REF - 1) * stride + b];
+        half[b] = rb / 2;
+        for (uint32_t j = 0; j < SN_TM_CONC_PAIRS; j++) {
+            size_t pos = SN_TM_CONC_REF + 2 * (size_t) j;
+            ref[b * SN_TM_CONC_PAIRS + j] = rb;
+            sum[b * SN_TM_CONC_PAIRS + j] = r[pos * stride + b] + r[(pos + 1) * stride + b];
+        }
+    }
+    qsort(half, blocks, sizeof *half, cmp_u64);
+    *rtt0_ns = blocks ? half[blocks / 2] : 0;
+    *rtt_ns = *rtt0_ns + (uint64_t) (sn_tm_probe_extra(ref, sum, np) + 0.5);
+    free(ref);
+    free(sum);
+    free(half);
+}
+
 int sn_tm_probe_sized(uint32_t probe, uint32_t probes)
 {
     (void) probes; /* the order does not depend on the length: a cut-short series stays paired */

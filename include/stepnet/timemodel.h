@@ -107,6 +107,32 @@ int sn_tm_probe_clean(uint32_t probe, uint32_t probes);
  * set every slot of the prediction. The arrays are left unchanged. */
 double sn_tm_probe_extra(const uint64_t *empty, const uint64_t *sized, uint32_t n);
 
+/* The concurrent calibration's barrier rounds (node/calibrate.c) come in blocks of
+ * SN_TM_CONC_BLOCK: SN_TM_CONC_REF empty rounds, then SN_TM_CONC_PAIRS pairs of an empty and a
+ * sized round. Rounds are taken two at a time, since a node may be a round ahead of a neighbour
+ * and then plays two rounds at once after waiting for two (two nodes across a 1 ms link: rounds
+ * of 0 and 2.1 ms in turn, 1 ms on average, as the idle slots' 1.07 ms).
+ *   - A pair's sum, not its sized round less its empty one: behind a token bucket or any
+ *     interface slower than the node, a sized round ends when the neighbours' bytes are in with
+ *     some of the node's own still queued, and the next round waits for them (a 100 Mbit/s tbf:
+ *     empty rounds of 1.7 ms, sized ones of 3.2 ms, a pair 4.9 ms as a slot of the same bytes;
+ *     the difference gave the interface a third of its time).
+ *   - The reference is the block's last two empty rounds: the first waits for what the last
+ *     sized round left queued. The interface idles during them, and a token bucket lends that
+ *     time to the block's first sized round: the median over the pairs takes the others.
+ *   - The reference is in every block, so that a drift of the rounds over the series cancels
+ *     instead of reading as a per-byte cost. */
+enum { SN_TM_CONC_REF = 3, SN_TM_CONC_PAIRS = 3, SN_TM_CONC_BLOCK = 9 };
+
+/* 1 when concurrent round r (0, 1, ...) is a sized one. */
+int sn_tm_conc_sized(uint64_t r);
+
+/* The round trips of `blocks` blocks of concurrent rounds, round time r[pos * stride + b] for
+ * position pos of block b: rtt0 the median of the references over 2, rtt that plus the resolved
+ * median of each pair's sum less its block's reference (sn_tm_probe_extra). */
+void sn_tm_conc_rtts(const uint64_t *r, uint32_t stride, uint32_t blocks, uint64_t *rtt0_ns,
+                     uint64_t *rtt_ns);
+
 /* The NIC terms of a node of degree deg from its concurrent calibration: rtt0_us and rtt_us, the
  * barrier rounds of empty and of size-byte probes on all its links at once (a round is over for
  * the node when every neighbour's probe of it is in: one way, as a slot). Every node plays the

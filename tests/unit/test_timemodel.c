@@ -223,6 +223,56 @@ static void test_probe_extra(void **state)
     assert_true(near(sn_tm_probe_extra(e1, s1, 0), 0));
 }
 
+/* The concurrent calibration's blocks: which rounds are sized, and the terms from each pair's sum
+ * less its block's reference (the last two empty rounds). r[pos * stride + b]: round pos of
+ * block b. */
+static void set_block(uint64_t *r, uint32_t stride, uint32_t b, const uint64_t *rounds)
+{
+    for (uint32_t pos = 0; pos < SN_TM_CONC_BLOCK; pos++)
+        r[pos * stride + b] = rounds[pos];
+}
+
+static void test_conc_rounds(void **state)
+{
+    (void) state;
+    static const int sized[SN_TM_CONC_BLOCK] = {0, 0, 0, 0, 1, 0, 1, 0, 1};
+    for (uint64_t k = 0; k < 3 * SN_TM_CONC_BLOCK; k++)
+        assert_int_equal(sn_tm_conc_sized(k), sized[k % SN_TM_CONC_BLOCK]);
+    uint64_t r[SN_TM_CONC_BLOCK * 3], rtt0, rtt;
+    /* behind a token bucket: the empty round after a sized one waits for the node's own queued
+     * bytes (1700 against 300), the first sized round of a block runs on what the bucket saved
+     * (4000 against 3200); each pair moves the bytes of one slot in 4900, so the interface adds
+     * 4300 to two empty rounds' 600, where a sized round less its empty one says 1500 */
+    static const uint64_t tbf[SN_TM_CONC_BLOCK] = {1700, 300,  300,  300, 4000,
+                                                   1700, 3200, 1700, 3200};
+    set_block(r, 2, 0, tbf);
+    set_block(r, 2, 1, tbf);
+    sn_tm_conc_rtts(r, 2, 2, &rtt0, &rtt);
+    assert_int_equal(rtt0, 300);
+    assert_int_equal(rtt - rtt0, 4300);
+    /* a node a round ahead of its neighbour across a 1 ms link: rounds of 0 and 2.1 ms in turn,
+     * the blocks' nine rounds flipping the phase; nothing sized costs more */
+    static const uint64_t even[SN_TM_CONC_BLOCK] = {0, 2100, 0, 2100, 0, 2100, 0, 2100, 0};
+    static const uint64_t odd[SN_TM_CONC_BLOCK] = {2100, 0, 2100, 0, 2100, 0, 2100, 0, 2100};
+    set_block(r, 3, 0, even);
+    set_block(r, 3, 1, odd);
+    set_block(r, 3, 2, even);
+    sn_tm_conc_rtts(r, 3, 3, &rtt0, &rtt);
+    assert_int_equal(rtt0, 1050);
+    assert_int_equal(rtt, rtt0);
+    /* rounds that drift over the series (100 a block) with sized ones 50 longer: the reference of
+     * each block cancels the drift */
+    for (uint32_t b = 0; b < 3; b++) {
+        uint64_t d[SN_TM_CONC_BLOCK];
+        for (uint32_t pos = 0; pos < SN_TM_CONC_BLOCK; pos++)
+            d[pos] = 300 + 100 * b + (sized[pos] ? 50 : 0);
+        set_block(r, 3, b, d);
+    }
+    sn_tm_conc_rtts(r, 3, 3, &rtt0, &rtt);
+    assert_int_equal(rtt0, 400);
+    assert_int_equal(rtt - rtt0, 50);
+}
+
 static void test_node_terms(void **state)
 {
     (void) state;
@@ -248,6 +298,7 @@ int main(void)
         cmocka_unit_test(test_probe_order_survives_a_transient),
         cmocka_unit_test(test_clean_probes_first),
         cmocka_unit_test(test_probe_extra),
+        cmocka_unit_test(test_conc_rounds),
         cmocka_unit_test(test_node_terms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
