@@ -44,6 +44,7 @@
 #include "secure.h"
 #include "stepnet/algo.h"
 #include "stepnet/topo.h"
+#include "stepnet/util.h"
 
 static double now_us(void)
 {
@@ -110,12 +111,6 @@ static void read_all(int fd, uint8_t *b, size_t n)
     }
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : (x > y);
-}
-
 static int latency(size_t size, int iters)
 {
     int fd[2];
@@ -140,7 +135,7 @@ static int latency(size_t size, int iters)
             rtt[i - 100] = now_us() - t0;
     }
     waitpid(pid, NULL, 0);
-    qsort(rtt, (size_t) iters, sizeof *rtt, cmp_double);
+    qsort(rtt, (size_t) iters, sizeof *rtt, sn_cmp_double);
     printf("mode=latency size=%zu iters=%d one_way_us=%.2f rtt_us=%.2f\n", size, iters,
            rtt[iters / 2] / 2, rtt[iters / 2]);
     free(rtt);

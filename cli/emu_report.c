@@ -15,12 +15,6 @@ static int same(const sn_emu_link_t *a, const sn_emu_link_t *b)
     return a->delay_ns == b->delay_ns && a->jitter_ns == b->jitter_ns && a->rate_bps == b->rate_bps;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : (x > y);
-}
-
 /* Groups of edges with equal values: the representative edge of each group in first[], the
  * group of every edge in group[] (nedges), and the count; at most `cap` groups are named, the
  * rest get group -1. */
@@ -52,7 +46,7 @@ static double group_median(const int *group, int g, const double *v, uint32_t ne
             x[n++] = v[e];
     double m = -1;
     if (n) {
-        qsort(x, n, sizeof *x, cmp_double);
+        qsort(x, n, sizeof *x, sn_cmp_double);
         m = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
     }
     free(x);

@@ -118,12 +118,6 @@ fail:
 
 /* ---- statistics ------------------------------------------------------------------------------ */
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-    return x < y ? -1 : (x > y);
-}
-
 void cli_sweep_stats(const uint64_t *wall_ns, size_t n, cli_sweep_stats_t *out)
 {
     memset(out, 0, sizeof *out);
@@ -132,7 +126,7 @@ void cli_sweep_stats(const uint64_t *wall_ns, size_t n, cli_sweep_stats_t *out)
         return;
     uint64_t *w = sn_xmalloc(n * sizeof *w);
     memcpy(w, wall_ns, n * sizeof *w);
-    qsort(w, n, sizeof *w, cmp_u64);
+    qsort(w, n, sizeof *w, sn_cmp_u64);
     double sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += (double) w[i];

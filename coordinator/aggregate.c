@@ -12,12 +12,6 @@
 #define NS_PER_US       1000.0
 #define CALIB_FIRST_CAP 64
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : (x > y);
-}
-
 void sn__coord_add_calibration(sn_coord_t *r, const Stepnet__Calibrated *cal)
 {
     if (cal->node < r->n && cal->has_conc_rtt0_ns && cal->has_conc_rtt_ns &&
@@ -55,18 +49,12 @@ void sn__coord_add_calibration(sn_coord_t *r, const Stepnet__Calibrated *cal)
     }
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-    return x < y ? -1 : (x > y);
-}
-
 void sn__coord_ctl_done(sn_coord_t *r)
 {
     uint32_t rounds = SN_COORD_CTL_ROUNDS(r->o);
     if (rounds == 0 || r->ctl_rtt == NULL)
         return;
-    qsort(r->ctl_rtt, rounds, sizeof *r->ctl_rtt, cmp_u64);
+    qsort(r->ctl_rtt, rounds, sizeof *r->ctl_rtt, sn_cmp_u64);
     r->res->ctl_us = (double) r->ctl_rtt[rounds / 2] / NS_PER_US;
 }
 
@@ -75,8 +63,8 @@ void sn__coord_calibration_done(sn_coord_t *r)
     r->res->ncalibrated = r->ncalib;
     if (r->ncalib == 0)
         return;
-    qsort(r->alpha, r->ncalib, sizeof *r->alpha, cmp_double);
-    qsort(r->beta, r->ncalib, sizeof *r->beta, cmp_double);
+    qsort(r->alpha, r->ncalib, sizeof *r->alpha, sn_cmp_double);
+    qsort(r->beta, r->ncalib, sizeof *r->beta, sn_cmp_double);
     r->res->alpha_us = r->alpha[r->ncalib / 2];
     r->res->beta_us = r->beta[r->ncalib / 2];
 }
@@ -174,7 +162,7 @@ static int aggregate_idle(sn_coord_t *r)
             r->floor_us[r->floor_done++] = wall > ctl ? (wall - ctl) / r->floor_slots : 0;
         double sorted[SN_COORD_FLOOR_REPS];
         memcpy(sorted, r->floor_us, r->floor_done * sizeof *sorted);
-        qsort(sorted, r->floor_done, sizeof *sorted, cmp_double);
+        qsort(sorted, r->floor_done, sizeof *sorted, sn_cmp_double);
         r->res->empty_slot_us = sorted[r->floor_done / 2];
         _Static_assert(SN_COORD_FLOOR_REPS <= SN_COORD_CALIB_STARTUP_MAX, "samples fit");
         memcpy(r->res->empty_slot_samples_us, r->floor_us, r->floor_done * sizeof *r->floor_us);

@@ -66,19 +66,13 @@ uint64_t sn_coord_node_mean_ns(const uint64_t *start_ns, const uint64_t *complet
     return (sum + n / 2) / n;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-    return x < y ? -1 : (x > y);
-}
-
 double sn_coord_median_ns_us(const uint64_t *v, size_t n)
 {
     if (n == 0)
         return 0;
     uint64_t *w = sn_xmalloc(n * sizeof *w);
     memcpy(w, v, n * sizeof *w);
-    qsort(w, n, sizeof *w, cmp_u64);
+    qsort(w, n, sizeof *w, sn_cmp_u64);
     size_t h = n / 2;
     double median =
         n % 2 ? (double) w[h] / NS_PER_US : (double) (w[h - 1] + w[h]) / (2 * NS_PER_US);

@@ -36,17 +36,11 @@ static void send_ping(link_t *l)
     sn__node_link_probe(l, SN_FRAME_PING, l->cal.probe, bytes);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-    return x < y ? -1 : (x > y);
-}
-
 #define CONC_SEQ SN_NODE_CONC_SEQ
 
 static uint64_t median_of(uint64_t *v, uint32_t n)
 {
-    qsort(v, n, sizeof *v, cmp_u64);
+    qsort(v, n, sizeof *v, sn_cmp_u64);
     return v[n / 2];
 }
 

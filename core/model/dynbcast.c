@@ -162,12 +162,6 @@ static int sim_round(void *ctx, const sn_topo_t *t, const sn_params_t *q, const 
     return rc;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
-
 /* The arrivals: node u's k-th request at (*arr)[(*off)[u] + k], Poisson with rate o->lambda up
  * to o->horizon, from the run's seed; *total of them. The caller frees *arr and *off. */
 static void dyn_arrivals(uint32_t n, const sn_params_t *p, const sn_dyn_opts_t *o, double **arr_out,
@@ -229,7 +223,7 @@ static void dyn_stats(sn_dyn_result_t *r, const double *delay, const uint8_t *me
         } else {
             r->delay_ci = -1;
         }
-        qsort(v, nm, sizeof *v, cmp_double);
+        qsort(v, nm, sizeof *v, sn_cmp_double);
         r->delay_p50 = v[(nm - 1) / 2];
         r->delay_p99 = v[(size_t) ((double) (nm - 1) * 0.99)];
         r->delay_max = v[nm - 1];

@@ -52,12 +52,6 @@ static void on_send(void *ctx, uint64_t slot, uint32_t node, uint32_t port, cons
     pl->total++;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-    return x < y ? -1 : x > y;
-}
-
 int sn_rxplan_build(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *algo,
                     const void *plan, uint64_t max_slots, uint64_t max_bytes, sn_rxplan_t *out,
                     sn_err_t *err)
@@ -97,7 +91,7 @@ int sn_rxplan_build(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a
     }
     for (uint32_t v = 0; v < t->n; v++)
         if (out->nrx[v] > 1)
-            qsort(out->rx[v], out->nrx[v], sizeof *out->rx[v], cmp_u64);
+            qsort(out->rx[v], out->nrx[v], sizeof *out->rx[v], sn_cmp_u64);
     return 0;
 }
 

@@ -24,12 +24,6 @@ struct sn_tm_s {
     sn_tm_result_t r;
 };
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : (x > y);
-}
-
 void sn_tm_edge_alpha(const sn_topo_t *t, const sn_tm_calib_t *c, double *alpha)
 {
     double *meas = sn_xcalloc((size_t) t->nedges + 1, sizeof *meas);
@@ -39,7 +33,7 @@ void sn_tm_edge_alpha(const sn_topo_t *t, const sn_tm_calib_t *c, double *alpha)
             meas[nm++] = c->edge_alpha_us[e];
     double med = 0;
     if (nm) {
-        qsort(meas, nm, sizeof *meas, cmp_double);
+        qsort(meas, nm, sizeof *meas, sn_cmp_double);
         med = meas[nm / 2];
     }
     free(meas);
@@ -203,12 +197,6 @@ int sn_tm_conc_sized(uint64_t r)
     return pos >= SN_TM_CONC_REF && (pos - SN_TM_CONC_REF) % 2 == 1;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-    return x < y ? -1 : (x > y);
-}
-
 void sn_tm_conc_rtts(const uint64_t *r, uint32_t stride, uint32_t blocks, uint64_t *rtt0_ns,
                      uint64_t *rtt_ns)
 {
@@ -225,7 +213,7 @@ void sn_tm_conc_rtts(const uint64_t *r, uint32_t stride, uint32_t blocks, uint64
             sum[b * SN_TM_CONC_PAIRS + j] = r[pos * stride + b] + r[(pos + 1) * stride + b];
         }
     }
-    qsort(half, blocks, sizeof *half, cmp_u64);
+    qsort(half, blocks, sizeof *half, sn_cmp_u64);
     *rtt0_ns = blocks ? half[blocks / 2] : 0;
     *rtt_ns = *rtt0_ns + (uint64_t) (sn_tm_probe_extra(ref, sum, np) + 0.5);
     free(ref);
@@ -251,11 +239,11 @@ double sn_tm_probe_extra(const uint64_t *empty, const uint64_t *sized, uint32_t 
     double *d = sn_xcalloc(n, sizeof *d);
     for (uint32_t k = 0; k < n; k++)
         d[k] = (double) sized[k] - (double) empty[k];
-    qsort(d, n, sizeof *d, cmp_double);
+    qsort(d, n, sizeof *d, sn_cmp_double);
     double med = n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
     for (uint32_t k = 0; k < n; k++)
         d[k] = fabs(d[k] - med);
-    qsort(d, n, sizeof *d, cmp_double);
+    qsort(d, n, sizeof *d, sn_cmp_double);
     double mad = n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
     free(d);
     double stderr_med = 1.2533 * 1.4826 * mad / sqrt((double) n);

@@ -75,3 +75,15 @@ const char *sn_fmt_bytes(uint64_t bytes, char *buf, size_t cap)
         snprintf(buf, cap, v < 10.0 ? "%.1f %s" : "%.0f %s", v, unit[u]);
     return buf;
 }
+
+int sn_cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+    return (x > y) - (x < y);
+}
+
+int sn_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
+}

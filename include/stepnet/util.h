@@ -41,6 +41,10 @@ static inline uint64_t sn_ceil_div(uint64_t a, uint64_t b)
     return b ? (a + b - 1) / b : 0;
 }
 
+/* qsort comparators: ascending uint64_t and double values. */
+int sn_cmp_u64(const void *a, const void *b);
+int sn_cmp_double(const void *a, const void *b);
+
 /* Formats a byte count for messages: "812 bytes", "7.5 GiB", "812 MiB". Returns buf. */
 const char *sn_fmt_bytes(uint64_t bytes, char *buf, size_t cap);
 

@@ -16,6 +16,7 @@
 
 #include "testutil.h"
 #include "tu_run.h"
+#include "stepnet/util.h"
 
 /* ---- the JSON report of run ------------------------------------------------------------------ */
 
@@ -58,7 +59,7 @@ static void expect_run_report(const char *j, int64_t reps, int64_t size)
     assert_int_equal(n, (size_t) reps);
     for (size_t i = 0; i < n; i++)
         assert_true(wall[i] > 0);
-    qsort(wall, n, sizeof *wall, tu_cmp_double);
+    qsort(wall, n, sizeof *wall, sn_cmp_double);
     double median = n % 2 ? wall[n / 2] : (wall[n / 2 - 1] + wall[n / 2]) / 2;
     double med = tu_json_num(j, "wall_us_median");
     if (!tu_near(med, median))

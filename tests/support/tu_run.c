@@ -23,6 +23,7 @@
 
 #include "secure.h"
 #include "tu_run.h"
+#include "stepnet/util.h"
 
 /* ---- running stepnet: every run tagged, checked for sanitizer reports and survivors ---------- */
 
@@ -234,12 +235,6 @@ int tu_near(double a, double b)
     return d <= 1e-3 * m + 0.02;
 }
 
-int tu_cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : (x > y);
-}
-
 /* The collective times of a successful run report j with `reps` repetitions: one per repetition,
  * each positive, their median in coll_us_median, and (a logical relation, not a timing threshold:
  * every node's interval lies inside the coordinator's START-to-last-COMPLETE interval on one
@@ -263,12 +258,12 @@ void tu_expect_coll_times(const char *j, int64_t reps)
         if (one && node[i] > coll[i] && !tu_near(node[i], coll[i]))
             fail_msg("repetition %zu: node_us %g > coll_us %g on one clock", i, node[i], coll[i]);
     }
-    qsort(node, n, sizeof *node, tu_cmp_double);
+    qsort(node, n, sizeof *node, sn_cmp_double);
     double node_median = n % 2 ? node[n / 2] : (node[n / 2 - 1] + node[n / 2]) / 2;
     if (!tu_near(tu_json_num(j, "node_us_median"), node_median))
         fail_msg("node_us_median %g is not the median %g of node_us",
                  tu_json_num(j, "node_us_median"), node_median);
-    qsort(coll, n, sizeof *coll, tu_cmp_double);
+    qsort(coll, n, sizeof *coll, sn_cmp_double);
     double median = n % 2 ? coll[n / 2] : (coll[n / 2 - 1] + coll[n / 2]) / 2;
     double med = tu_json_num(j, "coll_us_median");
     if (!tu_near(med, median))

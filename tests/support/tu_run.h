@@ -125,9 +125,6 @@ void tu_expect_exact_all(const tu_case_t *cases, size_t n);
 /* 1 when a and b agree within the rounding of the JSON numbers. */
 int tu_near(double a, double b);
 
-/* qsort comparison of doubles. */
-int tu_cmp_double(const void *a, const void *b);
-
 /* Checks coll_us, node_us and their medians in a successful report j of `reps` repetitions. */
 void tu_expect_coll_times(const char *j, int64_t reps);
 

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "stepnet/util.h"
 
 /* ---- a run with its transmissions ----------------------------------------------------------- */
 
@@ -137,12 +138,6 @@ static void check_thm58_cut(const sn_topo_t *t, uint32_t mask, uint64_t T)
                  (unsigned long long) T);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-    return x < y ? -1 : (x > y);
-}
-
 /* At most one packet per directed link per slot (half duplex: per edge), checked independently of
  * the simulator's own check. */
 static void check_links(const sn_topo_t *t, const sn_params_t *p, const evs_t *e)
@@ -154,7 +149,7 @@ static void check_links(const sn_topo_t *t, const sn_params_t *p, const evs_t *e
             link /= 2;
         key[i] = (e->ev[i].slot << 32) | link;
     }
-    qsort(key, e->n, sizeof *key, cmp_u64);
+    qsort(key, e->n, sizeof *key, sn_cmp_u64);
     for (size_t i = 1; i < e->n; i++)
         if (key[i] == key[i - 1])
             fail_msg("%s: two packets on link %llu in slot %llu", t->spec,

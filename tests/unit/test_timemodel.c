@@ -12,6 +12,7 @@
 
 #include "stepnet/timemodel.h"
 #include "testutil.h"
+#include "stepnet/util.h"
 
 #define near(a, b) (fabs((a) - (b)) < 1e-9)
 
@@ -152,12 +153,6 @@ static void test_slow_ping_capped_at_the_empty_slot(void **state)
     sn_topo_free(t);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : (x > y);
-}
-
 static void test_probe_order_survives_a_transient(void **state)
 {
     (void) state;
@@ -176,8 +171,8 @@ static void test_probe_order_survives_a_transient(void **state)
     }
     assert_int_equal(ne, P);
     assert_int_equal(ns, P);
-    qsort(empty, P, sizeof *empty, cmp_double);
-    qsort(sized, P, sizeof *sized, cmp_double);
+    qsort(empty, P, sizeof *empty, sn_cmp_double);
+    qsort(sized, P, sizeof *sized, sn_cmp_double);
     double beta = (sized[P / 2] - empty[P / 2]) / 8;
     assert_true(fabs(beta - 2) < 1e-9);
     /* a series cut short after its first pair keeps one of each */
