@@ -41,6 +41,8 @@ void sn__coord_on_heartbeat(uv_timer_t *t)
     /* a tick two periods late: this process was stalled (or stopped) and could not read the
      * answers; nobody is judged on that interval */
     int stalled = r->hb_last_tick && now - r->hb_last_tick > 2 * (uint64_t) r->o->heartbeat_ms;
+    if (r->hb_last_tick && now - r->hb_last_tick > limit)
+        r->self_stalled = 1;
     r->hb_last_tick = now;
     Stepnet__Control m = STEPNET__CONTROL__INIT;
     Stepnet__Heartbeat hb = STEPNET__HEARTBEAT__INIT;

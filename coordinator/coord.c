@@ -146,6 +146,16 @@ static void blame(sn_coord_t *r)
     }
     sn__coord_blame(r->reports, r->nreports, r->n, ev, &v);
     free(ev);
+    /* This process was stopped past the nodes' heartbeat deadline and a node left for its
+     * silence: that is the cause, whatever a neighbour of a node that left first reported (its
+     * link closed by a node that had already given up: fault_matrix's coordinator case, once). */
+    for (size_t i = 0; r->self_stalled && i < r->nreports; i++)
+        if (r->reports[i].kind == STEPNET__ABORT_KIND__ABORT_COORDINATOR) {
+            memset(&v, 0, sizeof v);
+            v.culprit = v.link_a = v.link_b = SN_COORD_NODE_NONE;
+            snprintf(v.error, sizeof v.error, "the coordinator was silent: %s", r->reports[i].text);
+            break;
+        }
     r->res->fail_node = v.culprit;
     r->res->fail_slot = v.slot;
     snprintf(r->res->error, sizeof r->res->error, "%s", v.error);
@@ -232,6 +242,11 @@ void sn__coord_report(sn_coord_t *r, int kind, int node, int peer, uint64_t slot
     va_start(ap, fmt);
     vsnprintf(rp->text, sizeof rp->text, fmt, ap);
     va_end(ap);
+    /* a report read after this process went longer than the nodes' heartbeat deadline without
+     * a tick: it was stopped, and what the nodes report may follow from their leaving */
+    if (r->o->heartbeat_ms && r->hb_last_tick &&
+        uv_now(r->loop) - r->hb_last_tick > (uint64_t) SN_HEARTBEAT_MISSES * r->o->heartbeat_ms)
+        r->self_stalled = 1;
     uint64_t window = SN_COORD_BLAME_WINDOW_MS;
     if (!accused_all_reported(r))
         window += r->o->slot_ms;

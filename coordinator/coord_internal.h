@@ -147,6 +147,9 @@ struct sn_coord_s {
     uint32_t ready_ms;  /* the ready deadline in force: --ready-timeout-ms or the mode's default */
     uint64_t blame_due; /* uv_now at which the blame window closes */
     uint64_t hb_seq, hb_last_tick; /* uv_now of the previous heartbeat tick */
+    /* this process went without a heartbeat tick for longer than the nodes wait for one
+     * (SN_HEARTBEAT_MISSES periods: it was stopped or starved), so nodes left for its silence */
+    int self_stalled;
     uint64_t probe_seq; /* the liveness probe sent at the first failure report (0: none) */
     uint64_t probe_ms;  /* uv_now when it was sent */
     uv_signal_t sigint, sigterm;
