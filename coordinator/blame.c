@@ -147,6 +147,28 @@ static int alive_accused(const sn_coord_report_t *rp, size_t n, uint32_t nnodes,
     return *by != NULL;
 }
 
+int sn__coord_silent_verdict(const sn_coord_report_t *rp, size_t n, int stalled,
+                             sn_coord_verdict_t *out)
+{
+    const sn_coord_report_t *cause = NULL;
+    for (size_t i = 0; i < n && !cause; i++)
+        if (rp[i].kind == STEPNET__ABORT_KIND__ABORT_COORDINATOR)
+            cause = &rp[i];
+    if (!cause)
+        return 0;
+    /* ... unless the coordinator ran and another node reported a failure of its own: then the
+     * coordinator was waiting out its blame window (probe sent, no heartbeat to nodes that
+     * abort), and a node that gave up on it meanwhile left because of that failure */
+    for (size_t i = 0; i < n && !stalled; i++)
+        if (rp[i].kind != STEPNET__ABORT_KIND__ABORT_COORDINATOR &&
+            rp[i].kind != SN_COORD_KIND_DEATH && rp[i].node != SN_COORD_NODE_NONE)
+            return 0;
+    memset(out, 0, sizeof *out);
+    out->culprit = out->link_a = out->link_b = SN_COORD_NODE_NONE;
+    snprintf(out->error, sizeof out->error, "the coordinator was silent: %s", cause->text);
+    return 1;
+}
+
 /* The verdict of an interrupt: the coordinator's own (kind SN_COORD_KIND_INTERRUPT) or a node's. */
 static int interrupt_verdict(const sn_coord_report_t *rp, size_t n, sn_coord_verdict_t *out)
 {
@@ -157,22 +179,8 @@ static int interrupt_verdict(const sn_coord_report_t *rp, size_t n, sn_coord_ver
     for (size_t i = 0; i < n && !cause; i++)
         if (rp[i].kind == STEPNET__ABORT_KIND__ABORT_INTERRUPT)
             cause = &rp[i];
-    if (!cause) { /* nodes that left because the coordinator itself was silent */
-        for (size_t i = 0; i < n && !cause; i++)
-            if (rp[i].kind == STEPNET__ABORT_KIND__ABORT_COORDINATOR)
-                cause = &rp[i];
-        if (!cause)
-            return 0;
-        /* ... unless another node reported a failure of its own first: then the coordinator
-         * was waiting out its blame window (probe sent, no heartbeat to nodes that abort), and
-         * a node that gave up on it meanwhile left because of that failure, not the cause */
-        for (size_t i = 0; i < n; i++)
-            if (rp[i].kind != STEPNET__ABORT_KIND__ABORT_COORDINATOR &&
-                rp[i].kind != SN_COORD_KIND_DEATH && rp[i].node != SN_COORD_NODE_NONE)
-                return 0;
-        snprintf(out->error, sizeof out->error, "the coordinator was silent: %s", cause->text);
-        return 1;
-    }
+    if (!cause) /* nodes that left because the coordinator itself was silent */
+        return sn__coord_silent_verdict(rp, n, 0, out);
     out->interrupted = 1;
     snprintf(out->error, sizeof out->error, "%s", cause->text);
     return 1;

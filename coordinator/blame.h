@@ -122,6 +122,15 @@ int sn__coord_heartbeat_withheld(int in_run, int complete, int result, uint32_t 
  *     answer ("node 3 failed (it stopped sending frames): ...");
  * 10. else the first report that is not a consequence.
  * `ev` (NULL: nothing known) has one entry per node. Reads the reports only; writes `out`. */
+/* Nodes that left because the coordinator was silent (a report ABORT_COORDINATOR): 1 with the
+ * verdict "the coordinator was silent: <that report>" (no culprit) in out, else 0 and out
+ * untouched. With `stalled` 0 (the coordinator kept running) only when no node reported a failure
+ * of its own (rule 1 of sn__coord_blame); with `stalled` (the coordinator itself went longer than
+ * the nodes' heartbeat deadline without running: stopped or starved) whatever they reported, since
+ * a neighbour of a node that gave up reports the link it closed. */
+int sn__coord_silent_verdict(const sn_coord_report_t *rp, size_t n, int stalled,
+                             sn_coord_verdict_t *out);
+
 void sn__coord_blame(const sn_coord_report_t *rp, size_t n, uint32_t nnodes,
                      const sn_coord_evidence_t *ev, sn_coord_verdict_t *out);
 

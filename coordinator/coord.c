@@ -144,18 +144,12 @@ static void blame(sn_coord_t *r)
         for (uint32_t i = 0; i < r->n; i++)
             evidence(r, i, &ev[i]);
     }
-    sn__coord_blame(r->reports, r->nreports, r->n, ev, &v);
+    /* stopped past the nodes' heartbeat deadline, this process is the cause of their leaving,
+     * whatever a neighbour of a node that left first reported (fault_matrix's coordinator case
+     * blamed such a neighbour once) */
+    if (!r->self_stalled || !sn__coord_silent_verdict(r->reports, r->nreports, 1, &v))
+        sn__coord_blame(r->reports, r->nreports, r->n, ev, &v);
     free(ev);
-    /* This process was stopped past the nodes' heartbeat deadline and a node left for its
-     * silence: that is the cause, whatever a neighbour of a node that left first reported (its
-     * link closed by a node that had already given up: fault_matrix's coordinator case, once). */
-    for (size_t i = 0; r->self_stalled && i < r->nreports; i++)
-        if (r->reports[i].kind == STEPNET__ABORT_KIND__ABORT_COORDINATOR) {
-            memset(&v, 0, sizeof v);
-            v.culprit = v.link_a = v.link_b = SN_COORD_NODE_NONE;
-            snprintf(v.error, sizeof v.error, "the coordinator was silent: %s", r->reports[i].text);
-            break;
-        }
     r->res->fail_node = v.culprit;
     r->res->fail_slot = v.slot;
     snprintf(r->res->error, sizeof r->res->error, "%s", v.error);

@@ -253,6 +253,27 @@ static void test_link_cut_one_side(void **state)
     expect_contains(v.error, "link 1-2 went silent at slot 7; both ends alive [node 1: slot");
 }
 
+/* A node gave up on a silent coordinator and closed its links; its neighbour reported the closed
+ * link before it gave up too. A coordinator that ran (its blame window) does not name its own
+ * silence; one that was itself stopped past the deadline does. */
+static void test_stalled_coordinator(void **state)
+{
+    (void) state;
+    sn_coord_report_t r[2];
+    r[0] =
+        rep(LINK, 1, 2, 1, NULL, 0, "node 1: link to node 2 failed at slot 1: closed by the peer");
+    r[1] = rep(STEPNET__ABORT_KIND__ABORT_COORDINATOR, 2, NONE, 0, NULL, 0,
+               "node 2: the coordinator sent nothing for 1025 ms");
+    sn_coord_verdict_t v;
+    assert_int_equal(sn__coord_silent_verdict(r, 2, 0, &v), 0);
+    assert_int_equal(sn__coord_silent_verdict(r, 1, 1, &v), 0); /* nobody left for its silence */
+    assert_int_equal(sn__coord_silent_verdict(r, 2, 1, &v), 1);
+    assert_int_equal(v.culprit, NONE);
+    assert_false(v.interrupted);
+    assert_string_equal(
+        v.error, "the coordinator was silent: node 2: the coordinator sent nothing for 1025 ms");
+}
+
 /* Nodes that left because the coordinator was silent (stopped, unreachable) outrank the deaths
  * that their leaving causes: the coordinator is named, not a node. */
 static void test_coordinator_silent(void **state)
@@ -568,15 +589,16 @@ static void test_heartbeat_withheld(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_kinds_apart),        cmocka_unit_test(test_kill_cascade),
-        cmocka_unit_test(test_deadline_chain),     cmocka_unit_test(test_corrupt_frame),
-        cmocka_unit_test(test_link_both_ends),     cmocka_unit_test(test_precedence),
-        cmocka_unit_test(test_own_finding),        cmocka_unit_test(test_link_cut_deadlines),
-        cmocka_unit_test(test_link_cut_one_side),  cmocka_unit_test(test_interrupt),
-        cmocka_unit_test(test_coordinator_silent), cmocka_unit_test(test_stop_sequence),
-        cmocka_unit_test(test_detached_sequence),  cmocka_unit_test(test_death_after_report),
-        cmocka_unit_test(test_heartbeat_evidence), cmocka_unit_test(test_slow_link),
-        cmocka_unit_test(test_liveness),           cmocka_unit_test(test_heartbeat_withheld),
+        cmocka_unit_test(test_kinds_apart),         cmocka_unit_test(test_kill_cascade),
+        cmocka_unit_test(test_deadline_chain),      cmocka_unit_test(test_corrupt_frame),
+        cmocka_unit_test(test_link_both_ends),      cmocka_unit_test(test_precedence),
+        cmocka_unit_test(test_own_finding),         cmocka_unit_test(test_link_cut_deadlines),
+        cmocka_unit_test(test_link_cut_one_side),   cmocka_unit_test(test_interrupt),
+        cmocka_unit_test(test_coordinator_silent),  cmocka_unit_test(test_stop_sequence),
+        cmocka_unit_test(test_detached_sequence),   cmocka_unit_test(test_death_after_report),
+        cmocka_unit_test(test_heartbeat_evidence),  cmocka_unit_test(test_slow_link),
+        cmocka_unit_test(test_stalled_coordinator), cmocka_unit_test(test_liveness),
+        cmocka_unit_test(test_heartbeat_withheld),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
