@@ -5,7 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "coord_internal.h"
+#include "secure.h"
 #include "spawn.h"
 
 const char *sn__launch_node_bin(char *buf, size_t cap)
@@ -67,13 +70,19 @@ int sn__launch_local(sn_coord_t *r, sn_err_t *err)
         }
         args[na] = NULL;
         /* the key on a pipe (net/spawn.c); READY lines ignored: the coordinator already knows */
+        char key_text[2 * SN_KEY_BYTES + 1]; /* sn_key_format: 64 hex digits and a newline */
+        int keyed = r->sec.mode == SN_SEC_SODIUM;
+        if (keyed)
+            sn_key_format(r->key, key_text);
         sn_spawn_opts_t so = {.bin = r->node_bin,
                               .args = args,
-                              .key = r->sec.mode == SN_SEC_SODIUM ? r->key : NULL,
+                              .key_text = keyed ? key_text : NULL,
+                              .key_len = sizeof key_text,
                               .exit_cb = on_node_exit,
                               .hint = "name the stepnet-node program with --node-bin PATH"};
         cn->proc.data = cn;
         int rc = sn_spawn_node(r->loop, &cn->proc, &so, err);
+        sodium_memzero(key_text, sizeof key_text);
         if (rc < 0)
             return rc;
         cn->spawned = 1;

@@ -7,18 +7,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <sodium.h>
-
 #include "errors.h"
 #include "spawn.h"
 
-/* A pipe holding the key in the file format, its write end closed: the read end in *out. Both
- * ends are close-on-exec, so only the child that gets the read end through its stdio inherits it.
- */
-static int key_pipe(const sn_key_t *key, int *out, sn_err_t *err)
+/* A pipe holding the key text, its write end closed: the read end in *out. Both ends are
+ * close-on-exec, so only the child that gets the read end through its stdio inherits it. */
+static int key_pipe(const char *text, size_t len, int *out, sn_err_t *err)
 {
     int kp[2];
-    char text[2 * SN_KEY_BYTES + 1];
     /* single-threaded: nothing can fork between pipe() and fcntl() */
     if (pipe(kp) != 0)
         return sn_err_set(err, SN_EIO, "cannot create the key pipe: %s", strerror(errno));
@@ -28,11 +24,9 @@ static int key_pipe(const sn_key_t *key, int *out, sn_err_t *err)
         close(kp[1]);
         return sn_err_set(err, SN_EIO, "cannot create the key pipe: %s", strerror(e));
     }
-    sn_key_format(key, text);
-    ssize_t w = write(kp[1], text, sizeof text); /* 65 bytes: fits any pipe buffer */
-    sodium_memzero(text, sizeof text);
+    ssize_t w = write(kp[1], text, len); /* at most SN_SPAWN_KEY_TEXT_MAX: fits any pipe buffer */
     close(kp[1]);
-    if (w != (ssize_t) sizeof text) {
+    if (w != (ssize_t) len) {
         close(kp[0]);
         return sn_err_set(err, SN_EIO, "cannot write the key pipe");
     }
@@ -52,8 +46,11 @@ int sn_spawn_node(uv_loop_t *loop, uv_process_t *proc, const sn_spawn_opts_t *o,
                               SN_SPAWN_ARGS_MAX);
         argv[na++] = *a;
     }
-    if (o->key) {
-        int rc = key_pipe(o->key, &kfd, err);
+    if (o->key_text) {
+        if (o->key_len > SN_SPAWN_KEY_TEXT_MAX)
+            return sn_err_set(err, SN_EINVAL, "cannot start %s: a key text of more than %d bytes",
+                              o->bin, SN_SPAWN_KEY_TEXT_MAX);
+        int rc = key_pipe(o->key_text, o->key_len, &kfd, err);
         if (rc < 0)
             return rc;
         snprintf(fd_text, sizeof fd_text, "%d", SN_SPAWN_KEY_FD);

@@ -19,6 +19,7 @@
 #include "errors.h"
 #include "log.h"
 #include "node.h"
+#include "secure.h"
 #include "spawn.h"
 #include "stepnet/util.h"
 #include "wire.h"
@@ -129,9 +130,14 @@ static int start_node(daemon_t *d, const char *coord, uint32_t id, const Stepnet
         args[na++] = "--quiet";
     args[na] = NULL;
     /* the key on a pipe (net/spawn.c); LISTEN and READY lines ignored: the coordinator knows */
+    char key_text[2 * SN_KEY_BYTES + 1]; /* sn_key_format: 64 hex digits and a newline */
+    int keyed = o->security == SN_SEC_SODIUM;
+    if (keyed)
+        sn_key_format(o->key, key_text);
     sn_spawn_opts_t so = {.bin = o->node_bin,
                           .args = args,
-                          .key = o->security == SN_SEC_SODIUM ? o->key : NULL,
+                          .key_text = keyed ? key_text : NULL,
+                          .key_len = sizeof key_text,
                           .exit_cb = on_child_exit,
                           .close_cb = on_child_closed};
     child_t *ch = sn_xcalloc(1, sizeof *ch);
@@ -144,7 +150,9 @@ static int start_node(daemon_t *d, const char *coord, uint32_t id, const Stepnet
     d->children = ch;
     d->nchildren++;
     sn_err_t err = {0};
-    if (sn_spawn_node(&d->loop, &ch->proc, &so, &err) < 0) {
+    int spawned = sn_spawn_node(&d->loop, &ch->proc, &so, &err);
+    sodium_memzero(key_text, sizeof key_text);
+    if (spawned < 0) {
         snprintf(why, cap, "%s", err.msg);
         /* a failed uv_spawn closes the handle (freed in on_child_closed); an earlier failure
          * left it untouched */
