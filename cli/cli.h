@@ -107,7 +107,7 @@ void cli_opts_init(cli_opts_t *o, const char *cmd);
 /* Parses argv (after the command name) against the options of table `first`, then those of
  * `second` (either may be NULL; a name in both is first's), and --help or -h, which print `usage`
  * on stdout. 0; CLI_HELP after --help; SN_EINVAL with err naming the bad value or unknown option
- * and what is accepted (net/opts.h). How every command reads its options. */
+ * and what is accepted (proc/opts.h). How every command reads its options. */
 int cli_opts_parse_tables(int argc, char **argv, const sn_opt_t *first, const sn_opt_t *second,
                           const char *usage, sn_err_t *err);
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "coord_internal.h"
-#include "errors.h"
+#include "uv_error.h"
 #include "stepnet/deadline.h"
 #include "stepnet/util.h"
 
@@ -685,7 +685,7 @@ static void ctl_error(sn_conn_t *c, int status, const char *what)
     sn_coord_node_t *cn = pc->node;
     sn__coord_report(r, SN_COORD_KIND_DEATH, cn->id, SN_COORD_NODE_NONE, 0, NULL, 0,
                      "node %d (pid %u) lost its control connection: %s (%s)", cn->id, cn->pid, what,
-                     sn_err_is_own(status) ? sn_net_strerror(status) : sn_net_err_name(status));
+                     sn_err_is_own(status) ? sn_uv_error_text(status) : sn_uv_error_name(status));
 }
 
 static void ctl_closed(sn_conn_t *c)

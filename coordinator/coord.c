@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "coord_internal.h"
-#include "errors.h"
+#include "uv_error.h"
 #include "tcpinfo.h"
 #include "stepnet/schedule_file.h"
 #include "stepnet/sim.h"
@@ -439,7 +439,7 @@ static int start_listener(sn_coord_t *r, sn_err_t *err)
                           "cannot listen on %s: every port of --port-range %u-%u is in use", listen,
                           r->o->port_lo, r->o->port_hi);
     if (rc < 0)
-        return sn_err_set(err, rc, "cannot listen on %s: %s", listen, sn_net_strerror(rc));
+        return sn_err_set(err, rc, "cannot listen on %s: %s", listen, sn_uv_error_text(rc));
     int salen = sizeof sa;
     uv_tcp_getsockname(&r->listener, (struct sockaddr *) &sa, &salen);
     r->listen_port = ntohs(sa.ss_family == AF_INET6 ? ((struct sockaddr_in6 *) &sa)->sin6_port

@@ -113,7 +113,7 @@ typedef struct sn_coord_pconn_s { /* a control connection (before its hello: nod
 
 struct sn_coord_s {
     uv_loop_t *loop;
-    sn_log_t log; /* role "coord": joins, refusals, launches (net/log.h) */
+    sn_log_t log; /* role "coord": joins, refusals, launches (proc/log.h) */
     const sn_coord_opts_t *o;
     sn_coord_result_t *res;
     const sn_coord_job_t *job;

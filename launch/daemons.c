@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "coord_internal.h"
-#include "errors.h"
+#include "uv_error.h"
 #include "stepnet/util.h"
 
 struct sn_coord_daemon_s {
@@ -176,7 +176,7 @@ static void on_error(sn_conn_t *c, int status, const char *what)
 {
     sn_coord_daemon_t *d = c->owner;
     if (!d->replied)
-        daemon_fail(d, "%s: %s", what, sn_net_strerror(status));
+        daemon_fail(d, "%s: %s", what, sn_uv_error_text(status));
 }
 
 static void on_closed(sn_conn_t *c)
@@ -195,7 +195,7 @@ static void on_connect(uv_connect_t *req, int status)
         return;
     if (status < 0) {
         daemon_fail(d, "cannot connect: %s (is `stepnet-node --serve --listen %s` running there?)",
-                    sn_net_strerror(status), d->text);
+                    sn_uv_error_text(status), d->text);
         return;
     }
     if (r->stopping) {
@@ -204,7 +204,7 @@ static void on_connect(uv_connect_t *req, int status)
     }
     int rc = sn_conn_start(&d->c, &r->sec, 1);
     if (rc < 0) {
-        daemon_fail(d, "cannot start the connection: %s", sn_net_strerror(rc));
+        daemon_fail(d, "cannot start the connection: %s", sn_uv_error_text(rc));
         return;
     }
     sn_conn_expect(&d->c, r->o->connect_ms, "reply to its invitation");
@@ -258,7 +258,7 @@ void sn__launch_daemons_invite(sn_coord_t *r)
         d->req.data = d;
         int rc = uv_tcp_connect(&d->req, &d->c.tcp, (struct sockaddr *) &sa, on_connect);
         if (rc < 0) {
-            daemon_fail(d, "cannot connect: %s", sn_net_strerror(rc));
+            daemon_fail(d, "cannot connect: %s", sn_uv_error_text(rc));
             return;
         }
     }

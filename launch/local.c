@@ -69,7 +69,7 @@ int sn__launch_local(sn_coord_t *r, sn_err_t *err)
             args[na++] = range;
         }
         args[na] = NULL;
-        /* the key on a pipe (net/spawn.c); READY lines ignored: the coordinator already knows */
+        /* the key on a pipe (proc/spawn.c); READY lines ignored: the coordinator already knows */
         char key_text[2 * SN_KEY_BYTES + 1]; /* sn_key_format: 64 hex digits and a newline */
         int keyed = r->sec.mode == SN_SEC_SODIUM;
         if (keyed)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "coord_internal.h"
-#include "errors.h"
+#include "uv_error.h"
 #include "stepnet/util.h"
 
 #define DEFAULT_SSH         "ssh"
@@ -229,7 +229,7 @@ static int launch_one(sn_coord_t *r, sn_coord_node_t *cn, sn_err_t *err)
     if (rc < 0) {
         uv_close((uv_handle_t *) &cn->proc, NULL); /* libuv: closed even after a failed spawn */
         return sn_err_set(err, rc, "cannot start the ssh program '%s': %s (name it with --ssh)",
-                          args[0], sn_net_strerror(rc));
+                          args[0], sn_uv_error_text(rc));
     }
     cn->spawned = 1;
     uv_read_start((uv_stream_t *) &cn->ssh_err, read_alloc, on_err_read);
@@ -242,7 +242,7 @@ static int launch_one(sn_coord_t *r, sn_coord_node_t *cn, sn_err_t *err)
         if (rc < 0) {
             sodium_memzero(cn->key_text, sizeof cn->key_text);
             return sn_err_set(err, rc, "cannot hand the key to ssh for %s: %s", h->name,
-                              sn_net_strerror(rc));
+                              sn_uv_error_text(rc));
         }
     }
     return 0;

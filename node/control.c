@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "errors.h"
+#include "uv_error.h"
 #include "node_internal.h"
 #include "stepnet/model.h"
 #include "stepnet/schedule_file.h"
@@ -235,7 +235,7 @@ static void ctl_on_error(sn_conn_t *c, int status, const char *what)
     if (nd->stopping)
         return;
     sn_log_write(&nd->log, SN_LOG_ERROR, "CTL-DOWN",
-                 "control connection to the coordinator: %s (%s)", what, sn_net_err_name(status));
+                 "control connection to the coordinator: %s (%s)", what, sn_uv_error_name(status));
     sn__node_exit(nd, 1);
 }
 

@@ -16,7 +16,7 @@
 
 #include "conn.h"
 #include "daemon_files.h"
-#include "errors.h"
+#include "uv_error.h"
 #include "log.h"
 #include "node.h"
 #include "secure.h"
@@ -129,7 +129,7 @@ static int start_node(daemon_t *d, const char *coord, uint32_t id, const Stepnet
     if (!(inv->has_verbose && inv->verbose))
         args[na++] = "--quiet";
     args[na] = NULL;
-    /* the key on a pipe (net/spawn.c); LISTEN and READY lines ignored: the coordinator knows */
+    /* the key on a pipe (proc/spawn.c); LISTEN and READY lines ignored: the coordinator knows */
     char key_text[2 * SN_KEY_BYTES + 1]; /* sn_key_format: 64 hex digits and a newline */
     int keyed = o->security == SN_SEC_SODIUM;
     if (keyed)
@@ -265,7 +265,7 @@ static void dc_on_error(sn_conn_t *c, int status, const char *what)
     if (dc->replied || d->stopping)
         return;
     char why[300];
-    snprintf(why, sizeof why, "%s: %s", what, sn_net_strerror(status));
+    snprintf(why, sizeof why, "%s: %s", what, sn_uv_error_text(status));
     sn_admit_refused(&d->admit, c->peer, why);
 }
 

@@ -11,7 +11,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "errors.h"
+#include "uv_error.h"
 #include "node_internal.h"
 #include "stepnet/util.h"
 
@@ -81,7 +81,7 @@ void sn__node_report(node_t *nd, int code, uint64_t slot, int kind, int64_t peer
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    sn_log_write(&nd->log, SN_LOG_ERROR, "NODE-ABORT", "%s: %s", sn_net_err_name(code), msg);
+    sn_log_write(&nd->log, SN_LOG_ERROR, "NODE-ABORT", "%s: %s", sn_uv_error_name(code), msg);
     nd->exit_code = 1;
     nd->ex.running = 0;
     if (nd->ex.slot_timer.data)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "errors.h"
+#include "uv_error.h"
 #include "node_internal.h"
 #include "stepnet/util.h"
 
@@ -295,7 +295,7 @@ static void link_on_error(sn_conn_t *c, int status, const char *what)
         return;
     if (lc->link == NULL) { /* a stranger, a failed handshake, or no hello in time */
         char text[300];
-        snprintf(text, sizeof text, "before its hello: %s (%s)", what, sn_net_strerror(status));
+        snprintf(text, sizeof text, "before its hello: %s (%s)", what, sn_uv_error_text(status));
         sn_admit_done(&nd->net.admit, c);
         sn_admit_refused(&nd->net.admit, c->peer, text);
         return;
@@ -309,14 +309,14 @@ static void link_on_error(sn_conn_t *c, int status, const char *what)
         return;
     }
     sn_log_write(&nd->log, SN_LOG_ERROR, status == SN_EPROTO ? "LINK-PROTO" : "LINK-DOWN",
-                 "edge %u (node %u): %s (%s)", l->edge, l->peer, what, sn_net_err_name(status));
+                 "edge %u (node %u): %s (%s)", l->edge, l->peer, what, sn_uv_error_name(status));
     if (nd->exit_code == 0)
         sn__node_report(nd, status == SN_EPROTO ? SN_EPROTO : SN_ELINK, nd->ex.t,
                         status == SN_EPROTO ? STEPNET__ABORT_KIND__ABORT_PROTO
                                             : STEPNET__ABORT_KIND__ABORT_LINK,
                         l->peer, NULL, 0, "link to node %u (edge %u) failed at slot %llu: %s (%s)",
                         l->peer, l->edge, (unsigned long long) nd->ex.t, what,
-                        sn_net_strerror(status));
+                        sn_uv_error_text(status));
 }
 
 static void link_on_closed(sn_conn_t *c)

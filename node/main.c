@@ -1,13 +1,13 @@
 /* stepnet-node: the command line of one network node (node/). Started by `stepnet run` on the
  * local machine, or by hand on any machine with --join HOST:PORT. main parses the options
- * (net/opts.c), checks their combinations, loads the key and runs the node or the daemon; every
+ * (proc/opts.c), checks their combinations, loads the key and runs the node or the daemon; every
  * bad argument is one line on stderr and exit status 2. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "launch_env.h"
+#include "rank_env.h"
 #include "node.h"
 #include "opts.h"
 #include "secure.h"
@@ -46,7 +46,7 @@ static const char usage[] =
     "                     with --serve, the id of this daemon's node in every run (default: its\n"
     "                     position in `stepnet run --nodes`)\n"
     "  --id auto          the rank the job launcher gives this process: the first of\n"
-    "                     " SN_LAUNCH_ENV_VARS " that is set\n"
+    "                     " SN_RANK_ENV_VARS " that is set\n"
     "                     (mpirun -np N stepnet-node --join HOST:PORT --key K --id auto)\n"
     "  --stdin-session    started over ssh by `stepnet run --hosts`: the first line of standard\n"
     "                     input is the cluster key (unless --security none), and the node\n"
@@ -90,7 +90,7 @@ static int opt_id(const sn_opt_t *opt, const char *v, sn_err_t *err)
     int64_t x;
     const char *var;
     if (strcmp(v, "auto") == 0)
-        return sn_launch_env_rank(getenv, want, &var, err);
+        return sn_rank_env_read(getenv, want, &var, err);
     if (sn_opts_int(opt->name, v, 0, 1 << 30, NULL, &x, err) < 0)
         return sn_err_set(err, SN_EINVAL,
                           "bad value '%s' for %s: expected an integer from 0 to %d, or auto", v,

@@ -3,7 +3,7 @@
 # files) when any file is not formatted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mapfile -t files < <(git ls-files '*.c' '*.h' 2>/dev/null || find include core cli coordinator launch net node bench tests -name '*.[ch]')
+mapfile -t files < <(git ls-files '*.c' '*.h' 2>/dev/null || find include core cli coordinator launch net proc node bench tests -name '*.[ch]')
 [ ${#files[@]} -gt 0 ] || exit 0
 if [ "${1:-}" = "--check" ]; then
     bad=()

@@ -1,4 +1,4 @@
-/* Unit tests of net/log.c: the one log line format of both programs ("HH:MM:SS.uuuuuu ROLE [ID]
+/* Unit tests of proc/log.c: the one log line format of both programs ("HH:MM:SS.uuuuuu ROLE [ID]
  * EVENT message", which the integration tests grep) and the verbosity levels. */
 #include <setjmp.h>
 #include <stdarg.h>

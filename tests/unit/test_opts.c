@@ -1,4 +1,4 @@
-/* Unit tests of net/opts.c: the table-driven option parser of stepnet and stepnet-node. Both
+/* Unit tests of proc/opts.c: the table-driven option parser of stepnet and stepnet-node. Both
  * spellings of a value, flags refusing a value, ranges, strings, values read by a callback, and
  * the message of every refusal (the option, the value, what is accepted). */
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* Unit tests of net/launch_env.c: the rank `stepnet-node --id auto` takes from the environment
+/* Unit tests of proc/rank_env.c: the rank `stepnet-node --id auto` takes from the environment
  * of mpirun (Open MPI), hydra (PMI, PMIx) or srun, through a fake environment. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "launch_env.h"
+#include "rank_env.h"
 #include "testutil.h"
 
 /* The fake environment: pairs of name and value, NULL-terminated. */
@@ -27,7 +27,7 @@ static int rank_of(const char *const *env, int32_t *rank, const char **var, sn_e
 {
     fake_env = env;
     *rank = -1;
-    return sn_launch_env_rank(fake_get, rank, var, err);
+    return sn_rank_env_read(fake_get, rank, var, err);
 }
 
 static void test_each_launcher(void **state)

@@ -1,4 +1,4 @@
-/* The tagged logger of both programs (net/): the one place that formats a log line, for the node
+/* The tagged logger of both programs (proc/): the one place that formats a log line, for the node
  * ("node 3 LINK-DOWN ..."), its daemon ("daemon DAEMON-RUN ...") and the coordinator ("coord
  * ..."). */
 #include <sys/time.h>

@@ -1,4 +1,4 @@
-/* The table-driven option parser of both programs (net/): `--name value` and `--name=value`,
+/* The table-driven option parser of both programs (proc/): `--name value` and `--name=value`,
  * flags, integers in a range, strings and values read by a callback; every refusal is one line
  * naming the option, the value and what is accepted. */
 #include <errno.h>

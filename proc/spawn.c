@@ -1,4 +1,4 @@
-/* The one node-spawn helper of both programs (net/): a stepnet-node process started through
+/* The one node-spawn helper of both programs (proc/): a stepnet-node process started through
  * uv_spawn with its options, its standard streams, and the cluster key on a pipe. Used by the
  * coordinator's local runs and by the stepnet-node daemon. */
 #include <errno.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "errors.h"
+#include "uv_error.h"
 #include "spawn.h"
 
 /* A pipe holding the key text, its write end closed: the read end in *out. Both ends are
@@ -78,7 +78,7 @@ int sn_spawn_node(uv_loop_t *loop, uv_process_t *proc, const sn_spawn_opts_t *o,
     if (rc < 0) {
         /* libuv: the handle must be closed even though the spawn failed */
         uv_close((uv_handle_t *) proc, o->close_cb);
-        return sn_err_set(err, rc, "cannot start %s: %s%s%s%s", o->bin, sn_net_strerror(rc),
+        return sn_err_set(err, rc, "cannot start %s: %s%s%s%s", o->bin, sn_uv_error_text(rc),
                           o->hint ? " (" : "", o->hint ? o->hint : "", o->hint ? ")" : "");
     }
     return 0;

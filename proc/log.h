@@ -1,9 +1,9 @@
-/* The tagged logger of both programs (net/): one line per event on stderr, "HH:MM:SS.uuuuuu ROLE
+/* The tagged logger of both programs (proc/): one line per event on stderr, "HH:MM:SS.uuuuuu ROLE
  * [ID] EVENT message", where EVENT is a stable id that tests and operators grep for
  * ("LINK-RCVMAX", "NODE-READY"). stdout stays for machine-readable output. Never log keys or
  * whole payloads. */
-#ifndef STEPNET_NET_LOG_H
-#define STEPNET_NET_LOG_H
+#ifndef STEPNET_PROC_LOG_H
+#define STEPNET_PROC_LOG_H
 
 #include <stdarg.h>
 #include <stdint.h>

@@ -1,9 +1,9 @@
-/* Starting stepnet-node processes (net/): the one way both programs start a node, `stepnet run`
+/* Starting stepnet-node processes (proc/): the one way both programs start a node, `stepnet run`
  * for a local run (coordinator) and the `stepnet-node --serve` daemon for each invitation. The
  * cluster key travels through a pipe the child reads as descriptor SN_SPAWN_KEY_FD, never on a
  * command line or in the environment, where other users could read it. */
-#ifndef STEPNET_NET_SPAWN_H
-#define STEPNET_NET_SPAWN_H
+#ifndef STEPNET_PROC_SPAWN_H
+#define STEPNET_PROC_SPAWN_H
 
 #include <uv.h>
 

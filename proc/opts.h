@@ -1,9 +1,9 @@
-/* Command-line options (net/): one table-driven parser for both programs, `stepnet` and
+/* Command-line options (proc/): one table-driven parser for both programs, `stepnet` and
  * `stepnet-node`. A program describes its options as a table of sn_opt_t; sn_opts_parse walks argv
  * once, stores every value where its entry says, and fails with one line naming the option, the
  * value and what is accepted. */
-#ifndef STEPNET_NET_OPTS_H
-#define STEPNET_NET_OPTS_H
+#ifndef STEPNET_PROC_OPTS_H
+#define STEPNET_PROC_OPTS_H
 
 #include <stdint.h>
 

@@ -1,14 +1,13 @@
-/* The rank a job launcher gives a process (net/): Open MPI (OMPI_COMM_WORLD_RANK), PMIx
+/* The rank a job launcher gives a process (proc/): Open MPI (OMPI_COMM_WORLD_RANK), PMIx
  * (PMIX_RANK), MPICH's hydra and other PMI-1/2 launchers (PMI_RANK), Slurm's srun (SLURM_PROCID).
  * Used by `stepnet-node --id auto`; unit-tested with a fake environment. */
 #include <string.h>
 
-#include "launch_env.h"
+#include "rank_env.h"
 
 #define RANK_MAX (1L << 30) /* the largest --id stepnet-node accepts */
 
-int sn_launch_env_rank(char *(*get)(const char *name), int32_t *rank, const char **var,
-                       sn_err_t *err)
+int sn_rank_env_read(char *(*get)(const char *name), int32_t *rank, const char **var, sn_err_t *err)
 {
     static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
                                        "SLURM_PROCID"};
@@ -32,8 +31,7 @@ int sn_launch_env_rank(char *(*get)(const char *name), int32_t *rank, const char
         return 0;
     }
     *var = NULL;
-    return sn_err_set(
-        err, SN_EINVAL,
-        "--id auto: no launcher rank in the environment (looked for " SN_LAUNCH_ENV_VARS
-        "); start the node with mpirun or srun, or give --id N");
+    return sn_err_set(err, SN_EINVAL,
+                      "--id auto: no launcher rank in the environment (looked for " SN_RANK_ENV_VARS
+                      "); start the node with mpirun or srun, or give --id N");
 }
