@@ -41,7 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "secure.h"
+#include "net/secure.h"
 #include "stepnet/algo.h"
 #include "stepnet/topo.h"
 #include "stepnet/util.h"

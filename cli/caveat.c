@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "caveat.h"
-#include "sweep.h"
+#include "cli/caveat.h"
+#include "cli/sweep.h"
 
 #define NS_PER_US 1000.0
 

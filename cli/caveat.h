@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "coord.h"
+#include "coordinator/coord.h"
 
 /* measured / predicted outside [LO, HI] earns a warning: the time model was within this band in
  * every run on a lightly loaded machine, so outside it the run or the machine is unusual. */

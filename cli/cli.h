@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "opts.h"
+#include "proc/opts.h"
 #include "stepnet/algo.h"
 #include "stepnet/error.h"
 #include "stepnet/model.h"

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "json.h"
+#include "cli/cli.h"
+#include "cli/json.h"
 
 static const char usage[] = "usage: stepnet algos [--coll C] [--json | --markdown]\n"
                             "\n"

@@ -2,8 +2,8 @@
  * life cycle and the options are stepnet run's (cmd_run.c, run_options.c); here is its usage. */
 #include <stdio.h>
 
-#include "run.h"
-#include "sweep.h"
+#include "cli/run.h"
+#include "cli/sweep.h"
 
 static const char bench_usage[] =
     "usage: stepnet bench --topo SPEC --coll C [--sizes LIST] [options]\n"

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "stepnet/model.h"
 #include "stepnet/schedule_file.h"
 

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "secure.h"
+#include "cli/cli.h"
+#include "net/secure.h"
 
 static const char usage[] =
     "usage: stepnet keygen FILE\n"

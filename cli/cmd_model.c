@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "report.h"
+#include "cli/cli.h"
+#include "cli/report.h"
 
 static const char usage[] =
     "usage: stepnet model --topo SPEC --coll C [options]\n"

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run.h"
-#include "secure.h"
-#include "sweep.h"
-#include "wire.h"
+#include "cli/run.h"
+#include "cli/sweep.h"
+#include "net/secure.h"
+#include "net/wire.h"
 #include "stepnet/util.h"
 
 static const char usage[] =

@@ -9,9 +9,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "report.h"
-#include "trace.h"
+#include "cli/cli.h"
+#include "cli/report.h"
+#include "cli/trace.h"
 #include "stepnet/model.h"
 #include "stepnet/sim.h"
 

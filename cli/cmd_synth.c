@@ -7,14 +7,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
-#include "json.h"
-#include "report.h"
+#include "cli/cli.h"
+#include "cli/json.h"
+#include "cli/report.h"
+#include "core/synth/synth.h"
 #include "stepnet/model.h"
 #include "stepnet/schedule_file.h"
 #include "stepnet/sim.h"
 #include "stepnet/util.h"
-#include "synth/synth.h"
 
 /* The default --max-clauses: CaDiCaL holds a clause of the encoding in about 100 bytes with its
  * watches (docs/synth.md, "Budget"), so 2 GB; instances of that size take minutes to load and

@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "run.h"
+#include "cli/cli.h"
+#include "cli/run.h"
+#include "cli/table.h"
 #include "stepnet/model.h"
 #include "stepnet/sim.h"
 #include "stepnet/util.h"
-#include "table.h"
 
 static const char usage[] =
     "usage: stepnet table [--set default|quick] [--match TEXT] [--csv] [--run] [--out FILE]\n"

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "json.h"
+#include "cli/cli.h"
+#include "cli/json.h"
 #include "stepnet/model.h"
 
 /* --sweep-rho A:B:STEP: the delay-versus-load curve as CSV (rho, mean delay, the paper's bound:

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run.h"
+#include "cli/run.h"
 #include "stepnet/util.h"
 
 #define MAX_GROUPS_TEXT 8 /* distinct (delay, jitter, rate) values the text report lists */

@@ -3,7 +3,7 @@
  * that set it, so that every message a user sees names the flag. */
 #include <stdio.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 /* The one table: parameter -> flags and their accepted values. NULL where no flag sets it. */
 static const char *const flags[SN_PARAM_COUNT] = {

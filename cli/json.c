@@ -1,5 +1,5 @@
 /* Minimal JSON writer (cli): keys and strings are escaped, numbers printed exactly. */
-#include "json.h"
+#include "cli/json.h"
 
 static void sep(cli_json_t *j)
 {

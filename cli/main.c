@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "stepnet_version.h"
+#include "cli/cli.h"
+#include "generated/stepnet_version.h"
 
 static const char usage[] =
     "Usage: stepnet COMMAND [options]\n"

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "stepnet/schedule_file.h"
 #include "stepnet/util.h"
 

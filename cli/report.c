@@ -1,7 +1,7 @@
 /* Shared report fields for model, sim and run (cli). */
 #include <stdio.h>
 
-#include "report.h"
+#include "cli/report.h"
 
 void cli_report_json_head(cli_json_t *j, const char *cmd, const cli_ctx_t *c)
 {

@@ -3,8 +3,8 @@
 #ifndef STEPNET_CLI_REPORT_H
 #define STEPNET_CLI_REPORT_H
 
-#include "cli.h"
-#include "json.h"
+#include "cli/cli.h"
+#include "cli/json.h"
 
 /* cmd, topology, nodes, processors, links, collective, ports, rx, duplex, root, msgs, size, seed,
  * algorithm, predicted_steps, lower_bound, bounds */

@@ -6,9 +6,9 @@
 
 #include <stdio.h>
 
-#include "cli.h"
-#include "coord.h"
-#include "json.h"
+#include "cli/cli.h"
+#include "cli/json.h"
+#include "coordinator/coord.h"
 
 typedef struct cli_run_s {
     sn_coord_opts_t coord;  /* the engine's settings; coord.job is the case being run */

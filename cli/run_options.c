@@ -8,14 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "addr.h"
-#include "hostfile.h"
-#include "launch.h"
-#include "run.h"
-#include "secure.h"
-#include "sweep.h"
-#include "trace.h"
-#include "wire.h"
+#include "cli/run.h"
+#include "cli/sweep.h"
+#include "cli/trace.h"
+#include "launch/hostfile.h"
+#include "launch/launch.h"
+#include "net/addr.h"
+#include "net/secure.h"
+#include "net/wire.h"
 
 #define MAX_COUNT      1000000   /* --reps, --warmup, --probes */
 #define MAX_IDLE_SLOTS 100000000 /* --idle-slots */

@@ -2,12 +2,12 @@
  * run's options and result. Calls nothing but the formatters: no network, no clocks. */
 #include <stdio.h>
 
-#include "caveat.h"
-#include "run.h"
-#include "report.h"
-#include "secure.h"
+#include "cli/caveat.h"
+#include "cli/report.h"
+#include "cli/run.h"
+#include "cli/sweep.h"
+#include "net/secure.h"
 #include "stepnet/sim.h"
-#include "sweep.h"
 
 /* From this size on, probes of 0 and `size` bytes resolve beta; below it their difference is
  * noise. */

@@ -5,8 +5,8 @@
  * earliest Start. otherData states each offset and how far it may be off (docs/trace.md). */
 #include <stdio.h>
 
-#include "run.h"
-#include "trace.h"
+#include "cli/run.h"
+#include "cli/trace.h"
 
 #define NS_PER_US 1000.0
 

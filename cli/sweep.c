@@ -8,14 +8,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "caveat.h"
-#include "opts.h"
-#include "report.h"
-#include "secure.h"
+#include "cli/caveat.h"
+#include "cli/report.h"
+#include "cli/sweep.h"
+#include "generated/stepnet_version.h"
+#include "net/secure.h"
+#include "proc/opts.h"
 #include "stepnet/sim.h"
 #include "stepnet/util.h"
-#include "stepnet_version.h"
-#include "sweep.h"
 
 #define NS_PER_US  1000.0
 #define MAX_FACTOR 1024

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "json.h"
-#include "run.h"
+#include "cli/json.h"
+#include "cli/run.h"
 
 /* The version of the JSON records of run and bench (their `schema` field): raised when a field
  * changes meaning or goes away; new fields do not raise it. */

@@ -1,6 +1,6 @@
 /* The case list of `stepnet table` (cli): every reproduced theorem and table at a few
  * sizes, as data; cli_cmd_table.c computes and prints the rows. */
-#include "table.h"
+#include "cli/table.h"
 
 #define FQ_MNB_TEXT "d + sum_k ceil(ceil(N/(d+1))/2^k) <= ceil(N/(d+1)) + 2d - 1"
 #define FQ_TE_TEXT  "2^(d-1) - C(d,ceil(d/2))/2"

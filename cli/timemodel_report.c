@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "run.h"
+#include "cli/run.h"
 
 /* The reasons of a disturbed calibration, comma-separated, into buf. */
 static const char *reasons_text(unsigned bits, char *buf, size_t cap)

@@ -3,8 +3,8 @@
  * names each node (process) and port (thread) written before its first event. */
 #include <stdlib.h>
 
-#include "trace.h"
-#include "report.h"
+#include "cli/report.h"
+#include "cli/trace.h"
 #include "stepnet/util.h"
 
 /* Trace ids: Perfetto treats pid 0 and tid 0 as the kernel's, and a tid equal to its pid as the

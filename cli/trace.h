@@ -9,10 +9,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli.h"
-#include "coord.h"
-#include "json.h"
-#include "wire.h"
+#include "cli/cli.h"
+#include "cli/json.h"
+#include "coordinator/coord.h"
+#include "net/wire.h"
 #include "stepnet/algo.h"
 #include "stepnet/topo.h"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coord_internal.h"
+#include "coordinator/coord_internal.h"
 #include "stepnet/sim.h"
 #include "stepnet/util.h"
 

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "blame.h"
+#include "coordinator/blame.h"
 
 /* Does report `rp` point at node x (as the peer it blames or among the silent neighbours)? */
 static int names(const sn_coord_report_t *rp, int x)

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stepnet.pb-c.h"
+#include "proto/stepnet.pb-c.h"
 
 /* The kinds of a failure report. A node's own Abort carries one of the protocol's AbortKind values
  * (STEPNET__ABORT_KIND__*: self, link, proto, deadline, corrupt); the coordinator's own

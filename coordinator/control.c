@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coord_internal.h"
-#include "uv_error.h"
+#include "coordinator/coord_internal.h"
+#include "proc/uv_error.h"
 #include "stepnet/deadline.h"
 #include "stepnet/util.h"
 

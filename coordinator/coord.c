@@ -12,9 +12,9 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "coord_internal.h"
-#include "uv_error.h"
-#include "tcpinfo.h"
+#include "coordinator/coord_internal.h"
+#include "net/tcpinfo.h"
+#include "proc/uv_error.h"
 #include "stepnet/schedule_file.h"
 #include "stepnet/sim.h"
 #include "stepnet/util.h"

@@ -8,15 +8,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "blame.h"
-#include "stepnet/critical_path.h"
+#include "coordinator/blame.h"
+#include "coordinator/timing.h"
 #include "stepnet/algo.h"
+#include "stepnet/critical_path.h"
 #include "stepnet/error.h"
 #include "stepnet/linkemu.h"
 #include "stepnet/model.h"
 #include "stepnet/timemodel.h"
 #include "stepnet/topo.h"
-#include "timing.h"
 
 /* Defaults of `stepnet run` (its --help states them). */
 #define SN_COORD_DEFAULT_REPS          5

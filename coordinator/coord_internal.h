@@ -7,17 +7,17 @@
 
 #include <uv.h>
 
-#include "addr.h"
-#include "conn.h"
-#include "coord.h"
-#include "hostfile.h"
-#include "launch.h"
-#include "log.h"
-#include "progress.h"
-#include "secure.h"
+#include "coordinator/coord.h"
+#include "coordinator/progress.h"
+#include "coordinator/timing.h"
+#include "launch/hostfile.h"
+#include "launch/launch.h"
+#include "net/addr.h"
+#include "net/conn.h"
+#include "net/secure.h"
+#include "net/wire.h"
+#include "proc/log.h"
 #include "stepnet/rxplan.h"
-#include "timing.h"
-#include "wire.h"
 
 /* Clock probes per node in join mode (timing.h), one at a time. */
 #define SN_COORD_CLOCK_PROBES 8

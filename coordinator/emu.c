@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coord.h"
+#include "coordinator/coord.h"
 #include "stepnet/util.h"
 
 /* Reads the link file, at most SN_EMU_MAX_FILE bytes, into a NUL-terminated buffer. */

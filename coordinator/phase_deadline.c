@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coord_internal.h"
+#include "coordinator/coord_internal.h"
 #include "stepnet/util.h"
 
 /* Deadline messages list at most this many characters of missing node ids, or of late nodes with

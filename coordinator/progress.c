@@ -3,14 +3,14 @@
  * control state machine's own counters when they change. On a terminal each phase's line is
  * redrawn in place; elsewhere (--progress into a file or a pipe) whole lines, fewer of them.
  * stdout is never touched. The line's text, its rate and the ETA are pure (progress.h). */
-#include "progress.h"
+#include "coordinator/progress.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "coord_internal.h"
+#include "coordinator/coord_internal.h"
 
 /* The least interval between two lines, on a terminal and elsewhere (the first line of each
  * phase and the last line are always shown). */

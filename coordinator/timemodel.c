@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "coord.h"
+#include "coordinator/coord.h"
 #include "stepnet/sim.h"
 #include "stepnet/util.h"
 

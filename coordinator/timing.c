@@ -3,7 +3,7 @@
  * collective (each process times its own call; the report takes the extremes); the time model's
  * empty slot from samples spread through the run, and whether its calibration was disturbed. Pure.
  */
-#include "timing.h"
+#include "coordinator/timing.h"
 
 #include <stdlib.h>
 #include <string.h>

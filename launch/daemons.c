@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coord_internal.h"
-#include "uv_error.h"
+#include "coordinator/coord_internal.h"
+#include "proc/uv_error.h"
 #include "stepnet/util.h"
 
 struct sn_coord_daemon_s {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "hostfile.h"
+#include "launch/hostfile.h"
 #include "stepnet/util.h"
 
 void sn_launch_hostlist_free(sn_hostlist_t *hl)

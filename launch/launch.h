@@ -6,7 +6,7 @@
 #ifndef STEPNET_LAUNCH_H
 #define STEPNET_LAUNCH_H
 
-#include "coord.h"
+#include "coordinator/coord.h"
 #include "stepnet/error.h"
 
 typedef struct sn_coord_s sn_coord_t;

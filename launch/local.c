@@ -7,9 +7,9 @@
 
 #include <sodium.h>
 
-#include "coord_internal.h"
-#include "secure.h"
-#include "spawn.h"
+#include "coordinator/coord_internal.h"
+#include "net/secure.h"
+#include "proc/spawn.h"
 
 const char *sn__launch_node_bin(char *buf, size_t cap)
 {

@@ -3,7 +3,7 @@
  * lines, what each launcher knows of its nodes (docs/runtime.md, "The ready deadline"). */
 #include <stdio.h>
 
-#include "coord_internal.h"
+#include "coordinator/coord_internal.h"
 
 sn_launch_mode_t sn_launch_mode_of(const sn_coord_opts_t *o)
 {

@@ -7,7 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "addr.h"
+#include "net/addr.h"
 
 int sn_addr_parse(const char *text, int default_port, sn_addr_t *out, sn_err_t *err)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "conn.h"
+#include "net/conn.h"
 #include "stepnet/error.h"
 #include "stepnet/util.h"
 

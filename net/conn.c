@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "addr.h"
-#include "conn.h"
-#include "conn_internal.h"
+#include "net/addr.h"
+#include "net/conn.h"
+#include "net/conn_internal.h"
 #include "stepnet/error.h"
 #include "stepnet/util.h"
 

@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "secure.h"
+#include "net/secure.h"
 
 #define SN_FRAME_CONTROL 1
 #define SN_FRAME_DATA    2

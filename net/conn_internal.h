@@ -7,7 +7,7 @@
 
 #include <uv.h>
 
-#include "conn.h"
+#include "net/conn.h"
 
 #define STAGE_SIZE 65536
 #define DIRECT_MIN 16384 /* read a unit directly into place when this much of it is missing */

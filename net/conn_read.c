@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conn.h"
-#include "conn_internal.h"
+#include "net/conn.h"
+#include "net/conn_internal.h"
 #include "stepnet/error.h"
 #include "stepnet/util.h"
 

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "secure.h"
+#include "net/secure.h"
 #include "stepnet/error.h"
 
 static const uint8_t magic[6] = {'s', 't', 'p', 'n', 'e', 't'};

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "tcpinfo.h"
+#include "net/tcpinfo.h"
 
 #ifdef __linux__
 #include <netinet/in.h>

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "net/wire.h"
 #include "stepnet/util.h"
-#include "wire.h"
 
 void sn_wire_limits_control(sn_conn_t *c)
 {

@@ -6,8 +6,8 @@
 
 #include <stdint.h>
 
-#include "conn.h"
-#include "stepnet.pb-c.h"
+#include "net/conn.h"
+#include "proto/stepnet.pb-c.h"
 #include "stepnet/algo.h"
 
 #define SN_WIRE_VERSION     1

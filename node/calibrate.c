@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "node_internal.h"
+#include "node/node_internal.h"
 #include "stepnet/deadline.h"
 #include "stepnet/timemodel.h"
 #include "stepnet/util.h"

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "uv_error.h"
-#include "node_internal.h"
+#include "node/node_internal.h"
+#include "proc/uv_error.h"
 #include "stepnet/model.h"
 #include "stepnet/schedule_file.h"
 #include "stepnet/util.h"

@@ -14,15 +14,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "conn.h"
-#include "daemon_files.h"
-#include "uv_error.h"
-#include "log.h"
-#include "node.h"
-#include "secure.h"
-#include "spawn.h"
+#include "net/conn.h"
+#include "net/secure.h"
+#include "net/wire.h"
+#include "node/daemon_files.h"
+#include "node/node.h"
+#include "proc/log.h"
+#include "proc/spawn.h"
+#include "proc/uv_error.h"
 #include "stepnet/util.h"
-#include "wire.h"
 
 #define SERVE_BACKLOG  64  /* invitations are few: one per run */
 #define MAX_CHILDREN   256 /* node processes of concurrent runs */

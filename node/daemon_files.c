@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon_files.h"
+#include "node/daemon_files.h"
 
 #define PID_FILE_MAX 32 /* "4194304\n" and then some: a longer file is not a pid file */
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "node_internal.h"
+#include "node/node_internal.h"
 #include "stepnet/rxplan.h"
 #include "stepnet/util.h"
 

@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "node_internal.h"
-#include "secure.h"
+#include "net/secure.h"
+#include "node/node_internal.h"
 #include "stepnet/util.h"
 
 typedef struct emu_frame_s {

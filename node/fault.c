@@ -5,7 +5,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "node_internal.h"
+#include "node/node_internal.h"
 
 /* The trickle: one piece of SN_FAULT_TRICKLE_BYTES every SN_FAULT_TRICKLE_MS on each link, 1280
  * B/s, so that a frame of 256 KiB needs 205 s. The period stays far below the silence limit

@@ -11,8 +11,8 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "uv_error.h"
-#include "node_internal.h"
+#include "node/node_internal.h"
+#include "proc/uv_error.h"
 #include "stepnet/util.h"
 
 /* ---- logging --------------------------------------------------------------------------------- */

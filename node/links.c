@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "uv_error.h"
-#include "node_internal.h"
+#include "node/node_internal.h"
+#include "proc/uv_error.h"
 #include "stepnet/util.h"
 
 static void check_ready(node_t *nd)

@@ -7,11 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rank_env.h"
-#include "node.h"
-#include "opts.h"
-#include "secure.h"
-#include "stepnet_version.h"
+#include "generated/stepnet_version.h"
+#include "net/secure.h"
+#include "node/node.h"
+#include "proc/opts.h"
+#include "proc/rank_env.h"
 
 static const char usage[] =
     "Usage: stepnet-node --join HOST:PORT [options]\n"

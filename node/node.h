@@ -6,8 +6,8 @@
 
 #include <stdint.h>
 
-#include "addr.h"
-#include "secure.h"
+#include "net/addr.h"
+#include "net/secure.h"
 
 typedef struct sn_node_opts_s {
     const char *coordinator; /* HOST:PORT of the coordinator's control listener */

@@ -17,15 +17,15 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "addr.h"
-#include "conn.h"
-#include "log.h"
-#include "node.h"
+#include "net/addr.h"
+#include "net/conn.h"
+#include "net/wire.h"
+#include "node/node.h"
+#include "proc/log.h"
 #include "stepnet/algo.h"
 #include "stepnet/linkemu.h"
 #include "stepnet/sim.h"
 #include "stepnet/topo.h"
-#include "wire.h"
 
 typedef struct node_s node_t;
 typedef struct link_s link_t;

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "node_internal.h"
+#include "node/node_internal.h"
 #include "stepnet/deadline.h"
 #include "stepnet/util.h"
 

@@ -4,7 +4,7 @@
 #include <sys/time.h>
 #include <time.h>
 
-#include "log.h"
+#include "proc/log.h"
 
 void sn_log_init(sn_log_t *lg, const char *role, int64_t id, sn_log_level_t level)
 {

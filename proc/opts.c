@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opts.h"
+#include "proc/opts.h"
 
 /* The entry spelled as the first len characters of `name`, or NULL. */
 static const sn_opt_t *find(const sn_opt_t *table, const char *name, size_t len)

@@ -3,7 +3,7 @@
  * Used by `stepnet-node --id auto`; unit-tested with a fake environment. */
 #include <string.h>
 
-#include "rank_env.h"
+#include "proc/rank_env.h"
 
 #define RANK_MAX (1L << 30) /* the largest --id stepnet-node accepts */
 

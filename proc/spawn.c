@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "uv_error.h"
-#include "spawn.h"
+#include "proc/spawn.h"
+#include "proc/uv_error.h"
 
 /* A pipe holding the key text, its write end closed: the read end in *out. Both ends are
  * close-on-exec, so only the child that gets the read end through its stdio inherits it. */

@@ -2,7 +2,7 @@
  * that pass through it (include/stepnet/error.h), so that no caller tests a numeric boundary. */
 #include <uv.h>
 
-#include "uv_error.h"
+#include "proc/uv_error.h"
 
 const char *sn_uv_error_text(int code)
 {

@@ -15,6 +15,6 @@
 
 #define SN_ALGO(id, topologies, steps) extern const sn_algo_t sn__algo_##id;
 #define SN_ALGO_HIDDEN(id)             extern const sn_algo_t sn__algo_##id;
-#include "algo/algos.def"
+#include "core/algo/algos.def"
 
 #endif

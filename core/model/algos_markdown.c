@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "algo/algos.h"
+#include "core/algo/algos.h"
 #include "stepnet/model.h"
 #include "stepnet/util.h"
 
@@ -16,7 +16,7 @@ static const struct {
     const char *topologies, *steps;
 } rows[] = {
 #define SN_ALGO(id, topologies, steps) {&sn__algo_##id, topologies, steps},
-#include "algo/algos.def"
+#include "core/algo/algos.def"
 };
 
 /* A growing string. */

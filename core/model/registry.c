@@ -5,14 +5,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "algo/algos.h"
+#include "core/algo/algos.h"
 #include "stepnet/model.h"
 #include "stepnet/sim.h"
 
 /* Every SN_ALGO line of the list, in its order. */
 static const sn_algo_t *const registry[] = {
 #define SN_ALGO(id, topologies, steps) &sn__algo_##id,
-#include "algo/algos.def"
+#include "core/algo/algos.def"
 };
 
 /* Hidden algorithms (SN_ALGO_HIDDEN): found by their exact name only (sn_model_find, so --algo
@@ -20,7 +20,7 @@ static const sn_algo_t *const registry[] = {
 static const sn_algo_t *const hidden[] = {
 #define SN_ALGO(id, topologies, steps)
 #define SN_ALGO_HIDDEN(id) &sn__algo_##id,
-#include "algo/algos.def"
+#include "core/algo/algos.def"
 };
 
 const sn_algo_t *const *sn_model_algos(size_t *count)

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_internal.h"
+#include "core/sim/sim_internal.h"
 
 /* Two rounds of mixing over the event's words: cheap (it runs for every transmission) and with
  * full avalanche, so that summing events (order-free, as the per-node hashes of stepnet-node must

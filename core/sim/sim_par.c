@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim_internal.h"
+#include "core/sim/sim_internal.h"
 
 /* ---- parallel stepping ----------------------------------------------------------------------
  * With opts->threads > 1 and an algorithm whose steps touch only their own node's state

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/synth/synth.h"
 #include "stepnet/util.h"
-#include "synth/synth.h"
 
 int sn_synth_supports(sn_coll_t coll)
 {

@@ -7,7 +7,7 @@
 
 #include <ccadical.h>
 
-#include "synth/synth.h"
+#include "core/synth/synth.h"
 
 const char *sn_synth_solver_name(void)
 {

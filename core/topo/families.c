@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/topo/topo_internal.h"
 #include "stepnet/topo.h"
 #include "stepnet/util.h"
-#include "topo_internal.h"
 
 /* ---- Cayley builder ----------------------------------------------------------------------------
  */

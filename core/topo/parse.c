@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/topo/parse_internal.h"
+#include "core/topo/topo_internal.h"
 #include "stepnet/topo.h"
 #include "stepnet/util.h"
-#include "parse_internal.h"
-#include "topo_internal.h"
 
 /* Splits s at separator sep into at most max fields; returns the count or -1 if more. */
 static int split(const char *s, char sep, const char **f, size_t *flen, int max)

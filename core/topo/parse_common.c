@@ -2,7 +2,7 @@
  * family's parameters use, the node-count refusal, and the spec setter (parse_internal.h). */
 #include <stdlib.h>
 
-#include "parse_internal.h"
+#include "core/topo/parse_internal.h"
 #include "stepnet/util.h"
 
 /* Parses a decimal number in [lo, hi] from s[0..len). */

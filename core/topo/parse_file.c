@@ -7,10 +7,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "parse_internal.h"
+#include "core/topo/parse_internal.h"
+#include "core/topo/topo_internal.h"
 #include "stepnet/topo.h"
 #include "stepnet/util.h"
-#include "topo_internal.h"
 
 #define MAX_FILE_LINE 4096
 

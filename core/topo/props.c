@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/topo/topo_internal.h"
 #include "stepnet/topo.h"
 #include "stepnet/util.h"
-#include "topo_internal.h"
 
 void sn_topo_bfs(const sn_topo_t *t, uint32_t src, uint32_t *dist)
 {

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/topo/topo_internal.h"
 #include "stepnet/route.h"
 #include "stepnet/util.h"
-#include "topo_internal.h"
 
 typedef enum { MODE_CAYLEY, MODE_PRODUCT, MODE_LINEAR, MODE_FATTREE, MODE_TABLE } mode_t_;
 

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/topo/topo_internal.h"
 #include "stepnet/topo.h"
 #include "stepnet/util.h"
-#include "topo_internal.h"
 
 uint64_t sn__upow(uint64_t k, uint32_t e)
 {

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <uv.h>
 
-#include "conn.h"
-#include "fuzz.h"
-#include "wire.h"
+#include "net/conn.h"
+#include "net/wire.h"
+#include "tests/fuzz/fuzz.h"
 
 static size_t next_off, cur_total;
 

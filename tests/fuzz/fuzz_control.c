@@ -2,8 +2,8 @@
  * parameters, sn_wire_assign_to_params, as a node reads them from the coordinator. */
 #include <stdlib.h>
 
-#include "fuzz.h"
-#include "wire.h"
+#include "net/wire.h"
+#include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,8 +4,8 @@
  * ends. Ephemeral keys are fixed so that runs are reproducible. */
 #include <string.h>
 
-#include "fuzz.h"
-#include "secure.h"
+#include "net/secure.h"
+#include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

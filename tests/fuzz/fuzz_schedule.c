@@ -2,8 +2,8 @@
  * parses and names a small topology, the checker against the file's own instance. */
 #include <stdlib.h>
 
-#include "fuzz.h"
 #include "stepnet/schedule_file.h"
+#include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -5,9 +5,9 @@
  * must accept with the same fields (abort otherwise, so the fuzzer reports it). */
 #include <stdlib.h>
 
-#include "fuzz.h"
+#include "net/wire.h"
 #include "stepnet/algo.h"
-#include "wire.h"
+#include "tests/fuzz/fuzz.h"
 
 static void same_as_protobuf_c(const uint8_t *b, size_t n)
 {

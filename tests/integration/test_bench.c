@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 #define RUN_DEADLINE_S 120
 

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "stepnet_version.h"
-#include "testutil.h"
+#include "generated/stepnet_version.h"
+#include "tests/support/testutil.h"
 
 #ifndef RUN_DEADLINE_S
 #define RUN_DEADLINE_S 60

@@ -15,8 +15,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "testutil.h"
-#include "tu_run.h"
+#include "tests/support/testutil.h"
+#include "tests/support/tu_run.h"
 
 /* ---- admission control (docs/security.md) ---------------------------------------------------- */
 

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "testutil.h"
-#include "tu_run.h"
+#include "tests/support/testutil.h"
+#include "tests/support/tu_run.h"
 
 /* `stepnet sim ARGS` against `stepnet run ARGS --sync dataflow`: the same transmissions in the
  * same logical slots. */

@@ -13,8 +13,8 @@
 
 #include <string.h>
 
-#include "testutil.h"
-#include "tu_run.h"
+#include "tests/support/testutil.h"
+#include "tests/support/tu_run.h"
 
 /* A run that must verify: exit 0 and a verified JSON report. */
 static void expect_verified(tu_proc_t *p)

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "testutil.h"
-#include "tu_run.h"
+#include "tests/support/testutil.h"
+#include "tests/support/tu_run.h"
 
 static void test_exact_families(void **state)
 {

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "testutil.h"
-#include "tu_run.h"
+#include "tests/support/testutil.h"
+#include "tests/support/tu_run.h"
 
 /* Dynamic broadcasting over TCP: every round a TCP run of pmnb-mesh-split (torus) or pmnb-fcube
  * (folded cube); the rounds take the same slots as in the simulator, so every per-request delay,

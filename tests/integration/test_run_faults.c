@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "testutil.h"
-#include "tu_run.h"
+#include "tests/support/testutil.h"
+#include "tests/support/tu_run.h"
 
 /* ---- faults and deadlines -------------------------------------------------------------------- */
 

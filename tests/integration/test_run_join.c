@@ -15,9 +15,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "stepnet.pb-c.h"
-#include "testutil.h"
-#include "tu_run.h"
+#include "proto/stepnet.pb-c.h"
+#include "tests/support/testutil.h"
+#include "tests/support/tu_run.h"
 
 /* ---- join mode ----------------------------------------------------------------------------- */
 

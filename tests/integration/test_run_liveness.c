@@ -17,8 +17,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "testutil.h"
-#include "tu_run.h"
+#include "tests/support/testutil.h"
+#include "tests/support/tu_run.h"
 
 /* ---- liveness and interrupts (docs/runtime.md) ------------------------------------------------
  */

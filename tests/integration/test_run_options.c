@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "testutil.h"
-#include "tu_run.h"
 #include "stepnet/util.h"
+#include "tests/support/testutil.h"
+#include "tests/support/tu_run.h"
 
 /* ---- the JSON report of run ------------------------------------------------------------------ */
 

@@ -16,9 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "secure.h"
-#include "testutil.h"
-#include "tu_run.h"
+#include "net/secure.h"
+#include "tests/support/testutil.h"
+#include "tests/support/tu_run.h"
 
 /* ---- security (docs/security.md) ------------------------------------------------------------ */
 

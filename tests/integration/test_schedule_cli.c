@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 static tu_proc_t run_(const char *const *args)
 {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 #define PARENT_HOLDS_KB (200L * 1024)
 /* A ring:8 broadcast needs a few MiB; a quarter of the parent's holding leaves room for any

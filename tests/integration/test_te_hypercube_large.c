@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "testutil.h"
-#include "tu_run.h"
+#include "tests/support/testutil.h"
+#include "tests/support/tu_run.h"
 
 static void test_te_hypercube_11_12(void **state)
 {

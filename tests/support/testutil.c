@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 sn_topo_t *tu_topo(const char *spec)
 {

@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 extern char **environ;
 

@@ -21,9 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "secure.h"
-#include "tu_run.h"
+#include "net/secure.h"
 #include "stepnet/util.h"
+#include "tests/support/tu_run.h"
 
 /* ---- running stepnet: every run tagged, checked for sanitizer reports and survivors ---------- */
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 /* Under AddressSanitizer every process is several times slower: deadlines stretch by TU_SLOW. */
 #if defined(__SANITIZE_ADDRESS__)

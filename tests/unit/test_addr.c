@@ -10,8 +10,8 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "addr.h"
-#include "testutil.h"
+#include "net/addr.h"
+#include "tests/support/testutil.h"
 
 static void test_parse_accepts(void **state)
 {

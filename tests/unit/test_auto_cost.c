@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "testutil.h"
+#include "cli/cli.h"
+#include "tests/support/testutil.h"
 
 /* The algorithm auto picks for the options, as `stepnet sim` and `model` build them. */
 static void expect_auto(const char *topo, const char *m, const char *seed, const char *frags,

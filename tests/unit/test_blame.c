@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "blame.h"
+#include "coordinator/blame.h"
 
 #define SELF     STEPNET__ABORT_KIND__ABORT_SELF
 #define LINK     STEPNET__ABORT_KIND__ABORT_LINK

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "caveat.h"
+#include "cli/caveat.h"
 
 static void launch_is(const sn_coord_opts_t *o, const sn_coord_result_t *res, const char *want)
 {

@@ -16,7 +16,7 @@
 #include "stepnet/algo.h"
 #include "stepnet/model.h"
 #include "stepnet/sim.h"
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 static const char *const pms[][3] = {{"multi", "one", "full"},  {"single", "one", "full"},
                                      {"single", "any", "full"}, {"multi", "one", "half"},

@@ -16,10 +16,10 @@
 #include <time.h>
 #include <uv.h>
 
-#include "conn.h"
-#include "stepnet/model.h"
-#include "secure.h"
+#include "net/conn.h"
+#include "net/secure.h"
 #include "stepnet/error.h"
+#include "stepnet/model.h"
 
 enum { NFRAMES = 6 };
 

@@ -10,7 +10,7 @@
 #include <math.h>
 
 #include "stepnet/critical_path.h"
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 #define near(a, b) (fabs((a) - (b)) < 1e-9)
 

@@ -7,7 +7,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 static void test_every_param_has_its_flag(void **state)
 {

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 /* ---- recording a run ------------------------------------------------------------------------- */
 

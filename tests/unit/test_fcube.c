@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/engine/fcube.h"
-#include "algo/engine/fcube_pmnb.h"
-#include "algo/engine/tree.h"
-#include "testutil.h"
+#include "core/algo/engine/fcube.h"
+#include "core/algo/engine/fcube_pmnb.h"
+#include "core/algo/engine/tree.h"
+#include "tests/support/testutil.h"
 
 /* ---- helpers ---- */
 

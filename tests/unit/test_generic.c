@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "algo/engine/tree.h"
-#include "testutil.h"
+#include "core/algo/engine/tree.h"
+#include "tests/support/testutil.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hostfile.h"
-#include "testutil.h"
+#include "launch/hostfile.h"
+#include "tests/support/testutil.h"
 
 static int parse_file(const char *text, sn_hostlist_t *hl, sn_err_t *err)
 {

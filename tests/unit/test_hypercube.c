@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/engine/konig.h"
-#include "testutil.h"
+#include "core/algo/engine/konig.h"
+#include "tests/support/testutil.h"
 
 static void assert_has(const char *s, const char *needle)
 {

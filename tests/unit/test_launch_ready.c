@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "launch.h"
-#include "testutil.h"
+#include "launch/launch.h"
+#include "tests/support/testutil.h"
 
 /* The former fixed default (30 s) is the base; each node adds its launch's share. */
 static void test_default_by_mode_and_nodes(void **state)

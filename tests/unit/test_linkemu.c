@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "stepnet/linkemu.h"
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 static void test_time_units(void **state)
 {

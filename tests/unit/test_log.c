@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "testutil.h"
+#include "proc/log.h"
+#include "tests/support/testutil.h"
 
 /* What `lg` wrote since the last call (the lines after the time stamp's 16 characters checked
  * for the time's shape), into buf. */

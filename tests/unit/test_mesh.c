@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/engine/prefix.h"
+#include "core/algo/engine/prefix.h"
 #include "stepnet/util.h"
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 /* ---- the prefix engine alone ------------------------------------------------------------------
  * A grid of nlevels lines of len[j] nodes, node id = mixed-radix number (level 0 least

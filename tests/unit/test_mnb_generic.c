@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 #define NELEMS(a) (sizeof(a) / sizeof((a)[0]))
 

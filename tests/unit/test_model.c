@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "opts.h"
-#include "testutil.h"
+#include "proc/opts.h"
+#include "tests/support/testutil.h"
 
 /* What the test table fills in. */
 typedef struct vals_s {

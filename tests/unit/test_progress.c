@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "progress.h"
+#include "coordinator/progress.h"
 
 #define MS 1000000ull
 

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rank_env.h"
-#include "testutil.h"
+#include "proc/rank_env.h"
+#include "tests/support/testutil.h"
 
 /* The fake environment: pairs of name and value, NULL-terminated. */
 static const char *const *fake_env;

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "stepnet/route.h"
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 #define NELEMS(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -13,7 +13,7 @@
 #include "stepnet/model.h"
 #include "stepnet/rxplan.h"
 #include "stepnet/sim.h"
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 static void test_encode_roundtrip(void **state)
 {

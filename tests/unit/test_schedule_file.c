@@ -12,11 +12,11 @@
 
 #include <cmocka.h>
 
-#include "algo/schedule/replay.h"
+#include "core/algo/schedule/replay.h"
 #include "stepnet/model.h"
 #include "stepnet/schedule_file.h"
 #include "stepnet/sim.h"
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 /* The port models with the descriptor bits each needs, in the order a case is looked for. */
 static const struct {

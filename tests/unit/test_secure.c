@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "secure.h"
+#include "net/secure.h"
 #include "stepnet/error.h"
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 /* docs/security.md, "Test vectors" (scripts/security_vectors.py prints the same lines). */
 static const char *const V_K = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";

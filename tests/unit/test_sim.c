@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 /* ---- a scripted algorithm --------------------------------------------------------------------
  * The plan is a list of sends (slot, node, port, packet); each node sends its events in their

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 typedef struct {
     const char *topo, *coll, *algo, *ports, *rx, *duplex;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sweep.h"
+#include "cli/sweep.h"
 
 static void expect_sizes(const char *text, const uint32_t *want, size_t nwant)
 {

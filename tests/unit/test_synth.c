@@ -15,10 +15,10 @@
 
 #include <cmocka.h>
 
+#include "core/synth/synth.h"
 #include "stepnet/schedule_file.h"
 #include "stepnet/sim.h"
-#include "synth/synth.h"
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 /* ---- the encoding by hand ------------------------------------------------------------------ */
 

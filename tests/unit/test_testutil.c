@@ -8,7 +8,7 @@
 
 #include <stdlib.h>
 
-#include "testutil.h"
+#include "tests/support/testutil.h"
 
 static void test_ring_bcast(void **state)
 {

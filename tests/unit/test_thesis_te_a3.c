@@ -28,8 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testutil.h"
 #include "stepnet/util.h"
+#include "tests/support/testutil.h"
 
 /* ---- a run with its transmissions ----------------------------------------------------------- */
 

@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/algos.h"
-#include "algo/thesis/te_a2.h"
-#include "testutil.h"
+#include "core/algo/algos.h"
+#include "core/algo/thesis/te_a2.h"
+#include "tests/support/testutil.h"
 
 #define NELEMS(a) (sizeof(a) / sizeof((a)[0]))
 

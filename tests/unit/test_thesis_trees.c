@@ -15,12 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/engine/tree.h"
-#include "algo/engine/tree_binomial.h"
-#include "algo/engine/tree_ering.h"
-#include "algo/engine/tree_product.h"
-#include "algo/engine/tree_torus.h"
-#include "testutil.h"
+#include "core/algo/engine/tree.h"
+#include "core/algo/engine/tree_binomial.h"
+#include "core/algo/engine/tree_ering.h"
+#include "core/algo/engine/tree_product.h"
+#include "core/algo/engine/tree_torus.h"
+#include "tests/support/testutil.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 

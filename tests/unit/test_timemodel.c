@@ -11,8 +11,8 @@
 #include <stdlib.h>
 
 #include "stepnet/timemodel.h"
-#include "testutil.h"
 #include "stepnet/util.h"
+#include "tests/support/testutil.h"
 
 #define near(a, b) (fabs((a) - (b)) < 1e-9)
 

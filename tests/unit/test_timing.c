@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "coordinator/timing.h"
 #include "stepnet/error.h"
-#include "timing.h"
 
 /* A probe sent at `sent` on the coordinator's clock to a node whose clock reads `off` more, with
  * `out` ns on the way there and `back` ns on the way back. */

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/engine/torus_necklace.h"
-#include "testutil.h"
+#include "core/algo/engine/torus_necklace.h"
+#include "tests/support/testutil.h"
 
 #define NELEMS(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run.h"
-#include "testutil.h"
-#include "trace.h"
+#include "cli/run.h"
+#include "cli/trace.h"
+#include "tests/support/testutil.h"
 
 typedef struct {
     cli_ctx_t ctx;

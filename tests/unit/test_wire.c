@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testutil.h"
-#include "wire.h"
+#include "net/wire.h"
+#include "tests/support/testutil.h"
 
 /* p -> Assign -> packed bytes -> Assign -> q. */
 static void round_trip(const sn_params_t *p, sn_params_t *q, uint32_t **sources)

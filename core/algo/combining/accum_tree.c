@@ -14,9 +14,9 @@
  * same with every processor a target: multinode accumulation, the dual of the multinode broadcast
  * (Bertsekas and Tsitsiklis, Parallel and Distributed Computation, section 1.3), MPI's
  * reduce_scatter. The engine is algo/engine/accum.c; this file gives it BFS trees. */
-#include "algo/algos.h"
-#include "algo/engine/accum.h"
-#include "algo/engine/tree.h"
+#include "core/algo/algos.h"
+#include "core/algo/engine/accum.h"
+#include "core/algo/engine/tree.h"
 
 static int accum_tree_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {

@@ -13,7 +13,7 @@
  * per processor only (--msgs and --frags 1), as the links carry one packet per slot. */
 #include <stdlib.h>
 
-#include "algo/algos.h"
+#include "core/algo/algos.h"
 #include "stepnet/util.h"
 
 typedef struct {

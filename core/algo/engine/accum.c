@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/engine/accum.h"
-#include "algo/engine/tree.h"
+#include "core/algo/engine/accum.h"
+#include "core/algo/engine/tree.h"
 #include "stepnet/util.h"
 
 typedef struct {

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "algo/engine/tree.h"
+#include "core/algo/engine/tree.h"
 #include "stepnet/algo.h"
 #include "stepnet/topo.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/engine/fattree.h"
+#include "core/algo/engine/fattree.h"
 #include "stepnet/util.h"
 
 /* ---- plan ------------------------------------------------------------------------------------ */

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/engine/fcube.h"
-#include "algo/engine/tree.h"
+#include "core/algo/engine/fcube.h"
+#include "core/algo/engine/tree.h"
 #include "stepnet/util.h"
 
 int sn__fcube_get(const sn_topo_t *t, uint32_t *d, const char *who, sn_err_t *err)

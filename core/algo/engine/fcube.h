@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "algo/engine/tree.h"
+#include "core/algo/engine/tree.h"
 #include "stepnet/algo.h"
 #include "stepnet/topo.h"
 

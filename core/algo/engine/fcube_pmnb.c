@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/engine/fcube.h"
-#include "algo/engine/fcube_pmnb.h"
+#include "core/algo/engine/fcube.h"
+#include "core/algo/engine/fcube_pmnb.h"
 #include "stepnet/util.h"
 
 uint64_t sn__fcube_round_slots(uint32_t d, uint64_t mbar)

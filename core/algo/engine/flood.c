@@ -5,8 +5,8 @@
  * processor (router-only) are not flooded. */
 #include <stdlib.h>
 
-#include "algo/engine/flood.h"
-#include "algo/engine/tree.h"
+#include "core/algo/engine/flood.h"
+#include "core/algo/engine/tree.h"
 #include "stepnet/util.h"
 
 typedef struct {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/engine/konig.h"
+#include "core/algo/engine/konig.h"
 #include "stepnet/util.h"
 
 #define NONE UINT32_MAX

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/engine/lanes.h"
-#include "algo/engine/tree.h"
+#include "core/algo/engine/lanes.h"
+#include "core/algo/engine/tree.h"
 #include "stepnet/util.h"
 
 typedef struct {

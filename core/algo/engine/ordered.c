@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/engine/ordered.h"
-#include "algo/engine/tree.h"
+#include "core/algo/engine/ordered.h"
+#include "core/algo/engine/tree.h"
 #include "stepnet/util.h"
 
 typedef struct {

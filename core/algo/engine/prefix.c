@@ -7,7 +7,7 @@
  * (Sum over t <= s, minus 1), so that ranks run from 0 to M - 1. */
 #include <string.h>
 
-#include "algo/engine/prefix.h"
+#include "core/algo/engine/prefix.h"
 
 uint64_t sn__prefix_ticks(const uint32_t *len, uint32_t nlevels)
 {

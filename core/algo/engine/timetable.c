@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/engine/timetable.h"
+#include "core/algo/engine/timetable.h"
 #include "stepnet/util.h"
 
 void sn_tt_add(sn_tt_list_t *l, uint32_t slot, uint32_t u, uint32_t port, uint32_t v, uint32_t x)

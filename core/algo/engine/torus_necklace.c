@@ -10,7 +10,7 @@
  *    rule parent(w) = R^D(w)(parent0(gen(w))) leaves "orphans" whose parent has another
  *    displacement; an orphan takes instead its first neighbour (g_0^-1, g_0^+1, g_1^-1, ...) one
  *    hop closer to 0^n with the same displacement, so root subtree i is exactly {D = i}. */
-#include "algo/engine/torus_necklace.h"
+#include "core/algo/engine/torus_necklace.h"
 #include "stepnet/util.h"
 
 #include <stdlib.h>

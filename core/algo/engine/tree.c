@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/engine/tree.h"
+#include "core/algo/engine/tree.h"
 #include "stepnet/util.h"
 
 sn_tree_t *sn__tree_alloc(const sn_topo_t *t, uint32_t root)

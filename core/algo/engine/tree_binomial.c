@@ -6,8 +6,8 @@
  * the Theorem 3.1 tree of d copies of K_2 with coordinate j = bit j (checked in
  * tests/unit/test_thesis_trees.c).
  */
-#include "algo/engine/tree.h"
-#include "algo/engine/tree_binomial.h"
+#include "core/algo/engine/tree.h"
+#include "core/algo/engine/tree_binomial.h"
 
 sn_tree_t *sn__tree_binomial(const sn_topo_t *t, uint32_t root)
 {

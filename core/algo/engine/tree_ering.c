@@ -10,8 +10,8 @@
  * coincide. Every root subtree is a path of at most D nodes, D = ceil((n-1)/deg) (Theorem 3.8). */
 #include <stdlib.h>
 
-#include "algo/engine/tree.h"
-#include "algo/engine/tree_ering.h"
+#include "core/algo/engine/tree.h"
+#include "core/algo/engine/tree_ering.h"
 #include "stepnet/util.h"
 
 int sn__ering_get(const sn_topo_t *t, sn_ering_t *e, const char *who, sn_err_t *err)

@@ -13,10 +13,10 @@
  * in the node id), so mesh:3x4x2 is L_3 x L_4 x L_2 as in Fig. 3.3. */
 #include <stdlib.h>
 
-#include "algo/engine/tree.h"
-#include "algo/engine/tree_binomial.h"
-#include "algo/engine/tree_ering.h"
-#include "algo/engine/tree_product.h"
+#include "core/algo/engine/tree.h"
+#include "core/algo/engine/tree_binomial.h"
+#include "core/algo/engine/tree_ering.h"
+#include "core/algo/engine/tree_product.h"
 #include "stepnet/util.h"
 
 sn_tree_t *sn__tree_product(const sn_topo_t *t, uint32_t root)

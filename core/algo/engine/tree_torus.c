@@ -39,8 +39,8 @@
  * Every other n, m >= 3, 3 x odd and odd x 3 included, uses the construction as printed. */
 #include <stdlib.h>
 
-#include "algo/engine/tree.h"
-#include "algo/engine/tree_torus.h"
+#include "core/algo/engine/tree.h"
+#include "core/algo/engine/tree_torus.h"
 #include "stepnet/util.h"
 
 enum { REG_O = 0, REG_A, REG_B, REG_C, REG_D };

@@ -6,8 +6,8 @@
  * section 6.3.1 (multiport: every router forwards to all its other neighbours; 2h steps, the
  * eccentricity of a leaf). Table 6.2 prints 2 log_k n - 1 for the multiport case, a typo: the two
  * extreme leaves are 2h hops apart and the text says 2h. Capacities play no role. */
-#include "algo/algos.h"
-#include "algo/engine/fattree.h"
+#include "core/algo/algos.h"
+#include "core/algo/engine/fattree.h"
 
 static uint64_t count(const sn_ft_plan_t *pl, uint32_t leaf)
 {

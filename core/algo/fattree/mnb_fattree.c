@@ -20,8 +20,8 @@
  *    (phase i+1 starts h-i-2 steps before phase i's last message leaves its top)
  *    n + 2 log_k n - 2. The per-step schedule of a phase is stepnet's: in phase p the leaf with
  *    index u inside its child subtree of its top sends in step S_p + 1 + u(k-1). */
-#include "algo/algos.h"
-#include "algo/engine/fattree.h"
+#include "core/algo/algos.h"
+#include "core/algo/engine/fattree.h"
 
 static uint64_t count_once(const sn_ft_plan_t *pl, uint32_t leaf)
 {

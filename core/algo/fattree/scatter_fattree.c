@@ -9,8 +9,8 @@
  * (section 6.2.2: "a gathering algorithm can be had from a scattering algorithm"): leaf j, which
  * the scatter serves in step s_j over d_j hops, sends in step T + 2 - s_j - d_j, so that the sink
  * receives it in step T + 1 - s_j; no node sends or receives twice in a step. */
-#include "algo/algos.h"
-#include "algo/engine/fattree.h"
+#include "core/algo/algos.h"
+#include "core/algo/engine/fattree.h"
 
 /* Theorem 6.2: max over i = 1..h of n - k^(i-1) + 2i - 1. */
 static int64_t scatter_time(const sn_ft_plan_t *pl)

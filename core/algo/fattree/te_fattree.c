@@ -20,8 +20,8 @@
  *    not have; stepnet's schedule: within a top, child subtree a sends to subtree a + s (s the
  *    same for all a in a step), c messages per step, their positions spread by base-k digit
  *    reversal so that no lower branch gets more than its capacity; routers never queue. */
-#include "algo/algos.h"
-#include "algo/engine/fattree.h"
+#include "core/algo/algos.h"
+#include "core/algo/engine/fattree.h"
 
 static uint64_t count_all(const sn_ft_plan_t *pl, uint32_t leaf)
 {

@@ -8,10 +8,10 @@
  * differ, otherwise go through the complementary link. Broadcast floods it (engine/flood.c),
  * accumulation combines up it (engine/accum.c); with M = msgs * frags packets both pipeline
  * one packet per slot: ceil(d/2) + M - 1 slots, all-port. */
-#include "algo/algos.h"
-#include "algo/engine/accum.h"
-#include "algo/engine/fcube.h"
-#include "algo/engine/flood.h"
+#include "core/algo/algos.h"
+#include "core/algo/engine/accum.h"
+#include "core/algo/engine/fcube.h"
+#include "core/algo/engine/flood.h"
 
 static int bcast_fcube_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {

@@ -23,9 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/algos.h"
-#include "algo/engine/fcube.h"
-#include "algo/engine/fcube_pmnb.h"
+#include "core/algo/algos.h"
+#include "core/algo/engine/fcube.h"
+#include "core/algo/engine/fcube_pmnb.h"
 #include "stepnet/util.h"
 
 typedef struct {

@@ -27,10 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/algos.h"
-#include "algo/engine/fcube.h"
-#include "algo/engine/fcube_pmnb.h"
-#include "algo/engine/prefix.h"
+#include "core/algo/algos.h"
+#include "core/algo/engine/fcube.h"
+#include "core/algo/engine/fcube_pmnb.h"
+#include "core/algo/engine/prefix.h"
 #include "stepnet/util.h"
 
 #define FL_PACK  1u /* sn_packet_t.flags of a packing move; tag = position | class << 24 */

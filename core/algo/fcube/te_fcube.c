@@ -34,9 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/algos.h"
-#include "algo/engine/fcube.h"
-#include "algo/engine/konig.h"
+#include "core/algo/algos.h"
+#include "core/algo/engine/fcube.h"
+#include "core/algo/engine/konig.h"
 #include "stepnet/util.h"
 
 typedef struct {

@@ -8,9 +8,9 @@
  * Branches that hold no processor (router-only) are not flooded.
  *
  * The engine is algo/engine/flood.c; this file gives it the BFS tree. */
-#include "algo/algos.h"
-#include "algo/engine/flood.h"
-#include "algo/engine/tree.h"
+#include "core/algo/algos.h"
+#include "core/algo/engine/flood.h"
+#include "core/algo/engine/tree.h"
 
 static int bcast_bfs_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {

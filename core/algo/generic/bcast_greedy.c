@@ -25,9 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/algos.h"
-#include "algo/engine/ordered.h"
-#include "algo/engine/tree.h"
+#include "core/algo/algos.h"
+#include "core/algo/engine/ordered.h"
+#include "core/algo/engine/tree.h"
 #include "stepnet/util.h"
 
 typedef struct {

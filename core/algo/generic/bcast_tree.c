@@ -13,9 +13,9 @@
  * count, computed by replaying the rule over the tree; for M = 1 it equals b(root).
  *
  * The engine is algo/engine/ordered.c; this file gives it the BFS tree. */
-#include "algo/algos.h"
-#include "algo/engine/ordered.h"
-#include "algo/engine/tree.h"
+#include "core/algo/algos.h"
+#include "core/algo/engine/ordered.h"
+#include "core/algo/engine/tree.h"
 
 static int bcast_tree_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {

@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/algos.h"
-#include "algo/engine/heap.h"
+#include "core/algo/algos.h"
+#include "core/algo/engine/heap.h"
 #include "stepnet/util.h"
 
 #define MAX_NODES 2048u

@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/algos.h"
-#include "algo/engine/timetable.h"
+#include "core/algo/algos.h"
+#include "core/algo/engine/timetable.h"
 #include "stepnet/util.h"
 
 /* The plan's work grows as slots x links x packets, its timetable as deliveries (12 bytes each):

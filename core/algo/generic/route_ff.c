@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/algos.h"
+#include "core/algo/algos.h"
 #include "stepnet/route.h"
 #include "stepnet/util.h"
 

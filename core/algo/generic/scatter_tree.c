@@ -19,9 +19,9 @@
  * frag); ties by smallest label (the theorem leaves ties open).
  *
  * The lane engine is algo/engine/lanes.c; this file gives it the BFS and the balanced trees. */
-#include "algo/algos.h"
-#include "algo/engine/lanes.h"
-#include "algo/engine/tree.h"
+#include "core/algo/algos.h"
+#include "core/algo/engine/lanes.h"
+#include "core/algo/engine/tree.h"
 
 static int scatter_tree_scatter_ff(const sn_topo_t *t, const sn_params_t *p, void **out,
                                    sn_err_t *err)

@@ -38,8 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/algos.h"
-#include "algo/engine/timetable.h"
+#include "core/algo/algos.h"
+#include "core/algo/engine/timetable.h"
 #include "stepnet/util.h"
 
 #define MAX_WORK       (1u << 22) /* nodes x packets the tree planner handles */

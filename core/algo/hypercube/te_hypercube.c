@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/algos.h"
-#include "algo/engine/konig.h"
+#include "core/algo/algos.h"
+#include "core/algo/engine/konig.h"
 #include "stepnet/util.h"
 
 /* What every node does on dimension i in the slot coloured c: it sends the packet of offset

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/algos.h"
+#include "core/algo/algos.h"
 #include "stepnet/util.h"
 
 #define NONE UINT32_MAX

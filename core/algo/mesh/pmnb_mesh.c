@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/algos.h"
-#include "algo/engine/prefix.h"
+#include "core/algo/algos.h"
+#include "core/algo/engine/prefix.h"
 #include "stepnet/util.h"
 
 typedef enum { V_SPLIT, V_NOSPLIT, V_A0, V_MNB } variant_t;

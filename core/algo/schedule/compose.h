@@ -18,7 +18,7 @@
 #ifndef STEPNET_ALGO_SCHEDULE_COMPOSE_H
 #define STEPNET_ALGO_SCHEDULE_COMPOSE_H
 
-#include "algo/algos.h"
+#include "core/algo/algos.h"
 #include "stepnet/schedule_file.h"
 
 /* An ingredient: the index of a received transmission (in the schedule's order), or this. */

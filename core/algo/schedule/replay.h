@@ -3,7 +3,7 @@
 #ifndef STEPNET_ALGO_SCHEDULE_REPLAY_H
 #define STEPNET_ALGO_SCHEDULE_REPLAY_H
 
-#include "algo/algos.h"
+#include "core/algo/algos.h"
 #include "stepnet/schedule_file.h"
 
 /* The plan that plays schedule s (sorted by slot, node, port; checked by the caller) for (t, p),

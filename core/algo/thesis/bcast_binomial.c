@@ -13,10 +13,10 @@
  *    bound. For M > 1 the engine replays its schedule for the exact count. */
 #include <stdlib.h>
 
-#include "algo/algos.h"
-#include "algo/engine/flood.h"
-#include "algo/engine/ordered.h"
-#include "algo/engine/tree_binomial.h"
+#include "core/algo/algos.h"
+#include "core/algo/engine/flood.h"
+#include "core/algo/engine/ordered.h"
+#include "core/algo/engine/tree_binomial.h"
 #include "stepnet/util.h"
 
 typedef struct {

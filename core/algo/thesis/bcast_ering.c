@@ -14,8 +14,8 @@
  * ring:N is E_N^1 and complete:N is E_N^floor(N/2) (one step). */
 #include <stdlib.h>
 
-#include "algo/algos.h"
-#include "algo/engine/tree_ering.h"
+#include "core/algo/algos.h"
+#include "core/algo/engine/tree_ering.h"
 #include "stepnet/util.h"
 
 #define TAG_CCW (1u << 31) /* the tag: weight | direction */

@@ -6,9 +6,9 @@
  * e(v) = sum_i e_i(v_i) (eq. 2.2), so flooding over it (engine/flood.c: every node
  * forwards to its children in the slot after reception) takes e(v) slots, optimal, and with
  * M = msgs * frags packets pipelined e(v) + M - 1. Meshes, tori and any product spec. */
-#include "algo/algos.h"
-#include "algo/engine/flood.h"
-#include "algo/engine/tree_product.h"
+#include "core/algo/algos.h"
+#include "core/algo/engine/flood.h"
+#include "core/algo/engine/tree_product.h"
 
 static int bcast_product_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {

@@ -9,9 +9,9 @@
  * receives in slot N. Time D = ceil((n-1)/deg), the bound (3.3), for every n >= 2 and rho <= n/2
  * (including rho = n/2 and w = 0, where the thesis's "2 rho children" fails). Gather is the time
  * reversal. With M = msgs * frags packets per node: D * M. */
-#include "algo/algos.h"
-#include "algo/engine/lanes.h"
-#include "algo/engine/tree_ering.h"
+#include "core/algo/algos.h"
+#include "core/algo/engine/lanes.h"
+#include "core/algo/engine/tree_ering.h"
 
 static int scatter_ering_applies_scatter(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {

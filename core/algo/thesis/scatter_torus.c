@@ -8,9 +8,9 @@
  * transposed for n even >= 6 x 4, the explicit tree for 4 x 4 and the generic balanced tree for
  * 3 x even and even x 3 (engine/tree_torus.c says which). Gather is the time reversal. With
  * M = msgs * frags packets per node: the largest region times M. */
-#include "algo/algos.h"
-#include "algo/engine/lanes.h"
-#include "algo/engine/tree_torus.h"
+#include "core/algo/algos.h"
+#include "core/algo/engine/lanes.h"
+#include "core/algo/engine/tree_torus.h"
 
 static int scatter_torus_applies_scatter(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {

@@ -35,8 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/algos.h"
-#include "algo/thesis/te_a2.h"
+#include "core/algo/algos.h"
+#include "core/algo/thesis/te_a2.h"
 #include "stepnet/util.h"
 
 #define NIL UINT32_MAX

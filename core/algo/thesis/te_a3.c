@@ -40,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/algos.h"
+#include "core/algo/algos.h"
 #include "stepnet/util.h"
 
 #define EMPTY UINT32_MAX /* dst of an unused hold or stock entry (te packets never use it) */

@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/algos.h"
+#include "core/algo/algos.h"
 #include "stepnet/util.h"
 
 /* The longest trace the plan builds (16 bytes an entry, 64 MiB): hypercube:17 (s_G = 1.1 M) and

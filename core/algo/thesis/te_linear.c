@@ -21,7 +21,7 @@
  * j -> j+1 (the order), and with d = j+1 the link never idles before its last packet. */
 #include <stdlib.h>
 
-#include "algo/algos.h"
+#include "core/algo/algos.h"
 #include "stepnet/util.h"
 
 enum { DIR_R = 0, DIR_L = 1 }; /* rightward (towards n-1), leftward (towards 0) */

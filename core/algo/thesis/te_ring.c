@@ -27,7 +27,7 @@
  * 4 | n) except when n = 2 mod 4, n >= 6, where K(n^2+4)/8 is floor(K/2) above it. */
 #include <stdlib.h>
 
-#include "algo/algos.h"
+#include "core/algo/algos.h"
 #include "stepnet/util.h"
 
 enum { DIR_CW = 0, DIR_CCW = 1 }; /* clockwise (towards i+1), counterclockwise (towards i-1) */

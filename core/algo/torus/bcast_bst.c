@@ -8,10 +8,10 @@
  * rule of torus_necklace.c. Every packet carries its source (the root) in the header. */
 #include <stdlib.h>
 
-#include "algo/algos.h"
-#include "algo/engine/flood.h"
-#include "algo/engine/torus_necklace.h"
-#include "algo/engine/tree.h"
+#include "core/algo/algos.h"
+#include "core/algo/engine/flood.h"
+#include "core/algo/engine/torus_necklace.h"
+#include "core/algo/engine/tree.h"
 
 static int bcast_bst_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {

@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/algos.h"
-#include "algo/engine/torus_necklace.h"
+#include "core/algo/algos.h"
+#include "core/algo/engine/torus_necklace.h"
 #include "stepnet/util.h"
 
 typedef struct {
