@@ -141,9 +141,18 @@ const char *cli_duplex_name(const sn_params_t *p);
 /* The flags that set a run parameter, with their accepted values ("--msgs M"), or NULL when no
  * flag sets it (errmap.c: the one table from core parameters to flags). */
 const char *cli_param_flag(sn_param_t param);
+/* The flag that sets a run parameter as a message names it inline ("--msgs"), or NULL when no flag
+ * sets it: the namer (sn_param_namer_t) the CLI hands the engine and uses in cli_text. */
+const char *cli_param_name(sn_param_t param);
 
-/* err's message for a user of this CLI: the core's message, followed by " (option FLAGS)" when it
- * is about a parameter a flag sets. Writes at most cap bytes to buf and returns buf. */
+/* An engine or core message as this CLI shows it: every parameter reference (SN_PARAM_REF)
+ * replaced by its flag, control bytes escaped as \xNN. Writes at most cap bytes to buf (cap at
+ * least 4 bytes per byte of the message to escape it all) and returns buf. */
+const char *cli_text(const char *msg, char *buf, size_t cap);
+
+/* err's message for a user of this CLI: cli_text of the core's message, followed by
+ * " (option FLAGS)" when it is about a parameter a flag sets. Writes at most cap bytes to buf and
+ * returns buf. */
 #define CLI_ERR_TEXT_MAX 1536
 const char *cli_err_text(const sn_err_t *err, char *buf, size_t cap);
 

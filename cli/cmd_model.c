@@ -113,7 +113,9 @@ int cli_cmd_model(int argc, char **argv)
             if (all[i]->coll != c.params.coll)
                 continue;
             if (candidate_eval(all[i], &c, dry, &k, &e) < 0) {
-                printf("    %-18s not applicable: %s\n", all[i]->name, e.msg);
+                char text[CLI_ERR_TEXT_MAX];
+                printf("    %-18s not applicable: %s\n", all[i]->name,
+                       cli_text(e.msg, text, sizeof text));
                 continue;
             }
             char ctl[48] = "";

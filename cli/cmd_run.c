@@ -241,8 +241,10 @@ static int run_case(const cli_run_t *run, const cli_opts_t *cli, int bench, run_
     int rc = sn_coord_run(&one.coord, &res, err);
     if (rc < 0)
         return rc;
-    if (res.failed)
-        fprintf(stderr, "stepnet %s: %s\n", cli->cmd, res.error);
+    if (res.failed) {
+        char text[CLI_ERR_TEXT_MAX];
+        fprintf(stderr, "stepnet %s: %s\n", cli->cmd, cli_text(res.error, text, sizeof text));
+    }
     if (cli->json)
         json(stdout, &one, &res);
     if (files->out)

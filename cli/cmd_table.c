@@ -374,7 +374,8 @@ static int64_t run_case(const row_t *r, uint64_t max_memory, char *note, size_t 
         goto out;
     }
     if (res.failed) {
-        fprintf(stderr, "stepnet run: %s\n", res.error);
+        char text[CLI_ERR_TEXT_MAX];
+        fprintf(stderr, "stepnet run: %s\n", cli_text(res.error, text, sizeof text));
         snprintf(note, cap, "stepnet run failed");
     } else if (res.trace_hash != r->sim_hash) {
         snprintf(note, cap, "the TCP run's trace_hash differs from the simulator's");
@@ -543,7 +544,8 @@ static int build_row(row_t *r, const case_t *c, int with_run, uint64_t max_memor
     sn_err_t e = {0};
     if (sn_model_select(want, t, &p, &a, &plan, &r->predicted, &e) < 0 ||
         sn_model_bounds(t, &p, &b, &e) < 0) {
-        snprintf(r->note + nl, sizeof r->note - nl, "%s", e.msg);
+        char text[CLI_ERR_TEXT_MAX];
+        snprintf(r->note + nl, sizeof r->note - nl, "%s", cli_text(e.msg, text, sizeof text));
         sn_topo_free(t);
         return 0;
     }
@@ -555,8 +557,10 @@ static int build_row(row_t *r, const case_t *c, int with_run, uint64_t max_memor
     if (sn_sim_run(t, &p, a, plan, &so, &res, &e) == 0 && res.verified) {
         r->sim = (int64_t) res.steps;
         r->sim_hash = res.trace_hash;
-    } else
-        snprintf(r->note, sizeof r->note, "sim: %s", e.msg);
+    } else {
+        char text[CLI_ERR_TEXT_MAX];
+        snprintf(r->note, sizeof r->note, "sim: %s", cli_text(e.msg, text, sizeof text));
+    }
     a->plan_free(plan);
     /* one process per node, each rebuilding the plan: the largest folded cubes stay in the
      * simulator */

@@ -216,7 +216,9 @@ int cli_dyn(const char *cmd, const cli_opts_t *o, const char *lambda_s, const ch
         }
         rc = sweep_dyn(t, &p, &dopt, sweep, &err);
         if (rc == SN_EVERIFY || rc == SN_EPORT || rc == SN_EALGO || rc == SN_ESLOTS) {
-            fprintf(stderr, "stepnet %s: %s: %s\n", cmd, sn_err_name(rc), err.msg);
+            char text[CLI_ERR_TEXT_MAX];
+            fprintf(stderr, "stepnet %s: %s: %s\n", cmd, sn_err_name(rc),
+                    cli_text(err.msg, text, sizeof text));
             status = EXIT_FAILED;
             goto out;
         }

@@ -444,6 +444,7 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
     if (rc != 0)
         return rc;
     o->cmd_name = cli->cmd;
+    o->name_param = cli_param_name;
     o->progress = cli->progress == 1 || (cli->progress == -1 && isatty(2));
     o->topo_text = cli->topo;
     apply_numbers(o, &w);

@@ -179,8 +179,10 @@ void cli_run_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_t 
     cli_sweep_json_hosts_links(&j, res);
     cli_emu_report_json(&j, run, res);
     cli_model_report_json(&j, run, res);
-    if (res->failed)
-        cli_json_str(&j, "error", res->error);
+    if (res->failed) {
+        char text[CLI_ERR_TEXT_MAX];
+        cli_json_str(&j, "error", cli_text(res->error, text, sizeof text));
+    }
     cli_json_end(&j);
 }
 
@@ -199,7 +201,8 @@ void cli_run_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t 
             cli_caveat_launch_text(o, res, c->topo->n, launch, sizeof launch), c->topo->nedges, sec,
             cli_sync_name(o->sync_dataflow), o->spin_us, o->coord_nice);
     if (res->failed) {
-        fprintf(f, "  FAILED          %s\n", res->error);
+        char text[CLI_ERR_TEXT_MAX];
+        fprintf(f, "  FAILED          %s\n", cli_text(res->error, text, sizeof text));
         return;
     }
     if (o->idle_slots) {

@@ -344,10 +344,10 @@ static void refuse_id(sn_coord_t *r, sn_coord_pconn_t *pc, const Stepnet__Hello 
         snprintf(why, sizeof why, "id %d is taken by the node that joined from %s (pid %u)", id,
                  r->nodes[id].host, r->nodes[id].pid);
     sn_log_write(&r->log, SN_LOG_WARN, "COORD-REFUSED",
-                 "refused the node at %s (pid %u on %s) asking for --id %d: %s", pc->c.peer, h->pid,
-                 h->hostname ? h->hostname : "?", id, why);
+                 "refused the node at %s (pid %u on %s) asking for " SN_REF_NODE_ID " %d: %s",
+                 pc->c.peer, h->pid, h->hostname ? h->hostname : "?", id, why);
     char reason[SN_ADDR_MAX_HOST + 140];
-    snprintf(reason, sizeof reason, "refused --id %d: %s", id, why);
+    snprintf(reason, sizeof reason, "refused " SN_REF_NODE_ID " %d: %s", id, why);
     tell_abort(pc, reason);
     sn_admit_refused(&r->admit, pc->c.peer, why);
     sn_conn_close(&pc->c);

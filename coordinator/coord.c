@@ -339,10 +339,11 @@ static int prepare(sn_coord_t *r, sn_err_t *err)
             char a[32], b[32];
             return sn_err_set_param(
                 err, SN_EINVAL, SN_PARAM_MEMORY,
-                "--sync dataflow over emulated links: the receive plan and the %llu frames the "
-                "links may hold whole beyond the slot barrier's window need about %s, more than "
-                "the %s the run's estimate leaves of the memory limit; use --sync slot or a "
-                "larger limit",
+                SN_REF_SYNC
+                " dataflow over emulated links: the receive plan and the %llu "
+                "frames the links may hold whole beyond the slot barrier's window need about %s, "
+                "more than the %s the run's estimate leaves of the memory limit; use " SN_REF_SYNC
+                " slot or a larger limit",
                 (unsigned long long) held, sn_fmt_bytes(need, a, sizeof a),
                 sn_fmt_bytes(budget, b, sizeof b));
         }
@@ -425,9 +426,9 @@ static int start_listener(sn_coord_t *r, sn_err_t *err)
     sn_err_t e = {0};
     int rc;
     if ((rc = sn_addr_parse(listen, -1, &addr, &e)) < 0)
-        return sn_err_set(err, rc, "--listen: %s", e.msg);
+        return sn_err_set(err, rc, SN_REF_LISTEN ": %s", e.msg);
     if ((rc = sn_addr_resolve(r->loop, &addr, &sa, &e)) < 0)
-        return sn_err_set(err, SN_EINVAL, "--listen: %s", e.msg);
+        return sn_err_set(err, SN_EINVAL, SN_REF_LISTEN ": %s", e.msg);
     uv_tcp_init(r->loop, &r->listener);
     r->listener.data = r;
     /* every node may connect at once, all from one host */
@@ -435,9 +436,9 @@ static int start_listener(sn_coord_t *r, sn_err_t *err)
     rc = sn_addr_listen(&r->listener, (struct sockaddr *) &sa, r->o->port_lo, r->o->port_hi,
                         SN_COORD_LISTEN_BACKLOG, sn__coord_on_connection);
     if (rc == UV_EADDRINUSE && r->o->port_lo)
-        return sn_err_set(err, rc,
-                          "cannot listen on %s: every port of --port-range %u-%u is in use", listen,
-                          r->o->port_lo, r->o->port_hi);
+        return sn_err_set(
+            err, rc, "cannot listen on %s: every port of " SN_REF_PORT_RANGE " %u-%u is in use",
+            listen, r->o->port_lo, r->o->port_hi);
     if (rc < 0)
         return sn_err_set(err, rc, "cannot listen on %s: %s", listen, sn_uv_error_text(rc));
     int salen = sizeof sa;
@@ -508,8 +509,9 @@ static void lower_priority(sn_coord_t *r)
     int want = cur + (int) r->o->coord_nice > SN_COORD_MAX_NICE ? SN_COORD_MAX_NICE
                                                                 : cur + (int) r->o->coord_nice;
     if ((cur == -1 && errno) || setpriority(PRIO_PROCESS, 0, want) < 0) {
-        sn__coord_fail(r, SN_COORD_NODE_NONE, 0, "--coord-nice %u: cannot lower the priority: %s",
-                       r->o->coord_nice, strerror(errno));
+        sn__coord_fail(r, SN_COORD_NODE_NONE, 0,
+                       SN_REF_COORD_NICE " %u: cannot lower the priority: %s", r->o->coord_nice,
+                       strerror(errno));
         sn__coord_finish(r, 1);
     }
 }
@@ -536,6 +538,7 @@ static int run_here(const sn_coord_opts_t *opts, sn_coord_result_t *result, sn_e
     uv_loop_t loop;
     r->loop = &loop;
     sn_log_init(&r->log, "coord", SN_LOG_ID_NONE, SN_LOG_INFO);
+    r->log.name_param = opts->name_param;
     uv_loop_init(r->loop);
     init_handles(r);
     sn__coord_progress_init(r);
@@ -551,7 +554,7 @@ static int run_here(const sn_coord_opts_t *opts, sn_coord_result_t *result, sn_e
         sn__coord_finish(r, 1);
     } else if (opts->join) {
         sn_log_write(&r->log, SN_LOG_INFO, "COORD-WAITING",
-                     "waiting for %u nodes: stepnet-node --join %s", r->n, r->listen_addr);
+                     "waiting for %u nodes: " SN_REF_NODE_JOIN " %s", r->n, r->listen_addr);
     } else if (opts->daemons) {
         sn__launch_daemons_invite(r);
     } else {

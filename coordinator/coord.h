@@ -95,7 +95,11 @@ typedef struct sn_coord_opts_s {
     const uint32_t *sizes;
     size_t nsizes;
     const char *cmd_name; /* "run" or "bench": progress lines name it */
-    int progress;         /* progress lines on stderr (sn_coord_progress_t in progress.c) */
+    /* names the parameters the run's log lines refer to (SN_PARAM_REF): the front end's spelling
+     * (the CLI's flags, cli_param_name); NULL: their concept names. The run's error texts
+     * (sn_coord_result_t.error, sn_err_t) keep the references for the front end to name. */
+    sn_param_namer_t name_param;
+    int progress; /* progress lines on stderr (sn_coord_progress_t in progress.c) */
     /* --trace: the nodes record slots 1 to trace_slots (0: no trace) of measured repetition
      * trace_rep (1 to reps) and send them with their result (docs/trace.md) */
     uint64_t trace_slots;

@@ -14,7 +14,7 @@ static int read_file(const char *path, char **out, sn_err_t *err)
 {
     FILE *f = fopen(path, "r");
     if (f == NULL)
-        return sn_err_set(err, SN_EINVAL, "cannot read '%s' (--link-file): %s", path,
+        return sn_err_set(err, SN_EINVAL, "cannot read '%s' (" SN_REF_LINK_FILE "): %s", path,
                           strerror(errno));
     char *buf = sn_xmalloc(SN_EMU_MAX_FILE + 1);
     size_t n = fread(buf, 1, SN_EMU_MAX_FILE + 1, f);
@@ -23,8 +23,9 @@ static int read_file(const char *path, char **out, sn_err_t *err)
     if (bad || n > SN_EMU_MAX_FILE || memchr(buf, '\0', n)) {
         free(buf);
         return sn_err_set(err, SN_EINVAL,
-                          bad ? "cannot read '%s' (--link-file)"
-                              : "'%s' (--link-file): expected a text file of at most 4 MiB",
+                          bad ? "cannot read '%s' (" SN_REF_LINK_FILE ")"
+                              : "'%s' (" SN_REF_LINK_FILE
+                                "): expected a text file of at most 4 MiB",
                           path);
     }
     buf[n] = '\0';

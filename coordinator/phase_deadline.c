@@ -13,8 +13,8 @@
  * their state (the whole message must fit a report, SN_COORD_BLAME_TEXT). */
 #define MISSING_TEXT 300
 #define LATE_TEXT    250
-/* The option that sets the ready deadline, named in its message. */
-#define READY_OPTION "--ready-timeout-ms"
+/* The parameter that sets the ready deadline, named in its message. */
+#define READY_OPTION SN_REF_READY_TIMEOUT
 
 /* What node `cn` has still to do at the ready deadline, or NULL when it is not late; `host` gets
  * where it runs (sn__launch_late). Before its hello its launcher knows best (an ssh session still

@@ -384,6 +384,7 @@ int sn_node_serve(const sn_node_opts_t *o)
     daemon_t *d = sn_xcalloc(1, sizeof *d);
     d->o = o;
     sn_log_init(&d->log, "daemon", SN_LOG_ID_NONE, o->quiet ? SN_LOG_WARN : SN_LOG_INFO);
+    d->log.name_param = o->name_param;
     d->sec.mode = o->security;
     d->sec.key = o->key;
     d->sec.deadline_ms = o->connect_ms;

@@ -327,6 +327,7 @@ int sn_node_main(const sn_node_opts_t *o)
     node_t *nd = sn_xcalloc(1, sizeof *nd);
     nd->opts = *o;
     sn_log_init(&nd->log, "node", SN_LOG_ID_UNKNOWN, o->quiet ? SN_LOG_WARN : SN_LOG_INFO);
+    nd->log.name_param = o->name_param;
     nd->loop = sn_xmalloc(sizeof *nd->loop);
     uv_loop_init(nd->loop);
     signal(SIGPIPE, SIG_IGN);

@@ -113,10 +113,31 @@ static int opt_port_range(const sn_opt_t *opt, const char *v, sn_err_t *err)
 
 /* Reads the command line (after the program name) into a, defaults first. 0, SN_OPTS_STOP after
  * --help or --version, or SN_EINVAL with err. */
+/* This program's options for the parameters the coordinator's messages refer to (a refused
+ * --id); NULL for the others, which keep their concept names. */
+static const char *param_name(sn_param_t param)
+{
+    switch (param) {
+    case SN_PARAM_NODE_ID:
+        return "--id";
+    case SN_PARAM_NODE_JOIN:
+        return "--join";
+    case SN_PARAM_LISTEN:
+        return "--listen";
+    case SN_PARAM_PORT_RANGE:
+        return "--port-range";
+    case SN_PARAM_KEY:
+        return "--key";
+    default:
+        return NULL;
+    }
+}
+
 static int parse(int argc, char **argv, args_t *a, sn_err_t *err)
 {
     memset(a, 0, sizeof *a);
     sn_node_opts_t *o = &a->o;
+    o->name_param = param_name;
     o->want_id = -1;
     o->security = SN_SEC_SODIUM;
     a->security = "sodium";

@@ -8,6 +8,7 @@
 
 #include "net/addr.h"
 #include "net/secure.h"
+#include "stepnet/error.h"
 
 typedef struct sn_node_opts_s {
     const char *coordinator; /* HOST:PORT of the coordinator's control listener */
@@ -32,6 +33,9 @@ typedef struct sn_node_opts_s {
     const char *serve_listen;
     const char *node_bin;
     const char *log_file, *pid_file;
+    /* names the parameters that the coordinator's messages refer to (SN_PARAM_REF), as this
+     * program's options spell them; NULL: their concept names */
+    sn_param_namer_t name_param;
 } sn_node_opts_t;
 
 /* Runs the node until the coordinator stops it. Returns the process exit status: 0 after a clean

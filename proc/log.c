@@ -12,6 +12,7 @@ void sn_log_init(sn_log_t *lg, const char *role, int64_t id, sn_log_level_t leve
     lg->id = id;
     lg->level = level;
     lg->out = NULL;
+    lg->name_param = NULL;
 }
 
 void sn_log_set_id(sn_log_t *lg, int64_t id)
@@ -33,8 +34,9 @@ void sn_log_vwrite(const sn_log_t *lg, sn_log_level_t level, const char *event, 
     gettimeofday(&tv, NULL);
     struct tm tm;
     localtime_r(&tv.tv_sec, &tm);
-    char msg[512], id[24] = "";
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    char text[512], msg[512], id[24] = "";
+    vsnprintf(text, sizeof text, fmt, ap);
+    sn_err_expand(text, lg->name_param, msg, sizeof msg);
     if (lg->id >= 0)
         snprintf(id, sizeof id, " %lld", (long long) lg->id);
     else if (lg->id == SN_LOG_ID_UNKNOWN)

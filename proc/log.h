@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "stepnet/error.h"
+
 /* How much an event matters; a logger writes the events at or below its level. */
 typedef enum {
     SN_LOG_ERROR = 0, /* a failure: always written */
@@ -29,10 +31,13 @@ typedef struct sn_log_s {
     int64_t id;           /* the node id, or SN_LOG_ID_NONE / SN_LOG_ID_UNKNOWN */
     sn_log_level_t level; /* events above it are dropped */
     FILE *out;            /* NULL: stderr (tests give a file) */
+    /* names the parameters a message refers to (SN_PARAM_REF): the front end's spelling, such as
+     * the CLI's flags; NULL: their concept names */
+    sn_param_namer_t name_param;
 } sn_log_t;
 
 /* Sets up `lg` for `role` (borrowed for the logger's life) with `id` and `level`, writing to
- * stderr. */
+ * stderr, parameters by their concept names. */
 void sn_log_init(sn_log_t *lg, const char *role, int64_t id, sn_log_level_t level);
 
 /* The id from now on (a node learns its id from the coordinator's assignment). */
@@ -43,7 +48,8 @@ int sn_log_enabled(const sn_log_t *lg, sn_log_level_t level);
 
 /* Writes one line for `event` (a stable id, no spaces) with the printf-style message, when
  * `level` is at or below the logger's: the local wall-clock time to the microsecond, the role,
- * the id (when the logger has one), the event and the message (cut at 511 bytes). One write per
+ * the id (when the logger has one), the event and the message (its parameter references named by
+ * lg->name_param, cut at 511 bytes). One write per
  * line (stderr is unbuffered), so that lines of processes sharing it do not interleave. */
 void sn_log_write(const sn_log_t *lg, sn_log_level_t level, const char *event, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

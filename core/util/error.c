@@ -2,6 +2,7 @@
  * the run parameters an error can be about, and sn_err_set. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "stepnet/error.h"
 
@@ -46,6 +47,46 @@ const char *sn_param_name(sn_param_t param)
     default:
         return "";
     }
+}
+
+/* The parameter whose name is the `len` bytes at s, or SN_PARAM_COUNT. */
+static sn_param_t param_of(const char *s, size_t len)
+{
+    static const char *const names[SN_PARAM_COUNT] = {
+#define SN_PARAM_IDNAME(name, concept) #name,
+        SN_PARAM_MAP(SN_PARAM_IDNAME)
+#undef SN_PARAM_IDNAME
+    };
+    for (int p = 1; p < SN_PARAM_COUNT; p++)
+        if (strlen(names[p]) == len && memcmp(names[p], s, len) == 0)
+            return (sn_param_t) p;
+    return SN_PARAM_COUNT;
+}
+
+const char *sn_err_expand(const char *msg, sn_param_namer_t name, char *buf, size_t cap)
+{
+    if (cap == 0)
+        return buf;
+    size_t o = 0;
+    while (*msg && o + 1 < cap) {
+        const char *close = *msg == SN_PARAM_REF_OPEN ? strchr(msg + 1, SN_PARAM_REF_CLOSE) : NULL;
+        sn_param_t p = close ? param_of(msg + 1, (size_t) (close - msg - 1)) : SN_PARAM_COUNT;
+        if (p == SN_PARAM_COUNT) {
+            buf[o++] = *msg++;
+            continue;
+        }
+        const char *text = name ? name(p) : NULL;
+        if (text == NULL)
+            text = sn_param_name(p);
+        size_t len = strlen(text);
+        if (len > cap - 1 - o)
+            len = cap - 1 - o;
+        memcpy(buf + o, text, len);
+        o += len;
+        msg = close + 1;
+    }
+    buf[o] = '\0';
+    return buf;
 }
 
 const char *sn_strerror(int code)
