@@ -117,8 +117,8 @@ static void daemon_fail(sn_coord_daemon_t *d, const char *fmt, ...)
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
     if (!r->stopping) {
-        sn__coord_fail(r, SN_COORD_NODE_NONE, 0, "daemon %s (node %u in --nodes): %s", d->text,
-                       d->index, why);
+        sn__coord_fail(r, SN_COORD_NODE_NONE, 0, "daemon %s (node %u in " SN_REF_NODES "): %s",
+                       d->text, d->index, why);
         sn__coord_finish(r, 1);
     }
     sn_conn_close(&d->c);
@@ -136,8 +136,10 @@ static void check_ids(sn_coord_t *r)
         }
         for (uint32_t j = 0; j < i; j++)
             if (r->daemons[j].id == d->id) {
-                daemon_fail(d, "its node claims id %u, as does daemon %s's (started with --id?)",
-                            d->id, r->daemons[j].text);
+                daemon_fail(
+                    d,
+                    "its node claims id %u, as does daemon %s's (started with " SN_REF_NODE_ID "?)",
+                    d->id, r->daemons[j].text);
                 return;
             }
     }
@@ -150,8 +152,8 @@ static void on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
     Stepnet__Control *m = type == SN_FRAME_CONTROL ? sn_wire_unpack_control(body, len) : NULL;
     if (m == NULL || m->msg_case != STEPNET__CONTROL__MSG_DAEMON_REPLY || d->replied) {
         daemon_fail(d,
-                    "it sent a malformed or unexpected frame (%zu bytes): is it a stepnet-node "
-                    "--serve of this version?",
+                    "it sent a malformed or unexpected frame (%zu bytes): is it a " SN_REF_DAEMON
+                    " of this version?",
                     len);
     } else if (m->daemon_reply->error && m->daemon_reply->error[0]) {
         daemon_fail(d, "it refused the run: %s", m->daemon_reply->error);
@@ -194,7 +196,9 @@ static void on_connect(uv_connect_t *req, int status)
     if (status == UV_ECANCELED)
         return;
     if (status < 0) {
-        daemon_fail(d, "cannot connect: %s (is `stepnet-node --serve --listen %s` running there?)",
+        daemon_fail(d,
+                    "cannot connect: %s (is `" SN_REF_DAEMON " " SN_REF_DAEMON_LISTEN
+                    " %s` running there?)",
                     sn_uv_error_text(status), d->text);
         return;
     }
@@ -229,11 +233,11 @@ int sn__launch_daemons_new(sn_coord_t *r, sn_err_t *err)
     if (rc < 0)
         return rc;
     if (it.count != r->n)
-        return sn_err_inval(
-            err,
-            "--nodes lists %u daemons, but the topology has %u nodes: give one daemon "
-            "address per node (a daemon may be listed more than once)",
-            it.count, r->n);
+        return sn_err_inval(err,
+                            SN_REF_NODES
+                            " lists %u daemons, but the topology has %u nodes: give one daemon "
+                            "address per node (a daemon may be listed more than once)",
+                            it.count, r->n);
     r->daemons = sn_xcalloc(it.count, sizeof *r->daemons);
     r->ndaemons = it.count;
     it.r = r;

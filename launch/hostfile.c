@@ -228,15 +228,17 @@ int sn_launch_hostlist_parse(const char *list, sn_hostlist_t *out, sn_err_t *err
         sn_host_t h;
         long slots;
         if (len == 0) {
-            sn_err_inval(
-                err, "bad value '%s' for --hosts: an empty entry; expected host[:slots],...", list);
+            sn_err_inval(err,
+                         "bad value '%s' for " SN_REF_HOSTS
+                         ": an empty entry; expected host[:slots],...",
+                         list);
             goto fail;
         }
-        if (parse_target(s, len, "slots", SN_HOST_MAX_SLOTS, &h, &slots, "--hosts", err) < 0)
+        if (parse_target(s, len, "slots", SN_HOST_MAX_SLOTS, &h, &slots, SN_REF_HOSTS, err) < 0)
             goto fail;
         h.slots = slots > 0 ? (uint32_t) slots : 1;
         if (out->n >= SN_HOST_MAX_HOSTS) {
-            sn_err_inval(err, "--hosts: more than %d hosts", SN_HOST_MAX_HOSTS);
+            sn_err_inval(err, SN_REF_HOSTS ": more than %d hosts", SN_HOST_MAX_HOSTS);
             goto fail;
         }
         add_host(out, &cap, &h);
@@ -270,23 +272,25 @@ int sn_launch_hosts_load(const char *arg, sn_hostlist_t *out, sn_err_t *err)
         return sn_launch_hostlist_parse(arg, out, err);
     if (!exists)
         return sn_err_inval(err,
-                            "--hosts: cannot read the hostfile %s: %s (a value with a '/' or "
+                            SN_REF_HOSTS
+                            ": cannot read the hostfile %s: %s (a value with a '/' or "
                             "ending in .hosts or .txt is a hostfile; hosts themselves are given "
                             "as host[:slots],...)",
                             arg, stat(arg, &st) == 0 ? "not a regular file" : strerror(errno));
     if (st.st_size > SN_HOST_MAX_TEXT)
-        return sn_err_inval(err, "--hosts: %s has %lld bytes; a hostfile may have at most %d", arg,
-                            (long long) st.st_size, SN_HOST_MAX_TEXT);
+        return sn_err_inval(err, SN_REF_HOSTS ": %s has %lld bytes; a hostfile may have at most %d",
+                            arg, (long long) st.st_size, SN_HOST_MAX_TEXT);
     FILE *f = fopen(arg, "rb");
     if (f == NULL)
-        return sn_err_inval(err, "--hosts: cannot read the hostfile %s: %s", arg, strerror(errno));
+        return sn_err_inval(err, SN_REF_HOSTS ": cannot read the hostfile %s: %s", arg,
+                            strerror(errno));
     char *buf = sn_xmalloc(SN_HOST_MAX_TEXT + 1);
     size_t n = fread(buf, 1, SN_HOST_MAX_TEXT + 1, f);
     int rerr = ferror(f);
     fclose(f);
     int rc;
     if (rerr)
-        rc = sn_err_inval(err, "--hosts: cannot read the hostfile %s", arg);
+        rc = sn_err_inval(err, SN_REF_HOSTS ": cannot read the hostfile %s", arg);
     else
         rc = sn_launch_hostfile_parse(buf, n, arg, out, err);
     free(buf);
@@ -302,7 +306,8 @@ int sn_launch_map_by_parse(const char *text, sn_map_by_t *out, sn_err_t *err)
     else if (strcmp(text, "node") == 0)
         *out = SN_MAP_BY_NODE;
     else
-        return sn_err_inval(err, "bad value '%s' for --map-by: expected slot or node", text);
+        return sn_err_inval(err, "bad value '%s' for " SN_REF_MAP_BY ": expected slot or node",
+                            text);
     return 0;
 }
 

@@ -79,7 +79,8 @@ int sn__launch_local(sn_coord_t *r, sn_err_t *err)
                               .key_text = keyed ? key_text : NULL,
                               .key_len = sizeof key_text,
                               .exit_cb = on_node_exit,
-                              .hint = "name the stepnet-node program with --node-bin PATH"};
+                              .hint =
+                                  "name the stepnet-node program with " SN_REF_NODE_BIN " PATH"};
         cn->proc.data = cn;
         int rc = sn_spawn_node(r->loop, &cn->proc, &so, err);
         sodium_memzero(key_text, sizeof key_text);

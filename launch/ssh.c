@@ -72,7 +72,7 @@ static void ssh_done(sn_coord_node_t *cn)
     else if (status == SH_NOT_FOUND || status == SH_NOT_EXECUTABLE)
         sn__coord_report(r, SN_COORD_KIND_DEATH, cn->id, SN_COORD_NODE_NONE, 0, NULL, 0,
                          "host %s (node %d): cannot run %s there (status %lld: %s; name it "
-                         "with --remote-node PATH): %s",
+                         "with " SN_REF_REMOTE_NODE " PATH): %s",
                          host, cn->id, r->o->remote_node ? r->o->remote_node : DEFAULT_REMOTE_NODE,
                          (long long) status,
                          status == SH_NOT_FOUND ? "not found" : "not executable", last);
@@ -228,7 +228,8 @@ static int launch_one(sn_coord_t *r, sn_coord_node_t *cn, sn_err_t *err)
     int rc = uv_spawn(r->loop, &cn->proc, &po);
     if (rc < 0) {
         uv_close((uv_handle_t *) &cn->proc, NULL); /* libuv: closed even after a failed spawn */
-        return sn_err_set(err, rc, "cannot start the ssh program '%s': %s (name it with --ssh)",
+        return sn_err_set(err, rc,
+                          "cannot start the ssh program '%s': %s (name it with " SN_REF_SSH ")",
                           args[0], sn_uv_error_text(rc));
     }
     cn->spawned = 1;
@@ -264,9 +265,9 @@ const char *sn__launch_ssh_late(const sn_coord_t *r, const sn_coord_node_t *cn, 
 static void print_placement(const sn_coord_t *r)
 {
     char host[SN_HOST_MAX_NAME + SN_HOST_MAX_USER + 16];
-    sn_log_write(&r->log, SN_LOG_INFO, "LAUNCH-PLACEMENT", "%u nodes on %zu host%s (--map-by %s)",
-                 r->n, r->hosts.n, r->hosts.n == 1 ? "" : "s",
-                 r->o->map_by == SN_MAP_BY_NODE ? "node" : "slot");
+    sn_log_write(&r->log, SN_LOG_INFO, "LAUNCH-PLACEMENT",
+                 "%u nodes on %zu host%s (" SN_REF_MAP_BY " %s)", r->n, r->hosts.n,
+                 r->hosts.n == 1 ? "" : "s", r->o->map_by == SN_MAP_BY_NODE ? "node" : "slot");
     for (size_t h = 0; h < r->hosts.n; h++) {
         sn_launch_host_format(&r->hosts.hosts[h], host, sizeof host);
         char ids[400]; /* the log line is cut at 511 bytes anyway */

@@ -71,19 +71,21 @@ int sn_rxplan_build(const sn_topo_t *t, const sn_params_t *p, const sn_algo_t *a
     free(r.cap);
     char lim[32];
     if (rc == 0 && r.over == 1)
-        rc = sn_err_set_param(err, SN_EINVAL, SN_PARAM_MEMORY,
-                              "--sync dataflow: the receive plan of %s on %s (every packet's slot "
-                              "and link) needs more than the %s the run's estimate leaves of the "
-                              "memory limit; use --sync slot or a larger limit",
-                              sn_coll_name(p->coll), t->spec,
-                              sn_fmt_bytes(max_bytes, lim, sizeof lim));
+        rc = sn_err_set_param(
+            err, SN_EINVAL, SN_PARAM_MEMORY,
+            SN_REF_SYNC " dataflow: the receive plan of %s on %s (every packet's slot "
+                        "and link) needs more than the %s the run's estimate leaves of the "
+                        "memory limit; use " SN_REF_SYNC " slot or a larger limit",
+            sn_coll_name(p->coll), t->spec, sn_fmt_bytes(max_bytes, lim, sizeof lim));
     else if (rc == 0 && r.over == 2)
         rc = sn_err_set_param(err, SN_EINVAL, SN_PARAM_MEMORY,
-                              "--sync dataflow: node %u of %s receives more than %u packets, the "
-                              "most a node's receive plan holds; use --sync slot",
+                              SN_REF_SYNC
+                              " dataflow: node %u of %s receives more than %u packets, the "
+                              "most a node's receive plan holds; use " SN_REF_SYNC " slot",
                               r.over_node, t->spec, SN_RXPLAN_MAX_NODE);
     else if (rc == 0 && !sr.verified)
-        rc = sn_err_set(err, SN_EVERIFY, "--sync dataflow: the dry run of %s on %s did not verify",
+        rc = sn_err_set(err, SN_EVERIFY,
+                        SN_REF_SYNC " dataflow: the dry run of %s on %s did not verify",
                         sn_coll_name(p->coll), t->spec);
     if (rc < 0) {
         sn_rxplan_free(out);
@@ -131,9 +133,10 @@ int sn_rxplan_check_wire(const sn_rxplan_t *pl, uint64_t other, uint64_t max, sn
     for (uint32_t v = 0; v < pl->n; v++)
         if ((uint64_t) pl->nrx[v] * 10 + other > max)
             return sn_err_set(err, SN_EINVAL,
-                              "--sync dataflow: node %u receives %zu packets; its receive plan "
+                              SN_REF_SYNC
+                              " dataflow: node %u receives %zu packets; its receive plan "
                               "(with the topology and schedule its assignment carries) does not "
-                              "fit in an assignment of %llu bytes; use --sync slot",
+                              "fit in an assignment of %llu bytes; use " SN_REF_SYNC " slot",
                               v, pl->nrx[v], (unsigned long long) max);
     return 0;
 }

@@ -224,7 +224,7 @@ static void test_place(void **state)
     tu_assert_rc(sn_launch_map_by_parse("slot", &by, &err), 0);
     assert_int_equal(by, SN_MAP_BY_SLOT);
     tu_assert_rc(sn_launch_map_by_parse("core", &by, &err), SN_EINVAL);
-    assert_non_null(strstr(err.msg, "'core' for --map-by: expected slot or node"));
+    assert_non_null(strstr(err.msg, "'core' for " SN_REF_MAP_BY ": expected slot or node"));
 }
 
 static void test_ssh_split(void **state)

@@ -40,7 +40,7 @@ static int flood_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err
     if ((uint64_t) p->msgs * p->frags != 1)
         return sn_err_set(err, SN_ENOTSUP,
                           "flooding sends one partial per link and slot: it combines one value per "
-                          "processor (--msgs 1, --frags 1), not %u x %u",
+                          "processor (" SN_REF_MSGS " 1, " SN_REF_FRAGS " 1), not %u x %u",
                           p->msgs, p->frags);
     if (t->nproc < 2)
         return sn_err_set(err, SN_ENOTSUP, "flooding needs two processors or more; %s has %u",

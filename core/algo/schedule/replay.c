@@ -335,7 +335,7 @@ static int plan_new_refused(const sn_topo_t *t, const sn_params_t *p, void **pla
     (void) t;
     (void) p;
     *plan = NULL;
-    return sn_err_inval(err, "the algorithm schedule plays a file: --algo schedule:FILE");
+    return sn_err_inval(err, "the algorithm schedule plays a file: " SN_REF_ALGO " schedule:FILE");
 }
 
 const sn_algo_t sn__algo_schedule = {
