@@ -58,7 +58,8 @@ static const char usage[] =
 static int tcp_round(void *vctx, const sn_topo_t *t, const sn_params_t *q, const char *algo,
                      sn_dyn_round_t *out, sn_err_t *err)
 {
-    const sn_coord_opts_t *base = vctx;
+    const cli_run_t *run = vctx;
+    const sn_coord_opts_t *base = &run->coord;
     size_t cap = (size_t) q->nsources * 11 + 1, len = 0;
     char *list = sn_xmalloc(cap);
     list[0] = '\0';
@@ -79,6 +80,8 @@ static int tcp_round(void *vctx, const sn_topo_t *t, const sn_params_t *q, const
     int rc = cli_ctx_build(&co, &ctx, err);
     if (rc == 0) {
         sn_coord_opts_t ro = *base;
+        cli_progress_t pr;
+        cli_run_progress(&ro, run->progress, "run", &pr);
         cli_run_job(&ctx, &ro.job);
         ro.reps = 1, ro.warmup = 0, ro.probes = 0;
         rc = sn_coord_run(&ro, &res, err);
@@ -237,6 +240,8 @@ static int run_case(const cli_run_t *run, const cli_opts_t *cli, int bench, run_
     one.ctx = &c->ctx;
     cli_run_job(one.ctx, &one.coord.job);
     one.coord.topo_text = c->topo;
+    cli_progress_t pr;
+    cli_run_progress(&one.coord, run->progress, cli->cmd, &pr);
     sn_coord_result_t res;
     int rc = sn_coord_run(&one.coord, &res, err);
     if (rc < 0)
@@ -318,7 +323,7 @@ int cli_run_command(const char *cmd, const char *help, int argc, char **argv)
         return cli_refuse(&err);
     if (!bench && cli.coll && strcmp(cli.coll, "dynbcast") == 0 && cli.topo)
         return cli_dyn("run", &cli, run.dyn_lambda, run.dyn_rho, run.dyn_slots, run.dyn_sweep,
-                       tcp_round, &run.coord);
+                       tcp_round, &run);
     if (bench && (rc = cli_bench_sizes(&cli, &run, &sizes, &err)) < 0)
         return cli_refuse(&err);
     if ((rc = build_cases(&cli, &run.coord, bench, &cases, &ncases, &err)) < 0 ||

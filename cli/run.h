@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/json.h"
+#include "cli/progress.h"
 #include "coordinator/coord.h"
 
 typedef struct cli_run_s {
@@ -20,7 +21,12 @@ typedef struct cli_run_s {
     /* --coll dynbcast: --lambda, --rho, --sweep-rho as given (NULL: not given), --slots (-1) */
     const char *dyn_lambda, *dyn_rho, *dyn_sweep;
     int64_t dyn_slots;
+    int progress; /* progress lines on stderr: --progress, or by default on a terminal */
 } cli_run_t;
+
+/* Gives o's run progress lines for command `cmd` drawn by p (stderr, redrawn when it is a
+ * terminal) when `on`; p must live as long as the run. */
+void cli_run_progress(sn_coord_opts_t *o, int on, const char *cmd, cli_progress_t *p);
 
 /* The help lines of the options run and bench share after their own. */
 #define RUN_TRANSPORT_HELP                                                                         \

@@ -443,9 +443,8 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
     int rc = cli_opts_parse(argc, argv, cli, extra, usage, err);
     if (rc != 0)
         return rc;
-    o->cmd_name = cli->cmd;
     o->name_param = cli_param_name;
-    o->progress = cli->progress == 1 || (cli->progress == -1 && isatty(2));
+    run->progress = cli->progress == 1 || (cli->progress == -1 && isatty(2));
     o->topo_text = cli->topo;
     apply_numbers(o, &w);
     if ((rc = check_command(cli, run, &w, bench, err)) < 0 || (rc = check_nodes(o, &w, err)) < 0 ||
@@ -469,6 +468,15 @@ void cli_run_job(const cli_ctx_t *c, sn_coord_job_t *job)
 }
 
 /* --sizes of `stepnet bench` (or the default) into run->coord, the largest into cli->size. */
+void cli_run_progress(sn_coord_opts_t *o, int on, const char *cmd, cli_progress_t *p)
+{
+    if (!on)
+        return;
+    cli_progress_init(p, cmd, stderr, isatty(2));
+    o->progress = cli_progress_event;
+    o->progress_ctx = p;
+}
+
 int cli_bench_sizes(cli_opts_t *cli, cli_run_t *run, uint32_t **sizes, sn_err_t *err)
 {
     size_t n = 0;

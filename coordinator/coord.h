@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "coordinator/blame.h"
+#include "coordinator/progress.h"
 #include "coordinator/timing.h"
 #include "stepnet/algo.h"
 #include "stepnet/critical_path.h"
@@ -94,12 +95,14 @@ typedef struct sn_coord_opts_s {
      * must be the largest (the memory budget and the calibration probes use it). */
     const uint32_t *sizes;
     size_t nsizes;
-    const char *cmd_name; /* "run" or "bench": progress lines name it */
     /* names the parameters the run's log lines refer to (SN_PARAM_REF): the front end's spelling
      * (the CLI's flags, cli_param_name); NULL: their concept names. The run's error texts
      * (sn_coord_result_t.error, sn_err_t) keep the references for the front end to name. */
     sn_param_namer_t name_param;
-    int progress; /* progress lines on stderr (sn_coord_progress_t in progress.c) */
+    /* progress events (progress.h) as the run goes on, to progress(progress_ctx, ...) on the run's
+     * loop; NULL: none */
+    sn_coord_progress_fn progress;
+    void *progress_ctx;
     /* --trace: the nodes record slots 1 to trace_slots (0: no trace) of measured repetition
      * trace_rep (1 to reps) and send them with their result (docs/trace.md) */
     uint64_t trace_slots;

@@ -56,18 +56,13 @@ typedef enum {
     SN_COORD_PH_DONE
 } sn_coord_phase_t;
 
-/* Progress lines on stderr (progress.c, progress.h): the phases, then the repetitions. */
+/* Progress events for the front end (progress.c, progress.h): the phases, then the repetitions. */
 typedef struct sn_coord_progress_s {
-    int on, tty;                 /* printing at all; stderr is a terminal (lines redrawn) */
-    sn_progress_gate_t gate;     /* when the next line may be printed */
-    sn_progress_snap_t shown;    /* the last line printed */
-    sn_progress_snap_t last;     /* the last update, printed or not */
-    sn_progress_window_t window; /* the recent measured repetitions' times, for the ETA */
-    uint64_t t0;                 /* uv_hrtime of the first repetition's START */
-    uint64_t slots;              /* slots played by the repetitions that ended */
-    uint64_t done;               /* repetitions that ended (warm-ups included) */
-    int printed;                 /* a line was printed */
-    int ended;                   /* the final line was printed */
+    int on;         /* the options have a progress callback */
+    uint64_t t0;    /* uv_hrtime of the first repetition's START */
+    uint64_t slots; /* slots played by the repetitions that ended */
+    uint64_t done;  /* repetitions that ended (warm-ups included) */
+    int ended;      /* the final event was sent */
 } sn_coord_progress_t;
 
 typedef struct sn_coord_node_s {
@@ -249,17 +244,17 @@ int sn__coord_aggregate_rep(sn_coord_t *r);
  * digest sums follow it. */
 void sn__coord_point_begin(sn_coord_t *r, uint32_t k);
 
-/* progress.c: sets r->progress up from r->o (on when opts->progress). */
+/* progress.c: sets r->progress up from r->o (on when opts->progress is set). */
 void sn__coord_progress_init(sn_coord_t *r);
 /* progress.c: the run's state may have changed before its repetitions (a node started, joined,
- * brought its links up, a calibration series ended): a line for the phase it is in when it tells
- * something new and the rate allows (progress.h); nothing once the repetitions run. Called by the
+ * brought its links up, a calibration series ended): an event for the phase it is in (progress.h);
+ * nothing once the repetitions run. Called by the
  * launchers and control.c. */
 void sn__coord_progress_update(sn_coord_t *r);
-/* progress.c: start_rep sent a START (r->t0): the line of the repetition starting. */
+/* progress.c: start_rep sent a START (r->t0): the event of the repetition starting. */
 void sn__coord_progress_rep_start(sn_coord_t *r);
-/* progress.c: a repetition ended (slots: the slots it played), or the run is over (final): a line
- * when the rate allows, always the final one (when any line was printed before). */
+/* progress.c: a repetition ended (slots: the slots it played), or the run is over (final: the last
+ * event). */
 void sn__coord_progress(sn_coord_t *r, uint64_t slots, int final);
 
 #endif

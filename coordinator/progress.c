@@ -1,117 +1,14 @@
-/* Progress of `stepnet run` and `stepnet bench` (coordinator): a line on stderr as each phase of
- * the run goes on (launch, join, calibration, warm-up, repetitions with an ETA), taken from the
- * control state machine's own counters when they change. On a terminal each phase's line is
- * redrawn in place; elsewhere (--progress into a file or a pipe) whole lines, fewer of them.
- * stdout is never touched. The line's text, its rate and the ETA are pure (progress.h). */
+/* Progress of `stepnet run` and `stepnet bench` (coordinator): the run's state as progress events
+ * (progress.h) handed to the front end's callback (sn_coord_opts_t.progress) as each phase goes on
+ * (launch, join, calibration, warm-up, repetitions), taken from the control state machine's own
+ * counters when they change. The engine draws nothing: the CLI's cli/progress.c does. */
 #include "coordinator/progress.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "coordinator/coord_internal.h"
 
-/* The least interval between two lines, on a terminal and elsewhere (the first line of each
- * phase and the last line are always shown). */
-#define SN_COORD_PROGRESS_TTY_MS  200
-#define SN_COORD_PROGRESS_FILE_MS 1000
-#define NS_PER_MS                 1000000ull
-#define NS_PER_S                  1e9
-
-/* ---- the pure part (progress.h) ---------------------------------------------------------- */
-
-const char *sn_progress_phase_name(sn_progress_phase_t phase)
-{
-    static const char *const names[SN_PROGRESS_PHASES] = {"launch", "join", "calibration", "warmup",
-                                                          "run"};
-    return phase < SN_PROGRESS_PHASES ? names[phase] : "?";
-}
-
-/* Appends to buf[cap] at *len, keeping it terminated when the text does not fit. */
-static void put(char *buf, size_t cap, size_t *len, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void put(char *buf, size_t cap, size_t *len, const char *fmt, ...)
-{
-    if (*len + 1 >= cap)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf + *len, cap - *len, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        *len = *len + (size_t) n < cap ? *len + (size_t) n : cap - 1;
-}
-
-size_t sn_progress_format(const char *cmd, const sn_progress_snap_t *s, char *buf, size_t cap)
-{
-    size_t len = 0;
-    buf[0] = '\0';
-    put(buf, cap, &len, "stepnet %s: progress: phase=%s %llu/%llu", cmd,
-        sn_progress_phase_name(s->phase), (unsigned long long) s->done,
-        (unsigned long long) s->total);
-    switch (s->phase) {
-    case SN_PROGRESS_LAUNCH:
-        put(buf, cap, &len, " launcher=%s", s->launcher ? s->launcher : "?");
-        break;
-    case SN_PROGRESS_JOIN:
-        put(buf, cap, &len, " links_up=%u/%llu", s->links_up, (unsigned long long) s->total);
-        break;
-    case SN_PROGRESS_WARMUP:
-    case SN_PROGRESS_RUN:
-        put(buf, cap, &len, " size=%u point=%u/%u reps=%llu/%llu elapsed_s=%.1f slots_per_s=%.0f",
-            s->size, s->point, s->npoints, (unsigned long long) s->reps_done,
-            (unsigned long long) s->reps_total, s->elapsed_s, s->slots_per_s);
-        if (s->eta_s >= 0 && s->end == NULL)
-            put(buf, cap, &len, " eta_s=%.1f", s->eta_s);
-        break;
-    default:
-        break;
-    }
-    if (s->end)
-        put(buf, cap, &len, " end=%s", s->end);
-    return len;
-}
-
-sn_progress_verdict_t sn_progress_gate(sn_progress_gate_t *g, uint64_t now_ns,
-                                       sn_progress_phase_t phase, uint32_t point, int final)
-{
-    int fresh = (int) phase > g->top, next_size = point > g->point;
-    if (!final && !fresh && !next_size && now_ns - g->last_ns < g->gap_ns)
-        return SN_PROGRESS_HOLD;
-    sn_progress_verdict_t v = fresh && g->top >= 0 ? SN_PROGRESS_PRINT_BOTH : SN_PROGRESS_PRINT;
-    g->last_ns = now_ns;
-    if (fresh)
-        g->top = (int) phase;
-    if (next_size)
-        g->point = point;
-    return v;
-}
-
-void sn_progress_window_add(sn_progress_window_t *w, uint64_t ns)
-{
-    w->ns[w->next] = ns;
-    w->next = (w->next + 1) % SN_PROGRESS_WINDOW;
-    if (w->n < SN_PROGRESS_WINDOW)
-        w->n++;
-}
-
-double sn_progress_eta_s(const sn_progress_window_t *w, uint64_t remaining)
-{
-    if (w->n == 0)
-        return -1;
-    uint64_t v[SN_PROGRESS_WINDOW];
-    memcpy(v, w->ns, w->n * sizeof *v);
-    for (uint32_t i = 1; i < w->n; i++) /* insertion sort: at most 64 values */
-        for (uint32_t k = i; k > 0 && v[k - 1] > v[k]; k--) {
-            uint64_t x = v[k];
-            v[k] = v[k - 1];
-            v[k - 1] = x;
-        }
-    uint32_t h = w->n / 2;
-    double median = w->n % 2 ? (double) v[h] : ((double) v[h - 1] + (double) v[h]) / 2;
-    return median * (double) remaining / NS_PER_S;
-}
+#define NS_PER_S 1e9
 
 /* ---- the run's state into snapshots ------------------------------------------------------ */
 
@@ -119,15 +16,20 @@ void sn__coord_progress_init(sn_coord_t *r)
 {
     sn_coord_progress_t *p = &r->progress;
     memset(p, 0, sizeof *p);
-    p->on = r->o->progress;
-    p->tty = isatty(2);
-    p->gate.gap_ns = (p->tty ? SN_COORD_PROGRESS_TTY_MS : SN_COORD_PROGRESS_FILE_MS) * NS_PER_MS;
-    p->gate.top = -1;
+    p->on = r->o->progress != NULL;
 }
 
-static const char *cmd_name(const sn_coord_t *r)
+/* Hands snapshot s (NULL: none, on a final event) to the front end. */
+static void emit(sn_coord_t *r, const sn_progress_snap_t *s, uint64_t now, uint64_t rep_ns,
+                 int final)
 {
-    return r->o->cmd_name ? r->o->cmd_name : "run";
+    sn_coord_progress_ev_t ev = {.snap = s,
+                                 .now_ns = now,
+                                 .rep_ns = rep_ns,
+                                 .final = final,
+                                 .end = final ? (r->res->failed ? "stopped" : "done") : NULL,
+                                 .run = r};
+    r->o->progress(r->o->progress_ctx, &ev);
 }
 
 /* The calibration's series: each node's link probes, each control round, each node's clock
@@ -181,7 +83,8 @@ static int startup_snap(const sn_coord_t *r, sn_progress_snap_t *s)
 }
 
 /* The snapshot of the repetitions after `ended` of them ended (the run's, warm-ups included),
- * about the one that just ended (starting 0) or the one starting now (starting 1). */
+ * about the one that just ended (starting 0) or the one starting now (starting 1). The ETA is the
+ * front end's. */
 static void rep_snap(const sn_coord_t *r, uint64_t now, int starting, sn_progress_snap_t *s)
 {
     const sn_coord_progress_t *p = &r->progress;
@@ -201,19 +104,11 @@ static void rep_snap(const sn_coord_t *r, uint64_t now, int starting, sn_progres
     s->reps_total = per * r->res->npoints;
     s->elapsed_s = p->t0 && now > p->t0 ? (double) (now - p->t0) / NS_PER_S : 0;
     s->slots_per_s = s->elapsed_s > 0 ? (double) p->slots / s->elapsed_s : 0;
-    s->eta_s = sn_progress_eta_s(&p->window, s->reps_total - ended);
+    s->eta_s = -1;
 }
 
-/* How phase `ph` stands now, from the state machine's counters (the update that completes a
- * start-up phase also moves the state machine to the next, so it is never offered itself); a
- * phase of the repetitions as the last update left it. */
-static void phase_end(const sn_coord_t *r, sn_progress_phase_t ph, sn_progress_snap_t *s)
+void sn_coord_progress_phase(const sn_coord_t *r, sn_progress_phase_t ph, sn_progress_snap_t *s)
 {
-    const sn_coord_progress_t *p = &r->progress;
-    if (ph >= SN_PROGRESS_WARMUP) {
-        *s = p->last;
-        return;
-    }
     memset(s, 0, sizeof *s);
     s->phase = ph;
     s->eta_s = -1;
@@ -224,52 +119,9 @@ static void phase_end(const sn_coord_t *r, sn_progress_phase_t ph, sn_progress_s
     } else if (ph == SN_PROGRESS_JOIN) {
         s->done = r->joined;
         s->links_up = r->nready;
-    } else {
+    } else if (ph == SN_PROGRESS_CALIBRATION) {
         calibration_snap(r, s);
     }
-}
-
-static int same_counts(const sn_progress_snap_t *a, const sn_progress_snap_t *b)
-{
-    return a->phase == b->phase && a->done == b->done && a->links_up == b->links_up;
-}
-
-static void print_line(sn_coord_t *r, const sn_progress_snap_t *s, int final)
-{
-    sn_coord_progress_t *p = &r->progress;
-    char line[320];
-    sn_progress_format(cmd_name(r), s, line, sizeof line);
-    if (p->tty) {
-        /* one line per phase, redrawn in place: a new phase keeps the last one's line */
-        if (p->printed && s->phase != p->shown.phase)
-            fputc('\n', stderr);
-        fprintf(stderr, "\r%s\033[K%s", line, final ? "\n" : "");
-    } else {
-        fprintf(stderr, "%s\n", line);
-    }
-    fflush(stderr);
-    p->printed = 1;
-    p->shown = *s;
-}
-
-/* Prints snapshot s when it tells something new and the gate lets it through; entering a phase
- * not reached before, first the end of the phase before it when that was not the last line
- * printed. */
-static void offer(sn_coord_t *r, const sn_progress_snap_t *s, uint64_t now, int final)
-{
-    sn_coord_progress_t *p = &r->progress;
-    if (!final && p->printed && same_counts(s, &p->shown))
-        return; /* a control frame that moved nothing (a heartbeat's answer): nothing to say */
-    sn_progress_verdict_t v = sn_progress_gate(&p->gate, now, s->phase, s->point, final);
-    if (v == SN_PROGRESS_HOLD)
-        return;
-    if (v == SN_PROGRESS_PRINT_BOTH && p->printed) {
-        sn_progress_snap_t end;
-        phase_end(r, p->shown.phase, &end);
-        if (end.phase == p->shown.phase && !same_counts(&end, &p->shown))
-            print_line(r, &end, 0);
-    }
-    print_line(r, s, final);
 }
 
 void sn__coord_progress_update(sn_coord_t *r)
@@ -278,8 +130,7 @@ void sn__coord_progress_update(sn_coord_t *r)
     sn_progress_snap_t s;
     if (!p->on || p->ended || !startup_snap(r, &s))
         return; /* the repetitions report themselves (below) */
-    offer(r, &s, uv_hrtime(), 0);
-    p->last = s;
+    emit(r, &s, uv_hrtime(), 0, 0);
 }
 
 void sn__coord_progress_rep_start(sn_coord_t *r)
@@ -297,12 +148,11 @@ void sn__coord_progress_rep_start(sn_coord_t *r)
         p->t0 = r->t0;       /* the first repetition's START */
         if (r->floor_done) { /* the calibration's last series ended with the last empty slot */
             calibration_snap(r, &s);
-            offer(r, &s, now, 0);
+            emit(r, &s, now, 0, 0);
         }
     }
     rep_snap(r, now, 1, &s);
-    offer(r, &s, now, 0);
-    p->last = s;
+    emit(r, &s, now, 0, 0);
 }
 
 void sn__coord_progress(sn_coord_t *r, uint64_t slots, int final)
@@ -314,23 +164,16 @@ void sn__coord_progress(sn_coord_t *r, uint64_t slots, int final)
     sn_progress_snap_t s;
     if (final) {
         p->ended = 1;
-        if (!p->printed) /* nothing said yet: the run's own report says why it ended */
-            return;
         if (p->done)
             rep_snap(r, now, 0, &s);
-        else
-            s = p->last;
-        s.end = r->res->failed ? "stopped" : "done";
-        offer(r, &s, now, 1);
+        emit(r, p->done ? &s : NULL, now, 0, 1); /* none: the front end ends on its last line */
         return;
     }
     if (p->t0 == 0)
         p->t0 = r->t0; /* the first repetition's START */
     p->done++;
     p->slots += slots;
-    if (r->rep > r->o->warmup) /* measured: its time feeds the ETA */
-        sn_progress_window_add(&p->window, now - r->t0);
     rep_snap(r, now, 0, &s);
-    offer(r, &s, now, 0);
-    p->last = s;
+    /* a measured repetition's time feeds the front end's ETA */
+    emit(r, &s, now, r->rep > r->o->warmup ? now - r->t0 : 0, 0);
 }
