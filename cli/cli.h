@@ -169,6 +169,9 @@ int cli_fail(const sn_err_t *err);
  * printing "stepnet: cannot write PATH (FLAG): REASON" when any write, the flush or the close
  * failed (a full disk, /dev/full): the command then exits 1. */
 int cli_close_out(FILE *f, const char *path, const char *flag);
+/* A core writer's sink (sn_sched_sink_t) into the FILE *f: 0, or -1 on a short write (the error
+ * stays in ferror(f) for cli_close_out). */
+int cli_file_sink(void *f, const char *data, size_t len);
 /* `--coll dynbcast` for command `cmd` ("sim" or "run"): --lambda or --rho (or --sweep-rho
  * FROM:TO:STEP, CSV), --slots T, --tp, --frags, --seed, --json from o. `round` plays a round (NULL:
  * the simulator). Prints the report; returns the exit status. */

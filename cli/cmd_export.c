@@ -77,7 +77,8 @@ int cli_cmd_export(int argc, char **argv)
         cli_ctx_free(&c);
         return cli_refuse(&err);
     }
-    sn_sched_file_write(f, c.topo, &c.params, c.algo->name, s, ops.first ? &ops : NULL, &err);
+    sn_sched_file_write(cli_file_sink, f, c.topo, &c.params, c.algo->name, s,
+                        ops.first ? &ops : NULL, &err); /* a write error: cli_close_out says it */
     sn_sched_free(s);
     sn_sched_ops_free(&ops);
     cli_ctx_free(&c);

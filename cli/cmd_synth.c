@@ -249,7 +249,7 @@ static int verify_schedule(const cli_ctx_t *c, synth_out_t *s, uint64_t limit)
                      strerror(errno));
             return EXIT_FAILED;
         }
-        sn_sched_file_write(f, c->topo, &c->params, "synth", sched, NULL, &err);
+        sn_sched_file_write(cli_file_sink, f, c->topo, &c->params, "synth", sched, NULL, &err);
         if (cli_close_out(f, s->out, "--out") < 0) {
             snprintf(s->etext, sizeof s->etext, "cannot write %s (--out)", s->out);
             return EXIT_FAILED;
@@ -258,14 +258,9 @@ static int verify_schedule(const cli_ctx_t *c, synth_out_t *s, uint64_t limit)
     } else {
         char *text = NULL;
         size_t len = 0;
-        FILE *f = open_memstream(&text, &len);
-        if (f == NULL) {
-            snprintf(s->etext, sizeof s->etext, "no memory for the schedule's text");
-            return EXIT_FAILED;
-        }
-        sn_sched_file_write(f, c->topo, &c->params, "synth", sched, NULL, &err);
-        fclose(f);
-        rc = sn_sched_file_plan_text(text, len, c->topo, &c->params, &algo, &plan, &err);
+        rc = sn_sched_file_format(c->topo, &c->params, "synth", sched, NULL, &text, &len, &err);
+        if (rc == 0)
+            rc = sn_sched_file_plan_text(text, len, c->topo, &c->params, &algo, &plan, &err);
         free(text);
     }
     if (rc == 0) {

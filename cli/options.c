@@ -24,6 +24,11 @@ int cli_parse_size(const char *name, const char *v, uint64_t *out, sn_err_t *err
     return sn_opts_size(name, v, CLI_MIN_MAX_MEMORY, SN_OPTS_MAX_BYTES, out, err);
 }
 
+int cli_file_sink(void *f, const char *data, size_t len)
+{
+    return fwrite(data, 1, len, f) == len ? 0 : -1;
+}
+
 int cli_close_out(FILE *f, const char *path, const char *flag)
 {
     int bad_write = ferror(f), e = bad_write ? (errno ? errno : EIO) : 0;

@@ -71,7 +71,7 @@ size_t cli_progress_format(const char *cmd, const sn_progress_snap_t *s, char *b
 }
 
 cli_progress_verdict_t cli_progress_gate(cli_progress_gate_t *g, uint64_t now_ns,
-                                       sn_progress_phase_t phase, uint32_t point, int final)
+                                         sn_progress_phase_t phase, uint32_t point, int final)
 {
     int fresh = (int) phase > g->top, next_size = point > g->point;
     if (!final && !fresh && !next_size && now_ns - g->last_ns < g->gap_ns)

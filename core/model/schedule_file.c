@@ -2,9 +2,10 @@
  * one JSON shape the format has (no general JSON reader: every key is known, so nothing is
  * skipped and nothing nests deeper than the format does), and the plans that play a file. The
  * checker a schedule must pass before it runs is in schedule_check.c. */
-#define _GNU_SOURCE /* open_memstream */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -37,17 +38,52 @@ static int refuse_coll(sn_coll_t coll, sn_err_t *err)
 
 /* ---- writer --------------------------------------------------------------------------------- */
 
-/* The operands of transmission i: "operands": [a, b, ...]. */
-static void write_operands(FILE *f, const sn_sched_ops_t *ops, size_t i)
+/* The writer's output: formatted into a buffer, handed to the sink whenever it fills; the sink's
+ * first failure stops the output (rc). */
+typedef struct {
+    sn_sched_sink_t sink;
+    void *ctx;
+    char buf[8192];
+    size_t len;
+    int rc;
+} out_t;
+
+static void out_flush(out_t *o)
 {
-    fprintf(f, ", \"operands\": [");
-    for (size_t k = ops->first[i]; k < ops->first[i + 1]; k++)
-        fprintf(f, "%s%u", k > ops->first[i] ? ", " : "", ops->id[k]);
-    fprintf(f, "]");
+    if (o->rc == 0 && o->len > 0)
+        o->rc = o->sink(o->ctx, o->buf, o->len);
+    o->len = 0;
 }
 
-int sn_sched_file_write(FILE *f, const sn_topo_t *t, const sn_params_t *p, const char *algo,
-                        const sn_sched_t *s, const sn_sched_ops_t *ops, sn_err_t *err)
+static void out(out_t *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out(out_t *o, const char *fmt, ...)
+{
+    char piece[512]; /* every piece is one key or one transmission's fields: far shorter */
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(piece, sizeof piece, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    size_t len = (size_t) n < sizeof piece ? (size_t) n : sizeof piece - 1;
+    if (o->len + len > sizeof o->buf)
+        out_flush(o);
+    memcpy(o->buf + o->len, piece, len);
+    o->len += len;
+}
+
+/* The operands of transmission i: "operands": [a, b, ...]. */
+static void write_operands(out_t *f, const sn_sched_ops_t *ops, size_t i)
+{
+    out(f, ", \"operands\": [");
+    for (size_t k = ops->first[i]; k < ops->first[i + 1]; k++)
+        out(f, "%s%u", k > ops->first[i] ? ", " : "", ops->id[k]);
+    out(f, "]");
+}
+
+int sn_sched_file_write(sn_sched_sink_t sink, void *ctx, const sn_topo_t *t, const sn_params_t *p,
+                        const char *algo, const sn_sched_t *s, const sn_sched_ops_t *ops,
+                        sn_err_t *err)
 {
     if (!sn_sched_file_supports(p->coll))
         return refuse_coll(p->coll, err);
@@ -55,53 +91,88 @@ int sn_sched_file_write(FILE *f, const sn_topo_t *t, const sn_params_t *p, const
     if (combining && (ops == NULL || ops->first == NULL))
         return sn_err_inval(err, "a schedule of %s needs the operands of its transmissions",
                             sn_coll_name(p->coll));
-    fprintf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n", FORMAT_NAME, FORMAT_VERSION);
-    fprintf(f, "  \"topology\": \"%s\",\n  \"collective\": \"%s\",\n", t->spec,
-            sn_coll_name(p->coll));
+    out_t o = {.sink = sink, .ctx = ctx}, *f = &o;
+    out(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n", FORMAT_NAME, FORMAT_VERSION);
+    out(f, "  \"topology\": \"%s\",\n  \"collective\": \"%s\",\n", t->spec, sn_coll_name(p->coll));
     if (algo != NULL)
-        fprintf(f, "  \"algorithm\": \"%s\",\n", algo);
-    fprintf(f, "  \"root\": %u,\n  \"msgs\": %u,\n  \"frags\": %u,\n  \"size\": %u,\n", p->root,
-            p->msgs, p->frags, p->size);
-    fprintf(f, "  \"seed\": %" PRIu64 ",\n", p->seed);
+        out(f, "  \"algorithm\": \"%s\",\n", algo);
+    out(f, "  \"root\": %u,\n  \"msgs\": %u,\n  \"frags\": %u,\n  \"size\": %u,\n", p->root,
+        p->msgs, p->frags, p->size);
+    out(f, "  \"seed\": %" PRIu64 ",\n", p->seed);
     if (combining)
-        fprintf(f, "  \"op\": \"%s\",\n", sn_op_name(p->op));
+        out(f, "  \"op\": \"%s\",\n", sn_op_name(p->op));
     if (p->sources != NULL) {
-        fprintf(f, "  \"sources\": [");
+        out(f, "  \"sources\": [");
         for (uint32_t i = 0; i < p->nsources; i++)
-            fprintf(f, "%s%u", i ? ", " : "", p->sources[i]);
-        fprintf(f, "],\n");
+            out(f, "%s%u", i ? ", " : "", p->sources[i]);
+        out(f, "],\n");
     }
-    fprintf(f, "  \"ports\": \"%s\",\n  \"rx\": \"%s\",\n  \"duplex\": \"%s\",\n",
-            ports_word(&p->pm), p->pm.rx == SN_RX_ANY ? "any" : "one",
-            p->pm.duplex == SN_DUPLEX_HALF ? "half" : "full");
-    fprintf(f, "  \"steps\": %" PRIu64 ",\n  \"slots\": [", s->steps);
+    out(f, "  \"ports\": \"%s\",\n  \"rx\": \"%s\",\n  \"duplex\": \"%s\",\n", ports_word(&p->pm),
+        p->pm.rx == SN_RX_ANY ? "any" : "one", p->pm.duplex == SN_DUPLEX_HALF ? "half" : "full");
+    out(f, "  \"steps\": %" PRIu64 ",\n  \"slots\": [", s->steps);
     for (size_t i = 0; i < s->n;) {
         uint64_t slot = s->ev[i].slot;
-        fprintf(f, "%s\n    {\"slot\": %" PRIu64 ", \"sends\": [", i ? "," : "", slot);
+        out(f, "%s\n    {\"slot\": %" PRIu64 ", \"sends\": [", i ? "," : "", slot);
         for (size_t k = i; i < s->n && s->ev[i].slot == slot; i++) {
             const sn_sched_ev_t *e = &s->ev[i];
             const sn_packet_t *pk = &e->pkt;
-            fprintf(f, "%s\n      {\"node\": %u, \"port\": %u, \"to\": %u, ", i > k ? "," : "",
-                    e->node, e->port, sn_topo_port(t, e->node, e->port)->peer);
+            out(f, "%s\n      {\"node\": %u, \"port\": %u, \"to\": %u, ", i > k ? "," : "", e->node,
+                e->port, sn_topo_port(t, e->node, e->port)->peer);
             if (pk->src == SN_SRC_COMBINED)
-                fprintf(f, "\"src\": \"combined\", ");
+                out(f, "\"src\": \"combined\", ");
             else
-                fprintf(f, "\"src\": %u, ", pk->src);
+                out(f, "\"src\": %u, ", pk->src);
             if (pk->dst == SN_NODE_ALL)
-                fprintf(f, "\"dst\": \"all\", ");
+                out(f, "\"dst\": \"all\", ");
             else
-                fprintf(f, "\"dst\": %u, ", pk->dst);
-            fprintf(f, "\"seq\": %u, \"frag\": %u", pk->seq, pk->frag);
+                out(f, "\"dst\": %u, ", pk->dst);
+            out(f, "\"seq\": %u, \"frag\": %u", pk->seq, pk->frag);
             if (pk->kind == SN_PKT_CONTROL)
-                fprintf(f, ", \"kind\": \"control\", \"value\": %" PRIu64, pk->digest);
+                out(f, ", \"kind\": \"control\", \"value\": %" PRIu64, pk->digest);
             else if (combining)
                 write_operands(f, ops, i);
-            fprintf(f, "}");
+            out(f, "}");
         }
-        fprintf(f, "\n    ]}");
+        out(f, "\n    ]}");
     }
-    fprintf(f, "%s]\n}\n", s->n ? "\n  " : "");
+    out(f, "%s]\n}\n", s->n ? "\n  " : "");
+    out_flush(f);
+    return o.rc < 0 ? sn_err_set(err, o.rc, "cannot write the schedule") : 0;
+}
+
+/* A sink that appends to a growing buffer (text_t). */
+typedef struct {
+    char *text;
+    size_t len, cap;
+} text_t;
+
+static int text_sink(void *ctx, const char *data, size_t len)
+{
+    text_t *t = ctx;
+    if (t->len + len + 1 > t->cap) {
+        t->cap = (t->len + len + 1) * 2;
+        t->text = sn_xrealloc(t->text, t->cap);
+    }
+    memcpy(t->text + t->len, data, len);
+    t->len += len;
+    t->text[t->len] = '\0';
     return 0;
+}
+
+int sn_sched_file_format(const sn_topo_t *t, const sn_params_t *p, const char *algo,
+                         const sn_sched_t *s, const sn_sched_ops_t *ops, char **text, size_t *len,
+                         sn_err_t *err)
+{
+    text_t b = {0};
+    int rc = sn_sched_file_write(text_sink, &b, t, p, algo, s, ops, err);
+    if (rc < 0) {
+        free(b.text);
+        b.text = NULL;
+        b.len = 0;
+    }
+    *text = b.text;
+    *len = b.len;
+    return rc;
 }
 
 /* ---- parser --------------------------------------------------------------------------------- */
@@ -640,16 +711,9 @@ int sn_sched_file_text(const sn_algo_t *a, const void *plan, const sn_topo_t *t,
     if (view.n)
         memcpy(s.ev, view.ev, view.n * sizeof *s.ev);
     qsort(s.ev, s.n, sizeof *s.ev, sn_sched_ev_cmp); /* the file's order: by slot */
-    FILE *f = open_memstream(text, len);
-    if (f == NULL) {
-        free(s.ev);
-        return sn_err_set(err, SN_ENOMEM, "no memory for the schedule's text");
-    }
     /* back in the file's order, which is the order of the plan's operands */
-    int rc = sn_sched_file_write(f, t, p, NULL, &s, ops, err);
+    int rc = sn_sched_file_format(t, p, NULL, &s, ops, text, len, err);
     free(s.ev);
-    if (fclose(f) != 0 && rc == 0)
-        rc = sn_err_set(err, SN_ENOMEM, "no memory for the schedule's text");
     if (rc == 0 && *len > SN_SCHED_FILE_MAX_ASSIGN)
         rc = sn_err_inval(err,
                           "the schedule's text is %zu bytes, more than an assignment carries "

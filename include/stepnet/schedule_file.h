@@ -45,12 +45,24 @@ typedef struct sn_sched_file_s {
 /* 1 for the collectives a schedule file may hold (every one but dynbcast). */
 int sn_sched_file_supports(sn_coll_t coll);
 
+/* Where a schedule file's text goes, in pieces of at most a few KiB: the caller's file, a buffer.
+ * 0, or a negative code that stops the writing. */
+typedef int (*sn_sched_sink_t)(void *ctx, const char *data, size_t len);
+
 /* Writes schedule s of (t, p), played by algorithm `algo` (a name, for the record), as a schedule
- * file; `ops` the operands of its transmissions when the collective combines (else NULL). 0, or
- * SN_EINVAL naming a collective files do not hold or a combining schedule without operands.
- * Write errors are the caller's (ferror). */
-int sn_sched_file_write(FILE *f, const sn_topo_t *t, const sn_params_t *p, const char *algo,
-                        const sn_sched_t *s, const sn_sched_ops_t *ops, sn_err_t *err);
+ * file to sink(ctx, ...); `ops` the operands of its transmissions when the collective combines
+ * (else NULL). 0; SN_EINVAL naming a collective files do not hold or a combining schedule without
+ * operands (nothing written); or the sink's code, with err "cannot write the schedule", when the
+ * sink failed (what was written before stays). */
+int sn_sched_file_write(sn_sched_sink_t sink, void *ctx, const sn_topo_t *t, const sn_params_t *p,
+                        const char *algo, const sn_sched_t *s, const sn_sched_ops_t *ops,
+                        sn_err_t *err);
+
+/* The same into *text (malloc'd, NUL-terminated; the caller frees it), its length in *len; NULL
+ * and 0 on failure. */
+int sn_sched_file_format(const sn_topo_t *t, const sn_params_t *p, const char *algo,
+                         const sn_sched_t *s, const sn_sched_ops_t *ops, char **text, size_t *len,
+                         sn_err_t *err);
 
 /* The most operands (summed over transmissions) a recorded combining schedule may list. */
 #define SN_SCHED_MAX_OPERANDS (1ull << 26)

@@ -44,17 +44,15 @@ static void round_trip(const sn_topo_t *t, const sn_params_t *p, const sn_sched_
 {
     char *text = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    assert_non_null(f);
     sn_sched_ops_t ops = {0};
     if (sn_coll_is_combining(p->coll)) {
         sn_err_t e = {0};
         if (sn_sched_record_operands(t, p, algo, s, &ops, &e) != 0)
             fail_msg("%s on %s: operands: %s", algo, t->spec, e.msg);
     }
-    tu_assert_rc(sn_sched_file_write(f, t, p, algo, s, ops.first ? &ops : NULL, NULL), 0);
+    tu_assert_rc(sn_sched_file_format(t, p, algo, s, ops.first ? &ops : NULL, &text, &len, NULL),
+                 0);
     sn_sched_ops_free(&ops);
-    assert_int_equal(fclose(f), 0);
     sn_sched_file_t *sf = NULL;
     sn_err_t err = {0};
     int rc = sn_sched_file_parse(text, len, &sf, &err);
@@ -180,6 +178,52 @@ static void expect_refused(const char *ports, const char *slots, int want, const
     sn_sched_file_free(sf);
     sn_topo_free(t);
     free(text);
+}
+
+/* A sink that takes `room` bytes, then fails: the writer stops at its first failure and says so. */
+typedef struct {
+    size_t room, got, calls_after;
+    int failed;
+} sink_t;
+
+static int short_sink(void *ctx, const char *data, size_t len)
+{
+    sink_t *k = ctx;
+    (void) data;
+    if (k->failed) {
+        k->calls_after++;
+        return -1;
+    }
+    if (k->got + len > k->room) {
+        k->failed = 1;
+        return SN_EIO;
+    }
+    k->got += len;
+    return 0;
+}
+
+static void test_writer_sink_failure(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("torus:6x6");
+    sn_params_t p = tu_params(SN_COLL_TE, "multi", "one", "full");
+    sn_sched_t *s = NULL;
+    sn_err_t err = {0};
+    tu_assert_rc(sn_sched_record(t, &p, "te-route", &s, &err), 0);
+    char *text = NULL;
+    size_t len = 0;
+    tu_assert_rc(sn_sched_file_format(t, &p, "te-route", s, NULL, &text, &len, &err), 0);
+    assert_true(len > 20000); /* more than two of the writer's pieces */
+    assert_int_equal(strlen(text), len);
+    sink_t k = {.room = 10000};
+    tu_assert_rc(sn_sched_file_write(short_sink, &k, t, &p, "te-route", s, NULL, &err), SN_EIO);
+    assert_string_equal(err.msg, "cannot write the schedule");
+    assert_true(k.failed);
+    assert_int_equal(k.calls_after, 0);
+    assert_true(k.got <= 10000);
+    free(text);
+    sn_sched_free(s);
+    sn_topo_free(t);
 }
 
 static void test_valid_linear3(void **state)
@@ -500,6 +544,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip_every_algorithm),
         cmocka_unit_test(test_valid_linear3),
+        cmocka_unit_test(test_writer_sink_failure),
         cmocka_unit_test(test_refuses_packet_not_held),
         cmocka_unit_test(test_refuses_packet_of_no_one),
         cmocka_unit_test(test_refuses_single_port_twice),

@@ -103,10 +103,7 @@ static void expect_verified(const sn_topo_t *t, const sn_params_t *p, const sn_s
     char *text = NULL;
     size_t len = 0;
     sn_err_t err = {0};
-    FILE *f = open_memstream(&text, &len);
-    assert_non_null(f);
-    tu_assert_rc(sn_sched_file_write(f, t, p, "synth", s, NULL, &err), 0);
-    fclose(f);
+    tu_assert_rc(sn_sched_file_format(t, p, "synth", s, NULL, &text, &len, &err), 0);
     const sn_algo_t *a = NULL;
     void *plan = NULL;
     tu_assert_rc(sn_sched_file_plan_text(text, len, t, p, &a, &plan, &err), 0);
