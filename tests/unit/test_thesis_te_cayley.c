@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "core/algo/algos.h"
-#include "core/algo/thesis/te_a2.h"
+#include "core/algo/te/te_a2.h"
 #include "tests/support/testutil.h"
 
 #define NELEMS(a) (sizeof(a) / sizeof((a)[0]))

@@ -36,7 +36,7 @@
 #include <string.h>
 
 #include "core/algo/algos.h"
-#include "core/algo/thesis/te_a2.h"
+#include "core/algo/te/te_a2.h"
 #include "stepnet/util.h"
 
 #define NIL UINT32_MAX
