@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/algo/schedule/compose.h"
+#include "core/algo/engine/schedule_compose.h"
 #include "stepnet/model.h"
 #include "stepnet/schedule_file.h"
 #include "stepnet/util.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/algo/schedule/replay.h"
+#include "core/algo/engine/schedule_replay.h"
 #include "stepnet/model.h"
 #include "stepnet/schedule_file.h"
 #include "stepnet/util.h"

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "core/algo/schedule/replay.h"
+#include "core/algo/engine/schedule_replay.h"
 #include "stepnet/model.h"
 #include "stepnet/schedule_file.h"
 #include "stepnet/sim.h"

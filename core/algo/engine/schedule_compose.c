@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/algo/schedule/compose.h"
+#include "core/algo/engine/schedule_compose.h"
 #include "stepnet/util.h"
 
 /* The most operand comparisons the recipes of one schedule may take: a file whose nodes hold

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/algo/schedule/compose.h"
-#include "core/algo/schedule/replay.h"
+#include "core/algo/engine/schedule_compose.h"
+#include "core/algo/engine/schedule_replay.h"
 #include "stepnet/util.h"
 
 typedef struct {
