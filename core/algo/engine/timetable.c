@@ -125,3 +125,16 @@ int sn_tt_node_step(void *state, sn_step_t *io, sn_err_t *err)
         io->wake = pl->ev[s->next].slot;
     return 0;
 }
+
+int sn_tt_applies_upto(const sn_topo_t *t, const sn_params_t *p, const char *name, uint32_t max,
+                       sn_err_t *err)
+{
+    uint64_t work = (uint64_t) t->n * p->msgs * p->frags;
+    if (t->is_router != NULL)
+        return sn_err_set(err, SN_ENOTSUP, "%s needs every node a processor", name);
+    if (work > max)
+        return sn_err_set(err, SN_ERANGE,
+                          "%s plans at most %u node-packets; %s with %u packets has %llu", name,
+                          max, t->spec, p->msgs * p->frags, (unsigned long long) work);
+    return 0;
+}

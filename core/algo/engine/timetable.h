@@ -1,9 +1,9 @@
 /* Timetables replayed by the nodes (core/algo): a plan computed centrally as a list of
  * transmissions (slot, port, packet) per sender, which every node replays, sending in each slot
  * what the plan gives its links and checking that it holds each packet it sends. Shared by the
- * planners that keep no per-node rule: bcast-multitree, bcast-match and mnb-match
- * (single_timetable.c) and mnb-gossip (mnb_gossip.c). predicted_steps = the timetable's length,
- * which both executors replay exactly.
+ * planners that keep no per-node rule: bcast-multitree (bcast/bcast_multitree.c), bcast-match and
+ * mnb-match (bcast/bcast_match.c) and mnb-gossip (mnb/mnb_gossip.c). predicted_steps = the
+ * timetable's length, which both executors replay exactly.
  *
  * Packets are numbered x = k for a broadcast from the root, x = source * M + k for a multinode
  * broadcast, with k = seq * frags + frag and M = msgs * frags. */
@@ -54,6 +54,12 @@ void sn_tt_list_free(sn_tt_list_t *l);
  * each sender's staying in slot order. The list is left as it is. */
 sn_tt_plan_t *sn_tt_plan_new(const char *name, const sn_topo_t *t, const sn_params_t *p, int mnb,
                              uint64_t T, const sn_tt_list_t *l);
+
+/* 0 when a planner that plays every node-packet (nodes x msgs x frags) may plan t with p: every
+ * node is a processor and there are at most max node-packets; otherwise SN_ENOTSUP or SN_ERANGE
+ * with a message naming the algorithm `name`. The check of bcast-multitree and bcast-match. */
+int sn_tt_applies_upto(const sn_topo_t *t, const sn_params_t *p, const char *name, uint32_t max,
+                       sn_err_t *err);
 
 /* The sn_algo_t members of a timetable algorithm (state_size = sizeof(sn_tt_state_t)). */
 void sn_tt_plan_free(void *plan);
