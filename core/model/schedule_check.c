@@ -1,8 +1,8 @@
 /* Schedule files (stepnet/schedule_file.h, docs/schedule.md): the checker a schedule must pass
  * before it runs, on the coordinator and again on every node: the instance is the run's, every
  * link exists, the port model holds in every slot, a node sends only what it holds, and every
- * expected delivery happens (for combining collectives, core/algo/schedule/compose.c checks the
- * combinations). The writer and the parser are in schedule_file.c. */
+ * expected delivery happens (for combining collectives, core/algo/engine/schedule_compose.c checks
+ * the combinations). The writer and the parser are in schedule_file.c. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>

@@ -244,7 +244,7 @@ static void test_deadline_collective(void **state)
 
 /* ---- one step check in both executors ------------------------------------------------------- */
 
-/* A deliberately illegal algorithm (core/algo/fixtures/faulty.c) fails `stepnet run` (real
+/* A deliberately illegal algorithm (core/algo/testing/faulty.c) fails `stepnet run` (real
  * processes) with exit 1 and exactly the error text of the in-process simulator: both executors
  * call the core's step check and report its message unchanged. */
 static void illegal_case(const char *algo, const char *ports)

@@ -1,5 +1,5 @@
-/* Unit tests of the MPI staples (core/algo/combining/: allreduce_tree.c, allreduce_rd.c,
- * allreduce_flood.c, allreduce_product.c, mna-tree in accum_tree.c; their bounds in
+/* Unit tests of the MPI staples (core/algo/allreduce/: allreduce_tree.c, allreduce_rd.c,
+ * allreduce_flood.c, allreduce_product.c, and core/algo/mna/mna_tree.c; their bounds in
  * core/model/bounds.c; combined-value verification in core/sim/verify.c): allreduce, barrier and
  * mna (reduce_scatter) in the simulator on many topologies, every port model they support and every
  * operator, each run verified value by value and checked against its prediction and every lower

@@ -1,10 +1,10 @@
-/* Unit tests of the fat-tree algorithms of thesis chapter 6 (core/algo/fattree/, engine/fattree.c),
- * run in the slot simulator: every run verifies, takes exactly its predicted steps and no fewer
- * than any lower bound; the predictions equal the chapter's corrected values (Tables 6.1 and 6.2
- * with their errata) over k = 2 (h = 2..6), k = 3 (h = 2..4), k = 4 (h = 2, 3), k = 5..8 (h = 2),
- * for constant, exponential and intermediate capacities; the chapter's worked examples (Figs. 6.7
- * and 6.9, the broadcast, scatter, gather and total-exchange traces) are replayed slot by slot
- * through the simulator's send hook. */
+/* Unit tests of the fat-tree algorithms of thesis chapter 6 (core/algo/<coll>/<coll>_fattree.c,
+ * engine/fattree.c), run in the slot simulator: every run verifies, takes exactly its predicted
+ * steps and no fewer than any lower bound; the predictions equal the chapter's corrected values
+ * (Tables 6.1 and 6.2 with their errata) over k = 2 (h = 2..6), k = 3 (h = 2..4), k = 4 (h = 2, 3),
+ * k = 5..8 (h = 2), for constant, exponential and intermediate capacities; the chapter's worked
+ * examples (Figs. 6.7 and 6.9, the broadcast, scatter, gather and total-exchange traces) are
+ * replayed slot by slot through the simulator's send hook. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

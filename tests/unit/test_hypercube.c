@@ -1,4 +1,4 @@
-/* Unit tests of te-hypercube (core/algo/hypercube/te_hypercube.c), the multiport total exchange
+/* Unit tests of te-hypercube (core/algo/te/te_hypercube.c), the multiport total exchange
  * on Q_d in 2^(d-1) slots (Bertsekas, Ozveren, Stamoulis, Tseng and Tsitsiklis 1991), and of the
  * Konig edge colouring it is planned with (core/algo/engine/konig.c), run in the slot simulator:
  * verified runs, steps == predicted == 2^(d-1) msgs frags for d = 1..10 (11 and 12 in the

@@ -1,5 +1,5 @@
 /* Unit tests of the mesh algorithms of Varvarigos and Bertsekas, d-dimensional meshes (core/algo/
- * engine/prefix.c, mesh/pmnb_mesh.c, mesh/pexchange_mesh.c): the parallel-prefix engine on
+ * engine/prefix.c, pmnb/pmnb_mesh.c, pexchange/pexchange_mesh.c): the parallel-prefix engine on
  * mixed-radix grids; pmnb-mesh-split, pmnb-mesh, pmnb-mesh-a0 and mnb-mesh on tori and arrays with
  * d = 1..3, p = 2..9, M in {1, 2, N/8, N/2, N-1, N}, random and extreme source sets (a corner, a
  * line, a sub-mesh): a verified run, steps == predicted, steps >= every lower bound, the control

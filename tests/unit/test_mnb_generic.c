@@ -1,9 +1,9 @@
-/* Unit tests of mnb-balanced (core/algo/generic/mnb_balanced.c), the generic multiport multinode
+/* Unit tests of mnb-balanced (core/algo/mnb/mnb_balanced.c), the generic multiport multinode
  * broadcast over per-source shortest-path trees with balanced link loads, against today's mnb-route
  * on every topology of the algorithm sweep (tests/unit/test_generic.c) at M = 1 and 2: verified,
  * above every lower bound, and never slower than mnb-route except on the four small graphs named
  * below, where the route oracle's trees happen to be better (by at most 3 steps); and its ratio to
- * the lower bound on hypercubes, meshes and tori. Also mnb-cycle (core/algo/generic/mnb_cycle.c),
+ * the lower bound on hypercubes, meshes and tori. Also mnb-cycle (core/algo/mnb/mnb_cycle.c),
  * the single-port pipeline around a Hamiltonian cycle: M (N - 1) steps, the single-port lower
  * bound, under every single-port model, and its refusals. */
 #include <setjmp.h>

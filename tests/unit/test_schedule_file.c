@@ -1,6 +1,6 @@
-/* Schedule files (core/model/schedule_file.c, core/algo/schedule/replay.c): the round trip of
- * every non-combining algorithm (recorded, written, parsed, checked and played back with the same
- * steps and trace hash), and the refusals of the parser and the checker, each naming the slot,
+/* Schedule files (core/model/schedule_file.c, core/algo/engine/schedule_replay.c): the round trip
+ * of every non-combining algorithm (recorded, written, parsed, checked and played back with the
+ * same steps and trace hash), and the refusals of the parser and the checker, each naming the slot,
  * node, link and rule. */
 #define _GNU_SOURCE /* open_memstream */
 #include <setjmp.h>

@@ -858,7 +858,7 @@ static void test_arrival_order(void **state)
     sn_topo_free(t);
 }
 
-/* ---- the hidden illegal algorithms (core/algo/fixtures/faulty.c) --------------------------------
+/* ---- the hidden illegal algorithms (core/algo/testing/faulty.c) ---------------------------------
  * They fail in the simulator with the text of the core's step check;
  * tests/integration/test_run_faults.c checks that `stepnet run` fails with the very same text. */
 

@@ -1,4 +1,4 @@
-/* Unit tests of te-a3 (core/algo/thesis/te_a3.c), Algorithm A3 of the thesis (Dimakopoulos, thesis,
+/* Unit tests of te-a3 (core/algo/te/te_a3.c), Algorithm A3 of the thesis (Dimakopoulos, thesis,
  * section 5.4, Fig. 5.5, Theorems 5.6 and 5.8, Corollary 5.7), run in the slot simulator: meshes
  * and tori m x m, K_m x K_m, the H^4 cases of Cor. 5.7, half duplex, several packets per pair, the
  * worked example of Fig. 5.4 / Table 5.2, the bindings (5.3) and the corrected (5.4) for every

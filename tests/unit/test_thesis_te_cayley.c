@@ -1,5 +1,5 @@
 /* Unit tests of the single-port total exchanges of thesis chapters 4-5
- * (core/algo/thesis/te_cayley.c, core/algo/thesis/te_a2.c), run in the slot simulator with every
+ * (core/algo/te/te_cayley.c, core/algo/te/te_a2.c), run in the slot simulator with every
  * transmission recorded:
  *  - te-cayley (Fig. 4.5) on every Cayley family at several sizes: verified, steps == predicted ==
  *    s_G == the status bound (4.4) (Theorem 4.11), values computed apart (CCC, BF, S_n, FQ_d,

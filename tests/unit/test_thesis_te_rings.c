@@ -1,4 +1,4 @@
-/* Unit tests of te-linear and te-ring (core/algo/thesis/te_linear.c, te_ring.c), the optimal
+/* Unit tests of te-linear and te-ring (core/algo/te/te_linear.c, te_ring.c), the optimal
  * multiport total exchanges of thesis sections 4.2-4.3 (Dimakopoulos, thesis), run in the slot
  * simulator with every transmission recorded through sn_sim_opts_t.on_send: every size 2..40
  * against Theorems 4.3, 4.5 and 4.6 and the cut bound (4.1), --msgs and fragments, and the thesis's

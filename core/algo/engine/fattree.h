@@ -1,5 +1,5 @@
-/* The fat-tree engine shared by the chapter-6 algorithms (core/algo/fattree/: bcast_fattree.c,
- * scatter_fattree.c, mnb_fattree.c, te_fattree.c). Dimakopoulos, thesis, chapter 6.
+/* The fat-tree engine shared by the chapter-6 algorithms (core/algo: bcast/bcast_fattree.c,
+ * scatter/scatter_fattree.c, mnb/mnb_fattree.c, te/te_fattree.c). Dimakopoulos, thesis, chapter 6.
  *
  * A k-ary fat tree of height h (sn_topo_t of kind SN_TOPO_FATTREE): the n = k^h leaves are the
  * processors, every inner node is a router, a real node of the run. Every node has k + 1

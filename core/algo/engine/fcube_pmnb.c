@@ -1,7 +1,7 @@
 /* One round of the folded-cube PMNB without its prefixes (core/algo/engine): packing, then
  * broadcast over d+1 non-interfering hypercube copies, or over Q_d alone for A_0 (Varvarigos,
  * folded-cube paper, section 3, Lemma 1; the packing and broadcast phases of A_0 as stepnet
- * reconstructs them, described in fcube/mnb_fcube.c). */
+ * reconstructs them, described in mnb/mnb_fcube.c). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* Combining schedules: the recipe of every combined packet and delivery (compose.h). */
+/* Combining schedules: the recipe of every combined packet and delivery (schedule_compose.h). */
 #define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
 #include <string.h>

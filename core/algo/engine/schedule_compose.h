@@ -13,10 +13,10 @@
  * last. That finds one whenever the
  * operands are a union of what the node holds (the schedules stepnet records always are); a
  * file whose operands only an exact cover of overlapping sets could form is refused, naming the
- * transmission. The checker (core/model/schedule_file.c) and the player (replay.c) build the
- * same recipes. */
-#ifndef STEPNET_ALGO_SCHEDULE_COMPOSE_H
-#define STEPNET_ALGO_SCHEDULE_COMPOSE_H
+ * transmission. The checker (core/model/schedule_file.c) and the player (schedule_replay.c) build
+ * the same recipes. */
+#ifndef STEPNET_ALGO_ENGINE_SCHEDULE_COMPOSE_H
+#define STEPNET_ALGO_ENGINE_SCHEDULE_COMPOSE_H
 
 #include "core/algo/algos.h"
 #include "stepnet/schedule_file.h"

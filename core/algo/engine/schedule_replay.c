@@ -8,10 +8,10 @@
  * model again in every slot. Data packets get their payload digest from the run's parameters,
  * never from the file.
  *
- * A combining collective's packets are combinations (compose.h): a node makes each one it sends
- * from its own contribution and the values of the combinations it received, as the recipe built
- * before the run says, and delivers the combination of every contribution once it can form it.
- * The values it combines are the ones that arrived, so a run verifies only if every combination
+ * A combining collective's packets are combinations (schedule_compose.h): a node makes each one it
+ * sends from its own contribution and the values of the combinations it received, as the recipe
+ * built before the run says, and delivers the combination of every contribution once it can form
+ * it. The values it combines are the ones that arrived, so a run verifies only if every combination
  * on the way was right. A combined packet carries the index of its transmission in its tag, so
  * its receiver knows which one arrived. */
 #define _GNU_SOURCE /* qsort_r */
