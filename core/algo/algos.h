@@ -1,6 +1,17 @@
 /* The algorithm descriptors of core/algo, declared from the one list of algorithms (algos.def):
- * sn__algo_<id> for every SN_ALGO and SN_ALGO_HIDDEN line. Each is defined in the file of its
- * family folder (core/algo/<family>/); core/model/registry.c registers them.
+ * sn__algo_<id> for every SN_ALGO and SN_ALGO_HIDDEN line, defined in the file that its line
+ * names; core/model/registry.c registers them.
+ *
+ * Where an algorithm lives: core/algo/<coll>/<coll>_<family>.c, one folder per collective, the
+ * file named after the algorithm (bcast-fattree: bcast/bcast_fattree.c). Algorithms that are the
+ * same code share the file of the first, under its collective: a variant (mnb-fattree-qf in
+ * mnb/mnb_fattree.c), a time reversal (gather-fattree in scatter/scatter_fattree.c), the same
+ * plan for another collective (barrier-rd in allreduce/allreduce_rd.c, mnb-mesh in
+ * pmnb/pmnb_mesh.c, te-route in mnb/mnb_route.c); algos.def's file column says which. Machinery
+ * that is no algorithm (trees, flooding, accumulation, prefix, lanes, timetables, Konig, the torus
+ * necklaces, the schedule composer and the schedule-file replay with its hidden `schedule`) is in
+ * engine/, the one folder named for a mechanism; the deliberately illegal test doubles are in
+ * testing/.
  *
  * The layering rule of core/algo: it depends on core/topo, core/util and the public headers
  * stepnet/algo.h, topo.h, route.h, error.h and util.h only. No file in core/algo includes
@@ -13,8 +24,8 @@
 
 #include "stepnet/algo.h"
 
-#define SN_ALGO(id, topologies, steps) extern const sn_algo_t sn__algo_##id;
-#define SN_ALGO_HIDDEN(id)             extern const sn_algo_t sn__algo_##id;
+#define SN_ALGO(id, file, topologies, steps) extern const sn_algo_t sn__algo_##id;
+#define SN_ALGO_HIDDEN(id, file)             extern const sn_algo_t sn__algo_##id;
 #include "core/algo/algos.def"
 
 #endif

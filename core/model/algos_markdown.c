@@ -15,7 +15,7 @@ static const struct {
     const sn_algo_t *algo;
     const char *topologies, *steps;
 } rows[] = {
-#define SN_ALGO(id, topologies, steps) {&sn__algo_##id, topologies, steps},
+#define SN_ALGO(id, file, topologies, steps) {&sn__algo_##id, topologies, steps},
 #include "core/algo/algos.def"
 };
 

@@ -11,15 +11,15 @@
 
 /* Every SN_ALGO line of the list, in its order. */
 static const sn_algo_t *const registry[] = {
-#define SN_ALGO(id, topologies, steps) &sn__algo_##id,
+#define SN_ALGO(id, file, topologies, steps) &sn__algo_##id,
 #include "core/algo/algos.def"
 };
 
 /* Hidden algorithms (SN_ALGO_HIDDEN): found by their exact name only (sn_model_find, so --algo
  * NAME), never chosen by auto, listed by sn_model_algos or named in messages. */
 static const sn_algo_t *const hidden[] = {
-#define SN_ALGO(id, topologies, steps)
-#define SN_ALGO_HIDDEN(id) &sn__algo_##id,
+#define SN_ALGO(id, file, topologies, steps)
+#define SN_ALGO_HIDDEN(id, file) &sn__algo_##id,
 #include "core/algo/algos.def"
 };
 
