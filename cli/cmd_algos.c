@@ -53,7 +53,7 @@ int cli_cmd_algos(int argc, char **argv)
         return cli_refuse(&err);
     int have = coll != SN_COLL_COUNT;
     if (markdown) {
-        char *md = sn_model_algos_markdown(have ? &coll : NULL);
+        char *md = sn_model_algos_markdown(have ? &coll : NULL, cli_param_name);
         fputs(md, stdout);
         free(md);
         return EXIT_OK;
@@ -80,14 +80,17 @@ int cli_cmd_algos(int argc, char **argv)
             cli_json_str(&j, "collective", sn_coll_name(a->coll));
             cli_json_str(&j, "port_models", pm);
             cli_json_str(&j, "topologies", a->topos);
-            cli_json_str(&j, "summary", a->summary);
-            cli_json_str(&j, "predicted", a->predicts);
+            char summary[CLI_ERR_TEXT_MAX], predicts[CLI_ERR_TEXT_MAX];
+            cli_json_str(&j, "summary", cli_text(a->summary, summary, sizeof summary));
+            cli_json_str(&j, "predicted", cli_text(a->predicts, predicts, sizeof predicts));
             cli_json_str(&j, "source", a->source);
             cli_json_close(&j, '}');
         } else {
             printf("%-18s %-10s %-38s %s\n", a->name, sn_coll_name(a->coll), pm, a->topos);
-            printf("    %s\n    predicted: %s\n    source: %s\n", a->summary, a->predicts,
-                   a->source);
+            char summary[CLI_ERR_TEXT_MAX], predicts[CLI_ERR_TEXT_MAX];
+            printf("    %s\n    predicted: %s\n    source: %s\n",
+                   cli_text(a->summary, summary, sizeof summary),
+                   cli_text(a->predicts, predicts, sizeof predicts), a->source);
         }
     }
     if (json) {

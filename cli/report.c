@@ -73,12 +73,14 @@ void cli_report_text_head(FILE *f, const char *cmd, const cli_ctx_t *c)
     if (p->frags > 1)
         fprintf(f, "  fragments       %u per packet, each 1/%u of a time unit\n", p->frags,
                 p->frags);
-    fprintf(f, "  algorithm       %s: %s\n", c->algo->name, c->algo->summary);
+    char summary[CLI_ERR_TEXT_MAX], predicts[CLI_ERR_TEXT_MAX];
+    fprintf(f, "  algorithm       %s: %s\n", c->algo->name,
+            cli_text(c->algo->summary, summary, sizeof summary));
+    cli_text(c->algo->predicts, predicts, sizeof predicts);
     if (c->predicted >= 0)
-        fprintf(f, "  predicted       %lld steps (%s)\n", (long long) c->predicted,
-                c->algo->predicts);
+        fprintf(f, "  predicted       %lld steps (%s)\n", (long long) c->predicted, predicts);
     else
-        fprintf(f, "  predicted       none (%s)\n", c->algo->predicts);
+        fprintf(f, "  predicted       none (%s)\n", predicts);
     fprintf(f, "  lower bound     %lld steps\n", (long long) c->bounds.best);
     for (size_t i = 0; i < c->bounds.count; i++) {
         const sn_bound_t *b = &c->bounds.b[i];

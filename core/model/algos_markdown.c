@@ -63,7 +63,7 @@ static void md_ports(unsigned m, char *buf, size_t cap)
         snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", "half duplex");
 }
 
-char *sn_model_algos_markdown(const sn_coll_t *only)
+char *sn_model_algos_markdown(const sn_coll_t *only, sn_param_namer_t name)
 {
     md_buf_t b = {sn_xmalloc(4096), 0, 4096};
     b.s[0] = '\0';
@@ -75,8 +75,10 @@ char *sn_model_algos_markdown(const sn_coll_t *only)
             continue;
         char pm[96];
         md_ports(a->pm_mask, pm, sizeof pm);
+        char steps[1024];
+        sn_err_expand(rows[i].steps, name, steps, sizeof steps);
         md_printf(&b, "| `%s` | %s | %s | %s | %s |\n", a->name, sn_coll_name(a->coll), pm,
-                  rows[i].topologies, rows[i].steps);
+                  rows[i].topologies, steps);
     }
     return b.s;
 }

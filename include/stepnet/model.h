@@ -25,8 +25,9 @@ const sn_algo_t *sn_model_find(const char *name);
 /* The markdown table of the algorithms that README.md's "Algorithms" section carries (`stepnet
  * algos --markdown`): a header row, then one row per registered algorithm in registry order (name,
  * collective, port models, topologies, steps and source), every line ending in a newline; only
- * those of collective *only when only is not NULL. A string the caller frees. */
-char *sn_model_algos_markdown(const sn_coll_t *only);
+ * those of collective *only when only is not NULL; the parameters the steps refer to (SN_REF_*)
+ * named by `name` (NULL: their concepts). A string the caller frees. */
+char *sn_model_algos_markdown(const sn_coll_t *only, sn_param_namer_t name);
 
 /* 0 when `a` can run (t, p): right collective, port model in its mask, topology accepted; else
  * SN_ENOTSUP with the reason in err. */

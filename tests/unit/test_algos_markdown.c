@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "stepnet/model.h"
 #include "tests/support/testutil.h"
 
@@ -98,7 +99,7 @@ static void test_readme_matches_command(void **state)
 static void test_one_row_per_algorithm(void **state)
 {
     (void) state;
-    char *md = sn_model_algos_markdown(NULL);
+    char *md = sn_model_algos_markdown(NULL, cli_param_name);
     size_t n;
     const sn_algo_t *const *all = sn_model_algos(&n);
     assert_int_equal(tu_count_char(md, '\n'), n + 2);
@@ -118,7 +119,7 @@ static void test_coll_filter(void **state)
     tu_proc_t p = tu_exec(tu_env_bin("STEPNET"), args, &(tu_exec_opts_t){.name = "stepnet"});
     tu_expect_status(&p, 0);
     sn_coll_t te = SN_COLL_TE;
-    char *md = sn_model_algos_markdown(&te);
+    char *md = sn_model_algos_markdown(&te, cli_param_name);
     assert_string_equal(p.out, md);
     assert_non_null(strstr(md, "| `te-route` | te |"));
     assert_null(strstr(md, "| bcast |"));

@@ -126,11 +126,12 @@ static int flood_node_step(void *state, sn_step_t *io, sn_err_t *err)
 const sn_algo_t sn__algo_allreduce_flood = {
     .name = "allreduce-flood",
     .coll = SN_COLL_ALLREDUCE,
-    .summary =
-        "every node floods its partial on all links each slot (idempotent --op: max, min, and, or)",
+    .summary = "every node floods its partial on all links each slot (idempotent " SN_REF_OP
+               ": max, min, and, or)",
     .source = "Hedetniemi, Hedetniemi and Liestman, gossiping survey, Networks 1988: flooding, "
               "which meets the diameter bound",
-    .predicts = "D, the diameter between processors (multiport, an idempotent --op: max, min, and, "
+    .predicts = "D, the diameter between processors (multiport, an idempotent " SN_REF_OP
+                ": max, min, and, "
                 "or; one value)",
     FLOOD_FIELDS,
 };
@@ -138,11 +139,12 @@ const sn_algo_t sn__algo_allreduce_flood = {
 const sn_algo_t sn__algo_barrier_flood = {
     .name = "barrier-flood",
     .coll = SN_COLL_BARRIER,
-    .summary =
-        "every node floods the tokens it has combined on all links each slot (--op max by default)",
+    .summary = "every node floods the tokens it has combined on all links each slot (" SN_REF_OP
+               " max by default)",
     .source = "Hedetniemi, Hedetniemi and Liestman, gossiping survey, Networks 1988: flooding, "
               "which meets the diameter bound",
-    .predicts = "D, the diameter between processors (multiport, an idempotent --op: max by "
-                "default, min, and, or)",
+    .predicts =
+        "D, the diameter between processors (multiport, an idempotent " SN_REF_OP ": max by "
+        "default, min, and, or)",
     FLOOD_FIELDS,
 };
