@@ -429,6 +429,44 @@ int sn_wire_assign_to_params(const Stepnet__Assign *a, sn_params_t *p, uint32_t 
     return 0;
 }
 
+/* ---- the execution mode in an assignment ---------------------------------------------------- */
+
+/* Every mode and its wire number, in the order the refusal lists them. */
+static const struct {
+    sn_sync_t sync;
+    uint32_t wire;
+} sync_wire[] = {{SN_SYNC_SLOT, 0}, {SN_SYNC_DATAFLOW, 1}};
+
+_Static_assert(sizeof sync_wire / sizeof sync_wire[0] == SN_SYNC_COUNT,
+               "every execution mode of SN_SYNC_MAP has a wire number (proto/stepnet.proto)");
+
+void sn_wire_sync_to_assign(sn_sync_t s, Stepnet__Assign *a)
+{
+    uint32_t wire = 0;
+    for (size_t i = 0; i < sizeof sync_wire / sizeof sync_wire[0]; i++)
+        if (sync_wire[i].sync == s)
+            wire = sync_wire[i].wire;
+    a->has_sync = wire != 0;
+    a->sync = wire;
+}
+
+int sn_wire_assign_to_sync(const Stepnet__Assign *a, sn_sync_t *s, sn_err_t *err)
+{
+    uint32_t wire = a->has_sync ? a->sync : 0;
+    for (size_t i = 0; i < sizeof sync_wire / sizeof sync_wire[0]; i++) {
+        if (sync_wire[i].wire == wire) {
+            *s = sync_wire[i].sync;
+            return 0;
+        }
+    }
+    char known[128] = "";
+    for (size_t i = 0, len = 0; i < sizeof sync_wire / sizeof sync_wire[0] && len < sizeof known;
+         i++)
+        len += (size_t) snprintf(known + len, sizeof known - len, "%s%u %s", i ? ", " : "",
+                                 sync_wire[i].wire, sn_sync_name(sync_wire[i].sync));
+    return sn_err_set(err, SN_EINVAL, "unknown synchronisation %u (%s)", wire, known);
+}
+
 /* ---- injected faults ------------------------------------------------------------------------ */
 
 static const char *const fault_names[] = {"none",

@@ -9,6 +9,7 @@
 #include "net/conn.h"
 #include "proto/stepnet.pb-c.h"
 #include "stepnet/algo.h"
+#include "stepnet/sync.h"
 
 #define SN_WIRE_VERSION     1
 #define SN_WIRE_MAX_CONTROL (80u << 20) /* an Assign can carry a 64 MiB file: graph */
@@ -127,6 +128,19 @@ void sn_wire_params_to_assign(const sn_params_t *p, Stepnet__Assign *a);
  * caller checks p against its topology with sn_params_check. 0, or SN_EINVAL with err set. */
 int sn_wire_assign_to_params(const Stepnet__Assign *a, sn_params_t *p, uint32_t **sources,
                              sn_err_t *err);
+
+/* ---- the execution mode in an assignment ------------------------------------------------------
+ * The only place that converts between sn_sync_t and Assign.sync's wire numbers
+ * (proto/stepnet.proto: absent or 0 the slot barrier, 1 dataflow); a new mode takes the next
+ * number there and a row here (net/wire.c refuses to build without it). */
+
+/* Sets Assign.sync for mode s: absent for the slot barrier (wire number 0), as the coordinators
+ * before the field existed sent it. */
+void sn_wire_sync_to_assign(sn_sync_t s, Stepnet__Assign *a);
+
+/* The execution mode of `a` in *s. 0, or SN_EINVAL with err naming the unknown number and the
+ * known ones ("unknown synchronisation 7 (0 slot, 1 dataflow)"). */
+int sn_wire_assign_to_sync(const Stepnet__Assign *a, sn_sync_t *s, sn_err_t *err);
 
 /* ---- injected faults (testing: `stepnet run --fault ID:KIND@SLOT`) ---------------------------
  * The one list of fault kinds: the coordinator validates --fault with it and the node parses its

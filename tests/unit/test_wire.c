@@ -1,5 +1,6 @@
 /* Unit tests of net/wire.c: the run parameters carried by an Assign (sn_params_t -> protobuf ->
- * bytes -> protobuf -> sn_params_t gives back the same parameters), and the fault strings. */
+ * bytes -> protobuf -> sn_params_t gives back the same parameters), the execution mode and its
+ * wire numbers, and the fault strings. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -146,6 +147,49 @@ static void test_params_op(void **state)
     tu_assert_rc(sn_wire_assign_to_params(&a, &q, &src, &err), SN_EPROTO);
     assert_null(src);
     assert_non_null(strstr(err.msg, "combining operator"));
+}
+
+/* Every execution mode survives an Assign packed to bytes and read back; the numbers on the wire
+ * are the protocol's (absent or 0 the slot barrier, 1 dataflow), and an unknown one is refused
+ * naming the known ones. */
+static void test_sync_wire(void **state)
+{
+    (void) state;
+    for (unsigned s = 0; s < SN_SYNC_COUNT; s++) {
+        Stepnet__Assign a = STEPNET__ASSIGN__INIT;
+        sn_wire_sync_to_assign((sn_sync_t) s, &a);
+        size_t len = stepnet__assign__get_packed_size(&a);
+        uint8_t *buf = malloc(len + 1);
+        stepnet__assign__pack(&a, buf);
+        Stepnet__Assign *b = stepnet__assign__unpack(NULL, len, buf);
+        assert_non_null(b);
+        sn_sync_t back = SN_SYNC_COUNT;
+        sn_err_t err = {0};
+        tu_assert_rc(sn_wire_assign_to_sync(b, &back, &err), 0);
+        assert_int_equal(back, s);
+        stepnet__assign__free_unpacked(b, NULL);
+        free(buf);
+    }
+    Stepnet__Assign a = STEPNET__ASSIGN__INIT;
+    sn_wire_sync_to_assign(SN_SYNC_SLOT, &a);
+    assert_false(a.has_sync); /* the slot barrier is the field's absence */
+    sn_wire_sync_to_assign(SN_SYNC_DATAFLOW, &a);
+    assert_true(a.has_sync);
+    assert_int_equal(a.sync, 1);
+    sn_sync_t s = SN_SYNC_COUNT;
+    sn_err_t err = {0};
+    a = (Stepnet__Assign) STEPNET__ASSIGN__INIT; /* absent: the slot barrier */
+    tu_assert_rc(sn_wire_assign_to_sync(&a, &s, &err), 0);
+    assert_int_equal(s, SN_SYNC_SLOT);
+    a.has_sync = 1;
+    a.sync = 0;
+    tu_assert_rc(sn_wire_assign_to_sync(&a, &s, &err), 0);
+    assert_int_equal(s, SN_SYNC_SLOT);
+    a.sync = 7;
+    s = SN_SYNC_DATAFLOW;
+    tu_assert_rc(sn_wire_assign_to_sync(&a, &s, &err), SN_EINVAL);
+    assert_string_equal(err.msg, "unknown synchronisation 7 (0 slot, 1 dataflow)");
+    assert_int_equal(s, SN_SYNC_DATAFLOW); /* unchanged */
 }
 
 static void test_fault_parse(void **state)
@@ -348,10 +392,10 @@ static void test_data_header_codec(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_params_defaults),   cmocka_unit_test(test_params_every_field),
-        cmocka_unit_test(test_params_op),         cmocka_unit_test(test_params_bad_collective),
-        cmocka_unit_test(test_fault_parse),       cmocka_unit_test(test_payload_pieces),
-        cmocka_unit_test(test_data_header_codec),
+        cmocka_unit_test(test_params_defaults), cmocka_unit_test(test_params_every_field),
+        cmocka_unit_test(test_params_op),       cmocka_unit_test(test_params_bad_collective),
+        cmocka_unit_test(test_fault_parse),     cmocka_unit_test(test_sync_wire),
+        cmocka_unit_test(test_payload_pieces),  cmocka_unit_test(test_data_header_codec),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
