@@ -126,10 +126,6 @@ int cli_bench_sizes(cli_opts_t *cli, cli_run_t *run, uint32_t **sizes, sn_err_t 
  * and prediction, borrowed. */
 void cli_run_job(const cli_ctx_t *c, sn_coord_job_t *job);
 
-/* The name of an execution mode, as --sync spells it: "dataflow" (dataflow != 0) or "slot"
- * (run_options.c). */
-const char *cli_sync_name(int dataflow);
-
 /* Parses `stepnet run` or `stepnet bench` options (run_options.c; cli->cmd names the command)
  * into the shared options `cli` and `run` (whose ctx and coord.job are left empty: build them with
  * cli_ctx_build and cli_run_job). Strings point into argv. 0; CLI_HELP after --help (usage printed

@@ -129,7 +129,7 @@ static void raw_defaults(raw_t *w, sn_coord_opts_t *o, int bench)
                  .nodes = "local",
                  .security = "sodium",
                  .termination = NULL, /* learn, unless given */
-                 .sync = "slot"};
+                 .sync = sn_sync_name(o->sync)};
 }
 
 /* What one of run and bench takes and the other does not. */
@@ -195,23 +195,22 @@ static int check_nodes(sn_coord_opts_t *o, const raw_t *w, sn_err_t *err)
     return 0;
 }
 
-const char *cli_sync_name(int dataflow)
-{
-    return dataflow ? "dataflow" : "slot";
-}
-
-/* --sync slot|dataflow, and what dataflow cannot honour: it has no slot barrier to measure
- * (--idle-slots) or to detect termination with (--termination; the receive plan ends each node),
- * no frame in every slot for the faults that act on a node's next frames (flip, trickle: a node
- * may send none after SLOT), and dynbcast runs rounds of its own. */
+/* --sync (one of include/stepnet/sync.h's modes), the memory limit of a mode's receive plans,
+ * and what a mode without the slot barrier (dataflow) cannot honour: it has no slot barrier to
+ * measure (--idle-slots) or to detect termination with (--termination; the receive plan ends each
+ * node), no frame in every slot for the faults that act on a node's next frames (flip, trickle: a
+ * node may send none after SLOT), and dynbcast runs rounds of its own. */
 static int check_sync(const cli_opts_t *cli, sn_coord_opts_t *o, const raw_t *w, sn_err_t *err)
 {
-    if (strcmp(w->sync, cli_sync_name(0)) == 0)
+    if (sn_sync_parse(w->sync, &o->sync) < 0) {
+        char names[64];
+        return sn_err_inval(err, "bad value '%s' for --sync: expected %s", w->sync,
+                            sn_sync_names(names, sizeof names));
+    }
+    if (sn_sync_needs_rxplan(o->sync))
+        o->max_memory = cli->max_memory ? cli->max_memory : cli_default_max_memory();
+    if (sn_sync_lockstep(o->sync))
         return 0;
-    if (strcmp(w->sync, cli_sync_name(1)) != 0)
-        return sn_err_inval(err, "bad value '%s' for --sync: expected slot or dataflow", w->sync);
-    o->sync_dataflow = 1;
-    o->max_memory = cli->max_memory ? cli->max_memory : cli_default_max_memory();
     const char *why = NULL;
     if (o->idle_slots)
         why = "--idle-slots measures the slot barrier, which dataflow does not have";
@@ -225,7 +224,8 @@ static int check_sync(const cli_opts_t *cli, sn_coord_opts_t *o, const raw_t *w,
         why = "--fault flip and trickle act on the node's next frames, and in dataflow a node may "
               "send none after the slot (kill, stop, garbage and oversize act at once)";
     if (why)
-        return sn_err_inval(err, "--sync dataflow: %s; use --sync slot", why);
+        return sn_err_inval(err, "--sync %s: %s; use --sync %s", sn_sync_name(o->sync), why,
+                            sn_sync_name(SN_SYNC_SLOT));
     return 0;
 }
 

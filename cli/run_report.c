@@ -199,7 +199,7 @@ void cli_run_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t 
             "  nodes           %s, %u TCP links, security %s, sync %s, spin %u us, coordinator "
             "nice +%u\n",
             cli_caveat_launch_text(o, res, c->topo->n, launch, sizeof launch), c->topo->nedges, sec,
-            cli_sync_name(o->sync_dataflow), o->spin_us, o->coord_nice);
+            sn_sync_name(o->sync), o->spin_us, o->coord_nice);
     if (res->failed) {
         char text[CLI_ERR_TEXT_MAX];
         fprintf(f, "  FAILED          %s\n", cli_text(res->error, text, sizeof text));

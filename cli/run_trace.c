@@ -73,7 +73,7 @@ void cli_run_trace_write(FILE *f, const cli_run_t *run, const sn_coord_result_t 
     const char *scale = res->clock_offsets ? run_scale_offsets : run_scale_one;
     cli_trace_t tr;
     cli_trace_begin(&tr, f, t);
-    tr.sync = cli_sync_name(o->sync_dataflow);
+    tr.sync = sn_sync_name(o->sync);
     if (ct == NULL || ct->n != t->n) {
         const char *why = "the run ended before the traced repetition was complete";
         cli_trace_note(&tr, "no trace", 0, why);

@@ -375,11 +375,12 @@ void cli_sweep_json_cpu(cli_json_t *j, const sn_coord_opts_t *o)
 
 void cli_sweep_json_termination(cli_json_t *j, const sn_coord_opts_t *o, uint64_t quiet_slot)
 {
-    cli_json_str(j, "sync", cli_sync_name(o->sync_dataflow));
+    cli_json_str(j, "sync", sn_sync_name(o->sync));
+    /* a mode without the slot barrier detects no termination: the receive plan ends each node */
     cli_json_str(j, "termination",
-                 o->sync_dataflow        ? "plan"
-                 : o->termination_detect ? "detect"
-                                         : "learn");
+                 !sn_sync_lockstep(o->sync) ? "plan"
+                 : o->termination_detect    ? "detect"
+                                            : "learn");
     if (quiet_slot)
         cli_json_uint(j, "quiet_slot", quiet_slot);
     else
@@ -551,7 +552,7 @@ void cli_sweep_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_
         if (pred >= 0) {
             cli_json_double(&j, "predicted_us", pred);
             /* which prediction: the time model of the run's mode, or the links' estimate */
-            cli_json_str(&j, "model", pt->has_model ? cli_sync_name(res->sync_dataflow) : "links");
+            cli_json_str(&j, "model", pt->has_model ? sn_sync_name(res->sync) : "links");
         } else {
             cli_json_null(&j, "predicted_us");
             cli_json_null(&j, "model");

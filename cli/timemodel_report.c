@@ -98,7 +98,7 @@ void cli_model_report_json(cli_json_t *j, const cli_run_t *run, const sn_coord_r
     }
     calib_json(j, &res->calib);
     double med = sn_coord_result_median_us(res), pred = sn_coord_result_model_us(res);
-    cli_json_str(j, "model", cli_sync_name(res->sync_dataflow));
+    cli_json_str(j, "model", sn_sync_name(res->sync));
     if (med > 0 && pred > 0)
         cli_json_double(j, "measured_over_predicted", med / pred);
     else
@@ -133,7 +133,7 @@ void cli_model_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_
         fprintf(f, " (its last frame reaches node %u, logical slot %llu)", d->last_node,
                 (unsigned long long) d->last_slot);
     fprintf(f, "\n  predicted by    the %s model (this run's --sync %s)\n",
-            res->sync_dataflow ? "dataflow" : "time", cli_sync_name(res->sync_dataflow));
+            sn_sync_lockstep(res->sync) ? "time" : "dataflow", sn_sync_name(res->sync));
     const sn_coord_calib_t *c = &res->calib;
     if (c->slot_us <= 0)
         return;

@@ -78,14 +78,14 @@ double sn_coord_point_model_us(const sn_coord_result_t *res, const sn_coord_poin
 {
     if (!pt->has_model)
         return -1;
-    return res->sync_dataflow ? pt->dataflow.predicted_us : pt->model.predicted_us;
+    return sn_sync_lockstep(res->sync) ? pt->model.predicted_us : pt->dataflow.predicted_us;
 }
 
 double sn_coord_result_model_us(const sn_coord_result_t *res)
 {
     if (!res->has_model)
         return -1;
-    return res->sync_dataflow ? res->dataflow.predicted_us : res->model.predicted_us;
+    return sn_sync_lockstep(res->sync) ? res->model.predicted_us : res->dataflow.predicted_us;
 }
 
 double sn_coord_result_coll_median_us(const sn_coord_result_t *res)

@@ -254,9 +254,8 @@ static void fill_assign(const sn_coord_t *r, uint32_t id, Stepnet__Assign *a, St
     a->ciphers = (uint32_t) r->o->ciphers;
     if (r->o->fault && r->o->fault_node == (int) id)
         a->fault = (char *) r->o->fault;
-    a->has_sync = r->o->sync_dataflow != 0;
-    a->sync = r->o->sync_dataflow ? 1 : 0;
-    if (r->o->sync_dataflow) { /* the receive plan, borrowed from the coordinator's */
+    sn_wire_sync_to_assign(r->o->sync, a);
+    if (sn_sync_needs_rxplan(r->o->sync)) { /* the receive plan, borrowed from the coordinator's */
         a->n_rx_plan = r->rxplan.nrx[id];
         a->rx_plan = r->rxplan.rx[id];
     }

@@ -305,9 +305,10 @@ static int prepare(sn_coord_t *r, sn_err_t *err)
                                       &r->sched_text, &r->sched_len, err);
     if (sched_rc < 0)
         return sched_rc;
-    /* --sync dataflow: every node learns its receptions from one dry run of the schedule; plans
-     * do not depend on the packet size, so the one plan serves every size of a sweep */
-    if (o->sync_dataflow) {
+    /* a mode with receive plans (dataflow): every node learns its receptions from one dry run of
+     * the schedule; plans do not depend on the packet size, so the one plan serves every size of
+     * a sweep */
+    if (sn_sync_needs_rxplan(o->sync)) {
         /* within what the run's estimate leaves of --max-memory (the same estimate the command
          * checked before it came here) */
         sn_mem_t mem;
@@ -523,7 +524,7 @@ static int run_here(const sn_coord_opts_t *opts, sn_coord_result_t *result, sn_e
     memset(r, 0, sizeof *r);
     memset(result, 0, sizeof *result);
     result->fail_node = SN_COORD_NODE_NONE;
-    result->sync_dataflow = opts->sync_dataflow;
+    result->sync = opts->sync;
     r->o = opts;
     r->res = result;
     r->job = &opts->job;

@@ -16,6 +16,7 @@
 #include "stepnet/error.h"
 #include "stepnet/linkemu.h"
 #include "stepnet/model.h"
+#include "stepnet/sync.h"
 #include "stepnet/timemodel.h"
 #include "stepnet/topo.h"
 
@@ -85,9 +86,10 @@ typedef struct sn_coord_opts_s {
      * frames after the last node is done); 0 (learn): the first repetition of each size does, the
      * later ones stop at the slot it found (Start.quiet_slot), checked by every node */
     int termination_detect;
-    /* --sync dataflow: nodes send only the packets of the schedule and play each logical slot as
-     * soon as its packets are in (docs/runtime.md, "Dataflow execution"); 0: the slot barrier */
-    int sync_dataflow;
+    /* the execution mode (--sync; include/stepnet/sync.h): SN_SYNC_SLOT (the default) the slot
+     * barrier; SN_SYNC_DATAFLOW nodes send only the packets of the schedule and play each logical
+     * slot as soon as its packets are in (docs/runtime.md, "Dataflow execution") */
+    sn_sync_t sync;
     /* --max-memory: what the dataflow receive plan may take in the coordinator (0: no limit) */
     uint64_t max_memory;
     /* sweeps (`stepnet bench`): the packet sizes, increasing, each run for warmup + reps
@@ -256,7 +258,7 @@ typedef struct sn_coord_result_s {
     uint32_t nempty_slot_samples;
     sn_cp_result_t dataflow;
     sn_coord_calib_t calib;
-    int sync_dataflow; /* the run's execution mode (opts->sync_dataflow): which model predicts it */
+    sn_sync_t sync; /* the run's execution mode (opts->sync): which model predicts it */
 } sn_coord_result_t;
 
 /* The defaults above; job and topo_text stay empty (the caller sets them). */
@@ -278,8 +280,8 @@ void sn_coord_trace_free(sn_coord_trace_t *trace);
 double sn_coord_result_median_us(const sn_coord_result_t *result);
 
 /* The time model's prediction of a point (of the run: the last size that ran) in the run's
- * execution mode: the dataflow model's critical path under --sync dataflow, the slot model's
- * otherwise; -1 without a model. */
+ * execution mode: the slot model's for a lockstep mode (sn_sync_lockstep), the dataflow model's
+ * critical path otherwise; -1 without a model. */
 double sn_coord_point_model_us(const sn_coord_result_t *result, const sn_coord_point_t *pt);
 double sn_coord_result_model_us(const sn_coord_result_t *result);
 /* The median of the measured collective times (coll_ns) in microseconds (0 without any). */

@@ -320,7 +320,7 @@ static void test_dataflow_record(void **state)
     const uint64_t none = SN_WIRE_TRACE_NO_FRAME;
     fx_t f;
     fx_init(&f, "ring:3");
-    f.run.coord.sync_dataflow = 1;
+    f.run.coord.sync = SN_SYNC_DATAFLOW;
     const sn_topo_t *t = f.ctx.topo;
     /* node 0's port q01 leads to node 1's port q10; node 2 reaches node 0 on port q20, and node 0
      * hears node 2 on port q02 */
