@@ -130,7 +130,7 @@ struct sn_conn_s {
     size_t hs_have;
     void *outq, *outq_tail; /* frames not yet (completely) handed to the socket, in order */
     uint64_t rx_frames;
-    /* progress, for the slot deadline that measures silence (node/slot.c): bytes read in all,
+    /* progress, for the slot deadline that measures silence (node/exec.c): bytes read in all,
      * and the loop's time (uv_now, ms) of the last read and of the last write the socket took in
      * whole or in part (0: none yet) */
     uint64_t rx_bytes, rx_at_ms, tx_at_ms;

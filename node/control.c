@@ -86,13 +86,13 @@ static int take_assignment(node_t *nd, const Stepnet__Assign *a, sn_err_t *err)
         return rc;
     if ((rc = sn__node_links_init(nd, a, err)) < 0 || (rc = sn__node_emu_init(nd, a, err)) < 0)
         return rc;
-    if (a->has_sync && a->sync > 1)
-        return sn_err_set(err, SN_EINVAL, "unknown synchronisation %u (0 slot, 1 dataflow)",
-                          a->sync);
-    if (a->has_sync && a->sync == 1 && (rc = sn__node_dataflow_init(nd, a, err)) < 0)
+    /* the execution mode, chosen here once: from now on exec.c plays through its table */
+    sn_sync_t sync;
+    if ((rc = sn_wire_assign_to_sync(a, &sync, err)) < 0)
         return rc;
-    if (!(a->has_sync && a->sync == 1) && a->n_rx_plan)
-        return sn_err_set(err, SN_EINVAL, "a receive plan without --sync dataflow");
+    nd->ex.mode = sn__node_mode(sync);
+    if ((rc = nd->ex.mode->mode_assign(nd, a, err)) < 0)
+        return rc;
     sn__node_assigned(nd);
     return 0;
 }

@@ -1,25 +1,10 @@
-/* The slot executor of stepnet-node (node/): plays the algorithm's state machine slot by slot
- * behind the slot barrier, checks every step with the core's sn_exec_step and
- * sn_exec_check_arrivals (the very checks of the simulator), sends one data frame per link and
- * slot, detects termination without a per-slot round trip, and reports the result.
- *
- * Slot barrier (an alpha-synchronizer; docs/runtime.md, "The slot barrier"): in every slot the
- * node sends exactly one data frame on every link (empty when it has no packet there) and plays
- * slot t+1 once it holds the slot-t frame of every link; neighbours are never more than one slot
- * apart, so each link keeps a window of two frames. The algorithm state machine is called exactly
- * as core/sim calls it (slot 1, then on arrivals or at its wake slot).
- *
- * Termination: a node is *done* in slot s when it holds all its deliveries, asked for no wake and
- * sent nothing. Every frame carries the sender's radius R (all nodes within R-1 hops were done,
- * R = 0 if the sender is not) and the latest done-start slot M it knows. R(s) = done(s) ? 1 + min
- * over links R_link(s-1) : 0 and M(s) = max(own done start, M_link(s-1)). Once R reaches D+1
- * (D = diameter) every delivery in the network is complete and M is the global last done start
- * G; every node learns this by slot G + D, so all stop after slot G + D + 1 without talking to
- * the coordinator.
- *
- * Learned stop (Start.quiet_slot = G, docs/runtime.md): the first repetition of a size detects
- * termination as above and reports G; the later ones play slot G without frames and stop there,
- * each node checking that it is done (the schedule repeats, or the run fails). */
+/* The executor of stepnet-node (node/) that the execution modes share: a START and the run it
+ * starts (the algorithm's state, verification, the in-band barrier before a collective), the step
+ * of a slot with the core's sn_exec_step and sn_exec_check_arrivals (the very checks of the
+ * simulator), the frames a slot sends, the checks of the frames that arrive, the slot deadline,
+ * the --trace records and the result. How the slots are played is the execution mode's, behind
+ * its table of operations (node_internal.h): the slot barrier (mode_slot.c) or dataflow
+ * (mode_dataflow.c), taken once from the table below when the assignment names the mode. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,9 +68,8 @@ static void send_result(node_t *nd, const char *error, uint64_t error_slot)
     r.has_start_ns = r.has_complete_ns = error == NULL;
     r.start_ns = nd->ex.start_ns;
     r.complete_ns = nd->ex.complete_ns;
-    /* dataflow detects no termination: its last slot comes from the receive plan */
-    r.has_quiet_slot = error == NULL && !nd->ex.idle && !nd->ex.dataflow;
-    r.quiet_slot = nd->ex.quiet ? nd->ex.quiet : nd->ex.cmax;
+    if (error == NULL && !nd->ex.idle) /* the learned stop, the trace's marks */
+        nd->ex.mode->mode_result(nd, &r);
     m.msg_case = STEPNET__CONTROL__MSG_RESULT;
     m.result = &r;
     sn__node_send_ctl(nd, &m);
@@ -119,42 +103,11 @@ static void trace_sent(node_t *nd, uint64_t s)
     }
 }
 
-/* --trace under --sync dataflow: marks every recorded (slot, port) on which the receive plan holds
- * no frame, so that the coordinator draws no arrival there (dataflow sends no empty frames); the
- * planned ones stay 0 (came before the Start) until their frame arrives. */
-static void trace_mark_plan(node_t *nd)
-{
-    uint64_t stride = 1 + (uint64_t) nd->deg;
-    for (uint64_t s = 0; s < nd->ex.trace_cap; s++)
-        for (uint32_t q = 0; q < nd->deg; q++)
-            nd->ex.trace_slots[s * stride + 1 + q] = SN_WIRE_TRACE_NO_FRAME;
-    for (uint32_t q = 0; q < nd->deg; q++) {
-        const link_t *l = &nd->links[q];
-        for (size_t i = 0; i < l->df_nplan && l->df_plan[i] <= nd->ex.trace_cap; i++)
-            nd->ex.trace_slots[(l->df_plan[i] - 1) * stride + 1 + q] = 0;
-    }
-}
-
-/* --trace: the frame of slot s arrived on port q now. */
-static void trace_arrived(node_t *nd, uint64_t s, uint32_t q)
+void sn__node_trace_arrived(node_t *nd, uint64_t s, uint32_t q)
 {
     if (s == 0 || s > nd->ex.trace_cap)
         return;
     nd->ex.trace_slots[(s - 1) * (1 + nd->deg) + 1 + q] = trace_now(nd);
-}
-
-/* The half of link l's two-frame window that holds its frame of collective cid, slot s. The
- * halves alternate with the slot; a collective that follows an in-band barrier of B slots starts
- * in the half after the barrier's last (offset B & 1), so that a neighbour's first frames of the
- * collective never meet its last ones of the barrier, whatever B is. */
-static rxframe_t *win(node_t *nd, link_t *l, uint32_t cid, uint64_t s)
-{
-    uint32_t off = 0;
-    if (nd->ex.running && cid == nd->ex.cid)
-        off = nd->ex.win_off;
-    else if (nd->ex.running && nd->ex.then_cid && cid == nd->ex.then_cid)
-        off = (uint32_t) (nd->ex.idle & 1);
-    return &l->rx[(s + off) & 1];
 }
 
 #define NS_PER_MS 1000000ull
@@ -210,15 +163,11 @@ static void on_slot_timer(uv_timer_t *t)
 {
     node_t *nd = t->data;
     uint64_t now_ms = uv_now(nd->loop);
-    /* the slot whose frames are awaited: under the barrier the last one played; in dataflow the
-     * one before the next logical slot, which may lie many slots ahead of the slots the other
-     * nodes play (a chain of up to that many hops, each taking up to a frame's time, may precede
-     * its frame, so its first byte gets that many frames' time) */
-    int df = nd->ex.dataflow && !nd->ex.idle;
-    uint64_t awaited = df ? (nd->ex.df_next ? nd->ex.df_next - 1 : 0) : nd->ex.t;
-    uint32_t hops = nd->diameter;
-    if (df && awaited > hops)
-        hops = awaited > UINT32_MAX ? UINT32_MAX : (uint32_t) awaited;
+    /* the slot whose frames are awaited, and how many frames' time their first byte gets (the
+     * running run's mode says) */
+    const sn_node_mode_ops_t *run = nd->ex.run;
+    uint32_t hops;
+    uint64_t awaited = run->mode_awaited(nd, &hops);
     sn_deadline_limits_t lim = {.silence_ns = (uint64_t) nd->slot_ms * NS_PER_MS,
                                 .first_ns = sn_deadline_first_ns(nd->ex.frame_ns, hops),
                                 .frame_ns = nd->ex.frame_ns};
@@ -229,11 +178,7 @@ static void on_slot_timer(uv_timer_t *t)
     sn_deadline_link_t slow_w = {0};
     for (uint32_t p = 0; p < nd->deg; p++) {
         link_t *l = &nd->links[p];
-        uint64_t slot;
-        if (df && !sn__node_dataflow_awaits(nd, l, &slot))
-            continue;
-        rxframe_t *f = win(nd, l, nd->ex.cid, nd->ex.t);
-        if (!df && f->have && f->slot == nd->ex.t && f->cid == nd->ex.cid)
+        if (!run->mode_missing(nd, l))
             continue;
         sn_deadline_link_t w = link_progress(nd, l, now_ms);
         uint64_t until;
@@ -269,11 +214,10 @@ static void on_slot_timer(uv_timer_t *t)
     free(ids);
 }
 
-/* The frame of slot s on link l: streamed, its payload generated chunk by chunk as it goes out
- * (net/wire.h), or, on an emulated link, built whole and held until its release time
- * (emulate.c). */
-static void send_frame(link_t *l, uint32_t cid, uint64_t s, uint32_t radius, uint64_t cmax,
-                       const sn_packet_t *pkt, const sn_params_t *p)
+/* Streamed, its payload generated chunk by chunk as it goes out (net/wire.h), or, on an emulated
+ * link, built whole and held until its release time (emulate.c). */
+void sn__node_send_frame(link_t *l, uint32_t cid, uint64_t s, uint32_t radius, uint64_t cmax,
+                         const sn_packet_t *pkt, const sn_params_t *p)
 {
     if (l->lc == NULL) /* the link's connection closed (its failure is reported already) */
         return;
@@ -285,8 +229,6 @@ static void send_frame(link_t *l, uint32_t cid, uint64_t s, uint32_t radius, uin
     uint8_t *b = sn_wire_frame_data(&l->lc->c, cid, s, radius, cmax, pkt, p, &len);
     sn__node_link_send(l, b, len);
 }
-
-static void finish(node_t *nd);
 
 void sn__node_arrival(node_t *nd, size_t i, const sn_packet_t *pkt, uint32_t q, int echo)
 {
@@ -376,7 +318,7 @@ void sn__node_send_slot(node_t *nd, uint64_t s, int packets_only)
         } else if (packets_only) {
             continue;
         }
-        send_frame(l, nd->ex.cid, s, nd->ex.radius, nd->ex.cmax, pkt, p);
+        sn__node_send_frame(l, nd->ex.cid, s, nd->ex.radius, nd->ex.cmax, pkt, p);
     }
 }
 
@@ -385,127 +327,11 @@ void sn__node_begin_wait(node_t *nd)
     begin_wait(nd, NULL);
 }
 
-void sn__node_finish(node_t *nd)
-{
-    finish(nd);
-}
-
-/* Plays slot s: the arrivals of slot s-1, the step, the checks, the frames of slot s. The port
- * model and the deliveries are checked by the core's sn_exec_check_arrivals and sn_exec_step,
- * exactly as the simulator checks them, and their message is reported unchanged. */
-static void play(node_t *nd, uint64_t s)
-{
-    const sn_params_t *p = &nd->params;
-    size_t nrx = 0;
-    uint32_t min_r = UINT32_MAX;
-    uint64_t max_m = 0;
-    for (uint32_t q = 0; q < nd->deg; q++) {
-        link_t *l = &nd->links[q];
-        if (s == 1) {
-            min_r = 0;
-            continue;
-        }
-        rxframe_t *f = win(nd, l, nd->ex.cid, s - 1);
-        f->have = 0;
-        if (f->radius < min_r)
-            min_r = f->radius;
-        if (f->cmax > max_m)
-            max_m = f->cmax;
-        if (f->has_pkt)
-            sn__node_arrival(nd, nrx++, &f->pkt, q, l->sent_pkt_slot == s - 1);
-    }
-    if (nd->ex.idle) { /* the idle barrier: empty frames only (arrivals, if any, are checked) */
-        sn_err_t err = {0};
-        int rc;
-        if (s > 1 && (rc = sn_exec_check_arrivals(nd->topo, &p->pm, nd->id, s - 1, nd->ex.rx, nrx,
-                                                  nd->ex.echo, &err)) < 0) {
-            sn__node_abort(nd, rc, s - 1, "%s", err.msg);
-            return;
-        }
-        nd->ex.t = s;
-        for (uint32_t q = 0; q < nd->deg; q++)
-            send_frame(&nd->links[q], nd->ex.cid, s, 0, 0, NULL, p);
-        begin_wait(nd, NULL);
-        return;
-    }
-    size_t ntx;
-    int complete;
-    if (sn__node_step(nd, s, nrx, &ntx, &complete) < 0)
-        return;
-    /* termination state of this slot */
-    uint64_t got = sn_verify_got(nd->ex.verify, nd->id);
-    int done = complete && nd->ex.wake == SN_WAKE_NEVER && ntx == 0;
-    if (done && !nd->ex.was_done)
-        nd->ex.done_start = s;
-    nd->ex.was_done = done;
-    if (nd->ex.quiet && s == nd->ex.quiet) { /* a learned stop: this slot sends no frames */
-        if (!done) {
-            char why[96];
-            if (!complete)
-                snprintf(why, sizeof why, "it holds %llu of its %llu deliveries",
-                         (unsigned long long) got,
-                         (unsigned long long) sn_verify_expected(nd->ex.verify, nd->id));
-            else if (ntx)
-                snprintf(why, sizeof why, "it sends %zu packets in this slot", ntx);
-            else
-                snprintf(why, sizeof why, "the algorithm asks to wake at slot %llu",
-                         (unsigned long long) nd->ex.wake);
-            sn__node_abort(nd, SN_EALGO, s,
-                           "learned stop at slot %llu (where the first repetition of this size "
-                           "went quiet): the node is not done, %s; the schedule differs between "
-                           "repetitions (--termination detect runs without the learned stop)",
-                           (unsigned long long) s, why);
-            return;
-        }
-        nd->ex.t = s;
-        finish(nd);
-        return;
-    }
-    uint32_t cap = nd->diameter + 1;
-    nd->ex.radius = done ? (min_r + 1 > cap ? cap : min_r + 1) : 0;
-    nd->ex.cmax = max_m > (done ? nd->ex.done_start : 0) ? max_m : (done ? nd->ex.done_start : 0);
-    if (!nd->ex.quiet && nd->ex.radius >= cap && nd->ex.stop_slot == 0) {
-        nd->ex.stop_slot = nd->ex.cmax + nd->diameter + 1;
-        if (nd->ex.stop_slot <= s) {
-            sn__node_abort(nd, SN_EALGO, s,
-                           "termination: stop slot %llu already passed at slot %llu (traffic after "
-                           "completion?)",
-                           (unsigned long long) nd->ex.stop_slot, (unsigned long long) s);
-            return;
-        }
-    }
-    sn__node_send_slot(nd, s, 0);
-    sn__node_fault_inject(nd, s);
-    begin_wait(nd, NULL);
-}
-
-/* Plays slots as long as every link holds the frame of the current slot. */
-static void advance(node_t *nd)
-{
-    while (nd->ex.running) {
-        for (uint32_t q = 0; q < nd->deg; q++) {
-            rxframe_t *f = win(nd, &nd->links[q], nd->ex.cid, nd->ex.t);
-            if (!f->have || f->slot != nd->ex.t || f->cid != nd->ex.cid)
-                return;
-        }
-        if (nd->ex.t == nd->ex.stop_slot) {
-            finish(nd);
-            return;
-        }
-        if (!nd->ex.idle && nd->ex.t >= nd->max_slots) {
-            sn__node_abort(nd, SN_ESLOTS, nd->ex.t, "no termination after %llu slots (the limit)",
-                           (unsigned long long) nd->max_slots);
-            return;
-        }
-        play(nd, nd->ex.t + 1);
-    }
-}
-
 static void start_run(node_t *nd, uint32_t cid, uint64_t idle, uint64_t then_cid, uint32_t off);
 
 /* The stop slot was played and its frames are in: reports and waits for the next START, or, at
  * the end of the in-band barrier, starts the collective it precedes. */
-static void finish(node_t *nd)
+void sn__node_finish(node_t *nd)
 {
     nd->ex.running = 0;
     uv_timer_stop(&nd->ex.slot_timer);
@@ -609,8 +435,7 @@ void sn__node_start(node_t *nd, const Stepnet__Start *st)
         nd->ex.out_has = sn_xcalloc(nd->deg + 1, 1);
         nd->ex.mark = sn_xcalloc(nd->deg + 1, 1);
     }
-    if (nd->ex.dataflow)
-        sn__node_dataflow_reset(nd);
+    nd->ex.mode->mode_start(nd);
     if (barrier)
         start_run(nd, cid - 1, barrier, cid, 0);
     else
@@ -671,8 +496,6 @@ static void start_run(node_t *nd, uint32_t cid, uint64_t idle, uint64_t then_cid
         free(nd->ex.trace_slots);
         nd->ex.trace_slots =
             sn_xcalloc((size_t) (nd->ex.trace_cap * (1 + nd->deg)), sizeof(uint64_t));
-        if (nd->ex.dataflow)
-            trace_mark_plan(nd);
         nd->ex.trace_t0 = uv_hrtime();
     }
     nd->ex.idle = idle;
@@ -694,14 +517,10 @@ static void start_run(node_t *nd, uint32_t cid, uint64_t idle, uint64_t then_cid
     nd->ex.running = 1;
     nd->ex.complete_ns = 0;
     nd->ex.start_ns = uv_hrtime();
+    /* an idle run is the slot barrier's in every mode */
+    nd->ex.run = idle ? &sn__node_mode_slot : nd->ex.mode;
     begin_wait(nd, on_slot_timer);
-    if (nd->ex.dataflow && !idle) {
-        nd->ex.df_next = 0;
-        sn__node_dataflow_advance(nd);
-        return;
-    }
-    play(nd, 1);
-    advance(nd);
+    nd->ex.run->mode_begin(nd);
 }
 
 /* ---- frames on links ----------------------------------------------------------------------- */
@@ -757,56 +576,12 @@ void sn__node_data_malformed(link_t *l, const char *msg)
                     l->edge, (unsigned long long) nd->ex.t, msg);
 }
 
-/* A data frame whose payload has been checked: takes it into the link's window. */
+/* A data frame whose payload has been checked: the execution mode takes it (a copy: the digest
+ * is written into it, not into the caller's). */
 void sn__node_data_accept(link_t *l, sn_wire_data_t *dp)
 {
-    node_t *nd = l->nd;
-    const sn_params_t *p = &nd->params;
     sn_wire_data_t d = *dp;
-    if (nd->ex.dataflow && sn__node_dataflow_owns(nd, d.cid)) {
-        if (d.has_packet && d.pkt.kind == SN_PKT_DATA &&
-            !(d.pkt.src == SN_SRC_COMBINED && sn_coll_is_combining(p->coll)))
-            d.pkt.digest = sn_payload_digest(p->seed, d.pkt.src, d.pkt.dst, d.pkt.seq, d.pkt.frag,
-                                             d.payload_len);
-        if (nd->ex.trace_cap && nd->ex.running && d.cid == nd->ex.cid)
-            trace_arrived(nd, d.slot, l->port);
-        sn__node_dataflow_accept(l, &d);
-        return;
-    }
-    /* the frame must belong to the running collective (or be the first frame of the next one,
-     * sent by a neighbour that got its START first), and to slot t or t+1 */
-    int ok;
-    if (nd->ex.running)
-        ok = (d.cid == nd->ex.cid && (d.slot == nd->ex.t || d.slot == nd->ex.t + 1)) ||
-             /* a neighbour that left the in-band barrier before us: its collective began */
-             (nd->ex.then_cid && d.cid == nd->ex.then_cid && d.slot == 1 &&
-              nd->ex.t == nd->ex.stop_slot);
-    else
-        ok = d.cid == nd->ex.last_cid + 1 && d.slot == 1;
-    rxframe_t *f = win(nd, l, d.cid, d.slot);
-    if (!ok || (f->have && f->cid == d.cid && f->slot == d.slot)) {
-        sn__node_report(nd, SN_EPROTO, nd->ex.t, STEPNET__ABORT_KIND__ABORT_PROTO, l->peer, NULL, 0,
-                        "protocol error on the link to node %u (edge %u): frame for collective %u "
-                        "slot %llu %s at collective %u slot %llu",
-                        l->peer, l->edge, d.cid, (unsigned long long) d.slot,
-                        ok ? "repeated" : "unexpected", nd->ex.cid, (unsigned long long) nd->ex.t);
-        return;
-    }
-    if (d.has_packet && d.pkt.kind == SN_PKT_DATA &&
-        !(d.pkt.src == SN_SRC_COMBINED && sn_coll_is_combining(p->coll)))
-        d.pkt.digest =
-            sn_payload_digest(p->seed, d.pkt.src, d.pkt.dst, d.pkt.seq, d.pkt.frag, d.payload_len);
-    f->have = 1;
-    f->cid = d.cid;
-    f->slot = d.slot;
-    f->has_pkt = d.has_packet;
-    f->pkt = d.pkt;
-    f->radius = d.radius;
-    f->cmax = d.cmax;
-    if (nd->ex.trace_cap && nd->ex.running && d.cid == nd->ex.cid)
-        trace_arrived(nd, d.slot, l->port);
-    if (nd->ex.running && d.slot == nd->ex.t)
-        advance(nd);
+    l->nd->ex.mode->mode_frame(l, &d);
 }
 
 void sn__node_on_data(link_t *l, const uint8_t *body, size_t len)
@@ -820,4 +595,21 @@ void sn__node_on_data(link_t *l, const uint8_t *body, size_t len)
     if (sn__node_data_check(l, &d, d.payload, 0, d.payload_len) < 0)
         return;
     sn__node_data_accept(l, &d);
+}
+
+/* ---- the execution modes ------------------------------------------------------------------- */
+
+/* The one table of the modes, indexed by sn_sync_t: a new mode is a file of its own and a row
+ * here (and in SN_SYNC_MAP, include/stepnet/sync.h). */
+static const sn_node_mode_ops_t *const modes[] = {
+    [SN_SYNC_SLOT] = &sn__node_mode_slot,
+    [SN_SYNC_DATAFLOW] = &sn__node_mode_dataflow,
+};
+
+_Static_assert(sizeof modes / sizeof modes[0] == SN_SYNC_COUNT,
+               "every execution mode of SN_SYNC_MAP has a row in the node's table");
+
+const sn_node_mode_ops_t *sn__node_mode(sn_sync_t s)
+{
+    return (unsigned) s < SN_SYNC_COUNT ? modes[s] : NULL;
 }

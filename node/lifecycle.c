@@ -266,7 +266,8 @@ static void node_free(node_t *nd)
         free(nd->links[q].cal.rtt0);
         free(nd->links[q].cal.rtt);
     }
-    sn__node_dataflow_free(nd);
+    if (nd->ex.mode)
+        nd->ex.mode->mode_free(nd);
     free(nd->links);
     sn_conn_pool_free(&nd->net.pool); /* after every link connection closed */
     free(nd->conc.rtt);

@@ -1,6 +1,7 @@
 /* Internal interface of stepnet-node (node/): the node and its links, split by responsibility like
- * the files that own them (lifecycle.c, control.c, links.c, calibrate.c, slot.c, fault.c), and
- * the sn__node_* functions they call in one another. One libuv loop runs all of it. */
+ * the files that own them (lifecycle.c, control.c, links.c, calibrate.c, exec.c, fault.c, and one
+ * file per execution mode: mode_slot.c, mode_dataflow.c), the operations table of an execution
+ * mode, and the sn__node_* functions they call in one another. One libuv loop runs all of it. */
 #ifndef STEPNET_NODE_INTERNAL_H
 #define STEPNET_NODE_INTERNAL_H
 
@@ -25,10 +26,12 @@
 #include "stepnet/algo.h"
 #include "stepnet/linkemu.h"
 #include "stepnet/sim.h"
+#include "stepnet/sync.h"
 #include "stepnet/topo.h"
 
 typedef struct node_s node_t;
 typedef struct link_s link_t;
+typedef struct sn_node_mode_ops_s sn_node_mode_ops_t; /* an execution mode (below) */
 
 /* A connection and what it belongs to: the control channel, a link, or an inbound connection
  * that has not said which link it is yet. */
@@ -47,7 +50,7 @@ typedef struct lconn_s {
     int piece_bad;
 } lconn_t;
 
-/* One data frame held in a link's two-frame window (slot.c). */
+/* One data frame held in a link's two-frame window (the slot barrier's, mode_slot.c). */
 typedef struct rxframe_s {
     int have;
     uint32_t cid;
@@ -90,22 +93,14 @@ struct link_s {
     lconn_t *lc;
     int up, down;
     link_dial_t dial;
-    /* the slot executor: the two-frame window, and the last slot we sent a packet here (the
-     * arrival check of half duplex) */
+    /* the executor: the slot barrier's two-frame window (mode_slot.c), and the last slot we sent
+     * a packet here (the arrival check of half duplex) */
     rxframe_t rx[2];
     uint64_t sent_pkt_slot;
-    /* the slot deadline's view of the link (slot.c): its connection's byte count when the slot
+    /* the slot deadline's view of the link (exec.c): its connection's byte count when the slot
      * began waiting, and the time (uv_now) the wait first saw bytes beyond it (0: not yet) */
     uint64_t wait_rx0, wait_first_rx_ms;
     link_cal_t cal;
-    /* --sync dataflow (dataflow.c): the slots of this link's planned frames in order (from the
-     * Assign's receive plan), how many frames of the running collective arrived and how many
-     * were played, and the packets that arrived before the slot that plays them: a ring of
-     * df_qcap entries, never more than the link's planned frames */
-    uint64_t *df_plan;
-    size_t df_nplan, df_arrived, df_played;
-    sn_packet_t *df_q;
-    size_t df_qhead, df_qcap;
     /* link emulation (emulate.c): this direction's schedule and the frames it holds */
     int emu_on;
     sn_emu_sched_t emu;
@@ -145,7 +140,7 @@ typedef struct node_net_s {
     sn_conn_pool_t pool; /* the frame buffers all links share (net/conn.h) */
 } node_net_t;
 
-/* The slot executor and the collective it runs (slot.c). */
+/* The executor and the collective it runs (exec.c, and the execution mode that plays it). */
 typedef struct node_exec_s {
     int running, state_live;
     uint32_t cid, last_cid;
@@ -160,7 +155,7 @@ typedef struct node_exec_s {
      * then_cid (0: none); the node's clock (uv_hrtime) at slot 1 of the collective and at its
      * completion, reported in the Result */
     uint32_t then_cid;
-    uint32_t win_off; /* the collective's window offset (slot.c, win) */
+    uint32_t win_off; /* the collective's window offset (mode_slot.c, win) */
     uint64_t start_ns, complete_ns;
     uint32_t radius;
     uint64_t cmax;
@@ -190,18 +185,17 @@ typedef struct node_exec_s {
     uint64_t *trace_slots; /* [(1 + deg) * trace_cap] */
     uint64_t *trace_sends;
     size_t ntrace_sends, captrace_sends;
-    /* the slot deadline (slot.c, docs/runtime.md "Deadlines"): when the current slot began
+    /* the slot deadline (exec.c, docs/runtime.md "Deadlines"): when the current slot began
      * waiting (uv_now), and the model's time of one frame of the collective (Start.frame_us, in
      * ns; the node's own estimate when absent) */
     uint64_t wait_ms, frame_ns;
     uv_timer_t slot_timer;
-    /* --sync dataflow (dataflow.c): the collective runs without the slot barrier (its in-band
-     * barrier before it keeps it); the logical slot it plays next (0: not chosen yet), and per
-     * port scratch: the slot of the next planned frame and whether it is here */
-    int dataflow;
-    uint64_t df_next;
-    uint64_t *df_head;
-    uint8_t *df_have;
+    /* the execution mode, chosen once at the assignment (sn__node_mode; NULL before it), what
+     * it keeps of its own (its mode_assign makes it, its mode_free frees it), and the table of
+     * the run being played: the mode's for a collective, the slot barrier's for an idle run */
+    const sn_node_mode_ops_t *mode;
+    void *mode_state;
+    const sn_node_mode_ops_t *run;
 } node_exec_t;
 
 struct node_s {
@@ -327,7 +321,7 @@ void sn__node_link_probe(link_t *l, int type, uint64_t seq, uint32_t bytes);
  * collectives the next one's (sweeps). */
 uint32_t sn__node_frame_size(const node_t *nd);
 
-/* ---- slot.c ---- */
+/* ---- exec.c: the executor the execution modes share ---- */
 
 /* Starts the collective of a START from the coordinator (its cid, seed, packet size and the next
  * collective's size), or an idle barrier of st->idle_slots slots; with st->barrier_slots > 0,
@@ -340,15 +334,15 @@ void sn__node_start(node_t *nd, const Stepnet__Start *st);
 void sn__node_on_data(link_t *l, const uint8_t *body, size_t len);
 /* The parts of sn__node_on_data, for frames that arrive in pieces (links.c): the check of payload
  * bytes [off, off + n) (-1 once reported), the report of a malformed frame, and the acceptance
- * of a checked frame into the link's window. */
+ * of a checked frame by the execution mode (mode_frame). */
 int sn__node_data_check(link_t *l, const sn_wire_data_t *d, const uint8_t *p, uint32_t off,
                         uint32_t n);
 void sn__node_data_malformed(link_t *l, const char *msg);
 void sn__node_data_accept(link_t *l, sn_wire_data_t *d);
 
-/* Shared by the two executors (slot.c): checks the arrivals of slot s - 1 (nd->ex.rx, nrx, in
- * port order), steps the state machine when core/sim would (slot 1, arrivals, its wake slot) with
- * the core's checks, notes the completion, and returns the packets to send in *ntx (nd->ex.out);
+/* Shared by the execution modes: checks the arrivals of slot s - 1 (nd->ex.rx, nrx, in port
+ * order), steps the state machine when core/sim would (slot 1, arrivals, its wake slot) with the
+ * core's checks, notes the completion, and returns the packets to send in *ntx (nd->ex.out);
  * *complete: every delivery held. 0, or -1 once the failure is reported. */
 int sn__node_step(node_t *nd, uint64_t s, size_t nrx, size_t *ntx, int *complete);
 /* Appends an arrival (packet pkt on port q, echo: we sent a packet on q in the same slot) to
@@ -357,31 +351,88 @@ void sn__node_arrival(node_t *nd, size_t i, const sn_packet_t *pkt, uint32_t q, 
 /* The frames of slot s: every link's (the slot barrier) or, with packets_only, the links that
  * carry a packet (dataflow); counts and hashes the transmissions. */
 void sn__node_send_slot(node_t *nd, uint64_t s, int packets_only);
+/* The frame of slot s of collective cid on link l, with the termination fields and at most one
+ * packet (pkt NULL: an empty frame); nothing once the link's connection has closed. */
+void sn__node_send_frame(link_t *l, uint32_t cid, uint64_t s, uint32_t radius, uint64_t cmax,
+                         const sn_packet_t *pkt, const sn_params_t *p);
 /* The slot just played begins waiting for its frames (the deadline's view of every link). */
 void sn__node_begin_wait(node_t *nd);
-/* The collective's last slot is played: checks the deliveries and reports the result. */
+/* The collective's last slot is played: checks the deliveries and reports the result; at the end
+ * of an in-band barrier, starts the collective it precedes. */
 void sn__node_finish(node_t *nd);
+/* A data frame's packet digest, from its checked payload (a combining packet keeps the value its
+ * header carries). Inline: every mode computes it on every frame it takes. */
+static inline void sn__node_frame_digest(const node_t *nd, sn_wire_data_t *d)
+{
+    const sn_params_t *p = &nd->params;
+    if (d->has_packet && d->pkt.kind == SN_PKT_DATA &&
+        !(d->pkt.src == SN_SRC_COMBINED && sn_coll_is_combining(p->coll)))
+        d->pkt.digest = sn_payload_digest(p->seed, d->pkt.src, d->pkt.dst, d->pkt.seq, d->pkt.frag,
+                                          d->payload_len);
+}
 
-/* ---- dataflow.c ---- */
+/* --trace: the frame of slot s arrived on port q now (nothing beyond the recorded slots). */
+void sn__node_trace_arrived(node_t *nd, uint64_t s, uint32_t q);
 
-/* Takes the assignment's receive plan (a->sync 1): checks it and splits it by port. 0, or
- * SN_EPROTO with err set. Call after sn__node_links_init. */
-int sn__node_dataflow_init(node_t *nd, const Stepnet__Assign *a, sn_err_t *err);
-/* A new collective: no frame of it has arrived or been played (at its START, before its in-band
- * barrier, whose end lets the neighbours send its frames). */
-void sn__node_dataflow_reset(node_t *nd);
-/* 1 when a data frame of collective cid belongs to a dataflow collective of this node: the
- * running one, or the one the running in-band barrier precedes. */
-int sn__node_dataflow_owns(const node_t *nd, uint32_t cid);
-/* A checked data frame of a dataflow collective on link l: matched against the link's plan (a
- * frame the plan does not hold is a protocol error), queued, and played when its slot is ready. */
-void sn__node_dataflow_accept(link_t *l, const sn_wire_data_t *d);
-/* Plays logical slots as long as the frames each needs are in; finishes when none is left. */
-void sn__node_dataflow_advance(node_t *nd);
-/* The slot deadline in dataflow: 1 when link l's frame is awaited by the next slot (and in
- * *slot, the awaited frame's slot). */
-int sn__node_dataflow_awaits(const node_t *nd, const link_t *l, uint64_t *slot);
-void sn__node_dataflow_free(node_t *nd);
+/* ---- the execution modes: mode_slot.c, mode_dataflow.c (include/stepnet/sync.h) ----
+ * An execution mode is a table of operations, as a transport is in nng: one file per mode, each
+ * keeping its own state in nd->ex.mode_state, and one table (sn__node_mode, exec.c) from which
+ * the node takes its mode once, when the assignment names it. The shared executor (exec.c) calls
+ * the operations; nothing else in node/ looks at the mode. An idle run (a benchmark's idle
+ * barrier, or the in-band barrier before every collective) is played behind the slot barrier in
+ * every mode: nd->ex.run is the running run's table, the mode's for a collective and
+ * sn__node_mode_slot's for an idle run. Every member is set. All are called on the node's loop,
+ * and none may free the node or a link. */
+struct sn_node_mode_ops_s {
+    /* mode_assign: takes the mode's part of the assignment `a` (lent for the call), once, after
+     * the links are built (sn__node_links_init: nd->deg and nd->links are set) and before any
+     * START; what it allocates goes into nd->ex.mode_state. 0, or a negative code with err set,
+     * which refuses the assignment (mode_free still runs at the node's end). */
+    int (*mode_assign)(node_t *nd, const Stepnet__Assign *a, sn_err_t *err);
+
+    /* mode_start: a START of a collective arrived, before its in-band barrier (if any) is
+     * played; frames of the collective may arrive (mode_frame) from now on, before mode_begin. */
+    void (*mode_start)(node_t *nd);
+
+    /* mode_begin: plays a run from its slot 1, as far as the frames that are in allow: called by
+     * exec.c once per run (nd->ex.run's) when its state, verification, trace buffers and slot
+     * deadline are set up (nd->ex.running). It plays through sn__node_step, sn__node_send_slot
+     * and sn__node_begin_wait, and ends the run with sn__node_finish or a report
+     * (sn__node_report, sn__node_abort); later frames continue it through mode_frame. */
+    void (*mode_begin)(node_t *nd);
+
+    /* mode_frame: data frame d on link l, its payload checked (sn__node_data_check) but its
+     * digest not yet computed (sn__node_frame_digest): a frame of the running run, of the next
+     * collective or of the in-band barrier before it. Takes it, or reports a protocol error, and
+     * plays the slots it completes. d is the caller's copy, lent for the call (its payload is not
+     * kept). Called for every frame, on the hot path: one indirect call, nothing more. */
+    void (*mode_frame)(link_t *l, sn_wire_data_t *d);
+
+    /* mode_awaited: for the slot deadline of the running run (exec.c, every tick): the slot whose
+     * frames the node waits for, and in *hops the most hops of frames that may precede the first
+     * byte of one of them (at least nd->diameter). */
+    uint64_t (*mode_awaited)(const node_t *nd, uint32_t *hops);
+
+    /* mode_missing: for the same deadline: 1 when link l's frame of the awaited slot is not here
+     * and the node waits for it, 0 when the link owes nothing now. */
+    int (*mode_missing)(const node_t *nd, const link_t *l);
+
+    /* mode_result: the mode's part of a collective's Result r (not an idle run's), just before it
+     * is sent: the learned stop a mode with termination detection found (has_quiet_slot,
+     * quiet_slot), and what the mode marks in the trace (nd->ex.trace_slots). */
+    void (*mode_result)(node_t *nd, Stepnet__Result *r);
+
+    /* mode_free: frees nd->ex.mode_state and whatever the mode keeps, at the node's end, after a
+     * refused assignment too (the state may be partly built, or NULL). */
+    void (*mode_free)(node_t *nd);
+};
+
+/* The slot barrier (mode_slot.c) and dataflow (mode_dataflow.c). */
+extern const sn_node_mode_ops_t sn__node_mode_slot;
+extern const sn_node_mode_ops_t sn__node_mode_dataflow;
+
+/* The operations of execution mode s (the one table, exec.c); NULL outside SN_SYNC_MAP. */
+const sn_node_mode_ops_t *sn__node_mode(sn_sync_t s);
 
 /* ---- emulate.c ---- */
 

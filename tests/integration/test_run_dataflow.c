@@ -1,7 +1,7 @@
-/* Integration tests of `stepnet run --sync dataflow` (node/dataflow.c, core/model/rxplan.c): every
- * algorithm of `stepnet algos` on a small case runs without the slot barrier and verifies with the
- * simulator's steps, trace hash, deliveries and packets; a killed or stopped node gets a verdict
- * naming it; the options refuse what dataflow cannot honour. */
+/* Integration tests of `stepnet run --sync dataflow` (node/mode_dataflow.c, core/model/rxplan.c):
+ * every algorithm of `stepnet algos` on a small case runs without the slot barrier and verifies
+ * with the simulator's steps, trace hash, deliveries and packets; a killed or stopped node gets a
+ * verdict naming it; the options refuse what dataflow cannot honour. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

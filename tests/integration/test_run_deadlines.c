@@ -1,4 +1,4 @@
-/* Integration tests of the deadlines that follow progress and the model (node/slot.c,
+/* Integration tests of the deadlines that follow progress and the model (node/exec.c,
  * coordinator/control.c; docs/runtime.md, "Deadlines"): runs that outlast the old wall-clock
  * deadlines verify with every deadline at its default. A 1 GiB packet streams for longer than the
  * 5 s silence limit; a 3 s emulated delay makes the calibration outlast the 30 s ready deadline;
