@@ -431,14 +431,15 @@ int sn_wire_assign_to_params(const Stepnet__Assign *a, sn_params_t *p, uint32_t 
 
 /* ---- the execution mode in an assignment ---------------------------------------------------- */
 
-/* Every mode and its wire number, in the order the refusal lists them. */
+/* Every mode and its wire number (SN_SYNC_MAP's column), in the order the refusal lists them. */
 static const struct {
     sn_sync_t sync;
     uint32_t wire;
-} sync_wire[] = {{SN_SYNC_SLOT, 0}, {SN_SYNC_DATAFLOW, 1}};
-
-_Static_assert(sizeof sync_wire / sizeof sync_wire[0] == SN_SYNC_COUNT,
-               "every execution mode of SN_SYNC_MAP has a wire number (proto/stepnet.proto)");
+} sync_wire[] = {
+#define SN_SYNC_WIRE(e, name, wire, lockstep, rxplan, what) {SN_SYNC_##e, wire},
+    SN_SYNC_MAP(SN_SYNC_WIRE)
+#undef SN_SYNC_WIRE
+};
 
 void sn_wire_sync_to_assign(sn_sync_t s, Stepnet__Assign *a)
 {

@@ -599,15 +599,13 @@ void sn__node_on_data(link_t *l, const uint8_t *body, size_t len)
 
 /* ---- the execution modes ------------------------------------------------------------------- */
 
-/* The one table of the modes, indexed by sn_sync_t: a new mode is a file of its own and a row
- * here (and in SN_SYNC_MAP, include/stepnet/sync.h). */
+/* The table of the modes, indexed by sn_sync_t, from the one list (SN_SYNC_MAP,
+ * include/stepnet/sync.h): mode NAME's operations are sn__node_mode_NAME, in node/mode_NAME.c. */
 static const sn_node_mode_ops_t *const modes[] = {
-    [SN_SYNC_SLOT] = &sn__node_mode_slot,
-    [SN_SYNC_DATAFLOW] = &sn__node_mode_dataflow,
+#define SN_SYNC_NODE(e, name, wire, lockstep, rxplan, what) [SN_SYNC_##e] = &sn__node_mode_##name,
+    SN_SYNC_MAP(SN_SYNC_NODE)
+#undef SN_SYNC_NODE
 };
-
-_Static_assert(sizeof modes / sizeof modes[0] == SN_SYNC_COUNT,
-               "every execution mode of SN_SYNC_MAP has a row in the node's table");
 
 const sn_node_mode_ops_t *sn__node_mode(sn_sync_t s)
 {

@@ -427,9 +427,12 @@ struct sn_node_mode_ops_s {
     void (*mode_free)(node_t *nd);
 };
 
-/* The slot barrier (mode_slot.c) and dataflow (mode_dataflow.c). */
-extern const sn_node_mode_ops_t sn__node_mode_slot;
-extern const sn_node_mode_ops_t sn__node_mode_dataflow;
+/* Every mode's operations, sn__node_mode_NAME in node/mode_NAME.c: the slot barrier
+ * (mode_slot.c), dataflow (mode_dataflow.c). */
+#define SN_SYNC_NODE_OPS(e, name, wire, lockstep, rxplan, what)                                    \
+    extern const sn_node_mode_ops_t sn__node_mode_##name;
+SN_SYNC_MAP(SN_SYNC_NODE_OPS)
+#undef SN_SYNC_NODE_OPS
 
 /* The operations of execution mode s (the one table, exec.c); NULL outside SN_SYNC_MAP. */
 const sn_node_mode_ops_t *sn__node_mode(sn_sync_t s);

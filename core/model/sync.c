@@ -14,8 +14,8 @@ typedef struct sync_row_s {
 } sync_row_t;
 
 static const sync_row_t rows[] = {
-#define SN_SYNC_ROW(e, n, ls, rx, w)                                                               \
-    [SN_SYNC_##e] = {.name = n, .what = w, .lockstep = ls, .rxplan = rx},
+#define SN_SYNC_ROW(e, n, wire, ls, rx, w)                                                         \
+    [SN_SYNC_##e] = {.name = #n, .what = w, .lockstep = ls, .rxplan = rx},
     SN_SYNC_MAP(SN_SYNC_ROW)
 #undef SN_SYNC_ROW
 };
