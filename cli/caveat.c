@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "cli/caveat.h"
-#include "cli/sweep.h"
+#include "cli/record.h"
 
 #define NS_PER_US 1000.0
 

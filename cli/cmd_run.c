@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli/run.h"
-#include "cli/sweep.h"
+#include "cli/record.h"
 #include "net/secure.h"
 #include "net/wire.h"
 #include "stepnet/util.h"

@@ -5,7 +5,7 @@
 #include "cli/caveat.h"
 #include "cli/report.h"
 #include "cli/run.h"
-#include "cli/sweep.h"
+#include "cli/record.h"
 #include "net/secure.h"
 #include "stepnet/sim.h"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/sweep.h"
+#include "cli/record.h"
 
 static void expect_sizes(const char *text, const uint32_t *want, size_t nwant)
 {

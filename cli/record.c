@@ -10,7 +10,7 @@
 
 #include "cli/caveat.h"
 #include "cli/report.h"
-#include "cli/sweep.h"
+#include "cli/record.h"
 #include "generated/stepnet_version.h"
 #include "net/secure.h"
 #include "proc/opts.h"
