@@ -1,15 +1,11 @@
 /* What a run's report says about itself (cli): the launch mode and hosts, and the warnings when
  * the measured times are far from the prediction or the machine is busy. See caveat.h. */
 #define _DEFAULT_SOURCE /* getloadavg (glibc; not in POSIX) */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/caveat.h"
-#include "cli/record.h"
-
-#define NS_PER_US 1000.0
 
 /* The distinct non-empty host names among the nodes' hellos. */
 static uint32_t count_hosts(const sn_coord_result_t *res)
@@ -82,38 +78,4 @@ void cli_caveat_text(FILE *f, const char *lead, int bits, double ratio, const ch
                 "%sload average %.2f on %ld cores: the machine was busy, which inflates every "
                 "measured time; measure again on an idle machine before trusting them\n",
                 lead, load1, cores);
-}
-
-void cli_caveat_bench_text(FILE *f, const sn_coord_result_t *res)
-{
-    double load1;
-    long cores;
-    cli_caveat_machine(&load1, &cores);
-    size_t outside = 0, measured = 0;
-    double worst = 1.0;
-    uint32_t worst_size = 0;
-    for (size_t k = 0; k < res->npoints; k++) {
-        const sn_coord_point_t *pt = &res->points[k];
-        if (pt->state != SN_COORD_POINT_DONE)
-            continue;
-        cli_sweep_stats_t s;
-        cli_sweep_stats(pt->wall_ns, pt->nwall, &s);
-        double pred = cli_sweep_point_predicted_us(res, pt);
-        if (s.n == 0 || pred <= 0)
-            continue;
-        measured++;
-        double ratio = s.p50 / pred;
-        if (!(cli_caveat_decide(s.p50, pred, -1.0, 0) & CLI_CAVEAT_FAR))
-            continue;
-        outside++;
-        if (fabs(log(ratio)) > fabs(log(worst))) {
-            worst = ratio;
-            worst_size = pt->size;
-        }
-    }
-    int bits = cli_caveat_decide(0, 0, load1, cores) | (outside ? CLI_CAVEAT_FAR : 0);
-    char where[96];
-    snprintf(where, sizeof where, "p50 at %u bytes; %zu of %zu sizes outside", worst_size, outside,
-             measured);
-    cli_caveat_text(f, "# warning: ", bits, worst, where, load1, cores);
 }

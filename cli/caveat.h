@@ -44,8 +44,4 @@ void cli_caveat_machine(double *load1, long *cores);
 void cli_caveat_text(FILE *f, const char *lead, int bits, double ratio, const char *where,
                      double load1, long cores);
 
-/* The warnings of a bench sweep, after its table: the size whose measured p50 / predicted is
- * farthest from 1 among those outside the band, how many are, and the load. */
-void cli_caveat_bench_text(FILE *f, const sn_coord_result_t *res);
-
 #endif

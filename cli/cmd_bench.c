@@ -3,7 +3,6 @@
 #include <stdio.h>
 
 #include "cli/run.h"
-#include "cli/record.h"
 
 static const char bench_usage[] =
     "usage: stepnet bench --topo SPEC --coll C [--sizes LIST] [options]\n"

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/run.h"
 #include "cli/record.h"
+#include "cli/run.h"
 #include "net/secure.h"
 #include "net/wire.h"
 #include "stepnet/util.h"

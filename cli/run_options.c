@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "cli/run.h"
-#include "cli/record.h"
 #include "cli/trace.h"
 #include "launch/hostfile.h"
 #include "launch/launch.h"

@@ -1,0 +1,31 @@
+/* Statistics of measured times (cli): a series of wall times summed up as its average, least,
+ * largest, median and 99th percentile, and the payload bandwidth over its median (stats.c). Pure
+ * functions of their inputs, unit-tested in tests/unit/test_stats.c. */
+#ifndef STEPNET_CLI_STATS_H
+#define STEPNET_CLI_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Statistics of wall times in microseconds: average, least, largest, median (p50: the mean of
+ * the two middle values when n is even) and the 99th percentile by nearest rank (the value at
+ * rank ceil(0.99 n)). All 0 when n is 0. */
+typedef struct cli_sweep_stats_s {
+    size_t n;
+    double avg, min, max, p50, p99;
+} cli_sweep_stats_t;
+void cli_sweep_stats(const uint64_t *wall_ns, size_t n, cli_sweep_stats_t *out);
+
+/* The payload bandwidth of a run or of a size of bench, in MB/s (10^6 bytes per second, as the
+ * OSU Micro-Benchmarks count them; docs/output.md, "Bandwidth"): the payload bytes one repetition
+ * delivers (`deliveries` packets of `size` bytes, every fragment a packet) over the median of the
+ * repetitions' wall times, in all (total_mb_s) and per node (node_mb_s: the total spread over the
+ * `nodes` processing nodes, so total = node x nodes). 0 with *out set; -1 when there is nothing to
+ * divide by (no wall time measured, a zero median, or no node), *out then untouched. */
+typedef struct cli_sweep_bw_s {
+    double node_mb_s, total_mb_s;
+} cli_sweep_bw_t;
+int cli_sweep_bandwidth(uint64_t deliveries, uint32_t size, uint32_t nodes, const uint64_t *wall_ns,
+                        size_t nwall, cli_sweep_bw_t *out);
+
+#endif
