@@ -8,6 +8,7 @@
 #include "cli/record.h"
 #include "cli/report.h"
 #include "cli/run.h"
+#include "cli/stats.h"
 
 #define NS_PER_US 1000.0
 
@@ -22,7 +23,7 @@ static const sn_coord_point_t *failed_point(const sn_coord_result_t *res)
 
 /* The warnings of a bench sweep, after its table: the size whose measured p50 / predicted is
  * farthest from 1 among those outside the band, how many are, and the load. */
-static void cli_caveat_bench_text(FILE *f, const sn_coord_result_t *res)
+static void print_warnings(FILE *f, const sn_coord_result_t *res)
 {
     double load1;
     long cores;
@@ -34,9 +35,9 @@ static void cli_caveat_bench_text(FILE *f, const sn_coord_result_t *res)
         const sn_coord_point_t *pt = &res->points[k];
         if (pt->state != SN_COORD_POINT_DONE)
             continue;
-        cli_sweep_stats_t s;
-        cli_sweep_stats(pt->wall_ns, pt->nwall, &s);
-        double pred = cli_sweep_point_predicted_us(res, pt);
+        cli_stats_t s;
+        cli_stats_compute(pt->wall_ns, pt->nwall, &s);
+        double pred = cli_record_point_predicted_us(res, pt);
         if (s.n == 0 || pred <= 0)
             continue;
         measured++;
@@ -56,7 +57,7 @@ static void cli_caveat_bench_text(FILE *f, const sn_coord_result_t *res)
     cli_caveat_text(f, "# warning: ", bits, worst, where, load1, cores);
 }
 
-void cli_sweep_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t *res)
+void cli_bench_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t *res)
 {
     const sn_coord_opts_t *o = &run->coord;
     const cli_ctx_t *c = run->ctx;
@@ -68,7 +69,7 @@ void cli_sweep_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_
         p->pm.ports == SN_PORTS_SINGLE ? (p->pm.rx == SN_RX_ANY ? " (rx any)" : " (rx one)") : "",
         cli_duplex_name(p));
     char sec[96];
-    cli_sweep_security_text(o, res, sec, sizeof sec);
+    cli_record_security_text(o, res, sec, sizeof sec);
     char launch[96];
     fprintf(f, "# %s, %u iterations after %u warm-up per size, security %s",
             cli_caveat_launch_text(o, res, c->topo->n, launch, sizeof launch), o->reps, o->warmup,
@@ -85,29 +86,29 @@ void cli_sweep_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_
         const sn_coord_point_t *pt = &res->points[k];
         if (pt->state != SN_COORD_POINT_DONE)
             continue;
-        cli_sweep_stats_t s;
-        cli_sweep_stats(pt->wall_ns, pt->nwall, &s);
-        double pred = cli_sweep_point_predicted_us(res, pt);
+        cli_stats_t s;
+        cli_stats_compute(pt->wall_ns, pt->nwall, &s);
+        double pred = cli_record_point_predicted_us(res, pt);
         fprintf(f, "  %-10u %12.2f %12.2f %12.2f %12.2f %12.2f %11zu %8llu ", pt->size, s.avg,
                 s.min, s.max, s.p50, s.p99, s.n, (unsigned long long) pt->steps);
         if (pred >= 0)
             fprintf(f, "%14.2f", pred);
         else
             fprintf(f, "%14s", "-");
-        cli_sweep_stats_t cs;
-        cli_sweep_stats(pt->coll_ns, pt->ncoll, &cs);
+        cli_stats_t cs;
+        cli_stats_compute(pt->coll_ns, pt->ncoll, &cs);
         if (cs.n)
             fprintf(f, " %13.2f", cs.avg);
         else
             fprintf(f, " %13s", "-");
-        cli_sweep_stats_t ns;
-        cli_sweep_stats(pt->node_ns, pt->nnode, &ns);
+        cli_stats_t ns;
+        cli_stats_compute(pt->node_ns, pt->nnode, &ns);
         if (ns.n)
             fprintf(f, " %13.2f", ns.avg);
         else
             fprintf(f, " %13s", "-");
-        cli_sweep_bw_t bw;
-        if (cli_sweep_run_bandwidth(run, pt->size, pt->wall_ns, pt->nwall, &bw) == 0)
+        cli_stats_bw_t bw;
+        if (cli_record_bandwidth(run, pt->size, pt->wall_ns, pt->nwall, &bw) == 0)
             fprintf(f, " %14.3f %14.3f\n", bw.node_mb_s, bw.total_mb_s);
         else
             fprintf(f, " %14s %14s\n", "-", "-");
@@ -117,10 +118,10 @@ void cli_sweep_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_
         fprintf(f, "# FAILED at size %u: %s\n", bad_pt->size, res->error);
     else if (res->failed)
         fprintf(f, "# FAILED: %s\n", res->error);
-    cli_caveat_bench_text(f, res);
+    print_warnings(f, res);
 }
 
-void cli_sweep_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_t *res)
+void cli_bench_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_t *res)
 {
     const sn_coord_opts_t *o = &run->coord;
     const sn_coord_point_t *bad_pt = failed_point(res);
@@ -131,13 +132,13 @@ void cli_sweep_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_
         cli_ctx_t c = *run->ctx; /* the run's context at this size (nothing here is freed) */
         c.params.size = pt->size;
         int done = pt->state == SN_COORD_POINT_DONE;
-        cli_sweep_stats_t s;
-        cli_sweep_stats(pt->wall_ns, pt->nwall, &s);
+        cli_stats_t s;
+        cli_stats_compute(pt->wall_ns, pt->nwall, &s);
         char hash[24];
         snprintf(hash, sizeof hash, "%016llx", (unsigned long long) pt->trace_hash);
         cli_json_t j;
         cli_json_begin(&j, f);
-        cli_sweep_json_meta(&j, res);
+        cli_record_json_meta(&j, res);
         cli_report_json_head(&j, "bench", &c);
         if (pt->verified) { /* the size's last verified repetition (all verified when done) */
             cli_json_uint(&j, "steps", pt->steps);
@@ -152,20 +153,20 @@ void cli_sweep_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_
         }
         cli_json_uint(&j, "expected_deliveries", sn_coll_expected_total(c.topo, &c.params));
         cli_json_bool(&j, "verified", done);
-        cli_json_str(&j, "nodes_mode", cli_sweep_nodes_mode(o));
+        cli_json_str(&j, "nodes_mode", cli_record_nodes_mode(o));
         cli_json_uint(&j, "warmup", o->warmup);
-        cli_sweep_json_stats(&j, &s);
+        cli_record_json_stats(&j, &s);
         cli_json_open(&j, "wall_us", '[');
         for (size_t i = 0; i < pt->nwall; i++)
             cli_json_double(&j, NULL, (double) pt->wall_ns[i] / NS_PER_US);
         cli_json_close(&j, ']');
         /* the collective's own time (the span) and the nodes' own, as in run */
-        cli_sweep_json_series(&j, "coll_us", pt->coll_ns, pt->ncoll, 1);
-        cli_sweep_json_series(&j, "node_us", pt->node_ns, pt->nnode, 1);
+        cli_record_json_series(&j, "coll_us", pt->coll_ns, pt->ncoll, 1);
+        cli_record_json_series(&j, "node_us", pt->node_ns, pt->nnode, 1);
         cli_json_str(&j, "clock", res->clock_offsets ? "offsets" : "one");
-        cli_sweep_json_bandwidth(&j, run, pt->size, pt->wall_ns, pt->nwall);
-        cli_sweep_json_calibration(&j, res);
-        double pred = cli_sweep_point_predicted_us(res, pt);
+        cli_record_json_bandwidth(&j, run, pt->size, pt->wall_ns, pt->nwall);
+        cli_record_json_calibration(&j, res);
+        double pred = cli_record_point_predicted_us(res, pt);
         if (pred >= 0) {
             cli_json_double(&j, "predicted_us", pred);
             /* which prediction: the time model of the run's mode, or the links' estimate */
@@ -178,10 +179,10 @@ void cli_sweep_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_
             cli_json_uint(&j, "bytes_checked", pt->bytes_checked);
         else
             cli_json_null(&j, "bytes_checked");
-        cli_sweep_json_security(&j, o, res);
-        cli_sweep_json_cpu(&j, o);
-        cli_sweep_json_termination(&j, o, pt->quiet_slot);
-        cli_sweep_json_hosts_links(&j, res);
+        cli_record_json_security(&j, o, res);
+        cli_record_json_cpu(&j, o);
+        cli_record_json_termination(&j, o, pt->quiet_slot);
+        cli_record_json_hosts_links(&j, res);
         if (pt == bad_pt)
             cli_json_str(&j, "error", res->error);
         cli_json_end(&j);

@@ -14,7 +14,7 @@ static const char bench_usage[] =
     "(docs/output.md). The memory budget is checked for the largest size before anything starts,\n"
     "and the links are calibrated with probes of the largest size.\n"
     "\n" CLI_SHARED_OPTIONS_HELP
-    "  --sizes LIST       packet sizes in bytes (default " CLI_SWEEP_DEFAULT_SIZES
+    "  --sizes LIST       packet sizes in bytes (default " CLI_BENCH_DEFAULT_SIZES
     "): FROM:TO (doubling),\n"
     "                     FROM:TO:xF (factor F), FROM:TO:+S (step S) or a list A,B,C, increasing;\n"
     "                     K, M, G (or KiB, MiB, GiB) are powers of 1024; at most 256 sizes, up to "

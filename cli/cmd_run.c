@@ -235,7 +235,7 @@ static int run_case(const cli_run_t *run, const cli_opts_t *cli, int bench, run_
                     const run_files_t *files, sn_err_t *err)
 {
     void (*json)(FILE *, const cli_run_t *, const sn_coord_result_t *) =
-        bench ? cli_sweep_report_json : cli_run_report_json;
+        bench ? cli_bench_report_json : cli_run_report_json;
     cli_run_t one = *run;
     one.ctx = &c->ctx;
     cli_run_job(one.ctx, &one.coord.job);
@@ -256,11 +256,11 @@ static int run_case(const cli_run_t *run, const cli_opts_t *cli, int bench, run_
         json(files->out, &one, &res);
     for (size_t k = 0; files->csv && k < res.npoints; k++)
         if (res.points[k].state != SN_COORD_POINT_PENDING)
-            cli_sweep_csv_row(files->csv, &one, &res, &res.points[k]);
+            cli_record_csv_row(files->csv, &one, &res, &res.points[k]);
     if (files->trace) /* a failed run's trace says why (docs/trace.md) */
         cli_run_trace_write(files->trace, &one, &res);
     if (!cli->json)
-        (bench ? cli_sweep_report_text : cli_run_report_text)(stdout, &one, &res);
+        (bench ? cli_bench_report_text : cli_run_report_text)(stdout, &one, &res);
     /* interrupted (SIGINT, SIGTERM): 128 + the signal, as a shell reports it; a failed case ends
      * the command */
     rc = res.interrupted ? 128 + res.interrupted : res.failed ? EXIT_FAILED : EXIT_OK;
@@ -293,7 +293,7 @@ static int run_cases(const cli_run_t *run, const cli_opts_t *cli, int bench, run
                 "and unauthenticated\n",
                 cli->cmd);
     if (files->csv)
-        cli_sweep_csv_header(files->csv);
+        cli_record_csv_header(files->csv);
     int rc = EXIT_OK;
     for (size_t i = 0; i < ncases && rc == EXIT_OK; i++) {
         rc = run_case(run, cli, bench, &cases[i], files, &err);

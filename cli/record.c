@@ -15,21 +15,21 @@
 /* ---- bandwidth ---------------------------------------------------------------------------------
  */
 
-int cli_sweep_run_bandwidth(const cli_run_t *run, uint32_t size, const uint64_t *wall_ns,
-                            size_t nwall, cli_sweep_bw_t *out)
+int cli_record_bandwidth(const cli_run_t *run, uint32_t size, const uint64_t *wall_ns, size_t nwall,
+                         cli_stats_bw_t *out)
 {
     const cli_ctx_t *c = run->ctx;
     if (run->coord.idle_slots) /* a bare barrier: no payload */
         return -1;
-    return cli_sweep_bandwidth(sn_coll_expected_total(c->topo, &c->params), size, c->topo->nproc,
+    return cli_stats_bandwidth(sn_coll_expected_total(c->topo, &c->params), size, c->topo->nproc,
                                wall_ns, nwall, out);
 }
 
-void cli_sweep_json_bandwidth(cli_json_t *j, const cli_run_t *run, uint32_t size,
-                              const uint64_t *wall_ns, size_t nwall)
+void cli_record_json_bandwidth(cli_json_t *j, const cli_run_t *run, uint32_t size,
+                               const uint64_t *wall_ns, size_t nwall)
 {
-    cli_sweep_bw_t bw;
-    if (cli_sweep_run_bandwidth(run, size, wall_ns, nwall, &bw) !=
+    cli_stats_bw_t bw;
+    if (cli_record_bandwidth(run, size, wall_ns, nwall, &bw) !=
         0) { /* not measured: null, never 0 */
         cli_json_null(j, "bw_node_mb_s");
         cli_json_null(j, "bw_total_mb_s");
@@ -53,7 +53,7 @@ static const char *utc_text(const sn_coord_result_t *res, char *buf, size_t cap)
     return buf;
 }
 
-const char *cli_sweep_nodes_mode(const sn_coord_opts_t *o)
+const char *cli_record_nodes_mode(const sn_coord_opts_t *o)
 {
     return o->join ? "join" : o->hosts ? "ssh" : o->daemons ? "daemons" : "local";
 }
@@ -62,8 +62,8 @@ const char *cli_sweep_nodes_mode(const sn_coord_opts_t *o)
  * (both empty when the series is). */
 static void csv_series(FILE *f, const uint64_t *ns, size_t n, char end)
 {
-    cli_sweep_stats_t st;
-    cli_sweep_stats(ns, n, &st);
+    cli_stats_t st;
+    cli_stats_compute(ns, n, &st);
     if (n)
         fprintf(f, "%.3f,%.3f%c", st.avg, st.p50, end);
     else
@@ -86,12 +86,12 @@ static void csv_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-void cli_sweep_csv_header(FILE *f)
+void cli_record_csv_header(FILE *f)
 {
-    fputs(CLI_SWEEP_CSV_HEADER "\n", f);
+    fputs(CLI_RECORD_CSV_HEADER "\n", f);
 }
 
-double cli_sweep_point_predicted_us(const sn_coord_result_t *res, const sn_coord_point_t *pt)
+double cli_record_point_predicted_us(const sn_coord_result_t *res, const sn_coord_point_t *pt)
 {
     if (pt->state != SN_COORD_POINT_DONE)
         return -1;
@@ -103,12 +103,12 @@ double cli_sweep_point_predicted_us(const sn_coord_result_t *res, const sn_coord
     return (double) pt->steps * (res->alpha_us + pt->size * res->beta_us);
 }
 
-void cli_sweep_csv_row(FILE *f, const cli_run_t *run, const sn_coord_result_t *res,
-                       const sn_coord_point_t *pt)
+void cli_record_csv_row(FILE *f, const cli_run_t *run, const sn_coord_result_t *res,
+                        const sn_coord_point_t *pt)
 {
     const cli_ctx_t *c = run->ctx;
-    cli_sweep_stats_t s;
-    cli_sweep_stats(pt->wall_ns, pt->nwall, &s);
+    cli_stats_t s;
+    cli_stats_compute(pt->wall_ns, pt->nwall, &s);
     csv_str(f, c->topo->spec);
     fprintf(f, ",%s,", sn_coll_name(c->params.coll));
     csv_str(f, c->algo->name);
@@ -124,7 +124,7 @@ void cli_sweep_csv_row(FILE *f, const cli_run_t *run, const sn_coord_result_t *r
         fprintf(f, "%llu,", (unsigned long long) pt->steps);
     else
         fputc(',', f);
-    double pred = cli_sweep_point_predicted_us(res, pt);
+    double pred = cli_record_point_predicted_us(res, pt);
     if (pred >= 0)
         fprintf(f, "%.3f", pred);
     fprintf(f, ",%d,", done);
@@ -132,15 +132,15 @@ void cli_sweep_csv_row(FILE *f, const cli_run_t *run, const sn_coord_result_t *r
      * Latency); empty when not measured */
     csv_series(f, pt->coll_ns, pt->ncoll, ',');
     csv_series(f, pt->node_ns, pt->nnode, ',');
-    cli_sweep_bw_t bw;
-    if (cli_sweep_run_bandwidth(run, pt->size, pt->wall_ns, pt->nwall, &bw) == 0)
+    cli_stats_bw_t bw;
+    if (cli_record_bandwidth(run, pt->size, pt->wall_ns, pt->nwall, &bw) == 0)
         fprintf(f, "%.6g,%.6g,", bw.node_mb_s, bw.total_mb_s);
     else
         fputs(",,", f);
     /* what was run, the same on every row */
     const sn_coord_opts_t *o = &run->coord;
     char launch[96], when[32];
-    fprintf(f, "%s,", cli_sweep_nodes_mode(o));
+    fprintf(f, "%s,", cli_record_nodes_mode(o));
     csv_str(f, cli_caveat_launch_text(o, res, c->topo->n, launch, sizeof launch));
     fprintf(f, ",%s,%u,", o->security == SN_SEC_SODIUM ? "sodium" : "none", o->warmup);
     csv_str(f, SN_VERSION);
@@ -149,24 +149,24 @@ void cli_sweep_csv_row(FILE *f, const cli_run_t *run, const sn_coord_result_t *r
 
 /* ---- JSON fields of run and bench ------------------------------------------------------------ */
 
-void cli_sweep_json_meta(cli_json_t *j, const sn_coord_result_t *res)
+void cli_record_json_meta(cli_json_t *j, const sn_coord_result_t *res)
 {
     char when[32];
-    cli_json_int(j, "schema", CLI_SWEEP_JSON_SCHEMA);
+    cli_json_int(j, "schema", CLI_RECORD_JSON_SCHEMA);
     cli_json_str(j, "stepnet_version", SN_VERSION);
     cli_json_str(j, "timestamp", utc_text(res, when, sizeof when));
 }
 
-void cli_sweep_json_series(cli_json_t *j, const char *key, const uint64_t *ns, size_t n,
-                           int with_avg)
+void cli_record_json_series(cli_json_t *j, const char *key, const uint64_t *ns, size_t n,
+                            int with_avg)
 {
     char name[64];
     cli_json_open(j, key, '[');
     for (size_t i = 0; i < n; i++)
         cli_json_double(j, NULL, (double) ns[i] / NS_PER_US);
     cli_json_close(j, ']');
-    cli_sweep_stats_t st;
-    cli_sweep_stats(ns, n, &st);
+    cli_stats_t st;
+    cli_stats_compute(ns, n, &st);
     if (with_avg) {
         snprintf(name, sizeof name, "%s_avg", key);
         if (n)
@@ -181,7 +181,7 @@ void cli_sweep_json_series(cli_json_t *j, const char *key, const uint64_t *ns, s
         cli_json_null(j, name);
 }
 
-void cli_sweep_json_stats(cli_json_t *j, const cli_sweep_stats_t *s)
+void cli_record_json_stats(cli_json_t *j, const cli_stats_t *s)
 {
     cli_json_uint(j, "iterations", s->n);
     if (s->n == 0) { /* nothing measured: null, never 0 */
@@ -199,7 +199,7 @@ void cli_sweep_json_stats(cli_json_t *j, const cli_sweep_stats_t *s)
     cli_json_double(j, "wall_us_p99", s->p99);
 }
 
-void cli_sweep_json_calibration(cli_json_t *j, const sn_coord_result_t *res)
+void cli_record_json_calibration(cli_json_t *j, const sn_coord_result_t *res)
 {
     if (res->ncalibrated == 0) { /* --probes 0, or the run failed before calibrating */
         cli_json_null(j, "alpha_us");
@@ -210,7 +210,7 @@ void cli_sweep_json_calibration(cli_json_t *j, const sn_coord_result_t *res)
     cli_json_double(j, "beta_us_per_byte", res->beta_us);
 }
 
-void cli_sweep_json_security(cli_json_t *j, const sn_coord_opts_t *o, const sn_coord_result_t *res)
+void cli_record_json_security(cli_json_t *j, const sn_coord_opts_t *o, const sn_coord_result_t *res)
 {
     cli_json_str(j, "security", o->security == SN_SEC_SODIUM ? "sodium" : "none");
     cli_json_str(j, "cipher",
@@ -225,13 +225,13 @@ void cli_sweep_json_security(cli_json_t *j, const sn_coord_opts_t *o, const sn_c
     cli_json_close(j, ']');
 }
 
-void cli_sweep_json_cpu(cli_json_t *j, const sn_coord_opts_t *o)
+void cli_record_json_cpu(cli_json_t *j, const sn_coord_opts_t *o)
 {
     cli_json_uint(j, "spin_us", o->spin_us);
     cli_json_uint(j, "coord_nice", o->coord_nice);
 }
 
-void cli_sweep_json_termination(cli_json_t *j, const sn_coord_opts_t *o, uint64_t quiet_slot)
+void cli_record_json_termination(cli_json_t *j, const sn_coord_opts_t *o, uint64_t quiet_slot)
 {
     cli_json_str(j, "sync", sn_sync_name(o->sync));
     /* a mode without the slot barrier detects no termination: the receive plan ends each node */
@@ -245,8 +245,8 @@ void cli_sweep_json_termination(cli_json_t *j, const sn_coord_opts_t *o, uint64_
         cli_json_null(j, "quiet_slot");
 }
 
-void cli_sweep_security_text(const sn_coord_opts_t *o, const sn_coord_result_t *res, char *buf,
-                             size_t cap)
+void cli_record_security_text(const sn_coord_opts_t *o, const sn_coord_result_t *res, char *buf,
+                              size_t cap)
 {
     int used = res->ctl_ciphers | res->link_ciphers;
     if (o->security == SN_SEC_NONE)
@@ -260,7 +260,7 @@ void cli_sweep_security_text(const sn_coord_opts_t *o, const sn_coord_result_t *
                                             : "no connection established");
 }
 
-void cli_sweep_json_hosts_links(cli_json_t *j, const sn_coord_result_t *res)
+void cli_record_json_hosts_links(cli_json_t *j, const sn_coord_result_t *res)
 {
     cli_json_open(j, "hosts", '[');
     for (uint32_t i = 0; i < res->nhosts; i++) /* null: the node never said hello */

@@ -122,22 +122,22 @@ int cli_run_command(const char *cmd, const char *help, int argc, char **argv);
  * size). 0, or SN_EINVAL with err naming the bad value. *sizes is malloc'd. */
 int cli_bench_sizes(cli_opts_t *cli, cli_run_t *run, uint32_t **sizes, sn_err_t *err);
 
-/* The --sizes of `stepnet bench` (sizes.c). */
-/* At most this many sizes in one --sizes list. */
-#define CLI_SWEEP_MAX_SIZES 256
 /* The default --sizes, --iters and --warmup of `stepnet bench`. */
-#define CLI_SWEEP_DEFAULT_SIZES  "8:1M:x2"
-#define CLI_SWEEP_DEFAULT_ITERS  20
-#define CLI_SWEEP_DEFAULT_WARMUP 2
+#define CLI_BENCH_DEFAULT_SIZES  "8:1M:x2"
+#define CLI_BENCH_DEFAULT_ITERS  20
+#define CLI_BENCH_DEFAULT_WARMUP 2
 
-/* Parses a --sizes value into *out (malloc'd, strictly increasing) and *n:
+/* At most this many sizes in one --sizes list. */
+#define CLI_SIZES_MAX 256
+
+/* Parses a --sizes value (sizes.c) into *out (malloc'd, strictly increasing) and *n:
  *   FROM:TO        FROM, 2 FROM, 4 FROM, ... up to TO (FROM at least 1)
  *   FROM:TO:xF     the same with factor F (2 to 1024)
  *   FROM:TO:+S     FROM, FROM + S, ... up to TO (S at least 1)
  *   A,B,C          these sizes, strictly increasing
  * Every size is decimal digits with an optional K, M or G (powers of two: 1K = 1024 bytes), from
  * 0 to SN_MAX_PACKET_SIZE. 0, or SN_EINVAL with err naming the value and what is accepted. */
-int cli_sweep_parse_sizes(const char *text, uint32_t **out, size_t *n, sn_err_t *err);
+int cli_sizes_parse(const char *text, uint32_t **out, size_t *n, sn_err_t *err);
 
 /* The engine's job from what the options resolved to: c's topology, parameters, algorithm, plan
  * and prediction, borrowed. */
@@ -156,8 +156,8 @@ void cli_run_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t 
 
 /* The report of `stepnet bench` (bench_report.c): the OSU-style table, and one JSON object per
  * line and size. */
-void cli_sweep_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t *res);
-void cli_sweep_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_t *res);
+void cli_bench_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t *res);
+void cli_bench_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_t *res);
 
 /* The emulated values next to the measured per-link calibration (emu_report.c): the key
  * "link_emulation" of the JSON report (null when nothing is emulated) and the text report's

@@ -110,8 +110,8 @@ static void raw_defaults(raw_t *w, sn_coord_opts_t *o, int bench)
 {
     sn_coord_opts_default(o);
     if (bench) { /* per size */
-        o->reps = CLI_SWEEP_DEFAULT_ITERS;
-        o->warmup = CLI_SWEEP_DEFAULT_WARMUP;
+        o->reps = CLI_BENCH_DEFAULT_ITERS;
+        o->warmup = CLI_BENCH_DEFAULT_WARMUP;
     }
     *w = (raw_t){.reps = o->reps,
                  .warmup = o->warmup,
@@ -479,8 +479,8 @@ void cli_run_progress(sn_coord_opts_t *o, int on, const char *cmd, cli_progress_
 int cli_bench_sizes(cli_opts_t *cli, cli_run_t *run, uint32_t **sizes, sn_err_t *err)
 {
     size_t n = 0;
-    int rc = cli_sweep_parse_sizes(run->sizes_text ? run->sizes_text : CLI_SWEEP_DEFAULT_SIZES,
-                                   sizes, &n, err);
+    int rc = cli_sizes_parse(run->sizes_text ? run->sizes_text : CLI_BENCH_DEFAULT_SIZES, sizes, &n,
+                             err);
     if (rc < 0)
         return rc;
     run->coord.sizes = *sizes;

@@ -3,9 +3,10 @@
 #include <stdio.h>
 
 #include "cli/caveat.h"
+#include "cli/record.h"
 #include "cli/report.h"
 #include "cli/run.h"
-#include "cli/record.h"
+#include "cli/stats.h"
 #include "net/secure.h"
 #include "stepnet/sim.h"
 
@@ -100,7 +101,7 @@ void cli_run_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_t 
     char hash[24];
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long) res->trace_hash);
     cli_json_begin(&j, f);
-    cli_sweep_json_meta(&j, res);
+    cli_record_json_meta(&j, res);
     cli_report_json_head(&j, "run", c);
     json_count(&j, "steps", cnt, res->steps);
     json_count(&j, "control_slots", cnt, res->control_slots);
@@ -139,24 +140,24 @@ void cli_run_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_t 
         cli_json_double(&j, "wall_us_median", median_us);
     else
         cli_json_null(&j, "wall_us_median");
-    cli_sweep_stats_t st;
-    cli_sweep_stats(res->wall_ns, res->nwall, &st);
-    cli_sweep_json_stats(&j, &st);
-    cli_sweep_json_bandwidth(&j, run, c->params.size, res->wall_ns, res->nwall);
+    cli_stats_t st;
+    cli_stats_compute(res->wall_ns, res->nwall, &st);
+    cli_record_json_stats(&j, &st);
+    cli_record_json_bandwidth(&j, run, c->params.size, res->wall_ns, res->nwall);
     /* the collective's own time, OSU-style (timing.h), on one clock or with estimated offsets */
-    cli_sweep_json_series(&j, "coll_us", res->coll_ns, res->ncoll, 0);
+    cli_record_json_series(&j, "coll_us", res->coll_ns, res->ncoll, 0);
     /* each node's own time, averaged over the nodes: OSU's "Avg Latency" (timing.h) */
-    cli_sweep_json_series(&j, "node_us", res->node_ns, res->nnode, 0);
+    cli_record_json_series(&j, "node_us", res->node_ns, res->nnode, 0);
     cli_json_str(&j, "clock", res->clock_offsets ? "offsets" : "one");
     cli_json_double(&j, "clock_uncertainty_us", (double) res->clock_uncertainty_ns / NS_PER_US);
     /* set when the repetitions begin (at least 1; 0 for an idle barrier run) */
     json_count(&j, "barrier_slots", res->barrier_slots || o->idle_slots, res->barrier_slots);
-    cli_sweep_json_termination(&j, o, res->npoints ? res->points[res->npoints - 1].quiet_slot : 0);
+    cli_record_json_termination(&j, o, res->npoints ? res->points[res->npoints - 1].quiet_slot : 0);
     if (cnt && res->nwall)
         cli_json_double(&j, "us_per_step", res->steps ? median_us / (double) res->steps : 0.0);
     else
         cli_json_null(&j, "us_per_step");
-    cli_sweep_json_calibration(&j, res);
+    cli_record_json_calibration(&j, res);
     if (res->failed || !has_prediction(res)) /* a run that did not end, or nothing to predict by */
         cli_json_null(&j, "predicted_us");
     else
@@ -174,9 +175,9 @@ void cli_run_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_t 
         else
             cli_json_null(&j, "us_per_slot");
     }
-    cli_sweep_json_security(&j, o, res);
-    cli_sweep_json_cpu(&j, o);
-    cli_sweep_json_hosts_links(&j, res);
+    cli_record_json_security(&j, o, res);
+    cli_record_json_cpu(&j, o);
+    cli_record_json_hosts_links(&j, res);
     cli_emu_report_json(&j, run, res);
     cli_model_report_json(&j, run, res);
     if (res->failed) {
@@ -193,7 +194,7 @@ void cli_run_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t 
     double median_us = sn_coord_result_median_us(res);
     cli_report_text_head(f, "run", c);
     char sec[96];
-    cli_sweep_security_text(o, res, sec, sizeof sec);
+    cli_record_security_text(o, res, sec, sizeof sec);
     char launch[96];
     fprintf(f,
             "  nodes           %s, %u TCP links, security %s, sync %s, spin %u us, coordinator "
@@ -206,8 +207,8 @@ void cli_run_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t 
         return;
     }
     if (o->idle_slots) {
-        cli_sweep_stats_t st;
-        cli_sweep_stats(res->wall_ns, res->nwall, &st);
+        cli_stats_t st;
+        cli_stats_compute(res->wall_ns, res->nwall, &st);
         fprintf(f,
                 "  idle barrier    %llu slots: avg %.1f us, min %.1f, max %.1f, p50 %.1f, p99 %.1f "
                 "over %zu iterations; %.2f us per slot at p50\n",
@@ -246,15 +247,15 @@ void cli_run_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t 
     print_links(f, run, res);
     cli_emu_report_text(f, run, res);
     cli_model_report_text(f, run, res);
-    cli_sweep_stats_t st;
-    cli_sweep_stats(res->wall_ns, res->nwall, &st);
+    cli_stats_t st;
+    cli_stats_compute(res->wall_ns, res->nwall, &st);
     fprintf(f,
             "  wall time       avg %.1f us, min %.1f, max %.1f, p50 %.1f, p99 %.1f over %zu "
             "iterations (%.2f us per step at p50)\n",
             st.avg, st.min, st.max, st.p50, st.p99, st.n,
             res->steps ? median_us / (double) res->steps : 0.0);
-    cli_sweep_bw_t bw;
-    if (cli_sweep_run_bandwidth(run, c->params.size, res->wall_ns, res->nwall, &bw) == 0)
+    cli_stats_bw_t bw;
+    if (cli_record_bandwidth(run, c->params.size, res->wall_ns, res->nwall, &bw) == 0)
         fprintf(
             f,
             "  bandwidth       %.3f MB/s per node, %.3f MB/s in all (%llu payload bytes "

@@ -22,9 +22,9 @@ static int parse_one(const char *s, const char *e, uint64_t *out)
 
 static int push(uint32_t *v, size_t *n, uint64_t x, const char *text, sn_err_t *err)
 {
-    if (*n >= CLI_SWEEP_MAX_SIZES)
+    if (*n >= CLI_SIZES_MAX)
         return sn_err_inval(err, "bad value '%s' for --sizes: more than %d sizes", text,
-                            CLI_SWEEP_MAX_SIZES);
+                            CLI_SIZES_MAX);
     if (*n > 0 && x <= v[*n - 1])
         return sn_err_inval(err, "bad value '%s' for --sizes: sizes must increase (%llu after %u)",
                             text, (unsigned long long) x, v[*n - 1]);
@@ -32,12 +32,12 @@ static int push(uint32_t *v, size_t *n, uint64_t x, const char *text, sn_err_t *
     return 0;
 }
 
-int cli_sweep_parse_sizes(const char *text, uint32_t **out, size_t *n, sn_err_t *err)
+int cli_sizes_parse(const char *text, uint32_t **out, size_t *n, sn_err_t *err)
 {
     static const char accepted[] =
         "expected FROM:TO, FROM:TO:xF, FROM:TO:+S or a list A,B,C of sizes in bytes (digits "
         "with an optional K, M, G or KiB, MiB, GiB, powers of 1024), from 0 to 1G";
-    uint32_t *v = sn_xcalloc(CLI_SWEEP_MAX_SIZES, sizeof *v);
+    uint32_t *v = sn_xcalloc(CLI_SIZES_MAX, sizeof *v);
     size_t k = 0;
     int rc = 0;
     const char *colon = strchr(text, ':');

@@ -9,7 +9,7 @@
 
 #define NS_PER_US 1000.0
 
-void cli_sweep_stats(const uint64_t *wall_ns, size_t n, cli_sweep_stats_t *out)
+void cli_stats_compute(const uint64_t *wall_ns, size_t n, cli_stats_t *out)
 {
     memset(out, 0, sizeof *out);
     out->n = n;
@@ -31,11 +31,11 @@ void cli_sweep_stats(const uint64_t *wall_ns, size_t n, cli_sweep_stats_t *out)
     free(w);
 }
 
-int cli_sweep_bandwidth(uint64_t deliveries, uint32_t size, uint32_t nodes, const uint64_t *wall_ns,
-                        size_t nwall, cli_sweep_bw_t *out)
+int cli_stats_bandwidth(uint64_t deliveries, uint32_t size, uint32_t nodes, const uint64_t *wall_ns,
+                        size_t nwall, cli_stats_bw_t *out)
 {
-    cli_sweep_stats_t st;
-    cli_sweep_stats(wall_ns, nwall, &st);
+    cli_stats_t st;
+    cli_stats_compute(wall_ns, nwall, &st);
     if (st.n == 0 || st.p50 <= 0 || nodes == 0)
         return -1;
     /* bytes per microsecond are 10^6 bytes per second: MB/s as osu_bw counts them */

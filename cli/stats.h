@@ -10,11 +10,11 @@
 /* Statistics of wall times in microseconds: average, least, largest, median (p50: the mean of
  * the two middle values when n is even) and the 99th percentile by nearest rank (the value at
  * rank ceil(0.99 n)). All 0 when n is 0. */
-typedef struct cli_sweep_stats_s {
+typedef struct cli_stats_s {
     size_t n;
     double avg, min, max, p50, p99;
-} cli_sweep_stats_t;
-void cli_sweep_stats(const uint64_t *wall_ns, size_t n, cli_sweep_stats_t *out);
+} cli_stats_t;
+void cli_stats_compute(const uint64_t *wall_ns, size_t n, cli_stats_t *out);
 
 /* The payload bandwidth of a run or of a size of bench, in MB/s (10^6 bytes per second, as the
  * OSU Micro-Benchmarks count them; docs/output.md, "Bandwidth"): the payload bytes one repetition
@@ -22,10 +22,10 @@ void cli_sweep_stats(const uint64_t *wall_ns, size_t n, cli_sweep_stats_t *out);
  * repetitions' wall times, in all (total_mb_s) and per node (node_mb_s: the total spread over the
  * `nodes` processing nodes, so total = node x nodes). 0 with *out set; -1 when there is nothing to
  * divide by (no wall time measured, a zero median, or no node), *out then untouched. */
-typedef struct cli_sweep_bw_s {
+typedef struct cli_stats_bw_s {
     double node_mb_s, total_mb_s;
-} cli_sweep_bw_t;
-int cli_sweep_bandwidth(uint64_t deliveries, uint32_t size, uint32_t nodes, const uint64_t *wall_ns,
-                        size_t nwall, cli_sweep_bw_t *out);
+} cli_stats_bw_t;
+int cli_stats_bandwidth(uint64_t deliveries, uint32_t size, uint32_t nodes, const uint64_t *wall_ns,
+                        size_t nwall, cli_stats_bw_t *out);
 
 #endif

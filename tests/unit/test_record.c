@@ -17,9 +17,9 @@ static void test_csv_header(void **state)
     char buf[512] = "";
     FILE *f = fmemopen(buf, sizeof buf, "w");
     assert_non_null(f);
-    cli_sweep_csv_header(f);
+    cli_record_csv_header(f);
     fclose(f);
-    assert_string_equal(buf, CLI_SWEEP_CSV_HEADER "\n");
+    assert_string_equal(buf, CLI_RECORD_CSV_HEADER "\n");
     /* the OSU columns, in the order of the text table */
     assert_non_null(strstr(buf, "size,avg_us,min_us,max_us,p50_us,p99_us,iterations,steps,"
                                 "predicted_us"));

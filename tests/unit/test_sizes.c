@@ -17,7 +17,7 @@ static void expect_sizes(const char *text, const uint32_t *want, size_t nwant)
     uint32_t *v = NULL;
     size_t n = 0;
     sn_err_t err = {0};
-    if (cli_sweep_parse_sizes(text, &v, &n, &err) != 0)
+    if (cli_sizes_parse(text, &v, &n, &err) != 0)
         fail_msg("--sizes '%s' refused: %s", text, err.msg);
     if (n != nwant)
         fail_msg("--sizes '%s' gave %zu sizes, want %zu", text, n, nwant);
@@ -47,7 +47,7 @@ static void test_sizes_accepted(void **state)
     /* the default */
     uint32_t *v = NULL;
     size_t n = 0;
-    assert_int_equal(cli_sweep_parse_sizes(CLI_SWEEP_DEFAULT_SIZES, &v, &n, NULL), 0);
+    assert_int_equal(cli_sizes_parse(CLI_BENCH_DEFAULT_SIZES, &v, &n, NULL), 0);
     assert_int_equal(n, 18); /* 8 B to 1 MiB, doubling */
     assert_int_equal(v[0], 8);
     assert_int_equal(v[n - 1], 1u << 20);
@@ -59,7 +59,7 @@ static void expect_refused(const char *text, const char *needle)
     uint32_t *v = (uint32_t *) 1;
     size_t n = 7;
     sn_err_t err = {0};
-    int rc = cli_sweep_parse_sizes(text, &v, &n, &err);
+    int rc = cli_sizes_parse(text, &v, &n, &err);
     if (rc != SN_EINVAL)
         fail_msg("--sizes '%s' accepted (rc %d), want a refusal", text, rc);
     if (strstr(err.msg, text) == NULL || strstr(err.msg, "--sizes") == NULL)

@@ -11,29 +11,29 @@
 static void test_stats(void **state)
 {
     (void) state;
-    cli_sweep_stats_t s;
-    cli_sweep_stats(NULL, 0, &s);
+    cli_stats_t s;
+    cli_stats_compute(NULL, 0, &s);
     assert_int_equal(s.n, 0);
     assert_true(s.avg == 0 && s.min == 0 && s.max == 0 && s.p50 == 0 && s.p99 == 0);
 
     const uint64_t odd[] = {5000, 1000, 3000}; /* ns, unsorted */
-    cli_sweep_stats(odd, 3, &s);
+    cli_stats_compute(odd, 3, &s);
     assert_int_equal(s.n, 3);
     assert_true(s.avg == 3.0 && s.min == 1.0 && s.max == 5.0 && s.p50 == 3.0 && s.p99 == 5.0);
 
     const uint64_t even[] = {4000, 1000, 2000, 3000};
-    cli_sweep_stats(even, 4, &s);
+    cli_stats_compute(even, 4, &s);
     assert_true(s.p50 == 2.5 && s.avg == 2.5);
 
     /* 200 values 1..200 us: p99 is the value at rank ceil(0.99 * 200) = 198 */
     uint64_t many[200];
     for (int i = 0; i < 200; i++)
         many[i] = (uint64_t) (200 - i) * 1000;
-    cli_sweep_stats(many, 200, &s);
+    cli_stats_compute(many, 200, &s);
     assert_true(s.p99 == 198.0);
     assert_true(s.min == 1.0 && s.max == 200.0 && s.p50 == 100.5);
     /* 100 values: rank 99 */
-    cli_sweep_stats(many + 100, 100, &s);
+    cli_stats_compute(many + 100, 100, &s);
     assert_true(s.p99 == 99.0);
 }
 
@@ -48,31 +48,31 @@ static int near(double a, double b, double eps)
 static void test_bandwidth(void **state)
 {
     (void) state;
-    cli_sweep_bw_t bw = {-1, -1};
+    cli_stats_bw_t bw = {-1, -1};
     /* a broadcast of 64 KiB on 4 nodes: 3 deliveries, 196608 bytes over a median of 900 us */
     const uint64_t odd[] = {800000, 1000000, 900000};
-    assert_int_equal(cli_sweep_bandwidth(3, 65536, 4, odd, 3, &bw), 0);
+    assert_int_equal(cli_stats_bandwidth(3, 65536, 4, odd, 3, &bw), 0);
     assert_true(near(bw.total_mb_s, 196608.0 / 900.0, 1e-9));
     assert_true(near(bw.node_mb_s, 196608.0 / 900.0 / 4, 1e-9));
     assert_true(near(bw.node_mb_s * 4, bw.total_mb_s, 1e-9));
     /* an even count takes the mean of the middle two: 2 us; 1 MB/s = 1 byte per us */
     const uint64_t even[] = {3000, 1000};
-    assert_int_equal(cli_sweep_bandwidth(1, 8, 2, even, 2, &bw), 0);
+    assert_int_equal(cli_stats_bandwidth(1, 8, 2, even, 2, &bw), 0);
     assert_true(near(bw.total_mb_s, 4.0, 1e-12));
     assert_true(near(bw.node_mb_s, 2.0, 1e-12));
     /* 10^6 bytes in one second is 1 MB/s (not MiB) */
     const uint64_t second[] = {1000000000};
-    assert_int_equal(cli_sweep_bandwidth(1000, 1000, 1, second, 1, &bw), 0);
+    assert_int_equal(cli_stats_bandwidth(1000, 1000, 1, second, 1, &bw), 0);
     assert_true(near(bw.total_mb_s, 1.0, 1e-12));
     /* zero-byte packets move no payload */
-    assert_int_equal(cli_sweep_bandwidth(3, 0, 4, odd, 3, &bw), 0);
+    assert_int_equal(cli_stats_bandwidth(3, 0, 4, odd, 3, &bw), 0);
     assert_true(bw.total_mb_s == 0 && bw.node_mb_s == 0);
     /* nothing to divide by: nothing measured, a zero median, no node; *out untouched */
     bw.total_mb_s = bw.node_mb_s = -1;
-    assert_int_equal(cli_sweep_bandwidth(3, 8, 4, NULL, 0, &bw), -1);
+    assert_int_equal(cli_stats_bandwidth(3, 8, 4, NULL, 0, &bw), -1);
     const uint64_t zero[] = {0};
-    assert_int_equal(cli_sweep_bandwidth(3, 8, 4, zero, 1, &bw), -1);
-    assert_int_equal(cli_sweep_bandwidth(3, 8, 0, odd, 3, &bw), -1);
+    assert_int_equal(cli_stats_bandwidth(3, 8, 4, zero, 1, &bw), -1);
+    assert_int_equal(cli_stats_bandwidth(3, 8, 0, odd, 3, &bw), -1);
     assert_true(bw.total_mb_s == -1 && bw.node_mb_s == -1);
 }
 
