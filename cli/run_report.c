@@ -125,11 +125,7 @@ void cli_run_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_t 
         cli_json_null(&j, "max_queue");
         cli_json_null(&j, "max_queue_node");
     }
-    cli_json_str(&j, "nodes_mode",
-                 o->join      ? "join"
-                 : o->hosts   ? "ssh"
-                 : o->daemons ? "daemons"
-                              : "local");
+    cli_json_str(&j, "nodes_mode", cli_record_nodes_mode(o));
     cli_json_uint(&j, "reps", o->reps);
     cli_json_uint(&j, "warmup", o->warmup);
     cli_json_open(&j, "wall_us", '[');
