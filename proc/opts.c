@@ -1,6 +1,7 @@
 /* The table-driven option parser of both programs (proc/): `--name value` and `--name=value`,
  * flags, integers in a range, strings and values read by a callback; every refusal is one line
- * naming the option, the value and what is accepted. */
+ * naming the option, the value and what is accepted. And the option lines of --help, written from
+ * the same tables. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,11 +9,13 @@
 
 #include "proc/opts.h"
 
-/* The entry spelled as the first len characters of `name`, or NULL. */
+/* The entry spelled as the first len characters of `name`, or NULL (a line of --help alone is no
+ * option). */
 static const sn_opt_t *find(const sn_opt_t *table, const char *name, size_t len)
 {
     for (; table && table->kind != SN_OPT_END; table++)
-        if (strncmp(table->name, name, len) == 0 && table->name[len] == '\0')
+        if (table->kind != SN_OPT_DOC && strncmp(table->name, name, len) == 0 &&
+            table->name[len] == '\0')
             return table;
     return NULL;
 }
@@ -60,6 +63,8 @@ const char *sn_opts_suggest(const sn_opt_t *table, const char *name, size_t len)
     const char *best = NULL;
     size_t best_d = allowed + 1;
     for (; table && table->kind != SN_OPT_END; table++) {
+        if (table->kind == SN_OPT_DOC)
+            continue;
         size_t d = edit_distance(name, len, table->name);
         if (d < best_d) {
             best_d = d;
@@ -199,6 +204,125 @@ int sn_opts_parse(int argc, char *const *argv, const sn_opt_t *table, sn_err_t *
         int rc = store(x, val, err);
         if (rc < 0)
             return rc;
+    }
+    return 0;
+}
+
+/* ---- --help ------------------------------------------------------------------------------------
+ */
+
+/* The length of x's label, "NAME ARG" ("NAME" for a flag). */
+static size_t label_len(const sn_opt_t *x)
+{
+    return strlen(x->name) + (x->arg ? 1 + strlen(x->arg) : 0);
+}
+
+/* 1 when `s` names x: an option by its name, an SN_OPT_DOC entry by its label. */
+static int names(const sn_opt_t *x, const char *s)
+{
+    if (x->kind != SN_OPT_DOC)
+        return strcmp(x->name, s) == 0;
+    size_t n = strlen(x->name);
+    if (strncmp(x->name, s, n) != 0)
+        return 0;
+    return x->arg ? s[n] == ' ' && strcmp(s + n + 1, x->arg) == 0 : s[n] == '\0';
+}
+
+/* The entry of `first` or else `second` that `s` names, or NULL. */
+static const sn_opt_t *lookup(const sn_opt_t *first, const sn_opt_t *second, const char *s)
+{
+    for (const sn_opt_t *t = first; t && t->kind != SN_OPT_END; t++)
+        if (names(t, s))
+            return t;
+    for (const sn_opt_t *t = second; t && t->kind != SN_OPT_END; t++)
+        if (names(t, s))
+            return t;
+    return NULL;
+}
+
+/* Writes x's lines to f (f NULL: only measures them): "  " and the label, then the description
+ * from the entry's column (or the layout's `col`; two spaces after the label when it reaches it),
+ * each further line from the hang column. Returns the width of the widest line. */
+static size_t entry_lines(FILE *f, const sn_opt_t *x, int col)
+{
+    size_t start = (size_t) (x->col ? x->col : col), hang = (size_t) (x->hang ? x->hang : col);
+    size_t label = 2 + label_len(x), widest = 0, at = label < start ? start : label + 2;
+    if (f)
+        fprintf(f, "  %s%s%s%*s", x->name, x->arg ? " " : "", x->arg ? x->arg : "",
+                (int) (at - label), "");
+    for (const char *line = x->help;;) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t) (end - line) : strlen(line);
+        if (at + n > widest)
+            widest = at + n;
+        if (f)
+            fprintf(f, "%.*s\n", (int) n, line);
+        if (end == NULL)
+            return widest;
+        line = end + 1;
+        at = hang;
+        if (f)
+            fprintf(f, "%*s", (int) hang, "");
+    }
+}
+
+/* 1 while p is a piece of a layout, 0 at its end (a layout may be NULL: no text at all). */
+static int is_piece(const sn_help_t *p)
+{
+    return p && (p->text || p->lines);
+}
+
+/* Every entry of `table` has a help text, none ending with a newline. */
+static int check_table(const sn_opt_t *table, sn_err_t *err)
+{
+    for (; table && table->kind != SN_OPT_END; table++) {
+        if (table->name == NULL)
+            return sn_err_inval(err, "an option table's line of --help has no name");
+        if (table->help == NULL)
+            return sn_err_inval(err,
+                                "option %s has no help text: every entry says what it does, "
+                                "or is SN_OPT_UNLISTED",
+                                table->name);
+        size_t n = strlen(table->help);
+        if (n > 0 && table->help[n - 1] == '\n')
+            return sn_err_inval(err, "option %s: its help text ends with a newline", table->name);
+    }
+    return 0;
+}
+
+/* Every name the layout lists is an entry with a line that fits. */
+static int check_layout(const sn_help_t *layout, const sn_opt_t *first, const sn_opt_t *second,
+                        sn_err_t *err)
+{
+    for (const sn_help_t *p = layout; is_piece(p); p++)
+        for (const char *const *s = p->text ? NULL : p->lines; s && *s; s++) {
+            const sn_opt_t *x = lookup(first, second, *s);
+            if (x == NULL)
+                return sn_err_inval(err, "--help lists %s, which no option table has", *s);
+            if (x->help[0] == '\0')
+                return sn_err_inval(err, "--help lists %s, whose help is SN_OPT_UNLISTED", *s);
+            size_t w = entry_lines(NULL, x, p->col);
+            if (w > SN_OPTS_HELP_WIDTH)
+                return sn_err_inval(err, "--help line of %s is %zu columns wide, more than %d", *s,
+                                    w, SN_OPTS_HELP_WIDTH);
+        }
+    return 0;
+}
+
+int sn_opts_help(FILE *f, const sn_help_t *layout, const sn_opt_t *first, const sn_opt_t *second,
+                 sn_err_t *err)
+{
+    int rc;
+    if ((rc = check_table(first, err)) < 0 || (rc = check_table(second, err)) < 0 ||
+        (rc = check_layout(layout, first, second, err)) < 0)
+        return rc;
+    for (const sn_help_t *p = layout; is_piece(p); p++) {
+        if (p->text) {
+            fputs(p->text, f);
+            continue;
+        }
+        for (const char *const *s = p->lines; *s; s++)
+            entry_lines(f, lookup(first, second, *s), p->col);
     }
     return 0;
 }

@@ -1,11 +1,13 @@
 /* Command-line options (proc/): one table-driven parser for both programs, `stepnet` and
  * `stepnet-node`. A program describes its options as a table of sn_opt_t; sn_opts_parse walks argv
  * once, stores every value where its entry says, and fails with one line naming the option, the
- * value and what is accepted. */
+ * value and what is accepted; sn_opts_help writes the option lines of --help from the same tables,
+ * between the program's prose. */
 #ifndef STEPNET_PROC_OPTS_H
 #define STEPNET_PROC_OPTS_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "stepnet/error.h"
 
@@ -31,11 +33,23 @@ typedef enum {
                        "an integer" */
     SN_OPT_SIZE,    /* a byte count from lo to hi into *num, read by sn_opts_bytes */
     SN_OPT_STR,     /* the value as given into *str (borrowed from argv) */
-    SN_OPT_FN       /* the value through fn(opt, value, err), for forms like auto|N or LO-HI */
+    SN_OPT_FN,      /* the value through fn(opt, value, err), for forms like auto|N or LO-HI */
+    SN_OPT_DOC      /* no option: a line of --help alone, for a second form of an option listed
+                       apart from its first ("--nodes ADDR,..." after "--nodes local|join") or
+                       for two options on one line ("-h, --help"); the parser skips it, a help
+                       layout names it by its label */
 } sn_opt_kind_t;
 
+/* The help of an option that no --help lists: an alias, or an option described on another entry's
+ * line (--no-progress on that of --progress). */
+#define SN_OPT_UNLISTED ""
+
+/* No option line of --help is wider than this (sn_opts_help refuses one that would be). */
+#define SN_OPTS_HELP_WIDTH 100
+
 /* One option. `name` is the whole spelling ("--reps", or "-h"); an option spelled two ways takes
- * two entries. Only the members of its kind are read. Tables end with a zeroed entry. */
+ * two entries. Only the members of its kind are read, and the --help members by sn_opts_help.
+ * Tables end with a zeroed entry. */
 struct sn_opt_s {
     const char *name;
     sn_opt_kind_t kind;
@@ -47,7 +61,26 @@ struct sn_opt_s {
     const char **str; /* SN_OPT_STR */
     sn_opt_fn fn;     /* SN_OPT_FN */
     void *ctx;        /* SN_OPT_FN: where fn stores the value */
+    /* --help: the line "  NAME ARG" (its label), then the description from column `col` (0:
+     * the layout's; two spaces after the label when that reaches the column), its further lines
+     * from column `hang` (0: the layout's). */
+    const char *arg;  /* the value's name: "N", "FILE", "single|multi"; NULL: a flag */
+    const char *help; /* the description as printed, its lines separated by '\n' (no '\n' at the
+                         end); every entry has one (sn_opts_help refuses NULL), SN_OPT_UNLISTED
+                         when no --help lists it */
+    int col, hang;
 };
+
+/* One piece of a --help text: prose printed as is (`text`), or the lines of the entries that
+ * `lines` names (NULL-terminated; an option by its name, an SN_OPT_DOC entry by its label), in
+ * that order, their descriptions from column `col`. The tables keep an order of their own (it
+ * decides between equally near options in sn_opts_suggest); the layout gives the order of the
+ * help. A layout is an array of pieces ending with a zeroed one. */
+typedef struct sn_help_s {
+    const char *text;
+    const char *const *lines;
+    int col;
+} sn_help_t;
 
 /* Parses argv[0..argc-1] (the arguments after the program or command name) against `table`.
  * Every option with a value takes `--name value` and `--name=value`; a flag takes neither form of
@@ -58,6 +91,15 @@ struct sn_opt_s {
  * '--port': did you mean --ports? see --help", sn_opts_suggest); an SN_OPT_FN's own code and
  * message. Values stored before an error stay stored. May be called any time; keeps no state. */
 int sn_opts_parse(int argc, char *const *argv, const sn_opt_t *table, sn_err_t *err);
+
+/* Writes the --help text of `layout` to f: its prose, and for each name a piece lists the lines of
+ * that entry, looked up in `first`, then in `second` (either table may be NULL). Checks the
+ * tables and the layout before writing anything: SN_EINVAL with err naming the entry when one has
+ * no help (NULL: every option must say what it does, or SN_OPT_UNLISTED), a help text ends with a
+ * newline, a listed name is in neither table or is SN_OPT_UNLISTED, or a line would be wider than
+ * SN_OPTS_HELP_WIDTH; 0 once written. */
+int sn_opts_help(FILE *f, const sn_help_t *layout, const sn_opt_t *first, const sn_opt_t *second,
+                 sn_err_t *err);
 
 /* The option of `table` nearest to the first len characters of `name` (an unknown option), when
  * it is one edit away (two for names of six letters or more after the dashes), for "did you mean

@@ -1,6 +1,7 @@
 /* Unit tests of proc/opts.c: the table-driven option parser of stepnet and stepnet-node. Both
  * spellings of a value, flags refusing a value, ranges, strings, values read by a callback, and
- * the message of every refusal (the option, the value, what is accepted). */
+ * the message of every refusal (the option, the value, what is accepted); and the --help lines
+ * written from the same tables (alignment, continuation lines, the refusals of sn_opts_help). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -296,6 +297,155 @@ static void test_suggest(void **state)
     assert_string_equal(sn_opts_suggest(table, "--port=single", 6), "--ports");
 }
 
+/* sn_opts_help's text for `layout` and the tables, into buf (NUL-terminated); its return. */
+static int help_text(char *buf, size_t cap, const sn_help_t *layout, const sn_opt_t *first,
+                     const sn_opt_t *second, sn_err_t *err)
+{
+    memset(buf, 0, cap);
+    FILE *f = fmemopen(buf, cap - 1, "w");
+    assert_non_null(f);
+    int rc = sn_opts_help(f, layout, first, second, err);
+    fclose(f);
+    return rc;
+}
+
+/* The lines: the label, the description from the column (or two spaces after a label that reaches
+ * it), continuation lines from the column or the entry's hang, entries from either table in the
+ * layout's order, an SN_OPT_DOC line by its label, the prose as it is. */
+static void test_help_lines(void **state)
+{
+    (void) state;
+    int flag = 0;
+    const char *str = NULL;
+    const sn_opt_t first[] = {
+        {.name = "--name", .kind = SN_OPT_STR, .str = &str, .arg = "N", .help = "a name"},
+        {.name = "--quiet", .kind = SN_OPT_FLAG, .flag = &flag, .help = "say less\nmuch less"},
+        {.name = "--a-very-long-option",
+         .kind = SN_OPT_STR,
+         .str = &str,
+         .arg = "VALUE",
+         .help = "two spaces after the label\nthen the column"},
+        {.name = "--deadline-ms",
+         .kind = SN_OPT_STR,
+         .str = &str,
+         .arg = "MS",
+         .col = 22,
+         .hang = 22,
+         .help = "its own column\nand hang"},
+        {.name = "--name", .kind = SN_OPT_DOC, .arg = "auto", .help = "a second form"},
+        {.name = "--alias", .kind = SN_OPT_STR, .str = &str, .help = SN_OPT_UNLISTED},
+        {0},
+    };
+    const sn_opt_t second[] = {
+        {.name = "--json", .kind = SN_OPT_FLAG, .flag = &flag, .help = "one line"},
+        {0},
+    };
+    const sn_help_t layout[] = {
+        {.text = "usage: x [options]\n\n"},
+        {.lines = (const char *const[]){"--json", "--name", "--quiet", NULL}, .col = 12},
+        {.text = "More:\n"},
+        {.lines =
+             (const char *const[]){"--a-very-long-option", "--deadline-ms", "--name auto", NULL},
+         .col = 12},
+        {.text = "\nExit status: 0.\n"},
+        {0},
+    };
+    char buf[1024];
+    sn_err_t err = {0};
+    tu_assert_rc(help_text(buf, sizeof buf, layout, first, second, &err), 0);
+    assert_string_equal(buf, "usage: x [options]\n"
+                             "\n"
+                             "  --json    one line\n"
+                             "  --name N  a name\n"
+                             "  --quiet   say less\n"
+                             "            much less\n"
+                             "More:\n"
+                             "  --a-very-long-option VALUE  two spaces after the label\n"
+                             "            then the column\n"
+                             "  --deadline-ms MS    its own column\n"
+                             "                      and hang\n"
+                             "  --name auto  a second form\n"
+                             "\n"
+                             "Exit status: 0.\n");
+    /* a label one short of the column gets one space; no layout, no text */
+    const sn_help_t tight[] = {{.lines = (const char *const[]){"--name", NULL}, .col = 11}, {0}};
+    tu_assert_rc(help_text(buf, sizeof buf, tight, first, NULL, &err), 0);
+    assert_string_equal(buf, "  --name N a name\n");
+    tu_assert_rc(help_text(buf, sizeof buf, NULL, first, second, &err), 0);
+    assert_string_equal(buf, "");
+}
+
+/* An SN_OPT_DOC entry is no option: the parser neither matches nor suggests it. */
+static void test_help_doc_is_no_option(void **state)
+{
+    (void) state;
+    const char *str = NULL;
+    const sn_opt_t table[] = {
+        {.name = "--nodes", .kind = SN_OPT_DOC, .arg = "ADDR,...", .help = "daemons"},
+        {.name = "--nodes", .kind = SN_OPT_STR, .str = &str, .arg = "local|join", .help = "where"},
+        {.name = "--listing", .kind = SN_OPT_DOC, .help = "a line alone"},
+        {0},
+    };
+    sn_err_t err = {0};
+    char *const args[] = {"--nodes", "join"};
+    tu_assert_rc(sn_opts_parse(2, args, table, &err), 0);
+    assert_string_equal(str, "join");
+    assert_null(sn_opts_suggest(table, "--listin", 8));
+    char *const doc[] = {"--listing"};
+    tu_assert_rc(sn_opts_parse(1, doc, table, &err), SN_EINVAL);
+    assert_string_equal(err.msg, "unknown option '--listing'; see --help");
+}
+
+/* Refused before anything is written: an entry without help (named), a help text ending with a
+ * newline, a listed name no table has or that is SN_OPT_UNLISTED, a line wider than
+ * SN_OPTS_HELP_WIDTH. */
+static void test_help_refusals(void **state)
+{
+    (void) state;
+    const char *str = NULL;
+    const sn_help_t layout[] = {
+        {.text = "usage\n"},
+        {.lines = (const char *const[]){"--name", NULL}, .col = 21},
+        {0},
+    };
+    const sn_opt_t ok[] = {{.name = "--name", .kind = SN_OPT_STR, .str = &str, .help = "a name"},
+                           {0}};
+    const sn_opt_t missing[] = {{.name = "--new", .kind = SN_OPT_STR, .str = &str}, {0}};
+    const sn_opt_t newline[] = {{.name = "--name", .kind = SN_OPT_STR, .str = &str, .help = "x\n"},
+                                {0}};
+    const sn_opt_t unlisted[] = {
+        {.name = "--name", .kind = SN_OPT_STR, .str = &str, .help = SN_OPT_UNLISTED}, {0}};
+    char wide[SN_OPTS_HELP_WIDTH];
+    memset(wide, 'x', sizeof wide - 1);
+    wide[sizeof wide - 1] = '\0';
+    const sn_opt_t too_wide[] = {{.name = "--name", .kind = SN_OPT_STR, .str = &str, .help = wide},
+                                 {0}};
+    const struct {
+        const sn_opt_t *first, *second;
+        const char *want;
+    } cases[] = {
+        {ok, missing, "option --new has no help text"},
+        {missing, NULL, "option --new has no help text"},
+        {newline, NULL, "option --name: its help text ends with a newline"},
+        {NULL, NULL, "--help lists --name, which no option table has"},
+        {unlisted, NULL, "--help lists --name, whose help is SN_OPT_UNLISTED"},
+        {too_wide, NULL, "--help line of --name is 120 columns wide, more than 100"},
+    };
+    char buf[512];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sn_err_t err = {0};
+        tu_assert_rc(help_text(buf, sizeof buf, layout, cases[i].first, cases[i].second, &err),
+                     SN_EINVAL);
+        if (strstr(err.msg, cases[i].want) == NULL)
+            fail_msg("case %zu: '%s', want '%s'", i, err.msg, cases[i].want);
+        assert_string_equal(buf, ""); /* nothing written */
+    }
+    /* the widest line accepted */
+    wide[SN_OPTS_HELP_WIDTH - 21] = '\0';
+    sn_err_t err = {0};
+    tu_assert_rc(help_text(buf, sizeof buf, layout, too_wide, NULL, &err), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -306,6 +456,9 @@ int main(void)
         cmocka_unit_test(test_unknown_and_missing),
         cmocka_unit_test(test_bytes),
         cmocka_unit_test(test_suggest),
+        cmocka_unit_test(test_help_lines),
+        cmocka_unit_test(test_help_doc_is_no_option),
+        cmocka_unit_test(test_help_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
