@@ -61,33 +61,15 @@ double cli_time_units(const cli_ctx_t *c, uint64_t steps, uint64_t control_slots
 int cli_parse_real(const char *name, const char *v, double dflt, double lo, double hi, double *out,
                    sn_err_t *err);
 
-/* The help lines of the options shared by model, sim and run. */
-#define CLI_SHARED_OPTIONS_HELP                                                                    \
-    "  --topo SPEC        topology, e.g. ring:8, torus:4x4, hypercube:4, 'ering:7:2*ring:5'\n"     \
-    "  --coll C           bcast, scatter, gather, mnb, te, pmnb, pexchange, sna, pmna,\n"          \
-    "                     allreduce, barrier, mna (MPI aliases: broadcast, allgather,\n"           \
-    "                     alltoall, reduce, reduce_scatter; barrier: --msgs/--frags 1)\n"          \
-    "  --ports single|multi   port model (default multi)\n"                                        \
-    "  --rx one|any       single-port receptions per slot (default one)\n"                         \
-    "  --duplex full|half links (default full)\n"                                                  \
-    "  --algo NAME|auto   algorithm (default auto: the fewest steps, or with --tp the fewest\n"    \
-    "                     time units, predicted or, with none, of a dry run)\n"                    \
-    "  --root R           root processor for bcast, scatter, gather (default 0)\n"                 \
-    "  --msgs M           packets per source and destination (default 1)\n"                        \
-    "  --frags F          fragments per packet, each 1/F of a time unit (default 1)\n"             \
-    "  --tp T             time of a control slot in time units (default 1), for time_units;\n"     \
-    "                     given, auto ranks by (steps - control) / frags + control x tp\n"         \
-    "  --sources LIST     sources of pmnb/pexchange (targets of pmna) as ranks: 0,3,5 or 0-7\n"    \
-    "  --op OP            operator of sna, pmna, mna, allreduce, barrier: sum, xor, max,\n"        \
-    "                     min, and, or (default sum; barrier max, as its tokens are idempotent)\n" \
-    "  --m M              M sources drawn from --seed instead of --sources\n"                      \
-    "  --size BYTES       payload bytes per packet, up to 1G (default 8; 64K = 64KiB = 65536)\n"   \
-    "  --seed S           run seed (default 1)\n"                                                  \
-    "  --max-memory SIZE  refuse runs estimated to need more (bytes, or K, M, G, T, KiB, ...;\n"   \
-    "                     default half the physical memory)\n"                                     \
-    "  --json             one JSON object on one line\n"
+/* The --help texts: each command's layout (sn_help_t) lists the lines of its options by name, the
+ * shared ones (options.c) as CLI_HELP_SHARED does; run and bench list --progress among their own.
+ * Most texts start the descriptions at column CLI_HELP_COL. */
+#define CLI_HELP_COL 21
+#define CLI_HELP_SHARED                                                                            \
+    "--topo", "--coll", "--ports", "--rx", "--duplex", "--algo", "--root", "--msgs", "--frags",    \
+        "--tp", "--sources", "--op", "--m", "--size", "--seed", "--max-memory", "--json"
 
-/* cli_opts_parse's return after --help (usage printed on stdout; the command exits 0). */
+/* cli_opts_parse's return after --help (the help printed on stdout; the command exits 0). */
 #define CLI_HELP 1
 
 /* The default of --max-memory: half the machine's physical memory (sysconf), or 4 GiB when the
@@ -105,20 +87,22 @@ int cli_parse_size(const char *name, const char *v, uint64_t *out, sn_err_t *err
 void cli_opts_init(cli_opts_t *o, const char *cmd);
 
 /* Parses argv (after the command name) against the options of table `first`, then those of
- * `second` (either may be NULL; a name in both is first's), and --help or -h, which print `usage`
- * on stdout. 0; CLI_HELP after --help; SN_EINVAL with err naming the bad value or unknown option
- * and what is accepted (proc/opts.h). How every command reads its options. */
+ * `second` (either may be NULL; a name in both is first's), and --help or -h, which print the help
+ * of layout `help` with the option lines of both tables on stdout (sn_opts_help). 0; CLI_HELP
+ * after --help; SN_EINVAL with err naming the bad value or unknown option and what is accepted
+ * (proc/opts.h), or the option a table does not describe. How every command reads its options. */
 int cli_opts_parse_tables(int argc, char **argv, const sn_opt_t *first, const sn_opt_t *second,
-                          const char *usage, sn_err_t *err);
+                          const sn_help_t *help, sn_err_t *err);
 
 /* --max-memory SIZE as an SN_OPT_FN: cli_parse_size into *(uint64_t *) opt->ctx. */
 int cli_opt_memory(const sn_opt_t *opt, const char *v, sn_err_t *err);
 
 /* Parses argv (after the command name) into `o`, and the command's own options `extra` (may be
- * NULL). 0; CLI_HELP after --help or -h (prints `usage` on stdout); SN_EINVAL with err naming the
- * bad value or unknown option and what is accepted. */
-int cli_opts_parse(int argc, char **argv, cli_opts_t *o, const sn_opt_t *extra, const char *usage,
-                   sn_err_t *err);
+ * NULL). 0; CLI_HELP after --help or -h (prints the help of layout `help` on stdout, the lines of
+ * `extra` and of the shared options); SN_EINVAL with err naming the bad value or unknown option
+ * and what is accepted. */
+int cli_opts_parse(int argc, char **argv, cli_opts_t *o, const sn_opt_t *extra,
+                   const sn_help_t *help, sn_err_t *err);
 
 /* Builds topology, parameters, bounds and the algorithm from the options. 0, or a negative code
  * with err naming the bad value. Free `c` with cli_ctx_free either way. */
@@ -126,8 +110,9 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err);
 
 /* The command-boundary wrappers of the two above: print err on stderr ("stepnet: ...").
  * Parses argv (after the command name). Unknown options and bad values print one line to stderr
- * and return EXIT_BADINPUT; --help prints `usage` and returns -1 (caller exits 0). */
-int cli_parse(int argc, char **argv, cli_opts_t *o, const char *usage);
+ * and return EXIT_BADINPUT; --help prints the help of layout `help` and returns -1 (caller exits
+ * 0). */
+int cli_parse(int argc, char **argv, cli_opts_t *o, const sn_help_t *help);
 
 /* cli_ctx_build, printing the error and returning EXIT_BADINPUT. */
 int cli_ctx_init(const cli_opts_t *o, cli_ctx_t *c);

@@ -7,15 +7,19 @@
 #include "cli/cli.h"
 #include "cli/json.h"
 
-static const char usage[] = "usage: stepnet algos [--coll C] [--json | --markdown]\n"
-                            "\n"
-                            "Lists every algorithm: its collective, the port models it supports,\n"
-                            "the topologies it runs on, what its predicted step count is, and the\n"
-                            "paper, section and theorem it comes from.\n"
-                            "\n"
-                            "  --coll C   only the algorithms of collective C\n"
-                            "  --json     one JSON object on one line\n"
-                            "  --markdown the table of README.md's Algorithms section\n";
+static const char usage_head[] =
+    "usage: stepnet algos [--coll C] [--json | --markdown]\n"
+    "\n"
+    "Lists every algorithm: its collective, the port models it supports,\n"
+    "the topologies it runs on, what its predicted step count is, and the\n"
+    "paper, section and theorem it comes from.\n"
+    "\n";
+/* --help: the prose, and the lines of the options (cli_cmd_algos). */
+static const sn_help_t usage[] = {
+    {.text = usage_head},
+    {.lines = (const char *const[]){"--coll", "--json", "--markdown", NULL}, .col = 13},
+    {0},
+};
 
 static void pm_words(unsigned m, char *buf, size_t cap)
 {
@@ -38,9 +42,20 @@ int cli_cmd_algos(int argc, char **argv)
     int json = 0, markdown = 0;
     sn_coll_t coll = SN_COLL_COUNT; /* SN_COLL_COUNT: every collective */
     const sn_opt_t table[] = {
-        {.name = "--json", .kind = SN_OPT_FLAG, .flag = &json},
-        {.name = "--markdown", .kind = SN_OPT_FLAG, .flag = &markdown},
-        {.name = "--coll", .kind = SN_OPT_FN, .fn = opt_coll, .ctx = &coll},
+        {.name = "--json",
+         .kind = SN_OPT_FLAG,
+         .flag = &json,
+         .help = "one JSON object on one line"},
+        {.name = "--markdown",
+         .kind = SN_OPT_FLAG,
+         .flag = &markdown,
+         .help = "the table of README.md's Algorithms section"},
+        {.name = "--coll",
+         .kind = SN_OPT_FN,
+         .fn = opt_coll,
+         .ctx = &coll,
+         .arg = "C",
+         .help = "only the algorithms of collective C"},
         {0},
     };
     sn_err_t err = {0};

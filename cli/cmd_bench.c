@@ -4,7 +4,7 @@
 
 #include "cli/run.h"
 
-static const char bench_usage[] =
+static const char usage_head[] =
     "usage: stepnet bench --topo SPEC --coll C [--sizes LIST] [options]\n"
     "\n"
     "An OSU-style sweep over packet sizes in one launch of the nodes: the collective of stepnet\n"
@@ -13,21 +13,24 @@ static const char bench_usage[] =
     "Steps, Predicted); --json prints one JSON object per line and size, --csv FILE the CSV\n"
     "(docs/output.md). The memory budget is checked for the largest size before anything starts,\n"
     "and the links are calibrated with probes of the largest size.\n"
-    "\n" CLI_SHARED_OPTIONS_HELP
-    "  --sizes LIST       packet sizes in bytes (default " CLI_BENCH_DEFAULT_SIZES
-    "): FROM:TO (doubling),\n"
-    "                     FROM:TO:xF (factor F), FROM:TO:+S (step S) or a list A,B,C, increasing;\n"
-    "                     K, M, G (or KiB, MiB, GiB) are powers of 1024; at most 256 sizes, up to "
-    "1G\n"
-    "  --topo 'A;B'       several topologies, separated by ';': one launch of the nodes each\n"
-    "  --ports P,Q        several port models (multi,single): one launch each, for every topology\n"
-    "  --iters N          measured repetitions per size (default 20; --reps N is the same)\n"
-    "  --warmup N         unmeasured repetitions before each size (default 2)\n"
-    "  --out FILE         also write the JSON lines to FILE\n" RUN_TRANSPORT_HELP "\n"
+    "\n";
+static const char usage_tail[] =
+    "\n"
     "Exit status: 0 every size verified, 1 a size failed (the sizes before it are reported),\n"
     "2 bad input, 130 interrupted by SIGINT (Ctrl-C), 143 interrupted by SIGTERM.\n";
+/* --help: the prose, and the lines of the options (options.c, run_options.c): run's table, of
+ * which bench lists its own. */
+static const sn_help_t usage[] = {
+    {.text = usage_head},
+    {.lines = (const char *const[]){CLI_HELP_SHARED, NULL}, .col = CLI_HELP_COL},
+    {.lines = (const char *const[]){"--sizes", "--topo 'A;B'", "--ports P,Q", "--iters", "--warmup",
+                                    "--out", CLI_RUN_HELP_LINES, NULL},
+     .col = CLI_HELP_COL},
+    {.text = usage_tail},
+    {0},
+};
 
 int cli_cmd_bench(int argc, char **argv)
 {
-    return cli_run_command("bench", bench_usage, argc, argv);
+    return cli_run_command("bench", usage, argc, argv);
 }

@@ -8,7 +8,7 @@
 #include "stepnet/model.h"
 #include "stepnet/schedule_file.h"
 
-static const char usage[] =
+static const char usage_head[] =
     "usage: stepnet export --topo SPEC --coll C [--algo A] [options] [--out FILE]\n"
     "\n"
     "Runs the collective in the simulator, verified, and writes every transmission of the run as\n"
@@ -17,16 +17,29 @@ static const char usage[] =
     "schedule:FILE` with the same options plays it back, checked before it runs. Collectives:\n"
     "every one but dynbcast; for the combining ones (sna, pmna, mna, allreduce, barrier) each\n"
     "combined packet lists its operands, found by replaying the algorithm with traced values.\n"
-    "\n" CLI_SHARED_OPTIONS_HELP
-    "  --out FILE         write the schedule to FILE (default: standard output)\n"
+    "\n";
+static const char usage_tail[] =
     "\n"
     "Exit status: 0 written, 1 the run failed or the file could not be written, 2 bad input.\n";
+/* --help: the prose, and the lines of the options (options.c, cli_cmd_export). */
+static const sn_help_t usage[] = {
+    {.text = usage_head},
+    {.lines = (const char *const[]){CLI_HELP_SHARED, NULL}, .col = CLI_HELP_COL},
+    {.lines = (const char *const[]){"--out", NULL}, .col = CLI_HELP_COL},
+    {.text = usage_tail},
+    {0},
+};
 
 int cli_cmd_export(int argc, char **argv)
 {
     cli_opts_t o = {.cmd = "export"};
     const char *out_file = NULL;
-    const sn_opt_t extra[] = {{.name = "--out", .kind = SN_OPT_STR, .str = &out_file}, {0}};
+    const sn_opt_t extra[] = {{.name = "--out",
+                               .kind = SN_OPT_STR,
+                               .str = &out_file,
+                               .arg = "FILE",
+                               .help = "write the schedule to FILE (default: standard output)"},
+                              {0}};
     sn_err_t err = {0};
     int rc = cli_opts_parse(argc, argv, &o, extra, usage, &err);
     if (rc == CLI_HELP)

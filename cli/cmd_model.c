@@ -6,7 +6,7 @@
 #include "cli/cli.h"
 #include "cli/report.h"
 
-static const char usage[] =
+static const char usage_head[] =
     "usage: stepnet model --topo SPEC --coll C [options]\n"
     "\n"
     "Prints the predicted step count, the lower bounds and the chosen algorithm for a collective\n"
@@ -16,8 +16,16 @@ static const char usage[] =
     "time units (ties by fewer steps); when no applicable algorithm predicts, it runs them dry\n"
     "in the simulator if the collective has at most 262144 deliveries. Algorithms that predict\n"
     "nothing are listed with their dry run's steps (the one thing model runs).\n"
-    "\n" CLI_SHARED_OPTIONS_HELP "\n"
-    "Exit status: 0 success, 2 bad input.\n";
+    "\n";
+static const char usage_tail[] = "\n"
+                                 "Exit status: 0 success, 2 bad input.\n";
+/* --help: the prose, and the lines of the shared options (options.c). */
+static const sn_help_t usage[] = {
+    {.text = usage_head},
+    {.lines = (const char *const[]){CLI_HELP_SHARED, NULL}, .col = CLI_HELP_COL},
+    {.text = usage_tail},
+    {0},
+};
 
 /* One candidate: its prediction (or its dry run's steps when it predicts none and the collective
  * is small), the control slots among them and their cost in time units; steps -1 when neither. */

@@ -14,7 +14,7 @@
 #include "net/wire.h"
 #include "stepnet/util.h"
 
-static const char usage[] =
+static const char usage_head[] =
     "usage: stepnet run --topo SPEC --coll C [options]\n"
     "\n"
     "Runs the collective over real TCP links: one stepnet-node process per node, one TCP\n"
@@ -23,35 +23,27 @@ static const char usage[] =
     "min, max, p50, p99) next to the time model's prediction: per slot the slowest link or\n"
     "busiest interface of the schedule, from a start-up calibration of every link and node, plus\n"
     "the control legs (docs/model.md). For a sweep over packet sizes see `stepnet bench`.\n"
-    "\n" CLI_SHARED_OPTIONS_HELP
-    "  --reps N           measured repetitions (default 5; --iters N is the same)\n"
-    "  --warmup N         unmeasured repetitions first (default 1)\n"
-    "  --out FILE         also write the JSON report to FILE\n" RUN_TRANSPORT_HELP
-    "  --idle-slots N     benchmark: each repetition is N slots of the bare barrier (empty frames\n"
-    "                     on every link) instead of the collective; reports us per slot\n"
-    "  --trace FILE       write one measured repetition as Chrome trace-event JSON (Perfetto,\n"
-    "                     chrome://tracing; docs/trace.md): per node and slot when its frames\n"
-    "                     left, when each neighbour's frame came in and which one it waited for\n"
-    "                     last, and one `send` event per transmission; times in microseconds of\n"
-    "                     the nodes' monotonic clock (comparable across nodes on one machine\n"
-    "                     only)\n"
-    "  --trace-slots N    nodes record slots 1 to N only (default 10000, at most 100000); the\n"
-    "                     file says when it is truncated\n"
-    "  --trace-rep N      the measured repetition traced, 1 to --reps (default the last)\n"
-    "  --link-delay TIME  link emulation by the nodes (no root, no netem): delay every frame on\n"
-    "                     every link by TIME, in tc units (200us, 1.5ms, 1s; bare: us)\n"
-    "  --link-jitter TIME vary each frame's delay uniformly by +-TIME (frames keep their order)\n"
-    "  --link-rate RATE   token-bucket rate of every link, in tc units (100mbit, 1gbit, 10mbps)\n"
-    "  --link-file FILE   per-link values: lines 'default|dim D|edge E|link A-B delay=TIME\n"
-    "                     jitter=TIME rate=RATE' (docs/runtime.md, Link emulation)\n"
-    "\n"
-    "  --coll dynbcast --lambda L|--rho R --slots T   dynamic broadcasting: every round a TCP\n"
-    "                     run of pmnb-mesh-split, or pmnb-fcube on a folded cube (see stepnet\n"
-    "                     sim --help)\n"
+    "\n";
+static const char usage_tail[] =
     "\n"
     "Exit status: 0 verified, 1 the collective failed or did not verify (or a node or host\n"
     "failed: ssh, a missing stepnet-node, a node that left; the error names it), 2 bad input,\n"
     "130 interrupted by SIGINT (Ctrl-C), 143 interrupted by SIGTERM.\n";
+/* --help: the prose, and the lines of the options (options.c, run_options.c). */
+static const sn_help_t usage[] = {
+    {.text = usage_head},
+    {.lines = (const char *const[]){CLI_HELP_SHARED, NULL}, .col = CLI_HELP_COL},
+    {.lines =
+         (const char *const[]){"--reps", "--warmup", "--out", CLI_RUN_HELP_LINES, "--idle-slots",
+                               "--trace", "--trace-slots", "--trace-rep", "--link-delay",
+                               "--link-jitter", "--link-rate", "--link-file", NULL},
+     .col = CLI_HELP_COL},
+    {.text = "\n"},
+    {.lines = (const char *const[]){"--coll dynbcast --lambda L|--rho R --slots T", NULL},
+     .col = CLI_HELP_COL},
+    {.text = usage_tail},
+    {0},
+};
 
 /* One dynamic-broadcasting round over TCP: the round's partial multinode broadcast as `stepnet run
  * --algo ALGO --sources ...` would run it (one repetition, no calibration). */
@@ -306,7 +298,7 @@ static int run_cases(const cli_run_t *run, const cli_opts_t *cli, int bench, run
 
 /* `stepnet run` and `stepnet bench` (cmd_bench.c): the same life cycle, their own reports. Bad
  * input is refused before any node starts, and printed here once. */
-int cli_run_command(const char *cmd, const char *help, int argc, char **argv)
+int cli_run_command(const char *cmd, const sn_help_t *help, int argc, char **argv)
 {
     cli_opts_t cli = {.cmd = cmd};
     cli_run_t run;

@@ -15,45 +15,43 @@
 #include "stepnet/model.h"
 #include "stepnet/sim.h"
 
-static const char usage[] =
+static const char usage_head[] =
     "usage: stepnet sim --topo SPEC --coll C [options]\n"
     "\n"
     "Runs the collective in this process, every node's state machine in lockstep, with the port\n"
     "model enforced and every delivered packet verified (right node, right payload, exactly\n"
     "once). Reports the measured steps next to the predicted count and the lower bounds.\n"
-    "\n" CLI_SHARED_OPTIONS_HELP "\n"
+    "\n";
+static const char usage_dyn[] =
+    "\n"
     "Dynamic broadcasting (--coll dynbcast): Poisson requests at every node, served in rounds of\n"
     "partial multinode broadcasts, each verified; reports the delay distribution in time units "
     "next\n"
     "to the paper's bound and stability limit. Meshes and tori: rounds of pmnb-mesh-split, bound\n"
     "(11) and limit (14) of Varvarigos and Bertsekas (d-dimensional meshes, section 5). Folded\n"
     "cubes FQ_d, d >= 2: rounds of pmnb-fcube, bound eq. (6) and limit eq. (5) of Varvarigos\n"
-    "(folded cubes, dynamic broadcasting).\n"
-    "  --lambda L         requests per node per time unit\n"
-    "  --rho R            instead of --lambda: the load rho = lambda N X (X of (9a); on a\n"
-    "                     folded cube X = 1/(d+1), the utilisation)\n"
-    "  --slots T          requests arrive during the first T time units (default 1000)\n"
-    "  --sweep-rho A:B:S  the delay-versus-load curve as CSV: rho from A to B in steps of S,\n"
-    "                     the mean delay and the paper's bound as its first columns\n"
-    "  --algo A           the rounds: auto (the family's), pmnb-mesh-split or pmnb-mesh (no\n"
-    "                     splitting: X (9b), V (10b)) on meshes and tori, pmnb-fcube on folded\n"
-    "                     cubes\n"
-    "  --frags F          default 2d on a torus, d on an array (the split algorithm's pieces),\n"
-    "                     1 on a folded cube\n"
-    "\n"
-    "  --threads N        step the nodes of busy slots on N threads (default: the CPUs this\n"
-    "                     process may use, at most 64); the result is the same for every N.\n"
-    "                     Algorithms whose steps are marked independent only (the report says\n"
-    "                     how many threads ran and, when one, why)\n"
-    "\n"
-    "Traces (docs/trace.md):\n"
-    "  --trace FILE       write every transmission as Chrome trace-event JSON (Perfetto,\n"
-    "                     chrome://tracing): one process per node, one thread per port, one\n"
-    "                     `send` event per transmission; time axis: slot s is [s-1, s) ms\n"
-    "  --trace-slots N    record slots 1 to N only (default 10000, at most 100000); the file\n"
-    "                     says when it is truncated\n"
+    "(folded cubes, dynamic broadcasting).\n";
+static const char usage_traces[] = "\n"
+                                   "Traces (docs/trace.md):\n";
+static const char usage_tail[] =
     "\n"
     "Exit status: 0 verified, 1 the run failed or did not verify, 2 bad input.\n";
+
+/* --help: the prose, and the lines of the options (options.c, sim_parse). */
+static const sn_help_t usage[] = {
+    {.text = usage_head},
+    {.lines = (const char *const[]){CLI_HELP_SHARED, NULL}, .col = CLI_HELP_COL},
+    {.text = usage_dyn},
+    {.lines = (const char *const[]){"--lambda", "--rho", "--slots", "--sweep-rho", "--algo A",
+                                    "--frags F", NULL},
+     .col = CLI_HELP_COL},
+    {.text = "\n"},
+    {.lines = (const char *const[]){"--threads", NULL}, .col = CLI_HELP_COL},
+    {.text = usage_traces},
+    {.lines = (const char *const[]){"--trace", "--trace-slots", NULL}, .col = CLI_HELP_COL},
+    {.text = usage_tail},
+    {0},
+};
 
 /* --trace: the file, the slots recorded and the transmissions past them. */
 typedef struct {
@@ -228,29 +226,72 @@ typedef struct sim_args_s {
 static int sim_parse(int argc, char **argv, cli_opts_t *o, sim_args_t *a, sn_err_t *err)
 {
     *a = (sim_args_t){.slots = -1, .trace_slots = -1, .threads = default_threads()};
-    const sn_opt_t extra[] = {{.name = "--threads",
-                               .kind = SN_OPT_INT,
-                               .num = &a->threads,
-                               .lo = 1,
-                               .hi = SN_SIM_MAX_THREADS,
-                               .unit = "threads"},
-                              {.name = "--lambda", .kind = SN_OPT_STR, .str = &a->lambda},
-                              {.name = "--rho", .kind = SN_OPT_STR, .str = &a->rho},
-                              {.name = "--sweep-rho", .kind = SN_OPT_STR, .str = &a->sweep},
-                              {.name = "--slots",
-                               .kind = SN_OPT_INT,
-                               .num = &a->slots,
-                               .lo = 1,
-                               .hi = 1000000000,
-                               .unit = "time units"},
-                              {.name = "--trace", .kind = SN_OPT_STR, .str = &a->trace_file},
-                              {.name = "--trace-slots",
-                               .kind = SN_OPT_INT,
-                               .num = &a->trace_slots,
-                               .lo = 1,
-                               .hi = CLI_TRACE_MAX_SLOTS,
-                               .unit = "slots"},
-                              {0}};
+    const sn_opt_t extra[] = {
+        {.name = "--threads",
+         .kind = SN_OPT_INT,
+         .num = &a->threads,
+         .lo = 1,
+         .hi = SN_SIM_MAX_THREADS,
+         .unit = "threads",
+         .arg = "N",
+         .help = "step the nodes of busy slots on N threads (default: the CPUs this\n"
+                 "process may use, at most 64); the result is the same for every N.\n"
+                 "Algorithms whose steps are marked independent only (the report says\n"
+                 "how many threads ran and, when one, why)"},
+        {.name = "--lambda",
+         .kind = SN_OPT_STR,
+         .str = &a->lambda,
+         .arg = "L",
+         .help = "requests per node per time unit"},
+        {.name = "--rho",
+         .kind = SN_OPT_STR,
+         .str = &a->rho,
+         .arg = "R",
+         .help = "instead of --lambda: the load rho = lambda N X (X of (9a); on a\n"
+                 "folded cube X = 1/(d+1), the utilisation)"},
+        {.name = "--sweep-rho",
+         .kind = SN_OPT_STR,
+         .str = &a->sweep,
+         .arg = "A:B:S",
+         .help = "the delay-versus-load curve as CSV: rho from A to B in steps of S,\n"
+                 "the mean delay and the paper's bound as its first columns"},
+        {.name = "--slots",
+         .kind = SN_OPT_INT,
+         .num = &a->slots,
+         .lo = 1,
+         .hi = 1000000000,
+         .unit = "time units",
+         .arg = "T",
+         .help = "requests arrive during the first T time units (default 1000)"},
+        /* what two shared options mean for dynbcast: lines of --help only */
+        {.name = "--algo",
+         .kind = SN_OPT_DOC,
+         .arg = "A",
+         .help = "the rounds: auto (the family's), pmnb-mesh-split or pmnb-mesh (no\n"
+                 "splitting: X (9b), V (10b)) on meshes and tori, pmnb-fcube on folded\n"
+                 "cubes"},
+        {.name = "--frags",
+         .kind = SN_OPT_DOC,
+         .arg = "F",
+         .help = "default 2d on a torus, d on an array (the split algorithm's pieces),\n"
+                 "1 on a folded cube"},
+        {.name = "--trace",
+         .kind = SN_OPT_STR,
+         .str = &a->trace_file,
+         .arg = "FILE",
+         .help = "write every transmission as Chrome trace-event JSON (Perfetto,\n"
+                 "chrome://tracing): one process per node, one thread per port, one\n"
+                 "`send` event per transmission; time axis: slot s is [s-1, s) ms"},
+        {.name = "--trace-slots",
+         .kind = SN_OPT_INT,
+         .num = &a->trace_slots,
+         .lo = 1,
+         .hi = CLI_TRACE_MAX_SLOTS,
+         .unit = "slots",
+         .arg = "N",
+         .help = "record slots 1 to N only (default 10000, at most 100000); the file\n"
+                 "says when it is truncated"},
+        {0}};
     int rc = cli_opts_parse(argc, argv, o, extra, usage, err);
     if (rc != 0)
         return rc;

@@ -26,7 +26,7 @@
 #define SYNTH_BYTES_PER_VAR    160
 #define SYNTH_DEFAULT_TIMEOUT  600.0
 
-static const char usage[] =
+static const char usage_head[] =
     "usage: stepnet synth --topo SPEC --coll C [options] [--out FILE]\n"
     "\n"
     "Proves the minimum number of slots of the collective with the SAT solver CaDiCaL: encodes\n"
@@ -37,20 +37,22 @@ static const char usage[] =
     "in the simulator, which must verify it in exactly T steps; `stepnet run --algo\n"
     "schedule:FILE` runs it over TCP. Collectives: bcast, scatter, gather, mnb, te, pmnb,\n"
     "pexchange.\n"
-    "\n" CLI_SHARED_OPTIONS_HELP
-    "  --timeout S        give up after S seconds of solving (default 600): status bounded\n"
-    "  --max-clauses N    refuse an encoding of more than N clauses (default 20000000)\n"
-    "  --out FILE         write the optimum's schedule to FILE (default: none written; it\n"
-    "                     is verified all the same)\n"
-    "  --no-bound         let the solver prove every T from 1 and find the schedule itself,\n"
-    "                     even where the lower bound meets an algorithm's steps (a check of\n"
-    "                     the bounds, and the benchmark's measure of the solver)\n"
-    "  --no-incremental   a new solver for every T instead of one incremental solver (what\n"
-    "                     incremental solving gains: docs/synth.md)\n"
+    "\n";
+static const char usage_tail[] =
     "\n"
     "Exit status: 0 optimal or bounded and the schedule verified, 1 the schedule did not\n"
     "verify or could not be written, 2 bad input (an unsupported collective, an encoding over\n"
     "--max-clauses or --max-memory).\n";
+/* --help: the prose, and the lines of the options (options.c, cli_cmd_synth). */
+static const sn_help_t usage[] = {
+    {.text = usage_head},
+    {.lines = (const char *const[]){CLI_HELP_SHARED, NULL}, .col = CLI_HELP_COL},
+    {.lines = (const char *const[]){"--timeout", "--max-clauses", "--out", "--no-bound",
+                                    "--no-incremental", NULL},
+     .col = CLI_HELP_COL},
+    {.text = usage_tail},
+    {0},
+};
 
 typedef struct {
     struct timespec start;
@@ -370,16 +372,36 @@ int cli_cmd_synth(int argc, char **argv)
     int no_bound = 0, no_incremental = 0;
     synth_out_t s = {0};
     const sn_opt_t extra[] = {
-        {.name = "--timeout", .kind = SN_OPT_STR, .str = &timeout_s},
+        {.name = "--timeout",
+         .kind = SN_OPT_STR,
+         .str = &timeout_s,
+         .arg = "S",
+         .help = "give up after S seconds of solving (default 600): status bounded"},
         {.name = "--max-clauses",
          .kind = SN_OPT_INT,
          .num = &max_clauses,
          .lo = 1,
          .hi = INT32_MAX,
-         .unit = "clauses"},
-        {.name = "--out", .kind = SN_OPT_STR, .str = &s.out},
-        {.name = "--no-bound", .kind = SN_OPT_FLAG, .flag = &no_bound},
-        {.name = "--no-incremental", .kind = SN_OPT_FLAG, .flag = &no_incremental},
+         .unit = "clauses",
+         .arg = "N",
+         .help = "refuse an encoding of more than N clauses (default 20000000)"},
+        {.name = "--out",
+         .kind = SN_OPT_STR,
+         .str = &s.out,
+         .arg = "FILE",
+         .help = "write the optimum's schedule to FILE (default: none written; it\n"
+                 "is verified all the same)"},
+        {.name = "--no-bound",
+         .kind = SN_OPT_FLAG,
+         .flag = &no_bound,
+         .help = "let the solver prove every T from 1 and find the schedule itself,\n"
+                 "even where the lower bound meets an algorithm's steps (a check of\n"
+                 "the bounds, and the benchmark's measure of the solver)"},
+        {.name = "--no-incremental",
+         .kind = SN_OPT_FLAG,
+         .flag = &no_incremental,
+         .help = "a new solver for every T instead of one incremental solver (what\n"
+                 "incremental solving gains: docs/synth.md)"},
         {0}};
     sn_err_t err = {0};
     int rc = cli_opts_parse(argc, argv, &o, extra, usage, &err);

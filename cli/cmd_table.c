@@ -19,7 +19,7 @@
 #include "stepnet/sim.h"
 #include "stepnet/util.h"
 
-static const char usage[] =
+static const char usage_head[] =
     "usage: stepnet table [--set default|quick] [--match TEXT] [--csv] [--run] [--out FILE]\n"
     "                     [--max-memory SIZE]\n"
     "\n"
@@ -31,20 +31,21 @@ static const char usage[] =
     "paper's formula and its value, the algorithm stepnet picks, its predicted steps, the\n"
     "steps the simulator measures, the best lower bound, and whether they agree. Markdown by\n"
     "default.\n"
-    "\n"
-    "  --set default|quick   the cases (default: every theorem at a few sizes; quick: one each)\n"
-    "  --match TEXT          only the cases whose section or topology contains TEXT\n"
-    "  --csv                 CSV instead of Markdown\n"
-    "  --run                 also run every case of at most 256 nodes over TCP (stepnet run,\n"
-    "                        local processes) and report its steps (the case fails if they,\n"
-    "                        or the trace_hash, differ from the simulator's)\n"
-    "  --out FILE            write the table to FILE instead of stdout\n"
-    "  --max-memory SIZE     refuse a case estimated to need more (bytes, or with K, M, G, T;\n"
-    "                        default half the physical memory)\n"
+    "\n";
+static const char usage_tail[] =
     "\n"
     "Exit status: 0 when every row agrees (the simulated steps, and with --run the TCP steps,\n"
     "equal the paper's value and stepnet's prediction), 1 otherwise, 2 bad input or no case\n"
     "matches.\n";
+/* --help: the prose, and the lines of the options (cli_cmd_table). */
+static const sn_help_t usage[] = {
+    {.text = usage_head},
+    {.lines =
+         (const char *const[]){"--set", "--match", "--csv", "--run", "--out", "--max-memory", NULL},
+     .col = 24},
+    {.text = usage_tail},
+    {0},
+};
 
 /* The most nodes a case may have to be run over TCP by --run (local processes). */
 #define TABLE_RUN_MAX_NODES 256
@@ -686,12 +687,36 @@ int cli_cmd_table(int argc, char **argv)
     const char *out = NULL, *match = NULL;
     uint64_t max_memory = cli_default_max_memory();
     const sn_opt_t table[] = {
-        {.name = "--csv", .kind = SN_OPT_FLAG, .flag = &csv},
-        {.name = "--run", .kind = SN_OPT_FLAG, .flag = &with_run},
-        {.name = "--set", .kind = SN_OPT_FN, .fn = opt_set, .ctx = &quick},
-        {.name = "--match", .kind = SN_OPT_STR, .str = &match},
-        {.name = "--out", .kind = SN_OPT_STR, .str = &out},
-        {.name = "--max-memory", .kind = SN_OPT_FN, .fn = cli_opt_memory, .ctx = &max_memory},
+        {.name = "--csv", .kind = SN_OPT_FLAG, .flag = &csv, .help = "CSV instead of Markdown"},
+        {.name = "--run",
+         .kind = SN_OPT_FLAG,
+         .flag = &with_run,
+         .help = "also run every case of at most 256 nodes over TCP (stepnet run,\n"
+                 "local processes) and report its steps (the case fails if they,\n"
+                 "or the trace_hash, differ from the simulator's)"},
+        {.name = "--set",
+         .kind = SN_OPT_FN,
+         .fn = opt_set,
+         .ctx = &quick,
+         .arg = "default|quick",
+         .help = "the cases (default: every theorem at a few sizes; quick: one each)"},
+        {.name = "--match",
+         .kind = SN_OPT_STR,
+         .str = &match,
+         .arg = "TEXT",
+         .help = "only the cases whose section or topology contains TEXT"},
+        {.name = "--out",
+         .kind = SN_OPT_STR,
+         .str = &out,
+         .arg = "FILE",
+         .help = "write the table to FILE instead of stdout"},
+        {.name = "--max-memory",
+         .kind = SN_OPT_FN,
+         .fn = cli_opt_memory,
+         .ctx = &max_memory,
+         .arg = "SIZE",
+         .help = "refuse a case estimated to need more (bytes, or with K, M, G, T;\n"
+                 "default half the physical memory)"},
         {0},
     };
     sn_err_t err = {0};

@@ -65,76 +65,178 @@ static int opt_refused_by_model(const sn_opt_t *opt, const char *v, sn_err_t *er
     return sn_err_inval(err, "%s applies to sim, not model", opt->name);
 }
 
-/* The options every command shares, into o; *progress is set by --progress and --no-progress. */
+/* The options every command shares, into o; *progress is set by --progress and --no-progress.
+ * Their lines in --help are in the order of CLI_HELP_SHARED; the table keeps its own, which
+ * decides between equally near options when the parser suggests one (sn_opts_suggest). */
 #define CLI_SHARED_OPTIONS 22
 static void shared_table(cli_opts_t *o, int64_t *progress, sn_opt_t *t)
 {
     int model = o->cmd && strcmp(o->cmd, "model") == 0;
     const sn_opt_t shared[CLI_SHARED_OPTIONS] = {
-        {.name = "--json", .kind = SN_OPT_FLAG, .flag = &o->json},
-        {.name = "--progress", .kind = SN_OPT_SET, .num = progress, .lo = 1},
-        {.name = "--no-progress", .kind = SN_OPT_SET, .num = progress, .lo = 0},
-        {.name = "--topo", .kind = SN_OPT_STR, .str = &o->topo},
-        {.name = "--coll", .kind = SN_OPT_STR, .str = &o->coll},
-        {.name = "--algo", .kind = SN_OPT_STR, .str = &o->algo},
-        {.name = "--ports", .kind = SN_OPT_STR, .str = &o->ports},
-        {.name = "--rx", .kind = SN_OPT_STR, .str = &o->rx},
-        {.name = "--duplex", .kind = SN_OPT_STR, .str = &o->duplex},
-        {.name = "--sources", .kind = SN_OPT_STR, .str = &o->sources},
-        {.name = "--op", .kind = SN_OPT_STR, .str = &o->op},
-        {.name = "--tp", .kind = SN_OPT_STR, .str = &o->tp},
-        {.name = "--root", .kind = SN_OPT_INT, .num = &o->root, .lo = 0, .hi = INT32_MAX},
-        {.name = "--msgs", .kind = SN_OPT_INT, .num = &o->msgs, .lo = 1, .hi = 1 << 20},
-        {.name = "--frags", .kind = SN_OPT_INT, .num = &o->frags, .lo = 1, .hi = 1 << 16},
-        {.name = "--m", .kind = SN_OPT_INT, .num = &o->m, .lo = 1, .hi = INT32_MAX},
-        {.name = "--size", .kind = SN_OPT_SIZE, .num = &o->size, .lo = 0, .hi = 1 << 30},
-        {.name = "--seed", .kind = SN_OPT_INT, .num = &o->seed, .lo = 0, .hi = INT64_MAX},
-        {.name = "--max-memory", .kind = SN_OPT_FN, .fn = cli_opt_memory, .ctx = &o->max_memory},
-        model ? (sn_opt_t){.name = "--max-slots", .kind = SN_OPT_FN, .fn = opt_refused_by_model}
+        {.name = "--json",
+         .kind = SN_OPT_FLAG,
+         .flag = &o->json,
+         .help = "one JSON object on one line"},
+        {.name = "--progress",
+         .kind = SN_OPT_SET,
+         .num = progress,
+         .lo = 1,
+         .help = "progress on stderr (each phase: launch, join, calibration, warm-up,\n"
+                 "repetitions with an ETA; bench: each size) even when stderr is not a\n"
+                 "terminal; --no-progress: none (default: on a terminal)"},
+        {.name = "--no-progress",
+         .kind = SN_OPT_SET,
+         .num = progress,
+         .lo = 0,
+         .help = SN_OPT_UNLISTED}, /* on the line of --progress */
+        {.name = "--topo",
+         .kind = SN_OPT_STR,
+         .str = &o->topo,
+         .arg = "SPEC",
+         .help = "topology, e.g. ring:8, torus:4x4, hypercube:4, 'ering:7:2*ring:5'"},
+        {.name = "--coll",
+         .kind = SN_OPT_STR,
+         .str = &o->coll,
+         .arg = "C",
+         .help = "bcast, scatter, gather, mnb, te, pmnb, pexchange, sna, pmna,\n"
+                 "allreduce, barrier, mna (MPI aliases: broadcast, allgather,\n"
+                 "alltoall, reduce, reduce_scatter; barrier: --msgs/--frags 1)"},
+        {.name = "--algo",
+         .kind = SN_OPT_STR,
+         .str = &o->algo,
+         .arg = "NAME|auto",
+         .help = "algorithm (default auto: the fewest steps, or with --tp the fewest\n"
+                 "time units, predicted or, with none, of a dry run)"},
+        {.name = "--ports",
+         .kind = SN_OPT_STR,
+         .str = &o->ports,
+         .arg = "single|multi",
+         .help = "port model (default multi)",
+         .col = 25},
+        {.name = "--rx",
+         .kind = SN_OPT_STR,
+         .str = &o->rx,
+         .arg = "one|any",
+         .help = "single-port receptions per slot (default one)"},
+        {.name = "--duplex",
+         .kind = SN_OPT_STR,
+         .str = &o->duplex,
+         .arg = "full|half",
+         .help = "links (default full)"},
+        {.name = "--sources",
+         .kind = SN_OPT_STR,
+         .str = &o->sources,
+         .arg = "LIST",
+         .help = "sources of pmnb/pexchange (targets of pmna) as ranks: 0,3,5 or 0-7"},
+        {.name = "--op",
+         .kind = SN_OPT_STR,
+         .str = &o->op,
+         .arg = "OP",
+         .help = "operator of sna, pmna, mna, allreduce, barrier: sum, xor, max,\n"
+                 "min, and, or (default sum; barrier max, as its tokens are idempotent)"},
+        {.name = "--tp",
+         .kind = SN_OPT_STR,
+         .str = &o->tp,
+         .arg = "T",
+         .help = "time of a control slot in time units (default 1), for time_units;\n"
+                 "given, auto ranks by (steps - control) / frags + control x tp"},
+        {.name = "--root",
+         .kind = SN_OPT_INT,
+         .num = &o->root,
+         .lo = 0,
+         .hi = INT32_MAX,
+         .arg = "R",
+         .help = "root processor for bcast, scatter, gather (default 0)"},
+        {.name = "--msgs",
+         .kind = SN_OPT_INT,
+         .num = &o->msgs,
+         .lo = 1,
+         .hi = 1 << 20,
+         .arg = "M",
+         .help = "packets per source and destination (default 1)"},
+        {.name = "--frags",
+         .kind = SN_OPT_INT,
+         .num = &o->frags,
+         .lo = 1,
+         .hi = 1 << 16,
+         .arg = "F",
+         .help = "fragments per packet, each 1/F of a time unit (default 1)"},
+        {.name = "--m",
+         .kind = SN_OPT_INT,
+         .num = &o->m,
+         .lo = 1,
+         .hi = INT32_MAX,
+         .arg = "M",
+         .help = "M sources drawn from --seed instead of --sources"},
+        {.name = "--size",
+         .kind = SN_OPT_SIZE,
+         .num = &o->size,
+         .lo = 0,
+         .hi = 1 << 30,
+         .arg = "BYTES",
+         .help = "payload bytes per packet, up to 1G (default 8; 64K = 64KiB = 65536)"},
+        {.name = "--seed",
+         .kind = SN_OPT_INT,
+         .num = &o->seed,
+         .lo = 0,
+         .hi = INT64_MAX,
+         .arg = "S",
+         .help = "run seed (default 1)"},
+        {.name = "--max-memory",
+         .kind = SN_OPT_FN,
+         .fn = cli_opt_memory,
+         .ctx = &o->max_memory,
+         .arg = "SIZE",
+         .help = "refuse runs estimated to need more (bytes, or K, M, G, T, KiB, ...;\n"
+                 "default half the physical memory)"},
+        /* sim's slot limit, which no --help lists (docs/usage.md does) */
+        model ? (sn_opt_t){.name = "--max-slots",
+                           .kind = SN_OPT_FN,
+                           .fn = opt_refused_by_model,
+                           .help = SN_OPT_UNLISTED}
               : (sn_opt_t){.name = "--max-slots",
                            .kind = SN_OPT_INT,
                            .num = &o->max_slots,
                            .lo = 1,
-                           .hi = INT64_MAX},
+                           .hi = INT64_MAX,
+                           .help = SN_OPT_UNLISTED},
         {0},
     };
     memcpy(t, shared, sizeof shared);
 }
 
 int cli_opts_parse_tables(int argc, char **argv, const sn_opt_t *first, const sn_opt_t *second,
-                          const char *usage, sn_err_t *err)
+                          const sn_help_t *help, sn_err_t *err)
 {
     size_t n1 = 0, n2 = 0;
     while (first && first[n1].kind != SN_OPT_END)
         n1++;
     while (second && second[n2].kind != SN_OPT_END)
         n2++;
-    int help = 0;
+    int asked = 0;
     sn_opt_t *table = sn_xcalloc(n1 + n2 + 3, sizeof *table);
     if (n1)
         memcpy(table, first, n1 * sizeof *table);
     if (n2)
         memcpy(table + n1, second, n2 * sizeof *table);
-    table[n1 + n2] = (sn_opt_t){.name = "--help", .kind = SN_OPT_STOP, .flag = &help};
-    table[n1 + n2 + 1] = (sn_opt_t){.name = "-h", .kind = SN_OPT_STOP, .flag = &help};
+    table[n1 + n2] = (sn_opt_t){.name = "--help", .kind = SN_OPT_STOP, .flag = &asked};
+    table[n1 + n2 + 1] = (sn_opt_t){.name = "-h", .kind = SN_OPT_STOP, .flag = &asked};
     int rc = sn_opts_parse(argc, argv, table, err);
     free(table);
-    if (rc == SN_OPTS_STOP) {
-        fputs(usage, stdout);
+    if (rc == SN_OPTS_STOP && (rc = sn_opts_help(stdout, help, first, second, err)) == 0)
         return CLI_HELP;
-    }
     return rc;
 }
 
-int cli_opts_parse(int argc, char **argv, cli_opts_t *o, const sn_opt_t *extra, const char *usage,
-                   sn_err_t *err)
+int cli_opts_parse(int argc, char **argv, cli_opts_t *o, const sn_opt_t *extra,
+                   const sn_help_t *help, sn_err_t *err)
 {
     cli_opts_init(o, o->cmd);
     int64_t progress = o->progress;
     sn_opt_t shared[CLI_SHARED_OPTIONS];
     shared_table(o, &progress, shared);
     /* the command's own options first (a name in both is the command's), then the shared ones */
-    int rc = cli_opts_parse_tables(argc, argv, extra, shared, usage, err);
+    int rc = cli_opts_parse_tables(argc, argv, extra, shared, help, err);
     if (rc != 0)
         return rc;
     if (progress != o->progress && o->cmd && strcmp(o->cmd, "model") == 0)
@@ -144,10 +246,10 @@ int cli_opts_parse(int argc, char **argv, cli_opts_t *o, const sn_opt_t *extra, 
     return 0;
 }
 
-int cli_parse(int argc, char **argv, cli_opts_t *o, const char *usage)
+int cli_parse(int argc, char **argv, cli_opts_t *o, const sn_help_t *help)
 {
     sn_err_t err = {0};
-    int rc = cli_opts_parse(argc, argv, o, NULL, usage, &err);
+    int rc = cli_opts_parse(argc, argv, o, NULL, help, &err);
     if (rc == CLI_HELP)
         return -1;
     if (rc < 0) {

@@ -21,6 +21,7 @@
 #define MAX_MS         86400000  /* every --*-timeout-ms: one day */
 #define MS             "milliseconds"
 #define US             "microseconds"
+#define TIMEOUT_COL    29 /* where --help starts the descriptions of the deadlines and --fault */
 
 /* --fault ID:KIND@SLOT into the node id and its KIND@SLOT. */
 static int parse_fault(const char *v, sn_coord_opts_t *o, sn_err_t *err)
@@ -332,7 +333,7 @@ static int check_outputs(const cli_opts_t *cli, const cli_run_t *run, int bench,
     return 0;
 }
 
-int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const char *usage,
+int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const sn_help_t *help,
                   sn_err_t *err)
 {
     int bench = cli->cmd && strcmp(cli->cmd, "bench") == 0;
@@ -340,106 +341,349 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
     *run = (cli_run_t){.dyn_slots = -1};
     sn_coord_opts_t *o = &run->coord;
     raw_defaults(&w, o, bench);
+    /* The layouts of cmd_run.c and cmd_bench.c list the lines of these options in --help; the
+     * table keeps its own order, which decides between equally near options when the parser
+     * suggests one (sn_opts_suggest). */
     const sn_opt_t extra[] = {
-        {.name = "--reps", .kind = SN_OPT_INT, .num = &w.reps, .lo = 1, .hi = MAX_COUNT},
-        {.name = "--warmup", .kind = SN_OPT_INT, .num = &w.warmup, .lo = 0, .hi = MAX_COUNT},
-        {.name = "--probes", .kind = SN_OPT_INT, .num = &w.probes, .lo = 0, .hi = MAX_COUNT},
-        {.name = "--idle-slots", .kind = SN_OPT_INT, .num = &w.idle, .lo = 1, .hi = MAX_IDLE_SLOTS},
+        {.name = "--reps",
+         .kind = SN_OPT_INT,
+         .num = &w.reps,
+         .lo = 1,
+         .hi = MAX_COUNT,
+         .arg = "N",
+         .help = "measured repetitions (default 5; --iters N is the same)"},
+        {.name = "--warmup",
+         .kind = SN_OPT_INT,
+         .num = &w.warmup,
+         .lo = 0,
+         .hi = MAX_COUNT,
+         .arg = "N",
+         .help = bench ? "unmeasured repetitions before each size (default 2)"
+                       : "unmeasured repetitions first (default 1)"},
+        {.name = "--probes",
+         .kind = SN_OPT_INT,
+         .num = &w.probes,
+         .lo = 0,
+         .hi = MAX_COUNT,
+         .arg = "N",
+         .help = "ping-pong probes per link and size for calibration, and rounds of the\n"
+                 "time model's node and control-leg probes (default 20; 0 skips them\n"
+                 "and the model); a calibration series stops after 5 s with the\n"
+                 "probes measured so far, one at least"},
+        {.name = "--idle-slots",
+         .kind = SN_OPT_INT,
+         .num = &w.idle,
+         .lo = 1,
+         .hi = MAX_IDLE_SLOTS,
+         .arg = "N",
+         .help = "benchmark: each repetition is N slots of the bare barrier (empty frames\n"
+                 "on every link) instead of the collective; reports us per slot"},
         {.name = "--connect-timeout-ms",
          .kind = SN_OPT_INT,
          .num = &w.connect,
          .lo = 1,
          .hi = MAX_MS,
-         .unit = MS},
+         .unit = MS,
+         .arg = "MS",
+         .help = "nodes connecting to each other (default 10000)",
+         .col = TIMEOUT_COL},
         {.name = "--ready-timeout-ms",
          .kind = SN_OPT_INT,
          .num = &w.ready,
          .lo = 1,
          .hi = MAX_MS,
-         .unit = MS},
+         .unit = MS,
+         .arg = "MS",
+         .help = "every node joined and ready (default 30000 plus 20 per node,\n"
+                 "or plus 2000 per node with --hosts: ssh sessions start slower)",
+         .col = TIMEOUT_COL},
         {.name = "--slot-timeout-ms",
          .kind = SN_OPT_INT,
          .num = &w.slot,
          .lo = 1,
          .hi = MAX_MS,
-         .unit = MS},
+         .unit = MS,
+         .arg = "MS",
+         .help = "a link whose frame is missing moving no byte, in or out\n"
+                 "(default 5000); the frame's first byte also gets the time the\n"
+                 "calibrated model allows it, and a frame still arriving fails only\n"
+                 "when too slow for the model (docs/runtime.md, Deadlines)",
+         .col = TIMEOUT_COL},
         {.name = "--collective-timeout-ms",
          .kind = SN_OPT_INT,
          .num = &w.collective,
          .lo = 1,
          .hi = MAX_MS,
-         .unit = MS},
+         .unit = MS,
+         .arg = "MS",
+         .help = "one repetition (default 300000)",
+         .col = TIMEOUT_COL},
         {.name = "--heartbeat-ms",
          .kind = SN_OPT_INT,
          .num = &w.heartbeat,
          .lo = 0,
          .hi = MAX_MS,
-         .unit = MS},
+         .unit = MS,
+         .arg = "MS",
+         .help = "control-channel heartbeat period outside collectives (default 1000;\n"
+                 "0: none); 5 periods of silence end the run, or make a node leave"},
         {.name = "--spin-us",
          .kind = SN_OPT_INT,
          .num = &w.spin,
          .lo = 0,
          .hi = SN_COORD_MAX_SPIN_US,
-         .unit = US},
+         .unit = US,
+         .arg = "US",
+         .help = "while a slot waits for frames, each node polls its sockets without\n"
+                 "sleeping (yielding the CPU between polls, as MPI libraries do) for up\n"
+                 "to US microseconds after the slot began, then sleeps until a frame\n"
+                 "comes (default 1000; 0: always sleep)"},
         {.name = "--coord-nice",
          .kind = SN_OPT_INT,
          .num = &w.nice,
          .lo = 0,
-         .hi = SN_COORD_MAX_NICE},
-        {.name = "--termination", .kind = SN_OPT_STR, .str = &w.termination},
-        {.name = "--sync", .kind = SN_OPT_STR, .str = &w.sync},
-        {.name = "--cipher", .kind = SN_OPT_STR, .str = &w.cipher},
-        {.name = "--nodes", .kind = SN_OPT_STR, .str = &w.nodes},
-        {.name = "--listen", .kind = SN_OPT_STR, .str = &o->listen},
-        {.name = "--out", .kind = SN_OPT_STR, .str = &run->out_file},
-        {.name = "--node-bin", .kind = SN_OPT_STR, .str = &o->node_bin},
-        {.name = "--fault", .kind = SN_OPT_STR, .str = &w.fault},
-        {.name = "--token", .kind = SN_OPT_STR, .str = &w.token},
-        {.name = "--key", .kind = SN_OPT_STR, .str = &o->key_file},
-        {.name = "--security", .kind = SN_OPT_STR, .str = &w.security},
-        {.name = "--verbose", .kind = SN_OPT_FLAG, .flag = &o->verbose},
-        {.name = "--insecure-ok", .kind = SN_OPT_FLAG, .flag = &w.insecure_ok},
-        {.name = "--lambda", .kind = SN_OPT_STR, .str = &run->dyn_lambda},
-        {.name = "--rho", .kind = SN_OPT_STR, .str = &run->dyn_rho},
-        {.name = "--sweep-rho", .kind = SN_OPT_STR, .str = &run->dyn_sweep},
+         .hi = SN_COORD_MAX_NICE,
+         .arg = "N",
+         .help = "once the local nodes are started, the coordinator adds N (0 to 19) to\n"
+                 "its nice value, so that its bookkeeping yields the CPU to the nodes\n"
+                 "sharing its machine (default 10; 0: same priority as the nodes)"},
+        {.name = "--termination",
+         .kind = SN_OPT_STR,
+         .str = &w.termination,
+         .arg = "learn|detect",
+         .help = "learn (default): the first repetition of each size detects\n"
+                 "its end (diameter + 1 slots of empty frames after the last node is\n"
+                 "done), the later ones stop at the slot it found, each node checking\n"
+                 "that it is done there; detect: every repetition detects its end"},
+        {.name = "--sync",
+         .kind = SN_OPT_STR,
+         .str = &w.sync,
+         .arg = "slot|dataflow",
+         .help = "slot (default): the slot barrier, one frame on every link every\n"
+                 "slot; dataflow: nodes send only the schedule's packets and play each\n"
+                 "slot as soon as its packets are in (a dry run tells each node what it\n"
+                 "receives when), as a communication library runs a schedule"},
+        {.name = "--cipher",
+         .kind = SN_OPT_STR,
+         .str = &w.cipher,
+         .arg = "C",
+         .help = "sodium's cipher: auto (default: AES-256-GCM where both ends of a\n"
+                 "connection have AES-NI, else XChaCha20-Poly1305), aes256gcm or\n"
+                 "xchacha20poly1305 (every connection must then use it)"},
+        {.name = "--nodes",
+         .kind = SN_OPT_STR,
+         .str = &w.nodes,
+         .arg = "local|join",
+         .help = "local: spawn the nodes on 127.0.0.1 (default); join: wait for nodes\n"
+                 "started with `stepnet-node --join HOST:PORT`"},
+        {.name = "--nodes",
+         .kind = SN_OPT_DOC,
+         .arg = "ADDR,ADDR,...",
+         .help = "persistent daemons (`stepnet-node --serve --listen ADDR`), one\n"
+                 "per node: the coordinator dials each (authenticated with --key) and\n"
+                 "invites it; the daemon's node joins back. Node id = position in the\n"
+                 "list unless the daemon was started with --id (docs/deploy.md). Here\n"
+                 "--listen defaults to 0.0.0.0:0 (give [::]:0 for IPv6 daemons)"},
+        {.name = "--listen",
+         .kind = SN_OPT_STR,
+         .str = &o->listen,
+         .arg = "ADDR",
+         .help = "coordinator address (default 127.0.0.1:0; join mode needs it, e.g.\n"
+                 "0.0.0.0:7000; --hosts needs an address the hosts can reach)"},
+        {.name = "--out",
+         .kind = SN_OPT_STR,
+         .str = &run->out_file,
+         .arg = "FILE",
+         .help =
+             bench ? "also write the JSON lines to FILE" : "also write the JSON report to FILE"},
+        {.name = "--node-bin",
+         .kind = SN_OPT_STR,
+         .str = &o->node_bin,
+         .arg = "PATH",
+         .help = "the stepnet-node executable (default: next to stepnet)"},
+        {.name = "--fault",
+         .kind = SN_OPT_STR,
+         .str = &w.fault,
+         .arg = "ID:KIND@SLOT",
+         .help = "testing: node ID kills itself (kill), stops (stop), sends a\n"
+                 "malformed (garbage) or oversized (oversize) frame at SLOT, or\n"
+                 "flips one bit of its next frame on the wire (flip), or from\n"
+                 "SLOT on sends every frame at a trickle of 128 bytes every\n"
+                 "100 ms (trickle: its neighbours report the link too slow)",
+         .col = TIMEOUT_COL,
+         .hang = TIMEOUT_COL},
+        {.name = "--token",
+         .kind = SN_OPT_STR,
+         .str = &w.token,
+         .arg = "HEX",
+         .help = "testing: a fixed run token instead of a random one (every link hello must\n"
+                 "carry the token)"},
+        {.name = "--key",
+         .kind = SN_OPT_STR,
+         .str = &o->key_file,
+         .arg = "FILE",
+         .help = "the cluster key (stepnet keygen): required in join mode; local and\n"
+                 "--hosts runs make a fresh key per run unless this is given"},
+        {.name = "--security",
+         .kind = SN_OPT_STR,
+         .str = &w.security,
+         .arg = "MODE",
+         .help = "sodium (default: every connection authenticated and encrypted) or none\n"
+                 "(plaintext, for raw measurements; join mode and --hosts also need\n"
+                 "--insecure-ok)"},
+        {.name = "--verbose",
+         .kind = SN_OPT_FLAG,
+         .flag = &o->verbose,
+         .help = "node logs of routine events on stderr"},
+        {.name = "--insecure-ok",
+         .kind = SN_OPT_FLAG,
+         .flag = &w.insecure_ok,
+         .help = "accept --security none in join mode or with --hosts"},
+        /* dynamic broadcasting: its options are on the line of "--coll dynbcast" below (sim --help
+         * describes them) */
+        {.name = "--lambda", .kind = SN_OPT_STR, .str = &run->dyn_lambda, .help = SN_OPT_UNLISTED},
+        {.name = "--rho", .kind = SN_OPT_STR, .str = &run->dyn_rho, .help = SN_OPT_UNLISTED},
+        {.name = "--sweep-rho",
+         .kind = SN_OPT_STR,
+         .str = &run->dyn_sweep,
+         .help = SN_OPT_UNLISTED},
         {.name = "--slots",
          .kind = SN_OPT_INT,
          .num = &run->dyn_slots,
          .lo = 1,
          .hi = 1000000000,
-         .unit = "time units"},
+         .unit = "time units",
+         .help = SN_OPT_UNLISTED},
+        /* the line of --help that describes them */
+        {.name = "--coll",
+         .kind = SN_OPT_DOC,
+         .arg = "dynbcast --lambda L|--rho R --slots T",
+         .help = "dynamic broadcasting: every round a TCP\n"
+                 "run of pmnb-mesh-split, or pmnb-fcube on a folded cube (see stepnet\n"
+                 "sim --help)",
+         .col = 49},
         /* sweeps and measured outputs: --iters is --reps by its OSU name */
-        {.name = "--iters", .kind = SN_OPT_INT, .num = &w.reps, .lo = 1, .hi = MAX_COUNT},
-        {.name = "--csv", .kind = SN_OPT_STR, .str = &run->csv_file},
-        {.name = "--sizes", .kind = SN_OPT_STR, .str = &run->sizes_text},
-        {.name = "--trace", .kind = SN_OPT_STR, .str = &run->trace_file},
+        {.name = "--iters",
+         .kind = SN_OPT_INT,
+         .num = &w.reps,
+         .lo = 1,
+         .hi = MAX_COUNT,
+         .arg = "N",
+         .help = "measured repetitions per size (default 20; --reps N is the same)"},
+        {.name = "--csv",
+         .kind = SN_OPT_STR,
+         .str = &run->csv_file,
+         .arg = "FILE",
+         .help = "also write the measurements as CSV to FILE (header and one row per\n"
+                 "size; docs/output.md)"},
+        {.name = "--sizes",
+         .kind = SN_OPT_STR,
+         .str = &run->sizes_text,
+         .arg = "LIST",
+         .help =
+             "packet sizes in bytes (default " CLI_BENCH_DEFAULT_SIZES "): FROM:TO (doubling),\n"
+             "FROM:TO:xF (factor F), FROM:TO:+S (step S) or a list A,B,C, increasing;\n"
+             "K, M, G (or KiB, MiB, GiB) are powers of 1024; at most 256 sizes, up to 1G"},
+        /* what two shared options take in bench */
+        {.name = "--topo",
+         .kind = SN_OPT_DOC,
+         .arg = "'A;B'",
+         .help = "several topologies, separated by ';': one launch of the nodes each"},
+        {.name = "--ports",
+         .kind = SN_OPT_DOC,
+         .arg = "P,Q",
+         .help = "several port models (multi,single): one launch each, for every topology"},
+        {.name = "--trace",
+         .kind = SN_OPT_STR,
+         .str = &run->trace_file,
+         .arg = "FILE",
+         .help = "write one measured repetition as Chrome trace-event JSON (Perfetto,\n"
+                 "chrome://tracing; docs/trace.md): per node and slot when its frames\n"
+                 "left, when each neighbour's frame came in and which one it waited for\n"
+                 "last, and one `send` event per transmission; times in microseconds of\n"
+                 "the nodes' monotonic clock (comparable across nodes on one machine\n"
+                 "only)"},
         {.name = "--trace-slots",
          .kind = SN_OPT_INT,
          .num = &w.trace_slots,
          .lo = 1,
          .hi = SN_WIRE_MAX_TRACE_SLOTS,
-         .unit = "slots"},
+         .unit = "slots",
+         .arg = "N",
+         .help = "nodes record slots 1 to N only (default 10000, at most 100000); the\n"
+                 "file says when it is truncated"},
         {.name = "--trace-rep",
          .kind = SN_OPT_INT,
          .num = &w.trace_rep,
          .lo = 1,
          .hi = MAX_COUNT,
-         .unit = "a repetition"},
+         .unit = "a repetition",
+         .arg = "N",
+         .help = "the measured repetition traced, 1 to --reps (default the last)"},
         /* link emulation */
-        {.name = "--link-delay", .kind = SN_OPT_STR, .str = &w.link_delay},
-        {.name = "--link-jitter", .kind = SN_OPT_STR, .str = &w.link_jitter},
-        {.name = "--link-rate", .kind = SN_OPT_STR, .str = &w.link_rate},
-        {.name = "--link-file", .kind = SN_OPT_STR, .str = &o->emu_file},
+        {.name = "--link-delay",
+         .kind = SN_OPT_STR,
+         .str = &w.link_delay,
+         .arg = "TIME",
+         .help = "link emulation by the nodes (no root, no netem): delay every frame on\n"
+                 "every link by TIME, in tc units (200us, 1.5ms, 1s; bare: us)"},
+        {.name = "--link-jitter",
+         .kind = SN_OPT_STR,
+         .str = &w.link_jitter,
+         .arg = "TIME",
+         .help = "vary each frame's delay uniformly by +-TIME (frames keep their order)"},
+        {.name = "--link-rate",
+         .kind = SN_OPT_STR,
+         .str = &w.link_rate,
+         .arg = "RATE",
+         .help = "token-bucket rate of every link, in tc units (100mbit, 1gbit, 10mbps)"},
+        {.name = "--link-file",
+         .kind = SN_OPT_STR,
+         .str = &o->emu_file,
+         .arg = "FILE",
+         .help = "per-link values: lines 'default|dim D|edge E|link A-B delay=TIME\n"
+                 "jitter=TIME rate=RATE' (docs/runtime.md, Link emulation)"},
         /* nodes started over ssh (launch/ssh.c) */
-        {.name = "--hosts", .kind = SN_OPT_STR, .str = &o->hosts},
-        {.name = "--map-by", .kind = SN_OPT_STR, .str = &w.map_by},
-        {.name = "--remote-node", .kind = SN_OPT_STR, .str = &o->remote_node},
-        {.name = "--ssh", .kind = SN_OPT_STR, .str = &o->ssh},
-        {.name = "--port-range", .kind = SN_OPT_STR, .str = &w.port_range},
+        {.name = "--hosts",
+         .kind = SN_OPT_STR,
+         .str = &o->hosts,
+         .arg = "FILE|LIST",
+         .help = "start the nodes over ssh on these hosts: a hostfile (one host per\n"
+                 "line, `[user@]host[:port] [slots=N]`, # comments, as Open MPI's) or\n"
+                 "a list `host[:slots],...` as mpirun -H takes it; an argument with a\n"
+                 "'/' or naming an existing file is a hostfile. A host without slots=N\n"
+                 "has 1 slot; every node is one process on its host"},
+        {.name = "--map-by",
+         .kind = SN_OPT_STR,
+         .str = &w.map_by,
+         .arg = "slot|node",
+         .help = "placement of node ids on the hosts (printed on stderr): slot (default)\n"
+                 "fills each host's slots in list order; node deals ids round-robin, one\n"
+                 "per host, skipping full hosts"},
+        {.name = "--remote-node",
+         .kind = SN_OPT_STR,
+         .str = &o->remote_node,
+         .arg = "PATH",
+         .help = "the stepnet-node program on the hosts (default: stepnet-node on the\n"
+                 "remote PATH)"},
+        {.name = "--ssh",
+         .kind = SN_OPT_STR,
+         .str = &o->ssh,
+         .arg = "COMMAND",
+         .help = "the ssh client and its options, split at spaces, no quoting (default\n"
+                 "$STEPNET_SSH, else ssh), e.g. \"ssh -p 2222 -i /home/me/lab.key\";\n"
+                 "stepnet adds -T -o BatchMode=yes -o ConnectTimeout=S and sends the\n"
+                 "cluster key on ssh's standard input, never on a command line"},
+        {.name = "--port-range",
+         .kind = SN_OPT_STR,
+         .str = &w.port_range,
+         .arg = "LO-HI",
+         .help = "the control listener takes the first free port from LO to HI (with\n"
+                 "--listen HOST:0 or the default); local and ssh nodes' links too"},
         {0},
     };
     cli->cmd = bench ? "bench" : "run";
-    int rc = cli_opts_parse(argc, argv, cli, extra, usage, err);
+    int rc = cli_opts_parse(argc, argv, cli, extra, help, err);
     if (rc != 0)
         return rc;
     o->name_param = cli_param_name;

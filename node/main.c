@@ -13,7 +13,7 @@
 #include "proc/opts.h"
 #include "proc/rank_env.h"
 
-static const char usage[] =
+static const char usage_head[] =
     "Usage: stepnet-node --join HOST:PORT [options]\n"
     "       stepnet-node --serve --listen HOST:PORT --key FILE [options]\n"
     "\n"
@@ -22,58 +22,28 @@ static const char usage[] =
     "prints 'LISTEN port=P' when it listens and 'READY id=N port=P' once its links are up, and\n"
     "runs collectives until the coordinator stops it. Logs go to stderr, one line per event.\n"
     "\n"
-    "Options:\n"
-    "  --join HOST:PORT   the coordinator (`stepnet run --nodes join --listen HOST:PORT`); HOST\n"
-    "                     is a host name, an IPv4 address or an [IPv6] address\n"
-    "  --listen HOST      address to listen on for links (default: the address announced to\n"
-    "                     the neighbours, this host's address towards the coordinator; with\n"
-    "                     --advertise, 0.0.0.0 or :: by its family; the coordinator's host\n"
-    "                     with --local)\n"
-    "  --advertise HOST   address the neighbours should dial (default: this host's address\n"
-    "                     towards the coordinator); --listen and --advertise take a host name,\n"
-    "                     an IPv4 or an IPv6 address\n"
-    "  --key FILE         the cluster key (from `stepnet keygen`; mode 0600): every connection\n"
-    "                     is authenticated and encrypted with it\n"
-    "  --key-fd N         read the key from descriptor N (`stepnet run` hands local nodes a pipe)\n"
-    "  --security MODE    sodium (default) or none: plaintext, unauthenticated links for raw\n"
-    "                     measurements; with --join it also needs --insecure-ok\n"
-    "  --insecure-ok      accept --security none in join mode\n"
-    "  --connect-timeout-ms MS   deadline for reaching the coordinator, and for every handshake\n"
-    "                     (default 10000)\n"
-    "  --quiet            log failures only\n"
-    "  --id N             ask the coordinator for node id N (it refuses an id out of range or\n"
-    "                     taken); without --id, join-mode nodes get ids in the order they join;\n"
-    "                     with --serve, the id of this daemon's node in every run (default: its\n"
-    "                     position in `stepnet run --nodes`)\n"
-    "  --id auto          the rank the job launcher gives this process: the first of\n"
-    "                     " SN_RANK_ENV_VARS " that is set\n"
-    "                     (mpirun -np N stepnet-node --join HOST:PORT --key K --id auto)\n"
-    "  --stdin-session    started over ssh by `stepnet run --hosts`: the first line of standard\n"
-    "                     input is the cluster key (unless --security none), and the node\n"
-    "                     leaves when standard input closes (the ssh session ended)\n"
-    "  --local            used by `stepnet run` when it spawns nodes itself\n"
-    "  --wire-version N   testing: announce protocol version N (1 to 1000) instead of this\n"
-    "                     program's, to test the coordinator's refusal of other versions\n"
-    "  --serve            persistent daemon (like iperf3 -s): listen on --listen HOST:PORT (port\n"
-    "                     0: any, printed as 'SERVE port=P') and serve one run after another;\n"
-    "                     `stepnet run --nodes HOST:PORT,...` invites it, and it starts one node\n"
-    "                     process per run that joins the coordinator (docs/deploy.md). Runs\n"
-    "                     until SIGINT or SIGTERM\n"
-    "  --log-file FILE    with --serve: append the daemon's log, and its node processes', to\n"
-    "                     FILE instead of stderr (created mode 0640); SIGHUP reopens it, for\n"
-    "                     logrotate. A FILE that cannot be opened for appending: exit 2\n"
-    "  --pid-file FILE    with --serve: write the daemon's pid to FILE once it listens, and\n"
-    "                     remove it at exit; exit 2 when FILE holds the pid of a running\n"
-    "                     stepnet-node or is not a pid file (a stale one is taken over)\n"
-    "  --port-range LO-HI listen for links on the first free port from LO to HI (for a\n"
-    "                     firewall); with --serve, for the links of every run\n"
-    "  -h, --help         print this help and exit\n"
-    "  --version          print the version and exit\n"
+    "Options:\n";
+static const char usage_tail[] =
     "\n"
     "Exit status:\n"
     "  0 after the coordinator stops the run, 1 after a failure, 2 bad arguments; with --serve,\n"
     "  0 after SIGINT or SIGTERM, 1 when it cannot listen, 2 when --log-file or --pid-file is\n"
     "  refused.\n";
+/* --help: the prose around the lines of the option table (parse). */
+static const sn_help_t usage[] = {
+    {.text = usage_head},
+    {.lines =
+         (const char *const[]){
+             "--join",     "--listen",       "--advertise",   "--key",
+             "--key-fd",   "--security",     "--insecure-ok", "--connect-timeout-ms",
+             "--quiet",    "--id",           "--id auto",     "--stdin-session",
+             "--local",    "--wire-version", "--serve",       "--log-file",
+             "--pid-file", "--port-range",   "-h, --help",    "--version",
+             NULL},
+     .col = 21},
+    {.text = usage_tail},
+    {0},
+};
 
 /* The command line: the node's options and what is only needed to fill them in. */
 typedef struct args_s {
@@ -111,8 +81,6 @@ static int opt_port_range(const sn_opt_t *opt, const char *v, sn_err_t *err)
     return 0;
 }
 
-/* Reads the command line (after the program name) into a, defaults first. 0, SN_OPTS_STOP after
- * --help or --version, or SN_EINVAL with err. */
 /* This program's options for the parameters the coordinator's messages refer to (a refused
  * --id); NULL for the others, which keep their concept names. */
 static const char *param_name(sn_param_t param)
@@ -133,6 +101,8 @@ static const char *param_name(sn_param_t param)
     }
 }
 
+/* Reads the command line (after the program name) into a, defaults first; prints the help after
+ * --help. 0, SN_OPTS_STOP after --help or --version, or SN_EINVAL with err. */
 static int parse(int argc, char **argv, args_t *a, sn_err_t *err)
 {
     memset(a, 0, sizeof *a);
@@ -143,46 +113,144 @@ static int parse(int argc, char **argv, args_t *a, sn_err_t *err)
     a->security = "sodium";
     a->key_fd = -1;
     a->connect_ms = 10000;
+    /* The layout `usage` lists their lines in --help; the table keeps its own order, which
+     * decides between equally near options when the parser suggests one (sn_opts_suggest). */
     const sn_opt_t table[] = {
-        {.name = "--help", .kind = SN_OPT_STOP, .flag = &a->help},
-        {.name = "-h", .kind = SN_OPT_STOP, .flag = &a->help},
-        {.name = "--version", .kind = SN_OPT_STOP, .flag = &a->version},
-        {.name = "--local", .kind = SN_OPT_FLAG, .flag = &o->local},
-        {.name = "--quiet", .kind = SN_OPT_FLAG, .flag = &o->quiet},
-        {.name = "--insecure-ok", .kind = SN_OPT_FLAG, .flag = &a->insecure_ok},
-        {.name = "--stdin-session", .kind = SN_OPT_FLAG, .flag = &o->stdin_session},
-        {.name = "--serve", .kind = SN_OPT_FLAG, .flag = &o->serve},
-        {.name = "--join", .kind = SN_OPT_STR, .str = &o->coordinator},
-        {.name = "--coordinator", .kind = SN_OPT_STR, .str = &o->coordinator},
-        {.name = "--listen", .kind = SN_OPT_STR, .str = &o->listen_host},
-        {.name = "--advertise", .kind = SN_OPT_STR, .str = &o->advertise},
-        {.name = "--key", .kind = SN_OPT_STR, .str = &a->key_file},
-        {.name = "--security", .kind = SN_OPT_STR, .str = &a->security},
-        {.name = "--log-file", .kind = SN_OPT_STR, .str = &o->log_file},
-        {.name = "--pid-file", .kind = SN_OPT_STR, .str = &o->pid_file},
-        {.name = "--port-range", .kind = SN_OPT_FN, .fn = opt_port_range, .ctx = o},
+        {.name = "--help", .kind = SN_OPT_STOP, .flag = &a->help, .help = SN_OPT_UNLISTED},
+        {.name = "-h", .kind = SN_OPT_STOP, .flag = &a->help, .help = SN_OPT_UNLISTED},
+        {.name = "-h, --help", .kind = SN_OPT_DOC, .help = "print this help and exit"},
+        {.name = "--version",
+         .kind = SN_OPT_STOP,
+         .flag = &a->version,
+         .help = "print the version and exit"},
+        {.name = "--local",
+         .kind = SN_OPT_FLAG,
+         .flag = &o->local,
+         .help = "used by `stepnet run` when it spawns nodes itself"},
+        {.name = "--quiet", .kind = SN_OPT_FLAG, .flag = &o->quiet, .help = "log failures only"},
+        {.name = "--insecure-ok",
+         .kind = SN_OPT_FLAG,
+         .flag = &a->insecure_ok,
+         .help = "accept --security none in join mode"},
+        {.name = "--stdin-session",
+         .kind = SN_OPT_FLAG,
+         .flag = &o->stdin_session,
+         .help = "started over ssh by `stepnet run --hosts`: the first line of standard\n"
+                 "input is the cluster key (unless --security none), and the node\n"
+                 "leaves when standard input closes (the ssh session ended)"},
+        {.name = "--serve",
+         .kind = SN_OPT_FLAG,
+         .flag = &o->serve,
+         .help = "persistent daemon (like iperf3 -s): listen on --listen HOST:PORT (port\n"
+                 "0: any, printed as 'SERVE port=P') and serve one run after another;\n"
+                 "`stepnet run --nodes HOST:PORT,...` invites it, and it starts one node\n"
+                 "process per run that joins the coordinator (docs/deploy.md). Runs\n"
+                 "until SIGINT or SIGTERM"},
+        {.name = "--join",
+         .kind = SN_OPT_STR,
+         .str = &o->coordinator,
+         .arg = "HOST:PORT",
+         .help = "the coordinator (`stepnet run --nodes join --listen HOST:PORT`); HOST\n"
+                 "is a host name, an IPv4 address or an [IPv6] address"},
+        {.name = "--coordinator",
+         .kind = SN_OPT_STR,
+         .str = &o->coordinator,
+         .help = SN_OPT_UNLISTED /* the older name of --join */},
+        {.name = "--listen",
+         .kind = SN_OPT_STR,
+         .str = &o->listen_host,
+         .arg = "HOST",
+         .help = "address to listen on for links (default: the address announced to\n"
+                 "the neighbours, this host's address towards the coordinator; with\n"
+                 "--advertise, 0.0.0.0 or :: by its family; the coordinator's host\n"
+                 "with --local)"},
+        {.name = "--advertise",
+         .kind = SN_OPT_STR,
+         .str = &o->advertise,
+         .arg = "HOST",
+         .help = "address the neighbours should dial (default: this host's address\n"
+                 "towards the coordinator); --listen and --advertise take a host name,\n"
+                 "an IPv4 or an IPv6 address"},
+        {.name = "--key",
+         .kind = SN_OPT_STR,
+         .str = &a->key_file,
+         .arg = "FILE",
+         .help = "the cluster key (from `stepnet keygen`; mode 0600): every connection\n"
+                 "is authenticated and encrypted with it"},
+        {.name = "--security",
+         .kind = SN_OPT_STR,
+         .str = &a->security,
+         .arg = "MODE",
+         .help = "sodium (default) or none: plaintext, unauthenticated links for raw\n"
+                 "measurements; with --join it also needs --insecure-ok"},
+        {.name = "--log-file",
+         .kind = SN_OPT_STR,
+         .str = &o->log_file,
+         .arg = "FILE",
+         .help = "with --serve: append the daemon's log, and its node processes', to\n"
+                 "FILE instead of stderr (created mode 0640); SIGHUP reopens it, for\n"
+                 "logrotate. A FILE that cannot be opened for appending: exit 2"},
+        {.name = "--pid-file",
+         .kind = SN_OPT_STR,
+         .str = &o->pid_file,
+         .arg = "FILE",
+         .help = "with --serve: write the daemon's pid to FILE once it listens, and\n"
+                 "remove it at exit; exit 2 when FILE holds the pid of a running\n"
+                 "stepnet-node or is not a pid file (a stale one is taken over)"},
+        {.name = "--port-range",
+         .kind = SN_OPT_FN,
+         .fn = opt_port_range,
+         .ctx = o,
+         .arg = "LO-HI",
+         .help = "listen for links on the first free port from LO to HI (for a\n"
+                 "firewall); with --serve, for the links of every run"},
         {.name = "--key-fd",
          .kind = SN_OPT_INT,
          .num = &a->key_fd,
          .lo = 3,
          .hi = 1 << 20,
-         .unit = "a descriptor number"},
-        {.name = "--id", .kind = SN_OPT_FN, .fn = opt_id, .ctx = &o->want_id},
+         .unit = "a descriptor number",
+         .arg = "N",
+         .help = "read the key from descriptor N (`stepnet run` hands local nodes a pipe)"},
+        {.name = "--id",
+         .kind = SN_OPT_FN,
+         .fn = opt_id,
+         .ctx = &o->want_id,
+         .arg = "N",
+         .help = "ask the coordinator for node id N (it refuses an id out of range or\n"
+                 "taken); without --id, join-mode nodes get ids in the order they join;\n"
+                 "with --serve, the id of this daemon's node in every run (default: its\n"
+                 "position in `stepnet run --nodes`)"},
+        {.name = "--id",
+         .kind = SN_OPT_DOC,
+         .arg = "auto",
+         .help = "the rank the job launcher gives this process: the first of\n" SN_RANK_ENV_VARS
+                 " that is set\n"
+                 "(mpirun -np N stepnet-node --join HOST:PORT --key K --id auto)"},
         {.name = "--wire-version",
          .kind = SN_OPT_INT,
          .num = &a->wire_version,
          .lo = 1,
-         .hi = 1000},
+         .hi = 1000,
+         .arg = "N",
+         .help = "testing: announce protocol version N (1 to 1000) instead of this\n"
+                 "program's, to test the coordinator's refusal of other versions"},
         {.name = "--connect-timeout-ms",
          .kind = SN_OPT_INT,
          .num = &a->connect_ms,
          .lo = 0,
-         .hi = 1 << 30},
+         .hi = 1 << 30,
+         .arg = "MS",
+         .help = "deadline for reaching the coordinator, and for every handshake\n"
+                 "(default 10000)",
+         .col = 28},
         {0},
     };
     int rc = sn_opts_parse(argc, argv, table, err);
     o->connect_ms = (uint32_t) a->connect_ms;
     o->wire_version = (uint32_t) a->wire_version;
+    if (rc == SN_OPTS_STOP && a->help && (rc = sn_opts_help(stdout, usage, table, NULL, err)) == 0)
+        return SN_OPTS_STOP;
     return rc;
 }
 
@@ -291,10 +359,8 @@ int main(int argc, char **argv)
     args_t a;
     sn_err_t err = {0};
     int rc = parse(argc - 1, argv + 1, &a, &err);
-    if (rc == SN_OPTS_STOP && a.help) {
-        fputs(usage, stdout);
+    if (rc == SN_OPTS_STOP && a.help)
         return 0;
-    }
     if (rc == SN_OPTS_STOP) {
         printf("stepnet-node " SN_VERSION "\n");
         return 0;

@@ -25,7 +25,7 @@ static void expect_auto(const char *topo, const char *m, const char *seed, const
     cli_opts_t o;
     cli_opts_init(&o, "sim");
     sn_err_t err = {0};
-    if (cli_opts_parse(argc, argv, &o, NULL, "", &err) != 0)
+    if (cli_opts_parse(argc, argv, &o, NULL, NULL, &err) != 0)
         fail_msg("options refused: %s", err.msg);
     cli_ctx_t c;
     if (cli_ctx_build(&o, &c, &err) != 0)
