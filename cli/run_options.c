@@ -710,7 +710,7 @@ void cli_run_job(const cli_ctx_t *c, sn_coord_job_t *job)
                             .predicted = c->predicted};
 }
 
-/* --sizes of `stepnet bench` (or the default) into run->coord, the largest into cli->size. */
+/* The progress drawer of one run (run.h). */
 void cli_run_progress(sn_coord_opts_t *o, int on, const char *cmd, cli_progress_t *p)
 {
     if (!on)
@@ -720,6 +720,7 @@ void cli_run_progress(sn_coord_opts_t *o, int on, const char *cmd, cli_progress_
     o->progress_ctx = p;
 }
 
+/* --sizes of `stepnet bench` (or the default) into run->coord, the largest into cli->size. */
 int cli_bench_sizes(cli_opts_t *cli, cli_run_t *run, uint32_t **sizes, sn_err_t *err)
 {
     size_t n = 0;
