@@ -1,4 +1,4 @@
-/* Unit tests of the combining collectives (sna, pmna: core/algo/engine/coll.c, core/sim/verify.c,
+/* Unit tests of the combining collectives (sna, pmna: core/coll/deliveries.c, core/sim/verify.c,
  * core/algo/sna/sna_tree.c, pmna/pmna_tree.c) and of the folded-cube algorithms of the Varvarigos
  * folded-cube paper (core/algo/<coll>/<coll>_fcube.c), run in the slot simulator: verified runs
  * (combined values exact under every operator), steps == predicted, steps >= every lower bound,
