@@ -1,71 +1,12 @@
-/* Collective semantics (core/algo): names, who sends what to whom, what every node must receive
- * (the definition of "verified"), run parameters, payload digests and the step output helpers that
- * every algorithm uses. */
+/* Collective semantics (core/coll): who sends what to whom, what every node must receive (the
+ * definition of "verified"), run parameters, payload digests and the step output helpers that
+ * every algorithm uses. The collectives' names and flags are their list's (colls.c). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/coll/coll.h"
 #include "stepnet/algo.h"
 #include "stepnet/util.h"
-
-static const struct {
-    const char *name;
-    sn_coll_t coll;
-} coll_names[] = {
-    {"bcast", SN_COLL_BCAST},
-    {"broadcast", SN_COLL_BCAST},
-    {"scatter", SN_COLL_SCATTER},
-    {"gather", SN_COLL_GATHER},
-    {"mnb", SN_COLL_MNB},
-    {"allgather", SN_COLL_MNB},
-    {"te", SN_COLL_TE},
-    {"alltoall", SN_COLL_TE},
-    {"pmnb", SN_COLL_PMNB},
-    {"pexchange", SN_COLL_PEXCHANGE},
-    {"pmna", SN_COLL_PMNA},
-    {"dynbcast", SN_COLL_DYNBCAST},
-    {"sna", SN_COLL_SNA},
-    {"reduce", SN_COLL_SNA},
-    {"allreduce", SN_COLL_ALLREDUCE},
-    {"barrier", SN_COLL_BARRIER},
-    {"mna", SN_COLL_MNA},
-    {"reduce_scatter", SN_COLL_MNA},
-    {"reduce-scatter", SN_COLL_MNA},
-};
-
-const char *sn_coll_name(sn_coll_t c)
-{
-    static const char *const names[SN_COLL_COUNT] = {
-        "bcast", "scatter",  "gather", "mnb",       "te",      "pmnb", "pexchange",
-        "pmna",  "dynbcast", "sna",    "allreduce", "barrier", "mna"};
-    return (unsigned) c < SN_COLL_COUNT ? names[c] : "unknown";
-}
-
-int sn_coll_parse(const char *s, sn_coll_t *out, sn_err_t *err)
-{
-    for (size_t i = 0; i < sizeof coll_names / sizeof coll_names[0]; i++) {
-        if (strcmp(s, coll_names[i].name) == 0) {
-            *out = coll_names[i].coll;
-            return 0;
-        }
-    }
-    return sn_err_set(
-        err, SN_EINVAL,
-        "unknown collective '%s'; accepted: bcast (broadcast), scatter, gather, mnb "
-        "(allgather), te (alltoall), pmnb, pexchange, pmna, dynbcast, sna (reduce), allreduce, "
-        "barrier, mna (reduce_scatter)",
-        s);
-}
-
-int sn_coll_is_broadcast(sn_coll_t c)
-{
-    return c == SN_COLL_BCAST || c == SN_COLL_MNB || c == SN_COLL_PMNB || c == SN_COLL_DYNBCAST;
-}
-
-int sn_coll_is_combining(sn_coll_t c)
-{
-    return c == SN_COLL_SNA || c == SN_COLL_PMNA || c == SN_COLL_ALLREDUCE ||
-           c == SN_COLL_BARRIER || c == SN_COLL_MNA;
-}
 
 /* ---- combining operators ----------------------------------------------------------------- */
 
@@ -144,16 +85,22 @@ static int64_t source_pos(const sn_params_t *p, uint32_t x)
     return (lo < p->nsources && p->sources[lo] == x) ? (int64_t) lo : -1;
 }
 
+/* The collectives that algorithms run (not driven by rounds). */
+static int runs_once(sn_coll_t c)
+{
+    return !sn_coll_is_rounds(c);
+}
+
 int sn_params_check_free(const sn_params_t *p, sn_err_t *err)
 {
     if ((unsigned) p->coll >= SN_COLL_COUNT)
         return sn_err_set(err, SN_EINVAL, "unknown collective %d", (int) p->coll);
-    if (p->coll == SN_COLL_DYNBCAST)
-        return sn_err_set(
-            err, SN_ENOTSUP,
-            "collective %s has no algorithm in this version; available: bcast, "
-            "scatter, gather, mnb, te, pmnb, pexchange, pmna, sna, allreduce, barrier, mna",
-            sn_coll_name(p->coll));
+    if (sn_coll_is_rounds(p->coll)) {
+        char list[256];
+        return sn_err_set(err, SN_ENOTSUP,
+                          "collective %s has no algorithm in this version; available: %s",
+                          sn_coll_name(p->coll), sn__coll_names(list, sizeof list, runs_once));
+    }
     if ((unsigned) p->op >= SN_OP_COUNT)
         return sn_err_set_param(err, SN_EINVAL, SN_PARAM_OP,
                                 "unknown combining operator %d; accepted: " SN_OP_NAMES,
@@ -194,17 +141,17 @@ int sn_params_check(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
     if (p->root >= t->n || !sn_topo_is_proc(t, p->root))
         return sn_err_set_param(err, SN_EINVAL, SN_PARAM_ROOT, "root must be a processor of %s",
                                 t->spec);
-    int partial =
-        p->coll == SN_COLL_PMNB || p->coll == SN_COLL_PEXCHANGE || p->coll == SN_COLL_PMNA;
+    int partial = sn_coll_is_partial(p->coll);
     if (partial && p->sources == NULL)
         return sn_err_set_param(err, SN_EINVAL, SN_PARAM_SOURCES,
                                 "%s needs its sources: a list of processors or a number of them",
                                 sn_coll_name(p->coll));
-    if (!partial && p->sources != NULL)
+    if (!partial && p->sources != NULL) {
+        char list[128];
         return sn_err_set_param(
-            err, SN_EINVAL, SN_PARAM_SOURCES,
-            "sources apply to partial collectives (pmnb, pexchange, pmna), not %s",
-            sn_coll_name(p->coll));
+            err, SN_EINVAL, SN_PARAM_SOURCES, "sources apply to partial collectives (%s), not %s",
+            sn__coll_names(list, sizeof list, sn_coll_is_partial), sn_coll_name(p->coll));
+    }
     for (uint32_t i = 0; partial && i < p->nsources; i++) {
         if (p->sources[i] >= t->n || !sn_topo_is_proc(t, p->sources[i]))
             return sn_err_set_param(err, SN_EINVAL, SN_PARAM_SOURCES,

@@ -22,21 +22,11 @@
 
 /* ---- collectives ----------------------------------------------------------------------------- */
 
+/* The collectives, one per line of their list (core/coll/colls.def), in its order: their names,
+ * MPI aliases, who sends to whom and the flags the predicates below read. */
 typedef enum {
-    SN_COLL_BCAST,     /* single-node broadcast from the root */
-    SN_COLL_SCATTER,   /* root sends a distinct packet to every other processor */
-    SN_COLL_GATHER,    /* every other processor sends a distinct packet to the root */
-    SN_COLL_MNB,       /* multinode broadcast (allgather) */
-    SN_COLL_TE,        /* total exchange (alltoall) */
-    SN_COLL_PMNB,      /* partial multinode broadcast: the sources broadcast */
-    SN_COLL_PEXCHANGE, /* partial exchange: the sources send to every processor */
-    SN_COLL_PMNA,      /* partial multinode accumulation (combining) */
-    SN_COLL_DYNBCAST,  /* dynamic broadcasting, Poisson arrivals */
-    SN_COLL_SNA,       /* single-node accumulation to the root (combining) */
-    SN_COLL_ALLREDUCE, /* every processor receives the combination of all contributions */
-    SN_COLL_BARRIER,   /* allreduce of one token per processor: none leaves before all entered */
-    SN_COLL_MNA,       /* multinode accumulation (reduce_scatter): every processor receives the
-                          combination of what every processor contributes to it */
+#define SN_COLL(id, name, mpi, also, senders, receivers, flags, summary) SN_COLL_##id,
+#include "core/coll/colls.def"
     SN_COLL_COUNT
 } sn_coll_t;
 
@@ -57,6 +47,14 @@ int sn_coll_is_broadcast(sn_coll_t c);
  * the combination. In allreduce and barrier a processor contributes the same value to every
  * destination (sn_contrib_value), so every processor receives the same combination. */
 int sn_coll_is_combining(sn_coll_t c);
+
+/* 1 for the partial collectives (pmnb, pexchange, pmna): they need their sources (targets of
+ * pmna), sn_params_t.sources; the others refuse them. */
+int sn_coll_is_partial(sn_coll_t c);
+
+/* 1 for a collective driven by rounds of arrivals (dynbcast): no algorithm runs it; the command
+ * line runs rounds of another collective for it (cli/dyn.c). */
+int sn_coll_is_rounds(sn_coll_t c);
 
 /* ---- combining operators ---------------------------------------------------------------------
  * The payload of a combining collective's packet is a vector of 64-bit words, combined word by
