@@ -128,77 +128,92 @@ int sn_params_check(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
     return 0;
 }
 
+/* ---- who sends what to whom -------------------------------------------------------------------
+ * Read from the senders and receivers of the list (colls.def): every receiver expects msgs * frags
+ * packets from every sender but itself, or, in a combining collective, one combined packet per
+ * (seq, frag). */
+
+/* The number of processors in group g. */
+static uint64_t group_size(const sn_topo_t *t, const sn_params_t *p, sn_coll_group_t g)
+{
+    switch (g) {
+    case SN_COLL_GROUP_ROOT:
+        return 1;
+    case SN_COLL_GROUP_ALL:
+        return t->nproc;
+    case SN_COLL_GROUP_SOURCES:
+        return p->nsources;
+    default:
+        return 0;
+    }
+}
+
+/* 1 when processor u is in group g. */
+static int in_group(const sn_params_t *p, sn_coll_group_t g, uint32_t u)
+{
+    switch (g) {
+    case SN_COLL_GROUP_ROOT:
+        return u == p->root;
+    case SN_COLL_GROUP_ALL:
+        return 1;
+    case SN_COLL_GROUP_SOURCES:
+        return source_pos(p, u) >= 0;
+    default:
+        return 0;
+    }
+}
+
+/* The number of processors in both a and b. */
+static uint64_t overlap(const sn_topo_t *t, const sn_params_t *p, sn_coll_group_t a,
+                        sn_coll_group_t b)
+{
+    if (a == SN_COLL_GROUP_ALL)
+        return group_size(t, p, b);
+    if (b == SN_COLL_GROUP_ALL || a == b)
+        return group_size(t, p, a);
+    if (a == SN_COLL_GROUP_NONE || b == SN_COLL_GROUP_NONE)
+        return 0;
+    return source_pos(p, p->root) >= 0; /* the root and the sources */
+}
+
 sn_expect_t sn_coll_expect(const sn_topo_t *t, const sn_params_t *p, uint32_t u)
 {
     sn_expect_t e = {0, (uint64_t) p->msgs * p->frags};
-    if (!sn_topo_is_proc(t, u))
+    sn_coll_group_t from = sn__coll_senders(p->coll), to = sn__coll_receivers(p->coll);
+    if (!sn_topo_is_proc(t, u) || !in_group(p, to, u))
         return e;
-    switch (p->coll) {
-    case SN_COLL_BCAST:
-    case SN_COLL_SCATTER:
-        e.nsrc = (u != p->root);
-        break;
-    case SN_COLL_GATHER:
-        e.nsrc = (u == p->root) ? t->nproc - 1 : 0;
-        break;
-    case SN_COLL_MNB:
-    case SN_COLL_TE:
-        e.nsrc = t->nproc - 1;
-        break;
-    case SN_COLL_PMNB:
-    case SN_COLL_PEXCHANGE:
-        e.nsrc = p->nsources - (source_pos(p, u) >= 0);
-        break;
-    case SN_COLL_SNA:
-        e.nsrc = (u == p->root);
-        break;
-    case SN_COLL_PMNA:
-        e.nsrc = (source_pos(p, u) >= 0);
-        break;
-    case SN_COLL_ALLREDUCE:
-    case SN_COLL_BARRIER:
-    case SN_COLL_MNA:
+    if (sn_coll_is_combining(p->coll))
         e.nsrc = 1;
-        break;
-    default:
-        break;
-    }
+    else
+        e.nsrc = (uint32_t) (group_size(t, p, from) - (uint64_t) in_group(p, from, u));
     return e;
 }
 
 int64_t sn_coll_source_index(const sn_topo_t *t, const sn_params_t *p, uint32_t u, uint32_t src,
                              uint32_t dst)
 {
+    sn_coll_group_t from = sn__coll_senders(p->coll), to = sn__coll_receivers(p->coll);
     if (sn_coll_is_combining(p->coll)) {
         /* one combined packet per (seq, frag), addressed to u */
         if (u >= t->n || src != SN_SRC_COMBINED || dst != u || !sn_topo_is_proc(t, u))
             return -1;
-        if (p->coll == SN_COLL_SNA)
-            return u == p->root ? 0 : -1;
-        if (p->coll != SN_COLL_PMNA)
-            return 0; /* allreduce, barrier, mna: every processor */
-        return source_pos(p, u) >= 0 ? 0 : -1;
+        return in_group(p, to, u) ? 0 : -1;
     }
     if (u >= t->n || src >= t->n || src == u || !sn_topo_is_proc(t, u) || !sn_topo_is_proc(t, src))
         return -1;
     uint32_t want_dst = sn_coll_is_broadcast(p->coll) ? SN_NODE_ALL : u;
-    if (dst != want_dst)
+    if (dst != want_dst || !in_group(p, to, u) || !in_group(p, from, src))
         return -1;
-    int64_t rs = sn_topo_rank(t, src), ru = sn_topo_rank(t, u);
-    switch (p->coll) {
-    case SN_COLL_BCAST:
-    case SN_COLL_SCATTER:
-        return src == p->root ? 0 : -1;
-    case SN_COLL_GATHER:
-        return u == p->root ? rs - (rs > ru) : -1;
-    case SN_COLL_MNB:
-    case SN_COLL_TE:
+    /* the position of src among the senders other than u */
+    switch (from) {
+    case SN_COLL_GROUP_ROOT:
+        return 0;
+    case SN_COLL_GROUP_ALL: {
+        int64_t rs = sn_topo_rank(t, src), ru = sn_topo_rank(t, u);
         return rs - (rs > ru);
-    case SN_COLL_PMNB:
-    case SN_COLL_PEXCHANGE: {
+    }
+    case SN_COLL_GROUP_SOURCES: {
         int64_t ps = source_pos(p, src), pu = source_pos(p, u);
-        if (ps < 0)
-            return -1;
         return ps - (pu >= 0 && pu < ps);
     }
     default:
@@ -208,29 +223,12 @@ int64_t sn_coll_source_index(const sn_topo_t *t, const sn_params_t *p, uint32_t 
 
 uint64_t sn_coll_expected_total(const sn_topo_t *t, const sn_params_t *p)
 {
-    uint64_t per = (uint64_t) p->msgs * p->frags, np = t->nproc;
-    switch (p->coll) {
-    case SN_COLL_BCAST:
-    case SN_COLL_SCATTER:
-    case SN_COLL_GATHER:
-        return (np - 1) * per;
-    case SN_COLL_MNB:
-    case SN_COLL_TE:
-        return np * (np - 1) * per;
-    case SN_COLL_PMNB:
-    case SN_COLL_PEXCHANGE:
-        return (uint64_t) p->nsources * (np - 1) * per;
-    case SN_COLL_SNA:
-        return per;
-    case SN_COLL_PMNA:
-        return (uint64_t) p->nsources * per;
-    case SN_COLL_ALLREDUCE:
-    case SN_COLL_BARRIER:
-    case SN_COLL_MNA:
-        return np * per;
-    default:
-        return 0;
-    }
+    uint64_t per = (uint64_t) p->msgs * p->frags;
+    sn_coll_group_t from = sn__coll_senders(p->coll), to = sn__coll_receivers(p->coll);
+    if (sn_coll_is_combining(p->coll))
+        return group_size(t, p, to) * per;
+    /* every receiver from every sender but itself */
+    return (group_size(t, p, to) * group_size(t, p, from) - overlap(t, p, to, from)) * per;
 }
 
 /* ---- step output ------------------------------------------------------------------------- */
