@@ -157,6 +157,11 @@ int cli_close_out(FILE *f, const char *path, const char *flag);
 /* A core writer's sink (sn_sched_sink_t) into the FILE *f: 0, or -1 on a short write (the error
  * stays in ferror(f) for cli_close_out). */
 int cli_file_sink(void *f, const char *data, size_t len);
+
+/* 1 when `--coll` value coll names a collective driven by rounds of arrivals (dynbcast,
+ * sn_coll_is_rounds), which cli_dyn runs; 0 for any other value, unknown names and NULL. */
+int cli_dyn_applies(const char *coll);
+
 /* `--coll dynbcast` for command `cmd` ("sim" or "run"): --lambda or --rho (or --sweep-rho
  * FROM:TO:STEP, CSV), --slots T, --tp, --frags, --seed, --json from o. `round` plays a round (NULL:
  * the simulator). Prints the report; returns the exit status. */

@@ -313,7 +313,7 @@ int cli_run_command(const char *cmd, const sn_help_t *help, int argc, char **arg
         return EXIT_OK;
     if (rc < 0)
         return cli_refuse(&err);
-    if (!bench && cli.coll && strcmp(cli.coll, "dynbcast") == 0 && cli.topo)
+    if (!bench && cli_dyn_applies(cli.coll) && cli.topo)
         return cli_dyn("run", &cli, run.dyn_lambda, run.dyn_rho, run.dyn_slots, run.dyn_sweep,
                        tcp_round, &run);
     if (bench && (rc = cli_bench_sizes(&cli, &run, &sizes, &err)) < 0)

@@ -295,7 +295,7 @@ static int sim_parse(int argc, char **argv, cli_opts_t *o, sim_args_t *a, sn_err
     int rc = cli_opts_parse(argc, argv, o, extra, usage, err);
     if (rc != 0)
         return rc;
-    int dyn = o->coll && strcmp(o->coll, "dynbcast") == 0;
+    int dyn = cli_dyn_applies(o->coll);
     if (a->trace_slots > 0 && a->trace_file == NULL)
         return sn_err_inval(err, "--trace-slots applies with --trace FILE only");
     if (a->trace_file && dyn)
@@ -380,7 +380,7 @@ int cli_cmd_sim(int argc, char **argv)
         return EXIT_OK;
     if (rc < 0)
         return cli_refuse(&err);
-    if (o.coll && strcmp(o.coll, "dynbcast") == 0 && o.topo)
+    if (cli_dyn_applies(o.coll) && o.topo)
         return cli_dyn("sim", &o, a.lambda, a.rho, a.slots, a.sweep, NULL, NULL);
     cli_ctx_t c;
     if ((rc = cli_ctx_init(&o, &c))) {

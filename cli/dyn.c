@@ -101,7 +101,7 @@ static void dyn_report_json(const char *cmd, const sn_topo_t *t, const sn_params
     cli_json_str(&j, "cmd", cmd);
     cli_json_str(&j, "topology", t->spec);
     cli_json_uint(&j, "nodes", t->n);
-    cli_json_str(&j, "collective", "dynbcast");
+    cli_json_str(&j, "collective", sn_coll_name(SN_COLL_DYNBCAST));
     cli_json_str(&j, "algorithm", r.algorithm);
     cli_json_uint(&j, "seed", p->seed);
     cli_json_uint(&j, "frags", p->frags);
@@ -177,6 +177,12 @@ static void dyn_report_text(const char *cmd, const sn_topo_t *t, const sn_params
         printf("  bound %-9s none: its denominator is <= 0 at this load (%s %.4g, %s %.4g)\n",
                r.eq_bound, xv, r.X, vv, r.V);
     printf("  throughput      %.4g requests per time unit\n", r.throughput);
+}
+
+int cli_dyn_applies(const char *coll)
+{
+    sn_coll_t c;
+    return coll != NULL && sn_coll_parse(coll, &c, NULL) == 0 && sn_coll_is_rounds(c);
 }
 
 int cli_dyn(const char *cmd, const cli_opts_t *o, const char *lambda_s, const char *rho_s,

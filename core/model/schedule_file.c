@@ -20,7 +20,7 @@
 
 int sn_sched_file_supports(sn_coll_t coll)
 {
-    return coll != SN_COLL_DYNBCAST;
+    return !sn_coll_is_rounds(coll);
 }
 
 static const char *ports_word(const sn_portmodel_t *pm)

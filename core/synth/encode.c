@@ -12,9 +12,9 @@
 
 int sn_synth_supports(sn_coll_t coll)
 {
-    return coll == SN_COLL_BCAST || coll == SN_COLL_SCATTER || coll == SN_COLL_GATHER ||
-           coll == SN_COLL_MNB || coll == SN_COLL_TE || coll == SN_COLL_PMNB ||
-           coll == SN_COLL_PEXCHANGE;
+    /* packets that travel whole: every collective but the combining ones and those of rounds */
+    return (unsigned) coll < SN_COLL_COUNT && !sn_coll_is_combining(coll) &&
+           !sn_coll_is_rounds(coll);
 }
 
 /* The packets of (t, p) without building them: the sources times msgs * frags for the broadcast

@@ -93,6 +93,29 @@ static void test_refuses_combining(void **state)
     sn_topo_free(t);
 }
 
+/* SN_SYNTH_COLLS, which messages print, names exactly the collectives sn_synth_supports accepts
+ * (the non-combining ones that run once, from the list of collectives), in the list's order. */
+static void test_supported_names(void **state)
+{
+    (void) state;
+    char want[256] = "";
+    size_t len = 0;
+    int n = 0, last = -1;
+    for (int c = 0; c < SN_COLL_COUNT; c++)
+        if (sn_synth_supports((sn_coll_t) c))
+            n++, last = c;
+    for (int c = 0, i = 0; c < SN_COLL_COUNT; c++) {
+        if (!sn_synth_supports((sn_coll_t) c))
+            continue;
+        const char *sep = i++ == 0 ? "" : c == last ? " and " : ", ";
+        len += (size_t) snprintf(want + len, sizeof want - len, "%s%s", sep,
+                                 sn_coll_name((sn_coll_t) c));
+    }
+    assert_int_equal(n, 7);
+    assert_string_equal(SN_SYNTH_COLLS, want);
+    assert_false(sn_synth_supports(SN_COLL_COUNT));
+}
+
 /* ---- proven optima ------------------------------------------------------------------------- */
 
 /* Writes the schedule as a file, parses and checks it as --algo schedule:FILE does, and plays it
@@ -370,6 +393,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_encoding_by_hand),
         cmocka_unit_test(test_refuses_combining),
+        cmocka_unit_test(test_supported_names),
         cmocka_unit_test(test_paths),
         cmocka_unit_test(test_rings),
         cmocka_unit_test(test_complete_graphs),
