@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/coll/coll.h"
 #include "stepnet/model.h"
 #include "stepnet/util.h"
 
@@ -232,8 +233,9 @@ static void mesh_bounds(const sn_topo_t *t, const sn_params_t *p, uint64_t per, 
     if (!(torus || t->kind == SN_TOPO_MESH || t->kind == SN_TOPO_LINEAR))
         return;
     uint32_t d = t->nfactors ? t->nfactors : 1;
+    const int partial = sn_coll_is_partial(p->coll);
     uint64_t S = t->nproc, zero_src = 1;
-    if (p->coll == SN_COLL_PMNB) {
+    if (partial) {
         S = p->nsources;
         zero_src = 0;
         for (uint32_t i = 0; i < p->nsources; i++)
@@ -241,10 +243,9 @@ static void mesh_bounds(const sn_topo_t *t, const sn_params_t *p, uint64_t per, 
     }
     uint32_t deg = sn_topo_degree(t, 0);
     uint64_t in = (S - zero_src) * per;
-    const char *name =
-        p->coll == SN_COLL_PMNB ? (torus ? "(3a)" : "(3b)") : (torus ? "(4a)" : "(4b)");
+    const char *name = partial ? (torus ? "(3a)" : "(3b)") : (torus ? "(4a)" : "(4b)");
     add(out, name,
-        p->coll == SN_COLL_PMNB
+        partial
             ? "Varvarigos and Bertsekas, d-dimensional meshes, (3a)/(3b): the corner's input links"
             : "Varvarigos and Bertsekas, d-dimensional meshes, (4a)/(4b): the corner's input links",
         (int64_t) sn_ceil_div(in, deg), "%llu packets into node 0 over %u links (d = %u)",
@@ -423,10 +424,12 @@ static void accum_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *
 {
     const int single = p->pm.ports == SN_PORTS_SINGLE;
     const int rx_one = single && p->pm.rx == SN_RX_ONE;
-    const uint32_t *tgt = p->coll == SN_COLL_SNA ? &p->root : p->sources;
-    uint32_t ntgt = p->coll == SN_COLL_SNA ? 1 : p->nsources;
+    /* the targets are the collective's receivers: the root, the sources or every processor */
+    sn_coll_group_t to = sn__coll_receivers(p->coll);
+    const uint32_t *tgt = to == SN_COLL_GROUP_ROOT ? &p->root : p->sources;
+    uint32_t ntgt = to == SN_COLL_GROUP_ROOT ? 1 : p->nsources;
     uint32_t *all = NULL;
-    if (p->coll == SN_COLL_MNA) { /* every processor is a target */
+    if (to == SN_COLL_GROUP_ALL) {
         all = sn_xmalloc((size_t) (t->nproc ? t->nproc : 1) * sizeof *all);
         for (uint32_t r = 0; r < t->nproc; r++)
             all[r] = sn_topo_proc(t, r);
@@ -599,8 +602,9 @@ static void scatter_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t
     const int rx_one = single && p->pm.rx == SN_RX_ONE;
     uint32_t root = p->root;
     uint32_t ecc = sn_topo_ecc(t, root, 1);
-    /* the root's limit is on sends for scatter, on receptions for gather */
-    int one_per_slot = p->coll == SN_COLL_SCATTER ? single : rx_one;
+    /* the root's limit is on sends when it sends (scatter), on receptions when it receives
+     * (gather) */
+    int one_per_slot = sn__coll_senders(p->coll) == SN_COLL_GROUP_ROOT ? single : rx_one;
     if (one_per_slot) {
         uint64_t *counts = sn_xcalloc((size_t) ecc + 1, sizeof *counts);
         sn_topo_dds(t, root, 1, counts, ecc + 1);
@@ -767,6 +771,24 @@ static void routed_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t 
     free(is_src);
 }
 
+typedef void (*coll_bounds_fn)(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out,
+                               uint64_t M);
+
+/* The bounds that hold for every algorithm follow from who sends to whom and how, which the list of
+ * collectives says (core/coll/colls.def): broadcast or personalised with the root at one end,
+ * routed between many processors, combined to some receivers, or combined with one contribution
+ * for all (allreduce, barrier). NULL when nobody sends (dynbcast, whose rounds are pmnb's). */
+static coll_bounds_fn bounds_of(sn_coll_t c)
+{
+    if (sn__coll_senders(c) == SN_COLL_GROUP_NONE)
+        return NULL;
+    if (sn_coll_is_combining(c))
+        return sn__coll_is_uniform(c) ? allreduce_bounds : accum_bounds;
+    if (sn__coll_is_rooted(c))
+        return sn_coll_is_broadcast(c) ? bcast_bounds : scatter_bounds;
+    return routed_bounds;
+}
+
 int sn_model_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, sn_err_t *err)
 {
     (void) err;
@@ -774,33 +796,10 @@ int sn_model_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, 
     const uint64_t M = (uint64_t) p->msgs * p->frags, P = t->nproc;
     if (P < 2)
         return 0;
-
-    switch (p->coll) {
-    case SN_COLL_BCAST:
-        bcast_bounds(t, p, out, M);
-        break;
-    case SN_COLL_SCATTER:
-    case SN_COLL_GATHER:
-        scatter_bounds(t, p, out, M);
-        break;
-    case SN_COLL_MNB:
-    case SN_COLL_PMNB:
-    case SN_COLL_TE:
-    case SN_COLL_PEXCHANGE:
-        routed_bounds(t, p, out, M);
-        break;
-    case SN_COLL_SNA:
-    case SN_COLL_PMNA:
-    case SN_COLL_MNA:
-        accum_bounds(t, p, out, M);
-        break;
-    case SN_COLL_ALLREDUCE:
-    case SN_COLL_BARRIER:
-        allreduce_bounds(t, p, out, M);
-        break;
-    default:
-        break;
-    }
+    coll_bounds_fn general = bounds_of(p->coll);
+    if (general != NULL)
+        general(t, p, out, M);
+    /* the papers' bounds for particular families, per collective they name */
     if (t->kind == SN_TOPO_FATTREE)
         fattree_bounds(t, p, out);
     fcube_bounds(t, p, out, M);

@@ -4,6 +4,7 @@
  * measured peaks (docs/limits.md lists the measurements); each is rounded up. */
 #include <stdio.h>
 
+#include "core/coll/coll.h"
 #include "stepnet/model.h"
 #include "stepnet/route.h"
 #include "stepnet/topo.h"
@@ -67,16 +68,15 @@ static uint32_t max_degree(const sn_topo_t *t)
     return d;
 }
 
-/* The most packets one node must receive. */
+/* The most packets one node must receive: per sender of the collective (core/coll/colls.def), the
+ * root's, every source's or, at most, every processor's. */
 static uint64_t node_expect_max(const sn_topo_t *t, const sn_params_t *p)
 {
     uint64_t per = (uint64_t) p->msgs * p->frags, np = t->nproc;
-    switch (p->coll) {
-    case SN_COLL_BCAST:
-    case SN_COLL_SCATTER:
+    switch (sn__coll_senders(p->coll)) {
+    case SN_COLL_GROUP_ROOT:
         return per;
-    case SN_COLL_PMNB:
-    case SN_COLL_PEXCHANGE:
+    case SN_COLL_GROUP_SOURCES:
         return sat_mul(p->nsources, per);
     default:
         return sat_mul(np, per);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/algo/engine/schedule_compose.h"
+#include "core/coll/coll.h"
 #include "stepnet/model.h"
 #include "stepnet/schedule_file.h"
 #include "stepnet/util.h"
@@ -46,8 +47,7 @@ static int check_instance(const sn_sched_file_t *f, const sn_topo_t *t, const sn
                         p->pm.duplex ? "half" : "full");
     if (sn_coll_is_combining(p->coll) && q->op != p->op)
         return mismatch(err, "op", sn_op_name(q->op), sn_op_name(p->op));
-    if (p->coll == SN_COLL_BCAST || p->coll == SN_COLL_SCATTER || p->coll == SN_COLL_GATHER ||
-        p->coll == SN_COLL_SNA)
+    if (sn__coll_is_rooted(p->coll))
         NUM_FIELD("root", root)
     NUM_FIELD("msgs", msgs)
     NUM_FIELD("frags", frags)
