@@ -148,7 +148,7 @@ char *sn__coll_markdown(void)
     size_t cap = 4096, len = 0;
     char *s = sn_xmalloc(cap);
     len += (size_t) snprintf(s, cap,
-                             "| collective | MPI name | kind | who sends what to whom |\n"
+                             "| collective | MPI alias | kind | who sends what to whom |\n"
                              "|---|---|---|---|\n");
     for (int i = 0; i < SN_COLL_COUNT; i++) {
         const coll_row_t *r = &rows[i];
