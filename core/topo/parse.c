@@ -1,7 +1,8 @@
 /* The topology spec parser (core/topo): `family:params` factors joined by `*` into cartesian
- * products, one parser per family in the `families` table. Every error names the bad value and
- * says what is accepted, because that line is what a user sees (exit status 2). Sizes are bounded
- * before anything is allocated. `file:PATH` edge lists are read by parse_file.c. */
+ * products, one parser per family in the `families` table, which the list of kinds (kinds.def)
+ * generates. Every error names the bad value and says what is accepted, because that line is what
+ * a user sees (exit status 2). Sizes are bounded before anything is allocated. `file:PATH` edge
+ * lists are read by parse_file.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -423,26 +424,16 @@ static int family_fattree(const sn__topo_source_t *src, const char *fam, const c
     return sn__topo_set_spec(*out, canon);
 }
 
-/* The families, in the order that messages list them: name, parser, and the spec's form. */
+/* The families a spec names, from the list of kinds (kinds.def), in the order that messages list
+ * them: name, parser, and the spec's form (a kind without a parser, the product, is no family). */
 static const struct {
     const char *name;
     family_parse_t parse;
     const char *help;
 } families[] = {
-    {"linear", family_line, "linear:N"},
-    {"ring", family_line, "ring:N"},
-    {"ering", family_ering, "ering:N:RHO"},
-    {"circulant", family_circulant, "circulant:N:J1,J2,..."},
-    {"complete", family_line, "complete:N"},
-    {"mesh", family_grid, "mesh:AxB[xC...]"},
-    {"torus", family_grid, "torus:AxB[xC...]"},
-    {"hypercube", family_cube, "hypercube:D"},
-    {"foldedcube", family_cube, "foldedcube:D"},
-    {"ccc", family_ccc, "ccc:D"},
-    {"butterfly", family_ccc, "butterfly:D"},
-    {"star", family_star, "star:N"},
-    {"fattree", family_fattree, "fattree:K:H[:const|exp|C1,C2,...]"},
-    {"file", family_file, "file:PATH"},
+#define SN_TOPO_KIND(id, name_, form_, parse_, group, label)                                       \
+    {.name = name_, .parse = parse_, .help = form_},
+#include "core/topo/kinds.def"
 };
 
 /* What messages list as accepted: every family's form, then products. */
@@ -451,7 +442,8 @@ static const char *family_list(char *buf, size_t cap)
     size_t len = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < sizeof families / sizeof families[0] && len < cap; i++)
-        len += (size_t) snprintf(buf + len, cap - len, "%s, ", families[i].help);
+        if (families[i].parse != NULL)
+            len += (size_t) snprintf(buf + len, cap - len, "%s, ", families[i].help);
     if (len < cap)
         snprintf(buf + len, cap - len, "and products S1*S2*...");
     return buf;
@@ -472,7 +464,7 @@ static int parse_factor(const sn__topo_source_t *src, const char *s, sn_topo_t *
     memcpy(fam, s, flen);
     fam[flen] = '\0';
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
-        if (strcmp(fam, families[i].name) == 0)
+        if (families[i].parse != NULL && strcmp(fam, families[i].name) == 0)
             return families[i].parse(src, fam, colon + 1, s, out, err);
     return sn_err_set(err, SN_ESPEC, "unknown topology family '%s' in '%s'; accepted: %s", fam, s,
                       family_list(list, sizeof list));

@@ -1,6 +1,7 @@
-/* Topology objects (core/topo): allocation, edge derivation from the port tables, freeing, labels
- * and the group operations of the Cayley families. The family generators live in families.c, the
- * parser in parse.c, distances and properties in props.c. */
+/* Topology objects (core/topo): allocation, edge derivation from the port tables, freeing, and the
+ * names, labels and group operations that the list of kinds (kinds.def) assigns to each kind. The
+ * family generators live in families.c, the parser in parse.c, distances and properties in
+ * props.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,59 @@
 #include "core/topo/topo_internal.h"
 #include "stepnet/topo.h"
 #include "stepnet/util.h"
+
+/* ---- the list of kinds ------------------------------------------------------------------------
+ * The columns of kinds.def that this file reads: the name, how a label is written and which group
+ * the node ids are elements of (kinds.def says what each value means). */
+
+typedef enum {
+    LABEL_ID,
+    LABEL_ONE_BASED,
+    LABEL_BITS,
+    LABEL_BITS_AND_LEVEL,
+    LABEL_PERMUTATION,
+    LABEL_LEVEL_INDEX,
+    LABEL_TUPLE,
+} label_t;
+
+typedef enum {
+    GROUP_NONE,
+    GROUP_CYCLIC,
+    GROUP_XOR,
+    GROUP_CUBE_CYCLES,
+    GROUP_SYMMETRIC,
+    GROUP_PRODUCT,
+} group_t;
+
+typedef struct {
+    const char *name;
+    label_t label;
+    group_t group;
+} kind_row_t;
+
+static const kind_row_t kinds[] = {
+#define SN_TOPO_KIND(id, name_, form, parse, group_, label_)                                       \
+    [SN_TOPO_##id] = {.name = name_, .label = LABEL_##label_, .group = GROUP_##group_},
+#include "core/topo/kinds.def"
+};
+
+/* The row of kind, or NULL for a value outside the list. */
+static const kind_row_t *kind_row(sn_topo_kind_t kind)
+{
+    return (unsigned) kind < sizeof kinds / sizeof kinds[0] ? &kinds[kind] : NULL;
+}
+
+static label_t label_of(const sn_topo_t *t)
+{
+    const kind_row_t *k = kind_row(t->kind);
+    return k ? k->label : LABEL_ID;
+}
+
+static group_t group_of(const sn_topo_t *t)
+{
+    const kind_row_t *k = kind_row(t->kind);
+    return k ? k->group : GROUP_NONE;
+}
 
 uint64_t sn__upow(uint64_t k, uint32_t e)
 {
@@ -128,24 +182,8 @@ void sn_topo_ports_to(const sn_topo_t *t, uint32_t u, uint32_t peer, uint32_t *f
 
 const char *sn_topo_kind_name(sn_topo_kind_t kind)
 {
-    static const char *const names[] = {
-        [SN_TOPO_LINEAR] = "linear",
-        [SN_TOPO_RING] = "ring",
-        [SN_TOPO_ERING] = "ering",
-        [SN_TOPO_CIRCULANT] = "circulant",
-        [SN_TOPO_COMPLETE] = "complete",
-        [SN_TOPO_MESH] = "mesh",
-        [SN_TOPO_TORUS] = "torus",
-        [SN_TOPO_HYPERCUBE] = "hypercube",
-        [SN_TOPO_FOLDEDCUBE] = "foldedcube",
-        [SN_TOPO_CCC] = "ccc",
-        [SN_TOPO_BUTTERFLY] = "butterfly",
-        [SN_TOPO_STAR] = "star",
-        [SN_TOPO_FATTREE] = "fattree",
-        [SN_TOPO_PRODUCT] = "product",
-        [SN_TOPO_FILE] = "file",
-    };
-    return (unsigned) kind < sizeof names / sizeof names[0] ? names[kind] : "unknown";
+    const kind_row_t *k = kind_row(kind);
+    return k ? k->name : "unknown";
 }
 
 /* ---- permutations (star graphs) -------------------------------------------------------------- */
@@ -233,16 +271,14 @@ char *sn_topo_label(const sn_topo_t *t, uint32_t u, char *buf, size_t cap)
     if (cap == 0)
         return buf;
     buf[0] = '\0';
-    switch (t->kind) {
-    case SN_TOPO_LINEAR:
+    switch (label_of(t)) {
+    case LABEL_ONE_BASED:
         snprintf(buf, cap, "%u", u + 1);
         break;
-    case SN_TOPO_HYPERCUBE:
-    case SN_TOPO_FOLDEDCUBE:
+    case LABEL_BITS:
         put_bin(buf, cap, u, t->a);
         break;
-    case SN_TOPO_CCC:
-    case SN_TOPO_BUTTERFLY: {
+    case LABEL_BITS_AND_LEVEL: {
         size_t i = 0;
         if (cap > 1)
             buf[i++] = '(';
@@ -250,7 +286,7 @@ char *sn_topo_label(const sn_topo_t *t, uint32_t u, char *buf, size_t cap)
         snprintf(buf + i, cap - i, ",%u)", u % t->a);
         break;
     }
-    case SN_TOPO_STAR: {
+    case LABEL_PERMUTATION: {
         uint8_t perm[16];
         sn__perm_unrank(u, t->a, perm);
         size_t i = 0;
@@ -259,7 +295,7 @@ char *sn_topo_label(const sn_topo_t *t, uint32_t u, char *buf, size_t cap)
         buf[i] = '\0';
         break;
     }
-    case SN_TOPO_FATTREE: {
+    case LABEL_LEVEL_INDEX: {
         uint32_t level, index;
         sn__fattree_pos(t, u, &level, &index);
         if (level == 0)
@@ -268,9 +304,7 @@ char *sn_topo_label(const sn_topo_t *t, uint32_t u, char *buf, size_t cap)
             snprintf(buf, cap, "r%u.%u", level, index);
         break;
     }
-    case SN_TOPO_MESH:
-    case SN_TOPO_TORUS:
-    case SN_TOPO_PRODUCT: {
+    case LABEL_TUPLE: {
         size_t i = 0;
         if (i + 1 < cap)
             buf[i++] = '(';
@@ -311,23 +345,18 @@ static uint32_t rotl_bits(uint32_t x, uint32_t a, uint32_t d)
 
 uint32_t sn_topo_mul(const sn_topo_t *t, uint32_t a, uint32_t b)
 {
-    switch (t->kind) {
-    case SN_TOPO_RING:
-    case SN_TOPO_ERING:
-    case SN_TOPO_CIRCULANT:
-    case SN_TOPO_COMPLETE:
+    switch (group_of(t)) {
+    case GROUP_CYCLIC:
         return (uint32_t) (((uint64_t) a + b) % t->a);
-    case SN_TOPO_HYPERCUBE:
-    case SN_TOPO_FOLDEDCUBE:
+    case GROUP_XOR:
         return a ^ b;
-    case SN_TOPO_CCC:
-    case SN_TOPO_BUTTERFLY: {
+    case GROUP_CUBE_CYCLES: {
         /* Z_2^d semidirect Z_d: (x,a)(y,b) = (x ^ rot_a(y), a + b). Node id = x * d + l. */
         uint32_t d = t->a;
         uint32_t xa = a / d, la = a % d, xb = b / d, lb = b % d;
         return (xa ^ rotl_bits(xb, la, d)) * d + (la + lb) % d;
     }
-    case SN_TOPO_STAR: {
+    case GROUP_SYMMETRIC: {
         /* Composition: (a*b)[i] = a[b[i]], so g * (1 i) swaps positions 1 and i of g. */
         uint8_t pa[16], pb[16], pc[16];
         sn__perm_unrank(a, t->a, pa);
@@ -336,9 +365,7 @@ uint32_t sn_topo_mul(const sn_topo_t *t, uint32_t a, uint32_t b)
             pc[i] = pa[pb[i]];
         return sn__perm_rank(pc, t->a);
     }
-    case SN_TOPO_MESH:
-    case SN_TOPO_TORUS:
-    case SN_TOPO_PRODUCT: {
+    case GROUP_PRODUCT: {
         if (!t->cayley)
             return UINT32_MAX;
         uint32_t r = 0;
@@ -354,31 +381,24 @@ uint32_t sn_topo_mul(const sn_topo_t *t, uint32_t a, uint32_t b)
 
 uint32_t sn_topo_inv(const sn_topo_t *t, uint32_t a)
 {
-    switch (t->kind) {
-    case SN_TOPO_RING:
-    case SN_TOPO_ERING:
-    case SN_TOPO_CIRCULANT:
-    case SN_TOPO_COMPLETE:
+    switch (group_of(t)) {
+    case GROUP_CYCLIC:
         return a == 0 ? 0 : t->a - a;
-    case SN_TOPO_HYPERCUBE:
-    case SN_TOPO_FOLDEDCUBE:
+    case GROUP_XOR:
         return a;
-    case SN_TOPO_CCC:
-    case SN_TOPO_BUTTERFLY: {
+    case GROUP_CUBE_CYCLES: {
         /* (x,a)^-1 = (rot_{-a}(x), -a) */
         uint32_t d = t->a, x = a / d, l = a % d;
         return rotl_bits(x, (d - l) % d, d) * d + (d - l) % d;
     }
-    case SN_TOPO_STAR: {
+    case GROUP_SYMMETRIC: {
         uint8_t p[16], q[16];
         sn__perm_unrank(a, t->a, p);
         for (uint32_t i = 0; i < t->a; i++)
             q[p[i]] = (uint8_t) i;
         return sn__perm_rank(q, t->a);
     }
-    case SN_TOPO_MESH:
-    case SN_TOPO_TORUS:
-    case SN_TOPO_PRODUCT: {
+    case GROUP_PRODUCT: {
         if (!t->cayley)
             return UINT32_MAX;
         uint32_t r = 0;

@@ -36,22 +36,11 @@
 #define SN_TOPO_MAX_FACTORS 16
 #define SN_TOPO_MAX_LABEL   128 /* enough for any label (products print nested tuples) */
 
+/* The topology kinds, one per line of their list (core/topo/kinds.def), in its order: the families
+ * a spec names, and products. */
 typedef enum {
-    SN_TOPO_LINEAR,
-    SN_TOPO_RING,
-    SN_TOPO_ERING,
-    SN_TOPO_CIRCULANT,
-    SN_TOPO_COMPLETE,
-    SN_TOPO_MESH,
-    SN_TOPO_TORUS,
-    SN_TOPO_HYPERCUBE,
-    SN_TOPO_FOLDEDCUBE,
-    SN_TOPO_CCC,
-    SN_TOPO_BUTTERFLY,
-    SN_TOPO_STAR,
-    SN_TOPO_FATTREE,
-    SN_TOPO_PRODUCT,
-    SN_TOPO_FILE,
+#define SN_TOPO_KIND(id, name, form, parse, group, label) SN_TOPO_##id,
+#include "core/topo/kinds.def"
 } sn_topo_kind_t;
 
 typedef struct sn_port_s {
