@@ -2,8 +2,9 @@
  * to its collective and every name round-trips, the parser's message lists what it accepts byte
  * for byte, the flags and the columns give the predicates the truth table they had when they were
  * written by hand, the messages' lists come from the flags, and README.md's "Collectives" table is
- * the one the list generates. `test_coll --markdown` prints that table, to paste between README's
- * colls markers when the list changes. */
+ * the one the list generates. The help texts and messages that list collectives in an order of
+ * their own name exactly the collectives they are about. `test_coll --markdown` prints README's
+ * table, to paste between its colls markers when the list changes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -180,6 +181,101 @@ static void test_check_messages(void **state)
     sn_topo_free(t);
 }
 
+/* ---- texts written by hand ---------------------------------------------------------------------
+ * Some help texts and messages list collectives in an order of their own (sna before pmna), so
+ * they cannot be generated without changing them; these tests keep each naming exactly the
+ * collectives it is about. */
+
+/* 1 when word occurs in text[0 .. len) delimited by characters that cannot be in a name. */
+static int has_word(const char *text, size_t len, const char *word)
+{
+    size_t w = strlen(word);
+    for (const char *p = text; p + w <= text + len; p++) {
+        if (strncmp(p, word, w) != 0)
+            continue;
+        int before = p == text || strchr(" ,(\n", p[-1]) != NULL;
+        int after = p + w == text + len || strchr(" ,.;:)\n", p[w]) != NULL;
+        if (before && after)
+            return 1;
+    }
+    return 0;
+}
+
+/* The collectives' names in text[0 .. len) are those for which keep returns 1, and with
+ * mpi_too their MPI aliases as well. */
+static void expect_names(const char *what, const char *text, size_t len, int (*keep)(sn_coll_t),
+                         int mpi_too)
+{
+    for (int c = 0; c < SN_COLL_COUNT; c++) {
+        sn_coll_t k = (sn_coll_t) c;
+        if (has_word(text, len, sn_coll_name(k)) != keep(k))
+            fail_msg("%s %s %s: '%.*s'", what, keep(k) ? "lacks" : "names", sn_coll_name(k),
+                     (int) len, text);
+    }
+    if (!mpi_too)
+        return;
+    static const struct {
+        const char *alias;
+        sn_coll_t c;
+    } shown[] = {{"broadcast", SN_COLL_BCAST},
+                 {"allgather", SN_COLL_MNB},
+                 {"alltoall", SN_COLL_TE},
+                 {"reduce", SN_COLL_SNA},
+                 {"reduce_scatter", SN_COLL_MNA}};
+    for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++) {
+        sn_coll_t got;
+        tu_assert_rc(sn_coll_parse(shown[i].alias, &got, NULL), 0);
+        assert_int_equal(got, shown[i].c);
+        if (!has_word(text, len, shown[i].alias))
+            fail_msg("%s lacks the MPI alias %s: '%.*s'", what, shown[i].alias, (int) len, text);
+    }
+}
+
+static int runs_once(sn_coll_t c)
+{
+    return !sn_coll_is_rounds(c);
+}
+
+/* The text of out from the end of `from` to the start of `to` (after it); fails without them. */
+static const char *between(const char *out, const char *from, const char *to, size_t *len)
+{
+    const char *a = strstr(out, from);
+    if (a == NULL)
+        fail_msg("no '%s' in: %s", from, out);
+    a += strlen(from);
+    const char *b = strstr(a, to);
+    if (b == NULL)
+        fail_msg("no '%s' after '%s' in: %s", to, from, out);
+    *len = (size_t) (b - a);
+    return a;
+}
+
+static void test_hand_written_lists(void **state)
+{
+    (void) state;
+    const char *cmds[] = {"model", "sim", "run", "export", "synth"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        const char *args[] = {cmds[i], "--help", NULL};
+        tu_proc_t p = tu_exec(tu_env_bin("STEPNET"), args, &(tu_exec_opts_t){.name = "stepnet"});
+        tu_expect_status(&p, 0);
+        size_t len;
+        const char *row = between(p.out, "\n  --coll C ", "\n  --ports", &len);
+        expect_names("the --coll help", row, len, runs_once, 1);
+        if (strcmp(cmds[i], "export") == 0) {
+            const char *c = between(p.out, "the combining ones (", ")", &len);
+            expect_names("export's help", c, len, sn_coll_is_combining, 0);
+        }
+        tu_exec_free(&p);
+    }
+    const char *args[] = {"sim", "--topo", "ring:4", NULL};
+    tu_proc_t p = tu_exec(tu_env_bin("STEPNET"), args, &(tu_exec_opts_t){.name = "stepnet"});
+    tu_expect_status(&p, 2);
+    size_t len;
+    const char *list = between(p.err, "sim needs --coll C (", ")", &len);
+    expect_names("the missing --coll message", list, len, runs_once, 0);
+    tu_exec_free(&p);
+}
+
 /* ---- README.md's table ---------------------------------------------------------------------- */
 
 /* README.md's block between the colls markers (STEPNET_SRC, set by ctest); the caller frees it. */
@@ -243,10 +339,10 @@ int main(int argc, char **argv)
         return 0;
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_names_round_trip), cmocka_unit_test(test_every_name_and_alias),
-        cmocka_unit_test(test_accepted_message), cmocka_unit_test(test_flags_truth_table),
-        cmocka_unit_test(test_name_lists),       cmocka_unit_test(test_check_messages),
-        cmocka_unit_test(test_readme_table),
+        cmocka_unit_test(test_names_round_trip),   cmocka_unit_test(test_every_name_and_alias),
+        cmocka_unit_test(test_accepted_message),   cmocka_unit_test(test_flags_truth_table),
+        cmocka_unit_test(test_name_lists),         cmocka_unit_test(test_check_messages),
+        cmocka_unit_test(test_hand_written_lists), cmocka_unit_test(test_readme_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

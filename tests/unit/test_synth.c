@@ -93,8 +93,9 @@ static void test_refuses_combining(void **state)
     sn_topo_free(t);
 }
 
-/* SN_SYNTH_COLLS, which messages print, names exactly the collectives sn_synth_supports accepts
- * (the non-combining ones that run once, from the list of collectives), in the list's order. */
+/* SN_SYNTH_COLLS, which messages print, and the list of `stepnet synth --help` name exactly the
+ * collectives sn_synth_supports accepts (the non-combining ones that run once, from the list of
+ * collectives), in the list's order. */
 static void test_supported_names(void **state)
 {
     (void) state;
@@ -114,6 +115,24 @@ static void test_supported_names(void **state)
     assert_int_equal(n, 7);
     assert_string_equal(SN_SYNTH_COLLS, want);
     assert_false(sn_synth_supports(SN_COLL_COUNT));
+    /* `stepnet synth --help` lists them too, joined by commas over two lines */
+    const char *args[] = {"synth", "--help", NULL};
+    tu_proc_t p = tu_exec(tu_env_bin("STEPNET"), args, &(tu_exec_opts_t){.name = "stepnet"});
+    tu_expect_status(&p, 0);
+    const char *a = strstr(p.out, "Collectives: ");
+    assert_non_null(a);
+    a += strlen("Collectives: ");
+    char help[256] = "", commas[256] = "";
+    size_t k = 0;
+    for (; *a && *a != '.' && k + 1 < sizeof help; a++)
+        help[k++] = *a == '\n' ? ' ' : *a;
+    help[k] = '\0';
+    for (int c = 0; c < SN_COLL_COUNT; c++)
+        if (sn_synth_supports((sn_coll_t) c))
+            snprintf(commas + strlen(commas), sizeof commas - strlen(commas), "%s%s",
+                     commas[0] ? ", " : "", sn_coll_name((sn_coll_t) c));
+    assert_string_equal(help, commas);
+    tu_exec_free(&p);
 }
 
 /* ---- proven optima ------------------------------------------------------------------------- */
