@@ -143,7 +143,7 @@ static int check_command(const cli_opts_t *cli, const cli_run_t *run, const raw_
     if (bench && w->idle)
         return sn_err_inval(err, "--idle-slots applies to stepnet run, not bench");
     if (bench && (run->dyn_lambda || run->dyn_rho || run->dyn_sweep || run->dyn_slots > 0 ||
-                  (cli->coll && strcmp(cli->coll, "dynbcast") == 0)))
+                  cli_dyn_applies(cli->coll)))
         return sn_err_inval(err, "stepnet bench does not run --coll dynbcast (use stepnet run)");
     return 0;
 }
@@ -217,7 +217,7 @@ static int check_sync(const cli_opts_t *cli, sn_coord_opts_t *o, const raw_t *w,
     else if (w->termination)
         why = "--termination applies to the slot barrier (in dataflow each node stops when its "
               "receive plan is played)";
-    else if (cli->coll && strcmp(cli->coll, "dynbcast") == 0)
+    else if (cli_dyn_applies(cli->coll))
         why = "--coll dynbcast runs rounds of its own";
     else if (o->fault &&
              (strncmp(o->fault, "flip@", 5) == 0 || strncmp(o->fault, "trickle@", 8) == 0))
@@ -318,7 +318,7 @@ static int check_emu_token(sn_coord_opts_t *o, const raw_t *w, sn_err_t *err)
  * need --coll dynbcast. */
 static int check_outputs(const cli_opts_t *cli, const cli_run_t *run, int bench, sn_err_t *err)
 {
-    int dyn = cli->coll && strcmp(cli->coll, "dynbcast") == 0;
+    int dyn = cli_dyn_applies(cli->coll);
     if (run->trace_file && dyn)
         return sn_err_inval(err, "--trace applies to one collective, not to --coll dynbcast");
     if (bench && run->trace_file)
