@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/launch_options.h"
 #include "cli/run.h"
 #include "cli/trace.h"
 #include "launch/hostfile.h"
-#include "launch/launch.h"
 #include "net/addr.h"
 #include "net/secure.h"
 #include "net/wire.h"
@@ -55,11 +55,11 @@ static int check_hosts(sn_coord_opts_t *o, const char *map_by, const char *nodes
             return sn_err_inval(err, "%s applies to --hosts only", orphan);
         return 0;
     }
-    sn_map_by_t by = SN_MAP_BY_SLOT;
+    int by = SN_MAP_BY_SLOT;
     int rc;
-    if (map_by && (rc = sn_launch_map_by_parse(map_by, &by, err)) < 0)
+    if (map_by && (rc = cli_map_by_parse(map_by, &by, err)) < 0)
         return rc;
-    o->map_by = (int) by;
+    o->map_by = by;
     if (o->join || strcmp(nodes, "local") != 0 || o->node_bin)
         return sn_err_inval(err,
                             "--hosts starts the nodes itself over ssh: it takes no --nodes or "
@@ -172,11 +172,11 @@ static int check_nodes(sn_coord_opts_t *o, const raw_t *w, sn_err_t *err)
         o->join = 0;
     else if (strcmp(w->nodes, "join") == 0)
         o->join = 1;
-    else if ((rc = sn_launch_daemons_check(w->nodes, err)) < 0)
+    else if ((rc = cli_daemons_check(w->nodes, err)) < 0)
         return rc;
     else
         o->daemons = w->nodes;
-    if (w->port_range && (rc = sn_launch_port_range_check(w->port_range, o, err)) < 0)
+    if (w->port_range && (rc = cli_port_range_parse(w->port_range, o, err)) < 0)
         return rc;
     if (o->join && o->listen == NULL)
         return sn_err_inval(err, "--nodes join needs --listen HOST:PORT (where the nodes join)");

@@ -1,7 +1,7 @@
 /* Persistent daemons (launch): `stepnet run --nodes ADDR,ADDR,...` dials every
  * `stepnet-node --serve` daemon of the list over an authenticated connection (net/secure.c) and
  * invites it to the run; each daemon starts one node process that joins the control listener like
- * a `--join` node. Also the checks of --nodes ADDR,... and --port-range (docs/deploy.md). */
+ * a joining node (docs/deploy.md). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +41,7 @@ static int each_item(const char *list, int (*fn)(void *, const char *, size_t), 
 typedef struct {
     const char *list;
     sn_err_t *err;
-    sn_coord_t *r; /* NULL: only check */
+    sn_coord_t *r; /* NULL: only count */
     uint32_t count;
 } items_t;
 
@@ -52,21 +52,14 @@ static int one_item(void *vctx, const char *item, size_t len)
     sn_addr_t a;
     sn_err_t e = {0};
     if (len == 0 || len >= sizeof buf)
-        return sn_err_inval(
-            it->err,
-            "bad value '%s' for --nodes: expected local, join or a comma-separated list "
-            "of daemon addresses HOST:PORT (stepnet-node --serve); an item is empty or "
-            "too long",
-            it->list);
+        return sn_err_inval(it->err, SN_REF_NODES " '%s': an item is empty or too long", it->list);
     memcpy(buf, item, len);
     buf[len] = '\0';
     if (sn_addr_parse(buf, -1, &a, &e) < 0 || a.port == 0)
-        return sn_err_inval(
-            it->err,
-            "bad value '%s' for --nodes: expected local, join or a comma-separated list "
-            "of daemon addresses HOST:PORT (stepnet-node --serve, port 1 to 65535); '%s' "
-            "is not one",
-            it->list, buf);
+        return sn_err_inval(it->err,
+                            SN_REF_NODES " '%s': '%s' is not a daemon address HOST:PORT (port 1 "
+                                         "to 65535)",
+                            it->list, buf);
     if (it->r) {
         sn_coord_daemon_t *d = &it->r->daemons[it->count];
         memcpy(d->text, buf, len + 1);
@@ -75,30 +68,6 @@ static int one_item(void *vctx, const char *item, size_t len)
         d->run = it->r;
     }
     it->count++;
-    return 0;
-}
-
-int sn_launch_daemons_check(const char *list, sn_err_t *err)
-{
-    items_t it = {.list = list, .err = err};
-    return each_item(list, one_item, &it);
-}
-
-int sn_launch_port_range_check(const char *text, sn_coord_opts_t *o, sn_err_t *err)
-{
-    sn_err_t e = {0};
-    if (sn_addr_parse_range(text, &o->port_lo, &o->port_hi, &e) < 0)
-        return sn_err_inval(err,
-                            "bad value '%s' for --port-range: expected LO-HI with 1 <= LO <= HI <= "
-                            "65535 (e.g. 7000-7099)",
-                            text);
-    sn_addr_t a;
-    if (o->listen && sn_addr_parse(o->listen, -1, &a, &e) == 0 && a.port != 0)
-        return sn_err_inval(
-            err,
-            "--port-range %s and --listen %s both choose the control port: give --listen "
-            "HOST:0 to take the first free port of the range",
-            text, o->listen);
     return 0;
 }
 

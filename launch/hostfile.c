@@ -299,18 +299,6 @@ int sn_launch_hosts_load(const char *arg, sn_hostlist_t *out, sn_err_t *err)
 
 /* ---- placement ------------------------------------------------------------------------------- */
 
-int sn_launch_map_by_parse(const char *text, sn_map_by_t *out, sn_err_t *err)
-{
-    if (strcmp(text, "slot") == 0)
-        *out = SN_MAP_BY_SLOT;
-    else if (strcmp(text, "node") == 0)
-        *out = SN_MAP_BY_NODE;
-    else
-        return sn_err_inval(err, "bad value '%s' for " SN_REF_MAP_BY ": expected slot or node",
-                            text);
-    return 0;
-}
-
 int sn_launch_hosts_place(const sn_hostlist_t *hl, uint32_t n, sn_map_by_t by, uint32_t *rank_host,
                           sn_err_t *err)
 {

@@ -53,9 +53,6 @@ int sn_launch_hosts_load(const char *arg, sn_hostlist_t *out, sn_err_t *err);
 
 void sn_launch_hostlist_free(sn_hostlist_t *hl);
 
-/* "slot" or "node" into *out: 0, or SN_EINVAL naming the value. */
-int sn_launch_map_by_parse(const char *text, sn_map_by_t *out, sn_err_t *err);
-
 /* Places ranks 0..n-1 on the hosts of `hl` into rank_host[n] (an index into hl->hosts).
  * SN_MAP_BY_SLOT fills the first host's slots with consecutive ranks, then the next host's, in
  * the order of the list; SN_MAP_BY_NODE deals ranks round-robin, one per host in list order,

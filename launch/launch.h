@@ -13,12 +13,6 @@ typedef struct sn_coord_s sn_coord_t;
 struct sn_coord_node_s;                             /* coord_internal.h: one node of the run */
 typedef struct sn_coord_daemon_s sn_coord_daemon_t; /* daemons.c: one --nodes daemon's invitation */
 
-/* daemons.c: checks --nodes ADDR,ADDR,... (daemon addresses, each with a port) and --port-range
- * LO-HI (into opts->port_lo/hi; refused with a --listen that names a port). 0, or SN_EINVAL with
- * err naming the value and what is accepted. */
-int sn_launch_daemons_check(const char *list, sn_err_t *err);
-int sn_launch_port_range_check(const char *text, sn_coord_opts_t *opts, sn_err_t *err);
-
 /* local.c: starts one stepnet-node per topology node, each dialling r->listen_addr, the key on
  * a pipe. 0, or a negative code with err naming the executable or the pipe; the nodes started
  * before the failure keep running until the run ends them. */

@@ -218,13 +218,6 @@ static void test_place(void **state)
     assert_non_null(strstr(err.msg, "4 nodes but the 2 hosts offer 3 slots"));
     tu_assert_rc(sn_launch_hosts_place(&hl, 3, SN_MAP_BY_NODE, got, &err), 0);
     sn_launch_hostlist_free(&hl);
-    sn_map_by_t by;
-    tu_assert_rc(sn_launch_map_by_parse("node", &by, &err), 0);
-    assert_int_equal(by, SN_MAP_BY_NODE);
-    tu_assert_rc(sn_launch_map_by_parse("slot", &by, &err), 0);
-    assert_int_equal(by, SN_MAP_BY_SLOT);
-    tu_assert_rc(sn_launch_map_by_parse("core", &by, &err), SN_EINVAL);
-    assert_non_null(strstr(err.msg, "'core' for " SN_REF_MAP_BY ": expected slot or node"));
 }
 
 static void test_ssh_split(void **state)
