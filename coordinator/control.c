@@ -365,7 +365,7 @@ static void on_hello(sn_coord_t *r, sn_coord_pconn_t *pc, const Stepnet__Hello *
         return;
     }
     int id;
-    if (!r->o->join) {
+    if (!r->launcher->ids_at_join) {
         id = h->has_want_id ? (int) h->want_id : -1;
         if (id < 0 || (uint32_t) id >= r->n || r->nodes[id].hello) {
             refuse(r, pc, "a node claiming id %d", id);
@@ -404,12 +404,14 @@ static void on_hello(sn_coord_t *r, sn_coord_pconn_t *pc, const Stepnet__Hello *
     cn->last_heard = uv_now(r->loop);
     snprintf(pc->c.name, sizeof pc->c.name, "node %d", id);
     r->joined++;
-    if (r->o->join) {
-        char at[SN_ADDR_MAX_TEXT];
-        sn_log_write(&r->log, SN_LOG_INFO, "COORD-JOINED",
-                     "node %d joined from %s (pid %u on %s), %u of %u", id,
-                     sn_addr_print(cn->host, cn->data_port, at, sizeof at), h->pid,
-                     h->hostname ? h->hostname : "?", r->joined, r->n);
+    if (r->launcher->hello) {
+        sn_launch_hello_t lh = {.id = (uint32_t) id,
+                                .host = cn->host,
+                                .port = cn->data_port,
+                                .pid = h->pid,
+                                .hostname = h->hostname,
+                                .joined = r->joined};
+        r->launcher->hello(r->launcher_state, &lh);
     }
     if (r->joined == r->n && !r->res->failed) { /* a run that failed assigns nothing */
         r->phase = SN_COORD_PH_READY;
@@ -499,7 +501,7 @@ static void start_clocks(sn_coord_t *r)
     uint64_t d = sn_topo_diameter(r->t, 0);
     r->barrier_slots = r->o->idle_slots ? 0 : (d < 1 ? 1 : d);
     r->res->barrier_slots = r->barrier_slots;
-    if (!r->o->join && !r->o->hosts && !r->o->daemons) { /* local: the coordinator's clock */
+    if (r->launcher->one_clock) { /* local: the coordinator's clock */
         start_rep(r);
         return;
     }

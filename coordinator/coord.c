@@ -60,10 +60,16 @@ void sn_coord_result_free(sn_coord_result_t *result)
 
 /* ---- failure and shutdown ------------------------------------------------------------------ */
 
+/* Whether node i's process, when its launcher started one, still runs. */
+static int running(const sn_coord_t *r, uint32_t i)
+{
+    return r->launcher->running && r->launcher->running(r->launcher_state, i);
+}
+
 static int all_exited(const sn_coord_t *r)
 {
-    for (uint32_t i = 0; i < r->n; i++)
-        if (r->nodes[i].spawned && !r->nodes[i].exited)
+    for (uint32_t i = 0; r->launcher_state && i < r->n; i++)
+        if (running(r, i))
             return 0;
     return 1;
 }
@@ -82,7 +88,6 @@ void sn__coord_close_all(sn_coord_t *r)
      * finished its handshake or never said hello must not keep the run alive) */
     for (sn_coord_pconn_t *pc = r->pconns; pc; pc = pc->next)
         sn_conn_close(&pc->c);
-    sn__launch_daemons_close(r);
     close_handle((uv_handle_t *) &r->listener);
     if (r->admit.timers_live)
         sn_admit_close(&r->admit);
@@ -92,20 +97,15 @@ void sn__coord_close_all(sn_coord_t *r)
     close_handle((uv_handle_t *) &r->heartbeat);
     close_handle((uv_handle_t *) &r->sigint);
     close_handle((uv_handle_t *) &r->sigterm);
-    for (uint32_t i = 0; i < r->n; i++)
-        if (r->nodes[i].spawned)
-            close_handle((uv_handle_t *) &r->nodes[i].proc);
-    sn__launch_ssh_close(r);
+    if (r->launcher_state && r->launcher->close)
+        r->launcher->close(r->launcher_state);
 }
 
 static void on_grace(uv_timer_t *t)
 {
     sn_coord_t *r = t->data;
-    for (uint32_t i = 0; i < r->n; i++) {
-        sn_coord_node_t *cn = &r->nodes[i];
-        if (cn->spawned && !cn->exited)
-            uv_process_kill(&cn->proc, SIGKILL);
-    }
+    if (r->launcher_state && r->launcher->kill)
+        r->launcher->kill(r->launcher_state);
     sn__coord_close_all(r);
 }
 
@@ -124,8 +124,9 @@ static void evidence(sn_coord_t *r, uint32_t i, sn_coord_evidence_t *ev)
     const sn_coord_node_t *cn = &r->nodes[i];
     sn_tcp_state_t ts = {0};
     int answered = cn->answered_hb >= r->probe_seq;
-    int have_tcp =
-        !answered && cn->conn != NULL && !cn->exited && sn_tcp_state(&cn->conn->tcp, &ts) == 0;
+    /* a node whose process has ended has no connection worth reading */
+    int gone = r->launcher->running && !running(r, i);
+    int have_tcp = !answered && cn->conn != NULL && !gone && sn_tcp_state(&cn->conn->tcp, &ts) == 0;
     sn_coord_tcp_t tcp = {ts.unacked, ts.retransmits, ts.backoff, ts.last_ack_ms};
     ev->waited_ms = uv_now(r->loop) - r->probe_ms;
     ev->live = sn__coord_liveness(answered, have_tcp ? &tcp : NULL, ev->waited_ms);
@@ -278,7 +279,7 @@ static void on_signal(uv_signal_t *s, int signum)
  * peers' addresses, the emulated links): far below this. */
 #define SN_COORD_ASSIGN_SLACK (1u << 20)
 
-static int prepare(sn_coord_t *r, sn_err_t *err)
+static int prepare(sn_coord_t *r, const sn_launch_ctx_t *ctx, sn_err_t *err)
 {
     const sn_coord_opts_t *o = r->o;
     /* nodes get a file: graph as its edge list, parsed here already: never the file itself,
@@ -349,11 +350,9 @@ static int prepare(sn_coord_t *r, sn_err_t *err)
                 sn_fmt_bytes(budget, b, sizeof b));
         }
     }
-    if (r->n > SN_COORD_MAX_LOCAL_NODES && !o->join && !o->daemons)
-        return sn_err_set(err, SN_EINVAL,
-                          "%s has %u nodes; local runs start one process per node and allow at "
-                          "most %u (use stepnet sim for larger networks)",
-                          r->t->spec, r->n, SN_COORD_MAX_LOCAL_NODES);
+    int rc;
+    if (r->launcher->check && (rc = r->launcher->check(ctx, err)) < 0)
+        return rc;
     r->sec.mode = o->security;
     r->sec.ciphers = o->ciphers;
     r->sec.deadline_ms = o->connect_ms ? o->connect_ms : SN_COORD_DEFAULT_CONNECT_MS;
@@ -369,9 +368,7 @@ static int prepare(sn_coord_t *r, sn_err_t *err)
         r->token = o->token;
     else
         uv_random(NULL, NULL, &r->token, sizeof r->token, 0, NULL);
-    r->node_bin =
-        o->node_bin ? o->node_bin : sn__launch_node_bin(r->node_bin_buf, sizeof r->node_bin_buf);
-    int rc = sn_coord_emu_build(o, r->t, &r->res->emu, err);
+    rc = sn_coord_emu_build(o, r->t, &r->res->emu, err);
     if (rc < 0)
         return rc;
     r->res->edge_alpha_us = sn_xcalloc((size_t) r->t->nedges + 1, sizeof *r->res->edge_alpha_us);
@@ -384,8 +381,6 @@ static int prepare(sn_coord_t *r, sn_err_t *err)
         r->res->node_conc_rtt0_us[u] = r->res->node_conc_rtt_us[u] = -1;
     r->res->ctl_us = -1;
     r->nodes = sn_xcalloc(r->n, sizeof *r->nodes);
-    if (o->hosts && (rc = sn__launch_hosts_prepare(r, err)) < 0)
-        return rc;
     r->res->wall_ns = sn_xcalloc((size_t) o->reps + 1, sizeof *r->res->wall_ns);
     /* the sizes: a sweep's, or the run's one (the expected digests follow the size:
      * sn__coord_point_begin) */
@@ -419,9 +414,7 @@ static int prepare(sn_coord_t *r, sn_err_t *err)
 /* The control listener on --listen; its bound address in r->listen_addr. */
 static int start_listener(sn_coord_t *r, sn_err_t *err)
 {
-    const char *listen = r->o->listen    ? r->o->listen
-                         : r->o->daemons ? SN_COORD_DEFAULT_LISTEN_DAEMONS
-                                         : SN_COORD_DEFAULT_LISTEN;
+    const char *listen = r->o->listen ? r->o->listen : r->launcher->listen;
     sn_addr_t addr;
     struct sockaddr_storage sa;
     sn_err_t e = {0};
@@ -478,7 +471,6 @@ static void release(sn_coord_t *r)
         free((void *) r->reports[i].missing);
     free(r->reports);
     free(r->nodes);
-    free(r->daemons);
     free(r->digest_want);
     free(r->offset_ns);
     free(r->start_ns);
@@ -489,7 +481,8 @@ static void release(sn_coord_t *r)
     free(r->file_text);
     free(r->sched_text);
     sn_rxplan_free(&r->rxplan);
-    sn_launch_hostlist_free(&r->hosts);
+    if (r->launcher_state)
+        r->launcher->free(r->launcher_state);
     sn_key_free(r->key);
 }
 
@@ -517,6 +510,58 @@ static void lower_priority(sn_coord_t *r)
     }
 }
 
+/* ---- the launcher's callbacks (launch/launcher.h) ------------------------------------------- */
+
+_Static_assert(SN_LAUNCH_WHY_TEXT >= SN_COORD_BLAME_TEXT, "a launcher's reason fits a report");
+
+const sn_launcher_ops_t *sn__coord_launcher(const sn_coord_opts_t *o, sn_launch_opts_t *lo)
+{
+    *lo = (sn_launch_opts_t){.join = o->join,
+                             .hosts = o->hosts,
+                             .map_by = o->map_by,
+                             .remote_node = o->remote_node,
+                             .ssh = o->ssh,
+                             .daemons = o->daemons,
+                             .node_bin = o->node_bin,
+                             .port_lo = o->port_lo,
+                             .port_hi = o->port_hi,
+                             .connect_ms = o->connect_ms,
+                             .verbose = o->verbose};
+    return sn_launcher_of(lo);
+}
+
+/* A node started: the launch phase moved on (progress). */
+static void on_launch_started(void *engine, uint32_t node)
+{
+    (void) node;
+    sn__coord_progress_update(engine);
+}
+
+/* A node's process ended early: a death report for blame (none once the run ends). */
+static void on_launch_died(void *engine, uint32_t node, const char *why)
+{
+    sn__coord_report(engine, SN_COORD_KIND_DEATH, (int) node, SN_COORD_NODE_NONE, 0, NULL, 0, "%s",
+                     why);
+}
+
+/* The launch cannot go on: the run ends now. */
+static void on_launch_failed(void *engine, const char *why)
+{
+    sn_coord_t *r = engine;
+    if (r->stopping)
+        return;
+    sn__coord_fail(r, SN_COORD_NODE_NONE, 0, "%s", why);
+    sn__coord_finish(r, 1);
+}
+
+/* A process of the launcher ended: once the run has ended, the handles close with the last. */
+static void on_launch_exited(void *engine)
+{
+    sn_coord_t *r = engine;
+    if (r->stopping)
+        sn__coord_close_all(r);
+}
+
 static int run_here(const sn_coord_opts_t *opts, sn_coord_result_t *result, sn_err_t *err)
 {
     sn_coord_t run;
@@ -531,13 +576,26 @@ static int run_here(const sn_coord_opts_t *opts, sn_coord_result_t *result, sn_e
     r->t = opts->job.topo;
     r->n = r->t->n;
     result->started = (int64_t) time(NULL);
-    int rc = prepare(r, err);
-    if (rc == 0 && opts->daemons)
-        rc = sn__launch_daemons_new(r, err);
-    if (rc < 0)
-        goto done;
     uv_loop_t loop;
     r->loop = &loop;
+    /* the launcher, chosen once, and what it may read of the run */
+    sn_launch_ctx_t lctx = {.topo = r->t->spec,
+                            .n = r->n,
+                            .loop = r->loop,
+                            .log = &r->log,
+                            .sec = &r->sec,
+                            .listen_addr = r->listen_addr,
+                            .engine = r,
+                            .started = on_launch_started,
+                            .died = on_launch_died,
+                            .failed = on_launch_failed,
+                            .exited = on_launch_exited};
+    r->launcher = sn__coord_launcher(opts, &lctx.o);
+    int rc = prepare(r, &lctx, err);
+    if (rc == 0)
+        rc = r->launcher->prepare(&lctx, &r->launcher_state, err);
+    if (rc < 0)
+        goto done;
     sn_log_init(&r->log, "coord", SN_LOG_ID_NONE, SN_LOG_INFO);
     r->log.name_param = opts->name_param;
     uv_loop_init(r->loop);
@@ -545,6 +603,7 @@ static int run_here(const sn_coord_opts_t *opts, sn_coord_result_t *result, sn_e
     sn__coord_progress_init(r);
     if ((rc = start_listener(r, err)) < 0)
         goto loop_done;
+    lctx.listen_port = r->listen_port;
     uint64_t need = (uint64_t) r->n + SN_COORD_FD_BASE + SN_ADMIT_FD_HEADROOM;
     if (r->admit.fd_limit && r->admit.fd_limit < need) {
         char lim[64];
@@ -553,14 +612,12 @@ static int run_here(const sn_coord_opts_t *opts, sn_coord_result_t *result, sn_e
                        "connection per node and needs at least %llu descriptors",
                        sn_admit_limit_text(lim, sizeof lim), r->n, (unsigned long long) need);
         sn__coord_finish(r, 1);
-    } else if (opts->join) {
-        sn_log_write(&r->log, SN_LOG_INFO, "COORD-WAITING",
-                     "waiting for %u nodes: " SN_REF_NODE_JOIN " %s", r->n, r->listen_addr);
-    } else if (opts->daemons) {
-        sn__launch_daemons_invite(r);
     } else {
         sn_err_t e = {0};
-        if ((opts->hosts ? sn__launch_ssh(r, &e) : sn__launch_local(r, &e)) < 0) {
+        int started = r->launcher->start(r->launcher_state, &e);
+        if (r->launcher->hosts)
+            r->res->ssh_hosts = r->launcher->hosts(r->launcher_state);
+        if (started < 0) {
             sn__coord_fail(r, SN_COORD_NODE_NONE, 0, "could not start the node processes: %s",
                            e.msg);
             sn__coord_finish(r, 1);
@@ -569,9 +626,8 @@ static int run_here(const sn_coord_opts_t *opts, sn_coord_result_t *result, sn_e
     sn__coord_progress_update(r); /* the launch under way, or waiting for joins */
     if (!r->stopping)
         lower_priority(r);
-    /* the ready deadline: the option, or the default for this launch mode and node count */
-    r->ready_ms =
-        opts->ready_ms ? opts->ready_ms : sn_launch_ready_default_ms(sn_launch_mode_of(opts), r->n);
+    /* the ready deadline: the option, or the launcher's default for this many nodes */
+    r->ready_ms = opts->ready_ms ? opts->ready_ms : sn_launch_ready_default_ms(r->launcher, r->n);
     if (!r->stopping)
         sn__coord_deadline(r, r->ready_ms);
     if (!r->stopping && opts->heartbeat_ms)

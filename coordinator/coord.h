@@ -35,11 +35,8 @@
 /* How far the coordinator lowers its own CPU priority (nice) once its local node processes are
  * started (docs/runtime.md, "The coordinator's priority"): on a machine shared with the nodes,
  * its bookkeeping between and during repetitions yields to their slots. */
-#define SN_COORD_DEFAULT_NICE           10
-#define SN_COORD_MAX_NICE               19
-#define SN_COORD_DEFAULT_LISTEN         "127.0.0.1:0"
-#define SN_COORD_DEFAULT_LISTEN_DAEMONS "0.0.0.0:0" /* --nodes ADDR,...: daemons dial back */
-#define SN_COORD_MAX_LOCAL_NODES        4096        /* local runs start one process per node */
+#define SN_COORD_DEFAULT_NICE 10
+#define SN_COORD_MAX_NICE     19
 
 /* The largest calibration probe. The per-byte terms of the time model are linear in the size, so
  * probes of 4 MiB measure them as well as probes of the packet size, and a run of 1 GiB packets
@@ -68,7 +65,7 @@ typedef struct sn_coord_opts_s {
     int security;         /* SN_SEC_SODIUM or SN_SEC_NONE (net/secure.h) */
     int ciphers;          /* --cipher: SN_CIPHER_* bits every connection may use (0: auto) */
     int verbose;          /* nodes log routine events */
-    const char *listen;   /* HOST:PORT of the control listener; NULL: SN_COORD_DEFAULT_LISTEN */
+    const char *listen;   /* HOST:PORT of the control listener; NULL: the launcher's default */
     const char *key_file; /* the cluster key; NULL: a fresh key (local runs only) */
     const char *node_bin; /* the stepnet-node executable; NULL: $STEPNET_NODE or next to us */
     int fault_node;       /* testing: this node injects `fault` (KIND@SLOT); -1: none */
@@ -77,7 +74,7 @@ typedef struct sn_coord_opts_s {
     uint64_t token;
     uint32_t connect_ms, slot_ms, collective_ms;
     /* the ready deadline (docs/runtime.md, "The ready deadline"); 0: its default, which follows
-     * the number of nodes and the launch mode (sn_launch_ready_default_ms, launch/launch.h) */
+     * the number of nodes and the launcher (sn_launch_ready_default_ms, launch/launcher.h) */
     uint32_t ready_ms;
     uint32_t heartbeat_ms; /* control-channel heartbeat period; 0: none */
     uint32_t spin_us;      /* nodes poll without sleeping this long into a slot; 0: never */

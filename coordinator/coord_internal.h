@@ -1,7 +1,7 @@
 /* The state of one sn_coord_run (coordinator), shared by its parts: coord.c (life cycle, failures,
  * shutdown), control.c (the control state machine), aggregate.c (checking and combining the
- * nodes' results), progress.c, and the launchers of launch/ (launch.h). Not for the commands: they
- * use coord.h. */
+ * nodes' results), progress.c and phase_deadline.c. Not for the commands (they use coord.h), nor
+ * for the launchers: they get a context of their own (launch/launcher.h). */
 #ifndef STEPNET_COORD_INTERNAL_H
 #define STEPNET_COORD_INTERNAL_H
 
@@ -10,14 +10,15 @@
 #include "coordinator/coord.h"
 #include "coordinator/progress.h"
 #include "coordinator/timing.h"
-#include "launch/hostfile.h"
-#include "launch/launch.h"
+#include "launch/launcher.h"
 #include "net/addr.h"
 #include "net/conn.h"
 #include "net/secure.h"
 #include "net/wire.h"
 #include "proc/log.h"
 #include "stepnet/rxplan.h"
+
+typedef struct sn_coord_s sn_coord_t;
 
 /* Clock probes per node in join mode (timing.h), one at a time. */
 #define SN_COORD_CLOCK_PROBES 8
@@ -74,8 +75,6 @@ typedef struct sn_coord_node_s {
     uint32_t data_port, pid;
     uint64_t last_heard;  /* uv_now of its last control frame */
     uint64_t answered_hb; /* the highest heartbeat sequence it answered */
-    uv_process_t proc;
-    int spawned, exited;
     Stepnet__Result *res; /* of the current repetition */
     /* its clock (join mode): the probes so far, then the offset from the coordinator's clock */
     sn_coord_clock_sample_t clk[SN_COORD_CLOCK_PROBES];
@@ -83,20 +82,6 @@ typedef struct sn_coord_node_s {
     int clocked;
     int64_t clk_offset_ns;
     uint64_t clk_uncertainty_ns;
-    /* --hosts (launch/ssh.c): `proc` is the ssh client; its standard input carries the key and
-     * stays open for the whole run (the remote node leaves when it closes), its standard error is
-     * relayed line by line with the host's name, the last line kept for the failure report; its
-     * standard output carries the remote node's LISTEN line, the sign that the session is up */
-    uint32_t host_index; /* into run->hosts */
-    uv_pipe_t ssh_in, ssh_err, ssh_out;
-    int ssh_pipes;      /* ssh_in, ssh_err and ssh_out were initialised */
-    int remote_started; /* the remote stepnet-node wrote on its standard output */
-    uv_write_t key_req;
-    char key_text[2 * SN_KEY_BYTES + 1];
-    char err_line[256], err_last[256];
-    size_t err_len;
-    int err_eof, exit_signal; /* the report waits for both the exit and the last stderr line */
-    int64_t exit_status;
 } sn_coord_node_t;
 
 typedef struct sn_coord_pconn_s { /* a control connection (before its hello: node == NULL) */
@@ -116,19 +101,16 @@ struct sn_coord_s {
     uint32_t n;
     sn_conn_sec_cfg_t sec;
     sn_key_t *key; /* sodium_malloc'd; the cluster key */
-    const char *node_bin;
-    char node_bin_buf[4096];
     uint64_t token;
     char *file_text; /* a file: graph's canonical edge list (sn_topo_file_text), which every
                         Assign carries instead of the file; NULL without one */
     size_t file_len;
     char *sched_text; /* --algo schedule:FILE: the schedule every Assign carries; NULL otherwise */
     size_t sched_len;
-    sn_rxplan_t rxplan;  /* --sync dataflow: every node's receptions, sent in its Assign */
-    sn_hostlist_t hosts; /* --hosts, placed: node i runs on hosts.hosts[nodes[i].host] */
-    char ssh_buf[1024];  /* the --ssh command, split into ssh_words */
-    const char *ssh_words[SN_SSH_MAX_WORDS];
-    size_t nssh;
+    sn_rxplan_t rxplan; /* --sync dataflow: every node's receptions, sent in its Assign */
+    /* the launcher of the nodes (launch/launcher.h), chosen once, and its state */
+    const sn_launcher_ops_t *launcher;
+    void *launcher_state;
     /* state */
     sn_coord_phase_t phase;
     uv_tcp_t listener;
@@ -139,8 +121,8 @@ struct sn_coord_s {
     uint32_t joined, nready, ncal, nclocked, ncomplete, nresult;
     uv_timer_t deadline, grace, blame_timer, heartbeat;
     uint32_t deadline_ms; /* the running `deadline` timer's length, for its message */
-    uint32_t ready_ms;  /* the ready deadline in force: --ready-timeout-ms or the mode's default */
-    uint64_t blame_due; /* uv_now at which the blame window closes */
+    uint32_t ready_ms;    /* the ready deadline in force: the option, or the launcher's default */
+    uint64_t blame_due;   /* uv_now at which the blame window closes */
     uint64_t hb_seq, hb_last_tick; /* uv_now of the previous heartbeat tick */
     /* this process went without a heartbeat tick for longer than the nodes wait for one
      * (SN_HEARTBEAT_MISSES periods: it was stopped or starved), so nodes left for its silence */
@@ -183,10 +165,7 @@ struct sn_coord_s {
     int stopping;
     sn_coord_report_t *reports;
     size_t nreports, capreports;
-    /* --nodes ADDR,...: the daemons invited (launch/daemons.c), and the control listener's port */
-    sn_coord_daemon_t *daemons;
-    uint32_t ndaemons, nreplied;
-    uint16_t listen_port;
+    uint16_t listen_port; /* the control listener's */
 };
 
 /* coord.c: records a failure report (kind: an AbortKind or a sn_coord_kind_t). The first starts the
@@ -244,12 +223,16 @@ int sn__coord_aggregate_rep(sn_coord_t *r);
  * digest sums follow it. */
 void sn__coord_point_begin(sn_coord_t *r, uint32_t k);
 
+/* coord.c: the launcher that options `o` ask for (launch/launcher.h's sn_launcher_of), and what
+ * it reads of them into *lo. */
+const sn_launcher_ops_t *sn__coord_launcher(const sn_coord_opts_t *o, sn_launch_opts_t *lo);
+
 /* progress.c: sets r->progress up from r->o (on when opts->progress is set). */
 void sn__coord_progress_init(sn_coord_t *r);
 /* progress.c: the run's state may have changed before its repetitions (a node started, joined,
  * brought its links up, a calibration series ended): an event for the phase it is in (progress.h);
- * nothing once the repetitions run. Called by the
- * launchers and control.c. */
+ * nothing once the repetitions run. Called by coord.c (the launch under way; a launcher's node
+ * started) and control.c. */
 void sn__coord_progress_update(sn_coord_t *r);
 /* progress.c: start_rep sent a START (r->t0): the event of the repetition starting. */
 void sn__coord_progress_rep_start(sn_coord_t *r);

@@ -17,12 +17,13 @@
 #define READY_OPTION SN_REF_READY_TIMEOUT
 
 /* What node `cn` has still to do at the ready deadline, or NULL when it is not late; `host` gets
- * where it runs (sn__launch_late). Before its hello its launcher knows best (an ssh session still
- * starting, a process started but silent); after, the phase it has not passed. */
+ * where it runs (its launcher's late). Before its hello its launcher knows best (an ssh session
+ * still starting, a process started but silent); after, the phase it has not passed. */
 static const char *late_state(const sn_coord_t *r, const sn_coord_node_t *cn, char *host,
                               size_t cap)
 {
-    const char *launch = sn__launch_late(r, cn, host, cap);
+    const char *launch = r->launcher->late(r->launcher_state, (uint32_t) cn->id,
+                                           cn->hello ? cn->host : NULL, host, cap);
     if (launch)
         return launch;
     switch (r->phase) {
@@ -43,7 +44,7 @@ static const char *late_state(const sn_coord_t *r, const sn_coord_node_t *cn, ch
 #define LATE_IDS    48
 typedef struct late_group_s {
     const char *state;
-    char host[SN_HOST_MAX_NAME + SN_HOST_MAX_USER + 16];
+    char host[SN_LAUNCH_HOST_TEXT];
     uint32_t count, first, last; /* nodes; the range being written */
     char ids[LATE_IDS];
     size_t len;
@@ -138,7 +139,7 @@ void sn__coord_on_deadline(uv_timer_t *t)
                                                                : "ready deadline: clocks probed";
         char late[LATE_TEXT];
         uint32_t count;
-        if (r->phase == SN_COORD_PH_JOIN && r->o->join) /* ids are given in join order: none yet */
+        if (r->phase == SN_COORD_PH_JOIN && r->launcher->ids_at_join) /* no id is known yet */
             sn__coord_fail(r, SN_COORD_NODE_NONE, 0,
                            "%s (%u ms) expired: %u of %u nodes missing (%u have joined); raise it "
                            "with %s",

@@ -39,7 +39,7 @@ static void calibration_snap(const sn_coord_t *r, sn_progress_snap_t *s)
 {
     const sn_coord_opts_t *o = r->o;
     uint32_t rounds = o->probes ? SN_COORD_CTL_ROUNDS(o) : 0;
-    uint32_t clocks = sn_launch_mode_of(o) == SN_LAUNCH_LOCAL ? 0 : r->n;
+    uint32_t clocks = r->launcher->one_clock ? 0 : r->n;
     uint32_t floors = o->probes && o->idle_slots == 0 ? SN_COORD_FLOOR_REPS : 0;
     s->phase = SN_PROGRESS_CALIBRATION;
     s->total = (uint64_t) r->n + rounds + clocks + floors;
@@ -52,16 +52,17 @@ static int startup_snap(const sn_coord_t *r, sn_progress_snap_t *s)
     memset(s, 0, sizeof *s);
     s->eta_s = -1;
     s->total = r->n;
-    sn_launch_mode_t mode = sn_launch_mode_of(r->o);
+    const sn_launcher_ops_t *l = r->launcher;
     switch (r->phase) {
     case SN_COORD_PH_JOIN:
     case SN_COORD_PH_READY:
-        /* launch until every node started and one said hello (local nodes all start at once) */
-        if (r->phase == SN_COORD_PH_JOIN && mode != SN_LAUNCH_JOIN &&
-            (r->joined == 0 || sn__launch_started(r) < r->n)) {
+        /* launch until every node started and one said hello (local nodes all start at once);
+         * none when the launcher starts nothing (join) */
+        if (r->phase == SN_COORD_PH_JOIN && l->started &&
+            (r->joined == 0 || l->started(r->launcher_state) < r->n)) {
             s->phase = SN_PROGRESS_LAUNCH;
-            s->done = sn__launch_started(r);
-            s->launcher = sn_launch_mode_name(mode);
+            s->done = l->started(r->launcher_state);
+            s->launcher = l->name;
             return 1;
         }
         s->phase = SN_PROGRESS_JOIN; /* every node started: their hellos, then their links */
@@ -114,8 +115,8 @@ void sn_coord_progress_phase(const sn_coord_t *r, sn_progress_phase_t ph, sn_pro
     s->eta_s = -1;
     s->total = r->n;
     if (ph == SN_PROGRESS_LAUNCH) {
-        s->done = sn__launch_started(r);
-        s->launcher = sn_launch_mode_name(sn_launch_mode_of(r->o));
+        s->done = r->launcher->started ? r->launcher->started(r->launcher_state) : r->joined;
+        s->launcher = r->launcher->name;
     } else if (ph == SN_PROGRESS_JOIN) {
         s->done = r->joined;
         s->links_up = r->nready;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "coordinator/coord.h"
+#include "coordinator/coord_internal.h"
 #include "stepnet/sim.h"
 #include "stepnet/util.h"
 
@@ -45,7 +45,8 @@ static void judge_calibration(const sn_coord_opts_t *o, const sn_coord_result_t 
 {
     double load = -1, l[1];
     long cores = 0;
-    if (!o->join && !o->hosts && !o->daemons) {
+    sn_launch_opts_t lo;
+    if (sn__coord_launcher(o, &lo)->one_clock) {
         load = getloadavg(l, 1) == 1 ? l[0] : -1;
         cores = sysconf(_SC_NPROCESSORS_ONLN);
     }

@@ -1,25 +1,40 @@
-/* Persistent daemons (launch): `stepnet run --nodes ADDR,ADDR,...` dials every
- * `stepnet-node --serve` daemon of the list over an authenticated connection (net/secure.c) and
- * invites it to the run; each daemon starts one node process that joins the control listener like
- * a joining node (docs/deploy.md). */
+/* Persistent daemons (launch): the launcher of `stepnet run` with a list of daemon addresses. It
+ * dials every `stepnet-node --serve` daemon of the list over an authenticated connection
+ * (net/secure.c) and invites it to the run; each daemon starts one node process that joins the
+ * control listener like a joining node (docs/deploy.md). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "coordinator/coord_internal.h"
+#include "launch/launch_internal.h"
+#include "net/addr.h"
+#include "net/wire.h"
 #include "proc/uv_error.h"
 #include "stepnet/util.h"
 
-struct sn_coord_daemon_s {
-    sn_coord_t *run;
+/* The control listener when the run names none: the daemons' nodes dial back from their hosts. */
+#define DAEMONS_LISTEN "0.0.0.0:0"
+
+typedef struct daemons_s daemons_t;
+
+/* One daemon's invitation. */
+typedef struct daemon_s {
+    daemons_t *s;
     sn_conn_t c;
     uv_connect_t req;
-    char text[SN_ADDR_MAX_TEXT]; /* as given in --nodes */
+    char text[SN_ADDR_MAX_TEXT]; /* as the list gave it */
     sn_addr_t addr;
-    uint32_t index; /* position in --nodes: the id it is invited as */
+    uint32_t index; /* its position in the list: the id it is invited as */
     int open, replied;
     uint32_t id, pid; /* from the reply */
+} daemon_t;
+
+struct daemons_s {
+    const sn_launch_ctx_t *ctx;
+    daemon_t *d; /* [n]: one per node */
+    uint32_t n, nreplied;
+    int closing; /* the engine closed the launcher: no invitation goes on */
 };
 
 /* Calls fn(ctx, item, len) for every comma-separated item of list; stops at the first negative. */
@@ -41,10 +56,11 @@ static int each_item(const char *list, int (*fn)(void *, const char *, size_t), 
 typedef struct {
     const char *list;
     sn_err_t *err;
-    sn_coord_t *r; /* NULL: only count */
+    daemons_t *s; /* NULL: only count */
     uint32_t count;
 } items_t;
 
+/* One address of the list (the command line checked them: an error here is a caller's). */
 static int one_item(void *vctx, const char *item, size_t len)
 {
     items_t *it = vctx;
@@ -60,55 +76,90 @@ static int one_item(void *vctx, const char *item, size_t len)
                             SN_REF_NODES " '%s': '%s' is not a daemon address HOST:PORT (port 1 "
                                          "to 65535)",
                             it->list, buf);
-    if (it->r) {
-        sn_coord_daemon_t *d = &it->r->daemons[it->count];
+    if (it->s) {
+        daemon_t *d = &it->s->d[it->count];
         memcpy(d->text, buf, len + 1);
         d->addr = a;
         d->index = it->count;
-        d->run = it->r;
+        d->s = it->s;
     }
     it->count++;
     return 0;
 }
 
-/* ---- the invitations -------------------------------------------------------------------------
- */
-
-static void daemon_fail(sn_coord_daemon_t *d, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void daemon_fail(sn_coord_daemon_t *d, const char *fmt, ...)
+static void free_state(void *state)
 {
-    sn_coord_t *r = d->run;
-    char why[300];
+    daemons_t *s = state;
+    if (s == NULL)
+        return;
+    free(s->d);
+    free(s);
+}
+
+/* The list into one invitation per node (SN_EINVAL unless it gives one daemon per node). */
+static int prepare(const sn_launch_ctx_t *ctx, void **state, sn_err_t *err)
+{
+    const char *list = ctx->o.daemons;
+    items_t it = {.list = list, .err = err};
+    *state = NULL;
+    int rc = each_item(list, one_item, &it);
+    if (rc < 0)
+        return rc;
+    if (it.count != ctx->n)
+        return sn_err_inval(err,
+                            SN_REF_NODES
+                            " lists %u daemons, but the topology has %u nodes: give one daemon "
+                            "address per node (a daemon may be listed more than once)",
+                            it.count, ctx->n);
+    daemons_t *s = sn_xcalloc(1, sizeof *s);
+    s->ctx = ctx;
+    s->d = sn_xcalloc(it.count, sizeof *s->d);
+    s->n = it.count;
+    it.s = s;
+    it.count = 0;
+    if ((rc = each_item(list, one_item, &it)) < 0) {
+        free_state(s);
+        return rc;
+    }
+    *state = s;
+    return 0;
+}
+
+/* ---- the invitations ------------------------------------------------------------------------- */
+
+static void daemon_fail(daemon_t *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The run ends: daemon d failed as fmt says. */
+static void daemon_fail(daemon_t *d, const char *fmt, ...)
+{
+    const sn_launch_ctx_t *ctx = d->s->ctx;
+    char why[300], text[SN_LAUNCH_WHY_TEXT];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    if (!r->stopping) {
-        sn__coord_fail(r, SN_COORD_NODE_NONE, 0, "daemon %s (node %u in " SN_REF_NODES "): %s",
-                       d->text, d->index, why);
-        sn__coord_finish(r, 1);
-    }
+    snprintf(text, sizeof text, "daemon %s (node %u in " SN_REF_NODES "): %s", d->text, d->index,
+             why);
+    ctx->failed(ctx->engine, text);
     sn_conn_close(&d->c);
 }
 
 /* Every daemon answered: the ids they claim must be each node id once. */
-static void check_ids(sn_coord_t *r)
+static void check_ids(daemons_t *s)
 {
-    for (uint32_t i = 0; i < r->ndaemons; i++) {
-        sn_coord_daemon_t *d = &r->daemons[i];
-        if (d->id >= r->n) {
+    for (uint32_t i = 0; i < s->n; i++) {
+        daemon_t *d = &s->d[i];
+        if (d->id >= s->ctx->n) {
             daemon_fail(d, "its node claims id %u, but the topology has nodes 0 to %u", d->id,
-                        r->n - 1);
+                        s->ctx->n - 1);
             return;
         }
         for (uint32_t j = 0; j < i; j++)
-            if (r->daemons[j].id == d->id) {
+            if (s->d[j].id == d->id) {
                 daemon_fail(
                     d,
                     "its node claims id %u, as does daemon %s's (started with " SN_REF_NODE_ID "?)",
-                    d->id, r->daemons[j].text);
+                    d->id, s->d[j].text);
                 return;
             }
     }
@@ -116,8 +167,9 @@ static void check_ids(sn_coord_t *r)
 
 static void on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
 {
-    sn_coord_daemon_t *d = c->owner;
-    sn_coord_t *r = d->run;
+    daemon_t *d = c->owner;
+    daemons_t *s = d->s;
+    const sn_launch_ctx_t *ctx = s->ctx;
     Stepnet__Control *m = type == SN_FRAME_CONTROL ? sn_wire_unpack_control(body, len) : NULL;
     if (m == NULL || m->msg_case != STEPNET__CONTROL__MSG_DAEMON_REPLY || d->replied) {
         daemon_fail(d,
@@ -132,12 +184,12 @@ static void on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
         d->pid = m->daemon_reply->pid;
         sn_conn_expect_done(c);
         /* the placement is printed like join mode's "node N joined from ..." */
-        sn_log_write(&r->log, SN_LOG_INFO, "LAUNCH-DAEMON", "daemon %s runs node %u (pid %u)",
+        sn_log_write(ctx->log, SN_LOG_INFO, "LAUNCH-DAEMON", "daemon %s runs node %u (pid %u)",
                      d->text, d->id, d->pid);
         sn_conn_close(c);
-        if (++r->nreplied == r->ndaemons)
-            check_ids(r);
-        sn__coord_progress_update(r);
+        if (++s->nreplied == s->n)
+            check_ids(s);
+        ctx->started(ctx->engine, d->id);
     }
     if (m)
         stepnet__control__free_unpacked(m, NULL);
@@ -145,14 +197,14 @@ static void on_frame(sn_conn_t *c, int type, const uint8_t *body, size_t len)
 
 static void on_error(sn_conn_t *c, int status, const char *what)
 {
-    sn_coord_daemon_t *d = c->owner;
+    daemon_t *d = c->owner;
     if (!d->replied)
         daemon_fail(d, "%s: %s", what, sn_uv_error_text(status));
 }
 
 static void on_closed(sn_conn_t *c)
 {
-    sn_coord_daemon_t *d = c->owner;
+    daemon_t *d = c->owner;
     d->open = 0;
 }
 
@@ -160,8 +212,8 @@ static const sn_conn_ops_t daemon_ops = {on_frame, on_error, on_closed};
 
 static void on_connect(uv_connect_t *req, int status)
 {
-    sn_coord_daemon_t *d = req->data;
-    sn_coord_t *r = d->run;
+    daemon_t *d = req->data;
+    const sn_launch_ctx_t *ctx = d->s->ctx;
     if (status == UV_ECANCELED)
         return;
     if (status < 0) {
@@ -171,94 +223,102 @@ static void on_connect(uv_connect_t *req, int status)
                     sn_uv_error_text(status), d->text);
         return;
     }
-    if (r->stopping) {
+    if (d->s->closing) {
         sn_conn_close(&d->c);
         return;
     }
-    int rc = sn_conn_start(&d->c, &r->sec, 1);
+    int rc = sn_conn_start(&d->c, ctx->sec, 1);
     if (rc < 0) {
         daemon_fail(d, "cannot start the connection: %s", sn_uv_error_text(rc));
         return;
     }
-    sn_conn_expect(&d->c, r->o->connect_ms, "reply to its invitation");
+    sn_conn_expect(&d->c, ctx->o.connect_ms, "reply to its invitation");
     Stepnet__Control m = STEPNET__CONTROL__INIT;
     Stepnet__DaemonInvite inv = STEPNET__DAEMON_INVITE__INIT;
     inv.version = SN_WIRE_VERSION;
-    inv.coord_port = r->listen_port;
+    inv.coord_port = ctx->listen_port;
     inv.id = d->index;
     inv.has_connect_ms = 1;
-    inv.connect_ms = r->o->connect_ms;
+    inv.connect_ms = ctx->o.connect_ms;
     inv.has_verbose = 1;
-    inv.verbose = r->o->verbose != 0;
+    inv.verbose = ctx->o.verbose != 0;
     m.msg_case = STEPNET__CONTROL__MSG_DAEMON_INVITE;
     m.daemon_invite = &inv;
     sn_wire_send_control(&d->c, &m);
 }
 
-int sn__launch_daemons_new(sn_coord_t *r, sn_err_t *err)
+/* Invites every daemon, now that the control listener is up; a failure ends the run, naming the
+ * daemon. */
+static int start(void *state, sn_err_t *err)
 {
-    items_t it = {.list = r->o->daemons, .err = err};
-    int rc = each_item(r->o->daemons, one_item, &it);
-    if (rc < 0)
-        return rc;
-    if (it.count != r->n)
-        return sn_err_inval(err,
-                            SN_REF_NODES
-                            " lists %u daemons, but the topology has %u nodes: give one daemon "
-                            "address per node (a daemon may be listed more than once)",
-                            it.count, r->n);
-    r->daemons = sn_xcalloc(it.count, sizeof *r->daemons);
-    r->ndaemons = it.count;
-    it.r = r;
-    it.count = 0;
-    return each_item(r->o->daemons, one_item, &it);
-}
-
-void sn__launch_daemons_invite(sn_coord_t *r)
-{
-    for (uint32_t i = 0; i < r->ndaemons && !r->stopping; i++) {
-        sn_coord_daemon_t *d = &r->daemons[i];
+    daemons_t *s = state;
+    const sn_launch_ctx_t *ctx = s->ctx;
+    (void) err;
+    for (uint32_t i = 0; i < s->n && !s->closing; i++) {
+        daemon_t *d = &s->d[i];
         struct sockaddr_storage sa;
         sn_err_t e = {0};
-        sn_conn_init(r->loop, &d->c, &daemon_ops, d);
+        sn_conn_init(ctx->loop, &d->c, &daemon_ops, d);
         d->open = 1;
         sn_wire_limits_control_prehello(&d->c);
         snprintf(d->c.name, sizeof d->c.name, "daemon %u", d->index);
-        if (sn_addr_resolve(r->loop, &d->addr, &sa, &e) < 0) {
+        if (sn_addr_resolve(ctx->loop, &d->addr, &sa, &e) < 0) {
             daemon_fail(d, "%s", e.msg);
-            return;
+            return 0;
         }
         d->req.data = d;
         int rc = uv_tcp_connect(&d->req, &d->c.tcp, (struct sockaddr *) &sa, on_connect);
         if (rc < 0) {
             daemon_fail(d, "cannot connect: %s", sn_uv_error_text(rc));
-            return;
+            return 0;
         }
     }
+    return 0;
 }
 
-const char *sn__launch_daemons_late(const sn_coord_t *r, const sn_coord_node_t *cn, char *host,
-                                    size_t cap)
+static uint32_t started(const void *state)
 {
+    return ((const daemons_t *) state)->nreplied;
+}
+
+static const char *late(const void *state, uint32_t node, const char *hello_host, char *host,
+                        size_t cap)
+{
+    const daemons_t *s = state;
     /* the daemon whose node claimed this id, else the one invited as it (its position) */
-    const sn_coord_daemon_t *d = NULL;
-    for (uint32_t i = 0; i < r->ndaemons && d == NULL; i++)
-        if (r->daemons[i].replied && r->daemons[i].id == (uint32_t) cn->id)
-            d = &r->daemons[i];
-    for (uint32_t i = 0; i < r->ndaemons && d == NULL; i++)
-        if (!r->daemons[i].replied && r->daemons[i].index == (uint32_t) cn->id)
-            d = &r->daemons[i];
-    snprintf(host, cap, "%s", d ? d->text : cn->host);
-    if (cn->hello)
+    const daemon_t *d = NULL;
+    for (uint32_t i = 0; i < s->n && d == NULL; i++)
+        if (s->d[i].replied && s->d[i].id == node)
+            d = &s->d[i];
+    for (uint32_t i = 0; i < s->n && d == NULL; i++)
+        if (!s->d[i].replied && s->d[i].index == node)
+            d = &s->d[i];
+    snprintf(host, cap, "%s", d ? d->text : hello_host ? hello_host : "");
+    if (hello_host)
         return NULL;
     if (d == NULL)
         return "no daemon runs it";
     return d->replied ? "process started but no hello" : "daemon has not answered its invitation";
 }
 
-void sn__launch_daemons_close(sn_coord_t *r)
+/* The invitations still open. */
+static void close_all(void *state)
 {
-    for (uint32_t i = 0; i < r->ndaemons; i++)
-        if (r->daemons[i].open)
-            sn_conn_close(&r->daemons[i].c);
+    daemons_t *s = state;
+    s->closing = 1;
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->d[i].open)
+            sn_conn_close(&s->d[i].c);
 }
+
+const sn_launcher_ops_t sn__launch_daemons = {.name = "daemons",
+                                              .ready_node_ms = SN_LAUNCH_READY_NODE_MS,
+                                              .listen = DAEMONS_LISTEN,
+                                              .ids_at_join = 0,
+                                              .one_clock = 0,
+                                              .prepare = prepare,
+                                              .start = start,
+                                              .started = started,
+                                              .late = late,
+                                              .close = close_all,
+                                              .free = free_state};
