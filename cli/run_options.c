@@ -607,7 +607,7 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
          .kind = SN_OPT_INT,
          .num = &w.trace_slots,
          .lo = 1,
-         .hi = SN_WIRE_MAX_TRACE_SLOTS,
+         .hi = CLI_TRACE_MAX_SLOTS,
          .unit = "slots",
          .arg = "N",
          .help = "nodes record slots 1 to N only (default 10000, at most 100000); the\n"

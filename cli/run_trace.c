@@ -29,7 +29,7 @@ int64_t cli_trace_aligned_t0_ns(const sn_coord_trace_node_t *tn)
  * happens under --sync dataflow only), how long until it held every frame of the slot (ns; 0 when
  * all were there before its own left), and the port whose frame came last (-1: none came after its
  * own left). A frame that came before the Start (0) counts as at 0; a port without a frame in the
- * slot (SN_WIRE_TRACE_NO_FRAME: dataflow's receive plan holds none) does not count. */
+ * slot (SN_COORD_TRACE_NO_FRAME: dataflow's receive plan holds none) does not count. */
 static void slot_times(const sn_coord_trace_node_t *tn, uint32_t deg, uint64_t s, uint64_t *sent,
                        uint64_t *wait, int64_t *last)
 {
@@ -37,7 +37,7 @@ static void slot_times(const sn_coord_trace_node_t *tn, uint32_t deg, uint64_t s
     uint64_t latest = 0;
     *last = -1;
     for (uint32_t q = 0; q < deg; q++)
-        if (v[1 + q] != SN_WIRE_TRACE_NO_FRAME && v[1 + q] > latest) {
+        if (v[1 + q] != SN_COORD_TRACE_NO_FRAME && v[1 + q] > latest) {
             latest = v[1 + q];
             *last = q;
         }
@@ -59,7 +59,7 @@ static double arrival_at_peer(const sn_coord_trace_t *ct, const sn_topo_t *t, in
     if (s > pn->nslots / stride)
         return -1;
     uint64_t v = pn->slots[(s - 1) * stride + 1 + pp->rport];
-    if (v == SN_WIRE_TRACE_NO_FRAME)
+    if (v == SN_COORD_TRACE_NO_FRAME)
         return -1;
     return v ? (double) (cli_trace_aligned_t0_ns(pn) - base + (int64_t) v) / NS_PER_US : -1;
 }
@@ -110,7 +110,7 @@ void cli_run_trace_write(FILE *f, const cli_run_t *run, const sn_coord_result_t 
             }
             const uint64_t *v = tn->slots + (s - 1) * (1 + (uint64_t) deg);
             for (uint32_t q = 0; q < deg; q++)
-                if (v[1 + q] != SN_WIRE_TRACE_NO_FRAME)
+                if (v[1 + q] != SN_COORD_TRACE_NO_FRAME)
                     cli_trace_frame(&tr, i, q, s, off + (double) v[1 + q] / NS_PER_US,
                                     sent && (int64_t) q == lastp, v[1 + q] == 0);
         }
@@ -146,7 +146,7 @@ void cli_run_trace_write(FILE *f, const cli_run_t *run, const sn_coord_result_t 
                  "where 1 + degree numbers a slot exceed half of %u): %llu transmissions left "
                  "out; %llu records did not fit the topology",
                  (unsigned long long) cut, (unsigned long long) o->trace_slots,
-                 SN_WIRE_MAX_TRACE_VALUES, (unsigned long long) dropped,
+                 SN_COORD_TRACE_MAX_VALUES, (unsigned long long) dropped,
                  (unsigned long long) invalid);
         cli_trace_note(&tr, "trace truncated", last_us, note);
         trunc = note;

@@ -12,12 +12,11 @@
 #include "cli/cli.h"
 #include "cli/json.h"
 #include "coordinator/coord.h"
-#include "net/wire.h"
 #include "stepnet/algo.h"
 #include "stepnet/topo.h"
 
 #define CLI_TRACE_DEFAULT_SLOTS 10000u /* --trace-slots: slots recorded unless told otherwise */
-#define CLI_TRACE_MAX_SLOTS     SN_WIRE_MAX_TRACE_SLOTS /* --trace-slots: the most (net/wire.h) */
+#define CLI_TRACE_MAX_SLOTS     SN_COORD_TRACE_MAX_SLOTS /* --trace-slots: the most (coord.h) */
 /* stepnet sim: one slot is this many microseconds of the trace's time axis (a viewer showing
  * milliseconds shows slot numbers). */
 #define CLI_TRACE_SIM_US_PER_SLOT 1000.0

@@ -205,6 +205,11 @@ static int check_node(sn_coord_t *r, uint32_t i, const Stepnet__Result *res)
     return 0;
 }
 
+_Static_assert(SN_COORD_TRACE_MAX_SLOTS == SN_WIRE_MAX_TRACE_SLOTS &&
+                   SN_COORD_TRACE_MAX_VALUES == SN_WIRE_MAX_TRACE_VALUES &&
+                   SN_COORD_TRACE_NO_FRAME == SN_WIRE_TRACE_NO_FRAME,
+               "the result's trace records are the nodes'");
+
 /* --trace: copies every node's record of this repetition into r->res->trace. */
 static void keep_trace(sn_coord_t *r)
 {

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "coordinator/coord.h"
 #include "proto/stepnet.pb-c.h"
 
 /* The kinds of a failure report. A node's own Abort carries one of the protocol's AbortKind values
@@ -17,9 +18,8 @@ typedef enum {
     SN_COORD_KIND_INTERRUPT = 102 /* the coordinator received SIGINT or SIGTERM */
 } sn_coord_kind_t;
 
-#define SN_COORD_BLAME_TEXT 400 /* one report's text */
-#define SN_COORD_ERROR_TEXT 900 /* the verdict's message */
-#define SN_COORD_NODE_NONE  (-1)
+/* One report's text (the verdict's message: SN_COORD_ERROR_TEXT, coord.h). */
+#define SN_COORD_BLAME_TEXT 400
 
 /* One failure report: `kind` (an AbortKind or a sn_coord_kind_t), the reporting `node`, the `peer`
  * it blames (SN_COORD_NODE_NONE when none), the slot (0: unknown), the silent neighbours of a

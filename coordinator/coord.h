@@ -8,7 +8,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "coordinator/blame.h"
 #include "coordinator/progress.h"
 #include "coordinator/timing.h"
 #include "stepnet/algo.h"
@@ -19,6 +18,11 @@
 #include "stepnet/sync.h"
 #include "stepnet/timemodel.h"
 #include "stepnet/topo.h"
+
+/* The room for a failed run's message (sn_coord_result_t.error), and the node id that names
+ * none (a failure without a culprit node). */
+#define SN_COORD_ERROR_TEXT 900
+#define SN_COORD_NODE_NONE  (-1)
 
 /* Defaults of `stepnet run` (its --help states them). */
 #define SN_COORD_DEFAULT_REPS          5
@@ -167,6 +171,15 @@ typedef struct sn_coord_link_cal_s {
 typedef struct sn_coord_host_s {
     char name[SN_COORD_HOST_MAX]; /* the node's host name, as its hello gave it ("" until then) */
 } sn_coord_host_t;
+
+/* The traced repetition's records as the nodes make them (net/wire.h's limits, which aggregate.c
+ * checks these against): at most SN_COORD_TRACE_MAX_SLOTS slots a node, SN_COORD_TRACE_MAX_VALUES
+ * numbers in all (half for the slots, half for the transmissions), and SN_COORD_TRACE_NO_FRAME
+ * for a (slot, port) on which dataflow's receive plan holds no frame (0 already means a frame that
+ * came before the Start). */
+#define SN_COORD_TRACE_MAX_SLOTS  100000
+#define SN_COORD_TRACE_MAX_VALUES (1u << 22)
+#define SN_COORD_TRACE_NO_FRAME   UINT64_MAX
 
 /* One node's record of the traced repetition: the Result's trace fields (proto/stepnet.proto),
  * copied. */

@@ -7,6 +7,7 @@
 
 #include <uv.h>
 
+#include "coordinator/blame.h"
 #include "coordinator/coord.h"
 #include "coordinator/progress.h"
 #include "coordinator/timing.h"

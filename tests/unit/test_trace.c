@@ -310,14 +310,14 @@ static void test_no_record_says_so(void **state)
 }
 
 /* --sync dataflow: a slot the node did not play (0 where its frames left) gets no slot event, a
- * port its receive plan holds no frame on (SN_WIRE_TRACE_NO_FRAME) gets no frame in and never
+ * port its receive plan holds no frame on (SN_COORD_TRACE_NO_FRAME) gets no frame in and never
  * counts as the frame waited for, a neighbour's unplanned entry gives a send no arrival, a
  * transmission in a slot the node did not play is a record that does not fit, and otherData says
  * which execution ran. */
 static void test_dataflow_record(void **state)
 {
     (void) state;
-    const uint64_t none = SN_WIRE_TRACE_NO_FRAME;
+    const uint64_t none = SN_COORD_TRACE_NO_FRAME;
     fx_t f;
     fx_init(&f, "ring:3");
     f.run.coord.sync = SN_SYNC_DATAFLOW;
