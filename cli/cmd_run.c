@@ -11,7 +11,7 @@
 #include "cli/record.h"
 #include "cli/run.h"
 #include "net/secure.h"
-#include "net/wire.h"
+#include "net/wire_fault.h"
 #include "stepnet/util.h"
 
 static const char usage_head[] =

@@ -14,7 +14,7 @@
 #include "launch/hostfile.h"
 #include "net/addr.h"
 #include "net/secure.h"
-#include "net/wire.h"
+#include "net/wire_fault.h"
 
 #define MAX_COUNT      1000000   /* --reps, --warmup, --probes */
 #define MAX_IDLE_SLOTS 100000000 /* --idle-slots */

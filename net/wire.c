@@ -2,7 +2,6 @@
  * protobuf-c into framed connections (conn.c). A data frame is a u32 header length, the
  * DataHeader, then the payload bytes raw, so megabyte payloads are never copied through protobuf.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -466,46 +465,4 @@ int sn_wire_assign_to_sync(const Stepnet__Assign *a, sn_sync_t *s, sn_err_t *err
         len += (size_t) snprintf(known + len, sizeof known - len, "%s%u %s", i ? ", " : "",
                                  sync_wire[i].wire, sn_sync_name(sync_wire[i].sync));
     return sn_err_set(err, SN_EINVAL, "unknown synchronisation %u (%s)", wire, known);
-}
-
-/* ---- injected faults ------------------------------------------------------------------------ */
-
-static const char *const fault_names[] = {"none",
-#define SN_FAULT_NAME(e, name, what) name,
-                                          SN_FAULT_MAP(SN_FAULT_NAME)
-#undef SN_FAULT_NAME
-};
-
-const char *sn_wire_fault_name(sn_fault_kind_t kind)
-{
-    return (size_t) kind < sizeof fault_names / sizeof fault_names[0] ? fault_names[kind] : "none";
-}
-
-int sn_wire_fault_parse(const char *spec, sn_fault_t *out, sn_err_t *err)
-{
-    const char *at = strchr(spec, '@');
-    size_t klen = at ? (size_t) (at - spec) : 0;
-    out->kind = SN_FAULT_NONE;
-    for (size_t k = 1; at && k < sizeof fault_names / sizeof fault_names[0]; k++)
-        if (strlen(fault_names[k]) == klen && strncmp(spec, fault_names[k], klen) == 0)
-            out->kind = (sn_fault_kind_t) k;
-    char *end = NULL;
-    unsigned long long slot = 0;
-    if (at && at[1] >= '0' && at[1] <= '9') {
-        errno = 0;
-        slot = strtoull(at + 1, &end, 10);
-        if (errno != 0 || *end != '\0')
-            slot = 0;
-    }
-    if (out->kind == SN_FAULT_NONE || slot == 0) {
-        char kinds[128] = "";
-        for (size_t k = 1; k < sizeof fault_names / sizeof fault_names[0]; k++)
-            snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", k > 1 ? ", " : "",
-                     fault_names[k]);
-        return sn_err_set(err, SN_EINVAL,
-                          "bad fault '%s': expected KIND@SLOT with SLOT >= 1 and KIND one of %s",
-                          spec, kinds);
-    }
-    out->slot = slot;
-    return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "net/conn.h"
+#include "net/wire_fault.h"
 #include "proto/stepnet.pb-c.h"
 #include "stepnet/algo.h"
 #include "stepnet/sync.h"
@@ -141,35 +142,5 @@ void sn_wire_sync_to_assign(sn_sync_t s, Stepnet__Assign *a);
 /* The execution mode of `a` in *s. 0, or SN_EINVAL with err naming the unknown number and the
  * known ones ("unknown synchronisation 7 (0 slot, 1 dataflow)"). */
 int sn_wire_assign_to_sync(const Stepnet__Assign *a, sn_sync_t *s, sn_err_t *err);
-
-/* ---- injected faults (testing: `stepnet run --fault ID:KIND@SLOT`) ---------------------------
- * The one list of fault kinds: the coordinator validates --fault with it and the node parses its
- * assignment's fault string with it. XX(enum suffix, name, what the node does at SLOT). */
-#define SN_FAULT_MAP(XX)                                                                           \
-    XX(KILL, "kill", "kills itself (SIGKILL)")                                                     \
-    XX(STOP, "stop", "stops itself (SIGSTOP)")                                                     \
-    XX(GARBAGE, "garbage", "sends a malformed frame on its first link")                            \
-    XX(OVERSIZE, "oversize", "sends a frame header announcing an oversized body")                  \
-    XX(FLIP, "flip", "flips one bit of its next frame on the wire, after sealing")                 \
-    XX(TRICKLE, "trickle", "sends every frame on its links from SLOT on at a trickle")
-
-typedef enum {
-    SN_FAULT_NONE = 0,
-#define SN_FAULT_ENUM(e, name, what) SN_FAULT_##e,
-    SN_FAULT_MAP(SN_FAULT_ENUM)
-#undef SN_FAULT_ENUM
-} sn_fault_kind_t;
-
-typedef struct sn_fault_s {
-    sn_fault_kind_t kind;
-    uint64_t slot; /* >= 1 */
-} sn_fault_t;
-
-/* Parses "KIND@SLOT" (KIND one of SN_FAULT_MAP's names, SLOT a decimal >= 1). 0, or SN_EINVAL
- * with err naming the value and the accepted forms. */
-int sn_wire_fault_parse(const char *spec, sn_fault_t *out, sn_err_t *err);
-
-/* The name of a fault kind ("kill"); "none" for SN_FAULT_NONE. */
-const char *sn_wire_fault_name(sn_fault_kind_t kind);
 
 #endif
