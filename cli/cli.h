@@ -1,8 +1,8 @@
 /* The stepnet command line (cli): options shared by `model`, `sim`, `run` and `table`, the
  * context every command builds from them, and the commands. Exit status of every command: 0
  * success, 1 the collective failed or did not verify, 2 bad input. */
-#ifndef STEPNET_CLI_H
-#define STEPNET_CLI_H
+#ifndef STEPNET_CLI_CLI_H
+#define STEPNET_CLI_CLI_H
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* Blame (coordinator): finding the root cause among the failure reports of one run. Pure: no
  * libuv, no clocks, no output; unit-tested in tests/unit/test_blame.c. */
-#ifndef STEPNET_COORD_BLAME_H
-#define STEPNET_COORD_BLAME_H
+#ifndef STEPNET_COORDINATOR_BLAME_H
+#define STEPNET_COORDINATOR_BLAME_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,8 +2,8 @@
  * stepnet-node processes and returns what it measured. It takes a job (topology, parameters,
  * algorithm and plan) and the run's settings, knows nothing of argv, and prints nothing but the
  * run's own log and progress lines on stderr; the commands (cli/) parse and report. */
-#ifndef STEPNET_COORD_H
-#define STEPNET_COORD_H
+#ifndef STEPNET_COORDINATOR_COORD_H
+#define STEPNET_COORDINATOR_COORD_H
 
 #include <stddef.h>
 #include <stdint.h>

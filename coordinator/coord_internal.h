@@ -2,8 +2,8 @@
  * shutdown), control.c (the control state machine), aggregate.c (checking and combining the
  * nodes' results), progress.c and phase_deadline.c. Not for the commands (they use coord.h), nor
  * for the launchers: they get a context of their own (launch/launcher.h). */
-#ifndef STEPNET_COORD_INTERNAL_H
-#define STEPNET_COORD_INTERNAL_H
+#ifndef STEPNET_COORDINATOR_COORD_INTERNAL_H
+#define STEPNET_COORDINATOR_COORD_INTERNAL_H
 
 #include <uv.h>
 

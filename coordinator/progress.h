@@ -2,8 +2,8 @@
  * snapshot of one says, and the event that hands it to whoever draws the lines (sn_coord_opts_t
  * progress; the CLI draws them in cli/progress.c). The engine decides nothing of their text, rate
  * or terminal: it calls the callback whenever its state moves. */
-#ifndef STEPNET_COORD_PROGRESS_H
-#define STEPNET_COORD_PROGRESS_H
+#ifndef STEPNET_COORDINATOR_PROGRESS_H
+#define STEPNET_COORDINATOR_PROGRESS_H
 
 #include <stddef.h>
 #include <stdint.h>

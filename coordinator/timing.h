@@ -1,8 +1,8 @@
 /* Collective timing (coordinator): the clock offset of a node from a few control-channel round
  * trips (NTP-style), and the time of one collective from every node's own start and completion
  * timestamps. Pure: no clocks, no network; unit-tested in tests/unit/test_timing.c. */
-#ifndef STEPNET_COORD_TIMING_H
-#define STEPNET_COORD_TIMING_H
+#ifndef STEPNET_COORDINATOR_TIMING_H
+#define STEPNET_COORDINATOR_TIMING_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /* Host lists for `stepnet run --hosts` (launch): the hostfile and the comma-separated list
  * parsers, the placement of ranks on hosts (--map-by slot|node) and the splitting of the --ssh
  * command. Pure: no processes, no sockets, no globals; tested in tests/unit/test_hostfile.c. */
-#ifndef STEPNET_HOSTFILE_H
-#define STEPNET_HOSTFILE_H
+#ifndef STEPNET_LAUNCH_HOSTFILE_H
+#define STEPNET_LAUNCH_HOSTFILE_H
 
 #include <stddef.h>
 #include <stdint.h>

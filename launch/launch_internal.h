@@ -1,8 +1,8 @@
 /* What the launchers of launch/ share (launch): their rows of sn_launchers[] (launcher.c), the
  * one builder of stepnet-node's command line (node_cmd.c), and the check of the launchers that
  * start one process per node here. Not for the engine: it uses launcher.h. */
-#ifndef STEPNET_LAUNCH_INTERNAL_H
-#define STEPNET_LAUNCH_INTERNAL_H
+#ifndef STEPNET_LAUNCH_LAUNCH_INTERNAL_H
+#define STEPNET_LAUNCH_LAUNCH_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,8 +2,8 @@
  * the files that own them (lifecycle.c, control.c, links.c, calibrate.c, exec.c, fault.c, and one
  * file per execution mode: mode_slot.c, mode_dataflow.c), the operations table of an execution
  * mode, and the sn__node_* functions they call in one another. One libuv loop runs all of it. */
-#ifndef STEPNET_NODE_INTERNAL_H
-#define STEPNET_NODE_INTERNAL_H
+#ifndef STEPNET_NODE_NODE_INTERNAL_H
+#define STEPNET_NODE_NODE_INTERNAL_H
 
 /* After reporting a failure, how long a node waits for the coordinator's Stop before it exits on
  * its own (the coordinator normally stops every node within its blame window). */

@@ -19,8 +19,8 @@
  * core/model registers, selects and plans algorithms and may call down into core/algo, never the
  * reverse. An algorithm that needs another run's schedule (A2, A3) asks for it as a plan input
  * (sn_algo_t.plan_inputs) and the model records it. */
-#ifndef STEPNET_ALGO_ALGOS_H
-#define STEPNET_ALGO_ALGOS_H
+#ifndef STEPNET_CORE_ALGO_ALGOS_H
+#define STEPNET_CORE_ALGO_ALGOS_H
 
 #include "stepnet/algo.h"
 

@@ -1,8 +1,8 @@
 /* Internal interface of the collectives (core/coll): the columns of their list (colls.def) that
  * the rest of the core reads beside the public predicates of stepnet/algo.h, namely who sends
  * and who receives, and the lists of names that messages and README.md print. */
-#ifndef STEPNET_COLL_COLL_H
-#define STEPNET_COLL_COLL_H
+#ifndef STEPNET_CORE_COLL_COLL_H
+#define STEPNET_CORE_COLL_COLL_H
 
 #include <stddef.h>
 

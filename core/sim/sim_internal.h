@@ -1,7 +1,7 @@
 /* The slot simulator's shared state (core/sim, internal): sim.c runs the slots, sim_par.c steps
  * the busy slots of independent algorithms on several threads. */
-#ifndef STEPNET_SIM_INTERNAL_H
-#define STEPNET_SIM_INTERNAL_H
+#ifndef STEPNET_CORE_SIM_SIM_INTERNAL_H
+#define STEPNET_CORE_SIM_SIM_INTERNAL_H
 
 #include <pthread.h>
 #include <stdint.h>

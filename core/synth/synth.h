@@ -4,8 +4,8 @@
  * so that tests count its variables and clauses and check decoded assignments. solve.c, the only
  * file that includes the solver's header, feeds the clauses to CaDiCaL and searches T
  * incrementally. Neither reads a clock: the caller lends one (sn_synth_opts_t). */
-#ifndef STEPNET_SYNTH_H
-#define STEPNET_SYNTH_H
+#ifndef STEPNET_CORE_SYNTH_SYNTH_H
+#define STEPNET_CORE_SYNTH_SYNTH_H
 
 #include <stddef.h>
 #include <stdint.h>

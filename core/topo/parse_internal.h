@@ -1,7 +1,7 @@
 /* What the spec parser's files share (core/topo): parse.c (the grammar and the families),
  * parse_file.c (file: edge lists) and parse_common.c (the helpers both use). */
-#ifndef STEPNET_TOPO_PARSE_INTERNAL_H
-#define STEPNET_TOPO_PARSE_INTERNAL_H
+#ifndef STEPNET_CORE_TOPO_PARSE_INTERNAL_H
+#define STEPNET_CORE_TOPO_PARSE_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>

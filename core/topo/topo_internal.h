@@ -1,7 +1,7 @@
 /* Internal interface of the topology library (core/topo): the builder that every family uses to
  * lay out its ports and derive the edges, and the family constructors called by the parser. */
-#ifndef STEPNET_TOPO_INTERNAL_H
-#define STEPNET_TOPO_INTERNAL_H
+#ifndef STEPNET_CORE_TOPO_TOPO_INTERNAL_H
+#define STEPNET_CORE_TOPO_TOPO_INTERNAL_H
 
 #include <stdint.h>
 

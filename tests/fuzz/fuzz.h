@@ -2,8 +2,8 @@
  * parser that reads bytes from a user or a peer. Built with libFuzzer when STEPNET_FUZZ is on and
  * clang is the compiler, and always linked with replay.c into a program that feeds every file of
  * the target's corpus (tests/fuzz/corpus/TARGET/) once: the CTest replay. */
-#ifndef STEPNET_FUZZ_H
-#define STEPNET_FUZZ_H
+#ifndef STEPNET_TESTS_FUZZ_FUZZ_H
+#define STEPNET_TESTS_FUZZ_FUZZ_H
 
 #include <stddef.h>
 #include <stdint.h>

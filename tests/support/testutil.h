@@ -2,8 +2,8 @@
  * runs (testutil.c), and real processes with deadlines plus a small JSON reader (tu_proc.c).
  * Include after the cmocka prerequisites: <setjmp.h> <stdarg.h> <stddef.h> <stdint.h> <cmocka.h>.
  */
-#ifndef STEPNET_TESTUTIL_H
-#define STEPNET_TESTUTIL_H
+#ifndef STEPNET_TESTS_SUPPORT_TESTUTIL_H
+#define STEPNET_TESTS_SUPPORT_TESTUTIL_H
 
 #include <stddef.h>
 #include <stdint.h>

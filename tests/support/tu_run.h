@@ -2,8 +2,8 @@
  * running stepnet and stepnet-node under a tag, checked for sanitizer reports and survivors;
  * comparing run against sim; join-mode clusters started here; raw sockets to the nodes and the
  * coordinator; held runs. Part of the test support library (tu_run.c). */
-#ifndef STEPNET_TU_RUN_H
-#define STEPNET_TU_RUN_H
+#ifndef STEPNET_TESTS_SUPPORT_TU_RUN_H
+#define STEPNET_TESTS_SUPPORT_TU_RUN_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -3,8 +3,8 @@
  * `file:` graphs, the parser's error check, and the graphs and specs several of the files walk.
  * Include after the cmocka prerequisites: <setjmp.h> <stdarg.h> <stddef.h> <stdint.h> <cmocka.h>.
  */
-#ifndef STEPNET_TOPO_CHECK_H
-#define STEPNET_TOPO_CHECK_H
+#ifndef STEPNET_TESTS_UNIT_TOPO_CHECK_H
+#define STEPNET_TESTS_UNIT_TOPO_CHECK_H
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* Accumulation over trees (core/algo/engine/accum.c): the node engine of the combining collectives
  * sna, pmna and mna over trees. */
-#ifndef STEPNET_ALGO_ENGINE_ACCUM_H
-#define STEPNET_ALGO_ENGINE_ACCUM_H
+#ifndef STEPNET_CORE_ALGO_ENGINE_ACCUM_H
+#define STEPNET_CORE_ALGO_ENGINE_ACCUM_H
 
 #include <stdint.h>
 

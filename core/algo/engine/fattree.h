@@ -10,8 +10,8 @@
  *   multiport: each branch sends up to its capacity per slot, one packet per link;
  *   single-port: one packet per slot in all, chosen by the family's discipline (section 6.2: every
  *   node sends at most one message per step and receives from all its neighbours at once). */
-#ifndef STEPNET_ALGO_FATTREE_H
-#define STEPNET_ALGO_FATTREE_H
+#ifndef STEPNET_CORE_ALGO_ENGINE_FATTREE_H
+#define STEPNET_CORE_ALGO_ENGINE_FATTREE_H
 
 #include <stdint.h>
 

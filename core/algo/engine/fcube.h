@@ -1,7 +1,7 @@
 /* The folded cube FQ_d shared by its algorithms (core/algo/engine/fcube.c): recognising it, the
  * relabellings V_c, the depth-ceil(d/2) spanning tree and the replay of a planned schedule. */
-#ifndef STEPNET_ALGO_ENGINE_FCUBE_H
-#define STEPNET_ALGO_ENGINE_FCUBE_H
+#ifndef STEPNET_CORE_ALGO_ENGINE_FCUBE_H
+#define STEPNET_CORE_ALGO_ENGINE_FCUBE_H
 
 #include <stddef.h>
 #include <stdint.h>

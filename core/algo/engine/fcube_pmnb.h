@@ -1,8 +1,8 @@
 /* One round of the folded-cube PMNB without its prefixes (core/algo/engine/fcube_pmnb.c), shared by
  * mnb-fcube, gather-fcube, scatter-fcube, mnb-a0, pmna-fcube and pmna-a0 (Varvarigos, folded-cube
  * paper, section 3). */
-#ifndef STEPNET_ALGO_ENGINE_FCUBE_PMNB_H
-#define STEPNET_ALGO_ENGINE_FCUBE_PMNB_H
+#ifndef STEPNET_CORE_ALGO_ENGINE_FCUBE_PMNB_H
+#define STEPNET_CORE_ALGO_ENGINE_FCUBE_PMNB_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /* The flooding engine (core/algo/engine/flood.c): a node engine that builds its plan from a tree
  * made by `build` (which must apply: SN_EALGO otherwise) and provides the descriptor members below;
  * SN__FLOOD_ALGO_FIELDS fills them in a descriptor. */
-#ifndef STEPNET_ALGO_ENGINE_FLOOD_H
-#define STEPNET_ALGO_ENGINE_FLOOD_H
+#ifndef STEPNET_CORE_ALGO_ENGINE_FLOOD_H
+#define STEPNET_CORE_ALGO_ENGINE_FLOOD_H
 
 #include <stdint.h>
 

@@ -3,8 +3,8 @@
  * NAME_t (elements v[0 .. n-1], capacity cap; zero-initialised is empty, free v when done),
  * NAME_push(h, &x) and NAME_pop(h), which takes out the element that ABOVE(&a, &b) puts above every
  * other (h must not be empty). ABOVE must be a strict order for a deterministic pop order. */
-#ifndef STEPNET_ALGO_HEAP_H
-#define STEPNET_ALGO_HEAP_H
+#ifndef STEPNET_CORE_ALGO_ENGINE_HEAP_H
+#define STEPNET_CORE_ALGO_ENGINE_HEAP_H
 
 #include <stddef.h>
 

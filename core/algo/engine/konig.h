@@ -1,8 +1,8 @@
 /* Edge colouring of bipartite graphs (core/algo/engine/konig.c): the decomposition of a task
  * matrix into matchings that the total exchanges by symmetric switching replay, one matching per
  * slot (te-fcube, te-hypercube). */
-#ifndef STEPNET_ALGO_ENGINE_KONIG_H
-#define STEPNET_ALGO_ENGINE_KONIG_H
+#ifndef STEPNET_CORE_ALGO_ENGINE_KONIG_H
+#define STEPNET_CORE_ALGO_ENGINE_KONIG_H
 
 #include <stddef.h>
 #include <stdint.h>

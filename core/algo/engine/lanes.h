@@ -1,8 +1,8 @@
 /* Scattering and gathering over lanes (core/algo/engine/lanes.c): a node engine that builds its
  * plan from a tree made by `build` (which must apply: SN_EALGO otherwise); SN__LANES_ALGO_FIELDS
  * fills its members in a descriptor. */
-#ifndef STEPNET_ALGO_ENGINE_LANES_H
-#define STEPNET_ALGO_ENGINE_LANES_H
+#ifndef STEPNET_CORE_ALGO_ENGINE_LANES_H
+#define STEPNET_CORE_ALGO_ENGINE_LANES_H
 
 #include <stdint.h>
 

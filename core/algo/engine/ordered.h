@@ -1,7 +1,7 @@
 /* The ordered single-port tree schedule (core/algo/engine/ordered.c): a node engine that builds its
  * plan from a tree made by `build` (which must apply: SN_EALGO otherwise). */
-#ifndef STEPNET_ALGO_ENGINE_ORDERED_H
-#define STEPNET_ALGO_ENGINE_ORDERED_H
+#ifndef STEPNET_CORE_ALGO_ENGINE_ORDERED_H
+#define STEPNET_CORE_ALGO_ENGINE_ORDERED_H
 
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
 /* The parallel-prefix engine (core/algo/engine/prefix.c): ranks of marked nodes over a grid of
  * lines, by control packets. */
-#ifndef STEPNET_ALGO_ENGINE_PREFIX_H
-#define STEPNET_ALGO_ENGINE_PREFIX_H
+#ifndef STEPNET_CORE_ALGO_ENGINE_PREFIX_H
+#define STEPNET_CORE_ALGO_ENGINE_PREFIX_H
 
 #include <stdint.h>
 

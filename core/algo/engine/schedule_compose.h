@@ -15,8 +15,8 @@
  * file whose operands only an exact cover of overlapping sets could form is refused, naming the
  * transmission. The checker (core/model/schedule_file.c) and the player (schedule_replay.c) build
  * the same recipes. */
-#ifndef STEPNET_ALGO_ENGINE_SCHEDULE_COMPOSE_H
-#define STEPNET_ALGO_ENGINE_SCHEDULE_COMPOSE_H
+#ifndef STEPNET_CORE_ALGO_ENGINE_SCHEDULE_COMPOSE_H
+#define STEPNET_CORE_ALGO_ENGINE_SCHEDULE_COMPOSE_H
 
 #include "core/algo/algos.h"
 #include "stepnet/schedule_file.h"

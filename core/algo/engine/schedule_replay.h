@@ -1,7 +1,7 @@
 /* schedule: the algorithm that plays an explicit schedule (core/algo), --algo schedule:FILE. The
  * model reads and checks the file (core/model/schedule_file.c) and builds the plan here. */
-#ifndef STEPNET_ALGO_ENGINE_SCHEDULE_REPLAY_H
-#define STEPNET_ALGO_ENGINE_SCHEDULE_REPLAY_H
+#ifndef STEPNET_CORE_ALGO_ENGINE_SCHEDULE_REPLAY_H
+#define STEPNET_CORE_ALGO_ENGINE_SCHEDULE_REPLAY_H
 
 #include "core/algo/algos.h"
 #include "stepnet/schedule_file.h"

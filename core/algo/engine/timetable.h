@@ -7,8 +7,8 @@
  *
  * Packets are numbered x = k for a broadcast from the root, x = source * M + k for a multinode
  * broadcast, with k = seq * frags + frag and M = msgs * frags. */
-#ifndef STEPNET_CORE_ALGO_TIMETABLE_H
-#define STEPNET_CORE_ALGO_TIMETABLE_H
+#ifndef STEPNET_CORE_ALGO_ENGINE_TIMETABLE_H
+#define STEPNET_CORE_ALGO_ENGINE_TIMETABLE_H
 
 #include <stddef.h>
 #include <stdint.h>

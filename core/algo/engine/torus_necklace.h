@@ -9,8 +9,8 @@
  * The generator g_i^{+1} (add 1 to digit i) is port 2(n-1-i), g_i^{-1} port 2(n-1-i)+1 (topo.h:
  * the ring ports +1, -1 of each factor in factor order). All structures are built in frame 0
  * (rooted at 0^n) and translated to a root s by T_s: digit-wise addition mod k. */
-#ifndef STEPNET_TORUS_NECKLACE_H
-#define STEPNET_TORUS_NECKLACE_H
+#ifndef STEPNET_CORE_ALGO_ENGINE_TORUS_NECKLACE_H
+#define STEPNET_CORE_ALGO_ENGINE_TORUS_NECKLACE_H
 
 #include <stdint.h>
 

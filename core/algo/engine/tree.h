@@ -1,7 +1,7 @@
 /* Spanning trees shared by the tree algorithms (core/algo/engine/tree.c): the tree type, the BFS
  * and balanced trees, and the builder interface that the family trees (tree_*.h) implement. */
-#ifndef STEPNET_ALGO_ENGINE_TREE_H
-#define STEPNET_ALGO_ENGINE_TREE_H
+#ifndef STEPNET_CORE_ALGO_ENGINE_TREE_H
+#define STEPNET_CORE_ALGO_ENGINE_TREE_H
 
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 /* The binomial tree of the hypercube (core/algo/engine/tree_binomial.c). */
-#ifndef STEPNET_ALGO_ENGINE_TREE_BINOMIAL_H
-#define STEPNET_ALGO_ENGINE_TREE_BINOMIAL_H
+#ifndef STEPNET_CORE_ALGO_ENGINE_TREE_BINOMIAL_H
+#define STEPNET_CORE_ALGO_ENGINE_TREE_BINOMIAL_H
 
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
 /* The extended ring E_n^rho and its broadcast and scattering tree (core/algo/engine/tree_ering.c).
  */
-#ifndef STEPNET_ALGO_ENGINE_TREE_ERING_H
-#define STEPNET_ALGO_ENGINE_TREE_ERING_H
+#ifndef STEPNET_CORE_ALGO_ENGINE_TREE_ERING_H
+#define STEPNET_CORE_ALGO_ENGINE_TREE_ERING_H
 
 #include <stdint.h>
 

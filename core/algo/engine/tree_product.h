@@ -1,6 +1,6 @@
 /* The Theorem 3.1 tree of a cartesian product (core/algo/engine/tree_product.c). */
-#ifndef STEPNET_ALGO_ENGINE_TREE_PRODUCT_H
-#define STEPNET_ALGO_ENGINE_TREE_PRODUCT_H
+#ifndef STEPNET_CORE_ALGO_ENGINE_TREE_PRODUCT_H
+#define STEPNET_CORE_ALGO_ENGINE_TREE_PRODUCT_H
 
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 /* The multiport scattering tree of the 2-D torus (core/algo/engine/tree_torus.c). */
-#ifndef STEPNET_ALGO_ENGINE_TREE_TORUS_H
-#define STEPNET_ALGO_ENGINE_TREE_TORUS_H
+#ifndef STEPNET_CORE_ALGO_ENGINE_TREE_TORUS_H
+#define STEPNET_CORE_ALGO_ENGINE_TREE_TORUS_H
 
 #include <stdint.h>
 

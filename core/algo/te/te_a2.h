@@ -1,7 +1,7 @@
 /* te-a2's plan from given factor schedules (core/algo/te/te_a2.c), for tests that compose A2
  * from schedules they built themselves. */
-#ifndef STEPNET_ALGO_TE_TE_A2_H
-#define STEPNET_ALGO_TE_TE_A2_H
+#ifndef STEPNET_CORE_ALGO_TE_TE_A2_H
+#define STEPNET_CORE_ALGO_TE_TE_A2_H
 
 #include <stddef.h>
 #include <stdint.h>
