@@ -313,48 +313,28 @@ static int check_emu_token(sn_coord_opts_t *o, const raw_t *w, sn_err_t *err)
     return 0;
 }
 
-/* The outputs and dynamic broadcasting against the collective: --trace records one collective
- * of stepnet run, --csv is not dynbcast's (its --sweep-rho prints CSV), and the dynbcast options
- * need --coll dynbcast. */
-static int check_outputs(const cli_opts_t *cli, const cli_run_t *run, int bench, sn_err_t *err)
-{
-    int dyn = cli_dyn_applies(cli->coll);
-    if (run->trace_file && dyn)
-        return sn_err_inval(err, "--trace applies to one collective, not to --coll dynbcast");
-    if (bench && run->trace_file)
-        return sn_err_inval(err, "--trace applies to stepnet run, not to the sweeps of bench");
-    if (!bench && dyn && cli->topo && run->csv_file)
-        return sn_err_inval(err,
-                            "--csv does not apply to --coll dynbcast (its --sweep-rho prints CSV)");
-    if (!(!bench && dyn && cli->topo) &&
-        (run->dyn_lambda || run->dyn_rho || run->dyn_sweep || run->dyn_slots > 0))
-        return sn_err_inval(
-            err, "--lambda, --rho, --sweep-rho and --slots apply to --coll dynbcast only");
-    return 0;
-}
+/* The most entries of the table of run's and bench's options, its end included. */
+#define RUN_OPTS_MAX 128
 
-int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const sn_help_t *help,
-                  sn_err_t *err)
+/* The options of `stepnet run` (bench: of `stepnet bench`) into t[RUN_OPTS_MAX], each storing
+ * into w or run. */
+static void run_table(sn_opt_t *t, raw_t *w, cli_run_t *run, int bench)
 {
-    int bench = cli->cmd && strcmp(cli->cmd, "bench") == 0;
-    raw_t w;
-    *run = (cli_run_t){.dyn_slots = -1};
     sn_coord_opts_t *o = &run->coord;
-    raw_defaults(&w, o, bench);
     /* The layouts of cmd_run.c and cmd_bench.c list the lines of these options in --help; the
      * table keeps its own order, which decides between equally near options when the parser
      * suggests one (sn_opts_suggest). */
-    const sn_opt_t extra[] = {
+    const sn_opt_t table[] = {
         {.name = "--reps",
          .kind = SN_OPT_INT,
-         .num = &w.reps,
+         .num = &w->reps,
          .lo = 1,
          .hi = MAX_COUNT,
          .arg = "N",
          .help = "measured repetitions (default 5; --iters N is the same)"},
         {.name = "--warmup",
          .kind = SN_OPT_INT,
-         .num = &w.warmup,
+         .num = &w->warmup,
          .lo = 0,
          .hi = MAX_COUNT,
          .arg = "N",
@@ -362,7 +342,7 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
                        : "unmeasured repetitions first (default 1)"},
         {.name = "--probes",
          .kind = SN_OPT_INT,
-         .num = &w.probes,
+         .num = &w->probes,
          .lo = 0,
          .hi = MAX_COUNT,
          .arg = "N",
@@ -372,7 +352,7 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
                  "probes measured so far, one at least"},
         {.name = "--idle-slots",
          .kind = SN_OPT_INT,
-         .num = &w.idle,
+         .num = &w->idle,
          .lo = 1,
          .hi = MAX_IDLE_SLOTS,
          .arg = "N",
@@ -380,7 +360,7 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
                  "on every link) instead of the collective; reports us per slot"},
         {.name = "--connect-timeout-ms",
          .kind = SN_OPT_INT,
-         .num = &w.connect,
+         .num = &w->connect,
          .lo = 1,
          .hi = MAX_MS,
          .unit = MS,
@@ -389,7 +369,7 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
          .col = TIMEOUT_COL},
         {.name = "--ready-timeout-ms",
          .kind = SN_OPT_INT,
-         .num = &w.ready,
+         .num = &w->ready,
          .lo = 1,
          .hi = MAX_MS,
          .unit = MS,
@@ -399,7 +379,7 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
          .col = TIMEOUT_COL},
         {.name = "--slot-timeout-ms",
          .kind = SN_OPT_INT,
-         .num = &w.slot,
+         .num = &w->slot,
          .lo = 1,
          .hi = MAX_MS,
          .unit = MS,
@@ -411,7 +391,7 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
          .col = TIMEOUT_COL},
         {.name = "--collective-timeout-ms",
          .kind = SN_OPT_INT,
-         .num = &w.collective,
+         .num = &w->collective,
          .lo = 1,
          .hi = MAX_MS,
          .unit = MS,
@@ -420,7 +400,7 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
          .col = TIMEOUT_COL},
         {.name = "--heartbeat-ms",
          .kind = SN_OPT_INT,
-         .num = &w.heartbeat,
+         .num = &w->heartbeat,
          .lo = 0,
          .hi = MAX_MS,
          .unit = MS,
@@ -429,7 +409,7 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
                  "0: none); 5 periods of silence end the run, or make a node leave"},
         {.name = "--spin-us",
          .kind = SN_OPT_INT,
-         .num = &w.spin,
+         .num = &w->spin,
          .lo = 0,
          .hi = SN_COORD_MAX_SPIN_US,
          .unit = US,
@@ -440,7 +420,7 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
                  "comes (default 1000; 0: always sleep)"},
         {.name = "--coord-nice",
          .kind = SN_OPT_INT,
-         .num = &w.nice,
+         .num = &w->nice,
          .lo = 0,
          .hi = SN_COORD_MAX_NICE,
          .arg = "N",
@@ -449,7 +429,7 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
                  "sharing its machine (default 10; 0: same priority as the nodes)"},
         {.name = "--termination",
          .kind = SN_OPT_STR,
-         .str = &w.termination,
+         .str = &w->termination,
          .arg = "learn|detect",
          .help = "learn (default): the first repetition of each size detects\n"
                  "its end (diameter + 1 slots of empty frames after the last node is\n"
@@ -457,7 +437,7 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
                  "that it is done there; detect: every repetition detects its end"},
         {.name = "--sync",
          .kind = SN_OPT_STR,
-         .str = &w.sync,
+         .str = &w->sync,
          .arg = "slot|dataflow",
          .help = "slot (default): the slot barrier, one frame on every link every\n"
                  "slot; dataflow: nodes send only the schedule's packets and play each\n"
@@ -465,14 +445,14 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
                  "receives when), as a communication library runs a schedule"},
         {.name = "--cipher",
          .kind = SN_OPT_STR,
-         .str = &w.cipher,
+         .str = &w->cipher,
          .arg = "C",
          .help = "sodium's cipher: auto (default: AES-256-GCM where both ends of a\n"
                  "connection have AES-NI, else XChaCha20-Poly1305), aes256gcm or\n"
                  "xchacha20poly1305 (every connection must then use it)"},
         {.name = "--nodes",
          .kind = SN_OPT_STR,
-         .str = &w.nodes,
+         .str = &w->nodes,
          .arg = "local|join",
          .help = "local: spawn the nodes on 127.0.0.1 (default); join: wait for nodes\n"
                  "started with `stepnet-node --join HOST:PORT`"},
@@ -503,7 +483,7 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
          .help = "the stepnet-node executable (default: next to stepnet)"},
         {.name = "--fault",
          .kind = SN_OPT_STR,
-         .str = &w.fault,
+         .str = &w->fault,
          .arg = "ID:KIND@SLOT",
          .help = "testing: node ID kills itself (kill), stops (stop), sends a\n"
                  "malformed (garbage) or oversized (oversize) frame at SLOT, or\n"
@@ -514,7 +494,7 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
          .hang = TIMEOUT_COL},
         {.name = "--token",
          .kind = SN_OPT_STR,
-         .str = &w.token,
+         .str = &w->token,
          .arg = "HEX",
          .help = "testing: a fixed run token instead of a random one (every link hello must\n"
                  "carry the token)"},
@@ -526,7 +506,7 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
                  "--hosts runs make a fresh key per run unless this is given"},
         {.name = "--security",
          .kind = SN_OPT_STR,
-         .str = &w.security,
+         .str = &w->security,
          .arg = "MODE",
          .help = "sodium (default: every connection authenticated and encrypted) or none\n"
                  "(plaintext, for raw measurements; join mode and --hosts also need\n"
@@ -537,7 +517,7 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
          .help = "node logs of routine events on stderr"},
         {.name = "--insecure-ok",
          .kind = SN_OPT_FLAG,
-         .flag = &w.insecure_ok,
+         .flag = &w->insecure_ok,
          .help = "accept --security none in join mode or with --hosts"},
         /* dynamic broadcasting: its options are on the line of "--coll dynbcast" below (sim --help
          * describes them) */
@@ -565,7 +545,7 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
         /* sweeps and measured outputs: --iters is --reps by its OSU name */
         {.name = "--iters",
          .kind = SN_OPT_INT,
-         .num = &w.reps,
+         .num = &w->reps,
          .lo = 1,
          .hi = MAX_COUNT,
          .arg = "N",
@@ -605,7 +585,7 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
                  "only)"},
         {.name = "--trace-slots",
          .kind = SN_OPT_INT,
-         .num = &w.trace_slots,
+         .num = &w->trace_slots,
          .lo = 1,
          .hi = CLI_TRACE_MAX_SLOTS,
          .unit = "slots",
@@ -614,7 +594,7 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
                  "file says when it is truncated"},
         {.name = "--trace-rep",
          .kind = SN_OPT_INT,
-         .num = &w.trace_rep,
+         .num = &w->trace_rep,
          .lo = 1,
          .hi = MAX_COUNT,
          .unit = "a repetition",
@@ -623,18 +603,18 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
         /* link emulation */
         {.name = "--link-delay",
          .kind = SN_OPT_STR,
-         .str = &w.link_delay,
+         .str = &w->link_delay,
          .arg = "TIME",
          .help = "link emulation by the nodes (no root, no netem): delay every frame on\n"
                  "every link by TIME, in tc units (200us, 1.5ms, 1s; bare: us)"},
         {.name = "--link-jitter",
          .kind = SN_OPT_STR,
-         .str = &w.link_jitter,
+         .str = &w->link_jitter,
          .arg = "TIME",
          .help = "vary each frame's delay uniformly by +-TIME (frames keep their order)"},
         {.name = "--link-rate",
          .kind = SN_OPT_STR,
-         .str = &w.link_rate,
+         .str = &w->link_rate,
          .arg = "RATE",
          .help = "token-bucket rate of every link, in tc units (100mbit, 1gbit, 10mbps)"},
         {.name = "--link-file",
@@ -655,7 +635,7 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
                  "has 1 slot; every node is one process on its host"},
         {.name = "--map-by",
          .kind = SN_OPT_STR,
-         .str = &w.map_by,
+         .str = &w->map_by,
          .arg = "slot|node",
          .help = "placement of node ids on the hosts (printed on stderr): slot (default)\n"
                  "fills each host's slots in list order; node deals ids round-robin, one\n"
@@ -676,12 +656,46 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
                  "cluster key on ssh's standard input, never on a command line"},
         {.name = "--port-range",
          .kind = SN_OPT_STR,
-         .str = &w.port_range,
+         .str = &w->port_range,
          .arg = "LO-HI",
          .help = "the control listener takes the first free port from LO to HI (with\n"
                  "--listen HOST:0 or the default); local and ssh nodes' links too"},
         {0},
     };
+    _Static_assert(sizeof table / sizeof table[0] <= RUN_OPTS_MAX, "RUN_OPTS_MAX holds the table");
+    memcpy(t, table, sizeof table);
+}
+
+/* The outputs and dynamic broadcasting against the collective: --trace records one collective
+ * of stepnet run, --csv is not dynbcast's (its --sweep-rho prints CSV), and the dynbcast options
+ * need --coll dynbcast. */
+static int check_outputs(const cli_opts_t *cli, const cli_run_t *run, int bench, sn_err_t *err)
+{
+    int dyn = cli_dyn_applies(cli->coll);
+    if (run->trace_file && dyn)
+        return sn_err_inval(err, "--trace applies to one collective, not to --coll dynbcast");
+    if (bench && run->trace_file)
+        return sn_err_inval(err, "--trace applies to stepnet run, not to the sweeps of bench");
+    if (!bench && dyn && cli->topo && run->csv_file)
+        return sn_err_inval(err,
+                            "--csv does not apply to --coll dynbcast (its --sweep-rho prints CSV)");
+    if (!(!bench && dyn && cli->topo) &&
+        (run->dyn_lambda || run->dyn_rho || run->dyn_sweep || run->dyn_slots > 0))
+        return sn_err_inval(
+            err, "--lambda, --rho, --sweep-rho and --slots apply to --coll dynbcast only");
+    return 0;
+}
+
+int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const sn_help_t *help,
+                  sn_err_t *err)
+{
+    int bench = cli->cmd && strcmp(cli->cmd, "bench") == 0;
+    raw_t w;
+    *run = (cli_run_t){.dyn_slots = -1};
+    sn_coord_opts_t *o = &run->coord;
+    raw_defaults(&w, o, bench);
+    sn_opt_t extra[RUN_OPTS_MAX];
+    run_table(extra, &w, run, bench);
     cli->cmd = bench ? "bench" : "run";
     int rc = cli_opts_parse(argc, argv, cli, extra, help, err);
     if (rc != 0)
