@@ -313,17 +313,25 @@ static int check_emu_token(sn_coord_opts_t *o, const raw_t *w, sn_err_t *err)
     return 0;
 }
 
-/* The most entries of the table of run's and bench's options, its end included. */
-#define RUN_OPTS_MAX 128
+/* The most entries of one group of run's and bench's options (below), and of the whole table,
+ * its end included. */
+#define RUN_OPTS_GROUP_MAX 32
+#define RUN_OPTS_GROUPS    4
+#define RUN_OPTS_MAX       (RUN_OPTS_GROUPS * RUN_OPTS_GROUP_MAX + 1)
 
-/* The options of `stepnet run` (bench: of `stepnet bench`) into t[RUN_OPTS_MAX], each storing
- * into w or run. */
-static void run_table(sn_opt_t *t, raw_t *w, cli_run_t *run, int bench)
+/* Each group of run's and bench's options (bench: of `stepnet bench`), storing into w or run,
+ * copied to t; the entry after the last. The layouts of cmd_run.c and cmd_bench.c list their
+ * lines in --help; the table keeps its own order, the groups' in turn, which decides between
+ * equally near options when the parser suggests one (sn_opts_suggest). */
+#define RUN_OPTS_GROUP(table)                                                                      \
+    _Static_assert(sizeof table / sizeof table[0] <= RUN_OPTS_GROUP_MAX, "a group fits");          \
+    return (memcpy(t, table, sizeof table), t + sizeof table / sizeof table[0])
+
+/* The options of the repetitions, the calibration, the deadlines, the coordinator and the execution
+ * mode. */
+static sn_opt_t *run_opts_measure(sn_opt_t *t, raw_t *w, cli_run_t *run, int bench)
 {
-    sn_coord_opts_t *o = &run->coord;
-    /* The layouts of cmd_run.c and cmd_bench.c list the lines of these options in --help; the
-     * table keeps its own order, which decides between equally near options when the parser
-     * suggests one (sn_opts_suggest). */
+    (void) run;
     const sn_opt_t table[] = {
         {.name = "--reps",
          .kind = SN_OPT_INT,
@@ -450,6 +458,16 @@ static void run_table(sn_opt_t *t, raw_t *w, cli_run_t *run, int bench)
          .help = "sodium's cipher: auto (default: AES-256-GCM where both ends of a\n"
                  "connection have AES-NI, else XChaCha20-Poly1305), aes256gcm or\n"
                  "xchacha20poly1305 (every connection must then use it)"},
+    };
+    RUN_OPTS_GROUP(table);
+}
+
+/* The options of where the nodes come from and how they are keyed, the report file, injected
+ * faults. */
+static sn_opt_t *run_opts_nodes(sn_opt_t *t, raw_t *w, cli_run_t *run, int bench)
+{
+    sn_coord_opts_t *o = &run->coord;
+    const sn_opt_t table[] = {
         {.name = "--nodes",
          .kind = SN_OPT_STR,
          .str = &w->nodes,
@@ -519,6 +537,15 @@ static void run_table(sn_opt_t *t, raw_t *w, cli_run_t *run, int bench)
          .kind = SN_OPT_FLAG,
          .flag = &w->insecure_ok,
          .help = "accept --security none in join mode or with --hosts"},
+    };
+    RUN_OPTS_GROUP(table);
+}
+
+/* The options of dynamic broadcasting, the sweeps of bench and their outputs, the trace. */
+static sn_opt_t *run_opts_outputs(sn_opt_t *t, raw_t *w, cli_run_t *run, int bench)
+{
+    (void) bench;
+    const sn_opt_t table[] = {
         /* dynamic broadcasting: its options are on the line of "--coll dynbcast" below (sim --help
          * describes them) */
         {.name = "--lambda", .kind = SN_OPT_STR, .str = &run->dyn_lambda, .help = SN_OPT_UNLISTED},
@@ -600,6 +627,16 @@ static void run_table(sn_opt_t *t, raw_t *w, cli_run_t *run, int bench)
          .unit = "a repetition",
          .arg = "N",
          .help = "the measured repetition traced, 1 to --reps (default the last)"},
+    };
+    RUN_OPTS_GROUP(table);
+}
+
+/* The options of link emulation, the nodes started over ssh and the port range. */
+static sn_opt_t *run_opts_links(sn_opt_t *t, raw_t *w, cli_run_t *run, int bench)
+{
+    sn_coord_opts_t *o = &run->coord;
+    (void) bench;
+    const sn_opt_t table[] = {
         /* link emulation */
         {.name = "--link-delay",
          .kind = SN_OPT_STR,
@@ -660,10 +697,19 @@ static void run_table(sn_opt_t *t, raw_t *w, cli_run_t *run, int bench)
          .arg = "LO-HI",
          .help = "the control listener takes the first free port from LO to HI (with\n"
                  "--listen HOST:0 or the default); local and ssh nodes' links too"},
-        {0},
     };
-    _Static_assert(sizeof table / sizeof table[0] <= RUN_OPTS_MAX, "RUN_OPTS_MAX holds the table");
-    memcpy(t, table, sizeof table);
+    RUN_OPTS_GROUP(table);
+}
+
+/* The options of `stepnet run` (bench: of `stepnet bench`) into t[RUN_OPTS_MAX], every group in
+ * turn, then the end. */
+static void run_table(sn_opt_t *t, raw_t *w, cli_run_t *run, int bench)
+{
+    t = run_opts_measure(t, w, run, bench);
+    t = run_opts_nodes(t, w, run, bench);
+    t = run_opts_outputs(t, w, run, bench);
+    t = run_opts_links(t, w, run, bench);
+    *t = (sn_opt_t){0}; /* RUN_OPTS_GROUPS groups, each checked to fit */
 }
 
 /* The outputs and dynamic broadcasting against the collective: --trace records one collective
