@@ -54,6 +54,19 @@ double tu_now(void);
  * as skipped), and when the file is not executable. */
 const char *tu_env_bin(const char *var);
 
+/* The source tree's root (STEPNET_SRC, set by ctest): fails the test, naming the variable, when it
+ * is unset or empty. */
+const char *tu_src_root(void);
+
+/* The whole text of the file at `path`, NUL-terminated (the caller frees it), or NULL when it
+ * cannot be read. */
+char *tu_read_file(const char *path);
+
+/* README.md's lines between the line `begin` and the line `end` (both given with their newline,
+ * each standing at the start of a line), without them; the caller frees it. Fails the test
+ * naming the marker that is missing. */
+char *tu_readme_block(const char *begin, const char *end);
+
 #define TU_EXEC_DEADLINE_S 60.0
 
 /* How to start a process. All fields are optional (zero = default). */

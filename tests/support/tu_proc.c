@@ -49,6 +49,50 @@ const char *tu_env_bin(const char *var)
     return p;
 }
 
+const char *tu_src_root(void)
+{
+    const char *src = getenv("STEPNET_SRC");
+    if (src == NULL || src[0] == '\0')
+        fail_msg("STEPNET_SRC is not set: run this test through ctest");
+    return src;
+}
+
+char *tu_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    size_t cap = 1 << 16, len = 0, n;
+    char *buf = malloc(cap);
+    while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (cap - len < 2)
+            buf = realloc(buf, cap *= 2);
+    }
+    fclose(f);
+    buf[len] = '\0';
+    return buf;
+}
+
+char *tu_readme_block(const char *begin, const char *end)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/README.md", tu_src_root());
+    char *readme = tu_read_file(path);
+    if (readme == NULL)
+        fail_msg("cannot open %s", path);
+    const char *b = strstr(readme, begin);
+    if (b == NULL || (b > readme && b[-1] != '\n'))
+        fail_msg("README.md has no line '%.*s'", (int) strlen(begin) - 1, begin);
+    b += strlen(begin);
+    const char *e = strstr(b, end);
+    if (e == NULL || (e > b && e[-1] != '\n'))
+        fail_msg("README.md has no line '%.*s' after the begin marker", (int) strlen(end) - 1, end);
+    char *block = strndup(b, (size_t) (e - b));
+    free(readme);
+    return block;
+}
+
 static void append(char **buf, size_t *len, size_t *cap, const char *data, size_t n)
 {
     if (*len + n + 1 > *cap) {

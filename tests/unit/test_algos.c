@@ -18,6 +18,7 @@
 
 #include "core/algo/algos.h"
 #include "stepnet/model.h"
+#include "tests/support/testutil.h"
 
 typedef struct {
     const char *id, *file;
@@ -31,32 +32,6 @@ static const row_t rows[] = {
 #include "core/algo/algos.def"
 };
 #define NROWS (sizeof rows / sizeof rows[0])
-
-static const char *src_root(void)
-{
-    const char *src = getenv("STEPNET_SRC");
-    if (src == NULL || src[0] == '\0')
-        fail_msg("STEPNET_SRC is not set: run this test through ctest");
-    return src;
-}
-
-/* The whole text of the file at path, or NULL when it cannot be read; the caller frees it. */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    size_t cap = 1 << 16, len = 0, n;
-    char *buf = malloc(cap);
-    while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += n;
-        if (cap - len < 2)
-            buf = realloc(buf, cap *= 2);
-    }
-    fclose(f);
-    buf[len] = '\0';
-    return buf;
-}
 
 /* The identifier at s (letters, digits, '_'), copied into out; its length. */
 static size_t ident(const char *s, char *out, size_t cap)
@@ -134,12 +109,12 @@ static void match_row(const char *id, const char *macro, void *arg)
 static void test_file_defines_descriptor(void **state)
 {
     (void) state;
-    const char *src = src_root();
+    const char *src = tu_src_root();
     for (size_t i = 0; i < NROWS; i++) {
         const row_t *r = &rows[i];
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", src, r->file);
-        char *text = slurp(path);
+        char *text = tu_read_file(path);
         if (text == NULL)
             fail_msg("algos.def names %s for sn__algo_%s: no such file in %s", r->file, r->id, src);
         want_t w = {r, text, 0};
@@ -219,7 +194,7 @@ static void check_listed(const char *id, const char *macro, void *arg)
 static void test_every_definition_listed(void **state)
 {
     (void) state;
-    const char *src = src_root();
+    const char *src = tu_src_root();
     char top[4096];
     snprintf(top, sizeof top, "%s/core/algo", src);
     DIR *d = opendir(top);
@@ -246,7 +221,7 @@ static void test_every_definition_listed(void **state)
                     sizeof rel ||
                 (size_t) snprintf(path, sizeof path, "%s/%s", src, rel) >= sizeof path)
                 fail_msg("path too long: %s/%s", sub, g->d_name);
-            char *text = slurp(path);
+            char *text = tu_read_file(path);
             if (text == NULL)
                 fail_msg("cannot read %s", path);
             scan_t s = {rel, 0};

@@ -278,34 +278,10 @@ static void test_hand_written_lists(void **state)
 
 /* ---- README.md's table ---------------------------------------------------------------------- */
 
-/* README.md's block between the colls markers (STEPNET_SRC, set by ctest); the caller frees it. */
+/* README.md's block between the colls markers; the caller frees it. */
 static char *readme_block(void)
 {
-    const char *src = getenv("STEPNET_SRC");
-    if (src == NULL || src[0] == '\0')
-        fail_msg("STEPNET_SRC is not set: run this test through ctest");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/README.md", src);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        fail_msg("cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *readme = malloc((size_t) n + 1);
-    readme[fread(readme, 1, (size_t) n, f)] = '\0';
-    fclose(f);
-    const char *b = strstr(readme, BEGIN_MARK);
-    if (b == NULL)
-        fail_msg("README.md has no line '%.*s'", (int) strlen(BEGIN_MARK) - 1, BEGIN_MARK);
-    b += strlen(BEGIN_MARK);
-    const char *e = strstr(b, END_MARK);
-    if (e == NULL)
-        fail_msg("README.md has no line '%.*s' after the begin marker", (int) strlen(END_MARK) - 1,
-                 END_MARK);
-    char *block = strndup(b, (size_t) (e - b));
-    free(readme);
-    return block;
+    return tu_readme_block(BEGIN_MARK, END_MARK);
 }
 
 static void test_readme_table(void **state)
