@@ -24,20 +24,6 @@ void sn_params_default(sn_params_t *p, sn_coll_t coll)
     p->seed = 1;
 }
 
-/* Position of x in the sorted source list, or -1. */
-static int64_t source_pos(const sn_params_t *p, uint32_t x)
-{
-    uint32_t lo = 0, hi = p->nsources;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (p->sources[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return (lo < p->nsources && p->sources[lo] == x) ? (int64_t) lo : -1;
-}
-
 /* The collectives that algorithms run (not driven by rounds). */
 static int runs_once(sn_coll_t c)
 {
@@ -157,7 +143,7 @@ static int in_group(const sn_params_t *p, sn_coll_group_t g, uint32_t u)
     case SN_COLL_GROUP_ALL:
         return 1;
     case SN_COLL_GROUP_SOURCES:
-        return source_pos(p, u) >= 0;
+        return sn_u32_index(p->sources, p->nsources, u) >= 0;
     default:
         return 0;
     }
@@ -173,7 +159,7 @@ static uint64_t overlap(const sn_topo_t *t, const sn_params_t *p, sn_coll_group_
         return group_size(t, p, a);
     if (a == SN_COLL_GROUP_NONE || b == SN_COLL_GROUP_NONE)
         return 0;
-    return source_pos(p, p->root) >= 0; /* the root and the sources */
+    return sn_u32_index(p->sources, p->nsources, p->root) >= 0; /* the root and the sources */
 }
 
 sn_expect_t sn_coll_expect(const sn_topo_t *t, const sn_params_t *p, uint32_t u)
@@ -213,7 +199,8 @@ int64_t sn_coll_source_index(const sn_topo_t *t, const sn_params_t *p, uint32_t 
         return rs - (rs > ru);
     }
     case SN_COLL_GROUP_SOURCES: {
-        int64_t ps = source_pos(p, src), pu = source_pos(p, u);
+        int64_t ps = sn_u32_index(p->sources, p->nsources, src),
+                pu = sn_u32_index(p->sources, p->nsources, u);
         return ps - (pu >= 0 && pu < ps);
     }
     default:

@@ -76,6 +76,19 @@ const char *sn_fmt_bytes(uint64_t bytes, char *buf, size_t cap)
     return buf;
 }
 
+int64_t sn_u32_index(const uint32_t *a, uint32_t n, uint32_t x)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (lo < n && a[lo] == x) ? (int64_t) lo : -1;
+}
+
 int sn_cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;

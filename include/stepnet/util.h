@@ -41,6 +41,10 @@ static inline uint64_t sn_ceil_div(uint64_t a, uint64_t b)
     return b ? (a + b - 1) / b : 0;
 }
 
+/* The position of x in a[0..n-1], sorted ascending without repeats, or -1 when it is not there
+ * (binary search). */
+int64_t sn_u32_index(const uint32_t *a, uint32_t n, uint32_t x);
+
 /* qsort comparators: ascending uint64_t and double values. */
 int sn_cmp_u64(const void *a, const void *b);
 int sn_cmp_double(const void *a, const void *b);

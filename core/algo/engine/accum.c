@@ -152,20 +152,6 @@ void sn__accum_node_fini(void *state)
     free(s->queue);
 }
 
-/* Position of node x among the targets, or -1. */
-static int64_t accum_target_index(const plan_t *pl, uint32_t x)
-{
-    uint32_t lo = 0, hi = pl->ntgt;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (pl->tgt[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return (lo < pl->ntgt && pl->tgt[lo] == x) ? (int64_t) lo : -1;
-}
-
 /* Partial (i, k) is complete at this node: deliver it (at the target) or queue it upwards. */
 static void complete(state_t *s, sn_step_t *io, uint32_t i, uint32_t k)
 {
@@ -206,7 +192,7 @@ int sn__accum_node_step(void *state, sn_step_t *io, sn_err_t *err)
     }
     for (size_t r = 0; r < io->nrx; r++) {
         const sn_packet_t *pk = &io->rx[r].pkt;
-        int64_t i = accum_target_index(pl, pk->dst);
+        int64_t i = sn_u32_index(pl->tgt, pl->ntgt, pk->dst);
         uint32_t k = pk->seq * p->frags + pk->frag;
         size_t x = (size_t) i * pl->npk + k;
         if (i < 0 || pk->src != SN_SRC_COMBINED || pk->seq >= p->msgs || pk->frag >= p->frags ||

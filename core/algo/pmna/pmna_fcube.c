@@ -186,19 +186,6 @@ static void pmna_fcube_node_fini(void *state)
     free(s->have);
 }
 
-static int64_t pmna_fcube_target_index(const plan_t *pl, uint32_t x)
-{
-    uint32_t lo = 0, hi = pl->ntgt;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (pl->tgt[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return (lo < pl->ntgt && pl->tgt[lo] == x) ? (int64_t) lo : -1;
-}
-
 static int pmna_fcube_node_step(void *state, sn_step_t *io, sn_err_t *err)
 {
     state_t *s = state;
@@ -206,7 +193,7 @@ static int pmna_fcube_node_step(void *state, sn_step_t *io, sn_err_t *err)
     const sn_params_t *p = pl->p;
     for (size_t r = 0; r < io->nrx; r++) {
         const sn_packet_t *pk = &io->rx[r].pkt;
-        int64_t i = pmna_fcube_target_index(pl, pk->dst);
+        int64_t i = sn_u32_index(pl->tgt, pl->ntgt, pk->dst);
         if (i < 0 || pk->src != SN_SRC_COMBINED || pk->seq >= p->msgs || pk->frag >= p->frags)
             return sn_err_set(err, SN_EALGO, "unexpected partial for node %u", pk->dst);
         size_t x = (size_t) i * pl->npk + pk->seq * p->frags + pk->frag;
