@@ -76,7 +76,7 @@ static int tcp_round(void *vctx, const sn_topo_t *t, const sn_params_t *q, const
         cli_run_progress(&ro, run->progress, "run", &pr);
         cli_run_job(&ctx, &ro.job);
         ro.reps = 1, ro.warmup = 0, ro.probes = 0;
-        rc = sn_coord_run(&ro, &res, err);
+        rc = cli_coord_run(&ro, &res, err);
         if (rc == 0) {
             if (res.failed)
                 rc = sn_err_set(err, SN_EVERIFY, "a round over TCP failed: %s", res.error);
@@ -235,13 +235,11 @@ static int run_case(const cli_run_t *run, const cli_opts_t *cli, int bench, run_
     cli_progress_t pr;
     cli_run_progress(&one.coord, run->progress, cli->cmd, &pr);
     sn_coord_result_t res;
-    int rc = sn_coord_run(&one.coord, &res, err);
+    int rc = cli_coord_run(&one.coord, &res, err);
     if (rc < 0)
         return rc;
-    if (res.failed) {
-        char text[CLI_ERR_TEXT_MAX];
-        fprintf(stderr, "stepnet %s: %s\n", cli->cmd, cli_text(res.error, text, sizeof text));
-    }
+    if (res.failed)
+        fprintf(stderr, "stepnet %s: %s\n", cli->cmd, res.error);
     if (cli->json)
         json(stdout, &one, &res);
     if (files->out)

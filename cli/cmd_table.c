@@ -369,14 +369,13 @@ static int64_t run_case(const row_t *r, uint64_t max_memory, char *note, size_t 
         goto out;
     }
     cli_run_job(&ctx, &co.job);
-    if (sn_coord_run(&co, &res, &err) < 0) {
+    if (cli_coord_run(&co, &res, &err) < 0) {
         cli_err_print("stepnet", &err);
         snprintf(note, cap, "stepnet run failed");
         goto out;
     }
     if (res.failed) {
-        char text[CLI_ERR_TEXT_MAX];
-        fprintf(stderr, "stepnet run: %s\n", cli_text(res.error, text, sizeof text));
+        fprintf(stderr, "stepnet run: %s\n", res.error);
         snprintf(note, cap, "stepnet run failed");
     } else if (res.trace_hash != r->sim_hash) {
         snprintf(note, cap, "the TCP run's trace_hash differs from the simulator's");

@@ -770,6 +770,17 @@ void cli_run_job(const cli_ctx_t *c, sn_coord_job_t *job)
                             .predicted = c->predicted};
 }
 
+int cli_coord_run(const sn_coord_opts_t *o, sn_coord_result_t *res, sn_err_t *err)
+{
+    int rc = sn_coord_run(o, res, err);
+    if (rc == 0 && res->failed) {
+        char named[sizeof res->error];
+        sn_err_expand(res->error, cli_param_name, named, sizeof named);
+        memcpy(res->error, named, sizeof named);
+    }
+    return rc;
+}
+
 /* The progress drawer of one run (run.h). */
 void cli_run_progress(sn_coord_opts_t *o, int on, const char *cmd, cli_progress_t *p)
 {

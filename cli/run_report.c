@@ -176,10 +176,8 @@ void cli_run_report_json(FILE *f, const cli_run_t *run, const sn_coord_result_t 
     cli_record_json_hosts_links(&j, res);
     cli_emu_report_json(&j, run, res);
     cli_model_report_json(&j, run, res);
-    if (res->failed) {
-        char text[CLI_ERR_TEXT_MAX];
-        cli_json_str(&j, "error", cli_text(res->error, text, sizeof text));
-    }
+    if (res->failed)
+        cli_json_str(&j, "error", res->error);
     cli_json_end(&j);
 }
 
@@ -198,8 +196,7 @@ void cli_run_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t 
             cli_caveat_launch_text(o, res, c->topo->n, launch, sizeof launch), c->topo->nedges, sec,
             sn_sync_name(o->sync), o->spin_us, o->coord_nice);
     if (res->failed) {
-        char text[CLI_ERR_TEXT_MAX];
-        fprintf(f, "  FAILED          %s\n", cli_text(res->error, text, sizeof text));
+        fprintf(f, "  FAILED          %s\n", res->error);
         return;
     }
     if (o->idle_slots) {

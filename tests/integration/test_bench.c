@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "stepnet/error.h"
 #include "tests/support/testutil.h"
 
 #define RUN_DEADLINE_S 120
@@ -643,6 +644,45 @@ static void test_failed_run_null_prediction(void **state)
     tu_exec_free(&r);
 }
 
+/* A failed run's verdict refers to a parameter by id in the engine; every report of run and bench
+ * (text, JSON, the error line) shows it by its flag, and no reference's marker reaches the
+ * output. */
+static void test_failure_names_the_flag(void **state)
+{
+    (void) state;
+    static const char *const cmds[][2] = {{"run", NULL}, {"bench", "--sizes"}};
+    for (size_t c = 0; c < 2; c++) {
+        for (int json = 0; json < 2; json++) {
+            const char *args[16];
+            size_t n = 0;
+            args[n++] = cmds[c][0];
+            args[n++] = "--topo";
+            args[n++] = "ring:4";
+            args[n++] = "--coll";
+            args[n++] = "te";
+            args[n++] = "--ready-timeout-ms";
+            args[n++] = "1";
+            if (cmds[c][1]) {
+                args[n++] = cmds[c][1];
+                args[n++] = "8";
+            }
+            if (json)
+                args[n++] = "--json";
+            args[n] = NULL;
+            tu_proc_t r = run_(args);
+            tu_expect_status(&r, 1);
+            const char *out = json ? r.out : r.err;
+            if (strstr(out, "raise it with --ready-timeout-ms") == NULL)
+                fail_msg("%s: the verdict does not name --ready-timeout-ms:\n%s", r.cmd, out);
+            if (strchr(r.out, SN_PARAM_REF_OPEN) || strchr(r.err, SN_PARAM_REF_OPEN))
+                fail_msg("%s: a parameter reference's marker reached the output", r.cmd);
+            if (!json && strstr(r.out, "--ready-timeout-ms") == NULL)
+                fail_msg("%s: the report does not name --ready-timeout-ms:\n%s", r.cmd, r.out);
+            tu_exec_free(&r);
+        }
+    }
+}
+
 /* docs/output.md names every key of the JSON records of run (verified, failed, idle barrier) and
  * bench, and holds their CSV header. */
 static void test_docs_cover_outputs(void **state)
@@ -745,6 +785,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_run_outputs),
         cmocka_unit_test(test_failed_run_null_prediction),
+        cmocka_unit_test(test_failure_names_the_flag),
         cmocka_unit_test(test_docs_cover_outputs),
         cmocka_unit_test(test_progress),
     };
