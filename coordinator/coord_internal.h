@@ -60,7 +60,6 @@ typedef enum {
 
 /* Progress events for the front end (progress.c, progress.h): the phases, then the repetitions. */
 typedef struct sn_coord_progress_s {
-    int on;         /* the options have a progress callback */
     uint64_t t0;    /* uv_hrtime of the first repetition's START */
     uint64_t slots; /* slots played by the repetitions that ended */
     uint64_t done;  /* repetitions that ended (warm-ups included) */
@@ -228,7 +227,7 @@ void sn__coord_point_begin(sn_coord_t *r, uint32_t k);
  * it reads of them into *lo. */
 const sn_launcher_ops_t *sn__coord_launcher(const sn_coord_opts_t *o, sn_launch_opts_t *lo);
 
-/* progress.c: sets r->progress up from r->o (on when opts->progress is set). */
+/* progress.c: sets r->progress up (events go out when opts->progress is set). */
 void sn__coord_progress_init(sn_coord_t *r);
 /* progress.c: the run's state may have changed before its repetitions (a node started, joined,
  * brought its links up, a calibration series ended): an event for the phase it is in (progress.h);

@@ -16,7 +16,6 @@ void sn__coord_progress_init(sn_coord_t *r)
 {
     sn_coord_progress_t *p = &r->progress;
     memset(p, 0, sizeof *p);
-    p->on = r->o->progress != NULL;
 }
 
 /* Hands snapshot s (NULL: none, on a final event) to the front end. */
@@ -129,7 +128,7 @@ void sn__coord_progress_update(sn_coord_t *r)
 {
     sn_coord_progress_t *p = &r->progress;
     sn_progress_snap_t s;
-    if (!p->on || p->ended || !startup_snap(r, &s))
+    if (!r->o->progress || p->ended || !startup_snap(r, &s))
         return; /* the repetitions report themselves (below) */
     emit(r, &s, uv_hrtime(), 0, 0);
 }
@@ -137,7 +136,7 @@ void sn__coord_progress_update(sn_coord_t *r)
 void sn__coord_progress_rep_start(sn_coord_t *r)
 {
     sn_coord_progress_t *p = &r->progress;
-    if (!p->on || p->ended)
+    if (!r->o->progress || p->ended)
         return;
     if (r->floor_rep) { /* the time model's empty-slot repetitions are the calibration's */
         sn__coord_progress_update(r);
@@ -159,7 +158,7 @@ void sn__coord_progress_rep_start(sn_coord_t *r)
 void sn__coord_progress(sn_coord_t *r, uint64_t slots, int final)
 {
     sn_coord_progress_t *p = &r->progress;
-    if (!p->on || p->ended)
+    if (!r->o->progress || p->ended)
         return;
     uint64_t now = uv_hrtime();
     sn_progress_snap_t s;
