@@ -24,9 +24,10 @@ typedef struct cli_run_s {
     int progress; /* progress lines on stderr: --progress, or by default on a terminal */
 } cli_run_t;
 
-/* sn_coord_run for the CLI: the result's error text (a failed run's verdict) with the parameters
- * it refers to named by their flags (cli_param_name), so that every report prints it as it is.
- * Returns sn_coord_run's code. */
+/* sn_coord_run for the CLI: the run's log lines (unless o names another namer) and the result's
+ * error text (a failed run's verdict) with the parameters they refer to named by their flags
+ * (cli_param_name), so that every report prints the verdict as it is. Returns sn_coord_run's
+ * code. */
 int cli_coord_run(const sn_coord_opts_t *o, sn_coord_result_t *res, sn_err_t *err);
 
 /* Gives o's run progress lines for command `cmd` drawn by p (stderr, redrawn when it is a

@@ -746,7 +746,6 @@ int cli_run_parse(int argc, char **argv, cli_opts_t *cli, cli_run_t *run, const 
     int rc = cli_opts_parse(argc, argv, cli, extra, help, err);
     if (rc != 0)
         return rc;
-    o->name_param = cli_param_name;
     run->progress = cli->progress == 1 || (cli->progress == -1 && isatty(2));
     o->topo_text = cli->topo;
     apply_numbers(o, &w);
@@ -772,7 +771,10 @@ void cli_run_job(const cli_ctx_t *c, sn_coord_job_t *job)
 
 int cli_coord_run(const sn_coord_opts_t *o, sn_coord_result_t *res, sn_err_t *err)
 {
-    int rc = sn_coord_run(o, res, err);
+    sn_coord_opts_t opts = *o; /* the engine borrows it for the run only */
+    if (opts.name_param == NULL)
+        opts.name_param = cli_param_name;
+    int rc = sn_coord_run(&opts, res, err);
     if (rc == 0 && res->failed) {
         char named[sizeof res->error];
         sn_err_expand(res->error, cli_param_name, named, sizeof named);
