@@ -22,7 +22,7 @@
 #include "core/algo/engine/schedule_replay.h"
 #include "stepnet/util.h"
 
-typedef struct {
+typedef struct sn__schedule_plan_s {
     const sn_topo_t *t;
     const sn_params_t *p;
     sn_sched_ev_t *ev; /* by (node, slot, port) */
@@ -37,17 +37,7 @@ typedef struct {
     size_t *in_first;   /* [n + 1]: node u's are in[in_first[u] .. in_first[u+1]) */
 } plan_t;
 
-typedef struct {
-    const plan_t *pl;
-    uint32_t node;
-    size_t next;   /* the next transmission of this node in pl->ev */
-    uint8_t *got;  /* delivered (source index, seq, frag), one byte each */
-    uint64_t ngot; /* its length */
-    /* combining collectives */
-    uint64_t *val;  /* the value of each combined transmission received (pl->in order) */
-    uint8_t *have;  /* ... and whether it arrived */
-    size_t dl_next; /* the deliveries before this one are made (they are by ready slot) */
-} state_t;
+typedef sn__schedule_state_t state_t;
 
 static int cmp_node_slot(const void *a, const void *b, void *ctx)
 {
@@ -68,7 +58,7 @@ static int cmp_ready(const void *a, const void *b)
     return x->ready < y->ready ? -1 : (x->ready > y->ready);
 }
 
-static void plan_free(void *plan)
+void sn__schedule_plan_free(void *plan)
 {
     plan_t *pl = plan;
     if (pl == NULL)
@@ -137,7 +127,7 @@ int sn__schedule_plan_new(const sn_topo_t *t, const sn_params_t *p, const sn_sch
     if (sn_coll_is_combining(p->coll)) {
         int rc = plan_combining(pl, s, ops, err);
         if (rc < 0) {
-            plan_free(pl);
+            sn__schedule_plan_free(pl);
             return rc;
         }
     }
@@ -169,12 +159,12 @@ void sn__schedule_plan_sched(const void *plan, sn_sched_t *out, const sn_sched_o
         *ops = pl->combining ? &pl->ops : NULL;
 }
 
-static int64_t predicted(const void *plan)
+int64_t sn__schedule_predicted(const void *plan)
 {
     return (int64_t) ((const plan_t *) plan)->steps;
 }
 
-static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
+int sn__schedule_node_init(const void *plan, uint32_t node, void *state, sn_err_t *err)
 {
     (void) err;
     const plan_t *pl = plan;
@@ -195,7 +185,7 @@ static int node_init(const void *plan, uint32_t node, void *state, sn_err_t *err
     return 0;
 }
 
-static void node_fini(void *state)
+void sn__schedule_node_fini(void *state)
 {
     state_t *st = state;
     free(st->got);
@@ -279,7 +269,7 @@ static int step_combining(state_t *st, sn_step_t *io, sn_err_t *err)
     return 0;
 }
 
-static int node_step(void *state, sn_step_t *io, sn_err_t *err)
+int sn__schedule_node_step(void *state, sn_step_t *io, sn_err_t *err)
 {
     state_t *st = state;
     const plan_t *pl = st->pl;
@@ -347,12 +337,7 @@ const sn_algo_t sn__algo_schedule = {
     .source = "docs/schedule.md",
     .predicts = "the file's slots",
     .plan_new = plan_new_refused,
-    .plan_free = plan_free,
-    .predicted = predicted,
-    .state_size = sizeof(state_t),
-    .node_init = node_init,
-    .node_fini = node_fini,
-    .node_step = node_step,
+    SN__SCHEDULE_REPLAY_FIELDS,
     .manual = 1,
     .parallel = 1,
 };
