@@ -127,6 +127,10 @@ static void test_every_algorithm(void **state)
         {{"--topo", "hypercube:3", "--coll", "barrier", "--algo", "barrier-flood"}},
         {{"--topo", "hypercube:3", "--coll", "barrier", "--algo", "barrier-tree"}},
         {{"--topo", "hypercube:3", "--coll", "mna", "--algo", "mna-tree"}},
+        {{"--topo", "hypercube:3", "--coll", "sna", "--algo", "sna-reverse", "--msgs", "4"}},
+        {{"--topo", "torus:3x3", "--coll", "mna", "--algo", "mna-reverse", "--ports", "single"}},
+        {{"--topo", "ring:6", "--coll", "allreduce", "--algo", "allreduce-rsag", "--msgs", "6",
+          "--frags", "2"}},
         /* pipelined packets (frames of later slots queue), half duplex, single-port with
          * rx any, fragments, and frames larger than a chunk */
         {{"--topo", "hypercube:3", "--coll", "bcast", "--algo", "bcast-bfs", "--msgs", "3",

@@ -133,6 +133,32 @@ static void test_exact_staples(void **state)
     TU_EXACT_ALL(cases);
 }
 
+/* The combining schedules built from broadcasts (core/algo/engine/reverse.c) over TCP in
+ * slot mode (test_run_dataflow.c plays them in dataflow mode): sna-reverse (single-port too, which
+ * sna-tree does not serve), mna-reverse and allreduce-rsag with fewer packets than processors,
+ * fragments and routers; every node checks the combined values it ends with, and the run matches
+ * the simulator slot for slot. */
+static void test_exact_reversed(void **state)
+{
+    (void) state;
+    static const tu_case_t cases[] = {
+        {{"--topo", "hypercube:3", "--coll", "sna", "--algo", "sna-reverse", "--msgs", "6",
+          "--root", "5"}},
+        {{"--topo", "torus:3x3", "--coll", "sna", "--algo", "sna-reverse", "--ports", "single",
+          "--msgs", "3", "--op", "xor"}},
+        {{"--topo", "ring:6", "--coll", "mna", "--algo", "mna-reverse", "--msgs", "2", "--size",
+          "100"}},
+        {{"--topo", "torus:3x3", "--coll", "mna", "--algo", "mna-reverse", "--ports", "single"}},
+        {{"--topo", "ring:8", "--coll", "allreduce", "--algo", "allreduce-rsag", "--msgs", "16",
+          "--size", "64"}},
+        {{"--topo", "hypercube:3", "--coll", "allreduce", "--algo", "allreduce-rsag", "--msgs", "3",
+          "--frags", "2", "--op", "max"}},
+        {{"--topo", "fattree:2:3:exp", "--coll", "allreduce", "--algo", "allreduce-rsag", "--msgs",
+          "5", "--ports", "single"}},
+    };
+    TU_EXACT_ALL(cases);
+}
+
 /* The torus framework of Fragopoulou and Akl: every collective on 2-D and 3-D tori, odd and even
  * k, with M a multiple of the splitting modulus L and one that is not (the padding variant). */
 static void test_exact_torus_framework(void **state)
@@ -197,6 +223,7 @@ int main(void)
         cmocka_unit_test_teardown(test_dynbcast_tcp_equals_sim, tu_run_teardown),
         cmocka_unit_test_teardown(test_exact_fcube, tu_run_teardown),
         cmocka_unit_test_teardown(test_exact_staples, tu_run_teardown),
+        cmocka_unit_test_teardown(test_exact_reversed, tu_run_teardown),
         cmocka_unit_test_teardown(test_exact_torus_framework, tu_run_teardown),
         cmocka_unit_test_teardown(test_exact_mnb_generic, tu_run_teardown),
     };

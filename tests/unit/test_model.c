@@ -109,6 +109,7 @@ static void test_registry(void **state)
         {"te-fattree-serial", SN_COLL_TE},
         /* combining collectives */
         {"sna-tree", SN_COLL_SNA},
+        {"sna-reverse", SN_COLL_SNA},
         {"pmna-tree", SN_COLL_PMNA},
         /* folded cube */
         {"bcast-fcube", SN_COLL_BCAST},
@@ -140,11 +141,13 @@ static void test_registry(void **state)
         {"allreduce-product", SN_COLL_ALLREDUCE},
         {"allreduce-flood", SN_COLL_ALLREDUCE},
         {"allreduce-tree", SN_COLL_ALLREDUCE},
+        {"allreduce-rsag", SN_COLL_ALLREDUCE},
         {"barrier-rd", SN_COLL_BARRIER},
         {"barrier-product", SN_COLL_BARRIER},
         {"barrier-flood", SN_COLL_BARRIER},
         {"barrier-tree", SN_COLL_BARRIER},
         {"mna-tree", SN_COLL_MNA},
+        {"mna-reverse", SN_COLL_MNA},
     };
     size_t n = 0;
     const sn_algo_t *const *algos = sn_model_algos(&n);

@@ -1,0 +1,235 @@
+/* Unit tests of the combining schedules built from broadcasts (core/algo/engine/reverse.c):
+ * sna-reverse (sna/sna_reverse.c), mna-reverse (mna/mna_reverse.c) and allreduce-rsag
+ * (allreduce/allreduce_rsag.c) in the simulator on many topologies, port models, operators,
+ * packet counts and roots, every run verified value by value, exactly as predicted, at or above
+ * every lower bound and never longer than the broadcast it reverses; the counting bound's figures
+ * where the allgather meets its reception bound; the port model a reversal cannot keep refused. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stepnet/algo.h"
+#include "stepnet/model.h"
+#include "stepnet/sim.h"
+#include "tests/support/testutil.h"
+
+/* The port models a reversal keeps: multiport, single-port with one reception, half duplex. */
+static const char *const pms[][3] = {{"multi", "one", "full"},
+                                     {"single", "one", "full"},
+                                     {"multi", "one", "half"},
+                                     {"single", "one", "half"}};
+#define NPMS (sizeof pms / sizeof pms[0])
+
+static const char *pm_text(const sn_params_t *p)
+{
+    return p->pm.ports == SN_PORTS_SINGLE ? (p->pm.duplex == SN_DUPLEX_HALF ? "single half" : "single")
+                                          : (p->pm.duplex == SN_DUPLEX_HALF ? "multi half" : "multi");
+}
+
+/* Runs algo, fails unless verified, exactly as predicted and at or above every bound; returns
+ * the steps. */
+static uint64_t run_ok(const sn_topo_t *t, const sn_params_t *p, const char *algo)
+{
+    tu_run_t r = tu_sim(t, p, algo);
+    if (r.rc != 0 || !r.res.verified)
+        fail_msg("%s %s on %s (%s, op %s, msgs %u, frags %u, root %u): rc %d, %s", r.algo->name,
+                 sn_coll_name(p->coll), t->spec, pm_text(p), sn_op_name(p->op), p->msgs, p->frags,
+                 p->root, r.rc, r.err.msg);
+    assert_int_equal(r.res.deliveries, r.res.expected_deliveries);
+    if ((int64_t) r.res.steps != r.predicted)
+        fail_msg("%s on %s (%s, msgs %u): %llu steps, predicted %lld", r.algo->name, t->spec,
+                 pm_text(p), p->msgs, (unsigned long long) r.res.steps, (long long) r.predicted);
+    for (size_t i = 0; i < r.bounds.count; i++)
+        if ((int64_t) r.res.steps < r.bounds.b[i].value)
+            fail_msg("%s on %s (%s, msgs %u): %llu steps below the bound %s = %lld", r.algo->name,
+                     t->spec, pm_text(p), p->msgs, (unsigned long long) r.res.steps,
+                     r.bounds.b[i].name, (long long) r.bounds.b[i].value);
+    return r.res.steps;
+}
+
+/* The steps of the broadcast collective `c` auto picks for p's port model and sizes. */
+static uint64_t auto_steps(const sn_topo_t *t, const sn_params_t *p, sn_coll_t c, uint32_t msgs,
+                           uint32_t frags)
+{
+    sn_params_t q = *p;
+    q.coll = c;
+    q.msgs = msgs;
+    q.frags = frags;
+    q.op = sn_op_default(c);
+    tu_run_t r = tu_sim(t, &q, NULL);
+    if (r.rc != 0 || !r.res.verified)
+        fail_msg("%s on %s: rc %d, %s", sn_coll_name(c), t->spec, r.rc, r.err.msg);
+    return r.res.steps;
+}
+
+static sn_params_t params(sn_coll_t c, size_t pm, sn_op_t op, uint32_t msgs, uint32_t frags)
+{
+    sn_params_t p = tu_params(c, pms[pm][0], pms[pm][1], pms[pm][2]);
+    p.op = op;
+    p.msgs = msgs;
+    p.frags = frags;
+    return p;
+}
+
+static const char *const specs[] = {"linear:4",   "ring:5",      "ring:8",    "torus:3x3",
+                                    "torus:4x4",  "mesh:3x4",    "hypercube:3", "hypercube:4",
+                                    "complete:5", "complete:8",  "star:4",    "fattree:2:2:2,3",
+                                    "ccc:3",      "foldedcube:4"};
+#define NSPECS (sizeof specs / sizeof specs[0])
+
+/* sna-reverse: a verified accumulation wherever a broadcast exists, no longer than it, from
+ * several roots, with fragments and every operator. */
+static void test_sna(void **state)
+{
+    (void) state;
+    for (size_t si = 0; si < NSPECS; si++) {
+        sn_topo_t *t = tu_topo(specs[si]);
+        uint32_t roots[] = {0, t->n - 1};
+        for (size_t pm = 0; pm < NPMS; pm++)
+            for (size_t ri = 0; ri < 2; ri++) {
+                if (!sn_topo_is_proc(t, roots[ri]))
+                    continue;
+                const uint32_t ms[][2] = {{1, 1}, {4, 1}, {3, 2}, {16, 1}};
+                for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++) {
+                    sn_op_t op = mi % 2 ? SN_OP_MAX : SN_OP_SUM;
+                    sn_params_t p = params(SN_COLL_SNA, pm, op, ms[mi][0], ms[mi][1]);
+                    p.root = roots[ri];
+                    uint64_t s = run_ok(t, &p, "sna-reverse");
+                    uint64_t b = auto_steps(t, &p, SN_COLL_BCAST, p.msgs, p.frags);
+                    if (s > b)
+                        fail_msg("sna-reverse on %s (%s, msgs %u): %llu steps, the broadcast "
+                                 "it reverses %llu",
+                                 t->spec, pm_text(&p), p.msgs, (unsigned long long) s,
+                                 (unsigned long long) b);
+                }
+            }
+        sn_topo_free(t);
+    }
+}
+
+/* mna-reverse: a verified reduce_scatter, no longer than the allgather it reverses. */
+static void test_mna(void **state)
+{
+    (void) state;
+    for (size_t si = 0; si < NSPECS; si++) {
+        sn_topo_t *t = tu_topo(specs[si]);
+        for (size_t pm = 0; pm < NPMS; pm++) {
+            const uint32_t ms[][2] = {{1, 1}, {2, 2}, {4, 1}};
+            for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++) {
+                sn_op_t op = mi == 1 ? SN_OP_XOR : SN_OP_SUM;
+                sn_params_t p = params(SN_COLL_MNA, pm, op, ms[mi][0], ms[mi][1]);
+                uint64_t s = run_ok(t, &p, "mna-reverse");
+                uint64_t b = auto_steps(t, &p, SN_COLL_MNB, p.msgs, p.frags);
+                if (s > b)
+                    fail_msg("mna-reverse on %s (%s, msgs %u): %llu steps, the allgather %llu",
+                             t->spec, pm_text(&p), p.msgs, (unsigned long long) s,
+                             (unsigned long long) b);
+            }
+        }
+        sn_topo_free(t);
+    }
+}
+
+/* allreduce-rsag: verified with fewer packets than processors, with fragments, with routers,
+ * in every port model; never longer than twice the allgather of the groups. */
+static void test_allreduce(void **state)
+{
+    (void) state;
+    for (size_t si = 0; si < NSPECS; si++) {
+        sn_topo_t *t = tu_topo(specs[si]);
+        for (size_t pm = 0; pm < NPMS; pm++) {
+            const uint32_t ms[][2] = {{1, 1}, {3, 1}, {5, 3}, {16, 1}};
+            for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++) {
+                sn_op_t op = mi == 2 ? SN_OP_MIN : SN_OP_SUM;
+                sn_params_t p = params(SN_COLL_ALLREDUCE, pm, op, ms[mi][0], ms[mi][1]);
+                uint64_t s = run_ok(t, &p, "allreduce-rsag");
+                uint32_t M = p.msgs * p.frags, q = (M + t->nproc - 1) / t->nproc;
+                uint64_t ag = auto_steps(t, &p, SN_COLL_MNB, q, 1);
+                if (s > 2 * ag)
+                    fail_msg("allreduce-rsag on %s (%s, %u packets): %llu steps, twice the "
+                             "allgather of %u is %llu",
+                             t->spec, pm_text(&p), M, (unsigned long long) s, q,
+                             (unsigned long long) (2 * ag));
+            }
+        }
+        sn_topo_free(t);
+    }
+}
+
+/* The figures where the allgather meets its reception bound: the counting bound 2 (N - 1) M / (2E)
+ * multiport and 2 (N - 1) M / N single-port, and the reduce_scatter's (N - 1) M / deg; auto takes
+ * them. */
+static void test_figures(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *spec;
+        sn_coll_t c;
+        size_t pm;
+        uint32_t msgs;
+        uint64_t steps;
+    } cases[] = {
+        {"ring:8", SN_COLL_ALLREDUCE, 0, 64, 56},       /* 7 x 64 / 8 */
+        {"hypercube:4", SN_COLL_ALLREDUCE, 0, 16, 8},   /* 2 x ceil(15 / 4) */
+        {"complete:16", SN_COLL_ALLREDUCE, 0, 64, 8},   /* 2 x 4 */
+        {"torus:8x8", SN_COLL_ALLREDUCE, 1, 64, 126},   /* 2 x 63 */
+        {"torus:6x6", SN_COLL_MNA, 0, 64, 560},         /* 35 x 64 / 4 */
+        {"hypercube:6", SN_COLL_ALLREDUCE, 0, 64, 22},  /* 2 x ceil(63 / 6) */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sn_topo_t *t = tu_topo(cases[i].spec);
+        sn_params_t p = params(cases[i].c, cases[i].pm, SN_OP_SUM, cases[i].msgs, 1);
+        tu_run_t r = tu_sim(t, &p, NULL);
+        if (r.rc != 0 || !r.res.verified || r.res.steps != cases[i].steps)
+            fail_msg("auto %s on %s (%s, msgs %u): %s, %llu steps (rc %d, verified %d), expected "
+                     "%llu",
+                     sn_coll_name(p.coll), t->spec, pm_text(&p), p.msgs, r.algo->name,
+                     (unsigned long long) r.res.steps, r.rc, r.res.verified,
+                     (unsigned long long) cases[i].steps);
+        sn_topo_free(t);
+    }
+}
+
+/* Single-port with any number of receptions per slot is refused: its reversal would send as
+ * many; the operand budget is checked before the schedule is built. */
+static void test_refusals(void **state)
+{
+    (void) state;
+    static const char *const algos[] = {"sna-reverse", "mna-reverse", "allreduce-rsag"};
+    static const sn_coll_t colls[] = {SN_COLL_SNA, SN_COLL_MNA, SN_COLL_ALLREDUCE};
+    sn_topo_t *t = tu_topo("ring:6");
+    for (size_t i = 0; i < 3; i++) {
+        sn_params_t p = tu_params(colls[i], "single", "any", "full");
+        const sn_algo_t *a = NULL;
+        void *plan = NULL;
+        sn_err_t err = {0};
+        tu_assert_rc(sn_model_select(algos[i], t, &p, &a, &plan, NULL, &err), SN_ENOTSUP);
+        assert_non_null(strstr(err.msg, "single"));
+    }
+    sn_topo_free(t);
+
+    t = tu_topo("torus:16x16");
+    sn_params_t p = tu_params(SN_COLL_ALLREDUCE, "multi", "one", "full");
+    p.msgs = 256; /* 256 x 255 receptions of the allgather, each listing 256 operands */
+    const sn_algo_t *a = NULL;
+    void *plan = NULL;
+    sn_err_t err = {0};
+    tu_assert_rc(sn_model_select("allreduce-rsag", t, &p, &a, &plan, NULL, &err), SN_ERANGE);
+    assert_non_null(strstr(err.msg, "operands"));
+    sn_topo_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sna),     cmocka_unit_test(test_mna),
+        cmocka_unit_test(test_allreduce), cmocka_unit_test(test_figures),
+        cmocka_unit_test(test_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
