@@ -110,6 +110,9 @@ static const char *case_algo(const case_t *c)
         return strcmp(c->coll, "barrier") == 0 ? "barrier-flood" : "allreduce-flood";
     case F_PRODUCT_DIMS:
         return strcmp(c->coll, "barrier") == 0 ? "barrier-product" : "allreduce-product";
+    case F_COUNT_ALLRED:
+    case F_COUNT_RS:
+        return c->algo;
     default: /* the fat-tree rows name their algorithm */
         break;
     }
@@ -317,6 +320,15 @@ static int64_t formula_value(const case_t *c, const sn_topo_t *t, const sn_param
     }
     case F_ALLRED_2E:
         return 2 * (int64_t) sn_topo_ecc(t, p->root, 1);
+    case F_COUNT_ALLRED:
+    case F_COUNT_RS: {
+        /* every packet needs 2 (P - 1) transmissions (allreduce) or P - 1 per destination
+         * (reduce_scatter), at most 2E or P of them a slot */
+        uint64_t P = t->nproc, M = (uint64_t) p->msgs * p->frags;
+        uint64_t sends = c->f == F_COUNT_ALLRED ? 2 * (P - 1) * M : P * (P - 1) * M;
+        uint64_t per = p->pm.ports == SN_PORTS_SINGLE ? P : 2ull * t->nedges;
+        return (int64_t) ceil_div(sends, per);
+    }
     default: /* the fat-tree formulas, handled above */
         break;
     }
@@ -504,7 +516,8 @@ static void row_notes(row_t *r, const case_t *c, const sn_topo_t *t, const sn_pa
                      "%lld steps above the best lower bound stepnet knows",
                      (long long) (r->sim - r->lower));
     } else if (r->sim >= 0 && r->sim == r->lower &&
-               (c->f == F_DIAM_PROCS || c->f == F_PRODUCT_DIMS))
+               (c->f == F_DIAM_PROCS || c->f == F_PRODUCT_DIMS || c->f == F_COUNT_ALLRED ||
+                c->f == F_COUNT_RS))
         snprintf(r->note + nl, sizeof r->note - nl, "optimal: meets the lower bound");
     if (is_fattree(c->f))
         ft_note(r, t, r->note, sizeof r->note);

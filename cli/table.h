@@ -56,6 +56,10 @@ typedef enum {
     F_DIAM_PROCS, /* D, the diameter between processors */
     /* allreduce by dimension on a product of complete graphs: recursive doubling's count */
     F_PRODUCT_DIMS, /* M + d - 1, d the factors of two nodes or more */
+    /* large messages: the counting bounds the bandwidth-optimal schedules meet (P processors, E
+     * undirected links, M = msgs x frags) */
+    F_COUNT_ALLRED, /* allreduce: ceil((P-1) M / E) multiport, ceil(2 (P-1) M / P) single-port */
+    F_COUNT_RS,     /* reduce_scatter: ceil(P (P-1) M / 2E) multiport, (P-1) M single-port */
 } formula_t;
 
 typedef struct {

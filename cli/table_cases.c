@@ -357,6 +357,19 @@ const case_t table_cases[] = {
     FA_ROWS("torus:6x6x6", 11, 0, 6, 12, FA_EVEN),
     FA_ROWS("torus:7x7x7", 11, 0, 3, 6, FA_ODD),
     FA_ROWS("torus:8x8x8", 14, 0, 6, 12, FA_EVEN),
+    /* large messages: a reduce_scatter then an allgather, each at the allgather's reception
+     * bound, meets the counting bound of allreduce (Thakur, Rabenseifner and Gropp 2005;
+     * Patarasuk and Yuan 2009: the bidirectional ring, a Hamiltonian cycle single-port) */
+    {"Counting bound, allreduce", "ring:8", "allreduce", "multi", F_COUNT_ALLRED, "(P-1)M/E, M=64",
+     1, "allreduce-rsag", .msgs = 64},
+    {"Counting bound, allreduce", "hypercube:4", "allreduce", "multi", F_COUNT_ALLRED,
+     "ceil((P-1)M/E), M=16", 0, "allreduce-rsag", .msgs = 16},
+    {"Counting bound, allreduce", "complete:16", "allreduce", "multi", F_COUNT_ALLRED,
+     "(P-1)M/E, M=64", 0, "allreduce-rsag", .msgs = 64},
+    {"Counting bound, allreduce", "torus:8x8", "allreduce", "single", F_COUNT_ALLRED,
+     "2(P-1)M/P, M=64", 0, "allreduce-rsag", .msgs = 64},
+    {"Counting bound, reduce_scatter", "torus:6x6", "mna", "multi", F_COUNT_RS, "P(P-1)M/2E, M=64",
+     1, "mna-reverse", .msgs = 64},
     /* Varvarigos, folded-cube paper: PMNB from unknown sources, M = N/2 (one subcube) */
     {"FQ PMNB eq. (4)", "foldedcube:3", "pmnb", "multi", F_FQ_PMNB, FQ_PMNB_TEXT, 1, NULL, "0-3"},
     {"FQ PMNB eq. (4)", "foldedcube:4", "pmnb", "multi", F_FQ_PMNB, FQ_PMNB_TEXT, 0, NULL, "0-7"},
