@@ -111,6 +111,7 @@ int sn_model_plan_new(const sn_algo_t *a, const sn_topo_t *t, const sn_params_t 
     for (size_t i = 0; i < n; i++) {
         sn_sched_free(rec[i]);
         sn_topo_free(in[i].owned);
+        free(in[i].owned_sources);
     }
     return rc;
 }

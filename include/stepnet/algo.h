@@ -339,6 +339,8 @@ typedef struct sn_plan_input_s {
     const char *what;        /* for error messages: "single-port total exchange" */
     sn_topo_t *owned;        /* a topology built for this input, or NULL; plan_from may keep it (it
                                 then sets owned to NULL), otherwise the model frees it */
+    uint32_t *owned_sources; /* the sources params.sources points to when they were built for this
+                                input (malloc'd), or NULL; the model frees them */
     const sn_sched_t *sched; /* the recorded schedule, lent to plan_from (copy what it keeps);
                                 equal requests may share one */
 } sn_plan_input_t;

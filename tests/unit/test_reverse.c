@@ -27,8 +27,9 @@ static const char *const pms[][3] = {{"multi", "one", "full"},
 
 static const char *pm_text(const sn_params_t *p)
 {
-    return p->pm.ports == SN_PORTS_SINGLE ? (p->pm.duplex == SN_DUPLEX_HALF ? "single half" : "single")
-                                          : (p->pm.duplex == SN_DUPLEX_HALF ? "multi half" : "multi");
+    return p->pm.ports == SN_PORTS_SINGLE
+               ? (p->pm.duplex == SN_DUPLEX_HALF ? "single half" : "single")
+               : (p->pm.duplex == SN_DUPLEX_HALF ? "multi half" : "multi");
 }
 
 /* Runs algo, fails unless verified, exactly as predicted and at or above every bound; returns
@@ -76,9 +77,9 @@ static sn_params_t params(sn_coll_t c, size_t pm, sn_op_t op, uint32_t msgs, uin
     return p;
 }
 
-static const char *const specs[] = {"linear:4",   "ring:5",      "ring:8",    "torus:3x3",
+static const char *const specs[] = {"linear:4",   "ring:5",      "ring:8",      "torus:3x3",
                                     "torus:4x4",  "mesh:3x4",    "hypercube:3", "hypercube:4",
-                                    "complete:5", "complete:8",  "star:4",    "fattree:2:2:2,3",
+                                    "complete:5", "complete:8",  "star:4",      "fattree:2:2:2,3",
                                     "ccc:3",      "foldedcube:4"};
 #define NSPECS (sizeof specs / sizeof specs[0])
 
@@ -159,6 +160,12 @@ static void test_allreduce(void **state)
         }
         sn_topo_free(t);
     }
+    /* fewer packets than processors: the partial allgather from 16 spread owners (10 slots)
+     * beats the allgather from all 64 with 48 groups empty (16) */
+    sn_topo_t *t = tu_topo("torus:8x8");
+    sn_params_t p = params(SN_COLL_ALLREDUCE, 0, SN_OP_SUM, 16, 1);
+    assert_int_equal(run_ok(t, &p, "allreduce-rsag"), 20);
+    sn_topo_free(t);
 }
 
 /* The figures where the allgather meets its reception bound: the counting bound 2 (N - 1) M / (2E)
@@ -174,12 +181,12 @@ static void test_figures(void **state)
         uint32_t msgs;
         uint64_t steps;
     } cases[] = {
-        {"ring:8", SN_COLL_ALLREDUCE, 0, 64, 56},       /* 7 x 64 / 8 */
-        {"hypercube:4", SN_COLL_ALLREDUCE, 0, 16, 8},   /* 2 x ceil(15 / 4) */
-        {"complete:16", SN_COLL_ALLREDUCE, 0, 64, 8},   /* 2 x 4 */
-        {"torus:8x8", SN_COLL_ALLREDUCE, 1, 64, 126},   /* 2 x 63 */
-        {"torus:6x6", SN_COLL_MNA, 0, 64, 560},         /* 35 x 64 / 4 */
-        {"hypercube:6", SN_COLL_ALLREDUCE, 0, 64, 22},  /* 2 x ceil(63 / 6) */
+        {"ring:8", SN_COLL_ALLREDUCE, 0, 64, 56},      /* 7 x 64 / 8 */
+        {"hypercube:4", SN_COLL_ALLREDUCE, 0, 16, 8},  /* 2 x ceil(15 / 4) */
+        {"complete:16", SN_COLL_ALLREDUCE, 0, 64, 8},  /* 2 x 4 */
+        {"torus:8x8", SN_COLL_ALLREDUCE, 1, 64, 126},  /* 2 x 63 */
+        {"torus:6x6", SN_COLL_MNA, 0, 64, 560},        /* 35 x 64 / 4 */
+        {"hypercube:6", SN_COLL_ALLREDUCE, 0, 64, 22}, /* 2 x ceil(63 / 6) */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sn_topo_t *t = tu_topo(cases[i].spec);
@@ -227,7 +234,7 @@ static void test_refusals(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sna),     cmocka_unit_test(test_mna),
+        cmocka_unit_test(test_sna),       cmocka_unit_test(test_mna),
         cmocka_unit_test(test_allreduce), cmocka_unit_test(test_figures),
         cmocka_unit_test(test_refusals),
     };

@@ -47,9 +47,8 @@ void sn__combo_finish(sn__combo_t *c, sn_sched_t *s, sn_sched_ops_t *ops)
     for (size_t i = 0; i < c->n; i++)
         ord[i] = i;
     qsort_r(ord, c->n, sizeof *ord, cmp_ev_at, c->ev);
-    *s = (sn_sched_t){.ev = sn_xmalloc((c->n ? c->n : 1) * sizeof *s->ev),
-                      .n = c->n,
-                      .predicted = -1};
+    *s = (sn_sched_t){
+        .ev = sn_xmalloc((c->n ? c->n : 1) * sizeof *s->ev), .n = c->n, .predicted = -1};
     ops->first = sn_xmalloc((c->n + 1) * sizeof *ops->first);
     ops->id = sn_xmalloc((c->nid ? c->nid : 1) * sizeof *ops->id);
     size_t at = 0;

@@ -45,7 +45,8 @@ typedef int (*sn__reverse_map_fn)(void *ctx, const sn_packet_t *in, sn_packet_t 
 int sn__reverse_append(const sn_topo_t *t, const sn_sched_t *in, sn__reverse_map_fn map, void *ctx,
                        uint64_t base, sn__combo_t *c, uint64_t *end, sn_err_t *err);
 
-/* Appends transmission (slot, node, port, pkt) combining the processors ops[0 .. nops), ascending. */
+/* Appends transmission (slot, node, port, pkt) combining the processors ops[0 .. nops), ascending.
+ */
 void sn__combo_add(sn__combo_t *c, uint64_t slot, uint32_t node, uint32_t port,
                    const sn_packet_t *pkt, const uint32_t *ops, size_t nops);
 

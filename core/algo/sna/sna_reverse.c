@@ -55,8 +55,8 @@ static int to_root(void *ctx, const sn_packet_t *in, sn_packet_t *out)
     return 0;
 }
 
-static int sna_reverse_from(const sn_topo_t *t, const sn_params_t *p, sn_plan_input_t *in,
-                            size_t n, void **plan, sn_err_t *err)
+static int sna_reverse_from(const sn_topo_t *t, const sn_params_t *p, sn_plan_input_t *in, size_t n,
+                            void **plan, sn_err_t *err)
 {
     (void) n;
     sn__combo_t c = {0};
