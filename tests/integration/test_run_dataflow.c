@@ -113,6 +113,7 @@ static void test_every_algorithm(void **state)
           "single"}},
         {{"--topo", "hypercube:3", "--coll", "bcast", "--algo", "bcast-match", "--ports",
           "single"}},
+        {{"--topo", "torus:3x3", "--coll", "bcast", "--algo", "bcast-arbor", "--msgs", "4"}},
         {{"--topo", "hypercube:3", "--coll", "bcast", "--algo", "bcast-gossip", "--msgs", "4"}},
         {{"--topo", "foldedcube:3", "--coll", "pmnb", "--algo", "pmnb-fcube", "--m", "3"}},
         {{"--topo", "hypercube:3", "--coll", "mnb", "--algo", "mnb-cayley"}},

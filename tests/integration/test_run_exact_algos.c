@@ -191,12 +191,15 @@ static void test_exact_mnb_generic(void **state)
     TU_EXACT_ALL(cases);
 }
 
-/* The multiport broadcasts of several packets at the root's capacity: the rarest-first rule
- * (bcast-gossip, full and half duplex). */
+/* The multiport broadcasts of several packets at the root's capacity: arc-disjoint spanning
+ * trees (bcast-arbor) and the rarest-first rule (bcast-gossip, full and half duplex). */
 static void test_exact_bcast_capacity(void **state)
 {
     (void) state;
     static const tu_case_t cases[] = {
+        {{"--topo", "torus:4x4", "--coll", "bcast", "--algo", "bcast-arbor", "--msgs", "8"}},
+        {{"--topo", "hypercube:3", "--coll", "bcast", "--algo", "bcast-arbor", "--msgs", "3",
+          "--frags", "2", "--root", "5"}},
         {{"--topo", "hypercube:4", "--coll", "bcast", "--algo", "bcast-gossip", "--msgs", "8"}},
         {{"--topo", "torus:3x4", "--coll", "bcast", "--algo", "bcast-gossip", "--duplex", "half",
           "--msgs", "5", "--root", "7"}},
