@@ -1,7 +1,8 @@
 /* Integration tests of `stepnet run` against `stepnet sim` for the algorithm families of the
  * papers (coordinator/ and node/): dynamic broadcasting round by round, the MPI staples (allreduce,
  * barrier, reduce_scatter), the folded cube's combining collectives, the torus framework of
- * Fragopoulou and Akl and the generic multinode broadcasts, each equal to the simulator. */
+ * Fragopoulou and Akl, the generic multinode broadcasts and the multiport broadcasts of several
+ * packets, each equal to the simulator. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -216,6 +217,22 @@ static void test_exact_mnb_generic(void **state)
     TU_EXACT_ALL(cases);
 }
 
+/* The multiport broadcasts of several packets at the root's capacity: arc-disjoint spanning
+ * trees (bcast-arbor) and the rarest-first rule (bcast-gossip, full and half duplex). */
+static void test_exact_bcast_capacity(void **state)
+{
+    (void) state;
+    static const tu_case_t cases[] = {
+        {{"--topo", "torus:4x4", "--coll", "bcast", "--algo", "bcast-arbor", "--msgs", "8"}},
+        {{"--topo", "hypercube:3", "--coll", "bcast", "--algo", "bcast-arbor", "--msgs", "3",
+          "--frags", "2", "--root", "5"}},
+        {{"--topo", "hypercube:4", "--coll", "bcast", "--algo", "bcast-gossip", "--msgs", "8"}},
+        {{"--topo", "torus:3x4", "--coll", "bcast", "--algo", "bcast-gossip", "--duplex", "half",
+          "--msgs", "5", "--root", "7"}},
+    };
+    TU_EXACT_ALL(cases);
+}
+
 int main(void)
 {
     tu_run_init("test_run_exact_algos");
@@ -226,6 +243,7 @@ int main(void)
         cmocka_unit_test_teardown(test_exact_reversed, tu_run_teardown),
         cmocka_unit_test_teardown(test_exact_torus_framework, tu_run_teardown),
         cmocka_unit_test_teardown(test_exact_mnb_generic, tu_run_teardown),
+        cmocka_unit_test_teardown(test_exact_bcast_capacity, tu_run_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -130,6 +130,8 @@ static void test_registry(void **state)
         {"te-mns", SN_COLL_TE},
         {"mnb-balanced", SN_COLL_MNB},
         {"mnb-cycle", SN_COLL_MNB},
+        {"bcast-gossip", SN_COLL_BCAST},
+        {"bcast-arbor", SN_COLL_BCAST},
         {"bcast-multitree", SN_COLL_BCAST},
         {"bcast-match", SN_COLL_BCAST},
         {"mnb-gossip", SN_COLL_MNB},
