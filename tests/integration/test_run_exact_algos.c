@@ -217,9 +217,9 @@ static void expect_exact_both_modes(const tu_case_t *cases, size_t n)
 }
 
 /* The broadcasts of M packets over arc-disjoint trees (multiport): the d spanning binomial trees
- * of the hypercube and the N-1 depth-2 trees of the complete graph, roots other than 0, a number
- * of packets that the trees do not divide, fragments, and one packet (the binomial tree); in both
- * execution modes. */
+ * of the hypercube, the d+1 trees of the folded cube and the N-1 depth-2 trees of the complete
+ * graph, roots other than 0, a number of packets that the trees do not divide, fragments, and one
+ * packet (the binomial tree); in both execution modes. */
 static void test_exact_bcast_trees(void **state)
 {
     (void) state;
@@ -229,6 +229,8 @@ static void test_exact_bcast_trees(void **state)
         {{"--topo", "hypercube:3", "--coll", "bcast", "--algo", "bcast-edst", "--msgs", "3",
           "--frags", "2", "--size", "40"}},
         {{"--topo", "hypercube:3", "--coll", "bcast", "--algo", "bcast-edst", "--root", "6"}},
+        {{"--topo", "foldedcube:4", "--coll", "bcast", "--algo", "bcast-edst", "--msgs", "12",
+          "--root", "9"}},
         {{"--topo", "complete:8", "--coll", "bcast", "--algo", "bcast-twolevel", "--msgs", "16",
           "--root", "3"}},
         {{"--topo", "complete:6", "--coll", "bcast", "--algo", "bcast-twolevel", "--msgs", "6",
