@@ -1,8 +1,8 @@
 /* Integration tests of `stepnet run` against `stepnet sim` for the algorithm families of the
  * papers (coordinator/ and node/): dynamic broadcasting round by round, the MPI staples (allreduce,
  * barrier, reduce_scatter), the folded cube's combining collectives, the torus framework of
- * Fragopoulou and Akl, the generic multinode broadcasts and the multiport broadcasts of several
- * packets, each equal to the simulator. */
+ * Fragopoulou and Akl, the generic multinode broadcasts, the multiport broadcasts of several
+ * packets and the broadcasts over arc-disjoint trees, each equal to the simulator. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -233,6 +233,55 @@ static void test_exact_bcast_capacity(void **state)
     TU_EXACT_ALL(cases);
 }
 
+/* `stepnet run ARGS` in both execution modes (the slot barrier and dataflow) against `stepnet
+ * sim ARGS`: the same steps, trace, deliveries and packets. */
+static void expect_exact_both_modes(const tu_case_t *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        tu_expect_exact(cases[i].args);
+        tu_av_t s = {0}, r = {0};
+        TU_AV_ADD(&s, "sim");
+        tu_av_addv(&s, cases[i].args);
+        TU_AV_ADD(&s, "--json");
+        TU_AV_ADD(&r, "run");
+        tu_av_addv(&r, cases[i].args);
+        TU_AV_ADD(&r, "--sync", "dataflow", "--json", "--reps", "2", "--warmup", "0", "--probes",
+                  "2");
+        tu_proc_t ps = tu_stepnet(60, s.v);
+        tu_expect_status(&ps, 0);
+        tu_json_line(&ps);
+        tu_proc_t pr = tu_stepnet(120, r.v);
+        tu_expect_same(cases[i].args, &ps, &pr);
+        assert_string_equal(tu_jstr(tu_json_line(&pr), "sync"), "dataflow");
+        tu_exec_free(&ps);
+        tu_exec_free(&pr);
+    }
+}
+
+/* The broadcasts of M packets over arc-disjoint trees (multiport): the d spanning binomial trees
+ * of the hypercube, the d+1 trees of the folded cube and the N-1 depth-2 trees of the complete
+ * graph, roots other than 0, a number of packets that the trees do not divide, fragments, and one
+ * packet (the binomial tree); in both execution modes. */
+static void test_exact_bcast_trees(void **state)
+{
+    (void) state;
+    static const tu_case_t cases[] = {
+        {{"--topo", "hypercube:4", "--coll", "bcast", "--algo", "bcast-edst", "--msgs", "9",
+          "--root", "5"}},
+        {{"--topo", "hypercube:3", "--coll", "bcast", "--algo", "bcast-edst", "--msgs", "3",
+          "--frags", "2", "--size", "40"}},
+        {{"--topo", "hypercube:3", "--coll", "bcast", "--algo", "bcast-edst", "--root", "6"}},
+        {{"--topo", "foldedcube:4", "--coll", "bcast", "--algo", "bcast-edst", "--msgs", "12",
+          "--root", "9"}},
+        {{"--topo", "complete:8", "--coll", "bcast", "--algo", "bcast-twolevel", "--msgs", "16",
+          "--root", "3"}},
+        {{"--topo", "complete:6", "--coll", "bcast", "--algo", "bcast-twolevel", "--msgs", "6",
+          "--frags", "2", "--size", "24"}},
+        {{"--topo", "complete:5", "--coll", "bcast", "--algo", "bcast-twolevel", "--msgs", "9"}},
+    };
+    expect_exact_both_modes(cases, sizeof cases / sizeof *cases);
+}
+
 int main(void)
 {
     tu_run_init("test_run_exact_algos");
@@ -244,6 +293,7 @@ int main(void)
         cmocka_unit_test_teardown(test_exact_torus_framework, tu_run_teardown),
         cmocka_unit_test_teardown(test_exact_mnb_generic, tu_run_teardown),
         cmocka_unit_test_teardown(test_exact_bcast_capacity, tu_run_teardown),
+        cmocka_unit_test_teardown(test_exact_bcast_trees, tu_run_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -94,16 +94,19 @@ static void test_packing(void **state)
         const char *spec;
         uint32_t root, k;
     } cases[] = {
-        {"ring:8", 0, 2},     {"ring:7", 3, 2},      {"linear:5", 0, 1},   {"linear:5", 2, 1},
-        {"mesh:4x4", 0, 2},   {"mesh:4x4", 5, 2},    {"mesh:3x5", 7, 2},   {"torus:3x3", 0, 4},
-        {"torus:4x4", 0, 4},  {"torus:6x6", 0, 4},   {"torus:5x3", 2, 4},  {"torus:3x3x3", 0, 6},
-        {"hypercube:1", 0, 1}, {"hypercube:3", 0, 3}, {"hypercube:4", 9, 4}, {"hypercube:6", 0, 6},
-        {"complete:2", 0, 1}, {"complete:8", 0, 7},  {"complete:16", 3, 15}, {"star:4", 0, 3},
-        {"ccc:3", 0, 3},      {"foldedcube:4", 0, 5}, {NULL, 0, 3},        {NULL, 7, 4},
+        {"ring:8", 0, 2},       {"ring:7", 3, 2},      {"linear:5", 0, 1},
+        {"linear:5", 2, 1},     {"mesh:4x4", 0, 2},    {"mesh:4x4", 5, 2},
+        {"mesh:3x5", 7, 2},     {"torus:3x3", 0, 4},   {"torus:4x4", 0, 4},
+        {"torus:6x6", 0, 4},    {"torus:5x3", 2, 4},   {"torus:3x3x3", 0, 6},
+        {"hypercube:1", 0, 1},  {"hypercube:3", 0, 3}, {"hypercube:4", 9, 4},
+        {"hypercube:6", 0, 6},  {"complete:2", 0, 1},  {"complete:8", 0, 7},
+        {"complete:16", 3, 15}, {"star:4", 0, 3},      {"ccc:3", 0, 3},
+        {"foldedcube:4", 0, 5}, {NULL, 0, 3},          {NULL, 7, 4},
     };
     for (size_t i = 0; i < NELEMS(cases); i++) {
-        const char *spec = cases[i].spec ? cases[i].spec
-                                         : cases[i].root == 0 ? cubic16_spec : triangle2_spec;
+        const char *spec = cases[i].spec        ? cases[i].spec
+                           : cases[i].root == 0 ? cubic16_spec
+                                                : triangle2_spec;
         sn_topo_t *t = tu_topo(spec);
         uint32_t root = cases[i].root % t->n;
         sn_arbor_t a = packed(t, root, 64, cases[i].k);
@@ -172,11 +175,12 @@ static tu_run_t run(const sn_topo_t *t, uint32_t root, uint32_t M)
 static void test_sweep(void **state)
 {
     (void) state;
-    const char *specs[] = {"ring:5",      "ring:8",     "linear:6",    "mesh:4x4",   "mesh:3x5",
-                           "mesh:2x3x4",  "torus:3x3",  "torus:4x4",   "torus:5x3",  "torus:6x6",
-                           "torus:3x3x3", "hypercube:1", "hypercube:3", "hypercube:5", "complete:5",
-                           "complete:8",  "star:4",     "ccc:3",       "foldedcube:4", "ering:8:2",
-                           "circulant:13:1,5", "ring:3*linear:4", cubic16_spec, triangle2_spec};
+    const char *specs[] = {"ring:5",           "ring:8",          "linear:6",     "mesh:4x4",
+                           "mesh:3x5",         "mesh:2x3x4",      "torus:3x3",    "torus:4x4",
+                           "torus:5x3",        "torus:6x6",       "torus:3x3x3",  "hypercube:1",
+                           "hypercube:3",      "hypercube:5",     "complete:5",   "complete:8",
+                           "star:4",           "ccc:3",           "foldedcube:4", "ering:8:2",
+                           "circulant:13:1,5", "ring:3*linear:4", cubic16_spec,   triangle2_spec};
     static const uint32_t Ms[] = {1, 3, 32, 64};
     for (size_t i = 0; i < NELEMS(specs); i++) {
         sn_topo_t *t = tu_topo(specs[i]);
@@ -209,9 +213,9 @@ static void test_figures(void **state)
         const char *spec;
         uint32_t M, steps;
     } cases[] = {
-        {"torus:6x6", 32, 15},  {"torus:4x4", 32, 12},  {"hypercube:4", 16, 8},
+        {"torus:6x6", 32, 15},   {"torus:4x4", 32, 12},   {"hypercube:4", 16, 8},
         {"hypercube:5", 32, 12}, {"hypercube:6", 64, 17}, {"mesh:4x4", 16, 14},
-        {"ring:8", 16, 14},     {"complete:8", 64, 11}, {"complete:16", 64, 6},
+        {"ring:8", 16, 14},      {"complete:8", 64, 11},  {"complete:16", 64, 6},
         {NULL, 64, 27},
     };
     for (size_t i = 0; i < NELEMS(cases); i++) {
@@ -267,9 +271,9 @@ static void test_refusals(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_packing), cmocka_unit_test(test_heights),
-        cmocka_unit_test(test_deal),    cmocka_unit_test(test_sweep),
-        cmocka_unit_test(test_figures), cmocka_unit_test(test_auto),
+        cmocka_unit_test(test_packing),  cmocka_unit_test(test_heights),
+        cmocka_unit_test(test_deal),     cmocka_unit_test(test_sweep),
+        cmocka_unit_test(test_figures),  cmocka_unit_test(test_auto),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

@@ -95,6 +95,8 @@ static void test_registry(void **state)
         {"bcast-ering", SN_COLL_BCAST},
         {"bcast-product", SN_COLL_BCAST},
         {"bcast-binomial", SN_COLL_BCAST},
+        {"bcast-edst", SN_COLL_BCAST},
+        {"bcast-twolevel", SN_COLL_BCAST},
         {"scatter-ering", SN_COLL_SCATTER},
         {"scatter-torus", SN_COLL_SCATTER},
         {"gather-ering", SN_COLL_GATHER},

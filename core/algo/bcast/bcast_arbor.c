@@ -31,8 +31,7 @@ static int bcast_arbor_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_
     return sn_arbor_applies(t, p->root, "bcast-arbor", err);
 }
 
-static int bcast_arbor_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out,
-                                sn_err_t *err)
+static int bcast_arbor_plan_new(const sn_topo_t *t, const sn_params_t *p, void **out, sn_err_t *err)
 {
     int rc = bcast_arbor_applies(t, p, err);
     if (rc < 0)

@@ -241,8 +241,8 @@ static int extend_any(flow_t *f, sn_arbor_t *a, uint32_t j, uint32_t *pos, uint8
  * one arc more than that when they meet S_j, as many when they miss it: one max-flow of k + 1
  * into w from u (unbounded) and the z's, with an extra arc of capacity 1 from z_j to w. Lovász's
  * lemma: some arc always extends any tree that does not yet span. */
-static int grow_trees(flow_t *f, sn_arbor_t *a, uint32_t root, uint8_t *in, int mode,
-                      uint32_t rot, int fwd)
+static int grow_trees(flow_t *f, sn_arbor_t *a, uint32_t root, uint8_t *in, int mode, uint32_t rot,
+                      int fwd)
 {
     uint32_t n = f->t->n, k = a->k, left = k;
     uint32_t *pos = sn_xcalloc(2 * (size_t) k + 2, sizeof *pos);
@@ -335,8 +335,8 @@ static void arbor_alloc(sn_arbor_t *a, uint32_t k, uint32_t n)
     a->height = sn_xcalloc((size_t) k + 1, sizeof *a->height);
 }
 
-int sn_arbor_pack(const sn_topo_t *t, uint32_t root, uint32_t M, const char *name,
-                  sn_arbor_t *out, sn_err_t *err)
+int sn_arbor_pack(const sn_topo_t *t, uint32_t root, uint32_t M, const char *name, sn_arbor_t *out,
+                  sn_err_t *err)
 {
     int rc = sn_arbor_applies(t, root, name, err);
     if (rc < 0)
@@ -390,8 +390,8 @@ int sn_arbor_pack(const sn_topo_t *t, uint32_t root, uint32_t M, const char *nam
     for (uint32_t v = 0; v < SN_ARBOR_VARIANTS && rc == 0; v++) {
         if (grow_trees(&f, &trial, root, in, (int) (v % 2), v / 4, (int) (v / 2 % 2)) < 0) {
             /* Lovász's lemma says this cannot happen: a bug, not an input */
-            rc = sn_err_set(err, SN_EALGO, "%s: a tree of %u stopped short on %s", name, k,
-                            t->spec);
+            rc =
+                sn_err_set(err, SN_EALGO, "%s: a tree of %u stopped short on %s", name, k, t->spec);
             break;
         }
         uint64_t T = sn_arbor_deal(&trial, M, NULL), sum = 0;

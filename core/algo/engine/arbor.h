@@ -32,8 +32,8 @@ int sn_arbor_applies(const sn_topo_t *t, uint32_t root, const char *name, sn_err
  * spanning arborescences rooted at root into *out, grown together breadth-first so that they stay
  * shallow; of SN_ARBOR_VARIANTS growth orders, the one that carries M packets in the fewest slots
  * (sn_arbor_deal). 0, or SN_EALGO when t is not connected. */
-int sn_arbor_pack(const sn_topo_t *t, uint32_t root, uint32_t M, const char *name,
-                  sn_arbor_t *out, sn_err_t *err);
+int sn_arbor_pack(const sn_topo_t *t, uint32_t root, uint32_t M, const char *name, sn_arbor_t *out,
+                  sn_err_t *err);
 
 /* The packets of each tree, c[0 .. k-1] (c may be NULL), when M packets are pipelined down the
  * trees of a, each a level per slot: the least T with sum_j max(0, T - h_j + 1) >= M, the trees
