@@ -191,13 +191,7 @@ static int rsag_from(const sn_topo_t *t, const sn_params_t *p, sn_plan_input_t *
         sn__combo_free(&best);
         return rc;
     }
-    sn_sched_t s;
-    sn_sched_ops_t ops;
-    sn__combo_finish(&best, &s, &ops);
-    rc = sn__schedule_plan_new(t, p, &s, &ops, plan, err);
-    free(s.ev);
-    sn_sched_ops_free(&ops);
-    return rc;
+    return sn__combo_plan(t, p, &best, plan, err);
 }
 
 const sn_algo_t sn__algo_allreduce_rsag = {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/algo/engine/reverse.h"
+#include "core/algo/engine/schedule_replay.h"
 #include "stepnet/util.h"
 
 #define NONE UINT32_MAX
@@ -270,4 +271,29 @@ int sn__reverse_append(const sn_topo_t *t, const sn_sched_t *in, sn__reverse_map
     free(r.ord);
     free(r.stack);
     return rc;
+}
+
+int sn__combo_plan(const sn_topo_t *t, const sn_params_t *p, sn__combo_t *c, void **plan,
+                   sn_err_t *err)
+{
+    sn_sched_t s;
+    sn_sched_ops_t ops;
+    sn__combo_finish(c, &s, &ops);
+    int rc = sn__schedule_plan_new(t, p, &s, &ops, plan, err);
+    free(s.ev);
+    sn_sched_ops_free(&ops);
+    return rc;
+}
+
+int sn__reverse_plan(const sn_topo_t *t, const sn_params_t *p, const sn_sched_t *in,
+                     sn__reverse_map_fn map, void *ctx, void **plan, sn_err_t *err)
+{
+    sn__combo_t c = {0};
+    uint64_t end;
+    int rc = sn__reverse_append(t, in, map, ctx, 0, &c, &end, err);
+    if (rc < 0) {
+        sn__combo_free(&c);
+        return rc;
+    }
+    return sn__combo_plan(t, p, &c, plan, err);
 }

@@ -56,6 +56,16 @@ void sn__combo_finish(sn__combo_t *c, sn_sched_t *s, sn_sched_ops_t *ops);
 
 void sn__combo_free(sn__combo_t *c);
 
+/* The plan that plays c's schedule for (t, p) (schedule_replay.h); c is left empty. 0, or the
+ * refusal of sn__schedule_plan_new. */
+int sn__combo_plan(const sn_topo_t *t, const sn_params_t *p, sn__combo_t *c, void **plan,
+                   sn_err_t *err);
+
+/* The plan that plays the time reversal of broadcast `in` mapped by map(ctx), from slot 1:
+ * sn__reverse_append then sn__combo_plan. */
+int sn__reverse_plan(const sn_topo_t *t, const sn_params_t *p, const sn_sched_t *in,
+                     sn__reverse_map_fn map, void *ctx, void **plan, sn_err_t *err);
+
 /* Port models a reversal keeps (sn_algo_t.pm_mask). */
 #define SN_REVERSE_PM (SN_PM_MULTI | SN_PM_SINGLE | SN_PM_HALF)
 

@@ -59,20 +59,7 @@ static int sna_reverse_from(const sn_topo_t *t, const sn_params_t *p, sn_plan_in
                             void **plan, sn_err_t *err)
 {
     (void) n;
-    sn__combo_t c = {0};
-    uint64_t end;
-    int rc = sn__reverse_append(t, in[0].sched, to_root, (void *) p, 0, &c, &end, err);
-    if (rc < 0) {
-        sn__combo_free(&c);
-        return rc;
-    }
-    sn_sched_t s;
-    sn_sched_ops_t ops;
-    sn__combo_finish(&c, &s, &ops);
-    rc = sn__schedule_plan_new(t, p, &s, &ops, plan, err);
-    free(s.ev);
-    sn_sched_ops_free(&ops);
-    return rc;
+    return sn__reverse_plan(t, p, in[0].sched, to_root, (void *) p, plan, err);
 }
 
 const sn_algo_t sn__algo_sna_reverse = {
