@@ -33,8 +33,12 @@ static char cubic16_spec[300], triangle2_spec[300];
 static int setup(void **state)
 {
     (void) state;
-    snprintf(cubic16_spec, sizeof cubic16_spec, "file:%s", tu_tmpfile(cubic16));
-    snprintf(triangle2_spec, sizeof triangle2_spec, "file:%s", tu_tmpfile(triangle2));
+    char *cubic16_path = tu_tmpfile(cubic16);
+    snprintf(cubic16_spec, sizeof cubic16_spec, "file:%s", cubic16_path);
+    free(cubic16_path);
+    char *triangle2_path = tu_tmpfile(triangle2);
+    snprintf(triangle2_spec, sizeof triangle2_spec, "file:%s", triangle2_path);
+    free(triangle2_path);
     return 0;
 }
 

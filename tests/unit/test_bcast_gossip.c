@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdlib.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -26,7 +27,9 @@ static char cubic16_spec[300];
 static int setup(void **state)
 {
     (void) state;
-    snprintf(cubic16_spec, sizeof cubic16_spec, "file:%s", tu_tmpfile(cubic16));
+    char *cubic16_path = tu_tmpfile(cubic16);
+    snprintf(cubic16_spec, sizeof cubic16_spec, "file:%s", cubic16_path);
+    free(cubic16_path);
     return 0;
 }
 
