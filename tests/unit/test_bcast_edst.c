@@ -173,6 +173,23 @@ static void test_arc_disjoint(void **state)
     }
 }
 
+/* auto's broadcast of M packets on t: the shorter of the trees' count `edst` (bcast-edst) and the
+ * single tree's `one` (algorithm `single`, which wins the ties: its row comes first), or fewer
+ * slots still by another algorithm (bcast-gossip's timetable: a slot on Q_3 with 2 packets). */
+static void expect_auto(const sn_topo_t *t, uint32_t M, uint64_t edst, uint64_t one,
+                        const char *single)
+{
+    sn_params_t p = tu_params(SN_COLL_BCAST, "multi", "one", "full");
+    p.msgs = M;
+    tu_run_t a = tu_sim(t, &p, NULL);
+    uint64_t best = edst < one ? edst : one;
+    assert_true(a.res.verified);
+    if (a.res.steps < best)
+        return;
+    assert_int_equal(a.res.steps, best);
+    assert_string_equal(a.algo->name, edst < one ? "bcast-edst" : single);
+}
+
 /* auto takes bcast-edst where it is faster than the single tree, bcast-binomial keeps one
  * packet (d slots), and the ties of M = 2 and of Q_1, Q_2 (its row comes first); likewise
  * bcast-fcube on the folded cube */
@@ -183,41 +200,17 @@ static void test_auto(void **state)
         char spec[32];
         snprintf(spec, sizeof spec, "hypercube:%u", d);
         sn_topo_t *t = tu_topo(spec);
-        for (size_t i = 0; i < NELEMS(Ms); i++) {
-            sn_params_t p = tu_params(SN_COLL_BCAST, "multi", "one", "full");
-            p.msgs = Ms[i];
-            tu_run_t a = tu_sim(t, &p, NULL);
-            uint64_t binomial = Ms[i] + d - 1, edst = edst_steps(d, Ms[i]);
-            uint64_t best = edst < binomial ? edst : binomial;
-            assert_true(a.res.verified);
-            /* bcast-gossip's timetable may be shorter still (a slot on Q_3 with 2 packets) */
-            if (a.res.steps < best) { /* another algorithm (bcast-gossip) is shorter */
-                continue;
-            }
-            assert_int_equal(a.res.steps, best);
-            assert_string_equal(a.algo->name, edst < binomial ? "bcast-edst" : "bcast-binomial");
-        }
+        for (size_t i = 0; i < NELEMS(Ms); i++)
+            expect_auto(t, Ms[i], edst_steps(d, Ms[i]), Ms[i] + d - 1, "bcast-binomial");
         sn_topo_free(t);
     }
-    /* the folded cube: bcast-fcube's ceil(d/2) + M - 1 up to where the d + 1 trees are faster,
-     * bcast-fcube on the ties (its row comes first) */
+    /* the folded cube: bcast-fcube's ceil(d/2) + M - 1 up to where the d + 1 trees are faster */
     for (uint32_t d = 2; d <= 8; d++) {
         char spec[32];
         snprintf(spec, sizeof spec, "foldedcube:%u", d);
         sn_topo_t *t = tu_topo(spec);
-        for (size_t i = 0; i < NELEMS(Ms); i++) {
-            sn_params_t p = tu_params(SN_COLL_BCAST, "multi", "one", "full");
-            p.msgs = Ms[i];
-            tu_run_t a = tu_sim(t, &p, NULL);
-            uint64_t fcube = (d + 1) / 2 + Ms[i] - 1, edst = fold_steps(d, Ms[i]);
-            uint64_t best = edst < fcube ? edst : fcube;
-            assert_true(a.res.verified);
-            if (a.res.steps < best) { /* another algorithm (bcast-gossip) is shorter */
-                continue;
-            }
-            assert_int_equal(a.res.steps, best);
-            assert_string_equal(a.algo->name, edst < fcube ? "bcast-edst" : "bcast-fcube");
-        }
+        for (size_t i = 0; i < NELEMS(Ms); i++)
+            expect_auto(t, Ms[i], fold_steps(d, Ms[i]), (d + 1) / 2 + Ms[i] - 1, "bcast-fcube");
         sn_topo_free(t);
     }
 }
