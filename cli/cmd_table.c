@@ -112,6 +112,8 @@ static const char *case_algo(const case_t *c)
         return strcmp(c->coll, "barrier") == 0 ? "barrier-product" : "allreduce-product";
     case F_COUNT_ALLRED:
     case F_COUNT_RS:
+    case F_JH_BCAST:
+    case F_SP_PIPE:
         return c->algo;
     default: /* the fat-tree rows name their algorithm */
         break;
@@ -329,6 +331,15 @@ static int64_t formula_value(const case_t *c, const sn_topo_t *t, const sn_param
         uint64_t per = p->pm.ports == SN_PORTS_SINGLE ? P : 2ull * t->nedges;
         return (int64_t) ceil_div(sends, per);
     }
+    case F_JH_BCAST: /* the last of the round-robin packets starts after ceil(M/d) slots on a tree
+                        of height d + 1 */
+        return (int64_t) (ceil_div((uint64_t) p->msgs * p->frags, t->a) + t->a);
+    case F_SP_PIPE: {
+        uint64_t lg = 0;
+        while ((1ull << lg) < n)
+            lg++;
+        return (int64_t) ((uint64_t) p->msgs * p->frags - 1 + lg);
+    }
     default: /* the fat-tree formulas, handled above */
         break;
     }
@@ -513,11 +524,11 @@ static void row_notes(row_t *r, const case_t *c, const sn_topo_t *t, const sn_pa
                      (long long) (r->sim - r->lower));
         else
             snprintf(r->note + nl, sizeof r->note - nl,
-                     "%lld steps above the best lower bound stepnet knows",
-                     (long long) (r->sim - r->lower));
+                     "%lld step%s above the best lower bound stepnet knows",
+                     (long long) (r->sim - r->lower), r->sim - r->lower == 1 ? "" : "s");
     } else if (r->sim >= 0 && r->sim == r->lower &&
                (c->f == F_DIAM_PROCS || c->f == F_PRODUCT_DIMS || c->f == F_COUNT_ALLRED ||
-                c->f == F_COUNT_RS))
+                c->f == F_COUNT_RS || c->f == F_SP_PIPE))
         snprintf(r->note + nl, sizeof r->note - nl, "optimal: meets the lower bound");
     if (is_fattree(c->f))
         ft_note(r, t, r->note, sizeof r->note);

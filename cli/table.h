@@ -60,6 +60,12 @@ typedef enum {
      * undirected links, M = msgs x frags) */
     F_COUNT_ALLRED, /* allreduce: ceil((P-1) M / E) multiport, ceil(2 (P-1) M / P) single-port */
     F_COUNT_RS,     /* reduce_scatter: ceil(P (P-1) M / 2E) multiport, (P-1) M single-port */
+    /* large messages on hypercubes: d edge-disjoint spanning binomial trees, packets dealt round
+     * robin (Johnsson and Ho 1989); the reduce is its time reversal */
+    F_JH_BCAST, /* ceil(M/d) + d */
+    /* single-port broadcast of M packets: the root sends one packet a slot, the last then needs a
+     * one-packet broadcast; Bar-Noy and Kipnis 1994 reach M + ceil(log2 n) on complete graphs */
+    F_SP_PIPE, /* M - 1 + ceil(log2 n) */
 } formula_t;
 
 typedef struct {

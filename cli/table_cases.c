@@ -370,6 +370,27 @@ const case_t table_cases[] = {
      "2(P-1)M/P, M=64", 0, "allreduce-rsag", .msgs = 64},
     {"Counting bound, reduce_scatter", "torus:6x6", "mna", "multi", F_COUNT_RS, "P(P-1)M/2E, M=64",
      1, "mna-reverse", .msgs = 64},
+    /* large messages on hypercubes: Johnsson and Ho's d edge-disjoint spanning binomial trees,
+     * M packets dealt round robin (Johnsson and Ho 1989, "Optimum broadcasting and personalized
+     * communication in hypercubes"); the reduce plays the broadcast backwards, combining */
+    {"Johnsson-Ho ESBT", "hypercube:4", "bcast", "multi", F_JH_BCAST, "ceil(M/d)+d, M=16", 1,
+     "bcast-edst", .msgs = 16},
+    {"Johnsson-Ho ESBT", "hypercube:5", "bcast", "multi", F_JH_BCAST, "ceil(M/d)+d, M=64", 0,
+     "bcast-edst", .msgs = 64},
+    {"Johnsson-Ho ESBT", "hypercube:6", "bcast", "multi", F_JH_BCAST, "ceil(M/d)+d, M=64", 0,
+     "bcast-edst", .msgs = 64},
+    {"Johnsson-Ho ESBT, reversed", "hypercube:4", "sna", "multi", F_JH_BCAST, "ceil(M/d)+d, M=16",
+     0, "sna-reverse", .msgs = 16},
+    /* single-port broadcast of M packets on complete graphs: M - 1 + ceil(log2 n) is a lower
+     * bound (the root sends one packet a slot, the last then needs a one-packet broadcast);
+     * Bar-Noy and Kipnis 1994 ("Broadcasting multiple messages in simultaneous send/receive
+     * systems") reach M + ceil(log2 n), one more; bcast-match meets the bound on these sizes */
+    {"Bar-Noy-Kipnis, single-port", "complete:8", "bcast", "single", F_SP_PIPE,
+     "M-1+ceil(log2 n), M=16", 1, "bcast-match", .msgs = 16},
+    {"Bar-Noy-Kipnis, single-port", "complete:16", "bcast", "single", F_SP_PIPE,
+     "M-1+ceil(log2 n), M=64", 0, "bcast-match", .msgs = 64},
+    {"Bar-Noy-Kipnis, single-port", "complete:32", "bcast", "single", F_SP_PIPE,
+     "M-1+ceil(log2 n), M=64", 0, "bcast-match", .msgs = 64},
     /* Varvarigos, folded-cube paper: PMNB from unknown sources, M = N/2 (one subcube) */
     {"FQ PMNB eq. (4)", "foldedcube:3", "pmnb", "multi", F_FQ_PMNB, FQ_PMNB_TEXT, 1, NULL, "0-3"},
     {"FQ PMNB eq. (4)", "foldedcube:4", "pmnb", "multi", F_FQ_PMNB, FQ_PMNB_TEXT, 0, NULL, "0-7"},
