@@ -79,9 +79,10 @@ void cli_bench_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_
                 res->alpha_us, res->beta_us, res->ncalibrated, res->probe_bytes);
     else
         fprintf(f, "; links not calibrated (--probes 0)\n");
-    fprintf(f, "# %-10s %12s %12s %12s %12s %12s %11s %8s %14s %13s %13s %14s %14s\n", "Size",
+    fprintf(f, "# %-10s %12s %12s %12s %12s %12s %11s %8s %14s %13s %13s %14s %14s %14s\n", "Size",
             "Avg(us)", "Min(us)", "Max(us)", "P50(us)", "P99(us)", "Iterations", "Steps",
-            "Predicted(us)", "CollAvg(us)", "NodeAvg(us)", "BwNode(MB/s)", "BwTotal(MB/s)");
+            "Predicted(us)", "CollAvg(us)", "NodeAvg(us)", "BwNode(MB/s)", "BwTotal(MB/s)",
+            "BusBw(MB/s)");
     for (size_t k = 0; k < res->npoints; k++) {
         const sn_coord_point_t *pt = &res->points[k];
         if (pt->state != SN_COORD_POINT_DONE)
@@ -108,10 +109,12 @@ void cli_bench_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_
         else
             fprintf(f, " %13s", "-");
         cli_stats_bw_t bw;
-        if (cli_record_bandwidth(run, pt->size, pt->wall_ns, pt->nwall, &bw) == 0)
-            fprintf(f, " %14.3f %14.3f\n", bw.node_mb_s, bw.total_mb_s);
+        if (cli_record_bandwidth(run, pt->size, pt->wall_ns, pt->nwall, &bw) != 0)
+            fprintf(f, " %14s %14s %14s\n", "-", "-", "-");
+        else if (bw.bus_mb_s < 0)
+            fprintf(f, " %14.3f %14.3f %14s\n", bw.node_mb_s, bw.total_mb_s, "-");
         else
-            fprintf(f, " %14s %14s\n", "-", "-");
+            fprintf(f, " %14.3f %14.3f %14.3f\n", bw.node_mb_s, bw.total_mb_s, bw.bus_mb_s);
     }
     const sn_coord_point_t *bad_pt = failed_point(res);
     if (res->failed && bad_pt)

@@ -21,8 +21,18 @@ int cli_record_bandwidth(const cli_run_t *run, uint32_t size, const uint64_t *wa
     const cli_ctx_t *c = run->ctx;
     if (run->coord.idle_slots) /* a bare barrier: no payload */
         return -1;
-    return cli_stats_bandwidth(sn_coll_expected_total(c->topo, &c->params), size, c->topo->nproc,
-                               wall_ns, nwall, out);
+    if (cli_stats_bandwidth(sn_coll_expected_total(c->topo, &c->params), size, c->topo->nproc,
+                            wall_ns, nwall, out) != 0)
+        return -1;
+    double ranks, factor;
+    if (cli_stats_bus_terms(c->params.coll, c->topo->nproc, &ranks, &factor) == 0) {
+        cli_stats_t st;
+        cli_stats_compute(wall_ns, nwall, &st);
+        /* D, the bytes of one (source, destination) pair: every packet and fragment of size */
+        double D = (double) size * c->params.msgs * c->params.frags;
+        out->bus_mb_s = ranks * D / st.p50 * factor;
+    }
+    return 0;
 }
 
 void cli_record_json_bandwidth(cli_json_t *j, const cli_run_t *run, uint32_t size,
@@ -33,10 +43,15 @@ void cli_record_json_bandwidth(cli_json_t *j, const cli_run_t *run, uint32_t siz
         0) { /* not measured: null, never 0 */
         cli_json_null(j, "bw_node_mb_s");
         cli_json_null(j, "bw_total_mb_s");
+        cli_json_null(j, "bw_bus_mb_s");
         return;
     }
     cli_json_double(j, "bw_node_mb_s", bw.node_mb_s);
     cli_json_double(j, "bw_total_mb_s", bw.total_mb_s);
+    if (bw.bus_mb_s >= 0)
+        cli_json_double(j, "bw_bus_mb_s", bw.bus_mb_s);
+    else
+        cli_json_null(j, "bw_bus_mb_s");
 }
 
 /* ---- CSV ---------------------------------------------------------------------------------------
@@ -133,10 +148,15 @@ void cli_record_csv_row(FILE *f, const cli_run_t *run, const sn_coord_result_t *
     csv_series(f, pt->coll_ns, pt->ncoll, ',');
     csv_series(f, pt->node_ns, pt->nnode, ',');
     cli_stats_bw_t bw;
-    if (cli_record_bandwidth(run, pt->size, pt->wall_ns, pt->nwall, &bw) == 0)
+    int bw_ok = cli_record_bandwidth(run, pt->size, pt->wall_ns, pt->nwall, &bw) == 0;
+    if (bw_ok)
         fprintf(f, "%.6g,%.6g,", bw.node_mb_s, bw.total_mb_s);
     else
         fputs(",,", f);
+    if (bw_ok && bw.bus_mb_s >= 0)
+        fprintf(f, "%.6g,", bw.bus_mb_s);
+    else
+        fputc(',', f);
     /* what was run, the same on every row */
     const sn_coord_opts_t *o = &run->coord;
     char launch[96], when[32];

@@ -31,7 +31,7 @@ void cli_record_json_bandwidth(cli_json_t *j, const cli_run_t *run, uint32_t siz
 #define CLI_RECORD_CSV_HEADER                                                                      \
     "topology,collective,algorithm,ports,rx,duplex,size,avg_us,min_us,max_us,p50_us,p99_us,"       \
     "iterations,steps,predicted_us,verified,coll_avg_us,coll_p50_us,"                              \
-    "node_avg_us,node_p50_us,bw_node_mb_s,bw_total_mb_s,"                                          \
+    "node_avg_us,node_p50_us,bw_node_mb_s,bw_total_mb_s,bw_bus_mb_s,"                              \
     "nodes_mode,launch,security,warmup,stepnet_version,timestamp"
 void cli_record_csv_header(FILE *f);
 void cli_record_csv_row(FILE *f, const cli_run_t *run, const sn_coord_result_t *res,

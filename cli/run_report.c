@@ -248,13 +248,19 @@ void cli_run_report_text(FILE *f, const cli_run_t *run, const sn_coord_result_t 
             st.avg, st.min, st.max, st.p50, st.p99, st.n,
             res->steps ? median_us / (double) res->steps : 0.0);
     cli_stats_bw_t bw;
-    if (cli_record_bandwidth(run, c->params.size, res->wall_ns, res->nwall, &bw) == 0)
+    int bw_ok = cli_record_bandwidth(run, c->params.size, res->wall_ns, res->nwall, &bw) == 0;
+    if (bw_ok)
         fprintf(
             f,
             "  bandwidth       %.3f MB/s per node, %.3f MB/s in all (%llu payload bytes "
             "delivered per repetition over the p50 wall time; 1 MB = 10^6 bytes)\n",
             bw.node_mb_s, bw.total_mb_s,
             (unsigned long long) (sn_coll_expected_total(c->topo, &c->params) * c->params.size));
+    if (bw_ok && bw.bus_mb_s >= 0)
+        fprintf(f,
+                "  bus bandwidth   %.3f MB/s (nccl-tests' busbw over the p50 wall time, "
+                "docs/output.md)\n",
+                bw.bus_mb_s);
     if (has_prediction(res))
         fprintf(f, "  predicted time  %.1f us (the time model, docs/model.md)\n",
                 predicted_us(run, res));

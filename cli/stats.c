@@ -41,5 +41,31 @@ int cli_stats_bandwidth(uint64_t deliveries, uint32_t size, uint32_t nodes, cons
     /* bytes per microsecond are 10^6 bytes per second: MB/s as osu_bw counts them */
     out->total_mb_s = (double) deliveries * size / st.p50;
     out->node_mb_s = out->total_mb_s / nodes;
+    out->bus_mb_s = -1.0;
     return 0;
+}
+
+int cli_stats_bus_terms(sn_coll_t coll, uint32_t P, double *ranks, double *factor)
+{
+    if (P < 2)
+        return -1;
+    double share = (double) (P - 1) / P;
+    switch (coll) {
+    case SN_COLL_BCAST:
+    case SN_COLL_SNA:
+        *ranks = 1.0, *factor = 1.0;
+        return 0;
+    case SN_COLL_ALLREDUCE:
+        *ranks = 1.0, *factor = 2.0 * share;
+        return 0;
+    case SN_COLL_MNB:
+    case SN_COLL_MNA:
+    case SN_COLL_TE:
+    case SN_COLL_SCATTER:
+    case SN_COLL_GATHER:
+        *ranks = P, *factor = share;
+        return 0;
+    default:
+        return -1;
+    }
 }

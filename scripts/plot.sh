@@ -8,7 +8,8 @@
 #              predicted_us are found by header name: wall time versus message size, the min-max
 #              band, the average, p50 if present, and the prediction; one series per value of
 #              collective, topology, algorithm, ports, rx, duplex or security when they vary
-#   bandwidth  INPUT: as latency, with the columns bw_node_mb_s and bw_total_mb_s: the payload
+#   bandwidth  INPUT: as latency, with the columns bw_node_mb_s and bw_total_mb_s (and
+#              bw_bus_mb_s, drawn when present: the bus bandwidth of nccl-tests): the payload
 #              bandwidth in MB/s per node and in all versus message size
 #   table      INPUT: the CSV of `stepnet table --csv` (predicted, simulated, agree, and tcp when
 #              written with --run): measured versus predicted steps, one point per row, y = x
@@ -306,7 +307,8 @@ if kind in ("latency", "bandwidth"):
             p = (num(d["size"]), num(d["avg_us"]), num(d["min_us"]), num(d["max_us"]),
                  num(d["predicted_us"]), num(d.get("p50_us")))
         else:
-            p = (num(d["size"]), num(d["bw_node_mb_s"]), num(d["bw_total_mb_s"]))
+            p = (num(d["size"]), num(d["bw_node_mb_s"]), num(d["bw_total_mb_s"]),
+                 num(d.get("bw_bus_mb_s")))
         if p[0] is not None and p[0] > 0 and p[1] is not None and p[1] > 0:
             series.setdefault(" ".join(d[k] for k in keys), []).append(p)
     if not series:
@@ -336,6 +338,9 @@ if kind in ("latency", "bandwidth"):
                          "title '%sall nodes'" % (f, c, tag))
             plots.append("%s using 1:2 with linespoints lw 2 dt 2 pt 6 lc rgb '%s' "
                          "title '%sper node'" % (f, c, tag))
+            if any(p[3] is not None for p in pts):  # records before it have no bus bandwidth
+                plots.append("%s using 1:4 with linespoints lw 2 dt 3 pt 4 lc rgb '%s' "
+                             "title '%sbus bandwidth'" % (f, c, tag))
     settings.append("p = \"plot %s\"" % ", ".join(plots).replace('"', "'"))
     if len(series) > 1:  # long names: the legend under the plot, two columns, the width to the data
         settings += ["set key outside below center horizontal maxcols 2 height 1.5", "unset bmargin"]
@@ -348,7 +353,7 @@ if kind in ("latency", "bandwidth"):
         settings += axis
         what, ylabel = "Latency", "wall time of a repetition"
     else:
-        ys = [v for p in pts_all for v in (p[1], p[2]) if v is not None and v > 0]
+        ys = [v for p in pts_all for v in (p[1], p[2], p[3]) if v is not None and v > 0]
         axis, _ = log_axis("y", ys, fmt_num)
         settings += axis
         what, ylabel = "Payload bandwidth", "payload bandwidth (MB/s, 10^6 bytes per second)"

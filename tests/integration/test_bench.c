@@ -283,7 +283,8 @@ static void test_sweep_json_csv(void **state)
     assert_string_equal(line, "topology,collective,algorithm,ports,rx,duplex,size,avg_us,min_us,"
                               "max_us,p50_us,p99_us,iterations,steps,predicted_us,verified,"
                               "coll_avg_us,coll_p50_us,node_avg_us,node_p50_us,bw_node_mb_s,"
-                              "bw_total_mb_s,nodes_mode,launch,security,warmup,stepnet_version,"
+                              "bw_total_mb_s,bw_bus_mb_s,nodes_mode,launch,security,warmup,"
+                              "stepnet_version,"
                               "timestamp");
     for (size_t i = 0; i < 3; i++) {
         assert_true(nth_line(text, i + 1, line, sizeof line));
@@ -293,19 +294,21 @@ static void test_sweep_json_csv(void **state)
         snprintf(want, sizeof want, ",full,%s,", sweep_sizes[i]);
         assert_non_null(strstr(line, want));
         char *f[32];
-        assert_int_equal(split_csv(line, f, 32), 28);
+        assert_int_equal(split_csv(line, f, 32), 29);
         assert_string_equal(f[12], "3"); /* iterations */
         /* what was run, on every row: the plots' titles come from these */
-        assert_string_equal(f[22], "local");
-        assert_string_equal(f[23], "4 local processes");
-        assert_string_equal(f[24], "sodium");
-        assert_string_equal(f[25], "1"); /* warmup */
-        assert_true(strlen(f[26]) > 0);  /* stepnet_version */
-        assert_int_equal(strlen(f[27]), strlen("2026-11-23T20:06:13Z"));
-        assert_int_equal(f[27][10], 'T');
+        assert_string_equal(f[23], "local");
+        assert_string_equal(f[24], "4 local processes");
+        assert_string_equal(f[25], "sodium");
+        assert_string_equal(f[26], "1"); /* warmup */
+        assert_true(strlen(f[27]) > 0);  /* stepnet_version */
+        assert_int_equal(strlen(f[28]), strlen("2026-11-23T20:06:13Z"));
+        assert_int_equal(f[28][10], 'T');
         /* the payload (3 deliveries of the size) over p50, spread over the 4 nodes */
         expect_near(atof(f[21]), 3.0 * atof(sweep_sizes[i]) / atof(f[10]), "CSV bw_total_mb_s");
         expect_near(atof(f[20]) * 4, atof(f[21]), "CSV bw_node_mb_s x 4");
+        /* a broadcast's bus bandwidth is the message over the time (nccl-tests' factor 1) */
+        expect_near(atof(f[22]), atof(sweep_sizes[i]) / atof(f[10]), "CSV bw_bus_mb_s");
         /* the collective's own time (after the in-band barrier) is within the wall time */
         assert_true(atof(f[16]) > 0 && atof(f[16]) <= atof(f[7]));
         assert_true(atof(f[17]) > 0 && atof(f[17]) <= atof(f[10]));
@@ -378,7 +381,7 @@ static void test_cases(void **state)
         tu_exec_free(&s);
         char *f[32];
         assert_true(nth_line(text, i + 1, line, sizeof line));
-        assert_int_equal(split_csv(line, f, 32), 28);
+        assert_int_equal(split_csv(line, f, 32), 29);
         assert_string_equal(f[0], want[i][0]);
         assert_string_equal(f[3], want[i][1]);
         assert_string_equal(f[6], want[i][2]);
@@ -531,9 +534,11 @@ static void test_run_outputs(void **state)
     assert_non_null(strstr(text, "ring:5,mnb,"));
     char row[512], *f[32];
     assert_true(nth_line(text, 1, row, sizeof row));
-    assert_int_equal(split_csv(row, f, 32), 28);
+    assert_int_equal(split_csv(row, f, 32), 29);
     assert_true(atof(f[20]) > 0);
     expect_near(atof(f[20]) * 5, atof(f[21]), "run CSV bw_node_mb_s x 5");
+    /* an allgather's bus bandwidth, (P-1)/P of P packets over the time, is what a node receives */
+    expect_near(atof(f[22]), atof(f[20]), "run CSV bw_bus_mb_s of mnb");
     free(text);
     unlink(csv);
 
@@ -563,6 +568,7 @@ static void test_run_outputs(void **state)
     tu_expect_status(&r, 0);
     assert_true(tu_json_is_null(tu_json_line(&r), "bw_node_mb_s"));
     assert_true(tu_json_is_null(tu_json_line(&r), "bw_total_mb_s"));
+    assert_true(tu_json_is_null(tu_json_line(&r), "bw_bus_mb_s"));
     tu_exec_free(&r);
 }
 
@@ -577,18 +583,33 @@ static void expect_nulls(const char *what, const char *j, const char *const *key
 
 /* What a run or a size measured only when one of its repetitions verified or was measured. */
 static const char *const run_measured[] = {
-    "steps",         "control_slots",   "data_slots",       "time_units",
-    "packets",       "control_packets", "deliveries",       "trace_hash",
-    "bytes_checked", "wall_us_median",  "wall_us_avg",      "wall_us_min",
-    "wall_us_max",   "wall_us_p50",     "wall_us_p99",      "us_per_step",
-    "bw_node_mb_s",  "bw_total_mb_s",   "coll_us_median",   "node_us_median",
-    "predicted_us",  "alpha_us",        "beta_us_per_byte", NULL};
-static const char *const bench_measured[] = {
-    "steps",       "packets",          "deliveries",   "trace_hash",     "bytes_checked",
-    "wall_us_avg", "wall_us_min",      "wall_us_max",  "wall_us_p50",    "wall_us_p99",
-    "coll_us_avg", "coll_us_median",   "node_us_avg",  "node_us_median", "predicted_us",
-    "alpha_us",    "beta_us_per_byte", "bw_node_mb_s", "bw_total_mb_s",  "model",
-    NULL};
+    "steps",           "control_slots", "data_slots",    "time_units",       "packets",
+    "control_packets", "deliveries",    "trace_hash",    "bytes_checked",    "wall_us_median",
+    "wall_us_avg",     "wall_us_min",   "wall_us_max",   "wall_us_p50",      "wall_us_p99",
+    "us_per_step",     "bw_node_mb_s",  "bw_total_mb_s", "bw_bus_mb_s",      "coll_us_median",
+    "node_us_median",  "predicted_us",  "alpha_us",      "beta_us_per_byte", NULL};
+static const char *const bench_measured[] = {"steps",
+                                             "packets",
+                                             "deliveries",
+                                             "trace_hash",
+                                             "bytes_checked",
+                                             "wall_us_avg",
+                                             "wall_us_min",
+                                             "wall_us_max",
+                                             "wall_us_p50",
+                                             "wall_us_p99",
+                                             "coll_us_avg",
+                                             "coll_us_median",
+                                             "node_us_avg",
+                                             "node_us_median",
+                                             "predicted_us",
+                                             "alpha_us",
+                                             "beta_us_per_byte",
+                                             "bw_node_mb_s",
+                                             "bw_total_mb_s",
+                                             "bw_bus_mb_s",
+                                             "model",
+                                             NULL};
 
 /* A failed run has no prediction and, failing in its first repetition without calibration
  * (--probes 0), measured nothing: every such field is null, not 0, in run's and bench's JSON, and
@@ -611,7 +632,7 @@ static void test_failed_run_null_prediction(void **state)
     assert_true(nth_line(text, 1, line, sizeof line));
     /* no wall times, 0 iterations, no steps, no prediction, not verified, no collective time,
      * no per-node time, no bandwidth; what was run stays */
-    expect_prefix(strstr(line, ",8,"), ",8,,,,,,0,,,0,,,,,,,local,");
+    expect_prefix(strstr(line, ",8,"), ",8,,,,,,0,,,0,,,,,,,,local,");
     free(text);
     unlink(csv);
 
@@ -628,7 +649,7 @@ static void test_failed_run_null_prediction(void **state)
     text = read_text(csv);
     assert_int_equal(count_lines(text), 2);
     assert_true(nth_line(text, 1, line, sizeof line));
-    expect_prefix(strstr(line, ",8,"), ",8,,,,,,0,,,0,,,,,,,local,");
+    expect_prefix(strstr(line, ",8,"), ",8,,,,,,0,,,0,,,,,,,,local,");
     free(text);
     unlink(csv);
 

@@ -24,10 +24,10 @@ static void test_csv_header(void **state)
     assert_non_null(strstr(buf, "size,avg_us,min_us,max_us,p50_us,p99_us,iterations,steps,"
                                 "predicted_us"));
     /* the bandwidth after the latencies */
-    assert_non_null(strstr(buf, ",node_p50_us,bw_node_mb_s,bw_total_mb_s,"));
+    assert_non_null(strstr(buf, ",node_p50_us,bw_node_mb_s,bw_total_mb_s,bw_bus_mb_s,"));
     /* what was run last, constant columns that a reader by column name may ignore */
-    assert_non_null(strstr(
-        buf, ",bw_total_mb_s,nodes_mode,launch,security,warmup,stepnet_version,timestamp\n"));
+    assert_non_null(
+        strstr(buf, ",bw_bus_mb_s,nodes_mode,launch,security,warmup,stepnet_version,timestamp\n"));
 }
 
 int main(void)

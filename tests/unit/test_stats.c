@@ -48,7 +48,7 @@ static int near(double a, double b, double eps)
 static void test_bandwidth(void **state)
 {
     (void) state;
-    cli_stats_bw_t bw = {-1, -1};
+    cli_stats_bw_t bw = {-1, -1, -1};
     /* a broadcast of 64 KiB on 4 nodes: 3 deliveries, 196608 bytes over a median of 900 us */
     const uint64_t odd[] = {800000, 1000000, 900000};
     assert_int_equal(cli_stats_bandwidth(3, 65536, 4, odd, 3, &bw), 0);
@@ -76,11 +76,38 @@ static void test_bandwidth(void **state)
     assert_true(bw.total_mb_s == -1 && bw.node_mb_s == -1);
 }
 
+/* nccl-tests' bus bandwidth: the operation's size S = ranks x D and the factor, per collective;
+ * none for the partial, dynamic and barrier collectives or a single processor. */
+static void test_bus_terms(void **state)
+{
+    (void) state;
+    double ranks = -1, factor = -1;
+    assert_int_equal(cli_stats_bus_terms(SN_COLL_BCAST, 8, &ranks, &factor), 0);
+    assert_true(ranks == 1 && factor == 1);
+    assert_int_equal(cli_stats_bus_terms(SN_COLL_SNA, 8, &ranks, &factor), 0);
+    assert_true(ranks == 1 && factor == 1);
+    /* allreduce: each rank sends and receives 2(P-1)/P of the buffer in a ring */
+    assert_int_equal(cli_stats_bus_terms(SN_COLL_ALLREDUCE, 8, &ranks, &factor), 0);
+    assert_true(ranks == 1 && near(factor, 14.0 / 8, 1e-12));
+    static const sn_coll_t shared[] = {SN_COLL_MNB, SN_COLL_MNA, SN_COLL_TE, SN_COLL_SCATTER,
+                                       SN_COLL_GATHER};
+    for (size_t i = 0; i < sizeof shared / sizeof *shared; i++) {
+        assert_int_equal(cli_stats_bus_terms(shared[i], 16, &ranks, &factor), 0);
+        assert_true(ranks == 16 && near(factor, 15.0 / 16, 1e-12));
+    }
+    static const sn_coll_t none[] = {SN_COLL_PMNB, SN_COLL_PEXCHANGE, SN_COLL_PMNA,
+                                     SN_COLL_DYNBCAST, SN_COLL_BARRIER};
+    for (size_t i = 0; i < sizeof none / sizeof *none; i++)
+        assert_int_equal(cli_stats_bus_terms(none[i], 16, &ranks, &factor), -1);
+    assert_int_equal(cli_stats_bus_terms(SN_COLL_ALLREDUCE, 1, &ranks, &factor), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stats),
         cmocka_unit_test(test_bandwidth),
+        cmocka_unit_test(test_bus_terms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
