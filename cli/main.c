@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "stepnet/util.h"
 #include "cli/cli.h"
 #include "generated/stepnet_version.h"
 
@@ -78,10 +79,16 @@ static int dispatch(int argc, char **argv)
             return commands[i].run(argc - 2, argv + 2);
     /* This message has listed the commands in its own order since before the table; a test
      * (tests/unit/test_cli_main.c) keeps it naming exactly the table's commands. */
-    fprintf(stderr,
-            "stepnet: unknown command '%s'; commands: model, sim, export, synth, run, bench, "
-            "algos, table, keygen (see --help)\n",
-            argv[1]);
+    const char *names[sizeof commands / sizeof commands[0]];
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        names[i] = commands[i].name;
+    const char *near = sn_suggest(argv[1], strlen(argv[1]), names, sizeof names / sizeof *names);
+    if (near)
+        fprintf(stderr, "stepnet: unknown command '%s': did you mean %s? ", argv[1], near);
+    else
+        fprintf(stderr, "stepnet: unknown command '%s'; ", argv[1]);
+    fprintf(stderr, "commands: model, sim, export, synth, run, bench, algos, table, keygen (see "
+                    "--help)\n");
     return EXIT_BADINPUT;
 }
 

@@ -375,11 +375,18 @@ static int parse_free_values(const cli_opts_t *o, sn_params_t *p, double *tp, sn
             return sn_err_inval(err, "bad value '%s' for --op: expected " SN_OP_NAMES, o->op);
     }
     if (o->algo && strcmp(o->algo, "auto") != 0 && sn_model_find(o->algo) == NULL &&
-        strncmp(o->algo, SN_SCHED_FILE_PREFIX, strlen(SN_SCHED_FILE_PREFIX)) != 0)
+        strncmp(o->algo, SN_SCHED_FILE_PREFIX, strlen(SN_SCHED_FILE_PREFIX)) != 0) {
+        const char *near = sn_model_suggest(o->algo);
+        if (near)
+            return sn_err_inval(err,
+                                "unknown algorithm '%s' for --algo: did you mean %s? expected "
+                                "auto, schedule:FILE or a name that stepnet algos lists",
+                                o->algo, near);
         return sn_err_inval(err,
                             "unknown algorithm '%s' for --algo: expected auto, schedule:FILE or a "
                             "name that stepnet algos lists",
                             o->algo);
+    }
     if (o->sources && o->m > 0)
         return sn_err_inval(err, "give either --sources or --m, not both");
     *tp = 1.0;

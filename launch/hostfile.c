@@ -193,8 +193,17 @@ int sn_launch_hostfile_parse(const char *text, size_t len, const char *origin, s
                 have_slots = 1;
                 continue;
             }
-            sn_err_inval(err, "%s: unexpected '%.*s': a line is [user@]host[:port] [slots=N]",
-                         where, (int) tl, tok);
+            const char *eq = memchr(tok, '=', tl);
+            static const char *const keys[] = {"slots"};
+            const char *near = eq ? sn_suggest(tok, (size_t) (eq - tok), keys, 1) : NULL;
+            if (near && !have_slots)
+                sn_err_inval(err,
+                             "%s: unknown key '%.*s': did you mean %s? a line is "
+                             "[user@]host[:port] [slots=N]",
+                             where, (int) (eq - tok), tok, near);
+            else
+                sn_err_inval(err, "%s: unexpected '%.*s': a line is [user@]host[:port] [slots=N]",
+                             where, (int) tl, tok);
             goto fail;
         }
         if (!have_target)

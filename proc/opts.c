@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "proc/opts.h"
+#include "stepnet/util.h"
 
 /* The entry spelled as the first len characters of `name`, or NULL (a line of --help alone is no
  * option). */
@@ -25,36 +26,8 @@ static int is_flag(const sn_opt_t *x)
     return x && (x->kind == SN_OPT_FLAG || x->kind == SN_OPT_STOP || x->kind == SN_OPT_SET);
 }
 
-/* The edit distance between the first na characters of a and b, counting an insertion, a deletion,
- * a substitution or a swap of two neighbours as one edit (optimal string alignment), capped at
- * SUGGEST_CAP + 1: all that is asked is whether it is small. */
-#define SUGGEST_CAP  2
-#define SUGGEST_MAXN 64
-static size_t edit_distance(const char *a, size_t na, const char *b)
-{
-    size_t nb = strlen(b), rows[3][SUGGEST_MAXN];
-    if (na >= SUGGEST_MAXN || nb >= SUGGEST_MAXN)
-        return SUGGEST_CAP + 1;
-    for (size_t j = 0; j <= nb; j++)
-        rows[0][j] = j;
-    for (size_t i = 1; i <= na; i++) {
-        size_t *cur = rows[i % 3], *up = rows[(i - 1) % 3], *up2 = rows[(i + 1) % 3];
-        cur[0] = i;
-        for (size_t j = 1; j <= nb; j++) {
-            size_t best = up[j - 1] + (a[i - 1] != b[j - 1]);
-            if (up[j] + 1 < best)
-                best = up[j] + 1;
-            if (cur[j - 1] + 1 < best)
-                best = cur[j - 1] + 1;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-                up2[j - 2] + 1 < best)
-                best = up2[j - 2] + 1;
-            cur[j] = best;
-        }
-    }
-    size_t d = rows[na % 3][nb];
-    return d > SUGGEST_CAP ? SUGGEST_CAP + 1 : d;
-}
+/* Two edits at most: a typo, not another word (sn_edit_distance). */
+#define SUGGEST_CAP 2
 
 const char *sn_opts_suggest(const sn_opt_t *table, const char *name, size_t len)
 {
@@ -65,7 +38,7 @@ const char *sn_opts_suggest(const sn_opt_t *table, const char *name, size_t len)
     for (; table && table->kind != SN_OPT_END; table++) {
         if (table->kind == SN_OPT_DOC)
             continue;
-        size_t d = edit_distance(name, len, table->name);
+        size_t d = sn_edit_distance(name, len, table->name, SUGGEST_CAP);
         if (d < best_d) {
             best_d = d;
             best = table->name;

@@ -73,6 +73,13 @@ int sn_coll_parse(const char *s, sn_coll_t *out, sn_err_t *err)
         }
     }
     char list[512];
+    const char *names[2 * SN_COLL_COUNT];
+    for (int i = 0; i < SN_COLL_COUNT; i++)
+        names[2 * i] = rows[i].name, names[2 * i + 1] = rows[i].mpi;
+    const char *near = sn_suggest(s, strlen(s), names, 2 * SN_COLL_COUNT);
+    if (near)
+        return sn_err_set(err, SN_EINVAL, "unknown collective '%s': did you mean %s? accepted: %s",
+                          s, near, accepted(list, sizeof list));
     return sn_err_set(err, SN_EINVAL, "unknown collective '%s'; accepted: %s", s,
                       accepted(list, sizeof list));
 }

@@ -7,6 +7,7 @@
 
 #include "core/algo/algos.h"
 #include "stepnet/model.h"
+#include "stepnet/util.h"
 #include "stepnet/sim.h"
 
 /* Every SN_ALGO line of the list, in its order. */
@@ -38,6 +39,14 @@ const sn_algo_t *sn_model_find(const char *name)
         if (strcmp(hidden[i]->name, name) == 0)
             return hidden[i];
     return NULL;
+}
+
+const char *sn_model_suggest(const char *name)
+{
+    const char *names[sizeof registry / sizeof registry[0]];
+    for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++)
+        names[i] = registry[i]->name;
+    return sn_suggest(name, strlen(name), names, sizeof registry / sizeof registry[0]);
 }
 
 /* The port model in words (messages name concepts; the CLI maps SN_PARAM_PORT_MODEL to flags). */
@@ -154,6 +163,11 @@ static int select_named(const char *name, const sn_topo_t *t, const sn_params_t 
     if (a == NULL) {
         char list[256];
         names_for(p->coll, list, sizeof list);
+        const char *near = sn_model_suggest(name);
+        if (near)
+            return sn_err_set(err, SN_EINVAL,
+                              "unknown algorithm '%s': did you mean %s? for %s: auto, %s", name,
+                              near, sn_coll_name(p->coll), list[0] ? list : "(none)");
         return sn_err_set(err, SN_EINVAL, "unknown algorithm '%s'; for %s: auto, %s", name,
                           sn_coll_name(p->coll), list[0] ? list : "(none)");
     }

@@ -466,6 +466,16 @@ static int parse_factor(const sn__topo_source_t *src, const char *s, sn_topo_t *
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
         if (families[i].parse != NULL && strcmp(fam, families[i].name) == 0)
             return families[i].parse(src, fam, colon + 1, s, out, err);
+    const char *names[sizeof families / sizeof families[0]];
+    size_t nn = 0;
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+        if (families[i].parse != NULL)
+            names[nn++] = families[i].name;
+    const char *near = sn_suggest(fam, strlen(fam), names, nn);
+    if (near)
+        return sn_err_set(err, SN_ESPEC,
+                          "unknown topology family '%s' in '%s': did you mean %s? accepted: %s",
+                          fam, s, near, family_list(list, sizeof list));
     return sn_err_set(err, SN_ESPEC, "unknown topology family '%s' in '%s'; accepted: %s", fam, s,
                       family_list(list, sizeof list));
 }
@@ -518,10 +528,31 @@ static int parse_spec(const sn__topo_source_t *src, const char *spec, sn_topo_t 
         sz[SN_TOPO_MAX_FACTORS]; /* the sizes of the factors (specs owned if counting) */
     int np = 0, rc = 0;
     char *save = NULL;
-    for (char *tok = strtok_r(copy, "*", &save); tok; tok = strtok_r(NULL, "*", &save)) {
+    const char *prev_tok = NULL;
+    for (char *tok = strtok_r(copy, "*", &save); tok;
+         prev_tok = tok, tok = strtok_r(NULL, "*", &save)) {
         if (np == SN_TOPO_MAX_FACTORS) {
             rc = sn_err_set(err, SN_ESPEC, "'%s' has more than %d product factors", spec,
                             SN_TOPO_MAX_FACTORS);
+            goto fail;
+        }
+        if (strchr(spec, '*') && strchr(tok, ':') == NULL) {
+            /* "torus:4*4": a product's factor that is no topology, often a dimension meant for
+             * the x of a mesh or a torus */
+            const char *prev = prev_tok ? prev_tok : "";
+            int digits = tok[0] != '\0' && strspn(tok, "0123456789") == strlen(tok);
+            int grid = strncmp(prev, "torus:", 6) == 0 || strncmp(prev, "mesh:", 5) == 0;
+            if (digits && grid)
+                rc = sn_err_set(err, SN_ESPEC,
+                                "bad topology '%s': its factor '%s' is not a topology (every "
+                                "factor of S1*S2 is one, as in ring:4*ring:4); did you mean "
+                                "%sx%s?",
+                                spec, tok, prev, tok);
+            else
+                rc = sn_err_set(err, SN_ESPEC,
+                                "bad topology '%s': its factor '%s' is not a topology (every "
+                                "factor of S1*S2 is family:parameters, as in ring:4*ring:4)",
+                                spec, tok);
             goto fail;
         }
         if ((rc = parse_factor(src, tok, &parts[np], err)) < 0)

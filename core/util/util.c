@@ -47,6 +47,50 @@ char *sn_xstrdup(const char *s)
     return p;
 }
 
+#define EDIT_MAXN 64
+size_t sn_edit_distance(const char *a, size_t na, const char *b, size_t cap)
+{
+    size_t nb = strlen(b), rows[3][EDIT_MAXN];
+    if (na >= EDIT_MAXN || nb >= EDIT_MAXN)
+        return cap + 1;
+    for (size_t j = 0; j <= nb; j++)
+        rows[0][j] = j;
+    for (size_t i = 1; i <= na; i++) {
+        size_t *cur = rows[i % 3], *up = rows[(i - 1) % 3], *up2 = rows[(i + 1) % 3];
+        cur[0] = i;
+        for (size_t j = 1; j <= nb; j++) {
+            size_t best = up[j - 1] + (a[i - 1] != b[j - 1]);
+            if (up[j] + 1 < best)
+                best = up[j] + 1;
+            if (cur[j - 1] + 1 < best)
+                best = cur[j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                up2[j - 2] + 1 < best)
+                best = up2[j - 2] + 1;
+            cur[j] = best;
+        }
+    }
+    size_t d = rows[na % 3][nb];
+    return d > cap ? cap + 1 : d;
+}
+
+const char *sn_suggest(const char *word, size_t len, const char *const *cands, size_t n)
+{
+    size_t allowed = len >= 6 ? 2 : len >= 3 ? 1 : 0;
+    const char *best = NULL;
+    size_t best_d = allowed + 1;
+    for (size_t i = 0; i < n; i++) {
+        if (cands[i] == NULL || (strlen(cands[i]) == len && memcmp(cands[i], word, len) == 0))
+            continue;
+        size_t d = sn_edit_distance(word, len, cands[i], allowed);
+        if (d < best_d) {
+            best_d = d;
+            best = cands[i];
+        }
+    }
+    return best;
+}
+
 void sn_grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)

@@ -22,6 +22,10 @@ const sn_algo_t *const *sn_model_algos(size_t *count);
 /* The algorithm called `name` (a hidden test fixture too), or NULL. */
 const sn_algo_t *sn_model_find(const char *name);
 
+/* "Did you mean": the listed algorithm whose name is a typo away from `name` (sn_suggest), or
+ * NULL. */
+const char *sn_model_suggest(const char *name);
+
 /* The markdown table of the algorithms that README.md's "Algorithms" section carries (`stepnet
  * algos --markdown`): a header row, then one row per registered algorithm in registry order (name,
  * collective, port models, topologies, steps and source), every line ending in a newline; only

@@ -14,6 +14,18 @@ void *sn_xcalloc(size_t nmemb, size_t size);
 void *sn_xrealloc(void *ptr, size_t size);
 char *sn_xstrdup(const char *s);
 
+/* The edit distance between the first na characters of a and b, counting an insertion, a
+ * deletion, a substitution or a swap of two neighbours as one edit (optimal string alignment),
+ * capped at cap + 1: all that is asked is whether it is small. Words of 64 characters or more
+ * are cap + 1 away from everything. */
+size_t sn_edit_distance(const char *a, size_t na, const char *b, size_t cap);
+
+/* "Did you mean": the candidate nearest to the first len characters of word, if it is near enough
+ * to be a typo of it (one edit for a word of 3 to 5 characters, two from 6; none below 3, where
+ * an edit makes another word), else NULL. The first of equally near candidates wins; NULL
+ * candidates are skipped, and so is a candidate equal to word (nothing to suggest). */
+const char *sn_suggest(const char *word, size_t len, const char *const *cands, size_t n);
+
 /* Grows `*arr` (element size `elem`) so that it holds at least `need` elements; `*cap` is updated.
  * Doubles, so appends are amortised O(1). */
 void sn_grow(void **arr, size_t *cap, size_t need, size_t elem);

@@ -1153,6 +1153,19 @@ static void test_options_before_topology(void **state)
     assert_non_null(strstr(r.err, "unknown algorithm 'nosuch'"));
     assert_true(r.secs < 5.0 && r.maxrss_kb < 64 * 1024);
     tu_exec_free(&r);
+    /* a typo of an algorithm, a collective, a family or a command gets the name */
+    r = RUN("sim", "--topo", "ring:4", "--coll", "bcast", "--algo", "bcast-binomal");
+    expect_bad(&r, "unknown algorithm 'bcast-binomal'", "did you mean bcast-binomial?");
+    tu_exec_free(&r);
+    r = RUN("sim", "--topo", "ring:4", "--coll", "alltoal");
+    expect_bad(&r, "unknown collective 'alltoal'", "did you mean alltoall?");
+    tu_exec_free(&r);
+    r = RUN("sim", "--topo", "rign:4", "--coll", "bcast");
+    expect_bad(&r, "unknown topology family 'rign'", "did you mean ring?");
+    tu_exec_free(&r);
+    r = RUN("simm", "--topo", "ring:4");
+    expect_bad(&r, "unknown command 'simm'", "did you mean sim?");
+    tu_exec_free(&r);
 }
 
 /* --root, --m and --sources are checked against the processors counted from the spec, before the

@@ -92,6 +92,13 @@ static void test_accepted_message(void **state)
                                  "scatter, gather, mnb (allgather), te (alltoall), pmnb, "
                                  "pexchange, pmna, dynbcast, sna (reduce), allreduce, barrier, "
                                  "mna (reduce_scatter)");
+    /* a typo of a name or of an MPI name gets the name */
+    tu_assert_rc(sn_coll_parse("bcst", &got, &err), SN_EINVAL);
+    assert_non_null(strstr(err.msg, "unknown collective 'bcst': did you mean bcast? accepted: "));
+    tu_assert_rc(sn_coll_parse("alltoal", &got, &err), SN_EINVAL);
+    assert_non_null(strstr(err.msg, "did you mean alltoall?"));
+    tu_assert_rc(sn_coll_parse("reduce_scater", &got, &err), SN_EINVAL);
+    assert_non_null(strstr(err.msg, "did you mean reduce_scatter?"));
 }
 
 /* The predicates against the sets their hand-written versions tested (id ranges included). */

@@ -74,6 +74,8 @@ static void test_hostfile_refuses(void **state)
         {"ws1 slots=2 slots=3\n", "unexpected 'slots=3'"},
         {"ws1 max_slots=2\n", "unexpected 'max_slots=2'"},
         {"ws1 extra\n", "unexpected 'extra'"},
+        {"ws1 slot=2\n", "unknown key 'slot': did you mean slots?"},
+        {"ws1 solts=2\n", "unknown key 'solts': did you mean slots?"},
         {"-oProxyCommand=x\n", "bad host"},
         {"ws1:0\n", "bad port"},
         {"ws1:65536\n", "bad port"},

@@ -106,6 +106,25 @@ static void test_accepted_families(void **state)
     snprintf(want, sizeof want, "unknown topology family 'product' in 'product:3'; accepted: %s",
              accepted);
     assert_string_equal(err.msg, want);
+    /* a typo of a family gets the family */
+    tu_assert_rc(sn_topo_parse("hypercub:3", &t, &err), SN_ESPEC);
+    snprintf(want, sizeof want,
+             "unknown topology family 'hypercub' in 'hypercub:3': did you mean hypercube? "
+             "accepted: %s",
+             accepted);
+    assert_string_equal(err.msg, want);
+    /* a product's factor that is no topology, quoted with the spec; a dimension after a grid is
+     * the x it was meant to be */
+    tu_assert_rc(sn_topo_parse("torus:4*4", &t, &err), SN_ESPEC);
+    assert_string_equal(err.msg, "bad topology 'torus:4*4': its factor '4' is not a topology "
+                                 "(every factor of S1*S2 is one, as in ring:4*ring:4); did you "
+                                 "mean torus:4x4?");
+    tu_assert_rc(sn_topo_parse("mesh:2x3*5", &t, &err), SN_ESPEC);
+    assert_non_null(strstr(err.msg, "did you mean mesh:2x3x5?"));
+    tu_assert_rc(sn_topo_parse("ring:4*x", &t, &err), SN_ESPEC);
+    assert_string_equal(err.msg, "bad topology 'ring:4*x': its factor 'x' is not a topology "
+                                 "(every factor of S1*S2 is family:parameters, as in "
+                                 "ring:4*ring:4)");
     tu_assert_rc(sn_topo_parse("", &t, &err), SN_ESPEC);
     snprintf(want, sizeof want, "empty topology spec; accepted: %s", accepted);
     assert_string_equal(err.msg, want);
