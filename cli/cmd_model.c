@@ -130,12 +130,13 @@ int cli_cmd_model(int argc, char **argv)
             if (k.control)
                 snprintf(ctl, sizeof ctl, " (%llu control)", (unsigned long long) k.control);
             if (k.predicted >= 0)
-                printf("    %-18s %lld steps%s, %.6g time units%s\n", all[i]->name,
-                       (long long) k.predicted, ctl, k.time_units, candidate_mark(all[i], &c));
+                printf("    %-18s %lld step%s%s, %.6g time units%s\n", all[i]->name,
+                       (long long) k.predicted, cli_plural(k.predicted), ctl, k.time_units,
+                       candidate_mark(all[i], &c));
             else if (k.dry >= 0)
-                printf("    %-18s no prediction; a dry run takes %lld steps%s, %.6g time "
+                printf("    %-18s no prediction; a dry run takes %lld step%s%s, %.6g time "
                        "units%s\n",
-                       all[i]->name, (long long) k.dry, ctl, k.time_units,
+                       all[i]->name, (long long) k.dry, cli_plural(k.dry), ctl, k.time_units,
                        candidate_mark(all[i], &c));
             else
                 printf("    %-18s no prediction%s\n", all[i]->name, candidate_mark(all[i], &c));

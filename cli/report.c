@@ -55,8 +55,8 @@ void cli_report_text_head(FILE *f, const char *cmd, const cli_ctx_t *c)
 {
     const sn_topo_t *t = c->topo;
     const sn_params_t *p = &c->params;
-    fprintf(f, "stepnet %s: %s on %s (%u nodes, %u processors, %u links)\n", cmd,
-            sn_coll_name(p->coll), t->spec, t->n, t->nproc, t->nedges);
+    fprintf(f, "stepnet %s: %s on %s (%u nodes, %u processors, %u link%s)\n", cmd,
+            sn_coll_name(p->coll), t->spec, t->n, t->nproc, t->nedges, cli_plural(t->nedges));
     fprintf(f, "  port model      %s%s, %s duplex\n", cli_ports_name(p),
             p->pm.ports == SN_PORTS_SINGLE ? (p->pm.rx == SN_RX_ANY ? " (rx any)" : " (rx one)")
                                            : "",
@@ -78,10 +78,12 @@ void cli_report_text_head(FILE *f, const char *cmd, const cli_ctx_t *c)
             cli_text(c->algo->summary, summary, sizeof summary));
     cli_text(c->algo->predicts, predicts, sizeof predicts);
     if (c->predicted >= 0)
-        fprintf(f, "  predicted       %lld steps (%s)\n", (long long) c->predicted, predicts);
+        fprintf(f, "  predicted       %lld step%s (%s)\n", (long long) c->predicted,
+                cli_plural(c->predicted), predicts);
     else
         fprintf(f, "  predicted       none (%s)\n", predicts);
-    fprintf(f, "  lower bound     %lld steps\n", (long long) c->bounds.best);
+    fprintf(f, "  lower bound     %lld step%s\n", (long long) c->bounds.best,
+            cli_plural(c->bounds.best));
     for (size_t i = 0; i < c->bounds.count; i++) {
         const sn_bound_t *b = &c->bounds.b[i];
         fprintf(f, "    %-13s %lld  (%s; %s)\n", b->name, (long long) b->value, b->detail,

@@ -6,6 +6,12 @@
 #include "cli/cli.h"
 #include "cli/json.h"
 
+/* "" or "s": "1 step", "4 steps". */
+static inline const char *cli_plural(long long n)
+{
+    return n == 1 ? "" : "s";
+}
+
 /* cmd, topology, nodes, processors, links, collective, ports, rx, duplex, root, msgs, size, seed,
  * algorithm, predicted_steps, lower_bound, bounds */
 void cli_report_json_head(cli_json_t *j, const char *cmd, const cli_ctx_t *c);

@@ -37,7 +37,9 @@ int sn_params_check_free(const sn_params_t *p, sn_err_t *err)
     if (sn_coll_is_rounds(p->coll)) {
         char list[256];
         return sn_err_set(err, SN_ENOTSUP,
-                          "collective %s has no algorithm in this version; available: %s",
+                          "collective %s is rounds of broadcasts arriving at random, not one "
+                          "collective: no algorithm runs it (sim and run play its rounds); "
+                          "accepted here: %s",
                           sn_coll_name(p->coll), sn__coll_names(list, sizeof list, runs_once));
     }
     if ((unsigned) p->op >= SN_OP_COUNT)

@@ -180,7 +180,7 @@ static void test_bad_inputs(void **state)
                          "schedule:/nonexistent/s.json"),
                      "/nonexistent/s.json");
     expect_bad_input(RUN("export", "--topo", "ring:4", "--coll", "dynbcast"),
-                     "dynbcast has no algorithm");
+                     "dynbcast is rounds of broadcasts arriving at random");
 }
 
 int main(void)

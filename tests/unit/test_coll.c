@@ -166,9 +166,10 @@ static void test_check_messages(void **state)
     sn_err_t err = {0};
     sn_params_default(&p, SN_COLL_DYNBCAST);
     tu_assert_rc(sn_params_check_free(&p, &err), SN_ENOTSUP);
-    assert_string_equal(err.msg, "collective dynbcast has no algorithm in this version; available: "
-                                 "bcast, scatter, gather, mnb, te, pmnb, pexchange, pmna, sna, "
-                                 "allreduce, barrier, mna");
+    assert_string_equal(err.msg, "collective dynbcast is rounds of broadcasts arriving at "
+                                 "random, not one collective: no algorithm runs it (sim and run "
+                                 "play its rounds); accepted here: bcast, scatter, gather, mnb, "
+                                 "te, pmnb, pexchange, pmna, sna, allreduce, barrier, mna");
     sn_topo_t *t = tu_topo("ring:5");
     uint32_t src[] = {1, 3};
     sn_params_default(&p, SN_COLL_TE);
