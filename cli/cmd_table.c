@@ -14,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "cli/run.h"
+#include "cli/report.h"
 #include "cli/table.h"
 #include "stepnet/model.h"
 #include "stepnet/sim.h"
@@ -30,7 +31,8 @@ static const char usage_head[] =
     "Parallel and Distributed Computation, section 1.3 (sections B&T): for every case, the\n"
     "paper's formula and its value, the algorithm stepnet picks, its predicted steps, the\n"
     "steps the simulator measures, the best lower bound, and whether they agree. Markdown by\n"
-    "default.\n"
+    "default. A last line on stderr counts the cases, those that agree and those whose steps\n"
+    "meet a lower bound (proven optimal).\n"
     "\n";
 static const char usage_tail[] =
     "\n"
@@ -763,6 +765,7 @@ int cli_cmd_table(int argc, char **argv)
     }
     table_head(f, csv, with_run);
     int all = 1;
+    size_t agree = 0, optimal = 0;
     for (size_t i = 0; i < table_ncases; i++) {
         if (!selected(&table_cases[i], quick, match))
             continue;
@@ -774,10 +777,18 @@ int cli_cmd_table(int argc, char **argv)
             return EXIT_BADINPUT;
         }
         all &= r.agree;
+        agree += r.agree != 0;
+        optimal += r.sim >= 0 && r.sim == r.lower;
         (csv ? row_csv : row_markdown)(f, &r, with_run);
         fflush(f);
     }
     if (out && cli_close_out(f, out, "--out") < 0)
         return EXIT_FAILED;
+    /* the summary on stderr, so that the table stays one Markdown or CSV table */
+    fprintf(stderr,
+            "stepnet table: %zu case%s, %zu agree%s, %zu differ%s; %zu meet%s a lower bound "
+            "stepnet knows (proven optimal)\n",
+            rows, cli_plural((long long) rows), agree, agree == 1 ? "s" : "", rows - agree,
+            rows - agree == 1 ? "s" : "", optimal, optimal == 1 ? "s" : "");
     return all ? EXIT_OK : EXIT_FAILED;
 }

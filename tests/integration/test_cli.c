@@ -826,6 +826,11 @@ static void test_table(void **state)
     for (const char *q = r.out; (q = strstr(q, " | = | ")) != NULL; q++)
         agree++;
     assert_int_equal(agree, rows);
+    /* the summary line, on stderr: every case counted, all agreeing */
+    char want[96];
+    snprintf(want, sizeof want, "stepnet table: %zu cases, %zu agree, 0 differ; ", rows, rows);
+    if (strstr(r.err, want) == NULL)
+        fail_msg("stderr lacks '%s':\n%s", want, r.err);
     assert_null(strstr(r.out, "DIFFERS"));
     assert_null(strstr(r.out, "not in this build"));
     /* the A3 torus with n = 2 mod 4 names its gap to the cut bound */
