@@ -265,6 +265,9 @@ const char *cli_ports_name(const sn_params_t *p)
 }
 const char *cli_rx_name(const sn_params_t *p)
 {
+    /* multiport never limits receptions: "all", not the single-port default "one" */
+    if (p->pm.ports == SN_PORTS_MULTI)
+        return "all";
     return p->pm.rx == SN_RX_ANY ? "any" : "one";
 }
 const char *cli_duplex_name(const sn_params_t *p)
