@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/coll/coll.h"
 #include "cli/cli.h"
 #include "stepnet/schedule_file.h"
 #include "stepnet/util.h"
@@ -146,7 +147,8 @@ static void shared_table(cli_opts_t *o, int64_t *progress, sn_opt_t *t)
          .lo = 0,
          .hi = INT32_MAX,
          .arg = "R",
-         .help = "root processor for bcast, scatter, gather (default 0)"},
+         .help = "root processor of bcast, scatter, gather, sna (default 0); allreduce\n"
+                 "and barrier root their tree at it; refused for the other collectives"},
         {.name = "--msgs",
          .kind = SN_OPT_INT,
          .num = &o->msgs,
@@ -345,6 +347,14 @@ static int parse_choice(const char *flag, const char *v, const char *w0, int v0,
     return 0;
 }
 
+/* The collectives whose runs read --root: the rooted ones, and allreduce and barrier, whose tree
+ * algorithms root their tree at it on vertex-transitive graphs (allreduce-tree, barrier-tree);
+ * dynbcast's rounds draw their roots at random and are refused elsewhere. */
+static int takes_root(sn_coll_t c)
+{
+    return sn__coll_is_rooted(c) || c == SN_COLL_ALLREDUCE || c == SN_COLL_BARRIER;
+}
+
 /* --ports, --rx, --duplex and --op into p, --tp into *tp, the --algo name (and its collective and
  * port models) and --sources/--m against each other: every value that needs no topology, so that
  * a bad one is reported before anything large is built. */
@@ -367,6 +377,11 @@ static int parse_free_values(const cli_opts_t *o, sn_params_t *p, double *tp, sn
                                SN_DUPLEX_HALF, &v, err)) < 0)
             return rc;
         p->pm.duplex = v;
+    }
+    if (o->root >= 0 && !takes_root(p->coll)) {
+        char list[128];
+        return sn_err_inval(err, "--root applies to %s, not %s",
+                            sn__coll_names(list, sizeof list, takes_root), sn_coll_name(p->coll));
     }
     if (o->op) {
         if (!sn_coll_is_combining(p->coll))

@@ -1171,6 +1171,14 @@ static void test_options_before_topology(void **state)
     r = RUN("simm", "--topo", "ring:4");
     expect_bad(&r, "unknown command 'simm'", "did you mean sim?");
     tu_exec_free(&r);
+    /* an option no algorithm of the collective reads is refused, not ignored */
+    r = RUN("sim", "--topo", "ring:4", "--coll", "te", "--root", "2");
+    expect_bad(&r, "--root applies to bcast, scatter, gather, sna, allreduce, barrier, not te",
+               NULL);
+    tu_exec_free(&r);
+    r = RUN("run", "--topo", "ring:4", "--coll", "mnb", "--root", "1");
+    expect_bad(&r, "--root applies to", "not mnb");
+    tu_exec_free(&r);
 }
 
 /* --root, --m and --sources are checked against the processors counted from the spec, before the
@@ -1179,7 +1187,7 @@ static void test_options_before_topology(void **state)
 static void test_ranks_before_topology(void **state)
 {
     (void) state;
-    tu_proc_t r = RUN("sim", "--topo", "hypercube:22", "--coll", "te", "--root", "99999999",
+    tu_proc_t r = RUN("sim", "--topo", "hypercube:22", "--coll", "bcast", "--root", "99999999",
                       "--max-memory", "8M");
     tu_expect_status(&r, 2);
     assert_non_null(
@@ -1187,12 +1195,12 @@ static void test_ranks_before_topology(void **state)
     assert_null(strstr(r.err, "--max-memory"));
     assert_true(r.secs < 5.0 && r.maxrss_kb < 64 * 1024);
     tu_exec_free(&r);
-    r = RUN("model", "--topo", "fattree:04:10*", "--coll", "te", "--root", "1048576");
+    r = RUN("model", "--topo", "fattree:04:10*", "--coll", "scatter", "--root", "1048576");
     tu_expect_status(&r, 2); /* a bad spec is still reported as such */
     assert_non_null(strstr(r.err, "bad product 'fattree:04:10*'"));
     tu_exec_free(&r);
-    r = RUN("model", "--topo", "fattree:04:10", "--coll", "te", "--root", "1048576", "--max-memory",
-            "8M");
+    r = RUN("model", "--topo", "fattree:04:10", "--coll", "gather", "--root", "1048576",
+            "--max-memory", "8M");
     tu_expect_status(&r, 2); /* routers are not processors; the canonical spec is named */
     assert_non_null(strstr(
         r.err, "--root 1048576 is out of range: fattree:4:10:const has processors 0 to 1048575"));
