@@ -49,6 +49,9 @@ typedef struct cli_ctx_s {
     /* what auto ranked by: --tp when given (time units), else SN_MODEL_RANK_SLOTS (slots, as a
      * run over TCP costs them) */
     double rank_tp;
+    /* --algo schedule:FILE: the file's path and the algorithm it records (NULL: none, or no
+     * schedule file) */
+    char *sched_path, *sched_algo;
 } cli_ctx_t;
 
 /* The run's time in the unit of Varvarigos and Bertsekas: data slots carry one fragment, 1/frags

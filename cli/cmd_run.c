@@ -16,6 +16,7 @@
 
 static const char usage_head[] =
     "usage: stepnet run --topo SPEC --coll C [options]\n"
+    "       stepnet run --algo schedule:FILE [options]\n"
     "\n"
     "Runs the collective over real TCP links: one stepnet-node process per node, one TCP\n"
     "connection per link, a libuv slot barrier in every node. Every payload byte is checked at\n"

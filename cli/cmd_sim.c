@@ -17,6 +17,7 @@
 
 static const char usage_head[] =
     "usage: stepnet sim --topo SPEC --coll C [options]\n"
+    "       stepnet sim --algo schedule:FILE [options]\n"
     "\n"
     "Runs the collective in this process, every node's state machine in lockstep, with the port\n"
     "model enforced and every delivered packet verified (right node, right payload, exactly\n"

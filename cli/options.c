@@ -107,7 +107,8 @@ static void shared_table(cli_opts_t *o, int64_t *progress, sn_opt_t *t)
          .str = &o->algo,
          .arg = "NAME|auto",
          .help = "algorithm (default auto: the fewest steps, or with --tp the fewest\n"
-                 "time units, predicted or, with none, of a dry run)"},
+                 "time units, predicted or, with none, of a dry run); schedule:FILE plays\n"
+                 "a schedule file, taking from it the options not given"},
         {.name = "--ports",
          .kind = SN_OPT_STR,
          .str = &o->ports,
@@ -509,9 +510,155 @@ static int build_sources(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
     return 0;
 }
 
-int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
+/* A schedule file holds its instance, so --algo schedule:FILE takes from it every option the
+ * command line leaves out (the topology, the collective, the port model, op, msgs, frags, size,
+ * seed; root and sources once the topology is built: sched_nodes), and refuses one given with
+ * another value, naming the flag and the file's value. A relative `file:` path that is not found
+ * from here is looked up beside the schedule file. *o is a copy of the command line's options;
+ * strings it takes point into f or into *owned (free it). */
+static int sched_refuse(sn_err_t *err, const char *path, const char *flag, const char *given,
+                        const char *file)
 {
-    memset(c, 0, sizeof *c);
+    return sn_err_inval(err,
+                        "%s %s: the schedule file %s has %s %s; leave %s out to take the file's, "
+                        "or give %s %s",
+                        flag, given, path, flag, file, flag, flag, file);
+}
+
+/* The schedule file's topology where this process finds it: its `file:` graph given by a
+ * relative path that is not found from here, but is beside the schedule file at `path`, as that
+ * path (malloc'd); NULL when the spec is to be taken as written. */
+static char *sched_graph_beside(const char *topo, const char *path)
+{
+    const char *rel = strncmp(topo, "file:", 5) == 0 ? topo + 5 : NULL;
+    const char *slash = strrchr(path, '/');
+    if (rel == NULL || rel[0] == '/' || strchr(topo, '*') || access(rel, F_OK) == 0 || !slash)
+        return NULL;
+    size_t dir = (size_t) (slash - path) + 1, len = 5 + dir + strlen(rel) + 1;
+    char *spec = sn_xmalloc(len);
+    snprintf(spec, len, "file:%.*s%s", (int) dir, path, rel);
+    if (access(spec + 5, F_OK) == 0)
+        return spec;
+    free(spec);
+    return NULL;
+}
+
+static int sched_fill(cli_opts_t *o, const sn_sched_file_t *f, const char *path, char **owned,
+                      sn_err_t *err)
+{
+    const sn_params_t *q = &f->params;
+    char a[32], b[32];
+    *owned = NULL;
+    if (o->topo == NULL) {
+        *owned = sched_graph_beside(f->topo, path);
+        o->topo = *owned ? *owned : f->topo;
+    }
+    const char *coll = sn_coll_name(q->coll);
+    if (o->coll == NULL) {
+        o->coll = coll;
+    } else {
+        sn_coll_t given;
+        if (sn_coll_parse(o->coll, &given, err) < 0)
+            return SN_EINVAL;
+        if (given != q->coll)
+            return sched_refuse(err, path, "--coll", o->coll, coll);
+    }
+    const char *ports = q->pm.ports == SN_PORTS_SINGLE ? "single" : "multi";
+    if (o->ports == NULL)
+        o->ports = ports;
+    else if (strcmp(o->ports, ports) != 0)
+        return sched_refuse(err, path, "--ports", o->ports, ports);
+    if (q->pm.ports == SN_PORTS_SINGLE) {
+        const char *rx = q->pm.rx == SN_RX_ANY ? "any" : "one";
+        if (o->rx == NULL)
+            o->rx = rx;
+        else if (strcmp(o->rx, rx) != 0)
+            return sched_refuse(err, path, "--rx", o->rx, rx);
+    }
+    const char *duplex = q->pm.duplex == SN_DUPLEX_HALF ? "half" : "full";
+    if (o->duplex == NULL)
+        o->duplex = duplex;
+    else if (strcmp(o->duplex, duplex) != 0)
+        return sched_refuse(err, path, "--duplex", o->duplex, duplex);
+    if (sn_coll_is_combining(q->coll)) {
+        const char *op = sn_op_name(q->op);
+        if (o->op == NULL)
+            o->op = op;
+        else if (strcmp(o->op, op) != 0)
+            return sched_refuse(err, path, "--op", o->op, op);
+    }
+#define SCHED_COUNT(flag, field, value)                                                            \
+    do {                                                                                           \
+        if (o->field < 0) {                                                                        \
+            o->field = (int64_t) (value);                                                          \
+        } else if ((uint64_t) o->field != (uint64_t) (value)) {                                    \
+            snprintf(a, sizeof a, "%lld", (long long) o->field);                                   \
+            snprintf(b, sizeof b, "%llu", (unsigned long long) (value));                           \
+            return sched_refuse(err, path, flag, a, b);                                            \
+        }                                                                                          \
+    } while (0)
+    SCHED_COUNT("--msgs", msgs, q->msgs);
+    SCHED_COUNT("--frags", frags, q->frags);
+    SCHED_COUNT("--size", size, q->size);
+    SCHED_COUNT("--seed", seed, q->seed);
+#undef SCHED_COUNT
+    return 0;
+}
+
+/* The root and the sources of a schedule file (node ids), once the topology is built: taken when
+ * the command line gives none, compared when it does. */
+static int sched_nodes(const cli_opts_t *o, sn_sched_file_t *f, const char *path, cli_ctx_t *c,
+                       sn_err_t *err)
+{
+    sn_params_t *p = &c->params;
+    const sn_params_t *q = &f->params;
+    char a[32], b[32];
+    if (sn__coll_is_rooted(p->coll)) {
+        if (o->root < 0 && q->root < c->topo->n)
+            p->root = q->root;
+        else if (o->root >= 0 && p->root != q->root) {
+            snprintf(a, sizeof a, "%lld", (long long) o->root);
+            snprintf(b, sizeof b, "%d", q->root < c->topo->n ? sn_topo_rank(c->topo, q->root) : -1);
+            return sched_refuse(err, path, "--root", a, b);
+        }
+    }
+    if (sn_coll_is_partial(p->coll) && o->sources == NULL && o->m <= 0 && q->nsources > 0) {
+        c->sources = sn_xmalloc((size_t) q->nsources * sizeof *c->sources);
+        memcpy(c->sources, q->sources, (size_t) q->nsources * sizeof *c->sources);
+        p->sources = c->sources;
+        p->nsources = q->nsources;
+    }
+    /* a file: graph named by another path: the same graph if its edges are the same */
+    if (strcmp(f->topo, c->topo->spec) != 0 && strncmp(f->topo, "file:", 5) == 0 &&
+        c->topo->kind == SN_TOPO_FILE) {
+        sn_topo_t *other = NULL;
+        sn_err_t e = {0};
+        char *beside = sched_graph_beside(f->topo, path);
+        int built = sn_topo_parse(beside ? beside : f->topo, &other, &e) == 0;
+        free(beside);
+        if (built && other->kind == SN_TOPO_FILE) {
+            char *x, *y;
+            size_t nx, ny;
+            sn_topo_file_text(other, &x, &nx);
+            sn_topo_file_text(c->topo, &y, &ny);
+            if (nx == ny && memcmp(x, y, nx) == 0) { /* the run's spec, for the file's check */
+                free(f->topo);
+                f->topo = sn_xstrdup(c->topo->spec);
+            }
+            free(x);
+            free(y);
+        }
+        sn_topo_free(other);
+    }
+    if (strcmp(f->topo, c->topo->spec) != 0)
+        return sched_refuse(err, path, "--topo", o->topo, f->topo);
+    return 0;
+}
+
+/* The topology and the parameters of the options, before the algorithm: every value that needs
+ * no topology first, then the topology within the memory limit, the root and the sources. */
+static int build_instance(const cli_opts_t *o, cli_ctx_t *c, uint64_t limit, sn_err_t *err)
+{
     if (o->topo == NULL)
         return sn_err_inval(err, "%s needs --topo SPEC (e.g. --topo torus:4x4)", o->cmd);
     if (o->coll == NULL)
@@ -532,37 +679,70 @@ int cli_ctx_build(const cli_opts_t *o, cli_ctx_t *c, sn_err_t *err)
      * costs one) */
     c->rank_tp = o->tp ? c->tp : SN_MODEL_RANK_SLOTS;
     parse_counts(o, p);
-    uint64_t limit = o->max_memory ? o->max_memory : cli_default_max_memory();
     if ((rc = sn_params_check_free(p, err)) < 0 || (rc = check_ranks(o, err)) < 0 ||
         (rc = sn_topo_parse_budget(o->topo, NULL, 0, limit, &c->topo, err)) < 0)
         return rc;
     /* --root: its range was checked by check_ranks */
     p->root = sn_topo_proc(c->topo, o->root >= 0 ? (uint32_t) o->root : 0);
-    if ((rc = build_sources(o, c, err)) < 0 || (rc = sn_params_check(c->topo, p, err)) < 0)
-        return rc;
+    return build_sources(o, c, err);
+}
+
+/* The memory estimate of the run against --max-memory. */
+static int check_memory(const cli_opts_t *o, cli_ctx_t *c, uint64_t limit, sn_err_t *err)
+{
     sn_mem_use_t use = SN_MEM_SIM;
     if (o->cmd && strcmp(o->cmd, "model") == 0)
         use = SN_MEM_MODEL;
     else if (o->cmd && (strcmp(o->cmd, "run") == 0 || strcmp(o->cmd, "bench") == 0))
         use = SN_MEM_RUN;
     sn_mem_extra_t extra = {.emulated = use == SN_MEM_RUN && o->link_emulated};
-    sn_model_mem_estimate_with(c->topo, p, use, &extra, &c->mem);
-    if ((rc = sn_model_mem_check(c->topo, p, &c->mem, limit, err)) < 0)
-        return rc;
-    if (o->algo && strncmp(o->algo, SN_SCHED_FILE_PREFIX, strlen(SN_SCHED_FILE_PREFIX)) == 0) {
+    sn_model_mem_estimate_with(c->topo, &c->params, use, &extra, &c->mem);
+    return sn_model_mem_check(c->topo, &c->params, &c->mem, limit, err);
+}
+
+int cli_ctx_build(const cli_opts_t *given, cli_ctx_t *c, sn_err_t *err)
+{
+    memset(c, 0, sizeof *c);
+    cli_opts_t filled = *given;
+    const cli_opts_t *o = &filled;
+    uint64_t limit = given->max_memory ? given->max_memory : cli_default_max_memory();
+    const char *sched_path = NULL;
+    sn_sched_file_t *sf = NULL;
+    char *owned = NULL;
+    int rc;
+    if (given->algo &&
+        strncmp(given->algo, SN_SCHED_FILE_PREFIX, strlen(SN_SCHED_FILE_PREFIX)) == 0) {
         /* run ships the schedule to its nodes; bench sweeps sizes, and a file has one */
-        if (o->cmd && strcmp(o->cmd, "bench") == 0)
+        if (given->cmd && strcmp(given->cmd, "bench") == 0)
             return sn_err_inval(err, "--algo %s: schedule files play in sim and run, not in bench",
-                                o->algo);
-        rc = sn_sched_file_select(o->algo + strlen(SN_SCHED_FILE_PREFIX), limit, c->topo, p,
-                                  &c->algo, &c->plan, &c->predicted, err);
-    } else {
-        rc = sn_model_select_tp(o->algo, c->topo, p, c->rank_tp, &c->algo, &c->plan, &c->predicted,
-                                err);
+                                given->algo);
+        sched_path = given->algo + strlen(SN_SCHED_FILE_PREFIX);
+        if ((rc = sn_sched_file_read(sched_path, limit, &sf, err)) < 0)
+            return rc;
+        if ((rc = sched_fill(&filled, sf, sched_path, &owned, err)) < 0)
+            goto out;
     }
-    if (rc < 0)
-        return rc;
-    return sn_model_bounds(c->topo, p, &c->bounds, err);
+    rc = build_instance(o, c, limit, err);
+    if (rc == 0 && sf && (rc = sched_nodes(o, sf, sched_path, c, err)) == 0) {
+        c->sched_path = sn_xstrdup(sched_path);
+        c->sched_algo = sf->algorithm ? sn_xstrdup(sf->algorithm) : NULL;
+    }
+    if (rc == 0 && (rc = sn_params_check(c->topo, &c->params, err)) == 0)
+        rc = check_memory(o, c, limit, err);
+    if (rc == 0 && sf) {
+        rc = sn_sched_file_select_parsed(sf, sched_path, c->topo, &c->params, &c->algo, &c->plan,
+                                         &c->predicted, err);
+        sf = NULL;
+    } else if (rc == 0) {
+        rc = sn_model_select_tp(o->algo, c->topo, &c->params, c->rank_tp, &c->algo, &c->plan,
+                                &c->predicted, err);
+    }
+    if (rc == 0)
+        rc = sn_model_bounds(c->topo, &c->params, &c->bounds, err);
+out:
+    sn_sched_file_free(sf);
+    free(owned);
+    return rc;
 }
 
 int cli_ctx_init(const cli_opts_t *o, cli_ctx_t *c)
@@ -603,5 +783,7 @@ void cli_ctx_free(cli_ctx_t *c)
         c->algo->plan_free(c->plan);
     sn_topo_free(c->topo);
     free(c->sources);
+    free(c->sched_path);
+    free(c->sched_algo);
     memset(c, 0, sizeof *c);
 }

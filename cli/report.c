@@ -33,6 +33,13 @@ void cli_report_json_head(cli_json_t *j, const char *cmd, const cli_ctx_t *c)
         cli_json_close(j, ']');
     }
     cli_json_str(j, "algorithm", c->algo->name);
+    if (c->sched_path) { /* --algo schedule:FILE: which file, and who played it */
+        cli_json_str(j, "schedule_file", c->sched_path);
+        if (c->sched_algo)
+            cli_json_str(j, "schedule_algorithm", c->sched_algo);
+        else
+            cli_json_null(j, "schedule_algorithm");
+    }
     if (c->predicted >= 0)
         cli_json_int(j, "predicted_steps", c->predicted);
     else
@@ -76,6 +83,9 @@ void cli_report_text_head(FILE *f, const char *cmd, const cli_ctx_t *c)
     char summary[CLI_ERR_TEXT_MAX], predicts[CLI_ERR_TEXT_MAX];
     fprintf(f, "  algorithm       %s: %s\n", c->algo->name,
             cli_text(c->algo->summary, summary, sizeof summary));
+    if (c->sched_path)
+        fprintf(f, "  schedule file   %s (recorded from %s)\n", c->sched_path,
+                c->sched_algo ? c->sched_algo : "an algorithm it does not name");
     cli_text(c->algo->predicts, predicts, sizeof predicts);
     if (c->predicted >= 0)
         fprintf(f, "  predicted       %lld step%s (%s)\n", (long long) c->predicted,

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/algo/engine/schedule_replay.h"
 #include "stepnet/model.h"
@@ -486,7 +488,11 @@ static int parse_top_key(lex_t *x, parse_t *ps, const char *key)
             return refuse_coll(p->coll, x->err);
         ps->seen_coll = 1;
     } else if (strcmp(key, "algorithm") == 0) {
-        return lex_string(x, w, sizeof w); /* a record of who played it; plays no part */
+        /* a record of who played it, for the reports; plays no part */
+        if ((rc = lex_string(x, w, sizeof w)) != 0)
+            return rc;
+        free(f->algorithm);
+        f->algorithm = sn_xstrdup(w);
     } else if (strcmp(key, "root") == 0) {
         return lex_u32(x, &p->root);
     } else if (strcmp(key, "msgs") == 0) {
@@ -646,13 +652,19 @@ int sn_sched_file_parse(const char *text, size_t len, sn_sched_file_t **out, sn_
 int sn_sched_file_read(const char *path, uint64_t max_memory, sn_sched_file_t **out, sn_err_t *err)
 {
     *out = NULL;
-    FILE *fp = fopen(path, "rb");
-    if (fp == NULL)
+    /* O_NONBLOCK: opening a FIFO for reading would wait for a writer; a regular file ignores it */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return sn_err_set(err, SN_EINVAL, "schedule file %s: %s", path, strerror(errno));
     struct stat st;
-    if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(fp);
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
         return sn_err_inval(err, "schedule file %s: not a regular file", path);
+    }
+    FILE *fp = fdopen(fd, "rb");
+    if (fp == NULL) {
+        close(fd);
+        return sn_err_set(err, SN_EIO, "schedule file %s: %s", path, strerror(errno));
     }
     uint64_t size = (uint64_t) st.st_size;
     uint64_t limit = SN_SCHED_FILE_MAX_BYTES;
@@ -690,6 +702,7 @@ void sn_sched_file_free(sn_sched_file_t *f)
     if (f == NULL)
         return;
     free(f->topo);
+    free(f->algorithm);
     free(f->sources);
     free(f->sched.ev);
     sn_sched_ops_free(&f->ops);
@@ -753,6 +766,18 @@ int sn_sched_file_select(const char *path, uint64_t max_memory, const sn_topo_t 
     int rc = sn_sched_file_read(path, max_memory, &f, err);
     if (rc < 0)
         return rc;
+    return sn_sched_file_select_parsed(f, path, t, p, algo, plan, predicted, err);
+}
+
+int sn_sched_file_select_parsed(sn_sched_file_t *f, const char *path, const sn_topo_t *t,
+                                const sn_params_t *p, const sn_algo_t **algo, void **plan,
+                                int64_t *predicted, sn_err_t *err)
+{
+    int rc;
+    if (!sn_sched_file_supports(p->coll)) {
+        sn_sched_file_free(f);
+        return refuse_coll(p->coll, err);
+    }
     if ((rc = sn_sched_file_check(f, t, p, err)) < 0) {
         char msg[sizeof err->msg];
         snprintf(msg, sizeof msg, "%s", err->msg);

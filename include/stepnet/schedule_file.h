@@ -36,6 +36,7 @@ typedef struct sn_sched_ops_s {
 /* What a schedule file says: the instance and every transmission, sorted by (slot, node, port). */
 typedef struct sn_sched_file_s {
     char *topo;         /* the topology spec */
+    char *algorithm;    /* who played it, as recorded (NULL when the file does not say) */
     sn_params_t params; /* collective, port model, root, msgs, frags, size, seed, sources, op */
     uint32_t *sources;  /* owned; params.sources points here */
     sn_sched_t sched;   /* the transmissions (sched.algo NULL) and the number of slots */
@@ -84,7 +85,9 @@ void sn_sched_ops_free(sn_sched_ops_t *ops);
 int sn_sched_file_parse(const char *text, size_t len, sn_sched_file_t **out, sn_err_t *err);
 
 /* Reads and parses file `path`, first refusing (SN_ERANGE) a file whose size times
- * SN_SCHED_FILE_MEM_PER_BYTE exceeds max_memory (0: only SN_SCHED_FILE_MAX_BYTES). */
+ * SN_SCHED_FILE_MEM_PER_BYTE exceeds max_memory (0: only SN_SCHED_FILE_MAX_BYTES). Opened without
+ * blocking and refused (SN_EINVAL) unless it is a regular file: a FIFO or a device is never
+ * waited on. */
 int sn_sched_file_read(const char *path, uint64_t max_memory, sn_sched_file_t **out, sn_err_t *err);
 
 /* Checks the file against the run: the topology and the parameters of (t, p) must be the file's,
@@ -103,6 +106,12 @@ void sn_sched_file_free(sn_sched_file_t *f);
 int sn_sched_file_select(const char *path, uint64_t max_memory, const sn_topo_t *t,
                          const sn_params_t *p, const sn_algo_t **algo, void **plan,
                          int64_t *predicted, sn_err_t *err);
+
+/* sn_sched_file_select for a file already read (sn_sched_file_read of `path`, named in the
+ * messages): takes f over and frees it, whatever the outcome. */
+int sn_sched_file_select_parsed(sn_sched_file_t *f, const char *path, const sn_topo_t *t,
+                                const sn_params_t *p, const sn_algo_t **algo, void **plan,
+                                int64_t *predicted, sn_err_t *err);
 
 /* ---- over TCP: every node of `stepnet run` receives the schedule in its assignment ------- */
 

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -40,6 +42,7 @@ static char *export_to_tmp(const char *const *opts, size_t nopts)
         args[n++] = opts[i];
     args[n++] = "--out";
     args[n++] = path;
+    args[n++] = "--force"; /* tu_tmpfile made it */
     args[n] = NULL;
     tu_proc_t r = run_(args);
     tu_expect_status(&r, 0);
@@ -90,6 +93,17 @@ static void test_export_then_play(void **state)
         const char *ha = tu_json_need(ja, "trace_hash"), *hb = tu_json_need(jb, "trace_hash");
         assert_memory_equal(ha, hb, 18);
         assert_true(tu_json_bool(jb, "verified"));
+        /* the file alone: every option (topology, collective, root, sources, op, msgs, frags,
+         * port model) taken from it, the same run; the report names the file and its algorithm */
+        tu_proc_t rc = RUN("sim", "--algo", algo, "--json");
+        tu_expect_status(&rc, 0);
+        const char *jc = tu_json_line(&rc);
+        assert_memory_equal(tu_json_need(jc, "trace_hash"), ha, 18);
+        char buf[600];
+        assert_string_equal(tu_json_str(jc, "schedule_file", buf, sizeof buf), path);
+        assert_string_equal(tu_json_str(jc, "schedule_algorithm", buf, sizeof buf),
+                            tu_json_str(ja, "algorithm", buf + 300, 300));
+        tu_exec_free(&rc);
         tu_exec_free(&ra);
         tu_exec_free(&rb);
         remove(path);
@@ -140,8 +154,9 @@ static void test_bad_inputs(void **state)
     char algo[600];
     snprintf(algo, sizeof algo, "schedule:%s", path);
     /* another port model than the file's */
-    expect_bad_input(RUN("sim", "--topo", "linear:4", "--coll", "bcast", "--algo", algo),
-                     "port model is single, the run's multi");
+    expect_bad_input(
+        RUN("sim", "--topo", "linear:4", "--coll", "bcast", "--ports", "multi", "--algo", algo),
+        "--ports multi: the schedule file");
     /* bench sweeps sizes; a file has one */
     expect_bad_input(
         RUN("bench", "--topo", "linear:4", "--coll", "bcast", "--ports", "single", "--algo", algo),
@@ -183,12 +198,119 @@ static void test_bad_inputs(void **state)
                      "dynbcast is rounds of broadcasts arriving at random");
 }
 
+/* A schedule file stands alone: an option given with another value than the file's is refused
+ * naming the flag and the file's value; a file: graph is the same by its edges, whatever the
+ * path, and found beside the schedule file; export keeps an existing file without --force and
+ * says what it wrote; a FIFO is refused at once, never waited on. */
+static void test_file_stands_alone(void **state)
+{
+    (void) state;
+    char *path = export_to_tmp(
+        (const char *const[]){"--topo", "hypercube:3", "--coll", "bcast", "--ports", "single"}, 6);
+    char algo[600];
+    snprintf(algo, sizeof algo, "schedule:%s", path);
+    tu_proc_t r = RUN("sim", "--algo", algo);
+    tu_expect_status(&r, 0);
+    char want[700];
+    snprintf(want, sizeof want, "  schedule file   %s (recorded from bcast-binomial)\n", path);
+    if (strstr(r.out, want) == NULL)
+        fail_msg("the report lacks '%s':\n%s", want, r.out);
+    tu_exec_free(&r);
+    expect_bad_input(RUN("sim", "--algo", algo, "--ports", "multi"),
+                     "--ports multi: the schedule file");
+    expect_bad_input(RUN("sim", "--algo", algo, "--ports", "multi"),
+                     "has --ports single; leave --ports out to take the file's, or give --ports "
+                     "single");
+    expect_bad_input(RUN("sim", "--algo", algo, "--topo", "hypercube:4"),
+                     "--topo hypercube:4: the schedule file");
+    expect_bad_input(RUN("sim", "--algo", algo, "--msgs", "2"), "has --msgs 1");
+    expect_bad_input(RUN("sim", "--algo", algo, "--coll", "mnb"), "has --coll bcast");
+    expect_bad_input(RUN("sim", "--algo", algo, "--root", "3"), "has --root 0");
+    /* export: kept without --force, replaced with it, and what was written said */
+    r = RUN("export", "--topo", "hypercube:3", "--coll", "mnb", "--out", path);
+    tu_expect_status(&r, 2);
+    assert_non_null(strstr(r.err, "the file exists; give --force to replace it"));
+    tu_exec_free(&r);
+    r = RUN("export", "--topo", "hypercube:3", "--coll", "mnb", "--out", path, "--force");
+    tu_expect_status(&r, 0);
+    snprintf(want, sizeof want, "stepnet export: wrote %s (", path);
+    assert_non_null(strstr(r.err, want));
+    assert_non_null(strstr(r.err, "mnb on hypercube:3 by "));
+    tu_exec_free(&r);
+    expect_bad_input(RUN("export", "--topo", "ring:4", "--coll", "bcast", "--force"),
+                     "--force replaces the file of --out");
+    remove(path);
+    free(path);
+
+    /* file: graphs: the graph beside the schedule file, written with a relative path; and the
+     * same edges under another path */
+    char dir[] = "/tmp/stepnet-sched-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char here[64], beside[128], sched[128], spec[160], other[256];
+    snprintf(here, sizeof here, "sched-graph-%d.txt", (int) getpid());
+    snprintf(beside, sizeof beside, "%s/%s", dir, here);
+    snprintf(sched, sizeof sched, "%s/s.json", dir);
+    static const char edges[] = "0 1\n1 2\n2 3\n3 0\n0 2\n";
+    for (int i = 0; i < 2; i++) {
+        FILE *f = fopen(i ? beside : here, "w");
+        assert_non_null(f);
+        fputs(edges, f);
+        fclose(f);
+    }
+    snprintf(spec, sizeof spec, "file:%s", here);
+    r = RUN("export", "--topo", spec, "--coll", "mnb", "--out", sched);
+    tu_expect_status(&r, 0);
+    tu_exec_free(&r);
+    remove(here); /* only the copy beside the schedule is left */
+    snprintf(algo, sizeof algo, "schedule:%s", sched);
+    r = RUN("sim", "--algo", algo, "--json");
+    tu_expect_status(&r, 0);
+    assert_true(tu_json_bool(tu_json_line(&r), "verified"));
+    tu_exec_free(&r);
+    snprintf(other, sizeof other, "file:%s/./%s", dir, here);
+    r = RUN("sim", "--algo", algo, "--topo", other, "--json");
+    tu_expect_status(&r, 0);
+    assert_true(tu_json_bool(tu_json_line(&r), "verified"));
+    tu_exec_free(&r);
+    FILE *f = fopen(beside, "w"); /* another graph at that path: the file's links are not it */
+    assert_non_null(f);
+    fputs("0 1\n1 2\n2 3\n3 0\n1 3\n", f);
+    fclose(f);
+    expect_bad_input(RUN("sim", "--algo", algo, "--topo", other), "no such port");
+    /* and a graph of other edges under another name: not the file's topology */
+    char third[200];
+    snprintf(third, sizeof third, "%s/third.txt", dir);
+    f = fopen(third, "w");
+    assert_non_null(f);
+    fputs("0 1\n1 2\n2 3\n", f);
+    fclose(f);
+    snprintf(other, sizeof other, "file:%s", third);
+    expect_bad_input(RUN("sim", "--algo", algo, "--topo", other), "--topo file:");
+    remove(third);
+    remove(beside);
+    remove(sched);
+
+    /* a FIFO: refused as not a regular file, at once */
+    char fifo[160];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    snprintf(algo, sizeof algo, "schedule:%s", fifo);
+    r = RUN("sim", "--algo", algo);
+    tu_expect_status(&r, 2);
+    assert_non_null(strstr(r.err, "not a regular file"));
+    assert_true(r.secs < 5.0);
+    tu_exec_free(&r);
+    remove(fifo);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_export_then_play),
         cmocka_unit_test(test_run_over_tcp),
         cmocka_unit_test(test_bad_inputs),
+        cmocka_unit_test(test_file_stands_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
