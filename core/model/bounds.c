@@ -25,7 +25,15 @@
  * allreduce/barrier every processor needs the contribution of the processor farthest from it:
  * the diameter D over processors, plus pipelining (the last of a processor's M contributions
  * leaves it after ceil(M/deg) slots, deg the largest degree; 1 single-port); single-port: the
- * nodes holding one contribution at most double per slot, ceil(log2 P). */
+ * nodes holding one contribution at most double per slot, ceil(log2 P).
+ *
+ * For many packets (docs/model.md, "Lower bounds for many packets"): bcast and scatter, and by
+ * time reversal sna and gather with sends and receptions exchanged, get the rooted-flow bounds
+ * (per processor with arrival offsets, cuts around the root with the travel after the last
+ * crossing, cut vertices single-port and half duplex, transmissions, and single-port Bar-Noy and
+ * Kipnis M - 1 + the one-packet bound); allreduce the one-way gossip count 2(P-1)M over the
+ * transmissions a slot carries, reduce_scatter the count targets (P-1) M; allreduce, mnb and te
+ * half duplex a node's receptions and sends over its edges; the fat-tree theorems every M. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

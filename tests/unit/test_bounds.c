@@ -20,8 +20,10 @@
 #include "tests/support/testutil.h"
 
 /* multiport, single-port (one reception and any), half duplex (both port counts) */
-static const char *const pms[][3] = {{"multi", "any", "full"},  {"single", "one", "full"},
-                                     {"single", "any", "full"}, {"multi", "any", "half"},
+static const char *const pms[][3] = {{"multi", "any", "full"},
+                                     {"single", "one", "full"},
+                                     {"single", "any", "full"},
+                                     {"multi", "any", "half"},
                                      {"single", "one", "half"}};
 #define NPMS (sizeof pms / sizeof pms[0])
 
@@ -44,8 +46,8 @@ static sn_bounds_t bounds_of(const sn_topo_t *t, const sn_params_t *p)
 
 /* The bounds added for many packets; seen[i] when one was the largest of its case and positive,
  * tight[i] when some algorithm's steps equalled it. */
-static const char *const news[] = {"receive",        "send",  "cut",         "cut-vertex",
-                                   "transmissions",  "count", "half-duplex", "bar-noy-kipnis"};
+static const char *const news[] = {"receive",       "send",  "cut",         "cut-vertex",
+                                   "transmissions", "count", "half-duplex", "bar-noy-kipnis"};
 #define NNEWS (sizeof news / sizeof news[0])
 
 static void check_case(const sn_topo_t *t, const sn_params_t *p, int *seen, int *tight,
@@ -71,8 +73,7 @@ static void check_case(const sn_topo_t *t, const sn_params_t *p, int *seen, int 
                          sn_coll_name(p->coll), p->msgs, (unsigned long long) r.res.steps,
                          b.b[i].name, (long long) b.b[i].value, b.b[i].detail);
             for (size_t k = 0; k < NNEWS; k++)
-                if (strcmp(b.b[i].name, news[k]) == 0 && b.b[i].value == b.best &&
-                    b.best > 0) {
+                if (strcmp(b.b[i].name, news[k]) == 0 && b.b[i].value == b.best && b.best > 0) {
                     seen[k] = 1;
                     if ((int64_t) r.res.steps == b.best)
                         tight[k] = 1;
@@ -85,11 +86,10 @@ static void check_case(const sn_topo_t *t, const sn_params_t *p, int *seen, int 
 static void test_below_every_algorithm(void **state)
 {
     (void) state;
-    static const char *const specs[] = {"linear:5",  "ring:6",     "torus:3x3",  "mesh:2x3",
-                                        "star:5",    "complete:5", "hypercube:3", "fattree:2:2"};
-    static const sn_coll_t colls[] = {SN_COLL_BCAST,     SN_COLL_SNA, SN_COLL_SCATTER,
-                                      SN_COLL_GATHER,    SN_COLL_MNB, SN_COLL_TE,
-                                      SN_COLL_ALLREDUCE, SN_COLL_MNA};
+    static const char *const specs[] = {"linear:5", "ring:6",     "torus:3x3",   "mesh:2x3",
+                                        "star:5",   "complete:5", "hypercube:3", "fattree:2:2"};
+    static const sn_coll_t colls[] = {SN_COLL_BCAST, SN_COLL_SNA, SN_COLL_SCATTER,   SN_COLL_GATHER,
+                                      SN_COLL_MNB,   SN_COLL_TE,  SN_COLL_ALLREDUCE, SN_COLL_MNA};
     static const uint32_t msgs[] = {1, 3, 8};
     int seen[NNEWS] = {0}, tight[NNEWS] = {0};
     size_t runs = 0;
@@ -222,8 +222,8 @@ static void test_below_synth(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sn_topo_t *t = tu_topo(cases[i].spec);
-        sn_params_t p = tu_params(cases[i].coll, pms[cases[i].pm][0], pms[cases[i].pm][1],
-                                  pms[cases[i].pm][2]);
+        sn_params_t p =
+            tu_params(cases[i].coll, pms[cases[i].pm][0], pms[cases[i].pm][1], pms[cases[i].pm][2]);
         p.msgs = cases[i].msgs;
         p.root = cases[i].root;
         tu_run_t r = tu_sim(t, &p, NULL);
