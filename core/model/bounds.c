@@ -118,6 +118,16 @@ static int64_t thm33_of(const sn_topo_t *t, uint32_t root)
     return v;
 }
 
+/* A one-packet single-port broadcast bound from root: Theorem 3.3, and on a fat tree (the root a
+ * leaf) Theorem 6.1's (k+1) h - 1 (Dimakopoulos, thesis, section 6.2.1). */
+static int64_t one_packet_single(const sn_topo_t *t, uint32_t root)
+{
+    int64_t v = thm33_of(t, root);
+    if (t->kind == SN_TOPO_FATTREE && t->b >= 2 && (int64_t) ((t->a + 1) * t->b - 1) > v)
+        v = (int64_t) ((t->a + 1) * t->b - 1);
+    return v;
+}
+
 /* ---- cuts --------------------------------------------------------------------------------------
  */
 
@@ -500,67 +510,105 @@ static void flow_cuts(flow_t *f, sn_bounds_t *out, uint32_t ecc)
     free(c.d);
 }
 
+/* ---- the components of G - v, for the cut-vertex bounds ----------------------------------- */
+
+typedef struct {
+    uint32_t *comp, *queue, *dv, *far; /* far: the farthest processor of a component from v */
+    uint64_t *procs, *marked;          /* per component: processors, nodes with mark[] set */
+} comps_t;
+
+/* 0 when the search over every v would exceed a budget of 2^26 node-arc visits (n BFS twice). */
+static int comps_affordable(const sn_topo_t *t)
+{
+    return (uint64_t) t->n * (t->n + 2ull * t->nedges) <= (1ull << 26);
+}
+
+static void comps_init(comps_t *c, uint32_t n)
+{
+    c->comp = sn_xmalloc((size_t) n * sizeof *c->comp);
+    c->queue = sn_xmalloc((size_t) n * sizeof *c->queue);
+    c->dv = sn_xmalloc((size_t) n * sizeof *c->dv);
+    c->far = sn_xmalloc((size_t) n * sizeof *c->far);
+    c->procs = sn_xmalloc((size_t) n * sizeof *c->procs);
+    c->marked = sn_xmalloc((size_t) n * sizeof *c->marked);
+}
+
+static void comps_free(comps_t *c)
+{
+    free(c->comp);
+    free(c->queue);
+    free(c->dv);
+    free(c->far);
+    free(c->procs);
+    free(c->marked);
+}
+
+/* Labels the components of G - v in c->comp (v itself UINT32_MAX - 1) and counts per component
+ * its processors, its nodes with mark[] set (mark may be NULL) and the distance from v of its
+ * farthest processor. Returns the number of components. */
+static uint32_t comps_of(const sn_topo_t *t, uint32_t v, const uint8_t *mark, comps_t *c)
+{
+    sn_topo_bfs(t, v, c->dv);
+    uint32_t nc = 0;
+    for (uint32_t u = 0; u < t->n; u++)
+        c->comp[u] = UINT32_MAX;
+    c->comp[v] = UINT32_MAX - 1;
+    for (uint32_t s = 0; s < t->n; s++) {
+        if (c->comp[s] != UINT32_MAX)
+            continue;
+        size_t head = 0, tail = 0;
+        c->procs[nc] = c->marked[nc] = 0;
+        c->far[nc] = 0;
+        c->comp[s] = nc;
+        c->queue[tail++] = s;
+        while (head < tail) {
+            uint32_t u = c->queue[head++];
+            if (sn_topo_is_proc(t, u)) {
+                c->procs[nc]++;
+                if (c->dv[u] > c->far[nc])
+                    c->far[nc] = c->dv[u];
+            }
+            c->marked[nc] += mark != NULL && mark[u];
+            for (uint32_t q = 0; q < sn_topo_degree(t, u); q++) {
+                uint32_t x = sn_topo_port(t, u, q)->peer;
+                if (c->comp[x] == UINT32_MAX) {
+                    c->comp[x] = nc;
+                    c->queue[tail++] = x;
+                }
+            }
+        }
+        nc++;
+    }
+    return nc;
+}
+
 /* A cut vertex v (or the root) sends every packet into each component of G - v that holds
  * processors and not the root: c M sends (a scatter: M per processor there). Single-port it sends
  * one a slot from slot dist(v) + 1, and a broadcast's last packet still travels to the farthest
  * processor of its component; half duplex, v's receptions and sends share its edges' slots from
- * slot dist(v). O(n (n + m)): skipped on graphs above a budget of 2^26 node-arc visits. */
+ * slot dist(v). */
 static void flow_cut_vertices(flow_t *f, sn_bounds_t *out)
 {
     const sn_topo_t *t = f->t;
-    if (!f->send_one && !f->half)
+    if ((!f->send_one && !f->half) || !comps_affordable(t))
         return;
-    if ((uint64_t) t->n * (t->n + 2ull * t->nedges) > (1ull << 26))
-        return;
-    uint32_t *comp = sn_xmalloc((size_t) t->n * sizeof *comp);
-    uint32_t *dv = sn_xmalloc((size_t) t->n * sizeof *dv);
-    uint64_t *procs = sn_xmalloc((size_t) t->n * sizeof *procs);
-    uint32_t *far = sn_xmalloc((size_t) t->n * sizeof *far);
-    uint8_t *has_root = sn_xmalloc(t->n);
+    comps_t cc;
+    comps_init(&cc, t->n);
+    uint8_t *is_root = sn_xcalloc(t->n, 1);
+    is_root[f->root] = 1;
     int64_t best = 0;
     uint32_t best_v = 0;
     uint64_t best_c = 0;
     for (uint32_t v = 0; v < t->n; v++) {
-        sn_topo_bfs(t, v, dv);
-        uint32_t nc = 0;
-        for (uint32_t u = 0; u < t->n; u++)
-            comp[u] = UINT32_MAX;
-        comp[v] = UINT32_MAX - 1;
-        for (uint32_t s = 0; s < t->n; s++) {
-            if (comp[s] != UINT32_MAX)
-                continue;
-            size_t head = 0, tail = 0;
-            procs[nc] = 0;
-            far[nc] = 0;
-            has_root[nc] = 0;
-            comp[s] = nc;
-            f->queue[tail++] = s;
-            while (head < tail) {
-                uint32_t u = f->queue[head++];
-                if (sn_topo_is_proc(t, u)) {
-                    procs[nc]++;
-                    if (dv[u] > far[nc])
-                        far[nc] = dv[u];
-                }
-                has_root[nc] |= u == f->root;
-                for (uint32_t q = 0; q < sn_topo_degree(t, u); q++) {
-                    uint32_t x = sn_topo_port(t, u, q)->peer;
-                    if (comp[x] == UINT32_MAX) {
-                        comp[x] = nc;
-                        f->queue[tail++] = x;
-                    }
-                }
-            }
-            nc++;
-        }
+        uint32_t nc = comps_of(t, v, is_root, &cc);
         uint64_t c = 0, sends = 0, minfar = UINT64_MAX;
         for (uint32_t i = 0; i < nc; i++) {
-            if (has_root[i] || procs[i] == 0)
+            if (cc.marked[i] || cc.procs[i] == 0)
                 continue;
             c++;
-            sends += f->personal ? f->M * procs[i] : f->M;
-            if (far[i] < minfar)
-                minfar = far[i];
+            sends += f->personal ? f->M * cc.procs[i] : f->M;
+            if (cc.far[i] < minfar)
+                minfar = cc.far[i];
         }
         if (c == 0)
             continue;
@@ -592,11 +640,8 @@ static void flow_cut_vertices(flow_t *f, sn_bounds_t *out)
                     : "a cut vertex's forwarding: one send per slot into each component beyond it",
             best, "%s feeds %llu components", sn_topo_label(t, best_v, b1, sizeof b1),
             (unsigned long long) best_c);
-    free(comp);
-    free(dv);
-    free(procs);
-    free(far);
-    free(has_root);
+    comps_free(&cc);
+    free(is_root);
 }
 
 /* Every delivery is a transmission (a scatter's packet for y one per hop of dist(root, y)); a slot
@@ -898,6 +943,74 @@ static void fattree_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t
 
 /* ---- combining collectives ------------------------------------------------------------------ */
 
+/* Combining collectives at a cut vertex v. A key is a target (mna, pmna) or, for allreduce and
+ * barrier, the one result every processor wants. Per key and (seq, frag), v receives a packet
+ * from each component C of G - v that holds a processor while some target of the key lies outside
+ * C (C's contributions leave it only through v), and sends one into each component that holds a
+ * target while some processor lies outside it; different keys or components, different packets.
+ * Single-port v sends one a slot (a router from slot 2: it holds nothing before), with --rx one
+ * receives one a slot; half duplex its sends and receptions share its edges. is_tgt NULL: one key
+ * wanted by every processor. */
+static void combining_cut_vertices(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out,
+                                   uint64_t M, const uint8_t *is_tgt)
+{
+    const int single = p->pm.ports == SN_PORTS_SINGLE;
+    const int rx_one = single && p->pm.rx == SN_RX_ONE;
+    const int half = p->pm.duplex == SN_DUPLEX_HALF;
+    if ((!single && !half) || !comps_affordable(t))
+        return;
+    const uint64_t P = t->nproc;
+    uint64_t ntgt = P;
+    if (is_tgt != NULL) {
+        ntgt = 0;
+        for (uint32_t u = 0; u < t->n; u++)
+            ntgt += is_tgt[u];
+    }
+    comps_t cc;
+    comps_init(&cc, t->n);
+    int64_t best = 0;
+    uint32_t best_v = 0;
+    uint64_t best_s = 0, best_r = 0;
+    for (uint32_t v = 0; v < t->n; v++) {
+        uint32_t nc = comps_of(t, v, is_tgt, &cc);
+        uint64_t recv = 0, send = 0;
+        for (uint32_t i = 0; i < nc; i++) {
+            uint64_t pc = cc.procs[i], tc = is_tgt ? cc.marked[i] : pc;
+            if (is_tgt == NULL) {
+                recv += pc > 0 && P > pc;
+                send += pc > 0 && P > pc;
+            } else {
+                recv += pc > 0 ? ntgt - tc : 0;
+                send += tc > 0 && P > pc ? tc : 0;
+            }
+        }
+        recv *= M;
+        send *= M;
+        int64_t val = 0;
+        if (single && send > 0)
+            val = (int64_t) (send + !sn_topo_is_proc(t, v));
+        if (rx_one && (int64_t) recv > val)
+            val = (int64_t) recv;
+        if (half && (int64_t) sn_ceil_div(send + recv, sn_topo_degree(t, v)) > val)
+            val = (int64_t) sn_ceil_div(send + recv, sn_topo_degree(t, v));
+        if (val > best) {
+            best = val;
+            best_v = v;
+            best_s = send;
+            best_r = recv;
+        }
+    }
+    char b1[SN_TOPO_MAX_LABEL];
+    if (best > 0)
+        add(out, "cut-vertex",
+            "a cut vertex forwards a packet per key into and out of every component beyond it "
+            "(single-port one send, rx one one reception per slot; half duplex over its edges)",
+            best, "%s sends %llu and receives %llu packets",
+            sn_topo_label(t, best_v, b1, sizeof b1), (unsigned long long) best_s,
+            (unsigned long long) best_r);
+    comps_free(&cc);
+}
+
 /* Transmissions a slot can carry: one per arc (full duplex) or edge (half duplex); single-port at
  * most one send per node. */
 static uint64_t slot_capacity(const sn_topo_t *t, const sn_params_t *p)
@@ -970,7 +1083,7 @@ static void accum_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *
         }
     }
     if (to == SN_COLL_GROUP_ROOT) /* the rooted flow's "send" below is at least this one */
-        flow_bounds(t, p, out, M, 0, 1, rx_one ? thm33_of(t, p->root) : 0);
+        flow_bounds(t, p, out, M, 0, 1, rx_one ? one_packet_single(t, p->root) : 0);
     else
         add(out, "send",
             p->coll == SN_COLL_PMNA ? "one packet per target leaves every processor (Varvarigos, "
@@ -987,6 +1100,7 @@ static void accum_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *
             (int64_t) sn_ceil_div(cnt, cap),
             "%u targets x %u senders x %llu packets over %llu a slot", ntgt, t->nproc - 1,
             (unsigned long long) M, (unsigned long long) cap);
+        combining_cut_vertices(t, p, out, M, is_tgt);
     }
     free(is_tgt);
     free(all);
@@ -1039,6 +1153,7 @@ static void allreduce_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds
                 (int64_t) sn_ceil_div(2 * M, low), "2 x %llu packets over %u edges",
                 (unsigned long long) M, low);
     }
+    combining_cut_vertices(t, p, out, M, NULL);
 }
 
 /* ---- the folded cube (Varvarigos, folded-cube paper, Fig. 1) ----------------------------------
@@ -1117,7 +1232,7 @@ static void bcast_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *
         add(out, "thm3.3", "Dimakopoulos, thesis, section 3.2.1, Theorem 3.3", thm1,
             "distance degree sequence of the root");
     }
-    flow_bounds(t, p, out, M, 0, 0, thm1);
+    flow_bounds(t, p, out, M, 0, 0, single ? one_packet_single(t, root) : 0);
 }
 
 /* Scatter and gather: the root's port limit (Theorem 3.6 or eq. (3.3)) and its eccentricity. */

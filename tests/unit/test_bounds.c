@@ -180,6 +180,23 @@ static void test_tight(void **state)
     }
 }
 
+/* A cut vertex of a combining collective: on fattree:4:2 a level-1 router takes, per packet, one
+ * reduce_scatter packet for each of its 4 leaves from the 3 other leaves and from the rest, and
+ * one for each of the 12 targets beyond from each of its 4 leaves: 64 receptions, one a slot
+ * with rx one; allreduce, it sends into each of its 5 components, from slot 2: 5 M + 1. */
+static void test_combining_cut_vertex(void **state)
+{
+    (void) state;
+    int64_t s;
+    sn_bounds_t b;
+    auto_and_bound("fattree:4:2", SN_COLL_MNA, 1, 1, &s, &b);
+    assert_int_equal(bound_of(&b, "cut-vertex"), 64);
+    assert_true(s >= 64);
+    auto_and_bound("fattree:4:2", SN_COLL_ALLREDUCE, 1, 4, &s, &b);
+    assert_int_equal(bound_of(&b, "cut-vertex"), 5 * 4 + 1);
+    assert_true(s >= 21);
+}
+
 /* At M = 1 the bounds that were there keep their values; the fat-tree theorems scale with M. */
 static void test_fattree_every_m(void **state)
 {
@@ -248,9 +265,8 @@ static void test_below_synth(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_below_every_algorithm),
-        cmocka_unit_test(test_tight),
-        cmocka_unit_test(test_fattree_every_m),
+        cmocka_unit_test(test_below_every_algorithm), cmocka_unit_test(test_tight),
+        cmocka_unit_test(test_combining_cut_vertex),  cmocka_unit_test(test_fattree_every_m),
         cmocka_unit_test(test_below_synth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
