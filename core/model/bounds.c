@@ -644,28 +644,77 @@ static void flow_cut_vertices(flow_t *f, sn_bounds_t *out)
     free(is_root);
 }
 
-/* Every delivery is a transmission (a scatter's packet for y one per hop of dist(root, y)); a slot
- * carries at most one per arc (full duplex), per edge (half duplex), and single-port at most one
- * per node. */
+/* Every useful transmission brings a packet to a node that lacks it, so a broadcast needs one per
+ * delivery (a scatter's packet for y one per hop of dist(root, y)). In slot t only the nodes
+ * within distance t - 1 of the root hold a packet: the slot carries at most one per arc out of
+ * them (full duplex) or edge at them (half duplex), single-port at most one per such node, and
+ * with one reception a slot at most one per node within distance t but the root. T is the first
+ * slot by which the slots' capacities add up to the transmissions needed. */
 static void flow_transmissions(const flow_t *f, sn_bounds_t *out)
 {
     const sn_topo_t *t = f->t;
     uint64_t total = 0;
-    for (uint32_t u = 0; u < t->n; u++)
+    uint32_t maxd = 0;
+    for (uint32_t u = 0; u < t->n; u++) {
+        if (f->dist[u] > maxd)
+            maxd = f->dist[u];
         if (u != f->root && sn_topo_is_proc(t, u))
             total += f->personal ? f->dist[u] : 1;
+    }
     total *= f->M;
-    uint64_t cap = f->half ? t->nedges : 2ull * t->nedges;
-    if ((f->send_one || f->recv_one) && t->n < cap)
-        cap = t->n;
-    if (cap > 0)
+    if (total == 0)
+        return;
+    /* per distance d: nodes, arcs out, edges whose nearer end is at d */
+    uint64_t *nodes = sn_xcalloc((size_t) maxd + 2, sizeof *nodes);
+    uint64_t *arcs = sn_xcalloc((size_t) maxd + 2, sizeof *arcs);
+    uint64_t *edges = sn_xcalloc((size_t) maxd + 2, sizeof *edges);
+    for (uint32_t u = 0; u < t->n; u++) {
+        nodes[f->dist[u]]++;
+        arcs[f->dist[u]] += sn_topo_degree(t, u);
+    }
+    for (uint32_t e = 0; e < t->nedges; e++) {
+        uint32_t da = f->dist[t->edges[e].a], db = f->dist[t->edges[e].b];
+        edges[da < db ? da : db]++;
+    }
+    uint64_t done = 0, slot = 0, held_nodes = 0, held_arcs = 0, held_edges = 0, cap = 0;
+    while (done < total) {
+        slot++;
+        uint32_t d = (uint32_t) (slot - 1); /* the holders: distance <= slot - 1 */
+        if (d <= maxd) {
+            held_nodes += nodes[d];
+            held_arcs += arcs[d];
+            held_edges += edges[d];
+        }
+        cap = f->half ? held_edges : held_arcs;
+        if (f->send_one && held_nodes < cap)
+            cap = held_nodes;
+        if (f->recv_one) {
+            uint64_t rx = held_nodes - 1 + (d + 1 <= maxd ? nodes[d + 1] : 0);
+            if (rx < cap)
+                cap = rx;
+        }
+        if (cap == 0 && d > maxd)
+            break;       /* nothing can move: not reached, as the graph is connected */
+        if (d >= maxd) { /* every later slot carries cap */
+            if (cap > 0)
+                slot += sn_ceil_div(total - done, cap) - 1;
+            done = total;
+            break;
+        }
+        done += cap;
+    }
+    free(nodes);
+    free(arcs);
+    free(edges);
+    if (done >= total && cap > 0)
         add(out, "transmissions",
-            f->personal ? "every hop of every packet is a transmission, at most one per link "
-                          "(single-port: per node) and slot"
-                        : "every delivery is a transmission, at most one per link (single-port: "
-                          "per node) and slot",
-            (int64_t) sn_ceil_div(total, cap), "%llu transmissions, at most %llu a slot",
-            (unsigned long long) total, (unsigned long long) cap);
+            f->personal
+                ? "every hop of every packet is a transmission; a slot carries one per link "
+                  "(single-port: per node) of the nodes that can hold a packet by then"
+                : "every delivery is a transmission; a slot carries one per link "
+                  "(single-port: per node) of the nodes that can hold a packet by then",
+            (int64_t) slot, "%llu transmissions, at most %llu a slot", (unsigned long long) total,
+            (unsigned long long) cap);
 }
 
 /* Single-port broadcast (Bar-Noy and Kipnis, "Broadcasting multiple messages in simultaneous
@@ -991,7 +1040,8 @@ static void combining_cut_vertices(const sn_topo_t *t, const sn_params_t *p, sn_
             val = (int64_t) (send + !sn_topo_is_proc(t, v));
         if (rx_one && (int64_t) recv > val)
             val = (int64_t) recv;
-        if (half && (int64_t) sn_ceil_div(send + recv, sn_topo_degree(t, v)) > val)
+        if (half && sn_topo_degree(t, v) > 0 &&
+            (int64_t) sn_ceil_div(send + recv, sn_topo_degree(t, v)) > val)
             val = (int64_t) sn_ceil_div(send + recv, sn_topo_degree(t, v));
         if (val > best) {
             best = val;

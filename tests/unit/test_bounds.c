@@ -86,8 +86,9 @@ static void check_case(const sn_topo_t *t, const sn_params_t *p, int *seen, int 
 static void test_below_every_algorithm(void **state)
 {
     (void) state;
-    static const char *const specs[] = {"linear:5", "ring:6",     "torus:3x3",   "mesh:2x3",
-                                        "star:5",   "complete:5", "hypercube:3", "fattree:2:2"};
+    static const char *const specs[] = {"linear:5",    "ring:6",     "torus:3x3",   "mesh:2x3",
+                                        "star:5",      "complete:5", "hypercube:3", "fattree:2:2",
+                                        "fattree:2:3", "fattree:3:2"};
     static const sn_coll_t colls[] = {SN_COLL_BCAST, SN_COLL_SNA, SN_COLL_SCATTER,   SN_COLL_GATHER,
                                       SN_COLL_MNB,   SN_COLL_TE,  SN_COLL_ALLREDUCE, SN_COLL_MNA};
     static const uint32_t msgs[] = {1, 3, 8};
