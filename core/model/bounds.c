@@ -32,7 +32,8 @@
  * (per processor with arrival offsets, cuts around the root with the travel after the last
  * crossing, cut vertices single-port and half duplex, transmissions, and single-port Bar-Noy and
  * Kipnis M - 1 + the one-packet bound); allreduce the one-way gossip count 2(P-1)M over the
- * transmissions a slot carries, reduce_scatter the count targets (P-1) M; allreduce, mnb and te
+ * transmissions a slot carries and per processor the spread of its last part, reduce_scatter the
+ * count targets (P-1) M, both the loads of cut vertices; allreduce, mnb and te
  * half duplex a node's receptions and sends over its edges; the fat-tree theorems every M. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -1156,6 +1157,48 @@ static void accum_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *
     free(all);
 }
 
+/* Allreduce per processor q: q sends a packet of each (seq, frag) at least once (its contribution
+ * must leave it), at most one a slot single-port (deg(q) multiport), so its last first send is in
+ * slot ceil(M / sends per slot) or later, and until then nobody else knows q's part of that
+ * (seq, frag). From then on it must reach every processor: at least e(q) - 1 more slots, and
+ * single-port the nodes that know it at most double per slot (Theorem 3.3 from q bounds the
+ * one-packet broadcast): T >= M - 1 + max(e(q), Theorem 3.3 at q) single-port,
+ * ceil(M / deg(q)) + e(q) - 1 multiport. The analogue for allreduce of Bar-Noy and Kipnis's
+ * argument; O(P (n + m)), skipped above the cut-vertex budget. */
+static void allreduce_spread(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, uint64_t M)
+{
+    if (!comps_affordable(t))
+        return;
+    const int single = p->pm.ports == SN_PORTS_SINGLE;
+    int64_t best = 0;
+    uint32_t at = 0;
+    for (uint32_t q = 0; q < t->n; q++) {
+        if (!sn_topo_is_proc(t, q) || sn_topo_degree(t, q) == 0)
+            continue;
+        uint32_t e = sn_topo_ecc(t, q, 1);
+        int64_t v;
+        if (single) {
+            int64_t b1 = thm33_of(t, q);
+            v = (int64_t) (M - 1) + (b1 > (int64_t) e ? b1 : (int64_t) e);
+        } else {
+            v = (int64_t) (sn_ceil_div(M, sn_topo_degree(t, q)) + e - 1);
+        }
+        if (v > best) {
+            best = v;
+            at = q;
+        }
+    }
+    char b1[SN_TOPO_MAX_LABEL];
+    if (best > 0)
+        add(out, "spread",
+            single ? "a processor's last part to leave it leaves in slot M or later, then spreads "
+                     "as a one-packet single-port broadcast (after Bar-Noy and Kipnis 1994)"
+                   : "a processor's last part to leave it leaves in slot ceil(M/deg) or later, "
+                     "then travels e(q) - 1 hops",
+            best, "from %s, %llu packets", sn_topo_label(t, at, b1, sizeof b1),
+            (unsigned long long) M);
+}
+
 /* allreduce and barrier (see the top of the file). */
 static void allreduce_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, uint64_t M)
 {
@@ -1204,6 +1247,7 @@ static void allreduce_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds
                 (unsigned long long) M, low);
     }
     combining_cut_vertices(t, p, out, M, NULL);
+    allreduce_spread(t, p, out, M);
 }
 
 /* ---- the folded cube (Varvarigos, folded-cube paper, Fig. 1) ----------------------------------
