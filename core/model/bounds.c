@@ -918,9 +918,8 @@ static void fattree_bounds(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t
         break;
     case SN_COLL_SCATTER:
     case SN_COLL_GATHER:
-        /* the root leaf's one link, or one send (scatter) or reception (gather) per slot */
-        if (t->caps[1] != 1 && p->coll == SN_COLL_GATHER && p->pm.rx != SN_RX_ONE)
-            break;
+        /* the root leaf's one link (multiport), or single-port its one send (scatter) and its
+         * router's one send a slot to it (gather) */
         add(out, "thm6.2", "Dimakopoulos, thesis, section 6.2.2, Theorem 6.2", holes,
             "(n - 1) M + 1, + 1 if k = 2 and M = 1; n = %llu", (unsigned long long) n);
         break;

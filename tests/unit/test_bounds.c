@@ -46,8 +46,9 @@ static sn_bounds_t bounds_of(const sn_topo_t *t, const sn_params_t *p)
 
 /* The bounds added for many packets; seen[i] when one was the largest of its case and positive,
  * tight[i] when some algorithm's steps equalled it. */
-static const char *const news[] = {"receive",       "send",  "cut",         "cut-vertex",
-                                   "transmissions", "count", "half-duplex", "bar-noy-kipnis"};
+static const char *const news[] = {"receive",     "send",           "cut",
+                                   "cut-vertex",  "transmissions",  "count",
+                                   "half-duplex", "bar-noy-kipnis", "spread"};
 #define NNEWS (sizeof news / sizeof news[0])
 
 static void check_case(const sn_topo_t *t, const sn_params_t *p, int *seen, int *tight,
