@@ -493,11 +493,20 @@ static void flow_cuts(flow_t *f, sn_bounds_t *out, uint32_t ecc)
         f, 0, "", sn_xmalloc(t->n), sn_xmalloc(t->n), sn_xmalloc((size_t) t->n * sizeof(uint32_t))};
     uint8_t *in = sn_xmalloc(t->n);
     char what[64];
-    for (uint32_t k = 0; k < ecc; k++) {
+    /* every radius while ecc (n + 2|E|) <= 2^25 node-arc visits; above, about that many: radii a
+     * stride apart, and the last one */
+    uint64_t work = (uint64_t) t->n + 2ull * t->nedges;
+    uint64_t stride = sn_ceil_div((uint64_t) ecc * work, 1ull << 25);
+    if (stride == 0)
+        stride = 1;
+    for (uint64_t r = 0; ecc > 0; r += stride) {
+        uint32_t k = r < ecc - 1 ? (uint32_t) r : ecc - 1;
         for (uint32_t u = 0; u < t->n; u++)
             in[u] = f->dist[u] <= k;
         snprintf(what, sizeof what, "the ball of radius %u", k);
         flow_try_cut(&c, in, what);
+        if (k == ecc - 1)
+            break;
     }
     search_cuts(t, flow_try_cut, &c);
     if (c.best > 0)
