@@ -93,7 +93,7 @@ int sn_model_plan_new(const sn_algo_t *a, const sn_topo_t *t, const sn_params_t 
 
 /* ---- lower bounds ------------------------------------------------------------------------ */
 
-#define SN_BOUND_MAX 8
+#define SN_BOUND_MAX 16
 
 typedef struct sn_bound_s {
     const char *name;   /* stable id, e.g. "cut", "status", "thm3.3" */
