@@ -171,6 +171,32 @@ int cli_dyn_applies(const char *coll);
 int cli_dyn(const char *cmd, const cli_opts_t *o, const char *lambda_s, const char *rho_s,
             int64_t slots, const char *sweep, sn_dyn_round_fn round, void *round_ctx);
 
+/* Each command's --help layout, which lists its options by name (the commands' table below reads
+ * them). */
+const sn_help_t *cli_help_model(void);
+const sn_help_t *cli_help_sim(void);
+const sn_help_t *cli_help_run(void);
+const sn_help_t *cli_help_bench(void);
+const sn_help_t *cli_help_export(void);
+const sn_help_t *cli_help_synth(void);
+const sn_help_t *cli_help_algos(void);
+const sn_help_t *cli_help_table(void);
+
+/* The commands, in the order that --help lists them (commands.c): the name, the line --help shows,
+ * the entry, and the --help layout (NULL: keygen, whose help is prose). */
+typedef struct cli_command_s {
+    const char *name, *summary;
+    int (*run)(int argc, char **argv);
+    const sn_help_t *(*help)(void);
+} cli_command_t;
+extern const cli_command_t cli_commands[];
+extern const size_t cli_ncommands;
+
+/* The commands other than the one whose layout is `self` that take option `name` (their --help
+ * lists it), as "run and bench" into buf (cap bytes); "" when none. Returns buf. */
+const char *cli_commands_with(const char *name, size_t len, const sn_help_t *self, char *buf,
+                              size_t cap);
+
 int cli_cmd_model(int argc, char **argv);
 int cli_cmd_sim(int argc, char **argv);
 int cli_cmd_export(int argc, char **argv);

@@ -21,6 +21,11 @@ static const sn_help_t usage[] = {
     {0},
 };
 
+const sn_help_t *cli_help_algos(void)
+{
+    return usage;
+}
+
 static void pm_words(unsigned m, char *buf, size_t cap)
 {
     snprintf(buf, cap, "%s%s%s%s", (m & SN_PM_MULTI) ? "multi " : "",

@@ -30,6 +30,11 @@ static const sn_help_t usage[] = {
     {0},
 };
 
+const sn_help_t *cli_help_bench(void)
+{
+    return usage;
+}
+
 int cli_cmd_bench(int argc, char **argv)
 {
     return cli_run_command("bench", usage, argc, argv);

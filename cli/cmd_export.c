@@ -33,6 +33,11 @@ static const sn_help_t usage[] = {
     {0},
 };
 
+const sn_help_t *cli_help_export(void)
+{
+    return usage;
+}
+
 int cli_cmd_export(int argc, char **argv)
 {
     cli_opts_t o = {.cmd = "export"};

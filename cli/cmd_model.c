@@ -27,6 +27,11 @@ static const sn_help_t usage[] = {
     {0},
 };
 
+const sn_help_t *cli_help_model(void)
+{
+    return usage;
+}
+
 /* One candidate: its prediction (or its dry run's steps when it predicts none and the collective
  * is small), the control slots among them and their cost in time units; steps -1 when neither. */
 typedef struct {

@@ -46,6 +46,11 @@ static const sn_help_t usage[] = {
     {0},
 };
 
+const sn_help_t *cli_help_run(void)
+{
+    return usage;
+}
+
 /* One dynamic-broadcasting round over TCP: the round's partial multinode broadcast as `stepnet run
  * --algo ALGO --sources ...` would run it (one repetition, no calibration). */
 static int tcp_round(void *vctx, const sn_topo_t *t, const sn_params_t *q, const char *algo,

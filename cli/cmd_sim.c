@@ -54,6 +54,11 @@ static const sn_help_t usage[] = {
     {0},
 };
 
+const sn_help_t *cli_help_sim(void)
+{
+    return usage;
+}
+
 /* --trace: the file, the slots recorded and the transmissions past them. */
 typedef struct {
     cli_trace_t tr;

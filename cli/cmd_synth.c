@@ -54,6 +54,11 @@ static const sn_help_t usage[] = {
     {0},
 };
 
+const sn_help_t *cli_help_synth(void)
+{
+    return usage;
+}
+
 typedef struct {
     struct timespec start;
     double timeout;

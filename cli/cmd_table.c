@@ -49,6 +49,11 @@ static const sn_help_t usage[] = {
     {0},
 };
 
+const sn_help_t *cli_help_table(void)
+{
+    return usage;
+}
+
 /* The most nodes a case may have to be run over TCP by --run (local processes). */
 #define TABLE_RUN_MAX_NODES 256
 

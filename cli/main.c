@@ -1,5 +1,5 @@
-/* stepnet: the command line entry point (cli). One table of the commands (name, the line --help
- * shows, entry function) gives the help's command list and the dispatch. */
+/* stepnet: the command line entry point (cli). The table of the commands (commands.c: name, the
+ * line --help shows, entry function) gives the help's command list and the dispatch. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,28 +7,6 @@
 #include "stepnet/util.h"
 #include "cli/cli.h"
 #include "generated/stepnet_version.h"
-
-/* The commands, in the order that --help lists them: the name, the line --help shows, the entry. */
-static const struct {
-    const char *name, *summary;
-    int (*run)(int argc, char **argv);
-} commands[] = {
-    {"model", "predicted steps, lower bounds and the chosen algorithm (no run)", cli_cmd_model},
-    {"sim", "run in this process with the slot simulator, every delivery verified", cli_cmd_sim},
-    {"run", "run over real TCP links between stepnet-node processes, timed and verified",
-     cli_cmd_run},
-    {"bench", "an OSU-style sweep of run over packet sizes in one launch (text, CSV, JSON)",
-     cli_cmd_bench},
-    {"export", "write the schedule an algorithm plays as a schedule file (docs/schedule.md)",
-     cli_cmd_export},
-    {"synth", "the minimum number of slots, proven with a SAT solver, and its schedule",
-     cli_cmd_synth},
-    {"algos", "list the algorithms, their collectives, port models and sources", cli_cmd_algos},
-    {"table", "the thesis reproduction table: formulas, predicted, simulated (and TCP) steps",
-     cli_cmd_table},
-    {"keygen", "create a cluster key file for join-mode runs (authenticated, encrypted links)",
-     cli_cmd_keygen},
-};
 
 static const char usage_head[] =
     "Usage: stepnet COMMAND [options]\n"
@@ -58,8 +36,8 @@ static const char usage_tail[] =
 static void print_usage(FILE *f)
 {
     fputs(usage_head, f);
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-8s%s\n", commands[i].name, commands[i].summary);
+    for (size_t i = 0; i < cli_ncommands; i++)
+        fprintf(f, "  %-8s%s\n", cli_commands[i].name, cli_commands[i].summary);
     fputs(usage_tail, f);
 }
 
@@ -74,15 +52,16 @@ static int dispatch(int argc, char **argv)
         printf("stepnet " SN_VERSION "\n");
         return EXIT_OK;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(argv[1], commands[i].name) == 0)
-            return commands[i].run(argc - 2, argv + 2);
+    for (size_t i = 0; i < cli_ncommands; i++)
+        if (strcmp(argv[1], cli_commands[i].name) == 0)
+            return cli_commands[i].run(argc - 2, argv + 2);
     /* This message has listed the commands in its own order since before the table; a test
      * (tests/unit/test_cli_main.c) keeps it naming exactly the table's commands. */
-    const char *names[sizeof commands / sizeof commands[0]];
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        names[i] = commands[i].name;
-    const char *near = sn_suggest(argv[1], strlen(argv[1]), names, sizeof names / sizeof *names);
+    const char *names[32];
+    for (size_t i = 0; i < cli_ncommands && i < 32; i++)
+        names[i] = cli_commands[i].name;
+    const char *near =
+        sn_suggest(argv[1], strlen(argv[1]), names, cli_ncommands < 32 ? cli_ncommands : 32);
     if (near)
         fprintf(stderr, "stepnet: unknown command '%s': did you mean %s? ", argv[1], near);
     else

@@ -226,6 +226,21 @@ int cli_opts_parse_tables(int argc, char **argv, const sn_opt_t *first, const sn
     table[n1 + n2 + 1] = (sn_opt_t){.name = "-h", .kind = SN_OPT_STOP, .flag = &asked};
     int rc = sn_opts_parse(argc, argv, table, err);
     free(table);
+    /* an option of another command: say which ("sim --reps": an option of run and bench) */
+    static const char unknown[] = "unknown option '";
+    if (rc < 0 && strncmp(err->msg, unknown, sizeof unknown - 1) == 0) {
+        const char *name = err->msg + sizeof unknown - 1;
+        size_t len = strcspn(name, "'");
+        char which[128];
+        if (*cli_commands_with(name, len, help, which, sizeof which)) {
+            char opt[64];
+            snprintf(opt, sizeof opt, "%.*s", (int) (len < 63 ? len : 63), name);
+            sn_err_inval(err,
+                         "unknown option '%s': it is an option of %s, not of this command; see "
+                         "--help",
+                         opt, which);
+        }
+    }
     if (rc == SN_OPTS_STOP && (rc = sn_opts_help(stdout, help, first, second, err)) == 0)
         return CLI_HELP;
     return rc;

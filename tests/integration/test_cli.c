@@ -1171,6 +1171,16 @@ static void test_options_before_topology(void **state)
     r = RUN("simm", "--topo", "ring:4");
     expect_bad(&r, "unknown command 'simm'", "did you mean sim?");
     tu_exec_free(&r);
+    /* an option of another command says whose it is */
+    r = RUN("sim", "--topo", "ring:4", "--coll", "bcast", "--reps", "5");
+    expect_bad(&r, "unknown option '--reps': it is an option of run, not of this command", NULL);
+    tu_exec_free(&r);
+    r = RUN("model", "--topo", "ring:4", "--coll", "bcast", "--sizes", "8:64");
+    expect_bad(&r, "it is an option of bench", NULL);
+    tu_exec_free(&r);
+    r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--threads", "2");
+    expect_bad(&r, "it is an option of sim", NULL);
+    tu_exec_free(&r);
     /* an option no algorithm of the collective reads is refused, not ignored */
     r = RUN("sim", "--topo", "ring:4", "--coll", "te", "--root", "2");
     expect_bad(&r, "--root applies to bcast, scatter, gather, sna, allreduce, barrier, not te",
