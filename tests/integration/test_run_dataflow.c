@@ -133,6 +133,8 @@ static void test_every_algorithm(void **state)
         {{"--topo", "torus:3x3", "--coll", "mna", "--algo", "mna-reverse", "--ports", "single"}},
         {{"--topo", "ring:6", "--coll", "allreduce", "--algo", "allreduce-rsag", "--msgs", "6",
           "--frags", "2"}},
+        {{"--topo", "torus:3x3", "--coll", "allreduce", "--algo", "allreduce-rb", "--msgs", "4",
+          "--ports", "single"}},
         /* pipelined packets (frames of later slots queue), half duplex, single-port with
          * rx any, fragments, and frames larger than a chunk */
         {{"--topo", "hypercube:3", "--coll", "bcast", "--algo", "bcast-bfs", "--msgs", "3",

@@ -136,9 +136,9 @@ static void test_exact_staples(void **state)
 
 /* The combining schedules built from broadcasts (core/algo/engine/reverse.c) over TCP in
  * slot mode (test_run_dataflow.c plays them in dataflow mode): sna-reverse (single-port too, which
- * sna-tree does not serve), mna-reverse and allreduce-rsag with fewer packets than processors,
- * fragments and routers; every node checks the combined values it ends with, and the run matches
- * the simulator slot for slot. */
+ * sna-tree does not serve), mna-reverse, allreduce-rsag with fewer packets than processors,
+ * fragments and routers, and allreduce-rb (a mesh's centre, single-port, routers); every node
+ * checks the combined values it ends with, and the run matches the simulator slot for slot. */
 static void test_exact_reversed(void **state)
 {
     (void) state;
@@ -156,6 +156,12 @@ static void test_exact_reversed(void **state)
           "--frags", "2", "--op", "max"}},
         {{"--topo", "fattree:2:3:exp", "--coll", "allreduce", "--algo", "allreduce-rsag", "--msgs",
           "5", "--ports", "single"}},
+        {{"--topo", "mesh:3x3", "--coll", "allreduce", "--algo", "allreduce-rb", "--msgs", "4",
+          "--ports", "single", "--size", "64"}},
+        {{"--topo", "hypercube:3", "--coll", "allreduce", "--algo", "allreduce-rb", "--msgs", "3",
+          "--frags", "2", "--op", "max"}},
+        {{"--topo", "fattree:2:3:exp", "--coll", "allreduce", "--algo", "allreduce-rb", "--msgs",
+          "2", "--duplex", "half"}},
     };
     TU_EXACT_ALL(cases);
 }
