@@ -137,8 +137,10 @@ static void test_exact_staples(void **state)
 /* The combining schedules built from broadcasts (core/algo/engine/reverse.c) over TCP in
  * slot mode (test_run_dataflow.c plays them in dataflow mode): sna-reverse (single-port too, which
  * sna-tree does not serve), mna-reverse, allreduce-rsag with fewer packets than processors,
- * fragments and routers, and allreduce-rb (a mesh's centre, single-port, routers); every node
- * checks the combined values it ends with, and the run matches the simulator slot for slot. */
+ * fragments and routers, balanced groups (ring:5 with 7 packets: 2 or 1 per processor, 12 slots
+ * single-port where groups of 2 take 16), and allreduce-rb (a mesh's centre, single-port,
+ * routers); every node checks the combined values it ends with, and the run matches the
+ * simulator slot for slot. */
 static void test_exact_reversed(void **state)
 {
     (void) state;
@@ -156,6 +158,8 @@ static void test_exact_reversed(void **state)
           "--frags", "2", "--op", "max"}},
         {{"--topo", "fattree:2:3:exp", "--coll", "allreduce", "--algo", "allreduce-rsag", "--msgs",
           "5", "--ports", "single"}},
+        {{"--topo", "ring:5", "--coll", "allreduce", "--algo", "allreduce-rsag", "--msgs", "7",
+          "--ports", "single"}},
         {{"--topo", "mesh:3x3", "--coll", "allreduce", "--algo", "allreduce-rb", "--msgs", "4",
           "--ports", "single", "--size", "64"}},
         {{"--topo", "hypercube:3", "--coll", "allreduce", "--algo", "allreduce-rb", "--msgs", "3",

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/algo/engine/place.h"
 #include "stepnet/algo.h"
 #include "stepnet/model.h"
 #include "stepnet/sim.h"
@@ -221,6 +222,89 @@ static void test_allreduce_rb(void **state)
     sn_topo_free(t);
 }
 
+/* The port of u towards v. */
+static uint32_t port_to(const sn_topo_t *t, uint32_t u, uint32_t v)
+{
+    for (uint32_t i = 0; i < sn_topo_degree(t, u); i++)
+        if (sn_topo_port(t, u, i)->peer == v)
+            return i;
+    fail_msg("no link %u-%u on %s", u, v, t->spec);
+    return 0;
+}
+
+/* Keeps the packets with seq >= 1, as packets seq - 1 (engine/place.h's map). */
+static int drop_first(void *ctx, const sn_packet_t *in, sn_packet_t *out)
+{
+    (void) ctx;
+    if (in->seq == 0)
+        return 1;
+    *out = *in;
+    out->seq = in->seq - 1;
+    return 0;
+}
+
+/* engine/place.c: a broadcast of two packets down linear:3 (0 -> 1 -> 2, pipelined), its first
+ * packet dropped, closes up to slots 1 and 2; a resource taken before moves it; a copy to a node
+ * that holds the packet is dropped; single-port a node's two sends go to two slots. */
+static void test_place(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("linear:3");
+    sn_params_t p = tu_params(SN_COLL_BCAST, "multi", "one", "full");
+    p.msgs = 1; /* the packets kept: seq 1 renamed 0 */
+    uint32_t p01 = port_to(t, 0, 1), p12 = port_to(t, 1, 2), p10 = port_to(t, 1, 0);
+    sn_sched_ev_t ev[] = {
+        {.slot = 1, .node = 0, .port = p01, .pkt = {.src = 0, .dst = SN_NODE_ALL, .seq = 0}},
+        {.slot = 2, .node = 0, .port = p01, .pkt = {.src = 0, .dst = SN_NODE_ALL, .seq = 1}},
+        {.slot = 2, .node = 1, .port = p12, .pkt = {.src = 0, .dst = SN_NODE_ALL, .seq = 0}},
+        {.slot = 3, .node = 1, .port = p12, .pkt = {.src = 0, .dst = SN_NODE_ALL, .seq = 1}},
+        {.slot = 4, .node = 1, .port = p10, .pkt = {.src = 0, .dst = SN_NODE_ALL, .seq = 1}},
+    };
+    sn_sched_t in = {.ev = ev, .n = 5, .steps = 4, .predicted = -1};
+    uint64_t at[5];
+    sn__busy_t *b = sn__busy_new(t, &p);
+    assert_int_equal(sn__place_greedy(t, &p, &in, drop_first, NULL, NULL, b, at), 2);
+    assert_int_equal(at[0], 0);
+    assert_int_equal(at[1], 1);
+    assert_int_equal(at[2], 0);
+    assert_int_equal(at[3], 2);
+    assert_int_equal(at[4], 0); /* back to the root, which holds it */
+    assert_true(sn__busy_clash(b, 2, 1, p12));
+    assert_false(sn__busy_clash(b, 2, 1, p10)); /* the other direction, multiport */
+    sn__busy_free(b);
+    sn_sched_t out;
+    sn__place_sched(&in, at, &out);
+    assert_int_equal(out.n, 2);
+    assert_int_equal(out.steps, 2);
+    assert_int_equal(out.ev[0].node, 0);
+    assert_int_equal(out.ev[1].node, 1);
+    free(out.ev);
+    /* the root's port taken in slot 1, and the packet ready at the root from slot 1 */
+    b = sn__busy_new(t, &p);
+    sn__busy_take(b, 1, 0, p01);
+    uint64_t ready[1] = {1};
+    assert_int_equal(sn__place_greedy(t, &p, &in, drop_first, NULL, ready, b, at), 3);
+    assert_int_equal(at[1], 2);
+    assert_int_equal(at[3], 3);
+    sn__busy_free(b);
+    /* half duplex: an edge carries one direction per slot */
+    sn_params_t h = tu_params(SN_COLL_BCAST, "multi", "one", "half");
+    b = sn__busy_new(t, &h);
+    sn__busy_take(b, 5, 1, p10);
+    assert_true(sn__busy_clash(b, 5, 0, p01));
+    assert_false(sn__busy_clash(b, 6, 0, p01));
+    sn__busy_free(b);
+    /* single-port, rx one: node 1 sends once and receives once per slot */
+    sn_params_t sp = tu_params(SN_COLL_BCAST, "single", "one", "full");
+    b = sn__busy_new(t, &sp);
+    sn__busy_take(b, 7, 1, p12);
+    assert_true(sn__busy_clash(b, 7, 1, p10));
+    sn__busy_take(b, 8, 0, p01);
+    assert_true(sn__busy_clash(b, 8, 2, port_to(t, 2, 1)));
+    sn__busy_free(b);
+    sn_topo_free(t);
+}
+
 /* The figures where the allgather meets its reception bound: the counting bound 2 (N - 1) M / (2E)
  * multiport and 2 (N - 1) M / N single-port, and the reduce_scatter's (N - 1) M / deg; auto takes
  * them. */
@@ -240,6 +324,12 @@ static void test_figures(void **state)
         {"torus:8x8", SN_COLL_ALLREDUCE, 1, 64, 126},  /* 2 x 63 */
         {"torus:6x6", SN_COLL_MNA, 0, 64, 560},        /* 35 x 64 / 4 */
         {"hypercube:6", SN_COLL_ALLREDUCE, 0, 64, 22}, /* 2 x ceil(63 / 6) */
+        /* balanced groups of 1 and 2 packets (36 does not divide 64): 140 with groups of 2, the
+         * counting bound ceil(2 x 35 x 64 / 36) = 125 */
+        {"torus:6x6", SN_COLL_ALLREDUCE, 1, 64, 126},
+        {"hypercube:5", SN_COLL_ALLREDUCE, 0, 40, 22}, /* 26 with groups of 2 */
+        /* allreduce-rb where the groups are short, single-port: 78 for allreduce-rsag */
+        {"hypercube:6", SN_COLL_ALLREDUCE, 1, 16, 39},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sn_topo_t *t = tu_topo(cases[i].spec);
@@ -293,7 +383,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sna),       cmocka_unit_test(test_mna),
         cmocka_unit_test(test_allreduce), cmocka_unit_test(test_allreduce_rb),
-        cmocka_unit_test(test_figures),   cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_place),     cmocka_unit_test(test_figures),
+        cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

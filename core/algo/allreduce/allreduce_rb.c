@@ -20,6 +20,7 @@
 #include <stdlib.h>
 
 #include "core/algo/algos.h"
+#include "core/algo/engine/place.h"
 #include "core/algo/engine/reverse.h"
 #include "core/algo/engine/schedule_replay.h"
 #include "stepnet/util.h"
@@ -119,105 +120,34 @@ static int relabel(void *ctx, const sn_packet_t *in, sn_packet_t *out)
     return 0;
 }
 
-/* ---- the shift: the least at which the broadcast fits after the reduce ---------------------- */
-
-/* The resources a transmission of (node, port) in a slot takes, as keys slot * W + resource:
- * the port always, the node's one send single-port, the receiver's one reception with rx one,
- * the edge half duplex. Writes up to 4 keys into key[]; returns how many. */
-static size_t resources(const sn_topo_t *t, const sn_params_t *p, uint64_t slot, uint32_t node,
-                        uint32_t port, uint64_t *key)
-{
-    uint64_t ports = t->port_off[t->n], W = ports + 2ull * t->n + t->nedges;
-    const sn_port_t *pp = sn_topo_port(t, node, port);
-    size_t k = 0;
-    key[k++] = slot * W + t->port_off[node] + port;
-    if (p->pm.ports == SN_PORTS_SINGLE) {
-        key[k++] = slot * W + ports + node;
-        if (p->pm.rx == SN_RX_ONE)
-            key[k++] = slot * W + ports + t->n + pp->peer;
-    }
-    if (p->pm.duplex == SN_DUPLEX_HALF)
-        key[k++] = slot * W + ports + 2ull * t->n + pp->edge;
-    return k;
-}
-
-/* A set of resource keys (open addressing, key + 1 stored, 0 empty). */
-typedef struct {
-    uint64_t *tab;
-    size_t mask;
-} keyset_t;
-
-static void keyset_init(keyset_t *ks, size_t most)
-{
-    size_t cap = 64;
-    while (cap < 2 * most)
-        cap *= 2;
-    ks->tab = sn_xcalloc(cap, sizeof *ks->tab);
-    ks->mask = cap - 1;
-}
-
-static size_t keyset_at(const keyset_t *ks, uint64_t key)
-{
-    size_t h = (size_t) ((key * 0x9e3779b97f4a7c15ull) >> 17) & ks->mask;
-    while (ks->tab[h] != 0 && ks->tab[h] != key + 1)
-        h = (h + 1) & ks->mask;
-    return h;
-}
-
-static int keyset_has(const keyset_t *ks, uint64_t key)
-{
-    return ks->tab[keyset_at(ks, key)] != 0;
-}
-
-static void keyset_add(keyset_t *ks, uint64_t key)
-{
-    ks->tab[keyset_at(ks, key)] = key + 1;
-}
-
-/* 1 when a transmission of (node, port) in `slot` would take a resource of ks. */
-static int clashes(const keyset_t *ks, const sn_topo_t *t, const sn_params_t *p, uint64_t slot,
-                   uint32_t node, uint32_t port)
-{
-    uint64_t key[4];
-    size_t m = resources(t, p, slot, node, port, key);
-    for (size_t j = 0; j < m; j++)
-        if (keyset_has(ks, key[j]))
-            return 1;
-    return 0;
-}
-
-static void take(keyset_t *ks, const sn_topo_t *t, const sn_params_t *p, uint64_t slot,
-                 uint32_t node, uint32_t port)
-{
-    uint64_t key[4];
-    size_t m = resources(t, p, slot, node, port, key);
-    for (size_t j = 0; j < m; j++)
-        keyset_add(ks, key[j]);
-}
+/* ---- the broadcast after the reduce -------------------------------------------------------- */
 
 /* Where the broadcast bc from `root` goes after the reduce in c (slots 1 .. end, its
  * transmissions to the root completing the packets): at[i] the slot of bc's transmission i, 0
- * when it is dropped (a data packet its receiver holds already, or a control packet). Shifted
- * (greedy 0): all at the least shift d such that the root holds each combination before it sends
- * it and no resource the reduce takes is used; greedy: each transmission in bc's order at the
- * first slot after its sender holds the packet with its resources free. Returns the last slot. */
+ * when it is dropped. Shifted (greedy 0): all of it at the least shift d such that the root holds
+ * each combination before it sends it and no resource the reduce takes is used twice; greedy:
+ * each transmission in bc's order at the first slot after its sender holds the packet with its
+ * resources free (engine/place.h). Returns the last slot. */
 static uint64_t place(const sn_topo_t *t, const sn_params_t *p, const sn__combo_t *c, uint64_t end,
                       const sn_sched_t *bc, uint32_t root, int greedy, uint64_t *at)
 {
     uint64_t M = (uint64_t) p->msgs * p->frags;
     uint64_t *done = sn_xcalloc(M, sizeof *done); /* the slot the root completes packet k */
-    keyset_t ks;
-    keyset_init(&ks, 4 * (c->n + bc->n));
     for (size_t i = 0; i < c->n; i++) {
         const sn_sched_ev_t *e = &c->ev[i];
         if (sn_topo_port(t, e->node, e->port)->peer == root) {
             uint64_t k = (uint64_t) e->pkt.seq * p->frags + e->pkt.frag;
             done[k] = e->slot > done[k] ? e->slot : done[k];
         }
-        take(&ks, t, p, e->slot, e->node, e->port);
     }
+    sn__busy_t *b = sn__busy_new(t, p);
+    sn__busy_take_combo(b, c);
+    relabel_t same = {.p = p, .flip = 0};
     uint64_t last = end;
-    if (!greedy) {
+    if (greedy) {
+        uint64_t s = sn__place_greedy(t, p, bc, relabel, &same, done, b, at);
+        last = s > last ? s : last;
+    } else {
         /* the root sends packet k of the broadcast in slot s: d + s > done[k] */
         uint64_t d = 0;
         for (size_t i = 0; i < bc->n; i++) {
@@ -225,7 +155,7 @@ static uint64_t place(const sn_topo_t *t, const sn_params_t *p, const sn__combo_
             if (e->pkt.kind != SN_PKT_DATA || e->node != root)
                 continue;
             uint64_t k = (uint64_t) e->pkt.seq * p->frags + e->pkt.frag;
-            if (done[k] >= e->slot && done[k] + 1 - e->slot > d)
+            if (k < M && done[k] >= e->slot && done[k] + 1 - e->slot > d)
                 d = done[k] + 1 - e->slot;
         }
         /* the first shift without a shared resource; at d = end the slots are disjoint */
@@ -233,7 +163,7 @@ static uint64_t place(const sn_topo_t *t, const sn_params_t *p, const sn__combo_
             size_t i = 0;
             while (i < bc->n &&
                    (bc->ev[i].pkt.kind != SN_PKT_DATA ||
-                    !clashes(&ks, t, p, bc->ev[i].slot + d, bc->ev[i].node, bc->ev[i].port)))
+                    !sn__busy_clash(b, bc->ev[i].slot + d, bc->ev[i].node, bc->ev[i].port)))
                 i++;
             if (i == bc->n)
                 break;
@@ -242,37 +172,9 @@ static uint64_t place(const sn_topo_t *t, const sn_params_t *p, const sn__combo_
             at[i] = bc->ev[i].pkt.kind == SN_PKT_DATA ? bc->ev[i].slot + d : 0;
             last = at[i] > last ? at[i] : last;
         }
-    } else {
-        /* hold[v M + k]: the slot v holds packet k of the broadcast, UINT64_MAX before */
-        uint64_t *hold = sn_xmalloc((size_t) t->n * M * sizeof *hold);
-        for (size_t i = 0; i < (size_t) t->n * M; i++)
-            hold[i] = UINT64_MAX;
-        for (uint64_t k = 0; k < M; k++)
-            hold[(size_t) root * M + k] = done[k];
-        for (size_t i = 0; i < bc->n; i++) {
-            const sn_sched_ev_t *e = &bc->ev[i];
-            at[i] = 0;
-            if (e->pkt.kind != SN_PKT_DATA)
-                continue;
-            uint64_t k = (uint64_t) e->pkt.seq * p->frags + e->pkt.frag;
-            uint32_t v = sn_topo_port(t, e->node, e->port)->peer;
-            /* bc sends only what its sender holds, and the sender received it in an earlier
-             * transmission of bc, placed or dropped as a copy */
-            uint64_t from = hold[(size_t) e->node * M + k];
-            if (hold[(size_t) v * M + k] != UINT64_MAX || from == UINT64_MAX)
-                continue;
-            uint64_t s = from + 1;
-            while (clashes(&ks, t, p, s, e->node, e->port))
-                s++;
-            take(&ks, t, p, s, e->node, e->port);
-            at[i] = s;
-            hold[(size_t) v * M + k] = s;
-            last = s > last ? s : last;
-        }
-        free(hold);
     }
+    sn__busy_free(b);
     free(done);
-    free(ks.tab);
     return last;
 }
 
