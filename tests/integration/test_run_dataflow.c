@@ -136,6 +136,8 @@ static void test_every_algorithm(void **state)
         {{"--topo", "torus:3x3", "--coll", "allreduce", "--algo", "allreduce-rb", "--msgs", "4",
           "--ports", "single"}},
         {{"--topo", "mesh:3x3", "--coll", "allreduce", "--algo", "allreduce-rsag", "--msgs", "11"}},
+        {{"--topo", "torus:3x4", "--coll", "allreduce", "--algo", "allreduce-window", "--msgs",
+          "2"}},
         /* pipelined packets (frames of later slots queue), half duplex, single-port with
          * rx any, fragments, and frames larger than a chunk */
         {{"--topo", "hypercube:3", "--coll", "bcast", "--algo", "bcast-bfs", "--msgs", "3",
