@@ -169,6 +169,8 @@ static void test_exact_reversed(void **state)
         {{"--topo", "torus:3x4", "--coll", "allreduce", "--algo", "allreduce-window", "--msgs", "2",
           "--frags", "2", "--op", "xor"}},
         {{"--topo", "mesh:2x3", "--coll", "allreduce", "--algo", "allreduce-window"}},
+        {{"--topo", "torus:3x4", "--coll", "allreduce", "--algo", "allreduce-window", "--ports",
+          "single", "--msgs", "2"}},
     };
     TU_EXACT_ALL(cases);
 }

@@ -2,7 +2,8 @@
  * verified value by value on rings, linear arrays, tori and meshes with every operator, packets
  * and fragments, exactly as predicted and at or above every lower bound; one value in the
  * diameter (the sum of the factors' floor(k/2) or k - 1), which auto takes where the tree takes
- * twice the radius; the topologies and port models it does not serve refused. */
+ * twice the radius; one way round single-port and half duplex; the topologies it does not
+ * serve refused. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -69,6 +70,52 @@ static void test_window(void **state)
     }
 }
 
+/* A link one way at a time (single-port, with one reception or any, half duplex): the windows
+ * go one way round a ring (k - 1 steps), right then left along a line (2 (k - 1)); verified with
+ * several values, which single-port take their turns one at a time. */
+static void test_one_way(void **state)
+{
+    (void) state;
+    static const struct {
+        const char *spec;
+        uint64_t one;
+    } cases[] = {{"ring:8", 7},   {"torus:4x4", 6}, {"torus:8x8", 14},
+                 {"linear:5", 8}, {"mesh:3x4", 10}, {"torus:3x5", 6}};
+    static const char *const pms[][3] = {{"single", "one", "full"},
+                                         {"single", "any", "full"},
+                                         {"multi", "one", "half"},
+                                         {"single", "one", "half"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sn_topo_t *t = tu_topo(cases[i].spec);
+        for (size_t pm = 0; pm < 4; pm++) {
+            sn_params_t p = tu_params(SN_COLL_ALLREDUCE, pms[pm][0], pms[pm][1], pms[pm][2]);
+            if (run_ok(t, &p) != cases[i].one)
+                fail_msg("allreduce-window on %s (%s, rx %s, %s duplex), one value: expected "
+                         "%llu steps",
+                         t->spec, pms[pm][0], pms[pm][1], pms[pm][2],
+                         (unsigned long long) cases[i].one);
+            p.msgs = 3;
+            p.op = SN_OP_XOR;
+            uint64_t s = run_ok(t, &p);
+            if (pm < 2 && s != 3 * cases[i].one)
+                fail_msg("allreduce-window on %s single-port, 3 values: %llu steps, expected "
+                         "three turns of %llu",
+                         t->spec, (unsigned long long) s, (unsigned long long) cases[i].one);
+        }
+        sn_topo_free(t);
+    }
+    /* auto takes it single-port too: torus:8x8 14, where the tree takes 16 */
+    sn_topo_t *t = tu_topo("torus:8x8");
+    sn_params_t p = tu_params(SN_COLL_ALLREDUCE, "single", "one", "full");
+    tu_run_t r = tu_sim(t, &p, NULL);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(r.algo->name, "allreduce-window");
+    assert_int_equal(r.res.steps, 14);
+    r = tu_sim(t, &p, "allreduce-tree");
+    assert_int_equal(r.res.steps, 16);
+    sn_topo_free(t);
+}
+
 /* auto takes it for one value: torus:8x8 8 slots (allreduce-tree 16), mesh:4x4 6 (8). */
 static void test_auto(void **state)
 {
@@ -92,8 +139,8 @@ static void test_auto(void **state)
     }
 }
 
-/* Not a ring, a line or their product; routers; single-port and half duplex; an operand list
- * past the budget, refused before it is built. */
+/* Not a ring, a line or their product; routers; an operand list past the budget, refused before
+ * it is built. */
 static void test_refusals(void **state)
 {
     (void) state;
@@ -108,16 +155,7 @@ static void test_refusals(void **state)
         assert_non_null(strstr(err.msg, "allreduce-window"));
         sn_topo_free(t);
     }
-    sn_topo_t *t = tu_topo("torus:4x4");
-    const char *const pm[][3] = {{"single", "one", "full"}, {"multi", "one", "half"}};
-    for (size_t i = 0; i < 2; i++) {
-        sn_params_t p = tu_params(SN_COLL_ALLREDUCE, pm[i][0], pm[i][1], pm[i][2]);
-        const sn_algo_t *a = NULL;
-        void *plan = NULL;
-        sn_err_t err = {0};
-        assert_true(sn_model_select("allreduce-window", t, &p, &a, &plan, NULL, &err) < 0);
-    }
-    sn_topo_free(t);
+    sn_topo_t *t;
     t = tu_topo("torus:32x32");
     sn_params_t p = tu_params(SN_COLL_ALLREDUCE, "multi", "one", "full");
     const sn_algo_t *a = NULL;
@@ -132,6 +170,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_window),
+        cmocka_unit_test(test_one_way),
         cmocka_unit_test(test_auto),
         cmocka_unit_test(test_refusals),
     };

@@ -17,9 +17,13 @@
  * link carries a window of one value per slot, so M = msgs * frags values take their turns in
  * each dimension, value m entering dimension i once it is done with dimension i - 1 and value
  * m - 1 is done with dimension i: it is for few values (one, mostly), where the latency counts.
- * Both ends of an edge send on it in the same slot: multiport, full duplex. The schedule is
- * played by the schedule player (engine/schedule_replay.h), every combination formed from what
- * the node holds; predicted = its last slot. */
+ * Both ends of an edge send on it in the same slot, which needs multiport and full duplex; where
+ * a link carries one direction at a time (single-port, half duplex) the windows go one way round
+ * a ring (node c sends c + 1 the window c - s + 1 .. c up to k - 1 nodes: k - 1 steps) and along
+ * a line first right then left (2 (k - 1)); single-port the values and dimensions take their
+ * turns one at a time (a node sends once per slot). torus:8x8 single-port: 14, the tree 16. The
+ * schedule is played by the schedule player (engine/schedule_replay.h), every combination formed
+ * from what the node holds; predicted = its last slot. */
 #include <stdlib.h>
 
 #include "core/algo/algos.h"
@@ -32,6 +36,7 @@ typedef struct {
     uint32_t fac[SN_TOPO_MAX_FACTORS];  /* [nd] the factor of each */
     uint32_t side[SN_TOPO_MAX_FACTORS]; /* [nd] its nodes */
     uint8_t ring[SN_TOPO_MAX_FACTORS];  /* [nd] 1: the cycle 0 .. k-1; 0: the path */
+    int one_way; /* single-port or half duplex: a link carries one direction at a time */
 } dims_t;
 
 /* The port of u to v, or UINT32_MAX. */
@@ -45,8 +50,9 @@ static uint32_t port_to(const sn_topo_t *t, uint32_t u, uint32_t v)
 
 /* The dimensions of t: every factor (t itself when it has none) must hold the path 0, 1, ..,
  * k - 1 (a ring when it also holds the edge k - 1 - 0 and k >= 3), or SN_ENOTSUP. */
-static int window_dims(const sn_topo_t *t, dims_t *d, sn_err_t *err)
+static int window_dims(const sn_topo_t *t, const sn_params_t *p, dims_t *d, sn_err_t *err)
 {
+    d->one_way = p->pm.ports == SN_PORTS_SINGLE || p->pm.duplex == SN_DUPLEX_HALF;
     if (t->is_router || t->nproc != t->n)
         return sn_err_set(err, SN_ENOTSUP,
                           "allreduce-window needs a topology without routers, not %s", t->spec);
@@ -73,9 +79,8 @@ static int window_dims(const sn_topo_t *t, dims_t *d, sn_err_t *err)
 
 static int window_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *err)
 {
-    (void) p;
     dims_t d;
-    return window_dims(t, &d, err);
+    return window_dims(t, p, &d, err);
 }
 
 /* The window of node coordinate c in a dimension of k nodes: how many nodes on its left (lo)
@@ -83,7 +88,10 @@ static int window_applies(const sn_topo_t *t, const sn_params_t *p, sn_err_t *er
 static void window(const dims_t *d, uint32_t i, uint32_t c, uint32_t *lo, uint32_t *hi)
 {
     uint32_t k = d->side[i];
-    if (d->ring[i]) {
+    if (d->ring[i] && d->one_way) {
+        *lo = k - 1;
+        *hi = 0;
+    } else if (d->ring[i]) {
         *lo = k / 2;
         *hi = k - 1 - k / 2;
     } else {
@@ -95,7 +103,10 @@ static void window(const dims_t *d, uint32_t i, uint32_t c, uint32_t *lo, uint32
 /* The steps of dimension i: the widest window. */
 static uint32_t dim_steps(const dims_t *d, uint32_t i)
 {
-    return d->ring[i] ? d->side[i] / 2 : d->side[i] - 1;
+    uint32_t k = d->side[i];
+    if (d->one_way)
+        return d->ring[i] ? k - 1 : 2 * (k - 1);
+    return d->ring[i] ? k / 2 : k - 1;
 }
 
 /* The processors whose contributions u's window [c - left, c + right] of dimension i covers
@@ -141,7 +152,7 @@ static uint64_t operands_bound(const sn_topo_t *t, const dims_t *d, uint64_t M)
 static int window_plan_new(const sn_topo_t *t, const sn_params_t *p, void **plan, sn_err_t *err)
 {
     dims_t d;
-    int rc = window_dims(t, &d, err);
+    int rc = window_dims(t, p, &d, err);
     if (rc < 0)
         return rc;
     uint64_t M = (uint64_t) p->msgs * p->frags;
@@ -156,6 +167,8 @@ static int window_plan_new(const sn_topo_t *t, const sn_params_t *p, void **plan
     uint32_t *ops = sn_xmalloc(t->n * sizeof *ops);
     /* value m's turn in dimension i: the slots start + 1 .. start + steps */
     uint64_t prev[SN_TOPO_MAX_FACTORS] = {0}; /* the slot the previous value left dimension i */
+    uint64_t last = 0;                        /* the last slot of every turn so far */
+    int single = p->pm.ports == SN_PORTS_SINGLE;
     for (uint64_t m = 0; m < M; m++) {
         sn_packet_t pkt = {.src = SN_SRC_COMBINED,
                            .dst = SN_NODE_ALL,
@@ -165,6 +178,8 @@ static int window_plan_new(const sn_topo_t *t, const sn_params_t *p, void **plan
         uint64_t done = 0; /* the slot value m left the previous dimension */
         for (uint32_t i = 0; i < d.nd; i++) {
             uint64_t start = done > prev[i] ? done : prev[i];
+            if (single && last > start) /* one send per node and slot: one turn at a time */
+                start = last;
             uint32_t f = d.fac[i], k = d.side[i];
             for (uint32_t u = 0; u < t->n; u++) {
                 uint32_t cu = sn_topo_coord(t, u, f);
@@ -180,12 +195,15 @@ static int window_plan_new(const sn_topo_t *t, const sn_params_t *p, void **plan
                     for (uint32_t s = 1; s <= need; s++) {
                         size_t n = dir == 0 ? window_ops(t, &d, i, u, s - 1, 0, ops)
                                             : window_ops(t, &d, i, u, 0, s - 1, ops);
-                        sn__combo_add(&c, start + s, u, port, &pkt, ops, n);
+                        /* one way: the left-going windows of a line after the right-going */
+                        uint64_t at = start + s + (d.one_way && dir == 1 ? k - 1 : 0);
+                        sn__combo_add(&c, at, u, port, &pkt, ops, n);
                     }
                 }
             }
             done = start + dim_steps(&d, i);
             prev[i] = done;
+            last = done > last ? done : last;
         }
     }
     free(ops);
@@ -195,14 +213,15 @@ static int window_plan_new(const sn_topo_t *t, const sn_params_t *p, void **plan
 const sn_algo_t sn__algo_allreduce_window = {
     .name = "allreduce-window",
     .coll = SN_COLL_ALLREDUCE,
-    .pm_mask = SN_PM_MULTI,
+    .pm_mask = SN_PM_ALL,
     .topos = "ring, linear, torus, mesh and their products",
     .summary = "one dimension after the other, every partial spreading both ways along its ring "
                "or line as growing windows",
     .source = "Bertsekas and Tsitsiklis, Parallel and Distributed Computation, section 1.3 "
               "(accumulation on rings and linear arrays), every node a root",
     .predicts = "the sum over the dimensions of floor(k/2) (ring) or k - 1 (line) for one value, "
-                "the diameter; each further value one dimension's turn later",
+                "the diameter, multiport full duplex; k - 1 and 2 (k - 1) one way; the values "
+                "in turns",
     .applies = window_applies,
     .plan_new = window_plan_new,
     SN__SCHEDULE_REPLAY_FIELDS,
