@@ -133,6 +133,13 @@ static void test_every_algorithm(void **state)
         {{"--topo", "torus:3x3", "--coll", "mna", "--algo", "mna-reverse", "--ports", "single"}},
         {{"--topo", "ring:6", "--coll", "allreduce", "--algo", "allreduce-rsag", "--msgs", "6",
           "--frags", "2"}},
+        {{"--topo", "torus:3x3", "--coll", "allreduce", "--algo", "allreduce-rb", "--msgs", "4",
+          "--ports", "single"}},
+        {{"--topo", "mesh:3x3", "--coll", "allreduce", "--algo", "allreduce-rsag", "--msgs", "11"}},
+        {{"--topo", "torus:3x4", "--coll", "allreduce", "--algo", "allreduce-window", "--msgs",
+          "2"}},
+        {{"--topo", "ring:5", "--coll", "allreduce", "--algo", "allreduce-window", "--duplex",
+          "half"}},
         /* pipelined packets (frames of later slots queue), half duplex, single-port with
          * rx any, fragments, and frames larger than a chunk */
         {{"--topo", "hypercube:3", "--coll", "bcast", "--algo", "bcast-bfs", "--msgs", "3",

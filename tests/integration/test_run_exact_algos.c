@@ -136,9 +136,11 @@ static void test_exact_staples(void **state)
 
 /* The combining schedules built from broadcasts (core/algo/engine/reverse.c) over TCP in
  * slot mode (test_run_dataflow.c plays them in dataflow mode): sna-reverse (single-port too, which
- * sna-tree does not serve), mna-reverse and allreduce-rsag with fewer packets than processors,
- * fragments and routers; every node checks the combined values it ends with, and the run matches
- * the simulator slot for slot. */
+ * sna-tree does not serve), mna-reverse, allreduce-rsag with fewer packets than processors,
+ * fragments and routers, balanced groups (ring:5 with 7 packets: 2 or 1 per processor, 12 slots
+ * single-port where groups of 2 take 16), allreduce-rb (a mesh's centre, single-port, routers)
+ * and allreduce-window (a schedule too: its windows on a torus and a mesh); every node checks the
+ * combined values it ends with, and the run matches the simulator slot for slot. */
 static void test_exact_reversed(void **state)
 {
     (void) state;
@@ -156,6 +158,19 @@ static void test_exact_reversed(void **state)
           "--frags", "2", "--op", "max"}},
         {{"--topo", "fattree:2:3:exp", "--coll", "allreduce", "--algo", "allreduce-rsag", "--msgs",
           "5", "--ports", "single"}},
+        {{"--topo", "ring:5", "--coll", "allreduce", "--algo", "allreduce-rsag", "--msgs", "7",
+          "--ports", "single"}},
+        {{"--topo", "mesh:3x3", "--coll", "allreduce", "--algo", "allreduce-rb", "--msgs", "4",
+          "--ports", "single", "--size", "64"}},
+        {{"--topo", "hypercube:3", "--coll", "allreduce", "--algo", "allreduce-rb", "--msgs", "3",
+          "--frags", "2", "--op", "max"}},
+        {{"--topo", "fattree:2:3:exp", "--coll", "allreduce", "--algo", "allreduce-rb", "--msgs",
+          "2", "--duplex", "half"}},
+        {{"--topo", "torus:3x4", "--coll", "allreduce", "--algo", "allreduce-window", "--msgs", "2",
+          "--frags", "2", "--op", "xor"}},
+        {{"--topo", "mesh:2x3", "--coll", "allreduce", "--algo", "allreduce-window"}},
+        {{"--topo", "torus:3x4", "--coll", "allreduce", "--algo", "allreduce-window", "--ports",
+          "single", "--msgs", "2"}},
     };
     TU_EXACT_ALL(cases);
 }

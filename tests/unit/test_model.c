@@ -146,6 +146,8 @@ static void test_registry(void **state)
         {"allreduce-flood", SN_COLL_ALLREDUCE},
         {"allreduce-tree", SN_COLL_ALLREDUCE},
         {"allreduce-rsag", SN_COLL_ALLREDUCE},
+        {"allreduce-rb", SN_COLL_ALLREDUCE},
+        {"allreduce-window", SN_COLL_ALLREDUCE},
         {"barrier-rd", SN_COLL_BARRIER},
         {"barrier-product", SN_COLL_BARRIER},
         {"barrier-flood", SN_COLL_BARRIER},
