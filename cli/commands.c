@@ -58,7 +58,10 @@ const char *cli_commands_with(const char *name, size_t len, const sn_help_t *sel
     size_t used = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < n && used < cap; i++)
-        used += (size_t) snprintf(buf + used, cap - used, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ",
+        used += (size_t) snprintf(buf + used, cap - used, "%s%s",
+                                  i == 0       ? ""
+                                  : i + 1 == n ? " and "
+                                               : ", ",
                                   found[i]);
     return buf;
 }

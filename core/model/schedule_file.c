@@ -192,9 +192,29 @@ static void skip_ws(lex_t *x)
         x->pos++;
 }
 
+/* Where byte pos of the text is, as an editor shows it: "line L, column C" (both from 1; a column
+ * counts bytes). */
+typedef struct {
+    char s[48];
+} lex_at_t;
+
+static lex_at_t lex_at(const lex_t *x, size_t pos)
+{
+    lex_at_t a;
+    size_t line = 1, col = 1;
+    for (size_t i = 0; i < pos && i < x->len; i++) {
+        if (x->s[i] == '\n')
+            line++, col = 1;
+        else
+            col++;
+    }
+    snprintf(a.s, sizeof a.s, "line %zu, column %zu", line, col);
+    return a;
+}
+
 static int lex_fail(lex_t *x, const char *what)
 {
-    return sn_err_inval(x->err, "schedule file: byte %zu: expected %s", x->pos, what);
+    return sn_err_inval(x->err, "schedule file: %s: expected %s", lex_at(x, x->pos).s, what);
 }
 
 /* Consumes character c (after blanks); 1 if it was there. */
@@ -245,8 +265,8 @@ static int lex_uint(lex_t *x, uint64_t max, uint64_t *out)
         uint64_t d = (uint64_t) (x->s[x->pos] - '0');
         if (v > (max - d) / 10) {
             x->pos = start;
-            return sn_err_inval(x->err, "schedule file: byte %zu: a number above %" PRIu64, start,
-                                max);
+            return sn_err_inval(x->err, "schedule file: %s: a number above %" PRIu64,
+                                lex_at(x, start).s, max);
         }
         v = v * 10 + d;
         x->pos++;
@@ -292,9 +312,9 @@ static int parse_operands(lex_t *x, parse_t *ps)
             return rc;
         if (ps->nopnd > first && v <= ps->opnd[ps->nopnd - 1])
             return sn_err_inval(x->err,
-                                "schedule file: byte %zu: operands must be increasing (%u after "
+                                "schedule file: %s: operands must be increasing (%u after "
                                 "%u)",
-                                x->pos, v, ps->opnd[ps->nopnd - 1]);
+                                lex_at(x, x->pos).s, v, ps->opnd[ps->nopnd - 1]);
         sn_grow((void **) &ps->opnd, &ps->capopnd, ps->nopnd + 1, sizeof *ps->opnd);
         ps->opnd[ps->nopnd++] = v;
     } while (eat(x, ','));
@@ -368,10 +388,10 @@ static int parse_send(lex_t *x, parse_t *ps, uint64_t slot)
             rc = lex_uint(x, UINT64_MAX, &e.pkt.digest);
         else
             rc = sn_err_inval(x->err,
-                              "schedule file: byte %zu: unknown or repeated key \"%s\" in a "
+                              "schedule file: %s: unknown or repeated key \"%s\" in a "
                               "transmission (node, port, to, src, dst, seq, frag, kind, value, "
                               "operands)",
-                              x->pos, key);
+                              lex_at(x, x->pos).s, key);
         if (rc)
             return rc;
     } while (eat(x, ','));
@@ -379,9 +399,9 @@ static int parse_send(lex_t *x, parse_t *ps, uint64_t slot)
         return SN_EINVAL;
     if ((seen & ~OPS) != (NODE | PORT | TO | SRC | DST | SEQ | FRAG))
         return sn_err_inval(x->err,
-                            "schedule file: byte %zu: a transmission needs node, port, to, src, "
+                            "schedule file: %s: a transmission needs node, port, to, src, "
                             "dst, seq and frag",
-                            x->pos);
+                            lex_at(x, x->pos).s);
     /* "to" is checked against the topology by sn_sched_file_check: keep it in the (free) pad */
     e.pkt.pad_ = to;
     /* the operands follow the transmission through the sort: its listed position in the tag */
@@ -411,8 +431,8 @@ static int parse_slot(lex_t *x, parse_t *ps)
             if ((rc = lex_uint(x, UINT32_MAX, &slot)))
                 return rc;
             if (slot == 0)
-                return sn_err_inval(x->err, "schedule file: byte %zu: slot 0; slots start at 1",
-                                    x->pos);
+                return sn_err_inval(x->err, "schedule file: %s: slot 0; slots start at 1",
+                                    lex_at(x, x->pos).s);
             have_slot = 1;
             for (size_t i = first; i < ps->f->sched.n; i++)
                 ps->f->sched.ev[i].slot = slot;
@@ -430,13 +450,14 @@ static int parse_slot(lex_t *x, parse_t *ps)
             }
         } else {
             return sn_err_inval(x->err,
-                                "schedule file: byte %zu: key \"%s\" in a slot (slot and sends, "
+                                "schedule file: %s: key \"%s\" in a slot (slot and sends, "
                                 "once each)",
-                                x->pos, key);
+                                lex_at(x, x->pos).s, key);
         }
     } while (eat(x, ','));
     if (!have_slot || !have_sends)
-        return sn_err_inval(x->err, "schedule file: byte %zu: a slot needs slot and sends", x->pos);
+        return sn_err_inval(x->err, "schedule file: %s: a slot needs slot and sends",
+                            lex_at(x, x->pos).s);
     return expect(x, '}');
 }
 
@@ -559,11 +580,19 @@ static int parse_top_key(lex_t *x, parse_t *ps, const char *key)
         }
         ps->seen_slots = 1;
     } else {
+        static const char *const keys[] = {
+            "format",  "version", "topology", "collective", "algorithm", "root",
+            "sources", "msgs",    "frags",    "size",       "seed",      "op",
+            "ports",   "rx",      "duplex",   "steps",      "slots"};
+        const char *near = sn_suggest(key, strlen(key), keys, sizeof keys / sizeof *keys);
+        char hint[48] = "";
+        if (near)
+            snprintf(hint, sizeof hint, ": did you mean \"%s\"?", near);
         return sn_err_inval(x->err,
-                            "schedule file: byte %zu: unknown key \"%s\" (format, version, "
+                            "schedule file: %s: unknown key \"%s\"%s (format, version, "
                             "topology, collective, algorithm, root, sources, msgs, frags, size, "
                             "seed, op, ports, rx, duplex, steps, slots)",
-                            x->pos, key);
+                            lex_at(x, x->pos).s, key, hint);
     }
     return 0;
 }

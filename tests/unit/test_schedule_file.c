@@ -321,6 +321,10 @@ static void test_parser_refusals(void **state)
         {"{\"slots\": [{\"slot\": 1, \"sends\": [{\"node\": 0}]}]}", "needs node, port"},
         {"{\"topology\": \"a\\u0041\"}", "without escapes"},
         {"{\"steps\": 1} x", "the end of the file"},
+        /* where, as an editor shows it, and the key meant */
+        {"{\"format\": \"stepnet-schedule\",\n \"colective\": \"bcast\"}",
+         "line 2, column 14: unknown key \"colective\": did you mean \"collective\"?"},
+        {"{\n\n  \"steps\": x}", "line 3, column 12: expected a non-negative integer"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sn_sched_file_t *sf = NULL;
