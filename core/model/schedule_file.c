@@ -273,6 +273,21 @@ static int lex_uint(lex_t *x, uint64_t max, uint64_t *out)
     }
     if (x->pos == start)
         return lex_fail(x, "a non-negative integer");
+    /* JSON has no leading zeros; a fraction or an exponent is a number, but not an integer */
+    if (x->s[start] == '0' && x->pos - start > 1) {
+        x->pos = start;
+        return sn_err_inval(x->err,
+                            "schedule file: %s: a number with a leading zero, which JSON does "
+                            "not allow",
+                            lex_at(x, start).s);
+    }
+    if (x->pos < x->len && (x->s[x->pos] == '.' || x->s[x->pos] == 'e' || x->s[x->pos] == 'E')) {
+        x->pos = start;
+        return sn_err_inval(x->err,
+                            "schedule file: %s: an integer, written without a fraction or an "
+                            "exponent (slots, nodes, ports and counts are whole numbers)",
+                            lex_at(x, start).s);
+    }
     *out = v;
     return 0;
 }
@@ -327,7 +342,7 @@ static int parse_send(lex_t *x, parse_t *ps, uint64_t slot)
 {
     sn_sched_t *s = &ps->f->sched;
     sn_sched_ev_t e = {.slot = slot};
-    unsigned seen = 0;
+    unsigned seen = 0, once = 0;
     enum { NODE = 1, PORT = 2, TO = 4, SRC = 8, DST = 16, SEQ = 32, FRAG = 64, OPS = 128 };
     size_t ops_at = ps->nopnd;
     uint32_t to = 0;
@@ -337,8 +352,20 @@ static int parse_send(lex_t *x, parse_t *ps, uint64_t slot)
     do {
         char key[256];
         uint64_t v;
+        size_t key_at = (skip_ws(x), x->pos);
         if ((rc = lex_string(x, key, sizeof key)) || (rc = expect(x, ':')))
             return rc;
+        /* every key once: a JSON reader keeps one of two and would read another schedule */
+        static const char *const keys[] = {"node", "port", "to",   "src",   "dst",
+                                           "seq",  "frag", "kind", "value", "operands"};
+        for (unsigned k = 0; k < sizeof keys / sizeof *keys; k++)
+            if (strcmp(key, keys[k]) == 0) {
+                if (once & (1u << k))
+                    return sn_err_inval(x->err,
+                                        "schedule file: %s: key \"%s\" twice in a transmission",
+                                        lex_at(x, key_at).s, key);
+                once |= 1u << k;
+            }
         if (strcmp(key, "node") == 0)
             rc = lex_u32(x, &e.node), seen |= NODE;
         else if (strcmp(key, "port") == 0)
@@ -388,9 +415,8 @@ static int parse_send(lex_t *x, parse_t *ps, uint64_t slot)
             rc = lex_uint(x, UINT64_MAX, &e.pkt.digest);
         else
             rc = sn_err_inval(x->err,
-                              "schedule file: %s: unknown or repeated key \"%s\" in a "
-                              "transmission (node, port, to, src, dst, seq, frag, kind, value, "
-                              "operands)",
+                              "schedule file: %s: unknown key \"%s\" in a transmission (node, "
+                              "port, to, src, dst, seq, frag, kind, value, operands)",
                               lex_at(x, x->pos).s, key);
         if (rc)
             return rc;
@@ -427,6 +453,9 @@ static int parse_slot(lex_t *x, parse_t *ps)
         char key[256];
         if ((rc = lex_string(x, key, sizeof key)) || (rc = expect(x, ':')))
             return rc;
+        if ((strcmp(key, "slot") == 0 && have_slot) || (strcmp(key, "sends") == 0 && have_sends))
+            return sn_err_inval(x->err, "schedule file: %s: key \"%s\" twice in a slot",
+                                lex_at(x, x->pos).s, key);
         if (strcmp(key, "slot") == 0 && !have_slot) {
             if ((rc = lex_uint(x, UINT32_MAX, &slot)))
                 return rc;
@@ -450,8 +479,8 @@ static int parse_slot(lex_t *x, parse_t *ps)
             }
         } else {
             return sn_err_inval(x->err,
-                                "schedule file: %s: key \"%s\" in a slot (slot and sends, "
-                                "once each)",
+                                "schedule file: %s: unknown key \"%s\" in a slot (slot and "
+                                "sends)",
                                 lex_at(x, x->pos).s, key);
         }
     } while (eat(x, ','));
@@ -475,6 +504,12 @@ static int parse_word(lex_t *x, const char *key, const char *a, const char *b, i
         return sn_err_inval(x->err, "schedule file: %s \"%s\": %s or %s", key, w, a, b);
     return 0;
 }
+
+/* The keys of a schedule file's object. */
+static const char *const top_keys[] = {"format", "version", "topology", "collective", "algorithm",
+                                       "root",   "sources", "msgs",     "frags",      "size",
+                                       "seed",   "op",      "ports",    "rx",         "duplex",
+                                       "steps",  "slots"};
 
 static int parse_top_key(lex_t *x, parse_t *ps, const char *key)
 {
@@ -580,11 +615,8 @@ static int parse_top_key(lex_t *x, parse_t *ps, const char *key)
         }
         ps->seen_slots = 1;
     } else {
-        static const char *const keys[] = {
-            "format",  "version", "topology", "collective", "algorithm", "root",
-            "sources", "msgs",    "frags",    "size",       "seed",      "op",
-            "ports",   "rx",      "duplex",   "steps",      "slots"};
-        const char *near = sn_suggest(key, strlen(key), keys, sizeof keys / sizeof *keys);
+        const char *near =
+            sn_suggest(key, strlen(key), top_keys, sizeof top_keys / sizeof *top_keys);
         char hint[48] = "";
         if (near)
             snprintf(hint, sizeof hint, ": did you mean \"%s\"?", near);
@@ -643,10 +675,21 @@ int sn_sched_file_parse(const char *text, size_t len, sn_sched_file_t **out, sn_
     lex_t x = {text, len, 0, err};
     int rc = expect(&x, '{');
     if (rc == 0) {
+        unsigned once = 0; /* each known key once: two "slots" are two schedules to a reader */
         do {
             char key[256];
-            if ((rc = lex_string(&x, key, sizeof key)) || (rc = expect(&x, ':')) ||
-                (rc = parse_top_key(&x, &ps, key)))
+            skip_ws(&x);
+            size_t key_at = x.pos;
+            if ((rc = lex_string(&x, key, sizeof key)) || (rc = expect(&x, ':')))
+                break;
+            for (unsigned k = 0; k < sizeof top_keys / sizeof *top_keys; k++)
+                if (strcmp(key, top_keys[k]) == 0) {
+                    if (once & (1u << k))
+                        rc = sn_err_inval(err, "schedule file: %s: key \"%s\" twice",
+                                          lex_at(&x, key_at).s, key);
+                    once |= 1u << k;
+                }
+            if (rc || (rc = parse_top_key(&x, &ps, key)))
                 break;
         } while (eat(&x, ','));
     }

@@ -325,6 +325,17 @@ static void test_parser_refusals(void **state)
         {"{\"format\": \"stepnet-schedule\",\n \"colective\": \"bcast\"}",
          "line 2, column 14: unknown key \"colective\": did you mean \"collective\"?"},
         {"{\n\n  \"steps\": x}", "line 3, column 12: expected a non-negative integer"},
+        /* as strict as JSON: no key twice at any level, no leading zero, integers only */
+        {"{\"steps\": 1, \"steps\": 2}", "line 1, column 14: key \"steps\" twice"},
+        {"{\"slots\": [], \"slots\": []}", "key \"slots\" twice"},
+        {"{\"ports\": \"single\", \"ports\": \"multi\"}", "key \"ports\" twice"},
+        {"{\"slots\": [{\"slot\": 1, \"slot\": 2, \"sends\": []}]}",
+         "key \"slot\" twice in a slot"},
+        {"{\"slots\": [{\"slot\": 1, \"sends\": [{\"node\": 5, \"port\": 0, \"node\": 0}]}]}",
+         "key \"node\" twice in a transmission"},
+        {"{\"steps\": 01}", "a number with a leading zero"},
+        {"{\"slots\": [{\"slot\": 1.0, \"sends\": []}]}", "an integer, written without a fraction"},
+        {"{\"slots\": [{\"slot\": 1e0, \"sends\": []}]}", "an integer, written without a fraction"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sn_sched_file_t *sf = NULL;
