@@ -105,11 +105,28 @@ static int of_collective(const sn_topo_t *t, const sn_params_t *p, const sn_pack
     return sn_coll_source_index(t, p, v, k->src, SN_NODE_ALL) >= 0;
 }
 
+/* A link as the file numbers it: the two node ids (0-based, as in "node" and "to"), not the
+ * topology's labels, so that every number of a message is the file's. */
 static const char *rule_text(const sn_topo_t *t, uint32_t u, uint32_t v, char *buf, size_t cap)
 {
-    char a[64], b[64];
-    snprintf(buf, cap, "%s-%s", sn_topo_label(t, u, a, sizeof a), sn_topo_label(t, v, b, sizeof b));
+    (void) t;
+    snprintf(buf, cap, "%u-%u", u, v);
     return buf;
+}
+
+/* A packet's dst as the file writes it: a node id, or "all". */
+typedef struct {
+    char s[16];
+} dst_text_t;
+
+static dst_text_t dst_text(uint32_t dst)
+{
+    dst_text_t d;
+    if (dst == SN_NODE_ALL)
+        snprintf(d.s, sizeof d.s, "\"all\"");
+    else
+        snprintf(d.s, sizeof d.s, "%u", dst);
+    return d;
 }
 
 /* The refusal of a schedule that makes `delivered` of the `expected` deliveries, naming the first
@@ -236,10 +253,10 @@ int sn_sched_file_check(const sn_sched_file_t *f, const sn_topo_t *t, const sn_p
             k->frag >= p->frags || (k->dst != SN_NODE_ALL && k->dst >= t->n) ||
             !of_collective(t, p, k)) {
             rc = sn_err_set(err, SN_EALGO,
-                            "slot %llu: node %u sends on link %s packet (src %u, dst %d, seq %u, "
+                            "slot %llu: node %u sends on link %s packet (src %u, dst %s, seq %u, "
                             "frag %u), which is no packet of this %s",
-                            sl, e->node, lk, k->src, k->dst == SN_NODE_ALL ? -1 : (int) k->dst,
-                            k->seq, k->frag, sn_coll_name(p->coll));
+                            sl, e->node, lk, k->src, dst_text(k->dst).s, k->seq, k->frag,
+                            sn_coll_name(p->coll));
             break;
         }
         uint64_t k2 = key2(k);
@@ -247,11 +264,10 @@ int sn_sched_file_check(const sn_sched_file_t *f, const sn_topo_t *t, const sn_p
             size_t at = held_find(&h, ((uint64_t) e->node << 32) | k->src, k2, k->frag);
             if (!h.tab[at].used || h.tab[at].from > e->slot) {
                 rc = sn_err_set(err, SN_EALGO,
-                                "slot %llu: node %u sends on link %s packet (src %u, dst %d, seq "
+                                "slot %llu: node %u sends on link %s packet (src %u, dst %s, seq "
                                 "%u, frag %u), which it does not hold; a node sends only packets "
                                 "it originates or received in an earlier slot",
-                                sl, e->node, lk, k->src, k->dst == SN_NODE_ALL ? -1 : (int) k->dst,
-                                k->seq, k->frag);
+                                sl, e->node, lk, k->src, dst_text(k->dst).s, k->seq, k->frag);
                 break;
             }
         }

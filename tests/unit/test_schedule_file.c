@@ -249,7 +249,8 @@ static void test_refuses_packet_not_held(void **state)
     (void) state;
     /* node 1 forwards in slot 1 the packet it receives only at the end of slot 1 */
     expect_refused("multi", "{\"slot\": 1, \"sends\": [" SEND(0, 0, 1) ", " SEND(1, 0, 2) "]}",
-                   SN_EALGO, "slot 1: node 1 sends on link", "does not hold");
+                   SN_EALGO, "slot 1: node 1 sends on link 1-2 packet (src 0, dst \"all\"",
+                   "does not hold");
 }
 
 static void test_refuses_packet_of_no_one(void **state)
@@ -259,7 +260,8 @@ static void test_refuses_packet_of_no_one(void **state)
     expect_refused("multi",
                    "{\"slot\": 1, \"sends\": [{\"node\": 1, \"port\": 0, \"to\": 2, \"src\": 1, "
                    "\"dst\": \"all\", \"seq\": 0, \"frag\": 0}]}",
-                   SN_EALGO, "slot 1: node 1 sends on link", "no packet of this bcast");
+                   SN_EALGO, "slot 1: node 1 sends on link 1-2 packet (src 1, dst \"all\"",
+                   "no packet of this bcast");
 }
 
 static void test_refuses_single_port_twice(void **state)
