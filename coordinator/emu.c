@@ -6,16 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stepnet/fileio.h"
 #include "coordinator/coord.h"
 #include "stepnet/util.h"
 
 /* Reads the link file, at most SN_EMU_MAX_FILE bytes, into a NUL-terminated buffer. */
 static int read_file(const char *path, char **out, sn_err_t *err)
 {
-    FILE *f = fopen(path, "r");
+    const char *why;
+    FILE *f = sn_fopen_regular(path, &why);
     if (f == NULL)
-        return sn_err_set(err, SN_EINVAL, "cannot read '%s' (" SN_REF_LINK_FILE "): %s", path,
-                          strerror(errno));
+        return sn_err_set(err, SN_EINVAL, "cannot read '%s' (" SN_REF_LINK_FILE "): %s", path, why);
     char *buf = sn_xmalloc(SN_EMU_MAX_FILE + 1);
     size_t n = fread(buf, 1, SN_EMU_MAX_FILE + 1, f);
     int bad = ferror(f);

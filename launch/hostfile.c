@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "stepnet/fileio.h"
 #include "launch/hostfile.h"
 #include "stepnet/util.h"
 
@@ -289,10 +290,10 @@ int sn_launch_hosts_load(const char *arg, sn_hostlist_t *out, sn_err_t *err)
     if (st.st_size > SN_HOST_MAX_TEXT)
         return sn_err_inval(err, SN_REF_HOSTS ": %s has %lld bytes; a hostfile may have at most %d",
                             arg, (long long) st.st_size, SN_HOST_MAX_TEXT);
-    FILE *f = fopen(arg, "rb");
+    const char *why;
+    FILE *f = sn_fopen_regular(arg, &why);
     if (f == NULL)
-        return sn_err_inval(err, SN_REF_HOSTS ": cannot read the hostfile %s: %s", arg,
-                            strerror(errno));
+        return sn_err_inval(err, SN_REF_HOSTS ": cannot read the hostfile %s: %s", arg, why);
     char *buf = sn_xmalloc(SN_HOST_MAX_TEXT + 1);
     size_t n = fread(buf, 1, SN_HOST_MAX_TEXT + 1, f);
     int rerr = ferror(f);

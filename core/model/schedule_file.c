@@ -8,10 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "stepnet/fileio.h"
 #include "core/algo/engine/schedule_replay.h"
 #include "stepnet/model.h"
 #include "stepnet/schedule_file.h"
@@ -724,18 +723,13 @@ int sn_sched_file_parse(const char *text, size_t len, sn_sched_file_t **out, sn_
 int sn_sched_file_read(const char *path, uint64_t max_memory, sn_sched_file_t **out, sn_err_t *err)
 {
     *out = NULL;
-    /* O_NONBLOCK: opening a FIFO for reading would wait for a writer; a regular file ignores it */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return sn_err_set(err, SN_EINVAL, "schedule file %s: %s", path, strerror(errno));
+    const char *why;
+    FILE *fp = sn_fopen_regular(path, &why);
+    if (fp == NULL)
+        return sn_err_set(err, SN_EINVAL, "schedule file %s: %s", path, why);
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return sn_err_inval(err, "schedule file %s: not a regular file", path);
-    }
-    FILE *fp = fdopen(fd, "rb");
-    if (fp == NULL) {
-        close(fd);
+    if (fstat(fileno(fp), &st) != 0) {
+        fclose(fp);
         return sn_err_set(err, SN_EIO, "schedule file %s: %s", path, strerror(errno));
     }
     uint64_t size = (uint64_t) st.st_size;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "stepnet/fileio.h"
 #include "core/topo/parse_internal.h"
 #include "core/topo/topo_internal.h"
 #include "stepnet/topo.h"
@@ -199,16 +200,16 @@ static int file_size_check(const char *path, uint64_t size, uint64_t max_bytes, 
     return 0;
 }
 
-/* Reads a whole file into a NUL-terminated buffer: a regular file's size is checked (stat)
- * before anything is read and its buffer allocated once; a pipe or device is read in blocks up
- * to the same limits. */
+/* Reads a whole file into a NUL-terminated buffer: a regular file only (a spec's file is read
+ * twice, to count and to build, and a FIFO would wait in open), its size checked (stat) before
+ * anything is read and its buffer allocated once. */
 static int slurp(const char *path, const char *factor, uint64_t max_bytes, char **text, size_t *len,
                  sn_err_t *err)
 {
-    FILE *f = fopen(path, "r");
+    const char *why;
+    FILE *f = sn_fopen_regular(path, &why);
     if (f == NULL)
-        return sn_err_set(err, SN_EIO, "cannot read '%s' (from '%s'): %s", path, factor,
-                          strerror(errno));
+        return sn_err_set(err, SN_EIO, "cannot read '%s' (from '%s'): %s", path, factor, why);
     struct stat st;
     int rc = 0;
     size_t cap = 0, n = 0;

@@ -36,7 +36,7 @@ refused "cannot read the hostfile $tmp/none" --hosts "$tmp/none" --listen 127.0.
 (cd "$tmp" && refused "cannot read the hostfile lab.txt" --hosts lab.txt --listen 127.0.0.1:0)
 n=$((n + 2))
 printf 'h1 slots=2\nh2 slot=2\n' >"$tmp/hosts"
-refused "$tmp/hosts line 2: unexpected 'slot=2'" --hosts "$tmp/hosts" --listen 127.0.0.1:0
+refused "$tmp/hosts line 2: unknown key 'slot': did you mean slots?" --hosts "$tmp/hosts" --listen 127.0.0.1:0
 printf 'h1 slots=2 # two\n\nh2:2200\n' >"$tmp/hosts"
 refused "the topology has 4 nodes but the 2 hosts offer 3 slots" --hosts "$tmp/hosts" --listen 127.0.0.1:0
 echo "hosts_cli: $n refusals, all with exit 2 and the value named"

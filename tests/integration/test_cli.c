@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "generated/stepnet_version.h"
@@ -1191,6 +1192,43 @@ static void test_options_before_topology(void **state)
     tu_exec_free(&r);
 }
 
+/* Every file a command reads (a file: topology, --link-file, --hosts, a schedule file) must be a
+ * regular file: a FIFO (never waited on), a directory and a device are refused at once, exit 2,
+ * naming what they are. */
+static void test_file_inputs_regular_only(void **state)
+{
+    (void) state;
+    char dir[] = "/tmp/stepnet-inputs-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char fifo[64];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    const char *const paths[] = {fifo, dir, "/dev/null"};
+    const char *const kinds[] = {"(a FIFO)", "(a directory)", "(a character device)"};
+    for (size_t i = 0; i < 3; i++) {
+        char spec[96], algo[96];
+        snprintf(spec, sizeof spec, "file:%s", paths[i]);
+        snprintf(algo, sizeof algo, "schedule:%s", paths[i]);
+        tu_proc_t r[4];
+        r[0] = RUN("sim", "--topo", spec, "--coll", "bcast");
+        r[1] = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--link-file", paths[i]);
+        r[2] = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--hosts", paths[i], "--listen",
+                   "127.0.0.1:0");
+        r[3] = RUN("sim", "--algo", algo);
+        for (size_t k = 0; k < 4; k++) {
+            tu_expect_status(&r[k], 2);
+            if (strstr(r[k].err, "not a regular file") == NULL)
+                fail_msg("%s: stderr lacks 'not a regular file':\n%s", r[k].cmd, r[k].err);
+            if (k != 2 && strstr(r[k].err, kinds[i]) == NULL) /* --hosts: stat, no kind */
+                fail_msg("%s: stderr lacks '%s':\n%s", r[k].cmd, kinds[i], r[k].err);
+            assert_true(r[k].secs < 5.0);
+            tu_exec_free(&r[k]);
+        }
+    }
+    unlink(fifo);
+    rmdir(dir);
+}
+
 /* --root, --m and --sources are checked against the processors counted from the spec, before the
  * topology is built: under a --max-memory that refuses the topology, the message is still about
  * the value, word for word what the check on the built topology says. */
@@ -1337,6 +1375,7 @@ int main(void)
         cmocka_unit_test(test_size_suffixes),
         cmocka_unit_test(test_option_suggestions),
         cmocka_unit_test(test_ranks_before_topology),
+        cmocka_unit_test(test_file_inputs_regular_only),
         cmocka_unit_test(test_strict_out_and_fault),
         cmocka_unit_test(test_strict_echo_and_files),
     };
