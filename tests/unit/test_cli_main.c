@@ -112,11 +112,51 @@ static void test_unknown_command_names_the_table(void **state)
     tu_exec_free(&h);
 }
 
+/* The "Topologies" section of `stepnet --help` (and so of the man page) names every family the
+ * topology parser accepts, as the parser's own message lists them, and products. */
+static void test_help_names_every_family(void **state)
+{
+    (void) state;
+    const char *hargs[] = {"--help", NULL};
+    tu_proc_t h = tu_exec(tu_env_bin("STEPNET"), hargs, &(tu_exec_opts_t){.name = "stepnet"});
+    tu_expect_status(&h, 0);
+    const char *sec = strstr(h.out, "\nTopologies (--topo SPEC):\n");
+    assert_non_null(sec);
+    const char *end = strstr(sec, "\nExit status:");
+    assert_non_null(end);
+    const char *bad[] = {"model", "--topo", "nosuch:1", "--coll", "bcast", NULL};
+    tu_proc_t r = tu_exec(tu_env_bin("STEPNET"), bad, &(tu_exec_opts_t){.name = "stepnet"});
+    tu_expect_status(&r, 2);
+    const char *list = strstr(r.err, "accepted: ");
+    assert_non_null(list);
+    list += strlen("accepted: ");
+    size_t families = 0;
+    for (const char *q = list; *q && *q != '\n';) {
+        size_t len = strcspn(q, ":,\n");
+        if (q[len] == ':') { /* a family: "name:" is in the section */
+            char want[40];
+            snprintf(want, sizeof want, "%.*s:", (int) len, q);
+            const char *at = strstr(sec, want);
+            if (at == NULL || at > end)
+                fail_msg("--help's Topologies section lacks %s", want);
+            families++;
+        }
+        q += strcspn(q, ",\n");
+        q += strspn(q, ", ");
+    }
+    assert_true(families >= 14);
+    const char *prod = strstr(sec, "S1*S2*...");
+    assert_true(prod != NULL && prod < end);
+    tu_exec_free(&r);
+    tu_exec_free(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_listed_command_dispatches),
         cmocka_unit_test(test_unknown_command_names_the_table),
+        cmocka_unit_test(test_help_names_every_family),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
