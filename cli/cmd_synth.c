@@ -44,9 +44,10 @@ static const char usage_head[] =
     "with --rx any). synth solves the dual and writes the reversed schedule, combining on the\n"
     "way. allreduce: the solver refutes a relaxation (every processor must know every\n"
     "contribution, a transmission carrying all its sender knows); an unsatisfiable T proves no\n"
-    "allreduce of T slots exists. The schedule written is that of stepnet's best algorithm:\n"
-    "optimal when the relaxation refutes one slot fewer, else bounded with the lower bound\n"
-    "proven.\n"
+    "allreduce of T slots exists. At the first satisfiable T its schedule is replayed\n"
+    "exactly (no contribution counted twice); verified, T is the optimum. Otherwise the\n"
+    "schedule written is stepnet's best algorithm's: optimal when the relaxation refutes one\n"
+    "slot fewer, else bounded with the lower bound proven.\n"
     "\n";
 static const char usage_tail[] =
     "\n"
