@@ -118,7 +118,8 @@ typedef struct {
     sn_synth_result_t res;
     sn_sched_ops_t ops;  /* the operands of res.sched when the collective combines */
     int relax_sat;       /* allreduce: the relaxation's first satisfiable T (0: none) */
-    int relax_exact;     /* allreduce: its schedule made exact verified (the optimum's) */
+    int relax_exact;     /* allreduce: the slots of the relaxation's schedule made exact and
+                            verified (0: none) */
     const char *out;     /* the schedule file written, or NULL */
     int verified;        /* the simulator verified the schedule */
     sn_sim_result_t sim; /* its run */
@@ -255,11 +256,12 @@ static void report_text(const cli_ctx_t *c, const synth_out_t *s)
     else if (r->status == SN_SYNTH_OPTIMAL)
         printf("  unsat           below %u slots by the lower bound\n", r->upper);
     if (s->relax_exact)
-        printf("  schedule by     the solver: the relaxation's, made exact (no contribution "
-               "counted twice)\n");
+        printf("  schedule by     the solver: the relaxation's of %d slots, made exact (no "
+               "contribution counted twice)\n",
+               s->relax_exact);
     else if (s->kind == SN_SYNTH_RELAXED && r->status == SN_SYNTH_OPTIMAL && s->enc)
         printf("  schedule by     %s: the relaxation refutes %u slots\n", s->algo, r->upper - 1);
-    else if (s->kind == SN_SYNTH_RELAXED && s->relax_sat)
+    if (s->kind == SN_SYNTH_RELAXED && s->relax_sat && r->status != SN_SYNTH_OPTIMAL)
         printf("  not proven      the relaxation has a schedule of %d slots: the lower bound %u "
                "is proven, not the optimum\n",
                s->relax_sat, r->lower);
@@ -466,33 +468,45 @@ static int from_algorithm(const cli_opts_t *o, const cli_ctx_t *c, synth_out_t *
 }
 
 /* allreduce after the search of its relaxation over slots lower .. steps - 1: refuted
- * throughout, the algorithm's steps are the optimum; otherwise the lower bound is the first
- * satisfiable T (or where --timeout stopped). Either way the schedule written is the
- * algorithm's. */
+ * throughout, the algorithm's steps are the optimum. At the first satisfiable T (every T below
+ * refuted) the relaxation's schedule made exact and verified is the optimum; when it does not
+ * make exact, the next T's are solved in turn (a new search each) until one does, which bounds
+ * the optimum from above, or the algorithm's steps are reached or --timeout stops. The schedule
+ * written is the exact one, or the algorithm's. */
 static int after_relaxation(const cli_opts_t *o, const cli_ctx_t *c, synth_out_t *s, uint64_t limit,
-                            sn_err_t *err)
+                            const sn_synth_opts_t *so, sn_err_t *err)
 {
     sn_synth_result_t *r = &s->res;
     if (r->sat_call >= 0) {
         s->relax_sat = (int) r->calls[r->sat_call].slots;
-        /* every T below is refuted: the relaxation's schedule made exact, if the simulator
-         * verifies it, is an optimum the solver found */
-        sn_sched_t exact;
-        sn_sched_ops_t ops;
-        if ((uint32_t) s->relax_sat == r->lower &&
-            sn_synth_realize(s->enc, &r->sched, &exact, &ops) == 0) {
-            if (plays(c, &exact, &ops, r->lower)) {
-                free(r->sched.ev);
-                r->sched = exact;
-                s->ops = ops;
-                s->relax_exact = 1;
-                r->upper = r->lower;
-                r->status = SN_SYNTH_OPTIMAL;
-                return finish(o, c, s, limit);
+        sn_synth_result_t next = {0};
+        sn_sched_t *relaxed = &r->sched;
+        for (uint32_t T = r->lower; relaxed->ev != NULL;) {
+            sn_sched_t exact;
+            sn_sched_ops_t ops;
+            if (sn_synth_realize(s->enc, relaxed, &exact, &ops) == 0) {
+                if (plays(c, &exact, &ops, T)) {
+                    free(next.sched.ev);
+                    free(r->sched.ev);
+                    r->sched = exact;
+                    s->ops = ops;
+                    s->relax_exact = (int) T;
+                    r->upper = T;
+                    r->status = T == r->lower ? SN_SYNTH_OPTIMAL : SN_SYNTH_BOUNDED;
+                    return finish(o, c, s, limit);
+                }
+                free(exact.ev);
+                sn_sched_ops_free(&ops);
             }
-            free(exact.ev);
-            sn_sched_ops_free(&ops);
+            free(next.sched.ev);
+            next.sched.ev = NULL;
+            if (++T > s->enc->horizon || (so->stop && so->stop(so->ctx)) ||
+                sn_synth_search(s->enc, T, so, &next, err) < 0 || next.sat_call < 0)
+                break;
+            T = next.calls[next.sat_call].slots;
+            relaxed = &next.sched;
         }
+        free(next.sched.ev);
     }
     r->upper = (uint32_t) s->algo_steps;
     r->status = r->lower >= r->upper ? SN_SYNTH_OPTIMAL : SN_SYNTH_BOUNDED;
@@ -623,7 +637,7 @@ int cli_cmd_synth(int argc, char **argv)
         cli_ctx_free(&c);
         return cli_fail(&err);
     }
-    rc = s.kind == SN_SYNTH_RELAXED ? after_relaxation(&o, &c, &s, limit, &err)
+    rc = s.kind == SN_SYNTH_RELAXED ? after_relaxation(&o, &c, &s, limit, &so, &err)
                                     : finish(&o, &c, &s, limit);
     cli_ctx_free(&c);
     return rc;
