@@ -8,8 +8,7 @@
 #include "core/algo/engine/reverse.h"
 #include "core/synth/synth.h"
 
-int sn_synth_dual_params(const sn_topo_t *t, const sn_params_t *p, sn_params_t *dual,
-                         sn_err_t *err)
+int sn_synth_dual_params(const sn_topo_t *t, const sn_params_t *p, sn_params_t *dual, sn_err_t *err)
 {
     sn_coll_t to;
     if (p->coll == SN_COLL_SNA)
@@ -21,10 +20,11 @@ int sn_synth_dual_params(const sn_topo_t *t, const sn_params_t *p, sn_params_t *
                             sn_coll_name(p->coll));
     if (p->pm.ports == SN_PORTS_SINGLE && p->pm.rx == SN_RX_ANY)
         return sn_err_inval(err,
-                            "--rx any: synth proves %s as the time reversal of %s, which needs a "
-                            "port model that limits receptions as it limits sends (multiport, or "
-                            "single-port with --rx one); single-port with any receptions a slot "
-                            "is not symmetric",
+                            SN_REF_RX " any: synth proves %s as the time reversal of %s, which "
+                                      "needs a port model that limits receptions as it limits "
+                                      "sends (multiport, or single-port with " SN_REF_RX
+                                      " one); single-port with any receptions a slot is not "
+                                      "symmetric",
                             sn_coll_name(p->coll), sn_coll_name(to));
     /* mna: every destination's combination lists each other processor once at least, per piece
      * (the reversal's operands, counted before anything is solved) */

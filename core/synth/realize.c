@@ -19,7 +19,8 @@ typedef struct {
 
 static int cmp_pop_desc(const void *a, const void *b)
 {
-    int x = __builtin_popcountll(*(const uint64_t *) a), y = __builtin_popcountll(*(const uint64_t *) b);
+    int x = __builtin_popcountll(*(const uint64_t *) a),
+        y = __builtin_popcountll(*(const uint64_t *) b);
     return y - x;
 }
 

@@ -422,7 +422,8 @@ static void test_dual_refuses_rx_any(void **state)
     sn_params_t p = tu_params(SN_COLL_SNA, "single", "any", "full"), d;
     sn_err_t err = {0};
     tu_assert_rc(sn_synth_dual_params(t, &p, &d, &err), SN_EINVAL);
-    assert_non_null(strstr(err.msg, "--rx any"));
+    assert_non_null(strstr(err.msg, SN_REF_RX " any"));
+    assert_int_equal(sn_synth_kind(SN_COLL_SNA), SN_SYNTH_DUAL);
     p = tu_params(SN_COLL_ALLREDUCE, "multi", "one", "full");
     tu_assert_rc(sn_synth_dual_params(t, &p, &d, &err), SN_EINVAL);
     sn_topo_free(t);
