@@ -431,8 +431,6 @@ static int finish(const cli_opts_t *o, const cli_ctx_t *c, synth_out_t *s, uint6
     return exit_rc;
 }
 
-/* The lower bound meets the best algorithm's steps: that is the optimum, proven by the bound,
- * with no solver call; the schedule written is the algorithm's, recorded from the simulator. */
 /* The best algorithm's schedule, recorded from the simulator (for a combining collective with its
  * operands) into s->res.sched. 0, or the recording's error. */
 static int record_algorithm(const cli_ctx_t *c, synth_out_t *s, sn_err_t *err)
@@ -616,7 +614,9 @@ int cli_cmd_synth(int argc, char **argv)
         return cli_fail(&err);
     }
     s.lower_bound = bounds->best > 1 ? (uint32_t) bounds->best : 1;
-    if (!no_bound && s.lower_bound >= s.algo_steps) {
+    /* allreduce in one slot: no relaxation of fewer slots to refute */
+    if ((!no_bound && s.lower_bound >= s.algo_steps) ||
+        (s.kind == SN_SYNTH_RELAXED && s.algo_steps <= 1)) {
         rc = from_algorithm(&o, &c, &s, limit, &err);
         cli_ctx_free(&c);
         return rc;
