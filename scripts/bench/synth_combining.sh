@@ -40,6 +40,7 @@ echo "|---|---|---|---|---|---|---|---|"
 for c in "${cases[@]}"; do
     # shellcheck disable=SC2086
     out=$("$stepnet" synth $c --timeout "$timeout_s" --json 2>/dev/null) || true
+    # shellcheck disable=SC2016 # the backquotes are Markdown, for Python
     printf '%s' "$out" | python3 -c '
 import json, sys
 case = sys.argv[1]
