@@ -36,7 +36,18 @@ static const char usage_head[] =
     "proven. The optimum's schedule is written as a schedule file (docs/schedule.md) and played\n"
     "in the simulator, which must verify it in exactly T steps; `stepnet run --algo\n"
     "schedule:FILE` runs it over TCP. Collectives: bcast, scatter, gather, mnb, te, pmnb,\n"
-    "pexchange.\n"
+    "pexchange, sna, allreduce, mna.\n"
+    "\n"
+    "sna and mna are proven through their duals: a reduce schedule reversed in time is a\n"
+    "broadcast from its root, a reduce_scatter reversed an allgather (mnb), with the same\n"
+    "slots, under every port model that limits receptions as it limits sends (not single-port\n"
+    "with --rx any). synth solves the dual and writes the reversed schedule, combining on the\n"
+    "way. allreduce: the solver refutes a relaxation (every processor must know every\n"
+    "contribution, a transmission carrying all its sender knows); an unsatisfiable T proves no\n"
+    "allreduce of T slots exists. At the first satisfiable T its schedule is replayed\n"
+    "exactly (no contribution counted twice); verified, T is the optimum. Otherwise the\n"
+    "schedule written is stepnet's best algorithm's: optimal when the relaxation refutes one\n"
+    "slot fewer, else bounded with the lower bound proven.\n"
     "\n";
 static const char usage_tail[] =
     "\n"
@@ -103,11 +114,17 @@ static int64_t best_algorithm(const sn_topo_t *t, const sn_params_t *p, const ch
 
 /* What synth found, for its reports. */
 typedef struct {
-    const char *algo;     /* the best algorithm */
-    int64_t algo_steps;   /* its steps: the horizon */
-    uint32_t lower_bound; /* stepnet's best lower bound (at least 1) */
-    sn_synth_enc_t *enc;  /* NULL when the bound meets the algorithm: nothing to solve */
+    sn_synth_kind_t kind;
+    const sn_params_t *sp; /* what is solved: the run's parameters or (kind dual) its dual's */
+    const char *algo;      /* the best algorithm (of sp) */
+    int64_t algo_steps;    /* its steps: the horizon */
+    uint32_t lower_bound;  /* stepnet's best lower bound (at least 1) */
+    sn_synth_enc_t *enc;   /* NULL when the bound meets the algorithm: nothing to solve */
     sn_synth_result_t res;
+    sn_sched_ops_t ops;  /* the operands of res.sched when the collective combines */
+    int relax_sat;       /* allreduce: the relaxation's first satisfiable T (0: none) */
+    int relax_exact;     /* allreduce: the slots of the relaxation's schedule made exact and
+                            verified (0: none) */
     const char *out;     /* the schedule file written, or NULL */
     int verified;        /* the simulator verified the schedule */
     sn_sim_result_t sim; /* its run */
@@ -141,6 +158,15 @@ static void report_json(const cli_ctx_t *c, const synth_out_t *s)
     cli_json_begin(&j, stdout);
     cli_report_json_head(&j, "synth", c);
     cli_json_str(&j, "status", status_name(s));
+    cli_json_str(&j, "method",
+                 s->kind == SN_SYNTH_DUAL      ? "dual"
+                 : s->kind == SN_SYNTH_RELAXED ? "relaxation"
+                                               : "direct");
+    cli_json_str(&j, "dual", s->kind == SN_SYNTH_DUAL ? sn_coll_name(s->sp->coll) : NULL);
+    if (s->relax_sat)
+        cli_json_uint(&j, "relaxation_sat", (uint64_t) s->relax_sat);
+    else
+        cli_json_null(&j, "relaxation_sat");
     if (r->status == SN_SYNTH_OPTIMAL)
         cli_json_uint(&j, "optimum", r->upper);
     else
@@ -154,7 +180,10 @@ static void report_json(const cli_ctx_t *c, const synth_out_t *s)
                  : r->unsat_call >= 0          ? "solver"
                                                : "bound");
     /* who found the optimum's schedule: the solver, or the algorithm the bound meets */
-    cli_json_str(&j, "sat_by", r->sched.ev == NULL ? NULL : s->enc ? "solver" : "algorithm");
+    cli_json_str(&j, "sat_by",
+                 r->sched.ev == NULL                                         ? NULL
+                 : s->enc && (s->kind != SN_SYNTH_RELAXED || s->relax_exact) ? "solver"
+                                                                             : "algorithm");
     json_call(&j, "sat", r, r->sat_call);
     json_call(&j, "unsat", r, r->unsat_call);
     cli_json_open(&j, "calls", '[');
@@ -212,16 +241,35 @@ static void report_text(const cli_ctx_t *c, const synth_out_t *s)
     if (r->status == SN_SYNTH_OPTIMAL)
         printf("  status          optimal: %u slots\n", r->upper);
     else
-        printf("  status          bounded: between %u and %u slots (--timeout)\n", r->lower,
-               r->upper);
-    printf("  lower bound     %u (stepnet's bounds)\n", s->lower_bound);
+        printf("  status          bounded: between %u and %u slots (%s)\n", r->lower, r->upper,
+               s->relax_sat ? "the relaxation does not refute more" : "--timeout");
+    printf("  lower bound     %u (stepnet's bounds%s%s)\n", s->lower_bound,
+           s->kind == SN_SYNTH_DUAL ? " of " : "",
+           s->kind == SN_SYNTH_DUAL ? sn_coll_name(s->sp->coll) : "");
+    if (s->kind == SN_SYNTH_DUAL)
+        printf("  dual            %s: its optimal schedule reversed in time is %s's\n",
+               sn_coll_name(s->sp->coll), sn_coll_name(c->params.coll));
+    if (s->kind == SN_SYNTH_RELAXED)
+        printf("  relaxation      every processor knows every contribution, a transmission "
+               "carrying all its sender knows: unsatisfiable T proves no allreduce of T "
+               "slots\n");
     printf("  best algorithm  %s, %lld steps\n", s->algo, (long long) s->algo_steps);
     if (r->sat_call >= 0)
-        text_call("sat", r, r->sat_call);
+        text_call(s->relax_sat ? "relaxation sat" : "sat", r, r->sat_call);
     if (r->unsat_call >= 0)
         text_call("unsat", r, r->unsat_call);
     else if (r->status == SN_SYNTH_OPTIMAL)
         printf("  unsat           below %u slots by the lower bound\n", r->upper);
+    if (s->relax_exact)
+        printf("  schedule by     the solver: the relaxation's of %d slots, made exact (no "
+               "contribution counted twice)\n",
+               s->relax_exact);
+    else if (s->kind == SN_SYNTH_RELAXED && r->status == SN_SYNTH_OPTIMAL && s->enc)
+        printf("  schedule by     %s: the relaxation refutes %u slots\n", s->algo, r->upper - 1);
+    if (s->kind == SN_SYNTH_RELAXED && s->relax_sat && r->status != SN_SYNTH_OPTIMAL)
+        printf("  not proven      the relaxation has a schedule of %d slots: the lower bound %u "
+               "is proven, not the optimum\n",
+               s->relax_sat, r->lower);
     if (s->enc == NULL) {
         printf("  encoding        none: the lower bound meets %s, whose schedule is written\n",
                s->algo);
@@ -256,7 +304,8 @@ static int verify_schedule(const cli_ctx_t *c, synth_out_t *s, uint64_t limit)
                      strerror(errno));
             return EXIT_FAILED;
         }
-        sn_sched_file_write(cli_file_sink, f, c->topo, &c->params, "synth", sched, NULL, &err);
+        sn_sched_file_write(cli_file_sink, f, c->topo, &c->params, "synth", sched,
+                            s->ops.first ? &s->ops : NULL, &err);
         if (cli_close_out(f, s->out, "--out") < 0) {
             snprintf(s->etext, sizeof s->etext, "cannot write %s (--out)", s->out);
             return EXIT_FAILED;
@@ -265,7 +314,8 @@ static int verify_schedule(const cli_ctx_t *c, synth_out_t *s, uint64_t limit)
     } else {
         char *text = NULL;
         size_t len = 0;
-        rc = sn_sched_file_format(c->topo, &c->params, "synth", sched, NULL, &text, &len, &err);
+        rc = sn_sched_file_format(c->topo, &c->params, "synth", sched,
+                                  s->ops.first ? &s->ops : NULL, &text, &len, &err);
         if (rc == 0)
             rc = sn_sched_file_plan_text(text, len, c->topo, &c->params, &algo, &plan, &err);
         free(text);
@@ -281,13 +331,36 @@ static int verify_schedule(const cli_ctx_t *c, synth_out_t *s, uint64_t limit)
     }
     if (!s->sim.verified || s->sim.steps != s->res.upper) {
         snprintf(s->etext, sizeof s->etext,
-                 "the solver's schedule played in %llu steps (%s), not the %u it was solved for",
+                 "the schedule played in %llu steps (%s), not the %u it was solved for",
                  (unsigned long long) s->sim.steps, s->sim.verified ? "verified" : "not verified",
                  s->res.upper);
         return EXIT_FAILED;
     }
     s->verified = 1;
     return 0;
+}
+
+/* 1 when schedule `sched` (operands `ops`) passes the checker of --algo schedule:FILE and
+ * verifies in the simulator in exactly `steps` slots. */
+static int plays(const cli_ctx_t *c, const sn_sched_t *sched, const sn_sched_ops_t *ops,
+                 uint32_t steps)
+{
+    char *text = NULL;
+    size_t len = 0;
+    sn_err_t err = {0};
+    const sn_algo_t *algo = NULL;
+    void *plan = NULL;
+    sn_sim_result_t res;
+    int rc = sn_sched_file_format(c->topo, &c->params, "synth", sched, ops, &text, &len, &err);
+    if (rc == 0)
+        rc = sn_sched_file_plan_text(text, len, c->topo, &c->params, &algo, &plan, &err);
+    free(text);
+    if (rc < 0)
+        return 0;
+    sn_sim_opts_t so = {.max_slots = (uint64_t) steps + 1};
+    rc = sn_sim_run(c->topo, &c->params, algo, plan, &so, &res, &err);
+    algo->plan_free(plan);
+    return rc == 0 && res.verified && res.steps == steps;
 }
 
 /* The memory the solver will hold for the encoding, and the tables. */
@@ -298,10 +371,10 @@ static uint64_t solver_bytes(const sn_synth_enc_t *e, uint64_t tables)
 }
 
 /* Builds and counts the encoding within the budgets. 0, or SN_ERANGE naming the estimate. */
-static int build_encoding(const cli_ctx_t *c, uint32_t horizon, int64_t max_clauses, uint64_t limit,
-                          sn_synth_enc_t **enc, sn_err_t *err)
+static int build_encoding(const cli_ctx_t *c, const sn_params_t *sp, uint32_t horizon,
+                          int64_t max_clauses, uint64_t limit, sn_synth_enc_t **enc, sn_err_t *err)
 {
-    uint64_t tables = sn_synth_table_bytes(c->topo, &c->params, horizon);
+    uint64_t tables = sn_synth_table_bytes(c->topo, sp, horizon);
     if (tables > limit) {
         err->param = SN_PARAM_MEMORY;
         return sn_err_set(err, SN_ERANGE,
@@ -309,7 +382,7 @@ static int build_encoding(const cli_ctx_t *c, uint32_t horizon, int64_t max_clau
                           "limit of %llu",
                           horizon, (unsigned long long) tables, (unsigned long long) limit);
     }
-    int rc = sn_synth_enc_new(c->topo, &c->params, horizon, enc, err);
+    int rc = sn_synth_enc_new(c->topo, sp, horizon, enc, err);
     if (rc < 0)
         return rc;
     sn_synth_encode(*enc, NULL, NULL); /* counts only */
@@ -335,7 +408,19 @@ static int build_encoding(const cli_ctx_t *c, uint32_t horizon, int64_t max_clau
 static int finish(const cli_opts_t *o, const cli_ctx_t *c, synth_out_t *s, uint64_t limit)
 {
     int exit_rc = EXIT_OK;
-    if (s->res.sched.ev != NULL)
+    if (s->res.sched.ev != NULL && s->kind == SN_SYNTH_DUAL) {
+        /* the dual's schedule becomes the collective's by time reversal */
+        sn_sched_t rev;
+        sn_err_t err = {0};
+        if (sn_synth_reverse(c->topo, &c->params, &s->res.sched, &rev, &s->ops, &err) < 0) {
+            cli_err_text(&err, s->etext, sizeof s->etext);
+            exit_rc = EXIT_FAILED;
+        } else {
+            free(s->res.sched.ev);
+            s->res.sched = rev;
+        }
+    }
+    if (s->res.sched.ev != NULL && exit_rc == EXIT_OK)
         exit_rc = verify_schedule(c, s, limit);
     else
         s->out = NULL; /* bounded: no schedule of the solver's to write */
@@ -346,8 +431,29 @@ static int finish(const cli_opts_t *o, const cli_ctx_t *c, synth_out_t *s, uint6
     if (exit_rc != EXIT_OK)
         fprintf(stderr, "stepnet synth: %s\n", s->etext);
     free(s->res.sched.ev);
+    sn_sched_ops_free(&s->ops);
     sn_synth_enc_free(s->enc);
     return exit_rc;
+}
+
+/* The best algorithm's schedule, recorded from the simulator (for a combining collective with its
+ * operands) into s->res.sched. 0, or the recording's error. */
+static int record_algorithm(const cli_ctx_t *c, synth_out_t *s, sn_err_t *err)
+{
+    sn_sched_t *rec = NULL;
+    if (sn_sched_record(c->topo, s->sp, s->algo, &rec, err) < 0)
+        return -1;
+    if (sn_coll_is_combining(s->sp->coll) &&
+        sn_sched_record_operands(c->topo, s->sp, s->algo, rec, &s->ops, err) < 0) {
+        sn_sched_free(rec);
+        return -1;
+    }
+    free(s->res.sched.ev);
+    s->res.sched = *rec;
+    s->res.sched.ev = sn_xcalloc(rec->n ? rec->n : 1, sizeof *rec->ev);
+    memcpy(s->res.sched.ev, rec->ev, rec->n * sizeof *rec->ev);
+    sn_sched_free(rec);
+    return 0;
 }
 
 /* The lower bound meets the best algorithm's steps: that is the optimum, proven by the bound,
@@ -355,17 +461,66 @@ static int finish(const cli_opts_t *o, const cli_ctx_t *c, synth_out_t *s, uint6
 static int from_algorithm(const cli_opts_t *o, const cli_ctx_t *c, synth_out_t *s, uint64_t limit,
                           sn_err_t *err)
 {
-    sn_sched_t *rec = NULL;
-    if (sn_sched_record(c->topo, &c->params, s->algo, &rec, err) < 0)
+    if (record_algorithm(c, s, err) < 0)
         return cli_fail(err);
     sn_synth_result_t *r = &s->res;
     r->status = SN_SYNTH_OPTIMAL;
     r->lower = r->upper = (uint32_t) s->algo_steps;
     r->sat_call = r->unsat_call = -1;
-    r->sched = *rec;
-    r->sched.ev = sn_xcalloc(rec->n ? rec->n : 1, sizeof *rec->ev);
-    memcpy(r->sched.ev, rec->ev, rec->n * sizeof *rec->ev);
-    sn_sched_free(rec);
+    return finish(o, c, s, limit);
+}
+
+/* allreduce after the search of its relaxation over slots lower .. steps - 1: refuted
+ * throughout, the algorithm's steps are the optimum. At the first satisfiable T (every T below
+ * refuted) the relaxation's schedule made exact and verified is the optimum; when it does not
+ * make exact, the next T's are solved in turn (a new search each) until one does, which bounds
+ * the optimum from above, or the algorithm's steps are reached or --timeout stops. The schedule
+ * written is the exact one, or the algorithm's. */
+static int after_relaxation(const cli_opts_t *o, const cli_ctx_t *c, synth_out_t *s, uint64_t limit,
+                            const sn_synth_opts_t *so, sn_err_t *err)
+{
+    sn_synth_result_t *r = &s->res;
+    if (r->sat_call >= 0) {
+        s->relax_sat = (int) r->calls[r->sat_call].slots;
+        sn_synth_result_t next = {0};
+        sn_sched_t *relaxed = &r->sched;
+        for (uint32_t T = r->lower; relaxed->ev != NULL;) {
+            sn_sched_t exact;
+            sn_sched_ops_t ops;
+            if (sn_synth_realize(s->enc, relaxed, &exact, &ops) == 0) {
+                if (plays(c, &exact, &ops, T)) {
+                    free(next.sched.ev);
+                    free(r->sched.ev);
+                    r->sched = exact;
+                    s->ops = ops;
+                    s->relax_exact = (int) T;
+                    r->upper = T;
+                    r->status = T == r->lower ? SN_SYNTH_OPTIMAL : SN_SYNTH_BOUNDED;
+                    return finish(o, c, s, limit);
+                }
+                free(exact.ev);
+                sn_sched_ops_free(&ops);
+            }
+            free(next.sched.ev);
+            next.sched.ev = NULL;
+            if (++T > s->enc->horizon || (so->stop && so->stop(so->ctx)) ||
+                sn_synth_search(s->enc, T, so, &next, err) < 0 || next.sat_call < 0)
+                break;
+            T = next.calls[next.sat_call].slots;
+            relaxed = &next.sched;
+        }
+        free(next.sched.ev);
+    }
+    r->upper = (uint32_t) s->algo_steps;
+    r->status = r->lower >= r->upper ? SN_SYNTH_OPTIMAL : SN_SYNTH_BOUNDED;
+    if (r->lower > r->upper)
+        r->lower = r->upper;
+    if (record_algorithm(c, s, err) < 0) {
+        free(r->sched.ev);
+        r->sched.ev = NULL;
+        sn_synth_enc_free(s->enc);
+        return cli_fail(err);
+    }
     return finish(o, c, s, limit);
 }
 
@@ -441,20 +596,39 @@ int cli_cmd_synth(int argc, char **argv)
         cli_ctx_free(&c);
         return cli_refuse(&err);
     }
-    s.algo_steps = best_algorithm(c.topo, &c.params, &s.algo);
+    /* sna and mna: everything below is about the dual, whose bounds and algorithms serve */
+    sn_params_t dual;
+    sn_bounds_t dual_bounds;
+    const sn_bounds_t *bounds = &c.bounds;
+    s.kind = sn_synth_kind(c.params.coll);
+    s.sp = &c.params;
+    if (s.kind == SN_SYNTH_DUAL) {
+        if (sn_synth_dual_params(c.topo, &c.params, &dual, &err) < 0 ||
+            sn_model_bounds(c.topo, &dual, &dual_bounds, &err) < 0) {
+            cli_ctx_free(&c);
+            return cli_refuse(&err);
+        }
+        s.sp = &dual;
+        bounds = &dual_bounds;
+    }
+    s.algo_steps = best_algorithm(c.topo, s.sp, &s.algo);
     if (s.algo_steps < 1) {
         sn_err_set(&err, SN_ENOTSUP, "synth: no algorithm of stepnet verifies %s on %s",
-                   sn_coll_name(c.params.coll), c.topo->spec);
+                   sn_coll_name(s.sp->coll), c.topo->spec);
         cli_ctx_free(&c);
         return cli_fail(&err);
     }
-    s.lower_bound = c.bounds.best > 1 ? (uint32_t) c.bounds.best : 1;
-    if (!no_bound && s.lower_bound >= s.algo_steps) {
+    s.lower_bound = bounds->best > 1 ? (uint32_t) bounds->best : 1;
+    /* allreduce in one slot: no relaxation of fewer slots to refute */
+    if ((!no_bound && s.lower_bound >= s.algo_steps) ||
+        (s.kind == SN_SYNTH_RELAXED && s.algo_steps <= 1)) {
         rc = from_algorithm(&o, &c, &s, limit, &err);
         cli_ctx_free(&c);
         return rc;
     }
-    if ((rc = build_encoding(&c, (uint32_t) s.algo_steps, max_clauses, limit, &s.enc, &err)) < 0) {
+    /* allreduce: the relaxation need only refute one slot fewer than the algorithm takes */
+    uint32_t horizon = (uint32_t) s.algo_steps - (s.kind == SN_SYNTH_RELAXED);
+    if ((rc = build_encoding(&c, s.sp, horizon, max_clauses, limit, &s.enc, &err)) < 0) {
         sn_synth_enc_free(s.enc);
         cli_ctx_free(&c);
         return cli_refuse(&err);
@@ -468,7 +642,8 @@ int cli_cmd_synth(int argc, char **argv)
         cli_ctx_free(&c);
         return cli_fail(&err);
     }
-    rc = finish(&o, &c, &s, limit);
+    rc = s.kind == SN_SYNTH_RELAXED ? after_relaxation(&o, &c, &s, limit, &so, &err)
+                                    : finish(&o, &c, &s, limit);
     cli_ctx_free(&c);
     return rc;
 }

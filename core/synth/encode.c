@@ -10,27 +10,62 @@
 #include "core/synth/synth.h"
 #include "stepnet/util.h"
 
+sn_synth_kind_t sn_synth_kind(sn_coll_t coll)
+{
+    if ((unsigned) coll >= SN_COLL_COUNT)
+        return SN_SYNTH_NONE;
+    if (coll == SN_COLL_SNA || coll == SN_COLL_MNA)
+        return SN_SYNTH_DUAL;
+    if (coll == SN_COLL_ALLREDUCE)
+        return SN_SYNTH_RELAXED;
+    /* packets that travel whole: every collective but the combining ones and those of rounds */
+    return !sn_coll_is_combining(coll) && !sn_coll_is_rounds(coll) ? SN_SYNTH_DIRECT
+                                                                   : SN_SYNTH_NONE;
+}
+
 int sn_synth_supports(sn_coll_t coll)
 {
-    /* packets that travel whole: every collective but the combining ones and those of rounds */
-    return (unsigned) coll < SN_COLL_COUNT && !sn_coll_is_combining(coll) &&
-           !sn_coll_is_rounds(coll);
+    return sn_synth_kind(coll) != SN_SYNTH_NONE;
+}
+
+static uint32_t proc_count(const sn_topo_t *t)
+{
+    uint32_t P = 0;
+    for (uint32_t v = 0; v < t->n; v++)
+        P += (uint32_t) sn_topo_is_proc(t, v);
+    return P;
 }
 
 /* The packets of (t, p) without building them: the sources times msgs * frags for the broadcast
  * collectives (each reaches every other processor), the expected deliveries otherwise. */
 static uint64_t packet_count(const sn_topo_t *t, const sn_params_t *p)
 {
+    if (sn_synth_kind(p->coll) == SN_SYNTH_RELAXED) /* the pieces (seq, frag) */
+        return (uint64_t) p->msgs * p->frags;
     uint64_t total = sn_coll_expected_total(t, p);
     if (sn_coll_is_broadcast(p->coll))
         return t->nproc > 1 ? total / (t->nproc - 1) : 0;
     return total;
 }
 
+/* The cells of the variable tables: have and send, or (relaxed) know, send and via. */
+static uint64_t cell_count(const sn_topo_t *t, const sn_params_t *p, uint32_t horizon)
+{
+    uint64_t npkt = packet_count(t, p), n = t->n, links = t->port_off[t->n];
+    if (sn_synth_kind(p->coll) == SN_SYNTH_RELAXED) {
+        uint64_t P = proc_count(t);
+        return npkt * (n * P + links + links * P) * (horizon + 1ull);
+    }
+    return npkt * (n + links) * (horizon + 1ull);
+}
+
 uint64_t sn_synth_table_bytes(const sn_topo_t *t, const sn_params_t *p, uint32_t horizon)
 {
     uint64_t npkt = packet_count(t, p), n = t->n, links = t->port_off[t->n];
-    uint64_t cells = npkt * (n + links) * (horizon + 1ull);
+    uint64_t cells = cell_count(t, p, horizon);
+    if (sn_synth_kind(p->coll) == SN_SYNTH_RELAXED)
+        return cells * sizeof(int32_t) + n * n * sizeof(uint32_t) + n * sizeof(uint32_t) +
+               npkt * sizeof(sn_synth_pkt_t) + links * 3 * sizeof(uint32_t);
     return cells * sizeof(int32_t) + n * n * sizeof(uint32_t) + npkt * n * 2 * sizeof(uint32_t) +
            links * 3 * sizeof(uint32_t);
 }
@@ -102,14 +137,86 @@ static void list_packets(sn_synth_enc_t *e)
     }
 }
 
+/* allreduce, relaxed (docs/synth.md, "allreduce: a relaxation"): the pieces (seq, frag) as
+ * packets, and for every contributor i (proc[i]) know(v, i, k, s) "node v knows i's contribution
+ * to piece k after slot s", send(l, k, s) "link l carries piece k in slot s" and via(l, i, k, s)
+ * "that transmission carries i's contribution". */
+static void relaxed_tables(sn_synth_enc_t *e)
+{
+    const sn_topo_t *t = e->t;
+    uint32_t n = e->n, L = e->nlinks, H = e->horizon, P = proc_count(t);
+    size_t S = (size_t) H + 1;
+    e->nproc = P;
+    e->proc = sn_xcalloc(P ? P : 1, sizeof *e->proc);
+    for (uint32_t v = 0, i = 0; v < n; v++)
+        if (sn_topo_is_proc(t, v))
+            e->proc[i++] = v;
+    e->npkt = (size_t) e->p->msgs * e->p->frags;
+    e->pkt = sn_xcalloc(e->npkt ? e->npkt : 1, sizeof *e->pkt);
+    for (uint32_t seq = 0, k = 0; seq < e->p->msgs; seq++)
+        for (uint32_t frag = 0; frag < e->p->frags; frag++, k++)
+            e->pkt[k] = (sn_synth_pkt_t){SN_SRC_COMBINED, SN_NODE_ALL, seq, frag, 0, 0};
+    /* the nearest contributor of every node: a router holds nothing before */
+    uint32_t *near = sn_xcalloc(n, sizeof *near);
+    for (uint32_t v = 0; v < n; v++) {
+        near[v] = UINT32_MAX;
+        for (uint32_t i = 0; i < P; i++) {
+            uint32_t d = e->dist[(size_t) e->proc[i] * n + v];
+            near[v] = d < near[v] ? d : near[v];
+        }
+    }
+    int32_t next = 1;
+    e->know = sn_xcalloc(e->npkt * n * P * S + 1, sizeof *e->know);
+    e->send = sn_xcalloc(e->npkt * L * S + 1, sizeof *e->send);
+    e->via = sn_xcalloc(e->npkt * L * P * S + 1, sizeof *e->via);
+    for (size_t k = 0; k < e->npkt; k++) {
+        for (uint32_t v = 0; v < n; v++)
+            for (uint32_t i = 0; i < P; i++)
+                for (uint32_t s = 0; s <= H; s++) {
+                    int32_t *x = &e->know[((k * n + v) * P + i) * S + s];
+                    if (v == e->proc[i])
+                        *x = SN_SYNTH_TRUE;
+                    else if (s == 0 || e->dist[(size_t) e->proc[i] * n + v] > s)
+                        *x = SN_SYNTH_FALSE;
+                    else
+                        *x = next++;
+                }
+        for (uint32_t l = 0; l < L; l++)
+            for (uint32_t s = 0; s <= H; s++) {
+                int32_t *x = &e->send[(k * L + l) * S + s];
+                *x = s == 0 || near[e->link_from[l]] > s - 1 ? SN_SYNTH_FALSE : next++;
+                for (uint32_t i = 0; i < P; i++) {
+                    int32_t *y = &e->via[((k * L + l) * P + i) * S + s];
+                    uint32_t u = e->link_from[l];
+                    if (*x == SN_SYNTH_FALSE || e->link_to[l] == e->proc[i] ||
+                        e->know[((k * n + u) * P + i) * S + s - 1] == SN_SYNTH_FALSE)
+                        *y = SN_SYNTH_FALSE;
+                    else
+                        *y = next++;
+                }
+            }
+    }
+    free(near);
+    e->late = sn_xcalloc(H + 2, sizeof *e->late);
+    e->late[0] = SN_SYNTH_FALSE;
+    for (uint32_t s = 1; s <= H + 1; s++)
+        e->late[s] = next++;
+    e->nvars = next - 1;
+    e->nvars_total = e->nvars;
+}
+
 int sn_synth_enc_new(const sn_topo_t *t, const sn_params_t *p, uint32_t horizon,
                      sn_synth_enc_t **out, sn_err_t *err)
 {
     *out = NULL;
-    if (!sn_synth_supports(p->coll))
+    sn_synth_kind_t kind = sn_synth_kind(p->coll);
+    if (kind == SN_SYNTH_DUAL)
+        return sn_err_inval(
+            err, "synth encodes %s through its dual (sn_synth_dual_params), not directly",
+            sn_coll_name(p->coll));
+    if (kind == SN_SYNTH_NONE)
         return sn_err_inval(err, "synth encodes %s, not %s", SN_SYNTH_COLLS, sn_coll_name(p->coll));
-    uint64_t cells =
-        packet_count(t, p) * ((uint64_t) t->n + t->port_off[t->n]) * (horizon + 1ull) + horizon + 2;
+    uint64_t cells = cell_count(t, p, horizon) + horizon + 2;
     if (horizon == 0 || cells >= INT32_MAX / 2)
         return sn_err_set(err, SN_ERANGE,
                           "the encoding of %s on %s over %u slots has %llu variable cells; synth "
@@ -122,10 +229,10 @@ int sn_synth_enc_new(const sn_topo_t *t, const sn_params_t *p, uint32_t horizon,
     e->horizon = horizon;
     e->n = t->n;
     e->nlinks = t->port_off[t->n];
+    e->relaxed = kind == SN_SYNTH_RELAXED;
     uint32_t n = e->n, H = horizon;
     e->dist = sn_xcalloc((size_t) n * n, sizeof *e->dist);
     bfs_all(t, e->dist);
-    list_packets(e);
     e->link_from = sn_xcalloc(e->nlinks ? e->nlinks : 1, sizeof *e->link_from);
     e->link_to = sn_xcalloc(e->nlinks ? e->nlinks : 1, sizeof *e->link_to);
     e->link_rev = sn_xcalloc(e->nlinks ? e->nlinks : 1, sizeof *e->link_rev);
@@ -137,6 +244,12 @@ int sn_synth_enc_new(const sn_topo_t *t, const sn_params_t *p, uint32_t horizon,
             e->link_to[l] = pp->peer;
             e->link_rev[l] = t->port_off[pp->peer] + pp->rport;
         }
+    if (e->relaxed) {
+        relaxed_tables(e);
+        *out = e;
+        return 0;
+    }
+    list_packets(e);
     e->reach = sn_xcalloc(e->npkt * n + 1, sizeof *e->reach);
     for (size_t k = 0; k < e->npkt; k++)
         for (uint32_t v = 0; v < n; v++) {
@@ -194,6 +307,9 @@ void sn_synth_enc_free(sn_synth_enc_t *e)
 {
     if (e == NULL)
         return;
+    free(e->proc);
+    free(e->know);
+    free(e->via);
     free(e->pkt);
     free(e->dest);
     free(e->dist);
@@ -293,6 +409,59 @@ static int32_t send_lit(const sn_synth_enc_t *e, size_t k, uint32_t l, uint32_t 
     return e->send[(k * e->nlinks + l) * (e->horizon + 1ull) + s];
 }
 
+static int32_t know_lit(const sn_synth_enc_t *e, size_t k, uint32_t v, uint32_t i, uint32_t s)
+{
+    return e->know[((k * e->n + v) * e->nproc + i) * (e->horizon + 1ull) + s];
+}
+
+static int32_t via_lit(const sn_synth_enc_t *e, size_t k, uint32_t l, uint32_t i, uint32_t s)
+{
+    return e->via[((k * e->nlinks + l) * e->nproc + i) * (e->horizon + 1ull) + s];
+}
+
+/* The clauses of piece k, relaxed: a node knows a contribution after slot s only if it knew it
+ * after s - 1 or a transmission to it in s carried it, and a transmission carries only what its
+ * sender knew; a node keeps what it knows; nothing is sent after the deadline; by the deadline
+ * every processor knows every contribution. What a transmission carries is left to the solver
+ * (carrying more never hurts here), so one clause direction suffices. */
+static void relaxed_clauses(pass_t *ps, size_t k)
+{
+    sn_synth_enc_t *e = ps->e;
+    const sn_topo_t *t = e->t;
+    uint32_t n = e->n, P = e->nproc;
+    for (uint32_t s = 1; s <= e->horizon; s++) {
+        for (uint32_t l = 0; l < e->nlinks; l++) {
+            int32_t x = send_lit(e, k, l, s);
+            if (x == SN_SYNTH_FALSE)
+                continue;
+            clause2(ps, -x, -e->late[s]);
+            for (uint32_t i = 0; i < P; i++) {
+                int32_t y = via_lit(e, k, l, i, s);
+                if (y == SN_SYNTH_FALSE)
+                    continue;
+                clause2(ps, -y, x);
+                clause2(ps, -y, know_lit(e, k, e->link_from[l], i, s - 1));
+            }
+        }
+        for (uint32_t v = 0; v < n; v++)
+            for (uint32_t i = 0; i < P; i++) {
+                int32_t h = know_lit(e, k, v, i, s);
+                if (h == SN_SYNTH_FALSE || h == SN_SYNTH_TRUE)
+                    continue;
+                size_t m = 0;
+                ps->tmp[m++] = -h;
+                ps->tmp[m++] = know_lit(e, k, v, i, s - 1);
+                for (uint32_t q = 0; q < sn_topo_degree(t, v); q++)
+                    ps->tmp[m++] = via_lit(e, k, e->link_rev[t->port_off[v] + q], i, s);
+                clause(ps, ps->tmp, m);
+                clause2(ps, -know_lit(e, k, v, i, s - 1), h);
+            }
+        for (uint32_t w = 0; w < P; w++) /* the deadline met */
+            for (uint32_t i = 0; i < P; i++)
+                clause2(ps, -e->late[s + 1], know_lit(e, k, e->proc[w], i, s));
+    }
+}
+
 void sn_synth_encode(sn_synth_enc_t *e, sn_synth_sink_fn sink, void *ctx)
 {
     const sn_topo_t *t = e->t;
@@ -314,7 +483,9 @@ void sn_synth_encode(sn_synth_enc_t *e, sn_synth_sink_fn sink, void *ctx)
     /* the deadline: after slot s is after it, so is every later one */
     for (uint32_t s = 1; s <= H; s++)
         clause2(&ps, -e->late[s], e->late[s + 1]);
-    for (size_t k = 0; k < e->npkt; k++) {
+    for (size_t k = 0; e->relaxed && k < e->npkt; k++)
+        relaxed_clauses(&ps, k);
+    for (size_t k = 0; !e->relaxed && k < e->npkt; k++) {
         const sn_synth_pkt_t *pk = &e->pkt[k];
         for (uint32_t s = 1; s <= H; s++) {
             for (uint32_t l = 0; l < L; l++) {
@@ -404,7 +575,12 @@ int sn_synth_decode(const sn_synth_enc_t *e, uint32_t T, sn_synth_value_fn value
                 ev->slot = slot;
                 ev->node = u;
                 ev->port = l - e->t->port_off[u];
-                ev->pkt = sn_packet_data(e->p, pk->src, pk->dst, pk->seq, pk->frag);
+                ev->pkt = e->relaxed ? (sn_packet_t){.src = SN_SRC_COMBINED,
+                                                     .dst = SN_NODE_ALL,
+                                                     .seq = pk->seq,
+                                                     .frag = (uint16_t) pk->frag,
+                                                     .kind = SN_PKT_DATA}
+                                     : sn_packet_data(e->p, pk->src, pk->dst, pk->seq, pk->frag);
                 s->steps = slot;
             }
     return 0;

@@ -93,9 +93,9 @@ int sn_synth_search(sn_synth_enc_t *e, uint32_t lower, const sn_synth_opts_t *op
     }
     if (s != NULL)
         ccadical_release(s);
-    if (found && r->lower == r->upper)
+    if (found && r->lower == r->upper && !e->relaxed)
         r->status = SN_SYNTH_OPTIMAL;
-    if (!found && !stopped && r->lower > e->horizon)
+    if (!found && !stopped && r->lower > e->horizon && !e->relaxed)
         return sn_err_set(err, SN_EALGO,
                           "synth: no schedule of at most %u slots, although an algorithm takes "
                           "that many (the encoding is wrong)",

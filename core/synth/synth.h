@@ -12,13 +12,43 @@
 
 #include "stepnet/algo.h"
 #include "stepnet/error.h"
+#include "stepnet/schedule_file.h"
 #include "stepnet/topo.h"
 
-/* 1 for the collectives synth encodes: bcast, scatter, gather, mnb, te, pmnb, pexchange. */
+/* How synth proves a collective's optimum (docs/synth.md). */
+typedef enum {
+    SN_SYNTH_NONE = 0, /* not at all (the other combining collectives, those of rounds) */
+    SN_SYNTH_DIRECT,   /* packets that travel whole: bcast, scatter, gather, mnb, te, pmnb,
+                          pexchange, encoded as they are */
+    SN_SYNTH_DUAL,     /* sna and mna: the optimum of their duals, bcast and mnb, whose optimal
+                          schedule reversed in time is theirs (sn_synth_dual_params) */
+    SN_SYNTH_RELAXED,  /* allreduce: a relaxation whose refutation proves a lower bound; the
+                          schedule is an algorithm's */
+} sn_synth_kind_t;
+
+sn_synth_kind_t sn_synth_kind(sn_coll_t coll);
+
+/* 1 for the collectives synth proves (sn_synth_kind not SN_SYNTH_NONE). */
 int sn_synth_supports(sn_coll_t coll);
 
 /* The accepted collectives, for messages. */
-#define SN_SYNTH_COLLS "bcast, scatter, gather, mnb, te, pmnb and pexchange"
+#define SN_SYNTH_COLLS "bcast, scatter, gather, mnb, te, pmnb, pexchange, sna, allreduce and mna"
+
+/* The dual of p (sna: bcast from the same root; mna: mnb), with its port model, msgs, frags,
+ * size and seed. Time reversal maps the schedules of one onto the other's with the same slots
+ * when the port model limits sends and receptions alike; single-port with --rx any does not, and
+ * is refused (SN_EINVAL naming it), as is a collective of another kind; SN_ERANGE when the
+ * reversed mna schedule would list more operands than the reversal keeps. */
+int sn_synth_dual_params(const sn_topo_t *t, const sn_params_t *p, sn_params_t *dual,
+                         sn_err_t *err);
+
+/* The schedule of p (sna or mna) that is the time reversal of `dual`, a schedule of
+ * sn_synth_dual_params(p) on t: every transmission u -> v of slot s becomes v -> u in slot
+ * T + 1 - s, combining the contributions of v's subtree (core/algo/engine/reverse.h). *out (free
+ * out->ev) and *ops (sn_sched_ops_free). 0, SN_EINVAL for another collective, SN_ERANGE past the
+ * operands the reversal keeps, SN_EALGO when `dual` sends what its sender does not hold. */
+int sn_synth_reverse(const sn_topo_t *t, const sn_params_t *p, const sn_sched_t *dual,
+                     sn_sched_t *out, sn_sched_ops_t *ops, sn_err_t *err);
 
 /* Constant literals: a variable that cannot be true (a node too far from a packet's source to
  * hold it yet) or cannot be false (the source holds its packet) is not created; clauses are
@@ -55,6 +85,13 @@ typedef struct sn_synth_enc_s {
     int32_t nvars_total;           /* with the port constraints' auxiliaries (after a pass) */
     uint64_t nclauses;             /* after a pass */
     uint64_t nlits;                /* literals of those clauses */
+    /* allreduce (relaxed): the pieces (seq, frag) are the packets; the contributors proc[0 ..
+     * nproc); know[((k * n + v) * nproc + i) * (H + 1) + s] "node v knows proc[i]'s contribution
+     * to piece k after slot s"; via[((k * nlinks + l) * nproc + i) * (H + 1) + s] "the
+     * transmission of piece k on link l in slot s carries it" (have, dest and reach unused) */
+    int relaxed;
+    uint32_t nproc, *proc;
+    int32_t *know, *via;
 } sn_synth_enc_t;
 
 /* The bytes sn_synth_enc_new allocates for (t, p) with horizon H, from the sizes only (nothing
@@ -62,8 +99,14 @@ typedef struct sn_synth_enc_s {
 uint64_t sn_synth_table_bytes(const sn_topo_t *t, const sn_params_t *p, uint32_t horizon);
 
 /* Builds the variable tables of (t, p) for slots 1 .. horizon. t and p must outlive it. 0, or
- * SN_EINVAL naming a collective synth does not encode, SN_ERANGE when the tables would need more
- * than INT32_MAX variables. Free with sn_synth_enc_free. */
+ * SN_EINVAL naming a collective synth does not encode (sna and mna: encode their duals),
+ * SN_ERANGE when the tables would need more than INT32_MAX variables. Free with
+ * sn_synth_enc_free. allreduce is encoded relaxed: "every processor knows every contribution to
+ * every piece after T slots", a transmission carrying all its sender knows of one piece (the
+ * combination; idempotent merging), one piece per link per slot and the port model as for the
+ * others. Every allreduce schedule of T slots satisfies it, so unsatisfiable at T proves no
+ * schedule of T slots exists; satisfiable proves nothing (its merging may count a contribution
+ * twice). */
 int sn_synth_enc_new(const sn_topo_t *t, const sn_params_t *p, uint32_t horizon,
                      sn_synth_enc_t **out, sn_err_t *err);
 void sn_synth_enc_free(sn_synth_enc_t *e);
@@ -85,6 +128,16 @@ typedef int (*sn_synth_value_fn)(void *ctx, int32_t var);
  * steps the last slot with a send). 0; free with sn_sched_free-compatible free of s->ev. */
 int sn_synth_decode(const sn_synth_enc_t *e, uint32_t T, sn_synth_value_fn value, void *ctx,
                     sn_sched_t *s);
+
+/* allreduce: relaxed, a schedule of the relaxed encoding e (sn_synth_decode), made exact where
+ * that is possible: replayed slot by slot, every transmission carries the largest combination its
+ * sender forms from disjoint parts of what it holds (its own contribution, what it received),
+ * and every processor must end able to form the full combination of every piece. 0 with *out
+ * (free out->ev) and *ops (sn_sched_ops_free), an allreduce schedule of relaxed's slots for the
+ * simulator to verify; -1 when the replay leaves a processor short (or e has more than 64
+ * processors): the relaxation's schedule counts a contribution twice. */
+int sn_synth_realize(const sn_synth_enc_t *e, const sn_sched_t *relaxed, sn_sched_t *out,
+                     sn_sched_ops_t *ops);
 
 /* ---- the solver (solve.c) ------------------------------------------------------------------ */
 
@@ -128,6 +181,9 @@ typedef struct sn_synth_result_s {
  * status SN_SYNTH_BOUNDED, when opts->stop says so. 0, or SN_EALGO when no T up to the horizon is
  * satisfiable (the horizon was not achievable: a bug in the encoding or the caller). Free
  * r->sched.ev. */
+/* A relaxed encoding (allreduce) may be unsatisfiable up to its horizon: the search then ends
+ * with lower = horizon + 1, status SN_SYNTH_BOUNDED and no schedule, which is no error; a
+ * satisfiable T leaves lower = T and a schedule of the relaxation (not one of the collective). */
 int sn_synth_search(sn_synth_enc_t *e, uint32_t lower, const sn_synth_opts_t *opts,
                     sn_synth_result_t *r, sn_err_t *err);
 

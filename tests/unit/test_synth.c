@@ -80,15 +80,20 @@ static void test_encoding_by_hand(void **state)
     sn_topo_free(t);
 }
 
+/* pmna is not proven at all; sna and mna only through their duals, not encoded directly */
 static void test_refuses_combining(void **state)
 {
     (void) state;
     sn_topo_t *t = tu_topo("ring:4");
-    sn_params_t p = tu_params(SN_COLL_SNA, "multi", "one", "full");
+    sn_params_t p = tu_params(SN_COLL_PMNA, "multi", "one", "full");
     sn_synth_enc_t *e = NULL;
     sn_err_t err = {0};
     tu_assert_rc(sn_synth_enc_new(t, &p, 3, &e, &err), SN_EINVAL);
     assert_non_null(strstr(err.msg, "bcast, scatter"));
+    assert_null(e);
+    p = tu_params(SN_COLL_SNA, "multi", "one", "full");
+    tu_assert_rc(sn_synth_enc_new(t, &p, 3, &e, &err), SN_EINVAL);
+    assert_non_null(strstr(err.msg, "through its dual"));
     assert_null(e);
     sn_topo_free(t);
 }
@@ -112,7 +117,7 @@ static void test_supported_names(void **state)
         len += (size_t) snprintf(want + len, sizeof want - len, "%s%s", sep,
                                  sn_coll_name((sn_coll_t) c));
     }
-    assert_int_equal(n, 7);
+    assert_int_equal(n, 10);
     assert_string_equal(SN_SYNTH_COLLS, want);
     assert_false(sn_synth_supports(SN_COLL_COUNT));
     /* `stepnet synth --help` lists them too, joined by commas over two lines */
@@ -139,13 +144,13 @@ static void test_supported_names(void **state)
 
 /* Writes the schedule as a file, parses and checks it as --algo schedule:FILE does, and plays it
  * in the simulator: verified in exactly `steps` slots. */
-static void expect_verified(const sn_topo_t *t, const sn_params_t *p, const sn_sched_t *s,
-                            uint32_t steps)
+static void expect_verified_ops(const sn_topo_t *t, const sn_params_t *p, const sn_sched_t *s,
+                                const sn_sched_ops_t *ops, uint32_t steps)
 {
     char *text = NULL;
     size_t len = 0;
     sn_err_t err = {0};
-    tu_assert_rc(sn_sched_file_format(t, p, "synth", s, NULL, &text, &len, &err), 0);
+    tu_assert_rc(sn_sched_file_format(t, p, "synth", s, ops, &text, &len, &err), 0);
     const sn_algo_t *a = NULL;
     void *plan = NULL;
     tu_assert_rc(sn_sched_file_plan_text(text, len, t, p, &a, &plan, &err), 0);
@@ -156,6 +161,12 @@ static void expect_verified(const sn_topo_t *t, const sn_params_t *p, const sn_s
     assert_int_equal(res.steps, steps);
     a->plan_free(plan);
     free(text);
+}
+
+static void expect_verified(const sn_topo_t *t, const sn_params_t *p, const sn_sched_t *s,
+                            uint32_t steps)
+{
+    expect_verified_ops(t, p, s, NULL, steps);
 }
 
 /* The optimum of (t, p) searched from T = 1 with the given horizon: every call below it must be
@@ -334,6 +345,153 @@ static void test_fresh_solver_per_T_agrees(void **state)
     sn_topo_free(t);
 }
 
+/* ---- combining collectives ------------------------------------------------------------------ */
+
+/* sna or mna on t: the optimum of the dual searched from T = 1, its schedule reversed in time
+ * and verified as the combining collective in exactly that many slots. */
+static uint32_t dual_optimum(const sn_topo_t *t, const sn_params_t *p, uint32_t horizon)
+{
+    sn_params_t d;
+    sn_err_t err = {0};
+    tu_assert_rc(sn_synth_dual_params(t, p, &d, &err), 0);
+    assert_int_equal(d.coll, p->coll == SN_COLL_SNA ? SN_COLL_BCAST : SN_COLL_MNB);
+    assert_int_equal(d.root, p->root);
+    sn_synth_enc_t *e = NULL;
+    tu_assert_rc(sn_synth_enc_new(t, &d, horizon, &e, &err), 0);
+    sn_synth_result_t r;
+    tu_assert_rc(sn_synth_search(e, 1, NULL, &r, &err), 0);
+    assert_int_equal(r.status, SN_SYNTH_OPTIMAL);
+    sn_sched_t rev;
+    sn_sched_ops_t ops;
+    tu_assert_rc(sn_synth_reverse(t, p, &r.sched, &rev, &ops, &err), 0);
+    assert_int_equal(rev.steps, r.upper);
+    for (size_t i = 0; i < rev.n; i++)
+        assert_int_equal(rev.ev[i].pkt.src, SN_SRC_COMBINED);
+    expect_verified_ops(t, p, &rev, &ops, r.upper);
+    free(rev.ev);
+    sn_sched_ops_free(&ops);
+    free(r.sched.ev);
+    sn_synth_enc_free(e);
+    return r.upper;
+}
+
+static void test_sna_by_duality(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("linear:3");
+    sn_params_t p = tu_params(SN_COLL_SNA, "multi", "one", "full");
+    assert_int_equal(dual_optimum(t, &p, 4), 2); /* the far end's contribution travels 2 hops */
+    p.root = 1;
+    assert_int_equal(dual_optimum(t, &p, 4), 1); /* both ends send to the middle at once */
+    p = tu_params(SN_COLL_SNA, "single", "one", "full");
+    p.root = 1;
+    assert_int_equal(dual_optimum(t, &p, 4), 2); /* the middle receives one a slot */
+    sn_topo_free(t);
+    t = star_tree(4);
+    p = tu_params(SN_COLL_SNA, "single", "one", "full");
+    assert_int_equal(dual_optimum(t, &p, 5), 4); /* the hub receives from one leaf a slot */
+    p = tu_params(SN_COLL_SNA, "multi", "one", "full");
+    p.msgs = 3;
+    assert_int_equal(dual_optimum(t, &p, 5), 3); /* a packet per link per slot, 3 each */
+    p = tu_params(SN_COLL_SNA, "multi", "one", "half");
+    p.root = 1;
+    assert_int_equal(dual_optimum(t, &p, 5), 2); /* leaves to the hub, then the hub to leaf 1 */
+    sn_topo_free(t);
+}
+
+static void test_mna_by_duality(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("ring:4");
+    sn_params_t p = tu_params(SN_COLL_MNA, "multi", "one", "full");
+    assert_int_equal(dual_optimum(t, &p, 4), 2); /* mnb on ring:4 multiport: 2 */
+    sn_topo_free(t);
+    t = tu_topo("linear:3");
+    p = tu_params(SN_COLL_MNA, "single", "one", "full");
+    /* the middle receives a combination from each end (2 slots) and sends one to each */
+    assert_int_equal(dual_optimum(t, &p, 6), 4);
+    sn_topo_free(t);
+}
+
+/* Single-port with any receptions a slot limits sends, not receptions: the reversal of a
+ * broadcast would send several packets at once, so the duality does not hold. */
+static void test_dual_refuses_rx_any(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("ring:4");
+    sn_params_t p = tu_params(SN_COLL_SNA, "single", "any", "full"), d;
+    sn_err_t err = {0};
+    tu_assert_rc(sn_synth_dual_params(t, &p, &d, &err), SN_EINVAL);
+    assert_non_null(strstr(err.msg, SN_REF_RX " any"));
+    assert_int_equal(sn_synth_kind(SN_COLL_SNA), SN_SYNTH_DUAL);
+    p = tu_params(SN_COLL_ALLREDUCE, "multi", "one", "full");
+    tu_assert_rc(sn_synth_dual_params(t, &p, &d, &err), SN_EINVAL);
+    sn_topo_free(t);
+}
+
+/* allreduce, relaxed, searched from T = 1: unsatisfiable strictly below `want`, satisfiable at
+ * it, and the relaxation's schedule made exact verifies as an allreduce in `want` slots: the
+ * optimum, proven both ways. */
+static void expect_allreduce_optimum(const char *spec, const char *ports, uint32_t msgs,
+                                     uint32_t horizon, uint32_t want)
+{
+    sn_topo_t *t = tu_topo(spec);
+    sn_params_t p = tu_params(SN_COLL_ALLREDUCE, ports, "one", "full");
+    p.msgs = msgs;
+    sn_synth_enc_t *e = NULL;
+    sn_err_t err = {0};
+    tu_assert_rc(sn_synth_enc_new(t, &p, horizon, &e, &err), 0);
+    assert_true(e->relaxed);
+    sn_synth_result_t r;
+    tu_assert_rc(sn_synth_search(e, 1, NULL, &r, &err), 0);
+    assert_int_equal(r.status, SN_SYNTH_BOUNDED); /* a relaxation proves no optimum alone */
+    assert_int_equal(r.lower, want);
+    assert_int_equal(r.ncalls, want);
+    for (size_t i = 0; i + 1 < r.ncalls; i++)
+        assert_int_equal(r.calls[i].result, 20);
+    assert_int_equal(r.calls[r.ncalls - 1].result, 10);
+    sn_sched_t exact;
+    sn_sched_ops_t ops;
+    tu_assert_rc(sn_synth_realize(e, &r.sched, &exact, &ops), 0);
+    expect_verified_ops(t, &p, &exact, &ops, want);
+    free(exact.ev);
+    sn_sched_ops_free(&ops);
+    free(r.sched.ev);
+    sn_synth_enc_free(e);
+    sn_topo_free(t);
+}
+
+static void test_allreduce_relaxed(void **state)
+{
+    (void) state;
+    /* ring:4 = hypercube:2: recursive doubling, the two pieces in opposite dimension orders */
+    expect_allreduce_optimum("ring:4", "multi", 2, 4, 2);
+    /* linear:3: the ends' contributions cross the middle, 2 hops */
+    expect_allreduce_optimum("linear:3", "multi", 1, 3, 2);
+    /* ring:6, 4 pieces: 4 slots refuted by the solver (the counting bound gives 4) */
+    expect_allreduce_optimum("ring:6", "multi", 4, 6, 5);
+}
+
+/* A relaxation unsatisfiable up to its horizon is no error: lower = horizon + 1. */
+static void test_allreduce_refuted_to_horizon(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("ring:6");
+    sn_params_t p = tu_params(SN_COLL_ALLREDUCE, "multi", "one", "full");
+    p.msgs = 4;
+    sn_synth_enc_t *e = NULL;
+    sn_err_t err = {0};
+    tu_assert_rc(sn_synth_enc_new(t, &p, 4, &e, &err), 0);
+    sn_synth_result_t r;
+    tu_assert_rc(sn_synth_search(e, 3, NULL, &r, &err), 0);
+    assert_int_equal(r.status, SN_SYNTH_BOUNDED);
+    assert_int_equal(r.lower, 5);
+    assert_null(r.sched.ev);
+    assert_int_equal(r.calls[r.unsat_call].slots, 4);
+    sn_synth_enc_free(e);
+    sn_topo_free(t);
+}
+
 /* ---- a random graph against a brute force ------------------------------------------------- */
 
 #define BF_N 8
@@ -421,6 +579,11 @@ int main(void)
         cmocka_unit_test(test_stopped_search_is_bounded),
         cmocka_unit_test(test_fresh_solver_per_T_agrees),
         cmocka_unit_test(test_random_graph_against_brute_force),
+        cmocka_unit_test(test_sna_by_duality),
+        cmocka_unit_test(test_mna_by_duality),
+        cmocka_unit_test(test_dual_refuses_rx_any),
+        cmocka_unit_test(test_allreduce_relaxed),
+        cmocka_unit_test(test_allreduce_refuted_to_horizon),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
