@@ -34,6 +34,13 @@ cases=(
     "--topo hypercube:4 --coll allreduce --msgs 4"
     "--topo hypercube:4 --coll allreduce --msgs 16"
     "--topo ring:8 --coll allreduce --msgs 64"
+    # the rows of the issue on large messages that a bound settles: bcast, sna, allreduce, mna
+    "--topo hypercube:6 --coll bcast --msgs 64"
+    "--topo complete:16 --coll bcast --msgs 64"
+    "--topo complete:16 --coll sna --msgs 64"
+    "--topo complete:16 --coll allreduce --msgs 64"
+    "--topo torus:8x8 --coll allreduce --msgs 64 --ports single"
+    "--topo torus:6x6 --coll mna --msgs 64"
 )
 echo "| instance | best algorithm | bound | synth | refuted by | schedule by | solve s | verified |"
 echo "|---|---|---|---|---|---|---|---|"

@@ -9,9 +9,14 @@
  * allreduce). Each node sends and receives one packet per step, so with one value it takes
  * d = log2 N slots in every full-duplex port model, which meets the single-port bound
  * ceil(log2 N) (the processors holding a contribution at most double per slot) and the multiport
- * diameter bound d. With M = msgs * frags values the multiport model pipelines them, value k
- * crossing dimension i in slot k + i + 1 (M + d - 1 slots); single-port plays them one after the
- * other (d M slots). Both partners send on the same edge in the same slot, so not half duplex.
+ * diameter bound d. With M = msgs * frags values the multiport model plays them in groups of d,
+ * one group after the other: in step j of its group, value k crosses dimension (k + j) mod d, so
+ * the d values of a group use every dimension at once and each link carries one packet a slot
+ * each way (d ceil(M/d) slots, never more than the M + d - 1 of pipelining every value through
+ * the same order, and d for M <= d, the diameter: optimal there); single-port plays them one
+ * after the other (d M slots). Any order of the dimensions gives every node the combination of
+ * all, as long as both partners cross the same one for the same value in the same step. Both
+ * partners send on the same edge in the same slot, so not half duplex.
  *
  * On the complete graph the partner of u across dimension i is u XOR 2^i, reached on port
  * (partner - u - 1) mod N (topo.h's numbering). */
@@ -88,7 +93,14 @@ static void allreduce_rd_plan_free(void *plan)
 
 static uint64_t steps(const plan_t *pl)
 {
-    return pl->single ? (uint64_t) pl->d * pl->npk : (uint64_t) pl->npk + pl->d - 1;
+    uint64_t groups = ((uint64_t) pl->npk + pl->d - 1) / pl->d;
+    return pl->single ? (uint64_t) pl->d * pl->npk : groups * pl->d;
+}
+
+/* The dimension value k crosses in its step j: j single-port, (k + j) mod d multiport. */
+static uint32_t dim_of(const plan_t *pl, uint32_t k, uint32_t j)
+{
+    return pl->single ? j : (k % pl->d + j) % pl->d;
 }
 
 static int64_t allreduce_rd_predicted(const void *plan)
@@ -126,13 +138,14 @@ static uint32_t dim_port(const plan_t *pl, uint32_t u, uint32_t i)
     return (v + n - u - 1) % n;
 }
 
-static void send_value(state_t *s, sn_step_t *io, uint32_t k, uint32_t i)
+/* Sends value k in its step j (the tag), across dimension dim_of(k, j). */
+static void send_value(state_t *s, sn_step_t *io, uint32_t k, uint32_t j)
 {
     const sn_params_t *p = s->pl->p;
     sn_packet_t pk = sn_packet_contrib(p, s->u, SN_NODE_ALL, k / p->frags, k % p->frags);
     pk.digest = s->value[k];
-    pk.tag = i;
-    sn_step_send(io, dim_port(s->pl, s->u, i), &pk);
+    pk.tag = j;
+    sn_step_send(io, dim_port(s->pl, s->u, dim_of(s->pl, k, j)), &pk);
 }
 
 static int allreduce_rd_node_step(void *state, sn_step_t *io, sn_err_t *err)
@@ -145,10 +158,10 @@ static int allreduce_rd_node_step(void *state, sn_step_t *io, sn_err_t *err)
         uint32_t k = pk->seq * p->frags + pk->frag;
         if (pk->src != SN_SRC_COMBINED || pk->seq >= p->msgs || pk->frag >= p->frags ||
             s->got[k] >= pl->d || pk->tag != s->got[k] ||
-            io->rx[r].port != dim_port(pl, s->u, s->got[k]))
+            io->rx[r].port != dim_port(pl, s->u, dim_of(pl, k, s->got[k])))
             return sn_err_set(err, SN_EALGO,
-                              "node %u got an unexpected partial (seq %u, frag %u, dimension %u)",
-                              s->u, pk->seq, pk->frag, pk->tag);
+                              "node %u got an unexpected partial (seq %u, frag %u, step %u)", s->u,
+                              pk->seq, pk->frag, pk->tag);
         s->value[k] = sn_op_apply(p->op, s->value[k], pk->digest);
         if (++s->got[k] == pl->d) {
             sn_packet_t dl = sn_packet_contrib(p, s->u, s->u, pk->seq, pk->frag);
@@ -161,18 +174,20 @@ static int allreduce_rd_node_step(void *state, sn_step_t *io, sn_err_t *err)
         uint32_t k = (uint32_t) (t / pl->d), i = (uint32_t) (t % pl->d);
         if (k < pl->npk)
             send_value(s, io, k, i);
-    } else {
-        for (uint32_t i = 0; i < pl->d && i <= t; i++)
-            if (t - i < pl->npk)
-                send_value(s, io, (uint32_t) (t - i), i);
+    } else { /* group t / d, step t mod d: its d values, each across its own dimension */
+        uint64_t g = t / pl->d;
+        uint32_t j = (uint32_t) (t % pl->d);
+        for (uint32_t r = 0; r < pl->d; r++)
+            if (g * pl->d + r < pl->npk)
+                send_value(s, io, (uint32_t) (g * pl->d + r), j);
     }
     /* every send but the first needs the partial of the slot before, so each must have arrived */
     for (size_t x = 0; x < io->ntx; x++) {
         uint32_t k = io->tx[x].pkt.seq * p->frags + io->tx[x].pkt.frag;
         if (s->got[k] != io->tx[x].pkt.tag)
             return sn_err_set(err, SN_EALGO,
-                              "node %u sends value %u across dimension %u with %u combined", s->u,
-                              k, io->tx[x].pkt.tag, s->got[k]);
+                              "node %u sends value %u in its step %u with %u combined", s->u, k,
+                              io->tx[x].pkt.tag, s->got[k]);
     }
     if (io->slot < steps(pl))
         io->wake = io->slot + 1;
@@ -193,7 +208,7 @@ const sn_algo_t sn__algo_allreduce_rd = {
     .summary = "recursive doubling: exchange and combine across each dimension in turn",
     .source = "Bertsekas and Tsitsiklis, Parallel and Distributed Computation, section 1.3; "
               "Thakur, Rabenseifner and Gropp, IJHPCA 2005, section 4",
-    .predicts = "multiport M + d - 1, single-port d M (M = msgs * frags)",
+    .predicts = "multiport d ceil(M/d), single-port d M (M = msgs * frags)",
     RD_FIELDS,
 };
 
