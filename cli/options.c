@@ -358,8 +358,14 @@ static int parse_choice(const char *flag, const char *v, const char *w0, int v0,
         *out = v0;
     else if (strcmp(v, w1) == 0)
         *out = v1;
-    else
+    else {
+        const char *const words[] = {w0, w1};
+        const char *near = sn_suggest(v, strlen(v), words, 2);
+        if (near)
+            return sn_err_inval(err, "bad value '%s' for %s: did you mean %s? expected %s or %s", v,
+                                flag, near, w0, w1);
         return sn_err_inval(err, "bad value '%s' for %s: expected %s or %s", v, flag, w0, w1);
+    }
     return 0;
 }
 
@@ -405,8 +411,14 @@ static int parse_free_values(const cli_opts_t *o, sn_params_t *p, double *tp, sn
                                 "--op applies to the combining collectives (sna, pmna, mna, "
                                 "allreduce, barrier), not %s",
                                 sn_coll_name(p->coll));
-        if (sn_op_parse(o->op, &p->op, err) < 0)
-            return sn_err_inval(err, "bad value '%s' for --op: expected " SN_OP_NAMES, o->op);
+        if (sn_op_parse(o->op, &p->op, err) < 0) { /* its message may hold a did-you-mean */
+            const char *near = strstr(err->msg, "did you mean ");
+            char hint[32] = "";
+            if (near)
+                snprintf(hint, sizeof hint, " %.*s", (int) strcspn(near, "?") + 1, near);
+            return sn_err_inval(err, "bad value '%s' for --op:%s expected " SN_OP_NAMES, o->op,
+                                hint);
+        }
     }
     if (o->algo && strcmp(o->algo, "auto") != 0 && sn_model_find(o->algo) == NULL &&
         strncmp(o->algo, SN_SCHED_FILE_PREFIX, strlen(SN_SCHED_FILE_PREFIX)) != 0) {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "stepnet/util.h"
 #include "cli/launch_options.h"
 #include "cli/run.h"
 #include "cli/trace.h"
@@ -203,8 +204,14 @@ static int check_nodes(sn_coord_opts_t *o, const raw_t *w, sn_err_t *err)
 static int check_sync(const cli_opts_t *cli, sn_coord_opts_t *o, const raw_t *w, sn_err_t *err)
 {
     if (sn_sync_parse(w->sync, &o->sync) < 0) {
-        char names[64];
-        return sn_err_inval(err, "bad value '%s' for --sync: expected %s", w->sync,
+        char names[64], hint[48] = "";
+        const char *words[SN_SYNC_COUNT];
+        for (unsigned k = 0; k < SN_SYNC_COUNT; k++)
+            words[k] = sn_sync_name((sn_sync_t) k);
+        const char *near = sn_suggest(w->sync, strlen(w->sync), words, SN_SYNC_COUNT);
+        if (near)
+            snprintf(hint, sizeof hint, " did you mean %s?", near);
+        return sn_err_inval(err, "bad value '%s' for --sync:%s expected %s", w->sync, hint,
                             sn_sync_names(names, sizeof names));
     }
     if (sn_sync_needs_rxplan(o->sync))

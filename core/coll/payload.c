@@ -24,6 +24,14 @@ int sn_op_parse(const char *s, sn_op_t *out, sn_err_t *err)
             return 0;
         }
     }
+    const char *names[SN_OP_COUNT];
+    for (int i = 0; i < SN_OP_COUNT; i++)
+        names[i] = sn_op_name((sn_op_t) i);
+    const char *near = sn_suggest(s, strlen(s), names, SN_OP_COUNT);
+    if (near)
+        return sn_err_set_param(
+            err, SN_EINVAL, SN_PARAM_OP,
+            "unknown combining operator '%s': did you mean %s? accepted: " SN_OP_NAMES, s, near);
     return sn_err_set_param(err, SN_EINVAL, SN_PARAM_OP,
                             "unknown combining operator '%s'; accepted: " SN_OP_NAMES, s);
 }

@@ -1172,6 +1172,19 @@ static void test_options_before_topology(void **state)
     r = RUN("simm", "--topo", "ring:4");
     expect_bad(&r, "unknown command 'simm'", "did you mean sim?");
     tu_exec_free(&r);
+    /* a typo of a value gets the value */
+    r = RUN("sim", "--topo", "ring:4", "--coll", "bcast", "--ports", "sngle");
+    expect_bad(&r, "bad value 'sngle' for --ports: did you mean single?", NULL);
+    tu_exec_free(&r);
+    r = RUN("sim", "--topo", "ring:4", "--coll", "bcast", "--duplex", "hlaf");
+    expect_bad(&r, "did you mean half?", NULL);
+    tu_exec_free(&r);
+    r = RUN("sim", "--topo", "ring:4", "--coll", "allreduce", "--op", "smu");
+    expect_bad(&r, "bad value 'smu' for --op: did you mean sum?", NULL);
+    tu_exec_free(&r);
+    r = RUN("run", "--topo", "ring:4", "--coll", "bcast", "--sync", "dataflw");
+    expect_bad(&r, "bad value 'dataflw' for --sync: did you mean dataflow?", NULL);
+    tu_exec_free(&r);
     /* an option of another command says whose it is */
     r = RUN("sim", "--topo", "ring:4", "--coll", "bcast", "--reps", "5");
     expect_bad(&r, "unknown option '--reps': it is an option of run, not of this command", NULL);
