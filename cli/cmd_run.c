@@ -12,6 +12,7 @@
 #include "cli/run.h"
 #include "net/secure.h"
 #include "net/wire_fault.h"
+#include "stepnet/sync.h"
 #include "stepnet/util.h"
 
 static const char usage_head[] =
@@ -160,6 +161,29 @@ static int check_fault(const sn_coord_opts_t *o, const cli_ctx_t *x, sn_err_t *e
     return 0;
 }
 
+/* The least time a slot takes over TCP in slot mode: the barrier's frames cross the kernel on
+ * every link, a few microseconds on loopback at the very least (about 40 us measured with 4
+ * nodes on an idle 2-core machine; docs/runtime.md). */
+#define RUN_MIN_SLOT_US 1.0
+
+/* In slot mode every slot is played, empty or not: a run whose slots could not all be played
+ * within --collective-timeout-ms even at RUN_MIN_SLOT_US a slot is refused before anything
+ * starts (a schedule file whose last slot is 2^32 - 1 would play empty slots for hours). */
+static int check_length(const sn_coord_opts_t *o, const cli_ctx_t *x, sn_err_t *err)
+{
+    if (!sn_sync_lockstep(o->sync) || x->predicted <= 0)
+        return 0;
+    double least_s = (double) x->predicted * RUN_MIN_SLOT_US / 1e6;
+    if (least_s * 1000.0 <= (double) o->collective_ms)
+        return 0;
+    return sn_err_inval(err,
+                        "%s takes %lld slots: at %.0f us a slot, the least a slot over TCP takes, "
+                        "one repetition needs at least %.0f s, above --collective-timeout-ms %u; "
+                        "raise it or run fewer slots",
+                        x->sched_path ? "the schedule file" : x->algo->name,
+                        (long long) x->predicted, RUN_MIN_SLOT_US, least_s, o->collective_ms);
+}
+
 /* Builds every case of the command (each topology and port model checked, its memory budget
  * for the largest size included) before any node starts. 0, or a negative code with err naming
  * the bad value. *cases and its strings are malloc'd (free_cases). */
@@ -199,7 +223,7 @@ static int build_cases(const cli_opts_t *cli, const sn_coord_opts_t *o, int benc
             one.link_emulated = sn_emu_link_active(&o->emu) || o->emu_file != NULL;
             c->built = 1;
             if ((rc = cli_ctx_build(&one, &c->ctx, err)) < 0 ||
-                (rc = check_fault(o, &c->ctx, err)) < 0)
+                (rc = check_fault(o, &c->ctx, err)) < 0 || (rc = check_length(o, &c->ctx, err)) < 0)
                 goto out;
         }
     rc = 0;

@@ -290,6 +290,38 @@ static void test_file_stands_alone(void **state)
     remove(beside);
     remove(sched);
 
+    /* a valid schedule whose last slot is 2^32 - 1: sim verifies it at once; run, which plays
+     * every slot, refuses it before it starts, since even 1 us a slot is past the deadline */
+    path = export_to_tmp((const char *const[]){"--topo", "linear:3", "--coll", "bcast"}, 4);
+    FILE *in = fopen(path, "r");
+    assert_non_null(in);
+    char text[4096];
+    size_t n = fread(text, 1, sizeof text - 1, in);
+    fclose(in);
+    text[n] = '\0';
+    char *st = strstr(text, "\"steps\": ");
+    assert_non_null(st);
+    char longer[4200];
+    snprintf(longer, sizeof longer, "%.*s\"steps\": 4294967295%s", (int) (st - text), text,
+             st + strcspn(st, ","));
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(longer, f);
+    fclose(f);
+    snprintf(algo, sizeof algo, "schedule:%s", path);
+    r = RUN("sim", "--algo", algo, "--json");
+    tu_expect_status(&r, 0);
+    assert_true(tu_json_bool(tu_json_line(&r), "verified"));
+    tu_exec_free(&r);
+    r = RUN("run", "--algo", algo);
+    tu_expect_status(&r, 2);
+    assert_non_null(strstr(r.err, "takes 4294967295 slots: at 1 us a slot"));
+    assert_non_null(strstr(r.err, "above --collective-timeout-ms 300000"));
+    assert_true(r.secs < 5.0);
+    tu_exec_free(&r);
+    remove(path);
+    free(path);
+
     /* a FIFO: refused as not a regular file, at once */
     char fifo[160];
     snprintf(fifo, sizeof fifo, "%s/fifo", dir);
