@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "stepnet/model.h"
 #include "stepnet/schedule_file.h"
+#include "stepnet/util.h"
 
 static const char usage_head[] =
     "usage: stepnet export --topo SPEC --coll C [--algo A] [options] [--out FILE [--force]]\n"
@@ -92,7 +93,16 @@ int cli_cmd_export(int argc, char **argv)
         return cli_refuse(&err);
     }
     sn_sched_t *s = NULL;
-    if ((rc = sn_sched_record(c.topo, &c.params, c.algo->name, &s, &err)) < 0) {
+    uint64_t limit = o.max_memory ? o.max_memory : cli_default_max_memory();
+    char why[96], lim[32];
+    snprintf(why, sizeof why, "a schedule file read back within --max-memory %s",
+             sn_fmt_bytes(limit, lim, sizeof lim));
+    if ((rc = sn_sched_record_max(c.topo, &c.params, c.algo->name,
+                                  sn_sched_file_max_transmissions(limit, 0), why, &s, &err)) < 0) {
+        if (rc == SN_ERANGE) {
+            cli_ctx_free(&c);
+            return cli_refuse(&err);
+        }
         cli_ctx_free(&c);
         return cli_fail(&err);
     }

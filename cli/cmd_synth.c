@@ -438,10 +438,19 @@ static int finish(const cli_opts_t *o, const cli_ctx_t *c, synth_out_t *s, uint6
 
 /* The best algorithm's schedule, recorded from the simulator (for a combining collective with its
  * operands) into s->res.sched. 0, or the recording's error. */
-static int record_algorithm(const cli_ctx_t *c, synth_out_t *s, sn_err_t *err)
+static int record_algorithm(const cli_ctx_t *c, synth_out_t *s, uint64_t limit, sn_err_t *err)
 {
     sn_sched_t *rec = NULL;
-    if (sn_sched_record(c->topo, s->sp, s->algo, &rec, err) < 0)
+    /* what synth writes it plays back: a file read within --max-memory, or without --out a text
+     * that fits an assignment; recorded no further than that, and refused before the run when
+     * the deliveries alone are more */
+    char what[96], lim[32];
+    snprintf(what, sizeof what, "%s within --max-memory %s",
+             s->out ? "a schedule file read back" : "a schedule played back (at most 64 MiB)",
+             sn_fmt_bytes(limit, lim, sizeof lim));
+    if (sn_sched_record_max(c->topo, s->sp, s->algo,
+                            sn_sched_file_max_transmissions(limit, s->out == NULL), what, &rec,
+                            err) < 0)
         return -1;
     if (sn_coll_is_combining(s->sp->coll) &&
         sn_sched_record_operands(c->topo, s->sp, s->algo, rec, &s->ops, err) < 0) {
@@ -461,8 +470,8 @@ static int record_algorithm(const cli_ctx_t *c, synth_out_t *s, sn_err_t *err)
 static int from_algorithm(const cli_opts_t *o, const cli_ctx_t *c, synth_out_t *s, uint64_t limit,
                           sn_err_t *err)
 {
-    if (record_algorithm(c, s, err) < 0)
-        return cli_fail(err);
+    if (record_algorithm(c, s, limit, err) < 0)
+        return err->code == SN_ERANGE ? cli_refuse(err) : cli_fail(err);
     sn_synth_result_t *r = &s->res;
     r->status = SN_SYNTH_OPTIMAL;
     r->lower = r->upper = (uint32_t) s->algo_steps;
@@ -515,7 +524,7 @@ static int after_relaxation(const cli_opts_t *o, const cli_ctx_t *c, synth_out_t
     r->status = r->lower >= r->upper ? SN_SYNTH_OPTIMAL : SN_SYNTH_BOUNDED;
     if (r->lower > r->upper)
         r->lower = r->upper;
-    if (record_algorithm(c, s, err) < 0) {
+    if (record_algorithm(c, s, limit, err) < 0) {
         free(r->sched.ev);
         r->sched.ev = NULL;
         sn_synth_enc_free(s->enc);
@@ -610,6 +619,22 @@ int cli_cmd_synth(int argc, char **argv)
         }
         s.sp = &dual;
         bounds = &dual_bounds;
+    }
+    /* every schedule synth writes it plays back, and each holds a transmission per delivery at
+     * least: refused before any algorithm runs when those alone do not fit */
+    uint64_t least = sn_coll_expected_total(c.topo, s.sp);
+    uint64_t most = sn_sched_file_max_transmissions(limit, s.out == NULL);
+    if (least > most) {
+        char lim[32];
+        sn_err_set(&err, SN_ERANGE,
+                   "the schedule of %s on %s has at least %llu transmissions (one per delivery), "
+                   "more than the %llu that %s within --max-memory %s allows",
+                   sn_coll_name(c.params.coll), c.topo->spec, (unsigned long long) least,
+                   (unsigned long long) most,
+                   s.out ? "a schedule file read back" : "a schedule played back (at most 64 MiB)",
+                   sn_fmt_bytes(limit, lim, sizeof lim));
+        cli_ctx_free(&c);
+        return cli_refuse(&err);
     }
     s.algo_steps = best_algorithm(c.topo, s.sp, &s.algo);
     if (s.algo_steps < 1) {

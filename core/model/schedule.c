@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stepnet/algo.h"
 #include "stepnet/model.h"
 #include "stepnet/sim.h"
 #include "stepnet/util.h"
@@ -13,11 +14,14 @@
 typedef struct {
     sn_sched_t *s;
     size_t cap;
+    uint64_t max, sent; /* at most max transmissions held (0: no limit); sent counts them all */
 } rec_t;
 
 static void on_send(void *ctx, uint64_t slot, uint32_t node, uint32_t port, const sn_packet_t *pkt)
 {
     rec_t *r = ctx;
+    if (r->max != 0 && r->sent++ >= r->max)
+        return; /* over the limit: counted, not held */
     sn_grow((void **) &r->s->ev, &r->cap, r->s->n + 1, sizeof *r->s->ev);
     r->s->ev[r->s->n++] = (sn_sched_ev_t){slot, node, port, *pkt};
 }
@@ -35,7 +39,20 @@ int sn_sched_ev_cmp(const void *a, const void *b)
 int sn_sched_record(const sn_topo_t *t, const sn_params_t *p, const char *algo, sn_sched_t **out,
                     sn_err_t *err)
 {
+    return sn_sched_record_max(t, p, algo, 0, NULL, out, err);
+}
+
+int sn_sched_record_max(const sn_topo_t *t, const sn_params_t *p, const char *algo, uint64_t max_ev,
+                        const char *what, sn_sched_t **out, sn_err_t *err)
+{
     *out = NULL;
+    uint64_t least = t->nproc > 1 ? sn_coll_expected_total(t, p) : 0;
+    if (max_ev != 0 && least > max_ev)
+        return sn_err_set(err, SN_ERANGE,
+                          "the schedule of %s on %s has at least %llu transmissions (one per "
+                          "delivery), more than the %llu that %s allows",
+                          sn_coll_name(p->coll), t->spec, (unsigned long long) least,
+                          (unsigned long long) max_ev, what);
     const sn_algo_t *a = NULL;
     void *plan = NULL;
     int64_t predicted = -1;
@@ -43,7 +60,7 @@ int sn_sched_record(const sn_topo_t *t, const sn_params_t *p, const char *algo, 
     if (rc < 0)
         return rc;
     sn_sched_t *s = sn_xcalloc(1, sizeof *s);
-    rec_t rec = {s, 0};
+    rec_t rec = {s, 0, max_ev, 0};
     sn_sim_opts_t opts = {0};
     opts.max_slots = sn_model_slot_limit(t, p, predicted);
     opts.on_send = on_send;
@@ -53,6 +70,12 @@ int sn_sched_record(const sn_topo_t *t, const sn_params_t *p, const char *algo, 
     a->plan_free(plan);
     if (rc == 0 && !res.verified)
         rc = SN_EVERIFY;
+    if (rc == 0 && max_ev != 0 && rec.sent > max_ev)
+        rc = sn_err_set(err, SN_ERANGE,
+                        "the schedule of %s on %s by %s has %llu transmissions, more than the "
+                        "%llu that %s allows",
+                        sn_coll_name(p->coll), t->spec, a->name, (unsigned long long) rec.sent,
+                        (unsigned long long) max_ev, what);
     if (rc < 0) {
         sn_sched_free(s);
         return rc;

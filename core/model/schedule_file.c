@@ -720,6 +720,14 @@ int sn_sched_file_parse(const char *text, size_t len, sn_sched_file_t **out, sn_
     return 0;
 }
 
+uint64_t sn_sched_file_max_transmissions(uint64_t max_memory, int assign)
+{
+    uint64_t bytes = assign ? SN_SCHED_FILE_MAX_ASSIGN : SN_SCHED_FILE_MAX_BYTES;
+    if (max_memory != 0 && max_memory / SN_SCHED_FILE_MEM_PER_BYTE < bytes)
+        bytes = max_memory / SN_SCHED_FILE_MEM_PER_BYTE;
+    return bytes / SN_SCHED_FILE_MIN_LINE;
+}
+
 int sn_sched_file_read(const char *path, uint64_t max_memory, sn_sched_file_t **out, sn_err_t *err)
 {
     *out = NULL;

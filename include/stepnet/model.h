@@ -201,6 +201,14 @@ int sn_model_mem_check(const sn_topo_t *t, const sn_params_t *p, const sn_mem_t 
  * schedules that composite algorithms take as plan inputs. */
 int sn_sched_record(const sn_topo_t *t, const sn_params_t *p, const char *algo, sn_sched_t **out,
                     sn_err_t *err);
+
+/* sn_sched_record holding at most max_ev transmissions (0: no limit), so that its memory is
+ * bounded whatever the run: a run that sends more is played to its end without recording the
+ * rest and refused, SN_ERANGE naming `what` (the limit's reason, "--max-memory 64 MiB") and the
+ * count; the schedule is not returned. Before any run, a collective whose deliveries alone need
+ * more transmissions than max_ev (every delivery takes one) is refused the same way. */
+int sn_sched_record_max(const sn_topo_t *t, const sn_params_t *p, const char *algo, uint64_t max_ev,
+                        const char *what, sn_sched_t **out, sn_err_t *err);
 void sn_sched_free(sn_sched_t *s);
 /* qsort order of a schedule's transmissions: by (slot, node, port), as sn_sched_t.ev keeps them. */
 int sn_sched_ev_cmp(const void *a, const void *b);

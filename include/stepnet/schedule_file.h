@@ -25,6 +25,17 @@
 /* The largest schedule file read whatever --max-memory says: 1 GiB. */
 #define SN_SCHED_FILE_MAX_BYTES (1ull << 30)
 
+/* The fewest bytes a transmission takes in a file sn_sched_file_write writes (its line with every
+ * number one digit long is longer; test_schedule_file checks it): how many transmissions a file
+ * of at most N bytes can hold, at most N / SN_SCHED_FILE_MIN_LINE, known before one is recorded. */
+#define SN_SCHED_FILE_MIN_LINE 64u
+
+/* The most transmissions a schedule file can hold and still be read back within `max_memory`
+ * (0: no memory limit) and, when `assign`, still travel in a run's assignment
+ * (SN_SCHED_FILE_MAX_ASSIGN, as synth plays back what it writes); what
+ * sn_sched_record_max records at most for export and synth. */
+uint64_t sn_sched_file_max_transmissions(uint64_t max_memory, int assign);
+
 /* The operands of a schedule's combined transmissions, in the schedule's order (by slot, node,
  * port): transmission i combines the contributions of the processors id[first[i] ..
  * first[i+1]), ascending; an empty list for a packet that combines nothing (control). */

@@ -1205,6 +1205,36 @@ static void test_options_before_topology(void **state)
     tu_exec_free(&r);
 }
 
+/* synth and export estimate the schedule they would write before they build it: a collective whose
+ * deliveries alone need more transmissions than a file read back within --max-memory (or, for
+ * synth, an assignment) can hold is refused at once, in little memory. */
+static void test_schedule_estimates(void **state)
+{
+    (void) state;
+    tu_proc_t r = RUN("synth", "--topo", "hypercube:12", "--coll", "te");
+    expect_bad(&r, "at least 16773120 transmissions (one per delivery)", NULL);
+    assert_true(r.secs < 1.0 && r.maxrss_kb < 100 * 1024);
+    tu_exec_free(&r);
+    r = RUN("synth", "--topo", "hypercube:10", "--coll", "te", "--max-memory", "64M");
+    expect_bad(&r, "at least 1047552 transmissions", "--max-memory 64 MiB");
+    assert_true(r.secs < 1.0 && r.maxrss_kb < 100 * 1024);
+    tu_exec_free(&r);
+    r = RUN("synth", "--topo", "linear:3", "--coll", "bcast", "--msgs", "1000000");
+    expect_bad(&r, "at least 2000000 transmissions", NULL);
+    tu_exec_free(&r);
+    char path[] = "/tmp/stepnet-export-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(path);
+    r = RUN("export", "--topo", "hypercube:10", "--coll", "te", "--max-memory", "64M", "--out",
+            path);
+    expect_bad(&r, "at least 1047552 transmissions", NULL);
+    assert_true(r.maxrss_kb < 100 * 1024);
+    assert_int_equal(access(path, F_OK), -1); /* nothing written */
+    tu_exec_free(&r);
+}
+
 /* Every file a command reads (a file: topology, --link-file, --hosts, a schedule file) must be a
  * regular file: a FIFO (never waited on), a directory and a device are refused at once, exit 2,
  * naming what they are. */
@@ -1389,6 +1419,7 @@ int main(void)
         cmocka_unit_test(test_option_suggestions),
         cmocka_unit_test(test_ranks_before_topology),
         cmocka_unit_test(test_file_inputs_regular_only),
+        cmocka_unit_test(test_schedule_estimates),
         cmocka_unit_test(test_strict_out_and_fault),
         cmocka_unit_test(test_strict_echo_and_files),
     };

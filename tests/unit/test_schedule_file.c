@@ -467,6 +467,54 @@ static void test_combining_refusals(void **state)
     free(text);
 }
 
+/* A recording holds at most max_ev transmissions: over it, refused (before the run when the
+ * deliveries alone are more, after it otherwise), exactly at it recorded; and no transmission line
+ * the writer writes is shorter than SN_SCHED_FILE_MIN_LINE, which the estimates divide by. */
+static void test_record_max_and_min_line(void **state)
+{
+    (void) state;
+    sn_topo_t *t = tu_topo("torus:3x3");
+    sn_params_t p = tu_params(SN_COLL_TE, "multi", "one", "full");
+    sn_sched_t *s = NULL;
+    sn_err_t err = {0};
+    tu_assert_rc(sn_sched_record(t, &p, "te-route", &s, &err), 0);
+    uint64_t n = s->n; /* 72 deliveries, more transmissions (two-hop routes) */
+    assert_true(n > 72);
+    /* every line of the file it makes is at least SN_SCHED_FILE_MIN_LINE bytes */
+    char *text = NULL;
+    size_t len = 0;
+    tu_assert_rc(sn_sched_file_format(t, &p, "te-route", s, NULL, &text, &len, &err), 0);
+    size_t lines = 0;
+    for (const char *q = text; (q = strstr(q, "{\"node\"")) != NULL; q++) {
+        const char *end = strchr(q, '}');
+        assert_non_null(end);
+        assert_true((size_t) (end - q + 1) >= SN_SCHED_FILE_MIN_LINE);
+        lines++;
+    }
+    assert_int_equal(lines, n);
+    free(text);
+    sn_sched_free(s);
+    s = NULL;
+    tu_assert_rc(sn_sched_record_max(t, &p, "te-route", n, "the test", &s, &err), 0);
+    assert_int_equal(s->n, n);
+    sn_sched_free(s);
+    s = NULL;
+    tu_assert_rc(sn_sched_record_max(t, &p, "te-route", n - 1, "the test", &s, &err), SN_ERANGE);
+    assert_null(s);
+    assert_non_null(strstr(err.msg, "transmissions, more than the"));
+    assert_non_null(strstr(err.msg, "that the test allows"));
+    tu_assert_rc(sn_sched_record_max(t, &p, "te-route", 71, "the test", &s, &err), SN_ERANGE);
+    assert_non_null(strstr(err.msg, "at least 72 transmissions (one per delivery)"));
+    /* the bound of a file read back within a memory limit, and of an assignment */
+    assert_int_equal(sn_sched_file_max_transmissions(0, 0),
+                     SN_SCHED_FILE_MAX_BYTES / SN_SCHED_FILE_MIN_LINE);
+    assert_int_equal(sn_sched_file_max_transmissions(0, 1),
+                     SN_SCHED_FILE_MAX_ASSIGN / SN_SCHED_FILE_MIN_LINE);
+    assert_int_equal(sn_sched_file_max_transmissions(64u << 20, 0),
+                     (64u << 20) / SN_SCHED_FILE_MEM_PER_BYTE / SN_SCHED_FILE_MIN_LINE);
+    sn_topo_free(t);
+}
+
 /* The operands of a recorded allreduce: every combination that crosses a link of recursive
  * doubling on hypercube:2 holds the contributions of a subcube, and the last ones all four. */
 static void test_record_operands(void **state)
@@ -573,6 +621,7 @@ int main(void)
         cmocka_unit_test(test_combining_overlap_by_operator),
         cmocka_unit_test(test_combining_refusals),
         cmocka_unit_test(test_record_operands),
+        cmocka_unit_test(test_record_max_and_min_line),
         cmocka_unit_test(test_read_refuses_over_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
