@@ -35,7 +35,8 @@
 #define FRAME_OVERHEAD   (4u + 512u + 5u + 17u + 64u)
 /* model: what a candidate plan of mnb or pmnb may keep per (source, node) pair (`model --topo
  * foldedcube:11 --coll mnb`, which plans mnb-fcube, mnb-balanced and mnb-gossip, peaked at
- * 276 MiB for 4194304 pairs); rounded up. */
+ * 276 MiB for 4194304 pairs; `sim` of the same, 261 MiB against an estimate of 204 MiB without
+ * them); rounded up. */
 #define PLAN_PER_CANDIDATE_PAIR 72u
 /* run: the canonical edge list of a file: graph is held three times by a node: the control
  * frame, the unpacked assignment, and the edge lists parsed from it (at most as long). */
@@ -139,18 +140,22 @@ void sn_model_mem_estimate_with(const sn_topo_t *t, const sn_params_t *p, sn_mem
         sat_add(sat_add(sat_mul(n, EXEC_PER_NODE),
                         sat_mul(ports < exec_pairs ? ports : exec_pairs, EXEC_PER_FLIGHT)),
                 sat_mul(exec_pairs, EXEC_PER_PAIR));
+    /* auto plans every applicable algorithm, one after the other, in model, in sim and in run's
+     * coordinator; for the broadcasts of many sources, some (mnb-fcube, mnb-balanced,
+     * mnb-gossip) keep a record per (source, node) pair while they are planned */
+    uint64_t candidates = (p->coll == SN_COLL_MNB || p->coll == SN_COLL_PMNB) && deliveries > pairs
+                              ? sat_mul(deliveries, PLAN_PER_CANDIDATE_PAIR)
+                              : 0;
     if (use == SN_MEM_MODEL) {
-        /* model plans every applicable algorithm, one after the other; for the broadcasts of
-         * many sources, some (mnb-fcube, mnb-balanced, mnb-gossip) keep a record per (source,
-         * node) pair; a small collective's candidates without a prediction are run dry in the
-         * simulator */
-        if ((p->coll == SN_COLL_MNB || p->coll == SN_COLL_PMNB) && deliveries > pairs) {
-            out->plan = sat_add(out->plan, sat_mul(deliveries, PLAN_PER_CANDIDATE_PAIR));
+        /* a small collective's candidates without a prediction are run dry in the simulator */
+        if (candidates) {
+            out->plan = sat_add(out->plan, candidates);
             out->pairs = deliveries;
         }
         if (deliveries <= SN_MODEL_DRY_DELIVERIES)
             out->exec = sim_exec;
     } else if (use == SN_MEM_SIM) {
+        out->plan = sat_add(out->plan, candidates);
         out->exec = sim_exec;
         out->pairs = exec_pairs;
     } else if (use == SN_MEM_RUN) {
@@ -175,7 +180,8 @@ void sn_model_mem_estimate_with(const sn_topo_t *t, const sn_params_t *p, sn_mem
         uint64_t coord_text = sat_add(file, sat_mul(n, canon));
         out->text = sat_add(coord_text, sat_mul(n, node_text));
         out->per_process = sat_add(out->per_process, node_text);
-        uint64_t coord = sat_add(sat_add(out->topo, out->plan), sat_add(PROCESS_BASE, coord_text));
+        uint64_t coord = sat_add(sat_add(sat_add(out->topo, out->plan), candidates),
+                                 sat_add(PROCESS_BASE, coord_text));
         /* the coordinator's --algo auto may run a small collective dry in the simulator */
         uint64_t dry = deliveries <= SN_MODEL_DRY_DELIVERIES ? sim_exec : 0;
         coord = sat_add(coord, dry);

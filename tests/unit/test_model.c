@@ -1034,6 +1034,12 @@ static void test_mem_model_candidates(void **state)
     sn_mem_t m;
     sn_model_mem_estimate(t, &p, SN_MEM_MODEL, &m);
     assert_true(m.per_process >= 276ull << 20);
+    /* sim's auto plans the same candidates (peak 261 MiB), and so does run's coordinator */
+    sn_mem_t sim_m, run_m;
+    sn_model_mem_estimate(t, &p, SN_MEM_SIM, &sim_m);
+    assert_true(sim_m.per_process >= 276ull << 20);
+    sn_model_mem_estimate(t, &p, SN_MEM_RUN, &run_m);
+    assert_true(run_m.per_process >= 276ull << 20);
     sn_err_t err = {0};
     tu_assert_rc(sn_model_mem_check(t, &p, &m, 32u << 20, &err), SN_ERANGE);
     assert_has(err.msg, "the memory limit is 32 MiB");
