@@ -142,7 +142,8 @@ void sn_model_mem_estimate_with(const sn_topo_t *t, const sn_params_t *p, sn_mem
                 sat_mul(exec_pairs, EXEC_PER_PAIR));
     /* auto plans every applicable algorithm, one after the other, in model, in sim and in run's
      * coordinator; for the broadcasts of many sources, some (mnb-fcube, mnb-balanced,
-     * mnb-gossip) keep a record per (source, node) pair while they are planned */
+     * mnb-gossip) keep a record per (source, node) pair while they are planned, and free it
+     * before the chosen one runs */
     uint64_t candidates = (p->coll == SN_COLL_MNB || p->coll == SN_COLL_PMNB) && deliveries > pairs
                               ? sat_mul(deliveries, PLAN_PER_CANDIDATE_PAIR)
                               : 0;
@@ -155,7 +156,6 @@ void sn_model_mem_estimate_with(const sn_topo_t *t, const sn_params_t *p, sn_mem
         if (deliveries <= SN_MODEL_DRY_DELIVERIES)
             out->exec = sim_exec;
     } else if (use == SN_MEM_SIM) {
-        out->plan = sat_add(out->plan, candidates);
         out->exec = sim_exec;
         out->pairs = exec_pairs;
     } else if (use == SN_MEM_RUN) {
@@ -172,6 +172,13 @@ void sn_model_mem_estimate_with(const sn_topo_t *t, const sn_params_t *p, sn_mem
     out->per_process =
         sat_add(sat_add(sat_add(out->topo, out->plan), sat_add(out->exec, out->frames)),
                 use == SN_MEM_RUN ? 0 : file);
+    if (use == SN_MEM_SIM) {
+        /* the candidates are planned and freed before the simulator runs: the larger phase */
+        uint64_t planning = sat_add(sat_add(sat_add(out->topo, out->plan), candidates),
+                                    sat_add(PROCESS_BASE, file));
+        if (planning > out->per_process)
+            out->per_process = planning;
+    }
     if (use == SN_MEM_RUN) {
         /* every node receives the canonical edge list in its assignment, holds the frame and
          * its unpacked copy and parses it; the coordinator read the file, and its assignments
