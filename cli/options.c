@@ -148,8 +148,8 @@ static void shared_table(cli_opts_t *o, int64_t *progress, sn_opt_t *t)
          .lo = 0,
          .hi = INT32_MAX,
          .arg = "R",
-         .help = "root processor of bcast, scatter, gather, sna (default 0); allreduce\n"
-                 "and barrier root their tree at it; refused for the other collectives"},
+         .help = "root processor of bcast, scatter, gather and sna (default 0); refused\n"
+                 "for the other collectives, which have none"},
         {.name = "--msgs",
          .kind = SN_OPT_INT,
          .num = &o->msgs,
@@ -369,12 +369,13 @@ static int parse_choice(const char *flag, const char *v, const char *w0, int v0,
     return 0;
 }
 
-/* The collectives whose runs read --root: the rooted ones, and allreduce and barrier, whose tree
- * algorithms root their tree at it on vertex-transitive graphs (allreduce-tree, barrier-tree);
- * dynbcast's rounds draw their roots at random and are refused elsewhere. */
+/* The collectives whose runs read --root: the rooted ones. allreduce and barrier have none (their
+ * tree algorithms root the tree at a centre they pick, or where every node is one at the default
+ * processor, which changes nothing there); dynbcast's rounds draw their roots at random and are
+ * refused elsewhere. */
 static int takes_root(sn_coll_t c)
 {
-    return sn__coll_is_rooted(c) || c == SN_COLL_ALLREDUCE || c == SN_COLL_BARRIER;
+    return sn__coll_is_rooted(c);
 }
 
 /* --ports, --rx, --duplex and --op into p, --tp into *tp, the --algo name (and its collective and
