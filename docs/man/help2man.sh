@@ -2,13 +2,14 @@
 # Generates one man page at build time (CMakeLists.txt, target man) with help2man from the built
 # program's own --help and --version, the one source of its text, plus the sections written in
 # docs/man/PROGRAM.h2m. For stepnet, every command's --help becomes part of section COMMANDS.
-# usage: help2man.sh HELP2MAN PROGRAM INCLUDE.h2m OUTPUT.1
+# usage: help2man.sh HELP2MAN PROGRAM INCLUDE.h2m OUTPUT.1 DOCDIR (DOCDIR: where the install puts
+# README.md and docs/, named in SEE ALSO)
 set -eu
-help2man=$1 prog=$2 include=$3 out=$4
+help2man=$1 prog=$2 include=$3 out=$4 docdir=${5:-/usr/share/doc/stepnet}
 name=$(basename "$prog")
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
-cat "$include" >"$tmp"
+sed "s|@DOCDIR@|$docdir|g" "$include" >"$tmp"
 if [ "$name" = stepnet ]; then
     # the commands, each with the text of `stepnet COMMAND --help`, verbatim
     printf '\n[COMMANDS]\n' >>"$tmp"

@@ -15,6 +15,11 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 for f in bin/stepnet bin/stepnet-node; do
     [ -x "$prefix/$f" ] || fail "$f is not installed (or not executable) under $prefix"
 done
+# the documentation the help and the man pages refer to
+for f in share/doc/stepnet/README.md share/doc/stepnet/docs/model.md share/doc/stepnet/docs/usage.md; do
+    [ -f "$prefix/$f" ] || fail "$f is not installed under $prefix"
+done
+[ ! -e "$prefix/share/doc/stepnet/docs/man" ] || fail "the man pages' sources are installed as docs"
 # the benchmark probe is a tool of the repository, not of the installation
 [ ! -e "$prefix/bin/stepnet-rawprobe" ] || fail "bin/stepnet-rawprobe is installed"
 for page in stepnet stepnet-node; do
