@@ -12,6 +12,7 @@
 #include "cli/run.h"
 #include "net/secure.h"
 #include "net/wire_fault.h"
+#include "proc/fdlimit.h"
 #include "stepnet/sync.h"
 #include "stepnet/util.h"
 
@@ -184,6 +185,35 @@ static int check_length(const sn_coord_opts_t *o, const cli_ctx_t *x, sn_err_t *
                         (long long) x->predicted, RUN_MIN_SLOT_US, least_s, o->collective_ms);
 }
 
+/* A node's open files beyond its connections: as the coordinator's (sn_coord_fd_need) */
+#define RUN_FD_SPARE 32u
+
+/* The coordinator holds a control connection per node, and a node one connection per link (its
+ * degree) and its control connection: a run whose need is above the open-file limit (raised to
+ * the hard limit at start-up, sn_fdlimit_raise) is refused before anything starts. */
+static int check_fds(const cli_ctx_t *x, uint64_t soft, uint64_t hard, sn_err_t *err)
+{
+    uint64_t deg = 0;
+    for (uint32_t u = 0; u < x->topo->n; u++)
+        if (sn_topo_degree(x->topo, u) > deg)
+            deg = sn_topo_degree(x->topo, u);
+    uint64_t coord = sn_coord_fd_need(x->topo->n), node = deg + 1 + RUN_FD_SPARE;
+    uint64_t need = coord > node ? coord : node;
+    if (need <= soft)
+        return 0;
+    return sn_err_inval(err,
+                        "%s needs about %llu open files in %s (%s, and %llu more); the limit is "
+                        "%llu with the soft limit raised to the hard one (ulimit -Hn %llu): raise "
+                        "the hard limit (as root `ulimit -Hn N` in the shell that runs stepnet, or "
+                        "LimitNOFILE= for a service) or run a smaller topology",
+                        x->topo->spec, (unsigned long long) need,
+                        coord >= node ? "the coordinator" : "a node",
+                        coord >= node ? "a control connection per node"
+                                      : "a connection per link of its largest degree",
+                        (unsigned long long) (need - (coord >= node ? x->topo->n : deg + 1)),
+                        (unsigned long long) soft, (unsigned long long) hard);
+}
+
 /* Builds every case of the command (each topology and port model checked, its memory budget
  * for the largest size included) before any node starts. 0, or a negative code with err naming
  * the bad value. *cases and its strings are malloc'd (free_cases). */
@@ -195,6 +225,9 @@ static int build_cases(const cli_opts_t *cli, const sn_coord_opts_t *o, int benc
     *cases = NULL;
     *ncases = 0;
     int rc;
+    /* the soft open-file limit up to the hard one, for the coordinator and the nodes it starts,
+     * which inherit it */
+    uint64_t fd_hard, fd_soft = sn_fdlimit_raise(&fd_hard);
     if ((bench && cli->topo && (rc = split_list(cli->topo, ';', "--topo", topos, &nt, err)) < 0) ||
         (bench && cli->ports && (rc = split_list(cli->ports, ',', "--ports", ports, &np, err)) < 0))
         goto out;
@@ -223,7 +256,9 @@ static int build_cases(const cli_opts_t *cli, const sn_coord_opts_t *o, int benc
             one.link_emulated = sn_emu_link_active(&o->emu) || o->emu_file != NULL;
             c->built = 1;
             if ((rc = cli_ctx_build(&one, &c->ctx, err)) < 0 ||
-                (rc = check_fault(o, &c->ctx, err)) < 0 || (rc = check_length(o, &c->ctx, err)) < 0)
+                (rc = check_fault(o, &c->ctx, err)) < 0 ||
+                (rc = check_length(o, &c->ctx, err)) < 0 ||
+                (rc = check_fds(&c->ctx, fd_soft, fd_hard, err)) < 0)
                 goto out;
         }
     rc = 0;

@@ -61,6 +61,11 @@ void sn_coord_result_free(sn_coord_result_t *result)
 /* ---- failure and shutdown ------------------------------------------------------------------ */
 
 /* Whether node i's process, when its launcher started one, still runs. */
+uint64_t sn_coord_fd_need(uint32_t nodes)
+{
+    return (uint64_t) nodes + SN_COORD_FD_BASE + SN_ADMIT_FD_HEADROOM;
+}
+
 static int running(const sn_coord_t *r, uint32_t i)
 {
     return r->launcher->running && r->launcher->running(r->launcher_state, i);
@@ -604,7 +609,7 @@ static int run_here(const sn_coord_opts_t *opts, sn_coord_result_t *result, sn_e
     if ((rc = start_listener(r, err)) < 0)
         goto loop_done;
     lctx.listen_port = r->listen_port;
-    uint64_t need = (uint64_t) r->n + SN_COORD_FD_BASE + SN_ADMIT_FD_HEADROOM;
+    uint64_t need = sn_coord_fd_need(r->n);
     if (r->admit.fd_limit && r->admit.fd_limit < need) {
         char lim[64];
         sn__coord_fail(r, SN_COORD_NODE_NONE, 0,

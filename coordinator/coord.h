@@ -274,6 +274,11 @@ typedef struct sn_coord_result_s {
 /* The defaults above; job and topo_text stay empty (the caller sets them). */
 void sn_coord_opts_default(sn_coord_opts_t *o);
 
+/* The descriptors the coordinator needs for a run of `nodes` nodes: a control connection per
+ * node, and its listeners, loop and files (the check the run makes before it launches, and the
+ * command line before it builds anything). */
+uint64_t sn_coord_fd_need(uint32_t nodes);
+
 /* Runs the collective of opts->job as opts ask. Returns 0 when the run took place, verified or
  * not (result->failed says which; free the result with sn_coord_result_free either way), or a
  * negative code with err naming the cause when it could not start: SN_EINVAL for bad input (a bad

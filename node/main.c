@@ -10,6 +10,7 @@
 #include "generated/stepnet_version.h"
 #include "net/secure.h"
 #include "node/node.h"
+#include "proc/fdlimit.h"
 #include "proc/opts.h"
 #include "proc/rank_env.h"
 
@@ -338,6 +339,7 @@ static int check(args_t *a, const char *argv0, sn_err_t *err)
  * else --key or --key-fd), then runs the node or the daemon. The exit status. */
 static int run(args_t *a)
 {
+    (void) sn_fdlimit_raise(NULL); /* a node of high degree holds a connection per link */
     sn_key_t *key = NULL;
     if (a->o.security == SN_SEC_SODIUM) {
         char kerr[512];

@@ -61,8 +61,8 @@ static void test_admission_idle_flood(void **state)
     free(j);
 }
 
-/* The same limit with too many nodes for it: the run fails at once naming the descriptor limit
- * (not "0 have joined" at the ready deadline). */
+/* The same limit with too many nodes for it: the run is refused at once, exit 2, naming the need
+ * and the descriptor limit (not "0 have joined" at the ready deadline). */
 static void test_admission_descriptor_limit(void **state)
 {
     (void) state;
@@ -73,9 +73,10 @@ static void test_admission_descriptor_limit(void **state)
                           (const char *const[]){"-c", script, tu_env_bin("STEPNET"), "run",
                                                 "--topo", "ring:24", "--coll", "te", NULL},
                           &o);
-    tu_expect_status(&p, 1);
-    if (!strstr(p.err, "descriptor limit (ulimit -n 40) is too low for 24 nodes"))
-        fail_msg("the failure does not name the descriptor limit:\n%s", p.err);
+    tu_expect_status(&p, 2);
+    if (!strstr(p.err, "ring:24 needs about 56 open files in the coordinator") ||
+        !strstr(p.err, "ulimit -Hn 40"))
+        fail_msg("the refusal does not name the need and the descriptor limit:\n%s", p.err);
     if (p.secs > 10 * TU_SLOW)
         fail_msg("the run took %.1f s to refuse", p.secs);
     tu_exec_free(&p);
