@@ -12,6 +12,14 @@
  * port from 1 to 65535. 0, or SN_EINVAL with err naming the value and what is accepted. */
 int cli_daemons_check(const char *list, sn_err_t *err);
 
+/* The control address a daemon run listens on when --listen is not given: the local address
+ * that routes to the daemons of `list` (checked by cli_daemons_check), as "ADDR:0" into buf, so
+ * that the coordinator listens where its nodes will dial and nowhere else (127.0.0.1 for
+ * daemons on this machine). 0; or SN_EINVAL naming the daemons when they are reached from
+ * different local addresses (then --listen 0.0.0.0:0 or an address they all reach is needed), or
+ * a host that does not resolve. */
+int cli_daemons_listen(const char *list, char *buf, size_t cap, sn_err_t *err);
+
 /* --port-range LO-HI into o->port_lo and o->port_hi; refused beside an o->listen that names a
  * port (both would choose the control port). 0, or SN_EINVAL with err naming the value. */
 int cli_port_range_parse(const char *text, sn_coord_opts_t *o, sn_err_t *err);

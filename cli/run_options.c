@@ -177,6 +177,14 @@ static int check_nodes(sn_coord_opts_t *o, const raw_t *w, sn_err_t *err)
         return rc;
     else
         o->daemons = w->nodes;
+    if (o->daemons && o->listen == NULL) {
+        /* listen where the daemons' nodes will dial, not on every interface; one run per
+         * process, so the address lives here */
+        static char routed[SN_ADDR_MAX_TEXT + 8];
+        if ((rc = cli_daemons_listen(o->daemons, routed, sizeof routed, err)) < 0)
+            return rc;
+        o->listen = routed;
+    }
     if (w->port_range && (rc = cli_port_range_parse(w->port_range, o, err)) < 0)
         return rc;
     if (o->join && o->listen == NULL)
@@ -487,8 +495,9 @@ static sn_opt_t *run_opts_nodes(sn_opt_t *t, raw_t *w, cli_run_t *run, int bench
          .help = "persistent daemons (`stepnet-node --serve --listen ADDR`), one\n"
                  "per node: the coordinator dials each (authenticated with --key) and\n"
                  "invites it; the daemon's node joins back. Node id = position in the\n"
-                 "list unless the daemon was started with --id (docs/deploy.md). Here\n"
-                 "--listen defaults to 0.0.0.0:0 (give [::]:0 for IPv6 daemons)"},
+                 "list unless the daemon was started with --id (docs/deploy.md);\n"
+                 "ADDR*N: N nodes on that daemon. Here --listen defaults to the address\n"
+                 "of this machine that routes to the daemons"},
         {.name = "--listen",
          .kind = SN_OPT_STR,
          .str = &o->listen,

@@ -60,13 +60,38 @@ typedef struct {
     uint32_t count;
 } items_t;
 
-/* One address of the list (the command line checked them: an error here is a caller's). */
+int sn_launch_daemon_times(const char *text, size_t len, uint32_t *times)
+{
+    uint64_t v = 0;
+    if (len == 0 || len > 9)
+        return SN_EINVAL;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] < '0' || text[i] > '9')
+            return SN_EINVAL;
+        v = v * 10 + (uint64_t) (text[i] - '0');
+    }
+    if (v < 1 || v > SN_LAUNCH_DAEMON_TIMES_MAX)
+        return SN_EINVAL;
+    *times = (uint32_t) v;
+    return 0;
+}
+
+/* One address of the list, HOST:PORT or HOST:PORT*N for N nodes (the command line checked them:
+ * an error here is a caller's). */
 static int one_item(void *vctx, const char *item, size_t len)
 {
     items_t *it = vctx;
     char buf[SN_ADDR_MAX_TEXT];
     sn_addr_t a;
     sn_err_t e = {0};
+    uint32_t times = 1;
+    const char *star = len ? memchr(item, '*', len) : NULL;
+    if (star) {
+        if (sn_launch_daemon_times(star + 1, len - (size_t) (star - item) - 1, &times) < 0)
+            return sn_err_inval(it->err, SN_REF_NODES " '%s': '%.*s': ADDR*N takes N from 1 to %u",
+                                it->list, (int) len, item, SN_LAUNCH_DAEMON_TIMES_MAX);
+        len = (size_t) (star - item);
+    }
     if (len == 0 || len >= sizeof buf)
         return sn_err_inval(it->err, SN_REF_NODES " '%s': an item is empty or too long", it->list);
     memcpy(buf, item, len);
@@ -76,14 +101,16 @@ static int one_item(void *vctx, const char *item, size_t len)
                             SN_REF_NODES " '%s': '%s' is not a daemon address HOST:PORT (port 1 "
                                          "to 65535)",
                             it->list, buf);
-    if (it->s) {
-        daemon_t *d = &it->s->d[it->count];
-        memcpy(d->text, buf, len + 1);
-        d->addr = a;
-        d->index = it->count;
-        d->s = it->s;
+    for (uint32_t k = 0; k < times; k++) {
+        if (it->s) {
+            daemon_t *d = &it->s->d[it->count];
+            memcpy(d->text, buf, len + 1);
+            d->addr = a;
+            d->index = it->count;
+            d->s = it->s;
+        }
+        it->count++;
     }
-    it->count++;
     return 0;
 }
 
@@ -109,7 +136,8 @@ static int prepare(const sn_launch_ctx_t *ctx, void **state, sn_err_t *err)
         return sn_err_inval(err,
                             SN_REF_NODES
                             " lists %u daemons, but the topology has %u nodes: give one daemon "
-                            "address per node (a daemon may be listed more than once)",
+                            "address per node (a daemon may be listed more than once, or as "
+                            "HOST:PORT*N for N nodes)",
                             it.count, ctx->n);
     daemons_t *s = sn_xcalloc(1, sizeof *s);
     s->ctx = ctx;

@@ -182,4 +182,9 @@ const sn_launcher_ops_t *sn_launcher_of(const sn_launch_opts_t *o);
  * an explicit --ready-timeout-ms replaces it. */
 uint32_t sn_launch_ready_default_ms(const sn_launcher_ops_t *l, uint32_t nodes);
 
+/* --nodes HOST:PORT*N: N nodes on one daemon. The count after '*' (len bytes at text) into
+ * *times: 0, or SN_EINVAL unless it is a decimal from 1 to SN_LAUNCH_DAEMON_TIMES_MAX. */
+#define SN_LAUNCH_DAEMON_TIMES_MAX 256u /* a daemon's node processes at once (node/daemon.c) */
+int sn_launch_daemon_times(const char *text, size_t len, uint32_t *times);
+
 #endif

@@ -81,7 +81,27 @@ out=$(timeout 120 "$stepnet" run --nodes "$many" --key "$key" --topo torus:5x5 -
     --warmup 0 --probes 0 --json)
 [ "$(jget verified "$out")" = true ] || fail "25 nodes on one daemon: $out"
 no_children
-echo "ok three runs in a row on four daemons, and 25 nodes of one daemon"
+# the same written HOST:PORT*N
+out=$(timeout 120 "$stepnet" run --nodes "$d0*25" --key "$key" --topo torus:5x5 --coll bcast --reps 1 \
+    --warmup 0 --probes 0 --json)
+[ "$(jget verified "$out")" = true ] || fail "--nodes $d0*25: $out"
+no_children
+set +e
+bad=$("$stepnet" run --nodes "$d0*24" --key "$key" --topo torus:5x5 --coll bcast 2>&1)
+rc=$?
+set -e
+[ "$rc" = 2 ] && grep -q "lists 24 daemons, but the topology has 25 nodes" <<<"$bad" ||
+    fail "--nodes $d0*24 for 25 nodes: exit $rc: $bad"
+# without --listen the coordinator listens on the address that routes to its daemons; daemons
+# reached from two addresses of this machine (127.0.0.1 and the one routing to 192.0.2.1, or no
+# route at all; nothing is sent) are refused, naming them
+set +e
+bad=$("$stepnet" run --nodes "$d0,192.0.2.1:7000,$d0,$d0" --key "$key" --topo ring:4 --coll bcast 2>&1)
+rc=$?
+set -e
+[ "$rc" = 2 ] && grep -qE "reached from different addresses of this machine|no route to the daemon" <<<"$bad" ||
+    fail "daemons on two routes: exit $rc: $bad"
+echo "ok three runs in a row on four daemons, and 25 nodes of one daemon (listed, and as ADDR*25)"
 
 # 2. the coordinator killed mid-run: the daemons stay up and serve the next run
 # no `timeout` wrapper: the SIGKILL must reach the coordinator itself (the trap ends it otherwise)

@@ -22,8 +22,9 @@ static void test_daemons(void **state)
     /* an item without a port, with port 0, empty or too long */
     tu_assert_rc(cli_daemons_check("10.0.0.1:7000,10.0.0.2", &err), SN_EINVAL);
     assert_string_equal(err.msg, "bad value '10.0.0.1:7000,10.0.0.2' for --nodes: expected local, "
-                                 "join or a comma-separated list of daemon addresses HOST:PORT "
-                                 "(stepnet-node --serve, port 1 to 65535); '10.0.0.2' is not one");
+                                 "join or a comma-separated list of daemon addresses "
+                                 "HOST:PORT[*N] (stepnet-node --serve, port 1 to 65535); "
+                                 "'10.0.0.2' is not one");
     tu_assert_rc(cli_daemons_check("10.0.0.1:0", &err), SN_EINVAL);
     assert_non_null(strstr(err.msg, "'10.0.0.1:0' is not one"));
     tu_assert_rc(cli_daemons_check("10.0.0.1:7000,", &err), SN_EINVAL);
@@ -33,6 +34,20 @@ static void test_daemons(void **state)
     lng[sizeof lng - 1] = '\0';
     tu_assert_rc(cli_daemons_check(lng, &err), SN_EINVAL);
     assert_non_null(strstr(err.msg, "bad value 'hhh"));
+    /* HOST:PORT*N: N nodes on one daemon, N from 1 to 256 */
+    tu_assert_rc(cli_daemons_check("10.0.0.1:7000*16,10.0.0.2:7000", &err), 0);
+    tu_assert_rc(cli_daemons_check("10.0.0.1:7000*256", &err), 0);
+    static const char *const bad[] = {"10.0.0.1:7000*0", "10.0.0.1:7000*257", "10.0.0.1:7000*",
+                                      "10.0.0.1:7000*x", "10.0.0.1*4"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        tu_assert_rc(cli_daemons_check(bad[i], &err), SN_EINVAL);
+        assert_non_null(strstr(err.msg, i < 4 ? "ADDR*N takes N from 1 to 256" : "is not one"));
+    }
+    /* the address the run listens on: the one that routes to the daemons */
+    char listen[64];
+    tu_assert_rc(cli_daemons_listen("127.0.0.1:7000*3,127.0.0.1:7001", listen, sizeof listen, &err),
+                 0);
+    assert_string_equal(listen, "127.0.0.1:0");
 }
 
 static void test_port_range(void **state)
