@@ -73,7 +73,8 @@ static void combining_cut_vertices(const sn_topo_t *t, const sn_params_t *p, sn_
     }
     char b1[SN_TOPO_MAX_LABEL];
     if (best > 0)
-        sn__bounds_add(out, "cut-vertex",
+        sn__bounds_add(
+            out, "cut-vertex",
             "a cut vertex forwards a packet per key into and out of every component beyond it "
             "(single-port one send, rx one one reception per slot; half duplex over its edges)",
             best, "%s sends %llu and receives %llu packets",
@@ -133,14 +134,15 @@ void sn__bounds_accum(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out
             recv = r;
     }
     free(dist);
-    sn__bounds_add(out, "eccentricity",
+    sn__bounds_add(
+        out, "eccentricity",
         "the farthest contribution travels e(target) hops (Dimakopoulos, thesis, section 3.2, "
         "reversed)",
         far, "farthest contribution %u hops, %llu packets", far_e, (unsigned long long) M);
     sn__bounds_add(out, "receive",
-        rx_one ? "one reception per slot (Dimakopoulos, thesis, section 2.4)"
-               : "one packet per incoming link per slot",
-        recv, "%llu packets into a target", (unsigned long long) M);
+                   rx_one ? "one reception per slot (Dimakopoulos, thesis, section 2.4)"
+                          : "one packet per incoming link per slot",
+                   recv, "%llu packets into a target", (unsigned long long) M);
     int64_t send = 0;
     uint64_t most = 0;
     for (uint32_t u = 0; u < t->n; u++) {
@@ -157,15 +159,17 @@ void sn__bounds_accum(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out
         sn__bounds_flow(t, p, out, M, 0, 1, rx_one ? sn__bounds_one_packet_single(t, p->root) : 0);
     else
         sn__bounds_add(out, "send",
-            p->coll == SN_COLL_PMNA ? "one packet per target leaves every processor (Varvarigos, "
-                                      "folded-cube paper, eq. (2))"
-                                    : "one packet per outgoing link per slot",
-            send, "%llu packets out of a processor", (unsigned long long) most);
+                       p->coll == SN_COLL_PMNA
+                           ? "one packet per target leaves every processor (Varvarigos, "
+                             "folded-cube paper, eq. (2))"
+                           : "one packet per outgoing link per slot",
+                       send, "%llu packets out of a processor", (unsigned long long) most);
     if (to != SN_COLL_GROUP_ROOT) {
         /* per (target, seq, frag), every other processor sends a packet of its own for that target
          * (its contribution must leave it), so ntgt (P - 1) M transmissions in all */
         uint64_t cnt = (uint64_t) ntgt * (t->nproc - 1) * M, cap = slot_capacity(t, p);
-        sn__bounds_add(out, "count",
+        sn__bounds_add(
+            out, "count",
             "one transmission per (target, seq, frag) out of every other processor; at most one "
             "per link (single-port: per node) and slot",
             (int64_t) sn_ceil_div(cnt, cap),
@@ -210,7 +214,8 @@ static void allreduce_spread(const sn_topo_t *t, const sn_params_t *p, sn_bounds
     }
     char b1[SN_TOPO_MAX_LABEL];
     if (best > 0)
-        sn__bounds_add(out, "spread",
+        sn__bounds_add(
+            out, "spread",
             single ? "a processor's last part to leave it leaves in slot M or later, then spreads "
                      "as a one-packet single-port broadcast (after Bar-Noy and Kipnis 1994)"
                    : "a processor's last part to leave it leaves in slot ceil(M/deg) or later, "
@@ -229,7 +234,8 @@ void sn__bounds_allreduce(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t 
     for (uint32_t u = 0; !single && u < t->n; u++)
         if (sn_topo_is_proc(t, u) && sn_topo_degree(t, u) > deg)
             deg = sn_topo_degree(t, u);
-    sn__bounds_add(out, "diameter",
+    sn__bounds_add(
+        out, "diameter",
         "every processor needs the farthest processor's contribution (Bertsekas and Tsitsiklis, "
         "Parallel and Distributed Computation, section 1.3)",
         (int64_t) (D + sn_ceil_div(M, deg) - 1), "diameter %u, %llu packets, %u per slot", D,
@@ -238,7 +244,8 @@ void sn__bounds_allreduce(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t 
         uint32_t lg = 0;
         while ((1ull << lg) < t->nproc)
             lg++;
-        sn__bounds_add(out, "doubling",
+        sn__bounds_add(
+            out, "doubling",
             "one send per slot: the nodes holding a contribution at most double per slot (the "
             "gossip bound; Hedetniemi, Hedetniemi and Liestman, Networks 18, 1988)",
             (int64_t) lg, "ceil(log2 %u)", t->nproc);
@@ -249,7 +256,8 @@ void sn__bounds_allreduce(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t 
      * processor but its receiver has sent before or in it, and every processor but the receiver
      * still lacks one and receives after it. */
     uint64_t cnt = 2ull * (t->nproc - 1) * M, cap = slot_capacity(t, p);
-    sn__bounds_add(out, "count",
+    sn__bounds_add(
+        out, "count",
         "2(P - 1) transmissions per (seq, frag), the one-way gossip count; at most one per link "
         "(single-port: per node) and slot",
         (int64_t) sn_ceil_div(cnt, cap), "2 x %u x %llu transmissions over %llu a slot",
@@ -261,7 +269,8 @@ void sn__bounds_allreduce(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t 
             if (sn_topo_is_proc(t, u) && sn_topo_degree(t, u) < low)
                 low = sn_topo_degree(t, u);
         if (low != UINT32_MAX && low > 0)
-            sn__bounds_add(out, "half-duplex",
+            sn__bounds_add(
+                out, "half-duplex",
                 "a processor sends and receives a packet per (seq, frag), sharing its edges",
                 (int64_t) sn_ceil_div(2 * M, low), "2 x %llu packets over %u edges",
                 (unsigned long long) M, low);
@@ -269,4 +278,3 @@ void sn__bounds_allreduce(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t 
     combining_cut_vertices(t, p, out, M, NULL);
     allreduce_spread(t, p, out, M);
 }
-

@@ -240,7 +240,8 @@ static void flow_cuts(flow_t *f, sn_bounds_t *out, uint32_t ecc)
     }
     char b1[SN_TOPO_MAX_LABEL];
     if (node > 0)
-        sn__bounds_add(out, f->reversed ? "send" : "receive",
+        sn__bounds_add(
+            out, f->reversed ? "send" : "receive",
             f->reversed ? "a processor's M contributions leave it over its links; time-reversed, "
                           "each link from the slot after the far end can first hold one"
                         : "a processor takes its M packets over its links, each from the slot "
@@ -269,7 +270,8 @@ static void flow_cuts(flow_t *f, sn_bounds_t *out, uint32_t ecc)
     }
     sn__bounds_search_cuts(t, flow_try_cut, &c);
     if (c.best > 0)
-        sn__bounds_add(out, "cut",
+        sn__bounds_add(
+            out, "cut",
             "the packets wanted beyond a cut cross its arcs, from the slot after the sender can "
             "first hold one, and the last then travels on",
             c.best, "%s", c.detail);
@@ -398,7 +400,8 @@ static void flow_cut_vertices(flow_t *f, sn_bounds_t *out)
     }
     char b1[SN_TOPO_MAX_LABEL];
     if (best > 0)
-        sn__bounds_add(out, "cut-vertex",
+        sn__bounds_add(
+            out, "cut-vertex",
             f->half ? "a cut vertex's forwarding: its sends and receptions share its edges (half "
                       "duplex)"
                     : "a cut vertex's forwarding: one send per slot into each component beyond it",
@@ -471,7 +474,8 @@ static void flow_transmissions(const flow_t *f, sn_bounds_t *out)
     free(arcs);
     free(edges);
     if (done >= total && cap > 0)
-        sn__bounds_add(out, "transmissions",
+        sn__bounds_add(
+            out, "transmissions",
             f->personal
                 ? "every hop of every packet is a transmission; a slot carries one per link "
                   "(single-port: per node) of the nodes that can hold a packet by then"
@@ -491,7 +495,8 @@ static void flow_bar_noy_kipnis(const flow_t *f, sn_bounds_t *out, uint32_t ecc,
     if (!f->send_one || f->personal)
         return;
     int64_t b1 = thm1 > (int64_t) ecc ? thm1 : (int64_t) ecc;
-    sn__bounds_add(out, "bar-noy-kipnis",
+    sn__bounds_add(
+        out, "bar-noy-kipnis",
         "Bar-Noy and Kipnis, Broadcasting multiple messages in simultaneous send/receive systems "
         "(1994): M - 1 + the one-packet bound",
         (int64_t) (f->M - 1) + b1, "M = %llu, one-packet bound %lld", (unsigned long long) f->M,
@@ -502,7 +507,7 @@ static void flow_bar_noy_kipnis(const flow_t *f, sn_bounds_t *out, uint32_t ecc,
  * exchanged). thm1 is a one-packet bound valid when every node sends one packet a slot in the
  * flow's direction (Theorem 3.3; 0 when not computed). */
 void sn__bounds_flow(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out, uint64_t M,
-                        int personal, int reversed, int64_t thm1)
+                     int personal, int reversed, int64_t thm1)
 {
     const int single = p->pm.ports == SN_PORTS_SINGLE;
     const int rx_one = single && p->pm.rx == SN_RX_ONE;
@@ -547,4 +552,3 @@ void sn__bounds_flow(const sn_topo_t *t, const sn_params_t *p, sn_bounds_t *out,
 done:
     free(f.dist);
 }
-

@@ -22,8 +22,8 @@ int64_t sn__bounds_thm33_of(const sn_topo_t *t, uint32_t root);
 int64_t sn__bounds_one_packet_single(const sn_topo_t *t, uint32_t root);
 
 /* Calls try(c, in, what) for the cheap cuts of t: BFS balls and halves (in[u] = 1 inside). */
-void sn__bounds_search_cuts(const sn_topo_t *t,
-                            void (*try)(void *, const uint8_t *, const char *), void *c);
+void sn__bounds_search_cuts(const sn_topo_t *t, void (*try)(void *, const uint8_t *, const char *),
+                            void *c);
 
 /* The components of G - v, for the cut-vertex bounds (bounds_flow.c). */
 typedef struct {

@@ -227,12 +227,7 @@ static int rb_from(const sn_topo_t *t, const sn_params_t *p, sn_plan_input_t *in
         sn__combo_t c = {0};
         uint64_t steps = UINT64_MAX;
         rc = compose(t, p, in[0].sched, in[0].params.root, &rl, v >> 1, &c, &steps, err);
-        if (rc == 0 && steps < best_steps) {
-            sn__combo_free(&best);
-            best = c, best_steps = steps;
-        } else {
-            sn__combo_free(&c);
-        }
+        sn__combo_keep_shorter(&best, &best_steps, &c, rc == 0 ? steps : UINT64_MAX);
     }
     if (rc < 0) {
         sn__combo_free(&best);

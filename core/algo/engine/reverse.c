@@ -76,6 +76,16 @@ void sn__combo_free(sn__combo_t *c)
     memset(c, 0, sizeof *c);
 }
 
+void sn__combo_keep_shorter(sn__combo_t *best, uint64_t *best_steps, sn__combo_t *c, uint64_t steps)
+{
+    if (steps < *best_steps) {
+        sn__combo_free(best);
+        *best = *c, *best_steps = steps;
+    } else {
+        sn__combo_free(c);
+    }
+}
+
 /* ---- reversal ---------------------------------------------------------------------------------
  * The data transmissions of the broadcast, grouped by packet (source, seq, frag), each group in
  * slot order: a group is one packet's tree. */

@@ -56,6 +56,11 @@ void sn__combo_finish(sn__combo_t *c, sn_sched_t *s, sn_sched_ops_t *ops);
 
 void sn__combo_free(sn__combo_t *c);
 
+/* Keeps the shorter of two candidate schedules: c (of `steps` slots; UINT64_MAX when it failed)
+ * replaces *best when it takes fewer than *best_steps, and is freed otherwise. */
+void sn__combo_keep_shorter(sn__combo_t *best, uint64_t *best_steps, sn__combo_t *c,
+                            uint64_t steps);
+
 /* The plan that plays c's schedule for (t, p) (schedule_replay.h); c is left empty. 0, or the
  * refusal of sn__schedule_plan_new. */
 int sn__combo_plan(const sn_topo_t *t, const sn_params_t *p, sn__combo_t *c, void **plan,
