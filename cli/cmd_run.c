@@ -193,10 +193,7 @@ static int check_length(const sn_coord_opts_t *o, const cli_ctx_t *x, sn_err_t *
  * the hard limit at start-up, sn_fdlimit_raise) is refused before anything starts. */
 static int check_fds(const cli_ctx_t *x, uint64_t soft, uint64_t hard, sn_err_t *err)
 {
-    uint64_t deg = 0;
-    for (uint32_t u = 0; u < x->topo->n; u++)
-        if (sn_topo_degree(x->topo, u) > deg)
-            deg = sn_topo_degree(x->topo, u);
+    uint64_t deg = sn_topo_max_degree(x->topo);
     uint64_t coord = sn_coord_fd_need(x->topo->n), node = deg + 1 + RUN_FD_SPARE;
     uint64_t need = coord > node ? coord : node;
     if (need <= soft)

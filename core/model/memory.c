@@ -60,15 +60,6 @@ static uint64_t sat_mul(uint64_t a, uint64_t b)
     return a * b;
 }
 
-static uint32_t max_degree(const sn_topo_t *t)
-{
-    uint32_t d = 0;
-    for (uint32_t u = 0; u < t->n; u++)
-        if (sn_topo_degree(t, u) > d)
-            d = sn_topo_degree(t, u);
-    return d;
-}
-
 /* The most packets one node must receive: per sender of the collective (core/coll/colls.def), the
  * root's, every source's or, at most, every processor's. */
 static uint64_t node_expect_max(const sn_topo_t *t, const sn_params_t *p)
@@ -159,7 +150,7 @@ void sn_model_mem_estimate_with(const sn_topo_t *t, const sn_params_t *p, sn_mem
         out->exec = sim_exec;
         out->pairs = exec_pairs;
     } else if (use == SN_MEM_RUN) {
-        uint64_t deg = max_degree(t), link = sn_model_mem_link(p->size);
+        uint64_t deg = sn_topo_max_degree(t), link = sn_model_mem_link(p->size);
         if (extra && extra->emulated)
             link = sat_add(link, sn_model_mem_link_emulated(p->size));
         out->exec = sat_add(sat_mul(deg, 4096), sat_mul(node_expect_max(t, p), EXEC_PER_PAIR));

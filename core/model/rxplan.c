@@ -110,10 +110,7 @@ void sn_rxplan_free(sn_rxplan_t *pl)
 uint64_t sn_rxplan_frames_beyond(const sn_rxplan_t *pl, const sn_topo_t *t, uint32_t window)
 {
     uint64_t beyond = 0;
-    uint32_t maxdeg = 0;
-    for (uint32_t v = 0; v < pl->n; v++)
-        if (sn_topo_degree(t, v) > maxdeg)
-            maxdeg = sn_topo_degree(t, v);
+    uint32_t maxdeg = sn_topo_max_degree(t);
     uint64_t *frames = sn_xcalloc((size_t) maxdeg + 1, sizeof *frames);
     for (uint32_t v = 0; v < pl->n; v++) {
         uint32_t deg = sn_topo_degree(t, v);

@@ -152,10 +152,7 @@ uint64_t sn_model_slot_limit(const sn_topo_t *t, const sn_params_t *p, int64_t p
     const uint64_t cap = 1ull << 62;
     if (predicted >= 0)
         return (uint64_t) predicted > (cap - 1024) / 4 ? cap : 4 * (uint64_t) predicted + 1024;
-    uint64_t maxdeg = 0;
-    for (uint32_t u = 0; u < t->n; u++)
-        if (sn_topo_degree(t, u) > maxdeg)
-            maxdeg = sn_topo_degree(t, u);
+    uint64_t maxdeg = sn_topo_max_degree(t);
     uint64_t hops = sn_coll_expected_total(t, p) * (sn_topo_diameter(t, 1) + 1ull);
     if (hops > (cap - 1024) / (2 * maxdeg + 1))
         return cap;

@@ -467,9 +467,7 @@ void sn_synth_encode(sn_synth_enc_t *e, sn_synth_sink_fn sink, void *ctx)
     const sn_topo_t *t = e->t;
     const sn_portmodel_t *pm = &e->p->pm;
     uint32_t n = e->n, H = e->horizon, L = e->nlinks;
-    uint32_t maxdeg = 0;
-    for (uint32_t u = 0; u < n; u++)
-        maxdeg = sn_topo_degree(t, u) > maxdeg ? sn_topo_degree(t, u) : maxdeg;
+    uint32_t maxdeg = sn_topo_max_degree(t);
     size_t tmpcap = e->npkt > maxdeg ? e->npkt : maxdeg;
     pass_t ps = {e,
                  sink,

@@ -158,14 +158,20 @@ uint32_t sn_topo_dds(const sn_topo_t *t, uint32_t u, int procs_only, uint64_t *c
 /* ---- edge colouring ----------------------------------------------------------------------------
  */
 
+uint32_t sn_topo_max_degree(const sn_topo_t *t)
+{
+    uint32_t d = 0;
+    for (uint32_t u = 0; u < t->n; u++)
+        if (sn_topo_degree(t, u) > d)
+            d = sn_topo_degree(t, u);
+    return d;
+}
+
 /* Greedy: each edge in id order takes the smallest colour free at both ends (at most 2*maxdeg-1
  * colours). used[] holds, per node, a bitmap of its colours in words of 64. */
 static uint32_t colour_greedy(const sn_topo_t *t, uint32_t *colour)
 {
-    uint32_t maxdeg = 0;
-    for (uint32_t u = 0; u < t->n; u++)
-        if (sn_topo_degree(t, u) > maxdeg)
-            maxdeg = sn_topo_degree(t, u);
+    uint32_t maxdeg = sn_topo_max_degree(t);
     uint32_t words = (2 * maxdeg + 63) / 64;
     uint64_t *used = sn_xcalloc((size_t) t->n * words, sizeof *used);
     uint32_t ncol = 0;

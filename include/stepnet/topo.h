@@ -259,6 +259,9 @@ uint32_t sn_topo_inv(const sn_topo_t *t, uint32_t a);
 /* Breadth-first distances from src into dist[n] (caller-allocated). */
 void sn_topo_bfs(const sn_topo_t *t, uint32_t src, uint32_t *dist);
 
+/* The largest degree (ports) of a node of t: 0 for a graph without edges. */
+uint32_t sn_topo_max_degree(const sn_topo_t *t);
+
 /* Eccentricity of u: max distance from u. O(n + m). */
 uint32_t sn_topo_ecc(const sn_topo_t *t, uint32_t u, int procs_only);
 

@@ -137,10 +137,7 @@ static int gossip_plan(const sn_topo_t *t, const sn_params_t *p, int mnb, const 
     }
     int half = !mnb && p->pm.duplex == SN_DUPLEX_HALF;
     uint8_t *closed = half ? sn_xmalloc((size_t) t->port_off[n] + 1) : NULL; /* arcs, a slot */
-    uint32_t maxdeg = 0;
-    for (uint32_t v = 0; v < n; v++)
-        if (sn_topo_degree(t, v) > maxdeg)
-            maxdeg = sn_topo_degree(t, v);
+    uint32_t maxdeg = sn_topo_max_degree(t);
     offer_t *offers = sn_xmalloc(((size_t) maxdeg + 1) * sizeof *offers);
     uint32_t *taken = sn_xmalloc(((size_t) maxdeg + 1) * sizeof *taken);
     sn_tt_list_t l = {0};
