@@ -412,13 +412,13 @@ static int parse_free_values(const cli_opts_t *o, sn_params_t *p, double *tp, sn
                                 "--op applies to the combining collectives (sna, pmna, mna, "
                                 "allreduce, barrier), not %s",
                                 sn_coll_name(p->coll));
-        if (sn_op_parse(o->op, &p->op, err) < 0) { /* its message may hold a did-you-mean */
-            const char *near = strstr(err->msg, "did you mean ");
-            char hint[32] = "";
+        if (sn_op_parse(o->op, &p->op, err) < 0) {
+            const char *near = sn_op_suggest(o->op);
             if (near)
-                snprintf(hint, sizeof hint, " %.*s", (int) strcspn(near, "?") + 1, near);
-            return sn_err_inval(err, "bad value '%s' for --op:%s expected " SN_OP_NAMES, o->op,
-                                hint);
+                return sn_err_inval(
+                    err, "bad value '%s' for --op: did you mean %s? expected " SN_OP_NAMES, o->op,
+                    near);
+            return sn_err_inval(err, "bad value '%s' for --op: expected " SN_OP_NAMES, o->op);
         }
     }
     if (o->algo && strcmp(o->algo, "auto") != 0 && sn_model_find(o->algo) == NULL &&

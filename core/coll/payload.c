@@ -16,6 +16,14 @@ const char *sn_op_name(sn_op_t op)
     return (unsigned) op < SN_OP_COUNT ? names[op] : "unknown";
 }
 
+const char *sn_op_suggest(const char *s)
+{
+    const char *names[SN_OP_COUNT];
+    for (int i = 0; i < SN_OP_COUNT; i++)
+        names[i] = sn_op_name((sn_op_t) i);
+    return sn_suggest(s, strlen(s), names, SN_OP_COUNT);
+}
+
 int sn_op_parse(const char *s, sn_op_t *out, sn_err_t *err)
 {
     for (int i = 0; i < SN_OP_COUNT; i++) {
@@ -24,10 +32,7 @@ int sn_op_parse(const char *s, sn_op_t *out, sn_err_t *err)
             return 0;
         }
     }
-    const char *names[SN_OP_COUNT];
-    for (int i = 0; i < SN_OP_COUNT; i++)
-        names[i] = sn_op_name((sn_op_t) i);
-    const char *near = sn_suggest(s, strlen(s), names, SN_OP_COUNT);
+    const char *near = sn_op_suggest(s);
     if (near)
         return sn_err_set_param(
             err, SN_EINVAL, SN_PARAM_OP,

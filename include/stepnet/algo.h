@@ -83,6 +83,9 @@ typedef enum {
 /* Canonical name ("sum") of an operator. */
 const char *sn_op_name(sn_op_t op);
 
+/* The operator a typo of s means (sn_suggest over SN_OP_NAMES), or NULL. */
+const char *sn_op_suggest(const char *s);
+
 /* Parses one of SN_OP_NAMES. 0 or SN_EINVAL with `err` listing the accepted names. */
 int sn_op_parse(const char *s, sn_op_t *out, sn_err_t *err);
 
