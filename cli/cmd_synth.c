@@ -436,6 +436,17 @@ static int finish(const cli_opts_t *o, const cli_ctx_t *c, synth_out_t *s, uint6
     return exit_rc;
 }
 
+/* What bounds the schedules synth writes, for the messages: a file read back within --max-memory,
+ * or without --out a text that fits an assignment. Returns buf. */
+static const char *written_limit(const synth_out_t *s, uint64_t limit, char *buf, size_t cap)
+{
+    char lim[32];
+    snprintf(buf, cap, "%s within --max-memory %s",
+             s->out ? "a schedule file read back" : "a schedule played back (at most 64 MiB)",
+             sn_fmt_bytes(limit, lim, sizeof lim));
+    return buf;
+}
+
 /* The best algorithm's schedule, recorded from the simulator (for a combining collective with its
  * operands) into s->res.sched. 0, or the recording's error. */
 static int record_algorithm(const cli_ctx_t *c, synth_out_t *s, uint64_t limit, sn_err_t *err)
@@ -444,13 +455,10 @@ static int record_algorithm(const cli_ctx_t *c, synth_out_t *s, uint64_t limit, 
     /* what synth writes it plays back: a file read within --max-memory, or without --out a text
      * that fits an assignment; recorded no further than that, and refused before the run when
      * the deliveries alone are more */
-    char what[96], lim[32];
-    snprintf(what, sizeof what, "%s within --max-memory %s",
-             s->out ? "a schedule file read back" : "a schedule played back (at most 64 MiB)",
-             sn_fmt_bytes(limit, lim, sizeof lim));
+    char what[96];
     if (sn_sched_record_max(c->topo, s->sp, s->algo,
-                            sn_sched_file_max_transmissions(limit, s->out == NULL), what, &rec,
-                            err) < 0)
+                            sn_sched_file_max_transmissions(limit, s->out == NULL),
+                            written_limit(s, limit, what, sizeof what), &rec, err) < 0)
         return -1;
     if (sn_coll_is_combining(s->sp->coll) &&
         sn_sched_record_operands(c->topo, s->sp, s->algo, rec, &s->ops, err) < 0) {
@@ -622,17 +630,9 @@ int cli_cmd_synth(int argc, char **argv)
     }
     /* every schedule synth writes it plays back, and each holds a transmission per delivery at
      * least: refused before any algorithm runs when those alone do not fit */
-    uint64_t least = sn_coll_expected_total(c.topo, s.sp);
-    uint64_t most = sn_sched_file_max_transmissions(limit, s.out == NULL);
-    if (least > most) {
-        char lim[32];
-        sn_err_set(&err, SN_ERANGE,
-                   "the schedule of %s on %s has at least %llu transmissions (one per delivery), "
-                   "more than the %llu that %s within --max-memory %s allows",
-                   sn_coll_name(c.params.coll), c.topo->spec, (unsigned long long) least,
-                   (unsigned long long) most,
-                   s.out ? "a schedule file read back" : "a schedule played back (at most 64 MiB)",
-                   sn_fmt_bytes(limit, lim, sizeof lim));
+    char what[96];
+    if (sn_sched_record_fits(c.topo, s.sp, sn_sched_file_max_transmissions(limit, s.out == NULL),
+                             written_limit(&s, limit, what, sizeof what), &err) < 0) {
         cli_ctx_free(&c);
         return cli_refuse(&err);
     }

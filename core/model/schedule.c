@@ -42,10 +42,9 @@ int sn_sched_record(const sn_topo_t *t, const sn_params_t *p, const char *algo, 
     return sn_sched_record_max(t, p, algo, 0, NULL, out, err);
 }
 
-int sn_sched_record_max(const sn_topo_t *t, const sn_params_t *p, const char *algo, uint64_t max_ev,
-                        const char *what, sn_sched_t **out, sn_err_t *err)
+int sn_sched_record_fits(const sn_topo_t *t, const sn_params_t *p, uint64_t max_ev,
+                         const char *what, sn_err_t *err)
 {
-    *out = NULL;
     uint64_t least = t->nproc > 1 ? sn_coll_expected_total(t, p) : 0;
     if (max_ev != 0 && least > max_ev)
         return sn_err_set(err, SN_ERANGE,
@@ -53,6 +52,15 @@ int sn_sched_record_max(const sn_topo_t *t, const sn_params_t *p, const char *al
                           "delivery), more than the %llu that %s allows",
                           sn_coll_name(p->coll), t->spec, (unsigned long long) least,
                           (unsigned long long) max_ev, what);
+    return 0;
+}
+
+int sn_sched_record_max(const sn_topo_t *t, const sn_params_t *p, const char *algo, uint64_t max_ev,
+                        const char *what, sn_sched_t **out, sn_err_t *err)
+{
+    *out = NULL;
+    if (sn_sched_record_fits(t, p, max_ev, what, err) < 0)
+        return SN_ERANGE;
     const sn_algo_t *a = NULL;
     void *plan = NULL;
     int64_t predicted = -1;

@@ -209,6 +209,11 @@ int sn_sched_record(const sn_topo_t *t, const sn_params_t *p, const char *algo, 
  * more transmissions than max_ev (every delivery takes one) is refused the same way. */
 int sn_sched_record_max(const sn_topo_t *t, const sn_params_t *p, const char *algo, uint64_t max_ev,
                         const char *what, sn_sched_t **out, sn_err_t *err);
+/* The check sn_sched_record_max makes before any run: 0 when the deliveries of (t, p), one
+ * transmission each at least, fit in max_ev (0: no limit), else SN_ERANGE naming the count and
+ * `what`. */
+int sn_sched_record_fits(const sn_topo_t *t, const sn_params_t *p, uint64_t max_ev,
+                         const char *what, sn_err_t *err);
 void sn_sched_free(sn_sched_t *s);
 /* qsort order of a schedule's transmissions: by (slot, node, port), as sn_sched_t.ev keeps them. */
 int sn_sched_ev_cmp(const void *a, const void *b);
